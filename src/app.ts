@@ -1,0 +1,154 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { systemClock, type Clock } from './clock.ts';
+import { DEFAULT_SCRYPT_COST, type ScryptCost } from './crypto/password-hash.ts';
+import type { App } from './http/app-types.ts';
+import type { Job } from './jobs/scheduler.ts';
+import { installAuthentication } from './http/authentication.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { installOpenApi } from './http/openapi.ts';
+import { installSecurityHeaders } from './http/security-headers.ts';
+import { validatorCompiler } from './http/validation.ts';
+import { createApiTokensRepository } from './resources/api-tokens/api-tokens.repository.ts';
+import { apiTokensRoutes } from './resources/api-tokens/api-tokens.routes.ts';
+import { createApiTokensService } from './resources/api-tokens/api-tokens.service.ts';
+import { createAuditLogsRepository } from './resources/audit-logs/audit-logs.repository.ts';
+import { auditLogsRoutes } from './resources/audit-logs/audit-logs.routes.ts';
+import { createAuditLogService } from './resources/audit-logs/audit-logs.service.ts';
+import { authRoutes } from './resources/auth/auth.routes.ts';
+import { createAuthService } from './resources/auth/auth.service.ts';
+import { createAuthenticator } from './resources/auth/authenticator.ts';
+import { createLoginRateLimiter } from './resources/auth/login-rate-limiter.ts';
+import { createSessionsRepository } from './resources/auth/sessions.repository.ts';
+import { loadSigningSecret } from './resources/auth/signing-secret.ts';
+import { statusRoutes } from './resources/status/status.routes.ts';
+import { createUsersRepository } from './resources/users/users.repository.ts';
+import { usersRoutes } from './resources/users/users.routes.ts';
+import { createUsersService } from './resources/users/users.service.ts';
+import { createRetentionPoliciesRepository } from './retention/retention-policies.repository.ts';
+import { retentionRoutes } from './retention/retention.routes.ts';
+import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
+import type { Db } from './storage/database.ts';
+import { VERSION } from './version.ts';
+
+export interface AppOptions {
+  /** A migrated database. */
+  db: Db;
+  logger: Logger;
+  clock?: Clock;
+  scryptCost?: ScryptCost;
+  loginRateLimit?: number;
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  retention: RetentionService;
+  /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
+  backgroundJobs: { name: string; intervalMs: number; job: Job }[];
+}
+
+const HOUR_MS = 3_600_000;
+
+const BODY_LIMIT = 1024 * 1024;
+
+/** Builds the whole service from its parts; it never listens, so tests drive it with `inject`. */
+export async function buildApp(options: AppOptions): Promise<BuiltApp> {
+  const { db, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const scryptCost = options.scryptCost ?? DEFAULT_SCRYPT_COST;
+
+  const users = createUsersRepository(db);
+  const sessions = createSessionsRepository(db);
+  const apiTokens = createApiTokensRepository(db);
+  const auditLogs = createAuditLogsRepository(db);
+  const signingSecret = await loadSigningSecret(db);
+  const audit = createAuditLogService({ repository: auditLogs, clock });
+  const retention = createRetentionService({
+    db,
+    policies: createRetentionPoliciesRepository(db),
+    audit,
+    clock,
+    logger,
+  });
+  retention.register({
+    recordType: 'audit_logs',
+    label: 'audit log',
+    defaultDays: 90,
+    deleteOlderThan: (cutoff, limit) => auditLogs.deleteOlderThan(cutoff, limit),
+  });
+  const authenticator = createAuthenticator({ sessions, apiTokens, signingSecret, clock });
+  const rateLimiter = createLoginRateLimiter({ limit: options.loginRateLimit ?? 10, clock });
+  const auth = createAuthService({
+    db,
+    users,
+    sessions,
+    signingSecret,
+    audit,
+    rateLimiter,
+    clock,
+    scryptCost,
+  });
+  const usersService = createUsersService({ db, users, sessions, audit, clock, scryptCost });
+  const apiTokensService = createApiTokensService({ db, users, apiTokens, audit, clock, scryptCost });
+
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    return503OnClosing: true,
+    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
+  const root = app as unknown as FastifyInstance;
+
+  root.setValidatorCompiler(validatorCompiler);
+  // Only JSON bodies are accepted; anything else is 415.
+  root.removeContentTypeParser(['text/plain']);
+  installErrorHandling(root);
+  installSecurityHeaders(root, { tls: options.tls !== undefined });
+  installAuthentication(root, authenticator);
+  await installOpenApi(root, VERSION);
+  root.addHook('onResponse', (request, reply, done) => {
+    request.log.debug(
+      {
+        method: request.method,
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      },
+      'request',
+    );
+    done();
+  });
+
+  await app.register(statusRoutes({ users, version: VERSION }));
+  await app.register(authRoutes({ auth, authenticator, secureCookies: options.tls !== undefined }));
+  await app.register(usersRoutes({ users: usersService }));
+  await app.register(apiTokensRoutes({ apiTokens: apiTokensService }));
+  await app.register(auditLogsRoutes({ audit }));
+  await app.register(
+    retentionRoutes({
+      retention,
+      path: '/api/v1/logs/audit/retention',
+      recordType: 'audit_logs',
+      label: 'audit log',
+      tag: 'logs',
+      readPermission: 'audit:retention',
+      writePermission: 'audit:retention',
+    }),
+  );
+  await app.ready();
+  return {
+    app: root,
+    retention,
+    backgroundJobs: [
+      {
+        name: 'retention',
+        intervalMs: HOUR_MS,
+        job: async (signal) => void (await retention.enforce(signal)),
+      },
+      { name: 'expired-sessions', intervalMs: HOUR_MS, job: () => sessions.deleteExpired(clock.now()) },
+    ],
+  };
+}

@@ -1,0 +1,58 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import type { Actor } from '../resources/audit-logs/actor.ts';
+import type { Authenticator } from '../resources/auth/authenticator.ts';
+import type { Principal } from '../resources/auth/principal.ts';
+import { ROLE_NAMES } from '../resources/users/roles.ts';
+import { PERMISSIONS } from './permissions.ts';
+import './route-config.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+/**
+ * The authentication and authorisation steps, in front of every route: each route names a permission,
+ * the caller's bearer JWT or API token is resolved to a principal, and its role is checked against the
+ * permission table. A route registered without a permission fails at startup.
+ */
+export function installAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.permission) {
+      throw new Error(`route ${String(route.method)} ${route.url} declares no permission`);
+    }
+  });
+
+  app.addHook('onRequest', async (request) => {
+    const permission = request.routeOptions.config.permission;
+    if (!permission) return; // not-found handler
+    const roles = PERMISSIONS[permission];
+    if (roles === 'public' || roles === 'session') return;
+    const authorization = request.headers.authorization;
+    if (!authorization)
+      throw new UnauthorizedError('authentication required: send Authorization: Bearer <token>');
+    const principal = await authenticator.authenticate(authorization);
+    if (!principal) throw new UnauthorizedError('token is invalid, expired or revoked');
+    if (!(roles as readonly number[]).includes(principal.roleId)) {
+      throw new ForbiddenError(
+        `the ${ROLE_NAMES[principal.roleId]} role may not do this (needs ${permission})`,
+      );
+    }
+    request.principal = principal;
+  });
+}
+
+/** The authenticated caller; only valid on routes whose permission requires credentials. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new UnauthorizedError('authentication required');
+  return request.principal;
+}
+
+/** The caller as the audit log records it. */
+export function actorOf(request: FastifyRequest): Actor {
+  return { email: principalOf(request).email, ip: request.ip };
+}

@@ -1,0 +1,71 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ErrorBody } from './schemas.ts';
+import { PERMISSIONS, type Permission } from './permissions.ts';
+
+/** The error responses a route can give, derived from what it declares, so the document never drifts. */
+function errorResponses(schema: FastifySchema, permission: Permission | undefined): Record<number, unknown> {
+  const responses: Record<number, unknown> = {};
+  const roles = permission ? PERMISSIONS[permission] : 'public';
+  if (schema.body || schema.querystring || schema.params) responses[400] = ErrorBody;
+  if (roles !== 'public') responses[401] = ErrorBody;
+  if (Array.isArray(roles)) responses[403] = ErrorBody;
+  if (schema.params) responses[404] = ErrorBody;
+  if (schema.body) {
+    responses[409] = ErrorBody;
+    responses[413] = ErrorBody;
+    responses[415] = ErrorBody;
+  }
+  return responses;
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the route schemas and served at GET /api/v1/openapi.json.
+ * Each route's security requirement and error responses come from its permission and schema.
+ */
+export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'HEAD' || route.schema?.hide) return;
+    const schema = (route.schema ??= {});
+    const permission = route.config?.permission;
+    const roles = permission ? PERMISSIONS[permission] : 'public';
+    const extra = schema as FastifySchema & { security?: unknown; description?: string };
+    if (Array.isArray(roles)) {
+      extra.security = [{ bearerAuth: [] }];
+      const note = `Roles allowed: ${roles.join(', ')} (permission \`${permission}\`).`;
+      extra.description = extra.description ? `${extra.description}\n\n${note}` : note;
+    } else if (roles === 'session') {
+      extra.security = [{ sessionCookie: [] }];
+    } else {
+      extra.security = [];
+    }
+    schema.response = { ...errorResponses(schema, permission), ...(schema.response as object | undefined) };
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'PMN Core management API',
+        version,
+        description:
+          'Management API of PMN Core, a private 5G network core. Every success body has one member ' +
+          '`result`; every error body is `{"error": "..."}`.',
+      },
+      components: {
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'A JWT from login or refresh (15 minutes), or an API token `core_<id>_<secret>`',
+          },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'pmn_session' },
+        },
+      },
+    },
+  });
+
+  app.get('/api/v1/openapi.json', { config: { permission: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+}

@@ -1,0 +1,30 @@
+import { ROLE, type RoleId } from '../resources/users/roles.ts';
+
+const ALL: readonly RoleId[] = [ROLE.admin, ROLE.readOnly, ROLE.networkManager];
+const MANAGERS: readonly RoleId[] = [ROLE.admin, ROLE.networkManager];
+const ADMIN: readonly RoleId[] = [ROLE.admin];
+
+/**
+ * The one permission table (decisions section 4). Every route names one of these permissions in its
+ * `config.permission`; the authorisation step and the docs read this table and nothing else.
+ */
+export const PERMISSIONS = {
+  /** No credentials needed. */
+  public: 'public',
+  /** Credentials checked by the route itself: the session cookie (refresh, logout). */
+  session: 'session',
+  'self:read': ALL,
+  'self:password': ALL,
+  'self:api-tokens': ALL,
+  'users:read': MANAGERS,
+  'users:manage': ADMIN,
+  'auth:rotate-secret': ADMIN,
+  'audit:read': ADMIN,
+  'audit:retention': ADMIN,
+} as const satisfies Record<string, readonly RoleId[] | 'public' | 'session'>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+export function rolesFor(permission: Permission): readonly RoleId[] | 'public' | 'session' {
+  return PERMISSIONS[permission];
+}

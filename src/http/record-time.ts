@@ -1,0 +1,4 @@
+/** Record timestamps as the API writes them: `2026-11-22T10:15:30.123+00:00` (decisions section 11). */
+export function formatRecordTimestamp(ms: number): string {
+  return new Date(ms).toISOString().replace('Z', '+00:00');
+}

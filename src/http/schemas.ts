@@ -1,0 +1,59 @@
+import { Type, type Static, type TSchema } from 'typebox';
+
+/** Every success body: `{ result: ... }`. */
+export const Envelope = <T extends TSchema>(result: T) =>
+  Type.Object({ result }, { additionalProperties: false });
+
+/** `result` of create, update, delete and clear operations. */
+export const MessageResult = Type.Object({ message: Type.String() });
+
+export const ErrorBody = Type.Object(
+  { error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }) },
+  { $id: 'Error' },
+);
+
+export const PaginationQuery = Type.Object({
+  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page index' }),
+  per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'items per page' }),
+});
+export type Pagination = Static<typeof PaginationQuery>;
+
+/** A paginated list: the items of one page, the applied pagination and the count of all matches. */
+export const Paginated = <T extends TSchema>(item: T) =>
+  Type.Object({
+    items: Type.Array(item),
+    page: Type.Integer(),
+    per_page: Type.Integer(),
+    total_count: Type.Integer(),
+  });
+
+export function pageWindow(query: Pagination): { limit: number; offset: number } {
+  return { limit: query.per_page, offset: (query.page - 1) * query.per_page };
+}
+
+export function paginated<T>(items: T[], total: number, query: Pagination) {
+  return { items, page: query.page, per_page: query.per_page, total_count: total };
+}
+
+export function ok<T>(result: T): { result: T } {
+  return { result };
+}
+
+export function message(text: string): { result: { message: string } } {
+  return { result: { message: text } };
+}
+
+export const EmailString = Type.String({
+  format: 'email',
+  maxLength: 254,
+  'x-error': 'must be an e-mail address',
+});
+export const PasswordString = Type.String({
+  minLength: 8,
+  maxLength: 256,
+  'x-error': 'must have 8 to 256 characters',
+});
+
+export const RetentionDays = Type.Object({
+  days: Type.Integer({ minimum: 1, 'x-error': 'must be a positive integer' }),
+});

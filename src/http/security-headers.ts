@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+
+/** Headers every answer carries: no sniffing, no framing, no caching of API data, no referrer. */
+export function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): void {
+  const headers: Record<string, string> = {
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'referrer-policy': 'no-referrer',
+    'cross-origin-resource-policy': 'same-origin',
+    'cache-control': 'no-store',
+  };
+  if (options.tls) headers['strict-transport-security'] = 'max-age=31536000';
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(headers);
+    done();
+  });
+}

@@ -1,0 +1,78 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaCompiler } from 'fastify';
+
+/**
+ * Schemas may carry `x-error`, a phrase that replaces Ajv's wording when that schema node fails
+ * ("sd must be 6 hexadecimal characters"). It is also a valid OpenAPI extension.
+ */
+export const ERROR_KEYWORD = 'x-error';
+
+function createAjv(options: Options): Ajv {
+  const ajv = new Ajv({
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: false,
+    verbose: true,
+    strict: true,
+    ...options,
+  });
+  addFormats.default(ajv, ['email', 'date-time', 'date', 'ipv4', 'ipv6', 'uuid']);
+  ajv.addVocabulary([ERROR_KEYWORD, 'example']);
+  return ajv;
+}
+
+// Bodies keep JSON types as sent ("1" is not 1); query strings and path parameters are text, so coerce.
+const bodyAjv = createAjv({ coerceTypes: false });
+const textAjv = createAjv({ coerceTypes: 'array' });
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+
+const PART_NAMES: Record<string, string> = {
+  querystring: 'query parameter ',
+  params: 'path parameter ',
+  headers: 'header ',
+  body: '',
+};
+
+function joinPath(instancePath: string, property?: string): string {
+  const segments = instancePath.split('/').filter(Boolean);
+  if (property !== undefined) segments.push(property);
+  return segments.map((s, i) => (/^\d+$/.test(s) ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** One sentence naming the field at fault, from the errors Ajv reported for a request part. */
+export function describeValidationErrors(errors: ErrorObject[], context: string): string {
+  const prefix = PART_NAMES[context] ?? '';
+  const error = errors.find((e) => typeof e.parentSchema?.[ERROR_KEYWORD] === 'string') ?? errors[0];
+  if (!error) return 'request is invalid';
+  const params = error.params as Record<string, unknown>;
+
+  if (error.keyword === 'required') {
+    return `${prefix}${joinPath(error.instancePath, String(params.missingProperty))} is required`;
+  }
+  if (error.keyword === 'additionalProperties') {
+    const field = joinPath(error.instancePath, String(params.additionalProperty));
+    return context === 'body' ? `unknown field "${field}"` : `unknown ${prefix}"${field}"`;
+  }
+  const field = joinPath(error.instancePath);
+  if (field === '' && context === 'body') return 'request body must be a JSON object';
+  const subject = `${prefix}${field}`;
+  const custom = error.parentSchema?.[ERROR_KEYWORD];
+  if (typeof custom === 'string') return `${subject} ${custom}`;
+  switch (error.keyword) {
+    case 'type':
+      return `${subject} must be ${article(String(params.type))}`;
+    case 'enum':
+      return `${subject} must be one of ${(params.allowedValues as unknown[]).join(', ')}`;
+    case 'format':
+      return `${subject} must be ${article(String(params.format))}`;
+    default:
+      return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,56 @@
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../storage/transaction.ts';
+import { DAY_MS, parseCalendarDate } from '../../validation/calendar-date.ts';
+import type { Actor } from './actor.ts';
+import type { AuditLogEntry, AuditLogFilter, AuditLogsRepository } from './audit-logs.repository.ts';
+
+export type AuditLevel = 'INFO' | 'WARN';
+
+export interface AuditRecord {
+  action: string;
+  details: string;
+  level?: AuditLevel;
+}
+
+export function createAuditLogService(deps: { repository: AuditLogsRepository; clock: Clock }) {
+  const { repository, clock } = deps;
+
+  return {
+    /**
+     * Writes one entry. Services pass their transaction so the entry lands with the change or not at all.
+     */
+    async record(actor: Actor, record: AuditRecord, executor?: Executor): Promise<void> {
+      await repository.insert(
+        {
+          timestamp: clock.now(),
+          level: record.level ?? 'INFO',
+          actor: actor.email,
+          ip: actor.ip,
+          action: record.action,
+          details: record.details,
+        },
+        executor,
+      );
+    },
+
+    async list(
+      query: { actor?: string; start?: string; end?: string },
+      limit: number,
+      offset: number,
+    ): Promise<{ items: AuditLogEntry[]; total: number }> {
+      const filter: AuditLogFilter = {
+        actor: query.actor,
+        from: query.start === undefined ? undefined : parseCalendarDate(query.start, 'start'),
+        // The end day is included: everything before the following midnight.
+        before: query.end === undefined ? undefined : parseCalendarDate(query.end, 'end') + DAY_MS,
+      };
+      const [items, total] = await Promise.all([
+        repository.list(filter, limit, offset),
+        repository.count(filter),
+      ]);
+      return { items, total };
+    },
+  };
+}
+
+export type AuditLogService = ReturnType<typeof createAuditLogService>;
