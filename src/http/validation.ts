@@ -63,7 +63,7 @@ export function describeValidationErrors(errors: ErrorObject[], context: string)
   const field = joinPath(error.instancePath);
   if (field === '' && context === 'body') return 'request body must be a JSON object';
   const subject = `${prefix}${field}`;
-  const custom = error.parentSchema?.[ERROR_KEYWORD];
+  const custom: unknown = error.parentSchema?.[ERROR_KEYWORD];
   if (typeof custom === 'string') return `${subject} ${custom}`;
   switch (error.keyword) {
     case 'type':
