@@ -21,6 +21,20 @@ export const PERMISSIONS = {
   'auth:rotate-secret': ADMIN,
   'audit:read': ADMIN,
   'audit:retention': ADMIN,
+  /** Operator, data networks, slices, policies, profiles, subscribers, radios. */
+  'network:read': ALL,
+  'network:write': MANAGERS,
+  /** Subscriber credentials (key, OPc): every read is audited. */
+  'credentials:read': MANAGERS,
+  /** Radio events, subscriber and radio logs, flow reports, usage. */
+  'records:read': ALL,
+  /** Clearing records and setting their retention. */
+  'records:write': MANAGERS,
+  'location:read': ALL,
+  'location:write': MANAGERS,
+  'metrics:read': ALL,
+  profiling: ADMIN,
+  backup: ADMIN,
 } as const satisfies Record<string, readonly RoleId[] | 'public' | 'session'>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -1,57 +1,7 @@
-import type { Generated } from 'kysely';
+import type { FoundationTables } from './tables/foundation.ts';
 
-/** Row types of every table; the single source of truth for Kysely's typing. Times are Unix milliseconds. */
-export interface UsersTable {
-  id: Generated<number>;
-  email: string;
-  password_hash: string;
-  role_id: number;
-  created_at: number;
-}
-
-export interface SessionsTable {
-  id: Generated<number>;
-  user_id: number;
-  token_hash: string;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface ApiTokensTable {
-  id: Generated<number>;
-  public_id: string;
-  user_id: number;
-  name: string;
-  secret_hash: string;
-  created_at: number;
-  expires_at: number | null;
-}
-
-export interface AuditLogsTable {
-  id: Generated<number>;
-  timestamp: number;
-  level: string;
-  actor: string;
-  action: string;
-  ip: string;
-  details: string;
-}
-
-export interface SettingsTable {
-  key: string;
-  value: string;
-}
-
-export interface RetentionPoliciesTable {
-  record_type: string;
-  days: number;
-}
-
-export interface Database {
-  users: UsersTable;
-  sessions: SessionsTable;
-  api_tokens: ApiTokensTable;
-  audit_logs: AuditLogsTable;
-  settings: SettingsTable;
-  retention_policies: RetentionPoliciesTable;
-}
+/**
+ * Every table Kysely knows, one interface per area (src/storage/tables/). The single source of truth for
+ * row types; a migration that adds a table adds its type there, and this type joins the areas with `&`.
+ */
+export type Database = FoundationTables;

@@ -1,0 +1,57 @@
+import type { Generated } from 'kysely';
+
+/** Tables of the foundation: users, sessions, API tokens, audit log, settings, retention. Times are Unix ms. */
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  role_id: number;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id: Generated<number>;
+  user_id: number;
+  token_hash: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  public_id: string;
+  user_id: number;
+  name: string;
+  secret_hash: string;
+  created_at: number;
+  expires_at: number | null;
+}
+
+export interface AuditLogsTable {
+  id: Generated<number>;
+  timestamp: number;
+  level: string;
+  actor: string;
+  action: string;
+  ip: string;
+  details: string;
+}
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+}
+
+export interface RetentionPoliciesTable {
+  record_type: string;
+  days: number;
+}
+
+export interface FoundationTables {
+  users: UsersTable;
+  sessions: SessionsTable;
+  api_tokens: ApiTokensTable;
+  audit_logs: AuditLogsTable;
+  settings: SettingsTable;
+  retention_policies: RetentionPoliciesTable;
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import pino from 'pino';
+import { buildApp, type BuiltApp } from '../../src/app.ts';
+import type { Clock } from '../../src/clock.ts';
+import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
+import type { RoleId } from '../../src/resources/users/roles.ts';
+
+/** A clock tests move by hand. */
+export function manualClock(
+  start = Date.parse('2026-11-22T10:00:00.000Z'),
+): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (ms) => {
+      now += ms;
+    },
+    set: (ms) => {
+      now = ms;
+    },
+  };
+}
+
+export interface TestApp extends BuiltApp {
+  db: Db;
+  /** Sends a request with an optional bearer token; JSON bodies are encoded. */
+  request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
+
+/** The whole service on an in-memory database, with a cheap password hash so tests stay fast. */
+export async function createTestApp(
+  options: { clock?: Clock; loginRateLimit?: number } = {},
+): Promise<TestApp> {
+  const db = openSqliteDatabase(':memory:');
+  await migrateToLatest(db);
+  const built = await buildApp({
+    db,
+    logger: pino({ level: 'silent' }),
+    clock: options.clock,
+    loginRateLimit: options.loginRateLimit,
+    scryptCost: { N: 1024, r: 8, p: 1 },
+  });
+  const app: FastifyInstance = built.app;
+  return {
+    ...built,
+    db,
+    request: ({ token, headers, ...rest }) =>
+      app.inject({
+        ...rest,
+        headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      }),
+    close: async () => {
+      await app.close();
+      await db.destroy();
+    },
+  };
+}
+
+/** Initializes the service and returns the first admin's bearer token. */
+export async function initialize(t: TestApp): Promise<string> {
+  const response = await t.request({ method: 'POST', url: '/api/v1/init', payload: ADMIN });
+  if (response.statusCode !== 201) throw new Error(`init failed: ${response.body}`);
+  return response.json<{ result: { token: string } }>().result.token;
+}
+
+/** Creates a user with the role and returns a bearer token from its login. */
+export async function userWithRole(
+  t: TestApp,
+  adminToken: string,
+  roleId: RoleId,
+  email = `role${roleId}@example.com`,
+): Promise<string> {
+  const password = 'user-password';
+  const created = await t.request({
+    method: 'POST',
+    url: '/api/v1/users',
+    token: adminToken,
+    payload: { email, password, role_id: roleId },
+  });
+  if (created.statusCode !== 201) throw new Error(`create user failed: ${created.body}`);
+  return login(t, email, password);
+}
+
+export async function login(t: TestApp, email: string, password: string): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { email, password },
+  });
+  if (response.statusCode !== 200) throw new Error(`login failed: ${response.body}`);
+  return response.json<{ result: { token: string } }>().result.token;
+}
+
+/** The `result` member of a JSON body. */
+export function result<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
+  return response.json<{ result: T }>().result;
+}
+
+/** The audit entries, newest first, as an admin sees them. */
+export async function auditEntries(
+  t: TestApp,
+  adminToken: string,
+): Promise<{ action: string; actor: string; details: string; level: string; ip: string }[]> {
+  const response = await t.request({
+    method: 'GET',
+    url: '/api/v1/logs/audit?per_page=100',
+    token: adminToken,
+  });
+  return result<{ items: { action: string; actor: string; details: string; level: string; ip: string }[] }>(
+    response,
+  ).items;
+}
