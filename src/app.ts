@@ -31,6 +31,28 @@ import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
 import type { Db } from './storage/database.ts';
 import { VERSION } from './version.ts';
+import { createSecretBox } from './crypto/secret-box.ts';
+import { createNetworkState, type NetworkState } from './network/network-state.ts';
+import { createDataNetworksRepository } from './resources/data-networks/data-networks.repository.ts';
+import { dataNetworksRoutes } from './resources/data-networks/data-networks.routes.ts';
+import { createDataNetworksService } from './resources/data-networks/data-networks.service.ts';
+import { seedNetworkDefaults } from './resources/operator/network-defaults.ts';
+import { createOperatorRepository } from './resources/operator/operator.repository.ts';
+import { operatorRoutes } from './resources/operator/operator.routes.ts';
+import { createOperatorService } from './resources/operator/operator.service.ts';
+import { createPoliciesRepository } from './resources/policies/policies.repository.ts';
+import { policiesRoutes } from './resources/policies/policies.routes.ts';
+import { createPoliciesService } from './resources/policies/policies.service.ts';
+import { createProfilesRepository } from './resources/profiles/profiles.repository.ts';
+import { profilesRoutes } from './resources/profiles/profiles.routes.ts';
+import { createProfilesService } from './resources/profiles/profiles.service.ts';
+import { createSlicesRepository } from './resources/slices/slices.repository.ts';
+import { slicesRoutes } from './resources/slices/slices.routes.ts';
+import { createSlicesService } from './resources/slices/slices.service.ts';
+import { subscriberImportRoutes } from './resources/subscribers/subscriber-import.routes.ts';
+import { createSubscribersRepository } from './resources/subscribers/subscribers.repository.ts';
+import { subscribersRoutes } from './resources/subscribers/subscribers.routes.ts';
+import { createSubscribersService } from './resources/subscribers/subscribers.service.ts';
 
 export interface AppOptions {
   /** A migrated database. */
@@ -40,11 +62,15 @@ export interface AppOptions {
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** The 32-byte key that seals secrets at rest (subscriber keys and OPcs, the OP); kept outside the database. */
+  secretKey: Buffer;
 }
 
 export interface BuiltApp {
   app: FastifyInstance;
   retention: RetentionService;
+  /** The live picture of the network: the network functions write it, the API reads it. */
+  networkState: NetworkState;
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
   backgroundJobs: { name: string; intervalMs: number; job: Job }[];
 }
@@ -138,10 +164,91 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       writePermission: 'audit:retention',
     }),
   );
+
+  // Network configuration: operator, data networks, slices, profiles, policies, subscribers.
+  const secretBox = createSecretBox(options.secretKey);
+  const networkState = createNetworkState({ clock });
+  const operatorRepository = createOperatorRepository(db);
+  const dataNetworksRepository = createDataNetworksRepository(db);
+  const slicesRepository = createSlicesRepository(db);
+  const profilesRepository = createProfilesRepository(db);
+  const policiesRepository = createPoliciesRepository(db);
+  const subscribersRepository = createSubscribersRepository(db);
+  const seeded = await seedNetworkDefaults({
+    db,
+    secretBox,
+    operator: operatorRepository,
+    dataNetworks: dataNetworksRepository,
+    slices: slicesRepository,
+    profiles: profilesRepository,
+    policies: policiesRepository,
+  });
+  if (seeded) logger.info('first start: default operator, data network, slice, profile and policy created');
+  const operatorService = createOperatorService({
+    db,
+    operator: operatorRepository,
+    subscribers: subscribersRepository,
+    audit,
+    secretBox,
+  });
+  const subscribersService = createSubscribersService({
+    db,
+    subscribers: subscribersRepository,
+    profiles: profilesRepository,
+    operator: operatorService,
+    audit,
+    state: networkState,
+    secretBox,
+    clock,
+  });
+  await app.register(operatorRoutes({ operator: operatorService }));
+  await app.register(
+    dataNetworksRoutes({
+      dataNetworks: createDataNetworksService({
+        db,
+        dataNetworks: dataNetworksRepository,
+        policies: policiesRepository,
+        audit,
+        state: networkState,
+      }),
+    }),
+  );
+  await app.register(
+    slicesRoutes({
+      slices: createSlicesService({ db, slices: slicesRepository, policies: policiesRepository, audit }),
+    }),
+  );
+  await app.register(
+    profilesRoutes({
+      profiles: createProfilesService({
+        db,
+        profiles: profilesRepository,
+        policies: policiesRepository,
+        subscribers: subscribersRepository,
+        audit,
+      }),
+    }),
+  );
+  await app.register(
+    policiesRoutes({
+      policies: createPoliciesService({
+        db,
+        policies: policiesRepository,
+        dataNetworks: dataNetworksRepository,
+        profiles: profilesRepository,
+        slices: slicesRepository,
+        audit,
+      }),
+    }),
+  );
+  await app.register(subscribersRoutes({ subscribers: subscribersService }));
+  await app.register(subscriberImportRoutes({ subscribers: subscribersService }));
+
   await app.ready();
   return {
     app: root,
     retention,
+    networkState,
     backgroundJobs: [
       {
         name: 'retention',

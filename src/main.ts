@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig } from './config/config.ts';
+import { ConfigError, loadConfig, secretKeyPath } from './config/config.ts';
+import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { createScheduler } from './jobs/scheduler.ts';
 import { createLogger } from './logging.ts';
 import { migrateToLatest, openSqliteDatabase } from './storage/database.ts';
@@ -10,9 +12,21 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
 
+  // An in-memory database holds nothing past the process, so its secrets need no key file either.
+  const secretKey =
+    config.db === ':memory:' && !config.secretKeyFile
+      ? randomBytes(32)
+      : loadOrCreateKeyFile(secretKeyPath(config));
+
   const db = openSqliteDatabase(config.db);
   const applied = await migrateToLatest(db);
-  const { app, backgroundJobs } = await buildApp({ db, logger, tls, loginRateLimit: config.loginRateLimit });
+  const { app, backgroundJobs } = await buildApp({
+    db,
+    logger,
+    tls,
+    loginRateLimit: config.loginRateLimit,
+    secretKey,
+  });
   const scheme = tls ? 'https' : 'http';
   const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
 

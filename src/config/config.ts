@@ -12,6 +12,11 @@ export interface Config {
   tls?: { cert: string; key: string };
   /** Login attempts allowed per client address and e-mail in one minute. */
   loginRateLimit: number;
+  /**
+   * The key file that seals secrets at rest (subscriber keys, OPcs, the OP). Default: the database path
+   * with `.key` appended, created at first start with mode 0600.
+   */
+  secretKeyFile?: string;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -28,6 +33,7 @@ interface RawSettings {
   log_level?: unknown;
   tls?: { cert?: unknown; key?: unknown };
   login_rate_limit?: unknown;
+  secret_key_file?: unknown;
 }
 
 export class ConfigError extends Error {}
@@ -58,7 +64,7 @@ function readConfigFile(path: string): RawSettings {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path} must hold a mapping of settings`);
   }
-  const known = new Set(['listen', 'db', 'log_level', 'tls', 'login_rate_limit']);
+  const known = new Set(['listen', 'db', 'log_level', 'tls', 'login_rate_limit', 'secret_key_file']);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`config file ${path}: unknown setting "${key}"`);
   }
@@ -97,6 +103,17 @@ function applySettings(config: Config, raw: RawSettings, source: string): void {
     }
     config.loginRateLimit = limit;
   }
+  if (raw.secret_key_file !== undefined) {
+    if (typeof raw.secret_key_file !== 'string' || raw.secret_key_file === '') {
+      throw new ConfigError(`${source}: secret_key_file must be a path`);
+    }
+    config.secretKeyFile = raw.secret_key_file;
+  }
+}
+
+/** Where the secret key lives: as configured, or beside the database file. */
+export function secretKeyPath(config: Config): string {
+  return config.secretKeyFile ?? `${config.db}.key`;
 }
 
 /**
@@ -113,6 +130,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         listen: { type: 'string' },
         db: { type: 'string' },
         'log-level': { type: 'string' },
+        'secret-key-file': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
@@ -126,9 +144,23 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
   if (configPath) applySettings(config, readConfigFile(configPath), `config file ${configPath}`);
   applySettings(
     config,
-    { listen: env.PMN_LISTEN, db: env.PMN_DB, log_level: env.PMN_LOG_LEVEL },
+    {
+      listen: env.PMN_LISTEN,
+      db: env.PMN_DB,
+      log_level: env.PMN_LOG_LEVEL,
+      secret_key_file: env.PMN_SECRET_KEY_FILE,
+    },
     'environment',
   );
-  applySettings(config, { listen: flags.listen, db: flags.db, log_level: flags['log-level'] }, 'flags');
+  applySettings(
+    config,
+    {
+      listen: flags.listen,
+      db: flags.db,
+      log_level: flags['log-level'],
+      secret_key_file: flags['secret-key-file'],
+    },
+    'flags',
+  );
   return config;
 }

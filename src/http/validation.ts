@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { isCidrNetwork, isIpAddress } from '../validation/ip-network.ts';
 
 /**
  * Schemas may carry `x-error`, a phrase that replaces Ajv's wording when that schema node fails
@@ -18,6 +19,9 @@ function createAjv(options: Options): Ajv {
     ...options,
   });
   addFormats.default(ajv, ['email', 'date-time', 'date', 'ipv4', 'ipv6', 'uuid']);
+  // Either IP family: DNS servers and UE address pools may be IPv4 or IPv6.
+  ajv.addFormat('ip', isIpAddress);
+  ajv.addFormat('cidr', isCidrNetwork);
   ajv.addVocabulary([ERROR_KEYWORD, 'example']);
   return ajv;
 }
@@ -61,9 +65,11 @@ export function describeValidationErrors(errors: ErrorObject[], context: string)
     return context === 'body' ? `unknown field "${field}"` : `unknown ${prefix}"${field}"`;
   }
   const field = joinPath(error.instancePath);
-  if (field === '' && context === 'body') return 'request body must be a JSON object';
-  const subject = `${prefix}${field}`;
   const custom: unknown = error.parentSchema?.[ERROR_KEYWORD];
+  if (field === '' && context === 'body') {
+    return typeof custom === 'string' ? `request body ${custom}` : 'request body must be a JSON object';
+  }
+  const subject = `${prefix}${field}`;
   if (typeof custom === 'string') return `${subject} ${custom}`;
   switch (error.keyword) {
     case 'type':
@@ -75,4 +81,13 @@ export function describeValidationErrors(errors: ErrorObject[], context: string)
     default:
       return `${subject} ${error.message ?? 'is invalid'}`;
   }
+}
+
+/**
+ * Checks a value against a body schema outside a request (the rows of a bulk import), with the same
+ * rules and wording as a request body: undefined when valid, else the 400 message naming the field.
+ */
+export function bodyChecker(schema: object): (value: unknown) => string | undefined {
+  const validate = bodyAjv.compile(schema);
+  return (value) => (validate(value) ? undefined : describeValidationErrors(validate.errors ?? [], 'body'));
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
@@ -32,7 +33,7 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
 
 /** The whole service on an in-memory database, with a cheap password hash so tests stay fast. */
 export async function createTestApp(
-  options: { clock?: Clock; loginRateLimit?: number } = {},
+  options: { clock?: Clock; loginRateLimit?: number; secretKey?: Buffer } = {},
 ): Promise<TestApp> {
   const db = openSqliteDatabase(':memory:');
   await migrateToLatest(db);
@@ -42,6 +43,7 @@ export async function createTestApp(
     clock: options.clock,
     loginRateLimit: options.loginRateLimit,
     scryptCost: { N: 1024, r: 8, p: 1 },
+    secretKey: options.secretKey ?? randomBytes(32),
   });
   const app: FastifyInstance = built.app;
   return {

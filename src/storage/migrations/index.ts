@@ -1,9 +1,11 @@
 import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001-foundation.ts';
+import * as networkConfiguration from './0002-network-configuration.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
+  '0002-network-configuration': networkConfiguration,
 };
 
 export const migrationProvider: MigrationProvider = {

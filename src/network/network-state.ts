@@ -1,0 +1,233 @@
+import type { Clock } from '../clock.ts';
+
+/**
+ * The live picture of the network (architecture.md): connected radios, each subscriber's registration and
+ * its PDU sessions. The network functions write it through the update functions below; the API and
+ * location read it. It lives in memory: registrations and sessions do not outlive the process, because
+ * devices register again and re-establish their sessions when the core restarts.
+ */
+
+export interface ConnectedRadio {
+  /** The node's own name (its id when it sends none); the `radio` filter of the subscriber list uses it. */
+  name: string;
+  /** `<mcc>:<mnc>:<gNB id in hex>`. */
+  id: string;
+  address: string;
+  connectedAt: number;
+}
+
+/** The cell a registered device was last seen in; location reads it. */
+export interface ServingCell {
+  mcc: string;
+  mnc: string;
+  tac: string;
+  /** NR cell identity (9 hex digits) or E-UTRA cell identity (7 hex digits). */
+  cellIdentity: string;
+}
+
+export interface Registration {
+  /** Radio access types the device is registered over, e.g. `5G`. */
+  radioAccessTypes: string[];
+  imei: string;
+  cipheringAlgorithm: string;
+  integrityAlgorithm: string;
+}
+
+export interface PduSession {
+  id: number;
+  radioAccessType: string;
+  status: string;
+  ipType: string;
+  ipv4Address: string;
+  ipv6Prefix: string;
+  dataNetwork: string;
+  slice: { sst: number; sd: string };
+  ambrUplink: string;
+  ambrDownlink: string;
+}
+
+/** What the API shows of one subscriber; a subscriber the network has never seen reads as `unseen`. */
+export interface SubscriberState {
+  registered: boolean;
+  radioAccessTypes: string[];
+  imei: string;
+  cipheringAlgorithm: string;
+  integrityAlgorithm: string;
+  /** Unix ms of the last signalling from the device, or undefined when never seen since start. */
+  lastSeenAt: number | undefined;
+  /** Name of the radio the device was last seen through, or "". */
+  lastSeenRadio: string;
+  servingCell: ServingCell | undefined;
+  sessions: PduSession[];
+}
+
+interface SubscriberEntry {
+  registration: Registration | undefined;
+  /** The radio serving the device now; cleared on deregistration and when that radio disconnects. */
+  servingRadio: string | undefined;
+  lastSeenAt: number | undefined;
+  lastSeenRadio: string;
+  servingCell: ServingCell | undefined;
+  sessions: Map<number, PduSession>;
+}
+
+export function createNetworkState(deps: { clock: Clock }) {
+  const { clock } = deps;
+  const radios = new Map<string, ConnectedRadio>();
+  const subscribers = new Map<string, SubscriberEntry>();
+  // Indexes kept beside the maps so the list filters and counters never scan every subscriber.
+  const imsisByRadio = new Map<string, Set<string>>();
+  const sessionsByDataNetwork = new Map<string, number>();
+
+  function entry(imsi: string): SubscriberEntry {
+    let found = subscribers.get(imsi);
+    if (!found) {
+      found = {
+        registration: undefined,
+        servingRadio: undefined,
+        lastSeenAt: undefined,
+        lastSeenRadio: '',
+        servingCell: undefined,
+        sessions: new Map(),
+      };
+      subscribers.set(imsi, found);
+    }
+    return found;
+  }
+
+  function setServingRadio(imsi: string, found: SubscriberEntry, radio: string | undefined): void {
+    if (found.servingRadio === radio) return;
+    if (found.servingRadio !== undefined) {
+      const set = imsisByRadio.get(found.servingRadio);
+      set?.delete(imsi);
+      if (set?.size === 0) imsisByRadio.delete(found.servingRadio);
+    }
+    found.servingRadio = radio;
+    if (radio !== undefined) {
+      let set = imsisByRadio.get(radio);
+      if (!set) imsisByRadio.set(radio, (set = new Set()));
+      set.add(imsi);
+    }
+  }
+
+  function countSession(dataNetwork: string, delta: number): void {
+    const next = (sessionsByDataNetwork.get(dataNetwork) ?? 0) + delta;
+    if (next > 0) sessionsByDataNetwork.set(dataNetwork, next);
+    else sessionsByDataNetwork.delete(dataNetwork);
+  }
+
+  function releaseAll(found: SubscriberEntry): void {
+    for (const session of found.sessions.values()) countSession(session.dataNetwork, -1);
+    found.sessions.clear();
+  }
+
+  return {
+    radioConnected(radio: Omit<ConnectedRadio, 'connectedAt'>): void {
+      radios.set(radio.name, { ...radio, connectedAt: clock.now() });
+    },
+
+    /** The radio's devices are no longer served by it; they stay registered (they may reselect). */
+    radioDisconnected(name: string): void {
+      radios.delete(name);
+      for (const imsi of imsisByRadio.get(name) ?? []) {
+        const found = subscribers.get(imsi);
+        if (found) setServingRadio(imsi, found, undefined);
+      }
+      imsisByRadio.delete(name);
+    },
+
+    connectedRadios(): ConnectedRadio[] {
+      return [...radios.values()];
+    },
+
+    /** A device registered (or re-registered) through `radio`. */
+    subscriberRegistered(imsi: string, radio: string, registration: Registration): void {
+      const found = entry(imsi);
+      found.registration = { ...registration, radioAccessTypes: [...registration.radioAccessTypes] };
+      found.lastSeenAt = clock.now();
+      found.lastSeenRadio = radio;
+      setServingRadio(imsi, found, radio);
+    },
+
+    /** Any signalling from a registered device: refreshes last seen, its radio and optionally its cell. */
+    subscriberSeen(imsi: string, radio: string, servingCell?: ServingCell): void {
+      const found = entry(imsi);
+      found.lastSeenAt = clock.now();
+      found.lastSeenRadio = radio;
+      if (servingCell) found.servingCell = { ...servingCell };
+      if (found.registration) setServingRadio(imsi, found, radio);
+    },
+
+    /** Deregistration ends every session; last seen is kept. */
+    subscriberDeregistered(imsi: string): void {
+      const found = subscribers.get(imsi);
+      if (!found) return;
+      found.registration = undefined;
+      setServingRadio(imsi, found, undefined);
+      releaseAll(found);
+    },
+
+    sessionEstablished(imsi: string, session: PduSession): void {
+      const found = entry(imsi);
+      const previous = found.sessions.get(session.id);
+      if (previous) countSession(previous.dataNetwork, -1);
+      found.sessions.set(session.id, { ...session, slice: { ...session.slice } });
+      countSession(session.dataNetwork, 1);
+    },
+
+    sessionReleased(imsi: string, sessionId: number): void {
+      const found = subscribers.get(imsi);
+      const session = found?.sessions.get(sessionId);
+      if (!found || !session) return;
+      found.sessions.delete(sessionId);
+      countSession(session.dataNetwork, -1);
+    },
+
+    /** The subscriber was deleted from the configuration: nothing of it stays in the picture. */
+    subscriberRemoved(imsi: string): void {
+      const found = subscribers.get(imsi);
+      if (!found) return;
+      setServingRadio(imsi, found, undefined);
+      releaseAll(found);
+      subscribers.delete(imsi);
+    },
+
+    subscriber(imsi: string): SubscriberState {
+      const found = subscribers.get(imsi);
+      const registration = found?.registration;
+      return {
+        registered: registration !== undefined,
+        radioAccessTypes: registration ? [...registration.radioAccessTypes] : [],
+        imei: registration?.imei ?? '',
+        cipheringAlgorithm: registration?.cipheringAlgorithm ?? '',
+        integrityAlgorithm: registration?.integrityAlgorithm ?? '',
+        lastSeenAt: found?.lastSeenAt,
+        lastSeenRadio: found?.lastSeenRadio ?? '',
+        servingCell: found?.servingCell && { ...found.servingCell },
+        sessions: found ? [...found.sessions.values()].map((s) => ({ ...s, slice: { ...s.slice } })) : [],
+      };
+    },
+
+    /** The short form the subscriber list shows, without copying sessions. */
+    summary(imsi: string): { registered: boolean; radioAccessTypes: string[]; sessions: number } {
+      const found = subscribers.get(imsi);
+      const registration = found?.registration;
+      return {
+        registered: registration !== undefined,
+        radioAccessTypes: registration ? [...registration.radioAccessTypes] : [],
+        sessions: found?.sessions.size ?? 0,
+      };
+    },
+
+    /** IMSIs of the registered devices the named radio serves now. */
+    subscribersOnRadio(name: string): string[] {
+      return [...(imsisByRadio.get(name) ?? [])];
+    },
+
+    sessionsOnDataNetwork(name: string): number {
+      return sessionsByDataNetwork.get(name) ?? 0;
+    },
+  };
+}
+
+export type NetworkState = ReturnType<typeof createNetworkState>;

@@ -1,0 +1,69 @@
+import type { Executor } from '../../storage/transaction.ts';
+
+export interface OperatorRow {
+  mcc: string;
+  mnc: string;
+  supportedTacs: string[];
+  /** The Operator Code (OP), sealed by the secret box. */
+  opSealed: string;
+}
+
+const OPERATOR_ID = 1;
+
+export function createOperatorRepository(db: Executor) {
+  return {
+    async find(executor: Executor = db): Promise<OperatorRow | undefined> {
+      const row = await executor
+        .selectFrom('operator')
+        .select(['mcc', 'mnc', 'supported_tacs', 'op_sealed'])
+        .where('id', '=', OPERATOR_ID)
+        .executeTakeFirst();
+      return (
+        row && {
+          mcc: row.mcc,
+          mnc: row.mnc,
+          supportedTacs: JSON.parse(row.supported_tacs) as string[],
+          opSealed: row.op_sealed,
+        }
+      );
+    },
+
+    /** Inserts the operator unless it exists; returns whether this call inserted it. */
+    async insertIfAbsent(operator: OperatorRow, executor: Executor = db): Promise<boolean> {
+      const result = await executor
+        .insertInto('operator')
+        .values({
+          id: OPERATOR_ID,
+          mcc: operator.mcc,
+          mnc: operator.mnc,
+          supported_tacs: JSON.stringify(operator.supportedTacs),
+          op_sealed: operator.opSealed,
+        })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+    },
+
+    async updateId(mcc: string, mnc: string, executor: Executor = db): Promise<void> {
+      await executor.updateTable('operator').set({ mcc, mnc }).where('id', '=', OPERATOR_ID).execute();
+    },
+
+    async updateSupportedTacs(tacs: string[], executor: Executor = db): Promise<void> {
+      await executor
+        .updateTable('operator')
+        .set({ supported_tacs: JSON.stringify(tacs) })
+        .where('id', '=', OPERATOR_ID)
+        .execute();
+    },
+
+    async updateOpSealed(opSealed: string, executor: Executor = db): Promise<void> {
+      await executor
+        .updateTable('operator')
+        .set({ op_sealed: opSealed })
+        .where('id', '=', OPERATOR_ID)
+        .execute();
+    },
+  };
+}
+
+export type OperatorRepository = ReturnType<typeof createOperatorRepository>;

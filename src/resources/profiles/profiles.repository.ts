@@ -1,0 +1,107 @@
+import type { Executor } from '../../storage/transaction.ts';
+
+export interface Profile {
+  id: number;
+  name: string;
+  ueIpPool: string;
+  dns: string;
+  mtu: number;
+  bitrateUplink: string;
+  bitrateDownlink: string;
+  var5qi: number;
+  priorityLevel: number;
+}
+
+const COLUMNS = [
+  'id',
+  'name',
+  'ue_ip_pool',
+  'dns',
+  'mtu',
+  'bitrate_uplink',
+  'bitrate_downlink',
+  'var5qi',
+  'priority_level',
+] as const;
+
+interface Row {
+  id: number;
+  name: string;
+  ue_ip_pool: string;
+  dns: string;
+  mtu: number;
+  bitrate_uplink: string;
+  bitrate_downlink: string;
+  var5qi: number;
+  priority_level: number;
+}
+
+const toProfile = (row: Row): Profile => ({
+  id: row.id,
+  name: row.name,
+  ueIpPool: row.ue_ip_pool,
+  dns: row.dns,
+  mtu: row.mtu,
+  bitrateUplink: row.bitrate_uplink,
+  bitrateDownlink: row.bitrate_downlink,
+  var5qi: row.var5qi,
+  priorityLevel: row.priority_level,
+});
+
+const toColumns = (profile: Omit<Profile, 'id' | 'name'>) => ({
+  ue_ip_pool: profile.ueIpPool,
+  dns: profile.dns,
+  mtu: profile.mtu,
+  bitrate_uplink: profile.bitrateUplink,
+  bitrate_downlink: profile.bitrateDownlink,
+  var5qi: profile.var5qi,
+  priority_level: profile.priorityLevel,
+});
+
+export function createProfilesRepository(db: Executor) {
+  return {
+    async listAll(): Promise<Profile[]> {
+      const rows = await db.selectFrom('profiles').select(COLUMNS).orderBy('name').execute();
+      return rows.map(toProfile);
+    },
+
+    async findByName(name: string, executor: Executor = db): Promise<Profile | undefined> {
+      const row = await executor
+        .selectFrom('profiles')
+        .select(COLUMNS)
+        .where('name', '=', name)
+        .executeTakeFirst();
+      return row && toProfile(row);
+    },
+
+    /** Ids of the named profiles that exist, by name. */
+    async idsByName(names: string[], executor: Executor = db): Promise<Map<string, number>> {
+      if (names.length === 0) return new Map();
+      const rows = await executor
+        .selectFrom('profiles')
+        .select(['id', 'name'])
+        .where('name', 'in', names)
+        .execute();
+      return new Map(rows.map((row) => [row.name, row.id]));
+    },
+
+    async insert(profile: Omit<Profile, 'id'>, executor: Executor = db): Promise<number> {
+      const row = await executor
+        .insertInto('profiles')
+        .values({ name: profile.name, ...toColumns(profile) })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return row.id;
+    },
+
+    async update(id: number, profile: Omit<Profile, 'id' | 'name'>, executor: Executor = db): Promise<void> {
+      await executor.updateTable('profiles').set(toColumns(profile)).where('id', '=', id).execute();
+    },
+
+    async delete(id: number, executor: Executor = db): Promise<void> {
+      await executor.deleteFrom('profiles').where('id', '=', id).execute();
+    },
+  };
+}
+
+export type ProfilesRepository = ReturnType<typeof createProfilesRepository>;

@@ -1,0 +1,83 @@
+import { ConflictError, NotFoundError } from '../../errors.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Executor } from '../../storage/transaction.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { PoliciesRepository } from '../policies/policies.repository.ts';
+import { refuseIfReferenced, withConstraintConflicts } from '../references.ts';
+import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
+import type { Profile, ProfilesRepository } from './profiles.repository.ts';
+
+export type ProfileInput = Omit<Profile, 'id' | 'name'>;
+
+export function createProfilesService(deps: {
+  db: Db;
+  profiles: ProfilesRepository;
+  policies: PoliciesRepository;
+  subscribers: SubscribersRepository;
+  audit: AuditLogService;
+}) {
+  const { db, profiles, policies, subscribers, audit } = deps;
+
+  async function getIn(executor: Executor, name: string): Promise<Profile> {
+    const found = await profiles.findByName(name, executor);
+    if (!found) throw new NotFoundError(`profile ${name} not found`);
+    return found;
+  }
+
+  return {
+    list: (): Promise<Profile[]> => profiles.listAll(),
+
+    get: (name: string): Promise<Profile> => getIn(db, name),
+
+    async create(input: ProfileInput & { name: string }, actor: Actor): Promise<void> {
+      const duplicate = `profile ${input.name} already exists`;
+      await withConstraintConflicts({ duplicate }, () =>
+        db.transaction().execute(async (trx) => {
+          if (await profiles.findByName(input.name, trx)) throw new ConflictError(duplicate);
+          await profiles.insert(input, trx);
+          await audit.record(
+            actor,
+            {
+              action: 'create_profile',
+              details: `Profile ${input.name} created (ue-ip-pool ${input.ueIpPool}, dns ${input.dns})`,
+            },
+            trx,
+          );
+        }),
+      );
+    },
+
+    async update(name: string, input: ProfileInput, actor: Actor): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const found = await getIn(trx, name);
+        await profiles.update(found.id, input, trx);
+        await audit.record(
+          actor,
+          {
+            action: 'update_profile',
+            details: `Profile ${name} updated (ue-ip-pool ${input.ueIpPool}, dns ${input.dns})`,
+          },
+          trx,
+        );
+      });
+    },
+
+    async delete(name: string, actor: Actor): Promise<void> {
+      const reference = `cannot delete profile ${name}: a subscriber or policy references it`;
+      await withConstraintConflicts({ reference }, () =>
+        db.transaction().execute(async (trx) => {
+          const found = await getIn(trx, name);
+          refuseIfReferenced(`profile ${name}`, [
+            { noun: ['subscriber', 'subscribers'], ...(await subscribers.usingProfile(found.id, trx)) },
+            { noun: ['policy', 'policies'], ...(await policies.referencing('profile_id', found.id, trx)) },
+          ]);
+          await profiles.delete(found.id, trx);
+          await audit.record(actor, { action: 'delete_profile', details: `Profile ${name} deleted` }, trx);
+        }),
+      );
+    },
+  };
+}
+
+export type ProfilesService = ReturnType<typeof createProfilesService>;

@@ -1,0 +1,181 @@
+import type { Executor } from '../../storage/transaction.ts';
+import { SHOWN_HOLDERS } from '../references.ts';
+
+export interface SubscriberSummary {
+  imsi: string;
+  profileName: string;
+}
+
+export interface StoredSubscriber extends SubscriberSummary {
+  id: number;
+  profileId: number;
+}
+
+export interface SealedCredentials {
+  keySealed: string;
+  opcSealed: string;
+  sequenceNumber: string;
+}
+
+export interface NewSubscriberRow extends SealedCredentials {
+  imsi: string;
+  profileId: number;
+  createdAt: number;
+}
+
+export interface SubscriberFilter {
+  /** Only these IMSIs (the subscribers a radio serves). */
+  imsis?: string[];
+  /** Only subscribers whose profile reaches this data network: a policy for it names their profile or none. */
+  dataNetwork?: string;
+}
+
+/** Rows per INSERT and IMSIs per IN list: well under SQLite's and PostgreSQL's parameter limits. */
+const CHUNK = 1000;
+
+export function createSubscribersRepository(db: Executor) {
+  function matching(executor: Executor, filter: SubscriberFilter) {
+    let query = executor.selectFrom('subscribers');
+    if (filter.imsis !== undefined) query = query.where('subscribers.imsi', 'in', filter.imsis);
+    const { dataNetwork } = filter;
+    if (dataNetwork !== undefined) {
+      query = query.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('policies')
+            .innerJoin('data_networks', 'data_networks.id', 'policies.data_network_id')
+            .select('policies.id')
+            .where('data_networks.name', '=', dataNetwork)
+            .where((eb) =>
+              eb.or([
+                eb('policies.profile_id', 'is', null),
+                eb('policies.profile_id', '=', eb.ref('subscribers.profile_id')),
+              ]),
+            ),
+        ),
+      );
+    }
+    return query;
+  }
+
+  return {
+    /**
+     * One page, by IMSI. The page's IMSIs are picked from the IMSI index alone and only then joined to
+     * their profiles, so a deep page skips index entries rather than whole joined rows.
+     */
+    async list(filter: SubscriberFilter, limit: number, offset: number): Promise<SubscriberSummary[]> {
+      if (filter.imsis?.length === 0) return [];
+      const page = matching(db, filter)
+        .select('subscribers.imsi')
+        .orderBy('subscribers.imsi')
+        .limit(limit)
+        .offset(offset);
+      const rows = await db
+        .selectFrom('subscribers')
+        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
+        .select(['subscribers.imsi', 'profiles.name'])
+        .where('subscribers.imsi', 'in', page)
+        .orderBy('subscribers.imsi')
+        .execute();
+      return rows.map((row) => ({ imsi: row.imsi, profileName: row.name }));
+    },
+
+    async count(filter: SubscriberFilter): Promise<number> {
+      if (filter.imsis?.length === 0) return 0;
+      const row = await matching(db, filter)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async countAll(executor: Executor = db): Promise<number> {
+      const row = await executor
+        .selectFrom('subscribers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async findByImsi(imsi: string, executor: Executor = db): Promise<StoredSubscriber | undefined> {
+      const row = await executor
+        .selectFrom('subscribers')
+        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
+        .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id', 'profiles.name'])
+        .where('subscribers.imsi', '=', imsi)
+        .executeTakeFirst();
+      return (
+        row && { id: row.id, imsi: row.imsi, profileId: row.profile_id, profileName: row.name }
+      );
+    },
+
+    async findCredentials(imsi: string, executor: Executor = db): Promise<SealedCredentials | undefined> {
+      const row = await executor
+        .selectFrom('subscribers')
+        .select(['key_sealed', 'opc_sealed', 'sequence_number'])
+        .where('imsi', '=', imsi)
+        .executeTakeFirst();
+      return (
+        row && { keySealed: row.key_sealed, opcSealed: row.opc_sealed, sequenceNumber: row.sequence_number }
+      );
+    },
+
+    /** Inserts every row, in chunks, within the caller's transaction. */
+    async insertMany(rows: NewSubscriberRow[], executor: Executor = db): Promise<void> {
+      for (let start = 0; start < rows.length; start += CHUNK) {
+        await executor
+          .insertInto('subscribers')
+          .values(
+            rows.slice(start, start + CHUNK).map((row) => ({
+              imsi: row.imsi,
+              profile_id: row.profileId,
+              key_sealed: row.keySealed,
+              opc_sealed: row.opcSealed,
+              sequence_number: row.sequenceNumber,
+              created_at: row.createdAt,
+            })),
+          )
+          .execute();
+      }
+    },
+
+    /** Which of these IMSIs are already subscribers. */
+    async existingImsis(imsis: string[], executor: Executor = db): Promise<string[]> {
+      const found: string[] = [];
+      for (let start = 0; start < imsis.length; start += CHUNK) {
+        const rows = await executor
+          .selectFrom('subscribers')
+          .select('imsi')
+          .where('imsi', 'in', imsis.slice(start, start + CHUNK))
+          .execute();
+        for (const row of rows) found.push(row.imsi);
+      }
+      return found;
+    },
+
+    async updateProfile(id: number, profileId: number, executor: Executor = db): Promise<void> {
+      await executor.updateTable('subscribers').set({ profile_id: profileId }).where('id', '=', id).execute();
+    },
+
+    async delete(id: number, executor: Executor = db): Promise<void> {
+      await executor.deleteFrom('subscribers').where('id', '=', id).execute();
+    },
+
+    /** Subscribers on a profile: the first few IMSIs and the count. */
+    async usingProfile(profileId: number, executor: Executor = db): Promise<{ names: string[]; total: number }> {
+      const rows = await executor
+        .selectFrom('subscribers')
+        .select('imsi')
+        .where('profile_id', '=', profileId)
+        .orderBy('imsi')
+        .limit(SHOWN_HOLDERS)
+        .execute();
+      const count = await executor
+        .selectFrom('subscribers')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('profile_id', '=', profileId)
+        .executeTakeFirstOrThrow();
+      return { names: rows.map((row) => row.imsi), total: Number(count.n) };
+    },
+  };
+}
+
+export type SubscribersRepository = ReturnType<typeof createSubscribersRepository>;

@@ -1,0 +1,88 @@
+import { Type } from 'typebox';
+import { Hex128, Imsi, ResourceName, SequenceNumber } from '../../http/network-values.ts';
+import { PaginationQuery } from '../../http/schemas.ts';
+
+const profileName = { ...ResourceName, description: 'name of an existing profile' };
+
+export const CreateSubscriberBody = Type.Object(
+  {
+    imsi: { ...Imsi, description: "15 digits starting with the operator's MCC and MNC" },
+    key: { ...Hex128, description: 'permanent key K; write-only (see the credentials endpoint)' },
+    sequenceNumber: SequenceNumber,
+    profile_name: profileName,
+    opc: Type.Optional({ ...Hex128, description: "OPc; derived from the operator's OP and key when absent" }),
+  },
+  { additionalProperties: false },
+);
+
+export const UpdateSubscriberBody = Type.Object(
+  { profile_name: profileName },
+  { additionalProperties: false },
+);
+
+export const SubscriberListQuery = Type.Object({
+  ...PaginationQuery.properties,
+  radio: Type.Optional(
+    Type.String({ maxLength: 256, description: 'only subscribers the radio of this name serves now' }),
+  ),
+  data_network: Type.Optional(
+    Type.String({ maxLength: 256, description: 'only subscribers whose profile reaches this data network' }),
+  ),
+});
+
+export const ImsiParams = Type.Object({ imsi: Type.String({ maxLength: 64 }) });
+
+export const SubscriberListItem = Type.Object({
+  imsi: Type.String(),
+  profile_name: Type.String(),
+  status: Type.Object({
+    registered: Type.Boolean(),
+    radio_access_types: Type.Array(Type.String(), { description: 'e.g. 5G; empty when not registered' }),
+    num_sessions: Type.Integer(),
+  }),
+});
+
+export const SessionItem = Type.Object({
+  radio_access_type: Type.String(),
+  id: Type.Integer(),
+  status: Type.String(),
+  ip_type: Type.String(),
+  ipv4_address: Type.String(),
+  ipv6_prefix: Type.String(),
+  data_network: Type.String(),
+  slice: Type.Object({ sst: Type.Integer(), sd: Type.String() }),
+  ambr_uplink: Type.String(),
+  ambr_downlink: Type.String(),
+});
+
+export const SubscriberResult = Type.Object({
+  imsi: Type.String(),
+  profile_name: Type.String(),
+  status: Type.Object(
+    {
+      registered: Type.Boolean(),
+      radio_access_types: Type.Array(Type.String()),
+      imei: Type.String(),
+      ciphering_algorithm: Type.String(),
+      integrity_algorithm: Type.String(),
+      last_seen_at: Type.String({ description: 'RFC 3339 UTC; "" when not seen since the core started' }),
+      last_seen_radio: Type.String(),
+    },
+    { description: 'unknown string values are ""' },
+  ),
+  sessions: Type.Array(SessionItem),
+});
+
+export const CredentialsResult = Type.Object({
+  key: Type.String(),
+  opc: Type.String(),
+  sequenceNumber: Type.String(),
+});
+
+export const ImportBody = Type.Array(Type.Unknown(), {
+  'x-error': 'must be a JSON array of subscribers, or CSV (text/csv) with a header row',
+  description:
+    'Up to 10,000 subscribers, each with the fields of POST /api/v1/subscribers; or the same as CSV ' +
+    '(Content-Type text/csv) whose header row names the columns imsi, key, sequenceNumber, profile_name ' +
+    'and optionally opc (an empty opc cell means derive it). All are created or none.',
+});

@@ -1,0 +1,286 @@
+import type { Clock } from '../../clock.ts';
+import { deriveOpc } from '../../crypto/milenage.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
+import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Executor } from '../../storage/transaction.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import { missingReference } from '../missing-reference.ts';
+import type { OperatorIdentity, OperatorService } from '../operator/operator.service.ts';
+import type { ProfilesRepository } from '../profiles/profiles.repository.ts';
+import { withConstraintConflicts } from '../references.ts';
+import type {
+  NewSubscriberRow,
+  SubscriberFilter,
+  SubscribersRepository,
+  SubscriberSummary,
+} from './subscribers.repository.ts';
+
+export interface NewSubscriber {
+  imsi: string;
+  key: string;
+  sequenceNumber: string;
+  profileName: string;
+  opc?: string;
+}
+
+export interface SubscriberListItem extends SubscriberSummary {
+  registered: boolean;
+  radioAccessTypes: string[];
+  sessions: number;
+}
+
+export interface SubscriberDetail extends SubscriberSummary {
+  state: SubscriberState;
+}
+
+export interface Credentials {
+  key: string;
+  opc: string;
+  sequenceNumber: string;
+}
+
+/** One row of a bulk import: either a well-formed subscriber or the reason its shape is wrong. */
+export type ImportEntry = { row: number; subscriber: NewSubscriber } | { row: number; error: string };
+
+export const IMPORT_LIMIT = 10_000;
+
+const PROFILE_GONE = 'the profile was deleted meanwhile; retry';
+
+export function createSubscribersService(deps: {
+  db: Db;
+  subscribers: SubscribersRepository;
+  profiles: ProfilesRepository;
+  operator: OperatorService;
+  audit: AuditLogService;
+  state: NetworkState;
+  secretBox: SecretBox;
+  clock: Clock;
+}) {
+  const { db, subscribers, profiles, operator, audit, state, secretBox, clock } = deps;
+
+  function prefixError(imsi: string, identity: OperatorIdentity): string | undefined {
+    const plmn = identity.mcc + identity.mnc;
+    return imsi.startsWith(plmn) ? undefined : `imsi must start with the operator's MCC and MNC (${plmn})`;
+  }
+
+  /** Seals the key and OPc (derived from the OP when not given); CPU only, no database. */
+  function seal(
+    subscriber: NewSubscriber,
+    identity: OperatorIdentity,
+    createdAt: number,
+  ): Omit<NewSubscriberRow, 'profileId'> {
+    const key = subscriber.key.toLowerCase();
+    const opc = subscriber.opc?.toLowerCase() ?? deriveOpc(Buffer.from(key, 'hex'), identity.op).toString('hex');
+    return {
+      imsi: subscriber.imsi,
+      keySealed: secretBox.seal(key),
+      opcSealed: secretBox.seal(opc),
+      sequenceNumber: subscriber.sequenceNumber.toLowerCase(),
+      createdAt,
+    };
+  }
+
+  async function getIn(executor: Executor, imsi: string) {
+    const found = await subscribers.findByImsi(imsi, executor);
+    if (!found) throw new NotFoundError(`subscriber ${imsi} not found`);
+    return found;
+  }
+
+  async function profileId(executor: Executor, name: string): Promise<number> {
+    const profile = await profiles.findByName(name, executor);
+    if (!profile) throw missingReference('profile_name', 'profile', name);
+    return profile.id;
+  }
+
+  /**
+   * Every reason each row cannot be imported, by row: prefix, repeats within the import, unknown profiles
+   * and IMSIs that already exist. `existing` tells the caller whether the only faults are existing IMSIs.
+   */
+  async function importFaults(
+    executor: Executor,
+    entries: ImportEntry[],
+    identity: OperatorIdentity,
+  ): Promise<{ faults: Map<number, string>; onlyExisting: boolean; profileIds: Map<string, number> }> {
+    const faults = new Map<number, string>();
+    const firstRowOf = new Map<string, number>();
+    const wellFormed: { row: number; subscriber: NewSubscriber }[] = [];
+    for (const entry of entries) {
+      if ('error' in entry) {
+        faults.set(entry.row, entry.error);
+        continue;
+      }
+      const { imsi } = entry.subscriber;
+      const fault = prefixError(imsi, identity);
+      const first = firstRowOf.get(imsi);
+      if (fault) faults.set(entry.row, fault);
+      else if (first !== undefined) faults.set(entry.row, `imsi ${imsi} repeats row ${first}`);
+      else {
+        firstRowOf.set(imsi, entry.row);
+        wellFormed.push(entry);
+      }
+    }
+    const names = [...new Set(wellFormed.map((entry) => entry.subscriber.profileName))];
+    const profileIds = await profiles.idsByName(names, executor);
+    for (const { row, subscriber } of wellFormed) {
+      if (!profileIds.has(subscriber.profileName)) {
+        faults.set(row, missingReference('profile_name', 'profile', subscriber.profileName).message);
+      }
+    }
+    const invalidCount = faults.size;
+    const existing = new Set(await subscribers.existingImsis([...firstRowOf.keys()], executor));
+    for (const { row, subscriber } of wellFormed) {
+      if (existing.has(subscriber.imsi) && !faults.has(row)) {
+        faults.set(row, `subscriber ${subscriber.imsi} already exists`);
+      }
+    }
+    return { faults, onlyExisting: invalidCount === 0, profileIds };
+  }
+
+  function importError(faults: Map<number, string>, total: number, onlyExisting: boolean): Error {
+    const lines = [...faults.entries()].sort(([a], [b]) => a - b).map(([row, why]) => `row ${row}: ${why}`);
+    const text = `${faults.size} of ${total} rows cannot be imported, so none was: ${lines.join('; ')}`;
+    return onlyExisting ? new ConflictError(text) : new InvalidError(text);
+  }
+
+  return {
+    async list(
+      filter: { radio?: string; dataNetwork?: string },
+      limit: number,
+      offset: number,
+    ): Promise<{ items: SubscriberListItem[]; total: number }> {
+      const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
+      if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
+      const rows = await subscribers.list(query, limit, offset);
+      const total = await subscribers.count(query);
+      const items = rows.map((row) => {
+        const live = state.summary(row.imsi);
+        return { ...row, ...live };
+      });
+      return { items, total };
+    },
+
+    async get(imsi: string): Promise<SubscriberDetail> {
+      const found = await getIn(db, imsi);
+      return { imsi: found.imsi, profileName: found.profileName, state: state.subscriber(imsi) };
+    },
+
+    async create(input: NewSubscriber, actor: Actor): Promise<void> {
+      const duplicate = `subscriber ${input.imsi} already exists`;
+      await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
+        db.transaction().execute(async (trx) => {
+          // Inside the transaction, so the operator cannot change between the prefix check and the insert.
+          const identity = await operator.identity(trx);
+          const fault = prefixError(input.imsi, identity);
+          if (fault) throw new InvalidError(fault);
+          const id = await profileId(trx, input.profileName);
+          if (await subscribers.findByImsi(input.imsi, trx)) throw new ConflictError(duplicate);
+          await subscribers.insertMany([{ ...seal(input, identity, clock.now()), profileId: id }], trx);
+          await audit.record(
+            actor,
+            {
+              action: 'create_subscriber',
+              details: `Subscriber ${input.imsi} created with profile ${input.profileName}`,
+            },
+            trx,
+          );
+        }),
+      );
+    },
+
+    /**
+     * Creates every subscriber or none. All checks run first and report every faulty row; keys are sealed
+     * and OPcs derived before the transaction opens, which then only re-checks and inserts.
+     */
+    async import(entries: ImportEntry[], actor: Actor): Promise<number> {
+      if (entries.length === 0 || entries.length > IMPORT_LIMIT) {
+        throw new InvalidError(`an import holds 1 to ${IMPORT_LIMIT} subscribers, got ${entries.length}`);
+      }
+      const identity = await operator.identity();
+      const checked = await importFaults(db, entries, identity);
+      if (checked.faults.size > 0) throw importError(checked.faults, entries.length, checked.onlyExisting);
+
+      const createdAt = clock.now();
+      const prepared = entries.map((entry) => {
+        const { subscriber } = entry as { subscriber: NewSubscriber };
+        return { profileName: subscriber.profileName, row: seal(subscriber, identity, createdAt) };
+      });
+
+      await withConstraintConflicts(
+        { duplicate: 'a subscriber of this import was created meanwhile; retry', reference: PROFILE_GONE },
+        () =>
+          db.transaction().execute(async (trx) => {
+            const current = await operator.identity(trx);
+            if (current.opSealed !== identity.opSealed) {
+              throw new ConflictError('the Operator Code changed while the import was prepared; retry');
+            }
+            const recheck = await importFaults(trx, entries, current);
+            if (recheck.faults.size > 0) {
+              throw importError(recheck.faults, entries.length, recheck.onlyExisting);
+            }
+            // Profile ids come from the check inside the transaction: those are the rows that exist now.
+            const rows = prepared.map(({ profileName, row }) => ({
+              ...row,
+              profileId: recheck.profileIds.get(profileName) as number,
+            }));
+            await subscribers.insertMany(rows, trx);
+            await audit.record(
+              actor,
+              { action: 'import_subscribers', details: `${rows.length} subscribers imported` },
+              trx,
+            );
+          }),
+      );
+      return prepared.length;
+    },
+
+    async update(imsi: string, input: { profileName: string }, actor: Actor): Promise<void> {
+      await withConstraintConflicts({ reference: PROFILE_GONE }, () =>
+        db.transaction().execute(async (trx) => {
+          const found = await getIn(trx, imsi);
+          await subscribers.updateProfile(found.id, await profileId(trx, input.profileName), trx);
+          await audit.record(
+            actor,
+            {
+              action: 'update_subscriber',
+              details: `Subscriber ${imsi} profile changed from ${found.profileName} to ${input.profileName}`,
+            },
+            trx,
+          );
+        }),
+      );
+    },
+
+    async delete(imsi: string, actor: Actor): Promise<void> {
+      await db.transaction().execute(async (trx) => {
+        const found = await getIn(trx, imsi);
+        await subscribers.delete(found.id, trx);
+        await audit.record(actor, { action: 'delete_subscriber', details: `Subscriber ${imsi} deleted` }, trx);
+      });
+      state.subscriberRemoved(imsi);
+    },
+
+    /** The clear key, OPc and sequence number; the read is audited in the same transaction. */
+    async credentials(imsi: string, actor: Actor): Promise<Credentials> {
+      return db.transaction().execute(async (trx) => {
+        const sealed = await subscribers.findCredentials(imsi, trx);
+        if (!sealed) throw new NotFoundError(`subscriber ${imsi} not found`);
+        const credentials = {
+          key: secretBox.open(sealed.keySealed),
+          opc: secretBox.open(sealed.opcSealed),
+          sequenceNumber: sealed.sequenceNumber,
+        };
+        await audit.record(
+          actor,
+          { action: 'get_subscriber_credentials', details: `Credentials of subscriber ${imsi} read` },
+          trx,
+        );
+        return credentials;
+      });
+    },
+  };
+}
+
+export type SubscribersService = ReturnType<typeof createSubscribersService>;

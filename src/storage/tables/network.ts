@@ -1,0 +1,67 @@
+import type { Generated } from 'kysely';
+
+/** Tables of the network configuration (migration 0002). Sealed columns hold AES-256-GCM secret-box values. */
+export interface OperatorTable {
+  /** Always 1: there is one operator. */
+  id: number;
+  mcc: string;
+  mnc: string;
+  /** JSON array of 6-hex-character TACs, lower case. */
+  supported_tacs: string;
+  op_sealed: string;
+}
+
+export interface DataNetworksTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface SlicesTable {
+  id: Generated<number>;
+  name: string;
+  sst: number;
+  sd: string | null;
+}
+
+export interface ProfilesTable {
+  id: Generated<number>;
+  name: string;
+  ue_ip_pool: string;
+  dns: string;
+  mtu: number;
+  bitrate_uplink: string;
+  bitrate_downlink: string;
+  var5qi: number;
+  priority_level: number;
+}
+
+export interface PoliciesTable {
+  id: Generated<number>;
+  name: string;
+  bitrate_uplink: string;
+  bitrate_downlink: string;
+  var5qi: number;
+  arp: number;
+  data_network_id: number;
+  profile_id: number | null;
+  slice_id: number | null;
+}
+
+export interface SubscribersTable {
+  id: Generated<number>;
+  imsi: string;
+  profile_id: number;
+  key_sealed: string;
+  opc_sealed: string;
+  sequence_number: string;
+  created_at: number;
+}
+
+export interface NetworkTables {
+  operator: OperatorTable;
+  data_networks: DataNetworksTable;
+  slices: SlicesTable;
+  profiles: ProfilesTable;
+  policies: PoliciesTable;
+  subscribers: SubscribersTable;
+}
