@@ -86,7 +86,10 @@ export function createDataNetworksService(deps: {
         db.transaction().execute(async (trx) => {
           const found = await getIn(trx, name);
           refuseIfReferenced(`data network ${name}`, [
-            { noun: ['policy', 'policies'], ...(await policies.referencing('data_network_id', found.id, trx)) },
+            {
+              noun: ['policy', 'policies'],
+              ...(await policies.referencing('data_network_id', found.id, trx)),
+            },
           ]);
           await dataNetworks.delete(found.id, trx);
           await audit.record(

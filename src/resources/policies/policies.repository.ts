@@ -60,8 +60,7 @@ export function createPoliciesRepository(db: Executor) {
     sliceName: row.slice_name,
   });
 
-  const toColumns = (values: PolicyValues) => ({
-    name: values.name,
+  const toColumns = (values: Omit<PolicyValues, 'name'>) => ({
     bitrate_uplink: values.bitrateUplink,
     bitrate_downlink: values.bitrateDownlink,
     var5qi: values.var5qi,
@@ -91,12 +90,14 @@ export function createPoliciesRepository(db: Executor) {
     },
 
     async insert(values: PolicyValues, executor: Executor = db): Promise<void> {
-      await executor.insertInto('policies').values(toColumns(values)).execute();
+      await executor
+        .insertInto('policies')
+        .values({ name: values.name, ...toColumns(values) })
+        .execute();
     },
 
     async update(id: number, values: Omit<PolicyValues, 'name'>, executor: Executor = db): Promise<void> {
-      const { name: _name, ...columns } = toColumns({ ...values, name: '' });
-      await executor.updateTable('policies').set(columns).where('id', '=', id).execute();
+      await executor.updateTable('policies').set(toColumns(values)).where('id', '=', id).execute();
     },
 
     async delete(id: number, executor: Executor = db): Promise<void> {

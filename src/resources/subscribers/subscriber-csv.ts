@@ -48,7 +48,9 @@ export function parseSubscriberCsv(text: string): Record<string, string>[] {
   const columns = header.map((name) => name.trim());
   for (const name of columns) {
     if (!COLUMNS.includes(name)) {
-      throw new InvalidError(`CSV header names an unknown column "${name}"; columns are ${COLUMNS.join(', ')}`);
+      throw new InvalidError(
+        `CSV header names an unknown column "${name}"; columns are ${COLUMNS.join(', ')}`,
+      );
     }
   }
   if (new Set(columns).size !== columns.length) throw new InvalidError('CSV header names a column twice');

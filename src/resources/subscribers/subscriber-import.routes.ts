@@ -24,7 +24,13 @@ export function subscriberImportRoutes(deps: { subscribers: SubscribersService }
     }
     const error = checkRow(value);
     if (error) return { row, error };
-    const body = value as { imsi: string; key: string; sequenceNumber: string; profile_name: string; opc?: string };
+    const body = value as {
+      imsi: string;
+      key: string;
+      sequenceNumber: string;
+      profile_name: string;
+      opc?: string;
+    };
     const subscriber: NewSubscriber = {
       imsi: body.imsi,
       key: body.key,

@@ -39,9 +39,10 @@ export function createSubscribersRepository(db: Executor) {
     if (filter.imsis !== undefined) query = query.where('subscribers.imsi', 'in', filter.imsis);
     const { dataNetwork } = filter;
     if (dataNetwork !== undefined) {
-      query = query.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('policies')
+      query = query.where((outer) =>
+        outer.exists(
+          outer
+            .selectFrom('policies')
             .innerJoin('data_networks', 'data_networks.id', 'policies.data_network_id')
             .select('policies.id')
             .where('data_networks.name', '=', dataNetwork)
@@ -102,9 +103,7 @@ export function createSubscribersRepository(db: Executor) {
         .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id', 'profiles.name'])
         .where('subscribers.imsi', '=', imsi)
         .executeTakeFirst();
-      return (
-        row && { id: row.id, imsi: row.imsi, profileId: row.profile_id, profileName: row.name }
-      );
+      return row && { id: row.id, imsi: row.imsi, profileId: row.profile_id, profileName: row.name };
     },
 
     async findCredentials(imsi: string, executor: Executor = db): Promise<SealedCredentials | undefined> {
@@ -160,7 +159,10 @@ export function createSubscribersRepository(db: Executor) {
     },
 
     /** Subscribers on a profile: the first few IMSIs and the count. */
-    async usingProfile(profileId: number, executor: Executor = db): Promise<{ names: string[]; total: number }> {
+    async usingProfile(
+      profileId: number,
+      executor: Executor = db,
+    ): Promise<{ names: string[]; total: number }> {
       const rows = await executor
         .selectFrom('subscribers')
         .select('imsi')

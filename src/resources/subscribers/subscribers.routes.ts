@@ -19,7 +19,11 @@ import {
   SubscriberResult,
   UpdateSubscriberBody,
 } from './subscribers.schema.ts';
-import type { SubscriberDetail, SubscriberListItem as Item, SubscribersService } from './subscribers.service.ts';
+import type {
+  SubscriberDetail,
+  SubscriberListItem as Item,
+  SubscribersService,
+} from './subscribers.service.ts';
 
 const toListItem = (item: Item) => ({
   imsi: item.imsi,

@@ -73,7 +73,8 @@ export function createSubscribersService(deps: {
     createdAt: number,
   ): Omit<NewSubscriberRow, 'profileId'> {
     const key = subscriber.key.toLowerCase();
-    const opc = subscriber.opc?.toLowerCase() ?? deriveOpc(Buffer.from(key, 'hex'), identity.op).toString('hex');
+    const opc =
+      subscriber.opc?.toLowerCase() ?? deriveOpc(Buffer.from(key, 'hex'), identity.op).toString('hex');
     return {
       imsi: subscriber.imsi,
       keySealed: secretBox.seal(key),
@@ -257,7 +258,11 @@ export function createSubscribersService(deps: {
       await db.transaction().execute(async (trx) => {
         const found = await getIn(trx, imsi);
         await subscribers.delete(found.id, trx);
-        await audit.record(actor, { action: 'delete_subscriber', details: `Subscriber ${imsi} deleted` }, trx);
+        await audit.record(
+          actor,
+          { action: 'delete_subscriber', details: `Subscriber ${imsi} deleted` },
+          trx,
+        );
       });
       state.subscriberRemoved(imsi);
     },
