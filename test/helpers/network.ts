@@ -67,3 +67,8 @@ export function errorOf(response: { statusCode: number; body: string }, status: 
   assert.equal(response.statusCode, status, response.body);
   return (JSON.parse(response.body) as { error: string }).error;
 }
+
+/** A copy of a payload without some fields: for missing-field cases and update bodies (no name). */
+export function omit(payload: Record<string, unknown>, ...fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(payload).filter(([field]) => !fields.includes(field)));
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { created, errorOf, newPolicy, newProfile, newSlice } from '../helpers/network.ts';
+import { created, errorOf, omit, newPolicy, newProfile, newSlice } from '../helpers/network.ts';
 import { auditEntries, createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -144,7 +144,7 @@ describe('POST /api/v1/policies', () => {
   }
 
   it('refuses a missing data_network_name', async () => {
-    const { data_network_name: _dn, ...payload } = newPolicy('x');
+    const payload = omit(newPolicy('x'), 'data_network_name');
     const response = await t.request({ method: 'POST', url: '/api/v1/policies', token, payload });
     assert.equal(errorOf(response, 400), 'data_network_name is required');
   });
@@ -159,7 +159,7 @@ describe('GET /api/v1/policies/{name}', () => {
 
 describe('PUT /api/v1/policies/{name}', () => {
   it('replaces the policy: absent profile_name and slice_name lift those restrictions; audits update_policy', async () => {
-    const { name: _name, ...payload } = newPolicy('gold-video', { arp: 9 });
+    const payload = omit(newPolicy('gold-video', { arp: 9 }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/policies/gold-video', token, payload });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), { message: 'policy gold-video updated' });
@@ -171,19 +171,19 @@ describe('PUT /api/v1/policies/{name}', () => {
   });
 
   it('refuses references to missing resources, as create does', async () => {
-    const { name: _name, ...payload } = newPolicy('x', { slice_name: 'audio' });
+    const payload = omit(newPolicy('x', { slice_name: 'audio' }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/policies/open', token, payload });
     assert.match(errorOf(response, 400), /^slice_name must name an existing slice/);
   });
 
   it('applies the create rules: arp 1..15', async () => {
-    const { name: _name, ...payload } = newPolicy('x', { arp: 99 });
+    const payload = omit(newPolicy('x', { arp: 99 }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/policies/open', token, payload });
     assert.equal(errorOf(response, 400), 'arp must be an integer 1..15');
   });
 
   it('answers 404 for an unknown policy', async () => {
-    const { name: _name, ...payload } = newPolicy('x');
+    const payload = omit(newPolicy('x'), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/policies/nothing', token, payload });
     assert.equal(response.statusCode, 404);
   });

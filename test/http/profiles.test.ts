@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { created, errorOf, newPolicy, newProfile, newSubscriber } from '../helpers/network.ts';
+import { created, errorOf, omit, newPolicy, newProfile, newSubscriber } from '../helpers/network.ts';
 import { auditEntries, createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
 
 let t: TestApp;
@@ -123,7 +123,7 @@ describe('POST /api/v1/profiles', () => {
   });
 
   it('refuses a missing mtu', async () => {
-    const { mtu: _mtu, ...payload } = newProfile('no-mtu');
+    const payload = omit(newProfile('no-mtu'), 'mtu');
     const response = await t.request({ method: 'POST', url: '/api/v1/profiles', token, payload });
     assert.equal(errorOf(response, 400), 'mtu is required');
   });
@@ -152,7 +152,7 @@ describe('GET /api/v1/profiles/{name}', () => {
 
 describe('PUT /api/v1/profiles/{name}', () => {
   it('replaces every field and audits update_profile', async () => {
-    const { name: _name, ...payload } = newProfile('basic', { mtu: 1280, dns: '9.9.9.9' });
+    const payload = omit(newProfile('basic', { mtu: 1280, dns: '9.9.9.9' }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/profiles/basic', token, payload });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), { message: 'profile basic updated' });
@@ -162,13 +162,13 @@ describe('PUT /api/v1/profiles/{name}', () => {
   });
 
   it('applies the create rules: mtu 0..65535', async () => {
-    const { name: _name, ...payload } = newProfile('basic', { mtu: 70000 });
+    const payload = omit(newProfile('basic', { mtu: 70000 }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/profiles/basic', token, payload });
     assert.equal(errorOf(response, 400), 'mtu must be an integer 0..65535');
   });
 
   it('answers 404 for an unknown profile', async () => {
-    const { name: _name, ...payload } = newProfile('x');
+    const payload = omit(newProfile('x'), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/profiles/nothing', token, payload });
     assert.equal(response.statusCode, 404);
   });

@@ -10,6 +10,7 @@ import {
   newPolicy,
   newProfile,
   newSubscriber,
+  omit,
   TEST_SET_1,
 } from '../helpers/network.ts';
 import {
@@ -226,7 +227,7 @@ describe('POST /api/v1/subscribers', () => {
   }
 
   it('refuses a missing key', async () => {
-    const { key: _key, ...payload } = newSubscriber(13);
+    const payload = omit(newSubscriber(13), 'key');
     const response = await t.request({ method: 'POST', url: '/api/v1/subscribers', token, payload });
     assert.equal(errorOf(response, 400), 'key is required');
   });
