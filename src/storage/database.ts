@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 
@@ -15,7 +15,34 @@ export function openSqliteDatabase(path: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+}
+
+/** Distinct SQL texts kept prepared; the API's queries are a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely prepares every query it runs, and for the short queries the API makes, preparing costs more
+ * than running. This keeps prepared statements by SQL text (least recently used dropped first). Reusing
+ * one is safe because the driver runs each to completion (`all` or `run`) before the next query; only
+ * Kysely's `stream()`, which nothing here uses, holds a statement open across queries.
+ */
+function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
+  const statements = new Map<string, SqliteStatement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = statements.get(sql);
+      if (statement) {
+        statements.delete(sql);
+      } else {
+        statement = sqlite.prepare(sql);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
+      }
+      statements.set(sql, statement);
+      return statement;
+    },
+  };
 }
 
 export class MigrationError extends Error {}

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../../storage/transaction.ts';
 import { SHOWN_HOLDERS } from '../references.ts';
 
@@ -24,6 +25,8 @@ export interface NewSubscriberRow extends SealedCredentials {
 }
 
 export interface SubscriberFilter {
+  /** Only IMSIs from this one on (where a page starts, see list-positions.ts). */
+  imsiFrom?: string;
   /** Only these IMSIs (the subscribers a radio serves). */
   imsis?: string[];
   /** Only subscribers whose profile reaches this data network: a policy for it names their profile or none. */
@@ -36,6 +39,7 @@ const CHUNK = 1000;
 export function createSubscribersRepository(db: Executor) {
   function matching(executor: Executor, filter: SubscriberFilter) {
     let query = executor.selectFrom('subscribers');
+    if (filter.imsiFrom !== undefined) query = query.where('subscribers.imsi', '>=', filter.imsiFrom);
     if (filter.imsis !== undefined) query = query.where('subscribers.imsi', 'in', filter.imsis);
     const { dataNetwork } = filter;
     if (dataNetwork !== undefined) {
@@ -60,22 +64,22 @@ export function createSubscribersRepository(db: Executor) {
 
   return {
     /**
-     * One page, by IMSI. The page's IMSIs are picked from the IMSI index alone and only then joined to
-     * their profiles, so a deep page skips index entries rather than whole joined rows.
+     * One page, by IMSI. The page is cut from the (imsi, profile_id) index alone and only its rows are
+     * joined to their profiles, so a deep page skips index entries rather than table rows.
      */
     async list(filter: SubscriberFilter, limit: number, offset: number): Promise<SubscriberSummary[]> {
       if (filter.imsis?.length === 0) return [];
       const page = matching(db, filter)
-        .select('subscribers.imsi')
+        .select(['subscribers.imsi', 'subscribers.profile_id'])
         .orderBy('subscribers.imsi')
         .limit(limit)
-        .offset(offset);
+        .offset(offset)
+        .as('page');
       const rows = await db
-        .selectFrom('subscribers')
-        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
-        .select(['subscribers.imsi', 'profiles.name'])
-        .where('subscribers.imsi', 'in', page)
-        .orderBy('subscribers.imsi')
+        .selectFrom(page)
+        .innerJoin('profiles', 'profiles.id', 'page.profile_id')
+        .select(['page.imsi', 'profiles.name'])
+        .orderBy('page.imsi')
         .execute();
       return rows.map((row) => ({ imsi: row.imsi, profileName: row.name }));
     },
@@ -86,6 +90,27 @@ export function createSubscribersRepository(db: Executor) {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .executeTakeFirstOrThrow();
       return Number(row.n);
+    },
+
+    /** The IMSIs at positions 0, spacing, 2 × spacing, ... of the list in IMSI order. */
+    async anchors(spacing: number): Promise<string[]> {
+      const numbered = db
+        .selectFrom('subscribers')
+        .select((eb) => [
+          'imsi',
+          eb.fn
+            .agg<number>('row_number')
+            .over((ob) => ob.orderBy('imsi'))
+            .as('n'),
+        ])
+        .as('numbered');
+      const rows = await db
+        .selectFrom(numbered)
+        .select('imsi')
+        .where((eb) => eb(sql<number>`(${eb.ref('n')} - 1) % ${spacing}`, '=', 0))
+        .orderBy('imsi')
+        .execute();
+      return rows.map((row) => row.imsi);
     },
 
     async countAll(executor: Executor = db): Promise<number> {

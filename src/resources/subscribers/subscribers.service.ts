@@ -11,6 +11,7 @@ import { missingReference } from '../missing-reference.ts';
 import type { OperatorIdentity, OperatorService } from '../operator/operator.service.ts';
 import type { ProfilesRepository } from '../profiles/profiles.repository.ts';
 import { withConstraintConflicts } from '../references.ts';
+import { createListPositions, type Change, type PageStart } from './list-positions.ts';
 import type {
   NewSubscriberRow,
   SubscriberFilter,
@@ -49,6 +50,9 @@ export const IMPORT_LIMIT = 10_000;
 
 const PROFILE_GONE = 'the profile was deleted meanwhile; retry';
 
+/** One anchor every this many subscribers: 400 anchors for 100,000 subscribers. */
+const LIST_ANCHOR_SPACING = 256;
+
 export function createSubscribersService(deps: {
   db: Db;
   subscribers: SubscribersRepository;
@@ -60,6 +64,39 @@ export function createSubscribersService(deps: {
   clock: Clock;
 }) {
   const { db, subscribers, profiles, operator, audit, state, secretBox, clock } = deps;
+  const positions = createListPositions({ spacing: LIST_ANCHOR_SPACING });
+  let rebuilding: Promise<void> | undefined;
+
+  /** Runs a write so that the list positions follow what it committed. */
+  async function tracked(change: Change, write: () => Promise<void>): Promise<void> {
+    const done = positions.writeStarted();
+    let committed: Change | undefined;
+    try {
+      await write();
+      committed = change;
+    } finally {
+      done(committed);
+    }
+  }
+
+  /**
+   * Where the unfiltered page at `offset` starts. Shallow pages need no anchors; a deep one rebuilds them
+   * when missing (one rebuild at a time; requests meanwhile use a plain OFFSET).
+   */
+  async function pageStart(offset: number, total: number): Promise<PageStart | undefined> {
+    const start = positions.seek(offset, total);
+    if (start || offset < positions.spacing || rebuilding) return start;
+    const token = positions.rebuildToken();
+    if (token === undefined) return undefined;
+    rebuilding = (async () => {
+      const anchors = await subscribers.anchors(positions.spacing);
+      positions.install(token, anchors, await subscribers.countAll());
+    })().finally(() => {
+      rebuilding = undefined;
+    });
+    await rebuilding;
+    return positions.seek(offset, total);
+  }
 
   function prefixError(imsi: string, identity: OperatorIdentity): string | undefined {
     const plmn = identity.mcc + identity.mnc;
@@ -154,12 +191,15 @@ export function createSubscribersService(deps: {
     ): Promise<{ items: SubscriberListItem[]; total: number }> {
       const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
       if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
-      const rows = await subscribers.list(query, limit, offset);
       const total = await subscribers.count(query);
-      const items = rows.map((row) => {
-        const live = state.summary(row.imsi);
-        return { ...row, ...live };
-      });
+      let rows: SubscriberSummary[];
+      const start =
+        filter.radio === undefined && filter.dataNetwork === undefined
+          ? await pageStart(offset, total)
+          : undefined;
+      if (start) rows = await subscribers.list({ imsiFrom: start.from }, limit, start.skip);
+      else rows = await subscribers.list(query, limit, offset);
+      const items = rows.map((row) => ({ ...row, ...state.summary(row.imsi) }));
       return { items, total };
     },
 
@@ -170,7 +210,7 @@ export function createSubscribersService(deps: {
 
     async create(input: NewSubscriber, actor: Actor): Promise<void> {
       const duplicate = `subscriber ${input.imsi} already exists`;
-      await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
+      const write = () =>
         db.transaction().execute(async (trx) => {
           // Inside the transaction, so the operator cannot change between the prefix check and the insert.
           const identity = await operator.identity(trx);
@@ -187,7 +227,9 @@ export function createSubscribersService(deps: {
             },
             trx,
           );
-        }),
+        });
+      await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
+        tracked({ inserted: [input.imsi] }, write),
       );
     },
 
@@ -209,30 +251,32 @@ export function createSubscribersService(deps: {
         return { profileName: subscriber.profileName, row: seal(subscriber, identity, createdAt) };
       });
 
+      const write = () =>
+        db.transaction().execute(async (trx) => {
+          const current = await operator.identity(trx);
+          if (current.opSealed !== identity.opSealed) {
+            throw new ConflictError('the Operator Code changed while the import was prepared; retry');
+          }
+          const recheck = await importFaults(trx, entries, current);
+          if (recheck.faults.size > 0) {
+            throw importError(recheck.faults, entries.length, recheck.onlyExisting);
+          }
+          // Profile ids come from the check inside the transaction: those are the rows that exist now.
+          const rows = prepared.map(({ profileName, row }) => ({
+            ...row,
+            profileId: recheck.profileIds.get(profileName) as number,
+          }));
+          await subscribers.insertMany(rows, trx);
+          await audit.record(
+            actor,
+            { action: 'import_subscribers', details: `${rows.length} subscribers imported` },
+            trx,
+          );
+        });
+      const inserted = prepared.map(({ row }) => row.imsi);
       await withConstraintConflicts(
         { duplicate: 'a subscriber of this import was created meanwhile; retry', reference: PROFILE_GONE },
-        () =>
-          db.transaction().execute(async (trx) => {
-            const current = await operator.identity(trx);
-            if (current.opSealed !== identity.opSealed) {
-              throw new ConflictError('the Operator Code changed while the import was prepared; retry');
-            }
-            const recheck = await importFaults(trx, entries, current);
-            if (recheck.faults.size > 0) {
-              throw importError(recheck.faults, entries.length, recheck.onlyExisting);
-            }
-            // Profile ids come from the check inside the transaction: those are the rows that exist now.
-            const rows = prepared.map(({ profileName, row }) => ({
-              ...row,
-              profileId: recheck.profileIds.get(profileName) as number,
-            }));
-            await subscribers.insertMany(rows, trx);
-            await audit.record(
-              actor,
-              { action: 'import_subscribers', details: `${rows.length} subscribers imported` },
-              trx,
-            );
-          }),
+        () => tracked({ inserted }, write),
       );
       return prepared.length;
     },

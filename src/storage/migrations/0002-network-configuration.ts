@@ -74,6 +74,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('sequence_number', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
+  // Pages of the subscriber list come from this index alone (IMSI order, with the profile to join).
+  await db.schema
+    .createIndex('subscribers_imsi_profile_id')
+    .on('subscribers')
+    .columns(['imsi', 'profile_id'])
+    .execute();
+  // Profile deletes and the data_network filter look subscribers up by profile.
   await db.schema
     .createIndex('subscribers_profile_id_imsi')
     .on('subscribers')
