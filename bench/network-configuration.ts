@@ -8,9 +8,9 @@
 // process; the bare server runs in its own process too; autocannon drives both from this process.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -29,6 +29,11 @@ export interface Figures {
   p50Ms: number;
   p99Ms: number;
   requests: number;
+  /**
+   * CPU time the server process spent per request, in µs (Linux /proc; absent elsewhere). Unlike req/s it
+   * barely depends on what else the machine is doing.
+   */
+  cpuUsPerRequest?: number;
 }
 
 export interface Comparison {
@@ -110,20 +115,25 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port +
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 
-async function withBareServer<T>(bytes: number, work: (baseUrl: string) => Promise<T>): Promise<T> {
+interface Server {
+  baseUrl: string;
+  pid: number;
+}
+
+async function withBareServer<T>(bytes: number, work: (server: Server) => Promise<T>): Promise<T> {
   const { child, output } = spawnNode(['-e', BARE_SERVER, String(bytes)]);
   try {
     const port = await new Promise<number>((done, fail) => {
       child.stdout?.once('data', (chunk: Buffer) => done(Number(chunk.toString().trim())));
       child.once('exit', (code) => fail(new Error(`bare server exited with ${code}: ${output()}`)));
     });
-    return await work(`http://127.0.0.1:${port}`);
+    return await work({ baseUrl: `http://127.0.0.1:${port}`, pid: child.pid ?? 0 });
   } finally {
     await stop(child);
   }
 }
 
-async function withService<T>(work: (baseUrl: string) => Promise<T>): Promise<T> {
+async function withService<T>(work: (server: Server) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-bench-network-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -148,7 +158,7 @@ async function withService<T>(work: (baseUrl: string) => Promise<T>): Promise<T>
       }
       await new Promise((done) => setTimeout(done, 100));
     }
-    return await work(baseUrl);
+    return await work({ baseUrl, pid: child.pid ?? 0 });
   } finally {
     await stop(child);
     rmSync(dir, { recursive: true, force: true });
@@ -206,14 +216,33 @@ async function measure(
   };
 }
 
+// Linux counts process CPU time in /proc in ticks of 1/100 s (USER_HZ, fixed for user space).
+const TICKS_PER_SECOND = 100;
+
+/** User plus system CPU seconds the process has used, or undefined without /proc. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // utime and stime are the 14th and 15th fields; the command name before them may hold spaces.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
 async function warmMeasure(
-  baseUrl: string,
+  server: Server,
   request: Request,
   load: Load,
   vary?: (request: Request) => Request,
 ): Promise<Figures> {
-  await measure(baseUrl, request, { ...load, durationSeconds: WARMUP_SECONDS }, vary);
-  return measure(baseUrl, request, load, vary);
+  await measure(server.baseUrl, request, { ...load, durationSeconds: WARMUP_SECONDS }, vary);
+  const before = cpuSeconds(server.pid);
+  const figures = await measure(server.baseUrl, request, load, vary);
+  const after = cpuSeconds(server.pid);
+  if (before === undefined || after === undefined) return figures;
+  return { ...figures, cpuUsPerRequest: ((after - before) * 1e6) / figures.requests };
 }
 
 // ---- the scenario ----
@@ -255,7 +284,8 @@ export async function runNetworkConfiguration(
 ): Promise<{ rows: Comparison[]; imports: ImportFigures }> {
   const log = options.log ?? (() => undefined);
   const load: Load = { durationSeconds: options.durationSeconds, connections: options.connections };
-  return withService(async (baseUrl) => {
+  return withService(async (server) => {
+    const { baseUrl } = server;
     const init = await call(baseUrl, 'POST', '/api/v1/init', undefined, {
       email: 'bench@example.com',
       password: 'bench-password',
@@ -293,10 +323,10 @@ export async function runNetworkConfiguration(
       );
       const responseBytes = Buffer.byteLength(sample);
       log(`${endpoint}: service (${responseBytes} bytes)`);
-      const service = await warmMeasure(baseUrl, request, load, vary);
+      const service = await warmMeasure(server, request, load, vary);
       log(`${endpoint}: bare node:http`);
-      const bare = await withBareServer(responseBytes, (bareUrl) =>
-        warmMeasure(bareUrl, request, load, vary),
+      const bare = await withBareServer(responseBytes, (bareServer) =>
+        warmMeasure(bareServer, request, load, vary),
       );
       const ratio = service.requestsPerSecond / bare.requestsPerSecond;
       rows.push({
@@ -347,14 +377,19 @@ export async function runNetworkConfiguration(
 const fixed = (value: number, digits: number) =>
   value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 const ms = (value: number) => `${fixed(value, value < 10 ? 2 : 1)} ms`;
+const us = (value: number | undefined) => (value === undefined ? 'n/a' : `${fixed(value, 0)} µs`);
 
 export function report(result: { rows: Comparison[]; imports: ImportFigures }, load: Load): string {
   const lines = [
-    `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}; ` +
-      `${load.connections} connections, ${load.durationSeconds} s per measurement after a ${WARMUP_SECONDS} s warm-up.`,
+    `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ` +
+      `${loadavg()
+        .map((value) => fixed(value, 1))
+        .join(' ')} at the end; ${load.connections} connections, ` +
+      `${load.durationSeconds} s per measurement after a ${WARMUP_SECONDS} s warm-up. ratio = req/s over ` +
+      'bare req/s; CPU ratio = bare CPU per request over service CPU per request.',
     '',
-    '| Endpoint | Body | req/s | p50 | p99 | bare req/s | bare p50 | bare p99 | ratio | goal |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| Endpoint | Body | req/s | p50 | p99 | bare req/s | bare p50 | bare p99 | ratio | goal | CPU/req | bare CPU/req | CPU ratio |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...result.rows.map((row) =>
       [
         '',
@@ -368,6 +403,11 @@ export function report(result: { rows: Comparison[]; imports: ImportFigures }, l
         ms(row.bare.p99Ms),
         `${fixed(row.ratio * 100, 0)}%`,
         row.goal === undefined ? '' : `≥ ${fixed(row.goal * 100, 0)}%`,
+        us(row.service.cpuUsPerRequest),
+        us(row.bare.cpuUsPerRequest),
+        row.service.cpuUsPerRequest && row.bare.cpuUsPerRequest
+          ? `${fixed((row.bare.cpuUsPerRequest / row.service.cpuUsPerRequest) * 100, 0)}%`
+          : 'n/a',
         '',
       ]
         .join(' | ')
