@@ -340,6 +340,12 @@ export async function runNetworkConfiguration(
       });
     };
 
+    // Not a network route: any authenticated request costs at least this much (auth, framework, socket).
+    await compare(
+      'GET /api/v1/users/me (floor: authentication only)',
+      { method: 'GET', path: '/api/v1/users/me', headers },
+      undefined,
+    );
     const total = options.subscribers;
     const lastPage = Math.ceil(total / 100);
     for (const page of [1, Math.ceil(lastPage / 2), lastPage]) {

@@ -121,6 +121,19 @@ describe('POST /api/v1/subscribers/import', () => {
     assert.equal(read.statusCode, 404);
   });
 
+  it('refuses a body over 8 MiB with 413 naming that limit', async () => {
+    const response = await importCsv(
+      `imsi,key,sequenceNumber,profile_name\n${'x'.repeat(8 * 1024 * 1024)}\n`,
+    );
+    assert.equal(errorOf(response, 413), 'request body is larger than 8 MiB');
+  });
+
+  it('leaves the 1 MiB limit on the other routes', async () => {
+    const payload = { ...newSubscriber(600), profile_name: 'x'.repeat(1024 * 1024) };
+    const response = await t.request({ method: 'POST', url: '/api/v1/subscribers', token, payload });
+    assert.equal(errorOf(response, 413), 'request body is larger than 1 MiB');
+  });
+
   it('refuses more than 10,000 subscribers', async () => {
     const rows = Array.from({ length: 10_001 }, () => ({}));
     assert.equal(errorOf(await importJson(rows), 400), 'an import holds 1 to 10000 subscribers, got 10001');
