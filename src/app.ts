@@ -8,6 +8,7 @@ import type { Job } from './jobs/scheduler.ts';
 import { installAuthentication } from './http/authentication.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { installOpenApi } from './http/openapi.ts';
+import type { Permission } from './http/permissions.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createApiTokensRepository } from './resources/api-tokens/api-tokens.repository.ts';
@@ -42,9 +43,17 @@ export interface AppOptions {
   tls?: { cert: Buffer; key: Buffer };
 }
 
+export interface RouteSummary {
+  method: string;
+  url: string;
+  permission: Permission;
+}
+
 export interface BuiltApp {
   app: FastifyInstance;
   retention: RetentionService;
+  /** Every route with the permission that guards it (docs and the permission test read this). */
+  routes: RouteSummary[];
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
   backgroundJobs: { name: string; intervalMs: number; job: Job }[];
 }
@@ -102,6 +111,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   const root = app as unknown as FastifyInstance;
 
+  const routes: RouteSummary[] = [];
+  root.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD' && route.config?.permission) routes.push({ method, url: route.url, permission: route.config.permission });
+    }
+  });
   root.setValidatorCompiler(validatorCompiler);
   // Only JSON bodies are accepted; anything else is 415.
   root.removeContentTypeParser(['text/plain']);
@@ -142,6 +158,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   return {
     app: root,
     retention,
+    routes,
     backgroundJobs: [
       {
         name: 'retention',
