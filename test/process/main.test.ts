@@ -31,7 +31,15 @@ describe('the process (npm start)', () => {
     assert.equal(status.status, 200);
     assert.deepEqual(((await status.json()) as { result: { ready: boolean } }).result.ready, true);
 
+    // A request in flight when SIGTERM arrives still gets its answer (init hashes a password for a while).
+    const init = fetch(`${match[1]}/api/v1/init`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: 'password1' }),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
     child.kill('SIGTERM');
+    assert.equal((await init).status, 201);
     assert.equal(await exited, 0);
   });
 
