@@ -7,10 +7,9 @@ export const Envelope = <T extends TSchema>(result: T) =>
 /** `result` of create, update, delete and clear operations. */
 export const MessageResult = Type.Object({ message: Type.String() });
 
-export const ErrorBody = Type.Object(
-  { error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }) },
-  { $id: 'Error' },
-);
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }),
+});
 
 export const PaginationQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1, description: '1-based page index' }),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
 
 describe('errors and shared HTTP rules', () => {
@@ -128,11 +129,13 @@ describe('errors and shared HTTP rules', () => {
     }
   });
 
-  it('serves the OpenAPI 3.1 document without credentials, with every route in it', async () => {
+  it('serves a valid OpenAPI 3.1 document without credentials, with every route in it', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
     assert.equal(response.statusCode, 200);
     const doc = response.json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>();
     assert.equal(doc.openapi, '3.1.0');
+    const validation = await new Validator().validate(doc);
+    assert.equal(validation.valid, true, JSON.stringify(validation.errors));
     for (const route of t.routes) {
       if (route.url === '/api/v1/openapi.json') continue;
       const path = route.url.replace(/:([a-z_]+)/g, '{$1}');
