@@ -120,8 +120,13 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     }
   });
   root.setValidatorCompiler(validatorCompiler);
-  // Only JSON bodies are accepted; anything else is 415.
-  root.removeContentTypeParser(['text/plain']);
+  // Only JSON bodies are accepted; anything else is 415. An empty JSON body is no body, so bodiless
+  // operations (logout, refresh, rotate-secret) accept clients that always send the JSON content type.
+  const parseJson = root.getDefaultJsonParser('error', 'error');
+  root.removeContentTypeParser(['text/plain', 'application/json']);
+  root.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body.toString(), done),
+  );
   installErrorHandling(root);
   installSecurityHeaders(root, { tls: options.tls !== undefined });
   installAuthentication(root, authenticator);

@@ -79,6 +79,32 @@ describe('errors and shared HTTP rules', () => {
     assert.equal(response.json<{ error: string }>().error, 'password is required');
   });
 
+  it('takes an empty JSON body as no body: fine where none is needed, 400 where one is', async () => {
+    const headers = { 'content-type': 'application/json' };
+    const logout = await t.request({ method: 'POST', url: '/api/v1/auth/logout', headers, payload: '' });
+    assert.equal(logout.statusCode, 200);
+    const create = await createUser('', headers);
+    assert.equal(create.statusCode, 400);
+    assert.equal(create.json<{ error: string }>().error, 'request body must be a JSON object');
+  });
+
+  it('answers a body without a content type with 415', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/v1/users',
+      token: admin,
+      payload: Buffer.from('{}'),
+    });
+    assert.equal(response.statusCode, 415);
+  });
+
+  it('refuses prototype poisoning in JSON bodies', async () => {
+    const response = await createUser('{"email":"a@example.com","__proto__":{"role_id":1}}', {
+      'content-type': 'application/json',
+    });
+    assert.equal(response.statusCode, 400);
+  });
+
   it('rejects a body that is not an object', async () => {
     const response = await createUser([1, 2]);
     assert.equal(response.statusCode, 400);
