@@ -115,7 +115,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   root.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (method !== 'HEAD' && route.config?.permission) routes.push({ method, url: route.url, permission: route.config.permission });
+      if (method !== 'HEAD' && route.config?.permission)
+        routes.push({ method, url: route.url, permission: route.config.permission });
     }
   });
   root.setValidatorCompiler(validatorCompiler);

@@ -99,7 +99,7 @@ describe('audit logs', () => {
       for (const [query, name] of [
         ['start=21-11-2026', 'start'],
         ['end=2026-02-30', 'end'],
-      ]) {
+      ] as const) {
         const response = await t.request({ method: 'GET', url: `/api/v1/logs/audit?${query}`, token: admin });
         assert.equal(response.statusCode, 400, query);
         assert.match(response.json<{ error: string }>().error, new RegExp(name));

@@ -17,7 +17,7 @@ describe('errors and shared HTTP rules', () => {
   it('answers an unknown route with 404 as JSON', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/nothing-here' });
     assert.equal(response.statusCode, 404);
-    assert.match(response.headers['content-type'] ?? '', /application\/json/);
+    assert.match(String(response.headers['content-type']), /application\/json/);
     assert.deepEqual(Object.keys(response.json()), ['error']);
   });
 

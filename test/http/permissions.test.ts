@@ -50,11 +50,11 @@ describe('permission table', () => {
       const url = concrete(route.url);
       const payload = ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined;
 
-      const anonymous = await t.request({ method: route.method as 'GET', url, payload });
+      const anonymous = await t.request({ method: route.method, url, payload });
       assert.equal(anonymous.statusCode, 401, `${route.method} ${route.url} without credentials`);
 
       for (const [roleId, token] of apiTokens) {
-        const response = await t.request({ method: route.method as 'GET', url, payload, token });
+        const response = await t.request({ method: route.method, url, payload, token });
         const allowed = (roles as readonly number[]).includes(roleId);
         const label = `${route.method} ${route.url} as ${ROLE_NAMES[roleId]}`;
         if (allowed)
