@@ -3,6 +3,13 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import { ErrorBody } from './schemas.ts';
 import { PERMISSIONS, type Permission } from './permissions.ts';
 
+/** A multipart upload of one file in the part named `file`. */
+const UploadBody = {
+  type: 'object',
+  properties: { file: { type: 'string', format: 'binary', description: 'The file to upload' } },
+  required: ['file'],
+};
+
 /** The error responses a route can give, derived from what it declares, so the document never drifts. */
 function errorResponses(schema: FastifySchema, permission: Permission | undefined): Record<number, unknown> {
   const responses: Record<number, unknown> = {};
@@ -43,6 +50,11 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
   });
 
   await app.register(swagger, {
+    // Upload routes are not validated as JSON bodies, so the document is told their body here.
+    transform: ({ schema, url, route }) =>
+      route.config?.contentType === 'multipart/form-data'
+        ? { schema: { ...schema, consumes: ['multipart/form-data'], body: UploadBody }, url }
+        : { schema, url },
     openapi: {
       openapi: '3.1.0',
       info: {
