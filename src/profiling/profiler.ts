@@ -26,6 +26,7 @@ const TRACE_CATEGORIES = [
  * profile or trace at a time, whichever app in the process asked for it.
  */
 let running: string | undefined;
+let heapSampling = false;
 
 async function exclusively<T>(what: string, work: () => Promise<T>): Promise<T> {
   if (running !== undefined) {
@@ -55,8 +56,11 @@ async function waitUnlessAborted(seconds: number, signal: AbortSignal): Promise<
  * caller's signal aborts or the profiler is closed.
  */
 export function createProfiler() {
-  // Starting the sampler again with the same settings does nothing, so several apps can share it.
-  heap.start(HEAP_SAMPLING_INTERVAL_BYTES, HEAP_STACK_DEPTH);
+  // One sampler for the process, started by the first app and shared by any other.
+  if (!heapSampling) {
+    heap.start(HEAP_SAMPLING_INTERVAL_BYTES, HEAP_STACK_DEPTH);
+    heapSampling = true;
+  }
   const closing = new AbortController();
 
   return {

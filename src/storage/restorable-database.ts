@@ -31,7 +31,7 @@ function schemaOfThisVersion(): Promise<SchemaObject[]> {
       await migrateToLatest(empty);
       return schemaOf(empty);
     } finally {
-      await empty.destroy();
+      sqliteFileOf(empty).close();
     }
   })();
   return expectedSchema;
@@ -112,6 +112,7 @@ export async function prepareRestorableDatabase(path: string): Promise<void> {
     const broken = sqlite.prepare('PRAGMA foreign_key_check').get() as { table: string } | undefined;
     if (broken) throw new InvalidError(`database has rows in ${broken.table} whose references are missing`);
   } finally {
-    await candidate.destroy();
+    // Closed directly: Kysely's destroy skips a driver no query has started, and some checks run raw.
+    sqliteFileOf(candidate).close();
   }
 }

@@ -4,10 +4,16 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
 /** Opens one connection with the settings the service relies on: WAL, foreign keys, a busy timeout. */
 export function openSqliteConnection(path: string): SQLite.Database {
   const sqlite = new SQLite(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('synchronous = NORMAL');
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+  } catch (error) {
+    // Not a database after all (the first statement reads the file): do not leak the connection.
+    sqlite.close();
+    throw error;
+  }
   return sqlite;
 }
 
