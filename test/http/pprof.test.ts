@@ -53,6 +53,10 @@ function burnCpuForProfile(ms: number): number {
   return x;
 }
 
+/** The functions the samples land in: V8 may inline the loop into its caller once it is optimised. */
+const BURNERS = ['burnCpuForProfile', 'burnWhile'];
+const hasBurner = (names: Set<string>) => BURNERS.some((name) => names.has(name));
+
 async function burnWhile(pending: Promise<unknown>): Promise<void> {
   let done = false;
   void pending.finally(() => {
@@ -132,7 +136,7 @@ describe('profiling (/api/v1/pprof)', () => {
       const profile = decodePprof(response);
       assert.ok(profile.sampleTypes.includes('cpu/nanoseconds'), profile.sampleTypes.join(', '));
       assert.ok(profile.samples > 0);
-      assert.ok(profile.functionNames.has('burnCpuForProfile'), [...profile.functionNames].join(', '));
+      assert.ok(hasBurner(profile.functionNames), [...profile.functionNames].join(', '));
     });
 
     it('rejects seconds outside 1..300 or not an integer with 400 naming it', async () => {
@@ -232,7 +236,7 @@ describe('profiling (/api/v1/pprof)', () => {
           .flatMap((event) => event.args?.data?.cpuProfile?.nodes ?? [])
           .map((node) => (node as { callFrame: { functionName: string } }).callFrame.functionName),
       );
-      assert.ok(functionNames.has('burnCpuForProfile'), [...functionNames].join(', '));
+      assert.ok(hasBurner(functionNames), [...functionNames].join(', '));
     });
 
     it('rejects seconds outside 1..60 with 400 naming it', async () => {
