@@ -51,6 +51,8 @@ export interface AppOptions {
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Largest database upload a restore accepts (default 16 GiB). */
+  restoreMaxBytes?: number;
 }
 
 export interface RouteSummary {
@@ -189,7 +191,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   backup.onRestored(async () => authenticator.forgetVerifiedSecrets());
   await app.register(metricsRoutes({ metrics }));
   await app.register(pprofRoutes({ profiler, diagnostics }));
-  await app.register(backupRoutes({ backup }));
+  await app.register(backupRoutes({ backup, restoreMaxBytes: options.restoreMaxBytes }));
 
   await app.ready();
   return {

@@ -1,18 +1,19 @@
 import multipart from '@fastify/multipart';
 import { basename } from 'node:path';
-import { InvalidError } from '../errors.ts';
+import { InvalidError, TooLargeError } from '../errors.ts';
 import type { App } from '../http/app-types.ts';
 import { actorOf } from '../http/authentication.ts';
 import { Envelope, ErrorBody, FileResponse, message, MessageResult } from '../http/schemas.ts';
 import type { BackupService } from './backup.service.ts';
 
-/** Largest database a restore accepts. The upload goes to disk, never to memory. */
+/** Largest database a restore accepts by default. The upload goes to disk, never to memory. */
 export const RESTORE_MAX_BYTES = 16 * 1024 ** 3;
 
 const tags = ['operations'];
 
-export function backupRoutes(deps: { backup: BackupService }) {
+export function backupRoutes(deps: { backup: BackupService; restoreMaxBytes?: number }) {
   const { backup } = deps;
+  const maxBytes = deps.restoreMaxBytes ?? RESTORE_MAX_BYTES;
 
   return async (app: App): Promise<void> => {
     app.post(
@@ -45,7 +46,7 @@ export function backupRoutes(deps: { backup: BackupService }) {
     // Multipart is accepted here and nowhere else: this scope drops the JSON parsers and adds multipart.
     await app.register(async (scope: App) => {
       scope.removeAllContentTypeParsers();
-      await scope.register(multipart, { limits: { fileSize: RESTORE_MAX_BYTES, files: 1 } });
+      await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
 
       scope.post(
         '/api/v1/restore',
@@ -73,8 +74,15 @@ export function backupRoutes(deps: { backup: BackupService }) {
           },
         },
         async (request) => {
-          const upload = await request.file();
+          const upload = await request.file().catch((error: Error) => {
+            throw new InvalidError(`body is not valid multipart/form-data: ${error.message}`);
+          });
           if (!upload) throw new InvalidError('file is required: send the backup as a multipart file part');
+          // At the limit the parser quietly ends the part early; a shortened database must not pass as whole.
+          const tooLarge = () =>
+            new TooLargeError(`file is larger than the ${maxBytes} bytes a restore accepts`);
+          if (upload.file.truncated) throw tooLarge();
+          upload.file.once('limit', () => upload.file.destroy(tooLarge()));
           const { previous, bytes } = await backup.restore(upload.file, actorOf(request));
           return message(
             `Database restored (${bytes} bytes); the previous one is kept as ${basename(previous)}`,

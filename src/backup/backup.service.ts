@@ -7,7 +7,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { ConflictError } from '../errors.ts';
+import { ConflictError, DomainError, InvalidError } from '../errors.ts';
 import type { Actor } from '../resources/audit-logs/actor.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import type { Db } from '../storage/database.ts';
@@ -129,7 +129,17 @@ export function createBackupService(deps: {
       return exclusively('restore', async () => {
         const candidate = workPath('restore');
         try {
-          await pipeline(upload, createWriteStream(candidate, { mode: 0o600 }));
+          try {
+            await pipeline(upload, createWriteStream(candidate, { mode: 0o600 }));
+          } catch (error) {
+            if (!upload.errored) throw error;
+            // The upload failed, not the disk: the client sent too much, too little or something malformed.
+            throw error instanceof DomainError
+              ? error
+              : new InvalidError(
+                  `the upload ended before the file was complete: ${(error as Error).message}`,
+                );
+          }
           const { size } = await stat(candidate);
           await prepareRestorableDatabase(candidate);
           const previous = `${file.path}.pre-restore-${fileStamp(clock.now())}`;

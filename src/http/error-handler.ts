@@ -8,6 +8,7 @@ import {
   InvalidError,
   NotFoundError,
   RateLimitedError,
+  TooLargeError,
   UnauthorizedError,
 } from '../errors.ts';
 import { describeValidationErrors } from './validation.ts';
@@ -18,6 +19,7 @@ const DOMAIN_STATUS = new Map<new (...args: never[]) => DomainError, number>([
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [TooLargeError, 413],
   [RateLimitedError, 429],
 ]);
 

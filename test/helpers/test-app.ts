@@ -35,7 +35,7 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
  * so tests stay fast.
  */
 export async function createTestApp(
-  options: { clock?: Clock; loginRateLimit?: number; database?: string } = {},
+  options: { clock?: Clock; loginRateLimit?: number; database?: string; restoreMaxBytes?: number } = {},
 ): Promise<TestApp> {
   const db = openSqliteDatabase(options.database ?? ':memory:');
   await migrateToLatest(db);
@@ -44,6 +44,7 @@ export async function createTestApp(
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     loginRateLimit: options.loginRateLimit,
+    restoreMaxBytes: options.restoreMaxBytes,
     scryptCost: { N: 1024, r: 8, p: 1 },
   });
   const app: FastifyInstance = built.app;

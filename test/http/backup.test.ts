@@ -393,6 +393,51 @@ describe('backup and restore', () => {
       });
     });
 
+    it('refuses a malformed or cut-off multipart body with 400, changing nothing', async () => {
+      const before = dump(t);
+      const boundary = 'x-boundary';
+      const part = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="b.db"\r\n\r\n`;
+      for (const [payload, error] of [
+        [
+          `${part}SQLite format 3\0 and then the connection dropped`,
+          /^the upload ended before the file was complete/,
+        ],
+        ['no multipart structure at all', /^body is not valid multipart\/form-data/],
+      ] as const) {
+        const response = await t.request({
+          method: 'POST',
+          url: '/api/v1/restore',
+          token: admin,
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+          payload,
+        });
+        assert.equal(response.statusCode, 400, payload);
+        assert.match(response.json<{ error: string }>().error, error);
+      }
+      assert.deepEqual(dump(t), before);
+      assert.deepEqual(strayFiles(), []);
+    });
+
+    it('refuses a file over the size limit with 413, changing nothing', async () => {
+      const smallDir = mkdtempSync(join(tmpdir(), 'pmn-backup-limit-'));
+      const small = await createTestApp({ database: join(smallDir, 'core.db'), restoreMaxBytes: 4096 });
+      try {
+        const token = await initialize(small);
+        const backup = await takeBackup(small, token);
+        assert.ok(backup.length > 4096);
+        const response = await restore(small, token, backup);
+        assert.equal(response.statusCode, 413);
+        assert.deepEqual(response.json(), { error: 'file is larger than the 4096 bytes a restore accepts' });
+        assert.deepEqual(
+          readdirSync(smallDir).filter((name) => !name.startsWith('core.db')),
+          [],
+        );
+      } finally {
+        await small.close();
+        rmSync(smallDir, { recursive: true, force: true });
+      }
+    });
+
     it('answers 403 to the read-only and network manager roles, 401 without credentials', async () => {
       const backup = await takeBackup(t, admin);
       for (const token of [readOnly, networkManager]) {
