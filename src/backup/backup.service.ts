@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, linkSync, renameSync } from 'node:fs';
+import { createWriteStream, existsSync, linkSync, renameSync, unlinkSync } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -83,7 +83,13 @@ export function createBackupService(deps: {
       }
     }
     linkSync(file.path, previous);
-    renameSync(candidate, file.path);
+    try {
+      renameSync(candidate, file.path);
+    } catch (error) {
+      // Still the live file under a second name: drop it, or it would keep changing with the live one.
+      unlinkSync(previous);
+      throw error;
+    }
   }
 
   return {

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { App } from '../http/app-types.ts';
 import { ErrorBody, FileResponse, TextResponse } from '../http/schemas.ts';
 import type { Diagnostics } from './diagnostics.ts';
-import type { Profiler } from './profiler.ts';
+import { MAX_TRACE_EVENTS, type Profiler } from './profiler.ts';
 
 const BASE = '/api/v1/pprof';
 
@@ -83,7 +83,7 @@ export function pprofRoutes(deps: { profiler: Profiler; diagnostics: Diagnostics
   const tags = ['profiling'];
 
   return async (app: App): Promise<void> => {
-    // pprof posts symbol requests as application/octet-stream; this route reads and ignores any body.
+    // pprof posts symbol requests as application/octet-stream; these routes read and ignore any body.
     app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
     app.get(
@@ -152,8 +152,9 @@ export function pprofRoutes(deps: { profiler: Profiler; diagnostics: Diagnostics
           tags,
           summary: 'Execution trace in Chrome trace-event JSON (opens in Perfetto)',
           description:
-            'V8, Node.js async operations and CPU samples for `seconds` (default 1). One CPU profile or ' +
-            'trace runs at a time (409 otherwise); a client that disconnects ends the trace early.',
+            'V8, Node.js async operations and CPU samples for `seconds` (default 1), or until it holds ' +
+            `${MAX_TRACE_EVENTS} events. One CPU profile or trace runs at a time (409 otherwise); a client ` +
+            'that disconnects ends the trace early.',
           querystring: TraceQuery,
           response: { 200: FileResponse('Chrome trace-event JSON', 'application/json'), 409: ErrorBody },
         },
@@ -167,77 +168,56 @@ export function pprofRoutes(deps: { profiler: Profiler; diagnostics: Diagnostics
       },
     );
 
-    app.get(
-      `${BASE}/goroutine`,
-      {
-        config,
-        schema: {
-          tags,
-          summary: 'JavaScript stacks and active handles, as text',
-          response: { 200: TextResponse('Diagnostic report extract') },
-        },
-      },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(diagnostics.stacks()),
-    );
-
-    for (const path of ['block', 'mutex'] as const) {
-      app.get(
-        `${BASE}/${path}`,
-        {
-          config,
-          schema: {
-            tags,
-            summary: 'Event-loop delay histogram, as text',
-            response: { 200: TextResponse('Event-loop delay since the start') },
-          },
-        },
-        async (_request, reply) => reply.type('text/plain; charset=utf-8').send(diagnostics.eventLoopDelay()),
-      );
-    }
-
-    app.get(
-      `${BASE}/threadcreate`,
-      {
-        config,
-        schema: {
-          tags,
-          summary: 'Native threads and worker threads, as text',
-          response: { 200: TextResponse('Thread list') },
-        },
-      },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(diagnostics.threads()),
-    );
-
-    app.get(
-      `${BASE}/cmdline`,
-      {
-        config,
-        schema: {
-          tags,
-          summary: 'Command line, NUL-separated',
-          response: { 200: TextResponse('Arguments') },
-        },
-      },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send(diagnostics.commandLine()),
-    );
-
     // pprof asks whether symbols exist before symbolising; ours are in the profiles already.
-    const symbolSchema = { tags, response: { 200: TextResponse('`num_symbols: 1`') } };
-    app.get(
-      `${BASE}/symbol`,
-      { config, schema: { ...symbolSchema, summary: 'Symbol table presence (`num_symbols: 1`)' } },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send('num_symbols: 1\n'),
-    );
-    app.post(
-      `${BASE}/symbol`,
+    const SYMBOLS = 'num_symbols: 1\n';
+    const textPages: { method: 'GET' | 'POST'; paths: string[]; summary: string; body: () => string }[] = [
       {
-        config,
-        schema: {
-          ...symbolSchema,
-          summary: 'Symbol lookup for program counters: resolves none, profiles are already symbolised',
-        },
+        method: 'GET',
+        paths: ['goroutine'],
+        summary: 'JavaScript stacks, active resources and libuv handles, as text',
+        body: () => diagnostics.stacks(),
       },
-      async (_request, reply) => reply.type('text/plain; charset=utf-8').send('num_symbols: 1\n'),
-    );
+      {
+        method: 'GET',
+        paths: ['block', 'mutex'],
+        summary: 'Event-loop delay histogram since the start, as text',
+        body: () => diagnostics.eventLoopDelay(),
+      },
+      {
+        method: 'GET',
+        paths: ['threadcreate'],
+        summary: 'Native threads and worker threads, as text',
+        body: () => diagnostics.threads(),
+      },
+      {
+        method: 'GET',
+        paths: ['cmdline'],
+        summary: 'Command line, NUL-separated',
+        body: () => diagnostics.commandLine(),
+      },
+      {
+        method: 'GET',
+        paths: ['symbol'],
+        summary: 'Symbol table presence (`num_symbols: 1`)',
+        body: () => SYMBOLS,
+      },
+      {
+        method: 'POST',
+        paths: ['symbol'],
+        summary: 'Symbol lookup for program counters: resolves none, profiles are already symbolised',
+        body: () => SYMBOLS,
+      },
+    ];
+    for (const { method, paths, summary, body } of textPages) {
+      for (const path of paths) {
+        app.route({
+          method,
+          url: `${BASE}/${path}`,
+          config,
+          schema: { tags, summary, response: { 200: TextResponse(summary) } },
+          handler: async (_request, reply) => reply.type('text/plain; charset=utf-8').send(body()),
+        });
+      }
+    }
   };
 }

@@ -21,6 +21,9 @@ const TRACE_CATEGORIES = [
   'disabled-by-default-v8.cpu_profiler',
 ];
 
+/** A trace ends early once it holds this many events, so a busy service cannot fill its memory with one. */
+export const MAX_TRACE_EVENTS = 300_000;
+
 /**
  * V8 has one CPU profiler and one tracing agent per process, so the guard is per process too: one CPU
  * profile or trace at a time, whichever app in the process asked for it.
@@ -89,18 +92,25 @@ export function createProfiler() {
       return encode(heap.profile());
     },
 
-    /** A Chrome trace-event JSON document (`{"traceEvents": [...]}`), which Perfetto and chrome://tracing open. */
+    /**
+     * A Chrome trace-event JSON document (`{"traceEvents": [...]}`), which Perfetto and chrome://tracing
+     * open. It ends early when it reaches MAX_TRACE_EVENTS.
+     */
     async trace(seconds: number, signal: AbortSignal): Promise<string> {
       return exclusively('trace', async () => {
         const session = new Session();
         session.connect();
         const events: object[] = [];
-        session.on('NodeTracing.dataCollected', (message) => events.push(...message.params.value));
+        const full = new AbortController();
+        session.on('NodeTracing.dataCollected', (message) => {
+          events.push(...message.params.value);
+          if (events.length >= MAX_TRACE_EVENTS) full.abort();
+        });
         const complete = new Promise<void>((resolve) => session.once('NodeTracing.tracingComplete', resolve));
         try {
           await session.post('NodeTracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES } });
           try {
-            await waitUnlessAborted(seconds, AbortSignal.any([signal, closing.signal]));
+            await waitUnlessAborted(seconds, AbortSignal.any([signal, closing.signal, full.signal]));
           } finally {
             await session.post('NodeTracing.stop');
             await complete;
