@@ -10,6 +10,17 @@ const UploadBody = {
   required: ['file'],
 };
 
+/**
+ * A query parameter with a default may be left out, though the validation schema lists it as required
+ * (so that handlers see the default filled in); the document says it is optional.
+ */
+function optionalWhenDefaulted(querystring: unknown): unknown {
+  const object = querystring as { required?: string[]; properties?: Record<string, object> } | undefined;
+  if (!object?.required || !object.properties) return querystring;
+  const properties = object.properties;
+  return { ...object, required: object.required.filter((name) => !('default' in (properties[name] ?? {}))) };
+}
+
 /** The error responses a route can give, derived from what it declares, so the document never drifts. */
 function errorResponses(schema: FastifySchema, permission: Permission | undefined): Record<number, unknown> {
   const responses: Record<number, unknown> = {};
@@ -50,11 +61,18 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
   });
 
   await app.register(swagger, {
-    // Upload routes are not validated as JSON bodies, so the document is told their body here.
-    transform: ({ schema, url, route }) =>
-      route.config?.contentType === 'multipart/form-data'
-        ? { schema: { ...schema, consumes: ['multipart/form-data'], body: UploadBody }, url }
-        : { schema, url },
+    transform: ({ schema, url, route }) => {
+      const documented: FastifySchema = {
+        ...schema,
+        querystring: optionalWhenDefaulted(schema.querystring),
+      };
+      // Upload routes are not validated as JSON bodies, so the document is told their body here.
+      if (route.config?.contentType === 'multipart/form-data') {
+        documented.consumes = ['multipart/form-data'];
+        documented.body = UploadBody;
+      }
+      return { schema: documented, url };
+    },
     openapi: {
       openapi: '3.1.0',
       info: {
