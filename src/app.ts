@@ -30,8 +30,18 @@ import { createUsersService } from './resources/users/users.service.ts';
 import { createRetentionPoliciesRepository } from './retention/retention-policies.repository.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
-import type { Db } from './storage/database.ts';
+import { sqliteFileOf, type Db } from './storage/database.ts';
 import { VERSION } from './version.ts';
+import { backupRoutes } from './backup/backup.routes.ts';
+import { createBackupService } from './backup/backup.service.ts';
+import { installHttpMetrics } from './metrics/http-metrics.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/metrics.routes.ts';
+import { createDiagnostics } from './profiling/diagnostics.ts';
+import { pprofRoutes } from './profiling/pprof.routes.ts';
+import { createProfiler } from './profiling/profiler.ts';
+import { createRetentionMetrics } from './retention/retention-metrics.ts';
+import { registerDatabaseMetrics } from './storage/database-metrics.ts';
 
 export interface AppOptions {
   /** A migrated database. */
@@ -41,6 +51,8 @@ export interface AppOptions {
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Largest database upload a restore accepts (default 16 GiB). */
+  restoreMaxBytes?: number;
 }
 
 export interface RouteSummary {
@@ -67,6 +79,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const { db, logger } = options;
   const clock = options.clock ?? systemClock;
   const scryptCost = options.scryptCost ?? DEFAULT_SCRYPT_COST;
+  // Created first so that every part can register what it measures.
+  const metrics = createMetrics();
 
   const users = createUsersRepository(db);
   const sessions = createSessionsRepository(db);
@@ -131,6 +145,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   installSecurityHeaders(root, { tls: options.tls !== undefined });
   installAuthentication(root, authenticator);
   await installOpenApi(root, VERSION);
+  installHttpMetrics(root, metrics);
   root.addHook('onResponse', (request, reply, done) => {
     request.log.debug(
       {
@@ -160,6 +175,29 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       writePermission: 'audit:retention',
     }),
   );
+
+  // Operations: metrics, profiling, backup and restore.
+  const retentionMetrics = createRetentionMetrics(metrics);
+  const sqliteFile = sqliteFileOf(db);
+  registerDatabaseMetrics(metrics, sqliteFile);
+  const profiler = createProfiler();
+  const diagnostics = createDiagnostics();
+  // A running CPU profile or trace ends at once, so stopping does not wait out its duration.
+  root.addHook('preClose', (done) => {
+    profiler.close();
+    done();
+  });
+  root.addHook('onClose', (_instance, done) => {
+    diagnostics.close();
+    done();
+  });
+  const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
+  backup.onRestored((executor) => signingSecret.reload(executor));
+  backup.onRestored(async () => authenticator.forgetVerifiedSecrets());
+  await app.register(metricsRoutes({ metrics }));
+  await app.register(pprofRoutes({ profiler, diagnostics }));
+  await app.register(backupRoutes({ backup, restoreMaxBytes: options.restoreMaxBytes }));
+
   await app.ready();
   return {
     app: root,
@@ -169,7 +207,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       {
         name: 'retention',
         intervalMs: HOUR_MS,
-        job: async (signal) => void (await retention.enforce(signal)),
+        job: async (signal) => retentionMetrics.record(await retention.enforce(signal)),
       },
       { name: 'expired-sessions', intervalMs: HOUR_MS, job: () => sessions.deleteExpired(clock.now()) },
     ],

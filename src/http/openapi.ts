@@ -14,6 +14,24 @@ const ERROR_MEANINGS: Record<number, string> = {
   415: 'Body is not application/json',
 };
 
+/** A multipart upload of one file in the part named `file`. */
+const UploadBody = {
+  type: 'object',
+  properties: { file: { type: 'string', format: 'binary', description: 'The file to upload' } },
+  required: ['file'],
+};
+
+/**
+ * A query parameter with a default may be left out, though the validation schema lists it as required
+ * (so that handlers see the default filled in); the document says it is optional.
+ */
+function optionalWhenDefaulted(querystring: unknown): unknown {
+  const object = querystring as { required?: string[]; properties?: Record<string, object> } | undefined;
+  if (!object?.required || !object.properties) return querystring;
+  const properties = object.properties;
+  return { ...object, required: object.required.filter((name) => !('default' in (properties[name] ?? {}))) };
+}
+
 /** The error responses a route can give, derived from what it declares, so the document never drifts. */
 function errorResponses(schema: FastifySchema, permission: Permission | undefined): Record<number, unknown> {
   const roles = permission ? PERMISSIONS[permission] : 'public';
@@ -51,6 +69,18 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
   });
 
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      const documented: FastifySchema = {
+        ...schema,
+        querystring: optionalWhenDefaulted(schema.querystring),
+      };
+      // Upload routes are not validated as JSON bodies, so the document is told their body here.
+      if (route.config?.contentType === 'multipart/form-data') {
+        documented.consumes = ['multipart/form-data'];
+        documented.body = UploadBody;
+      }
+      return { schema: documented, url };
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -56,3 +56,19 @@ export const PasswordString = Type.String({
 export const RetentionDays = Type.Object({
   days: Type.Integer({ minimum: 1, 'x-error': 'must be a positive integer' }),
 });
+
+/** How a non-JSON response is described; its payload is not typed (a Buffer or a stream is sent). */
+interface DescribedResponse {
+  description: string;
+  content: Record<string, { schema: unknown }>;
+}
+
+/** A response that is a file to download (pprof profiles, database backups), for the OpenAPI document. */
+export function FileResponse(description: string, contentType: string): DescribedResponse {
+  return { description, content: { [contentType]: { schema: Type.String({ format: 'binary' }) } } };
+}
+
+/** A plain-text (or HTML) response, for the OpenAPI document. */
+export function TextResponse(description: string, contentType = 'text/plain'): DescribedResponse {
+  return { description, content: { [contentType]: { schema: Type.String() } } };
+}

@@ -1,21 +1,28 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { createSqliteFile, type SqliteFile } from './sqlite-file.ts';
 
 export type Db = Kysely<Database>;
+
+const sqliteFiles = new WeakMap<Db, SqliteFile>();
 
 /** Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. */
 export function openSqliteDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const sqlite = new SQLite(path);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const file = createSqliteFile(path);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  sqliteFiles.set(db, file);
+  return db;
+}
+
+/** The SQLite file under a database from `openSqliteDatabase` (backup, restore and the size metric use it). */
+export function sqliteFileOf(db: Db): SqliteFile {
+  const file = sqliteFiles.get(db);
+  if (!file) throw new Error('the database was not opened by openSqliteDatabase');
+  return file;
 }
 
 export class MigrationError extends Error {}

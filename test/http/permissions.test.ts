@@ -6,11 +6,15 @@ import { ROLE, ROLE_NAMES, type RoleId } from '../../src/resources/users/roles.t
 import { renderPermissionsDoc } from '../../scripts/permissions-doc.ts';
 import { createTestApp, initialize, result, userWithRole, type TestApp } from '../helpers/test-app.ts';
 
+/** Routes that run for as long as they are asked (CPU profile, trace): the walk asks for the shortest. */
+const TIMED = new Set(['/api/v1/pprof/profile', '/api/v1/pprof/trace']);
+
 /** Fills path parameters with values that name nothing, so a permitted call ends in 400/404, not a change. */
 function concrete(url: string): string {
-  return url.replace(/:([a-z_]+)/g, (_m, name: string) =>
+  const filled = url.replace(/:([a-z_]+)/g, (_m, name: string) =>
     name === 'email' ? 'nobody@example.com' : 'unknown-id',
   );
+  return TIMED.has(url) ? `${filled}?seconds=1` : filled;
 }
 
 describe('permission table', () => {
