@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { Kysely, Migrator, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { createSqliteFile, type SqliteFile } from './sqlite-file.ts';
@@ -9,11 +9,24 @@ export type Db = Kysely<Database>;
 
 const sqliteFiles = new WeakMap<Db, SqliteFile>();
 
+/** SQLite runs DDL inside transactions; saying so makes Kysely's Migrator apply migrations all or nothing. */
+class TransactionalDdlSqliteAdapter extends SqliteAdapter {
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+class PmnSqliteDialect extends SqliteDialect {
+  override createAdapter(): DialectAdapter {
+    return new TransactionalDdlSqliteAdapter();
+  }
+}
+
 /** Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. */
 export function openSqliteDatabase(path: string): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const file = createSqliteFile(path);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ dialect: new PmnSqliteDialect({ database: file }) });
   sqliteFiles.set(db, file);
   return db;
 }
@@ -27,7 +40,7 @@ export function sqliteFileOf(db: Db): SqliteFile {
 
 export class MigrationError extends Error {}
 
-/** Applies every pending migration; each one runs in its own transaction. */
+/** Applies every pending migration in one transaction: a failure leaves the schema as it was. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   const migrator = new Migrator({ db, provider: migrationProvider });
   const { error, results } = await migrator.migrateToLatest();
