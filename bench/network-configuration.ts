@@ -17,6 +17,8 @@ import { parseArgs } from 'node:util';
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const IMPORT_BATCH = 10_000;
+const DEFAULT_CONNECTIONS = 10;
+const DEFAULT_SUBSCRIBERS = 100_000;
 const WARMUP_SECONDS = 2;
 
 export interface Load {
@@ -133,11 +135,12 @@ async function withBareServer<T>(bytes: number, work: (server: Server) => Promis
   }
 }
 
-async function withService<T>(work: (server: Server) => Promise<T>): Promise<T> {
+async function withService<T>(nodeArgs: string[], work: (server: Server) => Promise<T>): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-bench-network-'));
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const { child, output } = spawnNode([
+    ...nodeArgs,
     '--import',
     'tsx',
     'src/main.ts',
@@ -276,6 +279,8 @@ async function call(
 
 export interface RunOptions extends Load {
   subscribers: number;
+  /** Extra `node` flags for the service, e.g. `--cpu-prof`. */
+  serviceNodeArgs?: string[];
   log?: (line: string) => void;
 }
 
@@ -284,7 +289,7 @@ export async function runNetworkConfiguration(
 ): Promise<{ rows: Comparison[]; imports: ImportFigures }> {
   const log = options.log ?? (() => undefined);
   const load: Load = { durationSeconds: options.durationSeconds, connections: options.connections };
-  return withService(async (server) => {
+  return withService(options.serviceNodeArgs ?? [], async (server) => {
     const { baseUrl } = server;
     const init = await call(baseUrl, 'POST', '/api/v1/init', undefined, {
       email: 'bench@example.com',
@@ -385,6 +390,15 @@ const fixed = (value: number, digits: number) =>
 const ms = (value: number) => `${fixed(value, value < 10 ? 2 : 1)} ms`;
 const us = (value: number | undefined) => (value === undefined ? 'n/a' : `${fixed(value, 0)} µs`);
 
+export function importSummary(imports: ImportFigures): string {
+  const slowest = Math.max(...imports.seconds);
+  return (
+    `Bulk import, ${imports.batches} imports of ${imports.batchSize} subscribers (JSON), seconds each as the ` +
+    `client sees it: ${imports.seconds.map((s) => fixed(s, 2)).join(', ')}; slowest ${fixed(slowest, 2)} s ` +
+    `(${fixed(imports.batchSize / slowest, 0)} subscribers/s; goal: under 3 s).`
+  );
+}
+
 export function report(result: { rows: Comparison[]; imports: ImportFigures }, load: Load): string {
   const lines = [
     `Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'unknown CPU'}, load average ` +
@@ -420,20 +434,37 @@ export function report(result: { rows: Comparison[]; imports: ImportFigures }, l
         .trim(),
     ),
     '',
-    `Bulk import, ${result.imports.batches} imports of ${result.imports.batchSize} subscribers (JSON), seconds each ` +
-      `as the client sees it: ${result.imports.seconds.map((s) => fixed(s, 2)).join(', ')}; ` +
-      `slowest ${fixed(Math.max(...result.imports.seconds), 2)} s ` +
-      `(${fixed(result.imports.batchSize / Math.max(...result.imports.seconds), 0)} subscribers/s; goal: under 3 s).`,
+    importSummary(result.imports),
   ];
   return lines.join('\n');
+}
+
+/**
+ * The suite entry for `npm run bench` (bench/run.ts): the same measurements with the default sizes; the
+ * rows are returned, the import timings go to the log.
+ */
+export async function run(context: {
+  durationSeconds: number;
+  serviceNodeArgs?: string[];
+  log: (line: string) => void;
+}): Promise<Comparison[]> {
+  const result = await runNetworkConfiguration({
+    durationSeconds: context.durationSeconds,
+    connections: DEFAULT_CONNECTIONS,
+    subscribers: DEFAULT_SUBSCRIBERS,
+    serviceNodeArgs: context.serviceNodeArgs,
+    log: context.log,
+  });
+  context.log(importSummary(result.imports));
+  return result.rows;
 }
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       duration: { type: 'string', default: '10' },
-      connections: { type: 'string', default: '10' },
-      subscribers: { type: 'string', default: '100000' },
+      connections: { type: 'string', default: String(DEFAULT_CONNECTIONS) },
+      subscribers: { type: 'string', default: String(DEFAULT_SUBSCRIBERS) },
     },
     strict: true,
   });

@@ -8,6 +8,7 @@ import type { Job } from './jobs/scheduler.ts';
 import { installAuthentication } from './http/authentication.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { installOpenApi } from './http/openapi.ts';
+import type { Permission } from './http/permissions.ts';
 import { installSecurityHeaders } from './http/security-headers.ts';
 import { validatorCompiler } from './http/validation.ts';
 import { createApiTokensRepository } from './resources/api-tokens/api-tokens.repository.ts';
@@ -29,8 +30,19 @@ import { createUsersService } from './resources/users/users.service.ts';
 import { createRetentionPoliciesRepository } from './retention/retention-policies.repository.ts';
 import { retentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionService, type RetentionService } from './retention/retention.service.ts';
-import type { Db } from './storage/database.ts';
+import { sqliteFileOf, type Db } from './storage/database.ts';
+import type { Executor } from './storage/transaction.ts';
 import { VERSION } from './version.ts';
+import { backupRoutes } from './backup/backup.routes.ts';
+import { createBackupService } from './backup/backup.service.ts';
+import { installHttpMetrics } from './metrics/http-metrics.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { metricsRoutes } from './metrics/metrics.routes.ts';
+import { createDiagnostics } from './profiling/diagnostics.ts';
+import { pprofRoutes } from './profiling/pprof.routes.ts';
+import { createProfiler } from './profiling/profiler.ts';
+import { createRetentionMetrics } from './retention/retention-metrics.ts';
+import { registerDatabaseMetrics } from './storage/database-metrics.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
 import { createNetworkState, type NetworkState } from './network/network-state.ts';
 import { createDataNetworksRepository } from './resources/data-networks/data-networks.repository.ts';
@@ -62,13 +74,23 @@ export interface AppOptions {
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
   tls?: { cert: Buffer; key: Buffer };
+  /** Largest database upload a restore accepts (default 16 GiB). */
+  restoreMaxBytes?: number;
   /** The 32-byte key that seals secrets at rest (subscriber keys and OPcs, the OP); kept outside the database. */
   secretKey: Buffer;
+}
+
+export interface RouteSummary {
+  method: string;
+  url: string;
+  permission: Permission;
 }
 
 export interface BuiltApp {
   app: FastifyInstance;
   retention: RetentionService;
+  /** Every route with the permission that guards it (docs and the permission test read this). */
+  routes: RouteSummary[];
   /** The live picture of the network: the network functions write it, the API reads it. */
   networkState: NetworkState;
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
@@ -84,6 +106,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const { db, logger } = options;
   const clock = options.clock ?? systemClock;
   const scryptCost = options.scryptCost ?? DEFAULT_SCRYPT_COST;
+  // Created first so that every part can register what it measures.
+  const metrics = createMetrics();
 
   const users = createUsersRepository(db);
   const sessions = createSessionsRepository(db);
@@ -128,13 +152,27 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   const root = app as unknown as FastifyInstance;
 
+  const routes: RouteSummary[] = [];
+  root.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD' && route.config?.permission)
+        routes.push({ method, url: route.url, permission: route.config.permission });
+    }
+  });
   root.setValidatorCompiler(validatorCompiler);
-  // Only JSON bodies are accepted; anything else is 415.
-  root.removeContentTypeParser(['text/plain']);
+  // Only JSON bodies are accepted; anything else is 415. An empty JSON body is no body, so bodiless
+  // operations (logout, refresh, rotate-secret) accept clients that always send the JSON content type.
+  const parseJson = root.getDefaultJsonParser('error', 'error');
+  root.removeContentTypeParser(['text/plain', 'application/json']);
+  root.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(request, body.toString(), done),
+  );
   installErrorHandling(root);
   installSecurityHeaders(root, { tls: options.tls !== undefined });
   installAuthentication(root, authenticator);
   await installOpenApi(root, VERSION);
+  installHttpMetrics(root, metrics);
   root.addHook('onResponse', (request, reply, done) => {
     request.log.debug(
       {
@@ -165,6 +203,28 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     }),
   );
 
+  // Operations: metrics, profiling, backup and restore.
+  const retentionMetrics = createRetentionMetrics(metrics);
+  const sqliteFile = sqliteFileOf(db);
+  registerDatabaseMetrics(metrics, sqliteFile);
+  const profiler = createProfiler();
+  const diagnostics = createDiagnostics();
+  // A running CPU profile or trace ends at once, so stopping does not wait out its duration.
+  root.addHook('preClose', (done) => {
+    profiler.close();
+    done();
+  });
+  root.addHook('onClose', (_instance, done) => {
+    diagnostics.close();
+    done();
+  });
+  const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
+  backup.onRestored((executor) => signingSecret.reload(executor));
+  backup.onRestored(async () => authenticator.forgetVerifiedSecrets());
+  await app.register(metricsRoutes({ metrics }));
+  await app.register(pprofRoutes({ profiler, diagnostics }));
+  await app.register(backupRoutes({ backup, restoreMaxBytes: options.restoreMaxBytes }));
+
   // Network configuration: operator, data networks, slices, profiles, policies, subscribers.
   const secretBox = createSecretBox(options.secretKey);
   const networkState = createNetworkState({ clock });
@@ -174,16 +234,23 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const profilesRepository = createProfilesRepository(db);
   const policiesRepository = createPoliciesRepository(db);
   const subscribersRepository = createSubscribersRepository(db);
-  const seeded = await seedNetworkDefaults({
-    db,
-    secretBox,
-    operator: operatorRepository,
-    dataNetworks: dataNetworksRepository,
-    slices: slicesRepository,
-    profiles: profilesRepository,
-    policies: policiesRepository,
-  });
-  if (seeded) logger.info('first start: default operator, data network, slice, profile and policy created');
+  const seedDefaults = (executor: Executor) =>
+    seedNetworkDefaults({
+      db: executor,
+      secretBox,
+      operator: operatorRepository,
+      dataNetworks: dataNetworksRepository,
+      slices: slicesRepository,
+      profiles: profilesRepository,
+      policies: policiesRepository,
+    });
+  if (await seedDefaults(db)) {
+    // Said once the service listens: the first line an operator sees is where it listens.
+    root.addHook('onListen', (done) => {
+      logger.info('first start: default operator, data network, slice, profile and policy created');
+      done();
+    });
+  }
   const operatorService = createOperatorService({
     db,
     operator: operatorRepository,
@@ -243,17 +310,21 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   );
   await app.register(subscribersRoutes({ subscribers: subscribersService }));
   await app.register(subscriberImportRoutes({ subscribers: subscribersService }));
+  backup.onRestored(async () => subscribersService.forgetListPositions());
+  // A database from before the network configuration existed gets the first-start defaults.
+  backup.onRestored(async (executor) => void (await seedDefaults(executor)));
 
   await app.ready();
   return {
     app: root,
     retention,
+    routes,
     networkState,
     backgroundJobs: [
       {
         name: 'retention',
         intervalMs: HOUR_MS,
-        job: async (signal) => void (await retention.enforce(signal)),
+        job: async (signal) => retentionMetrics.record(await retention.enforce(signal)),
       },
       { name: 'expired-sessions', intervalMs: HOUR_MS, job: () => sessions.deleteExpired(clock.now()) },
     ],

@@ -24,6 +24,9 @@ export class NotFoundError extends DomainError {}
 /** The change conflicts with the current state: duplicates, references, last admin (409). */
 export class ConflictError extends DomainError {}
 
+/** What was sent is larger than the service accepts (413). */
+export class TooLargeError extends DomainError {}
+
 /** Too many attempts; the caller may retry after `retryAfterSeconds` (429). */
 export class RateLimitedError extends DomainError {
   constructor(

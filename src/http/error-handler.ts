@@ -8,6 +8,7 @@ import {
   InvalidError,
   NotFoundError,
   RateLimitedError,
+  TooLargeError,
   UnauthorizedError,
 } from '../errors.ts';
 import { describeValidationErrors } from './validation.ts';
@@ -18,12 +19,12 @@ const DOMAIN_STATUS = new Map<new (...args: never[]) => DomainError, number>([
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [TooLargeError, 413],
   [RateLimitedError, 429],
 ]);
 
 /** Fastify's own client errors, reworded for people. */
 const FASTIFY_ERRORS: Record<string, { status: number; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, message: 'Content-Type must be application/json' },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, message: 'Content-Length does not match the body' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, message: 'request body is empty but Content-Type is JSON' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'request body is not valid JSON' },
@@ -49,6 +50,10 @@ export function installErrorHandling(app: FastifyInstance): void {
       // Routes may raise the limit (bulk import), so the message states the one that applied.
       const mib = (request.routeOptions.bodyLimit ?? 1024 * 1024) / (1024 * 1024);
       return sendError(reply, 413, `request body is larger than ${mib} MiB`);
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      const expected = request.routeOptions.config.contentType ?? 'application/json';
+      return sendError(reply, 415, `Content-Type must be ${expected}`);
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) return sendError(reply, known.status, known.message);

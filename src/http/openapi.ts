@@ -1,22 +1,47 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { ROLE_NAMES, type RoleId } from '../resources/users/roles.ts';
 import { ErrorBody } from './schemas.ts';
 import { PERMISSIONS, type Permission } from './permissions.ts';
 
+const ERROR_MEANINGS: Record<number, string> = {
+  400: 'Invalid request: malformed JSON, a wrong, missing or unknown field, or a bad parameter',
+  401: 'Missing, invalid, expired or revoked credentials',
+  403: 'The role lacks the permission',
+  404: 'No such resource',
+  409: 'Conflicts with the current state (duplicate, still referenced, limit reached)',
+  413: 'Body larger than 1 MiB',
+  415: 'Body is not application/json',
+};
+
+/** A multipart upload of one file in the part named `file`. */
+const UploadBody = {
+  type: 'object',
+  properties: { file: { type: 'string', format: 'binary', description: 'The file to upload' } },
+  required: ['file'],
+};
+
+/**
+ * A query parameter with a default may be left out, though the validation schema lists it as required
+ * (so that handlers see the default filled in); the document says it is optional.
+ */
+function optionalWhenDefaulted(querystring: unknown): unknown {
+  const object = querystring as { required?: string[]; properties?: Record<string, object> } | undefined;
+  if (!object?.required || !object.properties) return querystring;
+  const properties = object.properties;
+  return { ...object, required: object.required.filter((name) => !('default' in (properties[name] ?? {}))) };
+}
+
 /** The error responses a route can give, derived from what it declares, so the document never drifts. */
 function errorResponses(schema: FastifySchema, permission: Permission | undefined): Record<number, unknown> {
-  const responses: Record<number, unknown> = {};
   const roles = permission ? PERMISSIONS[permission] : 'public';
-  if (schema.body || schema.querystring || schema.params) responses[400] = ErrorBody;
-  if (roles !== 'public') responses[401] = ErrorBody;
-  if (Array.isArray(roles)) responses[403] = ErrorBody;
-  if (schema.params) responses[404] = ErrorBody;
-  if (schema.body) {
-    responses[409] = ErrorBody;
-    responses[413] = ErrorBody;
-    responses[415] = ErrorBody;
-  }
-  return responses;
+  const codes: number[] = [];
+  if (schema.body || schema.querystring || schema.params) codes.push(400);
+  if (roles !== 'public') codes.push(401);
+  if (Array.isArray(roles)) codes.push(403);
+  if (schema.params) codes.push(404);
+  if (schema.body) codes.push(409, 413, 415);
+  return Object.fromEntries(codes.map((code) => [code, { ...ErrorBody, description: ERROR_MEANINGS[code] }]));
 }
 
 /**
@@ -32,7 +57,8 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
     const extra = schema as FastifySchema & { security?: unknown; description?: string };
     if (Array.isArray(roles)) {
       extra.security = [{ bearerAuth: [] }];
-      const note = `Roles allowed: ${roles.join(', ')} (permission \`${permission}\`).`;
+      const names = (roles as readonly RoleId[]).map((id) => `${ROLE_NAMES[id]} (${id})`).join(', ');
+      const note = `Roles allowed: ${names} (permission \`${permission}\`).`;
       extra.description = extra.description ? `${extra.description}\n\n${note}` : note;
     } else if (roles === 'session') {
       extra.security = [{ sessionCookie: [] }];
@@ -43,6 +69,18 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
   });
 
   await app.register(swagger, {
+    transform: ({ schema, url, route }) => {
+      const documented: FastifySchema = {
+        ...schema,
+        querystring: optionalWhenDefaulted(schema.querystring),
+      };
+      // Upload routes are not validated as JSON bodies, so the document is told their body here.
+      if (route.config?.contentType === 'multipart/form-data') {
+        documented.consumes = ['multipart/form-data'];
+        documented.body = UploadBody;
+      }
+      return { schema: documented, url };
+    },
     openapi: {
       openapi: '3.1.0',
       info: {

@@ -7,10 +7,9 @@ export const Envelope = <T extends TSchema>(result: T) =>
 /** `result` of create, update, delete and clear operations. */
 export const MessageResult = Type.Object({ message: Type.String() });
 
-export const ErrorBody = Type.Object(
-  { error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }) },
-  { $id: 'Error' },
-);
+export const ErrorBody = Type.Object({
+  error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }),
+});
 
 export const PaginationQuery = Type.Object({
   page: Type.Integer({ minimum: 1, default: 1, description: '1-based page index' }),
@@ -57,3 +56,19 @@ export const PasswordString = Type.String({
 export const RetentionDays = Type.Object({
   days: Type.Integer({ minimum: 1, 'x-error': 'must be a positive integer' }),
 });
+
+/** How a non-JSON response is described; its payload is not typed (a Buffer or a stream is sent). */
+interface DescribedResponse {
+  description: string;
+  content: Record<string, { schema: unknown }>;
+}
+
+/** A response that is a file to download (pprof profiles, database backups), for the OpenAPI document. */
+export function FileResponse(description: string, contentType: string): DescribedResponse {
+  return { description, content: { [contentType]: { schema: Type.String({ format: 'binary' }) } } };
+}
+
+/** A plain-text (or HTML) response, for the OpenAPI document. */
+export function TextResponse(description: string, contentType = 'text/plain'): DescribedResponse {
+  return { description, content: { [contentType]: { schema: Type.String() } } };
+}

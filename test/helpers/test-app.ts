@@ -31,17 +31,27 @@ export interface TestApp extends BuiltApp {
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
 
-/** The whole service on an in-memory database, with a cheap password hash so tests stay fast. */
+/**
+ * The whole service on an in-memory database (or the SQLite file `database`), with a cheap password hash
+ * so tests stay fast.
+ */
 export async function createTestApp(
-  options: { clock?: Clock; loginRateLimit?: number; secretKey?: Buffer } = {},
+  options: {
+    clock?: Clock;
+    loginRateLimit?: number;
+    database?: string;
+    restoreMaxBytes?: number;
+    secretKey?: Buffer;
+  } = {},
 ): Promise<TestApp> {
-  const db = openSqliteDatabase(':memory:');
+  const db = openSqliteDatabase(options.database ?? ':memory:');
   await migrateToLatest(db);
   const built = await buildApp({
     db,
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     loginRateLimit: options.loginRateLimit,
+    restoreMaxBytes: options.restoreMaxBytes,
     scryptCost: { N: 1024, r: 8, p: 1 },
     secretKey: options.secretKey ?? randomBytes(32),
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -28,5 +28,12 @@ describe('secret_key_file setting', () => {
     const file = join(dir, 'empty.yaml');
     writeFileSync(file, 'secret_key_file: ""\n');
     assert.throws(() => loadConfig(['--config', file], {}), /secret_key_file must be a path/);
+  });
+
+  it('is documented in deploy/config.example.yaml in a form that loads once uncommented', () => {
+    const example = new URL('../../deploy/config.example.yaml', import.meta.url);
+    const path = join(dir, 'example.yaml');
+    writeFileSync(path, readFileSync(example, 'utf8').replace(/^# (secret_key_file:)/m, '$1'));
+    assert.equal(secretKeyPath(loadConfig(['--config', path], {})), '/etc/pmn-core/core.key');
   });
 });

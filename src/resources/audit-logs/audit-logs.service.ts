@@ -39,7 +39,7 @@ export function createAuditLogService(deps: { repository: AuditLogsRepository; c
       offset: number,
     ): Promise<{ items: AuditLogEntry[]; total: number }> {
       const filter: AuditLogFilter = {
-        actor: query.actor,
+        actor: query.actor?.toLowerCase(),
         from: query.start === undefined ? undefined : parseCalendarDate(query.start, 'start'),
         // The end day is included: everything before the following midnight.
         before: query.end === undefined ? undefined : parseCalendarDate(query.end, 'end') + DAY_MS,

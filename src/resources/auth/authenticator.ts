@@ -59,6 +59,11 @@ export function createAuthenticator(deps: {
       return token.startsWith(API_TOKEN_PREFIX) ? fromApiToken(token) : fromJwt(token);
     },
 
+    /** Drops the verified-secret cache, whose entries were checked against a database now replaced. */
+    forgetVerifiedSecrets(): void {
+      verifiedSecrets.clear();
+    },
+
     /** Looks up a session by the opaque value of its cookie. */
     async sessionFromCookie(cookieValue: string | undefined) {
       if (!cookieValue) return undefined;

@@ -4,31 +4,34 @@ import type { Executor } from '../../storage/transaction.ts';
 
 const SETTING = 'jwt_signing_secret';
 
+/** Reads the stored secret, storing a new random one first when there is none. */
+async function readOrCreate(executor: Executor): Promise<Buffer> {
+  const existing = await executor
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', SETTING)
+    .executeTakeFirst();
+  if (existing) return Buffer.from(existing.value, 'hex');
+  await executor
+    .insertInto('settings')
+    .values({ key: SETTING, value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  // Another process may have won the insert; the stored value is the one that counts.
+  const stored = await executor
+    .selectFrom('settings')
+    .select('value')
+    .where('key', '=', SETTING)
+    .executeTakeFirstOrThrow();
+  return Buffer.from(stored.value, 'hex');
+}
+
 /**
  * The JWT signing secret lives in the database (so every restart keeps sessions valid) and in memory
  * (so verifying a token costs no query). `rotate` replaces both.
  */
 export async function loadSigningSecret(db: Db) {
-  const existing = await db
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', SETTING)
-    .executeTakeFirst();
-  let current = existing ? Buffer.from(existing.value, 'hex') : randomBytes(32);
-  if (!existing) {
-    await db
-      .insertInto('settings')
-      .values({ key: SETTING, value: current.toString('hex') })
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute();
-    // Another process may have won the insert; the stored value is the one that counts.
-    const stored = await db
-      .selectFrom('settings')
-      .select('value')
-      .where('key', '=', SETTING)
-      .executeTakeFirstOrThrow();
-    current = Buffer.from(stored.value, 'hex');
-  }
+  let current = await readOrCreate(db);
 
   return {
     current: (): Buffer => current,
@@ -45,6 +48,10 @@ export async function loadSigningSecret(db: Db) {
           current = next;
         },
       };
+    },
+    /** Reads the secret again, after a restore has replaced the database it came from. */
+    async reload(executor: Executor): Promise<void> {
+      current = await readOrCreate(executor);
     },
   };
 }

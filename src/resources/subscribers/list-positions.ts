@@ -118,6 +118,12 @@ export function createListPositions(options: { spacing: number }) {
       return true;
     },
 
+    /** Drops the anchors (the database was replaced); a rebuild running now will not install. */
+    forget(): void {
+      invalidate();
+      epoch += 1;
+    },
+
     /** Call before a write's transaction starts; call the returned function once it has ended. */
     writeStarted(): (committed: Change | undefined) => void {
       writes += 1;

@@ -213,6 +213,11 @@ export function createSubscribersService(deps: {
       return { items, total };
     },
 
+    /** After a restore: what is remembered of the list's order belongs to the old database. */
+    forgetListPositions(): void {
+      positions.forget();
+    },
+
     async get(imsi: string): Promise<SubscriberDetail> {
       const found = await getIn(db, imsi);
       return { imsi: found.imsi, profileName: found.profileName, state: state.subscriber(imsi) };

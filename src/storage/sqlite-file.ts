@@ -1,0 +1,79 @@
+import SQLite from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/** Opens one connection with the settings the service relies on: WAL, foreign keys, a busy timeout. */
+export function openSqliteConnection(path: string): SQLite.Database {
+  const sqlite = new SQLite(path);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('synchronous = NORMAL');
+  } catch (error) {
+    // Not a database after all (the first statement reads the file): do not leak the connection.
+    sqlite.close();
+    throw error;
+  }
+  return sqlite;
+}
+
+/**
+ * The SQLite file under the service's Kysely instance. Kysely (and so every repository) talks to this
+ * object, never to the better-sqlite3 connection directly, so that a restore can close the connection,
+ * swap the file and open the new one while every service keeps the Kysely instance it was built with.
+ * `reopen` must only be called while the caller holds Kysely's single connection (no query or
+ * transaction can be running) and synchronously, so nothing sees the file half-swapped.
+ */
+export interface SqliteFile extends SqliteDatabase {
+  /** The path the connection was opened on (`:memory:` for an in-memory database). */
+  readonly path: string;
+  /** The live better-sqlite3 connection, for the operations Kysely does not offer (online backup). */
+  connection(): SQLite.Database;
+  /** Size of the database in bytes (pages in use and free pages; the WAL is not counted). */
+  sizeBytes(): number;
+  /** Closes the connection, runs `swap` (which replaces the file at `path`) and opens `path` again. */
+  reopen(swap: () => void): void;
+}
+
+/** Distinct SQL texts kept prepared; the API's queries are a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 500;
+
+export function createSqliteFile(path: string): SqliteFile {
+  let sqlite = openSqliteConnection(path);
+  // Kysely prepares every query it runs, and for the short queries the API makes, preparing costs more
+  // than running. Prepared statements are kept by SQL text (least recently used dropped first). Reusing
+  // one is safe because the driver runs each to completion (`all` or `run`) before the next query; only
+  // Kysely's `stream()`, which nothing here uses, holds a statement open across queries. They belong to
+  // one connection, so a reopen forgets them.
+  const statements = new Map<string, SqliteStatement>();
+
+  return {
+    path,
+    connection: () => sqlite,
+    prepare(query: string): SqliteStatement {
+      let statement = statements.get(query);
+      if (statement) {
+        statements.delete(query);
+      } else {
+        statement = sqlite.prepare(query);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
+      }
+      statements.set(query, statement);
+      return statement;
+    },
+    close: () => sqlite.close(),
+    sizeBytes: () =>
+      Number(sqlite.pragma('page_count', { simple: true })) *
+      Number(sqlite.pragma('page_size', { simple: true })),
+    reopen(swap: () => void): void {
+      statements.clear();
+      sqlite.close();
+      try {
+        swap();
+      } finally {
+        // Whether or not the swap happened, the service needs a connection on whatever file is there now.
+        sqlite = openSqliteConnection(path);
+      }
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { ROLE } from '../../src/resources/users/roles.ts';
+import { sqliteFileOf } from '../../src/storage/database.ts';
+import {
+  createTestApp,
+  initialize,
+  manualClock,
+  result,
+  userWithRole,
+  type TestApp,
+} from '../helpers/test-app.ts';
+
+const DAY_MS = 86_400_000;
+
+/** The value of the sample `name{labels}` in a Prometheus text exposition, or undefined when absent. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const found = new Map(
+      [...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]] as const),
+    );
+    if (Object.entries(labels).every(([key, value]) => found.get(key) === value)) return Number(match[3]);
+  }
+  return undefined;
+}
+
+describe('GET /api/v1/metrics', () => {
+  const clock = manualClock();
+  let t: TestApp;
+  let admin: string;
+  let readOnly: string;
+  /** A read-only user's API token: it does not expire when the test moves the clock. */
+  let apiToken: string;
+
+  before(async () => {
+    t = await createTestApp({ clock });
+    admin = await initialize(t);
+    readOnly = await userWithRole(t, admin, ROLE.readOnly);
+    const created = await t.request({
+      method: 'POST',
+      url: '/api/v1/users/me/api-tokens',
+      token: readOnly,
+      payload: { name: 'prometheus' },
+    });
+    apiToken = result<{ token: string }>(created).token;
+  });
+  after(() => t.close());
+
+  const scrape = async (token = apiToken) => {
+    const response = await t.request({ method: 'GET', url: '/api/v1/metrics', token });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.body;
+  };
+
+  it('answers any authenticated role in the Prometheus text format', async () => {
+    for (const token of [admin, readOnly, await userWithRole(t, admin, ROLE.networkManager)]) {
+      const response = await t.request({ method: 'GET', url: '/api/v1/metrics', token });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8');
+      assert.match(response.body, /^# HELP pmn_http_requests_total /m);
+      assert.match(response.body, /^# TYPE pmn_http_requests_total counter$/m);
+    }
+  });
+
+  it('answers 401 without credentials', async () => {
+    const response = await t.request({ method: 'GET', url: '/api/v1/metrics' });
+    assert.equal(response.statusCode, 401);
+  });
+
+  it('can be scraped with an API token, as Prometheus does', async () => {
+    assert.match(await scrape(apiToken), /pmn_http_requests_total/);
+  });
+
+  it('counts requests by route template, method and status, never by concrete URL', async () => {
+    const url = '/api/v1/users/someone.private@example.com';
+    const before = sample(await scrape(), 'pmn_http_requests_total', {
+      route: '/api/v1/users/:email',
+      method: 'GET',
+      status: '404',
+    });
+    assert.equal((await t.request({ method: 'GET', url, token: admin })).statusCode, 404);
+    const text = await scrape();
+    const after = sample(text, 'pmn_http_requests_total', {
+      route: '/api/v1/users/:email',
+      method: 'GET',
+      status: '404',
+    });
+    assert.equal(after, (before ?? 0) + 1);
+    assert.doesNotMatch(text, /someone\.private/);
+  });
+
+  it('labels requests that match no route as unmatched', async () => {
+    await t.request({ method: 'GET', url: '/api/v1/no-such-thing/12345' });
+    const text = await scrape();
+    assert.ok((sample(text, 'pmn_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0) >= 1);
+    assert.doesNotMatch(text, /no-such-thing/);
+  });
+
+  it('observes request latency in a histogram by route template and method', async () => {
+    await t.request({ method: 'GET', url: '/api/v1/status' });
+    const text = await scrape();
+    const labels = { route: '/api/v1/status', method: 'GET' };
+    const count = sample(text, 'pmn_http_request_duration_seconds_count', labels) ?? 0;
+    assert.ok(count >= 1);
+    assert.equal(sample(text, 'pmn_http_request_duration_seconds_bucket', { ...labels, le: '+Inf' }), count);
+    assert.ok((sample(text, 'pmn_http_request_duration_seconds_sum', labels) ?? -1) >= 0);
+  });
+
+  it('includes the Node.js process metrics', async () => {
+    const text = await scrape();
+    for (const name of [
+      'process_cpu_seconds_total',
+      'process_resident_memory_bytes',
+      'nodejs_heap_size_used_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+    ]) {
+      assert.ok(sample(text, name) !== undefined, name);
+    }
+  });
+
+  it('reports the database size in bytes', async () => {
+    const size = sample(await scrape(), 'pmn_database_size_bytes');
+    assert.equal(size, sqliteFileOf(t.db).sizeBytes());
+    assert.ok((size ?? 0) > 0);
+  });
+
+  it('counts the records retention deletes, by record type', async () => {
+    const retention = t.backgroundJobs.find((job) => job.name === 'retention');
+    assert.ok(retention);
+    await retention.job(new AbortController().signal);
+    const labels = { record_type: 'audit_logs' };
+    const before = sample(await scrape(), 'pmn_retention_deleted_records_total', labels);
+    assert.equal(typeof before, 'number', 'the series exists once retention has run');
+
+    const total = (await t.request({ method: 'GET', url: '/api/v1/logs/audit', token: admin })).json<{
+      result: { total_count: number };
+    }>().result.total_count;
+    // Every audit entry so far falls out of the 90-day window.
+    clock.advance(91 * DAY_MS);
+    await retention.job(new AbortController().signal);
+    const after = sample(await scrape(apiToken), 'pmn_retention_deleted_records_total', labels);
+    assert.equal(after, (before ?? 0) + total);
+  });
+
+  it('feeds every panel of the Grafana dashboard in deploy/, except those awaiting other modules', async () => {
+    // Registered by the network-state module and the records pipeline, which are not part of this release.
+    const awaiting = new Set([
+      'pmn_radios_connected',
+      'pmn_subscribers_registered',
+      'pmn_sessions_active',
+      'pmn_records_ingested_total',
+      'pmn_records_queue_depth',
+    ]);
+    const dashboard = JSON.parse(
+      readFileSync(new URL('../../deploy/grafana-dashboard.json', import.meta.url), 'utf8'),
+    ) as { panels: { targets?: { expr: string }[] }[] };
+    const queried = new Set(
+      dashboard.panels
+        .flatMap((panel) => panel.targets ?? [])
+        .flatMap((target) => [...target.expr.matchAll(/\b((?:pmn|process|nodejs)_\w+)\{/g)].map((m) => m[1])),
+    );
+    const exposed = new Set(
+      [...(await scrape()).matchAll(/^# TYPE (\w+) (\w+)$/gm)].flatMap((m) =>
+        m[2] === 'histogram' ? [`${m[1]}_bucket`, `${m[1]}_sum`, `${m[1]}_count`] : [m[1]],
+      ),
+    );
+    assert.ok(queried.size > 10);
+    for (const name of queried) {
+      if (name !== undefined && !awaiting.has(name)) assert.ok(exposed.has(name), `${name} is not exposed`);
+    }
+  });
+});
