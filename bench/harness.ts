@@ -2,7 +2,7 @@ import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -46,6 +46,13 @@ export interface Figures {
   cpuUsPerRequest?: number;
 }
 
+/** One measured row: what to send, and the issue's goal for its ratio when it sets one. */
+export interface Endpoint {
+  name: string;
+  request: RequestSpec;
+  goal?: number;
+}
+
 /** The service and the bare baseline under the same load; the ratio is service req/s over bare req/s. */
 export interface Comparison {
   endpoint: string;
@@ -54,6 +61,8 @@ export interface Comparison {
   service: Figures;
   bare: Figures;
   ratio: number;
+  /** The issue's goal for the ratio, when it sets one. */
+  goal?: number;
 }
 
 /** A running service child process. */
@@ -75,10 +84,15 @@ const STOP_TIMEOUT_MS = 10_000;
  * Ctrl-C, `kill`), so a broken run never leaves a server behind.
  */
 const liveChildren = new Set<ChildProcess>();
+/** Temporary directories still in use, removed on the same paths. */
+const liveDirectories = new Set<string>();
 process.on('exit', () => {
   for (const child of liveChildren) child.kill('SIGTERM');
+  for (const dir of liveDirectories) rmSync(dir, { recursive: true, force: true });
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => process.exit(128 + constants.signals[signal]));
+}
 
 /** A child process whose output is kept (the last few kB) for error messages. */
 interface Child {
@@ -164,6 +178,7 @@ export async function withService<T>(
   work: (service: Service) => Promise<T>,
 ): Promise<T> {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-bench-'));
+  liveDirectories.add(dir);
   const configPath = join(dir, 'config.yaml');
   // A load test logs in far more often than a person could; the limiter would answer 429 otherwise.
   writeFileSync(configPath, 'login_rate_limit: 100000000\n');
@@ -203,6 +218,7 @@ export async function withService<T>(
       );
     }
     rmSync(dir, { recursive: true, force: true });
+    liveDirectories.delete(dir);
   }
 }
 
@@ -334,7 +350,7 @@ function figures(samples: Sample[]): Figures {
  */
 export async function compare(
   service: Service,
-  endpoint: { name: string; request: RequestSpec },
+  endpoint: Endpoint,
   options: Load,
   log: (line: string) => void = () => undefined,
 ): Promise<Comparison> {
@@ -367,6 +383,7 @@ export async function compare(
       service: serviceFigures,
       bare: bareFigures,
       ratio: serviceFigures.requestsPerSecond / bareFigures.requestsPerSecond,
+      ...(endpoint.goal !== undefined ? { goal: endpoint.goal } : {}),
     };
   });
 }

@@ -1,4 +1,4 @@
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { Comparison, Suite } from './harness.ts';
 
@@ -9,7 +9,7 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
   --only       run only these suites (${Object.keys(SUITES).join(', ')})
-  --duration   seconds per measurement (default 10); each endpoint is measured twice (service, bare)
+  --duration   seconds of load per endpoint on the service and as many on the bare server (default 10)
   --profile    start the service with --cpu-prof; profiles land in .bench/profiles/
 `;
 
@@ -79,7 +79,7 @@ function table(rows: Comparison[]): string {
     number(row.bare.requestsPerSecond),
     ms(row.bare.p50Ms),
     ms(row.bare.p99Ms),
-    percent(row.ratio),
+    row.goal === undefined ? percent(row.ratio) : `${percent(row.ratio)} (goal ${percent(row.goal)})`,
     us(row.service.cpuUsPerRequest),
     us(row.bare.cpuUsPerRequest),
   ]);
@@ -99,7 +99,10 @@ async function main(): Promise<void> {
   process.stdout.write(
     `PMN Core benchmark, ${new Date().toISOString()}\n` +
       `Node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ` +
-      `${durationSeconds} s per measurement; load generator, service and bare server share these cores\n`,
+      `${durationSeconds} s per measurement; load generator, service and bare server share these cores; ` +
+      `load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')} at start\n`,
   );
   for (const name of names) {
     const suite = SUITES[name];
