@@ -35,18 +35,37 @@ export interface SqliteFile extends SqliteDatabase {
   reopen(swap: () => void): void;
 }
 
+/** Distinct SQL texts kept prepared; the API's queries are a few hundred at most. */
+const STATEMENT_CACHE_SIZE = 500;
+
 export function createSqliteFile(path: string): SqliteFile {
   let sqlite = openSqliteConnection(path);
+  // Kysely prepares every query it runs, and for the short queries the API makes, preparing costs more
+  // than running (11 µs of a 4 µs lookup). Statements are kept by SQL text, least recently used dropped
+  // first. Reuse is safe because the driver runs each to completion (`all` or `run`) before the next
+  // query; only Kysely's `stream()`, which nothing here uses, holds a statement open across queries.
+  const statements = new Map<string, SqliteStatement>();
 
   return {
     path,
     connection: () => sqlite,
-    prepare: (query: string): SqliteStatement => sqlite.prepare(query),
+    prepare(query: string): SqliteStatement {
+      let statement = statements.get(query);
+      if (statement) {
+        statements.delete(query);
+      } else {
+        statement = sqlite.prepare(query);
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
+      }
+      statements.set(query, statement);
+      return statement;
+    },
     close: () => sqlite.close(),
     sizeBytes: () =>
       Number(sqlite.pragma('page_count', { simple: true })) *
       Number(sqlite.pragma('page_size', { simple: true })),
     reopen(swap: () => void): void {
+      statements.clear();
       sqlite.close();
       try {
         swap();

@@ -131,6 +131,31 @@ describe('users', () => {
       assert.equal((await auditEntries(t, admin))[0]?.action, 'update_user');
     });
 
+    it('applies a role change at once to the user’s API tokens too', async () => {
+      const bearer = await userWithRole(t, admin, 3, 'nm@example.com');
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/v1/users/me/api-tokens',
+        token: bearer,
+        payload: { name: 'script' },
+      });
+      const apiToken = result<{ token: string }>(created).token;
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users', token: apiToken })).statusCode,
+        200,
+      );
+      await t.request({
+        method: 'PUT',
+        url: '/api/v1/users/nm@example.com',
+        token: admin,
+        payload: { role_id: 2 },
+      });
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users', token: apiToken })).statusCode,
+        403,
+      );
+    });
+
     it('refuses to demote the last admin (409)', async () => {
       const response = await t.request({
         method: 'PUT',
@@ -163,6 +188,10 @@ describe('users', () => {
         payload: { name: 'script' },
       });
       const apiToken = result<{ token: string }>(created).token;
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users/me', token: apiToken })).statusCode,
+        200,
+      );
       const response = await t.request({
         method: 'DELETE',
         url: '/api/v1/users/ops@example.com',
