@@ -23,6 +23,7 @@ import { createAuthenticator } from './resources/auth/authenticator.ts';
 import { createLoginRateLimiter } from './resources/auth/login-rate-limiter.ts';
 import { createSessionsRepository } from './resources/auth/sessions.repository.ts';
 import { loadSigningSecret } from './resources/auth/signing-secret.ts';
+import { createInitializationState } from './resources/status/initialization.ts';
 import { statusRoutes } from './resources/status/status.routes.ts';
 import { createUsersRepository } from './resources/users/users.repository.ts';
 import { usersRoutes } from './resources/users/users.routes.ts';
@@ -128,6 +129,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     defaultDays: 90,
     deleteOlderThan: (cutoff, limit) => auditLogs.deleteOlderThan(cutoff, limit),
   });
+  const initialization = createInitializationState(users);
   const authenticator = createAuthenticator({ sessions, apiTokens, signingSecret, clock });
   const rateLimiter = createLoginRateLimiter({ limit: options.loginRateLimit ?? 10, clock });
   const auth = createAuthService({
@@ -140,8 +142,24 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     clock,
     scryptCost,
   });
-  const usersService = createUsersService({ db, users, sessions, audit, clock, scryptCost });
-  const apiTokensService = createApiTokensService({ db, users, apiTokens, audit, clock, scryptCost });
+  const usersService = createUsersService({
+    db,
+    users,
+    sessions,
+    audit,
+    clock,
+    scryptCost,
+    credentialCache: authenticator.credentialCache,
+  });
+  const apiTokensService = createApiTokensService({
+    db,
+    users,
+    apiTokens,
+    audit,
+    clock,
+    scryptCost,
+    credentialCache: authenticator.credentialCache,
+  });
 
   const app = Fastify({
     loggerInstance: logger,
@@ -173,20 +191,23 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   installAuthentication(root, authenticator);
   await installOpenApi(root, VERSION);
   installHttpMetrics(root, metrics);
-  root.addHook('onResponse', (request, reply, done) => {
-    request.log.debug(
-      {
-        method: request.method,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      },
-      'request',
-    );
-    done();
-  });
+  // The access line costs a few µs a request, so the hook exists only when its level is on.
+  if (logger.isLevelEnabled('debug')) {
+    root.addHook('onResponse', (request, reply, done) => {
+      request.log.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url,
+          status: reply.statusCode,
+          ms: reply.elapsedTime,
+        },
+        'request',
+      );
+      done();
+    });
+  }
 
-  await app.register(statusRoutes({ users, version: VERSION }));
+  await app.register(statusRoutes({ initialization, version: VERSION }));
   await app.register(authRoutes({ auth, authenticator, secureCookies: options.tls !== undefined }));
   await app.register(usersRoutes({ users: usersService }));
   await app.register(apiTokensRoutes({ apiTokens: apiTokensService }));
@@ -220,7 +241,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   });
   const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
   backup.onRestored((executor) => signingSecret.reload(executor));
-  backup.onRestored(async () => authenticator.forgetVerifiedSecrets());
+  backup.onRestored(async () => authenticator.credentialCache.forgetAll());
+  backup.onRestored(async () => initialization.forget());
   await app.register(metricsRoutes({ metrics }));
   await app.register(pprofRoutes({ profiler, diagnostics }));
   await app.register(backupRoutes({ backup, restoreMaxBytes: options.restoreMaxBytes }));

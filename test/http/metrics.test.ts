@@ -4,10 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { ROLE } from '../../src/resources/users/roles.ts';
 import { sqliteFileOf } from '../../src/storage/database.ts';
 import {
+  createApiToken,
   createTestApp,
   initialize,
   manualClock,
-  result,
   userWithRole,
   type TestApp,
 } from '../helpers/test-app.ts';
@@ -39,13 +39,7 @@ describe('GET /api/v1/metrics', () => {
     t = await createTestApp({ clock });
     admin = await initialize(t);
     readOnly = await userWithRole(t, admin, ROLE.readOnly);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/v1/users/me/api-tokens',
-      token: readOnly,
-      payload: { name: 'prometheus' },
-    });
-    apiToken = result<{ token: string }>(created).token;
+    apiToken = await createApiToken(t, readOnly, 'prometheus');
   });
   after(() => t.close());
 
