@@ -60,6 +60,11 @@ export async function run(context: SuiteContext): Promise<Comparison[]> {
     const lastPage = SUBSCRIBERS / 100;
     let nextImsi = SUBSCRIBERS;
     const endpoints: Endpoint[] = [
+      // Not a network route: the floor every authenticated request pays, measured in the same run.
+      {
+        name: 'GET /api/v1/users/me (reference: authentication only)',
+        request: { method: 'GET', path: '/api/v1/users/me', headers },
+      },
       ...[1, lastPage / 2, lastPage].map((page) => ({
         name: `GET /api/v1/subscribers?per_page=100&page=${page}`,
         request: { method: 'GET' as const, path: `/api/v1/subscribers?per_page=100&page=${page}`, headers },
