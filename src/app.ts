@@ -45,6 +45,7 @@ import { createProfiler } from './profiling/profiler.ts';
 import { createRetentionMetrics } from './retention/retention-metrics.ts';
 import { registerDatabaseMetrics } from './storage/database-metrics.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
+import { installNetworkMetrics } from './network/network-metrics.ts';
 import { createNetworkState, type NetworkState } from './network/network-state.ts';
 import { createDataNetworksRepository } from './resources/data-networks/data-networks.repository.ts';
 import { dataNetworksRoutes } from './resources/data-networks/data-networks.routes.ts';
@@ -250,6 +251,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Network configuration: operator, data networks, slices, profiles, policies, subscribers.
   const secretBox = createSecretBox(options.secretKey);
   const networkState = createNetworkState({ clock });
+  installNetworkMetrics(metrics, networkState);
   const operatorRepository = createOperatorRepository(db);
   const dataNetworksRepository = createDataNetworksRepository(db);
   const slicesRepository = createSlicesRepository(db);

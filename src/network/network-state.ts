@@ -220,6 +220,17 @@ export function createNetworkState(deps: { clock: Clock }) {
     },
 
     /** IMSIs of the registered devices the named radio serves now. */
+    /** Totals for monitoring, computed when asked (a scrape), never kept up to date on the hot path. */
+    totals(): { connectedRadios: number; registeredSubscribers: number; activeSessions: number } {
+      let registeredSubscribers = 0;
+      let activeSessions = 0;
+      for (const found of subscribers.values()) {
+        if (found.registration) registeredSubscribers += 1;
+        activeSessions += found.sessions.size;
+      }
+      return { connectedRadios: radios.size, registeredSubscribers, activeSessions };
+    },
+
     subscribersOnRadio(name: string): string[] {
       return [...(imsisByRadio.get(name) ?? [])];
     },
