@@ -57,3 +57,9 @@ export const PasswordString = Type.String({
 export const RetentionDays = Type.Object({
   days: Type.Integer({ minimum: 1, 'x-error': 'must be a positive integer' }),
 });
+
+/** A `YYYY-MM-DD` query parameter; services check the date exists (validation/calendar-date.ts). */
+export const CalendarDate = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
+  'x-error': 'must be a date in the form YYYY-MM-DD',
+});

@@ -1,7 +1,8 @@
 import type { FoundationTables } from './tables/foundation.ts';
+import type { RecordsTables } from './tables/records.ts';
 
 /**
  * Every table Kysely knows, one interface per area (src/storage/tables/). The single source of truth for
  * row types; a migration that adds a table adds its type there, and this type joins the areas with `&`.
  */
-export type Database = FoundationTables;
+export type Database = FoundationTables & RecordsTables;

@@ -1,0 +1,186 @@
+import type { ExpressionBuilder, Insertable } from 'kysely';
+import type { DayWindow } from '../../records/record-windows.ts';
+import { chunks } from '../../storage/chunks.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { FlowReportsTable } from '../../storage/tables/records.ts';
+import type { Executor } from '../../storage/transaction.ts';
+import type { EndpointFilter } from '../../validation/ip-address.ts';
+
+export interface FlowReport {
+  id: number;
+  subscriberId: string;
+  sourceIp: string;
+  destinationIp: string;
+  sourcePort: number;
+  destinationPort: number;
+  protocol: number;
+  packets: number;
+  bytes: number;
+  startTime: number;
+  endTime: number;
+  direction: 'uplink' | 'downlink';
+  action: 'allow' | 'drop';
+}
+
+/** Every filter of the flow report list; the window selects by `end_time`. */
+export interface FlowReportFilter extends DayWindow {
+  subscriberId?: string;
+  protocol?: number;
+  source?: EndpointFilter;
+  destination?: EndpointFilter;
+  direction?: 'uplink' | 'downlink';
+  action?: 'allow' | 'drop';
+}
+
+function conditions(eb: ExpressionBuilder<Database, 'flow_reports'>, filter: FlowReportFilter) {
+  const list = [eb('end_time', '>=', filter.from), eb('end_time', '<', filter.before)];
+  if (filter.subscriberId !== undefined) list.push(eb('subscriber_id', '=', filter.subscriberId));
+  if (filter.protocol !== undefined) list.push(eb('protocol', '=', filter.protocol));
+  if (filter.source?.ip !== undefined) list.push(eb('source_ip', '=', filter.source.ip));
+  if (filter.source?.port !== undefined) list.push(eb('source_port', '=', filter.source.port));
+  if (filter.destination?.ip !== undefined) list.push(eb('destination_ip', '=', filter.destination.ip));
+  if (filter.destination?.port !== undefined) {
+    list.push(eb('destination_port', '=', filter.destination.port));
+  }
+  if (filter.direction !== undefined) list.push(eb('direction', '=', filter.direction));
+  if (filter.action !== undefined) list.push(eb('action', '=', filter.action));
+  return eb.and(list);
+}
+
+const COLUMNS = [
+  'id',
+  'subscriber_id',
+  'source_ip',
+  'destination_ip',
+  'source_port',
+  'destination_port',
+  'protocol',
+  'packets',
+  'bytes',
+  'start_time',
+  'end_time',
+  'direction',
+  'action',
+] as const;
+
+export function createFlowReportsRepository(db: Executor) {
+  return {
+    async insertMany(rows: Insertable<FlowReportsTable>[], executor: Executor = db): Promise<void> {
+      for (const chunk of chunks(rows)) await executor.insertInto('flow_reports').values(chunk).execute();
+    },
+
+    /** Newest first: by end time, then by id. */
+    async list(filter: FlowReportFilter, limit: number, offset: number): Promise<FlowReport[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select(COLUMNS)
+        .where((eb) => conditions(eb, filter))
+        .orderBy('end_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        subscriberId: row.subscriber_id,
+        sourceIp: row.source_ip,
+        destinationIp: row.destination_ip,
+        sourcePort: row.source_port,
+        destinationPort: row.destination_port,
+        protocol: row.protocol,
+        packets: Number(row.packets),
+        bytes: Number(row.bytes),
+        startTime: Number(row.start_time),
+        endTime: Number(row.end_time),
+        direction: row.direction,
+        action: row.action,
+      }));
+    },
+
+    async count(filter: FlowReportFilter): Promise<number> {
+      const row = await db
+        .selectFrom('flow_reports')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where((eb) => conditions(eb, filter))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** End time of the oldest and newest matching report; undefined when none matches. */
+    async endTimeSpan(filter: FlowReportFilter): Promise<{ first: number; last: number } | undefined> {
+      const row = await db
+        .selectFrom('flow_reports')
+        .select((eb) => [eb.fn.min('end_time').as('first'), eb.fn.max('end_time').as('last')])
+        .where((eb) => conditions(eb, filter))
+        .executeTakeFirst();
+      if (row?.first === null || row?.first === undefined || row.last === null) return undefined;
+      return { first: Number(row.first), last: Number(row.last) };
+    },
+
+    /** Subscribers with matching reports, ascending, at most `limit`. */
+    async subscribers(filter: FlowReportFilter, limit: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select('subscriber_id')
+        .where((eb) => conditions(eb, filter))
+        .groupBy('subscriber_id')
+        .orderBy('subscriber_id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.subscriber_id);
+    },
+
+    /** Matching reports per protocol, most first (ties by protocol number). */
+    async protocolCounts(filter: FlowReportFilter): Promise<{ protocol: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select((eb) => ['protocol', eb.fn.countAll<number>().as('count')])
+        .where((eb) => conditions(eb, filter))
+        .groupBy('protocol')
+        .orderBy('count', 'desc')
+        .orderBy('protocol')
+        .execute();
+      return rows.map((row) => ({ protocol: row.protocol, count: Number(row.count) }));
+    },
+
+    /** The uplink destinations with the most matching reports (ties by address), at most `limit`. */
+    async topUplinkDestinations(
+      filter: FlowReportFilter,
+      limit: number,
+    ): Promise<{ ip: string; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select((eb) => ['destination_ip', eb.fn.countAll<number>().as('count')])
+        .where((eb) => eb.and([conditions(eb, filter), eb('direction', '=', 'uplink')]))
+        .groupBy('destination_ip')
+        .orderBy('count', 'desc')
+        .orderBy('destination_ip')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
+    },
+
+    async deleteAll(executor: Executor = db): Promise<number> {
+      const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Deletes at most `limit` reports that ended before `cutoff`, oldest first; returns how many went. */
+    async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('flow_reports')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('flow_reports')
+            .select('id')
+            .where('end_time', '<', cutoff)
+            .orderBy('end_time')
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+export type FlowReportsRepository = ReturnType<typeof createFlowReportsRepository>;

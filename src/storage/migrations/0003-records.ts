@@ -1,0 +1,107 @@
+import { sql, type Kysely } from 'kysely';
+
+// Frozen: schema changes go into a new migration file, never into this one.
+//
+// Records reference subscribers by IMSI and radios by id string, with no foreign keys: a record keeps
+// describing what happened after the subscriber or radio is gone. Every list filter has an index whose
+// last column is the record's time, so a filtered page is read newest first straight from the index
+// (SQLite appends the rowid, which orders ties by id).
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('radio_events')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('timestamp', 'bigint', (c) => c.notNull())
+    .addColumn('protocol', 'text', (c) => c.notNull())
+    .addColumn('message_type', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull().check(oneOf('direction', ['inbound', 'outbound'])))
+    .addColumn('raw', 'blob', (c) => c.notNull())
+    .addColumn('details', 'text', (c) => c.notNull())
+    .execute();
+  await index(db, 'radio_events', ['timestamp']);
+  await index(db, 'radio_events', ['protocol', 'timestamp']);
+  await index(db, 'radio_events', ['message_type', 'timestamp']);
+  await index(db, 'radio_events', ['direction', 'timestamp']);
+
+  await db.schema
+    .createTable('subscriber_logs')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('timestamp', 'bigint', (c) => c.notNull())
+    .addColumn('imsi', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull().check(oneOf('direction', ['inbound', 'outbound'])))
+    .addColumn('raw', 'blob', (c) => c.notNull())
+    .addColumn('details', 'text', (c) => c.notNull())
+    .execute();
+  await index(db, 'subscriber_logs', ['timestamp']);
+  await index(db, 'subscriber_logs', ['imsi', 'timestamp']);
+  await index(db, 'subscriber_logs', ['event', 'timestamp']);
+  await index(db, 'subscriber_logs', ['direction', 'timestamp']);
+
+  await db.schema
+    .createTable('radio_logs')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('timestamp', 'bigint', (c) => c.notNull())
+    .addColumn('level', 'text', (c) => c.notNull())
+    .addColumn('ran_id', 'text', (c) => c.notNull())
+    .addColumn('event', 'text', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull().check(oneOf('direction', ['inbound', 'outbound'])))
+    .addColumn('raw', 'blob', (c) => c.notNull())
+    .addColumn('details', 'text', (c) => c.notNull())
+    .execute();
+  await index(db, 'radio_logs', ['timestamp']);
+  await index(db, 'radio_logs', ['ran_id', 'timestamp']);
+  await index(db, 'radio_logs', ['event', 'timestamp']);
+  await index(db, 'radio_logs', ['direction', 'timestamp']);
+
+  await db.schema
+    .createTable('flow_reports')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('subscriber_id', 'text', (c) => c.notNull())
+    .addColumn('source_ip', 'text', (c) => c.notNull())
+    .addColumn('destination_ip', 'text', (c) => c.notNull())
+    .addColumn('source_port', 'integer', (c) => c.notNull())
+    .addColumn('destination_port', 'integer', (c) => c.notNull())
+    .addColumn('protocol', 'integer', (c) => c.notNull())
+    .addColumn('packets', 'bigint', (c) => c.notNull())
+    .addColumn('bytes', 'bigint', (c) => c.notNull())
+    .addColumn('start_time', 'bigint', (c) => c.notNull())
+    .addColumn('end_time', 'bigint', (c) => c.notNull())
+    .addColumn('direction', 'text', (c) => c.notNull().check(oneOf('direction', ['uplink', 'downlink'])))
+    .addColumn('action', 'text', (c) => c.notNull().check(oneOf('action', ['allow', 'drop'])))
+    .execute();
+  // Flow reports are selected and retained by end_time.
+  await index(db, 'flow_reports', ['end_time']);
+  await index(db, 'flow_reports', ['subscriber_id', 'end_time']);
+  await index(db, 'flow_reports', ['source_ip', 'end_time']);
+  // direction rides along so the uplink-destination stats are counted from this index alone.
+  await index(db, 'flow_reports', ['destination_ip', 'end_time', 'direction']);
+  await index(db, 'flow_reports', ['source_port', 'end_time']);
+  await index(db, 'flow_reports', ['destination_port', 'end_time']);
+  await index(db, 'flow_reports', ['protocol', 'end_time']);
+  await index(db, 'flow_reports', ['direction', 'end_time']);
+  await index(db, 'flow_reports', ['action', 'end_time']);
+
+  await db.schema
+    .createTable('subscriber_usage')
+    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    .addColumn('imsi', 'text', (c) => c.notNull())
+    .addColumn('day', 'bigint', (c) => c.notNull())
+    .addColumn('uplink_bytes', 'bigint', (c) => c.notNull())
+    .addColumn('downlink_bytes', 'bigint', (c) => c.notNull())
+    .addUniqueConstraint('subscriber_usage_imsi_day', ['imsi', 'day'])
+    .execute();
+  // Sums by day read the counters from the index, without visiting the table.
+  await index(db, 'subscriber_usage', ['day', 'imsi', 'uplink_bytes', 'downlink_bytes']);
+}
+
+async function index(db: Kysely<unknown>, table: string, columns: string[]): Promise<void> {
+  await db.schema
+    .createIndex(`${table}_${columns.join('_')}`)
+    .on(table)
+    .columns(columns)
+    .execute();
+}
+
+function oneOf(column: string, values: string[]) {
+  return sql.raw(`${column} in (${values.map((v) => `'${v}'`).join(', ')})`);
+}
