@@ -18,11 +18,9 @@ export interface EndpointFilter {
   port?: number;
 }
 
-const PORT = /^\d{1,5}$/;
-
 function parsePort(text: string, field: string): number {
-  const port = PORT.test(text) ? Number(text) : NaN;
-  if (!(port >= 0 && port <= 65535)) throw new InvalidError(`${field} port must be 0..65535`);
+  const port = Number(text);
+  if (port > 65535) throw new InvalidError(`${field} port must be 0..65535`);
   return port;
 }
 
@@ -33,8 +31,9 @@ function parsePort(text: string, field: string): number {
 export function parseEndpointFilter(value: string, field: string): EndpointFilter {
   const invalid = () =>
     new InvalidError(`${field} must be IP, IP:port, [IPv6]:port or :port (got "${value.slice(0, 64)}")`);
-  if (value.startsWith(':') && !value.startsWith('::')) return { port: parsePort(value.slice(1), field) };
-  const bracketed = /^\[([^\]]+)\]:(\d+)$/.exec(value);
+  const portOnly = /^:(\d{1,5})$/.exec(value);
+  if (portOnly) return { port: parsePort(portOnly[1] ?? '', field) };
+  const bracketed = /^\[([^\]]+)\]:(\d{1,5})$/.exec(value);
   if (bracketed) {
     const ip = isIPv6(bracketed[1] ?? '') ? canonicalIp(bracketed[1] ?? '') : undefined;
     if (!ip) throw invalid();
@@ -42,7 +41,7 @@ export function parseEndpointFilter(value: string, field: string): EndpointFilte
   }
   const ipOnly = canonicalIp(value);
   if (ipOnly) return { ip: ipOnly };
-  const v4WithPort = /^([\d.]+):(\d+)$/.exec(value);
+  const v4WithPort = /^([\d.]+):(\d{1,5})$/.exec(value);
   if (v4WithPort && isIPv4(v4WithPort[1] ?? '')) {
     return { ip: v4WithPort[1], port: parsePort(v4WithPort[2] ?? '', field) };
   }
