@@ -242,14 +242,98 @@ export interface SeedCounts {
   radioLogs: number;
 }
 
+/** When records happen: `count` of them spread evenly (with jitter) from `start` to `end`, oldest first. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+function timeOf(random: Random, span: Span, i: number, count: number): number {
+  return Math.floor(span.start + ((i + random.next()) * (span.end - span.start)) / count);
+}
+
 /** Offers records, waiting whenever the pipeline pushes back. */
 async function offer(ingestion: RecordsIngestion, records: number, accept: () => boolean): Promise<void> {
   while (!accept()) await ingestion.whenWritable(records);
 }
 
+export async function seedRadioEvents(
+  ingestion: RecordsIngestion,
+  random: Random,
+  count: number,
+  span: Span,
+) {
+  for (let i = 0; i < count; i += 1) {
+    const event = radioEvent(random, timeOf(random, span, i, count));
+    await offer(ingestion, 1, () => ingestion.recordRadioEvent(event));
+  }
+}
+
+/** Flows come in pairs (a request and its reply), handed over in batches as a user plane would. */
+export async function seedFlows(
+  ingestion: RecordsIngestion,
+  random: Random,
+  count: number,
+  subscribers: number,
+  span: Span,
+) {
+  let pending: FlowReportInput[] = [];
+  const handOver = async () => {
+    const reports = pending;
+    pending = [];
+    await offer(ingestion, reports.length, () => ingestion.recordFlowReports(reports));
+  };
+  for (let i = 0; i < count; i += 2) {
+    const pair = flowPair(random, subscribers, timeOf(random, span, i, count));
+    pending.push(...pair.slice(0, count - i));
+    if (pending.length >= 1000) await handOver();
+  }
+  if (pending.length > 0) await handOver();
+}
+
+export async function seedLogs(
+  ingestion: RecordsIngestion,
+  random: Random,
+  counts: { subscriberLogs: number; radioLogs: number; subscribers: number },
+  span: Span,
+) {
+  for (let i = 0; i < counts.subscriberLogs; i += 1) {
+    const log = subscriberLog(random, counts.subscribers, timeOf(random, span, i, counts.subscriberLogs));
+    await offer(ingestion, 1, () => ingestion.recordSubscriberLog(log));
+  }
+  for (let i = 0; i < counts.radioLogs; i += 1) {
+    const log = radioLog(random, timeOf(random, span, i, counts.radioLogs));
+    await offer(ingestion, 1, () => ingestion.recordRadioLog(log));
+  }
+}
+
+/** Usage of each subscriber on each of the `days` days up to `now`: a typical volume, varying daily. */
+export async function seedUsage(
+  ingestion: RecordsIngestion,
+  random: Random,
+  subscribers: number,
+  days: number,
+  now: number,
+) {
+  const typical = Array.from({ length: subscribers }, () => random.logNormal(200_000_000, 1));
+  for (let day = days - 1; day >= 0; day -= 1) {
+    const at = now - day * DAY_MS;
+    for (let s = 0; s < subscribers; s += 1) {
+      const downlinkBytes = random.logNormal(typical[s] ?? 1, 0.6);
+      const usage = {
+        imsi: imsiOf(s),
+        uplinkBytes: Math.round(downlinkBytes / random.int(4, 12)),
+        downlinkBytes,
+        at,
+      };
+      await offer(ingestion, 1, () => ingestion.recordUsage(usage));
+    }
+  }
+}
+
 /**
- * Fills the records of `counts.days` days up to `now` through the ingestion interface, oldest first
- * (as a live network would), and waits until everything is written.
+ * Fills `counts.days` days up to `now` with records through the ingestion interface, oldest first (as a
+ * live network would), and waits until everything is written.
  */
 export async function seedRecords(
   ingestion: RecordsIngestion,
@@ -257,56 +341,14 @@ export async function seedRecords(
   options: { now: number; seed?: number; onProgress?: (done: string) => void },
 ): Promise<void> {
   const random = createRandom(options.seed ?? 1);
-  const span = counts.days * DAY_MS;
-  const start = options.now - span;
-  const timeOf = (i: number, total: number) => Math.floor(start + ((i + random.next()) * span) / total);
-
-  for (let i = 0; i < counts.radioEvents; i += 1) {
-    const event = radioEvent(random, timeOf(i, counts.radioEvents));
-    await offer(ingestion, 1, () => ingestion.recordRadioEvent(event));
-  }
+  const span = { start: options.now - counts.days * DAY_MS, end: options.now };
+  await seedRadioEvents(ingestion, random, counts.radioEvents, span);
   options.onProgress?.(`${counts.radioEvents} radio events`);
-
-  // Flows come in pairs (a request and its reply), handed over in batches as a user plane would.
-  let pending: FlowReportInput[] = [];
-  const handOver = async () => {
-    const reports = pending;
-    pending = [];
-    await offer(ingestion, reports.length, () => ingestion.recordFlowReports(reports));
-  };
-  for (let i = 0; i < counts.flows; i += 2) {
-    const pair = flowPair(random, counts.subscribers, timeOf(i, counts.flows));
-    pending.push(...pair.slice(0, counts.flows - i));
-    if (pending.length >= 1000) await handOver();
-  }
-  if (pending.length > 0) await handOver();
+  await seedFlows(ingestion, random, counts.flows, counts.subscribers, span);
   options.onProgress?.(`${counts.flows} flow reports`);
-
-  for (let i = 0; i < counts.subscriberLogs; i += 1) {
-    const log = subscriberLog(random, counts.subscribers, timeOf(i, counts.subscriberLogs));
-    await offer(ingestion, 1, () => ingestion.recordSubscriberLog(log));
-  }
-  for (let i = 0; i < counts.radioLogs; i += 1) {
-    const log = radioLog(random, timeOf(i, counts.radioLogs));
-    await offer(ingestion, 1, () => ingestion.recordRadioLog(log));
-  }
+  await seedLogs(ingestion, random, counts, span);
   options.onProgress?.(`${counts.subscriberLogs} subscriber logs, ${counts.radioLogs} radio logs`);
-
-  // Usage: each subscriber has a typical daily volume; each day varies around it.
-  const typical = Array.from({ length: counts.subscribers }, () => random.logNormal(200_000_000, 1));
-  for (let day = counts.days - 1; day >= 0; day -= 1) {
-    const at = options.now - day * DAY_MS;
-    for (let s = 0; s < counts.subscribers; s += 1) {
-      const downlink = random.logNormal(typical[s] ?? 1, 0.6);
-      const usage = {
-        imsi: imsiOf(s),
-        uplinkBytes: Math.round(downlink / random.int(4, 12)),
-        downlinkBytes: downlink,
-        at,
-      };
-      await offer(ingestion, 1, () => ingestion.recordUsage(usage));
-    }
-  }
+  await seedUsage(ingestion, random, counts.subscribers, counts.days, options.now);
   options.onProgress?.(`${counts.days} days of usage for ${counts.subscribers} subscribers`);
   await ingestion.flush();
 }

@@ -11,7 +11,8 @@ import { migrateToLatest, type Db } from '../../src/storage/database.ts';
 import type { Database } from '../../src/storage/schema.ts';
 
 // Every list filter is backed by an index: the query planner answers each filtered list, count and
-// aggregate from an index, and a single-filter page comes out of its index already newest first.
+// aggregate from an index, and a single-filter page comes out of its index newest first, without a
+// full sort (ties on the time may be put in id order: "TEMP B-TREE FOR LAST TERM OF ORDER BY").
 describe('record indexes', () => {
   const sqlite = new SQLite(':memory:');
   let captured: { sql: string; parameters: readonly unknown[] }[] = [];
