@@ -14,7 +14,7 @@ export interface BatchingWriterOptions {
 
 export const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   capacity: 50_000,
-  batchSize: 2_000,
+  batchSize: 1_000,
   maxDelayMs: 5,
 };
 

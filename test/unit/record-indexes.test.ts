@@ -172,12 +172,9 @@ describe('record indexes', () => {
     );
     assert.equal(
       await by({ destination: { ip: '8.8.8.8', port: 53 }, protocol: 17 }),
-      'flow_reports_destination_ip_end_time_protocol_direction_action_source_port_destination_port',
+      'flow_reports_destination_ip_end_time_direction_destination_port',
     );
-    assert.equal(
-      await by({ protocol: 17 }),
-      'flow_reports_protocol_end_time_direction_action_source_port_destination_port',
-    );
+    assert.equal(await by({ protocol: 17 }), 'flow_reports_protocol_end_time');
     assert.equal(
       await by({ protocol: 17, direction: 'uplink' }),
       'flow_reports_end_time_protocol_direction_action_source_port_destination_port',
