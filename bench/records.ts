@@ -27,6 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pino from 'pino';
+import { format, resolveConfig } from 'prettier';
 import {
   createRandom,
   flowPair,
@@ -515,12 +516,15 @@ ${heavyRows.join('\n')}
 | API while retention deletes: same request | p50 ${duringRetention.p50} ms, p99 ${duringRetention.p99} ms, ${duringRetention.rps.toFixed(0)} req/s |
 | service peak RSS during all of the above | ${(peakRss / 2 ** 20).toFixed(0)} MiB |
 `;
-  writeSection(section);
+  await writeSection(section);
   log('\nwrote the Records section of docs/performance.md');
 }
 
-/** Replaces the "## Records" section of docs/performance.md (creating the file), leaving others alone. */
-function writeSection(section: string): void {
+/**
+ * Replaces the "## Records" section of docs/performance.md (creating the file), leaving the other
+ * sections alone, and formats the file as the repository's Prettier settings say.
+ */
+async function writeSection(section: string): Promise<void> {
   const path = `${ROOT}docs/performance.md`;
   mkdirSync(`${ROOT}docs`, { recursive: true });
   const current = existsSync(path) ? readFileSync(path, 'utf8') : '# Performance\n';
@@ -532,7 +536,8 @@ function writeSection(section: string): void {
     const after = current.indexOf('\n## ', start + 1);
     next = `${current.slice(0, start)}\n${section}${after === -1 ? '' : current.slice(after)}`;
   }
-  writeFileSync(path, `${next.trimEnd()}\n`);
+  const options = (await resolveConfig(path)) ?? {};
+  writeFileSync(path, await format(`${next.trimEnd()}\n`, { ...options, filepath: path }));
 }
 
 const [role, ...rest] = process.argv.slice(2);
