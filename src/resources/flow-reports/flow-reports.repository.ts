@@ -1,5 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
-import type { DayWindow } from '../../records/record-windows.ts';
+import { utcDay, type DayWindow } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
 import { chunks } from '../../storage/chunks.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { FlowReportsTable } from '../../storage/tables/records.ts';
@@ -109,10 +110,74 @@ const COLUMNS = [
   'action',
 ] as const;
 
-export function createFlowReportsRepository(db: Executor) {
+/** What the daily counts need of a report. */
+type Counted = Pick<Insertable<FlowReportsTable>, 'end_time' | 'protocol' | 'direction' | 'destination_ip'>;
+
+/** Adds reports to (`sign` 1) or takes them from (-1) the daily counts, in the caller's transaction. */
+async function adjustDailyCounts(reports: Counted[], sign: 1 | -1, executor: Executor): Promise<void> {
+  if (reports.length === 0) return;
+  const protocols = new Map<string, { day: number; protocol: number; reports: number }>();
+  const destinations = new Map<string, { day: number; destination_ip: string; reports: number }>();
+  for (const report of reports) {
+    const day = utcDay(report.end_time);
+    const byProtocol = `${day}/${report.protocol}`;
+    const counted = protocols.get(byProtocol) ?? { day, protocol: report.protocol, reports: 0 };
+    counted.reports += sign;
+    protocols.set(byProtocol, counted);
+    if (report.direction === 'uplink') {
+      const byDestination = `${day}/${report.destination_ip}`;
+      const seen = destinations.get(byDestination) ?? {
+        day,
+        destination_ip: report.destination_ip,
+        reports: 0,
+      };
+      seen.reports += sign;
+      destinations.set(byDestination, seen);
+    }
+  }
+  for (const chunk of chunks([...protocols.values()])) {
+    await executor
+      .insertInto('flow_report_daily_protocols')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['day', 'protocol']).doUpdateSet((eb) => ({
+          reports: eb('flow_report_daily_protocols.reports', '+', eb.ref('excluded.reports')),
+        })),
+      )
+      .execute();
+  }
+  for (const chunk of chunks([...destinations.values()])) {
+    await executor
+      .insertInto('flow_report_daily_uplink_destinations')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['day', 'destination_ip']).doUpdateSet((eb) => ({
+          reports: eb('flow_report_daily_uplink_destinations.reports', '+', eb.ref('excluded.reports')),
+        })),
+      )
+      .execute();
+  }
+  if (sign < 0) {
+    const days = [...new Set([...protocols.values()].map((counted) => counted.day))];
+    await executor
+      .deleteFrom('flow_report_daily_protocols')
+      .where('day', 'in', days)
+      .where('reports', '<=', 0)
+      .execute();
+    await executor
+      .deleteFrom('flow_report_daily_uplink_destinations')
+      .where('day', 'in', days)
+      .where('reports', '<=', 0)
+      .execute();
+  }
+}
+
+export function createFlowReportsRepository(db: Db) {
   return {
+    /** Inserts the reports and counts them in the daily counts; pass a transaction. */
     async insertMany(rows: Insertable<FlowReportsTable>[], executor: Executor = db): Promise<void> {
       for (const chunk of chunks(rows)) await executor.insertInto('flow_reports').values(chunk).execute();
+      await adjustDailyCounts(rows, 1, executor);
     },
 
     /**
@@ -219,25 +284,75 @@ export function createFlowReportsRepository(db: Executor) {
       return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
     },
 
+    /** Reports in whole UTC days, from the daily counts. */
+    async dailyTotal(window: DayWindow): Promise<number> {
+      const row = await db
+        .selectFrom('flow_report_daily_protocols')
+        .select((eb) => eb.fn.sum<number>('reports').as('n'))
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** `protocolCounts` for whole UTC days and no other filter, from the daily counts. */
+    async dailyProtocolCounts(window: DayWindow): Promise<{ protocol: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_report_daily_protocols')
+        .select((eb) => ['protocol', eb.fn.sum<number>('reports').as('count')])
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .groupBy('protocol')
+        .orderBy('count', 'desc')
+        .orderBy('protocol')
+        .execute();
+      return rows.map((row) => ({ protocol: row.protocol, count: Number(row.count) }));
+    },
+
+    /** `topUplinkDestinations` for whole UTC days and no other filter, from the daily counts. */
+    async dailyTopUplinkDestinations(
+      window: DayWindow,
+      limit: number,
+    ): Promise<{ ip: string; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_report_daily_uplink_destinations')
+        .select((eb) => ['destination_ip', eb.fn.sum<number>('reports').as('count')])
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .groupBy('destination_ip')
+        .orderBy('count', 'desc')
+        .orderBy('destination_ip')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
+    },
+
     async deleteAll(executor: Executor = db): Promise<number> {
       const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
+      await executor.deleteFrom('flow_report_daily_protocols').execute();
+      await executor.deleteFrom('flow_report_daily_uplink_destinations').execute();
       return Number(result.numDeletedRows);
     },
 
-    /** Deletes at most `limit` reports that ended before `cutoff`, oldest first; returns how many went. */
+    /**
+     * Deletes at most `limit` reports that ended before `cutoff`, oldest first, and takes them from the
+     * daily counts in the same transaction; returns how many went.
+     */
     async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
-      const result = await db
-        .deleteFrom('flow_reports')
-        .where('id', 'in', (eb) =>
-          eb
-            .selectFrom('flow_reports')
-            .select('id')
-            .where('end_time', '<', cutoff)
-            .orderBy('end_time')
-            .limit(limit),
-        )
-        .executeTakeFirst();
-      return Number(result.numDeletedRows);
+      return db.transaction().execute(async (trx) => {
+        const expired = await trx
+          .selectFrom('flow_reports')
+          .select(['id', 'end_time', 'protocol', 'direction', 'destination_ip'])
+          .where('end_time', '<', cutoff)
+          .orderBy('end_time')
+          .limit(limit)
+          .execute();
+        for (const chunk of chunks(expired.map((report) => report.id))) {
+          await trx.deleteFrom('flow_reports').where('id', 'in', chunk).execute();
+        }
+        await adjustDailyCounts(expired, -1, trx);
+        return expired.length;
+      });
     },
   };
 }

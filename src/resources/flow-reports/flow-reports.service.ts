@@ -52,6 +52,10 @@ export function createFlowReportsService(deps: {
     };
   }
 
+  /** Only the window: the daily counts answer totals and stats without counting reports. */
+  const windowOnly = (filter: FlowReportFilter) =>
+    Object.entries(filter).every(([key, value]) => key === 'from' || key === 'before' || value === undefined);
+
   return {
     async list(
       query: FlowReportQuery,
@@ -61,7 +65,7 @@ export function createFlowReportsService(deps: {
       const filter = filterOf(query);
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
-        repository.count(filter),
+        windowOnly(filter) ? repository.dailyTotal(filter) : repository.count(filter),
       ]);
       return { items, total };
     },
@@ -102,10 +106,14 @@ export function createFlowReportsService(deps: {
       top_destinations_uplink: { ip: string; count: number }[];
     }> {
       const filter = filterOf(query);
-      const [protocols, top] = await Promise.all([
-        repository.protocolCounts(filter),
-        repository.topUplinkDestinations(filter, TOP_DESTINATIONS),
-      ]);
+      const [protocols, top] = await Promise.all(
+        windowOnly(filter)
+          ? [
+              repository.dailyProtocolCounts(filter),
+              repository.dailyTopUplinkDestinations(filter, TOP_DESTINATIONS),
+            ]
+          : [repository.protocolCounts(filter), repository.topUplinkDestinations(filter, TOP_DESTINATIONS)],
+      );
       return { protocols, top_destinations_uplink: top };
     },
 

@@ -84,6 +84,24 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   await index(db, 'flow_reports', ['destination_ip', 'end_time', 'direction', 'destination_port']);
   await index(db, 'flow_reports', ['protocol', 'end_time']);
 
+  // Daily counts of flow reports, kept in the same transactions as the reports they count (insert,
+  // retention, clear): the default list's total and the unfiltered stats read these few rows instead
+  // of counting millions of reports. Only uplink destinations are counted (the stats name those).
+  await db.schema
+    .createTable('flow_report_daily_protocols')
+    .addColumn('day', 'bigint', (c) => c.notNull())
+    .addColumn('protocol', 'integer', (c) => c.notNull())
+    .addColumn('reports', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('flow_report_daily_protocols_pk', ['day', 'protocol'])
+    .execute();
+  await db.schema
+    .createTable('flow_report_daily_uplink_destinations')
+    .addColumn('day', 'bigint', (c) => c.notNull())
+    .addColumn('destination_ip', 'text', (c) => c.notNull())
+    .addColumn('reports', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('flow_report_daily_uplink_destinations_pk', ['day', 'destination_ip'])
+    .execute();
+
   await db.schema
     .createTable('subscriber_usage')
     .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())

@@ -52,6 +52,20 @@ export interface FlowReportsTable {
   action: 'allow' | 'drop';
 }
 
+/** Flow reports per UTC day (of `end_time`) and protocol, maintained with the reports. */
+export interface FlowReportDailyProtocolsTable {
+  day: number;
+  protocol: number;
+  reports: number;
+}
+
+/** Uplink flow reports per UTC day (of `end_time`) and destination, maintained with the reports. */
+export interface FlowReportDailyUplinkDestinationsTable {
+  day: number;
+  destination_ip: string;
+  reports: number;
+}
+
 export interface SubscriberUsageTable {
   id: Generated<number>;
   imsi: string;
@@ -66,5 +80,7 @@ export interface RecordsTables {
   subscriber_logs: SubscriberLogsTable;
   radio_logs: RadioLogsTable;
   flow_reports: FlowReportsTable;
+  flow_report_daily_protocols: FlowReportDailyProtocolsTable;
+  flow_report_daily_uplink_destinations: FlowReportDailyUplinkDestinationsTable;
   subscriber_usage: SubscriberUsageTable;
 }
