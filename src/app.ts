@@ -67,6 +67,23 @@ import { subscriberImportRoutes } from './resources/subscribers/subscriber-impor
 import { createSubscribersRepository } from './resources/subscribers/subscribers.repository.ts';
 import { subscribersRoutes } from './resources/subscribers/subscribers.routes.ts';
 import { createSubscribersService } from './resources/subscribers/subscribers.service.ts';
+import { createDecoderRegistry, type DecoderRegistry } from './records/decoders.ts';
+import type { RecordsIngestion } from './records/ingestion.ts';
+import { createRecordsPipeline } from './records/records-pipeline.ts';
+import { RECORD_RETENTION, registerRecordRetention } from './records/records-retention.ts';
+import { createRadioRegistry } from './network/radio-registry.ts';
+import { flowReportsRoutes } from './resources/flow-reports/flow-reports.routes.ts';
+import { createFlowReportsService } from './resources/flow-reports/flow-reports.service.ts';
+import { radioEventsRoutes } from './resources/radio-events/radio-events.routes.ts';
+import { createRadioEventsService } from './resources/radio-events/radio-events.service.ts';
+import { radioLogsRoutes } from './resources/radio-logs/radio-logs.routes.ts';
+import { createRadioLogsService } from './resources/radio-logs/radio-logs.service.ts';
+import { radiosRoutes } from './resources/radios/radios.routes.ts';
+import { createRadiosService } from './resources/radios/radios.service.ts';
+import { subscriberLogsRoutes } from './resources/subscriber-logs/subscriber-logs.routes.ts';
+import { createSubscriberLogsService } from './resources/subscriber-logs/subscriber-logs.service.ts';
+import { subscriberUsageRoutes } from './resources/subscriber-usage/subscriber-usage.routes.ts';
+import { createSubscriberUsageService } from './resources/subscriber-usage/subscriber-usage.service.ts';
 
 export interface AppOptions {
   /** A migrated database. */
@@ -97,6 +114,10 @@ export interface BuiltApp {
   networkState: NetworkState;
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
   backgroundJobs: { name: string; intervalMs: number; job: Job }[];
+  /** Where the network functions hand in records and radio state; `app.close()` flushes it. */
+  records: RecordsIngestion;
+  /** Decoders of radio event messages by protocol; the network side registers its codecs here. */
+  decoders: DecoderRegistry;
 }
 
 const HOUR_MS = 3_600_000;
@@ -161,6 +182,49 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     scryptCost,
     credentialCache: authenticator.credentialCache,
   });
+
+  // Records: radios, radio events, subscriber and radio logs, flow reports, usage (docs/records.md).
+  const radioRegistry = createRadioRegistry({ clock });
+  const decoders = createDecoderRegistry({ logger });
+  const records = createRecordsPipeline({ db, radios: radioRegistry, clock, logger });
+  registerRecordRetention(retention, records.repositories);
+  const flushRecords = () => records.ingestion.flush();
+  const recordServices = {
+    radios: createRadiosService({ registry: radioRegistry }),
+    radioEvents: createRadioEventsService({
+      db,
+      repository: records.repositories.radioEvents,
+      decoders,
+      audit,
+      flushRecords,
+    }),
+    subscriberLogs: createSubscriberLogsService({
+      db,
+      repository: records.repositories.subscriberLogs,
+      audit,
+      flushRecords,
+    }),
+    radioLogs: createRadioLogsService({
+      db,
+      repository: records.repositories.radioLogs,
+      audit,
+      flushRecords,
+    }),
+    flowReports: createFlowReportsService({
+      db,
+      repository: records.repositories.flowReports,
+      audit,
+      clock,
+      flushRecords,
+    }),
+    subscriberUsage: createSubscriberUsageService({
+      db,
+      repository: records.repositories.subscriberUsage,
+      audit,
+      clock,
+      flushRecords,
+    }),
+  };
 
   const app = Fastify({
     loggerInstance: logger,
@@ -337,6 +401,39 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   backup.onRestored(async () => subscribersService.forgetListPositions());
   // A database from before the network configuration existed gets the first-start defaults.
   backup.onRestored(async (executor) => void (await seedDefaults(executor)));
+  await app.register(radiosRoutes({ radios: recordServices.radios }));
+  await app.register(radioEventsRoutes({ radioEvents: recordServices.radioEvents }));
+  await app.register(subscriberLogsRoutes({ subscriberLogs: recordServices.subscriberLogs }));
+  await app.register(radioLogsRoutes({ radioLogs: recordServices.radioLogs }));
+  await app.register(flowReportsRoutes({ flowReports: recordServices.flowReports }));
+  await app.register(subscriberUsageRoutes({ subscriberUsage: recordServices.subscriberUsage }));
+  const recordRetentionPaths = [
+    { target: RECORD_RETENTION.radioEvents, path: '/api/v1/ran/events/retention', tag: 'radios' },
+    { target: RECORD_RETENTION.subscriberLogs, path: '/api/v1/logs/subscribers/retention', tag: 'logs' },
+    { target: RECORD_RETENTION.radioLogs, path: '/api/v1/logs/radio/retention', tag: 'logs' },
+    { target: RECORD_RETENTION.flowReports, path: '/api/v1/flow-reports/retention', tag: 'flow reports' },
+    {
+      target: RECORD_RETENTION.subscriberUsage,
+      path: '/api/v1/subscriber-usage/retention',
+      tag: 'subscriber usage',
+    },
+  ];
+  for (const { target, path, tag } of recordRetentionPaths) {
+    await app.register(
+      retentionRoutes({
+        retention,
+        path,
+        recordType: target.recordType,
+        label: target.label,
+        tag,
+        readPermission: 'records:read',
+        writePermission: 'records:write',
+      }),
+    );
+  }
+  // Every record accepted before shutdown is written before the database closes (main.ts closes the
+  // app first, then the database).
+  root.addHook('onClose', () => records.ingestion.close());
 
   await app.ready();
   return {
@@ -352,5 +449,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       },
       { name: 'expired-sessions', intervalMs: HOUR_MS, job: () => sessions.deleteExpired(clock.now()) },
     ],
+    records: records.ingestion,
+    decoders,
   };
 }
