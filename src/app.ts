@@ -315,7 +315,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Network configuration: operator, data networks, slices, profiles, policies, subscribers.
   const secretBox = createSecretBox(options.secretKey);
   const networkState = createNetworkState({ clock });
-  installNetworkMetrics(metrics, networkState);
+  radioRegistry.onDisconnected((radio) => networkState.radioDisconnected(radio.name));
+  installNetworkMetrics(metrics, networkState, radioRegistry);
   const operatorRepository = createOperatorRepository(db);
   const dataNetworksRepository = createDataNetworksRepository(db);
   const slicesRepository = createSlicesRepository(db);

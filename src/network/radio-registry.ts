@@ -47,8 +47,14 @@ export type RadioChanges = Partial<Pick<RadioConnection, 'name' | 'address' | 's
 export function createRadioRegistry(deps: { clock: Clock }) {
   const { clock } = deps;
   const radios = new Map<string, Radio>();
+  const disconnectListeners: ((radio: Radio) => void)[] = [];
 
   return {
+    /** Called with each radio that disconnects (the network state forgets which devices it served). */
+    onDisconnected(listener: (radio: Radio) => void): void {
+      disconnectListeners.push(listener);
+    },
+
     connected(connection: RadioConnection): Radio {
       const now = clock.now();
       const radio: Radio = {
@@ -77,7 +83,15 @@ export function createRadioRegistry(deps: { clock: Clock }) {
 
     /** False when no radio with that id was connected. */
     disconnected(id: string): boolean {
-      return radios.delete(id);
+      const radio = radios.get(id);
+      if (!radio) return false;
+      radios.delete(id);
+      for (const listener of disconnectListeners) listener(radio);
+      return true;
+    },
+
+    count(): number {
+      return radios.size;
     },
 
     /** Every connected radio, by name and then id. */

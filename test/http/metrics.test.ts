@@ -117,7 +117,13 @@ describe('GET /api/v1/metrics', () => {
 
   it('reports connected radios, registered subscribers and active sessions from the network state', async () => {
     const state = t.networkState;
-    state.radioConnected({ name: 'gnb-metrics', id: '001:01:00000a', address: '10.0.0.9:38412' });
+    t.records.radioConnected({
+      id: '001:01:00000a',
+      name: 'gnb-metrics',
+      address: '10.0.0.9:38412',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
     state.subscriberRegistered('001010000000077', 'gnb-metrics', {
       radioAccessTypes: ['5G'],
       imei: '356938035643809',
@@ -142,7 +148,7 @@ describe('GET /api/v1/metrics', () => {
     assert.equal(sample(text, 'pmn_sessions_active'), 1);
     assert.doesNotMatch(text, /001010000000077/, 'no IMSI in any label');
     state.subscriberRemoved('001010000000077');
-    state.radioDisconnected('gnb-metrics');
+    t.records.radioDisconnected('001:01:00000a');
     const after = await scrape();
     assert.deepEqual(
       ['pmn_radios_connected', 'pmn_subscribers_registered', 'pmn_sessions_active'].map((n) =>

@@ -32,11 +32,12 @@ function gnb(overrides: Partial<RadioConnection> = {}): RadioConnection {
 describe('radios', () => {
   let t: TestApp;
   let readOnly: string;
+  let admin: string;
   const clock = manualClock(Date.parse('2026-11-22T10:00:00.000Z'));
 
   before(async () => {
     t = await createTestApp({ clock });
-    const admin = await initialize(t);
+    admin = await initialize(t);
     readOnly = await userWithRole(t, admin, ROLE.readOnly);
   });
   after(() => t.close());
@@ -132,6 +133,37 @@ describe('radios', () => {
     it('needs credentials', async () => {
       const response = await t.request({ method: 'GET', url: '/api/v1/ran/radios/gnb-1' });
       assert.equal(response.statusCode, 401);
+    });
+  });
+  describe('a radio that disconnects', () => {
+    it('no longer serves its subscribers: the radio filter of the subscriber list drops them', async () => {
+      const imsi = '001010000000123';
+      const created = await t.request({
+        method: 'POST',
+        url: '/api/v1/subscribers',
+        token: admin,
+        payload: {
+          imsi,
+          key: '465b5ce8b199b49faa5f0a2ee238a6bc',
+          sequenceNumber: '000000000001',
+          profile_name: 'default',
+        },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      t.records.radioConnected(gnb());
+      t.networkState.subscriberRegistered(imsi, 'gnb-1', {
+        radioAccessTypes: ['5G'],
+        imei: '356938035643809',
+        cipheringAlgorithm: 'NEA2',
+        integrityAlgorithm: 'NIA2',
+      });
+      const onRadio = async () =>
+        (await get<{ items: { imsi: string }[] }>('/api/v1/subscribers?radio=gnb-1')).items.map(
+          (i) => i.imsi,
+        );
+      assert.deepEqual(await onRadio(), [imsi]);
+      t.records.radioDisconnected('001:01:000001');
+      assert.deepEqual(await onRadio(), []);
     });
   });
 });
