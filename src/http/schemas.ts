@@ -72,3 +72,6 @@ export function FileResponse(description: string, contentType: string): Describe
 export function TextResponse(description: string, contentType = 'text/plain'): DescribedResponse {
   return { description, content: { [contentType]: { schema: Type.String() } } };
 }
+
+/** A 204 response: no body (the OpenAPI document shows no content). */
+export const NoContent = Type.Null({ description: 'No body' });

@@ -18,10 +18,10 @@ export function formatUuidV7(unixMs: number, randA: number, randB: bigint): stri
   if (!Number.isInteger(unixMs) || unixMs < 0 || unixMs > MAX_TIMESTAMP) {
     throw new RangeError('unix_ts_ms must be a 48-bit unsigned integer');
   }
-  if (!Number.isInteger(randA) || randA < 0 || randA >= 1 << 12) throw new RangeError('rand_a must be 12 bits');
+  if (!Number.isInteger(randA) || randA < 0 || randA >= 1 << 12)
+    throw new RangeError('rand_a must be 12 bits');
   if (randB < 0n || randB >= 1n << RAND_B_BITS) throw new RangeError('rand_b must be 62 bits');
-  const value =
-    (BigInt(unixMs) << 80n) | (0x7n << 76n) | (BigInt(randA) << 64n) | (0b10n << 62n) | randB;
+  const value = (BigInt(unixMs) << 80n) | (0x7n << 76n) | (BigInt(randA) << 64n) | (0b10n << 62n) | randB;
   const hex = value.toString(16).padStart(32, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
