@@ -185,7 +185,7 @@ describe('GET /api/beta/cell-positions', () => {
     const response = await t.request({ method: 'GET', url: '/api/beta/cell-positions', token });
     assert.equal(response.statusCode, 200);
     const ids = result<{ id: string; source: string }[]>(response).map((item) => item.id);
-    assert.ok(ids.indexOf(first) < ids.indexOf(second) && ids.indexOf(first) >= 0);
+    assert.ok(ids.indexOf(first) >= 0 && ids.indexOf(first) < ids.indexOf(second), 'creation order');
     assert.deepEqual([...ids].sort(), ids);
   });
 });

@@ -480,3 +480,41 @@ describe('POST /api/beta/location: cancel', () => {
     );
   });
 });
+
+describe('GET /api/v1/openapi.json: location', () => {
+  const ROUTES: [string, string][] = [
+    ['post', '/api/beta/location'],
+    ['get', '/api/beta/positioning/sessions'],
+    ['get', '/api/beta/positioning/sessions/{id}'],
+    ['delete', '/api/beta/positioning/sessions/{id}'],
+    ['get', '/api/beta/cell-positions'],
+    ['post', '/api/beta/cell-positions'],
+    ['get', '/api/beta/cell-positions/{id}'],
+    ['put', '/api/beta/cell-positions/{id}'],
+    ['delete', '/api/beta/cell-positions/{id}'],
+  ];
+  type Operation = { summary?: string; responses: Record<string, { content?: unknown }> };
+
+  it('describes every location route with a summary', async () => {
+    const response = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
+    const paths = response.json<{ paths: Record<string, Record<string, Operation>> }>().paths;
+    for (const [method, path] of ROUTES) {
+      assert.ok(paths[path]?.[method]?.summary, `${method.toUpperCase()} ${path} has no summary`);
+    }
+  });
+
+  it('gives the location request its 200, 201 and 204 answers, the 204s without content', async () => {
+    const response = await t.request({ method: 'GET', url: '/api/v1/openapi.json' });
+    const paths = response.json<{ paths: Record<string, Record<string, Operation>> }>().paths;
+    const responses = paths['/api/beta/location']?.post?.responses ?? {};
+    assert.deepEqual(
+      ['200', '201', '204', '400', '404', '409'].filter((code) => !(code in responses)),
+      [],
+      'missing statuses',
+    );
+    assert.equal(responses['204']?.content, undefined);
+    assert.equal(paths['/api/beta/cell-positions/{id}']?.delete?.responses['204']?.content, undefined);
+    const deleteSession = paths['/api/beta/positioning/sessions/{id}']?.delete?.responses ?? {};
+    assert.ok('409' in deleteSession, 'DELETE of a session documents its 409');
+  });
+});

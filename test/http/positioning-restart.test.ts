@@ -98,7 +98,7 @@ describe('positioning sessions across a restart', () => {
       const before = (await session(t, token, periodic)).updated_at;
       await advance(t, 0);
       const evaluated = await session(t, token, periodic);
-      assert.ok(evaluated.updated_at > before);
+      assert.ok(evaluated.updated_at > before, 'evaluated at start');
       assert.equal(evaluated.last_result?.locationEstimate.point.lat, 53.5461);
     } finally {
       await t.close();

@@ -251,7 +251,7 @@ describe('positioning sessions: triggered', () => {
     await t.positioning.settled();
     const moved = await session(t, token, id);
     assert.deepEqual(moved.last_result?.locationEstimate.point, QUAY_POINT);
-    assert.ok(moved.updated_at > unchanged.updated_at);
+    assert.ok(moved.updated_at > unchanged.updated_at, 'updated by the move');
     await cancel(id);
   });
 
@@ -367,7 +367,7 @@ describe('positioning sessions: retention', () => {
     const active = await openSession(t, token, { request_type: 'triggered', supi: supi(18) });
     await advance(30 * 86_400_000 + 1);
     const deleted = await t.retention.enforce();
-    assert.ok((deleted.positioning_sessions ?? 0) >= 1);
+    assert.ok((deleted.positioning_sessions ?? 0) >= 1, 'retention deleted the ended session');
     const gone = await t.request({ method: 'GET', url: `/api/beta/positioning/sessions/${ended}`, token });
     assert.equal(gone.statusCode, 404);
     assert.equal((await session(t, token, active)).status, 0);

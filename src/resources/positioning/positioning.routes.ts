@@ -30,6 +30,17 @@ const TAGS = ['location'];
 
 const NOT_ACTIVE = { ...ErrorBody, description: 'The session is no longer active' };
 
+const LOCATION_ERRORS = {
+  404: { ...ErrorBody, description: 'No such subscriber, or no such session to cancel' },
+  409: {
+    ...ErrorBody,
+    description:
+      'The subscriber cannot be located now (not connected, serving cell unknown or without a provisioned ' +
+      'position), the method cannot be served yet (ecid, gnss), the subscriber has too many active ' +
+      'sessions, or the session to cancel is no longer active',
+  },
+};
+
 export function positioningRoutes(deps: { positioning: PositioningService }) {
   const { positioning } = deps;
 
@@ -49,6 +60,7 @@ export function positioningRoutes(deps: { positioning: PositioningService }) {
             200: Envelope(LocationResultSchema),
             201: Envelope(SessionCreated),
             204: NoContent,
+            ...LOCATION_ERRORS,
           },
         },
       },
