@@ -23,6 +23,7 @@ import { createAuthenticator } from './resources/auth/authenticator.ts';
 import { createLoginRateLimiter } from './resources/auth/login-rate-limiter.ts';
 import { createSessionsRepository } from './resources/auth/sessions.repository.ts';
 import { loadSigningSecret } from './resources/auth/signing-secret.ts';
+import { createInitializationState } from './resources/status/initialization.ts';
 import { statusRoutes } from './resources/status/status.routes.ts';
 import { createUsersRepository } from './resources/users/users.repository.ts';
 import { usersRoutes } from './resources/users/users.routes.ts';
@@ -44,6 +45,7 @@ import { createProfiler } from './profiling/profiler.ts';
 import { createRetentionMetrics } from './retention/retention-metrics.ts';
 import { registerDatabaseMetrics } from './storage/database-metrics.ts';
 import { createSecretBox } from './crypto/secret-box.ts';
+import { installNetworkMetrics } from './network/network-metrics.ts';
 import { createNetworkState, type NetworkState } from './network/network-state.ts';
 import { createDataNetworksRepository } from './resources/data-networks/data-networks.repository.ts';
 import { dataNetworksRoutes } from './resources/data-networks/data-networks.routes.ts';
@@ -65,6 +67,23 @@ import { subscriberImportRoutes } from './resources/subscribers/subscriber-impor
 import { createSubscribersRepository } from './resources/subscribers/subscribers.repository.ts';
 import { subscribersRoutes } from './resources/subscribers/subscribers.routes.ts';
 import { createSubscribersService } from './resources/subscribers/subscribers.service.ts';
+import { createDecoderRegistry, type DecoderRegistry } from './records/decoders.ts';
+import type { RecordsIngestion } from './records/ingestion.ts';
+import { createRecordsPipeline } from './records/records-pipeline.ts';
+import { RECORD_RETENTION, registerRecordRetention } from './records/records-retention.ts';
+import { createRadioRegistry } from './network/radio-registry.ts';
+import { flowReportsRoutes } from './resources/flow-reports/flow-reports.routes.ts';
+import { createFlowReportsService } from './resources/flow-reports/flow-reports.service.ts';
+import { radioEventsRoutes } from './resources/radio-events/radio-events.routes.ts';
+import { createRadioEventsService } from './resources/radio-events/radio-events.service.ts';
+import { radioLogsRoutes } from './resources/radio-logs/radio-logs.routes.ts';
+import { createRadioLogsService } from './resources/radio-logs/radio-logs.service.ts';
+import { radiosRoutes } from './resources/radios/radios.routes.ts';
+import { createRadiosService } from './resources/radios/radios.service.ts';
+import { subscriberLogsRoutes } from './resources/subscriber-logs/subscriber-logs.routes.ts';
+import { createSubscriberLogsService } from './resources/subscriber-logs/subscriber-logs.service.ts';
+import { subscriberUsageRoutes } from './resources/subscriber-usage/subscriber-usage.routes.ts';
+import { createSubscriberUsageService } from './resources/subscriber-usage/subscriber-usage.service.ts';
 import { createUuidV7Generator } from './ids/uuid-v7.ts';
 import { createCellPositionsRepository } from './resources/cell-positions/cell-positions.repository.ts';
 import { cellPositionsRoutes } from './resources/cell-positions/cell-positions.routes.ts';
@@ -108,6 +127,10 @@ export interface BuiltApp {
   positioning: SessionRunner;
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
   backgroundJobs: { name: string; intervalMs: number; job: Job }[];
+  /** Where the network functions hand in records and radio state; `app.close()` flushes it. */
+  records: RecordsIngestion;
+  /** Decoders of radio event messages by protocol; the network side registers its codecs here. */
+  decoders: DecoderRegistry;
 }
 
 const HOUR_MS = 3_600_000;
@@ -141,6 +164,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     defaultDays: 90,
     deleteOlderThan: (cutoff, limit) => auditLogs.deleteOlderThan(cutoff, limit),
   });
+  const initialization = createInitializationState(users);
   const authenticator = createAuthenticator({ sessions, apiTokens, signingSecret, clock });
   const rateLimiter = createLoginRateLimiter({ limit: options.loginRateLimit ?? 10, clock });
   const auth = createAuthService({
@@ -153,8 +177,67 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     clock,
     scryptCost,
   });
-  const usersService = createUsersService({ db, users, sessions, audit, clock, scryptCost });
-  const apiTokensService = createApiTokensService({ db, users, apiTokens, audit, clock, scryptCost });
+  const usersService = createUsersService({
+    db,
+    users,
+    sessions,
+    audit,
+    clock,
+    scryptCost,
+    credentialCache: authenticator.credentialCache,
+  });
+  const apiTokensService = createApiTokensService({
+    db,
+    users,
+    apiTokens,
+    audit,
+    clock,
+    scryptCost,
+    credentialCache: authenticator.credentialCache,
+  });
+
+  // Records: radios, radio events, subscriber and radio logs, flow reports, usage (docs/records.md).
+  const radioRegistry = createRadioRegistry({ clock });
+  const decoders = createDecoderRegistry({ logger });
+  const records = createRecordsPipeline({ db, radios: radioRegistry, clock, logger });
+  registerRecordRetention(retention, records.repositories);
+  const flushRecords = () => records.ingestion.flush();
+  const recordServices = {
+    radios: createRadiosService({ registry: radioRegistry }),
+    radioEvents: createRadioEventsService({
+      db,
+      repository: records.repositories.radioEvents,
+      decoders,
+      audit,
+      flushRecords,
+    }),
+    subscriberLogs: createSubscriberLogsService({
+      db,
+      repository: records.repositories.subscriberLogs,
+      audit,
+      flushRecords,
+    }),
+    radioLogs: createRadioLogsService({
+      db,
+      repository: records.repositories.radioLogs,
+      audit,
+      flushRecords,
+    }),
+    flowReports: createFlowReportsService({
+      db,
+      repository: records.repositories.flowReports,
+      audit,
+      clock,
+      flushRecords,
+    }),
+    subscriberUsage: createSubscriberUsageService({
+      db,
+      repository: records.repositories.subscriberUsage,
+      audit,
+      clock,
+      flushRecords,
+    }),
+  };
 
   const app = Fastify({
     loggerInstance: logger,
@@ -186,20 +269,23 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   installAuthentication(root, authenticator);
   await installOpenApi(root, VERSION);
   installHttpMetrics(root, metrics);
-  root.addHook('onResponse', (request, reply, done) => {
-    request.log.debug(
-      {
-        method: request.method,
-        route: request.routeOptions.url,
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      },
-      'request',
-    );
-    done();
-  });
+  // The access line costs a few µs a request, so the hook exists only when its level is on.
+  if (logger.isLevelEnabled('debug')) {
+    root.addHook('onResponse', (request, reply, done) => {
+      request.log.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url,
+          status: reply.statusCode,
+          ms: reply.elapsedTime,
+        },
+        'request',
+      );
+      done();
+    });
+  }
 
-  await app.register(statusRoutes({ users, version: VERSION }));
+  await app.register(statusRoutes({ initialization, version: VERSION }));
   await app.register(authRoutes({ auth, authenticator, secureCookies: options.tls !== undefined }));
   await app.register(usersRoutes({ users: usersService }));
   await app.register(apiTokensRoutes({ apiTokens: apiTokensService }));
@@ -233,7 +319,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   });
   const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
   backup.onRestored((executor) => signingSecret.reload(executor));
-  backup.onRestored(async () => authenticator.forgetVerifiedSecrets());
+  backup.onRestored(async () => authenticator.credentialCache.forgetAll());
+  backup.onRestored(async () => initialization.forget());
   await app.register(metricsRoutes({ metrics }));
   await app.register(pprofRoutes({ profiler, diagnostics }));
   await app.register(backupRoutes({ backup, restoreMaxBytes: options.restoreMaxBytes }));
@@ -241,6 +328,8 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Network configuration: operator, data networks, slices, profiles, policies, subscribers.
   const secretBox = createSecretBox(options.secretKey);
   const networkState = createNetworkState({ clock });
+  radioRegistry.onDisconnected((radio) => networkState.radioDisconnected(radio.name));
+  installNetworkMetrics(metrics, networkState, radioRegistry);
   const operatorRepository = createOperatorRepository(db);
   const dataNetworksRepository = createDataNetworksRepository(db);
   const slicesRepository = createSlicesRepository(db);
@@ -326,6 +415,39 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   backup.onRestored(async () => subscribersService.forgetListPositions());
   // A database from before the network configuration existed gets the first-start defaults.
   backup.onRestored(async (executor) => void (await seedDefaults(executor)));
+  await app.register(radiosRoutes({ radios: recordServices.radios }));
+  await app.register(radioEventsRoutes({ radioEvents: recordServices.radioEvents }));
+  await app.register(subscriberLogsRoutes({ subscriberLogs: recordServices.subscriberLogs }));
+  await app.register(radioLogsRoutes({ radioLogs: recordServices.radioLogs }));
+  await app.register(flowReportsRoutes({ flowReports: recordServices.flowReports }));
+  await app.register(subscriberUsageRoutes({ subscriberUsage: recordServices.subscriberUsage }));
+  const recordRetentionPaths = [
+    { target: RECORD_RETENTION.radioEvents, path: '/api/v1/ran/events/retention', tag: 'radios' },
+    { target: RECORD_RETENTION.subscriberLogs, path: '/api/v1/logs/subscribers/retention', tag: 'logs' },
+    { target: RECORD_RETENTION.radioLogs, path: '/api/v1/logs/radio/retention', tag: 'logs' },
+    { target: RECORD_RETENTION.flowReports, path: '/api/v1/flow-reports/retention', tag: 'flow reports' },
+    {
+      target: RECORD_RETENTION.subscriberUsage,
+      path: '/api/v1/subscriber-usage/retention',
+      tag: 'subscriber usage',
+    },
+  ];
+  for (const { target, path, tag } of recordRetentionPaths) {
+    await app.register(
+      retentionRoutes({
+        retention,
+        path,
+        recordType: target.recordType,
+        label: target.label,
+        tag,
+        readPermission: 'records:read',
+        writePermission: 'records:write',
+      }),
+    );
+  }
+  // Every record accepted before shutdown is written before the database closes (main.ts closes the
+  // app first, then the database).
+  root.addHook('onClose', () => records.ingestion.close());
 
   // Location (beta): cell positions, location requests and positioning sessions.
   const newId = createUuidV7Generator(clock);
@@ -390,5 +512,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
       },
       { name: 'expired-sessions', intervalMs: HOUR_MS, job: () => sessions.deleteExpired(clock.now()) },
     ],
+    records: records.ingestion,
+    decoders,
   };
 }

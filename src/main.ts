@@ -46,7 +46,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    // Node closes the connections idle when closing starts; one that finishes its request later would stay
+    // open for its keep-alive timeout, so idle connections are swept until every request has ended.
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
     await app.close();
+    clearInterval(sweep);
     await scheduler.stop();
     await db.destroy();
     logger.info('stopped');

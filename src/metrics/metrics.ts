@@ -4,10 +4,13 @@ export type Labels<L extends string> = Record<L, string | number>;
 
 export interface CounterMetric<L extends string> {
   inc(labels: Labels<L>, value?: number): void;
+  /** The series of these label values, for a hot path that updates it often (skips label hashing). */
+  series(labels: Labels<L>): { inc(value?: number): void };
 }
 
 export interface HistogramMetric<L extends string> {
   observe(labels: Labels<L>, value: number): void;
+  series(labels: Labels<L>): { observe(value: number): void };
 }
 
 /** One value of a gauge; a gauge without labels may return a plain number instead. */
@@ -56,7 +59,10 @@ export function createMetrics() {
         labelNames: options.labelNames ?? [],
         registers: [registry],
       });
-      return { inc: (labels, value = 1) => counter.inc(labels, value) };
+      return {
+        inc: (labels, value = 1) => counter.inc(labels, value),
+        series: (labels) => counter.labels(labels),
+      };
     },
 
     histogram<L extends string = never>(
@@ -70,7 +76,10 @@ export function createMetrics() {
         ...(options.buckets ? { buckets: options.buckets } : {}),
         registers: [registry],
       });
-      return { observe: (labels, value) => histogram.observe(labels, value) };
+      return {
+        observe: (labels, value) => histogram.observe(labels, value),
+        series: (labels) => histogram.labels(labels),
+      };
     },
 
     /** A gauge read at each scrape; series missing from one `collect` disappear from that scrape. */

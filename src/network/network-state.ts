@@ -1,20 +1,11 @@
 import type { Clock } from '../clock.ts';
 
 /**
- * The live picture of the network (architecture.md): connected radios, each subscriber's registration and
- * its PDU sessions. The network functions write it through the update functions below; the API and
+ * The live picture of the network (architecture.md), subscriber side: each subscriber's registration, the
+ * radio serving it and its PDU sessions (connected radios are in radio-registry.ts). The network functions write it through the update functions below; the API and
  * location read it. It lives in memory: registrations and sessions do not outlive the process, because
  * devices register again and re-establish their sessions when the core restarts.
  */
-
-export interface ConnectedRadio {
-  /** The node's own name (its id when it sends none); the `radio` filter of the subscriber list uses it. */
-  name: string;
-  /** `<mcc>:<mnc>:<gNB id in hex>`. */
-  id: string;
-  address: string;
-  connectedAt: number;
-}
 
 /**
  * The cell a registered device was last seen in (its NR CGI or E-UTRA CGI, with the TAC); location reads
@@ -118,7 +109,6 @@ const sameCell = (a: ServingCell | undefined, b: ServingCell): boolean =>
 
 export function createNetworkState(deps: { clock: Clock }) {
   const { clock } = deps;
-  const radios = new Map<string, ConnectedRadio>();
   const subscribers = new Map<string, SubscriberEntry>();
   // Indexes kept beside the maps so the list filters and counters never scan every subscriber.
   const imsisByRadio = new Map<string, Set<string>>();
@@ -188,22 +178,16 @@ export function createNetworkState(deps: { clock: Clock }) {
   }
 
   return {
-    radioConnected(radio: Omit<ConnectedRadio, 'connectedAt'>): void {
-      radios.set(radio.name, { ...radio, connectedAt: clock.now() });
-    },
-
-    /** The radio's devices are no longer served by it; they stay registered (they may reselect). */
+    /**
+     * The radio's devices are no longer served by it; they stay registered (they may reselect). Called
+     * when the radio registry (radio-registry.ts, the one record of connected radios) loses a radio.
+     */
     radioDisconnected(name: string): void {
-      radios.delete(name);
       for (const imsi of imsisByRadio.get(name) ?? []) {
         const found = subscribers.get(imsi);
         if (found) setServingRadio(imsi, found, undefined);
       }
       imsisByRadio.delete(name);
-    },
-
-    connectedRadios(): ConnectedRadio[] {
-      return [...radios.values()];
     },
 
     /** A device registered (or re-registered) through `radio`. */
@@ -314,6 +298,17 @@ export function createNetworkState(deps: { clock: Clock }) {
     },
 
     /** IMSIs of the registered devices the named radio serves now. */
+    /** Totals for monitoring, computed when asked (a scrape), never kept up to date on the hot path. */
+    totals(): { registeredSubscribers: number; activeSessions: number } {
+      let registeredSubscribers = 0;
+      let activeSessions = 0;
+      for (const found of subscribers.values()) {
+        if (found.registration) registeredSubscribers += 1;
+        activeSessions += found.sessions.size;
+      }
+      return { registeredSubscribers, activeSessions };
+    },
+
     subscribersOnRadio(name: string): string[] {
       return [...(imsisByRadio.get(name) ?? [])];
     },

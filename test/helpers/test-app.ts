@@ -131,6 +131,18 @@ export async function login(t: TestApp, email: string, password: string): Promis
   return response.json<{ result: { token: string } }>().result.token;
 }
 
+/** Creates an API token for the bearer's own user and returns it. */
+export async function createApiToken(t: TestApp, bearer: string, name = 'test token'): Promise<string> {
+  const response = await t.request({
+    method: 'POST',
+    url: '/api/v1/users/me/api-tokens',
+    token: bearer,
+    payload: { name },
+  });
+  if (response.statusCode !== 201) throw new Error(`create API token failed: ${response.body}`);
+  return result<{ token: string }>(response).token;
+}
+
 /** The `result` member of a JSON body. */
 export function result<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
   return response.json<{ result: T }>().result;

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
-import { ADMIN, createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+import {
+  createApiToken,
+  ADMIN,
+  createTestApp,
+  initialize,
+  manualClock,
+  result,
+  type TestApp,
+} from '../helpers/test-app.ts';
 
 interface Entry {
   id: number;
@@ -25,13 +33,7 @@ describe('audit logs', () => {
     t = await createTestApp({ clock });
     // Two entries on 2026-11-20 at its last millisecond; an API token outlives the clock moves below.
     const bearer = await initialize(t);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/v1/users/me/api-tokens',
-      token: bearer,
-      payload: { name: 'audit test' },
-    });
-    admin = result<{ token: string }>(created).token;
+    admin = await createApiToken(t, bearer, 'audit test');
     clock.set(Date.parse('2026-11-21T00:00:00.000Z'));
     await t.request({
       method: 'POST',

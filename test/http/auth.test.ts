@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
 import {
+  createApiToken,
   ADMIN,
   auditEntries,
   createTestApp,
@@ -170,13 +171,7 @@ describe('authentication', () => {
 
   describe('POST /api/v1/auth/lookup-token', () => {
     it('answers 200 {valid: true} for a valid bearer token or API token', async () => {
-      const created = await t.request({
-        method: 'POST',
-        url: '/api/v1/users/me/api-tokens',
-        token: admin,
-        payload: { name: 'lookup' },
-      });
-      for (const token of [admin, result<{ token: string }>(created).token]) {
+      for (const token of [admin, await createApiToken(t, admin, 'lookup')]) {
         const response = await t.request({ method: 'POST', url: '/api/v1/auth/lookup-token', token });
         assert.deepEqual(response.json(), { result: { valid: true } });
       }
@@ -196,13 +191,7 @@ describe('authentication', () => {
 
   describe('POST /api/v1/auth/rotate-secret', () => {
     it('ends every session and bearer token but keeps API tokens working', async () => {
-      const created = await t.request({
-        method: 'POST',
-        url: '/api/v1/users/me/api-tokens',
-        token: admin,
-        payload: { name: 'survivor' },
-      });
-      const apiToken = result<{ token: string }>(created).token;
+      const apiToken = await createApiToken(t, admin, 'survivor');
       const cookie = sessionCookie(await login(ADMIN.email, ADMIN.password));
 
       const rotated = await t.request({ method: 'POST', url: '/api/v1/auth/rotate-secret', token: admin });

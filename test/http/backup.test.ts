@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { ROLE } from '../../src/resources/users/roles.ts';
 import { sqliteFileOf } from '../../src/storage/database.ts';
 import {
+  createApiToken,
   ADMIN,
   auditEntries,
   createTestApp,
@@ -57,16 +58,6 @@ async function userEmails(t: TestApp, token: string): Promise<string[]> {
   return result<{ items: { email: string }[] }>(response)
     .items.map((u) => u.email)
     .sort();
-}
-
-async function createApiToken(t: TestApp, token: string, name: string): Promise<string> {
-  const response = await t.request({
-    method: 'POST',
-    url: '/api/v1/users/me/api-tokens',
-    token,
-    payload: { name },
-  });
-  return result<{ token: string }>(response).token;
 }
 
 describe('backup and restore', () => {

@@ -4,7 +4,13 @@ import { after, before, describe, it } from 'node:test';
 import { PERMISSIONS } from '../../src/http/permissions.ts';
 import { ROLE, ROLE_NAMES, type RoleId } from '../../src/resources/users/roles.ts';
 import { renderPermissionsDoc } from '../../scripts/permissions-doc.ts';
-import { createTestApp, initialize, result, userWithRole, type TestApp } from '../helpers/test-app.ts';
+import {
+  createApiToken,
+  createTestApp,
+  initialize,
+  userWithRole,
+  type TestApp,
+} from '../helpers/test-app.ts';
 
 /** Routes that run for as long as they are asked (CPU profile, trace): the walk asks for the shortest. */
 const TIMED = new Set(['/api/v1/pprof/profile', '/api/v1/pprof/trace']);
@@ -31,13 +37,7 @@ describe('permission table', () => {
     ];
     // API tokens survive rotate-secret, which the walk calls.
     for (const [roleId, bearer] of bearers) {
-      const response = await t.request({
-        method: 'POST',
-        url: '/api/v1/users/me/api-tokens',
-        token: bearer,
-        payload: { name: 'permission walk' },
-      });
-      apiTokens.set(roleId, result<{ token: string }>(response).token);
+      apiTokens.set(roleId, await createApiToken(t, bearer, 'permission walk'));
     }
   });
   after(() => t.close());

@@ -7,7 +7,13 @@ import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { Profile } from 'pprof-format';
 import { ROLE } from '../../src/resources/users/roles.ts';
-import { createTestApp, initialize, result, userWithRole, type TestApp } from '../helpers/test-app.ts';
+import {
+  createApiToken,
+  createTestApp,
+  initialize,
+  userWithRole,
+  type TestApp,
+} from '../helpers/test-app.ts';
 
 const BASE = '/api/v1/pprof';
 
@@ -86,13 +92,7 @@ describe('profiling (/api/v1/pprof)', () => {
     admin = await initialize(t);
     readOnly = await userWithRole(t, admin, ROLE.readOnly);
     networkManager = await userWithRole(t, admin, ROLE.networkManager);
-    const created = await t.request({
-      method: 'POST',
-      url: '/api/v1/users/me/api-tokens',
-      token: admin,
-      payload: { name: 'pprof scraper' },
-    });
-    adminApiToken = result<{ token: string }>(created).token;
+    adminApiToken = await createApiToken(t, admin, 'pprof scraper');
   });
   after(() => t.close());
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, it } from 'node:test';
 import {
+  createApiToken,
   ADMIN,
   auditEntries,
   createTestApp,
@@ -131,6 +132,25 @@ describe('users', () => {
       assert.equal((await auditEntries(t, admin))[0]?.action, 'update_user');
     });
 
+    it('applies a role change at once to the user’s API tokens too', async () => {
+      const bearer = await userWithRole(t, admin, 3, 'nm@example.com');
+      const apiToken = await createApiToken(t, bearer, 'script');
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users', token: apiToken })).statusCode,
+        200,
+      );
+      await t.request({
+        method: 'PUT',
+        url: '/api/v1/users/nm@example.com',
+        token: admin,
+        payload: { role_id: 2 },
+      });
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users', token: apiToken })).statusCode,
+        403,
+      );
+    });
+
     it('refuses to demote the last admin (409)', async () => {
       const response = await t.request({
         method: 'PUT',
@@ -156,13 +176,11 @@ describe('users', () => {
   describe('DELETE /api/v1/users/{email}', () => {
     it('deletes the user, ends its sessions and revokes its API tokens', async () => {
       const bearer = await userWithRole(t, admin, 3, 'ops@example.com');
-      const created = await t.request({
-        method: 'POST',
-        url: '/api/v1/users/me/api-tokens',
-        token: bearer,
-        payload: { name: 'script' },
-      });
-      const apiToken = result<{ token: string }>(created).token;
+      const apiToken = await createApiToken(t, bearer, 'script');
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users/me', token: apiToken })).statusCode,
+        200,
+      );
       const response = await t.request({
         method: 'DELETE',
         url: '/api/v1/users/ops@example.com',

@@ -31,15 +31,22 @@ describe('the process (npm start)', () => {
     assert.equal(status.status, 200);
     assert.deepEqual(((await status.json()) as { result: { ready: boolean } }).result.ready, true);
 
-    // A request in flight when SIGTERM arrives still gets its answer (init hashes a password for a while).
-    const init = fetch(`${match[1]}/api/v1/init`, {
+    // A request in flight when SIGTERM arrives still gets its answer: a two-second CPU profile is surely
+    // running after half a second, and stopping the service ends it early with what it has sampled.
+    const init = await fetch(`${match[1]}/api/v1/init`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'admin@example.com', password: 'password1' }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { token } = ((await init.json()) as { result: { token: string } }).result;
+    const profile = fetch(`${match[1]}/api/v1/pprof/profile?seconds=2`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
     child.kill('SIGTERM');
-    assert.equal((await init).status, 201);
+    const answered = await profile;
+    assert.equal(answered.status, 200);
+    assert.ok((await answered.arrayBuffer()).byteLength > 0);
     assert.equal(await exited, 0);
   });
 

@@ -38,25 +38,6 @@ const setup = () => {
 };
 
 describe('network state: radios', () => {
-  it('records connected radios with their connection time and forgets them on disconnect', () => {
-    const { clock, state } = setup();
-    state.radioConnected({ name: 'gnb-1', id: '001:01:000001', address: '10.0.0.1' });
-    clock.advance(1000);
-    state.radioConnected({ name: 'gnb-2', id: '001:01:000002', address: '10.0.0.2' });
-    assert.deepEqual(
-      state.connectedRadios().map((r) => [r.name, r.connectedAt]),
-      [
-        ['gnb-1', Date.parse('2026-11-22T10:00:00.000Z')],
-        ['gnb-2', Date.parse('2026-11-22T10:00:01.000Z')],
-      ],
-    );
-    state.radioDisconnected('gnb-1');
-    assert.deepEqual(
-      state.connectedRadios().map((r) => r.name),
-      ['gnb-2'],
-    );
-  });
-
   it('a disconnecting radio no longer serves its devices, which stay registered', () => {
     const { state } = setup();
     state.subscriberRegistered(IMSI_A, 'gnb-1', registration);

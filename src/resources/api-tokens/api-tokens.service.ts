@@ -5,6 +5,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../audit-logs/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { CredentialCache } from '../auth/authenticator.ts';
 import type { User, UsersRepository } from '../users/users.repository.ts';
 import { formatApiToken } from './api-token-format.ts';
 import type { ApiToken, ApiTokensRepository } from './api-tokens.repository.ts';
@@ -18,8 +19,9 @@ export function createApiTokensService(deps: {
   audit: AuditLogService;
   clock: Clock;
   scryptCost: ScryptCost;
+  credentialCache: CredentialCache;
 }) {
-  const { db, users, apiTokens, audit, clock, scryptCost } = deps;
+  const { db, users, apiTokens, audit, clock, scryptCost, credentialCache } = deps;
 
   async function owner(email: string): Promise<User> {
     const user = await users.findByEmail(email.toLowerCase());
@@ -88,6 +90,7 @@ export function createApiTokensService(deps: {
           trx,
         );
       });
+      credentialCache.forgetToken(publicId);
     },
   };
 }

@@ -1,10 +1,5 @@
 import { Type } from 'typebox';
-import { PaginationQuery } from '../../http/schemas.ts';
-
-const CalendarDate = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}$',
-  'x-error': 'must be a date in the form YYYY-MM-DD',
-});
+import { CalendarDate, PaginationQuery } from '../../http/schemas.ts';
 
 export const AuditLogQuery = Type.Object({
   ...PaginationQuery.properties,

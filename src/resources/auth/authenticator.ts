@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import { verifyJwt } from '../../crypto/jwt.ts';
 import { verifySecret } from '../../crypto/password-hash.ts';
-import { constantTimeEqual, sha256Hex } from '../../crypto/random-token.ts';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, parseApiToken } from '../api-tokens/api-token-format.ts';
 import type { ApiTokensRepository } from '../api-tokens/api-tokens.repository.ts';
 import type { Principal } from './principal.ts';
@@ -10,10 +10,31 @@ import type { SigningSecret } from './signing-secret.ts';
 
 const VERIFIED_CACHE_LIMIT = 10_000;
 
+const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** What the services that change users and tokens tell the authenticator, once their change committed. */
+export interface CredentialCache {
+  forgetToken(publicId: string): void;
+  forgetUser(userId: number): void;
+  forgetAll(): void;
+}
+
+interface VerifiedToken {
+  digest: Buffer;
+  principal: Principal;
+  expiresAt: number | null;
+}
+
 /**
  * Turns the credential of an `Authorization: Bearer` header into a principal: either a JWT bound to a
- * live session, or an API token. Every call checks the database, so logout, password changes, deletions
- * and revocations take effect on the next request.
+ * live session (checked in the database on every call, so logout and password changes take effect at
+ * once), or an API token.
+ *
+ * API token secrets are hashed with scrypt, deliberately slow. Once a token has been verified, its owner
+ * and the SHA-256 of its secret are kept in memory, so later requests cost one digest and no query.
+ * Revocation stays immediate because every change that can invalidate a token (its deletion, its user's
+ * deletion or role change, a restore) calls the CredentialCache after committing; expiry is checked on
+ * every request. This holds while one process owns the database, as it does with SQLite.
  */
 export function createAuthenticator(deps: {
   sessions: SessionsRepository;
@@ -22,23 +43,33 @@ export function createAuthenticator(deps: {
   clock: Clock;
 }) {
   const { sessions, apiTokens, signingSecret, clock } = deps;
-  // API token secrets are hashed with scrypt; once a secret has been verified, its SHA-256 is kept here so
-  // later requests skip the deliberately slow hash. The row is still read on every request.
-  const verifiedSecrets = new Map<string, string>();
+  const verified = new Map<string, VerifiedToken>();
+  // Bumped by every invalidation: a lookup that started before one must not cache what it read.
+  let epoch = 0;
 
   async function fromApiToken(token: string): Promise<Principal | undefined> {
     const parsed = parseApiToken(token);
     if (!parsed) return undefined;
+    const digest = sha256(parsed.secret);
+    const cached = verified.get(parsed.publicId);
+    if (cached && timingSafeEqual(cached.digest, digest)) {
+      return cached.expiresAt === null || cached.expiresAt > clock.now() ? cached.principal : undefined;
+    }
+    const startedAt = epoch;
     const owner = await apiTokens.findOwner(parsed.publicId);
     if (!owner || (owner.expiresAt !== null && owner.expiresAt <= clock.now())) return undefined;
-    const digest = sha256Hex(parsed.secret);
-    const cached = verifiedSecrets.get(parsed.publicId);
-    if (cached === undefined || !constantTimeEqual(cached, digest)) {
-      if (!(await verifySecret(parsed.secret, owner.secretHash))) return undefined;
-      if (verifiedSecrets.size >= VERIFIED_CACHE_LIMIT) verifiedSecrets.clear();
-      verifiedSecrets.set(parsed.publicId, digest);
+    if (!(await verifySecret(parsed.secret, owner.secretHash))) return undefined;
+    const principal: Principal = {
+      userId: owner.userId,
+      email: owner.email,
+      roleId: owner.roleId,
+      via: 'api_token',
+    };
+    if (startedAt === epoch) {
+      if (verified.size >= VERIFIED_CACHE_LIMIT) verified.clear();
+      verified.set(parsed.publicId, { digest, principal, expiresAt: owner.expiresAt });
     }
-    return { userId: owner.userId, email: owner.email, roleId: owner.roleId, via: 'api_token' };
+    return principal;
   }
 
   async function fromJwt(token: string): Promise<Principal | undefined> {
@@ -60,16 +91,21 @@ export function createAuthenticator(deps: {
     },
 
     /** Drops the verified-secret cache, whose entries were checked against a database now replaced. */
-    forgetVerifiedSecrets(): void {
-      verifiedSecrets.clear();
-    },
-
-    /** Looks up a session by the opaque value of its cookie. */
-    async sessionFromCookie(cookieValue: string | undefined) {
-      if (!cookieValue) return undefined;
-      const session = await sessions.findByTokenHash(sha256Hex(cookieValue));
-      return session && session.expiresAt > clock.now() ? session : undefined;
-    },
+    credentialCache: {
+      forgetToken(publicId: string): void {
+        epoch += 1;
+        verified.delete(publicId);
+      },
+      forgetUser(userId: number): void {
+        epoch += 1;
+        for (const [publicId, entry] of verified)
+          if (entry.principal.userId === userId) verified.delete(publicId);
+      },
+      forgetAll(): void {
+        epoch += 1;
+        verified.clear();
+      },
+    } satisfies CredentialCache,
   };
 }
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { Envelope, ok } from '../../http/schemas.ts';
-import type { UsersRepository } from '../users/users.repository.ts';
+import type { InitializationState } from './initialization.ts';
 
 const StatusResult = Type.Object({
   version: Type.String({ description: 'PMN Core version' }),
@@ -9,7 +9,7 @@ const StatusResult = Type.Object({
   ready: Type.Boolean({ description: 'true when the database is migrated and the service accepts work' }),
 });
 
-export function statusRoutes(deps: { users: UsersRepository; version: string }) {
+export function statusRoutes(deps: { initialization: InitializationState; version: string }) {
   return async (app: App): Promise<void> => {
     app.get(
       '/api/v1/status',
@@ -17,7 +17,8 @@ export function statusRoutes(deps: { users: UsersRepository; version: string }) 
         config: { permission: 'public' },
         schema: { tags: ['status'], summary: 'Service status', response: { 200: Envelope(StatusResult) } },
       },
-      async () => ok({ version: deps.version, initialized: (await deps.users.count()) > 0, ready: true }),
+      async () =>
+        ok({ version: deps.version, initialized: await deps.initialization.isInitialized(), ready: true }),
     );
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../audit-logs/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { CredentialCache } from '../auth/authenticator.ts';
 import type { SessionsRepository } from '../auth/sessions.repository.ts';
 import { ROLE, type RoleId } from './roles.ts';
 import type { User, UserWithPassword, UsersRepository } from './users.repository.ts';
@@ -16,8 +17,9 @@ export function createUsersService(deps: {
   audit: AuditLogService;
   clock: Clock;
   scryptCost: ScryptCost;
+  credentialCache: CredentialCache;
 }) {
-  const { db, users, sessions, audit, clock, scryptCost } = deps;
+  const { db, users, sessions, audit, clock, scryptCost, credentialCache } = deps;
 
   async function getIn(executor: Executor, email: string): Promise<UserWithPassword> {
     const user = await users.findByEmail(email.toLowerCase(), executor);
@@ -55,7 +57,7 @@ export function createUsersService(deps: {
     },
 
     async updateRole(email: string, roleId: RoleId, actor: Actor): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      const userId = await db.transaction().execute(async (trx) => {
         const user = await getIn(trx, email);
         if (roleId !== ROLE.admin) await assertNotLastAdmin(trx, user, 'demote');
         await users.updateRole(user.id, roleId, trx);
@@ -67,7 +69,9 @@ export function createUsersService(deps: {
           },
           trx,
         );
+        return user.id;
       });
+      credentialCache.forgetUser(userId);
     },
 
     /** Sets a user's password (admin action); the user's sessions end. */
@@ -115,12 +119,14 @@ export function createUsersService(deps: {
 
     /** Deletes a user; its sessions and API tokens go with it. */
     async delete(email: string, actor: Actor): Promise<void> {
-      await db.transaction().execute(async (trx) => {
+      const userId = await db.transaction().execute(async (trx) => {
         const user = await getIn(trx, email);
         await assertNotLastAdmin(trx, user, 'delete');
         await users.delete(user.id, trx);
         await audit.record(actor, { action: 'delete_user', details: `User ${user.email} deleted` }, trx);
+        return user.id;
       });
+      credentialCache.forgetUser(userId);
     },
   };
 }

@@ -1,0 +1,120 @@
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import type { Comparison, Suite } from './harness.ts';
+
+/** Every suite, in run order; adding one is one line naming its module, which exports `run`. */
+const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
+  foundation: () => import('./foundation.ts'),
+  'network-configuration': () => import('./network-configuration.ts'),
+};
+
+const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
+  --only       run only these suites (${Object.keys(SUITES).join(', ')})
+  --duration   seconds of load per endpoint on the service and as many on the bare server (default 10)
+  --profile    start the service with --cpu-prof; profiles land in .bench/profiles/
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function options() {
+  let values;
+  try {
+    values = parseArgs({
+      options: {
+        only: { type: 'string', multiple: true },
+        duration: { type: 'string', default: '10' },
+        profile: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  const durationSeconds = Number(values.duration);
+  if (!Number.isInteger(durationSeconds) || durationSeconds < 1)
+    fail('--duration must be a whole number >= 1');
+  const names = (values.only ?? Object.keys(SUITES)).flatMap((value) => value.split(',')).filter(Boolean);
+  for (const name of names) if (!(name in SUITES)) fail(`unknown suite "${name}"`);
+  return { names, durationSeconds, profile: values.profile };
+}
+
+const number = (value: number, digits = 0): string =>
+  value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const ms = (value: number): string => `${number(value, value < 10 ? 2 : value < 100 ? 1 : 0)} ms`;
+const us = (value: number | undefined): string => (value === undefined ? 'n/a' : `${number(value)} µs`);
+const percent = (value: number): string => {
+  const points = value * 100;
+  return `${number(points, points < 1 ? 2 : points < 10 ? 1 : 0)}%`;
+};
+
+/** The results as a Markdown table, readable in a terminal and ready for docs/performance.md. */
+function table(rows: Comparison[]): string {
+  const header = [
+    'Endpoint',
+    'Connections',
+    'req/s',
+    'p50',
+    'p99',
+    'bare req/s',
+    'bare p50',
+    'bare p99',
+    'ratio',
+    'CPU/req',
+    'bare CPU/req',
+  ];
+  const lines = rows.map((row) => [
+    row.endpoint,
+    String(row.load.connections),
+    number(row.service.requestsPerSecond),
+    ms(row.service.p50Ms),
+    ms(row.service.p99Ms),
+    number(row.bare.requestsPerSecond),
+    ms(row.bare.p50Ms),
+    ms(row.bare.p99Ms),
+    row.goal === undefined ? percent(row.ratio) : `${percent(row.ratio)} (goal ${percent(row.goal)})`,
+    us(row.service.cpuUsPerRequest),
+    us(row.bare.cpuUsPerRequest),
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...lines.map((line) => (line[column] ?? '').length)),
+  );
+  const format = (cells: string[]): string =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(' | ')} |`;
+  return [format(header), format(widths.map((width) => '-'.repeat(width))), ...lines.map(format)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const { names, durationSeconds, profile } = options();
+  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  const serviceNodeArgs = profile ? ['--cpu-prof', '--cpu-prof-dir', '.bench/profiles'] : [];
+  const cpu = cpus();
+  process.stdout.write(
+    `PMN Core benchmark, ${new Date().toISOString()}\n` +
+      `Node ${process.version}, ${cpu.length} cores (${cpu[0]?.model ?? 'unknown CPU'}), ` +
+      `${durationSeconds} s per measurement; load generator, service and bare server share these cores; ` +
+      `load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')} at start\n`,
+  );
+  for (const name of names) {
+    const suite = SUITES[name];
+    if (!suite) continue;
+    const { run } = await suite();
+    const rows = await run({ durationSeconds, serviceNodeArgs, log });
+    process.stdout.write(`\n## ${name}\n\n${table(rows)}\n`);
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`benchmark failed: ${String((error as Error).stack ?? error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,118 @@
+import type { Clock } from '../clock.ts';
+import type { Plmn } from './radio-id.ts';
+
+/** One S-NSSAI a radio supports in a tracking area; `sd` is absent when the slice has none. */
+export interface Snssai {
+  sst: number;
+  sd?: string;
+}
+
+/** A tracking area a radio serves and the slices it supports there, in the API's own spelling. */
+export interface SupportedTai {
+  tai: { plmnID: Plmn; tac: string };
+  snssais: Snssai[];
+}
+
+/** A RAN node connected now. Times are Unix ms. */
+export interface Radio {
+  /** `<mcc>:<mnc>:<node id in hex>` (see radio-id.ts). */
+  id: string;
+  /** The node's own name (RANNodeName), or its id when it sends none. */
+  name: string;
+  /** Where the node's association comes from, `IP:port` (`[IPv6]:port`). */
+  address: string;
+  /** `gNB`, `ng-eNB`, ... */
+  ranNodeType: string;
+  supportedTais: SupportedTai[];
+  connectedAt: number;
+  lastSeenAt: number;
+}
+
+export interface RadioConnection {
+  id: string;
+  name?: string;
+  address: string;
+  ranNodeType: string;
+  supportedTais: SupportedTai[];
+}
+
+export type RadioChanges = Partial<Pick<RadioConnection, 'name' | 'address' | 'supportedTais'>>;
+
+/**
+ * The radios connected now, part of the network state (architecture.md): held in memory, since a
+ * restart ends every association and radios connect again. The network side reports connections,
+ * changes (a RAN configuration update, or any message, which refreshes `lastSeenAt`) and disconnections;
+ * the API reads. A node that connects again under the same id replaces its earlier entry.
+ */
+export function createRadioRegistry(deps: { clock: Clock }) {
+  const { clock } = deps;
+  const radios = new Map<string, Radio>();
+  const disconnectListeners: ((radio: Radio) => void)[] = [];
+
+  return {
+    /** Called with each radio that disconnects (the network state forgets which devices it served). */
+    onDisconnected(listener: (radio: Radio) => void): void {
+      disconnectListeners.push(listener);
+    },
+
+    connected(connection: RadioConnection): Radio {
+      const now = clock.now();
+      const radio: Radio = {
+        id: connection.id,
+        name: connection.name || connection.id,
+        address: connection.address,
+        ranNodeType: connection.ranNodeType,
+        supportedTais: structuredClone(connection.supportedTais),
+        connectedAt: now,
+        lastSeenAt: now,
+      };
+      radios.set(radio.id, radio);
+      return radio;
+    },
+
+    /** Applies changes and marks the radio seen now; false when no radio with that id is connected. */
+    updated(id: string, changes: RadioChanges = {}): boolean {
+      const radio = radios.get(id);
+      if (!radio) return false;
+      if (changes.name !== undefined) radio.name = changes.name || radio.id;
+      if (changes.address !== undefined) radio.address = changes.address;
+      if (changes.supportedTais !== undefined) radio.supportedTais = structuredClone(changes.supportedTais);
+      radio.lastSeenAt = clock.now();
+      return true;
+    },
+
+    /** False when no radio with that id was connected. */
+    disconnected(id: string): boolean {
+      const radio = radios.get(id);
+      if (!radio) return false;
+      radios.delete(id);
+      for (const listener of disconnectListeners) listener(radio);
+      return true;
+    },
+
+    count(): number {
+      return radios.size;
+    },
+
+    /** Every connected radio, by name and then id. */
+    list(): Radio[] {
+      return [...radios.values()].sort((a, b) => compare(a.name, b.name) || compare(a.id, b.id));
+    },
+
+    /**
+     * The radio with this name (the first by id if two share it), or else with this id: a radio that
+     * sent no name is named by its id anyway.
+     */
+    find(nameOrId: string): Radio | undefined {
+      const named = [...radios.values()].filter((radio) => radio.name === nameOrId);
+      named.sort((a, b) => compare(a.id, b.id));
+      return named[0] ?? radios.get(nameOrId);
+    },
+  };
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export type RadioRegistry = ReturnType<typeof createRadioRegistry>;

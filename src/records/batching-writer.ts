@@ -1,0 +1,168 @@
+import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import type { Db } from '../storage/database.ts';
+import type { Executor } from '../storage/transaction.ts';
+
+export interface BatchingWriterOptions {
+  /** Records that may wait in the queue; beyond it `offer` refuses (back-pressure). */
+  capacity: number;
+  /** Records written in one transaction at most. */
+  batchSize: number;
+  /** How long a record may wait for others before its batch is written anyway. */
+  maxDelayMs: number;
+}
+
+export const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
+  capacity: 50_000,
+  batchSize: 1_000,
+  maxDelayMs: 5,
+};
+
+/** Writes rows of one kind inside the writer's transaction. */
+export type Sink<Row> = (rows: Row[], executor: Executor) => Promise<void>;
+
+/** Attempts at writing one batch before its records are given up (logged as lost). */
+const WRITE_ATTEMPTS = 5;
+
+interface Entry<K> {
+  kind: K;
+  rows: unknown[];
+}
+
+/**
+ * The one writer of the records pipeline. Records of every kind wait in one bounded FIFO queue and are
+ * written in group commits: a transaction holds up to `batchSize` records and starts when that many are
+ * waiting or `maxDelayMs` after the first one arrived. When the queue is full, `offer` refuses the
+ * records and says so; `whenWritable` resolves once a batch has been written and there is room again.
+ * `close` refuses new records and returns when everything accepted before it is written.
+ */
+export function createBatchingWriter<Rows extends object>(deps: {
+  db: Db;
+  sinks: { [K in keyof Rows]: Sink<Rows[K]> };
+  logger: Logger;
+  options?: Partial<BatchingWriterOptions>;
+}) {
+  const { db, sinks, logger } = deps;
+  const { capacity, batchSize, maxDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
+  const entries: Entry<keyof Rows>[] = [];
+  let head = 0;
+  let queued = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let draining: Promise<void> | undefined;
+  let closed = false;
+  let roomWaiters: { records: number; wake: () => void }[] = [];
+  if (batchSize > capacity) throw new RangeError('batchSize must not exceed capacity');
+
+  /** Takes up to `batchSize` records off the front of the queue, splitting an entry when needed. */
+  function take(): Map<keyof Rows, unknown[]> {
+    const batch = new Map<keyof Rows, unknown[]>();
+    let budget = batchSize;
+    while (budget > 0 && head < entries.length) {
+      const entry = entries[head] as Entry<keyof Rows>;
+      const rows = entry.rows.length <= budget ? entry.rows : entry.rows.slice(0, budget);
+      if (rows === entry.rows) head += 1;
+      else entry.rows = entry.rows.slice(budget);
+      const list = batch.get(entry.kind);
+      if (list) for (const row of rows) list.push(row);
+      else batch.set(entry.kind, rows.slice());
+      budget -= rows.length;
+      queued -= rows.length;
+    }
+    if (head > 1024 && head * 2 > entries.length) {
+      entries.splice(0, head);
+      head = 0;
+    }
+    return batch;
+  }
+
+  async function write(batch: Map<keyof Rows, unknown[]>): Promise<void> {
+    const count = [...batch.values()].reduce((sum, rows) => sum + rows.length, 0);
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          for (const [kind, rows] of batch) await (sinks[kind] as Sink<unknown>)(rows, trx);
+        });
+        return;
+      } catch (error) {
+        if (attempt === WRITE_ATTEMPTS) {
+          logger.error({ err: error, records: count }, `records writer gave up: ${count} records lost`);
+          return;
+        }
+        logger.warn({ err: error, records: count, attempt }, 'records writer failed; retrying');
+        await sleep(100 * 2 ** (attempt - 1));
+      }
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (queued > 0) {
+      await write(take());
+      const ready = roomWaiters.filter((waiter) => queued + waiter.records <= capacity);
+      roomWaiters = roomWaiters.filter((waiter) => !ready.includes(waiter));
+      for (const { wake } of ready) wake();
+      // Lets requests and new records in between batches.
+      if (queued > 0) await yieldToEventLoop();
+    }
+  }
+
+  function startDrain(): void {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (draining || queued === 0) return;
+    draining = drain().finally(() => {
+      draining = undefined;
+    });
+  }
+
+  async function flush(): Promise<void> {
+    while (queued > 0 || draining) {
+      startDrain();
+      await draining;
+    }
+  }
+
+  return {
+    /**
+     * Queues rows of one kind, all or none. Returns false, queueing nothing, when they do not fit in the
+     * queue: the caller decides to wait (`whenWritable`) or drop them.
+     */
+    offer<K extends keyof Rows>(kind: K, rows: Rows[K][]): boolean {
+      if (closed) throw new Error('records pipeline is closed');
+      if (rows.length > capacity) {
+        throw new RangeError(`a batch of ${rows.length} records exceeds the queue capacity of ${capacity}`);
+      }
+      if (rows.length === 0) return true;
+      if (queued + rows.length > capacity) return false;
+      entries.push({ kind, rows });
+      queued += rows.length;
+      if (queued >= batchSize) startDrain();
+      else if (!timer && !draining) timer = setTimeout(startDrain, maxDelayMs);
+      return true;
+    },
+
+    /** Records accepted and not yet written. */
+    get depth(): number {
+      return queued;
+    },
+
+    /** Resolves once `records` more records fit in the queue. */
+    whenWritable(records = 1): Promise<void> {
+      if (records > capacity) throw new RangeError(`${records} records never fit in the queue`);
+      if (queued + records <= capacity) return Promise.resolve();
+      return new Promise((wake) => roomWaiters.push({ records, wake }));
+    },
+
+    /** Resolves when every record accepted before the call is written. */
+    flush,
+
+    /** Refuses new records from now on and writes everything already accepted. */
+    async close(): Promise<void> {
+      closed = true;
+      await flush();
+    },
+  };
+}
+
+export type BatchingWriter<Rows extends object> = ReturnType<typeof createBatchingWriter<Rows>>;

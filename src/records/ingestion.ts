@@ -1,0 +1,83 @@
+import type { Insertable } from 'kysely';
+import type { Clock } from '../clock.ts';
+import type { RadioChanges, RadioConnection, RadioRegistry } from '../network/radio-registry.ts';
+import type {
+  FlowReportsTable,
+  RadioEventsTable,
+  RadioLogsTable,
+  SubscriberLogsTable,
+} from '../storage/tables/records.ts';
+import type { BatchingWriter } from './batching-writer.ts';
+import {
+  flowReportRow,
+  radioEventRow,
+  radioLogRow,
+  subscriberLogRow,
+  usageIncrement,
+  type FlowReportInput,
+  type RadioEventInput,
+  type RadioLogInput,
+  type SubscriberLogInput,
+  type UsageIncrement,
+  type UsageInput,
+} from './record-inputs.ts';
+
+/** The rows the batching writer carries, by kind. */
+export interface RecordRows {
+  radio_events: Insertable<RadioEventsTable>;
+  subscriber_logs: Insertable<SubscriberLogsTable>;
+  radio_logs: Insertable<RadioLogsTable>;
+  flow_reports: Insertable<FlowReportsTable>;
+  subscriber_usage: UsageIncrement;
+}
+
+/**
+ * The records pipeline as the network functions see it (docs/architecture.md). Every `record*` call
+ * checks its input (a TypeError for a malformed record), then either accepts it and returns true, or,
+ * when the writer's queue is full, records nothing and returns false: back-pressure. The caller then
+ * waits for `whenWritable()` and retries, or drops the record and counts the loss. An accepted record
+ * is written within milliseconds, and a clean shutdown (`close`) writes every accepted record.
+ */
+export interface RecordsIngestion {
+  recordRadioEvent(event: RadioEventInput): boolean;
+  recordSubscriberLog(log: SubscriberLogInput): boolean;
+  recordRadioLog(log: RadioLogInput): boolean;
+  /** All or none of the batch is accepted. */
+  recordFlowReports(reports: FlowReportInput[]): boolean;
+  /** Adds bytes to the subscriber's counters of the UTC day of `usage.at`. */
+  recordUsage(usage: UsageInput): boolean;
+  /** A RAN node completed its setup (accepted: its PLMN and TACs match the operator's). */
+  radioConnected(connection: RadioConnection): void;
+  /** The node changed its configuration or was heard from; false when it is not connected. */
+  radioUpdated(id: string, changes?: RadioChanges): boolean;
+  /** The node's association ended; false when it was not connected. */
+  radioDisconnected(id: string): boolean;
+  /** Resolves once `records` more records fit in the queue. */
+  whenWritable(records?: number): Promise<void>;
+  /** Resolves when every record accepted so far is written. */
+  flush(): Promise<void>;
+  /** Refuses further records (they throw) and writes every accepted one. */
+  close(): Promise<void>;
+}
+
+export function createRecordsIngestion(deps: {
+  writer: BatchingWriter<RecordRows>;
+  radios: RadioRegistry;
+  clock: Clock;
+}): RecordsIngestion {
+  const { writer, radios, clock } = deps;
+
+  return {
+    recordRadioEvent: (event) => writer.offer('radio_events', [radioEventRow(event, clock.now())]),
+    recordSubscriberLog: (log) => writer.offer('subscriber_logs', [subscriberLogRow(log, clock.now())]),
+    recordRadioLog: (log) => writer.offer('radio_logs', [radioLogRow(log, clock.now())]),
+    recordFlowReports: (reports) => writer.offer('flow_reports', reports.map(flowReportRow)),
+    recordUsage: (usage) => writer.offer('subscriber_usage', [usageIncrement(usage, clock.now())]),
+    radioConnected: (connection) => void radios.connected(connection),
+    radioUpdated: (id, changes) => radios.updated(id, changes),
+    radioDisconnected: (id) => radios.disconnected(id),
+    whenWritable: (records) => writer.whenWritable(records),
+    flush: () => writer.flush(),
+    close: () => writer.close(),
+  };
+}

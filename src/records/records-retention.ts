@@ -1,0 +1,25 @@
+import type { RetentionService } from '../retention/retention.service.ts';
+import type { RecordsPipeline } from './records-pipeline.ts';
+
+/** Retention of each record type (decisions section 11): key, wording, default days. */
+export const RECORD_RETENTION = {
+  subscriberLogs: { recordType: 'subscriber_logs', label: 'subscriber log', defaultDays: 7 },
+  radioLogs: { recordType: 'radio_logs', label: 'radio log', defaultDays: 7 },
+  radioEvents: { recordType: 'radio_events', label: 'radio event', defaultDays: 7 },
+  flowReports: { recordType: 'flow_reports', label: 'flow report', defaultDays: 7 },
+  subscriberUsage: { recordType: 'subscriber_usage', label: 'subscriber usage record', defaultDays: 365 },
+} as const;
+
+/** Hands every record type to the retention scheduler, which deletes expired rows in bounded chunks. */
+export function registerRecordRetention(
+  retention: RetentionService,
+  repositories: RecordsPipeline['repositories'],
+): void {
+  for (const key of Object.keys(RECORD_RETENTION) as (keyof typeof RECORD_RETENTION)[]) {
+    const repository = repositories[key];
+    retention.register({
+      ...RECORD_RETENTION[key],
+      deleteOlderThan: (cutoff, limit) => repository.deleteOlderThan(cutoff, limit),
+    });
+  }
+}

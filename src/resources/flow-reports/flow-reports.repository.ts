@@ -1,0 +1,360 @@
+import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import { utcDay, type DayWindow } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
+import { chunks } from '../../storage/chunks.ts';
+import type { Database } from '../../storage/schema.ts';
+import type { FlowReportsTable } from '../../storage/tables/records.ts';
+import type { Executor } from '../../storage/transaction.ts';
+import type { EndpointFilter } from '../../validation/ip-address.ts';
+
+export interface FlowReport {
+  id: number;
+  subscriberId: string;
+  sourceIp: string;
+  destinationIp: string;
+  sourcePort: number;
+  destinationPort: number;
+  protocol: number;
+  packets: number;
+  bytes: number;
+  startTime: number;
+  endTime: number;
+  direction: 'uplink' | 'downlink';
+  action: 'allow' | 'drop';
+}
+
+/** Every filter of the flow report list; the window selects by `end_time`. */
+export interface FlowReportFilter extends DayWindow {
+  subscriberId?: string;
+  protocol?: number;
+  source?: EndpointFilter;
+  destination?: EndpointFilter;
+  direction?: 'uplink' | 'downlink';
+  action?: 'allow' | 'drop';
+}
+
+/** The filter conditions that have an index of their own, most selective first (see `conditions`). */
+type Lead = 'subscriber' | 'source' | 'destination' | 'protocol' | 'window';
+
+function leadOf(filter: FlowReportFilter): Lead {
+  if (filter.subscriberId !== undefined) return 'subscriber';
+  if (filter.source?.ip !== undefined) return 'source';
+  if (filter.destination?.ip !== undefined) return 'destination';
+  const windowed =
+    filter.source?.port !== undefined ||
+    filter.destination?.port !== undefined ||
+    filter.direction !== undefined ||
+    filter.action !== undefined;
+  return filter.protocol !== undefined && !windowed ? 'protocol' : 'window';
+}
+
+/**
+ * The filter as SQL, written so the right index answers it. The database keeps no statistics, so its
+ * planner cannot know that a subscriber matches a few hundred reports while a protocol matches millions;
+ * the repository does. The most selective condition present (subscriber, then source address, then
+ * destination address, then a protocol alone) is written plainly so its index serves it; the others
+ * are written `column + 0` or `column || ''`, which mean the same but no index can serve, and are
+ * checked on the rows that index selects. Filters without an index of their own (ports, direction,
+ * action, and protocol together with them) are read from the window index on end_time.
+ *
+ * `grouped` is for aggregates (counts by protocol, by destination, the subscribers present): the window
+ * is then written `end_time + 0` too, so the planner reads the index of the grouping column in order and
+ * counts without sorting. Through an end_time index it would visit every row of the window in the table
+ * and sort them all, many times slower over a week of reports.
+ */
+function conditions(
+  eb: ExpressionBuilder<Database, 'flow_reports'>,
+  filter: FlowReportFilter,
+  grouped = false,
+) {
+  const lead = leadOf(filter);
+  const text = (column: 'subscriber_id' | 'source_ip' | 'destination_ip', indexed: boolean) =>
+    indexed ? sql.ref<string>(column) : sql<string>`${sql.ref(column)} || ''`;
+  const endTime = grouped ? sql<number>`${sql.ref('end_time')} + 0` : sql.ref<number>('end_time');
+  const list = [eb(endTime, '>=', filter.from), eb(endTime, '<', filter.before)];
+  if (filter.subscriberId !== undefined) {
+    list.push(eb(text('subscriber_id', lead === 'subscriber'), '=', filter.subscriberId));
+  }
+  if (filter.source?.ip !== undefined)
+    list.push(eb(text('source_ip', lead === 'source'), '=', filter.source.ip));
+  if (filter.destination?.ip !== undefined) {
+    list.push(eb(text('destination_ip', lead === 'destination'), '=', filter.destination.ip));
+  }
+  if (filter.protocol !== undefined) {
+    const protocol =
+      lead === 'protocol' ? sql.ref<number>('protocol') : sql<number>`${sql.ref('protocol')} + 0`;
+    list.push(eb(protocol, '=', filter.protocol));
+  }
+  if (filter.source?.port !== undefined) list.push(eb('source_port', '=', filter.source.port));
+  if (filter.destination?.port !== undefined) {
+    list.push(eb('destination_port', '=', filter.destination.port));
+  }
+  if (filter.direction !== undefined) list.push(eb('direction', '=', filter.direction));
+  if (filter.action !== undefined) list.push(eb('action', '=', filter.action));
+  return eb.and(list);
+}
+
+const COLUMNS = [
+  'id',
+  'subscriber_id',
+  'source_ip',
+  'destination_ip',
+  'source_port',
+  'destination_port',
+  'protocol',
+  'packets',
+  'bytes',
+  'start_time',
+  'end_time',
+  'direction',
+  'action',
+] as const;
+
+/** What the daily counts need of a report. */
+type Counted = Pick<Insertable<FlowReportsTable>, 'end_time' | 'protocol' | 'direction' | 'destination_ip'>;
+
+/** Adds reports to (`sign` 1) or takes them from (-1) the daily counts, in the caller's transaction. */
+async function adjustDailyCounts(reports: Counted[], sign: 1 | -1, executor: Executor): Promise<void> {
+  if (reports.length === 0) return;
+  const protocols = new Map<string, { day: number; protocol: number; reports: number }>();
+  const destinations = new Map<string, { day: number; destination_ip: string; reports: number }>();
+  for (const report of reports) {
+    const day = utcDay(report.end_time);
+    const byProtocol = `${day}/${report.protocol}`;
+    const counted = protocols.get(byProtocol) ?? { day, protocol: report.protocol, reports: 0 };
+    counted.reports += sign;
+    protocols.set(byProtocol, counted);
+    if (report.direction === 'uplink') {
+      const byDestination = `${day}/${report.destination_ip}`;
+      const seen = destinations.get(byDestination) ?? {
+        day,
+        destination_ip: report.destination_ip,
+        reports: 0,
+      };
+      seen.reports += sign;
+      destinations.set(byDestination, seen);
+    }
+  }
+  for (const chunk of chunks([...protocols.values()])) {
+    await executor
+      .insertInto('flow_report_daily_protocols')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['day', 'protocol']).doUpdateSet((eb) => ({
+          reports: eb('flow_report_daily_protocols.reports', '+', eb.ref('excluded.reports')),
+        })),
+      )
+      .execute();
+  }
+  for (const chunk of chunks([...destinations.values()])) {
+    await executor
+      .insertInto('flow_report_daily_uplink_destinations')
+      .values(chunk)
+      .onConflict((oc) =>
+        oc.columns(['day', 'destination_ip']).doUpdateSet((eb) => ({
+          reports: eb('flow_report_daily_uplink_destinations.reports', '+', eb.ref('excluded.reports')),
+        })),
+      )
+      .execute();
+  }
+  if (sign < 0) {
+    const days = [...new Set([...protocols.values()].map((counted) => counted.day))];
+    await executor
+      .deleteFrom('flow_report_daily_protocols')
+      .where('day', 'in', days)
+      .where('reports', '<=', 0)
+      .execute();
+    await executor
+      .deleteFrom('flow_report_daily_uplink_destinations')
+      .where('day', 'in', days)
+      .where('reports', '<=', 0)
+      .execute();
+  }
+}
+
+export function createFlowReportsRepository(db: Db) {
+  return {
+    /** Inserts the reports and counts them in the daily counts; pass a transaction. */
+    async insertMany(rows: Insertable<FlowReportsTable>[], executor: Executor = db): Promise<void> {
+      for (const chunk of chunks(rows)) await executor.insertInto('flow_reports').values(chunk).execute();
+      await adjustDailyCounts(rows, 1, executor);
+    },
+
+    /**
+     * Newest first: by end time, then by id. The page's ids are chosen first, from an index alone where
+     * the filter allows it, and only those rows are read from the table.
+     */
+    async list(filter: FlowReportFilter, limit: number, offset: number): Promise<FlowReport[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select(COLUMNS)
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('flow_reports')
+            .select('id')
+            .where((inner) => conditions(inner, filter))
+            .orderBy('end_time', 'desc')
+            .orderBy('id', 'desc')
+            .limit(limit)
+            .offset(offset),
+        )
+        .orderBy('end_time', 'desc')
+        .orderBy('id', 'desc')
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        subscriberId: row.subscriber_id,
+        sourceIp: row.source_ip,
+        destinationIp: row.destination_ip,
+        sourcePort: row.source_port,
+        destinationPort: row.destination_port,
+        protocol: row.protocol,
+        packets: Number(row.packets),
+        bytes: Number(row.bytes),
+        startTime: Number(row.start_time),
+        endTime: Number(row.end_time),
+        direction: row.direction,
+        action: row.action,
+      }));
+    },
+
+    async count(filter: FlowReportFilter): Promise<number> {
+      const row = await db
+        .selectFrom('flow_reports')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where((eb) => conditions(eb, filter))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** End time of the oldest and newest matching report (two index seeks); undefined when none matches. */
+    async endTimeSpan(filter: FlowReportFilter): Promise<{ first: number; last: number } | undefined> {
+      const edge = (order: 'asc' | 'desc') =>
+        db
+          .selectFrom('flow_reports')
+          .select('end_time')
+          .where((eb) => conditions(eb, filter))
+          .orderBy('end_time', order)
+          .limit(1)
+          .executeTakeFirst();
+      const [first, last] = await Promise.all([edge('asc'), edge('desc')]);
+      return first && last ? { first: Number(first.end_time), last: Number(last.end_time) } : undefined;
+    },
+
+    /** Subscribers with matching reports, ascending, at most `limit`. */
+    async subscribers(filter: FlowReportFilter, limit: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select('subscriber_id')
+        .where((eb) => conditions(eb, filter, true))
+        .groupBy('subscriber_id')
+        .orderBy('subscriber_id')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.subscriber_id);
+    },
+
+    /** Matching reports per protocol, most first (ties by protocol number). */
+    async protocolCounts(filter: FlowReportFilter): Promise<{ protocol: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select((eb) => ['protocol', eb.fn.countAll<number>().as('count')])
+        .where((eb) => conditions(eb, filter, true))
+        .groupBy('protocol')
+        .orderBy('count', 'desc')
+        .orderBy('protocol')
+        .execute();
+      return rows.map((row) => ({ protocol: row.protocol, count: Number(row.count) }));
+    },
+
+    /** The uplink destinations with the most matching reports (ties by address), at most `limit`. */
+    async topUplinkDestinations(
+      filter: FlowReportFilter,
+      limit: number,
+    ): Promise<{ ip: string; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_reports')
+        .select((eb) => ['destination_ip', eb.fn.countAll<number>().as('count')])
+        .where((eb) => eb.and([conditions(eb, filter, true), eb('direction', '=', 'uplink')]))
+        .groupBy('destination_ip')
+        .orderBy('count', 'desc')
+        .orderBy('destination_ip')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
+    },
+
+    /** Reports in whole UTC days, from the daily counts. */
+    async dailyTotal(window: DayWindow): Promise<number> {
+      const row = await db
+        .selectFrom('flow_report_daily_protocols')
+        .select((eb) => eb.fn.sum<number>('reports').as('n'))
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .executeTakeFirst();
+      return Number(row?.n ?? 0);
+    },
+
+    /** `protocolCounts` for whole UTC days and no other filter, from the daily counts. */
+    async dailyProtocolCounts(window: DayWindow): Promise<{ protocol: number; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_report_daily_protocols')
+        .select((eb) => ['protocol', eb.fn.sum<number>('reports').as('count')])
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .groupBy('protocol')
+        .orderBy('count', 'desc')
+        .orderBy('protocol')
+        .execute();
+      return rows.map((row) => ({ protocol: row.protocol, count: Number(row.count) }));
+    },
+
+    /** `topUplinkDestinations` for whole UTC days and no other filter, from the daily counts. */
+    async dailyTopUplinkDestinations(
+      window: DayWindow,
+      limit: number,
+    ): Promise<{ ip: string; count: number }[]> {
+      const rows = await db
+        .selectFrom('flow_report_daily_uplink_destinations')
+        .select((eb) => ['destination_ip', eb.fn.sum<number>('reports').as('count')])
+        .where('day', '>=', window.from)
+        .where('day', '<', window.before)
+        .groupBy('destination_ip')
+        .orderBy('count', 'desc')
+        .orderBy('destination_ip')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
+    },
+
+    async deleteAll(executor: Executor = db): Promise<number> {
+      const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
+      await executor.deleteFrom('flow_report_daily_protocols').execute();
+      await executor.deleteFrom('flow_report_daily_uplink_destinations').execute();
+      return Number(result.numDeletedRows);
+    },
+
+    /**
+     * Deletes at most `limit` reports that ended before `cutoff`, oldest first, and takes them from the
+     * daily counts in the same transaction; returns how many went.
+     */
+    async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+      return db.transaction().execute(async (trx) => {
+        const expired = await trx
+          .selectFrom('flow_reports')
+          .select(['id', 'end_time', 'protocol', 'direction', 'destination_ip'])
+          .where('end_time', '<', cutoff)
+          .orderBy('end_time')
+          .limit(limit)
+          .execute();
+        for (const chunk of chunks(expired.map((report) => report.id))) {
+          await trx.deleteFrom('flow_reports').where('id', 'in', chunk).execute();
+        }
+        await adjustDailyCounts(expired, -1, trx);
+        return expired.length;
+      });
+    },
+  };
+}
+
+export type FlowReportsRepository = ReturnType<typeof createFlowReportsRepository>;

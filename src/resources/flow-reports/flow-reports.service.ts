@@ -1,0 +1,135 @@
+import type { Clock } from '../../clock.ts';
+import { dayWindow, formatDay, utcDay } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
+import { DAY_MS } from '../../validation/calendar-date.ts';
+import { parseEndpointFilter } from '../../validation/ip-address.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { FlowReport, FlowReportFilter, FlowReportsRepository } from './flow-reports.repository.ts';
+
+export interface FlowReportQuery {
+  subscriber_id?: string;
+  protocol?: number;
+  source?: string;
+  destination?: string;
+  start?: string;
+  end?: string;
+  direction?: 'uplink' | 'downlink';
+  action?: 'allow' | 'drop';
+}
+
+/**
+ * Grouped answers are not paginated, so they are bounded instead: each group holds its newest
+ * `GROUP_REPORTS` reports, and `group_by=subscriber` lists at most `SUBSCRIBER_GROUPS` subscribers
+ * (the first by IMSI). Documented in docs/records.md and the OpenAPI description.
+ */
+export const GROUP_REPORTS = 100;
+export const SUBSCRIBER_GROUPS = 1000;
+export const TOP_DESTINATIONS = 10;
+
+export type FlowReportGroups = { key: string; reports: FlowReport[] }[];
+
+export function createFlowReportsService(deps: {
+  db: Db;
+  repository: FlowReportsRepository;
+  audit: AuditLogService;
+  clock: Clock;
+  /** Writes every record the pipeline has accepted, so a clear removes them too. */
+  flushRecords: () => Promise<void>;
+}) {
+  const { db, repository, audit, clock } = deps;
+
+  function filterOf(query: FlowReportQuery): FlowReportFilter {
+    return {
+      ...dayWindow(query, clock.now()),
+      subscriberId: query.subscriber_id,
+      protocol: query.protocol,
+      source: query.source === undefined ? undefined : parseEndpointFilter(query.source, 'source'),
+      destination:
+        query.destination === undefined ? undefined : parseEndpointFilter(query.destination, 'destination'),
+      direction: query.direction,
+      action: query.action,
+    };
+  }
+
+  /** Only the window: the daily counts answer totals and stats without counting reports. */
+  const windowOnly = (filter: FlowReportFilter) =>
+    Object.entries(filter).every(([key, value]) => key === 'from' || key === 'before' || value === undefined);
+
+  return {
+    async list(
+      query: FlowReportQuery,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: FlowReport[]; total: number }> {
+      const filter = filterOf(query);
+      const [items, total] = await Promise.all([
+        repository.list(filter, limit, offset),
+        windowOnly(filter) ? repository.dailyTotal(filter) : repository.count(filter),
+      ]);
+      return { items, total };
+    },
+
+    /** Days with matching reports, ascending (`YYYY-MM-DD`, UTC), each with its newest reports. */
+    async byDay(query: FlowReportQuery): Promise<FlowReportGroups> {
+      const filter = filterOf(query);
+      const span = await repository.endTimeSpan(filter);
+      if (!span) return [];
+      const groups: FlowReportGroups = [];
+      for (let day = utcDay(span.first); day <= span.last; day += DAY_MS) {
+        const reports = await repository.list(
+          { ...filter, from: Math.max(day, filter.from), before: Math.min(day + DAY_MS, filter.before) },
+          GROUP_REPORTS,
+          0,
+        );
+        if (reports.length > 0) groups.push({ key: formatDay(day), reports });
+      }
+      return groups;
+    },
+
+    /** Subscribers with matching reports, by IMSI ascending, each with its newest reports. */
+    async bySubscriber(query: FlowReportQuery): Promise<FlowReportGroups> {
+      const filter = filterOf(query);
+      const subscribers = await repository.subscribers(filter, SUBSCRIBER_GROUPS);
+      const groups: FlowReportGroups = [];
+      for (const subscriberId of subscribers) {
+        groups.push({
+          key: subscriberId,
+          reports: await repository.list({ ...filter, subscriberId }, GROUP_REPORTS, 0),
+        });
+      }
+      return groups;
+    },
+
+    async stats(query: FlowReportQuery): Promise<{
+      protocols: { protocol: number; count: number }[];
+      top_destinations_uplink: { ip: string; count: number }[];
+    }> {
+      const filter = filterOf(query);
+      const [protocols, top] = await Promise.all(
+        windowOnly(filter)
+          ? [
+              repository.dailyProtocolCounts(filter),
+              repository.dailyTopUplinkDestinations(filter, TOP_DESTINATIONS),
+            ]
+          : [repository.protocolCounts(filter), repository.topUplinkDestinations(filter, TOP_DESTINATIONS)],
+      );
+      return { protocols, top_destinations_uplink: top };
+    },
+
+    async clear(actor: Actor): Promise<number> {
+      await deps.flushRecords();
+      return db.transaction().execute(async (trx) => {
+        const deleted = await repository.deleteAll(trx);
+        await audit.record(
+          actor,
+          { action: 'clear_flow_reports', details: `All flow reports deleted (${deleted})` },
+          trx,
+        );
+        return deleted;
+      });
+    },
+  };
+}
+
+export type FlowReportsService = ReturnType<typeof createFlowReportsService>;

@@ -1,0 +1,69 @@
+import { NotFoundError } from '../../errors.ts';
+import type { DecoderRegistry } from '../../records/decoders.ts';
+import type { LogDirection } from '../../records/record-inputs.ts';
+import { timestampWindow } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { RadioEvent, RadioEventsRepository } from './radio-events.repository.ts';
+
+export interface RadioEventQuery {
+  protocol?: string;
+  direction?: LogDirection;
+  message_type?: string;
+  timestamp_from?: string;
+  timestamp_to?: string;
+}
+
+export function createRadioEventsService(deps: {
+  db: Db;
+  repository: RadioEventsRepository;
+  decoders: DecoderRegistry;
+  audit: AuditLogService;
+  /** Writes every record the pipeline has accepted, so a clear removes them too. */
+  flushRecords: () => Promise<void>;
+}) {
+  const { db, repository, decoders, audit } = deps;
+
+  return {
+    async list(
+      query: RadioEventQuery,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: RadioEvent[]; total: number }> {
+      const filter = {
+        protocol: query.protocol,
+        direction: query.direction,
+        messageType: query.message_type,
+        ...timestampWindow(query),
+      };
+      const [items, total] = await Promise.all([
+        repository.list(filter, limit, offset),
+        repository.count(filter),
+      ]);
+      return { items, total };
+    },
+
+    /** The stored message and what its protocol's decoder makes of it (`{}` without a decoder). */
+    async get(id: number): Promise<{ raw: Buffer; decoded: Record<string, unknown> }> {
+      const event = await repository.findMessage(id);
+      if (!event) throw new NotFoundError(`radio event ${id} not found`);
+      return { raw: event.raw, decoded: decoders.decode(event.protocol, event.raw) };
+    },
+
+    async clear(actor: Actor): Promise<number> {
+      await deps.flushRecords();
+      return db.transaction().execute(async (trx) => {
+        const deleted = await repository.deleteAll(trx);
+        await audit.record(
+          actor,
+          { action: 'clear_radio_events', details: `All radio events deleted (${deleted})` },
+          trx,
+        );
+        return deleted;
+      });
+    },
+  };
+}
+
+export type RadioEventsService = ReturnType<typeof createRadioEventsService>;

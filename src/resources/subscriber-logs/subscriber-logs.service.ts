@@ -1,0 +1,59 @@
+import type { LogDirection } from '../../records/record-inputs.ts';
+import { timestampWindow } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { SubscriberLog, SubscriberLogsRepository } from './subscriber-logs.repository.ts';
+
+export interface SubscriberLogQuery {
+  imsi?: string;
+  direction?: LogDirection;
+  event?: string;
+  timestamp_from?: string;
+  timestamp_to?: string;
+}
+
+export function createSubscriberLogsService(deps: {
+  db: Db;
+  repository: SubscriberLogsRepository;
+  audit: AuditLogService;
+  /** Writes every record the pipeline has accepted, so a clear removes them too. */
+  flushRecords: () => Promise<void>;
+}) {
+  const { db, repository, audit } = deps;
+
+  return {
+    async list(
+      query: SubscriberLogQuery,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: SubscriberLog[]; total: number }> {
+      const filter = {
+        imsi: query.imsi,
+        direction: query.direction,
+        event: query.event,
+        ...timestampWindow(query),
+      };
+      const [items, total] = await Promise.all([
+        repository.list(filter, limit, offset),
+        repository.count(filter),
+      ]);
+      return { items, total };
+    },
+
+    async clear(actor: Actor): Promise<number> {
+      await deps.flushRecords();
+      return db.transaction().execute(async (trx) => {
+        const deleted = await repository.deleteAll(trx);
+        await audit.record(
+          actor,
+          { action: 'clear_subscriber_logs', details: `All subscriber logs deleted (${deleted})` },
+          trx,
+        );
+        return deleted;
+      });
+    },
+  };
+}
+
+export type SubscriberLogsService = ReturnType<typeof createSubscriberLogsService>;

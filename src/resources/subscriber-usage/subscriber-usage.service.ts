@@ -1,0 +1,57 @@
+import type { Clock } from '../../clock.ts';
+import { dayWindow, formatDay } from '../../records/record-windows.ts';
+import type { Db } from '../../storage/database.ts';
+import { DAY_MS } from '../../validation/calendar-date.ts';
+import type { Actor } from '../audit-logs/actor.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import type { SubscriberUsageRepository, UsageTotals } from './subscriber-usage.repository.ts';
+
+export interface UsageQuery {
+  start?: string;
+  end?: string;
+  group_by?: 'day' | 'subscriber';
+  subscriber?: string;
+}
+
+export function createSubscriberUsageService(deps: {
+  db: Db;
+  repository: SubscriberUsageRepository;
+  audit: AuditLogService;
+  clock: Clock;
+  /** Writes every record the pipeline has accepted, so a clear removes them too. */
+  flushRecords: () => Promise<void>;
+}) {
+  const { db, repository, audit, clock } = deps;
+
+  return {
+    /** Totals per group (UTC day `YYYY-MM-DD` or IMSI), ascending by key; groups without usage are absent. */
+    async totals(query: UsageQuery): Promise<{ key: string; totals: UsageTotals }[]> {
+      const window = dayWindow(query, clock.now());
+      const filter = { from: window.from, to: window.before - DAY_MS, imsi: query.subscriber };
+      if (query.group_by === 'subscriber') {
+        const rows = await repository.bySubscriber(filter);
+        return rows.map(({ imsi, ...totals }) => ({ key: imsi, totals }));
+      }
+      const rows = await repository.byDay(filter);
+      return rows.map(({ day, ...totals }) => ({ key: formatDay(day), totals }));
+    },
+
+    async clear(actor: Actor): Promise<number> {
+      await deps.flushRecords();
+      return db.transaction().execute(async (trx) => {
+        const deleted = await repository.deleteAll(trx);
+        await audit.record(
+          actor,
+          {
+            action: 'clear_subscriber_usage',
+            details: `All subscriber usage deleted (${deleted} day counters)`,
+          },
+          trx,
+        );
+        return deleted;
+      });
+    },
+  };
+}
+
+export type SubscriberUsageService = ReturnType<typeof createSubscriberUsageService>;

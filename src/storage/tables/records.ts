@@ -1,0 +1,86 @@
+import type { Generated } from 'kysely';
+
+/**
+ * Tables of the records pipeline (migration 0003): radio events, subscriber and radio logs, flow reports
+ * and per-day subscriber usage. Times are Unix ms. Subscribers are referenced by IMSI and radios by their
+ * `<mcc>:<mnc>:<gNB id>` string, without foreign keys: records outlive the configuration they mention.
+ */
+export interface RadioEventsTable {
+  id: Generated<number>;
+  timestamp: number;
+  protocol: string;
+  message_type: string;
+  direction: 'inbound' | 'outbound';
+  raw: Buffer;
+  details: string;
+}
+
+export interface SubscriberLogsTable {
+  id: Generated<number>;
+  timestamp: number;
+  imsi: string;
+  event: string;
+  direction: 'inbound' | 'outbound';
+  raw: Buffer;
+  details: string;
+}
+
+export interface RadioLogsTable {
+  id: Generated<number>;
+  timestamp: number;
+  level: 'debug' | 'info' | 'warn' | 'error';
+  ran_id: string;
+  event: string;
+  direction: 'inbound' | 'outbound';
+  raw: Buffer;
+  details: string;
+}
+
+export interface FlowReportsTable {
+  id: Generated<number>;
+  subscriber_id: string;
+  source_ip: string;
+  destination_ip: string;
+  source_port: number;
+  destination_port: number;
+  protocol: number;
+  packets: number;
+  bytes: number;
+  start_time: number;
+  end_time: number;
+  direction: 'uplink' | 'downlink';
+  action: 'allow' | 'drop';
+}
+
+/** Flow reports per UTC day (of `end_time`) and protocol, maintained with the reports. */
+export interface FlowReportDailyProtocolsTable {
+  day: number;
+  protocol: number;
+  reports: number;
+}
+
+/** Uplink flow reports per UTC day (of `end_time`) and destination, maintained with the reports. */
+export interface FlowReportDailyUplinkDestinationsTable {
+  day: number;
+  destination_ip: string;
+  reports: number;
+}
+
+export interface SubscriberUsageTable {
+  id: Generated<number>;
+  imsi: string;
+  /** UTC midnight of the day the bytes were counted in, Unix ms. */
+  day: number;
+  uplink_bytes: number;
+  downlink_bytes: number;
+}
+
+export interface RecordsTables {
+  radio_events: RadioEventsTable;
+  subscriber_logs: SubscriberLogsTable;
+  radio_logs: RadioLogsTable;
+  flow_reports: FlowReportsTable;
+  flow_report_daily_protocols: FlowReportDailyProtocolsTable;
+  flow_report_daily_uplink_destinations: FlowReportDailyUplinkDestinationsTable;
+  subscriber_usage: SubscriberUsageTable;
+}

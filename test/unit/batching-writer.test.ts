@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import pino from 'pino';
+import { createBatchingWriter, type BatchingWriterOptions } from '../../src/records/batching-writer.ts';
+import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
+import type { Executor } from '../../src/storage/transaction.ts';
+
+interface Rows {
+  a: string;
+  b: string;
+}
+
+describe('batching writer', () => {
+  let db: Db;
+  let batches: { kind: keyof Rows; rows: string[] }[][];
+  let failures: number;
+
+  beforeEach(async () => {
+    db = openSqliteDatabase(':memory:');
+    await migrateToLatest(db);
+    batches = [];
+    failures = 0;
+  });
+  afterEach(() => db.destroy());
+
+  /** A writer whose sinks note what each transaction (told apart by its executor) received. */
+  function writer(options: Partial<BatchingWriterOptions>) {
+    const transactions = new Map<Executor, { kind: keyof Rows; rows: string[] }[]>();
+    const sink = (kind: keyof Rows) => async (rows: string[], executor: Executor) => {
+      if (failures > 0) {
+        failures -= 1;
+        throw new Error('disk I/O error');
+      }
+      let batch = transactions.get(executor);
+      if (!batch) {
+        batch = [];
+        transactions.set(executor, batch);
+        batches.push(batch);
+      }
+      batch.push({ kind, rows: [...rows] });
+    };
+    return createBatchingWriter<Rows>({
+      db,
+      logger: pino({ level: 'silent' }),
+      options,
+      sinks: { a: sink('a'), b: sink('b') },
+    });
+  }
+
+  it('writes a full batch at once, in order, grouped by kind inside one transaction', async () => {
+    const w = writer({ capacity: 100, batchSize: 4, maxDelayMs: 60_000 });
+    assert.equal(w.offer('a', ['a1', 'a2']), true);
+    assert.equal(w.offer('b', ['b1']), true);
+    assert.equal(w.offer('a', ['a3']), true);
+    await w.flush();
+    assert.deepEqual(batches, [
+      [
+        { kind: 'a', rows: ['a1', 'a2', 'a3'] },
+        { kind: 'b', rows: ['b1'] },
+      ],
+    ]);
+  });
+
+  it('writes a lone record after the delay, without waiting for a full batch', async () => {
+    const w = writer({ capacity: 100, batchSize: 100, maxDelayMs: 1 });
+    w.offer('a', ['a1']);
+    assert.equal(w.depth, 1);
+    while (w.depth > 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    await w.flush();
+    assert.deepEqual(batches, [[{ kind: 'a', rows: ['a1'] }]]);
+  });
+
+  it('splits a large offer across transactions of at most batchSize records', async () => {
+    const w = writer({ capacity: 100, batchSize: 3, maxDelayMs: 60_000 });
+    w.offer('a', ['1', '2', '3', '4', '5', '6', '7']);
+    await w.flush();
+    assert.deepEqual(
+      batches.map((batch) => batch.flatMap((part) => part.rows)),
+      [['1', '2', '3'], ['4', '5', '6'], ['7']],
+    );
+  });
+
+  it('refuses records when the queue is full, queueing none of them, and takes them once there is room', async () => {
+    const w = writer({ capacity: 4, batchSize: 2, maxDelayMs: 60_000 });
+    assert.equal(w.offer('a', ['1', '2']), true); // a full batch: taken by the writer at once
+    assert.equal(w.offer('a', ['3']), true);
+    assert.equal(w.offer('a', ['4', '5', '6']), true);
+    assert.equal(w.depth, 4);
+    assert.equal(w.offer('a', ['7']), false);
+    assert.equal(w.offer('b', ['x', 'y']), false);
+    assert.equal(w.depth, 4);
+    await w.whenWritable(2);
+    assert.equal(w.offer('b', ['x', 'y']), true);
+    await w.flush();
+    assert.deepEqual(
+      batches.flat().flatMap((part) => part.rows),
+      ['1', '2', '3', '4', '5', '6', 'x', 'y'],
+    );
+  });
+
+  it('rejects an offer larger than the whole queue', () => {
+    const w = writer({ capacity: 4, batchSize: 2, maxDelayMs: 1 });
+    assert.throws(() => w.offer('a', ['1', '2', '3', '4', '5']), RangeError);
+    assert.throws(() => w.whenWritable(5), RangeError);
+  });
+
+  it('writes every accepted record on close, then refuses new ones', async () => {
+    const w = writer({ capacity: 1000, batchSize: 500, maxDelayMs: 60_000 });
+    for (let i = 0; i < 10; i += 1) w.offer('a', [`r${i}`]);
+    await w.close();
+    assert.equal(w.depth, 0);
+    assert.equal(batches.flat().flatMap((part) => part.rows).length, 10);
+    assert.throws(() => w.offer('a', ['late']), /records pipeline is closed/);
+  });
+
+  it('retries a failed transaction and keeps the records', async () => {
+    const w = writer({ capacity: 10, batchSize: 10, maxDelayMs: 60_000 });
+    failures = 2;
+    w.offer('a', ['1', '2']);
+    await w.flush();
+    assert.deepEqual(
+      batches.flat().flatMap((part) => part.rows),
+      ['1', '2'],
+    );
+  });
+});
