@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, systemTimers, type Clock, type Timers } from './clock.ts';
 import { DEFAULT_SCRYPT_COST, type ScryptCost } from './crypto/password-hash.ts';
 import type { App } from './http/app-types.ts';
 import type { Job } from './jobs/scheduler.ts';
@@ -84,12 +84,23 @@ import { subscriberLogsRoutes } from './resources/subscriber-logs/subscriber-log
 import { createSubscriberLogsService } from './resources/subscriber-logs/subscriber-logs.service.ts';
 import { subscriberUsageRoutes } from './resources/subscriber-usage/subscriber-usage.routes.ts';
 import { createSubscriberUsageService } from './resources/subscriber-usage/subscriber-usage.service.ts';
+import { createUuidV7Generator } from './ids/uuid-v7.ts';
+import { createCellPositionsRepository } from './resources/cell-positions/cell-positions.repository.ts';
+import { cellPositionsRoutes } from './resources/cell-positions/cell-positions.routes.ts';
+import { createCellPositionsService } from './resources/cell-positions/cell-positions.service.ts';
+import { createLocator } from './resources/positioning/locator.ts';
+import { createPositioningSessionsRepository } from './resources/positioning/positioning-sessions.repository.ts';
+import { positioningRoutes } from './resources/positioning/positioning.routes.ts';
+import { createPositioningService } from './resources/positioning/positioning.service.ts';
+import { createSessionRunner, type SessionRunner } from './resources/positioning/session-runner.ts';
 
 export interface AppOptions {
   /** A migrated database. */
   db: Db;
   logger: Logger;
   clock?: Clock;
+  /** Timers of background work that runs per item (positioning sessions); tests pass a manual clock. */
+  timers?: Timers;
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
   tls?: { cert: Buffer; key: Buffer };
@@ -112,6 +123,8 @@ export interface BuiltApp {
   routes: RouteSummary[];
   /** The live picture of the network: the network functions write it, the API reads it. */
   networkState: NetworkState;
+  /** Drives the active positioning sessions; tests wait on `settled()` after moving a manual clock. */
+  positioning: SessionRunner;
   /** Work the process runs at start and then on an interval (main.ts hands these to the scheduler). */
   backgroundJobs: { name: string; intervalMs: number; job: Job }[];
   /** Where the network functions hand in records and radio state; `app.close()` flushes it. */
@@ -436,12 +449,61 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // app first, then the database).
   root.addHook('onClose', () => records.ingestion.close());
 
+  // Location (beta): cell positions, location requests and positioning sessions.
+  const newId = createUuidV7Generator(clock);
+  const cellPositionsRepository = createCellPositionsRepository(db);
+  const positioningSessionsRepository = createPositioningSessionsRepository(db);
+  const locator = createLocator({
+    subscribers: subscribersRepository,
+    cellPositions: cellPositionsRepository,
+    state: networkState,
+  });
+  const positioning = createSessionRunner({
+    db,
+    sessions: positioningSessionsRepository,
+    subscribers: subscribersRepository,
+    locator,
+    state: networkState,
+    clock,
+    timers: options.timers ?? systemTimers,
+    logger,
+  });
+  // Sessions active when the process stopped go on; every timer stops when the app closes.
+  await positioning.restore(db);
+  root.addHook('onClose', async () => positioning.stop());
+  backup.onRestored((executor) => positioning.restore(executor));
+  retention.register({
+    recordType: 'positioning_sessions',
+    label: 'ended positioning session',
+    defaultDays: 30,
+    deleteOlderThan: (cutoff, limit) => positioningSessionsRepository.deleteEndedBefore(cutoff, limit),
+  });
+  await app.register(
+    cellPositionsRoutes({
+      cellPositions: createCellPositionsService({ db, cellPositions: cellPositionsRepository, audit, newId }),
+    }),
+  );
+  await app.register(
+    positioningRoutes({
+      positioning: createPositioningService({
+        db,
+        sessions: positioningSessionsRepository,
+        locator,
+        runner: positioning,
+        audit,
+        clock,
+        newId,
+      }),
+    }),
+  );
+
   await app.ready();
   return {
     app: root,
     retention,
     routes,
     networkState,
+    positioning,
     backgroundJobs: [
       {
         name: 'retention',

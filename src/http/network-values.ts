@@ -96,3 +96,6 @@ export const SequenceNumber = Type.String({
 
 /** `{name}` in a path: any text; an unknown name is a 404, not a 400. */
 export const NameParams = Type.Object({ name: Type.String({ maxLength: 256 }) });
+
+/** `{id}` in a path (cell positions, positioning sessions): any text; an unknown id is a 404, not a 400. */
+export const IdParams = Type.Object({ id: Type.String({ maxLength: 256 }) });

@@ -72,8 +72,12 @@ export function FileResponse(description: string, contentType: string): Describe
 export function TextResponse(description: string, contentType = 'text/plain'): DescribedResponse {
   return { description, content: { [contentType]: { schema: Type.String() } } };
 }
+
 /** A `YYYY-MM-DD` query parameter; services check the date exists (validation/calendar-date.ts). */
 export const CalendarDate = Type.String({
   pattern: '^\\d{4}-\\d{2}-\\d{2}$',
   'x-error': 'must be a date in the form YYYY-MM-DD',
 });
+
+/** A 204 response: no body (the OpenAPI document shows no content). */
+export const NoContent = Type.Null({ description: 'No body' });

@@ -7,14 +7,45 @@ import type { Clock } from '../clock.ts';
  * devices register again and re-establish their sessions when the core restarts.
  */
 
-/** The cell a registered device was last seen in; location reads it. */
+/**
+ * The cell a registered device was last seen in (its NR CGI or E-UTRA CGI, with the TAC); location reads
+ * it. The network functions take it from the User Location Information of NGAP messages.
+ */
 export interface ServingCell {
+  /** `nr` for an NR cell (gNB), `eutra` for an E-UTRA cell (ng-eNB). */
+  rat: 'nr' | 'eutra';
   mcc: string;
   mnc: string;
   tac: string;
-  /** NR cell identity (9 hex digits) or E-UTRA cell identity (7 hex digits). */
+  /** NR cell identity (9 hex digits) or E-UTRA cell identity (7 hex digits), lower case. */
   cellIdentity: string;
 }
+
+/**
+ * One radio measurement of the serving or a neighbour cell, as the device or the RAN reports it (NR: TS
+ * 38.331 MeasResults; E-UTRA: TS 36.331). Location passes them on with its result; none is reported
+ * until the network side decodes measurement reports.
+ */
+export interface RadioMeasurement {
+  /** Who measured, e.g. `UE`. */
+  source: string;
+  rat: 'NR' | 'EUTRA';
+  serving: boolean;
+  pci: number;
+  arfcn: number;
+  /** NR: what the ARFCN points at, e.g. `SSB`. */
+  arfcnType?: string;
+  /** NR: SS-RSRP (dBm) and SS-RSRQ (dB). */
+  ssRsrp?: number;
+  ssRsrq?: number;
+  ssbBeams?: { index: number; rsrp: number; rsrq: number }[];
+  /** E-UTRA: RSRP (dBm) and RSRQ (dB). */
+  rsrp?: number;
+  rsrq?: number;
+}
+
+export type ServingCellListener = (imsi: string, cell: ServingCell) => void;
+export type SubscriberRemovedListener = (imsi: string) => void;
 
 export interface Registration {
   /** Radio access types the device is registered over, e.g. `5G`. */
@@ -49,6 +80,8 @@ export interface SubscriberState {
   /** Name of the radio the device was last seen through, or "". */
   lastSeenRadio: string;
   servingCell: ServingCell | undefined;
+  /** The latest measurements taken in the serving cell; empty when none is known. */
+  radioMeasurements: RadioMeasurement[];
   sessions: PduSession[];
 }
 
@@ -59,8 +92,20 @@ interface SubscriberEntry {
   lastSeenAt: number | undefined;
   lastSeenRadio: string;
   servingCell: ServingCell | undefined;
+  radioMeasurements: RadioMeasurement[];
   sessions: Map<number, PduSession>;
 }
+
+const copyMeasurement = (m: RadioMeasurement): RadioMeasurement =>
+  m.ssbBeams ? { ...m, ssbBeams: m.ssbBeams.map((beam) => ({ ...beam })) } : { ...m };
+
+/** The same cell when the CGI is the same (the TAC belongs to the cell, so it is not compared). */
+const sameCell = (a: ServingCell | undefined, b: ServingCell): boolean =>
+  a !== undefined &&
+  a.rat === b.rat &&
+  a.mcc === b.mcc &&
+  a.mnc === b.mnc &&
+  a.cellIdentity.toLowerCase() === b.cellIdentity.toLowerCase();
 
 export function createNetworkState(deps: { clock: Clock }) {
   const { clock } = deps;
@@ -68,6 +113,8 @@ export function createNetworkState(deps: { clock: Clock }) {
   // Indexes kept beside the maps so the list filters and counters never scan every subscriber.
   const imsisByRadio = new Map<string, Set<string>>();
   const sessionsByDataNetwork = new Map<string, number>();
+  const servingCellListeners = new Set<ServingCellListener>();
+  const removedListeners = new Set<SubscriberRemovedListener>();
 
   function entry(imsi: string): SubscriberEntry {
     let found = subscribers.get(imsi);
@@ -78,6 +125,7 @@ export function createNetworkState(deps: { clock: Clock }) {
         lastSeenAt: undefined,
         lastSeenRadio: '',
         servingCell: undefined,
+        radioMeasurements: [],
         sessions: new Map(),
       };
       subscribers.set(imsi, found);
@@ -104,6 +152,24 @@ export function createNetworkState(deps: { clock: Clock }) {
     const next = (sessionsByDataNetwork.get(dataNetwork) ?? 0) + delta;
     if (next > 0) sessionsByDataNetwork.set(dataNetwork, next);
     else sessionsByDataNetwork.delete(dataNetwork);
+  }
+
+  /**
+   * Records the serving cell. Measurements belong to a cell: a new cell drops the old ones, and given
+   * measurements replace the previous ones. Listeners hear of a change of cell only, after the update.
+   */
+  function setServingCell(
+    imsi: string,
+    found: SubscriberEntry,
+    cell: ServingCell,
+    measurements: RadioMeasurement[] | undefined,
+  ): void {
+    const changed = !sameCell(found.servingCell, cell);
+    found.servingCell = { ...cell, cellIdentity: cell.cellIdentity.toLowerCase() };
+    if (measurements) found.radioMeasurements = measurements.map(copyMeasurement);
+    else if (changed) found.radioMeasurements = [];
+    if (!changed) return;
+    for (const listener of servingCellListeners) listener(imsi, { ...found.servingCell });
   }
 
   function releaseAll(found: SubscriberEntry): void {
@@ -138,8 +204,32 @@ export function createNetworkState(deps: { clock: Clock }) {
       const found = entry(imsi);
       found.lastSeenAt = clock.now();
       found.lastSeenRadio = radio;
-      if (servingCell) found.servingCell = { ...servingCell };
+      if (servingCell) setServingCell(imsi, found, servingCell, undefined);
       if (found.registration) setServingRadio(imsi, found, radio);
+    },
+
+    /**
+     * The device's serving cell, and the radio measurements taken in it when the report carries them
+     * (measurements given replace the previous ones; a new cell without measurements clears them).
+     */
+    updateServingCell(imsi: string, cell: ServingCell, radioMeasurements?: RadioMeasurement[]): void {
+      setServingCell(imsi, entry(imsi), cell, radioMeasurements);
+    },
+
+    /**
+     * Calls `listener` after the serving cell of any subscriber changes to another cell. Listeners run
+     * synchronously inside the update, so they must not throw and must hand slow work off. Returns a
+     * function that removes the listener.
+     */
+    onServingCellChanged(listener: ServingCellListener): () => void {
+      servingCellListeners.add(listener);
+      return () => void servingCellListeners.delete(listener);
+    },
+
+    /** Calls `listener` after a subscriber is removed from the configuration; same rules as above. */
+    onSubscriberRemoved(listener: SubscriberRemovedListener): () => void {
+      removedListeners.add(listener);
+      return () => void removedListeners.delete(listener);
     },
 
     /** Deregistration ends every session; last seen is kept. */
@@ -170,10 +260,13 @@ export function createNetworkState(deps: { clock: Clock }) {
     /** The subscriber was deleted from the configuration: nothing of it stays in the picture. */
     subscriberRemoved(imsi: string): void {
       const found = subscribers.get(imsi);
-      if (!found) return;
-      setServingRadio(imsi, found, undefined);
-      releaseAll(found);
-      subscribers.delete(imsi);
+      if (found) {
+        setServingRadio(imsi, found, undefined);
+        releaseAll(found);
+        subscribers.delete(imsi);
+      }
+      // Also for a subscriber the network never saw: what others keep about it (positioning) must go.
+      for (const listener of removedListeners) listener(imsi);
     },
 
     subscriber(imsi: string): SubscriberState {
@@ -188,6 +281,7 @@ export function createNetworkState(deps: { clock: Clock }) {
         lastSeenAt: found?.lastSeenAt,
         lastSeenRadio: found?.lastSeenRadio ?? '',
         servingCell: found?.servingCell && { ...found.servingCell },
+        radioMeasurements: found ? found.radioMeasurements.map(copyMeasurement) : [],
         sessions: found ? [...found.sessions.values()].map((s) => ({ ...s, slice: { ...s.slice } })) : [],
       };
     },

@@ -2,23 +2,45 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
-import type { Clock } from '../../src/clock.ts';
+import type { Clock, Timers } from '../../src/clock.ts';
 import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
 import type { RoleId } from '../../src/resources/users/roles.ts';
 
-/** A clock tests move by hand. */
-export function manualClock(
-  start = Date.parse('2026-11-22T10:00:00.000Z'),
-): Clock & { advance(ms: number): void; set(ms: number): void } {
+/** A clock tests move by hand; it is also the timers of the app, fired as the clock passes them. */
+export function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')): Clock &
+  Timers & {
+    advance(ms: number): void;
+    set(ms: number): void;
+    /** How many timers are waiting to fire. */
+    pendingTimers(): number;
+  } {
   let now = start;
+  let sequence = 0;
+  const timers = new Map<number, { due: number; callback: () => void }>();
+
+  /** Moves to `target`, firing each timer due by then at its own time, earliest first. */
+  function moveTo(target: number): void {
+    for (;;) {
+      let next: [number, { due: number; callback: () => void }] | undefined;
+      for (const entry of timers) if (!next || entry[1].due < next[1].due) next = entry;
+      if (!next || next[1].due > target) break;
+      timers.delete(next[0]);
+      now = Math.max(now, next[1].due);
+      next[1].callback();
+    }
+    now = target;
+  }
+
   return {
     now: () => now,
-    advance: (ms) => {
-      now += ms;
+    advance: (ms) => moveTo(now + ms),
+    set: (ms) => (ms >= now ? moveTo(ms) : void (now = ms)),
+    after: (ms, callback) => {
+      const id = ++sequence;
+      timers.set(id, { due: now + Math.max(0, ms), callback });
+      return () => void timers.delete(id);
     },
-    set: (ms) => {
-      now = ms;
-    },
+    pendingTimers: () => timers.size,
   };
 }
 
@@ -38,6 +60,8 @@ export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
 export async function createTestApp(
   options: {
     clock?: Clock;
+    /** Timers of the app (positioning sessions); a manual clock fires them as it moves. */
+    timers?: Timers;
     loginRateLimit?: number;
     database?: string;
     restoreMaxBytes?: number;
@@ -50,6 +74,7 @@ export async function createTestApp(
     db,
     logger: pino({ level: 'silent' }),
     clock: options.clock,
+    timers: options.timers,
     loginRateLimit: options.loginRateLimit,
     restoreMaxBytes: options.restoreMaxBytes,
     scryptCost: { N: 1024, r: 8, p: 1 },

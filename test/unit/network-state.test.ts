@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createNetworkState, type PduSession, type Registration } from '../../src/network/network-state.ts';
+import {
+  createNetworkState,
+  type PduSession,
+  type RadioMeasurement,
+  type Registration,
+  type ServingCell,
+} from '../../src/network/network-state.ts';
 import { manualClock } from '../helpers/test-app.ts';
 
 const IMSI_A = '001010000000001';
@@ -54,6 +60,7 @@ describe('network state: registrations', () => {
       lastSeenAt: undefined,
       lastSeenRadio: '',
       servingCell: undefined,
+      radioMeasurements: [],
       sessions: [],
     });
     assert.deepEqual(state.summary(IMSI_A), { registered: false, radioAccessTypes: [], sessions: 0 });
@@ -78,7 +85,7 @@ describe('network state: registrations', () => {
     const { clock, state } = setup();
     state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
     clock.advance(5000);
-    const cell = { mcc: '001', mnc: '01', tac: '000001', cellIdentity: '000000010' };
+    const cell: ServingCell = { rat: 'nr', mcc: '001', mnc: '01', tac: '000001', cellIdentity: '000000010' };
     state.subscriberSeen(IMSI_A, 'gnb-2', cell);
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.deepEqual(state.subscribersOnRadio('gnb-2'), [IMSI_A]);
@@ -172,5 +179,111 @@ describe('network state: sessions', () => {
       [2],
     );
     assert.equal(state.sessionsOnDataNetwork('internet'), 1);
+  });
+});
+
+describe('network state: serving cell and radio measurements', () => {
+  const nrCell = (cellIdentity: string): ServingCell => ({
+    rat: 'nr',
+    mcc: '001',
+    mnc: '01',
+    tac: '000001',
+    cellIdentity,
+  });
+  const nrMeasurement: RadioMeasurement = {
+    source: 'UE',
+    rat: 'NR',
+    serving: true,
+    pci: 17,
+    arfcn: 632628,
+    arfcnType: 'SSB',
+    ssRsrp: -92.5,
+    ssRsrq: -11,
+    ssbBeams: [{ index: 3, rsrp: -90, rsrq: -10.5 }],
+  };
+
+  it('records the serving cell (identity in lower case) and the measurements taken in it', () => {
+    const { state } = setup();
+    state.updateServingCell(IMSI_A, nrCell('00000001F'), [nrMeasurement]);
+    const seen = state.subscriber(IMSI_A);
+    assert.deepEqual(seen.servingCell, nrCell('00000001f'));
+    assert.deepEqual(seen.radioMeasurements, [nrMeasurement]);
+  });
+
+  it('records an E-UTRA cell with its RSRP and RSRQ', () => {
+    const { state } = setup();
+    const cell: ServingCell = { rat: 'eutra', mcc: '001', mnc: '01', tac: '000001', cellIdentity: '0000a01' };
+    const measurement: RadioMeasurement = {
+      source: 'UE',
+      rat: 'EUTRA',
+      serving: true,
+      pci: 5,
+      arfcn: 1300,
+      rsrp: -100,
+      rsrq: -12,
+    };
+    state.updateServingCell(IMSI_A, cell, [measurement]);
+    assert.deepEqual(state.subscriber(IMSI_A).servingCell, cell);
+    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [measurement]);
+  });
+
+  it('keeps the measurements while the cell stays, replaces them when new ones come, drops them on a new cell', () => {
+    const { state } = setup();
+    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [nrMeasurement]);
+    const newer = { ...nrMeasurement, ssRsrp: -80 };
+    state.updateServingCell(IMSI_A, nrCell('000000010'), [newer]);
+    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [newer]);
+    state.updateServingCell(IMSI_A, nrCell('000000020'));
+    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, []);
+  });
+
+  it('tells listeners when the cell changes, not when the same cell is reported again', () => {
+    const { state } = setup();
+    const heard: [string, string][] = [];
+    state.onServingCellChanged((imsi, cell) => heard.push([imsi, cell.cellIdentity]));
+    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    state.updateServingCell(IMSI_A, { ...nrCell('000000010'), tac: '000002' });
+    state.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
+    state.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
+    state.updateServingCell(IMSI_B, { ...nrCell('000000020'), mnc: '02' });
+    assert.deepEqual(heard, [
+      [IMSI_A, '000000010'],
+      [IMSI_A, '000000020'],
+      [IMSI_B, '000000020'],
+    ]);
+  });
+
+  it('a listener reads the new cell in the state and stops hearing once removed', () => {
+    const { state } = setup();
+    const heard: (ServingCell | undefined)[] = [];
+    const remove = state.onServingCellChanged((imsi) => heard.push(state.subscriber(imsi).servingCell));
+    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    remove();
+    state.updateServingCell(IMSI_A, nrCell('000000020'));
+    assert.deepEqual(heard, [nrCell('000000010')]);
+  });
+
+  it('hands out copies of the cell and the measurements', () => {
+    const { state } = setup();
+    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    const read = state.subscriber(IMSI_A);
+    read.servingCell!.cellIdentity = 'changed';
+    read.radioMeasurements[0]!.ssbBeams![0]!.rsrp = 0;
+    assert.equal(state.subscriber(IMSI_A).servingCell?.cellIdentity, '000000010');
+    assert.equal(state.subscriber(IMSI_A).radioMeasurements[0]?.ssbBeams?.[0]?.rsrp, -90);
+  });
+
+  it('tells listeners of every removed subscriber, seen by the network or not', () => {
+    const { state } = setup();
+    const removed: string[] = [];
+    state.onSubscriberRemoved((imsi) => removed.push(imsi));
+    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    state.subscriberRemoved(IMSI_A);
+    state.subscriberRemoved(IMSI_B);
+    assert.deepEqual(removed, [IMSI_A, IMSI_B]);
+    assert.equal(state.subscriber(IMSI_A).servingCell, undefined);
   });
 });

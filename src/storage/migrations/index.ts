@@ -2,12 +2,14 @@ import type { Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001-foundation.ts';
 import * as networkConfiguration from './0002-network-configuration.ts';
 import * as records from './0003-records.ts';
+import * as location from './0004-location.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
   '0001-foundation': foundation,
   '0002-network-configuration': networkConfiguration,
   '0003-records': records,
+  '0004-location': location,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { created, imsi, newSubscriber } from '../helpers/network.ts';
+import {
+  connectIn,
+  lastPoint,
+  nrCell,
+  openSession,
+  provisionCell,
+  session,
+  supi,
+} from '../helpers/location.ts';
+import { multipartFile } from '../helpers/multipart.ts';
+import { ADMIN, createTestApp, initialize, login, manualClock, type TestApp } from '../helpers/test-app.ts';
+
+// Sessions live in the database: they go on across a restart and follow a restore.
+const HARBOUR = nrCell('000000101');
+const QUAY = nrCell('000000102');
+const QUAY_POINT = { lat: 53.54, lon: 9.98 };
+
+const secretKey = randomBytes(32);
+const clock = manualClock();
+let dir: string;
+let database: string;
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'pmn-positioning-'));
+  database = join(dir, 'core.db');
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const start = () => createTestApp({ database, secretKey, clock, timers: clock });
+
+async function advance(t: TestApp, ms: number): Promise<void> {
+  clock.advance(ms);
+  await t.positioning.settled();
+}
+
+describe('positioning sessions across a restart', () => {
+  let periodic: string;
+  let triggered: string;
+  let orphaned: string;
+
+  it('stops every timer when the app closes', async () => {
+    const t = await start();
+    const token = await initialize(t);
+    for (const n of [1, 2]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
+    await provisionCell(t, token, HARBOUR, { latitude: 53.5461, longitude: 9.9661 });
+    await provisionCell(t, token, QUAY, { latitude: QUAY_POINT.lat, longitude: QUAY_POINT.lon });
+    connectIn(t, 1, HARBOUR);
+    periodic = await openSession(t, token, { request_type: 'periodic', supi: supi(1), interval_seconds: 10 });
+    triggered = await openSession(t, token, { request_type: 'triggered', supi: supi(1) });
+    orphaned = await openSession(t, token, { request_type: 'periodic', supi: supi(2), interval_seconds: 10 });
+    await advance(t, 4000);
+    assert.equal(clock.pendingTimers(), 2);
+    await t.close();
+    assert.equal(clock.pendingTimers(), 0);
+  });
+
+  it('restores the active sessions at start, keeping the periodic rhythm', async () => {
+    // While the process was stopped, subscriber 2 went (as another process sharing the file would do).
+    const file = new SQLite(database);
+    file.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(2));
+    file.close();
+
+    const t = await start();
+    try {
+      const token = await login(t, ADMIN.email, ADMIN.password);
+      assert.equal((await session(t, token, periodic)).status, 0);
+      assert.equal((await session(t, token, triggered)).status, 0);
+      assert.equal((await session(t, token, orphaned)).status, 2, 'its subscriber is gone');
+      assert.equal(clock.pendingTimers(), 1);
+
+      // The device registers again after the restart, in another cell.
+      connectIn(t, 1, QUAY);
+      await t.positioning.settled();
+      assert.deepEqual(await lastPoint(t, token, triggered), QUAY_POINT, 'triggered by the new cell');
+      await advance(t, 5999);
+      assert.notDeepEqual(await lastPoint(t, token, periodic), QUAY_POINT, 'not before its time');
+      await advance(t, 1);
+      assert.deepEqual(await lastPoint(t, token, periodic), QUAY_POINT, '10 s after the last evaluation');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('catches up at once on an evaluation missed while stopped', async () => {
+    clock.advance(3_600_000);
+    const t = await start();
+    try {
+      const token = await login(t, ADMIN.email, ADMIN.password);
+      connectIn(t, 1, HARBOUR);
+      const before = (await session(t, token, periodic)).updated_at;
+      await advance(t, 0);
+      const evaluated = await session(t, token, periodic);
+      assert.ok(evaluated.updated_at > before, 'evaluated at start');
+      assert.equal(evaluated.last_result?.locationEstimate.point.lat, 53.5461);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('positioning sessions across a restore', () => {
+  it('follows the restored database: its active sessions run, the others stop', async () => {
+    const t = await createTestApp({ database: join(dir, 'restore.db'), secretKey, clock, timers: clock });
+    try {
+      const token = await initialize(t);
+      await created(t, token, '/api/v1/subscribers', newSubscriber(1));
+      await provisionCell(t, token, QUAY, { latitude: QUAY_POINT.lat, longitude: QUAY_POINT.lon });
+      const kept = await openSession(t, token, {
+        request_type: 'periodic',
+        supi: supi(1),
+        interval_seconds: 10,
+      });
+      const backup = await t.request({ method: 'POST', url: '/api/v1/backup', token });
+      assert.equal(backup.statusCode, 200, backup.body);
+      const cancel = await t.request({
+        method: 'DELETE',
+        url: `/api/beta/positioning/sessions/${kept}`,
+        token,
+      });
+      assert.equal(cancel.statusCode, 204);
+      const later = await openSession(t, token, {
+        request_type: 'periodic',
+        supi: supi(1),
+        interval_seconds: 10,
+      });
+      assert.equal(t.positioning.pendingTimers, 1);
+
+      const restored = await t.request({
+        method: 'POST',
+        url: '/api/v1/restore',
+        token,
+        ...multipartFile(backup.rawPayload),
+      });
+      assert.equal(restored.statusCode, 200, restored.body);
+      assert.equal((await session(t, token, kept)).status, 0);
+      const gone = await t.request({ method: 'GET', url: `/api/beta/positioning/sessions/${later}`, token });
+      assert.equal(gone.statusCode, 404);
+      assert.equal(t.positioning.pendingTimers, 1, 'the restored session’s timer only');
+
+      connectIn(t, 1, QUAY);
+      await advance(t, 10_000);
+      assert.deepEqual(await lastPoint(t, token, kept), QUAY_POINT);
+    } finally {
+      await t.close();
+    }
+  });
+});
