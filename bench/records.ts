@@ -421,6 +421,7 @@ async function main(): Promise<void> {
   for (const [label, path] of lists) {
     const m = await measure(service.child, { url: `${base}${path}`, headers, connections, duration });
     const cpu = m.cpuMs ?? 0;
+    listP99.push({ label, p99: m.p99 });
     log(
       `${label}: ${m.rps.toFixed(0)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${cpu.toFixed(2)} CPU ms, errors ${m.errors}`,
     );
