@@ -16,6 +16,8 @@ export interface RetentionTarget {
   defaultDays: number;
   /** Deletes at most `limit` records older than `cutoff` (Unix ms) and returns how many it deleted. */
   deleteOlderThan: (cutoff: number, limit: number) => Promise<number>;
+  /** Records per delete, when this type's rows cost more to delete than RETENTION_CHUNK allows for. */
+  chunk?: number;
 }
 
 /** Rows per delete statement: small enough that a request waiting for the database is never held long. */
@@ -66,14 +68,14 @@ export function createRetentionService(deps: {
     /** Deletes expired records of every registered type, chunk by chunk, yielding between chunks. */
     async enforce(signal?: AbortSignal): Promise<Record<string, number>> {
       const deleted: Record<string, number> = {};
-      for (const { recordType, deleteOlderThan: deleteChunk } of targets.values()) {
+      for (const { recordType, deleteOlderThan: deleteChunk, chunk = RETENTION_CHUNK } of targets.values()) {
         const cutoff = clock.now() - (await days(recordType)) * DAY_MS;
         let total = 0;
         for (;;) {
           if (signal?.aborted) return deleted;
-          const count = await deleteChunk(cutoff, RETENTION_CHUNK);
+          const count = await deleteChunk(cutoff, chunk);
           total += count;
-          if (count < RETENTION_CHUNK) break;
+          if (count < chunk) break;
           await yieldToEventLoop();
         }
         deleted[recordType] = total;

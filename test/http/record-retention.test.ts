@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createFlowReportsRepository } from '../../src/resources/flow-reports/flow-reports.repository.ts';
 import { ROLE } from '../../src/resources/users/roles.ts';
-import { RETENTION_CHUNK } from '../../src/retention/retention.service.ts';
+import { RECORD_RETENTION } from '../../src/records/records-retention.ts';
 import { DAY_MS } from '../../src/validation/calendar-date.ts';
 import { at, flowReport, IMSI_1, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
 import {
@@ -151,7 +151,7 @@ describe('record retention', () => {
 
     it('deletes in bounded chunks, oldest first, until nothing expired is left', async () => {
       const old = now - 30 * DAY_MS;
-      const count = RETENTION_CHUNK * 2 + 5;
+      const count = RECORD_RETENTION.flowReports.chunk * 3 + 5;
       const reports = Array.from({ length: count }, (_, i) =>
         flowReport({ startTime: old + i - 10, endTime: old + i }),
       );
