@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { dayWindow, formatDay, utcDay } from '../../records/record-windows.ts';
+import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
 import { parseEndpointFilter } from '../../validation/ip-address.ts';
@@ -37,7 +38,7 @@ export function createFlowReportsService(deps: {
   /** Writes every record the pipeline has accepted, so a clear removes them too. */
   flushRecords: () => Promise<void>;
 }) {
-  const { db, repository, audit, clock } = deps;
+  const { repository, clock } = deps;
 
   function filterOf(query: FlowReportQuery): FlowReportFilter {
     return {
@@ -117,18 +118,12 @@ export function createFlowReportsService(deps: {
       return { protocols, top_destinations_uplink: top };
     },
 
-    async clear(actor: Actor): Promise<number> {
-      await deps.flushRecords();
-      return db.transaction().execute(async (trx) => {
-        const deleted = await repository.deleteAll(trx);
-        await audit.record(
-          actor,
-          { action: 'clear_flow_reports', details: `All flow reports deleted (${deleted})` },
-          trx,
-        );
-        return deleted;
-      });
-    },
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: 'clear_flow_reports',
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All flow reports deleted (${deleted})`,
+      }),
   };
 }
 

@@ -2,6 +2,7 @@ import { NotFoundError } from '../../errors.ts';
 import type { DecoderRegistry } from '../../records/decoders.ts';
 import type { LogDirection } from '../../records/record-inputs.ts';
 import { timestampWindow } from '../../records/record-windows.ts';
+import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../audit-logs/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
@@ -23,7 +24,7 @@ export function createRadioEventsService(deps: {
   /** Writes every record the pipeline has accepted, so a clear removes them too. */
   flushRecords: () => Promise<void>;
 }) {
-  const { db, repository, decoders, audit } = deps;
+  const { repository, decoders } = deps;
 
   return {
     async list(
@@ -51,18 +52,12 @@ export function createRadioEventsService(deps: {
       return { raw: event.raw, decoded: decoders.decode(event.protocol, event.raw) };
     },
 
-    async clear(actor: Actor): Promise<number> {
-      await deps.flushRecords();
-      return db.transaction().execute(async (trx) => {
-        const deleted = await repository.deleteAll(trx);
-        await audit.record(
-          actor,
-          { action: 'clear_radio_events', details: `All radio events deleted (${deleted})` },
-          trx,
-        );
-        return deleted;
-      });
-    },
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: 'clear_radio_events',
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All radio events deleted (${deleted})`,
+      }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { normalizeRadioId } from '../../network/radio-id.ts';
 import type { LogDirection } from '../../records/record-inputs.ts';
 import { timestampWindow } from '../../records/record-windows.ts';
+import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../audit-logs/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
@@ -21,7 +22,7 @@ export function createRadioLogsService(deps: {
   /** Writes every record the pipeline has accepted, so a clear removes them too. */
   flushRecords: () => Promise<void>;
 }) {
-  const { db, repository, audit } = deps;
+  const { repository } = deps;
 
   return {
     async list(
@@ -42,18 +43,12 @@ export function createRadioLogsService(deps: {
       return { items, total };
     },
 
-    async clear(actor: Actor): Promise<number> {
-      await deps.flushRecords();
-      return db.transaction().execute(async (trx) => {
-        const deleted = await repository.deleteAll(trx);
-        await audit.record(
-          actor,
-          { action: 'clear_radio_logs', details: `All radio logs deleted (${deleted})` },
-          trx,
-        );
-        return deleted;
-      });
-    },
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: 'clear_radio_logs',
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All radio logs deleted (${deleted})`,
+      }),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { LogDirection } from '../../records/record-inputs.ts';
 import { timestampWindow } from '../../records/record-windows.ts';
+import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../audit-logs/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
@@ -20,7 +21,7 @@ export function createSubscriberLogsService(deps: {
   /** Writes every record the pipeline has accepted, so a clear removes them too. */
   flushRecords: () => Promise<void>;
 }) {
-  const { db, repository, audit } = deps;
+  const { repository } = deps;
 
   return {
     async list(
@@ -41,18 +42,12 @@ export function createSubscriberLogsService(deps: {
       return { items, total };
     },
 
-    async clear(actor: Actor): Promise<number> {
-      await deps.flushRecords();
-      return db.transaction().execute(async (trx) => {
-        const deleted = await repository.deleteAll(trx);
-        await audit.record(
-          actor,
-          { action: 'clear_subscriber_logs', details: `All subscriber logs deleted (${deleted})` },
-          trx,
-        );
-        return deleted;
-      });
-    },
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: 'clear_subscriber_logs',
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All subscriber logs deleted (${deleted})`,
+      }),
   };
 }
 

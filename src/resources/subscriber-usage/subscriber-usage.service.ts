@@ -1,5 +1,6 @@
 import type { Clock } from '../../clock.ts';
 import { dayWindow, formatDay } from '../../records/record-windows.ts';
+import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
 import type { Actor } from '../audit-logs/actor.ts';
@@ -21,7 +22,7 @@ export function createSubscriberUsageService(deps: {
   /** Writes every record the pipeline has accepted, so a clear removes them too. */
   flushRecords: () => Promise<void>;
 }) {
-  const { db, repository, audit, clock } = deps;
+  const { repository, clock } = deps;
 
   return {
     /** Totals per group (UTC day `YYYY-MM-DD` or IMSI), ascending by key; groups without usage are absent. */
@@ -36,21 +37,12 @@ export function createSubscriberUsageService(deps: {
       return rows.map(({ day, ...totals }) => ({ key: formatDay(day), totals }));
     },
 
-    async clear(actor: Actor): Promise<number> {
-      await deps.flushRecords();
-      return db.transaction().execute(async (trx) => {
-        const deleted = await repository.deleteAll(trx);
-        await audit.record(
-          actor,
-          {
-            action: 'clear_subscriber_usage',
-            details: `All subscriber usage deleted (${deleted} day counters)`,
-          },
-          trx,
-        );
-        return deleted;
-      });
-    },
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: 'clear_subscriber_usage',
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All subscriber usage deleted (${deleted} day counters)`,
+      }),
   };
 }
 
