@@ -44,6 +44,7 @@ import type { FlowReportInput } from '../src/records/record-inputs.ts';
 import { createRecordsPipeline } from '../src/records/records-pipeline.ts';
 import { migrateToLatest, openSqliteDatabase } from '../src/storage/database.ts';
 import { DAY_MS } from '../src/validation/calendar-date.ts';
+import type { Suite } from './harness.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BENCH_DIR = `${ROOT}.bench`;
@@ -347,13 +348,7 @@ async function logRss(server: ChildProcess, phase: string): Promise<void> {
   );
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { duration: { type: 'string', default: '10' }, scale: { type: 'string', default: '1' } },
-    strict: true,
-  });
-  const duration = Number(values.duration);
-  const scale = Number(values.scale);
+async function main(duration: number, scale: number): Promise<void> {
   const { path: datasetPath, marker } = await ensureDataset(scale);
   const runPath = `${BENCH_DIR}/records-run.db`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${runPath}${suffix}`, { force: true });
@@ -568,11 +563,23 @@ async function writeSection(section: string): Promise<void> {
   writeFileSync(path, await format(`${next.trimEnd()}\n`, { ...options, filepath: path }));
 }
 
-const [role, ...rest] = process.argv.slice(2);
-if (role === '--serve-records') {
-  await serveRecords(rest[0] ?? '', Number(rest[1]), Number(rest[2]));
-} else if (role === '--serve-baseline') {
-  serveBaseline();
-} else {
-  await main();
+/** The `records` suite of `npm run bench`: its tables go to docs/performance.md, not to the summary. */
+export const run: Suite = async ({ durationSeconds }) => {
+  await main(durationSeconds, 1);
+  return [];
+};
+
+if (process.argv[1] === SELF) {
+  const [role, ...rest] = process.argv.slice(2);
+  if (role === '--serve-records') {
+    await serveRecords(rest[0] ?? '', Number(rest[1]), Number(rest[2]));
+  } else if (role === '--serve-baseline') {
+    serveBaseline();
+  } else {
+    const { values } = parseArgs({
+      options: { duration: { type: 'string', default: '10' }, scale: { type: 'string', default: '1' } },
+      strict: true,
+    });
+    await main(Number(values.duration), Number(values.scale));
+  }
 }

@@ -1,7 +1,5 @@
 import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { Db } from '../storage/database.ts';
-import type { Executor } from '../storage/transaction.ts';
 
 export interface BatchingWriterOptions {
   /** Records that may wait in the queue; beyond it `offer` refuses (back-pressure). */
@@ -14,19 +12,22 @@ export interface BatchingWriterOptions {
 
 export const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   capacity: 50_000,
-  batchSize: 1_000,
+  batchSize: 2_000,
   maxDelayMs: 5,
 };
 
-/** Writes rows of one kind inside the writer's transaction. */
-export type Sink<Row> = (rows: Row[], executor: Executor) => Promise<void>;
+/** A batch: the records of each kind, in the order they were offered. */
+export type Batch<Rows extends object> = Map<keyof Rows, Rows[keyof Rows][]>;
+
+/** Stores one batch as one transaction, all or nothing. */
+export type BatchStore<Rows extends object> = (batch: Batch<Rows>) => Promise<void>;
 
 /** Attempts at writing one batch before its records are given up (logged as lost). */
 const WRITE_ATTEMPTS = 5;
 
-interface Entry<K> {
-  kind: K;
-  rows: unknown[];
+interface Entry<Rows extends object> {
+  kind: keyof Rows;
+  rows: Rows[keyof Rows][];
 }
 
 /**
@@ -37,14 +38,13 @@ interface Entry<K> {
  * `close` refuses new records and returns when everything accepted before it is written.
  */
 export function createBatchingWriter<Rows extends object>(deps: {
-  db: Db;
-  sinks: { [K in keyof Rows]: Sink<Rows[K]> };
+  store: BatchStore<Rows>;
   logger: Logger;
   options?: Partial<BatchingWriterOptions>;
 }) {
-  const { db, sinks, logger } = deps;
+  const { store, logger } = deps;
   const { capacity, batchSize, maxDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
-  const entries: Entry<keyof Rows>[] = [];
+  const entries: Entry<Rows>[] = [];
   let head = 0;
   let queued = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -54,11 +54,11 @@ export function createBatchingWriter<Rows extends object>(deps: {
   if (batchSize > capacity) throw new RangeError('batchSize must not exceed capacity');
 
   /** Takes up to `batchSize` records off the front of the queue, splitting an entry when needed. */
-  function take(): Map<keyof Rows, unknown[]> {
-    const batch = new Map<keyof Rows, unknown[]>();
+  function take(): Batch<Rows> {
+    const batch: Batch<Rows> = new Map();
     let budget = batchSize;
     while (budget > 0 && head < entries.length) {
-      const entry = entries[head] as Entry<keyof Rows>;
+      const entry = entries[head] as Entry<Rows>;
       const rows = entry.rows.length <= budget ? entry.rows : entry.rows.slice(0, budget);
       if (rows === entry.rows) head += 1;
       else entry.rows = entry.rows.slice(budget);
@@ -75,13 +75,11 @@ export function createBatchingWriter<Rows extends object>(deps: {
     return batch;
   }
 
-  async function write(batch: Map<keyof Rows, unknown[]>): Promise<void> {
+  async function write(batch: Batch<Rows>): Promise<void> {
     const count = [...batch.values()].reduce((sum, rows) => sum + rows.length, 0);
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await db.transaction().execute(async (trx) => {
-          for (const [kind, rows] of batch) await (sinks[kind] as Sink<unknown>)(rows, trx);
-        });
+        await store(batch);
         return;
       } catch (error) {
         if (attempt === WRITE_ATTEMPTS) {

@@ -2,7 +2,7 @@ import type { Insertable } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { RadioChanges, RadioConnection, RadioRegistry } from '../network/radio-registry.ts';
 import type {
-  FlowReportsTable,
+  NewFlowReport,
   RadioEventsTable,
   RadioLogsTable,
   SubscriberLogsTable,
@@ -27,7 +27,7 @@ export interface RecordRows {
   radio_events: Insertable<RadioEventsTable>;
   subscriber_logs: Insertable<SubscriberLogsTable>;
   radio_logs: Insertable<RadioLogsTable>;
-  flow_reports: Insertable<FlowReportsTable>;
+  flow_reports: NewFlowReport;
   subscriber_usage: UsageIncrement;
 }
 

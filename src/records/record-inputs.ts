@@ -2,7 +2,7 @@ import { DAY_MS } from '../validation/calendar-date.ts';
 import { canonicalIp } from '../validation/ip-address.ts';
 import type { Insertable } from 'kysely';
 import type {
-  FlowReportsTable,
+  NewFlowReport,
   RadioEventsTable,
   RadioLogsTable,
   SubscriberLogsTable,
@@ -178,7 +178,7 @@ export function radioLogRow(input: RadioLogInput, now: number): Insertable<Radio
   };
 }
 
-export function flowReportRow(input: FlowReportInput): Insertable<FlowReportsTable> {
+export function flowReportRow(input: FlowReportInput): NewFlowReport {
   const startTime = integer(input.startTime, 'startTime', 0, Number.MAX_SAFE_INTEGER);
   const endTime = integer(input.endTime, 'endTime', startTime, Number.MAX_SAFE_INTEGER);
   if (input.direction !== 'uplink' && input.direction !== 'downlink') {

@@ -1,6 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, Migrator, SqliteAdapter, SqliteDialect, type DialectAdapter } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  SqliteAdapter,
+  SqliteDialect,
+  type DialectAdapter,
+  type KyselyConfig,
+} from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { createSqliteFile, type SqliteFile } from './sqlite-file.ts';
@@ -23,10 +30,10 @@ class PmnSqliteDialect extends SqliteDialect {
 }
 
 /** Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. */
-export function openSqliteDatabase(path: string): Db {
+export function openSqliteDatabase(path: string, options: Pick<KyselyConfig, 'log'> = {}): Db {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const file = createSqliteFile(path);
-  const db = new Kysely<Database>({ dialect: new PmnSqliteDialect({ database: file }) });
+  const db = new Kysely<Database>({ ...options, dialect: new PmnSqliteDialect({ database: file }) });
   sqliteFiles.set(db, file);
   return db;
 }

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
 import { createBatchingWriter, type BatchingWriterOptions } from '../../src/records/batching-writer.ts';
-import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
-import type { Executor } from '../../src/storage/transaction.ts';
 
 interface Rows {
   a: string;
@@ -11,39 +9,27 @@ interface Rows {
 }
 
 describe('batching writer', () => {
-  let db: Db;
   let batches: { kind: keyof Rows; rows: string[] }[][];
   let failures: number;
 
-  beforeEach(async () => {
-    db = openSqliteDatabase(':memory:');
-    await migrateToLatest(db);
+  beforeEach(() => {
     batches = [];
     failures = 0;
   });
-  afterEach(() => db.destroy());
 
-  /** A writer whose sinks note what each transaction (told apart by its executor) received. */
+  /** A writer whose store notes what each transaction received, failing the first `failures` ones. */
   function writer(options: Partial<BatchingWriterOptions>) {
-    const transactions = new Map<Executor, { kind: keyof Rows; rows: string[] }[]>();
-    const sink = (kind: keyof Rows) => async (rows: string[], executor: Executor) => {
-      if (failures > 0) {
-        failures -= 1;
-        throw new Error('disk I/O error');
-      }
-      let batch = transactions.get(executor);
-      if (!batch) {
-        batch = [];
-        transactions.set(executor, batch);
-        batches.push(batch);
-      }
-      batch.push({ kind, rows: [...rows] });
-    };
     return createBatchingWriter<Rows>({
-      db,
       logger: pino({ level: 'silent' }),
       options,
-      sinks: { a: sink('a'), b: sink('b') },
+      store: async (batch) => {
+        await Promise.resolve();
+        if (failures > 0) {
+          failures -= 1;
+          throw new Error('disk I/O error');
+        }
+        batches.push([...batch].map(([kind, rows]) => ({ kind, rows: [...rows] })));
+      },
     });
   }
 

@@ -4,6 +4,7 @@ import { createRandom, flowPair } from '../../scripts/record-generator.ts';
 import { flowReportRow } from '../../src/records/record-inputs.ts';
 import { createFlowReportsRepository } from '../../src/resources/flow-reports/flow-reports.repository.ts';
 import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
+import { writeTransaction } from '../../src/storage/row-statement.ts';
 import { DAY_MS } from '../../src/validation/calendar-date.ts';
 
 // The daily counts answer the unfiltered totals and stats; they must always agree with counting the
@@ -37,9 +38,7 @@ describe('flow report daily counts', () => {
     const reports = Array.from({ length: 1500 }, () =>
       flowPair(random, 30, start + Math.floor(random.next() * days * DAY_MS)),
     ).flat();
-    await db.transaction().execute(async (trx) => {
-      await repository.insertMany(reports.map(flowReportRow), trx);
-    });
+    await writeTransaction(db, () => repository.insert(reports.map(flowReportRow)));
     assert.equal(await repository.dailyTotal(all), 3000);
     await assertAgree(repository);
 

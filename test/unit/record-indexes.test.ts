@@ -1,28 +1,27 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import SQLite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { createFlowReportsRepository } from '../../src/resources/flow-reports/flow-reports.repository.ts';
 import { createRadioEventsRepository } from '../../src/resources/radio-events/radio-events.repository.ts';
 import { createRadioLogsRepository } from '../../src/resources/radio-logs/radio-logs.repository.ts';
 import { createSubscriberLogsRepository } from '../../src/resources/subscriber-logs/subscriber-logs.repository.ts';
 import { createSubscriberUsageRepository } from '../../src/resources/subscriber-usage/subscriber-usage.repository.ts';
-import { migrateToLatest, type Db } from '../../src/storage/database.ts';
-import type { Database } from '../../src/storage/schema.ts';
+import { migrateToLatest, openSqliteDatabase, sqliteFileOf, type Db } from '../../src/storage/database.ts';
 
 // Every list filter is backed by an index: the query planner answers each filtered list, count and
 // aggregate from an index, and a single-filter page comes out of its index newest first, without a
 // full sort (ties on the time may be put in id order: "TEMP B-TREE FOR LAST TERM OF ORDER BY").
+// Flow reports filtered by subscriber or address are the exception by design (migration 0005): their
+// indexes lead with a bucket, so the page sorts that key's matches, and the small table of bucket
+// spans (one row per 65,536 reports) is read whole to pick the buckets.
 describe('record indexes', () => {
-  const sqlite = new SQLite(':memory:');
   let captured: { sql: string; parameters: readonly unknown[] }[] = [];
-  const db: Db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: sqlite }),
+  const db: Db = openSqliteDatabase(':memory:', {
     log: (event) => {
       if (event.level === 'query')
         captured.push({ sql: event.query.sql, parameters: event.query.parameters });
     },
   });
+  const sqlite = sqliteFileOf(db).connection();
   before(() => migrateToLatest(db));
   after(() => db.destroy());
 
@@ -43,7 +42,7 @@ describe('record indexes', () => {
    * subquery where there is one) needs no full sort. Sorting the page's own rows afterwards is free.
    */
   function assertIndexed(plan: Plan, ordered: boolean): void {
-    for (const step of plan.filter((s) => /^(SCAN|SEARCH) /.test(s.detail))) {
+    for (const step of plan.filter((s) => /^(SCAN|SEARCH) (?!flow_report_buckets\b)/.test(s.detail))) {
       assert.match(step.detail, /USING (COVERING )?INDEX|USING INTEGER PRIMARY KEY/, text(plan));
     }
     if (!ordered) return;
@@ -54,13 +53,10 @@ describe('record indexes', () => {
     assert.deepEqual(sorts, [], text(plan));
   }
 
-  /** The index the step that picks the rows reads. */
+  /** The index the step that picks the rows reads: the first index the plan reads. */
   async function indexOf(run: () => Promise<unknown>): Promise<string> {
     const [plan] = await plans(run);
-    const picking = plan?.find((step) => step.detail.startsWith('LIST SUBQUERY'))?.id ?? 0;
-    const search = plan?.find(
-      (step) => step.parent === picking && /^(SCAN|SEARCH) .* INDEX /.test(step.detail),
-    );
+    const search = plan?.find((step) => /^(SCAN|SEARCH) \S+ USING (COVERING )?INDEX /.test(step.detail));
     return /INDEX (\S+)/.exec(search?.detail ?? '')?.[1] ?? 'none';
   }
 
@@ -122,7 +118,12 @@ describe('record indexes', () => {
   ]) {
     const filter = { ...window, ...extra };
     const label = JSON.stringify(extra);
-    cases.push({ name: `flow reports ${label}`, run: () => flowReports.list(filter, 25, 0), ordered: true });
+    const keyed = 'subscriberId' in extra || 'ip' in (extra.source ?? extra.destination ?? {});
+    cases.push({
+      name: `flow reports ${label}`,
+      run: () => flowReports.list(filter, 25, 0),
+      ordered: !keyed,
+    });
     cases.push({ name: `flow reports count ${label}`, run: () => flowReports.count(filter), ordered: false });
     cases.push({
       name: `flow reports stats ${label}`,
@@ -165,14 +166,14 @@ describe('record indexes', () => {
 
   it('lets the most selective flow filter choose the index: subscriber, then address, then protocol', async () => {
     const by = (extra: object) => indexOf(() => flowReports.count({ ...window, ...extra }));
-    assert.equal(await by({ subscriberId: 'x', protocol: 17 }), 'flow_reports_subscriber_id_end_time');
+    assert.equal(await by({ subscriberId: 'x', protocol: 17 }), 'flow_reports_bucket_subscriber_id_end_time');
     assert.equal(
       await by({ subscriberId: 'x', destination: { ip: '8.8.8.8' } }),
-      'flow_reports_subscriber_id_end_time',
+      'flow_reports_bucket_subscriber_id_end_time',
     );
     assert.equal(
       await by({ destination: { ip: '8.8.8.8', port: 53 }, protocol: 17 }),
-      'flow_reports_destination_ip_end_time_direction_destination_port',
+      'flow_reports_bucket_destination_ip_end_time_direction_destination_port',
     );
     assert.equal(await by({ protocol: 17 }), 'flow_reports_protocol_end_time');
     assert.equal(
@@ -181,7 +182,7 @@ describe('record indexes', () => {
     );
     assert.equal(
       await indexOf(() => flowReports.list({ ...window, subscriberId: 'x', protocol: 17 }, 25, 0)),
-      'flow_reports_subscriber_id_end_time',
+      'flow_reports_bucket_subscriber_id_end_time',
     );
   });
 

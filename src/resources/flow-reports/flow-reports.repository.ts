@@ -3,7 +3,14 @@ import { utcDay, type DayWindow } from '../../records/record-windows.ts';
 import type { Db } from '../../storage/database.ts';
 import { chunks } from '../../storage/chunks.ts';
 import type { Database } from '../../storage/schema.ts';
-import type { FlowReportsTable } from '../../storage/tables/records.ts';
+import { rowQuery, rowStatement } from '../../storage/row-statement.ts';
+import type {
+  FlowReportBucketsTable,
+  FlowReportDailyProtocolsTable,
+  FlowReportDailyUplinkDestinationsTable,
+  FlowReportsTable,
+  NewFlowReport,
+} from '../../storage/tables/records.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { EndpointFilter } from '../../validation/ip-address.ts';
 
@@ -57,10 +64,9 @@ function leadOf(filter: FlowReportFilter): Lead {
  * checked on the rows that index selects. Filters without an index of their own (ports, direction,
  * action, and protocol together with them) are read from the window index on end_time.
  *
- * `grouped` is for aggregates (counts by protocol, by destination, the subscribers present): the window
- * is then written `end_time + 0` too, so the planner reads the index of the grouping column in order and
- * counts without sorting. Through an end_time index it would visit every row of the window in the table
- * and sort them all, many times slower over a week of reports.
+ * `grouped` is for counts by protocol: the window is then written `end_time + 0` too, so the planner
+ * reads the protocol index in order and counts without sorting. Through the window index it would
+ * visit every row of the window in the table and sort them all, many times slower over a week.
  */
 function conditions(
   eb: ExpressionBuilder<Database, 'flow_reports'>,
@@ -68,10 +74,25 @@ function conditions(
   grouped = false,
 ) {
   const lead = leadOf(filter);
+  const keyed = lead === 'subscriber' || lead === 'source' || lead === 'destination';
   const text = (column: 'subscriber_id' | 'source_ip' | 'destination_ip', indexed: boolean) =>
     indexed ? sql.ref<string>(column) : sql<string>`${sql.ref(column)} || ''`;
   const endTime = grouped ? sql<number>`${sql.ref('end_time')} + 0` : sql.ref<number>('end_time');
   const list = [eb(endTime, '>=', filter.from), eb(endTime, '<', filter.before)];
+  if (keyed) {
+    // The key's index leads with the bucket: seek the key in each bucket that can hold the window.
+    list.push(
+      eb(
+        'bucket',
+        'in',
+        eb
+          .selectFrom('flow_report_buckets')
+          .select('bucket')
+          .where('last_end_time', '>=', filter.from)
+          .where('first_end_time', '<', filter.before),
+      ),
+    );
+  }
   if (filter.subscriberId !== undefined) {
     list.push(eb(text('subscriber_id', lead === 'subscriber'), '=', filter.subscriberId));
   }
@@ -113,9 +134,8 @@ const COLUMNS = [
 /** What the daily counts need of a report. */
 type Counted = Pick<Insertable<FlowReportsTable>, 'end_time' | 'protocol' | 'direction' | 'destination_ip'>;
 
-/** Adds reports to (`sign` 1) or takes them from (-1) the daily counts, in the caller's transaction. */
-async function adjustDailyCounts(reports: Counted[], sign: 1 | -1, executor: Executor): Promise<void> {
-  if (reports.length === 0) return;
+/** The changes to the daily counts that adding (`sign` 1) or removing (-1) these reports makes. */
+function dailyCountChanges(reports: Iterable<Counted>, sign: 1 | -1) {
   const protocols = new Map<string, { day: number; protocol: number; reports: number }>();
   const destinations = new Map<string, { day: number; destination_ip: string; reports: number }>();
   for (const report of reports) {
@@ -135,49 +155,96 @@ async function adjustDailyCounts(reports: Counted[], sign: 1 | -1, executor: Exe
       destinations.set(byDestination, seen);
     }
   }
-  for (const chunk of chunks([...protocols.values()])) {
-    await executor
-      .insertInto('flow_report_daily_protocols')
-      .values(chunk)
-      .onConflict((oc) =>
-        oc.columns(['day', 'protocol']).doUpdateSet((eb) => ({
-          reports: eb('flow_report_daily_protocols.reports', '+', eb.ref('excluded.reports')),
-        })),
-      )
-      .execute();
-  }
-  for (const chunk of chunks([...destinations.values()])) {
-    await executor
-      .insertInto('flow_report_daily_uplink_destinations')
-      .values(chunk)
-      .onConflict((oc) =>
-        oc.columns(['day', 'destination_ip']).doUpdateSet((eb) => ({
-          reports: eb('flow_report_daily_uplink_destinations.reports', '+', eb.ref('excluded.reports')),
-        })),
-      )
-      .execute();
-  }
-  if (sign < 0) {
-    const days = [...new Set([...protocols.values()].map((counted) => counted.day))];
-    await executor
-      .deleteFrom('flow_report_daily_protocols')
-      .where('day', 'in', days)
-      .where('reports', '<=', 0)
-      .execute();
-    await executor
-      .deleteFrom('flow_report_daily_uplink_destinations')
-      .where('day', 'in', days)
-      .where('reports', '<=', 0)
-      .execute();
-  }
+  return { protocols: [...protocols.values()], destinations: [...destinations.values()] };
 }
 
+/** Reports per bucket (migration 0005): a bucket's part of each key index stays small and cached. */
+export const BUCKET_REPORTS = 65_536;
+
 export function createFlowReportsRepository(db: Db) {
+  const insertReports = rowStatement<Insertable<FlowReportsTable>>(
+    db,
+    [...COLUMNS.filter((column) => column !== 'id'), 'bucket'],
+    (row) => db.insertInto('flow_reports').values(row),
+  );
+  const readLastId = rowQuery(
+    db,
+    db.selectFrom('flow_reports').select((eb) => eb.fn.max('id').as('id')),
+  );
+  const widenBucketSpans = rowStatement<FlowReportBucketsTable>(
+    db,
+    ['bucket', 'first_end_time', 'last_end_time'],
+    (row) =>
+      db
+        .insertInto('flow_report_buckets')
+        .values(row)
+        .onConflict((oc) =>
+          oc.column('bucket').doUpdateSet((eb) => ({
+            first_end_time: eb.fn('min', ['flow_report_buckets.first_end_time', 'excluded.first_end_time']),
+            last_end_time: eb.fn('max', ['flow_report_buckets.last_end_time', 'excluded.last_end_time']),
+          })),
+        ),
+  );
+  /** The id the last report got; read once, then carried from insert to insert. */
+  let lastId: number | undefined;
+  const addToProtocolCounts = rowStatement<Insertable<FlowReportDailyProtocolsTable>>(
+    db,
+    ['day', 'protocol', 'reports'],
+    (row) =>
+      db
+        .insertInto('flow_report_daily_protocols')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['day', 'protocol']).doUpdateSet((eb) => ({
+            reports: eb('flow_report_daily_protocols.reports', '+', eb.ref('excluded.reports')),
+          })),
+        ),
+  );
+  const addToDestinationCounts = rowStatement<Insertable<FlowReportDailyUplinkDestinationsTable>>(
+    db,
+    ['day', 'destination_ip', 'reports'],
+    (row) =>
+      db
+        .insertInto('flow_report_daily_uplink_destinations')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['day', 'destination_ip']).doUpdateSet((eb) => ({
+            reports: eb('flow_report_daily_uplink_destinations.reports', '+', eb.ref('excluded.reports')),
+          })),
+        ),
+  );
+
+  /** Adds reports to (`sign` 1) or takes them from (-1) the daily counts, synchronously. */
+  function adjustDailyCounts(reports: Iterable<Counted>, sign: 1 | -1): void {
+    const { protocols, destinations } = dailyCountChanges(reports, sign);
+    addToProtocolCounts(protocols);
+    addToDestinationCounts(destinations);
+  }
+
   return {
-    /** Inserts the reports and counts them in the daily counts; pass a transaction. */
-    async insertMany(rows: Insertable<FlowReportsTable>[], executor: Executor = db): Promise<void> {
-      for (const chunk of chunks(rows)) await executor.insertInto('flow_reports').values(chunk).execute();
-      await adjustDailyCounts(rows, 1, executor);
+    /**
+     * Inserts the reports and counts them in the daily counts; synchronous, inside the records writer's
+     * transaction (storage/row-statement.ts).
+     */
+    insert(rows: NewFlowReport[]): void {
+      if (rows.length === 0) return;
+      // The bucket follows the id the report is about to get. After a restore or a clear the guess can
+      // be off for one batch: that costs locality only, as the spans record the buckets actually used.
+      const next = (lastId ?? Number(readLastId()[0]?.id ?? 0)) + 1;
+      const spans = new Map<number, FlowReportBucketsTable>();
+      const placed = rows.map((row, index) => {
+        const bucket = Math.floor((next + index) / BUCKET_REPORTS);
+        const span = spans.get(bucket);
+        if (!span) spans.set(bucket, { bucket, first_end_time: row.end_time, last_end_time: row.end_time });
+        else {
+          span.first_end_time = Math.min(span.first_end_time, row.end_time);
+          span.last_end_time = Math.max(span.last_end_time, row.end_time);
+        }
+        return { ...row, bucket };
+      });
+      lastId = insertReports(placed);
+      widenBucketSpans(spans.values());
+      adjustDailyCounts(rows, 1);
     },
 
     /**
@@ -246,7 +313,7 @@ export function createFlowReportsRepository(db: Db) {
       const rows = await db
         .selectFrom('flow_reports')
         .select('subscriber_id')
-        .where((eb) => conditions(eb, filter, true))
+        .where((eb) => conditions(eb, filter))
         .groupBy('subscriber_id')
         .orderBy('subscriber_id')
         .limit(limit)
@@ -275,7 +342,7 @@ export function createFlowReportsRepository(db: Db) {
       const rows = await db
         .selectFrom('flow_reports')
         .select((eb) => ['destination_ip', eb.fn.countAll<number>().as('count')])
-        .where((eb) => eb.and([conditions(eb, filter, true), eb('direction', '=', 'uplink')]))
+        .where((eb) => eb.and([conditions(eb, filter), eb('direction', '=', 'uplink')]))
         .groupBy('destination_ip')
         .orderBy('count', 'desc')
         .orderBy('destination_ip')
@@ -329,6 +396,7 @@ export function createFlowReportsRepository(db: Db) {
 
     async deleteAll(executor: Executor = db): Promise<number> {
       const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
+      await executor.deleteFrom('flow_report_buckets').execute();
       await executor.deleteFrom('flow_report_daily_protocols').execute();
       await executor.deleteFrom('flow_report_daily_uplink_destinations').execute();
       return Number(result.numDeletedRows);
@@ -350,7 +418,36 @@ export function createFlowReportsRepository(db: Db) {
         for (const chunk of chunks(expired.map((report) => report.id))) {
           await trx.deleteFrom('flow_reports').where('id', 'in', chunk).execute();
         }
-        await adjustDailyCounts(expired, -1, trx);
+        // The transaction holds the connection the count statements run on, so they are part of it.
+        adjustDailyCounts(expired, -1);
+        const days = [...new Set(expired.map((report) => utcDay(report.end_time)))];
+        if (days.length > 0) {
+          await trx
+            .deleteFrom('flow_report_daily_protocols')
+            .where('day', 'in', days)
+            .where('reports', '<=', 0)
+            .execute();
+          await trx
+            .deleteFrom('flow_report_daily_uplink_destinations')
+            .where('day', 'in', days)
+            .where('reports', '<=', 0)
+            .execute();
+        }
+        // A bucket whose reports are all gone no longer needs searching.
+        await trx
+          .deleteFrom('flow_report_buckets')
+          .where('last_end_time', '<', cutoff)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('flow_reports')
+                  .select('id')
+                  .whereRef('flow_reports.bucket', '=', 'flow_report_buckets.bucket'),
+              ),
+            ),
+          )
+          .execute();
         return expired.length;
       });
     },

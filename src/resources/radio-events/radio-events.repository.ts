@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { LogDirection } from '../../records/record-inputs.ts';
 import type { TimestampWindow } from '../../records/record-windows.ts';
-import { chunks } from '../../storage/chunks.ts';
+import type { Db } from '../../storage/database.ts';
+import { rowStatement } from '../../storage/row-statement.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { RadioEventsTable } from '../../storage/tables/records.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -32,11 +33,14 @@ function conditions(eb: ExpressionBuilder<Database, 'radio_events'>, filter: Rad
   return eb.and(list);
 }
 
-export function createRadioEventsRepository(db: Executor) {
+export function createRadioEventsRepository(db: Db) {
   return {
-    async insertMany(rows: Insertable<RadioEventsTable>[], executor: Executor = db): Promise<void> {
-      for (const chunk of chunks(rows)) await executor.insertInto('radio_events').values(chunk).execute();
-    },
+    /** Inserts rows; synchronous, inside the records writer's transaction (storage/row-statement.ts). */
+    insert: rowStatement<Insertable<RadioEventsTable>>(
+      db,
+      ['timestamp', 'protocol', 'message_type', 'direction', 'raw', 'details'],
+      (row) => db.insertInto('radio_events').values(row),
+    ),
 
     /** Newest first: by timestamp, then by id. */
     async list(filter: RadioEventFilter, limit: number, offset: number): Promise<RadioEvent[]> {

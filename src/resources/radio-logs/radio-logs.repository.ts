@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { LogDirection, RadioLogLevel } from '../../records/record-inputs.ts';
 import type { TimestampWindow } from '../../records/record-windows.ts';
-import { chunks } from '../../storage/chunks.ts';
+import type { Db } from '../../storage/database.ts';
+import { rowStatement } from '../../storage/row-statement.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { RadioLogsTable } from '../../storage/tables/records.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -33,11 +34,14 @@ function conditions(eb: ExpressionBuilder<Database, 'radio_logs'>, filter: Radio
   return eb.and(list);
 }
 
-export function createRadioLogsRepository(db: Executor) {
+export function createRadioLogsRepository(db: Db) {
   return {
-    async insertMany(rows: Insertable<RadioLogsTable>[], executor: Executor = db): Promise<void> {
-      for (const chunk of chunks(rows)) await executor.insertInto('radio_logs').values(chunk).execute();
-    },
+    /** Inserts rows; synchronous, inside the records writer's transaction (storage/row-statement.ts). */
+    insert: rowStatement<Insertable<RadioLogsTable>>(
+      db,
+      ['timestamp', 'level', 'ran_id', 'event', 'direction', 'raw', 'details'],
+      (row) => db.insertInto('radio_logs').values(row),
+    ),
 
     /** Newest first: by timestamp, then by id. */
     async list(filter: RadioLogFilter, limit: number, offset: number): Promise<RadioLog[]> {

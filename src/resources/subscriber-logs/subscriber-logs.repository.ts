@@ -1,7 +1,8 @@
 import type { ExpressionBuilder, Insertable } from 'kysely';
 import type { LogDirection } from '../../records/record-inputs.ts';
 import type { TimestampWindow } from '../../records/record-windows.ts';
-import { chunks } from '../../storage/chunks.ts';
+import type { Db } from '../../storage/database.ts';
+import { rowStatement } from '../../storage/row-statement.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { SubscriberLogsTable } from '../../storage/tables/records.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -32,11 +33,14 @@ function conditions(eb: ExpressionBuilder<Database, 'subscriber_logs'>, filter: 
   return eb.and(list);
 }
 
-export function createSubscriberLogsRepository(db: Executor) {
+export function createSubscriberLogsRepository(db: Db) {
   return {
-    async insertMany(rows: Insertable<SubscriberLogsTable>[], executor: Executor = db): Promise<void> {
-      for (const chunk of chunks(rows)) await executor.insertInto('subscriber_logs').values(chunk).execute();
-    },
+    /** Inserts rows; synchronous, inside the records writer's transaction (storage/row-statement.ts). */
+    insert: rowStatement<Insertable<SubscriberLogsTable>>(
+      db,
+      ['timestamp', 'imsi', 'event', 'direction', 'raw', 'details'],
+      (row) => db.insertInto('subscriber_logs').values(row),
+    ),
 
     /** Newest first: by timestamp, then by id. */
     async list(filter: SubscriberLogFilter, limit: number, offset: number): Promise<SubscriberLog[]> {

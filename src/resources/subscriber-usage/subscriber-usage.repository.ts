@@ -1,6 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { UsageIncrement } from '../../records/record-inputs.ts';
-import { chunks } from '../../storage/chunks.ts';
+import type { Db } from '../../storage/database.ts';
+import { rowStatement } from '../../storage/row-statement.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
@@ -23,10 +24,28 @@ function conditions(eb: ExpressionBuilder<Database, 'subscriber_usage'>, filter:
   return eb.and(list);
 }
 
-export function createSubscriberUsageRepository(db: Executor) {
+export function createSubscriberUsageRepository(db: Db) {
+  const addToDay = rowStatement<UsageIncrement>(
+    db,
+    ['imsi', 'day', 'uplink_bytes', 'downlink_bytes'],
+    (row) =>
+      db
+        .insertInto('subscriber_usage')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['imsi', 'day']).doUpdateSet((eb) => ({
+            uplink_bytes: eb('subscriber_usage.uplink_bytes', '+', eb.ref('excluded.uplink_bytes')),
+            downlink_bytes: eb('subscriber_usage.downlink_bytes', '+', eb.ref('excluded.downlink_bytes')),
+          })),
+        ),
+  );
+
   return {
-    /** Adds the bytes to each subscriber's counters of the day, creating them on the day's first bytes. */
-    async add(increments: UsageIncrement[], executor: Executor = db): Promise<void> {
+    /**
+     * Adds the bytes to each subscriber's counters of the day, creating them on the day's first bytes;
+     * synchronous, inside the records writer's transaction (storage/row-statement.ts).
+     */
+    add(increments: UsageIncrement[]): void {
       const merged = new Map<string, UsageIncrement>();
       for (const increment of increments) {
         const key = `${increment.imsi}:${increment.day}`;
@@ -38,18 +57,7 @@ export function createSubscriberUsageRepository(db: Executor) {
           merged.set(key, { ...increment });
         }
       }
-      for (const chunk of chunks([...merged.values()])) {
-        await executor
-          .insertInto('subscriber_usage')
-          .values(chunk)
-          .onConflict((oc) =>
-            oc.columns(['imsi', 'day']).doUpdateSet((eb) => ({
-              uplink_bytes: eb('subscriber_usage.uplink_bytes', '+', eb.ref('excluded.uplink_bytes')),
-              downlink_bytes: eb('subscriber_usage.downlink_bytes', '+', eb.ref('excluded.downlink_bytes')),
-            })),
-          )
-          .execute();
-      }
+      addToDay(merged.values());
     },
 
     /** Totals per day with usage, ascending. */

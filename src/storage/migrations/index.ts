@@ -3,6 +3,7 @@ import * as foundation from './0001-foundation.ts';
 import * as networkConfiguration from './0002-network-configuration.ts';
 import * as records from './0003-records.ts';
 import * as location from './0004-location.ts';
+import * as flowReportBuckets from './0005-flow-report-buckets.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -10,6 +11,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002-network-configuration': networkConfiguration,
   '0003-records': records,
   '0004-location': location,
+  '0005-flow-report-buckets': flowReportBuckets,
 };
 
 export const migrationProvider: MigrationProvider = {

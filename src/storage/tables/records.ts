@@ -38,6 +38,8 @@ export interface RadioLogsTable {
 
 export interface FlowReportsTable {
   id: Generated<number>;
+  /** Id / 65,536 at insert time, leading the subscriber and address indexes (migration 0005). */
+  bucket: number;
   subscriber_id: string;
   source_ip: string;
   destination_ip: string;
@@ -50,6 +52,16 @@ export interface FlowReportsTable {
   end_time: number;
   direction: 'uplink' | 'downlink';
   action: 'allow' | 'drop';
+}
+
+/** A flow report as the pipeline hands it to storage, which numbers it and picks its bucket. */
+export type NewFlowReport = Omit<FlowReportsTable, 'id' | 'bucket'>;
+
+/** The end-time span of each bucket's reports, so a window knows which buckets to search. */
+export interface FlowReportBucketsTable {
+  bucket: number;
+  first_end_time: number;
+  last_end_time: number;
 }
 
 /** Flow reports per UTC day (of `end_time`) and protocol, maintained with the reports. */
@@ -80,6 +92,7 @@ export interface RecordsTables {
   subscriber_logs: SubscriberLogsTable;
   radio_logs: RadioLogsTable;
   flow_reports: FlowReportsTable;
+  flow_report_buckets: FlowReportBucketsTable;
   flow_report_daily_protocols: FlowReportDailyProtocolsTable;
   flow_report_daily_uplink_destinations: FlowReportDailyUplinkDestinationsTable;
   subscriber_usage: SubscriberUsageTable;

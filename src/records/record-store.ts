@@ -1,0 +1,40 @@
+import { createFlowReportsRepository } from '../resources/flow-reports/flow-reports.repository.ts';
+import { createRadioEventsRepository } from '../resources/radio-events/radio-events.repository.ts';
+import { createRadioLogsRepository } from '../resources/radio-logs/radio-logs.repository.ts';
+import { createSubscriberLogsRepository } from '../resources/subscriber-logs/subscriber-logs.repository.ts';
+import { createSubscriberUsageRepository } from '../resources/subscriber-usage/subscriber-usage.repository.ts';
+import type { Db } from '../storage/database.ts';
+import { writeTransaction } from '../storage/row-statement.ts';
+import type { BatchStore } from './batching-writer.ts';
+import type { RecordRows } from './ingestion.ts';
+
+/** One repository per record type, on one database. */
+export function createRecordRepositories(db: Db) {
+  return {
+    radioEvents: createRadioEventsRepository(db),
+    subscriberLogs: createSubscriberLogsRepository(db),
+    radioLogs: createRadioLogsRepository(db),
+    flowReports: createFlowReportsRepository(db),
+    subscriberUsage: createSubscriberUsageRepository(db),
+  };
+}
+
+export type RecordRepositories = ReturnType<typeof createRecordRepositories>;
+
+/**
+ * Stores a batch of the writer as one transaction on the repositories' connection: the same code runs in
+ * the service's thread (in-memory databases) and in the records writer thread (database files).
+ */
+export function createRecordStore(db: Db, repositories: RecordRepositories): BatchStore<RecordRows> {
+  const sinks: { [K in keyof RecordRows]: (rows: RecordRows[K][]) => void } = {
+    radio_events: (rows) => repositories.radioEvents.insert(rows),
+    subscriber_logs: (rows) => repositories.subscriberLogs.insert(rows),
+    radio_logs: (rows) => repositories.radioLogs.insert(rows),
+    flow_reports: (rows) => repositories.flowReports.insert(rows),
+    subscriber_usage: (rows) => repositories.subscriberUsage.add(rows),
+  };
+  return (batch) =>
+    writeTransaction(db, () => {
+      for (const [kind, rows] of batch) (sinks[kind] as (rows: unknown[]) => void)(rows);
+    });
+}
