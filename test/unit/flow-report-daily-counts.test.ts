@@ -24,6 +24,12 @@ describe('flow report daily counts', () => {
   async function assertAgree(repository: ReturnType<typeof createFlowReportsRepository>): Promise<void> {
     for (const window of [all, { from: start + DAY_MS, before: start + 3 * DAY_MS }]) {
       assert.equal(await repository.dailyTotal(window), await repository.count(window));
+      for (const protocol of [6, 17, 1, 132]) {
+        assert.equal(
+          await repository.dailyTotal({ ...window, protocol }),
+          await repository.count({ ...window, protocol }),
+        );
+      }
       assert.deepEqual(await repository.dailyProtocolCounts(window), await repository.protocolCounts(window));
       assert.deepEqual(
         await repository.dailyTopUplinkDestinations(window, 10),

@@ -351,14 +351,15 @@ export function createFlowReportsRepository(db: Db) {
       return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
     },
 
-    /** Reports in whole UTC days, from the daily counts. */
-    async dailyTotal(window: DayWindow): Promise<number> {
-      const row = await db
+    /** Reports in whole UTC days, of one protocol when given, from the daily counts. */
+    async dailyTotal(window: DayWindow & { protocol?: number }): Promise<number> {
+      let query = db
         .selectFrom('flow_report_daily_protocols')
         .select((eb) => eb.fn.sum<number>('reports').as('n'))
         .where('day', '>=', window.from)
-        .where('day', '<', window.before)
-        .executeTakeFirst();
+        .where('day', '<', window.before);
+      if (window.protocol !== undefined) query = query.where('protocol', '=', window.protocol);
+      const row = await query.executeTakeFirst();
       return Number(row?.n ?? 0);
     },
 

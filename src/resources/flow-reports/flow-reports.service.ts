@@ -53,9 +53,10 @@ export function createFlowReportsService(deps: {
     };
   }
 
-  /** Only the window: the daily counts answer totals and stats without counting reports. */
-  const windowOnly = (filter: FlowReportFilter) =>
-    Object.entries(filter).every(([key, value]) => key === 'from' || key === 'before' || value === undefined);
+  /** Only the window, and for totals a protocol: the daily counts answer without counting reports. */
+  const only = (filter: FlowReportFilter, keys: string[]) =>
+    Object.entries(filter).every(([key, value]) => keys.includes(key) || value === undefined);
+  const windowOnly = (filter: FlowReportFilter) => only(filter, ['from', 'before']);
 
   return {
     async list(
@@ -66,7 +67,9 @@ export function createFlowReportsService(deps: {
       const filter = filterOf(query);
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
-        windowOnly(filter) ? repository.dailyTotal(filter) : repository.count(filter),
+        only(filter, ['from', 'before', 'protocol'])
+          ? repository.dailyTotal(filter)
+          : repository.count(filter),
       ]);
       return { items, total };
     },
