@@ -25,10 +25,9 @@ import { cpus, totalmem } from 'node:os';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { sql } from 'kysely';
 import pino from 'pino';
-import { format, resolveConfig } from 'prettier';
 import {
   createRandom,
   flowPair,
@@ -307,6 +306,12 @@ interface Measure {
   errors: number;
 }
 
+/**
+ * The load generator and Prettier are loaded by the driver only, so the service's child process holds
+ * what the service holds and its RSS is the service's.
+ */
+let loadTest: typeof autocannon | undefined;
+
 function cannon(options: autocannon.Options): { done: Promise<Measure>; stop: () => void } {
   let resolveDone: (measure: Measure) => void = () => undefined;
   let rejectDone: (error: unknown) => void = () => undefined;
@@ -314,7 +319,8 @@ function cannon(options: autocannon.Options): { done: Promise<Measure>; stop: ()
     resolveDone = resolve;
     rejectDone = reject;
   });
-  const instance = autocannon(options, (error, result) => {
+  if (!loadTest) throw new Error('the load generator is loaded by main()');
+  const instance = loadTest(options, (error, result) => {
     if (error) {
       rejectDone(error);
       return;
@@ -349,6 +355,7 @@ async function logRss(server: ChildProcess, phase: string): Promise<void> {
 }
 
 async function main(duration: number, scale: number): Promise<void> {
+  loadTest = (await import('autocannon')).default;
   const { path: datasetPath, marker } = await ensureDataset(scale);
   const runPath = `${BENCH_DIR}/records-run.db`;
   for (const suffix of ['', '-wal', '-shm']) rmSync(`${runPath}${suffix}`, { force: true });
@@ -559,6 +566,7 @@ async function writeSection(section: string): Promise<void> {
     const after = current.indexOf('\n## ', start + 1);
     next = `${current.slice(0, start)}\n${section}${after === -1 ? '' : current.slice(after)}`;
   }
+  const { format, resolveConfig } = await import('prettier');
   const options = (await resolveConfig(path)) ?? {};
   writeFileSync(path, await format(`${next.trimEnd()}\n`, { ...options, filepath: path }));
 }
