@@ -72,8 +72,8 @@ function conditions(
   eb: ExpressionBuilder<Database, 'flow_reports'>,
   filter: FlowReportFilter,
   grouped = false,
+  lead: Lead = leadOf(filter),
 ) {
-  const lead = leadOf(filter);
   const keyed = lead === 'subscriber' || lead === 'source' || lead === 'destination';
   const text = (column: 'subscriber_id' | 'source_ip' | 'destination_ip', indexed: boolean) =>
     indexed ? sql.ref<string>(column) : sql<string>`${sql.ref(column)} || ''`;
@@ -221,6 +221,18 @@ export function createFlowReportsRepository(db: Db) {
     addToDestinationCounts(destinations);
   }
 
+  /** Reports in whole UTC days, of one protocol when given, from the daily counts. */
+  async function dailyTotal(window: DayWindow & { protocol?: number }): Promise<number> {
+    let query = db
+      .selectFrom('flow_report_daily_protocols')
+      .select((eb) => eb.fn.sum<number>('reports').as('n'))
+      .where('day', '>=', window.from)
+      .where('day', '<', window.before);
+    if (window.protocol !== undefined) query = query.where('protocol', '=', window.protocol);
+    const row = await query.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   return {
     /**
      * Inserts the reports and counts them in the daily counts; synchronous, inside the records writer's
@@ -250,8 +262,23 @@ export function createFlowReportsRepository(db: Db) {
     /**
      * Newest first: by end time, then by id. The page's ids are chosen first, from an index alone where
      * the filter allows it, and only those rows are read from the table.
+     *
+     * `matches`, when the caller has counted them, lets a page filtered by a common address (a DNS
+     * server: hundreds of thousands of reports a week) walk the window newest first instead of sorting
+     * every match from the bucketed key index: the walk reads about (offset + limit) x window / matches
+     * reports, the sort all matches, and the cheaper one is taken.
      */
-    async list(filter: FlowReportFilter, limit: number, offset: number): Promise<FlowReport[]> {
+    async list(
+      filter: FlowReportFilter,
+      limit: number,
+      offset: number,
+      matches?: number,
+    ): Promise<FlowReport[]> {
+      let lead = leadOf(filter);
+      if (matches !== undefined && lead !== 'window' && lead !== 'protocol') {
+        const windowReports = await dailyTotal(filter);
+        if (matches * matches > (offset + limit) * windowReports) lead = 'window';
+      }
       const rows = await db
         .selectFrom('flow_reports')
         .select(COLUMNS)
@@ -259,7 +286,7 @@ export function createFlowReportsRepository(db: Db) {
           eb
             .selectFrom('flow_reports')
             .select('id')
-            .where((inner) => conditions(inner, filter))
+            .where((inner) => conditions(inner, filter, false, lead))
             .orderBy('end_time', 'desc')
             .orderBy('id', 'desc')
             .limit(limit)
@@ -351,17 +378,7 @@ export function createFlowReportsRepository(db: Db) {
       return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
     },
 
-    /** Reports in whole UTC days, of one protocol when given, from the daily counts. */
-    async dailyTotal(window: DayWindow & { protocol?: number }): Promise<number> {
-      let query = db
-        .selectFrom('flow_report_daily_protocols')
-        .select((eb) => eb.fn.sum<number>('reports').as('n'))
-        .where('day', '>=', window.from)
-        .where('day', '<', window.before);
-      if (window.protocol !== undefined) query = query.where('protocol', '=', window.protocol);
-      const row = await query.executeTakeFirst();
-      return Number(row?.n ?? 0);
-    },
+    dailyTotal,
 
     /** `protocolCounts` for whole UTC days and no other filter, from the daily counts. */
     async dailyProtocolCounts(window: DayWindow): Promise<{ protocol: number; count: number }[]> {

@@ -65,12 +65,11 @@ export function createFlowReportsService(deps: {
       offset: number,
     ): Promise<{ items: FlowReport[]; total: number }> {
       const filter = filterOf(query);
-      const [items, total] = await Promise.all([
-        repository.list(filter, limit, offset),
-        only(filter, ['from', 'before', 'protocol'])
-          ? repository.dailyTotal(filter)
-          : repository.count(filter),
-      ]);
+      const total = await (only(filter, ['from', 'before', 'protocol'])
+        ? repository.dailyTotal(filter)
+        : repository.count(filter));
+      // The count tells the repository how common the filter is, so it can pick the cheaper plan.
+      const items = total > offset ? await repository.list(filter, limit, offset, total) : [];
       return { items, total };
     },
 
