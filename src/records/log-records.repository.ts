@@ -1,0 +1,99 @@
+import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import type { Db } from '../storage/database.ts';
+import { rowStatement } from '../storage/row-statement.ts';
+import type { RadioEventsTable, RadioLogsTable, SubscriberLogsTable } from '../storage/tables/records.ts';
+import type { Executor } from '../storage/transaction.ts';
+import type { TimestampWindow } from './record-windows.ts';
+
+/** The log-like record tables: rows with a timestamp, listed newest first and filtered by equality. */
+interface LogTables {
+  radio_events: RadioEventsTable;
+  subscriber_logs: SubscriberLogsTable;
+  radio_logs: RadioLogsTable;
+}
+
+type LogTable = keyof LogTables;
+
+/**
+ * One table's part of the queries below. Kysely cannot check a query on a table chosen at run time, so
+ * these run on one loosely typed view of the three tables; the spec is typed per table instead, and the
+ * record-indexes test checks every query's plan on each table.
+ */
+export interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Item> {
+  table: T;
+  /** The columns an insert writes (all but id). */
+  columns: readonly (keyof Insertable<LogTables[T]> & string)[];
+  /** Each equality filter and the column it matches. */
+  filters: { [K in Exclude<keyof Filter, keyof TimestampWindow>]-?: keyof LogTables[T] & string };
+  /** A row as the API's service layer sees it. */
+  item: (row: Selectable<LogTables[T]>) => Item;
+}
+
+type Row = { id: number; timestamp: number } & Record<string, unknown>;
+type Loose = Kysely<Record<string, Row>>;
+
+/** List, count, insert, clear and retention of a log table: radio events, subscriber logs, radio logs. */
+export function createLogRecordsRepository<T extends LogTable, Filter extends TimestampWindow, Item>(
+  db: Db,
+  spec: LogRecordsSpec<T, Filter, Item>,
+) {
+  const loose = db as unknown as Loose;
+  const table: string = spec.table;
+  const filterColumns = Object.entries(spec.filters) as [keyof Filter, string][];
+
+  function conditions(filter: Filter): Expression<SqlBool> {
+    const list = [];
+    for (const [key, column] of filterColumns) {
+      if (filter[key] !== undefined) list.push(sql<SqlBool>`${sql.ref(column)} = ${filter[key]}`);
+    }
+    if (filter.from !== undefined) list.push(sql<SqlBool>`${sql.ref('timestamp')} >= ${filter.from}`);
+    if (filter.to !== undefined) list.push(sql<SqlBool>`${sql.ref('timestamp')} <= ${filter.to}`);
+    return list.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`${sql.join(list, sql` and `)}`;
+  }
+
+  return {
+    /** Inserts rows; synchronous, inside the records writer's transaction (storage/row-statement.ts). */
+    insert: rowStatement<Insertable<LogTables[T]>>(db, spec.columns, (row) =>
+      loose.insertInto(table).values(row),
+    ),
+
+    /** Newest first: by timestamp, then by id. */
+    async list(filter: Filter, limit: number, offset: number): Promise<Item[]> {
+      const rows = await loose
+        .selectFrom(table)
+        .selectAll()
+        .where(conditions(filter))
+        .orderBy('timestamp', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return rows.map((row) => spec.item(row as unknown as Selectable<LogTables[T]>));
+    },
+
+    async count(filter: Filter): Promise<number> {
+      const row = await loose
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where(conditions(filter))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    async deleteAll(executor: Executor = db): Promise<number> {
+      const result = await (executor as unknown as Loose).deleteFrom(table).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
+    /** Deletes at most `limit` records older than `cutoff`, oldest first; returns how many went. */
+    async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+      const result = await loose
+        .deleteFrom(table)
+        .where('id', 'in', (eb) =>
+          eb.selectFrom(table).select('id').where('timestamp', '<', cutoff).orderBy('timestamp').limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
