@@ -53,8 +53,8 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
 
   return {
     /** Inserts rows; synchronous, inside the records writer's transaction (storage/row-statement.ts). */
-    insert: rowStatement<Insertable<LogTables[T]>>(db, spec.columns, (row) =>
-      loose.insertInto(table).values(row),
+    insert: rowStatement<Insertable<LogTables[T]>>(db, spec.columns, (rows) =>
+      loose.insertInto(table).values(rows),
     ),
 
     /** Newest first: by timestamp, then by id. */

@@ -28,10 +28,10 @@ export function createSubscriberUsageRepository(db: Db) {
   const addToDay = rowStatement<UsageIncrement>(
     db,
     ['imsi', 'day', 'uplink_bytes', 'downlink_bytes'],
-    (row) =>
+    (rows) =>
       db
         .insertInto('subscriber_usage')
-        .values(row)
+        .values(rows)
         .onConflict((oc) =>
           oc.columns(['imsi', 'day']).doUpdateSet((eb) => ({
             uplink_bytes: eb('subscriber_usage.uplink_bytes', '+', eb.ref('excluded.uplink_bytes')),
@@ -57,7 +57,7 @@ export function createSubscriberUsageRepository(db: Db) {
           merged.set(key, { ...increment });
         }
       }
-      addToDay(merged.values());
+      addToDay([...merged.values()]);
     },
 
     /** Totals per day with usage, ascending. */
