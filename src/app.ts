@@ -318,6 +318,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     done();
   });
   const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
+  backup.onFileHold(() => records.holdFile());
   backup.onRestored((executor) => signingSecret.reload(executor));
   backup.onRestored(async () => authenticator.credentialCache.forgetAll());
   backup.onRestored(async () => initialization.forget());

@@ -18,6 +18,12 @@ import type { Executor } from '../storage/transaction.ts';
 /** Called after a restore, with the restored database, by whatever keeps values read from the database. */
 export type RestoredListener = (executor: Executor) => Promise<void>;
 
+/**
+ * Taken for the time of a backup or a restore by whatever else has the file open (the records writer
+ * thread): it stops using the file, then resolves with the function that gives it back.
+ */
+export type FileHold = () => Promise<() => void>;
+
 export interface Snapshot {
   /** The copy's bytes; the file behind it is already unlinked and disappears when the stream closes. */
   stream: Readable;
@@ -32,6 +38,9 @@ function fileStamp(ms: number): string {
 
 /**
  * Backup and restore of the embedded SQLite database.
+ *
+ * Both first take every file hold, so that the live connection is the only one on the file: SQLite
+ * restarts a backup that another connection writes under, and a restore must close every connection.
  *
  * Backup uses SQLite's online backup API on the live connection: it copies the file in steps of 100
  * pages, yielding to the event loop between steps, so requests keep being served; writes made meanwhile
@@ -54,14 +63,18 @@ export function createBackupService(deps: {
 }) {
   const { db, file, audit, clock, logger, version } = deps;
   const restoredListeners: RestoredListener[] = [];
+  const fileHolds: FileHold[] = [];
   let running: 'backup' | 'restore' | undefined;
 
   async function exclusively<T>(what: 'backup' | 'restore', work: () => Promise<T>): Promise<T> {
     if (running) throw new ConflictError(`a database ${running} is running; try again when it has finished`);
     running = what;
+    const releases: (() => void)[] = [];
     try {
+      for (const hold of fileHolds) releases.push(await hold());
       return await work();
     } finally {
+      for (const release of releases) release();
       running = undefined;
     }
   }
@@ -96,6 +109,11 @@ export function createBackupService(deps: {
     /** Registers work to do right after a restore, inside the restore's hold on the database. */
     onRestored(listener: RestoredListener): void {
       restoredListeners.push(listener);
+    },
+
+    /** Registers a hold taken for the time of each backup and restore. */
+    onFileHold(hold: FileHold): void {
+      fileHolds.push(hold);
     },
 
     /** A consistent copy of the database, taken while the service keeps serving. */

@@ -1,4 +1,4 @@
-import { setImmediate as yieldToEventLoop, setTimeout as sleep } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 
 export interface BatchingWriterOptions {
@@ -22,6 +22,9 @@ export type Batch<Rows extends object> = Map<keyof Rows, Rows[keyof Rows][]>;
 /** Stores one batch as one transaction, all or nothing. */
 export type BatchStore<Rows extends object> = (batch: Batch<Rows>) => Promise<void>;
 
+/** Batches handed to the store at once: one being written, the next one waiting beside it. */
+const MAX_WRITES_IN_FLIGHT = 2;
+
 /** Attempts at writing one batch before its records are given up (logged as lost). */
 const WRITE_ATTEMPTS = 5;
 
@@ -33,8 +36,9 @@ interface Entry<Rows extends object> {
 /**
  * The one writer of the records pipeline. Records of every kind wait in one bounded FIFO queue and are
  * written in group commits: a transaction holds up to `batchSize` records and starts when that many are
- * waiting or `maxDelayMs` after the first one arrived. When the queue is full, `offer` refuses the
- * records and says so; `whenWritable` resolves once a batch has been written and there is room again.
+ * waiting or `maxDelayMs` after the first one arrived; while one is written, the next full batch is
+ * handed to the store too (see `pump`). When the queue is full, `offer` refuses the records and says so;
+ * `whenWritable` resolves once the writer has taken enough records off the queue.
  * `close` refuses new records and returns when everything accepted before it is written.
  */
 export function createBatchingWriter<Rows extends object>(deps: {
@@ -48,9 +52,10 @@ export function createBatchingWriter<Rows extends object>(deps: {
   let head = 0;
   let queued = 0;
   let timer: NodeJS.Timeout | undefined;
-  let draining: Promise<void> | undefined;
+  let writing = 0;
   let closed = false;
   let roomWaiters: { records: number; wake: () => void }[] = [];
+  const idleWaiters: (() => void)[] = [];
   if (batchSize > capacity) throw new RangeError('batchSize must not exceed capacity');
 
   /** Takes up to `batchSize` records off the front of the queue, splitting an entry when needed. */
@@ -92,33 +97,40 @@ export function createBatchingWriter<Rows extends object>(deps: {
     }
   }
 
-  async function drain(): Promise<void> {
-    while (queued > 0) {
-      await write(take());
-      const ready = roomWaiters.filter((waiter) => queued + waiter.records <= capacity);
-      roomWaiters = roomWaiters.filter((waiter) => !ready.includes(waiter));
-      for (const { wake } of ready) wake();
-      // Lets requests and new records in between batches.
-      if (queued > 0) await yieldToEventLoop();
-    }
-  }
-
-  function startDrain(): void {
+  /**
+   * Starts writes: one whenever records wait and none is being written, and a second beside it when a
+   * full batch waits. A store that runs elsewhere (the writer thread) then always has the next batch at
+   * hand and never waits for this thread to notice that the last one is done.
+   */
+  function pump(): void {
     if (timer) {
       clearTimeout(timer);
       timer = undefined;
     }
-    if (draining || queued === 0) return;
-    draining = drain().finally(() => {
-      draining = undefined;
-    });
+    while (queued > 0 && writing < MAX_WRITES_IN_FLIGHT && (writing === 0 || queued >= batchSize)) {
+      writing += 1;
+      void write(take()).then(written);
+    }
+    // Taking a batch made room in the queue.
+    const ready = roomWaiters.filter((waiter) => queued + waiter.records <= capacity);
+    roomWaiters = roomWaiters.filter((waiter) => !ready.includes(waiter));
+    for (const { wake } of ready) wake();
+  }
+
+  function written(): void {
+    writing -= 1;
+    if (queued === 0 && writing === 0) {
+      for (const wake of idleWaiters.splice(0)) wake();
+    }
+    // Lets requests and new records in between batches.
+    setImmediate(pump);
   }
 
   async function flush(): Promise<void> {
-    while (queued > 0 || draining) {
-      startDrain();
-      await draining;
-    }
+    if (queued === 0 && writing === 0) return;
+    const idle = new Promise<void>((wake) => idleWaiters.push(wake));
+    pump();
+    await idle;
   }
 
   return {
@@ -135,12 +147,12 @@ export function createBatchingWriter<Rows extends object>(deps: {
       if (queued + rows.length > capacity) return false;
       entries.push({ kind, rows });
       queued += rows.length;
-      if (queued >= batchSize) startDrain();
-      else if (!timer && !draining) timer = setTimeout(startDrain, maxDelayMs);
+      if (queued >= batchSize) pump();
+      else if (!timer && writing === 0) timer = setTimeout(pump, maxDelayMs);
       return true;
     },
 
-    /** Records accepted and not yet written. */
+    /** Records accepted and waiting in the queue (not yet handed to the store). */
     get depth(): number {
       return queued;
     },

@@ -64,8 +64,10 @@ export function createRecordsIngestion(deps: {
   writer: BatchingWriter<RecordRows>;
   radios: RadioRegistry;
   clock: Clock;
+  /** Releases what the writer's store holds (the writer thread), once every record is written. */
+  closeStore?: () => Promise<void>;
 }): RecordsIngestion {
-  const { writer, radios, clock } = deps;
+  const { writer, radios, clock, closeStore } = deps;
 
   return {
     recordRadioEvent: (event) => writer.offer('radio_events', [radioEventRow(event, clock.now())]),
@@ -78,6 +80,9 @@ export function createRecordsIngestion(deps: {
     radioDisconnected: (id) => radios.disconnected(id),
     whenWritable: (records) => writer.whenWritable(records),
     flush: () => writer.flush(),
-    close: () => writer.close(),
+    async close() {
+      await writer.close();
+      await closeStore?.();
+    },
   };
 }

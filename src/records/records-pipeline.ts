@@ -1,14 +1,21 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import type { RadioRegistry } from '../network/radio-registry.ts';
-import type { Db } from '../storage/database.ts';
-import { createBatchingWriter, type BatchingWriterOptions } from './batching-writer.ts';
+import { sqliteFileOf, type Db } from '../storage/database.ts';
+import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } from './batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
 import { createRecordRepositories, createRecordStore } from './record-store.ts';
+import { createRecordWriterThread } from './record-writer-thread.ts';
 
 /**
  * Assembles the records pipeline: one repository per record type, the batching writer over them and
  * the ingestion interface in front. The app and the development seed tool build it the same way.
+ *
+ * On a database file the batches are written by the records writer thread, on a connection of its own,
+ * so SQLite's work runs beside the service's thread rather than on it. While a backup or a restore holds
+ * the file (`holdFile`), the thread closes its connection and batches are written on the service's
+ * connection instead: a backup then sees the writes as its own, and a restore writes them to the restored
+ * database. An in-memory database has one connection only, so its batches are always written there.
  */
 export function createRecordsPipeline(deps: {
   db: Db;
@@ -17,15 +24,44 @@ export function createRecordsPipeline(deps: {
   logger: Logger;
   writerOptions?: Partial<BatchingWriterOptions>;
 }) {
-  const { db } = deps;
+  const { db, logger } = deps;
   const repositories = createRecordRepositories(db);
-  const writer = createBatchingWriter<RecordRows>({
-    store: createRecordStore(db, repositories),
-    logger: deps.logger,
-    options: deps.writerOptions,
+  const inServiceThread = createRecordStore(db, repositories);
+  const { path } = sqliteFileOf(db);
+  const thread = path === ':memory:' ? undefined : createRecordWriterThread({ path, logger });
+  let holds = 0;
+  const store: BatchStore<RecordRows> = (batch) =>
+    thread && holds === 0 ? thread.store(batch) : inServiceThread(batch);
+  const writer = createBatchingWriter<RecordRows>({ store, logger, options: deps.writerOptions });
+  const ingestion = createRecordsIngestion({
+    writer,
+    radios: deps.radios,
+    clock: deps.clock,
+    closeStore: async () => thread?.close(),
   });
-  const ingestion = createRecordsIngestion({ writer, radios: deps.radios, clock: deps.clock });
-  return { repositories, ingestion };
+
+  return {
+    repositories,
+    ingestion,
+    /**
+     * Makes the service's connection the only one on the file until the returned release is called:
+     * waits for the batch the writer thread is storing, then closes the thread's connection.
+     */
+    async holdFile(): Promise<() => void> {
+      holds += 1;
+      try {
+        await thread?.release();
+      } catch (error) {
+        holds -= 1;
+        throw error;
+      }
+      let released = false;
+      return () => {
+        if (!released) holds -= 1;
+        released = true;
+      };
+    },
+  };
 }
 
 export type RecordsPipeline = ReturnType<typeof createRecordsPipeline>;

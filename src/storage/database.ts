@@ -1,11 +1,14 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
+  CompiledQuery,
   Kysely,
   Migrator,
   SqliteAdapter,
   SqliteDialect,
+  type DatabaseConnection,
   type DialectAdapter,
+  type Driver,
   type KyselyConfig,
 } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
@@ -26,6 +29,19 @@ class TransactionalDdlSqliteAdapter extends SqliteAdapter {
 class PmnSqliteDialect extends SqliteDialect {
   override createAdapter(): DialectAdapter {
     return new TransactionalDdlSqliteAdapter();
+  }
+
+  /**
+   * Transactions take the write lock when they begin. The records writer thread writes through a
+   * connection of its own: a deferred transaction that read and then wrote after the writer committed
+   * would fail (SQLITE_BUSY) instead of waiting for the lock.
+   */
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    };
+    return driver;
   }
 }
 

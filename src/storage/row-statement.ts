@@ -1,11 +1,8 @@
 import type { Compilable } from 'kysely';
 import { sqliteFileOf, type Db } from './database.ts';
 
-/**
- * Writes rows with prepared statements and returns the rowid of the last row inserted (0 when none);
- * synchronous, so run it inside `writeTransaction`.
- */
-export type RowWriter<Row> = (rows: readonly Row[]) => number;
+/** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
+export type RowWriter<Row> = (rows: readonly Row[]) => void;
 
 /**
  * Rows one statement writes at a time. Each statement run costs a fixed overhead (and, on a table with
@@ -53,22 +50,20 @@ export function rowStatement<Row extends object>(
   const one = compile(1);
   const values: unknown[] = [];
 
-  function run(compiled: CompiledRows, rows: readonly Row[], first: number): number {
+  function run(compiled: CompiledRows, rows: readonly Row[], first: number): void {
     const { sources } = compiled;
     values.length = sources.length;
     for (let index = 0; index < sources.length; index += 1) {
       const { row, column } = sources[index] as CompiledRows['sources'][number];
       values[index] = (rows[first + row] as Record<string, unknown>)[column];
     }
-    return Number(sqliteFileOf(db).prepare(compiled.sql).run(values).lastInsertRowid);
+    sqliteFileOf(db).prepare(compiled.sql).run(values);
   }
 
   return (rows) => {
-    let last = 0;
     let next = 0;
-    for (; next + ROWS_PER_STATEMENT <= rows.length; next += ROWS_PER_STATEMENT) last = run(many, rows, next);
-    for (; next < rows.length; next += 1) last = run(one, rows, next);
-    return last;
+    for (; next + ROWS_PER_STATEMENT <= rows.length; next += ROWS_PER_STATEMENT) run(many, rows, next);
+    for (; next < rows.length; next += 1) run(one, rows, next);
   };
 }
 
@@ -86,7 +81,7 @@ export function rowQuery<Row>(db: Db, query: Compilable<Row>): () => Row[] {
 export async function writeTransaction(db: Db, work: () => void): Promise<void> {
   const file = sqliteFileOf(db);
   await db.connection().execute(() => {
-    file.connection().transaction(work)();
+    file.connection().transaction(work).immediate();
     return Promise.resolve();
   });
 }

@@ -68,11 +68,14 @@ describe('batching writer', () => {
 
   it('refuses records when the queue is full, queueing none of them, and takes them once there is room', async () => {
     const w = writer({ capacity: 4, batchSize: 2, maxDelayMs: 60_000 });
-    assert.equal(w.offer('a', ['1', '2']), true); // a full batch: taken by the writer at once
-    assert.equal(w.offer('a', ['3']), true);
-    assert.equal(w.offer('a', ['4', '5', '6']), true);
+    // Two full batches are taken at once: one being written, the next handed over beside it.
+    assert.equal(w.offer('a', ['1', '2']), true);
+    assert.equal(w.offer('a', ['3', '4']), true);
+    assert.equal(w.depth, 0);
+    assert.equal(w.offer('a', ['5']), true);
+    assert.equal(w.offer('a', ['6', '7', '8']), true);
     assert.equal(w.depth, 4);
-    assert.equal(w.offer('a', ['7']), false);
+    assert.equal(w.offer('a', ['9']), false);
     assert.equal(w.offer('b', ['x', 'y']), false);
     assert.equal(w.depth, 4);
     await w.whenWritable(2);
@@ -80,8 +83,9 @@ describe('batching writer', () => {
     await w.flush();
     assert.deepEqual(
       batches.flat().flatMap((part) => part.rows),
-      ['1', '2', '3', '4', '5', '6', 'x', 'y'],
+      ['1', '2', '3', '4', '5', '6', '7', '8', 'x', 'y'],
     );
+    assert.ok(batches.every((batch) => batch.flatMap((part) => part.rows).length <= 2));
   });
 
   it('rejects an offer larger than the whole queue', () => {

@@ -190,8 +190,6 @@ export function createFlowReportsRepository(db: Db) {
           })),
         ),
   );
-  /** The id the last report got; read once, then carried from insert to insert. */
-  let lastId: number | undefined;
   const addToProtocolCounts = rowStatement<Insertable<FlowReportDailyProtocolsTable>>(
     db,
     ['day', 'protocol', 'reports'],
@@ -245,9 +243,10 @@ export function createFlowReportsRepository(db: Db) {
      */
     insert(rows: NewFlowReport[]): void {
       if (rows.length === 0) return;
-      // The bucket follows the id the report is about to get. After a restore or a clear the guess can
-      // be off for one batch: that costs locality only, as the spans record the buckets actually used.
-      const next = (lastId ?? Number(readLastId()[0]?.id ?? 0)) + 1;
+      // The bucket follows the id the report is about to get. Right after a clear the ids go on from
+      // where they were (AUTOINCREMENT) and one batch lands in a low bucket: that costs locality only,
+      // as the spans record the buckets actually used.
+      const next = Number(readLastId()[0]?.id ?? 0) + 1;
       const spans = new Map<number, FlowReportBucketsTable>();
       // The writer owns these rows: the bucket is set on them rather than on copies of 13 columns.
       const placed = rows as Insertable<FlowReportsTable>[];
@@ -261,7 +260,7 @@ export function createFlowReportsRepository(db: Db) {
           span.last_end_time = Math.max(span.last_end_time, row.end_time);
         }
       });
-      lastId = insertReports(placed);
+      insertReports(placed);
       widenBucketSpans([...spans.values()]);
       adjustDailyCounts(rows, 1);
     },

@@ -38,7 +38,7 @@ export interface RadioLogsTable {
 
 export interface FlowReportsTable {
   id: Generated<number>;
-  /** Id / 65,536 at insert time, leading the subscriber and address indexes (migration 0005). */
+  /** Id / 8,192 at insert time (65,536 for reports bucketed by migration 0005), leading the key indexes. */
   bucket: number;
   subscriber_id: string;
   source_ip: string;
