@@ -48,7 +48,8 @@ export function createBatchingWriter<Rows extends object>(deps: {
 }) {
   const { store, logger } = deps;
   const { capacity, batchSize, maxDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
-  const entries: Entry<Rows>[] = [];
+  /** The queue; slots before `head` are taken and emptied, and dropped from time to time. */
+  const entries: (Entry<Rows> | undefined)[] = [];
   let head = 0;
   let queued = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -65,8 +66,11 @@ export function createBatchingWriter<Rows extends object>(deps: {
     while (budget > 0 && head < entries.length) {
       const entry = entries[head] as Entry<Rows>;
       const rows = entry.rows.length <= budget ? entry.rows : entry.rows.slice(0, budget);
-      if (rows === entry.rows) head += 1;
-      else entry.rows = entry.rows.slice(budget);
+      if (rows === entry.rows) {
+        // Emptied at once: a taken entry kept its records alive until the slots were dropped.
+        entries[head] = undefined;
+        head += 1;
+      } else entry.rows = entry.rows.slice(budget);
       const list = batch.get(entry.kind);
       if (list) for (const row of rows) list.push(row);
       else batch.set(entry.kind, rows.slice());

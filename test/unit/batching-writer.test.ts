@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import pino from 'pino';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createBatchingWriter, type BatchingWriterOptions } from '../../src/records/batching-writer.ts';
+
+/** A full garbage collection, without starting the test process with --expose-gc. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
 
 interface Rows {
   a: string;
@@ -101,6 +109,31 @@ describe('batching writer', () => {
     assert.equal(w.depth, 0);
     assert.equal(batches.flat().flatMap((part) => part.rows).length, 10);
     assert.throws(() => w.offer('a', ['late']), /records pipeline is closed/);
+  });
+
+  it('keeps no reference to records once they are written', async () => {
+    const stored: object[] = [];
+    const w = createBatchingWriter<{ a: object }>({
+      logger: pino({ level: 'silent' }),
+      options: { capacity: 100, batchSize: 10, maxDelayMs: 60_000 },
+      store: async (batch) => {
+        await Promise.resolve();
+        stored.push(...(batch.get('a') ?? []));
+      },
+    });
+    const offered = Array.from({ length: 3 }, (_, offer) => {
+      const rows = Array.from({ length: 10 }, (_, n) => ({ n: offer * 10 + n }));
+      assert.equal(w.offer('a', rows), true);
+      return new WeakRef(rows);
+    });
+    await w.flush();
+    assert.equal(stored.length, 30);
+    collectGarbage();
+    assert.deepEqual(
+      offered.map((rows) => rows.deref()),
+      [undefined, undefined, undefined],
+      'the offered arrays were collected',
+    );
   });
 
   it('retries a failed transaction and keeps the records', async () => {
