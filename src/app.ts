@@ -319,6 +319,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   });
   const backup = createBackupService({ db, file: sqliteFile, audit, clock, logger, version: VERSION });
   backup.onFileHold(() => records.holdFile());
+  backup.onRestored(async () => records.repositories.flowReports.forgetCounts());
   backup.onRestored((executor) => signingSecret.reload(executor));
   backup.onRestored(async () => authenticator.credentialCache.forgetAll());
   backup.onRestored(async () => initialization.forget());

@@ -103,4 +103,46 @@ describe('flow report buckets', () => {
     while ((await repository.deleteOlderThan(cutoff, 200)) > 0);
     await check(inserted.filter((report) => report.end_time >= cutoff));
   });
+
+  it('keeps counts exact as reports arrive after them, and forgets them when reports are cleared', async () => {
+    const fresh = openSqliteDatabase(':memory:');
+    await migrateToLatest(fresh);
+    const repository = createFlowReportsRepository(fresh);
+    const random = createRandom(11);
+    const window = { from: start, before: start + 2 * DAY_MS };
+    const all: NewFlowReport[] = [];
+    const add = async (pairs: number) => {
+      const reports = Array.from({ length: pairs }, () =>
+        flowPair(random, 4, start + Math.floor(random.next() * 3 * DAY_MS)),
+      )
+        .flat()
+        .map(flowReportRow);
+      await writeTransaction(fresh, () => repository.insert(reports));
+      all.push(...reports);
+    };
+    const filters: FlowReportFilter[] = [
+      { ...window, destination: { ip: '8.8.8.8', port: 53 } },
+      { ...window, destination: { port: 443 } },
+      { ...window, subscriberId: flowReportRow(flowPair(createRandom(11), 4, start)[0]!).subscriber_id },
+    ];
+    const plain = (filter: FlowReportFilter) =>
+      all.filter(
+        (report) =>
+          matches(report, filter) &&
+          (filter.destination?.port === undefined || report.destination_port === filter.destination.port),
+      ).length;
+
+    await add(200);
+    for (const filter of filters) assert.equal(await repository.count(filter), plain(filter));
+    for (let round = 0; round < 3; round += 1) {
+      await add(100);
+      for (const filter of filters) {
+        assert.ok(plain(filter) > 0, JSON.stringify(filter));
+        assert.equal(await repository.count(filter), plain(filter), JSON.stringify(filter));
+      }
+    }
+    await repository.deleteAll();
+    for (const filter of filters) assert.equal(await repository.count(filter), 0);
+    await fresh.destroy();
+  });
 });

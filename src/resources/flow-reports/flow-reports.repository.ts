@@ -40,8 +40,11 @@ export interface FlowReportFilter extends DayWindow {
   action?: 'allow' | 'drop';
 }
 
-/** The filter conditions that have an index of their own, most selective first (see `conditions`). */
-type Lead = 'subscriber' | 'source' | 'destination' | 'protocol' | 'window';
+/**
+ * The filter conditions that have an index of their own, most selective first (see `conditions`), or
+ * `ids` when a range of ids picks the rows and every filter condition is checked on them.
+ */
+type Lead = 'subscriber' | 'source' | 'destination' | 'protocol' | 'window' | 'ids';
 
 function leadOf(filter: FlowReportFilter): Lead {
   if (filter.subscriberId !== undefined) return 'subscriber';
@@ -77,7 +80,8 @@ function conditions(
   const keyed = lead === 'subscriber' || lead === 'source' || lead === 'destination';
   const text = (column: 'subscriber_id' | 'source_ip' | 'destination_ip', indexed: boolean) =>
     indexed ? sql.ref<string>(column) : sql<string>`${sql.ref(column)} || ''`;
-  const endTime = grouped ? sql<number>`${sql.ref('end_time')} + 0` : sql.ref<number>('end_time');
+  const endTime =
+    grouped || lead === 'ids' ? sql<number>`${sql.ref('end_time')} + 0` : sql.ref<number>('end_time');
   const list = [eb(endTime, '>=', filter.from), eb(endTime, '<', filter.before)];
   if (keyed) {
     // The key's index leads with the bucket: seek the key in each bucket that can hold the window.
@@ -166,6 +170,16 @@ function dailyCountChanges(reports: Iterable<Counted>, sign: 1 | -1) {
  */
 export const BUCKET_REPORTS = 8192;
 
+/** Filters whose count is kept (see `count`), the least recently counted forgotten first. */
+const COUNTED_FILTERS = 256;
+
+/**
+ * Reports added since a kept count that are still read one by one rather than counted afresh through
+ * the filter's index: at about 0.3 µs a report, 100,000 cost about what a fresh count of a common
+ * address does.
+ */
+const COUNT_BY_ID_LIMIT = 100_000;
+
 export function createFlowReportsRepository(db: Db) {
   const insertReports = rowStatement<Insertable<FlowReportsTable>>(
     db,
@@ -234,6 +248,25 @@ export function createFlowReportsRepository(db: Db) {
     if (window.protocol !== undefined) query = query.where('protocol', '=', window.protocol);
     const row = await query.executeTakeFirst();
     return Number(row?.n ?? 0);
+  }
+
+  /** Per filter: how many reports with ids up to `through` match it. */
+  const counted = new Map<string, { through: number; reports: number }>();
+  let countsGeneration = 0;
+  function forgetCounts(): void {
+    counted.clear();
+    countsGeneration += 1;
+  }
+
+  /** Matches with ids in (after, upTo]; the id bound is written `id + 0` unless ids lead. */
+  async function countMatches(filter: FlowReportFilter, lead: Lead, after: number, upTo: number) {
+    const id = lead === 'ids' ? sql.ref<number>('id') : sql<number>`${sql.ref('id')} + 0`;
+    const row = await db
+      .selectFrom('flow_reports')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where((eb) => eb.and([conditions(eb, filter, false, lead), eb(id, '>', after), eb(id, '<=', upTo)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   return {
@@ -318,14 +351,38 @@ export function createFlowReportsRepository(db: Db) {
       }));
     },
 
+    /**
+     * Reports matching the filter. The count of the reports up to some id is kept per filter (the last
+     * `COUNTED_FILTERS` filters): reports are only ever added with higher ids, so a later count adds the
+     * matches among the reports added since, read by id, instead of counting every match again. Deleting
+     * reports (retention, clear, restore) forgets every kept count.
+     */
     async count(filter: FlowReportFilter): Promise<number> {
-      const row = await db
+      const key = JSON.stringify(filter);
+      const kept = counted.get(key);
+      const generation = countsGeneration;
+      const last = await db
         .selectFrom('flow_reports')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where((eb) => conditions(eb, filter))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      const top = Number(last?.id ?? 0);
+      let total: number;
+      if (kept && top - kept.through <= COUNT_BY_ID_LIMIT) {
+        total =
+          kept.reports + (top > kept.through ? await countMatches(filter, 'ids', kept.through, top) : 0);
+      } else {
+        total = await countMatches(filter, leadOf(filter), 0, top);
+      }
+      if (generation === countsGeneration) {
+        counted.delete(key);
+        counted.set(key, { through: top, reports: total });
+        if (counted.size > COUNTED_FILTERS) counted.delete(counted.keys().next().value ?? '');
+      }
+      return total;
     },
+
+    /** Forgets the kept counts: reports were deleted other than through this repository (a restore). */
+    forgetCounts,
 
     /** End time of the oldest and newest matching report (two index seeks); undefined when none matches. */
     async endTimeSpan(filter: FlowReportFilter): Promise<{ first: number; last: number } | undefined> {
@@ -419,6 +476,7 @@ export function createFlowReportsRepository(db: Db) {
     },
 
     async deleteAll(executor: Executor = db): Promise<number> {
+      forgetCounts();
       const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
       await executor.deleteFrom('flow_report_buckets').execute();
       await executor.deleteFrom('flow_report_daily_protocols').execute();
@@ -431,6 +489,7 @@ export function createFlowReportsRepository(db: Db) {
      * daily counts in the same transaction; returns how many went.
      */
     async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+      forgetCounts();
       return db.transaction().execute(async (trx) => {
         const expired = await trx
           .selectFrom('flow_reports')
