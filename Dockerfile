@@ -33,5 +33,6 @@ VOLUME ["/data"]
 EXPOSE 5002
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:5002/api/v1/status').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node runs the TypeScript sources through tsx (a runtime dependency), as `npm start` does.
-ENTRYPOINT ["node", "--import", "tsx", "src/main.ts"]
+# node runs the TypeScript sources through tsx (a runtime dependency), with the heap flags of
+# src/node-flags.ts, as `npm start` does.
+ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "--import", "tsx", "src/main.ts"]

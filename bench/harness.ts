@@ -5,6 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { constants, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 
 /** The repository root: children start from here so `src/main.ts`, `bench/` and `tsx` resolve. */
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -190,6 +191,7 @@ export async function withService<T>(
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const args = [
+    ...SERVICE_NODE_FLAGS,
     ...(options.nodeArgs ?? []),
     '--import',
     'tsx',

@@ -37,6 +37,7 @@ import {
   seedUsage,
 } from '../scripts/record-generator.ts';
 import { buildApp } from '../src/app.ts';
+import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { systemClock } from '../src/clock.ts';
 import { createRadioRegistry } from '../src/network/radio-registry.ts';
 import type { FlowReportInput } from '../src/records/record-inputs.ts';
@@ -276,7 +277,11 @@ async function ensureDataset(scale: number): Promise<{ path: string; marker: Mar
 }
 
 function start(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = fork(SELF, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  // The service child runs with the service's own heap flags: its RSS is one of the measures.
+  const child = fork(SELF, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    execArgv: [...process.execArgv, ...SERVICE_NODE_FLAGS],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${args[0]} exited with ${code}`)));
     child.once('message', (message: { type: string; port: number }) =>
