@@ -13,7 +13,7 @@ import { writeTransaction } from '../../src/storage/row-statement.ts';
 // full sort (ties on the time may be put in id order: "TEMP B-TREE FOR LAST TERM OF ORDER BY").
 // Flow reports filtered by subscriber or address are the exception by design (migration 0005): their
 // indexes lead with a bucket, so the page sorts that key's matches, and the small table of bucket
-// spans (one row per 65,536 reports) is read whole to pick the buckets.
+// spans (one row per 8,192 reports) is read whole to pick the buckets.
 describe('record indexes', () => {
   let captured: { sql: string; parameters: readonly unknown[] }[] = [];
   const db: Db = openSqliteDatabase(':memory:', {
