@@ -513,7 +513,7 @@ async function main(duration: number, scale: number): Promise<void> {
   const usageByDay = heavyP99.get('usage group_by=day, 30 days') ?? NaN;
   const section = `## Records
 
-Measured by \`npx tsx bench/records.ts\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version},
+Measured by \`npm run bench -- --only records\` (${new Date().toISOString().slice(0, 10)}, Node ${process.version},
 ${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB RAM). Other work
 may have shared the two cores during the run, so read the ratios to the bare \`node:http\` server measured
 in the same run rather than the absolute figures.
