@@ -359,26 +359,28 @@ export function createFlowReportsRepository(db: Db) {
      */
     async count(filter: FlowReportFilter): Promise<number> {
       const key = JSON.stringify(filter);
-      const kept = counted.get(key);
-      const generation = countsGeneration;
-      const last = await db
-        .selectFrom('flow_reports')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      const top = Number(last?.id ?? 0);
-      let total: number;
-      if (kept && top - kept.through <= COUNT_BY_ID_LIMIT) {
-        total =
-          kept.reports + (top > kept.through ? await countMatches(filter, 'ids', kept.through, top) : 0);
-      } else {
-        total = await countMatches(filter, leadOf(filter), 0, top);
+      for (;;) {
+        const generation = countsGeneration;
+        const kept = counted.get(key);
+        const last = await db
+          .selectFrom('flow_reports')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst();
+        const top = Number(last?.id ?? 0);
+        const fresh = !kept || top - kept.through > COUNT_BY_ID_LIMIT;
+        const total = fresh
+          ? await countMatches(filter, leadOf(filter), 0, top)
+          : kept.reports + (top > kept.through ? await countMatches(filter, 'ids', kept.through, top) : 0);
+        if (generation === countsGeneration) {
+          counted.delete(key);
+          counted.set(key, { through: top, reports: total });
+          if (counted.size > COUNTED_FILTERS) counted.delete(counted.keys().next().value ?? '');
+          return total;
+        }
+        // Reports were deleted meanwhile: a fresh count is one query, true of the moment it ran; a kept
+        // one added to matches read after the deletion is true of no moment, and is counted again.
+        if (fresh) return total;
       }
-      if (generation === countsGeneration) {
-        counted.delete(key);
-        counted.set(key, { through: top, reports: total });
-        if (counted.size > COUNTED_FILTERS) counted.delete(counted.keys().next().value ?? '');
-      }
-      return total;
     },
 
     /** Forgets the kept counts: reports were deleted other than through this repository (a restore). */
@@ -475,6 +477,7 @@ export function createFlowReportsRepository(db: Db) {
       return rows.map((row) => ({ ip: row.destination_ip, count: Number(row.count) }));
     },
 
+    /** Called inside the caller's transaction, so counts forgotten here cannot be kept again stale. */
     async deleteAll(executor: Executor = db): Promise<number> {
       forgetCounts();
       const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
@@ -489,8 +492,10 @@ export function createFlowReportsRepository(db: Db) {
      * daily counts in the same transaction; returns how many went.
      */
     async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
-      forgetCounts();
       return db.transaction().execute(async (trx) => {
+        // Inside the transaction, which holds the connection: no count can read between this and the
+        // commit, and one that read before cannot keep what it found.
+        forgetCounts();
         const expired = await trx
           .selectFrom('flow_reports')
           .select(['id', 'end_time', 'protocol', 'direction', 'destination_ip'])
