@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
+import { canonicalIp } from './ip-address.ts';
 
 /** An IPv4 or IPv6 address in its usual text form (no zone, no prefix). */
 export function isIpAddress(value: string): boolean {
-  return isIP(value) !== 0;
+  return canonicalIp(value) !== undefined;
 }
 
 /**
@@ -13,8 +14,8 @@ export function isCidrNetwork(value: string): boolean {
   const match = /^([^/]+)\/(\d{1,3})$/.exec(value);
   if (!match) return false;
   const [, address = '', prefixText = ''] = match;
+  if (!isIpAddress(address)) return false;
   const family = isIP(address);
-  if (family === 0) return false;
   const width = family === 4 ? 32 : 128;
   const prefix = Number(prefixText);
   if (prefix > width || (prefixText.length > 1 && prefixText.startsWith('0'))) return false;

@@ -9,8 +9,16 @@ describe('isIpAddress', () => {
     }
   });
 
-  it('refuses names, prefixes and malformed addresses', () => {
-    for (const value of ['dns.google', '8.8.8.8/32', '256.1.1.1', '1.2.3', '', '2001:db8::g']) {
+  it('refuses names, prefixes, zone ids and malformed addresses', () => {
+    for (const value of [
+      'dns.google',
+      '8.8.8.8/32',
+      '256.1.1.1',
+      '1.2.3',
+      '',
+      '2001:db8::g',
+      'fe80::1%eth0',
+    ]) {
       assert.equal(isIpAddress(value), false, value);
     }
   });
@@ -32,8 +40,10 @@ describe('isCidrNetwork', () => {
     }
   });
 
-  it('refuses host bits, out-of-range or padded prefixes, and non-addresses', () => {
+  it('refuses host bits, out-of-range or padded prefixes, zone ids and non-addresses', () => {
     for (const value of [
+      'fe80::%eth0/64',
+      'fe80::1%eth0/128',
       '10.45.0.1/16',
       '10.45.0.0/33',
       '10.45.0.0/016',

@@ -4,7 +4,12 @@ import { Envelope, message, MessageResult } from '../../http/schemas.ts';
 import { bodyChecker } from '../../http/validation.ts';
 import { parseSubscriberCsv } from './subscriber-csv.ts';
 import { CreateSubscriberBody, ImportBody } from './subscribers.schema.ts';
-import type { ImportEntry, NewSubscriber, SubscribersService } from './subscribers.service.ts';
+import {
+  checkImportSize,
+  type ImportEntry,
+  type NewSubscriber,
+  type SubscribersService,
+} from './subscribers.service.ts';
 
 /** 10,000 subscribers as JSON take about 1.7 MB with their OPcs; this leaves room for formatting. */
 export const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -73,6 +78,8 @@ export function subscriberImportRoutes(deps: { subscribers: SubscribersService }
         },
       },
       async (request, reply) => {
+        // Each row costs a schema check: an oversized import is refused before any of them.
+        checkImportSize(request.body.length);
         const count = await deps.subscribers.import(request.body.map(toEntry), actorOf(request));
         return reply.code(201).send(message(`${count} subscribers imported`));
       },

@@ -48,6 +48,13 @@ export type ImportEntry = { row: number; subscriber: NewSubscriber } | { row: nu
 
 export const IMPORT_LIMIT = 10_000;
 
+/** Refuses an import of no subscribers or of more than `IMPORT_LIMIT`, before any row is looked at. */
+export function checkImportSize(rows: number): void {
+  if (rows === 0 || rows > IMPORT_LIMIT) {
+    throw new InvalidError(`an import holds 1 to ${IMPORT_LIMIT} subscribers, got ${rows}`);
+  }
+}
+
 const PROFILE_GONE = 'the profile was deleted meanwhile; retry';
 
 /** One anchor every this many subscribers: 400 anchors for 100,000 subscribers. */
@@ -253,9 +260,7 @@ export function createSubscribersService(deps: {
      * and OPcs derived before the transaction opens, which then only re-checks and inserts.
      */
     async import(entries: ImportEntry[], actor: Actor): Promise<number> {
-      if (entries.length === 0 || entries.length > IMPORT_LIMIT) {
-        throw new InvalidError(`an import holds 1 to ${IMPORT_LIMIT} subscribers, got ${entries.length}`);
-      }
+      checkImportSize(entries.length);
       const identity = await operator.identity();
       const checked = await importFaults(db, entries, identity);
       if (checked.faults.size > 0) throw importError(checked.faults, entries.length, checked.onlyExisting);
@@ -314,15 +319,18 @@ export function createSubscribersService(deps: {
     },
 
     async delete(imsi: string, actor: Actor): Promise<void> {
-      await db.transaction().execute(async (trx) => {
-        const found = await getIn(trx, imsi);
-        await subscribers.delete(found.id, trx);
-        await audit.record(
-          actor,
-          { action: 'delete_subscriber', details: `Subscriber ${imsi} deleted` },
-          trx,
-        );
-      });
+      // Tracked like inserts: a delete committing while the list positions are rebuilt must reach them.
+      await tracked({ deleted: [imsi] }, () =>
+        db.transaction().execute(async (trx) => {
+          const found = await getIn(trx, imsi);
+          await subscribers.delete(found.id, trx);
+          await audit.record(
+            actor,
+            { action: 'delete_subscriber', details: `Subscriber ${imsi} deleted` },
+            trx,
+          );
+        }),
+      );
       state.subscriberRemoved(imsi);
     },
 
