@@ -199,7 +199,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   // Records: radios, radio events, subscriber and radio logs, flow reports, usage (docs/records.md).
   const radioRegistry = createRadioRegistry({ clock });
   const decoders = createDecoderRegistry({ logger });
-  const records = createRecordsPipeline({ db, radios: radioRegistry, clock, logger });
+  const records = createRecordsPipeline({ db, radios: radioRegistry, clock, logger, metrics });
   registerRecordRetention(retention, records.repositories);
   const flushRecords = () => records.ingestion.flush();
   const recordServices = {

@@ -45,13 +45,16 @@ export function createBatchingWriter<Rows extends object>(deps: {
   store: BatchStore<Rows>;
   logger: Logger;
   options?: Partial<BatchingWriterOptions>;
+  /** Told of every accepted offer (the records metrics count them). */
+  onAccepted?: (kind: keyof Rows, records: number) => void;
 }) {
-  const { store, logger } = deps;
+  const { store, logger, onAccepted } = deps;
   const { capacity, batchSize, maxDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
   /** The queue; slots before `head` are taken and emptied, and dropped from time to time. */
   const entries: (Entry<Rows> | undefined)[] = [];
   let head = 0;
   let queued = 0;
+  const queuedByKind = new Map<keyof Rows, number>();
   let timer: NodeJS.Timeout | undefined;
   let writing = 0;
   let closed = false;
@@ -73,9 +76,11 @@ export function createBatchingWriter<Rows extends object>(deps: {
       } else entry.rows = entry.rows.slice(budget);
       const list = batch.get(entry.kind);
       if (list) for (const row of rows) list.push(row);
-      else batch.set(entry.kind, rows.slice());
+      // The offered array is copied before later entries are appended to it; a split part is new already.
+      else batch.set(entry.kind, rows === entry.rows ? rows.slice() : rows);
       budget -= rows.length;
       queued -= rows.length;
+      queuedByKind.set(entry.kind, (queuedByKind.get(entry.kind) ?? 0) - rows.length);
     }
     if (head > 1024 && head * 2 > entries.length) {
       entries.splice(0, head);
@@ -116,6 +121,7 @@ export function createBatchingWriter<Rows extends object>(deps: {
       void write(take()).then(written);
     }
     // Taking a batch made room in the queue.
+    if (roomWaiters.length === 0) return;
     const ready = roomWaiters.filter((waiter) => queued + waiter.records <= capacity);
     roomWaiters = roomWaiters.filter((waiter) => !ready.includes(waiter));
     for (const { wake } of ready) wake();
@@ -151,6 +157,8 @@ export function createBatchingWriter<Rows extends object>(deps: {
       if (queued + rows.length > capacity) return false;
       entries.push({ kind, rows });
       queued += rows.length;
+      queuedByKind.set(kind, (queuedByKind.get(kind) ?? 0) + rows.length);
+      onAccepted?.(kind, rows.length);
       if (queued >= batchSize) pump();
       else if (!timer && writing === 0) timer = setTimeout(pump, maxDelayMs);
       return true;
@@ -159,6 +167,11 @@ export function createBatchingWriter<Rows extends object>(deps: {
     /** Records accepted and waiting in the queue (not yet handed to the store). */
     get depth(): number {
       return queued;
+    },
+
+    /** `depth` by kind, for every kind offered so far. */
+    depthByKind(): ReadonlyMap<keyof Rows, number> {
+      return queuedByKind;
     },
 
     /** Resolves once `records` more records fit in the queue. */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { Metrics } from '../metrics/metrics.ts';
 import type { Clock } from '../clock.ts';
 import type { RadioRegistry } from '../network/radio-registry.ts';
 import { sqliteFileOf, type Db } from '../storage/database.ts';
@@ -6,6 +7,7 @@ import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } fro
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
 import { createRecordRepositories, createRecordStore } from './record-store.ts';
 import { createRecordWriterThread } from './record-writer-thread.ts';
+import { createRecordsMetrics } from './records-metrics.ts';
 
 /**
  * Assembles the records pipeline: one repository per record type, the batching writer over them and
@@ -22,6 +24,8 @@ export function createRecordsPipeline(deps: {
   radios: RadioRegistry;
   clock: Clock;
   logger: Logger;
+  /** The service's metrics; the seed tool and benchmarks run without. */
+  metrics?: Metrics;
   writerOptions?: Partial<BatchingWriterOptions>;
 }) {
   const { db, logger } = deps;
@@ -32,7 +36,14 @@ export function createRecordsPipeline(deps: {
   let holds = 0;
   const store: BatchStore<RecordRows> = (batch) =>
     thread && holds === 0 ? thread.store(batch) : inServiceThread(batch);
-  const writer = createBatchingWriter<RecordRows>({ store, logger, options: deps.writerOptions });
+  const measured = deps.metrics && createRecordsMetrics(deps.metrics);
+  const writer = createBatchingWriter<RecordRows>({
+    store,
+    logger,
+    options: deps.writerOptions,
+    onAccepted: measured?.accepted,
+  });
+  measured?.watch(writer);
   const ingestion = createRecordsIngestion({
     writer,
     radios: deps.radios,

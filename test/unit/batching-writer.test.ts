@@ -83,6 +83,7 @@ describe('batching writer', () => {
     assert.equal(w.offer('a', ['5']), true);
     assert.equal(w.offer('a', ['6', '7', '8']), true);
     assert.equal(w.depth, 4);
+    assert.deepEqual([...w.depthByKind()], [['a', 4]]);
     assert.equal(w.offer('a', ['9']), false);
     assert.equal(w.offer('b', ['x', 'y']), false);
     assert.equal(w.depth, 4);
