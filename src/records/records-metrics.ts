@@ -11,7 +11,7 @@ export function createRecordsMetrics(metrics: Metrics) {
     labelNames: ['record_type'],
   });
   return {
-    accepted(recordType: string, records: number): void {
+    accepted: (recordType: string, records: number): void => {
       ingested.inc({ record_type: recordType }, records);
     },
 
