@@ -1,4 +1,4 @@
-import { sql, type Expression, type Insertable, type Kysely, type Selectable, type SqlBool } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
 import type { Db } from '../storage/database.ts';
 import { rowStatement } from '../storage/row-statement.ts';
 import type { RadioEventsTable, RadioLogsTable, SubscriberLogsTable } from '../storage/tables/records.ts';
@@ -41,14 +41,13 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
   const table: string = spec.table;
   const filterColumns = Object.entries(spec.filters) as [keyof Filter, string][];
 
-  function conditions(filter: Filter): Expression<SqlBool> {
-    const list = [];
-    for (const [key, column] of filterColumns) {
-      if (filter[key] !== undefined) list.push(sql<SqlBool>`${sql.ref(column)} = ${filter[key]}`);
-    }
-    if (filter.from !== undefined) list.push(sql<SqlBool>`${sql.ref('timestamp')} >= ${filter.from}`);
-    if (filter.to !== undefined) list.push(sql<SqlBool>`${sql.ref('timestamp')} <= ${filter.to}`);
-    return list.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`${sql.join(list, sql` and `)}`;
+  function conditions(eb: ExpressionBuilder<Record<string, Row>, string>, filter: Filter) {
+    const list = filterColumns
+      .filter(([key]) => filter[key] !== undefined)
+      .map(([key, column]) => eb(sql.ref(column), '=', filter[key]));
+    if (filter.from !== undefined) list.push(eb('timestamp', '>=', filter.from));
+    if (filter.to !== undefined) list.push(eb('timestamp', '<=', filter.to));
+    return eb.and(list);
   }
 
   return {
@@ -62,7 +61,7 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
       const rows = await loose
         .selectFrom(table)
         .selectAll()
-        .where(conditions(filter))
+        .where((eb) => conditions(eb, filter))
         .orderBy('timestamp', 'desc')
         .orderBy('id', 'desc')
         .limit(limit)
@@ -75,7 +74,7 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
       const row = await loose
         .selectFrom(table)
         .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where(conditions(filter))
+        .where((eb) => conditions(eb, filter))
         .executeTakeFirstOrThrow();
       return Number(row.n);
     },

@@ -6,8 +6,9 @@ export const RECORD_RETENTION = {
   subscriberLogs: { recordType: 'subscriber_logs', label: 'subscriber log', defaultDays: 7 },
   radioLogs: { recordType: 'radio_logs', label: 'radio log', defaultDays: 7 },
   radioEvents: { recordType: 'radio_events', label: 'radio event', defaultDays: 7 },
-  // A flow report has six indexes, most keyed at random, so its deletes cost several times an event's:
-  // smaller chunks keep each pause of the API short while millions expire.
+  // A flow report has five indexes besides its table, and its deletes update the daily counts and the
+  // bucket spans, so each costs several times an event's: smaller chunks keep each pause of the API
+  // short while millions expire.
   flowReports: { recordType: 'flow_reports', label: 'flow report', defaultDays: 7, chunk: 250 },
   subscriberUsage: { recordType: 'subscriber_usage', label: 'subscriber usage record', defaultDays: 365 },
 } as const;

@@ -19,8 +19,10 @@ export function openSqliteConnection(path: string): SQLite.Database {
 
 /**
  * The SQLite file under the service's Kysely instance. Kysely (and so every repository) talks to this
- * object, never to the better-sqlite3 connection directly, so that a restore can close the connection,
- * swap the file and open the new one while every service keeps the Kysely instance it was built with.
+ * object, and whatever needs the better-sqlite3 connection itself (backup, the records writer's
+ * transactions) asks it for the live one at each use, never keeping it, so that a restore can close the
+ * connection, swap the file and open the new one while every service keeps the Kysely instance it was
+ * built with.
  * `reopen` must only be called while the caller holds Kysely's single connection (no query or
  * transaction can be running) and synchronously, so nothing sees the file half-swapped.
  */

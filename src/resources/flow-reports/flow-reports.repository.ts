@@ -1,7 +1,6 @@
 import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import { utcDay, type DayWindow } from '../../records/record-windows.ts';
 import type { Db } from '../../storage/database.ts';
-import { chunks } from '../../storage/chunks.ts';
 import type { Database } from '../../storage/schema.ts';
 import { rowQuery, rowStatement } from '../../storage/row-statement.ts';
 import type {
@@ -314,7 +313,8 @@ export function createFlowReportsRepository(db: Db) {
       matches?: number,
     ): Promise<FlowReport[]> {
       let lead = leadOf(filter);
-      if (matches !== undefined && lead !== 'window' && lead !== 'protocol') {
+      // The window holds at least the matches, so the walk can only win when they outnumber the page.
+      if (matches !== undefined && matches > offset + limit && lead !== 'window' && lead !== 'protocol') {
         const windowReports = await dailyTotal(filter);
         if (matches * matches > (offset + limit) * windowReports) lead = 'window';
       }
@@ -497,15 +497,17 @@ export function createFlowReportsRepository(db: Db) {
         // commit, and one that read before cannot keep what it found.
         forgetCounts();
         const expired = await trx
-          .selectFrom('flow_reports')
-          .select(['id', 'end_time', 'protocol', 'direction', 'destination_ip'])
-          .where('end_time', '<', cutoff)
-          .orderBy('end_time')
-          .limit(limit)
+          .deleteFrom('flow_reports')
+          .where('id', 'in', (eb) =>
+            eb
+              .selectFrom('flow_reports')
+              .select('id')
+              .where('end_time', '<', cutoff)
+              .orderBy('end_time')
+              .limit(limit),
+          )
+          .returning(['end_time', 'protocol', 'direction', 'destination_ip'])
           .execute();
-        for (const chunk of chunks(expired.map((report) => report.id))) {
-          await trx.deleteFrom('flow_reports').where('id', 'in', chunk).execute();
-        }
         // The transaction holds the connection the count statements run on, so they are part of it.
         adjustDailyCounts(expired, -1);
         const days = [...new Set(expired.map((report) => utcDay(report.end_time)))];
