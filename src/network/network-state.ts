@@ -297,7 +297,6 @@ export function createNetworkState(deps: { clock: Clock }) {
       };
     },
 
-    /** IMSIs of the registered devices the named radio serves now. */
     /** Totals for monitoring, computed when asked (a scrape), never kept up to date on the hot path. */
     totals(): { registeredSubscribers: number; activeSessions: number } {
       let registeredSubscribers = 0;
@@ -309,6 +308,7 @@ export function createNetworkState(deps: { clock: Clock }) {
       return { registeredSubscribers, activeSessions };
     },
 
+    /** IMSIs of the registered devices the named radio serves now. */
     subscribersOnRadio(name: string): string[] {
       return [...(imsisByRadio.get(name) ?? [])];
     },

@@ -134,6 +134,17 @@ describe('POST /api/v1/subscribers/import', () => {
     assert.equal(errorOf(response, 413), 'request body is larger than 1 MiB');
   });
 
+  it('answers 415 naming both accepted types to any other Content-Type', async () => {
+    const response = await t.request({
+      method: 'POST',
+      url: URL,
+      token,
+      payload: 'imsi',
+      headers: { 'content-type': 'text/plain' },
+    });
+    assert.equal(errorOf(response, 415), 'Content-Type must be application/json or text/csv');
+  });
+
   it('refuses more than 10,000 subscribers', async () => {
     const rows = Array.from({ length: 10_001 }, () => ({}));
     assert.equal(errorOf(await importJson(rows), 400), 'an import holds 1 to 10000 subscribers, got 10001');

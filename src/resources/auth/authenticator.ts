@@ -90,7 +90,10 @@ export function createAuthenticator(deps: {
       return token.startsWith(API_TOKEN_PREFIX) ? fromApiToken(token) : fromJwt(token);
     },
 
-    /** Drops the verified-secret cache, whose entries were checked against a database now replaced. */
+    /**
+     * The verified-secret cache: a revoked token or changed user is forgotten as the change commits, and
+     * everything after a restore, whose entries were checked against a database now replaced.
+     */
     credentialCache: {
       forgetToken(publicId: string): void {
         epoch += 1;

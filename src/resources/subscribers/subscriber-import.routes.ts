@@ -62,7 +62,7 @@ export function subscriberImportRoutes(deps: { subscribers: SubscribersService }
     app.post(
       '/api/v1/subscribers/import',
       {
-        config: { permission: 'network:write' },
+        config: { permission: 'network:write', contentType: 'application/json or text/csv' },
         bodyLimit: IMPORT_BODY_LIMIT,
         schema: {
           tags: ['subscribers'],
