@@ -23,15 +23,10 @@ export function createLocator(deps: {
 }) {
   const { subscribers, cellPositions, state } = deps;
 
-  async function subscriberExists(imsi: string, executor: Executor): Promise<boolean> {
-    return (await subscribers.existingImsis([imsi], executor)).length > 0;
-  }
-
   return {
-    subscriberExists,
-
     async locate(imsi: string, executor: Executor): Promise<LocateOutcome> {
-      if (!(await subscriberExists(imsi, executor))) return { kind: 'unknown-subscriber' };
+      const known = await subscribers.existingImsis([imsi], executor);
+      if (known.length === 0) return { kind: 'unknown-subscriber' };
       const live = state.subscriber(imsi);
       if (!live.registered) return { kind: 'not-connected' };
       const cell = live.servingCell;

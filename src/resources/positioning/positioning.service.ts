@@ -118,13 +118,13 @@ export function createPositioningService(deps: {
 }) {
   const { db, sessions, locator, runner, audit, clock, newId } = deps;
 
-  /** 404 for an unknown subscriber, then 409 for a method that cannot be served. */
-  async function checkServable(request: LocateRequest, executor: Executor): Promise<void> {
-    if (!(await locator.subscriberExists(imsiOf(request.supi), executor))) {
-      throw new NotFoundError(`subscriber ${request.supi} not found`);
-    }
+  /** Locates the subscriber: 404 for an unknown one, then 409 for a method that cannot be served. */
+  async function locateServable(request: LocateRequest, executor: Executor): Promise<LocateOutcome> {
+    const outcome = await locator.locate(imsiOf(request.supi), executor);
+    if (outcome.kind === 'unknown-subscriber') throw outcomeError(request.supi, outcome);
     const unserved = UNSERVED_METHODS[request.method];
     if (unserved) throw new ConflictError(unserved(request.supi));
+    return outcome;
   }
 
   async function getIn(executor: Executor, id: string): Promise<PositioningSession> {
@@ -165,8 +165,7 @@ export function createPositioningService(deps: {
       checkRequest(body);
       const request = locateRequest(body);
       return db.transaction().execute(async (trx) => {
-        await checkServable(request, trx);
-        const outcome = await locator.locate(imsiOf(request.supi), trx);
+        const outcome = await locateServable(request, trx);
         if (outcome.kind !== 'located') throw outcomeError(request.supi, outcome);
         await audit.record(
           actor,
@@ -191,14 +190,13 @@ export function createPositioningService(deps: {
       const periodic = body.request_type === 'periodic';
       const intervalSeconds = periodic ? (body.interval_seconds ?? DEFAULT_INTERVAL_SECONDS) : undefined;
       const session = await db.transaction().execute(async (trx) => {
-        await checkServable(request, trx);
+        const outcome = await locateServable(request, trx);
         if ((await sessions.countActive(request.supi, trx)) >= MAX_ACTIVE_SESSIONS) {
           throw new ConflictError(
             `subscriber ${request.supi} already has ${MAX_ACTIVE_SESSIONS} active positioning sessions; cancel one first`,
           );
         }
         const now = clock.now();
-        const outcome = await locator.locate(imsiOf(request.supi), trx);
         const first = outcome.kind === 'located' ? outcome.result : undefined;
         const reports = first ? 1 : 0;
         const created: PositioningSession = {
