@@ -1,5 +1,6 @@
-import type { Compilable } from 'kysely';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import { sqliteFileOf, type Db } from './database.ts';
+import type { Database } from './schema.ts';
 
 /** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
 export type RowWriter<Row> = (rows: readonly Row[]) => void;
@@ -64,6 +65,49 @@ export function rowStatement<Row extends object>(
     let next = 0;
     for (; next + ROWS_PER_STATEMENT <= rows.length; next += ROWS_PER_STATEMENT) run(many, rows, next);
     for (; next < rows.length; next += 1) run(one, rows, next);
+  };
+}
+
+/**
+ * Adds rows to counter rows: each row's `counters` are added to the stored row with the same `keys`,
+ * which is created on the first addition. Rows with the same keys are summed first: one upsert
+ * statement may not touch a row twice in PostgreSQL, and fewer rows cost less. Synchronous, like
+ * `rowStatement`.
+ */
+export function counterRows<Row extends object>(
+  db: Db,
+  table: keyof Database,
+  keys: readonly (keyof Row & string)[],
+  counters: readonly (keyof Row & string)[],
+): RowWriter<Row> {
+  // The upsert names its columns at run time, which Kysely's types cannot follow: a loose view.
+  const loose = db as unknown as Kysely<Record<string, Record<string, unknown>>>;
+  const upsert = rowStatement<Row>(db, [...keys, ...counters], (rows) =>
+    loose
+      .insertInto(table)
+      .values(rows)
+      .onConflict((oc) =>
+        oc
+          .columns([...keys])
+          .doUpdateSet(
+            Object.fromEntries(
+              counters.map((counter) => [
+                counter,
+                sql`${sql.ref(`${table}.${counter}`)} + ${sql.ref(`excluded.${counter}`)}`,
+              ]),
+            ),
+          ),
+      ),
+  );
+  return (rows) => {
+    const merged = new Map<string, Row>();
+    for (const row of rows) {
+      const key = keys.map((column) => String(row[column])).join('\u0000');
+      const seen = merged.get(key) as Record<string, number> | undefined;
+      if (!seen) merged.set(key, { ...row });
+      else for (const counter of counters) seen[counter] = (seen[counter] ?? 0) + (row[counter] as number);
+    }
+    upsert([...merged.values()]);
   };
 }
 

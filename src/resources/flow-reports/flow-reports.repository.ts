@@ -2,7 +2,7 @@ import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
 import { utcDay, type DayWindow } from '../../records/record-windows.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
-import { rowQuery, rowStatement } from '../../storage/row-statement.ts';
+import { counterRows, rowQuery, rowStatement } from '../../storage/row-statement.ts';
 import type {
   FlowReportBucketsTable,
   FlowReportDailyProtocolsTable,
@@ -137,30 +137,6 @@ const COLUMNS = [
 /** What the daily counts need of a report. */
 type Counted = Pick<Insertable<FlowReportsTable>, 'end_time' | 'protocol' | 'direction' | 'destination_ip'>;
 
-/** The changes to the daily counts that adding (`sign` 1) or removing (-1) these reports makes. */
-function dailyCountChanges(reports: Iterable<Counted>, sign: 1 | -1) {
-  const protocols = new Map<string, { day: number; protocol: number; reports: number }>();
-  const destinations = new Map<string, { day: number; destination_ip: string; reports: number }>();
-  for (const report of reports) {
-    const day = utcDay(report.end_time);
-    const byProtocol = `${day}/${report.protocol}`;
-    const counted = protocols.get(byProtocol) ?? { day, protocol: report.protocol, reports: 0 };
-    counted.reports += sign;
-    protocols.set(byProtocol, counted);
-    if (report.direction === 'uplink') {
-      const byDestination = `${day}/${report.destination_ip}`;
-      const seen = destinations.get(byDestination) ?? {
-        day,
-        destination_ip: report.destination_ip,
-        reports: 0,
-      };
-      seen.reports += sign;
-      destinations.set(byDestination, seen);
-    }
-  }
-  return { protocols: [...protocols.values()], destinations: [...destinations.values()] };
-}
-
 /**
  * Reports per bucket: a bucket's part of each key index stays small enough that a batch of the writer
  * dirties few of its pages. At 65,536 (migration 0005) a batch of 2,000 dirtied most of the bucket's
@@ -203,38 +179,33 @@ export function createFlowReportsRepository(db: Db) {
           })),
         ),
   );
-  const addToProtocolCounts = rowStatement<Insertable<FlowReportDailyProtocolsTable>>(
+  const addToProtocolCounts = counterRows<Insertable<FlowReportDailyProtocolsTable>>(
     db,
-    ['day', 'protocol', 'reports'],
-    (rows) =>
-      db
-        .insertInto('flow_report_daily_protocols')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['day', 'protocol']).doUpdateSet((eb) => ({
-            reports: eb('flow_report_daily_protocols.reports', '+', eb.ref('excluded.reports')),
-          })),
-        ),
+    'flow_report_daily_protocols',
+    ['day', 'protocol'],
+    ['reports'],
   );
-  const addToDestinationCounts = rowStatement<Insertable<FlowReportDailyUplinkDestinationsTable>>(
+  const addToDestinationCounts = counterRows<Insertable<FlowReportDailyUplinkDestinationsTable>>(
     db,
-    ['day', 'destination_ip', 'reports'],
-    (rows) =>
-      db
-        .insertInto('flow_report_daily_uplink_destinations')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['day', 'destination_ip']).doUpdateSet((eb) => ({
-            reports: eb('flow_report_daily_uplink_destinations.reports', '+', eb.ref('excluded.reports')),
-          })),
-        ),
+    'flow_report_daily_uplink_destinations',
+    ['day', 'destination_ip'],
+    ['reports'],
   );
 
   /** Adds reports to (`sign` 1) or takes them from (-1) the daily counts, synchronously. */
-  function adjustDailyCounts(reports: Iterable<Counted>, sign: 1 | -1): void {
-    const { protocols, destinations } = dailyCountChanges(reports, sign);
-    addToProtocolCounts(protocols);
-    addToDestinationCounts(destinations);
+  function adjustDailyCounts(reports: readonly Counted[], sign: 1 | -1): void {
+    addToProtocolCounts(
+      reports.map((report) => ({ day: utcDay(report.end_time), protocol: report.protocol, reports: sign })),
+    );
+    addToDestinationCounts(
+      reports
+        .filter((report) => report.direction === 'uplink')
+        .map((report) => ({
+          day: utcDay(report.end_time),
+          destination_ip: report.destination_ip,
+          reports: sign,
+        })),
+    );
   }
 
   /** Reports in whole UTC days, of one protocol when given, from the daily counts. */

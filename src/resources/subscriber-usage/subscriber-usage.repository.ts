@@ -1,7 +1,7 @@
 import type { ExpressionBuilder } from 'kysely';
 import type { UsageIncrement } from '../../records/record-inputs.ts';
 import type { Db } from '../../storage/database.ts';
-import { rowStatement } from '../../storage/row-statement.ts';
+import { counterRows } from '../../storage/row-statement.ts';
 import type { Database } from '../../storage/schema.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
@@ -25,19 +25,11 @@ function conditions(eb: ExpressionBuilder<Database, 'subscriber_usage'>, filter:
 }
 
 export function createSubscriberUsageRepository(db: Db) {
-  const addToDay = rowStatement<UsageIncrement>(
+  const addToDay = counterRows<UsageIncrement>(
     db,
-    ['imsi', 'day', 'uplink_bytes', 'downlink_bytes'],
-    (rows) =>
-      db
-        .insertInto('subscriber_usage')
-        .values(rows)
-        .onConflict((oc) =>
-          oc.columns(['imsi', 'day']).doUpdateSet((eb) => ({
-            uplink_bytes: eb('subscriber_usage.uplink_bytes', '+', eb.ref('excluded.uplink_bytes')),
-            downlink_bytes: eb('subscriber_usage.downlink_bytes', '+', eb.ref('excluded.downlink_bytes')),
-          })),
-        ),
+    'subscriber_usage',
+    ['imsi', 'day'],
+    ['uplink_bytes', 'downlink_bytes'],
   );
 
   return {
@@ -45,20 +37,7 @@ export function createSubscriberUsageRepository(db: Db) {
      * Adds the bytes to each subscriber's counters of the day, creating them on the day's first bytes;
      * synchronous, inside the records writer's transaction (storage/row-statement.ts).
      */
-    add(increments: UsageIncrement[]): void {
-      const merged = new Map<string, UsageIncrement>();
-      for (const increment of increments) {
-        const key = `${increment.imsi}:${increment.day}`;
-        const seen = merged.get(key);
-        if (seen) {
-          seen.uplink_bytes += increment.uplink_bytes;
-          seen.downlink_bytes += increment.downlink_bytes;
-        } else {
-          merged.set(key, { ...increment });
-        }
-      }
-      addToDay([...merged.values()]);
-    },
+    add: addToDay,
 
     /** Totals per day with usage, ascending. */
     async byDay(filter: UsageFilter): Promise<({ day: number } & UsageTotals)[]> {
