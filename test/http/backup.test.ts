@@ -17,6 +17,7 @@ import {
   userWithRole,
   type TestApp,
 } from '../helpers/test-app.ts';
+import { requestRestore, takeBackup } from '../helpers/backup.ts';
 import { multipartFile as upload } from '../helpers/multipart.ts';
 
 const SQLITE_MAGIC = 'SQLite format 3\0';
@@ -29,16 +30,6 @@ function dump(t: TestApp): Record<string, unknown[]> {
     .pluck()
     .all() as string[];
   return Object.fromEntries(tables.map((name) => [name, sqlite.prepare(`SELECT * FROM "${name}"`).all()]));
-}
-
-async function takeBackup(t: TestApp, token: string): Promise<Buffer> {
-  const response = await t.request({ method: 'POST', url: '/api/v1/backup', token });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.rawPayload;
-}
-
-async function restore(t: TestApp, token: string, bytes: Buffer) {
-  return t.request({ method: 'POST', url: '/api/v1/restore', token, ...upload(bytes) });
 }
 
 /** The same database with one change made through SQLite directly, for building bad uploads. */
@@ -139,7 +130,7 @@ describe('backup and restore', () => {
       await userWithRole(t, admin, ROLE.readOnly, 'later@example.com');
       await t.request({ method: 'DELETE', url: '/api/v1/users/manager@example.com', token: admin });
 
-      const response = await restore(t, keptToken, backup);
+      const response = await requestRestore(t, keptToken, backup);
       assert.equal(response.statusCode, 200, response.body);
       assert.match(
         result<{ message: string }>(response).message,
@@ -166,7 +157,7 @@ describe('backup and restore', () => {
     it('keeps the previous database beside the restored one', async () => {
       const backup = await takeBackup(t, admin);
       await userWithRole(t, admin, ROLE.readOnly, 'only-in-previous@example.com');
-      assert.equal((await restore(t, admin, backup)).statusCode, 200);
+      assert.equal((await requestRestore(t, admin, backup)).statusCode, 200);
 
       const kept = readdirSync(dir)
         .filter((name) => name.startsWith('core.db.pre-restore-'))
@@ -182,7 +173,7 @@ describe('backup and restore', () => {
 
     it('is audited as restore_database in the restored database', async () => {
       const backup = await takeBackup(t, admin);
-      assert.equal((await restore(t, admin, backup)).statusCode, 200);
+      assert.equal((await requestRestore(t, admin, backup)).statusCode, 200);
       const [latest] = await auditEntries(t, admin);
       assert.equal(latest?.action, 'restore_database');
       assert.equal(latest?.actor, ADMIN.email);
@@ -198,7 +189,7 @@ describe('backup and restore', () => {
       );
       const afterRotation = await login(t, ADMIN.email, ADMIN.password);
 
-      assert.equal((await restore(t, afterRotation, backup)).statusCode, 200);
+      assert.equal((await requestRestore(t, afterRotation, backup)).statusCode, 200);
       const me = (token: string) => t.request({ method: 'GET', url: '/api/v1/users/me', token });
       assert.equal((await me(admin)).statusCode, 200, 'the session of the backup works again');
       assert.equal((await me(afterRotation)).statusCode, 401, 'a session newer than the backup does not');
@@ -208,7 +199,7 @@ describe('backup and restore', () => {
       const keyFile = `${dbPath}.key`;
       writeFileSync(keyFile, `${'ab'.repeat(32)}\n`, { mode: 0o600 });
       const backup = await takeBackup(t, admin);
-      assert.equal((await restore(t, admin, backup)).statusCode, 200);
+      assert.equal((await requestRestore(t, admin, backup)).statusCode, 200);
       assert.equal(readFileSync(keyFile, 'utf8'), `${'ab'.repeat(32)}\n`);
       rmSync(keyFile);
     });
@@ -252,7 +243,7 @@ describe('backup and restore', () => {
       await writer;
       assert.ok(writtenDuringBackup > 0, 'writes landed while the backup ran');
 
-      assert.equal((await restore(t, admin, backup)).statusCode, 200);
+      assert.equal((await requestRestore(t, admin, backup)).statusCode, 200);
       const sqlite = sqliteFileOf(t.db).connection();
       assert.equal(sqlite.pragma('integrity_check', { simple: true }), 'ok');
       // Each token change wrote its audit entry in the same transaction: a consistent copy holds both or neither.
@@ -283,14 +274,14 @@ describe('backup and restore', () => {
           ? t.request({ method: 'GET', url: '/api/v1/users', token: admin })
           : t.request({ method: 'GET', url: '/api/v1/logs/audit', token: admin }),
       );
-      const [restored, ...others] = await Promise.all([restore(t, admin, backup), ...around]);
+      const [restored, ...others] = await Promise.all([requestRestore(t, admin, backup), ...around]);
       assert.equal(restored?.statusCode, 200);
       for (const response of others) assert.equal(response.statusCode, 200, response.body);
     });
 
     it('refuses a file that is not an SQLite database with 400, changing nothing', async () => {
       const before = dump(t);
-      const response = await restore(t, admin, Buffer.from('id,name\n1,not a database\n'));
+      const response = await requestRestore(t, admin, Buffer.from('id,name\n1,not a database\n'));
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), { error: 'file is not an SQLite database' });
       assert.deepEqual(dump(t), before);
@@ -302,7 +293,7 @@ describe('backup and restore', () => {
       const damaged = Buffer.from(backup);
       // Keep the header, scramble the pages after the first.
       for (let i = 4096; i < damaged.length; i += 7) damaged[i] = (damaged[i] ?? 0) ^ 0x5a;
-      const response = await restore(t, admin, damaged);
+      const response = await requestRestore(t, admin, damaged);
       assert.equal(response.statusCode, 400);
       assert.match(
         response.json<{ error: string }>().error,
@@ -317,7 +308,7 @@ describe('backup and restore', () => {
       other.close();
       const bytes = readFileSync(path);
       rmSync(path);
-      const response = await restore(t, admin, bytes);
+      const response = await requestRestore(t, admin, bytes);
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), {
         error: 'file is not a PMN Core database: it has no migration history',
@@ -332,7 +323,7 @@ describe('backup and restore', () => {
           .run(),
       );
       const before = await userEmails(t, admin);
-      const response = await restore(t, admin, newer);
+      const response = await requestRestore(t, admin, newer);
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), {
         error:
@@ -344,7 +335,7 @@ describe('backup and restore', () => {
     it('refuses a database whose schema differs from this version’s with 400', async () => {
       const backup = await takeBackup(t, admin);
       const extra = altered(backup, dir, (db) => db.exec('CREATE TABLE extra (id INTEGER)'));
-      const response = await restore(t, admin, extra);
+      const response = await requestRestore(t, admin, extra);
       assert.equal(response.statusCode, 400);
       assert.deepEqual(response.json(), {
         error: "database schema is not this version's: it has a table extra this version does not define",
@@ -403,7 +394,7 @@ describe('backup and restore', () => {
         const token = await initialize(small);
         const backup = await takeBackup(small, token);
         assert.ok(backup.length > 4096);
-        const response = await restore(small, token, backup);
+        const response = await requestRestore(small, token, backup);
         assert.equal(response.statusCode, 413);
         assert.deepEqual(response.json(), { error: 'file is larger than the 4096 bytes a restore accepts' });
         assert.deepEqual(
@@ -419,7 +410,7 @@ describe('backup and restore', () => {
     it('answers 403 to the read-only and network manager roles, 401 without credentials', async () => {
       const backup = await takeBackup(t, admin);
       for (const token of [readOnly, networkManager]) {
-        assert.equal((await restore(t, token, backup)).statusCode, 403);
+        assert.equal((await requestRestore(t, token, backup)).statusCode, 403);
       }
       const anonymous = await t.request({ method: 'POST', url: '/api/v1/restore', ...upload(backup) });
       assert.equal(anonymous.statusCode, 401);
@@ -430,7 +421,7 @@ describe('backup and restore', () => {
       try {
         const token = await initialize(memory);
         const backup = await takeBackup(memory, token);
-        const response = await restore(memory, token, backup);
+        const response = await requestRestore(memory, token, backup);
         assert.equal(response.statusCode, 409);
         assert.match(response.json<{ error: string }>().error, /restore needs a database file/);
       } finally {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { restoreBackup, takeBackup } from '../helpers/backup.ts';
 import { imsi, newSubscriber } from '../helpers/network.ts';
-import { multipartFile } from '../helpers/multipart.ts';
 import { createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
 
 // What the network configuration keeps in memory must follow a restore of the database.
@@ -37,26 +37,10 @@ async function pageImsis(page: number): Promise<string[]> {
   return result<{ items: { imsi: string }[] }>(response).items.map((item) => item.imsi);
 }
 
-async function backup(): Promise<Buffer> {
-  const response = await t.request({ method: 'POST', url: '/api/v1/backup', token });
-  assert.equal(response.statusCode, 200, response.body);
-  return response.rawPayload;
-}
-
-async function restore(bytes: Buffer): Promise<void> {
-  const response = await t.request({
-    method: 'POST',
-    url: '/api/v1/restore',
-    token,
-    ...multipartFile(bytes),
-  });
-  assert.equal(response.statusCode, 200, response.body);
-}
-
 describe('POST /api/v1/restore: network configuration', () => {
   it('serves the subscriber pages of the restored database, even with the same number of subscribers', async () => {
     await importSubscribers(Array.from({ length: 1000 }, (_, i) => i * 2));
-    const saved = await backup();
+    const saved = await takeBackup(t, token);
     const before = await pageImsis(8);
     // Same count, other IMSIs: the remembered positions of the list no longer fit.
     for (let n = 0; n < 200; n += 2) {
@@ -64,19 +48,19 @@ describe('POST /api/v1/restore: network configuration', () => {
     }
     await importSubscribers(Array.from({ length: 100 }, (_, i) => 5001 + i * 2));
     assert.notDeepEqual(await pageImsis(8), before);
-    await restore(saved);
+    await restoreBackup(t, token, saved);
     assert.deepEqual(await pageImsis(8), before);
   });
 
   it('creates the first-start defaults in a restored database that predates them', async () => {
     const path = join(dir, 'old.db');
-    writeFileSync(path, await backup());
+    writeFileSync(path, await takeBackup(t, token));
     const old = new SQLite(path);
     for (const table of ['subscribers', 'policies', 'profiles', 'slices', 'data_networks', 'operator']) {
       old.prepare(`DELETE FROM ${table}`).run();
     }
     old.close();
-    await restore(readFileSync(path));
+    await restoreBackup(t, token, readFileSync(path));
     const operator = await t.request({ method: 'GET', url: '/api/v1/operator', token });
     assert.deepEqual(result(operator).id, { mcc: '001', mnc: '01' });
     const policy = await t.request({ method: 'GET', url: '/api/v1/policies/default', token });

@@ -15,7 +15,7 @@ import {
   session,
   supi,
 } from '../helpers/location.ts';
-import { multipartFile } from '../helpers/multipart.ts';
+import { restoreBackup, takeBackup } from '../helpers/backup.ts';
 import { ADMIN, createTestApp, initialize, login, manualClock, type TestApp } from '../helpers/test-app.ts';
 
 // Sessions live in the database: they go on across a restart and follow a restore.
@@ -118,8 +118,7 @@ describe('positioning sessions across a restore', () => {
         supi: supi(1),
         interval_seconds: 10,
       });
-      const backup = await t.request({ method: 'POST', url: '/api/v1/backup', token });
-      assert.equal(backup.statusCode, 200, backup.body);
+      const backup = await takeBackup(t, token);
       const cancel = await t.request({
         method: 'DELETE',
         url: `/api/beta/positioning/sessions/${kept}`,
@@ -133,13 +132,7 @@ describe('positioning sessions across a restore', () => {
       });
       assert.equal(t.positioning.pendingTimers, 1);
 
-      const restored = await t.request({
-        method: 'POST',
-        url: '/api/v1/restore',
-        token,
-        ...multipartFile(backup.rawPayload),
-      });
-      assert.equal(restored.statusCode, 200, restored.body);
+      await restoreBackup(t, token, backup);
       assert.equal((await session(t, token, kept)).status, 0);
       const gone = await t.request({ method: 'GET', url: `/api/beta/positioning/sessions/${later}`, token });
       assert.equal(gone.statusCode, 404);

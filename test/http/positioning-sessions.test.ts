@@ -11,7 +11,14 @@ import {
   session,
   supi,
 } from '../helpers/location.ts';
-import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+import {
+  createApiToken,
+  createTestApp,
+  initialize,
+  manualClock,
+  result,
+  type TestApp,
+} from '../helpers/test-app.ts';
 
 const START = Date.parse('2026-11-22T10:00:00.000Z');
 const clock = manualClock(START);
@@ -27,13 +34,7 @@ const QUAY_POINT = { lat: 53.54, lon: 9.98 };
 before(async () => {
   t = await createTestApp({ clock, timers: clock });
   // An API token: these tests move the clock by hours and days, past a bearer token's 15 minutes.
-  const apiToken = await t.request({
-    method: 'POST',
-    url: '/api/v1/users/me/api-tokens',
-    token: await initialize(t),
-    payload: { name: 'positioning tests' },
-  });
-  token = result<{ token: string }>(apiToken).token;
+  token = await createApiToken(t, await initialize(t), 'positioning tests');
   for (let n = 1; n <= 30; n += 1) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
   await provisionCell(t, token, HARBOUR, { latitude: HARBOUR_POINT.lat, longitude: HARBOUR_POINT.lon });
   await provisionCell(t, token, QUAY, { latitude: QUAY_POINT.lat, longitude: QUAY_POINT.lon });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
 import { flowReport } from '../helpers/records.ts';
-import { multipartFile as upload } from '../helpers/multipart.ts';
+import { requestRestore, takeBackup } from '../helpers/backup.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 
 /** Reports with distinct source ports, so each one is a row of its own. */
@@ -81,19 +81,14 @@ describe('records on a database file', () => {
     await clear();
     t.records.recordFlowReports(reports(100, 1000));
     await t.records.flush();
-    const backup = await t.request({ method: 'POST', url: '/api/v1/backup', token: admin });
+    const backup = await takeBackup(t, admin);
     t.records.recordFlowReports(reports(50, 2000));
     await t.records.flush();
     assert.equal(await listedReports(), 150);
 
     // The writer thread has the file open: the restore must have it close its connection first, or it
     // would find the file in use (409) and the thread would go on writing to the replaced file.
-    const restoring = t.request({
-      method: 'POST',
-      url: '/api/v1/restore',
-      token: admin,
-      ...upload(backup.rawPayload),
-    });
+    const restoring = requestRestore(t, admin, backup);
     t.records.recordFlowReports(reports(25, 3000));
     const restored = await restoring;
     assert.equal(restored.statusCode, 200, restored.body);
