@@ -1,0 +1,110 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+
+/** Protocols Wireshark can dissect from a bare PDU through a user link type (DLT 147). */
+export type TsharkProtocol = 'ngap' | 'nas-5gs' | 'nrppa' | 'lpp';
+
+/** What tshark made of one PDU. */
+export interface TsharkVerdict {
+  /** The Info column, e.g. `NGSetupRequest` or `Registration request`. */
+  info: string;
+  /** True when the dissector marked the PDU malformed. */
+  malformed: boolean;
+  /** Expert messages (warnings, errors), joined by `; `; empty when there are none. */
+  expert: string;
+  /** The dissection tree of the protocol layer (`-T json`), for field-level checks. */
+  layer: Record<string, unknown>;
+}
+
+const LINK_TYPE_USER0 = 147;
+
+/** A classic pcap file (24-byte header, 16-byte record headers) with one record per PDU. */
+export function pcapOf(pdus: readonly Uint8Array[], linkType = LINK_TYPE_USER0): Buffer {
+  const header = Buffer.alloc(24);
+  header.writeUInt32LE(0xa1b2c3d4, 0);
+  header.writeUInt16LE(2, 4);
+  header.writeUInt16LE(4, 6);
+  header.writeUInt32LE(262_144, 16);
+  header.writeUInt32LE(linkType, 20);
+  const parts: Buffer[] = [header];
+  pdus.forEach((pdu, index) => {
+    const record = Buffer.alloc(16);
+    record.writeUInt32LE(index, 0);
+    record.writeUInt32LE(pdu.length, 8);
+    record.writeUInt32LE(pdu.length, 12);
+    parts.push(record, Buffer.from(pdu.buffer, pdu.byteOffset, pdu.length));
+  });
+  return Buffer.concat(parts);
+}
+
+function collectExpert(node: unknown, out: string[]): void {
+  if (Array.isArray(node)) {
+    for (const item of node) collectExpert(item, out);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '_ws.expert.message' && typeof value === 'string') out.push(value);
+    else if (key === '_ws.malformed' || key.startsWith('_ws.expert')) {
+      if (typeof value === 'string' && key !== '_ws.expert.severity' && key !== '_ws.expert.group')
+        out.push(value);
+      collectExpert(value, out);
+    } else collectExpert(value, out);
+  }
+}
+
+function hasKey(node: unknown, wanted: string): boolean {
+  if (Array.isArray(node)) return node.some((item) => hasKey(item, wanted));
+  if (node === null || typeof node !== 'object') return false;
+  return Object.entries(node).some(([key, value]) => key === wanted || hasKey(value, wanted));
+}
+
+interface TsharkFrame {
+  _source: { layers: Record<string, unknown> };
+}
+
+/**
+ * Dissects each PDU with Debian's tshark, all in one run (one tshark start for the whole batch).
+ * tshark is an independent oracle: a PDU we emit must decode as the intended message with no
+ * malformed mark and no expert error.
+ */
+export async function tshark(
+  protocol: TsharkProtocol,
+  pdus: readonly Uint8Array[],
+): Promise<TsharkVerdict[]> {
+  const dir = await mkdtemp(join(tmpdir(), 'pmn-tshark-'));
+  try {
+    const file = join(dir, 'pdus.pcap');
+    await writeFile(file, pcapOf(pdus));
+    const uat = `uat:user_dlts:"User 0 (DLT=147)","${protocol}","0","","0",""`;
+    const [json, fields] = await Promise.all([
+      run('tshark', ['-o', uat, '-r', file, '-T', 'json', '-J', protocol], { maxBuffer: 1 << 28 }),
+      run('tshark', ['-o', uat, '-r', file, '-T', 'fields', '-E', 'separator=\t', '-e', '_ws.col.Info'], {
+        maxBuffer: 1 << 28,
+      }),
+    ]);
+    const frames = JSON.parse(json.stdout) as TsharkFrame[];
+    const infos = fields.stdout.split('\n').slice(0, pdus.length);
+    if (frames.length !== pdus.length)
+      throw new Error(`tshark returned ${frames.length} frames for ${pdus.length} PDUs`);
+    return frames.map((frame, index) => {
+      const layers = frame._source.layers;
+      const expert: string[] = [];
+      collectExpert(layers, expert);
+      const layer = layers[protocol];
+      return {
+        info: (infos[index] ?? '').trim(),
+        malformed: hasKey(layers, '_ws.malformed'),
+        expert: expert.join('; '),
+        layer: layer !== null && typeof layer === 'object' ? (layer as Record<string, unknown>) : {},
+      };
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
