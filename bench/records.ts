@@ -1,3 +1,4 @@
+import { personActor } from '../src/identity/actor.ts';
 import { randomBytes } from 'node:crypto';
 /**
  * Records benchmark (issue 4): `npx tsx bench/records.ts [--duration SECONDS] [--scale FACTOR]`.
@@ -162,10 +163,7 @@ async function serveRecords(path: string, generatedAt: number, subscribers: numb
     void (async () => {
       if (command.type === 'ingest') await ingest(command.seconds);
       if (command.type === 'retention') {
-        await retention.setDays('flow_reports', command.days, {
-          email: 'bench@example.com',
-          ip: '127.0.0.1',
-        });
+        await retention.setDays('flow_reports', command.days, personActor('bench@example.com', '127.0.0.1'));
         const started = performance.now();
         const deleted = await retention.enforce();
         send({

@@ -4,7 +4,7 @@ import pino from 'pino';
 import type { RouteSummary } from '../src/app.ts';
 import { buildApp } from '../src/app.ts';
 import { PERMISSIONS } from '../src/http/permissions.ts';
-import { ROLE_IDS, ROLE_NAMES } from '../src/resources/users/roles.ts';
+import { ROLE_IDS, ROLE_NAMES } from '../src/identity/roles.ts';
 import { migrateToLatest, openSqliteDatabase } from '../src/storage/database.ts';
 
 function who(permission: keyof typeof PERMISSIONS): string {

@@ -19,9 +19,9 @@ import { auditLogsRoutes } from './resources/audit-logs/audit-logs.routes.ts';
 import { createAuditLogService } from './resources/audit-logs/audit-logs.service.ts';
 import { authRoutes } from './resources/auth/auth.routes.ts';
 import { createAuthService } from './resources/auth/auth.service.ts';
-import { createAuthenticator } from './resources/auth/authenticator.ts';
+import { createAuthenticator } from './identity/authenticator.ts';
 import { createLoginRateLimiter } from './resources/auth/login-rate-limiter.ts';
-import { createSessionsRepository } from './resources/auth/sessions.repository.ts';
+import { createLoginSessionsRepository } from './resources/auth/login-sessions.repository.ts';
 import { loadSigningSecret } from './resources/auth/signing-secret.ts';
 import { createInitializationState } from './resources/status/initialization.ts';
 import { statusRoutes } from './resources/status/status.routes.ts';
@@ -146,7 +146,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
   const metrics = createMetrics();
 
   const users = createUsersRepository(db);
-  const sessions = createSessionsRepository(db);
+  const sessions = createLoginSessionsRepository(db);
   const apiTokens = createApiTokensRepository(db);
   const auditLogs = createAuditLogsRepository(db);
   const signingSecret = await loadSigningSecret(db);
@@ -165,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<BuiltApp> {
     deleteOlderThan: (cutoff, limit) => auditLogs.deleteOlderThan(cutoff, limit),
   });
   const initialization = createInitializationState(users);
-  const authenticator = createAuthenticator({ sessions, apiTokens, signingSecret, clock });
+  const authenticator = createAuthenticator({ loginSessions: sessions, apiTokens, signingSecret, clock });
   const rateLimiter = createLoginRateLimiter({ limit: options.loginRateLimit ?? 10, clock });
   const auth = createAuthService({
     db,

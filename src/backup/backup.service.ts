@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { ConflictError, DomainError, InvalidError } from '../errors.ts';
-import type { Actor } from '../resources/audit-logs/actor.ts';
+import type { Actor } from '../identity/actor.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import type { Db } from '../storage/database.ts';
 import { prepareRestorableDatabase } from '../storage/restorable-database.ts';

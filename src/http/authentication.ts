@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
-import type { Actor } from '../resources/audit-logs/actor.ts';
-import type { Authenticator } from '../resources/auth/authenticator.ts';
-import type { Principal } from '../resources/auth/principal.ts';
-import { ROLE_NAMES } from '../resources/users/roles.ts';
+import { personActor, type PersonActor } from '../identity/actor.ts';
+import type { Authenticator } from '../identity/authenticator.ts';
+import type { Principal } from '../identity/principal.ts';
+import { ROLE_NAMES } from '../identity/roles.ts';
 import { PERMISSIONS } from './permissions.ts';
 import './route-config.ts';
 
@@ -53,6 +53,6 @@ export function principalOf(request: FastifyRequest): Principal {
 }
 
 /** The caller as the audit log records it. */
-export function actorOf(request: FastifyRequest): Actor {
-  return { email: principalOf(request).email, ip: request.ip };
+export function actorOf(request: FastifyRequest): PersonActor {
+  return personActor(principalOf(request).email, request.ip);
 }

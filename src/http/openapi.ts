@@ -1,6 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
-import { ROLE_NAMES, type RoleId } from '../resources/users/roles.ts';
+import { ROLE_NAMES, type RoleId } from '../identity/roles.ts';
 import { ErrorBody } from './schemas.ts';
 import { PERMISSIONS, type Permission } from './permissions.ts';
 

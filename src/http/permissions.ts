@@ -1,4 +1,4 @@
-import { ROLE, type RoleId } from '../resources/users/roles.ts';
+import { ROLE, type RoleId } from '../identity/roles.ts';
 
 const ALL: readonly RoleId[] = [ROLE.admin, ROLE.readOnly, ROLE.networkManager];
 const MANAGERS: readonly RoleId[] = [ROLE.admin, ROLE.networkManager];

@@ -1,4 +1,4 @@
-import type { Actor } from '../resources/audit-logs/actor.ts';
+import type { Actor } from '../identity/actor.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import type { Db } from '../storage/database.ts';
 import type { Executor } from '../storage/transaction.ts';

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import type { Actor } from '../resources/audit-logs/actor.ts';
+import type { Actor } from '../identity/actor.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import type { Db } from '../storage/database.ts';
 import { DAY_MS } from '../validation/calendar-date.ts';

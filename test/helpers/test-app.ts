@@ -4,7 +4,7 @@ import pino from 'pino';
 import { buildApp, type BuiltApp } from '../../src/app.ts';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
-import type { RoleId } from '../../src/resources/users/roles.ts';
+import type { RoleId } from '../../src/identity/roles.ts';
 
 /** A clock tests move by hand; it is also the timers of the app, fired as the clock passes them. */
 export function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')): Clock &

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { ROLE } from '../../src/resources/users/roles.ts';
+import { ROLE } from '../../src/identity/roles.ts';
 import { sqliteFileOf } from '../../src/storage/database.ts';
 import {
   createApiToken,

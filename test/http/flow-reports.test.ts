@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { FlowReportInput } from '../../src/records/record-inputs.ts';
 import { GROUP_REPORTS } from '../../src/resources/flow-reports/flow-reports.service.ts';
-import { ROLE } from '../../src/resources/users/roles.ts';
+import { ROLE } from '../../src/identity/roles.ts';
 import { at, flowReport, IMSI_1, IMSI_2 } from '../helpers/records.ts';
 import {
   auditEntries,

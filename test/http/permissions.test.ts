@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { PERMISSIONS } from '../../src/http/permissions.ts';
-import { ROLE, ROLE_NAMES, type RoleId } from '../../src/resources/users/roles.ts';
+import { ROLE, ROLE_NAMES, type RoleId } from '../../src/identity/roles.ts';
 import { renderPermissionsDoc } from '../../scripts/permissions-doc.ts';
 import {
   createApiToken,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { ROLE } from '../../src/resources/users/roles.ts';
+import { ROLE } from '../../src/identity/roles.ts';
 import { at, RADIO_1, radioLog } from '../helpers/records.ts';
 import {
   auditEntries,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { RadioConnection } from '../../src/network/radio-registry.ts';
-import { ROLE } from '../../src/resources/users/roles.ts';
+import { ROLE } from '../../src/identity/roles.ts';
 import {
   createTestApp,
   initialize,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createFlowReportsRepository } from '../../src/resources/flow-reports/flow-reports.repository.ts';
-import { ROLE } from '../../src/resources/users/roles.ts';
+import { ROLE } from '../../src/identity/roles.ts';
 import { RECORD_RETENTION } from '../../src/records/records-retention.ts';
 import { DAY_MS } from '../../src/validation/calendar-date.ts';
 import { at, flowReport, IMSI_1, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';

@@ -1,17 +1,10 @@
+import type { ApiTokenOwner } from '../../identity/authenticator.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { RoleId } from '../users/roles.ts';
+import type { RoleId } from '../../identity/roles.ts';
 
 export interface ApiToken {
   publicId: string;
   name: string;
-  expiresAt: number | null;
-}
-
-export interface ApiTokenOwner {
-  userId: number;
-  email: string;
-  roleId: RoleId;
-  secretHash: string;
   expiresAt: number | null;
 }
 

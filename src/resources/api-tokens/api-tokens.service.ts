@@ -3,11 +3,11 @@ import { hashSecret, type ScryptCost } from '../../crypto/password-hash.ts';
 import { randomHex } from '../../crypto/random-token.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import type { CredentialCache } from '../auth/authenticator.ts';
+import type { CredentialCache } from '../../identity/authenticator.ts';
 import type { User, UsersRepository } from '../users/users.repository.ts';
-import { formatApiToken } from './api-token-format.ts';
+import { formatApiToken } from '../../identity/api-token-format.ts';
 import type { ApiToken, ApiTokensRepository } from './api-tokens.repository.ts';
 
 export const MAX_API_TOKENS_PER_USER = 12;

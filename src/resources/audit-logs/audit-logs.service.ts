@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { DAY_MS, parseCalendarDate } from '../../validation/calendar-date.ts';
-import type { Actor } from './actor.ts';
+import { auditIdentity, type Actor } from '../../identity/actor.ts';
 import type { AuditLogEntry, AuditLogFilter, AuditLogsRepository } from './audit-logs.repository.ts';
 
 export type AuditLevel = 'INFO' | 'WARN';
@@ -24,8 +24,7 @@ export function createAuditLogService(deps: { repository: AuditLogsRepository; c
         {
           timestamp: clock.now(),
           level: record.level ?? 'INFO',
-          actor: actor.email,
-          ip: actor.ip,
+          ...auditIdentity(actor),
           action: record.action,
           details: record.details,
         },

@@ -3,7 +3,7 @@ import { actorOf } from '../../http/authentication.ts';
 import { Envelope, message, MessageResult, ok } from '../../http/schemas.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/session-cookie.ts';
 import type { AuthService } from './auth.service.ts';
-import type { Authenticator } from './authenticator.ts';
+import type { Authenticator } from '../../identity/authenticator.ts';
 import { Credentials, LoginCredentials, LookupResult, RefreshResult, TokenResult } from './auth.schema.ts';
 
 export function authRoutes(deps: {

@@ -1,3 +1,4 @@
+import { personActor } from '../../identity/actor.ts';
 import type { Clock } from '../../clock.ts';
 import { signJwt } from '../../crypto/jwt.ts';
 import { hashSecret, verifySecret, type ScryptCost } from '../../crypto/password-hash.ts';
@@ -5,12 +6,12 @@ import { randomHex, sha256Hex } from '../../crypto/random-token.ts';
 import { ConflictError, UnauthorizedError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import { ROLE } from '../users/roles.ts';
+import { ROLE } from '../../identity/roles.ts';
 import type { UsersRepository } from '../users/users.repository.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
-import type { SessionsRepository } from './sessions.repository.ts';
+import type { LoginSessionsRepository } from './login-sessions.repository.ts';
 import type { SigningSecret } from './signing-secret.ts';
 
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -28,7 +29,7 @@ const ABSENT_USER_HASH = hashSecret(randomHex(16));
 export function createAuthService(deps: {
   db: Db;
   users: UsersRepository;
-  sessions: SessionsRepository;
+  sessions: LoginSessionsRepository;
   signingSecret: SigningSecret;
   audit: AuditLogService;
   rateLimiter: LoginRateLimiter;
@@ -67,7 +68,7 @@ export function createAuthService(deps: {
           trx,
         );
         await audit.record(
-          { email, ip },
+          personActor(email, ip),
           {
             action: 'create_user',
             details: `User ${email} created with role ${ROLE.admin} at initialization`,
@@ -84,15 +85,20 @@ export function createAuthService(deps: {
       const user = await users.findByEmail(email);
       const valid = await verifySecret(input.password, user?.passwordHash ?? (await ABSENT_USER_HASH));
       if (!user || !valid) {
-        await audit.record(
-          { email, ip },
-          { action: 'login_failed', details: `Failed login for ${email}`, level: 'WARN' },
-        );
+        await audit.record(personActor(email, ip), {
+          action: 'login_failed',
+          details: `Failed login for ${email}`,
+          level: 'WARN',
+        });
         throw new UnauthorizedError('invalid credentials');
       }
       return db.transaction().execute(async (trx) => {
         const result = await openSession(user.id, trx);
-        await audit.record({ email, ip }, { action: 'login', details: `User ${email} logged in` }, trx);
+        await audit.record(
+          personActor(email, ip),
+          { action: 'login', details: `User ${email} logged in` },
+          trx,
+        );
         return result;
       });
     },
@@ -111,10 +117,10 @@ export function createAuthService(deps: {
       if (!sessionToken) return;
       const ended = await sessions.deleteByTokenHash(sha256Hex(sessionToken));
       if (ended) {
-        await audit.record(
-          { email: ended.email, ip },
-          { action: 'logout', details: `User ${ended.email} logged out` },
-        );
+        await audit.record(personActor(ended.email, ip), {
+          action: 'logout',
+          details: `User ${ended.email} logged out`,
+        });
       }
     },
 

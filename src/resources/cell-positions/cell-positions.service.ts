@@ -2,7 +2,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { UuidV7Generator } from '../../ids/uuid-v7.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { withConstraintConflicts } from '../references.ts';
 import type { CellKey, CellPosition, CellPositionsRepository, CellRat } from './cell-positions.repository.ts';

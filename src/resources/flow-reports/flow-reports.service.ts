@@ -4,7 +4,7 @@ import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
 import { parseEndpointFilter } from '../../validation/ip-address.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { FlowReport, FlowReportFilter, FlowReportsRepository } from './flow-reports.repository.ts';
 

@@ -3,7 +3,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
 import type { OperatorRepository, OperatorRow } from './operator.repository.ts';

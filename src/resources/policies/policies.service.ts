@@ -1,7 +1,7 @@
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { DataNetworksRepository } from '../data-networks/data-networks.repository.ts';
 import { missingReference } from '../missing-reference.ts';

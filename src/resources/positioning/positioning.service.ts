@@ -3,7 +3,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { UuidV7Generator } from '../../ids/uuid-v7.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { describeCell } from '../cell-positions/cell-positions.service.ts';
 import type { LocationResult } from './location-result.ts';

@@ -2,7 +2,7 @@ import type { LogDirection } from '../../records/record-inputs.ts';
 import { timestampWindow } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscriberLog, SubscriberLogsRepository } from './subscriber-logs.repository.ts';
 

@@ -3,7 +3,7 @@ import { dayWindow, formatDay } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscriberUsageRepository, UsageTotals } from './subscriber-usage.repository.ts';
 

@@ -5,7 +5,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { missingReference } from '../missing-reference.ts';
 import type { OperatorIdentity, OperatorService } from '../operator/operator.service.ts';

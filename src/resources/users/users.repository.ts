@@ -1,5 +1,5 @@
 import type { Executor } from '../../storage/transaction.ts';
-import type { RoleId } from './roles.ts';
+import type { RoleId } from '../../identity/roles.ts';
 
 export interface User {
   id: number;

@@ -3,17 +3,17 @@ import { hashSecret, verifySecret, type ScryptCost } from '../../crypto/password
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { Actor } from '../audit-logs/actor.ts';
+import type { Actor, PersonActor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import type { CredentialCache } from '../auth/authenticator.ts';
-import type { SessionsRepository } from '../auth/sessions.repository.ts';
-import { ROLE, type RoleId } from './roles.ts';
+import type { CredentialCache } from '../../identity/authenticator.ts';
+import type { LoginSessionsRepository } from '../auth/login-sessions.repository.ts';
+import { ROLE, type RoleId } from '../../identity/roles.ts';
 import type { User, UserWithPassword, UsersRepository } from './users.repository.ts';
 
 export function createUsersService(deps: {
   db: Db;
   users: UsersRepository;
-  sessions: SessionsRepository;
+  sessions: LoginSessionsRepository;
   audit: AuditLogService;
   clock: Clock;
   scryptCost: ScryptCost;
@@ -96,7 +96,7 @@ export function createUsersService(deps: {
     async changeOwnPassword(
       userId: number,
       input: { currentPassword: string; password: string },
-      actor: Actor,
+      actor: PersonActor,
     ): Promise<void> {
       const user = await getIn(db, actor.email);
       if (user.id !== userId || !(await verifySecret(input.currentPassword, user.passwordHash))) {

@@ -4,6 +4,7 @@ import * as networkConfiguration from './0002-network-configuration.ts';
 import * as records from './0003-records.ts';
 import * as location from './0004-location.ts';
 import * as flowReportBuckets from './0005-flow-report-buckets.ts';
+import * as loginSessions from './0006-login-sessions.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-records': records,
   '0004-location': location,
   '0005-flow-report-buckets': flowReportBuckets,
+  '0006-login-sessions': loginSessions,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** Tables of the foundation: users, sessions, API tokens, audit log, settings, retention. Times are Unix ms. */
+/** Tables of the foundation: users, login sessions, API tokens, audit log, settings, retention. Times are Unix ms. */
 export interface UsersTable {
   id: Generated<number>;
   email: string;
@@ -9,7 +9,7 @@ export interface UsersTable {
   created_at: number;
 }
 
-export interface SessionsTable {
+export interface LoginSessionsTable {
   id: Generated<number>;
   user_id: number;
   token_hash: string;
@@ -49,7 +49,7 @@ export interface RetentionPoliciesTable {
 
 export interface FoundationTables {
   users: UsersTable;
-  sessions: SessionsTable;
+  login_sessions: LoginSessionsTable;
   api_tokens: ApiTokensTable;
   audit_logs: AuditLogsTable;
   settings: SettingsTable;

@@ -1,16 +1,39 @@
-import type { Clock } from '../../clock.ts';
-import { verifyJwt } from '../../crypto/jwt.ts';
-import { verifySecret } from '../../crypto/password-hash.ts';
+import type { Clock } from '../clock.ts';
+import { verifyJwt } from '../crypto/jwt.ts';
+import { verifySecret } from '../crypto/password-hash.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { API_TOKEN_PREFIX, parseApiToken } from '../api-tokens/api-token-format.ts';
-import type { ApiTokensRepository } from '../api-tokens/api-tokens.repository.ts';
+import { API_TOKEN_PREFIX, parseApiToken } from './api-token-format.ts';
 import type { Principal } from './principal.ts';
-import type { SessionsRepository } from './sessions.repository.ts';
-import type { SigningSecret } from './signing-secret.ts';
+import type { RoleId } from './roles.ts';
 
 const VERIFIED_CACHE_LIMIT = 10_000;
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** A live login session and its user, as the login sessions repository finds it by id. */
+export interface LoginSessionOwner {
+  userId: number;
+  email: string;
+  roleId: RoleId;
+  expiresAt: number;
+}
+
+/** An API token's owner and the scrypt hash of its secret, as the API tokens repository finds it. */
+export interface ApiTokenOwner {
+  userId: number;
+  email: string;
+  roleId: RoleId;
+  secretHash: string;
+  expiresAt: number | null;
+}
+
+/** What the authenticator reads; the repositories of login sessions and API tokens provide it. */
+export interface CredentialSources {
+  loginSessions: { findById(id: number): Promise<LoginSessionOwner | undefined> };
+  apiTokens: { findOwner(publicId: string): Promise<ApiTokenOwner | undefined> };
+  /** The current JWT signing secret. */
+  signingSecret: { current(): Buffer };
+}
 
 /** What the services that change users and tokens tell the authenticator, once their change committed. */
 export interface CredentialCache {
@@ -36,13 +59,8 @@ interface VerifiedToken {
  * deletion or role change, a restore) calls the CredentialCache after committing; expiry is checked on
  * every request. This holds while one process owns the database, as it does with SQLite.
  */
-export function createAuthenticator(deps: {
-  sessions: SessionsRepository;
-  apiTokens: ApiTokensRepository;
-  signingSecret: SigningSecret;
-  clock: Clock;
-}) {
-  const { sessions, apiTokens, signingSecret, clock } = deps;
+export function createAuthenticator(deps: CredentialSources & { clock: Clock }) {
+  const { loginSessions, apiTokens, signingSecret, clock } = deps;
   const verified = new Map<string, VerifiedToken>();
   // Bumped by every invalidation: a lookup that started before one must not cache what it read.
   let epoch = 0;
@@ -75,7 +93,7 @@ export function createAuthenticator(deps: {
   async function fromJwt(token: string): Promise<Principal | undefined> {
     const claims = verifyJwt(token, signingSecret.current(), Math.floor(clock.now() / 1000));
     if (!claims || typeof claims.sid !== 'number') return undefined;
-    const session = await sessions.findById(claims.sid);
+    const session = await loginSessions.findById(claims.sid);
     if (!session || session.expiresAt <= clock.now() || session.userId !== claims.sub) return undefined;
     return { userId: session.userId, email: session.email, roleId: session.roleId, via: 'bearer' };
   }

@@ -1,4 +1,4 @@
-import type { RoleId } from '../users/roles.ts';
+import type { RoleId } from './roles.ts';
 
 /** The authenticated caller of a request. */
 export interface Principal {
