@@ -284,15 +284,24 @@ export class FakeN2Association implements N2Association {
     }
     this.network.defer(() => {
       this.#end({ type: 'shutdown-complete' });
-      peer?.#end({ type: 'shutdown-complete' });
+      if (peer !== undefined) peer.#end({ type: 'shutdown-complete' });
     });
   }
 
   abort(cause?: string): void {
     if (this.state === 'closed') return;
     const peer = this.peer;
-    this.#end({ type: 'communication-lost', reason: 'local-abort', ...(cause === undefined ? {} : { cause }) });
-    peer?.#end({ type: 'communication-lost', reason: 'peer-abort', ...(cause === undefined ? {} : { cause }) });
+    this.#end({
+      type: 'communication-lost',
+      reason: 'local-abort',
+      ...(cause === undefined ? {} : { cause }),
+    });
+    if (peer !== undefined)
+      peer.#end({
+        type: 'communication-lost',
+        reason: 'peer-abort',
+        ...(cause === undefined ? {} : { cause }),
+      });
   }
 
   /** Stops delivering this end's messages, as a peer with a zero window would: `send` queues, then refuses. */
@@ -310,14 +319,14 @@ export class FakeN2Association implements N2Association {
   simulateLoss(reason: CommunicationLostReason = 'retransmissions-exceeded'): void {
     const peer = this.peer;
     this.#end({ type: 'communication-lost', reason });
-    peer?.#end({ type: 'communication-lost', reason });
+    if (peer !== undefined) peer.#end({ type: 'communication-lost', reason });
   }
 
   /** The peer restarted: this end sees `restart`, messages queued in either direction are lost. */
   simulatePeerRestart(): void {
     if (this.state !== 'established') return;
     this.#dropQueue();
-    this.peer?.#dropQueue();
+    if (this.peer !== undefined) this.peer.#dropQueue();
     const event: AssociationEvent = {
       type: 'restart',
       peerAddresses: [this.remote],
