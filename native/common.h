@@ -1,0 +1,90 @@
+/* Shared helpers of the PMN native addon: argument checks, errors with errno codes, address
+ * conversion, and sockets driven by libuv's poller that call back into JavaScript. */
+#ifndef PMN_NATIVE_COMMON_H
+#define PMN_NATIVE_COMMON_H
+
+#define NAPI_VERSION 8
+#include <node_api.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <uv.h>
+
+/* Receive at most this many datagrams per readable event before yielding to the event loop. */
+#define PMN_RECV_BATCH 64
+
+typedef struct pmn_socket pmn_socket;
+typedef void (*pmn_io_fn)(pmn_socket *socket);
+
+/* One non-blocking socket. The JavaScript object owns it (napi_wrap); while the socket is open
+ * a strong reference keeps that object alive, as Node keeps its own handles alive. */
+struct pmn_socket {
+  napi_env env;
+  int fd;
+  int family;
+  uv_poll_t poll;
+  int events;              /* UV_READABLE and/or UV_WRITABLE currently polled */
+  bool closed;             /* close() was called (or the environment is going away) */
+  bool poll_started;       /* uv_poll_init succeeded, so the handle must be uv_close()d */
+  bool poll_released;      /* the uv close callback ran */
+  bool finalized;          /* the JavaScript object was garbage-collected */
+  napi_ref self;
+  napi_ref handlers;
+  napi_async_context async;
+  pmn_io_fn on_readable;
+  pmn_io_fn on_writable;
+  unsigned char *buffer;
+  size_t buffer_size;
+};
+
+/* Errors: every failing N-API call returns NULL after throwing (or leaving pending) an exception. */
+napi_value pmn_throw_errno(napi_env env, const char *syscall, int err);
+napi_value pmn_throw_type(napi_env env, const char *message);
+napi_value pmn_errno_error(napi_env env, const char *syscall, int err);
+napi_value pmn_errno_code(napi_env env, int err);
+
+/* Arguments. */
+bool pmn_arg_int(napi_env env, napi_value value, const char *name, int64_t min, int64_t max,
+                 int64_t *out);
+bool pmn_arg_bytes(napi_env env, napi_value value, const char *name, void **data,
+                   size_t *length);
+bool pmn_arg_string(napi_env env, napi_value value, const char *name, char *out,
+                    size_t size);
+bool pmn_arg_handler(napi_env env, napi_value handlers, const char *name);
+bool pmn_option_int(napi_env env, napi_value options, const char *name, int64_t min,
+                    int64_t max, int64_t *out, bool *present);
+
+/* Addresses: text ("192.0.2.1", "2001:db8::1", "fe80::1%eth0") <-> sockaddr. */
+bool pmn_parse_address(napi_env env, napi_value text, uint16_t port,
+                       struct sockaddr_storage *out, socklen_t *length);
+bool pmn_format_ip(int family, const void *address, uint32_t scope_id, char *out,
+                   size_t size);
+napi_value pmn_sockaddr_value(napi_env env, const struct sockaddr *address, size_t length);
+
+/* Values. */
+napi_value pmn_string(napi_env env, const char *text);
+napi_value pmn_number(napi_env env, double value);
+napi_value pmn_bool(napi_env env, bool value);
+bool pmn_set(napi_env env, napi_value object, const char *name, napi_value value);
+
+/* Socket life cycle. */
+pmn_socket *pmn_socket_unwrap(napi_env env, napi_callback_info info, size_t *argc,
+                              napi_value *argv, napi_value *self);
+bool pmn_socket_attach(napi_env env, napi_value self, napi_value handlers, pmn_socket *socket,
+                       const char *resource_name);
+void pmn_socket_close(pmn_socket *socket);
+bool pmn_socket_set_events(pmn_socket *socket, int events);
+/* Calls handlers[name](...argv); returns false if the socket was closed meanwhile or the handler
+ * threw (the exception goes to process 'uncaughtException', as for any Node callback). */
+bool pmn_socket_emit(pmn_socket *socket, const char *name, size_t argc, napi_value *argv);
+/* Reports an errno or EBADMSG-like condition to handlers.onError. */
+bool pmn_socket_emit_error(pmn_socket *socket, const char *syscall, int err);
+
+#define PMN_CALL(env, call)                                                                \
+  do {                                                                                     \
+    if ((call) != napi_ok) return NULL;                                                    \
+  } while (0)
+
+#endif

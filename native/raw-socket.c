@@ -1,0 +1,223 @@
+/* Raw IPv4/IPv6 sockets for IP protocol 132 (SCTP): the packet link of the userland SCTP stack.
+ *
+ * An IPv4 raw socket delivers each datagram with its IP header (RFC 791), which is checked and
+ * stripped here; an IPv6 raw socket delivers the payload only, and the destination address comes
+ * from an IPV6_PKTINFO control message (RFC 3542 section 6). Datagrams are reassembled by the
+ * kernel before a raw socket sees them. */
+#include "raw-socket.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define RAW_BUFFER_SIZE 65536 /* the largest IPv4 datagram or IPv6 payload without jumbograms */
+
+typedef struct {
+  char source[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+  char destination[INET6_ADDRSTRLEN + IF_NAMESIZE + 2];
+  const unsigned char *payload;
+  size_t length;
+} raw_packet;
+
+/* RFC 791 section 3.1: version 4, IHL of at least 5 words, total length covering the header and
+ * not more than was received. Returns 0 or EBADMSG. */
+static int parse_ipv4(const unsigned char *data, size_t received, raw_packet *packet) {
+  if (received < 20 || (data[0] >> 4) != 4) return EBADMSG;
+  size_t header = (size_t)(data[0] & 0x0f) * 4;
+  size_t total = ((size_t)data[2] << 8) | data[3];
+  if (header < 20 || total < header || total > received) return EBADMSG;
+  if (!pmn_format_ip(AF_INET, data + 12, 0, packet->source, sizeof packet->source) ||
+      !pmn_format_ip(AF_INET, data + 16, 0, packet->destination, sizeof packet->destination))
+    return EBADMSG;
+  packet->payload = data + header;
+  packet->length = total - header;
+  return 0;
+}
+
+static int parse_ipv6(const unsigned char *data, size_t received, const struct msghdr *message,
+                      raw_packet *packet) {
+  const struct sockaddr_in6 *from = message->msg_name;
+  const struct in6_pktinfo *info = NULL;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(message); c != NULL;
+       c = CMSG_NXTHDR((struct msghdr *)message, c))
+    if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+        c->cmsg_len >= CMSG_LEN(sizeof *info))
+      info = (const struct in6_pktinfo *)CMSG_DATA(c);
+  if (message->msg_namelen < sizeof *from || from->sin6_family != AF_INET6 || info == NULL)
+    return EBADMSG;
+  uint32_t scope = IN6_IS_ADDR_LINKLOCAL(&from->sin6_addr) ? from->sin6_scope_id : 0;
+  uint32_t local_scope = IN6_IS_ADDR_LINKLOCAL(&info->ipi6_addr) ? (uint32_t)info->ipi6_ifindex : 0;
+  if (!pmn_format_ip(AF_INET6, &from->sin6_addr, scope, packet->source, sizeof packet->source) ||
+      !pmn_format_ip(AF_INET6, &info->ipi6_addr, local_scope, packet->destination,
+                     sizeof packet->destination))
+    return EBADMSG;
+  packet->payload = data;
+  packet->length = received;
+  return 0;
+}
+
+static void raw_on_readable(pmn_socket *socket) {
+  napi_env env = socket->env;
+  for (int i = 0; i < PMN_RECV_BATCH && !socket->closed; i++) {
+    struct sockaddr_in6 from;
+    union {
+      struct cmsghdr align;
+      unsigned char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+    } control;
+    struct iovec iov = {.iov_base = socket->buffer, .iov_len = socket->buffer_size};
+    struct msghdr message = {.msg_name = &from,
+                             .msg_namelen = sizeof from,
+                             .msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = control.bytes,
+                             .msg_controllen = sizeof control.bytes};
+    ssize_t received = recvmsg(socket->fd, &message, MSG_DONTWAIT);
+    if (received < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) pmn_socket_emit_error(socket, "recvmsg", errno);
+      return;
+    }
+    raw_packet packet;
+    int bad = (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ? EMSGSIZE
+              : socket->family == AF_INET
+                  ? parse_ipv4(socket->buffer, (size_t)received, &packet)
+                  : parse_ipv6(socket->buffer, (size_t)received, &message, &packet);
+    if (bad != 0) {
+      if (!pmn_socket_emit_error(socket, "recvmsg", bad)) return;
+      continue;
+    }
+    napi_handle_scope scope;
+    if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+    napi_value argv[3] = {NULL, pmn_string(env, packet.source), pmn_string(env, packet.destination)};
+    void *copy;
+    if (napi_create_buffer_copy(env, packet.length, packet.payload, &copy, &argv[0]) != napi_ok)
+      argv[0] = NULL;
+    bool more = pmn_socket_emit(socket, "onPacket", 3, argv);
+    napi_close_handle_scope(env, scope);
+    if (!more) return;
+  }
+}
+
+static void set_buffer_size(int fd, int force, int plain, int64_t size) {
+  int value = (int)size;
+  /* The *FORCE variants pass net.core.[rw]mem_max with CAP_NET_ADMIN; without it, ask politely. */
+  if (setsockopt(fd, SOL_SOCKET, force, &value, sizeof value) < 0)
+    setsockopt(fd, SOL_SOCKET, plain, &value, sizeof value);
+}
+
+/* new RawSocket(family: 4 | 6, handlers: { onPacket, onError }, options?: { receiveBufferSize,
+ * sendBufferSize }) */
+static napi_value raw_new(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], self;
+  int64_t version, receive_size, send_size;
+  bool has_receive, has_send;
+  PMN_CALL(env, napi_get_cb_info(env, info, &argc, argv, &self, NULL));
+  if (!pmn_arg_int(env, argc > 0 ? argv[0] : NULL, "family", 4, 6, &version)) return NULL;
+  if (version == 5) return pmn_throw_type(env, "family must be 4 or 6");
+  if (argc < 2 || !pmn_arg_handler(env, argv[1], "onPacket") ||
+      !pmn_arg_handler(env, argv[1], "onError"))
+    return NULL;
+  napi_value options = argc > 2 ? argv[2] : NULL;
+  if (options == NULL) PMN_CALL(env, napi_get_undefined(env, &options));
+  if (!pmn_option_int(env, options, "receiveBufferSize", 4096, INT32_MAX / 2, &receive_size,
+                      &has_receive) ||
+      !pmn_option_int(env, options, "sendBufferSize", 4096, INT32_MAX / 2, &send_size,
+                      &has_send))
+    return NULL;
+
+  int family = version == 4 ? AF_INET : AF_INET6;
+  int fd = socket(family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_SCTP);
+  if (fd < 0) return pmn_throw_errno(env, "socket", errno);
+  int one = 1;
+  if (family == AF_INET6 &&
+      setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one) < 0) {
+    int err = errno;
+    close(fd);
+    return pmn_throw_errno(env, "setsockopt", err);
+  }
+  if (has_receive) set_buffer_size(fd, SO_RCVBUFFORCE, SO_RCVBUF, receive_size);
+  if (has_send) set_buffer_size(fd, SO_SNDBUFFORCE, SO_SNDBUF, send_size);
+
+  pmn_socket *socket = calloc(1, sizeof *socket);
+  unsigned char *buffer = malloc(RAW_BUFFER_SIZE);
+  if (socket == NULL || buffer == NULL) {
+    free(socket);
+    free(buffer);
+    close(fd);
+    return pmn_throw_errno(env, "malloc", ENOMEM);
+  }
+  socket->fd = fd;
+  socket->family = family;
+  socket->buffer = buffer;
+  socket->buffer_size = RAW_BUFFER_SIZE;
+  socket->on_readable = raw_on_readable;
+  if (!pmn_socket_attach(env, self, argv[1], socket, "pmn.RawSocket")) return NULL;
+  return self;
+}
+
+/* bind(address: string): receive only datagrams addressed to it, and send from it. */
+static napi_value raw_bind(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  struct sockaddr_storage address;
+  socklen_t length;
+  pmn_socket *socket = pmn_socket_unwrap(env, info, &argc, argv, NULL);
+  if (socket == NULL || !pmn_parse_address(env, argc > 0 ? argv[0] : NULL, 0, &address, &length))
+    return NULL;
+  if (address.ss_family != socket->family)
+    return pmn_throw_type(env, "address family differs from the socket's");
+  if (bind(socket->fd, (struct sockaddr *)&address, length) < 0)
+    return pmn_throw_errno(env, "bind", errno);
+  return NULL;
+}
+
+/* send(packet: Uint8Array, address: string): undefined when handed to the kernel, else the errno
+ * code (e.g. 'EAGAIN', 'EHOSTUNREACH'): a lost datagram, which SCTP recovers from. */
+static napi_value raw_send(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  void *data;
+  size_t length;
+  struct sockaddr_storage address;
+  socklen_t address_length;
+  pmn_socket *socket = pmn_socket_unwrap(env, info, &argc, argv, NULL);
+  if (socket == NULL || !pmn_arg_bytes(env, argc > 0 ? argv[0] : NULL, "packet", &data, &length) ||
+      !pmn_parse_address(env, argc > 1 ? argv[1] : NULL, 0, &address, &address_length))
+    return NULL;
+  if (address.ss_family != socket->family)
+    return pmn_throw_type(env, "address family differs from the socket's");
+  ssize_t sent;
+  do
+    sent = sendto(socket->fd, data, length, MSG_DONTWAIT, (struct sockaddr *)&address,
+                  address_length);
+  while (sent < 0 && errno == EINTR);
+  if (sent < 0) return pmn_errno_code(env, errno);
+  return NULL;
+}
+
+static napi_value raw_close(napi_env env, napi_callback_info info) {
+  napi_value self;
+  pmn_socket *socket;
+  size_t argc = 0;
+  PMN_CALL(env, napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
+  if (napi_unwrap(env, self, (void **)&socket) != napi_ok)
+    return pmn_throw_type(env, "not a socket of this addon");
+  pmn_socket_close(socket);
+  return NULL;
+}
+
+napi_value pmn_raw_socket_class(napi_env env) {
+  napi_property_descriptor methods[] = {
+      {"bind", NULL, raw_bind, NULL, NULL, NULL, napi_default_method, NULL},
+      {"send", NULL, raw_send, NULL, NULL, NULL, napi_default_method, NULL},
+      {"close", NULL, raw_close, NULL, NULL, NULL, napi_default_method, NULL},
+  };
+  napi_value constructor;
+  PMN_CALL(env, napi_define_class(env, "RawSocket", NAPI_AUTO_LENGTH, raw_new, NULL,
+                                  sizeof methods / sizeof methods[0], methods, &constructor));
+  return constructor;
+}
