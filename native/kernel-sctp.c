@@ -66,6 +66,14 @@ static napi_value notification_value(napi_env env, const unsigned char *data, si
           !pmn_set(env, value, "inboundStreams",
                    pmn_number(env, n.sn_assoc_change.sac_inbound_streams)))
         return NULL;
+      /* sac_info: for a loss caused by the peer's ABORT, Linux copies the ABORT's error causes. */
+      size_t end = n.sn_header.sn_length, start = sizeof n.sn_assoc_change;
+      napi_value info;
+      void *copy;
+      if (napi_create_buffer_copy(env, end > start ? end - start : 0, data + start, &copy,
+                                  &info) != napi_ok ||
+          !pmn_set(env, value, "info", info))
+        return NULL;
       return value;
     }
     case SCTP_PEER_ADDR_CHANGE: {
@@ -209,7 +217,7 @@ static napi_value sctp_new(napi_env env, napi_callback_info info) {
    * SOCK_STREAM socket would say EPROTONOSUPPORT): report both as the kernel lacking SCTP. */
   if (fd < 0 && errno == ESOCKTNOSUPPORT) errno = EPROTONOSUPPORT;
   if (fd < 0) return pmn_throw_errno(env, "socket", errno);
-  int one = 1, rcv = (int)rcvbuf, snd = (int)sndbuf;
+  int one = 1, zero = 0, rcv = (int)rcvbuf, snd = (int)sndbuf;
   /* Kernel defaults (RFC 6458 section 8.1.3) for whatever the caller left out. */
   struct sctp_initmsg init;
   socklen_t init_length = sizeof init;
@@ -219,6 +227,10 @@ static napi_value sctp_new(napi_env env, napi_callback_info info) {
   else if (subscribe(fd, SCTP_ASSOC_CHANGE) < 0 || subscribe(fd, SCTP_PEER_ADDR_CHANGE) < 0 ||
            subscribe(fd, SCTP_SHUTDOWN_EVENT) < 0)
     failed = "setsockopt(SCTP_EVENT)";
+  /* IPv4 peers of an IPv6 socket as AF_INET addresses, not ::ffff:a.b.c.d (RFC 6458 8.1.15). */
+  else if (family == AF_INET6 &&
+           setsockopt(fd, IPPROTO_SCTP, SCTP_I_WANT_MAPPED_V4_ADDR, &zero, sizeof zero) < 0)
+    failed = "setsockopt(SCTP_I_WANT_MAPPED_V4_ADDR)";
   else if (setsockopt(fd, IPPROTO_SCTP, SCTP_NODELAY, &one, sizeof one) < 0)
     failed = "setsockopt(SCTP_NODELAY)";
   else if (getsockopt(fd, IPPROTO_SCTP, SCTP_INITMSG, &init, &init_length) < 0)

@@ -175,25 +175,61 @@ static napi_value raw_bind(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* send(packet: Uint8Array, address: string): undefined when handed to the kernel, else the errno
- * code (e.g. 'EAGAIN', 'EHOSTUNREACH'): a lost datagram, which SCTP recovers from. */
+/* send(packet: Uint8Array, address: string, source?: string): undefined when handed to the kernel,
+ * else the errno code (e.g. 'EAGAIN', 'EHOSTUNREACH'): a lost datagram, which SCTP recovers from.
+ * source picks the source address of a multi-homed endpoint (IP_PKTINFO / IPV6_PKTINFO). */
 static napi_value raw_send(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   void *data;
   size_t length;
-  struct sockaddr_storage address;
-  socklen_t address_length;
+  struct sockaddr_storage address, source;
+  socklen_t address_length, source_length;
+  napi_valuetype source_type = napi_undefined;
   pmn_socket *socket = pmn_socket_unwrap(env, info, &argc, argv, NULL);
   if (socket == NULL || !pmn_arg_bytes(env, argc > 0 ? argv[0] : NULL, "packet", &data, &length) ||
       !pmn_parse_address(env, argc > 1 ? argv[1] : NULL, 0, &address, &address_length))
     return NULL;
-  if (address.ss_family != socket->family)
+  if (argc > 2) PMN_CALL(env, napi_typeof(env, argv[2], &source_type));
+  if (source_type != napi_undefined &&
+      !pmn_parse_address(env, argv[2], 0, &source, &source_length))
+    return NULL;
+  if (address.ss_family != socket->family ||
+      (source_type != napi_undefined && source.ss_family != socket->family))
     return pmn_throw_type(env, "address family differs from the socket's");
+
+  union {
+    struct cmsghdr align;
+    unsigned char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+  } control;
+  memset(&control, 0, sizeof control);
+  struct iovec iov = {.iov_base = data, .iov_len = length};
+  struct msghdr message = {.msg_name = &address,
+                           .msg_namelen = address_length,
+                           .msg_iov = &iov,
+                           .msg_iovlen = 1};
+  if (source_type != napi_undefined) {
+    message.msg_control = control.bytes;
+    struct cmsghdr *c = (struct cmsghdr *)control.bytes;
+    if (socket->family == AF_INET) {
+      struct in_pktinfo pktinfo = {.ipi_spec_dst = ((struct sockaddr_in *)&source)->sin_addr};
+      c->cmsg_level = IPPROTO_IP;
+      c->cmsg_type = IP_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof pktinfo);
+      memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
+      message.msg_controllen = CMSG_SPACE(sizeof pktinfo);
+    } else {
+      struct in6_pktinfo pktinfo = {.ipi6_addr = ((struct sockaddr_in6 *)&source)->sin6_addr};
+      c->cmsg_level = IPPROTO_IPV6;
+      c->cmsg_type = IPV6_PKTINFO;
+      c->cmsg_len = CMSG_LEN(sizeof pktinfo);
+      memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
+      message.msg_controllen = CMSG_SPACE(sizeof pktinfo);
+    }
+  }
   ssize_t sent;
   do
-    sent = sendto(socket->fd, data, length, MSG_DONTWAIT, (struct sockaddr *)&address,
-                  address_length);
+    sent = sendmsg(socket->fd, &message, MSG_DONTWAIT);
   while (sent < 0 && errno == EINTR);
   if (sent < 0) return pmn_errno_code(env, errno);
   return NULL;
