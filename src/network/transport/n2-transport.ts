@@ -96,9 +96,10 @@ export interface AssociationHandler {
  *   without bound.
  * - `invalid-stream`: `streamId` >= the negotiated outbound stream count.
  * - `too-large`: the payload exceeds the implementation's maximum message size.
+ * - `empty`: a message has at least one byte (RFC 9260 6.5: DATA without user data is an error).
  * - `closed`: shutdown has begun (either side) or the association has ended.
  */
-export type SendError = 'queue-full' | 'invalid-stream' | 'too-large' | 'closed';
+export type SendError = 'queue-full' | 'invalid-stream' | 'too-large' | 'empty' | 'closed';
 
 export type SendResult = { ok: true } | { ok: false; error: SendError };
 

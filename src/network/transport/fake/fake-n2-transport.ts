@@ -261,6 +261,7 @@ export class FakeN2Association implements N2Association {
     if (!Number.isInteger(streamId) || streamId < 0 || streamId >= this.streams.outbound) {
       return { ok: false, error: 'invalid-stream' };
     }
+    if (payload.length === 0) return { ok: false, error: 'empty' };
     if (payload.length > this.network.limits.maxMessageSize) return { ok: false, error: 'too-large' };
     if (this.#queuedBytes + payload.length > this.network.limits.maxQueuedBytes) {
       this.#refused = true;
