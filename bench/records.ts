@@ -37,10 +37,10 @@ import {
   seedRadioEvents,
   seedUsage,
 } from '../scripts/record-generator.ts';
-import { buildApp } from '../src/app.ts';
+import { createCore } from '../src/core/create-core.ts';
+import { buildHttpApp } from '../src/http/build-http-app.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { systemClock } from '../src/clock.ts';
-import { createRadioRegistry } from '../src/network/radio-registry.ts';
 import type { FlowReportInput } from '../src/records/record-inputs.ts';
 import { createRecordsPipeline } from '../src/records/records-pipeline.ts';
 import { BUCKET_REPORTS } from '../src/resources/flow-reports/flow-reports.repository.ts';
@@ -104,16 +104,20 @@ function cpuMicros(): number {
 const INGEST_POOL_PAIRS = 5_000;
 
 async function serveRecords(path: string, generatedAt: number, subscribers: number): Promise<void> {
-  const db = openSqliteDatabase(path);
-  await migrateToLatest(db);
   const shift = generatedAt - Date.now();
   const clock = { now: () => Date.now() + shift };
-  const { app, records, retention } = await buildApp({
-    db,
+  const core = await createCore({
+    storage: { path },
     logger: pino({ level: 'silent' }),
     clock,
     secretKey: randomBytes(32),
+    backgroundJobs: false,
   });
+  const { app } = await buildHttpApp(core);
+  core.lifecycle.add({ name: 'http', stop: () => app.close() });
+  await core.start();
+  const records = core.records.ingestion;
+  const { retention } = core;
   await app.listen({ host: '127.0.0.1', port: 0 });
   let peakRss = process.memoryUsage().rss;
   setInterval(() => {
@@ -175,8 +179,7 @@ async function serveRecords(path: string, generatedAt: number, subscribers: numb
       if (command.type === 'rss') send({ type: 'rss', peakRss, rss: process.memoryUsage().rss });
       if (command.type === 'cpu') send({ type: 'cpu', micros: cpuMicros() });
       if (command.type === 'stop') {
-        await app.close();
-        await db.destroy();
+        await core.stop();
         process.exit(0);
       }
     })();
@@ -247,7 +250,6 @@ async function ensureDataset(scale: number): Promise<{ path: string; marker: Mar
   await migrateToLatest(db);
   const { ingestion } = createRecordsPipeline({
     db,
-    radios: createRadioRegistry({ clock: systemClock }),
     clock: systemClock,
     logger: pino({ level: 'warn' }),
     writerOptions: { capacity: 200_000, batchSize: 20_000 },

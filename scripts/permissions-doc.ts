@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import pino from 'pino';
-import type { RouteSummary } from '../src/app.ts';
-import { buildApp } from '../src/app.ts';
+import { createCore } from '../src/core/create-core.ts';
+import { buildHttpApp, type RouteSummary } from '../src/http/build-http-app.ts';
 import { PERMISSIONS } from '../src/http/permissions.ts';
 import { ROLE_IDS, ROLE_NAMES } from '../src/identity/roles.ts';
-import { migrateToLatest, openSqliteDatabase } from '../src/storage/database.ts';
 
 function who(permission: keyof typeof PERMISSIONS): string {
   const roles = PERMISSIONS[permission];
@@ -47,14 +46,15 @@ export function renderPermissionsDoc(routes: RouteSummary[]): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const db = openSqliteDatabase(':memory:');
-  await migrateToLatest(db);
-  const { app, routes } = await buildApp({
-    db,
+  const core = await createCore({
+    storage: { path: ':memory:' },
     logger: pino({ level: 'silent' }),
     secretKey: randomBytes(32),
+    backgroundJobs: false,
   });
+  const { app, routes } = await buildHttpApp(core);
+  core.lifecycle.add({ name: 'http', stop: () => app.close() });
+  await core.start();
   writeFileSync(new URL('../docs/permissions.md', import.meta.url), renderPermissionsDoc(routes));
-  await app.close();
-  await db.destroy();
+  await core.stop();
 }

@@ -2,7 +2,6 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { systemClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { createRadioRegistry } from '../src/network/radio-registry.ts';
 import { createRecordsPipeline } from '../src/records/records-pipeline.ts';
 import { migrateToLatest, openSqliteDatabase } from '../src/storage/database.ts';
 import { seedRecords } from './record-generator.ts';
@@ -51,7 +50,6 @@ async function main(): Promise<void> {
   await migrateToLatest(db);
   const { ingestion } = createRecordsPipeline({
     db,
-    radios: createRadioRegistry({ clock: systemClock }),
     clock: systemClock,
     logger,
     // A bulk load: larger transactions than the live pipeline uses.

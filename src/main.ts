@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, secretKeyPath } from './config/config.ts';
+import { createCore } from './core/create-core.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
-import { createScheduler } from './jobs/scheduler.ts';
+import { buildHttpApp } from './http/build-http-app.ts';
 import { createLogger } from './logging.ts';
-import { migrateToLatest, openSqliteDatabase } from './storage/database.ts';
+
+/** A start failure an operator can act on, said in one line without a stack trace. */
+class StartError extends Error {}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env);
@@ -18,41 +20,52 @@ async function main(): Promise<void> {
       ? randomBytes(32)
       : loadOrCreateKeyFile(secretKeyPath(config));
 
-  const db = openSqliteDatabase(config.db);
-  const applied = await migrateToLatest(db);
-  const { app, backgroundJobs } = await buildApp({
-    db,
+  const core = await createCore({
+    storage: { path: config.db },
     logger,
-    tls,
-    loginRateLimit: config.loginRateLimit,
     secretKey,
+    loginRateLimit: config.loginRateLimit,
   });
-  const scheme = tls ? 'https' : 'http';
-  const host = config.listen.host.includes(':') ? `[${config.listen.host}]` : config.listen.host;
-
-  await app.listen({
-    host: config.listen.host,
-    port: config.listen.port,
-    listenTextResolver: (address) => `PMN Core listening on ${address}`,
+  const { app } = await buildHttpApp(core, { tls });
+  const { host, port } = config.listen;
+  core.lifecycle.add({
+    name: 'http',
+    async start() {
+      try {
+        await app.listen({ host, port, listenTextResolver: (address) => `PMN Core listening on ${address}` });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+        if (code === 'EADDRINUSE')
+          throw new StartError(
+            `cannot listen on ${where}: the address is in use (choose another with --listen)`,
+          );
+        if (code === 'EADDRNOTAVAIL' || code === 'EACCES')
+          throw new StartError(`cannot listen on ${where}: ${code} (check --listen)`);
+        throw error;
+      }
+    },
+    async stop() {
+      // Node closes the connections idle when closing starts; one that finishes its request later would
+      // stay open for its keep-alive timeout, so idle connections are swept until every request has ended.
+      const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
+      await app.close();
+      clearInterval(sweep);
+    },
   });
-  logger.info({ db: config.db, migrationsApplied: applied }, `database ready at ${config.db}`);
-  logger.debug({ url: `${scheme}://${host}:${config.listen.port}` }, 'management API');
+  // The network side (N2, N1, N3) is added here, after HTTP, so that it stops first.
 
-  const scheduler = createScheduler(logger);
-  for (const { name, intervalMs, job } of backgroundJobs) void scheduler.every(name, intervalMs, job);
+  await core.start();
+  logger.info({ db: config.db, migrationsApplied: core.migrationsApplied }, `database ready at ${config.db}`);
+  if (core.networkConfiguration.firstStart)
+    logger.info('first start: default operator, data network, slice, profile and policy created');
 
   let stopping = false;
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping: no new connections, finishing requests in flight');
-    // Node closes the connections idle when closing starts; one that finishes its request later would stay
-    // open for its keep-alive timeout, so idle connections are swept until every request has ended.
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 100);
-    await app.close();
-    clearInterval(sweep);
-    await scheduler.stop();
-    await db.destroy();
+    await core.stop();
     logger.info('stopped');
     process.exit(0);
   };
@@ -64,7 +77,9 @@ main().catch((error: unknown) => {
   const text =
     error instanceof ConfigError
       ? `configuration error: ${error.message}`
-      : String((error as Error).stack ?? error);
+      : error instanceof StartError
+        ? `cannot start: ${error.message}`
+        : String((error as Error).stack ?? error);
   process.stderr.write(`${text}\n`);
   process.exit(1);
 });

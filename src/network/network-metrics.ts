@@ -1,13 +1,12 @@
 import type { Metrics } from '../metrics/metrics.ts';
 import type { NetworkState } from './network-state.ts';
-import type { RadioRegistry } from './radio-registry.ts';
 
 /** Gauges over the live network picture, read at each scrape; no subscriber identity becomes a label. */
-export function installNetworkMetrics(metrics: Metrics, state: NetworkState, radios: RadioRegistry): void {
+export function installNetworkMetrics(metrics: Metrics, state: NetworkState): void {
   metrics.gauge({
     name: 'pmn_radios_connected',
     help: 'Radios (RAN nodes) connected now',
-    collect: () => radios.count(),
+    collect: () => state.radioCount(),
   });
   metrics.gauge({
     name: 'pmn_subscribers_registered',

@@ -1,8 +1,17 @@
 import type { Clock } from '../clock.ts';
+import {
+  createRadioRegistry,
+  type Radio,
+  type RadioChanges,
+  type RadioConnection,
+} from './radio-registry.ts';
 
 /**
- * The live picture of the network (architecture.md), subscriber side: each subscriber's registration, the
- * radio serving it and its PDU sessions (connected radios are in radio-registry.ts). The network functions write it through the update functions below; the API and
+ * The live picture of the network (architecture.md) and its one writer: the radios connected now
+ * (radio-registry.ts), each subscriber's registration, the radio serving it and its PDU sessions. It is
+ * the API's read model, not the network functions' working state: they keep their own contexts (NGAP
+ * associations, security contexts, timers, state machines) and report here what the API shows. The
+ * network functions write it through the update functions below; the API and
  * location read it. It lives in memory: registrations and sessions do not outlive the process, because
  * devices register again and re-establish their sessions when the core restarts.
  */
@@ -45,7 +54,6 @@ export interface RadioMeasurement {
 }
 
 export type ServingCellListener = (imsi: string, cell: ServingCell) => void;
-export type SubscriberRemovedListener = (imsi: string) => void;
 
 export interface Registration {
   /** Radio access types the device is registered over, e.g. `5G`. */
@@ -109,12 +117,12 @@ const sameCell = (a: ServingCell | undefined, b: ServingCell): boolean =>
 
 export function createNetworkState(deps: { clock: Clock }) {
   const { clock } = deps;
+  const radios = createRadioRegistry({ clock });
   const subscribers = new Map<string, SubscriberEntry>();
   // Indexes kept beside the maps so the list filters and counters never scan every subscriber.
   const imsisByRadio = new Map<string, Set<string>>();
   const sessionsByDataNetwork = new Map<string, number>();
   const servingCellListeners = new Set<ServingCellListener>();
-  const removedListeners = new Set<SubscriberRemovedListener>();
 
   function entry(imsi: string): SubscriberEntry {
     let found = subscribers.get(imsi);
@@ -177,18 +185,54 @@ export function createNetworkState(deps: { clock: Clock }) {
     found.sessions.clear();
   }
 
+  /** The radio's devices are no longer served by it; they stay registered (they may reselect). */
+  function forgetServingRadio(name: string): void {
+    for (const imsi of imsisByRadio.get(name) ?? []) {
+      const found = subscribers.get(imsi);
+      if (found) setServingRadio(imsi, found, undefined);
+    }
+    imsisByRadio.delete(name);
+  }
+
   return {
-    /**
-     * The radio's devices are no longer served by it; they stay registered (they may reselect). Called
-     * when the radio registry (radio-registry.ts, the one record of connected radios) loses a radio.
-     */
-    radioDisconnected(name: string): void {
-      for (const imsi of imsisByRadio.get(name) ?? []) {
-        const found = subscribers.get(imsi);
-        if (found) setServingRadio(imsi, found, undefined);
-      }
-      imsisByRadio.delete(name);
+    /** A RAN node completed NG Setup (its PLMN and TACs match the operator's); it replaces one with its id. */
+    radioConnected(connection: RadioConnection): Radio {
+      const previous = radios.get(connection.id);
+      if (previous) forgetServingRadio(previous.name);
+      return radios.connected(connection);
     },
+
+    /**
+     * The node changed its configuration or was heard from; false when it is not connected. Devices
+     * are served by a radio's name, so a renamed radio keeps them under its new name.
+     */
+    radioUpdated(id: string, changes?: RadioChanges): boolean {
+      const before = radios.get(id)?.name;
+      if (!radios.updated(id, changes)) return false;
+      const after = radios.get(id)?.name;
+      if (before !== undefined && after !== undefined && before !== after) {
+        for (const imsi of imsisByRadio.get(before) ?? []) {
+          const found = subscribers.get(imsi);
+          if (found) setServingRadio(imsi, found, after);
+        }
+      }
+      return true;
+    },
+
+    /** The node's association ended; false when it was not connected. Its devices stay registered. */
+    radioDisconnected(id: string): boolean {
+      const radio = radios.disconnected(id);
+      if (radio) forgetServingRadio(radio.name);
+      return radio !== undefined;
+    },
+
+    /** Every connected radio, by name and then id. */
+    radios: (): Radio[] => radios.list(),
+
+    /** The connected radio with this name (or else this id). */
+    findRadio: (nameOrId: string): Radio | undefined => radios.find(nameOrId),
+
+    radioCount: (): number => radios.count(),
 
     /** A device registered (or re-registered) through `radio`. */
     subscriberRegistered(imsi: string, radio: string, registration: Registration): void {
@@ -226,12 +270,6 @@ export function createNetworkState(deps: { clock: Clock }) {
       return () => void servingCellListeners.delete(listener);
     },
 
-    /** Calls `listener` after a subscriber is removed from the configuration; same rules as above. */
-    onSubscriberRemoved(listener: SubscriberRemovedListener): () => void {
-      removedListeners.add(listener);
-      return () => void removedListeners.delete(listener);
-    },
-
     /** Deregistration ends every session; last seen is kept. */
     subscriberDeregistered(imsi: string): void {
       const found = subscribers.get(imsi);
@@ -265,8 +303,6 @@ export function createNetworkState(deps: { clock: Clock }) {
         releaseAll(found);
         subscribers.delete(imsi);
       }
-      // Also for a subscriber the network never saw: what others keep about it (positioning) must go.
-      for (const listener of removedListeners) listener(imsi);
     },
 
     subscriber(imsi: string): SubscriberState {

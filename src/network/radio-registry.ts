@@ -39,21 +39,17 @@ export interface RadioConnection {
 export type RadioChanges = Partial<Pick<RadioConnection, 'name' | 'address' | 'supportedTais'>>;
 
 /**
- * The radios connected now, part of the network state (architecture.md): held in memory, since a
- * restart ends every association and radios connect again. The network side reports connections,
- * changes (a RAN configuration update, or any message, which refreshes `lastSeenAt`) and disconnections;
- * the API reads. A node that connects again under the same id replaces its earlier entry.
+ * The radios connected now, part of the network state (network-state.ts, their only writer): held in
+ * memory, since a restart ends every association and radios connect again. Connections, changes (a RAN
+ * configuration update, or any message, which refreshes `lastSeenAt`) and disconnections come from the
+ * network side; the API reads. A node that connects again under the same id replaces its earlier entry.
  */
 export function createRadioRegistry(deps: { clock: Clock }) {
   const { clock } = deps;
   const radios = new Map<string, Radio>();
-  const disconnectListeners: ((radio: Radio) => void)[] = [];
 
   return {
-    /** Called with each radio that disconnects (the network state forgets which devices it served). */
-    onDisconnected(listener: (radio: Radio) => void): void {
-      disconnectListeners.push(listener);
-    },
+    get: (id: string): Radio | undefined => radios.get(id),
 
     connected(connection: RadioConnection): Radio {
       const now = clock.now();
@@ -81,13 +77,11 @@ export function createRadioRegistry(deps: { clock: Clock }) {
       return true;
     },
 
-    /** False when no radio with that id was connected. */
-    disconnected(id: string): boolean {
+    /** The radio that was connected under that id, or undefined. */
+    disconnected(id: string): Radio | undefined {
       const radio = radios.get(id);
-      if (!radio) return false;
-      radios.delete(id);
-      for (const listener of disconnectListeners) listener(radio);
-      return true;
+      if (radio) radios.delete(id);
+      return radio;
     },
 
     count(): number {

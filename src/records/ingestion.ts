@@ -1,6 +1,5 @@
 import type { Insertable } from 'kysely';
 import type { Clock } from '../clock.ts';
-import type { RadioChanges, RadioConnection, RadioRegistry } from '../network/radio-registry.ts';
 import type {
   NewFlowReport,
   RadioEventsTable,
@@ -46,12 +45,6 @@ export interface RecordsIngestion {
   recordFlowReports(reports: FlowReportInput[]): boolean;
   /** Adds bytes to the subscriber's counters of the UTC day of `usage.at`. */
   recordUsage(usage: UsageInput): boolean;
-  /** A RAN node completed its setup (accepted: its PLMN and TACs match the operator's). */
-  radioConnected(connection: RadioConnection): void;
-  /** The node changed its configuration or was heard from; false when it is not connected. */
-  radioUpdated(id: string, changes?: RadioChanges): boolean;
-  /** The node's association ended; false when it was not connected. */
-  radioDisconnected(id: string): boolean;
   /** Resolves once `records` more records fit in the queue. */
   whenWritable(records?: number): Promise<void>;
   /** Resolves when every record accepted so far is written. */
@@ -62,12 +55,11 @@ export interface RecordsIngestion {
 
 export function createRecordsIngestion(deps: {
   writer: BatchingWriter<RecordRows>;
-  radios: RadioRegistry;
   clock: Clock;
   /** Releases what the writer's store holds (the writer thread), once every record is written. */
   closeStore?: () => Promise<void>;
 }): RecordsIngestion {
-  const { writer, radios, clock, closeStore } = deps;
+  const { writer, clock, closeStore } = deps;
 
   return {
     recordRadioEvent: (event) => writer.offer('radio_events', [radioEventRow(event, clock.now())]),
@@ -75,9 +67,6 @@ export function createRecordsIngestion(deps: {
     recordRadioLog: (log) => writer.offer('radio_logs', [radioLogRow(log, clock.now())]),
     recordFlowReports: (reports) => writer.offer('flow_reports', reports.map(flowReportRow)),
     recordUsage: (usage) => writer.offer('subscriber_usage', [usageIncrement(usage, clock.now())]),
-    radioConnected: (connection) => void radios.connected(connection),
-    radioUpdated: (id, changes) => radios.updated(id, changes),
-    radioDisconnected: (id) => radios.disconnected(id),
     whenWritable: (records) => writer.whenWritable(records),
     flush: () => writer.flush(),
     async close() {

@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Clock } from '../clock.ts';
-import type { RadioRegistry } from '../network/radio-registry.ts';
 import { sqliteFileOf, type Db } from '../storage/database.ts';
 import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } from './batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
@@ -21,7 +20,6 @@ import { createRecordsMetrics } from './records-metrics.ts';
  */
 export function createRecordsPipeline(deps: {
   db: Db;
-  radios: RadioRegistry;
   clock: Clock;
   logger: Logger;
   /** The service's metrics; the seed tool and benchmarks run without. */
@@ -46,7 +44,6 @@ export function createRecordsPipeline(deps: {
   measured?.watch(writer);
   const ingestion = createRecordsIngestion({
     writer,
-    radios: deps.radios,
     clock: deps.clock,
     closeStore: async () => thread?.close(),
   });

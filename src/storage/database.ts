@@ -45,11 +45,18 @@ class PmnSqliteDialect extends SqliteDialect {
   }
 }
 
-/** Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. */
-export function openSqliteDatabase(path: string, options: Pick<KyselyConfig, 'log'> = {}): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const file = createSqliteFile(path);
-  const db = new Kysely<Database>({ ...options, dialect: new PmnSqliteDialect({ database: file }) });
+/**
+ * Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. With
+ * `image` (a serialized database), an in-memory copy of it opens instead.
+ */
+export function openSqliteDatabase(
+  path: string,
+  options: Pick<KyselyConfig, 'log'> & { image?: Buffer } = {},
+): Db {
+  if (path !== ':memory:' && !options.image) mkdirSync(dirname(path), { recursive: true });
+  const { image, ...config } = options;
+  const file = createSqliteFile(image ? ':memory:' : path, image);
+  const db = new Kysely<Database>({ ...config, dialect: new PmnSqliteDialect({ database: file }) });
   sqliteFiles.set(db, file);
   return db;
 }

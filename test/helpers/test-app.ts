@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import pino from 'pino';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
+import pino, { type Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
-import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
+import { createCore, type Core } from '../../src/core/create-core.ts';
+import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
+import type { Db } from '../../src/storage/database.ts';
+import { openStorage } from '../../src/storage/storage.ts';
 import type { RoleId } from '../../src/identity/roles.ts';
 
 /** A clock tests move by hand; it is also the timers of the app, fired as the clock passes them. */
@@ -44,11 +46,20 @@ export function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')): Clo
   };
 }
 
-export interface TestApp extends BuiltApp {
+export interface TestApp {
+  core: Core;
+  app: FastifyInstance;
+  routes: RouteSummary[];
   db: Db;
+  networkState: Core['networkState'];
+  records: Core['records']['ingestion'];
+  decoders: Core['records']['decoders'];
+  retention: Core['retention'];
+  positioning: Core['location']['runner'];
+  backgroundJobs: Core['backgroundJobs'];
   /** Sends a request with an optional bearer token; JSON bodies are encoded. */
   request(options: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>;
-  close(): Promise<void>;
+  close: () => Promise<void>;
 }
 
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
@@ -66,34 +77,57 @@ export async function createTestApp(
     database?: string;
     restoreMaxBytes?: number;
     secretKey?: Buffer;
+    /** Silent unless a test reads the logs. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
-  const db = openSqliteDatabase(options.database ?? ':memory:');
-  await migrateToLatest(db);
-  const built = await buildApp({
-    db,
-    logger: pino({ level: 'silent' }),
+  const core = await createCore({
+    storage: options.database ? { path: options.database } : { path: ':memory:', image: await template() },
+    logger: options.logger ?? pino({ level: 'silent' }),
     clock: options.clock,
     timers: options.timers,
     loginRateLimit: options.loginRateLimit,
-    restoreMaxBytes: options.restoreMaxBytes,
     scryptCost: { N: 1024, r: 8, p: 1 },
     secretKey: options.secretKey ?? randomBytes(32),
+    backgroundJobs: false,
   });
-  const app: FastifyInstance = built.app;
+  const { app, routes } = await buildHttpApp(core, { restoreMaxBytes: options.restoreMaxBytes });
+  core.lifecycle.add({ name: 'http', stop: () => app.close() });
+  await core.start();
   return {
-    ...built,
-    db,
+    core,
+    app,
+    routes,
+    db: core.db,
+    networkState: core.networkState,
+    records: core.records.ingestion,
+    decoders: core.records.decoders,
+    retention: core.retention,
+    positioning: core.location.runner,
+    backgroundJobs: core.backgroundJobs,
     request: ({ token, headers, ...rest }) =>
       app.inject({
         ...rest,
         headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) },
       }),
-    close: async () => {
-      await app.close();
-      await db.destroy();
-    },
+    close: () => core.stop(),
   };
+}
+
+let templateImage: Promise<Buffer> | undefined;
+
+/**
+ * A migrated empty database, serialized once per test process: each app opens an in-memory copy of it
+ * instead of running every migration again.
+ */
+function template(): Promise<Buffer> {
+  templateImage ??= (async () => {
+    const storage = await openStorage({ path: ':memory:' });
+    const image = storage.file.serialize();
+    await storage.close();
+    return image;
+  })();
+  return templateImage;
 }
 
 /** Initializes the service and returns the first admin's bearer token. */

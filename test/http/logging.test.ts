@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { buildApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logging.ts';
-import { migrateToLatest, openSqliteDatabase } from '../../src/storage/database.ts';
+import { createTestApp } from '../helpers/test-app.ts';
 
 describe('logs', () => {
   it('never carry a password, token or cookie, even at trace level', async () => {
@@ -15,14 +13,7 @@ describe('logs', () => {
         done();
       },
     });
-    const db = openSqliteDatabase(':memory:');
-    await migrateToLatest(db);
-    const { app } = await buildApp({
-      db,
-      logger: createLogger('trace', sink),
-      scryptCost: { N: 1024, r: 8, p: 1 },
-      secretKey: randomBytes(32),
-    });
+    const { app, close } = await createTestApp({ logger: createLogger('trace', sink) });
     const password = 'Hunter2-very-secret';
     const init = await app.inject({
       method: 'POST',
@@ -68,8 +59,7 @@ describe('logs', () => {
       url: '/api/v1/subscribers/001010000000001/credentials',
       headers: { authorization: `Bearer ${apiToken}` },
     });
-    await app.close();
-    await db.destroy();
+    await close();
 
     assert.ok(written.length > 0, 'the app logged something at trace level');
     const secrets = [password, 'wrong-Pa55word', bearer, apiToken, cookie.split('=')[1] ?? 'x'];

@@ -118,7 +118,7 @@ describe('GET /api/v1/metrics', () => {
 
   it('reports connected radios, registered subscribers and active sessions from the network state', async () => {
     const state = t.networkState;
-    t.records.radioConnected({
+    t.networkState.radioConnected({
       id: '001:01:00000a',
       name: 'gnb-metrics',
       address: '10.0.0.9:38412',
@@ -149,7 +149,7 @@ describe('GET /api/v1/metrics', () => {
     assert.equal(sample(text, 'pmn_sessions_active'), 1);
     assert.doesNotMatch(text, /001010000000077/, 'no IMSI in any label');
     state.subscriberRemoved('001010000000077');
-    t.records.radioDisconnected('001:01:00000a');
+    t.networkState.radioDisconnected('001:01:00000a');
     const after = await scrape();
     assert.deepEqual(
       ['pmn_radios_connected', 'pmn_subscribers_registered', 'pmn_sessions_active'].map((n) =>

@@ -1,27 +1,22 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import pino from 'pino';
-import { buildApp, type BuiltApp } from '../../src/app.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
-import { migrateToLatest, openSqliteDatabase, type Db } from '../../src/storage/database.ts';
-import { ADMIN } from '../helpers/test-app.ts';
+import { ADMIN, createTestApp, type TestApp } from '../helpers/test-app.ts';
 
-// Two starts of the service on one database, as a restart does.
-let db: Db;
+// Two starts of the service on one database file, as a restart does.
+const dir = mkdtempSync(join(tmpdir(), 'pmn-defaults-'));
+const database = join(dir, 'core.db');
 const secretKey = randomBytes(32);
-const start = (): Promise<BuiltApp> =>
-  buildApp({ db, logger: pino({ level: 'silent' }), secretKey, scryptCost: { N: 1024, r: 8, p: 1 } });
-
-before(async () => {
-  db = openSqliteDatabase(':memory:');
-  await migrateToLatest(db);
-});
-after(() => db.destroy());
+const start = (): Promise<TestApp> => createTestApp({ database, secretKey });
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('first-start network defaults', () => {
   let token: string;
-  let first: BuiltApp;
+  let first: TestApp;
 
   before(async () => {
     first = await start();
@@ -29,7 +24,7 @@ describe('first-start network defaults', () => {
     token = init.json<{ result: { token: string } }>().result.token;
   });
 
-  const get = async (app: BuiltApp, url: string) => {
+  const get = async (app: TestApp, url: string) => {
     const response = await app.app.inject({
       method: 'GET',
       url,
@@ -44,7 +39,7 @@ describe('first-start network defaults', () => {
       id: { mcc: '001', mnc: '01' },
       tracking: { supportedTacs: ['000001'] },
     });
-    const { op_sealed } = await db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
+    const { op_sealed } = await first.db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
     assert.match(createSecretBox(secretKey).open(op_sealed), /^[0-9a-f]{32}$/);
   });
 
@@ -78,7 +73,7 @@ describe('first-start network defaults', () => {
 
   it('does not bring back deleted or changed defaults at the next start, nor change the OP', async () => {
     const headers = { authorization: `Bearer ${token}` };
-    const before = await db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
+    const opBefore = await first.db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
     const deletion = await first.app.inject({ method: 'DELETE', url: '/api/v1/policies/default', headers });
     assert.equal(deletion.statusCode, 200);
     await first.app.inject({
@@ -87,14 +82,14 @@ describe('first-start network defaults', () => {
       headers,
       payload: { mcc: '999', mnc: '99' },
     });
-    await first.app.close();
+    await first.close();
 
     const second = await start();
     const policies = await get(second, '/api/v1/policies');
     assert.equal(policies.total_count, 0);
     assert.deepEqual((await get(second, '/api/v1/operator')).id, { mcc: '999', mnc: '99' });
-    const afterRestart = await db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
-    assert.equal(afterRestart.op_sealed, before.op_sealed);
-    await second.app.close();
+    const afterRestart = await second.db.selectFrom('operator').select('op_sealed').executeTakeFirstOrThrow();
+    assert.equal(afterRestart.op_sealed, opBefore.op_sealed);
+    await second.close();
   });
 });

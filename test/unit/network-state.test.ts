@@ -40,11 +40,48 @@ const setup = () => {
 describe('network state: radios', () => {
   it('a disconnecting radio no longer serves its devices, which stay registered', () => {
     const { state } = setup();
+    state.radioConnected({
+      id: '001:01:000001',
+      name: 'gnb-1',
+      address: '10.0.0.1:38412',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
     state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
-    state.radioDisconnected('gnb-1');
+    assert.equal(state.radioDisconnected('001:01:000001'), true);
+    assert.equal(state.radioDisconnected('001:01:000001'), false);
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.equal(state.subscriber(IMSI_A).registered, true);
     assert.equal(state.subscriber(IMSI_A).lastSeenRadio, 'gnb-1');
+  });
+});
+
+describe('network state: radios', () => {
+  const gnb = (name: string) => ({
+    id: '001:01:000002',
+    name,
+    address: '10.0.0.2:38412',
+    ranNodeType: 'gNB',
+    supportedTais: [],
+  });
+
+  it('keeps the devices of a renamed radio under its new name', () => {
+    const { state } = setup();
+    state.radioConnected(gnb('gnb-2'));
+    state.subscriberRegistered(IMSI_A, 'gnb-2', registration);
+    assert.equal(state.radioUpdated('001:01:000002', { name: 'gnb-2b' }), true);
+    assert.deepEqual(state.subscribersOnRadio('gnb-2'), []);
+    assert.deepEqual(state.subscribersOnRadio('gnb-2b'), [IMSI_A]);
+  });
+
+  it('lets a radio that connects again under its id replace the old entry, which no longer serves devices', () => {
+    const { state } = setup();
+    state.radioConnected(gnb('gnb-2'));
+    state.subscriberRegistered(IMSI_A, 'gnb-2', registration);
+    state.radioConnected(gnb('gnb-2'));
+    assert.equal(state.radioCount(), 1);
+    assert.deepEqual(state.subscribersOnRadio('gnb-2'), []);
+    assert.equal(state.subscriber(IMSI_A).registered, true);
   });
 });
 
@@ -276,14 +313,12 @@ describe('network state: serving cell and radio measurements', () => {
     assert.equal(state.subscriber(IMSI_A).radioMeasurements[0]?.ssbBeams?.[0]?.rsrp, -90);
   });
 
-  it('tells listeners of every removed subscriber, seen by the network or not', () => {
+  it('forgets a removed subscriber, seen by the network or not', () => {
     const { state } = setup();
-    const removed: string[] = [];
-    state.onSubscriberRemoved((imsi) => removed.push(imsi));
     state.updateServingCell(IMSI_A, nrCell('000000010'));
     state.subscriberRemoved(IMSI_A);
     state.subscriberRemoved(IMSI_B);
-    assert.deepEqual(removed, [IMSI_A, IMSI_B]);
     assert.equal(state.subscriber(IMSI_A).servingCell, undefined);
+    assert.equal(state.subscriber(IMSI_B).lastSeenAt, undefined);
   });
 });

@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { NetworkState } from '../../network/network-state.ts';
 import type { Db } from '../../storage/database.ts';
@@ -19,9 +20,11 @@ export function createDataNetworksService(deps: {
   dataNetworks: DataNetworksRepository;
   policies: PoliciesRepository;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
   state: NetworkState;
 }) {
-  const { db, dataNetworks, policies, audit, state } = deps;
+  const { db, dataNetworks, policies, audit, state, changes } = deps;
 
   const view = (dataNetwork: DataNetwork): DataNetworkView => ({
     name: dataNetwork.name,
@@ -61,6 +64,7 @@ export function createDataNetworksService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'data-network', change: 'created', name: input.name });
     },
 
     /** Renames the data network; policies follow, since they reference it by id. */
@@ -78,6 +82,7 @@ export function createDataNetworksService(deps: {
           await audit.record(actor, { action: 'update_data_network', details }, trx);
         }),
       );
+      changes.publish({ resource: 'data-network', change: 'changed', name: input.name, previousName: name });
     },
 
     async delete(name: string, actor: Actor): Promise<void> {
@@ -99,6 +104,7 @@ export function createDataNetworksService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'data-network', change: 'deleted', name });
     },
   };
 }

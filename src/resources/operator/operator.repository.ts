@@ -28,6 +28,19 @@ export function createOperatorRepository(db: Executor) {
       );
     },
 
+    /** The ordered NAS algorithm preferences (network.md section 9). */
+    async nasSecurity(executor: Executor = db): Promise<{ ciphering: string[]; integrity: string[] }> {
+      const row = await executor
+        .selectFrom('operator')
+        .select(['nas_ciphering', 'nas_integrity'])
+        .where('id', '=', OPERATOR_ID)
+        .executeTakeFirstOrThrow();
+      return {
+        ciphering: JSON.parse(row.nas_ciphering) as string[],
+        integrity: JSON.parse(row.nas_integrity) as string[],
+      };
+    },
+
     /** Inserts the operator unless it exists; returns whether this call inserted it. */
     async insertIfAbsent(operator: OperatorRow, executor: Executor = db): Promise<boolean> {
       const result = await executor

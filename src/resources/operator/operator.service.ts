@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError } from '../../errors.ts';
@@ -28,9 +29,11 @@ export function createOperatorService(deps: {
   operator: OperatorRepository;
   subscribers: SubscribersRepository;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
   secretBox: SecretBox;
 }) {
-  const { db, operator, subscribers, audit, secretBox } = deps;
+  const { db, operator, subscribers, audit, secretBox, changes } = deps;
 
   async function load(executor: Executor): Promise<OperatorRow> {
     const row = await operator.find(executor);
@@ -77,6 +80,7 @@ export function createOperatorService(deps: {
           trx,
         );
       });
+      changes.publish({ resource: 'operator', change: 'changed', name: '' });
     },
 
     async updateTracking(input: { supportedTacs: string[] }, actor: Actor): Promise<void> {
@@ -94,6 +98,7 @@ export function createOperatorService(deps: {
           trx,
         );
       });
+      changes.publish({ resource: 'operator', change: 'changed', name: '' });
     },
 
     async updateCode(input: { operatorCode: string }, actor: Actor): Promise<void> {
@@ -110,6 +115,7 @@ export function createOperatorService(deps: {
           trx,
         );
       });
+      changes.publish({ resource: 'operator', change: 'changed', name: '' });
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -29,8 +30,10 @@ export function createPoliciesService(deps: {
   profiles: ProfilesRepository;
   slices: SlicesRepository;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
 }) {
-  const { db, policies, dataNetworks, profiles, slices, audit } = deps;
+  const { db, policies, dataNetworks, profiles, slices, audit, changes } = deps;
 
   async function getIn(executor: Executor, name: string): Promise<Policy> {
     const found = await policies.findByName(name, executor);
@@ -92,6 +95,7 @@ export function createPoliciesService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'policy', change: 'created', name: input.name });
     },
 
     async update(name: string, input: PolicyInput, actor: Actor): Promise<void> {
@@ -106,6 +110,7 @@ export function createPoliciesService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'policy', change: 'changed', name });
     },
 
     async delete(name: string, actor: Actor): Promise<void> {
@@ -114,6 +119,7 @@ export function createPoliciesService(deps: {
         await policies.delete(found.id, trx);
         await audit.record(actor, { action: 'delete_policy', details: `Policy ${name} deleted` }, trx);
       });
+      changes.publish({ resource: 'policy', change: 'deleted', name });
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { ConfigurationEvents } from '../../network/ports/configuration-events.ts';
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../clock.ts';
 import { createKeyedTimers } from '../../jobs/keyed-timers.ts';
@@ -40,11 +41,13 @@ export function createSessionRunner(deps: {
   subscribers: SubscribersRepository;
   locator: Locator;
   state: NetworkState;
+  /** A deleted subscriber's sessions fail. */
+  configuration: ConfigurationEvents;
   clock: Clock;
   timers: Timers;
   logger: Logger;
 }) {
-  const { db, sessions, subscribers, locator, state, clock, timers, logger } = deps;
+  const { db, sessions, subscribers, locator, state, configuration, clock, timers, logger } = deps;
   const followed = new Map<string, Followed>();
   const triggeredBySupi = new Map<string, Set<string>>();
   const timersById = createKeyedTimers(timers);
@@ -151,7 +154,8 @@ export function createSessionRunner(deps: {
       background(`evaluation of session ${id}`, () => evaluate(id));
     }
   });
-  state.onSubscriberRemoved((imsi) => {
+  configuration.subscribe(({ resource, change, name: imsi }) => {
+    if (resource !== 'subscriber' || change !== 'deleted') return;
     background(`failing the sessions of ${supiOf(imsi)}`, () => failSessionsOf([supiOf(imsi)], db));
   });
 

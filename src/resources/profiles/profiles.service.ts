@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -16,8 +17,10 @@ export function createProfilesService(deps: {
   policies: PoliciesRepository;
   subscribers: SubscribersRepository;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
 }) {
-  const { db, profiles, policies, subscribers, audit } = deps;
+  const { db, profiles, policies, subscribers, audit, changes } = deps;
 
   async function getIn(executor: Executor, name: string): Promise<Profile> {
     const found = await profiles.findByName(name, executor);
@@ -46,6 +49,7 @@ export function createProfilesService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'profile', change: 'created', name: input.name });
     },
 
     async update(name: string, input: ProfileInput, actor: Actor): Promise<void> {
@@ -61,6 +65,7 @@ export function createProfilesService(deps: {
           trx,
         );
       });
+      changes.publish({ resource: 'profile', change: 'changed', name });
     },
 
     async delete(name: string, actor: Actor): Promise<void> {
@@ -76,6 +81,7 @@ export function createProfilesService(deps: {
           await audit.record(actor, { action: 'delete_profile', details: `Profile ${name} deleted` }, trx);
         }),
       );
+      changes.publish({ resource: 'profile', change: 'deleted', name });
     },
   };
 }

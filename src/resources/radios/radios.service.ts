@@ -1,18 +1,19 @@
 import { NotFoundError } from '../../errors.ts';
-import type { Radio, RadioRegistry } from '../../network/radio-registry.ts';
+import type { NetworkState } from '../../network/network-state.ts';
+import type { Radio } from '../../network/radio-registry.ts';
 
 /** Reads of the radios connected now, from the network state. */
-export function createRadiosService(deps: { registry: RadioRegistry }) {
-  const { registry } = deps;
+export function createRadiosService(deps: { state: Pick<NetworkState, 'radios' | 'findRadio'> }) {
+  const { state } = deps;
 
   return {
     list(limit: number, offset: number): { items: Radio[]; total: number } {
-      const all = registry.list();
+      const all = state.radios();
       return { items: all.slice(offset, offset + limit), total: all.length };
     },
 
     get(name: string): Radio {
-      const radio = registry.find(name);
+      const radio = state.findRadio(name);
       if (!radio) throw new NotFoundError(`radio ${name} is not connected`);
       return radio;
     },

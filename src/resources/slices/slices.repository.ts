@@ -28,6 +28,11 @@ export function createSlicesRepository(db: Executor) {
       return rows.map(toSlice);
     },
 
+    /** Every slice's S-NSSAI, for the operator configuration the network functions read. */
+    async snssais(executor: Executor = db): Promise<{ sst: number; sd: string | null }[]> {
+      return executor.selectFrom('slices').select(['sst', 'sd']).orderBy('name').execute();
+    },
+
     async count(): Promise<number> {
       const row = await db
         .selectFrom('slices')

@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import { ConflictError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -20,8 +21,10 @@ export function createSlicesService(deps: {
   slices: SlicesRepository;
   policies: PoliciesRepository;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
 }) {
-  const { db, slices, policies, audit } = deps;
+  const { db, slices, policies, audit, changes } = deps;
 
   async function getIn(executor: Executor, name: string): Promise<Slice> {
     const found = await slices.findByName(name, executor);
@@ -49,6 +52,7 @@ export function createSlicesService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'slice', change: 'created', name: input.name });
     },
 
     async update(name: string, input: SliceInput, actor: Actor): Promise<void> {
@@ -61,6 +65,7 @@ export function createSlicesService(deps: {
           trx,
         );
       });
+      changes.publish({ resource: 'slice', change: 'changed', name: name });
     },
 
     async delete(name: string, actor: Actor): Promise<void> {
@@ -75,6 +80,7 @@ export function createSlicesService(deps: {
           await audit.record(actor, { action: 'delete_slice', details: `Slice ${name} deleted` }, trx);
         }),
       );
+      changes.publish({ resource: 'slice', change: 'deleted', name: name });
     },
   };
 }

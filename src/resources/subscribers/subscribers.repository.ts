@@ -142,6 +142,40 @@ export function createSubscribersRepository(db: Executor) {
       );
     },
 
+    /** Stores the subscriber's SQN_HE (12 hex characters); false when the IMSI is unknown. */
+    async updateSequenceNumber(
+      imsi: string,
+      sequenceNumber: string,
+      executor: Executor = db,
+    ): Promise<boolean> {
+      const result = await executor
+        .updateTable('subscribers')
+        .set({ sequence_number: sequenceNumber })
+        .where('imsi', '=', imsi)
+        .executeTakeFirst();
+      return result.numUpdatedRows > 0n;
+    },
+
+    /** The subscriber's profile row, for the subscription data of the network functions. */
+    async findSubscription(imsi: string, executor: Executor = db) {
+      return executor
+        .selectFrom('subscribers')
+        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
+        .select([
+          'profiles.id as profile_id',
+          'profiles.name',
+          'profiles.ue_ip_pool',
+          'profiles.dns',
+          'profiles.mtu',
+          'profiles.bitrate_uplink',
+          'profiles.bitrate_downlink',
+          'profiles.var5qi',
+          'profiles.priority_level',
+        ])
+        .where('subscribers.imsi', '=', imsi)
+        .executeTakeFirst();
+    },
+
     /** Inserts every row, in chunks, within the caller's transaction. */
     async insertMany(rows: NewSubscriberRow[], executor: Executor = db): Promise<void> {
       for (let start = 0; start < rows.length; start += CHUNK) {

@@ -1,3 +1,4 @@
+import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import type { Clock } from '../../clock.ts';
 import { deriveOpc } from '../../crypto/milenage.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
@@ -66,11 +67,13 @@ export function createSubscribersService(deps: {
   profiles: ProfilesRepository;
   operator: OperatorService;
   audit: AuditLogService;
+  /** Told of each change once it committed. */
+  changes: ConfigurationChanges;
   state: NetworkState;
   secretBox: SecretBox;
   clock: Clock;
 }) {
-  const { db, subscribers, profiles, operator, audit, state, secretBox, clock } = deps;
+  const { db, subscribers, profiles, operator, audit, state, secretBox, clock, changes } = deps;
   const positions = createListPositions({ spacing: LIST_ANCHOR_SPACING });
   let rebuilding: Promise<void> | undefined;
 
@@ -253,6 +256,7 @@ export function createSubscribersService(deps: {
       await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
         tracked({ inserted: [input.imsi] }, write),
       );
+      changes.publish({ resource: 'subscriber', change: 'created', name: input.imsi });
     },
 
     /**
@@ -298,6 +302,7 @@ export function createSubscribersService(deps: {
         { duplicate: 'a subscriber of this import was created meanwhile; retry', reference: PROFILE_GONE },
         () => tracked({ inserted }, write),
       );
+      for (const imsi of inserted) changes.publish({ resource: 'subscriber', change: 'created', name: imsi });
       return prepared.length;
     },
 
@@ -316,6 +321,7 @@ export function createSubscribersService(deps: {
           );
         }),
       );
+      changes.publish({ resource: 'subscriber', change: 'changed', name: imsi });
     },
 
     async delete(imsi: string, actor: Actor): Promise<void> {
@@ -331,7 +337,7 @@ export function createSubscribersService(deps: {
           );
         }),
       );
-      state.subscriberRemoved(imsi);
+      changes.publish({ resource: 'subscriber', change: 'deleted', name: imsi });
     },
 
     /** The clear key, OPc and sequence number; the read is audited in the same transaction. */

@@ -5,6 +5,7 @@ import * as records from './0003-records.ts';
 import * as location from './0004-location.ts';
 import * as flowReportBuckets from './0005-flow-report-buckets.ts';
 import * as loginSessions from './0006-login-sessions.ts';
+import * as networkSecurity from './0007-network-security.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-location': location,
   '0005-flow-report-buckets': flowReportBuckets,
   '0006-login-sessions': loginSessions,
+  '0007-network-security': networkSecurity,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -9,6 +9,22 @@ export interface OperatorTable {
   /** JSON array of 6-hex-character TACs, lower case. */
   supported_tacs: string;
   op_sealed: string;
+  /** JSON array of NAS ciphering algorithms in order of preference (`NEA2`, ...); migration 0007. */
+  nas_ciphering: Generated<string>;
+  /** JSON array of NAS integrity algorithms in order of preference (`NIA2`, ...); migration 0007. */
+  nas_integrity: Generated<string>;
+}
+
+/** A home network public/private key pair for SUCI concealment (TS 33.501 Annex C); migration 0007. */
+export interface HomeNetworkKeysTable {
+  /** The home network public key identifier, 0..255. */
+  id: number;
+  /** Protection scheme: `A` (X25519) or `B` (P-256). */
+  scheme: string;
+  /** Lower-case hex of the public key. */
+  public_key: string;
+  private_key_sealed: string;
+  created_at: number;
 }
 
 export interface DataNetworksTable {
@@ -64,4 +80,5 @@ export interface NetworkTables {
   profiles: ProfilesTable;
   policies: PoliciesTable;
   subscribers: SubscribersTable;
+  home_network_keys: HomeNetworkKeysTable;
 }

@@ -1,0 +1,97 @@
+import type { Clock } from '../clock.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
+import type { NetworkState } from '../network/network-state.ts';
+import type { ConfigurationChanges } from '../network/ports/configuration-events.ts';
+import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
+import { createDataNetworksRepository } from '../resources/data-networks/data-networks.repository.ts';
+import { createDataNetworksService } from '../resources/data-networks/data-networks.service.ts';
+import { createHomeNetworkKeysRepository } from '../resources/operator/home-network-keys.repository.ts';
+import { seedNetworkDefaults } from '../resources/operator/network-defaults.ts';
+import { createOperatorRepository } from '../resources/operator/operator.repository.ts';
+import { createOperatorService } from '../resources/operator/operator.service.ts';
+import { createPoliciesRepository } from '../resources/policies/policies.repository.ts';
+import { createPoliciesService } from '../resources/policies/policies.service.ts';
+import { createProfilesRepository } from '../resources/profiles/profiles.repository.ts';
+import { createProfilesService } from '../resources/profiles/profiles.service.ts';
+import { createSlicesRepository } from '../resources/slices/slices.repository.ts';
+import { createSlicesService } from '../resources/slices/slices.service.ts';
+import { createSubscribersRepository } from '../resources/subscribers/subscribers.repository.ts';
+import { createSubscribersService } from '../resources/subscribers/subscribers.service.ts';
+import type { Db } from '../storage/database.ts';
+import type { Executor } from '../storage/transaction.ts';
+import { createAuthenticationData } from './network-ports/authentication-data.ts';
+import { createOperatorConfiguration } from './network-ports/operator-configuration.ts';
+import { createSubscriptionData } from './network-ports/subscription-data.ts';
+import type { CoreWiring } from './wiring.ts';
+
+/**
+ * Operator, data networks, slices, profiles, policies and subscribers; the first-start defaults; and the
+ * ports through which the network functions read them (authentication data, subscription data,
+ * operator configuration).
+ */
+export async function wireNetworkConfiguration(
+  core: CoreWiring,
+  deps: {
+    db: Db;
+    audit: AuditLogService;
+    clock: Clock;
+    secretBox: SecretBox;
+    state: NetworkState;
+    changes: ConfigurationChanges;
+  },
+) {
+  const { db, audit, clock, secretBox, state, changes } = deps;
+  const operator = createOperatorRepository(db);
+  const dataNetworks = createDataNetworksRepository(db);
+  const slices = createSlicesRepository(db);
+  const profiles = createProfilesRepository(db);
+  const policies = createPoliciesRepository(db);
+  const subscribers = createSubscribersRepository(db);
+  const homeNetworkKeys = createHomeNetworkKeysRepository(db);
+
+  const seedDefaults = (executor: Executor) =>
+    seedNetworkDefaults({ db: executor, secretBox, operator, dataNetworks, slices, profiles, policies });
+  const firstStart = await seedDefaults(db);
+  // A database from before the network configuration existed gets the first-start defaults.
+  core.onRestored(async (executor) => void (await seedDefaults(executor)));
+
+  const operatorService = createOperatorService({ db, operator, subscribers, audit, secretBox, changes });
+  const subscribersService = createSubscribersService({
+    db,
+    subscribers,
+    profiles,
+    operator: operatorService,
+    audit,
+    state,
+    secretBox,
+    clock,
+    changes,
+  });
+  core.onRestored(async () => subscribersService.forgetListPositions());
+
+  return {
+    /** True when this start created the default operator, data network, slice, profile and policy. */
+    firstStart,
+    operator: operatorService,
+    subscribers: subscribersService,
+    dataNetworks: createDataNetworksService({ db, dataNetworks, policies, audit, state, changes }),
+    slices: createSlicesService({ db, slices, policies, audit, changes }),
+    profiles: createProfilesService({ db, profiles, policies, subscribers, audit, changes }),
+    policies: createPoliciesService({ db, policies, dataNetworks, profiles, slices, audit, changes }),
+    /** Read by location, which resolves subscribers itself. */
+    subscribersRepository: subscribers,
+    ports: {
+      authenticationData: createAuthenticationData({ db, subscribers, secretBox }),
+      subscriptionData: createSubscriptionData({ db, subscribers, policies }),
+      operatorConfiguration: createOperatorConfiguration({
+        db,
+        operator,
+        slices,
+        homeNetworkKeys,
+        secretBox,
+      }),
+    },
+  };
+}
+
+export type NetworkConfiguration = Awaited<ReturnType<typeof wireNetworkConfiguration>>;

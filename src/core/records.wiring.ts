@@ -1,0 +1,65 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.ts';
+import { createDecoderRegistry } from '../records/decoders.ts';
+import { createRecordsPipeline } from '../records/records-pipeline.ts';
+import { registerRecordRetention } from '../records/records-retention.ts';
+import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
+import { createFlowReportsService } from '../resources/flow-reports/flow-reports.service.ts';
+import { createRadioEventsService } from '../resources/radio-events/radio-events.service.ts';
+import { createRadioLogsService } from '../resources/radio-logs/radio-logs.service.ts';
+import { createSubscriberLogsService } from '../resources/subscriber-logs/subscriber-logs.service.ts';
+import { createSubscriberUsageService } from '../resources/subscriber-usage/subscriber-usage.service.ts';
+import type { Db } from '../storage/database.ts';
+import type { CoreWiring } from './wiring.ts';
+
+/** Radio events, subscriber and radio logs, flow reports and usage (docs/records.md). */
+export function wireRecords(
+  core: CoreWiring,
+  deps: { db: Db; audit: AuditLogService; clock: Clock; logger: Logger },
+) {
+  const { db, audit, clock, logger } = deps;
+  const decoders = createDecoderRegistry({ logger });
+  const pipeline = createRecordsPipeline({ db, clock, logger, metrics: core.metrics });
+  const { repositories } = pipeline;
+  registerRecordRetention(core.retention, repositories);
+  core.onFileHold(() => pipeline.holdFile());
+  core.onRestored(async () => repositories.flowReports.forgetCounts());
+  // Every record accepted before the stop is written before the database closes.
+  core.component({ name: 'records', stop: () => pipeline.ingestion.close() });
+  const flushRecords = () => pipeline.ingestion.flush();
+
+  return {
+    ingestion: pipeline.ingestion,
+    decoders,
+    radioEvents: createRadioEventsService({
+      db,
+      repository: repositories.radioEvents,
+      decoders,
+      audit,
+      flushRecords,
+    }),
+    subscriberLogs: createSubscriberLogsService({
+      db,
+      repository: repositories.subscriberLogs,
+      audit,
+      flushRecords,
+    }),
+    radioLogs: createRadioLogsService({ db, repository: repositories.radioLogs, audit, flushRecords }),
+    flowReports: createFlowReportsService({
+      db,
+      repository: repositories.flowReports,
+      audit,
+      clock,
+      flushRecords,
+    }),
+    subscriberUsage: createSubscriberUsageService({
+      db,
+      repository: repositories.subscriberUsage,
+      audit,
+      clock,
+      flushRecords,
+    }),
+  };
+}
+
+export type Records = ReturnType<typeof wireRecords>;
