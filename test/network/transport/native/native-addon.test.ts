@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+
+import {
+  kernelSctpSupport,
+  loadNativeAddon,
+  rawSocketSupport,
+  type NativeAddon,
+  type RawSocket,
+} from '../../../../src/network/transport/native/native-addon.ts';
+
+function addon(): NativeAddon {
+  const load = loadNativeAddon();
+  if (!load.ok) throw load.error;
+  return load.addon;
+}
+
+const raw4 = rawSocketSupport(addon(), 4);
+const raw6 = rawSocketSupport(addon(), 6);
+const needsRaw = raw4.available ? false : `raw sockets unavailable (${raw4.available ? '' : raw4.code})`;
+const needsRaw6 = raw6.available ? false : 'raw IPv6 sockets unavailable';
+
+/** Receives datagrams on a raw socket until one carries `marker` (other tests may send SCTP too). */
+function receiver(family: 4 | 6, bindTo?: string) {
+  const got: { packet: Buffer; source: string; destination: string }[] = [];
+  const errors: Error[] = [];
+  const socket = new (addon().RawSocket)(family, {
+    onPacket: (packet, source, destination) => got.push({ packet, source, destination }),
+    onError: (error) => errors.push(error),
+  });
+  if (bindTo !== undefined) socket.bind(bindTo);
+  return { socket, got, errors };
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  assert.ok(check(), 'condition not reached');
+}
+
+function marked(tag: string): Buffer {
+  return Buffer.from(`pmn-native-test:${tag}:${process.pid}`);
+}
+
+describe('native addon', () => {
+  it('loads, and a missing build is an error value', () => {
+    assert.equal(typeof addon().RawSocket, 'function');
+    assert.equal(typeof addon().SctpSocket, 'function');
+    const missing = loadNativeAddon('/nonexistent/pmn_native.node');
+    assert.equal(missing.ok, false);
+    assert.match(missing.ok ? '' : missing.error.message, /npm ci/);
+  });
+
+  it('reports whether the kernel has SCTP, as /proc/net/protocols does', () => {
+    const support = kernelSctpSupport(addon());
+    // Probing may load the sctp module, so read the kernel's protocol list afterwards.
+    const listed = /^SCTP\b/m.test(readFileSync('/proc/net/protocols', 'utf8'));
+    if (support.available) assert.ok(listed);
+    else {
+      assert.equal(support.code, 'EPROTONOSUPPORT');
+      assert.equal(listed, false);
+      assert.throws(
+        () =>
+          new (addon().SctpSocket)(6, {
+            onMessage: () => undefined,
+            onNotification: () => undefined,
+            onWritable: () => undefined,
+            onError: () => undefined,
+          }),
+        { code: 'EPROTONOSUPPORT', syscall: 'socket' },
+      );
+    }
+  });
+
+  it(
+    'refuses bad arguments with TypeErrors and a closed socket with ERR_SOCKET_CLOSED',
+    { skip: needsRaw },
+    () => {
+      const { socket } = receiver(4);
+      assert.throws(() => socket.send('x' as unknown as Uint8Array, '127.0.0.1'), TypeError);
+      assert.throws(() => socket.send(new Uint8Array(1), 'not-an-address'), TypeError);
+      assert.throws(() => socket.send(new Uint8Array(1), '::1'), /family/);
+      assert.throws(() => socket.bind('::1'), /family/);
+      assert.throws(
+        () => new (addon().RawSocket)(5 as 4, { onPacket: () => undefined, onError: () => undefined }),
+        TypeError,
+      );
+      assert.throws(
+        () => new (addon().RawSocket)(4, { onPacket: () => undefined } as never),
+        /handlers.onError must be a function/,
+      );
+      socket.close();
+      socket.close();
+      assert.throws(() => socket.send(new Uint8Array(1), '127.0.0.1'), { code: 'ERR_SOCKET_CLOSED' });
+    },
+  );
+
+  it(
+    'sends and receives IPv4 datagrams without the IP header, with both addresses',
+    { skip: needsRaw },
+    async () => {
+      const all = receiver(4);
+      const bound = receiver(4, '127.0.0.2');
+      const sender: RawSocket = receiver(4).socket;
+      try {
+        assert.equal(sender.send(marked('to-3'), '127.0.0.3', '127.0.0.9'), undefined);
+        assert.equal(sender.send(marked('to-2'), '127.0.0.2'), undefined);
+        await until(() => all.got.some((g) => g.packet.equals(marked('to-2'))));
+        const toThree = all.got.find((g) => g.packet.equals(marked('to-3')));
+        assert.deepEqual(toThree && { source: toThree.source, destination: toThree.destination }, {
+          source: '127.0.0.9',
+          destination: '127.0.0.3',
+        });
+        await until(() => bound.got.some((g) => g.packet.equals(marked('to-2'))));
+        // bind() filters on the destination: the datagram to 127.0.0.3 never reached it.
+        assert.equal(
+          bound.got.some((g) => g.packet.equals(marked('to-3'))),
+          false,
+        );
+        assert.deepEqual(all.errors, []);
+      } finally {
+        for (const socket of [all.socket, bound.socket, sender]) socket.close();
+      }
+    },
+  );
+
+  it('sends and receives IPv6 datagrams with both addresses', { skip: needsRaw6 }, async () => {
+    const { socket, got, errors } = receiver(6);
+    try {
+      assert.equal(socket.send(marked('v6'), '::1', '::1'), undefined);
+      await until(() => got.some((g) => g.packet.equals(marked('v6'))));
+      const packet = got.find((g) => g.packet.equals(marked('v6')));
+      assert.deepEqual(packet && [packet.source, packet.destination], ['::1', '::1']);
+      assert.deepEqual(errors, []);
+    } finally {
+      socket.close();
+    }
+  });
+
+  it(
+    'returns the errno code of a datagram the kernel refuses instead of throwing',
+    { skip: needsRaw },
+    () => {
+      const { socket } = receiver(4);
+      try {
+        // 65,536 bytes of payload do not fit one IPv4 datagram.
+        assert.equal(socket.send(new Uint8Array(65536), '127.0.0.1'), 'EMSGSIZE');
+      } finally {
+        socket.close();
+      }
+    },
+  );
+});
