@@ -12,6 +12,7 @@ import {
   diffieHellman,
   generateKeyPairSync,
   timingSafeEqual,
+  type ECDH,
   type KeyObject,
 } from 'node:crypto';
 
@@ -38,8 +39,9 @@ export interface HomeNetworkKey {
   profile: EciesProfile;
   /** Profile A: 32 bytes; Profile B: the compressed point, 33 bytes. */
   publicKey: Buffer;
-  /** Profile A: the private KeyObject; Profile B: the raw 32-byte scalar. */
-  secret: KeyObject | Buffer;
+  /** Profile A: the private KeyObject; Profile B: an ECDH holding the private scalar (set once: it costs a point
+   * multiplication). */
+  secret: KeyObject | ECDH;
 }
 
 export type SuciError =
@@ -73,7 +75,7 @@ export function importHomeNetworkKey(profile: EciesProfile, privateKey: Uint8Arr
     ecdh.setPrivateKey(privateKey);
     return {
       ok: true,
-      value: { profile, publicKey: ecdh.getPublicKey(null, 'compressed'), secret: Buffer.from(privateKey) },
+      value: { profile, publicKey: ecdh.getPublicKey(null, 'compressed'), secret: ecdh },
     };
   } catch {
     return { ok: false, error: 'invalid-private-key' };
@@ -202,9 +204,7 @@ function sharedSecret(key: HomeNetworkKey, ephemeral: Buffer): Buffer | undefine
     }
     // C.3.4.2: the UE sends its ephemeral key compressed; anything else is not a Profile B scheme output.
     if (ephemeral[0] !== 0x02 && ephemeral[0] !== 0x03) return undefined;
-    const ecdh = createECDH('prime256v1');
-    ecdh.setPrivateKey(key.secret as Buffer);
-    return ecdh.computeSecret(ephemeral);
+    return (key.secret as ECDH).computeSecret(ephemeral);
   } catch {
     return undefined;
   }
@@ -240,9 +240,13 @@ function x25519PrivateKey(raw: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([X25519_PKCS8_PREFIX, raw]), format: 'der', type: 'pkcs8' });
 }
 
+// A JWK import costs about a tenth of an SPKI (DER) import in node:crypto, and this runs once per SUCI.
 function x25519PublicKey(raw: Uint8Array): KeyObject {
   if (raw.length !== X25519_KEY_BYTES) throw new RangeError(`an X25519 key is 32 bytes, got ${raw.length}`);
-  return createPublicKey({ key: Buffer.concat([X25519_SPKI_PREFIX, raw]), format: 'der', type: 'spki' });
+  return createPublicKey({
+    key: { kty: 'OKP', crv: 'X25519', x: Buffer.from(raw).toString('base64url') },
+    format: 'jwk',
+  });
 }
 
 function x25519PublicBytes(privateKey: KeyObject): Buffer {
