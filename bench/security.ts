@@ -53,7 +53,6 @@ const snn = servingNetworkName('001', '01');
 const key = randomBytes(16);
 const opc = randomBytes(16);
 const kseaf = randomBytes(32);
-const kamf = randomBytes(32);
 const nasMessage = randomBytes(100);
 const nas = { key: randomBytes(16), count: 1, bearer: 1, direction: UPLINK };
 
