@@ -1,27 +1,10 @@
 import { InvalidError } from '../errors.ts';
-import { DAY_MS, parseCalendarDate } from '../validation/calendar-date.ts';
-import { parseTimestamp } from '../validation/timestamp.ts';
+import { DAY_MS } from '../validation/calendar-date.ts';
 
 /** Both bounds inclusive, Unix ms; either may be absent. */
 export interface TimestampWindow {
   from?: number;
   to?: number;
-}
-
-/** `timestamp_from` / `timestamp_to` (RFC 3339, both inclusive) of the log and radio event lists. */
-export function timestampWindow(query: { timestamp_from?: string; timestamp_to?: string }): TimestampWindow {
-  const from =
-    query.timestamp_from === undefined
-      ? undefined
-      : parseTimestamp(query.timestamp_from, 'timestamp_from', 'ceil');
-  const to =
-    query.timestamp_to === undefined
-      ? undefined
-      : parseTimestamp(query.timestamp_to, 'timestamp_to', 'floor');
-  if (from !== undefined && to !== undefined && from > to) {
-    throw new InvalidError('timestamp_from must not be after timestamp_to');
-  }
-  return { from, to };
 }
 
 /** Whole UTC days: from `start` 00:00 up to the end of day `end`. Unix ms, `before` exclusive. */
@@ -36,21 +19,24 @@ export function utcDay(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;
 }
 
+/** The first and last UTC day asked for (Unix ms of their 00:00); either may be absent. */
+export interface CalendarDays {
+  startDay?: number;
+  endDay?: number;
+}
+
 /**
- * `start` / `end` of flow reports and usage (decisions section 11): from `start` 00:00 UTC to the end of
- * day `end`; `start` defaults to the day 7 days ago and `end` to today.
+ * The window of flow reports and usage (decisions section 11): from `startDay` 00:00 UTC to the end of
+ * `endDay`; the start defaults to the day 7 days ago and the end to today.
  */
-export function dayWindow(query: { start?: string; end?: string }, now: number): DayWindow {
-  const from =
-    query.start === undefined
-      ? utcDay(now) - DEFAULT_WINDOW_DAYS * DAY_MS
-      : parseCalendarDate(query.start, 'start');
-  const endDay = query.end === undefined ? utcDay(now) : parseCalendarDate(query.end, 'end');
+export function dayWindow(days: CalendarDays, now: number): DayWindow {
+  const from = days.startDay ?? utcDay(now) - DEFAULT_WINDOW_DAYS * DAY_MS;
+  const endDay = days.endDay ?? utcDay(now);
   if (from > endDay) {
     throw new InvalidError(
-      query.start === undefined
+      days.startDay === undefined
         ? `end must not be before start (which defaults to ${DEFAULT_WINDOW_DAYS} days ago)`
-        : query.end === undefined
+        : days.endDay === undefined
           ? 'start must not be after end (which defaults to today)'
           : 'start must not be after end',
     );

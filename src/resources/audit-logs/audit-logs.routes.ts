@@ -1,3 +1,5 @@
+import { calendarDaysOf } from '../../http/record-query.ts';
+import { DAY_MS } from '../../validation/calendar-date.ts';
 import type { App } from '../../http/app-types.ts';
 import { formatRecordTimestamp } from '../../http/record-time.ts';
 import { Envelope, ok, Paginated, paginated, pageWindow } from '../../http/schemas.ts';
@@ -19,7 +21,14 @@ export function auditLogsRoutes(deps: { audit: AuditLogService }) {
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { items, total } = await deps.audit.list(request.query, limit, offset);
+        const { startDay, endDay } = calendarDaysOf(request.query);
+        const filter = {
+          actor: request.query.actor?.toLowerCase(),
+          from: startDay,
+          // The end day is included: everything before the following midnight.
+          before: endDay === undefined ? undefined : endDay + DAY_MS,
+        };
+        const { items, total } = await deps.audit.list(filter, limit, offset);
         const shaped = items.map((entry) => ({
           ...entry,
           timestamp: formatRecordTimestamp(Number(entry.timestamp)),

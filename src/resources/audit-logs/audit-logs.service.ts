@@ -1,6 +1,5 @@
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import { DAY_MS, parseCalendarDate } from '../../validation/calendar-date.ts';
 import { auditIdentity, type Actor } from '../../identity/actor.ts';
 import type { AuditLogEntry, AuditLogFilter, AuditLogsRepository } from './audit-logs.repository.ts';
 
@@ -33,16 +32,10 @@ export function createAuditLogService(deps: { repository: AuditLogsRepository; c
     },
 
     async list(
-      query: { actor?: string; start?: string; end?: string },
+      filter: AuditLogFilter,
       limit: number,
       offset: number,
     ): Promise<{ items: AuditLogEntry[]; total: number }> {
-      const filter: AuditLogFilter = {
-        actor: query.actor?.toLowerCase(),
-        from: query.start === undefined ? undefined : parseCalendarDate(query.start, 'start'),
-        // The end day is included: everything before the following midnight.
-        before: query.end === undefined ? undefined : parseCalendarDate(query.end, 'end') + DAY_MS,
-      };
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
         repository.count(filter),

@@ -1,3 +1,5 @@
+import { calendarDaysOf } from '../../http/record-query.ts';
+import { parseEndpointFilter } from '../../validation/ip-address.ts';
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
@@ -19,7 +21,7 @@ import {
   FlowReportStats,
   FlowReportStatsQuery,
 } from './flow-reports.schema.ts';
-import type { FlowReportsService } from './flow-reports.service.ts';
+import type { FlowReportCriteria, FlowReportsService } from './flow-reports.service.ts';
 
 const toItem = (report: FlowReport) => ({
   id: report.id,
@@ -36,6 +38,29 @@ const toItem = (report: FlowReport) => ({
   direction: report.direction,
   action: report.action,
 });
+
+/** The list's query string as the service's criteria: dates and endpoints parsed here. */
+function criteriaOf(query: {
+  subscriber_id?: string;
+  protocol?: number;
+  source?: string;
+  destination?: string;
+  start?: string;
+  end?: string;
+  direction?: 'uplink' | 'downlink';
+  action?: 'allow' | 'drop';
+}): FlowReportCriteria {
+  return {
+    days: calendarDaysOf(query),
+    subscriberId: query.subscriber_id,
+    protocol: query.protocol,
+    source: query.source === undefined ? undefined : parseEndpointFilter(query.source, 'source'),
+    destination:
+      query.destination === undefined ? undefined : parseEndpointFilter(query.destination, 'destination'),
+    direction: query.direction,
+    action: query.action,
+  };
+}
 
 export function flowReportsRoutes(deps: { flowReports: FlowReportsService }) {
   const { flowReports } = deps;
@@ -54,13 +79,14 @@ export function flowReportsRoutes(deps: { flowReports: FlowReportsService }) {
       },
       async (request) => {
         const { group_by: groupBy, ...query } = request.query;
+        const criteria = criteriaOf(query);
         if (groupBy !== undefined) {
           const groups =
-            groupBy === 'day' ? await flowReports.byDay(query) : await flowReports.bySubscriber(query);
+            groupBy === 'day' ? await flowReports.byDay(criteria) : await flowReports.bySubscriber(criteria);
           return ok(groups.map(({ key, reports }) => ({ [key]: reports.map(toItem) })));
         }
         const { limit, offset } = pageWindow(query);
-        const { items, total } = await flowReports.list(query, limit, offset);
+        const { items, total } = await flowReports.list(criteria, limit, offset);
         return ok(paginated(items.map(toItem), total, query));
       },
     );
@@ -76,7 +102,7 @@ export function flowReportsRoutes(deps: { flowReports: FlowReportsService }) {
           response: { 200: Envelope(FlowReportStats) },
         },
       },
-      async (request) => ok(await flowReports.stats(request.query)),
+      async (request) => ok(await flowReports.stats(criteriaOf(request.query))),
     );
 
     app.delete(

@@ -1,20 +1,20 @@
 import type { Clock } from '../../clock.ts';
-import { dayWindow, formatDay, utcDay } from '../../records/record-windows.ts';
+import { dayWindow, formatDay, utcDay, type CalendarDays } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
-import { parseEndpointFilter } from '../../validation/ip-address.ts';
+import type { EndpointFilter } from '../../validation/ip-address.ts';
 import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { FlowReport, FlowReportFilter, FlowReportsRepository } from './flow-reports.repository.ts';
 
-export interface FlowReportQuery {
-  subscriber_id?: string;
+/** Which flow reports: whole UTC days, and the filters of the list (all optional). */
+export interface FlowReportCriteria {
+  days: CalendarDays;
+  subscriberId?: string;
   protocol?: number;
-  source?: string;
-  destination?: string;
-  start?: string;
-  end?: string;
+  source?: EndpointFilter;
+  destination?: EndpointFilter;
   direction?: 'uplink' | 'downlink';
   action?: 'allow' | 'drop';
 }
@@ -40,17 +40,8 @@ export function createFlowReportsService(deps: {
 }) {
   const { repository, clock } = deps;
 
-  function filterOf(query: FlowReportQuery): FlowReportFilter {
-    return {
-      ...dayWindow(query, clock.now()),
-      subscriberId: query.subscriber_id,
-      protocol: query.protocol,
-      source: query.source === undefined ? undefined : parseEndpointFilter(query.source, 'source'),
-      destination:
-        query.destination === undefined ? undefined : parseEndpointFilter(query.destination, 'destination'),
-      direction: query.direction,
-      action: query.action,
-    };
+  function filterOf({ days, ...criteria }: FlowReportCriteria): FlowReportFilter {
+    return { ...dayWindow(days, clock.now()), ...criteria };
   }
 
   /** Only the window, and for totals a protocol: the daily counts answer without counting reports. */
@@ -60,11 +51,11 @@ export function createFlowReportsService(deps: {
 
   return {
     async list(
-      query: FlowReportQuery,
+      criteria: FlowReportCriteria,
       limit: number,
       offset: number,
     ): Promise<{ items: FlowReport[]; total: number }> {
-      const filter = filterOf(query);
+      const filter = filterOf(criteria);
       const total = await (only(filter, ['from', 'before', 'protocol'])
         ? repository.dailyTotal(filter)
         : repository.count(filter));
@@ -74,8 +65,8 @@ export function createFlowReportsService(deps: {
     },
 
     /** Days with matching reports, ascending (`YYYY-MM-DD`, UTC), each with its newest reports. */
-    async byDay(query: FlowReportQuery): Promise<FlowReportGroups> {
-      const filter = filterOf(query);
+    async byDay(criteria: FlowReportCriteria): Promise<FlowReportGroups> {
+      const filter = filterOf(criteria);
       const span = await repository.endTimeSpan(filter);
       if (!span) return [];
       const groups: FlowReportGroups = [];
@@ -91,8 +82,8 @@ export function createFlowReportsService(deps: {
     },
 
     /** Subscribers with matching reports, by IMSI ascending, each with its newest reports. */
-    async bySubscriber(query: FlowReportQuery): Promise<FlowReportGroups> {
-      const filter = filterOf(query);
+    async bySubscriber(criteria: FlowReportCriteria): Promise<FlowReportGroups> {
+      const filter = filterOf(criteria);
       const subscribers = await repository.subscribers(filter, SUBSCRIBER_GROUPS);
       const groups: FlowReportGroups = [];
       for (const subscriberId of subscribers) {
@@ -104,11 +95,11 @@ export function createFlowReportsService(deps: {
       return groups;
     },
 
-    async stats(query: FlowReportQuery): Promise<{
+    async stats(criteria: FlowReportCriteria): Promise<{
       protocols: { protocol: number; count: number }[];
       top_destinations_uplink: { ip: string; count: number }[];
     }> {
-      const filter = filterOf(query);
+      const filter = filterOf(criteria);
       const [protocols, top] = await Promise.all(
         windowOnly(filter)
           ? [

@@ -1,3 +1,4 @@
+import { timestampWindowOf } from '../../http/record-query.ts';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
 import { formatRecordTimestamp } from '../../http/record-time.ts';
@@ -46,7 +47,9 @@ export function radioEventsRoutes(deps: { radioEvents: RadioEventsService }) {
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { items, total } = await radioEvents.list(request.query, limit, offset);
+        const { protocol, direction, message_type: messageType } = request.query;
+        const filter = { protocol, direction, messageType, ...timestampWindowOf(request.query) };
+        const { items, total } = await radioEvents.list(filter, limit, offset);
         return ok(paginated(items.map(toItem), total, request.query));
       },
     );

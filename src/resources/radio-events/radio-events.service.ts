@@ -1,20 +1,10 @@
 import { NotFoundError } from '../../errors.ts';
 import type { DecoderRegistry } from '../../records/decoders.ts';
-import type { LogDirection } from '../../records/record-inputs.ts';
-import { timestampWindow } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import type { RadioEvent, RadioEventsRepository } from './radio-events.repository.ts';
-
-export interface RadioEventQuery {
-  protocol?: string;
-  direction?: LogDirection;
-  message_type?: string;
-  timestamp_from?: string;
-  timestamp_to?: string;
-}
+import type { RadioEvent, RadioEventFilter, RadioEventsRepository } from './radio-events.repository.ts';
 
 export function createRadioEventsService(deps: {
   db: Db;
@@ -28,16 +18,10 @@ export function createRadioEventsService(deps: {
 
   return {
     async list(
-      query: RadioEventQuery,
+      filter: RadioEventFilter,
       limit: number,
       offset: number,
     ): Promise<{ items: RadioEvent[]; total: number }> {
-      const filter = {
-        protocol: query.protocol,
-        direction: query.direction,
-        messageType: query.message_type,
-        ...timestampWindow(query),
-      };
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
         repository.count(filter),

@@ -1,3 +1,5 @@
+import { normalizeRadioId } from '../../network/radio-id.ts';
+import { timestampWindowOf } from '../../http/record-query.ts';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
 import { formatRecordTimestamp } from '../../http/record-time.ts';
@@ -42,7 +44,14 @@ export function radioLogsRoutes(deps: { radioLogs: RadioLogsService }) {
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { items, total } = await radioLogs.list(request.query, limit, offset);
+        const { ran_id: ranId, direction, event } = request.query;
+        const filter = {
+          ranId: ranId === undefined ? undefined : normalizeRadioId(ranId),
+          direction,
+          event,
+          ...timestampWindowOf(request.query),
+        };
+        const { items, total } = await radioLogs.list(filter, limit, offset);
         return ok(paginated(items.map(toItem), total, request.query));
       },
     );

@@ -1,19 +1,8 @@
-import { normalizeRadioId } from '../../network/radio-id.ts';
-import type { LogDirection } from '../../records/record-inputs.ts';
-import { timestampWindow } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import type { RadioLog, RadioLogsRepository } from './radio-logs.repository.ts';
-
-export interface RadioLogQuery {
-  ran_id?: string;
-  direction?: LogDirection;
-  event?: string;
-  timestamp_from?: string;
-  timestamp_to?: string;
-}
+import type { RadioLog, RadioLogFilter, RadioLogsRepository } from './radio-logs.repository.ts';
 
 export function createRadioLogsService(deps: {
   db: Db;
@@ -26,16 +15,10 @@ export function createRadioLogsService(deps: {
 
   return {
     async list(
-      query: RadioLogQuery,
+      filter: RadioLogFilter,
       limit: number,
       offset: number,
     ): Promise<{ items: RadioLog[]; total: number }> {
-      const filter = {
-        ranId: query.ran_id === undefined ? undefined : normalizeRadioId(query.ran_id),
-        direction: query.direction,
-        event: query.event,
-        ...timestampWindow(query),
-      };
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
         repository.count(filter),

@@ -1,3 +1,4 @@
+import { timestampWindowOf } from '../../http/record-query.ts';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
 import { formatRecordTimestamp } from '../../http/record-time.ts';
@@ -41,7 +42,9 @@ export function subscriberLogsRoutes(deps: { subscriberLogs: SubscriberLogsServi
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { items, total } = await subscriberLogs.list(request.query, limit, offset);
+        const { imsi, direction, event } = request.query;
+        const filter = { imsi, direction, event, ...timestampWindowOf(request.query) };
+        const { items, total } = await subscriberLogs.list(filter, limit, offset);
         return ok(paginated(items.map(toItem), total, request.query));
       },
     );

@@ -1,18 +1,12 @@
-import type { LogDirection } from '../../records/record-inputs.ts';
-import { timestampWindow } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
-import type { SubscriberLog, SubscriberLogsRepository } from './subscriber-logs.repository.ts';
-
-export interface SubscriberLogQuery {
-  imsi?: string;
-  direction?: LogDirection;
-  event?: string;
-  timestamp_from?: string;
-  timestamp_to?: string;
-}
+import type {
+  SubscriberLog,
+  SubscriberLogFilter,
+  SubscriberLogsRepository,
+} from './subscriber-logs.repository.ts';
 
 export function createSubscriberLogsService(deps: {
   db: Db;
@@ -25,16 +19,10 @@ export function createSubscriberLogsService(deps: {
 
   return {
     async list(
-      query: SubscriberLogQuery,
+      filter: SubscriberLogFilter,
       limit: number,
       offset: number,
     ): Promise<{ items: SubscriberLog[]; total: number }> {
-      const filter = {
-        imsi: query.imsi,
-        direction: query.direction,
-        event: query.event,
-        ...timestampWindow(query),
-      };
       const [items, total] = await Promise.all([
         repository.list(filter, limit, offset),
         repository.count(filter),

@@ -1,3 +1,4 @@
+import { calendarDaysOf } from '../../http/record-query.ts';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
 import { Envelope, message, MessageResult, ok } from '../../http/schemas.ts';
@@ -20,7 +21,11 @@ export function subscriberUsageRoutes(deps: { subscriberUsage: SubscriberUsageSe
         },
       },
       async (request) => {
-        const groups = await subscriberUsage.totals(request.query);
+        const groups = await subscriberUsage.totals({
+          days: calendarDaysOf(request.query),
+          groupBy: request.query.group_by ?? 'day',
+          imsi: request.query.subscriber,
+        });
         return ok(
           groups.map(({ key, totals }) => ({
             [key]: {

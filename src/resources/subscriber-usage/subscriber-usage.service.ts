@@ -1,5 +1,5 @@
 import type { Clock } from '../../clock.ts';
-import { dayWindow, formatDay } from '../../records/record-windows.ts';
+import { dayWindow, formatDay, type CalendarDays } from '../../records/record-windows.ts';
 import { clearRecords } from '../../records/clear-records.ts';
 import type { Db } from '../../storage/database.ts';
 import { DAY_MS } from '../../validation/calendar-date.ts';
@@ -7,11 +7,11 @@ import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscriberUsageRepository, UsageTotals } from './subscriber-usage.repository.ts';
 
-export interface UsageQuery {
-  start?: string;
-  end?: string;
-  group_by?: 'day' | 'subscriber';
-  subscriber?: string;
+/** Which usage to total: whole UTC days, grouped by day or by subscriber, optionally of one IMSI. */
+export interface UsageCriteria {
+  days: CalendarDays;
+  groupBy: 'day' | 'subscriber';
+  imsi?: string;
 }
 
 export function createSubscriberUsageService(deps: {
@@ -26,10 +26,10 @@ export function createSubscriberUsageService(deps: {
 
   return {
     /** Totals per group (UTC day `YYYY-MM-DD` or IMSI), ascending by key; groups without usage are absent. */
-    async totals(query: UsageQuery): Promise<{ key: string; totals: UsageTotals }[]> {
-      const window = dayWindow(query, clock.now());
-      const filter = { from: window.from, to: window.before - DAY_MS, imsi: query.subscriber };
-      if (query.group_by === 'subscriber') {
+    async totals(criteria: UsageCriteria): Promise<{ key: string; totals: UsageTotals }[]> {
+      const window = dayWindow(criteria.days, clock.now());
+      const filter = { from: window.from, to: window.before - DAY_MS, imsi: criteria.imsi };
+      if (criteria.groupBy === 'subscriber') {
         const rows = await repository.bySubscriber(filter);
         return rows.map(({ imsi, ...totals }) => ({ key: imsi, totals }));
       }
