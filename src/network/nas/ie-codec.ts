@@ -37,9 +37,17 @@ export function halfOctet<V>(decode: (nibble: number) => V, encode: (value: V) =
   return { kind: 'half', decode, encode };
 }
 
+/**
+ * A copy of (part of) a received buffer as a plain Uint8Array. Buffer's own slice shares memory, so a
+ * decoded value would otherwise pin the whole received message.
+ */
+export function copyOf(value: Uint8Array, start?: number, end?: number): Uint8Array {
+  return new Uint8Array(value.subarray(start, end));
+}
+
 /** Opaque contents, re-encoded exactly: for IEs the AMF and SMF do not interpret. */
 export const bytes = octets<Uint8Array>(
-  (value) => value.slice(),
+  (value) => copyOf(value),
   (value) => value,
 );
 
@@ -47,7 +55,7 @@ export const bytes = octets<Uint8Array>(
 export function fixedBytes(length: number): OctetsCodec<Uint8Array> {
   return octets(
     (value) =>
-      value.length === length ? value.slice() : invalid(`expected ${length} octets, got ${value.length}`),
+      value.length === length ? copyOf(value) : invalid(`expected ${length} octets, got ${value.length}`),
     (value) => {
       if (value.length !== length) throw new RangeError(`expected ${length} octets, got ${value.length}`);
       return value;

@@ -2,6 +2,7 @@
 // security header type, message authentication code, sequence number, then the plain NAS message
 // (ciphered for header types 2 and 4). The MAC is computed over the sequence number and the message
 // (4.4.3.3); ciphering covers the message only (4.4.3.4). The algorithms themselves live elsewhere.
+import { copyOf } from './ie-codec.ts';
 import { nasError, type NasError } from './decode-error.ts';
 import {
   decodeNasMessage,
@@ -96,9 +97,9 @@ export function decodeNasPdu(buffer: Uint8Array): NasPduResult {
   const pdu: NasPdu = {
     kind: 'protected',
     securityHeaderType: securityHeaderType as ProtectedSecurityHeaderType,
-    mac: buffer.slice(MAC_OFFSET, MAC_OFFSET + MAC_LENGTH),
+    mac: copyOf(buffer, MAC_OFFSET, MAC_OFFSET + MAC_LENGTH),
     sequenceNumber: buffer[SEQUENCE_NUMBER_OFFSET] ?? 0,
-    payload: buffer.slice(SECURITY_HEADER_LENGTH),
+    payload: copyOf(buffer, SECURITY_HEADER_LENGTH),
   };
   if (!isCiphered(pdu.securityHeaderType)) pdu.inner = decodeNasMessage(pdu.payload);
   return { ok: true, pdu, errors: [] };

@@ -29,6 +29,27 @@ export function decodeBcd(value: Uint8Array, start = 0, end = value.length): str
   return out;
 }
 
+/**
+ * Every nibble of `value` as a hex digit, low nibble first, with the trailing fillers dropped: lossless
+ * for fields whose content is not checked here (routing indicator, null-scheme MSIN).
+ */
+export function decodeNibbles(value: Uint8Array, start = 0, end = value.length): string {
+  let out = '';
+  for (let i = start; i < end; i++) out += digitOf(value[i] ?? 0) + digitOf((value[i] ?? 0) >> 4);
+  return out.replace(/f+$/, '');
+}
+
+/** The inverse of decodeNibbles: hex digits low nibble first, padded with fillers to `octets`. */
+export function encodeNibbles(digits: string, octets = Math.ceil(digits.length / 2)): Uint8Array {
+  if (digits.length > octets * 2 || !/^[0-9a-f]*$/i.test(digits))
+    throw new RangeError(`cannot pack ${digits}`);
+  const padded = digits.padEnd(octets * 2, 'f');
+  const out = new Uint8Array(octets);
+  for (let i = 0; i < octets; i++)
+    out[i] = parseInt(padded[2 * i + 1] ?? 'f', 16) * 16 + parseInt(padded[2 * i] ?? 'f', 16);
+  return out;
+}
+
 /** Packs digits two an octet, with a filler after an odd count and filler octets up to `octets`. */
 export function encodeBcd(digits: string, octets = Math.ceil(digits.length / 2)): Uint8Array {
   if (digits.length > octets * 2) throw new RangeError(`${digits.length} digits do not fit ${octets} octets`);

@@ -1,7 +1,16 @@
 // 5GS mobile identity, TS 24.501 9.11.3.4: SUCI (TS 23.003 2.2B, schemes of TS 33.501 Annex C),
 // 5G-GUTI, 5G-S-TMSI, IMEI, IMEISV, MAC address, EUI-64, or no identity.
-import { invalid, octets } from '../ie-codec.ts';
-import { decodeBcd, decodePlmn, digitOf, encodeBcd, encodePlmn, nibbleOf, type Plmn } from './digits.ts';
+import { copyOf, invalid, octets } from '../ie-codec.ts';
+import {
+  decodeNibbles,
+  decodePlmn,
+  digitOf,
+  encodeBcd,
+  encodeNibbles,
+  encodePlmn,
+  nibbleOf,
+  type Plmn,
+} from './digits.ts';
 
 /** Protection scheme identifiers, TS 33.501 Annex C.1. */
 export const PROTECTION_SCHEME = { null: 0, profileA: 1, profileB: 2 } as const;
@@ -13,6 +22,7 @@ const PROFILE_B_KEY = 33;
 const MAC_TAG = 8;
 
 export type SchemeOutput =
+  /** The MSIN's digits, kept like the routing indicator. */
   | { scheme: 'null'; msin: string }
   | {
       scheme: 'profile-a' | 'profile-b';
@@ -27,7 +37,10 @@ export type Suci =
   | (Plmn & {
       type: 'suci';
       supiFormat: 'imsi';
-      /** 1 to 4 digits (TS 23.003 2.2B): "0" when the home network has none. */
+      /**
+       * 1 to 4 digits (TS 23.003 2.2B): "0" when the home network has none. Nibbles are kept as hex
+       * digits, trailing fillers dropped, so that a value outside the rules still re-encodes exactly.
+       */
       routingIndicator: string;
       protectionScheme: number;
       homeNetworkPublicKeyId: number;
@@ -71,8 +84,7 @@ function decodeSuci(value: Uint8Array): Suci {
   if (supiFormat !== SUPI_FORMAT_IMSI) invalid(`SUPI format ${supiFormat} is reserved`);
   if (value.length < 8) invalid('SUCI of an IMSI needs 8 octets or more');
   const plmn = decodePlmn(value, 1);
-  const routingIndicator = decodeBcd(value, 4, 6);
-  if (!equal(encodeBcd(routingIndicator, 2), value.subarray(4, 6))) invalid('routing indicator is not BCD');
+  const routingIndicator = decodeNibbles(value, 4, 6);
   const protectionScheme = (value[6] ?? 0) & 0xf;
   const homeNetworkPublicKeyId = value[7] ?? 0;
   return {
@@ -88,27 +100,25 @@ function decodeSuci(value: Uint8Array): Suci {
 
 function decodeSchemeOutput(scheme: number, output: Uint8Array): SchemeOutput {
   if (scheme === PROTECTION_SCHEME.null) {
-    const msin = decodeBcd(output);
-    if (!equal(encodeBcd(msin), output)) invalid('null-scheme MSIN is not BCD');
-    return { scheme: 'null', msin };
+    return { scheme: 'null', msin: decodeNibbles(output) };
   }
   if (scheme === PROTECTION_SCHEME.profileA || scheme === PROTECTION_SCHEME.profileB) {
     const keyLength = scheme === PROTECTION_SCHEME.profileA ? PROFILE_A_KEY : PROFILE_B_KEY;
     if (output.length < keyLength + MAC_TAG) invalid('ECIES scheme output too short');
     return {
       scheme: scheme === PROTECTION_SCHEME.profileA ? 'profile-a' : 'profile-b',
-      eccEphemeralPublicKey: output.slice(0, keyLength),
-      ciphertext: output.slice(keyLength, output.length - MAC_TAG),
-      macTag: output.slice(output.length - MAC_TAG),
+      eccEphemeralPublicKey: copyOf(output, 0, keyLength),
+      ciphertext: copyOf(output, keyLength, output.length - MAC_TAG),
+      macTag: copyOf(output, output.length - MAC_TAG),
     };
   }
-  return { scheme: 'other', output: output.slice() };
+  return { scheme: 'other', output: copyOf(output) };
 }
 
 function encodeSchemeOutput(output: SchemeOutput): Uint8Array {
   switch (output.scheme) {
     case 'null':
-      return encodeBcd(output.msin);
+      return encodeNibbles(output.msin);
     case 'profile-a':
     case 'profile-b':
       return Buffer.concat([output.eccEphemeralPublicKey, output.ciphertext, output.macTag]);
@@ -197,12 +207,12 @@ function decode(value: Uint8Array): MobileIdentity {
       if (value.length !== 7) invalid('MAC address identity is 7 octets');
       return {
         type: 'mac-address',
-        address: value.slice(1),
+        address: copyOf(value, 1),
         usageRestricted: ((value[0] ?? 0) & 0x08) !== 0,
       };
     default:
       if (value.length !== 9) invalid('EUI-64 identity is 9 octets');
-      return { type: 'eui-64', eui64: value.slice(1) };
+      return { type: 'eui-64', eui64: copyOf(value, 1) };
   }
 }
 
@@ -219,7 +229,7 @@ function encode(identity: MobileIdentity): Uint8Array {
       const head = new Uint8Array(8);
       head[0] = (SUPI_FORMAT_IMSI << 4) | TYPE.suci;
       encodePlmn(identity, head, 1);
-      head.set(encodeBcd(identity.routingIndicator, 2), 4);
+      head.set(encodeNibbles(identity.routingIndicator, 2), 4);
       head[6] = identity.protectionScheme & 0xf;
       head[7] = identity.homeNetworkPublicKeyId & 0xff;
       return Buffer.concat([head, encodeSchemeOutput(identity.schemeOutput)]);
@@ -258,7 +268,3 @@ export const mobileIdentity = octets(decode, encode);
 
 /** 5GS identity type (9.11.3.3), the identity an Identity Request asks for. */
 export const IDENTITY_TYPE = TYPE;
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((octet, i) => octet === b[i]);
-}

@@ -2,7 +2,7 @@
 // type (9.11.3.7), de-registration type (9.11.3.20), 5GS registration result (9.11.3.6), NAS security
 // algorithms (9.11.3.34), UE security capability (9.11.3.54), PDU session status (9.11.3.44) and the
 // GPRS timers (9.11.2.3-9.11.2.5, coded as TS 24.008 10.5.7.3, 10.5.7.4, 10.5.7.4a).
-import { checkRange, halfOctet, invalid, octets } from '../ie-codec.ts';
+import { copyOf, checkRange, halfOctet, invalid, octets } from '../ie-codec.ts';
 
 export interface NasKeySetIdentifier {
   /** Type of security context: native (false) or mapped (true). */
@@ -133,7 +133,7 @@ export const ueSecurityCapability = octets<UeSecurityCapability>(
     };
     if (value.length > 2) capability.eea = algorithmsOf(value[2] ?? 0);
     if (value.length > 3) capability.eia = algorithmsOf(value[3] ?? 0);
-    if (value.length > 4) capability.spare = value.slice(4);
+    if (value.length > 4) capability.spare = copyOf(value, 4);
     return capability;
   },
   (v) => {

@@ -2,7 +2,7 @@
 // (9.11.4.14), PDU address (9.11.4.10), DNN (9.11.2.1B), extended protocol configuration options
 // (9.11.4.6, coded as TS 24.008 10.5.6.3A), integrity protection maximum data rate (9.11.4.7) and the
 // maximum number of supported packet filters (9.11.4.9).
-import { checkRange, invalid, octets } from '../ie-codec.ts';
+import { copyOf, checkRange, invalid, octets } from '../ie-codec.ts';
 
 /** QoS rule operation codes (9.11.4.13, bits 8-6 of the rule's fourth octet). */
 export const QOS_RULE_OPERATION = {
@@ -58,7 +58,7 @@ function decodePacketFilters(
     filters.push({
       identifier: head & 0xf,
       direction: (head >> 4) & 0x3,
-      contents: rule.slice(offset + 2, offset + 2 + length),
+      contents: copyOf(rule, offset + 2, offset + 2 + length),
     });
     offset += 2 + length;
   }
@@ -158,7 +158,7 @@ export const qosFlowDescriptions = octets<QosFlowDescription[]>(
           invalid('QoS flow parameter runs past the IE');
         parameters.push({
           identifier: value[offset] ?? 0,
-          contents: value.slice(offset + 2, offset + 2 + length),
+          contents: copyOf(value, offset + 2, offset + 2 + length),
         });
         offset += 2 + length;
       }
@@ -243,10 +243,10 @@ export const pduAddress = octets<PduAddress>(
     if (value.length !== 1 + addressLength + (si6lla ? IPV6 : 0))
       invalid('PDU address length does not fit its type');
     const address: PduAddress = { type };
-    if (type !== PDU_SESSION_TYPE.ipv4) address.ipv6InterfaceIdentifier = value.slice(1, 1 + IID);
+    if (type !== PDU_SESSION_TYPE.ipv4) address.ipv6InterfaceIdentifier = copyOf(value, 1, 1 + IID);
     if (type !== PDU_SESSION_TYPE.ipv6)
       address.ipv4 = Array.from(value.subarray(addressLength - 3, addressLength + 1)).join('.');
-    if (si6lla) address.smfIpv6LinkLocalAddress = value.slice(1 + addressLength);
+    if (si6lla) address.smfIpv6LinkLocalAddress = copyOf(value, 1 + addressLength);
     return address;
   },
   (address) => {
@@ -318,10 +318,10 @@ function decodeOption(identifier: number, contents: Uint8Array): ProtocolConfigu
   if (identifier === PCO_CONTAINER.dnsServerIpv4Address && contents.length === 4)
     return { kind: 'dns-server-ipv4', address: Array.from(contents).join('.') };
   if (identifier === PCO_CONTAINER.dnsServerIpv6Address && contents.length === IPV6)
-    return { kind: 'dns-server-ipv6', address: contents.slice() };
+    return { kind: 'dns-server-ipv6', address: copyOf(contents) };
   if (identifier === PCO_CONTAINER.ipv4LinkMtu && contents.length === 2)
     return { kind: 'ipv4-link-mtu', mtu: ((contents[0] ?? 0) << 8) | (contents[1] ?? 0) };
-  return { kind: 'raw', identifier, contents: contents.slice() };
+  return { kind: 'raw', identifier, contents: copyOf(contents) };
 }
 
 function encodeOption(option: ProtocolConfigurationOption): number[] {
