@@ -1,0 +1,78 @@
+/**
+ * Regenerates the PER codecs of NGAP, NRPPa and LPP from the 3GPP ASN.1 in /work/shared/asn1 (or
+ * $PMN_ASN1_DIR): `tsx scripts/asn1-generate.ts [ngap|nrppa|lpp ...]`. A test regenerates them in
+ * memory and fails when the committed files differ.
+ */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import prettier from 'prettier';
+import type { GeneratedFiles, GeneratorOptions } from '../src/network/asn1/generator.ts';
+import { Generator } from '../src/network/asn1/generator.ts';
+import { parseModules } from '../src/network/asn1/parser.ts';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const ASN1_DIR = process.env.PMN_ASN1_DIR ?? '/work/shared/asn1';
+
+interface Protocol {
+  /** Folder of .asn files under ASN1_DIR. */
+  asn1: string;
+  /** Output folder, relative to the repository. */
+  out: string;
+  options: GeneratorOptions;
+}
+
+export const PROTOCOLS: Record<string, Protocol> = {
+  ngap: {
+    asn1: 'ngap',
+    out: 'src/network/ngap/generated',
+    options: {
+      aligned: true,
+      runtime: '../../asn1',
+      source: '3GPP TS 38.413 V17.4.0 (NGAP)',
+      views: { PLMNIdentity: 'plmnIdentityView', 'NAS-PDU': 'nasPduView' },
+      viewHelpers: '../view-hooks.ts',
+    },
+  },
+  nrppa: {
+    asn1: 'nrppa',
+    out: 'src/network/nrppa/generated',
+    options: { aligned: true, runtime: '../../asn1', source: '3GPP TS 38.455 V17.4.0 (NRPPa)' },
+  },
+  lpp: {
+    asn1: 'lpp',
+    out: 'src/network/lpp/generated',
+    options: { aligned: false, runtime: '../../asn1', source: '3GPP TS 37.355 V17.4.0 (LPP)' },
+  },
+};
+
+/** The generated files of one protocol, Prettier-formatted as committed. */
+export async function render(protocol: Protocol): Promise<GeneratedFiles> {
+  const dir = join(ASN1_DIR, protocol.asn1);
+  const modules = readdirSync(dir)
+    .filter((file) => file.endsWith('.asn'))
+    .sort()
+    .flatMap((file) => parseModules(readFileSync(join(dir, file), 'utf8')));
+  const files = new Generator(modules, protocol.options).generate();
+  const config = (await prettier.resolveConfig(join(root, protocol.out, 'codec.ts'))) ?? {};
+  const out = {} as GeneratedFiles;
+  for (const [name, text] of Object.entries(files) as [keyof GeneratedFiles, string][])
+    out[name] = await prettier.format(text, { ...config, parser: 'typescript' });
+  return out;
+}
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  for (const name of names.length > 0 ? names : Object.keys(PROTOCOLS)) {
+    const protocol = PROTOCOLS[name];
+    if (protocol === undefined) throw new Error(`unknown protocol ${name}`);
+    const files = await render(protocol);
+    mkdirSync(join(root, protocol.out), { recursive: true });
+    for (const [file, text] of Object.entries(files) as [string, string][])
+      writeFileSync(join(root, protocol.out, file), text);
+    process.stdout.write(`${name}: ${Object.keys(files).join(', ')} in ${protocol.out}\n`);
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -1,0 +1,52 @@
+import type { DecodeResult } from '../asn1/complete.ts';
+import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
+import {
+  InitiatingMessage_MESSAGES,
+  SuccessfulOutcome_MESSAGES,
+  UnsuccessfulOutcome_MESSAGES,
+  decodeNGAPPDU,
+  encodeNGAPPDU,
+} from './generated/codec.ts';
+import type { NGAPPDU } from './generated/types.ts';
+import type { ViewHooks } from './view-hooks.ts';
+import { viewNGAPPDU } from './generated/view.ts';
+
+/** NGAP is encoded with ALIGNED PER (TS 38.413 9.4.1). */
+const ALIGNED = true;
+
+export type { NGAPPDU } from './generated/types.ts';
+export type { ViewHooks } from './view-hooks.ts';
+
+/** Decodes one NGAP PDU; never throws (a malformed PDU gives `{ok: false, error}`). */
+export function decodeNgapPdu(bytes: Uint8Array): DecodeResult<NGAPPDU> {
+  return decodeComplete(bytes, ALIGNED, decodeNGAPPDU);
+}
+
+/** Encodes one NGAP PDU; throws PerError when a value breaks its ASN.1 constraints (a caller's bug). */
+export function encodeNgapPdu(pdu: NGAPPDU): Uint8Array {
+  return encodeComplete(pdu, ALIGNED, encodeNGAPPDU);
+}
+
+/**
+ * The `decoded` JSON view of an NGAP PDU (network.md section 3), or `{error}` when it does not decode.
+ * NAS-PDUs are decoded by the injected `hooks.nas`.
+ */
+export function viewNgapPdu(bytes: Uint8Array, hooks: ViewHooks = {}): unknown {
+  const decoded = decodeNgapPdu(bytes);
+  if (!decoded.ok) return { error: decoded.error };
+  return viewNGAPPDU(decoded.value, hooks);
+}
+
+/** The ASN.1 name of a PDU's message (`NGSetupRequest`, `InitialUEMessage`), `Unknown` outside the sets. */
+export function ngapMessageType(pdu: NGAPPDU): string {
+  switch (pdu.choice) {
+    case 'initiatingMessage':
+      return InitiatingMessage_MESSAGES.get(pdu.value.procedureCode) ?? 'Unknown';
+    case 'successfulOutcome':
+      return SuccessfulOutcome_MESSAGES.get(pdu.value.procedureCode) ?? 'Unknown';
+    case 'unsuccessfulOutcome':
+      return UnsuccessfulOutcome_MESSAGES.get(pdu.value.procedureCode) ?? 'Unknown';
+    case null:
+      return 'Unknown';
+  }
+}
