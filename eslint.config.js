@@ -2,6 +2,70 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const FRAMEWORK = {
+  group: ['fastify', '@fastify/*', 'find-my-way', '**/http/*'],
+  message:
+    'inner layers never see HTTP: services, repositories, records, network, storage and the core take domain inputs',
+};
+const SQLITE_DRIVER = {
+  group: ['better-sqlite3'],
+  message: 'only src/storage/ talks to the SQLite driver; use the storage module',
+};
+const SERVICES_AND_REPOSITORIES = {
+  group: ['**/resources/*/*.service.ts', '**/resources/*/*.repository.ts'],
+  message: 'http/ reaches services only through the core and the routes, never a service or repository',
+};
+
+/** One entry per layer: the files, and the import patterns they may not use. */
+export const LAYERS = [
+  {
+    files: [
+      'src/resources/**/*.service.ts',
+      'src/resources/**/*.repository.ts',
+      'src/records/**/*.ts',
+      'src/network/**/*.ts',
+      'src/core/**/*.ts',
+      'src/identity/**/*.ts',
+      'src/crypto/**/*.ts',
+      'src/retention/retention.service.ts',
+      'src/backup/backup.service.ts',
+    ],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK, SQLITE_DRIVER] }],
+    },
+  },
+  {
+    files: ['src/storage/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK] }] },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [SQLITE_DRIVER, SERVICES_AND_REPOSITORIES] },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/storage/**',
+      'src/resources/**/*.service.ts',
+      'src/resources/**/*.repository.ts',
+      'src/records/**',
+      'src/network/**',
+      'src/core/**',
+      'src/identity/**',
+      'src/crypto/**',
+      'src/http/**',
+      'src/retention/retention.service.ts',
+      'src/backup/backup.service.ts',
+    ],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SQLITE_DRIVER] }] },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', '.bench/'] },
   js.configs.recommended,
@@ -27,6 +91,8 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  // Layering (docs/architecture.md): dependencies point inward. Checked by test/unit/layering.test.ts.
+  ...LAYERS,
   {
     files: ['eslint.config.js'],
     extends: [tseslint.configs.disableTypeChecked],

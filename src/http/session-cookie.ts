@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { SESSION_TTL_MS } from '../resources/auth/auth.service.ts';
+import { SESSION_TTL_MS } from '../identity/credential-lifetimes.ts';
 
 export const SESSION_COOKIE = 'pmn_session';
 

@@ -1,3 +1,4 @@
+import { BEARER_TTL_SECONDS, SESSION_TTL_MS } from '../../identity/credential-lifetimes.ts';
 import { personActor } from '../../identity/actor.ts';
 import type { Clock } from '../../clock.ts';
 import { signJwt } from '../../crypto/jwt.ts';
@@ -14,8 +15,6 @@ import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import type { LoginSessionsRepository } from './login-sessions.repository.ts';
 import type { SigningSecret } from './signing-secret.ts';
 
-export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-export const BEARER_TTL_SECONDS = 15 * 60;
 
 /** What a successful login hands the client: the opaque session cookie value and a bearer token. */
 export interface LoginResult {
