@@ -76,6 +76,8 @@ export function decodePlmn(value: Uint8Array, offset = 0): Plmn {
   const c = value[offset + 2] ?? 0;
   const mcc = digitOf(a) + digitOf(a >> 4) + digitOf(b);
   const mnc = digitOf(c) + digitOf(c >> 4) + (b >> 4 === FILLER ? '' : digitOf(b >> 4));
+  // Only the third MNC digit may be the filler.
+  if (mcc.includes('f') || mnc.includes('f')) invalid('filler 1111 in a PLMN identity digit');
   return { mcc, mnc };
 }
 

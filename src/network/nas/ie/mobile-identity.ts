@@ -76,11 +76,17 @@ export type MobileIdentity =
 const TYPE = { none: 0, suci: 1, guti: 2, imei: 3, sTmsi: 4, imeisv: 5, mac: 6, eui64: 7 } as const;
 const SUPI_FORMAT_IMSI = 0;
 const SUPI_FORMAT_NAI = 1;
+const NAI_TEXT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function decodeSuci(value: Uint8Array): Suci {
   const supiFormat = ((value[0] ?? 0) >> 4) & 0x7;
-  if (supiFormat === SUPI_FORMAT_NAI)
-    return { type: 'suci', supiFormat: 'nai', nai: Buffer.from(value.subarray(1)).toString('utf8') };
+  if (supiFormat === SUPI_FORMAT_NAI) {
+    try {
+      return { type: 'suci', supiFormat: 'nai', nai: NAI_TEXT.decode(value.subarray(1)) };
+    } catch {
+      return invalid('SUCI NAI is not UTF-8');
+    }
+  }
   if (supiFormat !== SUPI_FORMAT_IMSI) invalid(`SUPI format ${supiFormat} is reserved`);
   if (value.length < 8) invalid('SUCI of an IMSI needs 8 octets or more');
   const plmn = decodePlmn(value, 1);
@@ -137,6 +143,7 @@ function decodeDigits(value: Uint8Array): string {
     if (i < value.length - 1 || odd) digits += digitOf(octet >> 4);
     else if (octet >> 4 !== 0xf) invalid('even digit count must end in filler 1111');
   }
+  if (digits.includes('f')) invalid('filler 1111 among the digits');
   return digits;
 }
 
@@ -185,7 +192,7 @@ function decode(value: Uint8Array): MobileIdentity {
   const type = (value[0] ?? 0) & 0x7;
   switch (type) {
     case TYPE.none:
-      return { type: 'none' };
+      return value.length === 1 ? { type: 'none' } : invalid('"no identity" is 1 octet');
     case TYPE.suci:
       return decodeSuci(value);
     case TYPE.guti:
