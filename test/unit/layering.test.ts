@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ESLint } from 'eslint';
+import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
-import { LAYERS } from '../../eslint.config.js';
+
+// eslint.config.js is plain JavaScript, outside the type-checked program.
+const configModule: string = '../../eslint.config.js';
+const { LAYERS } = (await import(configModule)) as { LAYERS: Linter.Config[] };
 
 // The layering rules of eslint.config.js, run on planted violations: `npm run lint` applies the same
 // rules to the real tree, so each of these would fail the build.
