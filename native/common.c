@@ -198,7 +198,9 @@ napi_value pmn_sockaddr_value(napi_env env, const struct sockaddr *address, size
     port = ntohs(v4->sin_port);
   } else if (length >= sizeof(struct sockaddr_in6) && address->sa_family == AF_INET6) {
     const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)address;
-    ok = pmn_format_ip(AF_INET6, &v6->sin6_addr, v6->sin6_scope_id, text, sizeof text);
+    /* A zone only means something for link-local addresses (Linux also sets it for ::1). */
+    uint32_t scope = IN6_IS_ADDR_LINKLOCAL(&v6->sin6_addr) ? v6->sin6_scope_id : 0;
+    ok = pmn_format_ip(AF_INET6, &v6->sin6_addr, scope, text, sizeof text);
     port = ntohs(v6->sin6_port);
   }
   napi_value value;

@@ -455,16 +455,18 @@ static napi_value get_addresses(napi_env env, napi_callback_info info, int optio
   if (getsockopt(socket->fd, IPPROTO_SCTP, option, &result, &length) < 0)
     return pmn_throw_errno(env, syscall, errno);
   PMN_CALL(env, napi_create_array(env, &list));
+  /* Linux returns in optlen the bytes of the addresses alone for local addresses but not for peer
+   * addresses, so the walk is bounded by addr_num and the buffer, not by optlen. */
   size_t offset = sizeof result.header;
   for (uint32_t i = 0; i < result.header.addr_num; i++) {
     struct sockaddr_storage address;
     size_t size;
-    if (offset + sizeof(sa_family_t) > length) return pmn_throw_errno(env, syscall, EBADMSG);
+    if (offset + sizeof(sa_family_t) > sizeof result) return pmn_throw_errno(env, syscall, EBADMSG);
     memcpy(&address, result.bytes + offset, sizeof(sa_family_t));
     size = address.ss_family == AF_INET    ? sizeof(struct sockaddr_in)
            : address.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
                                            : 0;
-    if (size == 0 || offset + size > length) return pmn_throw_errno(env, syscall, EBADMSG);
+    if (size == 0 || offset + size > sizeof result) return pmn_throw_errno(env, syscall, EBADMSG);
     memcpy(&address, result.bytes + offset, size);
     napi_value item = pmn_sockaddr_value(env, (struct sockaddr *)&address, size);
     if (item == NULL) return NULL;

@@ -1,0 +1,21 @@
+/**
+ * What a guest program (run by qemu-guest.ts inside the qemu guest) uses: its arguments, the addon's
+ * path there, and the line protocol of results on the console.
+ */
+import { readFileSync } from 'node:fs';
+
+export const GUEST_ADDON_PATH = '/opt/pmn/pmn_native.node';
+
+export function guestArguments<T>(): T {
+  return JSON.parse(readFileSync('/opt/pmn/args.json', 'utf8')) as T;
+}
+
+/** One result for the host test, as a console line. */
+export function report(value: unknown): void {
+  process.stdout.write(`PMN-RESULT ${JSON.stringify(value)}\n`);
+}
+
+/** A console line the host may wait for (`Guest.waitFor`). */
+export function announce(text: string): void {
+  process.stdout.write(`PMN-STEP ${text}\n`);
+}
