@@ -37,16 +37,14 @@ function seeds(): Uint8Array[] {
   };
   const hexes = [...pycrate.vectors.map((v) => v.hex), ...open5gs.messages.flatMap((m) => m.nas_pdus)];
   const instances = Object.values(INSTANCES).map(encodeNasMessage);
-  const wrapped = instances
-    .slice(0, 8)
-    .map((payload, i) =>
-      encodeSecurityProtected({
-        securityHeaderType: ((i % 4) + 1) as 1,
-        mac: new Uint8Array(4),
-        sequenceNumber: i,
-        payload,
-      }),
-    );
+  const wrapped = instances.slice(0, 8).map((payload, i) =>
+    encodeSecurityProtected({
+      securityHeaderType: ((i % 4) + 1) as 1,
+      mac: new Uint8Array(4),
+      sequenceNumber: i,
+      payload,
+    }),
+  );
   return [...hexes.map((h) => Buffer.from(h, 'hex')), ...instances, ...wrapped];
 }
 
