@@ -4,7 +4,7 @@
  *   gcc -O2 -o peer peer.c -lusrsctp -lpthread
  *
  *   peer server UDP_PORT SCTP_PORT
- *       one-to-many socket on 127.0.0.1:SCTP_PORT; echoes every message on its stream with its PPID;
+ *       one-to-many socket on PEER_BIND:SCTP_PORT; echoes every message on its stream with its PPID;
  *       prints READY, then one line per notification (COMM_UP, RESTART, COMM_LOST, SHUTDOWN_COMP, ...).
  *   peer client UDP_PORT PEER_UDP_PORT PEER_ADDR SCTP_PORT LOCAL_SCTP_PORT END
  *       connects from LOCAL_SCTP_PORT (0: any), sends messages of 1 byte to 64 KiB on streams 0..3 with
@@ -12,7 +12,8 @@
  *       `shutdown` (graceful close), `abort` (SO_LINGER 0: ABORT), `hold` (waits for SIGKILL, or for
  *       the association to end, and prints how it ended).
  *
- * Environment: PEER_HB_MS sets the heartbeat interval (ms); PEER_RAW=1 keeps raw IP sockets (otherwise
+ * Environment: PEER_BIND the local address (127.0.0.1 by default); PEER_HB_MS the heartbeat interval
+ * (ms); PEER_RAW=1 keeps raw IP sockets (otherwise
  * CAP_NET_RAW is dropped first, so that usrsctp cannot see or answer other tests' raw SCTP packets).
  */
 #include <arpa/inet.h>
@@ -38,6 +39,12 @@ static void say(const char *format, ...) {
   va_end(ap);
   printf("\n");
   fflush(stdout);
+}
+
+/** The local address to bind: PEER_BIND, else 127.0.0.1. */
+static const char *bind_address(void) {
+  const char *address = getenv("PEER_BIND");
+  return address != NULL ? address : "127.0.0.1";
 }
 
 static void drop_net_raw(void) {
@@ -116,7 +123,7 @@ static int serve(uint16_t sctp_port) {
   if (s == NULL) { say("ERROR socket %d", errno); return 2; }
   subscribe(s);
   struct sockaddr_in local = {.sin_family = AF_INET, .sin_port = htons(sctp_port)};
-  inet_pton(AF_INET, "127.0.0.1", &local.sin_addr);
+  inet_pton(AF_INET, bind_address(), &local.sin_addr);
   if (usrsctp_bind(s, (struct sockaddr *)&local, sizeof local) < 0) { say("ERROR bind %d", errno); return 2; }
   if (usrsctp_listen(s, 16) < 0) { say("ERROR listen %d", errno); return 2; }
   say("READY");
@@ -146,7 +153,7 @@ static int client(uint16_t peer_udp_port, const char *peer_addr, uint16_t sctp_p
   if (s == NULL) { say("ERROR socket %d", errno); return 2; }
   subscribe(s);
   struct sockaddr_in local = {.sin_family = AF_INET, .sin_port = htons(local_port)};
-  inet_pton(AF_INET, "127.0.0.1", &local.sin_addr);
+  inet_pton(AF_INET, bind_address(), &local.sin_addr);
   if (usrsctp_bind(s, (struct sockaddr *)&local, sizeof local) < 0) { say("ERROR bind %d", errno); return 2; }
   encapsulate(s, peer_udp_port);
   struct sockaddr_in peer = {.sin_family = AF_INET, .sin_port = htons(sctp_port)};
