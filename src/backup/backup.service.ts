@@ -121,7 +121,7 @@ export function createBackupService(deps: {
       return exclusively('backup', async () => {
         const path = workPath('backup');
         try {
-          await file.connection().backup(path);
+          await file.backupTo(path);
           const { size } = await stat(path);
           await audit.record(actor, {
             action: 'backup_database',

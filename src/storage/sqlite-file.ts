@@ -34,6 +34,8 @@ export interface SqliteFile extends SqliteDatabase {
   readonly path: string;
   /** The live better-sqlite3 connection, for the operations Kysely does not offer (online backup). */
   connection(): SQLite.Database;
+  /** A consistent copy of the database into `path`, through SQLite's online backup, while it serves. */
+  backupTo(path: string): Promise<void>;
   /** The whole database as one buffer (a template for fast test databases). */
   serialize(): Buffer;
   /** Size of the database in bytes (pages in use and free pages; the WAL is not counted). */
@@ -69,6 +71,7 @@ export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
     },
     close: () => sqlite.close(),
     serialize: () => sqlite.serialize(),
+    backupTo: async (target) => void (await sqlite.backup(target)),
     sizeBytes: () =>
       Number(sqlite.pragma('page_count', { simple: true })) *
       Number(sqlite.pragma('page_size', { simple: true })),

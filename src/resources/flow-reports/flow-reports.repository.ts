@@ -1,4 +1,5 @@
-import { sql, type ExpressionBuilder, type Insertable } from 'kysely';
+import { maybeIndexed } from '../../storage/index-hints.ts';
+import type { ExpressionBuilder, Insertable } from 'kysely';
 import { utcDay, type DayWindow } from '../../records/record-windows.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
@@ -78,9 +79,8 @@ function conditions(
 ) {
   const keyed = lead === 'subscriber' || lead === 'source' || lead === 'destination';
   const text = (column: 'subscriber_id' | 'source_ip' | 'destination_ip', indexed: boolean) =>
-    indexed ? sql.ref<string>(column) : sql<string>`${sql.ref(column)} || ''`;
-  const endTime =
-    grouped || lead === 'ids' ? sql<number>`${sql.ref('end_time')} + 0` : sql.ref<number>('end_time');
+    maybeIndexed<string>(column, 'text', indexed);
+  const endTime = maybeIndexed<number>('end_time', 'number', !(grouped || lead === 'ids'));
   const list = [eb(endTime, '>=', filter.from), eb(endTime, '<', filter.before)];
   if (keyed) {
     // The key's index leads with the bucket: seek the key in each bucket that can hold the window.
@@ -105,8 +105,7 @@ function conditions(
     list.push(eb(text('destination_ip', lead === 'destination'), '=', filter.destination.ip));
   }
   if (filter.protocol !== undefined) {
-    const protocol =
-      lead === 'protocol' ? sql.ref<number>('protocol') : sql<number>`${sql.ref('protocol')} + 0`;
+    const protocol = maybeIndexed<number>('protocol', 'number', lead === 'protocol');
     list.push(eb(protocol, '=', filter.protocol));
   }
   if (filter.source?.port !== undefined) list.push(eb('source_port', '=', filter.source.port));
@@ -230,7 +229,7 @@ export function createFlowReportsRepository(db: Db) {
 
   /** Matches with ids in (after, upTo]; the id bound is written `id + 0` unless ids lead. */
   async function countMatches(filter: FlowReportFilter, lead: Lead, after: number, upTo: number) {
-    const id = lead === 'ids' ? sql.ref<number>('id') : sql<number>`${sql.ref('id')} + 0`;
+    const id = maybeIndexed<number>('id', 'number', lead === 'ids');
     const row = await db
       .selectFrom('flow_reports')
       .select((eb) => eb.fn.countAll<number>().as('n'))
