@@ -19,7 +19,7 @@ interface PycrateFile {
   vectors: { comment: string; hex: string }[];
 }
 interface Open5gsFile {
-  messages: { frame: number; nas_pdus: string[] }[];
+  messages: { frame: number; nas_pdus: string[]; ngap_hex: string }[];
 }
 
 const pycrate = JSON.parse(
@@ -167,5 +167,32 @@ describe('NAS vectors from pycrate and open5gs', () => {
       accessType: 1,
     });
     assert.deepEqual(deregistration.mobileIdentity, find('registrationAccept', 1).fiveGGuti);
+  });
+
+  it('round-trips the NAS-PDU of frame 1704, which the JSON leaves inside its PDU session resource item', () => {
+    // PDUSessionResourceSetupRequest: the item's pDUSessionNAS-PDU (OCTET STRING, one length octet)
+    // is the protected DL NAS Transport that starts 7e02826bf876 (tshark labels it in tshark_info).
+    const ngap = open5gs.messages.find((m) => m.frame === 1704)?.ngap_hex ?? '';
+    const at = ngap.indexOf('7e02826bf876');
+    assert.ok(at > 0);
+    const length = parseInt(ngap.slice(at - 2, at), 16);
+    const result = decodeNasPdu(Buffer.from(ngap.slice(at, at + 2 * length), 'hex'));
+    assert.ok(result.ok && result.pdu.kind === 'protected');
+    const [transport, accept] = roundTripAll(result.pdu.payload, 'open5gs frame 1704');
+    assert.equal(transport?.messageType, 'dlNasTransport');
+    assert.ok(accept?.messageType === 'pduSessionEstablishmentAccept');
+    assert.deepEqual(accept.pduAddress, {
+      type: 3,
+      ipv6InterfaceIdentifier: Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 2),
+      ipv4: '10.46.0.2',
+    });
+    assert.deepEqual(accept.extendedProtocolConfigurationOptions?.options.slice(1), [
+      { kind: 'dns-server-ipv4', address: '8.8.8.8' },
+      { kind: 'dns-server-ipv4', address: '8.8.4.4' },
+      { kind: 'ipv4-link-mtu', mtu: 1400 },
+    ]);
+    assert.deepEqual(accept.authorizedQosFlowDescriptions, [
+      { qfi: 1, operationCode: 1, eBit: true, parameters: [{ identifier: 1, contents: Uint8Array.of(9) }] },
+    ]);
   });
 });
