@@ -39,6 +39,8 @@ export interface GuestOptions {
   tap?: TapLink;
   /** Kills qemu after this long. */
   timeoutMs: number;
+  /** Runs once the tap exists, before qemu starts (bind to the host's tap address, start a capture). */
+  beforeBoot?: () => Promise<void>;
 }
 
 export interface GuestResult {
@@ -133,6 +135,13 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
   const file = await initrd(work, options);
   const tap = options.tap;
   if (tap !== undefined) await createTap(tap);
+  try {
+    await options.beforeBoot?.();
+  } catch (error) {
+    if (tap !== undefined) await deleteTap(tap);
+    await rm(work, { recursive: true, force: true });
+    throw error;
+  }
   const append = ['console=ttyS0', 'quiet', 'panic=-1'];
   const args = [
     '-display',

@@ -1,0 +1,130 @@
+/**
+ * Runs inside the qemu guest: the Linux kernel's SCTP (driven through our `kernel` transport) as the
+ * peer of our userland `raw` stack on the host, across the tap device.
+ *   1. guest as client: connects to the host, sends 1 B to 64 KiB on four streams and checks each
+ *      echo, shuts down; connects again and waits for the host's ABORT.
+ *   2. guest as server: listens (IPv4 and IPv6), echoes what the host sends, reports how each of the
+ *      host's three associations ended.
+ * Results go to the host as PMN-RESULT lines; PMN-STEP lines mark when the host may proceed.
+ */
+import {
+  announce,
+  GUEST_ADDON_PATH,
+  guestArguments,
+  report,
+} from '../../../scripts/qemu-sctp/guest-runtime.ts';
+import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
+import type {
+  AssociationEvent,
+  AssociationHandler,
+  InboundMessage,
+} from '../../../src/network/transport/n2-transport.ts';
+import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
+import { SIZES, STREAMS, pattern } from './interop-plan.ts';
+
+interface Args {
+  host4: string;
+  port: number;
+}
+
+function recorder() {
+  let end: (event: AssociationEvent) => void = () => undefined;
+  let next: (message: InboundMessage) => void = () => undefined;
+  const record = {
+    messages: [] as InboundMessage[],
+    ended: new Promise<AssociationEvent>((resolve) => (end = resolve)),
+    nextMessage: () => new Promise<InboundMessage>((resolve) => (next = resolve)),
+    handler: {
+      message(m: InboundMessage) {
+        record.messages.push(m);
+        next(m);
+      },
+      event(e: AssociationEvent) {
+        if (e.type === 'communication-lost' || e.type === 'shutdown-complete') end(e);
+      },
+    } satisfies AssociationHandler,
+  };
+  return record;
+}
+
+async function main(): Promise<void> {
+  const args = guestArguments<Args>();
+  const load = loadNativeAddon(GUEST_ADDON_PATH);
+  if (!load.ok) throw load.error;
+  const transport = new KernelTransport({
+    addon: load.addon,
+    sendBufferSize: 1 << 20,
+    receiveBufferSize: 1 << 20,
+  });
+
+  // 1. The guest's kernel as client of our raw stack.
+  const client = recorder();
+  const association = await transport.connect(
+    { remote: [{ address: args.host4, port: args.port }], outboundStreams: 4, inboundStreams: 4 },
+    () => client.handler,
+  );
+  const mismatches: string[] = [];
+  for (const [i, size] of SIZES.entries()) {
+    const streamId = STREAMS[i % STREAMS.length] ?? 0;
+    const bytes = pattern(size, i);
+    const echo = client.nextMessage();
+    const sent = association.send(streamId, 60, bytes);
+    if (!sent.ok) throw new Error(`send ${size}: ${sent.error}`);
+    const m = await echo;
+    if (m.streamId !== streamId || m.ppid !== 60 || !Buffer.from(m.payload).equals(bytes)) {
+      mismatches.push(
+        `message ${i} (${size} B) came back as ${m.payload.length} B on ${m.streamId}/${m.ppid}`,
+      );
+    }
+  }
+  association.shutdown();
+  report({ step: 'client-exchange', echoed: client.messages.length, mismatches, end: await client.ended });
+
+  const aborted = recorder();
+  const second = await transport.connect(
+    { remote: [{ address: args.host4, port: args.port }] },
+    () => aborted.handler,
+  );
+  second.send(0, 60, Buffer.from('abort me'));
+  report({ step: 'client-aborted', end: await aborted.ended });
+
+  // 2. The guest's kernel as server: the host connects three times (IPv4 shutdown, IPv4 abort, IPv6).
+  const served: { received: number; bytes: number; end: AssociationEvent; remote: string }[] = [];
+  let allEnded: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (allEnded = resolve));
+  const listener = await transport.listen(
+    { addresses: ['::'], port: args.port, outboundStreams: 4, inboundStreams: 4 },
+    (a) => {
+      const r = recorder();
+      r.handler.message = (m) => {
+        r.messages.push(m);
+        a.send(m.streamId, m.ppid, m.payload, { unordered: m.unordered });
+      };
+      void r.ended.then((end) => {
+        served.push({
+          received: r.messages.length,
+          bytes: r.messages.reduce((n, m) => n + m.payload.length, 0),
+          end,
+          remote: a.remote.address,
+        });
+        if (served.length === 3) allEnded();
+      });
+      return r.handler;
+    },
+  );
+  announce('listening');
+  await done;
+  report({ step: 'served', served });
+  await listener.close();
+  await transport.close();
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stdout.write(
+      `GUEST-ERROR ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

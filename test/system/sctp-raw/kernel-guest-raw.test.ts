@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+import {
+  addressOf,
+  guestResults,
+  guestUnavailable,
+  prepareGuest,
+  startGuest,
+  tapLink,
+  type GuestResult,
+} from '../../../scripts/qemu-sctp/qemu-guest.ts';
+import type {
+  AssociationEvent,
+  InboundMessage,
+  N2Association,
+  N2Transport,
+} from '../../../src/network/transport/n2-transport.ts';
+import {
+  kernelSctpSupport,
+  loadNativeAddon,
+  rawSocketSupport,
+} from '../../../src/network/transport/native/native-addon.ts';
+import { createRawTransport } from '../../../src/network/transport/raw/raw-transport.ts';
+import { startCapture, type Capture } from './capture.ts';
+import { SIZES, STREAMS, pattern } from './interop-plan.ts';
+
+/**
+ * Our `raw` stack (userland SCTP over raw IP on the host) against the Linux kernel's SCTP in a qemu
+ * guest, across a tap device: the guest as client, then as server (IPv4 and IPv6). dumpcap records
+ * the tap; tshark checks the CRC32c of every packet our stack sent.
+ */
+const load = loadNativeAddon();
+const why =
+  guestUnavailable(true) ??
+  (!load.ok
+    ? load.error.message
+    : !rawSocketSupport(load.addon, 4).available
+      ? 'raw sockets need CAP_NET_RAW'
+      : kernelSctpSupport(load.addon).available
+        ? 'the host kernel has SCTP: it, not our stack, would answer the guest'
+        : undefined);
+
+const PORT = 38412;
+type Step = { step: string } & Record<string, unknown>;
+
+function association() {
+  let end: (event: AssociationEvent) => void = () => undefined;
+  let next: (message: InboundMessage) => void = () => undefined;
+  return {
+    ended: new Promise<AssociationEvent>((resolve) => (end = resolve)),
+    nextMessage: () => new Promise<InboundMessage>((resolve) => (next = resolve)),
+    handler: {
+      message: (m: InboundMessage) => next(m),
+      event: (e: AssociationEvent) => {
+        if (e.type === 'communication-lost' || e.type === 'shutdown-complete') end(e);
+      },
+    },
+  };
+}
+
+/** Sends every planned size round-robin on four streams, waiting for each echo; returns mismatches. */
+async function exchange(
+  a: N2Association,
+  record: ReturnType<typeof association>,
+  sizes: number[],
+): Promise<string[]> {
+  const mismatches: string[] = [];
+  for (const [i, size] of sizes.entries()) {
+    const streamId = STREAMS[i % STREAMS.length] ?? 0;
+    const bytes = pattern(size, i);
+    const echo = record.nextMessage();
+    assert.deepEqual(a.send(streamId, 60, bytes), { ok: true });
+    const m = await echo;
+    if (m.streamId !== streamId || m.ppid !== 60 || !Buffer.from(m.payload).equals(bytes)) {
+      mismatches.push(`${size} B came back as ${m.payload.length} B on ${m.streamId}/${m.ppid}`);
+    }
+  }
+  return mismatches;
+}
+
+describe(
+  'raw transport against Linux kernel SCTP in a qemu guest (tap)',
+  { skip: why ?? false, timeout: 240_000 },
+  () => {
+    const tap = tapLink(1);
+    let transport: N2Transport | undefined;
+    let capture: Capture | undefined;
+    let work = '';
+    let result: GuestResult | undefined;
+    const host: Record<string, unknown> = {};
+
+    before(async () => {
+      assert.ok(load.ok);
+      const addon = load.addon;
+      await prepareGuest();
+      work = await mkdtemp(join(tmpdir(), 'pmn-raw-guest-'));
+      const guest = await startGuest({
+        entry: fileURLToPath(new URL('guest-kernel-peer.ts', import.meta.url)),
+        args: { host4: addressOf(tap.host4), port: PORT },
+        tap,
+        timeoutMs: 200_000,
+        beforeBoot: async () => {
+          capture = await startCapture(tap.name, join(work, 'tap.pcapng'));
+          const raw = createRawTransport({ addon, addresses: [addressOf(tap.host4), addressOf(tap.host6)] });
+          transport = raw.transport;
+          // Our stack as server: echo everything; abort when asked to.
+          await transport.listen(
+            { addresses: [addressOf(tap.host4)], port: PORT, outboundStreams: 4, inboundStreams: 4 },
+            (a) => ({
+              message: (m) => {
+                if (Buffer.from(m.payload).toString() === 'abort me') a.abort('host says bye');
+                else a.send(m.streamId, m.ppid, m.payload);
+              },
+              event: () => undefined,
+            }),
+          );
+        },
+      });
+      try {
+        await guest.waitFor(/^PMN-STEP listening/);
+        assert.ok(transport);
+        // Our stack as client of the guest's kernel: IPv4 with shutdown, IPv4 with abort, IPv6.
+        const guest4 = { address: addressOf(tap.guest4), port: PORT };
+        const first = association();
+        const a = await transport.connect(
+          { remote: [guest4], outboundStreams: 4, inboundStreams: 4 },
+          () => first.handler,
+        );
+        host.streams = a.streams;
+        host.mismatches = await exchange(a, first, SIZES);
+        a.shutdown();
+        host.shutdownEnd = await first.ended;
+        const second = association();
+        const b = await transport.connect({ remote: [guest4] }, () => second.handler);
+        await exchange(b, second, [10]);
+        b.abort('host abort');
+        host.abortEnd = await second.ended;
+        const third = association();
+        const c = await transport.connect(
+          { remote: [{ address: addressOf(tap.guest6), port: PORT }] },
+          () => third.handler,
+        );
+        host.mismatches6 = await exchange(c, third, [1, 1500, 65536]);
+        c.shutdown();
+        host.end6 = await third.ended;
+      } finally {
+        result = await guest.finished;
+        await transport?.close();
+      }
+    });
+
+    after(async () => {
+      if (work !== '') await rm(work, { recursive: true, force: true });
+    });
+
+    const steps = () => guestResults(result?.lines ?? []) as Step[];
+    const step = (name: string): Step => {
+      const found = steps().find((s) => s.step === name);
+      assert.ok(found, `the guest reported no ${name}:\n${result?.lines.join('\n')}`);
+      return found;
+    };
+
+    it('guest as client: 1 B to 64 KiB on four streams echoed intact, then SHUTDOWN and our ABORT', () => {
+      assert.equal(result?.exitCode, 0, result?.lines.join('\n'));
+      assert.deepEqual(step('client-exchange'), {
+        step: 'client-exchange',
+        echoed: SIZES.length,
+        mismatches: [],
+        end: { type: 'shutdown-complete' },
+      });
+      assert.deepEqual(step('client-aborted').end, {
+        type: 'communication-lost',
+        reason: 'peer-abort',
+        cause: 'User-Initiated Abort: host says bye',
+      });
+    });
+
+    it('guest as server over IPv4 and IPv6: echoes intact, SHUTDOWN and ABORT seen on both sides', () => {
+      assert.deepEqual(host.streams, { inbound: 4, outbound: 4 });
+      assert.deepEqual(host.mismatches, []);
+      assert.deepEqual(host.mismatches6, []);
+      assert.deepEqual(host.shutdownEnd, { type: 'shutdown-complete' });
+      assert.deepEqual(host.abortEnd, {
+        type: 'communication-lost',
+        reason: 'local-abort',
+        cause: 'host abort',
+      });
+      assert.deepEqual(host.end6, { type: 'shutdown-complete' });
+      const served = step('served').served as {
+        received: number;
+        bytes: number;
+        end: unknown;
+        remote: string;
+      }[];
+      assert.deepEqual(
+        served.map((s) => [s.remote, s.received, s.bytes, s.end]),
+        [
+          [
+            addressOf(tap.host4),
+            SIZES.length,
+            SIZES.reduce((a, b) => a + b, 0),
+            { type: 'shutdown-complete' },
+          ],
+          [
+            addressOf(tap.host4),
+            1,
+            10,
+            { type: 'communication-lost', reason: 'peer-abort', cause: 'User-Initiated Abort: host abort' },
+          ],
+          [addressOf(tap.host6), 3, 1 + 1500 + 65536, { type: 'shutdown-complete' }],
+        ],
+      );
+    });
+
+    it('puts only packets with a good CRC32c on the wire (tshark)', async () => {
+      assert.ok(capture);
+      const statuses = await capture.stop([addressOf(tap.host4), addressOf(tap.host6)]);
+      assert.ok(statuses.length > 50, `${statuses.length} packets of ours captured`);
+      // 1 is "Good" (0 bad, 2 unverified).
+      assert.deepEqual([...new Set(statuses)], ['1']);
+    });
+  },
+);
