@@ -92,6 +92,9 @@ export interface InitiatorOptions {
 
 let nextAssociationId = 1;
 
+/** The smallest fragment cut to fill a packet; with less room left, the packet goes first. */
+const MIN_FRAGMENT = 256;
+
 /**
  * One SCTP association (RFC 9260): the state machine, the TCB (tags, TSNs, paths, queues) and its
  * timers (T1-init/cookie, T3-rtx, T2-shutdown, delayed SACK, heartbeat), on the host's injected clock.
@@ -232,11 +235,7 @@ export class SctpAssociation implements N2Association {
       this.#refused = true;
       return { ok: false, error: 'queue-full' };
     }
-    // Each fragment must fit one packet, on any path, beside the common header and the DATA chunk header.
-    let mtu = Infinity;
-    for (const p of this.paths) mtu = Math.min(mtu, p.mtu);
-    const fragmentSize = (mtu - 12 - 16) & ~3;
-    this.#send.enqueue(streamId, ppid >>> 0, payload, options?.unordered ?? false, fragmentSize);
+    this.#send.enqueue(streamId, ppid >>> 0, payload, options?.unordered ?? false);
     this.#scheduleFlush();
     return { ok: true };
   }
@@ -562,10 +561,6 @@ export class SctpAssociation implements N2Association {
       this.#fastRetransmitNow = true;
     }
     this.#peerRwnd = Math.max(0, sack.aRwnd - this.#send.flightBytes);
-    // RFC 9260 6.1 D (Max.Burst): a SACK releases at most Max.Burst packets of new data.
-    const path = this.#primaryPath();
-    const burst = this.#send.flightBytes + this.#host.params.maxBurst * path.mtu;
-    if (burst < path.cwnd) path.cwnd = burst;
     if (this.#send.outstanding.length === 0) this.#cancelT3();
     else if (result.cumulativeAdvanced) this.#startT3(true);
     this.#afterAcknowledged();
@@ -814,7 +809,7 @@ export class SctpAssociation implements N2Association {
         open().add(c);
       }
     }
-    const sending = this.#send.nextRetransmit() !== undefined || this.#send.peekPending() !== undefined;
+    const sending = this.#send.nextRetransmit() !== undefined || this.#send.pendingBytes() > 0;
     if (this.#sackDue && (this.#sackNow || sending)) {
       this.#addSack(open());
     }
@@ -837,12 +832,21 @@ export class SctpAssociation implements N2Association {
       ship();
     }
     if (this.#send.nextRetransmit() === undefined) {
-      for (let c = this.#send.peekPending(); c !== undefined; c = this.#send.peekPending()) {
+      // RFC 9260 6.1 D: Max.Burst limits the packets of new data one transmission sends.
+      let packets = 0;
+      for (let remaining = this.#send.pendingBytes(); remaining > 0; remaining = this.#send.pendingBytes()) {
         if (this.#send.flightBytes >= path.cwnd) break;
         // RFC 9260 6.1 A: with no window, one chunk may probe when nothing is in flight.
-        if (c.userData.length > this.#peerRwnd && this.#send.flightBytes > 0) break;
-        if (builder !== undefined && builder.room() < ((16 + c.userData.length + 3) & ~3)) ship();
-        const taken = this.#send.takePending(now, pathIndex);
+        if (this.#send.flightBytes > 0 && Math.min(remaining, MIN_FRAGMENT) > this.#peerRwnd) break;
+        // Fill the packet: cut a fragment to the room left, unless that would make a sliver.
+        let room = (builder === undefined ? path.mtu - 12 : builder.room()) - 16;
+        if (room < Math.min(remaining, MIN_FRAGMENT)) {
+          ship();
+          if (++packets >= this.#host.params.maxBurst) break;
+          room = path.mtu - 12 - 16;
+        }
+        // A whole rest that fits goes as is; a cut keeps fragments 4-byte aligned.
+        const taken = this.#send.takePending(now, pathIndex, remaining <= room ? remaining : room & ~3);
         open().addData(taken.flags, taken.tsn, taken.streamId, taken.ssn, taken.ppid, taken.userData);
         this.#peerRwnd = Math.max(0, this.#peerRwnd - taken.userData.length);
         dataSent = true;

@@ -33,7 +33,8 @@ export interface PacketLink {
   /**
    * Sends one SCTP packet. Never throws for a network condition: a packet that cannot be sent is lost,
    * as on the wire, and retransmission recovers. `local` asks for a source address (multi-homing);
-   * the link may ignore it when it is bound to one address.
+   * the link may ignore it when it is bound to one address. The stack never writes to `packet` after
+   * this call, so the link may hold it until it is sent.
    */
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void;
   /** Sets the one receiver of inbound packets (replacing any earlier one). */

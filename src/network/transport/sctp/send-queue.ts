@@ -29,6 +29,17 @@ export interface OutboundChunk {
   fastRetransmitted: boolean;
 }
 
+/** A user message waiting to be sent, fragmented as it goes out. */
+interface PendingMessage {
+  streamId: number;
+  ssn: number;
+  ppid: number;
+  payload: Uint8Array;
+  unordered: boolean;
+  /** Bytes already taken into DATA chunks. */
+  offset: number;
+}
+
 export interface SackResult {
   /** The SACK was older than one already processed (cumulative ack behind): ignore it. */
   stale: boolean;
@@ -49,8 +60,8 @@ export class SendQueue {
   nextTsn: number;
   /** The highest TSN the peer acknowledged cumulatively. */
   cumulativeTsnAck: number;
-  /** Chunks not yet sent. */
-  readonly #pending: OutboundChunk[] = [];
+  /** Messages (or their rest) not yet sent. */
+  readonly #pending: PendingMessage[] = [];
   #pendingHead = 0;
   /** Chunks sent and not cumulatively acknowledged, in TSN order. */
   readonly outstanding: OutboundChunk[] = [];
@@ -66,62 +77,59 @@ export class SendQueue {
     this.#ssn = new Uint16Array(outboundStreams);
   }
 
-  get pendingCount(): number {
-    return this.#pending.length - this.#pendingHead;
-  }
-
   get empty(): boolean {
-    return this.pendingCount === 0 && this.outstanding.length === 0;
+    return this.#pendingHead === this.#pending.length && this.outstanding.length === 0;
   }
 
-  /** Fragments a message into chunks of at most `fragmentSize` bytes of user data (RFC 9260 6.9). */
-  enqueue(
-    streamId: number,
-    ppid: number,
-    payload: Uint8Array,
-    unordered: boolean,
-    fragmentSize: number,
-  ): void {
+  /** Queues a message with its stream sequence number; it is fragmented when sent. */
+  enqueue(streamId: number, ppid: number, payload: Uint8Array, unordered: boolean): void {
     const ssn = unordered ? 0 : this.#ssn[streamId]!;
     if (!unordered) this.#ssn[streamId] = (ssn + 1) & 0xffff;
-    const base = unordered ? DataFlag.UNORDERED : 0;
-    for (let offset = 0; offset < payload.length; offset += fragmentSize) {
-      const end = Math.min(payload.length, offset + fragmentSize);
-      const flags =
-        base | (offset === 0 ? DataFlag.BEGINNING : 0) | (end === payload.length ? DataFlag.END : 0);
-      this.#pending.push({
-        tsn: 0,
-        streamId,
-        ssn,
-        ppid,
-        flags,
-        userData: payload.subarray(offset, end),
-        sent: 0,
-        sentAt: 0,
-        path: 0,
-        gapAcked: false,
-        missing: 0,
-        retransmit: false,
-        fastRetransmitted: false,
-      });
-    }
+    this.#pending.push({ streamId, ssn, ppid, payload, unordered, offset: 0 });
     this.queuedBytes += payload.length;
   }
 
-  /** The next unsent chunk, without taking it. */
-  peekPending(): OutboundChunk | undefined {
-    return this.#pending[this.#pendingHead];
+  /** Bytes of the next message still to send (0 when nothing waits). */
+  pendingBytes(): number {
+    const head = this.#pending[this.#pendingHead];
+    return head === undefined ? 0 : head.payload.length - head.offset;
   }
 
-  /** Takes the next unsent chunk, gives it its TSN and moves it in flight. */
-  takePending(now: number, path: number): OutboundChunk {
-    const chunk = this.#pending[this.#pendingHead]!;
-    this.#pending[this.#pendingHead++] = undefined as unknown as OutboundChunk;
-    if (this.#pendingHead > 1024 && this.#pendingHead * 2 > this.#pending.length) {
-      this.#pending.splice(0, this.#pendingHead);
-      this.#pendingHead = 0;
+  /**
+   * Takes at most `maxBytes` of the next message as one DATA chunk, gives it its TSN and moves it in
+   * flight. Fragments are cut as packets fill (RFC 9260 6.9); one message at a time, so that the TSNs
+   * of its fragments are consecutive.
+   */
+  takePending(now: number, path: number, maxBytes: number): OutboundChunk {
+    const message = this.#pending[this.#pendingHead]!;
+    const end = Math.min(message.payload.length, message.offset + maxBytes);
+    const flags =
+      (message.unordered ? DataFlag.UNORDERED : 0) |
+      (message.offset === 0 ? DataFlag.BEGINNING : 0) |
+      (end === message.payload.length ? DataFlag.END : 0);
+    const chunk: OutboundChunk = {
+      tsn: this.nextTsn,
+      streamId: message.streamId,
+      ssn: message.ssn,
+      ppid: message.ppid,
+      flags,
+      userData: message.payload.subarray(message.offset, end),
+      sent: 0,
+      sentAt: 0,
+      path,
+      gapAcked: false,
+      missing: 0,
+      retransmit: false,
+      fastRetransmitted: false,
+    };
+    message.offset = end;
+    if (end === message.payload.length) {
+      this.#pending[this.#pendingHead++] = undefined as unknown as PendingMessage;
+      if (this.#pendingHead > 1024 && this.#pendingHead * 2 > this.#pending.length) {
+        this.#pending.splice(0, this.#pendingHead);
+        this.#pendingHead = 0;
+      }
     }
-    chunk.tsn = this.nextTsn;
     this.nextTsn = tsnAdd(this.nextTsn, 1);
     this.markSent(chunk, now, path);
     this.outstanding.push(chunk);

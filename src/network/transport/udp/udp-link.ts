@@ -74,8 +74,9 @@ export class UdpLink implements PacketLink {
     const v6 = isIPv6(remote.address);
     const s =
       this.#sockets.find((x) => x.v6 === v6 && x.address === local) ?? this.#sockets.find((x) => x.v6 === v6);
-    // The packet's buffer may be reused by the caller: dgram keeps a reference until sent, so copy.
-    s?.socket.send(Buffer.from(packet), remote.port, remote.address, () => undefined);
+    // The stack never writes to a packet it has sent, so dgram may keep a reference until it is out.
+    // No callback: dgram then tries a synchronous send first; a failure is an ignored error event.
+    s?.socket.send(packet, remote.port, remote.address);
   }
 
   onPacket(receiver: PacketReceiver): void {
