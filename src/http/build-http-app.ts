@@ -33,6 +33,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { installOpenApi } from './openapi.ts';
 import type { Permission } from './permissions.ts';
 import { installSecurityHeaders } from './security-headers.ts';
+import { buildSerializer } from './serialization.ts';
 import { validatorCompiler } from './validation.ts';
 
 export interface HttpOptions {
@@ -63,6 +64,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    schemaController: { compilersFactory: { buildSerializer } },
     ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   const root = app as unknown as FastifyInstance;

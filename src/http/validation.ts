@@ -1,4 +1,4 @@
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { isCidrNetwork, isIpAddress } from '../validation/ip-network.ts';
@@ -30,8 +30,21 @@ function createAjv(options: Options): Ajv {
 const bodyAjv = createAjv({ coerceTypes: false });
 const textAjv = createAjv({ coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? bodyAjv : textAjv).compile(schema);
+// Compiled once per schema and process: every app built in one process (tests build hundreds) shares
+// the validators. Fastify hands each app its own copy of some route schemas, so the key is the text.
+const compiledBodies = new Map<string, ValidateFunction>();
+const compiledTexts = new Map<string, ValidateFunction>();
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const [ajv, compiled] = httpPart === 'body' ? [bodyAjv, compiledBodies] : [textAjv, compiledTexts];
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate;
+};
 
 const PART_NAMES: Record<string, string> = {
   querystring: 'query parameter ',
