@@ -62,7 +62,9 @@ export class PacketBuilder {
   #length = COMMON_HEADER_SIZE;
 
   constructor(maxSize: number, sourcePort: number, destinationPort: number, verificationTag: number) {
-    this.#buffer = new Uint8Array(maxSize);
+    // From Node's buffer pool (no fresh ArrayBuffer per packet): every byte of the packet is written below,
+    // padding included, so the unzeroed memory never leaves.
+    this.#buffer = Buffer.allocUnsafe(maxSize);
     const b = this.#buffer;
     b[0] = sourcePort >>> 8;
     b[1] = sourcePort & 0xff;

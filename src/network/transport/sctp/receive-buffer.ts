@@ -107,8 +107,8 @@ export class ReceiveBuffer {
       unordered: chunk.unordered,
       beginning: chunk.beginning,
       ending: chunk.ending,
-      // The packet's buffer is the link's: keep a copy.
-      data: chunk.userData.slice(),
+      // The packet's buffer is the link's: keep a copy (pooled, cheaper than an ArrayBuffer each).
+      data: Buffer.from(chunk.userData),
     };
     if (fragment.beginning && fragment.ending) {
       this.#complete(
@@ -189,7 +189,7 @@ export class ReceiveBuffer {
     }
     if (size > this.#maxMessageSize) return 'violation';
     if (!this.#fragments.get(first)!.beginning || !this.#fragments.get(last)!.ending) return 'accepted';
-    const payload = new Uint8Array(size);
+    const payload = Buffer.allocUnsafe(size);
     let offset = 0;
     for (let t = first; ; t = tsnAdd(t, 1)) {
       const g = this.#fragments.get(t)!;
