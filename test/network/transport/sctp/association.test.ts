@@ -90,7 +90,8 @@ describe('userland SCTP association', () => {
       server.handler.messages.map((m) => [m.streamId, m.ppid, m.payload.length]),
       sizes.map((s, i) => [i % 3, 60, s]),
     );
-    for (const [i, m] of server.handler.messages.entries()) assert.deepEqual(Uint8Array.from(m.payload), bytes(sizes[i]!, i));
+    for (const [i, m] of server.handler.messages.entries())
+      assert.deepEqual(Uint8Array.from(m.payload), bytes(sizes[i]!, i));
     server.association.send(2, 60, bytes(3000));
     await t.time.advance(1000, t.settle);
     assert.deepEqual(
