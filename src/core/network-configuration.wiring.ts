@@ -6,6 +6,7 @@ import type { AuditLogService } from '../resources/audit-logs/audit-logs.service
 import { createDataNetworksRepository } from '../resources/data-networks/data-networks.repository.ts';
 import { createDataNetworksService } from '../resources/data-networks/data-networks.service.ts';
 import { createHomeNetworkKeysRepository } from '../resources/operator/home-network-keys.repository.ts';
+import { createNetworkSecurityService } from '../resources/operator/network-security.service.ts';
 import { seedNetworkDefaults } from '../resources/operator/network-defaults.ts';
 import { createOperatorRepository } from '../resources/operator/operator.repository.ts';
 import { createOperatorService } from '../resources/operator/operator.service.ts';
@@ -74,6 +75,15 @@ export async function wireNetworkConfiguration(
     firstStart,
     operator: operatorService,
     subscribers: subscribersService,
+    networkSecurity: createNetworkSecurityService({
+      db,
+      keys: homeNetworkKeys,
+      operator,
+      audit,
+      secretBox,
+      clock,
+      changes,
+    }),
     dataNetworks: createDataNetworksService({ db, dataNetworks, policies, audit, state, changes }),
     slices: createSlicesService({ db, slices, policies, audit, changes }),
     profiles: createProfilesService({ db, profiles, policies, subscribers, audit, changes }),

@@ -12,6 +12,7 @@ import { authRoutes } from '../resources/auth/auth.routes.ts';
 import { cellPositionsRoutes } from '../resources/cell-positions/cell-positions.routes.ts';
 import { dataNetworksRoutes } from '../resources/data-networks/data-networks.routes.ts';
 import { flowReportsRoutes } from '../resources/flow-reports/flow-reports.routes.ts';
+import { networkSecurityRoutes } from '../resources/operator/network-security.routes.ts';
 import { operatorRoutes } from '../resources/operator/operator.routes.ts';
 import { policiesRoutes } from '../resources/policies/policies.routes.ts';
 import { positioningRoutes } from '../resources/positioning/positioning.routes.ts';
@@ -135,6 +136,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   await app.register(backupRoutes({ backup: operations.backup, restoreMaxBytes: options.restoreMaxBytes }));
 
   await app.register(operatorRoutes({ operator: config.operator }));
+  await app.register(networkSecurityRoutes({ networkSecurity: config.networkSecurity }));
   await app.register(dataNetworksRoutes({ dataNetworks: config.dataNetworks }));
   await app.register(slicesRoutes({ slices: config.slices }));
   await app.register(profilesRoutes({ profiles: config.profiles }));

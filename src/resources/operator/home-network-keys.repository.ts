@@ -10,6 +10,42 @@ export interface StoredHomeNetworkKey {
 
 export function createHomeNetworkKeysRepository(db: Executor) {
   return {
+    async find(scheme: 'A' | 'B', id: number, executor: Executor = db): Promise<boolean> {
+      const row = await executor
+        .selectFrom('home_network_keys')
+        .select('id')
+        .where('scheme', '=', scheme)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
+    async insert(
+      key: { id: number; scheme: 'A' | 'B'; publicKey: string; privateKeySealed: string; createdAt: number },
+      executor: Executor = db,
+    ): Promise<void> {
+      await executor
+        .insertInto('home_network_keys')
+        .values({
+          id: key.id,
+          scheme: key.scheme,
+          public_key: key.publicKey,
+          private_key_sealed: key.privateKeySealed,
+          created_at: key.createdAt,
+        })
+        .execute();
+    },
+
+    /** False when no such key exists. */
+    async delete(scheme: 'A' | 'B', id: number, executor: Executor = db): Promise<boolean> {
+      const result = await executor
+        .deleteFrom('home_network_keys')
+        .where('scheme', '=', scheme)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return result.numDeletedRows > 0n;
+    },
+
     async list(executor: Executor = db): Promise<StoredHomeNetworkKey[]> {
       const rows = await executor
         .selectFrom('home_network_keys')

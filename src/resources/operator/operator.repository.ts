@@ -41,6 +41,20 @@ export function createOperatorRepository(db: Executor) {
       };
     },
 
+    async updateNasSecurity(
+      preferences: { ciphering: string[]; integrity: string[] },
+      executor: Executor = db,
+    ): Promise<void> {
+      await executor
+        .updateTable('operator')
+        .set({
+          nas_ciphering: JSON.stringify(preferences.ciphering),
+          nas_integrity: JSON.stringify(preferences.integrity),
+        })
+        .where('id', '=', OPERATOR_ID)
+        .execute();
+    },
+
     /** Inserts the operator unless it exists; returns whether this call inserted it. */
     async insertIfAbsent(operator: OperatorRow, executor: Executor = db): Promise<boolean> {
       const result = await executor
