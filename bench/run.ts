@@ -1,6 +1,32 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import type { Comparison, Suite } from './harness.ts';
+import { ROOT, type Comparison, type Suite } from './harness.ts';
+
+/**
+ * A CPU benchmark that is a script of its own (codecs, crypto, transports): it runs in a child process
+ * with `--seconds`, measures its figures beside its own bare baseline and prints its tables, which are
+ * passed through.
+ */
+function standalone(script: string): () => Promise<{ run: Suite }> {
+  return async () => ({
+    run: async ({ durationSeconds, log }) => {
+      log(`running ${script}`);
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', script, '--seconds', String(durationSeconds)],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
+      const [code] = (await once(child, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`${script} exited with ${code}`);
+      return [];
+    },
+  });
+}
 
 /** Every suite, in run order; adding one is one line naming its module, which exports `run`. */
 const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
@@ -8,6 +34,9 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   'network-configuration': () => import('./network-configuration.ts'),
   // Builds (once, cached in .bench/) and measures the 1M-event, 5M-flow data set of issue 4.
   records: () => import('./records.ts'),
+  security: standalone('bench/security.ts'),
+  'nas-codec': standalone('bench/nas-codec.ts'),
+  sctp: standalone('bench/sctp.ts'),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
