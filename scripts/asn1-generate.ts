@@ -3,6 +3,7 @@
  * $PMN_ASN1_DIR): `tsx scripts/asn1-generate.ts [ngap|nrppa|lpp ...]`. A test regenerates them in
  * memory and fails when the committed files differ.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -15,7 +16,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 export const ASN1_DIR = process.env.PMN_ASN1_DIR ?? '/work/shared/asn1';
 
-interface Protocol {
+export interface Protocol {
   /** Folder of .asn files under ASN1_DIR. */
   asn1: string;
   /** Output folder, relative to the repository. */
@@ -47,18 +48,36 @@ export const PROTOCOLS: Record<string, Protocol> = {
   },
 };
 
-/** The generated files of one protocol, Prettier-formatted as committed. */
-export async function render(protocol: Protocol): Promise<GeneratedFiles> {
+/** The generator's output for one protocol, before formatting. */
+export function generate(protocol: Protocol): GeneratedFiles {
   const dir = join(ASN1_DIR, protocol.asn1);
   const modules = readdirSync(dir)
     .filter((file) => file.endsWith('.asn'))
     .sort()
     .flatMap((file) => parseModules(readFileSync(join(dir, file), 'utf8')));
-  const files = new Generator(modules, protocol.options).generate();
+  return new Generator(modules, protocol.options).generate();
+}
+
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The first line of a committed file: hashes of the generator's output and of the formatted text
+ * after this line. The drift test regenerates in memory and compares both without running Prettier
+ * (seconds, not a minute): any change to the generator, the ASN.1 or the committed text shows.
+ */
+export function stamp(raw: string, formatted: string): string {
+  return `// asn1-generate: generator output sha256 ${sha256(raw)}, file sha256 ${sha256(formatted)}\n`;
+}
+
+/** The files of one protocol as committed: stamped, Prettier-formatted. */
+export async function render(protocol: Protocol): Promise<GeneratedFiles> {
+  const files = generate(protocol);
   const config = (await prettier.resolveConfig(join(root, protocol.out, 'codec.ts'))) ?? {};
   const out = {} as GeneratedFiles;
-  for (const [name, text] of Object.entries(files) as [keyof GeneratedFiles, string][])
-    out[name] = await prettier.format(text, { ...config, parser: 'typescript' });
+  for (const [name, text] of Object.entries(files) as [keyof GeneratedFiles, string][]) {
+    const formatted = await prettier.format(text, { ...config, parser: 'typescript' });
+    out[name] = stamp(text, formatted) + formatted;
+  }
   return out;
 }
 

@@ -436,14 +436,11 @@ export class Generator {
         const body = this.encode(type, unit, `${name}_value`, 'v');
         this.encodersOut.push(
           `export function encode${name}(w: PerWriter, v: ${name}): void {`,
-          ...(body.length > 0 ? body : ['void v;', 'void w;']),
+          ...body,
           '}',
         );
         this.viewsOut.push(
           `export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`,
-          ...(special === undefined && !this.view(type, unit, `${name}_value`, 'v').includes('hooks')
-            ? ['void hooks;']
-            : []),
           `return ${special !== undefined ? this.special(special) : this.view(type, unit, `${name}_value`, 'v')};`,
           '}',
         );
@@ -482,7 +479,9 @@ export class Generator {
       `export function encode${name}(w: PerWriter, v: ${name}): void {`,
       `const index = enumeratedIndex(${name}_INDEX, v, ${n});`,
     );
-    if (additions === undefined) this.encodersOut.push(this.intEncode('index', 0, n - 1));
+    if (additions === undefined && n === 1)
+      this.encodersOut[this.encodersOut.length - 1] = `enumeratedIndex(${name}_INDEX, v, 1);`;
+    else if (additions === undefined) this.encodersOut.push(this.intEncode('index', 0, n - 1));
     else
       this.encodersOut.push(
         `if (index < ${n}) {`,
@@ -497,7 +496,6 @@ export class Generator {
     const criticality = unit.asn1 === 'Criticality';
     this.viewsOut.push(
       `export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`,
-      'void hooks;',
       criticality ? `return enumeratedLabel(v, ${name}_INDEX);` : 'return v;',
       '}',
     );
@@ -537,7 +535,6 @@ export class Generator {
     );
     this.viewsOut.push(
       `export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`,
-      ...(this.view(type.item, unit, hint, 'item').includes('hooks') ? [] : ['void hooks;']),
       `return v.map((item) => ${this.view(type.item, unit, hint, 'item')});`,
       '}',
     );
@@ -632,7 +629,6 @@ export class Generator {
     });
     const viewLines = [`export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`];
     const all = views.flat();
-    if (!all.some((l) => l.includes('hooks'))) viewLines.push('void hooks;');
     viewLines.push('switch (v.choice) {', ...all);
     if (additions !== undefined) viewLines.push('case null:', 'return { raw: toHex(v.value) };');
     viewLines.push('}', '}');
@@ -713,7 +709,7 @@ export class Generator {
     for (const c of root) {
       const value = `v.${propertyName(c.name)}`;
       const body = this.encode(c.type, unit, this.hint(name, c.name), value);
-      if (this.isOptional(c)) enc.push(`if (${value} !== undefined) {`, ...body, '}');
+      if (this.isOptional(c) && body.length > 0) enc.push(`if (${value} !== undefined) {`, ...body, '}');
       else enc.push(...body);
     }
     if (extensible) {
@@ -732,8 +728,9 @@ export class Generator {
           const body = this.encode(c.type, unit, this.hint(name, c.name), value).map((l) =>
             l.replace(/^w\./, 'c.').replace(/\(w, /, '(c, ').replace(/\bw\./g, 'c.'),
           );
-          if (!addition.group || this.isOptional(c)) enc.push(`if (${value} !== undefined) {`, ...body, '}');
-          else
+          if (!addition.group || this.isOptional(c)) {
+            if (body.length > 0) enc.push(`if (${value} !== undefined) {`, ...body, '}');
+          } else
             enc.push(
               `if (${value} === undefined) throw new PerError('${name}: ${c.name} missing from its extension group');`,
               ...body,
@@ -743,7 +740,6 @@ export class Generator {
       });
       enc.push('for (const raw of unknown) if (raw !== undefined) w.generalOctets(raw);', '}');
     }
-    if (enc.length === 1) enc.push('void w;', 'void v;');
     enc.push('}');
     this.encodersOut.push(...enc);
 
@@ -756,8 +752,7 @@ export class Generator {
     });
     if (extensible) entries.push('unknown_extensions: viewUnknownExtensions(v.unknownExtensions),');
     const viewLines = [`export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`];
-    if (!entries.some((l) => l.includes('hooks'))) viewLines.push('void hooks;');
-    if (entries.length === 0) viewLines.push('void v;', 'return {};');
+    if (entries.length === 0) viewLines.push('return {};');
     else viewLines.push('return {', ...entries, '};');
     viewLines.push('}');
     this.viewsOut.push(...viewLines);
@@ -950,7 +945,6 @@ export class Generator {
         : `raw: toHex(v.${propertyName(c.name)})`,
     );
     const unknownReturn = `return { ${[`${keyKey}: ${unknownKey}`, ...fixedViews, ...rawOpens].join(', ')} };`;
-    if (![...cases, unknownReturn].some((l) => l.includes('hooks'))) viewLines.push('void hooks;');
     if (members.length > 0) viewLines.push('switch (v.name) {', ...cases, 'case null:', unknownReturn, '}');
     else viewLines.push(unknownReturn);
     viewLines.push('}');
@@ -1005,8 +999,8 @@ export class Generator {
       ...this.constsOut.map((l) =>
         [...this.codecExports].some((e) => new RegExp(`^const ${e}\\b`).test(l)) ? `export ${l}` : l,
       ),
-      ...this.decodersOut,
-      ...this.encodersOut,
+      ...Generator.voidUnused(this.decodersOut),
+      ...Generator.voidUnused(this.encodersOut),
     ];
     const decoders = typeNames.filter((n) => viewIds.has(`decode${n}`));
     const viewFile = [
@@ -1036,13 +1030,41 @@ export class Generator {
       ),
       ...this.importLine(used(viewText), './types.ts', true),
       '',
-      ...this.viewsOut,
+      ...Generator.voidUnused(this.viewsOut),
     ];
     return {
       'types.ts': typesFile.join('\n') + '\n',
       'codec.ts': codecFile.join('\n') + '\n',
       'view.ts': viewFile.join('\n') + '\n',
     };
+  }
+
+  /**
+   * Marks parameters a generated function does not read as used (`void r;`), so that every function
+   * keeps the one signature of its kind (decode, encode, view) and the lint stays clean.
+   */
+  private static voidUnused(lines: string[]): string[] {
+    const out: string[] = [];
+    let start = 0;
+    const flush = (end: number): void => {
+      if (end <= start) return;
+      const signature = lines[start]!;
+      const body = lines.slice(start + 1, end).join('\n');
+      out.push(signature);
+      const params = /^export function \w+\(([^)]*)\)/.exec(signature)?.[1] ?? '';
+      for (const param of params.split(',').map((p) => p.trim().split(':')[0]!)) {
+        if (param !== '' && !new RegExp(`\\b${param}\\b`).test(body)) out.push(`void ${param};`);
+      }
+      out.push(...lines.slice(start + 1, end));
+    };
+    lines.forEach((line, index) => {
+      if (line.startsWith('export function ') && index > start) {
+        flush(index);
+        start = index;
+      }
+    });
+    flush(lines.length);
+    return out;
   }
 
   private importLine(names: string[], from: string, typeOnly: boolean): string[] {

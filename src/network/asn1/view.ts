@@ -36,3 +36,6 @@ export function viewContaining<T, H>(
   }
   return view(value, hooks);
 }
+
+/** Hooks of a protocol whose JSON view needs none (NRPPa, LPP). */
+export type ViewHooks = Record<string, unknown>;
