@@ -466,11 +466,13 @@ function key(address: string, peerPort: number, localPort: number): string {
   return `${address}|${peerPort}|${localPort}`;
 }
 
+/** Whether a listener takes a packet sent to `local`; a link bound to a wildcard cannot tell, so it does. */
 function acceptsAddress(listener: Listener, local: string): boolean {
   return (
     listener.addresses.length === 0 ||
-    listener.addresses.some((a) => a === local || WILDCARDS.has(a)) ||
-    local === ''
+    WILDCARDS.has(local) ||
+    local === '' ||
+    listener.addresses.some((a) => a === local || WILDCARDS.has(a))
   );
 }
 
