@@ -3,7 +3,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Minimal JWS compact serialisation with HS256 only (RFC 7515, RFC 7519); other algorithms are refused. */
 export interface JwtClaims {
   [claim: string]: unknown;
-  exp?: number;
+  /** Required: a token without an expiry would be valid forever if its key ever leaked. */
+  exp: number;
 }
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
@@ -19,8 +20,9 @@ export function signJwt(claims: JwtClaims, key: Buffer): string {
 }
 
 /**
- * Returns the claims of a token signed with `key` that has not expired at `nowSeconds`, or undefined.
- * The signature is checked (in constant time) before anything inside the token is trusted.
+ * Returns the claims of a token signed with `key` that carries an `exp` and has not expired at
+ * `nowSeconds`, or undefined. The signature is checked (in constant time) before anything inside the
+ * token is trusted.
  */
 export function verifyJwt(token: string, key: Buffer, nowSeconds: number): JwtClaims | undefined {
   const parts = token.split('.');
@@ -35,7 +37,7 @@ export function verifyJwt(token: string, key: Buffer, nowSeconds: number): JwtCl
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
     if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return undefined;
     const { exp } = claims as JwtClaims;
-    if (exp !== undefined && (typeof exp !== 'number' || exp <= nowSeconds)) return undefined;
+    if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= nowSeconds) return undefined;
     return claims as JwtClaims;
   } catch {
     return undefined;

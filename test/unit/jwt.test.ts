@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { signJwt, verifyJwt } from '../../src/crypto/jwt.ts';
@@ -42,5 +43,23 @@ describe('HS256 JWT', () => {
     const token = signJwt({ sub: 1, sid: 2, exp: 2000 }, key);
     assert.deepEqual(verifyJwt(token, key, 1999), { sub: 1, sid: 2, exp: 2000 });
     assert.equal(verifyJwt('not.a.jwt.at.all', key, 0), undefined);
+  });
+
+  it('refuses a well-signed token without an expiry, or with one that is not a number', () => {
+    const key = Buffer.from('a key of thirty-two bytes exactly');
+    for (const claims of [
+      { sub: 1, sid: 1 },
+      { sub: 1, sid: 1, exp: '9999999999' },
+      { sub: 1, exp: null },
+    ]) {
+      const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
+      const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+      const signature = createHmac('sha256', key).update(`${header}.${payload}`).digest('base64url');
+      assert.equal(
+        verifyJwt(`${header}.${payload}.${signature}`, key, 1000),
+        undefined,
+        JSON.stringify(claims),
+      );
+    }
   });
 });
