@@ -85,7 +85,8 @@ export class RawLink implements PacketLink {
   }
 
   maxPacketSize(remote: LinkAddress): number {
-    return this.#mtu - (isIPv6(remote.address) ? 40 : 20);
+    // An IPv4 datagram's Total Length and an IPv6 Payload Length are 16 bits (loopback's MTU is 65,536).
+    return isIPv6(remote.address) ? Math.min(this.#mtu - 40, 65535) : Math.min(this.#mtu, 65535) - 20;
   }
 
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {

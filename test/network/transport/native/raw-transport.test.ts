@@ -139,6 +139,14 @@ describe('raw transport on loopback', { skip }, () => {
       assert.deepEqual(got, ['127.0.0.5>127.0.0.7:a', '127.0.0.5>127.0.0.8:c']);
       assert.equal(link.maxPacketSize({ address: '127.0.0.1', port: 0 }), 1480);
       assert.equal(link.maxPacketSize({ address: '::1', port: 0 }), 1460);
+      const loopback = RawLink.open({ addon: need(addon), addresses: ['127.0.0.1', '::1'], mtu: 65536 });
+      try {
+        // The IPv4 Total Length (16 bits) counts the header; the IPv6 Payload Length does not.
+        assert.equal(loopback.maxPacketSize({ address: '127.0.0.1', port: 0 }), 65515);
+        assert.equal(loopback.maxPacketSize({ address: '::1', port: 0 }), 65496);
+      } finally {
+        await loopback.close();
+      }
     } finally {
       sender.close();
       await link.close();
