@@ -86,6 +86,7 @@ export async function createCore(options: CoreOptions) {
       clock,
       scryptCost: options.scryptCost ?? DEFAULT_SCRYPT_COST,
       loginRateLimit: options.loginRateLimit ?? 10,
+      secretBox,
     });
     const { state: networkState, radios } = wireNetworkState(wiring, { clock, configuration });
     const records = wireRecords(wiring, { db, audit: audit.service, clock, logger });

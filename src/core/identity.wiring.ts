@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import type { ScryptCost } from '../crypto/password-hash.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { createAuthenticator } from '../identity/authenticator.ts';
 import { createApiTokensRepository } from '../resources/api-tokens/api-tokens.repository.ts';
 import { createApiTokensService } from '../resources/api-tokens/api-tokens.service.ts';
@@ -19,13 +20,20 @@ const HOUR_MS = 3_600_000;
 /** Users, login sessions, API tokens and the authenticator that turns credentials into principals. */
 export async function wireIdentity(
   core: CoreWiring,
-  deps: { db: Db; audit: AuditLogService; clock: Clock; scryptCost: ScryptCost; loginRateLimit: number },
+  deps: {
+    db: Db;
+    audit: AuditLogService;
+    clock: Clock;
+    scryptCost: ScryptCost;
+    loginRateLimit: number;
+    secretBox: SecretBox;
+  },
 ) {
   const { db, audit, clock, scryptCost } = deps;
   const users = createUsersRepository(db);
   const loginSessions = createLoginSessionsRepository(db);
   const apiTokens = createApiTokensRepository(db);
-  const signingSecret = await loadSigningSecret(db);
+  const signingSecret = await loadSigningSecret(db, deps.secretBox);
   const initialization = createInitializationState(users);
   const authenticator = createAuthenticator({ loginSessions, apiTokens, signingSecret, clock });
   const rateLimiter = createLoginRateLimiter({ limit: deps.loginRateLimit, clock });

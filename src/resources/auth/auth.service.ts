@@ -15,7 +15,6 @@ import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import type { LoginSessionsRepository } from './login-sessions.repository.ts';
 import type { SigningSecret } from './signing-secret.ts';
 
-
 /** What a successful login hands the client: the opaque session cookie value and a bearer token. */
 export interface LoginResult {
   sessionToken: string;
