@@ -5,7 +5,6 @@ import type {
   AssociationHandler,
   AssociationState,
   AssociationUp,
-  CommunicationLostReason,
   InboundMessage,
   N2Association,
   SendOptions,
@@ -1065,11 +1064,6 @@ export class SctpAssociation implements N2Association {
     this.#control = [];
     this.#host.closed(this, event);
     this.#emit(event);
-  }
-
-  /** Ends the association without a word to the peer (the endpoint is closing, or lost it). */
-  terminate(reason: CommunicationLostReason): void {
-    this.#close({ type: 'communication-lost', reason });
   }
 }
 

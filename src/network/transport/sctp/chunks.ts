@@ -71,7 +71,6 @@ export const T_BIT = 1;
 
 export const COMMON_HEADER_SIZE = 12;
 export const CHUNK_HEADER_SIZE = 4;
-export const DATA_HEADER_SIZE = 16;
 
 export type Decoded<T> = { ok: true; value: T } | { ok: false; error: string };
 
@@ -412,8 +411,4 @@ export function bytesToIp(bytes: Uint8Array): string {
   }
   if (best < 0) return words.join(':');
   return `${words.slice(0, best).join(':')}::${words.slice(best + bestLength).join(':')}`;
-}
-
-export function isChunkTypeKnown(type: number): boolean {
-  return (type >= 0 && type <= 11) || type === 14;
 }

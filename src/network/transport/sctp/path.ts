@@ -53,10 +53,6 @@ export class Path {
     this.rto = Math.min(this.params.rtoMax, Math.max(this.params.rtoMin, rto));
   }
 
-  get srtt(): number | undefined {
-    return this.#srtt;
-  }
-
   /** RFC 9260 6.3.3 E2: back off after a timeout. */
   backOff(): void {
     this.rto = Math.min(this.params.rtoMax, this.rto * 2);
