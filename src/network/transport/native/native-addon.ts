@@ -71,6 +71,8 @@ export type SctpNotification =
       error: number;
       outboundStreams: number;
       inboundStreams: number;
+      /** sac_info: after the peer's ABORT, its error causes (RFC 9260 3.3.10); else empty. */
+      info: Buffer;
     }
   | {
       type: 'peer-addr-change';
