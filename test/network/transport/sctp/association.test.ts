@@ -255,6 +255,32 @@ describe('userland SCTP association', () => {
     );
   });
 
+  it('handles unknown chunk types by their high bits: report in ERROR, then skip or stop', async () => {
+    const t = await setup();
+    const { association } = await t.connect();
+    const tag = (association as unknown as { peerTag: number }).peerTag;
+    const localPort = (association as unknown as { localPort: number }).localPort;
+    const heartbeat = new Uint8Array([4, 0, 0, 12, 0, 1, 0, 8, 1, 2, 3, 4]);
+    const repliesTo = async (unknownType: number) => {
+      t.net.sent.length = 0;
+      t.net.inject(
+        encodePacket(localPort, PORT, tag, [new Uint8Array([unknownType, 0, 0, 4]), heartbeat]),
+        CLIENT,
+        SERVER,
+      );
+      await t.settle();
+      return t.net.sent.filter((s) => s.from === SERVER).flatMap((s) => chunkTypes(s.packet));
+    };
+    // 11: skip and report; the HEARTBEAT after it is answered.
+    assert.deepEqual((await repliesTo(0xc1)).sort(), [ChunkType.HEARTBEAT_ACK, ChunkType.ERROR].sort());
+    // 01: stop and report; the HEARTBEAT is not processed.
+    assert.deepEqual(await repliesTo(0x41), [ChunkType.ERROR]);
+    // 00: stop silently; 10: skip silently.
+    assert.deepEqual(await repliesTo(0x01 | 0x3e), []);
+    assert.deepEqual(await repliesTo(0x81), [ChunkType.HEARTBEAT_ACK]);
+    assert.equal(association.state, 'established');
+  });
+
   it('reports unrecognised INIT parameters whose type asks for it, in the INIT ACK', async () => {
     const t = await setup();
     const init = new Uint8Array([
