@@ -52,10 +52,9 @@ export class KernelAssociation implements N2Association {
     if (!Number.isInteger(streamId) || streamId < 0 || streamId >= this.streams.outbound) {
       return { ok: false, error: 'invalid-stream' };
     }
-    // SCTP carries no empty user message (RFC 9260 3.3.1: User Data is at least one byte).
-    if (payload.length === 0 || payload.length > this.host.maxMessageSize) {
-      return { ok: false, error: 'too-large' };
-    }
+    // RFC 9260 6.5: DATA without user data is an error, so SCTP carries no empty message.
+    if (payload.length === 0) return { ok: false, error: 'empty' };
+    if (payload.length > this.host.maxMessageSize) return { ok: false, error: 'too-large' };
     const code = this.host.socket.send(
       this.assocId,
       streamId,

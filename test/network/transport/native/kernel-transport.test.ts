@@ -217,7 +217,11 @@ describe('kernel transport (scripted socket)', () => {
     const association = accepted[0];
     assert.ok(association);
     assert.deepEqual(association.send(4, 60, Buffer.from('a')), { ok: false, error: 'invalid-stream' });
-    assert.deepEqual(association.send(0, 60, new Uint8Array(0)), { ok: false, error: 'too-large' });
+    assert.deepEqual(association.send(0, 60, new Uint8Array(0)), { ok: false, error: 'empty' });
+    assert.deepEqual(association.send(0, 60, new Uint8Array(256 * 1024 + 1)), {
+      ok: false,
+      error: 'too-large',
+    });
     assert.deepEqual(association.send(3, 60, Buffer.from('ok'), { unordered: true }), { ok: true });
     socket.sendResults.push('EAGAIN');
     assert.deepEqual(association.send(1, 60, Buffer.from('full')), { ok: false, error: 'queue-full' });
