@@ -201,6 +201,8 @@ static int client(uint16_t peer_udp_port, const char *peer_addr, uint16_t sctp_p
     usrsctp_setsockopt(s, SOL_SOCKET, SO_LINGER, &linger, sizeof linger);
     usrsctp_close(s);
     say("ABORTED");
+    /* usrsctp sends from its own threads: give the ABORT time to leave before the process does. */
+    usleep(300000);
     return 0;
   }
   if (strcmp(end, "shutdown") == 0) {
