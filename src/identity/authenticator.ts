@@ -29,7 +29,7 @@ export interface ApiTokenOwner {
 
 /** What the authenticator reads; the repositories of login sessions and API tokens provide it. */
 export interface CredentialSources {
-  loginSessions: { findById(id: number): Promise<LoginSessionOwner | undefined> };
+  loginSessions: { findById(id: string): Promise<LoginSessionOwner | undefined> };
   apiTokens: { findOwner(publicId: string): Promise<ApiTokenOwner | undefined> };
   /** The current JWT signing secret. */
   signingSecret: { current(): Buffer };
@@ -92,7 +92,7 @@ export function createAuthenticator(deps: CredentialSources & { clock: Clock }) 
 
   async function fromJwt(token: string): Promise<Principal | undefined> {
     const claims = verifyJwt(token, signingSecret.current(), Math.floor(clock.now() / 1000));
-    if (!claims || typeof claims.sid !== 'number') return undefined;
+    if (!claims || typeof claims.sid !== 'string') return undefined;
     const session = await loginSessions.findById(claims.sid);
     if (!session || session.expiresAt <= clock.now() || session.userId !== claims.sub) return undefined;
     return { userId: session.userId, email: session.email, roleId: session.roleId, via: 'bearer' };

@@ -69,4 +69,25 @@ describe('JWT signing secret at rest', () => {
       await second.close();
     }
   });
+
+  it('names sessions by 128 random bits: a token for a guessed session id proves nothing', async () => {
+    const secretKey = randomBytes(32);
+    const t = await createTestApp({ secretKey });
+    const token = await initialize(t);
+    const sid = (
+      JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as { sid: unknown }
+    ).sid;
+    assert.match(String(sid), /^[A-Za-z0-9_-]{22}$/);
+    const secret = Buffer.from(createSecretBox(secretKey).open(await stored(t)), 'hex');
+    const exp = Math.floor(Date.now() / 1000) + 600;
+    assert.equal((await me(t, signJwt({ sub: 1, sid, exp }, secret))).statusCode, 200);
+    for (const guess of [1, '1', 0, 'AAAAAAAAAAAAAAAAAAAAAA']) {
+      assert.equal(
+        (await me(t, signJwt({ sub: 1, sid: guess, exp }, secret))).statusCode,
+        401,
+        String(guess),
+      );
+    }
+    await t.close();
+  });
 });

@@ -36,7 +36,7 @@ export function createAuthService(deps: {
 }) {
   const { db, users, sessions, signingSecret, audit, rateLimiter, clock } = deps;
 
-  function bearerFor(userId: number, sessionId: number): string {
+  function bearerFor(userId: number, sessionId: string): string {
     const now = Math.floor(clock.now() / 1000);
     return signJwt(
       { sub: userId, sid: sessionId, iat: now, exp: now + BEARER_TTL_SECONDS },

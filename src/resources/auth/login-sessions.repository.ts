@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../storage/transaction.ts';
 import type { RoleId } from '../../identity/roles.ts';
 
 export interface LoginSessionOwner {
-  sessionId: number;
+  sessionId: string;
   userId: number;
   email: string;
   roleId: RoleId;
@@ -22,7 +23,7 @@ export function createLoginSessionsRepository(db: Executor) {
         'users.role_id',
       ]);
 
-  type Row = { session_id: number; expires_at: number; user_id: number; email: string; role_id: number };
+  type Row = { session_id: string; expires_at: number; user_id: number; email: string; role_id: number };
   const toOwner = (row: Row | undefined): LoginSessionOwner | undefined =>
     row && {
       sessionId: row.session_id,
@@ -36,25 +37,27 @@ export function createLoginSessionsRepository(db: Executor) {
     async insert(
       session: { userId: number; tokenHash: string; createdAt: number; expiresAt: number },
       executor: Executor = db,
-    ): Promise<number> {
-      const row = await executor
+    ): Promise<string> {
+      // The id bearer tokens carry: 128 random bits, so no session can be named by guessing.
+      const id = randomBytes(16).toString('base64url');
+      await executor
         .insertInto('login_sessions')
         .values({
+          id,
           user_id: session.userId,
           token_hash: session.tokenHash,
           created_at: session.createdAt,
           expires_at: session.expiresAt,
         })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return row.id;
+        .execute();
+      return id;
     },
 
     async findByTokenHash(tokenHash: string): Promise<LoginSessionOwner | undefined> {
       return toOwner(await owner(db).where('login_sessions.token_hash', '=', tokenHash).executeTakeFirst());
     },
 
-    async findById(id: number): Promise<LoginSessionOwner | undefined> {
+    async findById(id: string): Promise<LoginSessionOwner | undefined> {
       return toOwner(await owner(db).where('login_sessions.id', '=', id).executeTakeFirst());
     },
 

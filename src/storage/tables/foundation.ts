@@ -10,7 +10,8 @@ export interface UsersTable {
 }
 
 export interface LoginSessionsTable {
-  id: Generated<number>;
+  /** 128 random bits, base64url: bearer tokens name their session by it (`sid`). */
+  id: string;
   user_id: number;
   token_hash: string;
   created_at: number;
