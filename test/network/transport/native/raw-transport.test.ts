@@ -118,6 +118,49 @@ describe('raw transport on loopback', { skip }, () => {
     }
   });
 
+  it('survives random and mutated datagrams from the network (fixed-seed fuzz), then still associates', async () => {
+    const server = createRawTransport({ addon: need(addon), addresses: ['127.0.0.1'] });
+    const client = createRawTransport({ addon: need(addon), addresses: ['127.0.0.1'] });
+    const attacker = new (need(addon).RawSocket)(4, { onPacket: () => undefined, onError: () => undefined });
+    try {
+      await server.transport.listen({ addresses: ['127.0.0.1'], port: port + 2 }, (a) => ({
+        message: (m) => void a.send(m.streamId, m.ppid, m.payload),
+        event: () => undefined,
+      }));
+      let seed = 0x5eed1234;
+      const random = () => {
+        seed ^= seed << 13;
+        seed ^= seed >>> 17;
+        seed ^= seed << 5;
+        return (seed >>> 0) / 2 ** 32;
+      };
+      // A valid-looking common header to the listener's port, then chunks of random bytes.
+      for (let i = 0; i < 3000; i++) {
+        const body = Buffer.from(
+          Array.from({ length: Math.floor(random() * 300) }, () => Math.floor(random() * 256)),
+        );
+        const header = Buffer.alloc(12);
+        header.writeUInt16BE(40000 + (i % 100), 0);
+        header.writeUInt16BE(i % 3 === 0 ? Math.floor(random() * 65536) : port + 2, 2);
+        header.writeUInt32BE(i % 2 === 0 ? 0 : Math.floor(random() * 2 ** 32), 4);
+        attacker.send(i % 5 === 0 ? body : Buffer.concat([header, body]), '127.0.0.1');
+      }
+      const association = await client.transport.connect(
+        { remote: [{ address: '127.0.0.1', port: port + 2 }] },
+        () => ({
+          message: () => undefined,
+          event: () => undefined,
+        }),
+      );
+      assert.equal(association.state, 'established');
+      assert.ok(server.transport.counters.badPackets > 0, 'the fuzz reached the stack');
+    } finally {
+      attacker.close();
+      await client.transport.close();
+      await server.transport.close();
+    }
+  });
+
   it('keeps only datagrams to its addresses, and says what it needs when it cannot open', async () => {
     const link = RawLink.open({ addon: need(addon), addresses: ['127.0.0.7', '127.0.0.8'] });
     const sender = new (need(addon).RawSocket)(4, { onPacket: () => undefined, onError: () => undefined });
