@@ -65,6 +65,30 @@ describe('userland SCTP association', () => {
     assert.equal(association.state, 'established');
   });
 
+  it('serves many associations at once in one endpoint, each message to its own association', async () => {
+    const t = await setup();
+    const clients = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        const endpoint = t.endpoint(`10.1.${i >> 8}.${i & 0xff}`);
+        const handler = recorder();
+        const pending = endpoint.connect({ remote: [{ address: SERVER, port: PORT }] }, () => handler);
+        return { pending, handler };
+      }),
+    );
+    await t.settle();
+    const associations = await Promise.all(clients.map((c) => c.pending));
+    assert.equal(t.server.associationCount, 200);
+    associations.forEach((a, i) => a.send(1, 60, Uint8Array.of(i & 0xff, i >> 8)));
+    await t.time.advance(500, t.settle);
+    const byPeer = new Map(
+      t.accepted.map(({ association, handler }) => [association.remote.address, handler]),
+    );
+    clients.forEach((_, i) => {
+      const got = byPeer.get(`10.1.${i >> 8}.${i & 0xff}`)?.messages.map((m) => [...m.payload]);
+      assert.deepEqual(got, [[i & 0xff, i >> 8]]);
+    });
+  });
+
   it('keeps no state for an INIT until its cookie returns', async () => {
     const t = await setup();
     for (let i = 0; i < 200; i++) {

@@ -8,7 +8,7 @@ import type {
 /** A clock and timers that move only when the test says (`advance`). */
 export class ManualTime implements Clock, Timers {
   #now = 1_000_000;
-  #timers: { at: number; seq: number; callback: () => void }[] = [];
+  #timers: { at: number; seq: number; callback: () => void; cancelled: boolean }[] = [];
   #seq = 0;
 
   now(): number {
@@ -16,15 +16,15 @@ export class ManualTime implements Clock, Timers {
   }
 
   after(ms: number, callback: () => void): () => void {
-    const timer = { at: this.#now + ms, seq: this.#seq++, callback };
+    const timer = { at: this.#now + ms, seq: this.#seq++, callback, cancelled: false };
     this.#timers.push(timer);
     return () => {
-      this.#timers = this.#timers.filter((t) => t !== timer);
+      timer.cancelled = true;
     };
   }
 
   get pending(): number {
-    return this.#timers.length;
+    return this.#timers.filter((t) => !t.cancelled).length;
   }
 
   /** Moves time forward, firing due timers in order; `between` runs after each (to let packets flow). */
@@ -33,6 +33,7 @@ export class ManualTime implements Clock, Timers {
     for (;;) {
       // Let packets and microtasks run first: they may start timers due before `end`.
       await between();
+      this.#timers = this.#timers.filter((t) => !t.cancelled);
       this.#timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
       const next = this.#timers[0];
       if (next === undefined || next.at > end) break;
