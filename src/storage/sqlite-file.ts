@@ -1,3 +1,4 @@
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
@@ -6,6 +7,7 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * `image` (a serialized database) opens as an in-memory copy of it.
  */
 export function openSqliteConnection(path: string, image?: Buffer): SQLite.Database {
+  if (!image && path !== ':memory:') keepPrivate(path);
   const sqlite = image ? new SQLite(image) : new SQLite(path);
   try {
     sqlite.pragma('journal_mode = WAL');
@@ -18,6 +20,27 @@ export function openSqliteConnection(path: string, image?: Buffer): SQLite.Datab
     throw error;
   }
   return sqlite;
+}
+
+/**
+ * Makes the database file readable and writable by its owner only (0600), creating it so when absent:
+ * it holds sealed secrets and every record. SQLite gives the `-wal` and `-shm` files the mode of the
+ * database file; ones left from before are narrowed too.
+ */
+function keepPrivate(path: string): void {
+  if (process.platform === 'win32') return;
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    try {
+      if ((statSync(file).mode & 0o077) !== 0) chmodSync(file, 0o600);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /**
@@ -71,7 +94,11 @@ export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
     },
     close: () => sqlite.close(),
     serialize: () => sqlite.serialize(),
-    backupTo: async (target) => void (await sqlite.backup(target)),
+    backupTo: async (target) => {
+      // The copy holds what the database holds: private from its first byte.
+      closeSync(openSync(target, 'wx', 0o600));
+      await sqlite.backup(target);
+    },
     sizeBytes: () =>
       Number(sqlite.pragma('page_count', { simple: true })) *
       Number(sqlite.pragma('page_size', { simple: true })),
