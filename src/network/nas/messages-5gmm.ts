@@ -55,6 +55,8 @@ const additionalInformation = tlv(0x24, 'additionalInformation', 3, N, bytes);
 const releaseAssistanceIndication = tvHalf(0xf, 'releaseAssistanceIndication', nibble);
 const sNssaiLv = lv('sNssai', 2, 5, sNssai);
 const eapMessageLvE = lvE('eapMessage', 6, 1502, bytes);
+// ProSe relay transaction identity (9.11.3.88): one octet pairing a relay message with its answer.
+const prti = v('prti', 1, uint8);
 
 export const FIVEGMM_MESSAGES = {
   // 8.2.6
@@ -236,7 +238,7 @@ export const FIVEGMM_MESSAGES = {
     forbiddenTaiRoaming,
     forbiddenTaiRegional,
   ]),
-  // 8.2.33
+  // 8.2.30
   controlPlaneServiceRequest: message(0x4f, 'Control Plane Service Request', [
     vHalf('controlPlaneServiceType', nibble),
     ngKsi,
@@ -253,18 +255,18 @@ export const FIVEGMM_MESSAGES = {
     ueRequestType,
     pagingRestriction,
   ]),
-  // 8.2.34
+  // 8.2.31
   networkSliceSpecificAuthenticationCommand: message(0x50, 'Network Slice-Specific Authentication Command', [
     sNssaiLv,
     eapMessageLvE,
   ]),
-  // 8.2.35
+  // 8.2.32
   networkSliceSpecificAuthenticationComplete: message(
     0x51,
     'Network Slice-Specific Authentication Complete',
     [sNssaiLv, eapMessageLvE],
   ),
-  // 8.2.36
+  // 8.2.33
   networkSliceSpecificAuthenticationResult: message(0x52, 'Network Slice-Specific Authentication Result', [
     sNssaiLv,
     eapMessageLvE,
@@ -392,4 +394,23 @@ export const FIVEGMM_MESSAGES = {
     tlv(0x37, 'backOffTimerValue', 3, 3, gprsTimer),
     lowerBoundTimerValue,
   ]),
+  // 8.2.34-8.2.38: 5G ProSe UE-to-network relay security over the control plane (TS 33.503). The
+  // parameters are kept as bytes: nothing in the AMF reads them yet.
+  // 8.2.34
+  relayKeyRequest: message(0x69, 'Relay Key Request', [
+    prti,
+    lvE('relayKeyRequestParameters', 22, 65537, bytes),
+  ]),
+  // 8.2.35
+  relayKeyAccept: message(0x6a, 'Relay Key Accept', [
+    prti,
+    lvE('relayKeyResponseParameters', 51, 65537, bytes),
+    eapMessage,
+  ]),
+  // 8.2.36
+  relayKeyReject: message(0x6b, 'Relay Key Reject', [prti, eapMessage]),
+  // 8.2.37
+  relayAuthenticationRequest: message(0x6c, 'Relay Authentication Request', [prti, eapMessageLvE]),
+  // 8.2.38
+  relayAuthenticationResponse: message(0x6d, 'Relay Authentication Response', [prti, eapMessageLvE]),
 };

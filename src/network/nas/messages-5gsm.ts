@@ -191,4 +191,22 @@ export const FIVEGSM_MESSAGES = {
   pduSessionReleaseComplete: message(0xd4, 'PDU Session Release Complete', [fiveGsmCauseTv, epco]),
   // 8.3.16
   fiveGsmStatus: message(0xd6, '5GSM Status', [fiveGsmCause]),
+  // 8.3.17-8.3.18: service-level authentication and authorization (UUAA) of an uncrewed aerial
+  // vehicle's PDU session; the service-level-AA container stays bytes, as in the other 5GSM messages.
+  // 8.3.17
+  serviceLevelAuthenticationCommand: message(0xd8, 'Service-Level Authentication Command', [
+    lvE('serviceLevelAaContainer', 5, N, bytes),
+  ]),
+  // 8.3.18
+  serviceLevelAuthenticationComplete: message(0xd9, 'Service-Level Authentication Complete', [
+    lvE('serviceLevelAaContainer', 5, N, bytes),
+  ]),
+  // 8.3.19: a 5G ProSe layer-3 UE-to-network relay reports its remote UEs (6.6.2). Both IEs are a
+  // remote UE context list (9.11.4.29), kept as bytes.
+  remoteUeReport: message(0xda, 'Remote UE Report', [
+    tlvE(0x76, 'remoteUeContextConnected', 16, 65538, bytes),
+    tlvE(0x70, 'remoteUeContextDisconnected', 16, 65538, bytes),
+  ]),
+  // 8.3.20
+  remoteUeReportResponse: message(0xdb, 'Remote UE Report Response', []),
 };

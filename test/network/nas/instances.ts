@@ -26,7 +26,8 @@ const suci = {
 } as const;
 const ngKsi = { mapped: false, ksi: 1 };
 const timer = { unit: 1, value: 6 };
-const hex = (value: string): Uint8Array => Buffer.from(value, 'hex');
+// Plain Uint8Arrays, as the decoder returns them, so decoded values compare equal to these.
+const hex = (value: string): Uint8Array => new Uint8Array(Buffer.from(value, 'hex'));
 const eap = hex('0101000401');
 const epco: ExtendedProtocolConfigurationOptions = {
   configurationProtocol: 0,
@@ -50,7 +51,66 @@ const qosRules = [
 const qosFlows = [
   { qfi: 1, operationCode: 1, eBit: true, parameters: [{ identifier: 1, contents: hex('09') }] },
 ];
+type LateRel17MessageType =
+  | 'relayKeyRequest'
+  | 'relayKeyAccept'
+  | 'relayKeyReject'
+  | 'relayAuthenticationRequest'
+  | 'relayAuthenticationResponse'
+  | 'serviceLevelAuthenticationCommand'
+  | 'serviceLevelAuthenticationComplete'
+  | 'remoteUeReport'
+  | 'remoteUeReportResponse';
 const ambr = { downlink: { unit: 6, value: 1000 }, uplink: { unit: 6, value: 500 } };
+
+/**
+ * The Release 17 messages Wireshark 4.0 does not know (5G ProSe relay security, service-level
+ * authentication, remote UE report): checked by round trip against the cited tables, not by tshark.
+ * The codec keeps their parameters as bytes; lengths are the tables' minimums or a little more.
+ */
+export const LATE_REL17_INSTANCES = {
+  relayKeyRequest: {
+    messageType: 'relayKeyRequest',
+    prti: 1,
+    // Relay service code (3 octets), Nonce_1 (16), remote UE identity (here 1 octet): 20 octets.
+    relayKeyRequestParameters: hex('000001' + '00112233445566778899aabbccddeeff' + '01'),
+  },
+  relayKeyAccept: {
+    messageType: 'relayKeyAccept',
+    prti: 1,
+    // K_NR_ProSe (32 octets), Nonce_2 (16), CP-PRUK ID (here 2 octets): 50 octets.
+    relayKeyResponseParameters: new Uint8Array(50).fill(0xa5),
+    eapMessage: hex('03010004'),
+  },
+  relayKeyReject: { messageType: 'relayKeyReject', prti: 2, eapMessage: hex('04020004') },
+  relayAuthenticationRequest: { messageType: 'relayAuthenticationRequest', prti: 3, eapMessage: eap },
+  relayAuthenticationResponse: {
+    messageType: 'relayAuthenticationResponse',
+    prti: 3,
+    eapMessage: hex('0201000401'),
+  },
+  // A service-level-AA container (9.11.2.10) with one parameter: type, length, value.
+  serviceLevelAuthenticationCommand: {
+    messageType: 'serviceLevelAuthenticationCommand',
+    ...sm,
+    serviceLevelAaContainer: hex('0403aabbcc'),
+  },
+  serviceLevelAuthenticationComplete: {
+    messageType: 'serviceLevelAuthenticationComplete',
+    ...sm,
+    serviceLevelAaContainer: hex('0403ccbbaa'),
+  },
+  // Remote UE context lists (9.11.4.29) of 13 octets, the least the table allows.
+  remoteUeReport: {
+    messageType: 'remoteUeReport',
+    ...sm,
+    remoteUeContextConnected: hex('010b0109010102030405060708'),
+    remoteUeContextDisconnected: hex('010b0109010102030405060809'),
+  },
+  remoteUeReportResponse: { messageType: 'remoteUeReportResponse', ...sm },
+} satisfies {
+  [K in LateRel17MessageType]: Extract<NasMessage, { messageType: K }>;
+};
 
 export const INSTANCES = {
   registrationRequest: {
@@ -304,4 +364,5 @@ export const INSTANCES = {
   },
   pduSessionReleaseComplete: { messageType: 'pduSessionReleaseComplete', ...sm },
   fiveGsmStatus: { messageType: 'fiveGsmStatus', ...sm, fiveGsmCause: 97 },
+  ...LATE_REL17_INSTANCES,
 } satisfies { [K in NasMessageType]: Extract<NasMessage, { messageType: K }> };

@@ -1,5 +1,7 @@
 // Every message kind the codec encodes, dissected by Debian's tshark (Wireshark 4.0 NAS-5GS): it must
-// read as the intended message, not malformed, with no expert message at all.
+// read as the intended message, not malformed, with no expert message at all. Wireshark 4.0 lacks the
+// nine Release 17 messages of LATE_REL17_INSTANCES (late-rel17.test.ts checks those); a tshark that
+// knows them is held to the same bar.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
@@ -10,7 +12,7 @@ import {
   type NasMessageType,
 } from '../../../src/network/nas/index.ts';
 import { tshark } from '../../helpers/tshark.ts';
-import { INSTANCES } from './instances.ts';
+import { INSTANCES, LATE_REL17_INSTANCES } from './instances.ts';
 
 // Wireshark's names (nas_5gs_mm_message_type_vals / nas_5gs_sm_message_type_vals).
 const TSHARK_NAME: Record<NasMessageType, string> = {
@@ -62,7 +64,18 @@ const TSHARK_NAME: Record<NasMessageType, string> = {
   pduSessionReleaseCommand: 'PDU session release command',
   pduSessionReleaseComplete: 'PDU session release complete',
   fiveGsmStatus: '5GSM status',
+  relayKeyRequest: 'Relay key request',
+  relayKeyAccept: 'Relay key accept',
+  relayKeyReject: 'Relay key reject',
+  relayAuthenticationRequest: 'Relay authentication request',
+  relayAuthenticationResponse: 'Relay authentication response',
+  serviceLevelAuthenticationCommand: 'Service-level authentication command',
+  serviceLevelAuthenticationComplete: 'Service-level authentication complete',
+  remoteUeReport: 'Remote UE report',
+  remoteUeReportResponse: 'Remote UE report response',
 };
+
+const LATE = new Set<string>(Object.keys(LATE_REL17_INSTANCES));
 
 describe('NAS-5GS messages against tshark', () => {
   it('dissects one instance of every message kind as that message, clean', async () => {
@@ -81,7 +94,10 @@ describe('NAS-5GS messages against tshark', () => {
     verdicts.forEach((verdict, index) => {
       const expected =
         index < messages.length ? TSHARK_NAME[messages[index]?.messageType ?? 'registrationComplete'] : '';
-      const what = `${messages[index]?.messageType ?? 'protected'} ${Buffer.from(pdus[index] ?? []).toString('hex')}`;
+      const messageType = messages[index]?.messageType;
+      const what = `${messageType ?? 'protected'} ${Buffer.from(pdus[index] ?? []).toString('hex')}`;
+      if (messageType !== undefined && LATE.has(messageType) && /^Unknown Message Type/.test(verdict.expert))
+        return;
       assert.equal(verdict.malformed, false, what);
       assert.equal(verdict.expert, '', what);
       if (index < messages.length) assert.ok(verdict.info.startsWith(expected), `${what}: ${verdict.info}`);
