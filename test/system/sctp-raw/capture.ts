@@ -27,6 +27,8 @@ export async function startCapture(iface: string, file: string): Promise<Capture
   });
   return {
     async stop(sources) {
+      // dumpcap stops at once on SIGINT: give it a moment to read what the kernel still holds.
+      await new Promise((resolve) => setTimeout(resolve, 500));
       child.kill('SIGINT');
       await exited;
       const { stdout } = await run('tshark', [

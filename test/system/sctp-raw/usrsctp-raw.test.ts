@@ -117,6 +117,8 @@ describe(
       const aborting = inNamespace(['client', '0', '0', OURS, String(PORT), '0', 'abort']);
       peers.push(aborting);
       await aborting.waitFor(/^ABORTED/, 30_000);
+      // Until it has exited, its raw sockets would answer the next test's INIT with an ABORT too.
+      assert.equal(await aborting.exited, 0, aborting.lines.join(' | '));
       for (let i = 0; i < 500 && serverEnds.length < 2; i++)
         await new Promise((resolve) => setTimeout(resolve, 10));
       assert.deepEqual(
