@@ -11,8 +11,16 @@ export const ErrorBody = Type.Object({
   error: Type.String({ description: 'What went wrong, naming the field or resource at fault' }),
 });
 
+/** The deepest page a list serves (100 million items at 100 per page). */
+export const MAX_PAGE = 1_000_000;
+
 export const PaginationQuery = Type.Object({
-  page: Type.Integer({ minimum: 1, default: 1, description: '1-based page index' }),
+  page: Type.Integer({
+    minimum: 1,
+    maximum: MAX_PAGE,
+    default: 1,
+    description: `1-based page index, at most ${MAX_PAGE}`,
+  }),
   per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'items per page' }),
 });
 export type Pagination = Static<typeof PaginationQuery>;

@@ -40,11 +40,54 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = ajv.compile(schema);
+    validate = httpPart === 'body' ? ajv.compile(schema) : withDecimalNumbers(schema, ajv.compile(schema));
     compiled.set(key, validate);
   }
   return validate;
 };
+
+const DECIMAL = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
+
+/**
+ * Query strings and path parameters are text, and Ajv coerces number-typed text with `Number()`, which
+ * also reads `1e400` and `Infinity` (infinities pass `maximum`), `0x10` and integers beyond 2^53
+ * (silently altered). Only plain decimal text whose value is exact is a number here; anything else is
+ * the same 400 as a wrong type.
+ */
+function withDecimalNumbers(schema: object, validate: ValidateFunction): ValidateFunction {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const numeric = Object.entries(properties).flatMap(([name, property]) =>
+    property.type === 'integer' || property.type === 'number'
+      ? [{ name, type: property.type === 'integer' ? ('integer' as const) : ('number' as const), property }]
+      : [],
+  );
+  if (numeric.length === 0) return validate;
+  const checked = ((data: Record<string, unknown>) => {
+    for (const { name, type, property } of numeric) {
+      const text = data?.[name];
+      if (typeof text !== 'string') continue;
+      const value = Number(text);
+      const exact = type === 'integer' ? Number.isSafeInteger(value) : Number.isFinite(value);
+      if (!DECIMAL[type].test(text) || !exact) {
+        checked.errors = [
+          {
+            keyword: 'type',
+            instancePath: `/${name}`,
+            schemaPath: `#/properties/${name}/type`,
+            params: { type },
+            message: `must be ${type}`,
+            parentSchema: property,
+          },
+        ];
+        return false;
+      }
+    }
+    const valid = validate(data);
+    checked.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  return checked;
+}
 
 const PART_NAMES: Record<string, string> = {
   querystring: 'query parameter ',
