@@ -748,7 +748,8 @@ export class Generator {
       const body = this.view(c.type, unit, this.hint(name, c.name), value);
       const key = c.name === 'protocolIEs' ? 'ies' : snakeCase(c.name);
       const optional = this.isOptional(c) || addedComponents.includes(c);
-      return `${key}: ${optional ? `${value} === undefined ? undefined : ${body}` : body},`;
+      const shown = this.choiceNamedLike(c.type, key) ? `unwrapChoice(${body}, ${quote(key)})` : body;
+      return `${key}: ${optional ? `${value} === undefined ? undefined : ${shown}` : shown},`;
     });
     if (extensible) entries.push('unknown_extensions: viewUnknownExtensions(v.unknownExtensions),');
     const viewLines = [`export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`];
@@ -756,6 +757,21 @@ export class Generator {
     else viewLines.push('return {', ...entries, '};');
     viewLines.push('}');
     this.viewsOut.push(...viewLines);
+  }
+
+  /**
+   * Whether a component's type is a CHOICE with an alternative of the component's own name (`gNB-ID
+   * GNB-ID` holding `gNB-ID BIT STRING`): the view shows that alternative's value directly, as
+   * network.md section 3 shows `"gnb_id": "000001"`.
+   */
+  private choiceNamedLike(type: Type, key: string): boolean {
+    let resolved = type;
+    for (let hops = 0; resolved.kind === 'REF' && hops < 8; hops++) {
+      const assignment = this.schema.types.get(resolved.name);
+      if (assignment === undefined || assignment.params !== undefined) return false;
+      resolved = assignment.type;
+    }
+    return resolved.kind === 'CHOICE' && resolved.root.some((alt) => snakeCase(alt.name) === key);
   }
 
   private isOptional(c: Component): boolean {
@@ -1015,6 +1031,7 @@ export class Generator {
         runtimeImports(viewText, [
           'enumeratedLabel',
           'unknownKey',
+          'unwrapChoice',
           'viewContaining',
           'viewUnknownExtensions',
         ]),

@@ -55,13 +55,15 @@ export class PerReader {
   /** An unsigned bit-field of n bits (n <= 52), most significant bit first. */
   bits(n: number): number {
     this.need(n);
+    if (n > 32) return this.bits(n - 32) * 2 ** 32 + this.bits(32);
+    const buf = this.buf;
     let value = 0;
     let pos = this.pos;
     let left = n;
     while (left > 0) {
       const offset = pos & 7;
-      const take = Math.min(8 - offset, left);
-      value = value * (1 << take) + ((this.buf[pos >> 3]! >> (8 - offset - take)) & ((1 << take) - 1));
+      const take = 8 - offset < left ? 8 - offset : left;
+      value = ((value << take) | ((buf[pos >> 3]! >> (8 - offset - take)) & ((1 << take) - 1))) >>> 0;
       pos += take;
       left -= take;
     }

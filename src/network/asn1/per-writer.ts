@@ -41,12 +41,21 @@ export class PerWriter {
     this.reserve(n);
     let pos = this.pos;
     let left = n;
+    if (n > 32) {
+      // The high part with arithmetic (beyond 32-bit integer operations), the low 32 bits below.
+      const high = Math.floor(value / 2 ** 32);
+      this.pos = pos;
+      this.bits(high, n - 32);
+      pos = this.pos;
+      left = 32;
+      value = value % 2 ** 32;
+    }
+    const buf = this.buf;
     while (left > 0) {
       const offset = pos & 7;
-      const take = Math.min(8 - offset, left);
-      const shift = 2 ** (left - take);
-      const chunk = Math.floor(value / shift) & ((1 << take) - 1);
-      this.buf[pos >> 3]! |= chunk << (8 - offset - take);
+      const take = 8 - offset < left ? 8 - offset : left;
+      const chunk = (value >>> (left - take)) & ((1 << take) - 1);
+      buf[pos >> 3]! |= chunk << (8 - offset - take);
       pos += take;
       left -= take;
     }
@@ -226,28 +235,45 @@ export class PerWriter {
 
   /** Writes a child's encoding as an open type (X.691 10.2) and gives the child back for reuse. */
   openType(child: PerWriter): void {
-    this.generalOctets(child.view());
+    const n = child.octetLength();
+    if (n >= K16) this.generalOctets(child.view());
+    else {
+      this.generalLength(n);
+      if (this.aligned) this.align();
+      this.reserve(8 * n);
+      if ((this.pos & 7) === 0) {
+        const buf = this.buf;
+        const from = child.buf;
+        const at = this.pos >> 3;
+        for (let i = 0; i < n; i++) buf[at + i] = from[i]!;
+        this.pos += 8 * n;
+      } else for (let i = 0; i < n; i++) this.bits(child.buf[i]!, 8);
+    }
     this.children.push(child);
   }
 
-  private reset(): void {
+  /** Octets of the complete encoding so far (X.691 10.1.3: padded, at least one). */
+  private octetLength(): number {
+    return this.pos === 0 ? 1 : (this.pos + 7) >> 3;
+  }
+
+  /** Empties the writer for reuse. */
+  reset(): void {
     this.buf.fill(0, 0, (this.pos + 7) >> 3);
     this.pos = 0;
   }
 
-  /**
-   * The complete encoding so far (X.691 10.1.3: padded to whole octets, at least one octet), as a view
-   * over the writer's buffer.
-   */
+  /** The complete encoding so far, as a view over the writer's buffer. */
   view(): Uint8Array {
-    const n = Math.max(1, (this.pos + 7) >> 3);
-    this.reserve(8);
-    return this.buf.subarray(0, n);
+    return this.buf.subarray(0, this.octetLength());
   }
 
   /** The complete encoding as a fresh copy. */
   finish(): Uint8Array {
-    return this.view().slice();
+    // Node's pooled small-Buffer allocation is several times cheaper than a new Uint8Array.
+    const out = Buffer.allocUnsafe(this.octetLength());
+    out.set(this.buf.subarray(0, out.length));
+    return out;
   }
 }
 

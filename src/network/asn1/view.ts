@@ -39,3 +39,10 @@ export function viewContaining<T, H>(
 
 /** Hooks of a protocol whose JSON view needs none (NRPPa, LPP). */
 export type ViewHooks = Record<string, unknown>;
+
+/** A CHOICE's view `{key: value}` shown as `value` where its component bears the same name. */
+export function unwrapChoice(view: unknown, key: string): unknown {
+  if (view === null || typeof view !== 'object') return view;
+  const keys = Object.keys(view);
+  return keys.length === 1 && keys[0] === key ? (view as Record<string, unknown>)[key] : view;
+}

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fromHex, toHex } from '../../../src/network/asn1/hex.ts';
+import { encodeNgapPdu, viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
+import { SAMPLES } from './samples.ts';
+import { FREE5GC_NG_SETUP_UNKNOWN_IE, ngapVectors } from './vectors.ts';
+
+const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
+
+function sample(message: string): Uint8Array {
+  const found = SAMPLES.find((s) => s.message === message);
+  assert.ok(found, message);
+  return encodeNgapPdu(found.pdu);
+}
+
+// The `decoded` JSON view of network.md section 3.
+describe('NGAP JSON view', () => {
+  it('shows an NGSetupRequest as the contract example does', () => {
+    assert.deepEqual(json(viewNgapPdu(sample('NGSetupRequest'))), {
+      initiating_message: {
+        procedure_code: 'NGSetup',
+        criticality: 'Reject (0)',
+        value: {
+          ng_setup_request: {
+            ies: [
+              {
+                id: 'GlobalRANNodeID (27)',
+                criticality: 'Reject (0)',
+                global_ran_node_id: {
+                  global_gnb_id: { plmn_identity: { mcc: '001', mnc: '01' }, gnb_id: '000001' },
+                },
+              },
+              { id: 'RANNodeName (82)', criticality: 'Ignore (1)', ran_node_name: 'gnb-1' },
+              {
+                id: 'SupportedTAList (102)',
+                criticality: 'Reject (0)',
+                supported_ta_list: [
+                  {
+                    tac: '000001',
+                    broadcast_plmn_list: [
+                      {
+                        plmn_identity: { mcc: '001', mnc: '01' },
+                        tai_slice_support_list: [{ s_nssai: { sst: '01', sd: '000001' } }],
+                      },
+                    ],
+                  },
+                ],
+              },
+              { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', paging_drx: 'v128' },
+            ],
+          },
+        },
+      },
+    });
+  });
+
+  it('right-aligns BIT STRINGs (a 36-bit NR cell identity of 16 is 000000010) and keeps 40-bit ids exact', () => {
+    const view = JSON.stringify(viewNgapPdu(sample('LocationReport')));
+    assert.match(view, /"nr_cell_identity":"000000010"/);
+    assert.match(view, /"amf_ue_ngap_id":8589934597/);
+  });
+
+  it('hands NAS-PDUs to the injected NAS decoder, beside their hex', () => {
+    const seen: string[] = [];
+    const view = viewNgapPdu(sample('InitialUEMessage'), {
+      nas: (bytes) => {
+        seen.push(toHex(bytes));
+        return { decoded: { identity_request: {} } };
+      },
+    });
+    assert.deepEqual(seen, ['7e005b01']);
+    assert.match(
+      JSON.stringify(view),
+      /"nas_pdu":\{"hex":"7e005b01","decoded":\{"identity_request":\{\}\}\}/,
+    );
+    assert.match(JSON.stringify(viewNgapPdu(sample('InitialUEMessage'))), /"nas_pdu":\{"hex":"7e005b01"\}/);
+  });
+
+  it('decodes PDU session resource transfers in place', () => {
+    const view = JSON.stringify(viewNgapPdu(sample('PDUSessionResourceSetupRequest')));
+    assert.match(view, /"pdu_session_resource_setup_request_transfer":\{"ies":\[/);
+    assert.match(view, /"five_qi":9/);
+    assert.match(view, /"transport_layer_address":"7f000001"/);
+  });
+
+  it('shows an IE outside the object set as raw hex beside its id and criticality', () => {
+    const view = JSON.stringify(viewNgapPdu(fromHex(FREE5GC_NG_SETUP_UNKNOWN_IE)));
+    assert.match(
+      view,
+      /\{"id":"Unknown \(153\)","criticality":"Ignore \(1\)","raw":"0700676e622e73706972656e742e636f6d"\}/,
+    );
+  });
+
+  it('gives {error} for a PDU that does not decode', () => {
+    assert.deepEqual(viewNgapPdu(Uint8Array.of(0x00, 0x15)), {
+      error: 'truncated: 2 more bits needed at bit 16, 0 left',
+    });
+  });
+
+  it('views every vector PDU without an error', () => {
+    for (const vector of ngapVectors()) {
+      const view = viewNgapPdu(fromHex(vector.hex), { nas: () => ({}) });
+      assert.equal(JSON.stringify(view).includes('"error"'), false, vector.label);
+    }
+  });
+});
