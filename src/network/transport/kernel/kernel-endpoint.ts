@@ -64,6 +64,18 @@ export class KernelEndpoint implements AssociationHost {
     );
   }
 
+  #closed = false;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Closes the socket (the kernel aborts what is still open on it). Idempotent. */
+  close(): void {
+    this.#closed = true;
+    this.socket.close();
+  }
+
   /** Registers the association that SCTP_COMM_UP announced. */
   adopt(association: KernelAssociation): void {
     this.associations.set(association.assocId, association);

@@ -183,7 +183,7 @@ export class KernelTransport implements N2Transport {
 
   #closeEndpoint(endpoint: KernelEndpoint): void {
     this.#endpoints.delete(endpoint);
-    endpoint.socket.close();
+    endpoint.close();
   }
 
   #shutdownTimeout(): number {
@@ -214,7 +214,8 @@ class KernelListener implements N2Listener {
 
   async close(): Promise<void> {
     const endpoint = this.#endpoint;
-    if (this.closing || endpoint === undefined) return;
+    // Already closing, or the transport's close() took the socket.
+    if (this.closing || endpoint === undefined || endpoint.closed) return;
     this.closing = true;
     // listen(0) on a one-to-many socket stops accepting new associations (RFC 6458 3.1.3).
     endpoint.socket.listen(0);
@@ -229,7 +230,7 @@ class KernelListener implements N2Listener {
     await ended;
     this.clock.clearTimeout(timer);
     this.#release();
-    endpoint.socket.close();
+    endpoint.close();
   }
 }
 

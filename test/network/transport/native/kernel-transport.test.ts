@@ -356,6 +356,24 @@ describe('kernel transport (scripted socket)', () => {
   });
 });
 
+describe('kernel transport close', () => {
+  it('aborts every association and closes every socket; a listener closed afterwards has nothing to do', async () => {
+    const { transport, listener, socket, events } = await serve();
+    socket.up(1);
+    await transport.close();
+    assert.deepEqual(socket.calls.at(-1), ['abort', 1, undefined]);
+    assert.equal(socket.closed, true);
+    await listener.close();
+    // The real socket would throw ERR_SOCKET_CLOSED on listen(0).
+    assert.equal(
+      socket.calls.some(([call, backlog]) => call === 'listen' && backlog === 0),
+      false,
+    );
+    await tick();
+    assert.deepEqual(events, [{ type: 'communication-lost', reason: 'local-abort' }]);
+  });
+});
+
 describe('error causes (RFC 9260 3.3.10)', () => {
   it('names the causes and shows the text of a user abort and a protocol violation', () => {
     const bytes = Buffer.concat([
