@@ -40,6 +40,7 @@ export class RawLink implements PacketLink {
   readonly #sockets: FamilySocket[];
   readonly #mtu: number;
   #receiver: PacketReceiver = () => undefined;
+  #closed = false;
 
   private constructor(options: RawLinkOptions) {
     this.localAddresses = [...options.addresses];
@@ -90,6 +91,8 @@ export class RawLink implements PacketLink {
   }
 
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {
+    // The stack's timers may still send after close: such a packet is lost, as on the wire.
+    if (this.#closed) return;
     const entry = this.#sockets.find((s) => s.family === (isIPv6(remote.address) ? 6 : 4));
     if (entry === undefined) return;
     // A socket bound to one address sends from it; otherwise pick the asked-for source (multi-homing).
@@ -106,6 +109,7 @@ export class RawLink implements PacketLink {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     for (const entry of this.#sockets) entry.socket.close();
   }
 }
