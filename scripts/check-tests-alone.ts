@@ -22,6 +22,9 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** Starts the reporter's lines, so that a test's own output (JSON logs) is never taken for one. */
+const MARK = '@@check-tests-alone@@';
+
 /** A reporter (a data: module) that prints one JSON line per finished test or suite. */
 const REPORTER = `data:text/javascript,${encodeURIComponent(`
 export default async function* (source) {
@@ -29,7 +32,7 @@ export default async function* (source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const { name, nesting, skip, details } = event.data;
     const error = details?.error;
-    yield JSON.stringify({
+    yield '${MARK}' + JSON.stringify({
       passed: event.type === 'test:pass',
       name,
       nesting,
@@ -63,24 +66,33 @@ function runNode(args: string[], wrapTime?: string): Promise<Run> {
     : [process.execPath, args];
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A test that hangs alone is a failure too, not a checker that never ends.
+    const timeout = setTimeout(() => child.kill('SIGKILL'), TIMEOUT_MS);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(timeout);
       const results = stdout
         .split('\n')
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Result);
+        .filter((line) => line.startsWith(MARK))
+        .map((line) => JSON.parse(line.slice(MARK.length)) as Result);
       resolve({ code, results, stderr, wallMs: performance.now() - started });
     });
   });
 }
 
+const TIMEOUT_MS = 300_000;
+
+/**
+ * Runs the file in one process, as `node --test` runs each file in a child of its own (the runner's
+ * parent process would only double the start-up cost).
+ */
 function testArgs(file: string, pattern?: string): string[] {
   const only = pattern === undefined ? [] : [`--test-name-pattern=${pattern}`];
-  return ['--import', 'tsx', '--test', `--test-reporter=${REPORTER}`, ...only, file];
+  return ['--import', 'tsx', `--test-reporter=${REPORTER}`, ...only, file];
 }
 
 /** Test files under the paths (files or directories); without paths, those `npm run test:only` runs. */

@@ -24,18 +24,58 @@ import {
 } from '../helpers/test-app.ts';
 
 const secretKey = randomBytes(32);
-const clock = manualClock();
+let clock: ReturnType<typeof manualClock>;
 let t: TestApp;
 let token: string;
-before(async () => {
-  t = await createTestApp({ secretKey, clock });
-  token = await initialize(t);
-  await created(t, token, '/api/v1/profiles', newProfile('gold'));
-  await created(t, token, '/api/v1/networking/data-networks', { name: 'corp' });
-  for (const n of [1, 2, 3]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
-  await created(t, token, '/api/v1/subscribers', newSubscriber(4, { profile_name: 'gold' }));
-});
-after(() => t.close());
+
+/**
+ * Each describe gets a fresh app holding profile gold, data network corp and subscribers 1-3 (profile
+ * default) and 4 (gold), so that each test runs alone; a test creates any other state it needs.
+ */
+function freshApp(): void {
+  before(async () => {
+    clock = manualClock();
+    t = await createTestApp({ secretKey, clock });
+    token = await initialize(t);
+    await created(t, token, '/api/v1/profiles', newProfile('gold'));
+    await created(t, token, '/api/v1/networking/data-networks', { name: 'corp' });
+    for (const n of [1, 2, 3]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
+    await created(t, token, '/api/v1/subscribers', newSubscriber(4, { profile_name: 'gold' }));
+  });
+  after(() => t.close());
+}
+
+/** Subscriber 2 registered through radio gnb-1 with one PDU session, as the network side reports it. */
+function registerSubscriber2(): void {
+  t.networkState.subscriberRegistered(imsi(2), 'gnb-1', {
+    radioAccessTypes: ['5G'],
+    imei: '356938035643809',
+    cipheringAlgorithm: 'NEA2',
+    integrityAlgorithm: 'NIA2',
+  });
+  t.networkState.sessionEstablished(imsi(2), {
+    id: 1,
+    radioAccessType: '5G',
+    status: 'active',
+    ipType: 'IPv4',
+    ipv4Address: '10.45.0.2',
+    ipv6Prefix: '',
+    dataNetwork: 'internet',
+    slice: { sst: 1, sd: '' },
+    ambrUplink: '1 Gbps',
+    ambrDownlink: '1 Gbps',
+  });
+}
+
+/** Subscriber 4 (profile gold) registered through radio gnb-2, without sessions. */
+function registerSubscriber4(): void {
+  t.networkState.subscriberRegistered(imsi(4), 'gnb-2', {
+    radioAccessTypes: ['5G'],
+    imei: '',
+    cipheringAlgorithm: 'NEA0',
+    integrityAlgorithm: 'NIA2',
+  });
+}
 
 const list = async (query: string) => {
   const response = await t.request({ method: 'GET', url: `/api/v1/subscribers${query}`, token });
@@ -47,6 +87,8 @@ const list = async (query: string) => {
 const imsisOf = (page: { items: { imsi: string }[] }) => page.items.map((item) => item.imsi);
 
 describe('GET /api/v1/subscribers', () => {
+  freshApp();
+
   it('lists subscribers by IMSI, paginated, each with a not-registered status by default', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/subscribers?per_page=2&page=2', token });
     assert.deepEqual(result(response), {
@@ -69,24 +111,7 @@ describe('GET /api/v1/subscribers', () => {
   });
 
   it('shows registration and session count from the network state', async () => {
-    t.networkState.subscriberRegistered(imsi(2), 'gnb-1', {
-      radioAccessTypes: ['5G'],
-      imei: '356938035643809',
-      cipheringAlgorithm: 'NEA2',
-      integrityAlgorithm: 'NIA2',
-    });
-    t.networkState.sessionEstablished(imsi(2), {
-      id: 1,
-      radioAccessType: '5G',
-      status: 'active',
-      ipType: 'IPv4',
-      ipv4Address: '10.45.0.2',
-      ipv6Prefix: '',
-      dataNetwork: 'internet',
-      slice: { sst: 1, sd: '' },
-      ambrUplink: '1 Gbps',
-      ambrDownlink: '1 Gbps',
-    });
+    registerSubscriber2();
     const page = await list('?per_page=2');
     assert.deepEqual(page.items[1]?.status, {
       registered: true,
@@ -96,12 +121,8 @@ describe('GET /api/v1/subscribers', () => {
   });
 
   it('filters by radio: only the subscribers the named radio serves now', async () => {
-    t.networkState.subscriberRegistered(imsi(4), 'gnb-2', {
-      radioAccessTypes: ['5G'],
-      imei: '',
-      cipheringAlgorithm: 'NEA0',
-      integrityAlgorithm: 'NIA2',
-    });
+    registerSubscriber2();
+    registerSubscriber4();
     const page = await list('?radio=gnb-1');
     assert.deepEqual([imsisOf(page), page.total_count], [[imsi(2)], 1]);
   });
@@ -116,6 +137,9 @@ describe('GET /api/v1/subscribers', () => {
   });
 
   it('combines the radio and data_network filters', async () => {
+    registerSubscriber2();
+    registerSubscriber4();
+    // Subscriber 4 is on gnb-2 but its profile gold has no policy for internet.
     const page = await list('?radio=gnb-2&data_network=internet');
     assert.deepEqual(imsisOf(page), []);
   });
@@ -137,6 +161,8 @@ describe('GET /api/v1/subscribers', () => {
 });
 
 describe('POST /api/v1/subscribers', () => {
+  freshApp();
+
   it('creates a subscriber (201) and audits create_subscriber', async () => {
     const response = await t.request({
       method: 'POST',
@@ -165,13 +191,14 @@ describe('POST /api/v1/subscribers', () => {
   });
 
   it('refuses a duplicate IMSI with 409', async () => {
+    await created(t, token, '/api/v1/subscribers', newSubscriber(14));
     const response = await t.request({
       method: 'POST',
       url: '/api/v1/subscribers',
       token,
-      payload: newSubscriber(10),
+      payload: newSubscriber(14),
     });
-    assert.equal(errorOf(response, 409), `subscriber ${imsi(10)} already exists`);
+    assert.equal(errorOf(response, 409), `subscriber ${imsi(14)} already exists`);
   });
 
   it("refuses an IMSI that does not start with the operator's MCC and MNC", async () => {
@@ -234,7 +261,10 @@ describe('POST /api/v1/subscribers', () => {
 });
 
 describe('GET /api/v1/subscribers/{imsi}', () => {
+  freshApp();
+
   it('reads a subscriber with its full status and sessions, and never its key, OPc or sequence number', async () => {
+    registerSubscriber2();
     clock.set(Date.parse('2026-11-22T10:05:00.000Z'));
     t.networkState.subscriberSeen(imsi(2), 'gnb-1');
     const response = await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(2)}`, token });
@@ -290,6 +320,8 @@ describe('GET /api/v1/subscribers/{imsi}', () => {
 });
 
 describe('PUT /api/v1/subscribers/{imsi}', () => {
+  freshApp();
+
   it('moves the subscriber to another profile and audits update_subscriber', async () => {
     const response = await t.request({
       method: 'PUT',
@@ -350,7 +382,11 @@ describe('PUT /api/v1/subscribers/{imsi}', () => {
 });
 
 describe('DELETE /api/v1/subscribers/{imsi}', () => {
+  freshApp();
+
   it('deletes the subscriber, audits delete_subscriber and drops it from the network state', async () => {
+    registerSubscriber4();
+    assert.deepEqual(t.networkState.subscribersOnRadio('gnb-2'), [imsi(4)]);
     const response = await t.request({ method: 'DELETE', url: `/api/v1/subscribers/${imsi(4)}`, token });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), { message: `subscriber ${imsi(4)} deleted` });
@@ -368,6 +404,8 @@ describe('DELETE /api/v1/subscribers/{imsi}', () => {
 });
 
 describe('GET /api/v1/subscribers/{imsi}/credentials', () => {
+  freshApp();
+
   it('answers key, OPc and sequence number; the OPc was derived from the OP when none was given', async () => {
     const response = await t.request({
       method: 'GET',
@@ -435,7 +473,15 @@ describe('GET /api/v1/subscribers/{imsi}/credentials', () => {
 });
 
 describe('credentials at rest', () => {
+  freshApp();
+
   it('stores key and OPc sealed with AES-256-GCM under the key file, never in clear', async () => {
+    await created(
+      t,
+      token,
+      '/api/v1/subscribers',
+      newSubscriber(11, { opc: 'ABCDEF0123456789ABCDEF0123456789' }),
+    );
     const row = await t.db
       .selectFrom('subscribers')
       .select(['key_sealed', 'opc_sealed', 'sequence_number'])
