@@ -558,13 +558,7 @@ export class Generator {
         additions.forEach((alt, k) => {
           dec.push(
             `case ${k}:`,
-            `return { choice: ${quote(alt.name)}, value: ${this.decode(
-              alt.type,
-              unit,
-              this.hint(name, alt.name),
-            )
-              .replace(/\(r\)$/, '(o)')
-              .replace(/^r\./, 'o.')} };`,
+            `return { choice: ${quote(alt.name)}, value: ${this.onReader(this.decode(alt.type, unit, this.hint(name, alt.name)), 'o')} };`,
           );
         });
         dec.push('}');
@@ -606,9 +600,7 @@ export class Generator {
         'const c = w.child();',
       );
       enc.push(
-        ...this.encode(alt.type, unit, this.hint(name, alt.name), 'v.value').map((l) =>
-          l.replace(/^w\./, 'c.').replace(/\(w, /, '(c, '),
-        ),
+        ...this.encode(alt.type, unit, this.hint(name, alt.name), 'v.value').map((l) => this.onWriter(l)),
       );
       enc.push('w.openType(c);', 'break;', '}');
     });
@@ -670,7 +662,12 @@ export class Generator {
         if (!addition.group) {
           const c = addition.component;
           const expr = this.decode(c.type, unit, this.hint(name, c.name));
-          dec.push(`if (present[${k}]) v.${propertyName(c.name)} = ${this.onReader(expr, 'r.openType()')};`);
+          dec.push(
+            `if (present[${k}]) {`,
+            'const o = r.openType();',
+            `v.${propertyName(c.name)} = ${this.onReader(expr, 'o')};`,
+            '}',
+          );
         } else {
           dec.push(
             `if (present[${k}]) {`,
@@ -725,9 +722,7 @@ export class Generator {
             if (this.isOptional(c)) enc.push(`c.bit(v.${propertyName(c.name)} !== undefined);`);
         for (const c of components) {
           const value = `v.${propertyName(c.name)}`;
-          const body = this.encode(c.type, unit, this.hint(name, c.name), value).map((l) =>
-            l.replace(/^w\./, 'c.').replace(/\(w, /, '(c, ').replace(/\bw\./g, 'c.'),
-          );
+          const body = this.encode(c.type, unit, this.hint(name, c.name), value).map((l) => this.onWriter(l));
           if (!addition.group || this.isOptional(c)) {
             if (body.length > 0) enc.push(`if (${value} !== undefined) {`, ...body, '}');
           } else
@@ -787,11 +782,13 @@ export class Generator {
   }
 
   /** Rewrites a decode expression on `r` to read from another reader. */
+  /** Rewrites an encode statement on `w` to write into the open-type child writer `c`. */
+  private onWriter(line: string): string {
+    return line.replace(/\bw\./g, 'c.').replace(/\(w, /g, '(c, ');
+  }
+
   private onReader(expr: string, reader: string): string {
-    return expr
-      .replace(/\(r\)$/, `(${reader})`)
-      .replace(/^r\./, `${reader}.`)
-      .replace(/\br\./g, `${reader}.`);
+    return expr.replace(/\br\./g, `${reader}.`).replace(/\(r\)/g, `(${reader})`);
   }
 
   /**
@@ -910,9 +907,7 @@ export class Generator {
       for (const m of members) {
         enc.push(`case ${quote(m.label)}: {`, 'const c = w.child();');
         enc.push(
-          ...this.encode(openType(c, m), unit, openHint(c, m), `v.${prop}`).map((l) =>
-            l.replace(/\bw\./g, 'c.').replace(/\(w, /, '(c, '),
-          ),
+          ...this.encode(openType(c, m), unit, openHint(c, m), `v.${prop}`).map((l) => this.onWriter(l)),
         );
         enc.push('w.openType(c);', 'break;', '}');
       }
