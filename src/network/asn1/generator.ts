@@ -77,6 +77,8 @@ export class Generator {
   private readonly encodersOut: string[] = [];
   private readonly viewsOut: string[] = [];
   private readonly viewHelpersUsed = new Set<string>();
+  /** Codec constants the view or the friendly layers need (enumeration indexes, message names). */
+  private readonly codecExports = new Set<string>();
 
   constructor(
     modules: ConstructorParameters<typeof Schema>[0],
@@ -386,11 +388,11 @@ export class Generator {
       case 'STRING':
         return value;
       case 'BIT STRING':
-        return this.helper('bitStringHex', value);
+        return `bitStringHex(${value})`;
       case 'OBJECT IDENTIFIER':
-        return this.helper('toHex', value);
+        return `toHex(${value})`;
       case 'OCTET STRING': {
-        if (type.containing === undefined) return this.helper('toHex', value);
+        if (type.containing === undefined) return `toHex(${value})`;
         const inner = this.tsType(type.containing, unit, `${hint}_containing`);
         return `viewContaining(${value}, ${this.options.aligned}, decode${inner}, view${inner}, hooks)`;
       }
@@ -401,10 +403,6 @@ export class Generator {
       default:
         return `view${this.unit(hint, type, unit.values, unit.sets, undefined)}(${value}, hooks)`;
     }
-  }
-
-  private helper(name: string, value: string): string {
-    return `${name}(${value})`;
   }
 
   // ---- one unit ----------------------------------------------------------------------------------
@@ -501,8 +499,6 @@ export class Generator {
     );
     if (criticality) this.codecExports.add(`${name}_INDEX`);
   }
-
-  private readonly codecExports = new Set<string>();
 
   private emitSequenceOf(unit: Unit, type: Extract<Type, { kind: 'SEQUENCE OF' }>): void {
     const { name } = unit;
@@ -712,7 +708,7 @@ export class Generator {
     if (extensible) {
       enc.push('if (extended) {', 'const unknown = v.unknownExtensions ?? [];');
       enc.push(
-        `w.extensionBitmap([${[...additionPresent.map((p) => (p.includes('||') ? `${p}` : p)), '...unknown.map((raw) => raw !== undefined)'].join(', ')}]);`,
+        `w.extensionBitmap([${[...additionPresent, '...unknown.map((raw) => raw !== undefined)'].join(', ')}]);`,
       );
       (additions ?? []).forEach((addition, k) => {
         const components = addition.group ? addition.components : [addition.component];

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fromHex, toHex } from '../../../src/network/asn1/hex.ts';
-import { encodeNgapPdu, viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
+import { decodeNgapPdu, encodeNgapPdu, viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
+import { ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
 import { SAMPLES } from './samples.ts';
 import { FREE5GC_NG_SETUP_UNKNOWN_IE, ngapVectors } from './vectors.ts';
 
@@ -89,6 +90,22 @@ describe('NGAP JSON view', () => {
       view,
       /\{"id":"Unknown \(153\)","criticality":"Ignore \(1\)","raw":"0700676e622e73706972656e742e636f6d"\}/,
     );
+  });
+
+  it('reads IEs by name and writes PLMN identities in TBCD (TS 24.008 10.5.1.13)', () => {
+    // open5gs frame 1342: NGSetupRequest from gNB "5G gNB-CU", PLMN 001/01, TAC 1.
+    const decoded = decodeNgapPdu(fromHex(ngapVectors().find((v) => v.label === 'open5gs frame 1342')!.hex));
+    assert.ok(
+      decoded.ok && decoded.value.choice === 'initiatingMessage' && decoded.value.value.name === 'NGSetup',
+    );
+    const ies = decoded.value.value.value.protocolIEs;
+    assert.equal(ieValue(ies, 'RANNodeName'), '5G gNB-CU');
+    assert.equal(ieValue(ies, 'DefaultPagingDRX'), 'v32');
+    assert.equal(ieValue(ies, 'UERetentionInformation'), undefined);
+    const item = ieValue(ies, 'SupportedTAList')![0]!;
+    assert.equal(toHex(item.tAC), toHex(tac(1)));
+    assert.equal(toHex(item.broadcastPLMNList[0]!.pLMNIdentity), toHex(plmnIdentity('001', '01')));
+    assert.equal(toHex(plmnIdentity('310', '410')), '130014');
   });
 
   it('gives {error} for a PDU that does not decode', () => {
