@@ -6,7 +6,8 @@
  *   node --import tsx scripts/check-tests-alone.ts --times [file or directory ...]
  *
  * Without paths it takes the files `npm run test:only` runs (test/**\/*.test.ts except test/system and
- * test/process). A test runs alone as `node --import tsx --test --test-name-pattern='^<name>$' <file>`:
+ * test/process). A test runs alone as `node --import tsx --test-name-pattern='^<name>$' <file>` (what
+ * `node --test` runs in the child process of the file):
  * Node 20 matches the pattern against a test's own name (not its describe path), so tests of one file
  * that share a name run together; they are reported, since none of them can run by itself.
  * The exit code is 1 when a test fails alone or a name is not unique in its file.
