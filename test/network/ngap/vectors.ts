@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-const VECTORS = process.env.PMN_VECTORS_DIR ?? '/work/shared/vectors';
+/** The shared vectors beside the checkout (../shared/vectors, see its SOURCE.md). */
+const VECTORS = fileURLToPath(new URL('../../../../shared/vectors', import.meta.url));
 
 export interface NgapVector {
   label: string;
