@@ -4,7 +4,7 @@
  *   1. guest as client: connects to the host, sends 1 B to 64 KiB on four streams and checks each
  *      echo, shuts down; connects again and waits for the host's ABORT.
  *   2. guest as server: listens (IPv4 and IPv6), echoes what the host sends, reports how each of the
- *      host's three associations ended.
+ *      host's four associations ended and what happened to it (a restart).
  * Results go to the host as PMN-RESULT lines; PMN-STEP lines mark when the host may proceed.
  */
 import {
@@ -32,6 +32,7 @@ function recorder() {
   let next: (message: InboundMessage) => void = () => undefined;
   const record = {
     messages: [] as InboundMessage[],
+    events: [] as AssociationEvent[],
     ended: new Promise<AssociationEvent>((resolve) => (end = resolve)),
     nextMessage: () => new Promise<InboundMessage>((resolve) => (next = resolve)),
     handler: {
@@ -41,6 +42,7 @@ function recorder() {
       },
       event(e: AssociationEvent) {
         if (e.type === 'communication-lost' || e.type === 'shutdown-complete') end(e);
+        else record.events.push(e);
       },
     } satisfies AssociationHandler,
   };
@@ -88,8 +90,15 @@ async function main(): Promise<void> {
   second.send(0, 60, Buffer.from('abort me'));
   report({ step: 'client-aborted', end: await aborted.ended });
 
-  // 2. The guest's kernel as server: the host connects three times (IPv4 shutdown, IPv4 abort, IPv6).
-  const served: { received: number; bytes: number; end: AssociationEvent; remote: string }[] = [];
+  // 2. The guest's kernel as server: the host connects four times (IPv4 shutdown, IPv4 abort, IPv6,
+  // and a host stack that restarts from the same port without telling: RFC 9260 5.2.4).
+  const served: {
+    received: number;
+    bytes: number;
+    end: AssociationEvent;
+    remote: string;
+    events: string[];
+  }[] = [];
   let allEnded: () => void = () => undefined;
   const done = new Promise<void>((resolve) => (allEnded = resolve));
   const listener = await transport.listen(
@@ -106,8 +115,9 @@ async function main(): Promise<void> {
           bytes: r.messages.reduce((n, m) => n + m.payload.length, 0),
           end,
           remote: a.remote.address,
+          events: r.events.map((e) => e.type),
         });
-        if (served.length === 3) allEnded();
+        if (served.length === 4) allEnded();
       });
       return r.handler;
     },

@@ -148,6 +148,25 @@ describe(
         host.mismatches6 = await exchange(c, third, [1, 1500, 65536]);
         c.shutdown();
         host.end6 = await third.ended;
+        // A second host stack associates from a fixed port, then vanishes without a word (its link
+        // closes, no ABORT); a third starts from the same port: the guest's kernel sees a restart.
+        const local = { addresses: [addressOf(tap.host4)], port: 40123 };
+        const crashing = createRawTransport({ addon: load.addon, addresses: [addressOf(tap.host4)] });
+        const restarting = createRawTransport({ addon: load.addon, addresses: [addressOf(tap.host4)] });
+        try {
+          const before = association();
+          const d = await crashing.transport.connect({ remote: [guest4], local }, () => before.handler);
+          await exchange(d, before, [100]);
+          await crashing.link.close();
+          const after = association();
+          const e = await restarting.transport.connect({ remote: [guest4], local }, () => after.handler);
+          host.mismatchesRestart = await exchange(e, after, [200]);
+          e.shutdown();
+          host.endRestart = await after.ended;
+        } finally {
+          await restarting.transport.close();
+          await crashing.transport.close();
+        }
       } finally {
         result = await guest.finished;
         await transport?.close();
@@ -180,7 +199,7 @@ describe(
       });
     });
 
-    it('guest as server over IPv4 and IPv6: echoes intact, SHUTDOWN and ABORT seen on both sides', () => {
+    it('guest as server over IPv4 and IPv6: echoes intact, SHUTDOWN, ABORT and a peer restart seen on both sides', () => {
       assert.deepEqual(host.streams, { inbound: 4, outbound: 4 });
       assert.deepEqual(host.mismatches, []);
       assert.deepEqual(host.mismatches6, []);
@@ -191,28 +210,35 @@ describe(
         cause: 'host abort',
       });
       assert.deepEqual(host.end6, { type: 'shutdown-complete' });
+      assert.deepEqual(host.mismatchesRestart, []);
+      assert.deepEqual(host.endRestart, { type: 'shutdown-complete' });
       const served = step('served').served as {
         received: number;
         bytes: number;
         end: unknown;
         remote: string;
+        events: string[];
       }[];
       assert.deepEqual(
-        served.map((s) => [s.remote, s.received, s.bytes, s.end]),
+        served.map((s) => [s.remote, s.received, s.bytes, s.end, s.events]),
         [
           [
             addressOf(tap.host4),
             SIZES.length,
             SIZES.reduce((a, b) => a + b, 0),
             { type: 'shutdown-complete' },
+            [],
           ],
           [
             addressOf(tap.host4),
             1,
             10,
             { type: 'communication-lost', reason: 'peer-abort', cause: 'User-Initiated Abort: host abort' },
+            [],
           ],
-          [addressOf(tap.host6), 3, 1 + 1500 + 65536, { type: 'shutdown-complete' }],
+          [addressOf(tap.host6), 3, 1 + 1500 + 65536, { type: 'shutdown-complete' }, []],
+          // One kernel association across the restart: a message before, one after.
+          [addressOf(tap.host4), 2, 300, { type: 'shutdown-complete' }, ['restart']],
         ],
       );
     });
