@@ -31,6 +31,7 @@ import { retentionRoutes } from '../retention/retention.routes.ts';
 import type { App } from './app-types.ts';
 import { installAuthentication } from './authentication.ts';
 import { installErrorHandling } from './error-handler.ts';
+import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { installOpenApi } from './openapi.ts';
 import type { Permission } from './permissions.ts';
 import { installSecurityHeaders } from './security-headers.ts';
@@ -65,6 +66,9 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler({ tls: options.tls !== undefined }),
+    clientErrorHandler: clientErrorHandler({ tls: options.tls !== undefined }),
     schemaController: { compilersFactory: { buildSerializer } },
     ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;

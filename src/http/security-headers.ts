@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 
 /** Headers every answer carries: no sniffing, no framing, no caching of API data, no referrer. */
-export function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): void {
+export function securityHeaders(options: { tls: boolean }): Record<string, string> {
   const headers: Record<string, string> = {
     'x-content-type-options': 'nosniff',
     'x-frame-options': 'DENY',
@@ -11,6 +11,11 @@ export function installSecurityHeaders(app: FastifyInstance, options: { tls: boo
     'cache-control': 'no-store',
   };
   if (options.tls) headers['strict-transport-security'] = 'max-age=31536000';
+  return headers;
+}
+
+export function installSecurityHeaders(app: FastifyInstance, options: { tls: boolean }): void {
+  const headers = securityHeaders(options);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.headers(headers);
     done();

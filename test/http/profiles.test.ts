@@ -5,13 +5,20 @@ import { auditEntries, createTestApp, initialize, result, type TestApp } from '.
 
 let t: TestApp;
 let token: string;
-before(async () => {
-  t = await createTestApp();
-  token = await initialize(t);
-});
-after(() => t.close());
+
+/** A fresh app for the enclosing describe, so that each test runs alone; `setUp` adds what it shares. */
+function freshApp(setUp: () => Promise<void> = async () => {}): void {
+  before(async () => {
+    t = await createTestApp();
+    token = await initialize(t);
+    await setUp();
+  });
+  after(() => t.close());
+}
 
 describe('GET /api/v1/profiles', () => {
+  freshApp();
+
   it('answers a plain array of every profile, by name, whose items leave out mtu', async () => {
     await created(t, token, '/api/v1/profiles', newProfile('basic'));
     const response = await t.request({ method: 'GET', url: '/api/v1/profiles', token });
@@ -40,6 +47,8 @@ describe('GET /api/v1/profiles', () => {
 });
 
 describe('POST /api/v1/profiles', () => {
+  freshApp();
+
   it('creates a profile (201) and audits create_profile', async () => {
     const response = await t.request({
       method: 'POST',
@@ -72,13 +81,14 @@ describe('POST /api/v1/profiles', () => {
   });
 
   it('refuses a duplicate name with 409', async () => {
+    await created(t, token, '/api/v1/profiles', newProfile('silver'));
     const response = await t.request({
       method: 'POST',
       url: '/api/v1/profiles',
       token,
-      payload: newProfile('gold'),
+      payload: newProfile('silver'),
     });
-    assert.equal(errorOf(response, 409), 'profile gold already exists');
+    assert.equal(errorOf(response, 409), 'profile silver already exists');
   });
 
   const invalid: [string, Record<string, unknown>, RegExp][] = [
@@ -130,6 +140,8 @@ describe('POST /api/v1/profiles', () => {
 });
 
 describe('GET /api/v1/profiles/{name}', () => {
+  freshApp();
+
   it('reads one profile including mtu', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/profiles/default', token });
     assert.deepEqual(result(response), {
@@ -151,6 +163,8 @@ describe('GET /api/v1/profiles/{name}', () => {
 });
 
 describe('PUT /api/v1/profiles/{name}', () => {
+  freshApp(() => created(t, token, '/api/v1/profiles', newProfile('basic')));
+
   it('replaces every field and audits update_profile', async () => {
     const payload = omit(newProfile('basic', { mtu: 1280, dns: '9.9.9.9' }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/profiles/basic', token, payload });
@@ -175,6 +189,10 @@ describe('PUT /api/v1/profiles/{name}', () => {
 });
 
 describe('DELETE /api/v1/profiles/{name}', () => {
+  freshApp(async () => {
+    for (const name of ['low', 'gold', 'high']) await created(t, token, '/api/v1/profiles', newProfile(name));
+  });
+
   it('deletes an unused profile and audits delete_profile', async () => {
     const response = await t.request({ method: 'DELETE', url: '/api/v1/profiles/low', token });
     assert.equal(response.statusCode, 200);
