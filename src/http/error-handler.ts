@@ -57,7 +57,9 @@ export function installErrorHandling(app: FastifyInstance): void {
     }
     const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
     if (known) return sendError(reply, known.status, known.message);
-    if (error instanceof SyntaxError || (error.statusCode === 400 && error.code?.startsWith('FST_ERR_CTP'))) {
+    // Only the body parser's errors are the client's JSON: it marks them 400. A SyntaxError of our own
+    // (a stored value that fails to parse) is an internal error, not the client's fault.
+    if (error.statusCode === 400 && (error instanceof SyntaxError || error.code?.startsWith('FST_ERR_CTP'))) {
       return sendError(reply, 400, 'request body is not valid JSON');
     }
     if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {

@@ -82,3 +82,17 @@ describe('errors before a route runs', () => {
     assert.equal(deleted.statusCode, 200, deleted.body);
   });
 });
+
+describe('JSON errors', () => {
+  it('blames the client only for its own body', async () => {
+    const body = await t.request({
+      method: 'POST',
+      url: '/api/v1/slices',
+      token,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"name": ',
+    });
+    assert.equal(body.statusCode, 400);
+    assert.deepEqual(body.json(), { error: 'request body is not valid JSON' });
+  });
+});
