@@ -9,6 +9,9 @@ set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=${1:-$HERE/../../.cache/qemu-sctp}
 mkdir -p "$CACHE/guest"
+# Test files run in parallel: one builds, the others wait for it and find the cache ready.
+exec 9>"$CACHE/.lock"
+flock 9
 "$HERE/fetch-kernel.sh" "$CACHE"
 MODDIR=$(echo "$CACHE"/kernel/lib/modules/*)
 BUSYBOX=${BUSYBOX:-/bin/busybox}
