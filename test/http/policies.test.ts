@@ -5,15 +5,25 @@ import { auditEntries, createTestApp, initialize, result, type TestApp } from '.
 
 let t: TestApp;
 let token: string;
-before(async () => {
-  t = await createTestApp();
-  token = await initialize(t);
-  await created(t, token, '/api/v1/profiles', newProfile('gold'));
-  await created(t, token, '/api/v1/slices', newSlice('video'));
-});
-after(() => t.close());
+
+/**
+ * A fresh app for the enclosing describe with profile gold and slice video, so that each test runs
+ * alone; `setUp` adds what the describe's tests share.
+ */
+function freshApp(setUp: () => Promise<void> = async () => {}): void {
+  before(async () => {
+    t = await createTestApp();
+    token = await initialize(t);
+    await created(t, token, '/api/v1/profiles', newProfile('gold'));
+    await created(t, token, '/api/v1/slices', newSlice('video'));
+    await setUp();
+  });
+  after(() => t.close());
+}
 
 describe('GET /api/v1/policies', () => {
+  freshApp();
+
   it('lists policies by name, paginated; the first-start policy names profile, slice and data network', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/policies', token });
     assert.equal(response.statusCode, 200);
@@ -38,6 +48,8 @@ describe('GET /api/v1/policies', () => {
 });
 
 describe('POST /api/v1/policies', () => {
+  freshApp();
+
   it('creates a policy without profile or slice (any profile, any slice) and audits create_policy', async () => {
     const response = await t.request({
       method: 'POST',
@@ -80,13 +92,14 @@ describe('POST /api/v1/policies', () => {
   });
 
   it('refuses a duplicate name with 409', async () => {
+    await created(t, token, '/api/v1/policies', newPolicy('twice'));
     const response = await t.request({
       method: 'POST',
       url: '/api/v1/policies',
       token,
-      payload: newPolicy('open'),
+      payload: newPolicy('twice'),
     });
-    assert.equal(errorOf(response, 409), 'policy open already exists');
+    assert.equal(errorOf(response, 409), 'policy twice already exists');
   });
 
   it('refuses a data_network_name that names no data network', async () => {
@@ -151,6 +164,8 @@ describe('POST /api/v1/policies', () => {
 });
 
 describe('GET /api/v1/policies/{name}', () => {
+  freshApp();
+
   it('answers 404 for an unknown policy', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/policies/nothing', token });
     assert.equal(errorOf(response, 404), 'policy nothing not found');
@@ -158,6 +173,16 @@ describe('GET /api/v1/policies/{name}', () => {
 });
 
 describe('PUT /api/v1/policies/{name}', () => {
+  freshApp(async () => {
+    await created(t, token, '/api/v1/policies', newPolicy('open'));
+    await created(
+      t,
+      token,
+      '/api/v1/policies',
+      newPolicy('gold-video', { profile_name: 'gold', slice_name: 'video' }),
+    );
+  });
+
   it('replaces the policy: absent profile_name and slice_name lift those restrictions; audits update_policy', async () => {
     const payload = omit(newPolicy('gold-video', { arp: 9 }), 'name');
     const response = await t.request({ method: 'PUT', url: '/api/v1/policies/gold-video', token, payload });
@@ -190,6 +215,8 @@ describe('PUT /api/v1/policies/{name}', () => {
 });
 
 describe('DELETE /api/v1/policies/{name}', () => {
+  freshApp();
+
   it('deletes a policy and audits delete_policy; what it referenced can then be deleted', async () => {
     await created(t, token, '/api/v1/slices', newSlice('only-here'));
     await created(t, token, '/api/v1/policies', newPolicy('holder', { slice_name: 'only-here' }));
