@@ -8,11 +8,16 @@ const BASE = '/api/v1/networking/data-networks';
 
 let t: TestApp;
 let token: string;
-before(async () => {
-  t = await createTestApp();
-  token = await initialize(t);
-});
-after(() => t.close());
+
+/** A fresh app for the enclosing describe, so that each test runs alone; `setUp` adds what it shares. */
+function freshApp(setUp: () => Promise<void> | void = () => {}): void {
+  before(async () => {
+    t = await createTestApp();
+    token = await initialize(t);
+    await setUp();
+  });
+  after(() => t.close());
+}
 
 const session = (id: number, dataNetwork: string): PduSession => ({
   id,
@@ -28,6 +33,8 @@ const session = (id: number, dataNetwork: string): PduSession => ({
 });
 
 describe('GET /api/v1/networking/data-networks', () => {
+  freshApp();
+
   it('lists data networks by name, paginated, each with its live session count', async () => {
     await created(t, token, BASE, { name: 'corp.example' });
     t.networkState.sessionEstablished(imsi(1), session(1, 'internet'));
@@ -52,6 +59,8 @@ describe('GET /api/v1/networking/data-networks', () => {
 });
 
 describe('POST /api/v1/networking/data-networks', () => {
+  freshApp();
+
   it('creates a data network (201) and audits create_data_network', async () => {
     const response = await t.request({ method: 'POST', url: BASE, token, payload: { name: 'iot-1' } });
     assert.equal(response.statusCode, 201);
@@ -89,6 +98,11 @@ describe('POST /api/v1/networking/data-networks', () => {
 });
 
 describe('GET /api/v1/networking/data-networks/{name}', () => {
+  freshApp(() => {
+    t.networkState.sessionEstablished(imsi(1), session(1, 'internet'));
+    t.networkState.sessionEstablished(imsi(2), session(1, 'internet'));
+  });
+
   it('reads one data network with its session count', async () => {
     const response = await t.request({ method: 'GET', url: `${BASE}/internet`, token });
     assert.deepEqual(result(response), { name: 'internet', status: { sessions: 2 } });
@@ -101,6 +115,8 @@ describe('GET /api/v1/networking/data-networks/{name}', () => {
 });
 
 describe('PUT /api/v1/networking/data-networks/{name}', () => {
+  freshApp(() => created(t, token, BASE, { name: 'iot-1' }));
+
   it('renames a data network; the policies that reference it follow; audits update_data_network', async () => {
     await created(t, token, BASE, { name: 'old-name' });
     await created(t, token, '/api/v1/policies', newPolicy('follows', { data_network_name: 'old-name' }));
@@ -153,6 +169,8 @@ describe('PUT /api/v1/networking/data-networks/{name}', () => {
 });
 
 describe('DELETE /api/v1/networking/data-networks/{name}', () => {
+  freshApp(() => created(t, token, BASE, { name: 'iot-1' }));
+
   it('deletes an unreferenced data network and audits delete_data_network', async () => {
     const response = await t.request({ method: 'DELETE', url: `${BASE}/iot-1`, token });
     assert.equal(response.statusCode, 200);

@@ -5,13 +5,20 @@ import { auditEntries, createTestApp, initialize, result, type TestApp } from '.
 
 let t: TestApp;
 let token: string;
-before(async () => {
-  t = await createTestApp();
-  token = await initialize(t);
-});
-after(() => t.close());
+
+/** A fresh app for the enclosing describe, so that each test runs alone; `setUp` adds what it shares. */
+function freshApp(setUp: () => Promise<void> = async () => {}): void {
+  before(async () => {
+    t = await createTestApp();
+    token = await initialize(t);
+    await setUp();
+  });
+  after(() => t.close());
+}
 
 describe('GET /api/v1/slices', () => {
+  freshApp();
+
   it('lists slices by name, paginated, with the first-start slice default (sst 1, no sd)', async () => {
     await created(t, token, '/api/v1/slices', newSlice('a-slice'));
     const response = await t.request({ method: 'GET', url: '/api/v1/slices?per_page=1&page=2', token });
@@ -31,6 +38,8 @@ describe('GET /api/v1/slices', () => {
 });
 
 describe('POST /api/v1/slices', () => {
+  freshApp();
+
   it('creates a slice (201), stores sd in lower case and audits create_slice', async () => {
     const response = await t.request({
       method: 'POST',
@@ -53,13 +62,14 @@ describe('POST /api/v1/slices', () => {
   });
 
   it('refuses a duplicate name with 409', async () => {
+    await created(t, token, '/api/v1/slices', newSlice('twice'));
     const response = await t.request({
       method: 'POST',
       url: '/api/v1/slices',
       token,
-      payload: newSlice('video'),
+      payload: newSlice('twice'),
     });
-    assert.equal(errorOf(response, 409), 'slice video already exists');
+    assert.equal(errorOf(response, 409), 'slice twice already exists');
   });
 
   const invalid: [string, Record<string, unknown>, RegExp][] = [
@@ -94,6 +104,8 @@ describe('POST /api/v1/slices', () => {
 });
 
 describe('GET /api/v1/slices/{name}', () => {
+  freshApp();
+
   it('answers 404 for an unknown slice', async () => {
     const response = await t.request({ method: 'GET', url: '/api/v1/slices/nothing', token });
     assert.equal(errorOf(response, 404), 'slice nothing not found');
@@ -101,6 +113,8 @@ describe('GET /api/v1/slices/{name}', () => {
 });
 
 describe('PUT /api/v1/slices/{name}', () => {
+  freshApp(() => created(t, token, '/api/v1/slices', newSlice('kept')));
+
   it('replaces sst and sd; an absent sd removes it; audits update_slice', async () => {
     await created(t, token, '/api/v1/slices', newSlice('replace-me'));
     const response = await t.request({
@@ -119,7 +133,7 @@ describe('PUT /api/v1/slices/{name}', () => {
   it('applies the create rules: sd must be 6 hex characters', async () => {
     const response = await t.request({
       method: 'PUT',
-      url: '/api/v1/slices/replace-me',
+      url: '/api/v1/slices/kept',
       token,
       payload: { sst: 1, sd: 'xyz' },
     });
@@ -129,7 +143,7 @@ describe('PUT /api/v1/slices/{name}', () => {
   it('refuses a name in the body: the name is in the path', async () => {
     const response = await t.request({
       method: 'PUT',
-      url: '/api/v1/slices/replace-me',
+      url: '/api/v1/slices/kept',
       token,
       payload: { name: 'other', sst: 1 },
     });
@@ -148,6 +162,8 @@ describe('PUT /api/v1/slices/{name}', () => {
 });
 
 describe('DELETE /api/v1/slices/{name}', () => {
+  freshApp();
+
   it('deletes an unreferenced slice and audits delete_slice', async () => {
     await created(t, token, '/api/v1/slices', newSlice('short-lived'));
     const response = await t.request({ method: 'DELETE', url: '/api/v1/slices/short-lived', token });
