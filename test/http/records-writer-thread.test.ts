@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { flowReport } from '../helpers/records.ts';
+import { openSqliteDatabase } from '../../src/storage/database.ts';
+import { flowReport, radioEvent } from '../helpers/records.ts';
 import { requestRestore, takeBackup } from '../helpers/backup.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 
@@ -113,5 +114,31 @@ describe('records on a database file', () => {
       'every connection closed',
     );
     assert.equal(reportsInFile(path), 20_000);
+  });
+
+  // In this file rather than a file of its own: each test file pays for a process that loads the
+  // service and, on a database file, a writer thread that loads its own modules.
+  it('writes every accepted record when the core stops, before the database closes', async () => {
+    const path = join(dir, 'stopping.db');
+    const { records, close } = await createTestApp({ database: path });
+    for (let i = 0; i < 3; i += 1) assert.equal(records.recordRadioEvent(radioEvent()), true);
+    assert.equal(records.recordFlowReports([flowReport(), flowReport()]), true);
+
+    await close();
+
+    const db = openSqliteDatabase(path);
+    const count = async (table: 'radio_events' | 'flow_reports') =>
+      Number(
+        (
+          await db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    assert.equal(await count('radio_events'), 3);
+    assert.equal(await count('flow_reports'), 2);
+    assert.throws(() => records.recordRadioEvent(radioEvent()), /records pipeline is closed/);
+    await db.destroy();
   });
 });
