@@ -30,6 +30,12 @@ import { usersRoutes } from '../resources/users/users.routes.ts';
 import { retentionRoutes } from '../retention/retention.routes.ts';
 import type { App } from './app-types.ts';
 import { installAuthentication } from './authentication.ts';
+import {
+  applyConnectionLimits,
+  checkingInterval,
+  DEFAULT_CONNECTION_LIMITS,
+  type ConnectionLimits,
+} from './connection-limits.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { installOpenApi } from './openapi.ts';
@@ -42,6 +48,8 @@ export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Largest database upload a restore accepts (default 16 GiB). */
   restoreMaxBytes?: number;
+  /** Timeouts and connection caps (defaults in connection-limits.ts). */
+  connectionLimits?: Partial<ConnectionLimits>;
 }
 
 export interface RouteSummary {
@@ -61,6 +69,8 @@ const BODY_LIMIT = 1024 * 1024;
 /** The management API over a core: routes translate HTTP to service calls. It never listens. */
 export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promise<HttpApp> {
   const { logger, identity, networkConfiguration: config, records, location, operations } = core;
+  const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connectionLimits };
+  const serverOptions = { connectionsCheckingInterval: checkingInterval(limits) };
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
@@ -70,9 +80,12 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     frameworkErrors: frameworkErrorHandler({ tls: options.tls !== undefined }),
     clientErrorHandler: clientErrorHandler({ tls: options.tls !== undefined }),
     schemaController: { compilersFactory: { buildSerializer } },
-    ...(options.tls ? { https: { cert: options.tls.cert, key: options.tls.key } } : {}),
+    ...(options.tls
+      ? { https: { cert: options.tls.cert, key: options.tls.key, ...serverOptions } }
+      : { http: serverOptions }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
   const root = app as unknown as FastifyInstance;
+  applyConnectionLimits(root.server, limits);
 
   const routes: RouteSummary[] = [];
   root.addHook('onRoute', (route) => {

@@ -25,6 +25,7 @@ export function frameworkErrorHandler(options: { tls: boolean }) {
 }
 
 const PARSER_ERRORS: Record<string, [number, string]> = {
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request head did not arrive in time'],
   HPE_HEADER_OVERFLOW: [431, 'the request head is larger than 16 KiB'],
   HPE_UNEXPECTED_CONTENT_LENGTH: [400, 'Content-Length is not valid'],
   HPE_INVALID_CONTENT_LENGTH: [400, 'Content-Length is not valid'],

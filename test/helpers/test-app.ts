@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createCore, type Core } from '../../src/core/create-core.ts';
 import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
+import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
 import type { RoleId } from '../../src/identity/roles.ts';
@@ -79,6 +80,7 @@ export async function createTestApp(
     secretKey?: Buffer;
     /** Silent unless a test reads the logs. */
     logger?: Logger;
+    connectionLimits?: Partial<ConnectionLimits>;
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
@@ -91,7 +93,10 @@ export async function createTestApp(
     secretKey: options.secretKey ?? randomBytes(32),
     backgroundJobs: false,
   });
-  const { app, routes } = await buildHttpApp(core, { restoreMaxBytes: options.restoreMaxBytes });
+  const { app, routes } = await buildHttpApp(core, {
+    restoreMaxBytes: options.restoreMaxBytes,
+    connectionLimits: options.connectionLimits,
+  });
   core.lifecycle.add({ name: 'http', stop: () => app.close() });
   await core.start();
   return {
