@@ -1,5 +1,5 @@
 // CPU per encode and decode of NAS-5GS messages (issue 15 item 6), beside a bare copy of the same bytes
-// in the same run. The messages are those of open5gs's 5G capture (../shared/vectors): the Registration
+// in the same run. The messages are those of open5gs's 5G capture (third-party/vectors): the Registration
 // Request inside frame 1425's Security Mode Complete and the Registration Accept of frame 1550.
 // Run: npx tsx bench/nas-codec.ts [--seconds N] (default 1 second of CPU per row).
 import { parseArgs } from 'node:util';

@@ -1,5 +1,5 @@
 /**
- * Regenerates the PER codecs of NGAP, NRPPa and LPP from the 3GPP ASN.1 in ../shared/asn1 (or
+ * Regenerates the PER codecs of NGAP, NRPPa and LPP from the 3GPP ASN.1 in third-party/asn1 (or
  * $PMN_ASN1_DIR): `tsx scripts/asn1-generate.ts [ngap|nrppa|lpp ...]`. A test regenerates them in
  * memory and fails when the committed files differ.
  */
@@ -14,8 +14,8 @@ import { parseModules } from '../src/network/asn1/parser.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The 3GPP modules beside the checkout (../shared/asn1), unless PMN_ASN1_DIR names another folder. */
-export const ASN1_DIR = process.env.PMN_ASN1_DIR ?? join(root, '../shared/asn1');
+/** The 3GPP modules in third-party/asn1, unless PMN_ASN1_DIR names another folder. */
+export const ASN1_DIR = process.env.PMN_ASN1_DIR ?? join(root, 'third-party/asn1');
 
 export interface Protocol {
   /** Folder of .asn files under ASN1_DIR. */

@@ -10,10 +10,10 @@ import {
 } from '../../src/crypto/five-g-aka.ts';
 import { f1, f5star, milenage } from '../../src/crypto/milenage.ts';
 
-// The 5G-AKA exchange of a real registration against open5gs (shared/vectors/SOURCE.md).
+// The 5G-AKA exchange of a real registration against open5gs (third-party/vectors/SOURCE.md).
 const chain = (
   JSON.parse(
-    readFileSync(new URL('../../../shared/vectors/security-5g-aka-open5gs.json', import.meta.url), 'utf8'),
+    readFileSync(new URL('../../third-party/vectors/security-5g-aka-open5gs.json', import.meta.url), 'utf8'),
   ) as {
     hr_roaming_capture: {
       subscriber: { K: string; OPc: string };

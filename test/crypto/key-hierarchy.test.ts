@@ -18,10 +18,10 @@ import { kdf } from '../../src/crypto/kdf.ts';
 import { milenage } from '../../src/crypto/milenage.ts';
 import { DOWNLINK, UPLINK, nasMac } from '../../src/crypto/nas-algorithms.ts';
 
-// The 5G-AKA chain of a real registration against open5gs (shared/vectors/SOURCE.md): every value here was
+// The 5G-AKA chain of a real registration against open5gs (third-party/vectors/SOURCE.md): every value here was
 // either on the wire (AUTN, RES*, the NAS MACs, KgNB in Initial Context Setup) or recomputed independently.
 const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/security-5g-aka-open5gs.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../third-party/vectors/security-5g-aka-open5gs.json', import.meta.url), 'utf8'),
 ) as {
   hr_roaming_capture: {
     subscriber: { supi: string; K: string; OPc: string };
@@ -104,7 +104,7 @@ describe('TS 33.501 Annex A key hierarchy on the open5gs capture', () => {
     // Complete was the only protected uplink message so far).
     const ngap = JSON.parse(
       readFileSync(
-        new URL('../../../shared/vectors/open5gs-5g-roaming-hr.ngap.json', import.meta.url),
+        new URL('../../third-party/vectors/open5gs-5g-roaming-hr.ngap.json', import.meta.url),
         'utf8',
       ),
     ) as { messages: { frame: number; ngap_hex: string }[] };

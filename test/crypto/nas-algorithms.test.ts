@@ -21,10 +21,10 @@ interface AnnexCSet {
   key: string;
   length_bits: number;
 }
-// 3GPP TS 33.401 Annex C.1 (128-EEA2) and C.2 (128-EIA2) as carried by free5gc/nas (shared/vectors/SOURCE.md);
+// 3GPP TS 33.401 Annex C.1 (128-EEA2) and C.2 (128-EIA2) as carried by free5gc/nas (third-party/vectors/SOURCE.md);
 // that copy rounds the bit lengths of C.1 down to whole bytes.
 const annexC = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/nea2-nia2-33401-annexC.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../third-party/vectors/nea2-nia2-33401-annexC.json', import.meta.url), 'utf8'),
 ) as {
   NEA2: (AnnexCSet & { plaintext: string; ciphertext: string })[];
   NIA2: (AnnexCSet & { message: string; mac: string })[];

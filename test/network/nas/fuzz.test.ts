@@ -29,7 +29,7 @@ function prng(seed: number): () => number {
 }
 
 function seeds(): Uint8Array[] {
-  const vectors = new URL('../../../../shared/vectors/', import.meta.url);
+  const vectors = new URL('../../../third-party/vectors/', import.meta.url);
   const pycrate = JSON.parse(readFileSync(new URL('pycrate-nas5gs-messages.json', vectors), 'utf8')) as {
     vectors: { hex: string }[];
   };

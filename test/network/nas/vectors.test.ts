@@ -1,4 +1,4 @@
-// Byte-exact round trips of NAS messages from independent implementations (../shared/vectors,
+// Byte-exact round trips of NAS messages from independent implementations (third-party/vectors,
 // SOURCE.md): the 19 messages of pycrate's test_mobile.py and every NAS-PDU of open5gs's 5G roaming
 // capture. Both sources use NEA0, so the payload of a ciphered-type wrapper is the plain message too.
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import {
   type NasMessageOf,
 } from '../../../src/network/nas/index.ts';
 
-const VECTORS = new URL('../../../../shared/vectors/', import.meta.url);
+const VECTORS = new URL('../../../third-party/vectors/', import.meta.url);
 
 interface PycrateFile {
   vectors: { comment: string; hex: string }[];

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-/** The shared vectors beside the checkout (../shared/vectors, see its SOURCE.md). */
-const VECTORS = fileURLToPath(new URL('../../../../shared/vectors', import.meta.url));
+/** The vectors of independent implementations (third-party/vectors, see its SOURCE.md). */
+const VECTORS = fileURLToPath(new URL('../../../third-party/vectors', import.meta.url));
 
 export interface NgapVector {
   label: string;
