@@ -4,13 +4,15 @@
 
 ARG NODE_VERSION=20
 
-# Stage 1: production dependencies, with the toolchain better-sqlite3 needs when no prebuilt binary fits.
+# Stage 1: production dependencies and the native addon (native/: raw IP sockets, kernel SCTP), with the
+# toolchain they need (better-sqlite3 when no prebuilt binary fits; the addon always, at `npm ci`).
 FROM node:${NODE_VERSION}-bookworm-slim AS dependencies
 WORKDIR /app
 RUN apt-get update \
   && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
+COPY package.json package-lock.json binding.gyp ./
+COPY native ./native
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # Stage 2: the runtime, without compilers or npm caches, as an unprivileged user.
@@ -25,6 +27,7 @@ RUN groupadd --system pmn \
   && chown pmn:pmn /data \
   && chmod 0700 /data
 COPY --from=dependencies /app/node_modules ./node_modules
+COPY --from=dependencies /app/build/Release/pmn_native.node ./build/Release/pmn_native.node
 COPY package.json tsconfig.json ./
 COPY src ./src
 USER pmn

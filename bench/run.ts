@@ -36,7 +36,10 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   records: () => import('./records.ts'),
   security: standalone('bench/security.ts'),
   'nas-codec': standalone('bench/nas-codec.ts'),
+  'ngap-codec': standalone('bench/ngap-codec.ts'),
   sctp: standalone('bench/sctp.ts'),
+  // Needs root (raw IP sockets).
+  'sctp-raw': standalone('bench/sctp-raw.ts'),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
