@@ -44,6 +44,8 @@ export function createPoliciesRepository(db: Executor) {
         'data_networks.name as data_network_name',
         'profiles.name as profile_name',
         'slices.name as slice_name',
+        'slices.sst',
+        'slices.sd',
       ]);
   }
 
@@ -76,22 +78,12 @@ export function createPoliciesRepository(db: Executor) {
       return rows.map(toPolicy);
     },
 
-    /** The policies that authorise a profile (theirs, or any profile), by name, with their slice. */
+    /**
+     * The policies that authorise a profile (theirs, or any profile), by name, with their slice's
+     * S-NSSAI (`sst`/`sd` null when the policy allows any slice).
+     */
     async authorising(profileId: number, executor: Executor = db) {
-      return executor
-        .selectFrom('policies')
-        .innerJoin('data_networks', 'data_networks.id', 'policies.data_network_id')
-        .leftJoin('slices', 'slices.id', 'policies.slice_id')
-        .select([
-          'policies.name',
-          'policies.bitrate_uplink',
-          'policies.bitrate_downlink',
-          'policies.var5qi',
-          'policies.arp',
-          'data_networks.name as data_network_name',
-          'slices.sst',
-          'slices.sd',
-        ])
+      return selectPolicies(executor)
         .where((eb) =>
           eb.or([eb('policies.profile_id', '=', profileId), eb('policies.profile_id', 'is', null)]),
         )
