@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 
 import { decodeNasMessage, encodeNasMessage, type NasMessage } from '../src/network/nas/index.ts';
+import { cpuPerOperation } from './cpu-per-op.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '1' } } });
 const SECONDS = Number(values.seconds);
@@ -16,20 +17,7 @@ const MESSAGES = {
   'Registration Accept': '7e0042010177000bf200f110020040c000058054074000f11000000115020101210201005e0192',
 };
 
-/** Runs `operation` in batches until it has used `SECONDS` of CPU; returns the CPU time per call in µs. */
-function measure(operation: () => unknown): number {
-  for (let i = 0; i < 1000; i++) operation();
-  let calls = 0;
-  const start = process.cpuUsage();
-  let used = 0;
-  while (used < SECONDS * 1e6) {
-    for (let i = 0; i < 1000; i++) operation();
-    calls += 1000;
-    const delta = process.cpuUsage(start);
-    used = delta.user + delta.system;
-  }
-  return used / calls;
-}
+const measure = (operation: () => unknown): number => cpuPerOperation(operation, SECONDS);
 
 function decoded(bytes: Uint8Array): NasMessage {
   const result = decodeNasMessage(bytes);

@@ -9,6 +9,7 @@ import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../src/network/ng
 import type { NGAPPDU } from '../src/network/ngap/ngap-codec.ts';
 import { fuzzInputs } from '../test/network/ngap/fuzz.ts';
 import { ngapVectors } from '../test/network/ngap/vectors.ts';
+import { cpuPerOperation } from './cpu-per-op.ts';
 
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '0.5' }, fuzz: { type: 'string', default: '1000000' } },
@@ -17,20 +18,7 @@ const SECONDS = Number(values.seconds);
 const FUZZ = Number(values.fuzz);
 if (!(SECONDS > 0) || !(FUZZ >= 0)) throw new RangeError('--seconds and --fuzz must be positive numbers');
 
-/** Runs `operation` in batches until it has used `SECONDS` of CPU; returns the CPU time per call in µs. */
-function measure(operation: () => unknown): number {
-  for (let i = 0; i < 2000; i++) operation();
-  let calls = 0;
-  const start = process.cpuUsage();
-  let used = 0;
-  while (used < SECONDS * 1e6) {
-    for (let i = 0; i < 1000; i++) operation();
-    calls += 1000;
-    const delta = process.cpuUsage(start);
-    used = delta.user + delta.system;
-  }
-  return used / calls;
-}
+const measure = (operation: () => unknown): number => cpuPerOperation(operation, SECONDS);
 
 function decoded(bytes: Uint8Array): NGAPPDU {
   const result = decodeNgapPdu(bytes);

@@ -21,6 +21,7 @@ import {
   generateHomeNetworkKey,
   type EciesProfile,
 } from '../src/crypto/suci.ts';
+import { cpuPerOperation } from './cpu-per-op.ts';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '1' } } });
 const SECONDS = Number(values.seconds);
@@ -34,20 +35,7 @@ interface Row {
   goalPerSecond?: number;
 }
 
-/** Runs `operation` in batches until it has used `SECONDS` of CPU; returns the CPU time per call in µs. */
-function measure(operation: () => unknown): number {
-  for (let i = 0; i < 200; i++) operation();
-  let calls = 0;
-  const start = process.cpuUsage();
-  let used = 0;
-  while (used < SECONDS * 1e6) {
-    for (let i = 0; i < 100; i++) operation();
-    calls += 100;
-    const delta = process.cpuUsage(start);
-    used = delta.user + delta.system;
-  }
-  return used / calls;
-}
+const measure = (operation: () => unknown): number => cpuPerOperation(operation, SECONDS, 100);
 
 const snn = servingNetworkName('001', '01');
 const key = randomBytes(16);
