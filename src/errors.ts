@@ -36,3 +36,13 @@ export class RateLimitedError extends DomainError {
     super(message);
   }
 }
+
+/** The service cannot take this work now, though nothing is wrong with it; retry after `retryAfterSeconds` (503). */
+export class OverloadedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -2,6 +2,8 @@ import type { Clock } from '../clock.ts';
 import type { ScryptCost } from '../crypto/password-hash.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import { createAuthenticator } from '../identity/authenticator.ts';
+import { createHashingQueue, defaultHashingLimits } from '../identity/hashing-queue.ts';
+import { createSecretHasher } from '../identity/secret-hasher.ts';
 import { createApiTokensRepository } from '../resources/api-tokens/api-tokens.repository.ts';
 import { createApiTokensService } from '../resources/api-tokens/api-tokens.service.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
@@ -29,13 +31,15 @@ export async function wireIdentity(
     secretBox: SecretBox;
   },
 ) {
-  const { db, audit, clock, scryptCost } = deps;
+  const { db, audit, clock } = deps;
+  const hashingQueue = createHashingQueue(defaultHashingLimits());
+  const hasher = createSecretHasher({ cost: deps.scryptCost, queue: hashingQueue });
   const users = createUsersRepository(db);
   const loginSessions = createLoginSessionsRepository(db);
   const apiTokens = createApiTokensRepository(db);
   const signingSecret = await loadSigningSecret(db, deps.secretBox);
   const initialization = createInitializationState(users);
-  const authenticator = createAuthenticator({ loginSessions, apiTokens, signingSecret, clock });
+  const authenticator = createAuthenticator({ loginSessions, apiTokens, signingSecret, clock, hasher });
   const rateLimiter = createLoginRateLimiter({ limit: deps.loginRateLimit, clock });
 
   core.onRestored((executor) => signingSecret.reload(executor));
@@ -58,7 +62,7 @@ export async function wireIdentity(
       audit,
       rateLimiter,
       clock,
-      scryptCost,
+      hasher,
     }),
     users: createUsersService({
       db,
@@ -66,7 +70,7 @@ export async function wireIdentity(
       sessions: loginSessions,
       audit,
       clock,
-      scryptCost,
+      hasher,
       credentialCache: authenticator.credentialCache,
     }),
     apiTokens: createApiTokensService({
@@ -75,7 +79,7 @@ export async function wireIdentity(
       apiTokens,
       audit,
       clock,
-      scryptCost,
+      hasher,
       credentialCache: authenticator.credentialCache,
     }),
   };

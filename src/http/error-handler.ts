@@ -7,6 +7,7 @@ import {
   ForbiddenError,
   InvalidError,
   NotFoundError,
+  OverloadedError,
   RateLimitedError,
   TooLargeError,
   UnauthorizedError,
@@ -21,6 +22,7 @@ const DOMAIN_STATUS = new Map<new (...args: never[]) => DomainError, number>([
   [ConflictError, 409],
   [TooLargeError, 413],
   [RateLimitedError, 429],
+  [OverloadedError, 503],
 ]);
 
 /** Fastify's own client errors, reworded for people. */
@@ -42,7 +44,9 @@ export function installErrorHandling(app: FastifyInstance): void {
       return sendError(reply, 400, describeValidationErrors(error.validation as ErrorObject[], context));
     }
     if (error instanceof DomainError) {
-      if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+      if (error instanceof RateLimitedError || error instanceof OverloadedError) {
+        reply.header('retry-after', String(error.retryAfterSeconds));
+      }
       const status = DOMAIN_STATUS.get(error.constructor as new () => DomainError) ?? 400;
       return sendError(reply, status, error.message);
     }

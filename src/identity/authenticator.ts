@@ -1,10 +1,15 @@
 import type { Clock } from '../clock.ts';
 import { verifyJwt } from '../crypto/jwt.ts';
-import { verifySecret } from '../crypto/password-hash.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, parseApiToken } from './api-token-format.ts';
+import {
+  createFailedTokenIds,
+  DEFAULT_FAILED_TOKEN_ID_LIMITS,
+  type FailedTokenIdLimits,
+} from './failed-token-ids.ts';
 import type { Principal } from './principal.ts';
 import type { RoleId } from './roles.ts';
+import type { SecretHasher } from './secret-hasher.ts';
 
 const VERIFIED_CACHE_LIMIT = 10_000;
 
@@ -58,12 +63,48 @@ interface VerifiedToken {
  * Revocation stays immediate because every change that can invalidate a token (its deletion, its user's
  * deletion or role change, a restore) calls the CredentialCache after committing; expiry is checked on
  * every request. This holds while one process owns the database, as it does with SQLite.
+ *
+ * A wrong secret for a known id costs a hash too, so the id is then held for a few seconds
+ * (failed-token-ids.ts): another secret for it is refused without hashing meanwhile. The holder of the
+ * right secret is not locked out for longer than that, and not at all once its secret is in memory.
  */
-export function createAuthenticator(deps: CredentialSources & { clock: Clock }) {
-  const { loginSessions, apiTokens, signingSecret, clock } = deps;
+export function createAuthenticator(
+  deps: CredentialSources & {
+    clock: Clock;
+    hasher: SecretHasher;
+    failedTokenIds?: FailedTokenIdLimits;
+  },
+) {
+  const { loginSessions, apiTokens, signingSecret, clock, hasher } = deps;
   const verified = new Map<string, VerifiedToken>();
+  const failed = createFailedTokenIds({ ...(deps.failedTokenIds ?? DEFAULT_FAILED_TOKEN_ID_LIMITS), clock });
   // Bumped by every invalidation: a lookup that started before one must not cache what it read.
   let epoch = 0;
+
+  /** One check of a secret against the database at a time: concurrent requests with one token share it. */
+  const checking = new Map<string, Promise<Principal | undefined>>();
+
+  async function check(publicId: string, secret: string, digest: Buffer): Promise<Principal | undefined> {
+    const startedAt = epoch;
+    const owner = await apiTokens.findOwner(publicId);
+    if (!owner || (owner.expiresAt !== null && owner.expiresAt <= clock.now())) return undefined;
+    if (!(await hasher.verify(secret, owner.secretHash, `token ${publicId}`))) {
+      failed.failed(publicId);
+      return undefined;
+    }
+    failed.forget(publicId);
+    const principal: Principal = {
+      userId: owner.userId,
+      email: owner.email,
+      roleId: owner.roleId,
+      via: 'api_token',
+    };
+    if (startedAt === epoch) {
+      if (verified.size >= VERIFIED_CACHE_LIMIT) verified.clear();
+      verified.set(publicId, { digest, principal, expiresAt: owner.expiresAt });
+    }
+    return principal;
+  }
 
   async function fromApiToken(token: string): Promise<Principal | undefined> {
     const parsed = parseApiToken(token);
@@ -73,21 +114,14 @@ export function createAuthenticator(deps: CredentialSources & { clock: Clock }) 
     if (cached && timingSafeEqual(cached.digest, digest)) {
       return cached.expiresAt === null || cached.expiresAt > clock.now() ? cached.principal : undefined;
     }
-    const startedAt = epoch;
-    const owner = await apiTokens.findOwner(parsed.publicId);
-    if (!owner || (owner.expiresAt !== null && owner.expiresAt <= clock.now())) return undefined;
-    if (!(await verifySecret(parsed.secret, owner.secretHash))) return undefined;
-    const principal: Principal = {
-      userId: owner.userId,
-      email: owner.email,
-      roleId: owner.roleId,
-      via: 'api_token',
-    };
-    if (startedAt === epoch) {
-      if (verified.size >= VERIFIED_CACHE_LIMIT) verified.clear();
-      verified.set(parsed.publicId, { digest, principal, expiresAt: owner.expiresAt });
+    if (failed.isHeld(parsed.publicId)) return undefined;
+    const key = `${parsed.publicId} ${digest.toString('hex')}`;
+    let pending = checking.get(key);
+    if (!pending) {
+      pending = check(parsed.publicId, parsed.secret, digest).finally(() => checking.delete(key));
+      checking.set(key, pending);
     }
-    return principal;
+    return pending;
   }
 
   async function fromJwt(token: string): Promise<Principal | undefined> {
@@ -116,6 +150,7 @@ export function createAuthenticator(deps: CredentialSources & { clock: Clock }) 
       forgetToken(publicId: string): void {
         epoch += 1;
         verified.delete(publicId);
+        failed.forget(publicId);
       },
       forgetUser(userId: number): void {
         epoch += 1;
@@ -125,6 +160,7 @@ export function createAuthenticator(deps: CredentialSources & { clock: Clock }) 
       forgetAll(): void {
         epoch += 1;
         verified.clear();
+        failed.forgetAll();
       },
     } satisfies CredentialCache,
   };

@@ -1,5 +1,4 @@
 import type { Clock } from '../../clock.ts';
-import { hashSecret, type ScryptCost } from '../../crypto/password-hash.ts';
 import { randomHex } from '../../crypto/random-token.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
@@ -8,6 +7,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { CredentialCache } from '../../identity/authenticator.ts';
 import type { User, UsersRepository } from '../users/users.repository.ts';
 import { formatApiToken } from '../../identity/api-token-format.ts';
+import { hashingKeyOf, type SecretHasher } from '../../identity/secret-hasher.ts';
 import type { ApiToken, ApiTokensRepository } from './api-tokens.repository.ts';
 
 export const MAX_API_TOKENS_PER_USER = 12;
@@ -18,10 +18,10 @@ export function createApiTokensService(deps: {
   apiTokens: ApiTokensRepository;
   audit: AuditLogService;
   clock: Clock;
-  scryptCost: ScryptCost;
+  hasher: SecretHasher;
   credentialCache: CredentialCache;
 }) {
-  const { db, users, apiTokens, audit, clock, scryptCost, credentialCache } = deps;
+  const { db, users, apiTokens, audit, clock, hasher, credentialCache } = deps;
 
   async function owner(email: string): Promise<User> {
     const user = await users.findByEmail(email.toLowerCase());
@@ -50,7 +50,7 @@ export function createApiTokensService(deps: {
       }
       const publicId = randomHex(8);
       const secret = randomHex(32);
-      const secretHash = await hashSecret(secret, scryptCost);
+      const secretHash = await hasher.hash(secret, hashingKeyOf(actor));
       await db.transaction().execute(async (trx) => {
         if (await apiTokens.existsWithName(user.id, input.name, trx)) {
           throw new ConflictError(`user ${user.email} already has an API token named "${input.name}"`);

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import { Envelope, message, MessageResult, ok } from '../../http/schemas.ts';
+import { Envelope, ErrorBody, message, MessageResult, ok } from '../../http/schemas.ts';
 import { clearSessionCookie, readSessionCookie, setSessionCookie } from '../../http/session-cookie.ts';
 import type { AuthService } from './auth.service.ts';
 import type { Authenticator } from '../../identity/authenticator.ts';
@@ -39,8 +39,11 @@ export function authRoutes(deps: {
         schema: {
           tags: ['auth'],
           summary: 'Log in: sets the session cookie and returns a bearer token',
+          description:
+            'Limited per client address and e-mail, and per client address across e-mails (429 with ' +
+            'Retry-After); 503 with Retry-After while too many credential checks are waiting (docs/security.md).',
           body: LoginCredentials,
-          response: { 200: Envelope(TokenResult) },
+          response: { 200: Envelope(TokenResult), 429: ErrorBody, 503: ErrorBody },
         },
       },
       async (request, reply) => {
@@ -87,7 +90,10 @@ export function authRoutes(deps: {
         schema: {
           tags: ['auth'],
           summary: 'Whether the token in the Authorization header is valid',
-          response: { 200: Envelope(LookupResult) },
+          description:
+            'An API token id whose secret was wrong is answered `valid: false` without checking for a few ' +
+            'seconds; 429 or 503 with Retry-After while too many credential checks are waiting (docs/security.md).',
+          response: { 200: Envelope(LookupResult), 429: ErrorBody, 503: ErrorBody },
         },
       },
       async (request) =>

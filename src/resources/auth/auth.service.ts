@@ -2,7 +2,6 @@ import { BEARER_TTL_SECONDS, SESSION_TTL_MS } from '../../identity/credential-li
 import { personActor } from '../../identity/actor.ts';
 import type { Clock } from '../../clock.ts';
 import { signJwt } from '../../crypto/jwt.ts';
-import { hashSecret, verifySecret, type ScryptCost } from '../../crypto/password-hash.ts';
 import { randomHex, sha256Hex } from '../../crypto/random-token.ts';
 import { ConflictError, UnauthorizedError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
@@ -10,6 +9,7 @@ import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { ROLE } from '../../identity/roles.ts';
+import type { SecretHasher } from '../../identity/secret-hasher.ts';
 import type { UsersRepository } from '../users/users.repository.ts';
 import type { LoginRateLimiter } from './login-rate-limiter.ts';
 import type { LoginSessionsRepository } from './login-sessions.repository.ts';
@@ -21,9 +21,6 @@ export interface LoginResult {
   bearerToken: string;
 }
 
-// A real hash to check when the e-mail is unknown, so both failures take the same time.
-const ABSENT_USER_HASH = hashSecret(randomHex(16));
-
 export function createAuthService(deps: {
   db: Db;
   users: UsersRepository;
@@ -32,9 +29,11 @@ export function createAuthService(deps: {
   audit: AuditLogService;
   rateLimiter: LoginRateLimiter;
   clock: Clock;
-  scryptCost: ScryptCost;
+  hasher: SecretHasher;
 }) {
-  const { db, users, sessions, signingSecret, audit, rateLimiter, clock } = deps;
+  const { db, users, sessions, signingSecret, audit, rateLimiter, clock, hasher } = deps;
+  // A real hash to check when the e-mail is unknown, so both failures take the same time; made once.
+  let absentUserHash: Promise<string> | undefined;
 
   function bearerFor(userId: number, sessionId: string): string {
     const now = Math.floor(clock.now() / 1000);
@@ -58,7 +57,7 @@ export function createAuthService(deps: {
     /** Creates the first user, an admin, and logs it in. Only while no user exists. */
     async initialize(input: { email: string; password: string }, ip: string): Promise<LoginResult> {
       const email = input.email.toLowerCase();
-      const passwordHash = await hashSecret(input.password, deps.scryptCost);
+      const passwordHash = await hasher.hash(input.password, `address ${ip}`);
       return db.transaction().execute(async (trx) => {
         if ((await users.count(trx)) > 0) throw new ConflictError('PMN Core is already initialized');
         const userId = await users.insert(
@@ -79,9 +78,18 @@ export function createAuthService(deps: {
 
     async login(input: { email: string; password: string }, ip: string): Promise<LoginResult> {
       const email = input.email.toLowerCase();
-      rateLimiter.attempt(ip, email);
+      const attempt = rateLimiter.attempt(ip, email);
       const user = await users.findByEmail(email);
-      const valid = await verifySecret(input.password, user?.passwordHash ?? (await ABSENT_USER_HASH));
+      let stored = user?.passwordHash;
+      if (stored === undefined) {
+        absentUserHash ??= hasher.hash(randomHex(16), 'absent user');
+        // A refused first attempt (busy queue) must not leave a rejected promise for every later one.
+        stored = await absentUserHash.catch((error: unknown) => {
+          absentUserHash = undefined;
+          throw error;
+        });
+      }
+      const valid = await hasher.verify(input.password, stored, `address ${ip}`);
       if (!user || !valid) {
         await audit.record(personActor(email, ip), {
           action: 'login_failed',
@@ -90,6 +98,7 @@ export function createAuthService(deps: {
         });
         throw new UnauthorizedError('invalid credentials');
       }
+      attempt.succeeded();
       return db.transaction().execute(async (trx) => {
         const result = await openSession(user.id, trx);
         await audit.record(

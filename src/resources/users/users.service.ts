@@ -1,5 +1,4 @@
 import type { Clock } from '../../clock.ts';
-import { hashSecret, verifySecret, type ScryptCost } from '../../crypto/password-hash.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
@@ -8,6 +7,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { CredentialCache } from '../../identity/authenticator.ts';
 import type { LoginSessionsRepository } from '../auth/login-sessions.repository.ts';
 import { ROLE, type RoleId } from '../../identity/roles.ts';
+import { hashingKeyOf, type SecretHasher } from '../../identity/secret-hasher.ts';
 import type { User, UserWithPassword, UsersRepository } from './users.repository.ts';
 
 export function createUsersService(deps: {
@@ -16,10 +16,10 @@ export function createUsersService(deps: {
   sessions: LoginSessionsRepository;
   audit: AuditLogService;
   clock: Clock;
-  scryptCost: ScryptCost;
+  hasher: SecretHasher;
   credentialCache: CredentialCache;
 }) {
-  const { db, users, sessions, audit, clock, scryptCost, credentialCache } = deps;
+  const { db, users, sessions, audit, clock, hasher, credentialCache } = deps;
 
   async function getIn(executor: Executor, email: string): Promise<UserWithPassword> {
     const user = await users.findByEmail(email.toLowerCase(), executor);
@@ -44,7 +44,7 @@ export function createUsersService(deps: {
 
     async create(input: { email: string; password: string; roleId: RoleId }, actor: Actor): Promise<void> {
       const email = input.email.toLowerCase();
-      const passwordHash = await hashSecret(input.password, scryptCost);
+      const passwordHash = await hasher.hash(input.password, hashingKeyOf(actor));
       await db.transaction().execute(async (trx) => {
         if (await users.findByEmail(email, trx)) throw new ConflictError(`user ${email} already exists`);
         await users.insert({ email, passwordHash, roleId: input.roleId, createdAt: clock.now() }, trx);
@@ -76,7 +76,7 @@ export function createUsersService(deps: {
 
     /** Sets a user's password (admin action); the user's sessions end. */
     async setPassword(email: string, password: string, actor: Actor): Promise<void> {
-      const passwordHash = await hashSecret(password, scryptCost);
+      const passwordHash = await hasher.hash(password, hashingKeyOf(actor));
       await db.transaction().execute(async (trx) => {
         const user = await getIn(trx, email);
         await users.updatePasswordHash(user.id, passwordHash, trx);
@@ -99,10 +99,13 @@ export function createUsersService(deps: {
       actor: PersonActor,
     ): Promise<void> {
       const user = await getIn(db, actor.email);
-      if (user.id !== userId || !(await verifySecret(input.currentPassword, user.passwordHash))) {
+      if (
+        user.id !== userId ||
+        !(await hasher.verify(input.currentPassword, user.passwordHash, hashingKeyOf(actor)))
+      ) {
         throw new InvalidError('current_password is incorrect');
       }
-      const passwordHash = await hashSecret(input.password, scryptCost);
+      const passwordHash = await hasher.hash(input.password, hashingKeyOf(actor));
       await db.transaction().execute(async (trx) => {
         await users.updatePasswordHash(userId, passwordHash, trx);
         await sessions.deleteForUser(userId, trx);
