@@ -19,3 +19,31 @@ export function installNetworkMetrics(metrics: Metrics, state: NetworkState): vo
     collect: () => state.totals().activeSessions,
   });
 }
+
+/** What the N2 side counts as it works: every NGAP PDU by message type and direction, and what it drops. */
+export interface NgapMetrics {
+  message(messageType: string, direction: 'inbound' | 'outbound'): void;
+  /** A radio event or radio log the records queue could not take (back-pressure), by record kind. */
+  recordDropped(kind: 'radio_event' | 'radio_log'): void;
+}
+
+/**
+ * NGAP counters, registered once per core (the N2 service may start and stop more than once).
+ * Message types are the ASN.1 names (about 120, plus `Unknown`), so the label set stays bounded.
+ */
+export function createNgapMetrics(metrics: Metrics): NgapMetrics {
+  const messages = metrics.counter<'message_type' | 'direction'>({
+    name: 'pmn_ngap_messages_total',
+    help: 'NGAP PDUs received (inbound) and sent (outbound), by message type',
+    labelNames: ['message_type', 'direction'],
+  });
+  const dropped = metrics.counter<'kind'>({
+    name: 'pmn_ngap_records_dropped_total',
+    help: 'Radio events and radio logs dropped because the records queue was full',
+    labelNames: ['kind'],
+  });
+  return {
+    message: (messageType, direction) => messages.inc({ message_type: messageType, direction }),
+    recordDropped: (kind) => dropped.inc({ kind }),
+  };
+}

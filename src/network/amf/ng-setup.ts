@@ -1,0 +1,94 @@
+import type { Cause, ExtendedRANNodeName, NGAPPDU, NGSetupRequest } from '../ngap/generated/types.ts';
+import { ieValue } from '../ngap/ngap-values.ts';
+import type { SupportedTai } from '../radio-registry.ts';
+import { guami, type AmfIdentity } from './amf-identity.ts';
+import { criticalityDiagnostics, PROTOCOL_CAUSE } from './criticality-diagnostics.ts';
+import { missingRejectIes } from './ie-presence.ts';
+import { ngSetupFailure, ngSetupResponse } from './ngap-messages.ts';
+import { ranNodeOf, type RanNode } from './ran-node.ts';
+import { plmnSupportList, type ServedNetwork } from './served-network.ts';
+import { servedTaCheck, supportedTais } from './supported-tas.ts';
+
+/** NG Setup (TS 38.413 8.7.1) as the AMF decides it, before anything is sent or stored. */
+export type NgSetupDecision =
+  | {
+      accepted: true;
+      node: RanNode;
+      /** RANNodeName (or Extended-RANNodeName); undefined when the node sent none. */
+      name: string | undefined;
+      supportedTais: SupportedTai[];
+      answer: NGAPPDU;
+    }
+  | {
+      accepted: false;
+      /** The node, when its Global RAN Node ID could be read. */
+      node: RanNode | undefined;
+      name: string | undefined;
+      cause: Cause;
+      answer: NGAPPDU;
+    };
+
+/** NGSetupRequestIEs (TS 38.413 9.2.6.1): Global RAN Node ID and Supported TA List, both reject. */
+const MANDATORY = [
+  { id: 27, criticality: 'reject' },
+  { id: 102, criticality: 'reject' },
+  { id: 21, criticality: 'ignore' },
+] as const;
+
+/** The node's name: RANNodeName, else the printable or UTF-8 form of Extended-RANNodeName (9.3.1.193). */
+export function ranNodeName(
+  name: string | undefined,
+  extended: ExtendedRANNodeName | undefined,
+): string | undefined {
+  return name ?? extended?.rANNodeNameVisibleString ?? extended?.rANNodeNameUTF8String;
+}
+
+/** The Criticality Diagnostics of a rejected NG Setup Request: the procedure is NGSetup, reject. */
+const NG_SETUP = {
+  procedureCode: 21,
+  triggeringMessage: 'initiating-message',
+  criticality: 'reject',
+} as const;
+
+/**
+ * Decides an NG Setup Request (network.md section 2): accepted when one broadcast TAI carries the
+ * operator's PLMN and one of its TACs, answered with the AMF's name, served GUAMI, relative capacity
+ * and PLMN support (every configured slice). Refused with NG Setup Failure: a missing mandatory IE ->
+ * protocol `abstract-syntax-error-reject` with the IE in Criticality Diagnostics (10.3.5); a node type
+ * this AMF does not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`.
+ */
+export function decideNgSetup(
+  request: NGSetupRequest,
+  context: { identity: AmfIdentity; network: ServedNetwork },
+): NgSetupDecision {
+  const ies = request.protocolIEs;
+  const global = ieValue(ies, 'GlobalRANNodeID');
+  const node = global === undefined ? undefined : ranNodeOf(global);
+  const name = ranNodeName(ieValue(ies, 'RANNodeName'), ieValue(ies, 'Extended-RANNodeName'));
+  const refuse = (cause: Cause, withDiagnostics = false): NgSetupDecision => {
+    const missing = missingRejectIes(ies, MANDATORY);
+    const diagnostics = withDiagnostics ? criticalityDiagnostics(NG_SETUP, missing, false) : undefined;
+    return { accepted: false, node, name, cause, answer: ngSetupFailure(cause, diagnostics) };
+  };
+
+  if (missingRejectIes(ies, MANDATORY).length > 0)
+    return refuse(PROTOCOL_CAUSE.abstractSyntaxErrorReject, true);
+  if (node === undefined) return refuse({ choice: 'misc', value: 'unspecified' });
+  const tais = supportedTais(ieValue(ies, 'SupportedTAList') ?? []);
+  const check = servedTaCheck(tais, context.network);
+  if (!check.ok) return refuse(check.cause);
+
+  const { identity, network } = context;
+  return {
+    accepted: true,
+    node,
+    name,
+    supportedTais: tais,
+    answer: ngSetupResponse({
+      amfName: identity.name,
+      servedGuamis: [{ gUAMI: guami(identity, network.plmn) }],
+      relativeCapacity: identity.relativeCapacity,
+      plmnSupport: plmnSupportList(network),
+    }),
+  };
+}
