@@ -2,22 +2,22 @@
  * Runs every test of the fast suite by itself and prints the ones that fail alone; with `--times`,
  * measures each test file's CPU and wall time instead.
  *
- *   node --import tsx scripts/check-tests-alone.ts [--jobs 2] [file or directory ...]
- *   node --import tsx scripts/check-tests-alone.ts --times [file or directory ...]
+ *   node --import tsx scripts/check-tests-alone.ts [--jobs 2] [--tsx] [file or directory ...]
+ *   node --import tsx scripts/check-tests-alone.ts --times [--tsx] [file or directory ...]
  *
  * Without paths it takes the files `npm run test:only` runs (test/**\/*.test.ts except test/system and
- * test/process). A test runs alone as `node --import tsx --test-name-pattern='^<name>$' <file>` (what
- * `node --test` runs in the child process of the file):
- * Node 20 matches the pattern against a test's own name (not its describe path), so tests of one file
- * that share a name run together (listed at the end, not counted as failures).
+ * test/process). Like `npm run test:only`, it runs the JavaScript compiled once by scripts/test-build.ts;
+ * with `--tsx` it runs the TypeScript through tsx instead (as `node --import tsx --test` does). A test
+ * runs alone as `node --test-name-pattern='^<name>$' <file>` (what `node --test` runs in the child
+ * process of the file): Node 20 matches the pattern against a test's own name (not its describe path),
+ * so tests of one file that share a name run together (listed at the end, not counted as failures).
  * The exit code is 1 when a test fails alone.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-
-const ROOT = join(import.meta.dirname, '..');
+import { join } from 'node:path';
+import { ROOT, buildTests, testFiles } from './test-build.ts';
 
 function print(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -87,30 +87,16 @@ function runNode(args: string[], wrapTime?: string): Promise<Run> {
 
 const TIMEOUT_MS = 300_000;
 
+/** How a test file of the checkout is run: its compiled JavaScript, or its TypeScript through tsx. */
+let load: (file: string) => string[] = (file) => ['--import', 'tsx', file];
+
 /**
  * Runs the file in one process, as `node --test` runs each file in a child of its own (the runner's
  * parent process would only double the start-up cost).
  */
 function testArgs(file: string, pattern?: string): string[] {
   const only = pattern === undefined ? [] : [`--test-name-pattern=${pattern}`];
-  return ['--import', 'tsx', `--test-reporter=${REPORTER}`, ...only, file];
-}
-
-/** Test files under the paths (files or directories); without paths, those `npm run test:only` runs. */
-function testFiles(paths: string[]): string[] {
-  if (paths.length === 0) {
-    return testFiles(['test']).filter((file) => !/^test\/(system|process)\//.test(file));
-  }
-  const files: string[] = [];
-  const visit = (path: string): void => {
-    if (statSync(path).isDirectory()) {
-      for (const entry of readdirSync(path)) visit(join(path, entry));
-    } else if (path.endsWith('.test.ts')) {
-      files.push(relative(ROOT, path));
-    }
-  };
-  for (const path of paths) visit(join(ROOT, path));
-  return files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return [`--test-reporter=${REPORTER}`, ...only, ...load(file)];
 }
 
 /** A test's name and the describe path above it, as `outer > inner > test`. */
@@ -237,4 +223,10 @@ const jobsAt = args.indexOf('--jobs');
 const jobs = jobsAt >= 0 ? Number(args[jobsAt + 1]) : 2;
 const paths = args.filter((arg, i) => !arg.startsWith('--') && !(jobsAt >= 0 && i === jobsAt + 1));
 const files = testFiles(paths);
-process.exitCode = times ? await measureTimes(files) : await checkAlone(files, jobs);
+const build = args.includes('--tsx') ? undefined : await buildTests();
+if (build) load = (file) => [build.compiled(file)];
+try {
+  process.exitCode = times ? await measureTimes(files) : await checkAlone(files, jobs);
+} finally {
+  build?.dispose();
+}

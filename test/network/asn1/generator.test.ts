@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { tsImport } from 'tsx/esm/api';
 import { Generator } from '../../../src/network/asn1/generator.ts';
 import { toHex } from '../../../src/network/asn1/hex.ts';
 import { parseModules } from '../../../src/network/asn1/parser.ts';
@@ -49,7 +50,8 @@ async function load(text: string, aligned: boolean): Promise<Codec> {
   }).generate();
   for (const [name, content] of Object.entries(files) as [string, string][])
     writeFileSync(join(dir, name), content);
-  return (await import(pathToFileURL(join(dir, 'codec.ts')).href)) as Codec;
+  // tsImport: the suite also runs from compiled JavaScript, without tsx's loader (docs/testing.md).
+  return (await tsImport(pathToFileURL(join(dir, 'codec.ts')).href, import.meta.url)) as Codec;
 }
 
 function encode(codec: Codec, aligned: boolean, value: Record<string, unknown>): string {
