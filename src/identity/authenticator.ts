@@ -81,8 +81,12 @@ export function createAuthenticator(
   // Bumped by every invalidation: a lookup that started before one must not cache what it read.
   let epoch = 0;
 
-  /** One check of a secret against the database at a time: concurrent requests with one token share it. */
-  const checking = new Map<string, Promise<Principal | undefined>>();
+  /**
+   * The check in progress for each token id. A token has one secret: while one is being checked, a request
+   * with the same secret shares the check, and one with another secret waits for it and learns its answer
+   * without hashing (the id is then verified with another secret, held, or gone).
+   */
+  const checking = new Map<string, { digest: Buffer; result: Promise<Principal | undefined> }>();
 
   async function check(publicId: string, secret: string, digest: Buffer): Promise<Principal | undefined> {
     const startedAt = epoch;
@@ -109,19 +113,27 @@ export function createAuthenticator(
   async function fromApiToken(token: string): Promise<Principal | undefined> {
     const parsed = parseApiToken(token);
     if (!parsed) return undefined;
-    const digest = sha256(parsed.secret);
-    const cached = verified.get(parsed.publicId);
-    if (cached && timingSafeEqual(cached.digest, digest)) {
-      return cached.expiresAt === null || cached.expiresAt > clock.now() ? cached.principal : undefined;
+    const { publicId, secret } = parsed;
+    const digest = sha256(secret);
+    for (;;) {
+      const cached = verified.get(publicId);
+      if (cached && timingSafeEqual(cached.digest, digest)) {
+        return cached.expiresAt === null || cached.expiresAt > clock.now() ? cached.principal : undefined;
+      }
+      if (failed.isHeld(publicId)) return undefined;
+      const other = checking.get(publicId);
+      if (!other) break;
+      if (timingSafeEqual(other.digest, digest)) return other.result;
+      const outcome = await other.result.catch(() => 'refused' as const);
+      // Refused by the hashing queue, that check proved nothing: look again (and maybe check this one).
+      if (outcome === 'refused') continue;
+      // Verified with another secret (so this one is wrong), wrong itself, or no such live token.
+      if (outcome) failed.failed(publicId);
+      return undefined;
     }
-    if (failed.isHeld(parsed.publicId)) return undefined;
-    const key = `${parsed.publicId} ${digest.toString('hex')}`;
-    let pending = checking.get(key);
-    if (!pending) {
-      pending = check(parsed.publicId, parsed.secret, digest).finally(() => checking.delete(key));
-      checking.set(key, pending);
-    }
-    return pending;
+    const result = check(publicId, secret, digest).finally(() => checking.delete(publicId));
+    checking.set(publicId, { digest, result });
+    return result;
   }
 
   async function fromJwt(token: string): Promise<Principal | undefined> {

@@ -5,90 +5,127 @@ import { OverloadedError, RateLimitedError } from '../errors.ts';
 export interface HashingQueueLimits {
   /** Hashes running at once. */
   concurrency: number;
+  /** Hashes of one key (a client address, a token id) running at once. */
+  concurrencyPerKey: number;
   /** Hashes waiting for a free worker, all keys together; one more is refused with OverloadedError (503). */
   maxWaiting: number;
-  /** Hashes of one key (a client address, a token id) waiting; one more is refused with RateLimitedError (429). */
+  /** Hashes of one key waiting; one more is refused with RateLimitedError (429). */
   maxWaitingPerKey: number;
 }
 
 /**
  * scrypt runs on libuv's thread pool (UV_THREADPOOL_SIZE, 4 unless set), which file reads and DNS share:
- * more hashes at once than cores or pool threads only make each one slower. The waiting list holds a few
- * rounds of work (at about 0.2 s a hash, 16 rounds are some 3 s), and one key a quarter of it.
+ * more hashes at once than cores or pool threads only make each one slower. One key may use every worker
+ * but one, so another client's attempt never waits for a busy one's to finish. The waiting list holds a
+ * few rounds of work (at about 0.2 s a hash, 16 rounds are some 3 s), and one key a quarter of it.
  */
 export function defaultHashingLimits(): HashingQueueLimits {
   const poolThreads = Number(process.env.UV_THREADPOOL_SIZE) || 4;
   const concurrency = Math.max(1, Math.min(availableParallelism(), poolThreads));
   const maxWaiting = 16 * concurrency;
-  return { concurrency, maxWaiting, maxWaitingPerKey: maxWaiting / 4 };
+  return {
+    concurrency,
+    concurrencyPerKey: Math.max(1, concurrency - 1),
+    maxWaiting,
+    maxWaitingPerKey: maxWaiting / 4,
+  };
 }
 
 /** When a waiting list is full, the caller is asked to come back after this many seconds. */
 const RETRY_AFTER_SECONDS = 1;
 
+interface Key {
+  running: number;
+  line: (() => void)[];
+}
+
 /**
- * The one gate in front of every password and token-secret hash. At most `concurrency` hashes run; the
- * others wait, served round-robin across keys (first come, first served within a key), so that a client
- * with many attempts waiting delays another client's one attempt by about one hash, not by all of its
- * own. Beyond the bounds work is refused at once, before any hashing: a flood of attempts costs a map
- * lookup each instead of 32 MiB and a core for a fifth of a second.
+ * The one gate in front of every password and token-secret hash. At most `concurrency` hashes run, at most
+ * `concurrencyPerKey` of one key; the others wait, served round-robin across keys (first come, first
+ * served within a key), so that a client with many attempts waiting delays another client's one attempt
+ * by about one hash, not by all of its own. Beyond the bounds work is refused at once, before any
+ * hashing: a flood of attempts costs a map lookup each instead of 32 MiB and a core for a fifth of a
+ * second.
  */
 export function createHashingQueue(limits: HashingQueueLimits) {
-  // Keys in the order they are served next; each with its own line. A key leaves the map when its line is
-  // empty, and goes to the back after each turn.
-  const lines = new Map<string, (() => void)[]>();
+  // Keys with work running or waiting, in the order their lines are served next; a key goes to the back
+  // after each turn and leaves the map when it has nothing running or waiting.
+  const keys = new Map<string, Key>();
   let waiting = 0;
   let running = 0;
 
-  function nextTurn(): (() => void) | undefined {
-    const first = lines.entries().next();
-    if (first.done) return undefined;
-    const [key, line] = first.value;
-    const turn = line.shift();
-    lines.delete(key);
-    if (line.length > 0) lines.set(key, line);
-    waiting -= 1;
-    return turn;
+  function keyOf(name: string): Key {
+    let key = keys.get(name);
+    if (!key) {
+      key = { running: 0, line: [] };
+      keys.set(name, key);
+    }
+    return key;
   }
 
-  function release(): void {
-    const turn = nextTurn();
-    // A released worker passes straight to the next in line, so `running` counts workers, not turns.
-    if (turn) turn();
-    else running -= 1;
+  /** Starts waiting work while workers are free: the first key in turn that may run one more. */
+  function dispatch(): void {
+    while (running < limits.concurrency && waiting > 0) {
+      let served = false;
+      for (const [name, key] of keys) {
+        const turn = key.running < limits.concurrencyPerKey ? key.line.shift() : undefined;
+        if (!turn) continue;
+        keys.delete(name);
+        keys.set(name, key);
+        waiting -= 1;
+        running += 1;
+        key.running += 1;
+        turn();
+        served = true;
+        break;
+      }
+      if (!served) return;
+    }
   }
 
-  async function turnFor(key: string): Promise<void> {
-    if (running < limits.concurrency) {
+  function release(name: string, key: Key): void {
+    running -= 1;
+    key.running -= 1;
+    if (key.running === 0 && key.line.length === 0) keys.delete(name);
+    dispatch();
+  }
+
+  async function turnFor(name: string): Promise<Key> {
+    const key = keyOf(name);
+    if (running < limits.concurrency && key.running < limits.concurrencyPerKey && key.line.length === 0) {
       running += 1;
-      return;
+      key.running += 1;
+      return key;
     }
-    if (waiting >= limits.maxWaiting) {
-      throw new OverloadedError(
-        'the service is busy checking credentials; try again later',
-        RETRY_AFTER_SECONDS,
-      );
+    const refusal =
+      waiting >= limits.maxWaiting
+        ? new OverloadedError(
+            'the service is busy checking credentials; try again later',
+            RETRY_AFTER_SECONDS,
+          )
+        : key.line.length >= limits.maxWaitingPerKey
+          ? new RateLimitedError(
+              'too many attempts at once from this client; try again later',
+              RETRY_AFTER_SECONDS,
+            )
+          : undefined;
+    if (refusal) {
+      if (key.running === 0 && key.line.length === 0) keys.delete(name);
+      throw refusal;
     }
-    const line = lines.get(key) ?? [];
-    if (line.length >= limits.maxWaitingPerKey) {
-      throw new RateLimitedError(
-        'too many attempts at once from this client; try again later',
-        RETRY_AFTER_SECONDS,
-      );
-    }
-    if (line.length === 0) lines.set(key, line);
     waiting += 1;
-    await new Promise<void>((resolve) => line.push(resolve));
+    await new Promise<void>((resolve) => key.line.push(resolve));
+    return key;
   }
 
   return {
     /** Runs `work` when a worker is free; refuses it (without running it) when a bound is reached. */
-    async run<T>(key: string, work: () => Promise<T>): Promise<T> {
-      await turnFor(key);
+    async run<T>(name: string, work: () => Promise<T>): Promise<T> {
+      const key = await turnFor(name);
       try {
         return await work();
       } finally {
-        release();
+        release(name, key);
       }
     },
 

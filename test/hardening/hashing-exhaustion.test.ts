@@ -21,7 +21,12 @@ function gate() {
 
 describe('the hashing queue', () => {
   it('runs `concurrency` at once and refuses beyond its waiting bounds, without running the work', async () => {
-    const queue = createHashingQueue({ concurrency: 2, maxWaiting: 3, maxWaitingPerKey: 2 });
+    const queue = createHashingQueue({
+      concurrency: 2,
+      concurrencyPerKey: 2,
+      maxWaiting: 3,
+      maxWaitingPerKey: 2,
+    });
     const g = gate();
     let started = 0;
     const work = () => {
@@ -42,7 +47,12 @@ describe('the hashing queue', () => {
   });
 
   it('serves waiting keys round-robin, so one key with many waiting delays another by one turn', async () => {
-    const queue = createHashingQueue({ concurrency: 1, maxWaiting: 16, maxWaitingPerKey: 8 });
+    const queue = createHashingQueue({
+      concurrency: 1,
+      concurrencyPerKey: 1,
+      maxWaiting: 16,
+      maxWaitingPerKey: 8,
+    });
     const g = gate();
     const order: string[] = [];
     const job = (name: string) => async () => {
@@ -57,8 +67,29 @@ describe('the hashing queue', () => {
     assert.deepEqual(order.slice(0, 3), ['s0', 's1', 'real']);
   });
 
+  it('keeps a worker free of a key that has `concurrencyPerKey` running, for the next key', async () => {
+    const queue = createHashingQueue({
+      concurrency: 2,
+      concurrencyPerKey: 1,
+      maxWaiting: 8,
+      maxWaitingPerKey: 4,
+    });
+    const spray = gate();
+    const sprayed = [1, 2, 3].map(() => queue.run('spray', spray.work));
+    assert.deepEqual(queue.load(), { running: 1, waiting: 2 });
+    assert.equal(await queue.run('real', async () => 'ran beside the spray'), 'ran beside the spray');
+    spray.open();
+    await Promise.all(sprayed);
+    assert.deepEqual(queue.load(), { running: 0, waiting: 0 });
+  });
+
   it('frees a worker when the work fails', async () => {
-    const queue = createHashingQueue({ concurrency: 1, maxWaiting: 1, maxWaitingPerKey: 1 });
+    const queue = createHashingQueue({
+      concurrency: 1,
+      concurrencyPerKey: 1,
+      maxWaiting: 1,
+      maxWaitingPerKey: 1,
+    });
     await assert.rejects(
       queue.run('a', () => Promise.reject(new Error('boom'))),
       /boom/,
@@ -127,6 +158,24 @@ describe('API tokens with a wrong secret', () => {
     const { check, hashes } = setup();
     const results = await Promise.all(Array.from({ length: 8 }, () => check(publicId, right)));
     assert.ok(results.every((principal) => principal?.userId === 1));
+    assert.equal(hashes(), 1);
+  });
+
+  it('hashes once for concurrent requests with different secrets for one id', async () => {
+    const { check, hashes } = setup();
+    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => check(publicId, wrong(i))));
+    assert.ok(results.every((principal) => principal === undefined));
+    assert.equal(hashes(), 1);
+  });
+
+  it('answers wrong secrets sent while the right one is checked without hashing them', async () => {
+    const { check, hashes } = setup();
+    const [first, ...others] = await Promise.all([
+      check(publicId, right),
+      ...[1, 2, 3].map((i) => check(publicId, wrong(i))),
+    ]);
+    assert.equal(first?.userId, 1);
+    assert.ok(others.every((principal) => principal === undefined));
     assert.equal(hashes(), 1);
   });
 
