@@ -423,25 +423,4 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
     await delivered;
     assert.deepEqual(got, ['DownlinkNASTransport']);
   });
-
-  it('300 gNBs share one transport and all complete NG Setup', async () => {
-    const network = new FakeN2Network();
-    const amf = await ScriptedAmf.listen(network.transport());
-    const transport = network.transport();
-    const gnbs = Array.from(
-      { length: 300 },
-      (_, i) =>
-        new SimulatedGnb({
-          config: { ...config, node: { kind: 'gNB', value: i + 1, bitLength: 22 }, name: `gnb-${i + 1}` },
-          transport,
-          amf: AMF,
-        }),
-    );
-    await Promise.all(gnbs.map((gnb) => gnb.connect()));
-    const outcomes = await Promise.all(gnbs.map((gnb) => gnb.ngSetup()));
-    assert.equal(outcomes.filter((o) => o.outcome === 'accepted').length, 300);
-    assert.equal(amf.associations.size, 300);
-    assert.equal(new Set(gnbs.map((gnb) => gnb.local?.port)).size, 300);
-    await Promise.all(gnbs.map((gnb) => gnb.shutdown()));
-  });
 });
