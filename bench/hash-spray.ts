@@ -13,9 +13,9 @@
  * for each, so the per-e-mail limit never answers it), and its latency and status are kept.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
@@ -71,7 +71,13 @@ function send(
 const agentFrom = (localAddress: string, maxSockets = 1) =>
   new Agent({ keepAlive: true, maxSockets, localAddress });
 
-async function startService(): Promise<{ port: number; stop: () => Promise<void> }> {
+/** CPU time (user + system, all threads) the process has used, in ms, from Linux's /proc (100 ticks a second). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function startService(): Promise<{ port: number; pid: number; stop: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-hash-spray-'));
   const port = await freePort();
   const child = spawn(
@@ -102,7 +108,7 @@ async function startService(): Promise<{ port: number; stop: () => Promise<void>
   for (let i = 0; i < 300; i++) {
     try {
       const response = await fetch(`http://127.0.0.1:${port}/api/v1/status`);
-      if (response.ok) return { port, stop };
+      if (response.ok) return { port, pid: child.pid ?? 0, stop };
     } catch {
       // Not listening yet.
     }
@@ -154,7 +160,7 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-function row(name: string, answers: Answer[], sprayStatuses?: Map<number, number>): string {
+function row(name: string, answers: Answer[], cpuMs: number, sprayStatuses?: Map<number, number>): string {
   const ok = answers.filter((a) => a.status === 200).map((a) => a.ms);
   const others = answers.filter((a) => a.status !== 200).map((a) => a.status);
   const spray = sprayStatuses
@@ -167,7 +173,8 @@ function row(name: string, answers: Answer[], sprayStatuses?: Map<number, number
   return (
     `| ${name} | ${ok.length}/${answers.length}${others.length ? ` (${[...new Set(others)].join(', ')})` : ''} | ` +
     `${percentile(ok, 50).toFixed(0)} ms | ${Math.max(...ok).toFixed(0)} ms | ` +
-    `${sprayStatuses ? `${(total / seconds).toFixed(0)}/s: ${spray}` : ''} |`
+    `${sprayStatuses ? `${(total / seconds).toFixed(0)}/s: ${spray}` : ''} | ` +
+    `${((100 * cpuMs) / (seconds * 1000)).toFixed(0)}% |`
   );
 }
 
@@ -185,7 +192,9 @@ try {
   const tokenId = apiToken.split('_')[1] ?? '';
 
   const rows: string[] = [];
-  rows.push(row('unloaded (baseline)', await realLogins(port, Date.now() + seconds * 1000)));
+  let cpuBefore = cpuMsOf(service.pid);
+  const idle = await realLogins(port, Date.now() + seconds * 1000);
+  rows.push(row('unloaded (baseline)', idle, cpuMsOf(service.pid) - cpuBefore));
 
   const oneAddress = [agentFrom('127.0.0.1', SPRAY_CONNECTIONS)];
   const manyAddresses = Array.from({ length: SPRAY_CONNECTIONS }, (_, i) => agentFrom(`127.0.1.${i + 1}`));
@@ -228,8 +237,12 @@ try {
     [
       `Login under a hashing spray: ${seconds} s per scenario, ${SPRAY_CONNECTIONS} spraying connections, a real login every ${REAL_LOGIN_INTERVAL_MS} ms`,
       '',
-      '| scenario | real logins 200 | real p50 | real max | spray answers |',
-      '| --- | --- | --- | --- | --- |',
+      `Load average at the end: ${loadavg()
+        .map((n) => n.toFixed(1))
+        .join(' ')} on ${availableParallelism()} cores`,
+      '',
+      '| scenario | real logins 200 | real p50 | real max | spray answers | service CPU (one core = 100%) |',
+      '| --- | --- | --- | --- | --- | --- |',
       ...rows,
       '',
     ].join('\n'),
