@@ -1,6 +1,7 @@
 import { open } from 'node:fs/promises';
 import { InvalidError } from '../errors.ts';
 import { migrateToLatest, openSqliteDatabase, sqliteFileOf, type Db } from './database.ts';
+import { recountDerived } from './derived-counts.ts';
 import { migrationProvider } from './migrations/index.ts';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -65,8 +66,8 @@ async function hasSqliteHeader(path: string): Promise<boolean> {
  * Checks that the SQLite file at `path` is a PMN Core database this version can run on, and migrates it
  * to this version's schema: an intact SQLite file, whose migration history holds only migrations this
  * version knows, whose schema after migrating is exactly the one this version builds, and whose rows keep
- * their foreign keys. Throws InvalidError saying what is wrong otherwise. The file is changed (migrated)
- * only once every check before migrating has passed; callers work on a copy.
+ * their foreign keys. Throws InvalidError saying what is wrong otherwise. The file is changed (migrated,
+ * its kept counts recomputed) only once every check before migrating has passed; callers work on a copy.
  */
 export async function prepareRestorableDatabase(path: string): Promise<void> {
   if (!(await hasSqliteHeader(path))) throw new InvalidError('file is not an SQLite database');
@@ -111,6 +112,7 @@ export async function prepareRestorableDatabase(path: string): Promise<void> {
     if (difference) throw new InvalidError(`database schema is not this version's: ${difference}`);
     const broken = sqlite.prepare('PRAGMA foreign_key_check').get() as { table: string } | undefined;
     if (broken) throw new InvalidError(`database has rows in ${broken.table} whose references are missing`);
+    recountDerived(sqlite);
   } finally {
     // Closed directly: Kysely's destroy skips a driver no query has started, and some checks run raw.
     sqliteFileOf(candidate).close();

@@ -1,46 +1,77 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createListPositions } from '../../src/resources/subscribers/list-positions.ts';
+import {
+  createListPositions,
+  type ListPositions,
+  type PageStart,
+  type Walk,
+  type WalkedAnchor,
+} from '../../src/resources/subscribers/list-positions.ts';
 
 const imsi = (n: number) => `00101${String(n).padStart(10, '0')}`;
 
-/** The anchors a rebuild would read: every `spacing`-th IMSI of the sorted list. */
-const anchorsOf = (sorted: string[], spacing: number) => sorted.filter((_, index) => index % spacing === 0);
+/** What the repository's walk reads from the model list: every `spacing`-th of `rows` rows after `after`. */
+function walkOf(sorted: string[], walk: Walk, spacing: number): WalkedAnchor[] {
+  const first = walk.after === undefined ? 0 : sorted.indexOf(walk.after) + 1;
+  const found: WalkedAnchor[] = [];
+  for (let n = spacing; n <= walk.rows && first + n - 1 < sorted.length; n += spacing) {
+    found.push({ imsi: sorted[first + n - 1] as string, n });
+  }
+  return found;
+}
 
-/**
- * Checks that `seek` leads to the right row for every offset of the model list; where the anchors were
- * dropped (too sparse), rebuilds them from the model first, as the service does from the database.
- */
-function assertSeeksMatch(
-  positions: ReturnType<typeof createListPositions>,
-  sorted: string[],
-  spacing: number,
-) {
-  for (let offset = 0; offset < sorted.length; offset++) {
-    if (positions.seek(offset, sorted.length) === undefined) {
-      positions.install(positions.rebuildToken() as number, anchorsOf(sorted, spacing), sorted.length);
+/** Seeks as the service does, reading walks from the model list; counts the walks read. */
+function seekIn(positions: ListPositions, sorted: string[], offset: number, spacing: number) {
+  let walks = 0;
+  for (let round = 0; round < 1000; round++) {
+    const step = positions.seek(offset, sorted.length);
+    switch (step.kind) {
+      case 'start':
+        return { start: step.start, walks };
+      case 'busy':
+        throw new Error('no write is in flight');
+      case 'fill':
+        walks += 1;
+        assert.ok(step.walk.rows > 0);
+        positions.fill(step.token, step.walk, walkOf(sorted, step.walk, spacing), sorted.length);
+        break;
     }
-    const start = positions.seek(offset, sorted.length);
-    assert.ok(start, `offset ${offset}: anchors should hold`);
-    const first = start.from === undefined ? 0 : sorted.indexOf(start.from);
-    assert.ok(first >= 0, `offset ${offset}: anchor ${start.from} is not a subscriber`);
-    assert.equal(first + start.skip, offset, `offset ${offset}`);
+  }
+  throw new Error(`offset ${offset}: seek never settled`);
+}
+
+/** The row a page start leads to. */
+const rowOf = (sorted: string[], start: PageStart) =>
+  (start.from === undefined ? 0 : sorted.indexOf(start.from)) + start.skip;
+
+/** Every offset of the model list leads to its own row, within a few `spacing` rows of an anchor. */
+function assertSeeksMatch(positions: ListPositions, sorted: string[], spacing: number) {
+  for (let offset = 0; offset < sorted.length; offset++) {
+    const { start } = seekIn(positions, sorted, offset, spacing);
+    assert.ok(start.from === undefined || sorted.includes(start.from), `offset ${offset}: ${start.from}`);
+    assert.equal(rowOf(sorted, start), offset, `offset ${offset}`);
+    assert.ok(start.skip <= spacing * 4, `offset ${offset}: skips ${start.skip}`);
   }
 }
 
+const seeded = (spacing: number, walkRows: number) => createListPositions({ spacing, walkRows });
+
 describe('list positions', () => {
-  it('has nothing to offer before anchors are installed', () => {
-    const positions = createListPositions({ spacing: 4 });
-    assert.equal(positions.seek(0, 10), undefined);
+  it('starts a shallow page from the beginning without any walk', () => {
+    const positions = seeded(4, 64);
+    assert.deepEqual(positions.seek(10, 1000), { kind: 'start', start: { from: undefined, skip: 10 } });
   });
 
-  it('starts each page at the nearest anchor at or before its offset', () => {
-    const positions = createListPositions({ spacing: 4 });
-    const sorted = Array.from({ length: 10 }, (_, i) => imsi(i * 10));
-    assert.equal(positions.install(positions.rebuildToken() as number, anchorsOf(sorted, 4), 10), true);
-    assert.deepEqual(positions.seek(0, 10), { from: imsi(0), skip: 0 });
-    assert.deepEqual(positions.seek(5, 10), { from: imsi(40), skip: 1 });
-    assert.deepEqual(positions.seek(9, 10), { from: imsi(80), skip: 1 });
+  it('reaches a deep page by walks of bounded length, then answers it without any', () => {
+    const spacing = 4;
+    const positions = seeded(spacing, 40);
+    const sorted = Array.from({ length: 1000 }, (_, i) => imsi(i * 10));
+    const first = seekIn(positions, sorted, 990, spacing);
+    assert.equal(rowOf(sorted, first.start), 990);
+    // 990 rows at 40 rows a walk: about 25 walks, none longer than 40 rows.
+    assert.ok(first.walks >= 24 && first.walks <= 26, `${first.walks} walks`);
+    assert.equal(seekIn(positions, sorted, 990, spacing).walks, 0);
+    assert.equal(seekIn(positions, sorted, 500, spacing).walks, 0);
   });
 
   it('stays exact through random inserts and deletes of its own writes', () => {
@@ -49,17 +80,21 @@ describe('list positions', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const spacing = 5;
-    const positions = createListPositions({ spacing });
+    const spacing = 3;
+    const positions = seeded(spacing, 10);
     let sorted = Array.from({ length: 60 }, (_, i) => imsi(i * 100));
-    positions.install(positions.rebuildToken() as number, anchorsOf(sorted, spacing), sorted.length);
+    assertSeeksMatch(positions, sorted, spacing);
     for (let step = 0; step < 200; step++) {
       const done = positions.writeStarted();
       if (random(2) === 0 || sorted.length < 10) {
-        let value = imsi(random(10_000));
-        while (sorted.includes(value)) value = imsi(random(10_000));
-        sorted = [...sorted, value].sort();
-        done({ inserted: [value] });
+        const batch = new Set<string>();
+        for (let i = random(4); i >= 0; i--) {
+          let value = imsi(random(10_000));
+          while (sorted.includes(value)) value = imsi(random(10_000));
+          batch.add(value);
+        }
+        sorted = [...sorted, ...batch].sort();
+        done({ inserted: [...batch].reverse() });
       } else {
         const value = sorted[random(sorted.length)] as string;
         sorted = sorted.filter((existing) => existing !== value);
@@ -69,47 +104,79 @@ describe('list positions', () => {
     }
   });
 
+  it('walks only the new rows after an import that sorts after every existing one', () => {
+    const spacing = 4;
+    const positions = seeded(spacing, 1000);
+    let sorted = Array.from({ length: 400 }, (_, i) => imsi(i));
+    assertSeeksMatch(positions, sorted, spacing);
+    const imported = Array.from({ length: 100 }, (_, i) => imsi(1000 + i));
+    positions.writeStarted()({ inserted: imported });
+    sorted = [...sorted, ...imported];
+    let walked: Walk | undefined;
+    const step = positions.seek(499, sorted.length);
+    if (step.kind === 'fill') walked = step.walk;
+    assert.ok(
+      walked && walked.after !== undefined && sorted.indexOf(walked.after) >= 380,
+      'walks from the end',
+    );
+    assertSeeksMatch(positions, sorted, spacing);
+  });
+
   it('ignores a write that did not commit', () => {
-    const positions = createListPositions({ spacing: 2 });
-    const sorted = [imsi(1), imsi(2), imsi(3), imsi(4)];
-    positions.install(positions.rebuildToken() as number, anchorsOf(sorted, 2), 4);
+    const positions = seeded(2, 8);
+    const sorted = Array.from({ length: 30 }, (_, i) => imsi(i));
+    assertSeeksMatch(positions, sorted, 2);
     positions.writeStarted()(undefined);
     assertSeeksMatch(positions, sorted, 2);
   });
 
   it('drops its anchors when the count in the database differs and none of its writes is in flight', () => {
-    const positions = createListPositions({ spacing: 2 });
-    positions.install(positions.rebuildToken() as number, [imsi(1), imsi(3)], 4);
-    assert.equal(positions.seek(1, 5), undefined);
-    assert.equal(positions.seek(1, 4), undefined, 'dropped, not merely skipped once');
+    const positions = seeded(2, 8);
+    let sorted = Array.from({ length: 30 }, (_, i) => imsi(i * 2));
+    assertSeeksMatch(positions, sorted, 2);
+    // Rows deleted behind its back: every position after them moved.
+    sorted = sorted.slice(5);
+    assert.equal(positions.seek(20, sorted.length).kind, 'fill');
+    assertSeeksMatch(positions, sorted, 2);
   });
 
-  it('keeps its anchors while one of its writes is in flight, answering undefined meanwhile', () => {
-    const positions = createListPositions({ spacing: 2 });
-    positions.install(positions.rebuildToken() as number, [imsi(1), imsi(3)], 4);
+  it('answers busy while one of its writes is in flight and the count already moved', async () => {
+    const positions = seeded(2, 8);
+    let sorted = Array.from({ length: 30 }, (_, i) => imsi(i * 2));
+    assertSeeksMatch(positions, sorted, 2);
     const done = positions.writeStarted();
-    assert.equal(positions.seek(1, 5), undefined);
-    done({ inserted: [imsi(5)] });
-    assert.deepEqual(positions.seek(4, 5), { from: imsi(3), skip: 2 });
-  });
-
-  it('refuses to install a rebuild while a write is in flight or after one ran', () => {
-    const positions = createListPositions({ spacing: 2 });
-    const done = positions.writeStarted();
-    assert.equal(positions.rebuildToken(), undefined);
+    sorted = [...sorted, imsi(1)].sort();
+    assert.deepEqual(positions.seek(20, sorted.length), { kind: 'busy' });
+    let settled = false;
+    const waiting = positions.settled().then(() => (settled = true));
+    await Promise.resolve();
+    assert.equal(settled, false);
     done({ inserted: [imsi(1)] });
-    const token = positions.rebuildToken() as number;
-    positions.writeStarted()({ inserted: [imsi(2)] });
-    assert.equal(positions.install(token, [imsi(1)], 1), false);
-    assert.equal(positions.seek(0, 1), undefined);
+    await waiting;
+    assertSeeksMatch(positions, sorted, 2);
   });
 
-  it('drops anchors too sparse for a page, so that they get rebuilt', () => {
-    const positions = createListPositions({ spacing: 1 });
-    positions.install(positions.rebuildToken() as number, [imsi(0)], 1);
+  it('refuses a walk read while a write was in flight or after one ran', () => {
+    const positions = seeded(2, 100);
+    const sorted = Array.from({ length: 30 }, (_, i) => imsi(i * 2));
+    const step = positions.seek(20, sorted.length);
+    assert.equal(step.kind, 'fill');
+    if (step.kind !== 'fill') return;
+    positions.writeStarted()({ inserted: [imsi(99)] });
+    assert.equal(positions.fill(step.token, step.walk, walkOf(sorted, step.walk, 2), sorted.length), false);
     const done = positions.writeStarted();
-    done({ inserted: [1, 2, 3, 4, 5, 6].map(imsi) });
-    assert.equal(positions.seek(6, 7), undefined);
-    assert.equal(positions.rebuildToken() !== undefined, true);
+    assert.deepEqual(positions.seek(20, sorted.length), { kind: 'busy' });
+    done(undefined);
+  });
+
+  it('forgets everything, and a walk read before, on a restore', () => {
+    const positions = seeded(2, 100);
+    const sorted = Array.from({ length: 30 }, (_, i) => imsi(i * 2));
+    const step = positions.seek(20, sorted.length);
+    assert.equal(step.kind, 'fill');
+    if (step.kind !== 'fill') return;
+    positions.forget();
+    assert.equal(positions.fill(step.token, step.walk, walkOf(sorted, step.walk, 2), sorted.length), false);
+    assert.equal(positions.seek(20, sorted.length).kind, 'fill');
   });
 });

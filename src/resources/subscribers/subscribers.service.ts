@@ -58,8 +58,12 @@ export function checkImportSize(rows: number): void {
 
 const PROFILE_GONE = 'the profile was deleted meanwhile; retry';
 
-/** One anchor every this many subscribers: 400 anchors for 100,000 subscribers. */
+/** One anchor every this many subscribers: about 4,000 anchors for 1,000,000 subscribers. */
 const LIST_ANCHOR_SPACING = 256;
+/** Rows read by one walk that fills anchors (64 index seeks): a few milliseconds of the event loop. */
+const LIST_WALK_ROWS = 16_384;
+/** Rounds in a row that got no closer to a page (our writes kept landing): then plain OFFSET. */
+const MAX_STALLED_ROUNDS = 8;
 
 export function createSubscribersService(deps: {
   db: Db;
@@ -74,8 +78,7 @@ export function createSubscribersService(deps: {
   clock: Clock;
 }) {
   const { db, subscribers, profiles, operator, audit, state, secretBox, clock, changes } = deps;
-  const positions = createListPositions({ spacing: LIST_ANCHOR_SPACING });
-  let rebuilding: Promise<void> | undefined;
+  const positions = createListPositions({ spacing: LIST_ANCHOR_SPACING, walkRows: LIST_WALK_ROWS });
 
   /** Runs a write so that the list positions follow what it committed. */
   async function tracked(change: Change, write: () => Promise<void>): Promise<void> {
@@ -90,22 +93,38 @@ export function createSubscribersService(deps: {
   }
 
   /**
-   * Where the unfiltered page at `offset` starts. Shallow pages need no anchors; a deep one rebuilds them
-   * when missing (one rebuild at a time; requests meanwhile use a plain OFFSET).
+   * Where the unfiltered page at `offset` starts, with the count it was found for (the count the caller
+   * read, or a newer one when our own writes were in flight). Deep pages fill the anchors they need one
+   * bounded walk at a time, yielding to the event loop between walks, so other requests keep being
+   * served meanwhile. No start past the end of the list, nor after rounds in a row that got no closer
+   * (writes never letting a walk install): then the caller uses a plain OFFSET, slower and never wrong.
    */
-  async function pageStart(offset: number, total: number): Promise<PageStart | undefined> {
-    const start = positions.seek(offset, total);
-    if (start || offset < positions.spacing || rebuilding) return start;
-    const token = positions.rebuildToken();
-    if (token === undefined) return undefined;
-    rebuilding = (async () => {
-      const anchors = await subscribers.anchors(positions.spacing);
-      positions.install(token, anchors, await subscribers.countAll());
-    })().finally(() => {
-      rebuilding = undefined;
-    });
-    await rebuilding;
-    return positions.seek(offset, total);
+  async function pageStart(
+    offset: number,
+    count: number,
+  ): Promise<{ start: PageStart | undefined; total: number }> {
+    let total = count;
+    let stalled = 0;
+    while (offset < total && stalled < MAX_STALLED_ROUNDS) {
+      const step = positions.seek(offset, total);
+      switch (step.kind) {
+        case 'start':
+          return { start: step.start, total };
+        case 'busy':
+          stalled += 1;
+          await positions.settled();
+          break;
+        case 'fill': {
+          const found = await subscribers.walk(step.walk.after, step.walk.rows, LIST_ANCHOR_SPACING);
+          const filled = positions.fill(step.token, step.walk, found, await subscribers.countAll());
+          stalled = filled ? 0 : stalled + 1;
+          await new Promise<void>((done) => setImmediate(done));
+          break;
+        }
+      }
+      total = await subscribers.countAll();
+    }
+    return { start: undefined, total };
   }
 
   function prefixError(imsi: string, identity: OperatorIdentity): string | undefined {
@@ -201,14 +220,14 @@ export function createSubscribersService(deps: {
     ): Promise<{ items: SubscriberListItem[]; total: number }> {
       const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
       if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
-      const total = await subscribers.count(query);
-      let rows: SubscriberSummary[];
-      const start =
-        filter.radio === undefined && filter.dataNetwork === undefined
-          ? await pageStart(offset, total)
-          : undefined;
+      let total = await subscribers.count(query);
+      let start: PageStart | undefined;
+      if (filter.radio === undefined && filter.dataNetwork === undefined && offset < total) {
+        ({ start, total } = await pageStart(offset, total));
+      }
+      let rows: SubscriberSummary[] = [];
       if (start) rows = await subscribers.list({ imsiFrom: start.from }, limit, start.skip);
-      else rows = await subscribers.list(query, limit, offset);
+      else if (offset < total) rows = await subscribers.list(query, limit, offset);
       // Built field by field: object spread costs a hundred times more here, and a page has 100 rows.
       const items = rows.map((row) => {
         const live = state.summary(row.imsi);

@@ -6,6 +6,7 @@ import * as location from './0004-location.ts';
 import * as flowReportBuckets from './0005-flow-report-buckets.ts';
 import * as loginSessions from './0006-login-sessions.ts';
 import * as networkSecurity from './0007-network-security.ts';
+import * as subscriberCount from './0008-subscriber-count.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-flow-report-buckets': flowReportBuckets,
   '0006-login-sessions': loginSessions,
   '0007-network-security': networkSecurity,
+  '0008-subscriber-count': subscriberCount,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -73,6 +73,12 @@ export interface SubscribersTable {
   created_at: number;
 }
 
+/** One row (id 1): the number of subscribers, kept by triggers (migration 0008). */
+export interface SubscriberCountTable {
+  id: number;
+  total: number;
+}
+
 export interface NetworkTables {
   operator: OperatorTable;
   data_networks: DataNetworksTable;
@@ -80,5 +86,6 @@ export interface NetworkTables {
   profiles: ProfilesTable;
   policies: PoliciesTable;
   subscribers: SubscribersTable;
+  subscriber_count: SubscriberCountTable;
   home_network_keys: HomeNetworkKeysTable;
 }

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { restoreBackup, takeBackup } from '../helpers/backup.ts';
+import { imsi, newSubscriber } from '../helpers/network.ts';
+import { createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
+
+// The list's total_count comes from a count kept by triggers (migration 0008), not from counting the
+// rows on every page: it must equal COUNT(*) whatever changed the table.
+async function totalCount(t: TestApp, token: string): Promise<number> {
+  const response = await t.request({ method: 'GET', url: '/api/v1/subscribers?per_page=1', token });
+  return result<{ total_count: number }>(response).total_count;
+}
+
+async function rowCount(t: TestApp): Promise<number> {
+  const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM subscribers`.execute(t.db);
+  return Number(rows[0]?.n);
+}
+
+async function assertExact(t: TestApp, token: string, expected: number): Promise<void> {
+  assert.equal(await rowCount(t), expected, 'rows in the table');
+  assert.equal(await totalCount(t, token), expected, 'total_count of the list');
+}
+
+describe('GET /api/v1/subscribers: total_count', () => {
+  let t: TestApp;
+  let token: string;
+  before(async () => {
+    t = await createTestApp();
+    token = await initialize(t);
+  });
+  after(() => t.close());
+
+  it('counts creates, deletes, imports and a refused import exactly', async () => {
+    await assertExact(t, token, 0);
+    for (const n of [1, 2, 3]) {
+      const response = await t.request({
+        method: 'POST',
+        url: '/api/v1/subscribers',
+        token,
+        payload: newSubscriber(n),
+      });
+      assert.equal(response.statusCode, 201, response.body);
+    }
+    await assertExact(t, token, 3);
+    const imported = await t.request({
+      method: 'POST',
+      url: '/api/v1/subscribers/import',
+      token,
+      payload: Array.from({ length: 50 }, (_, i) => newSubscriber(100 + i)),
+    });
+    assert.equal(imported.statusCode, 201, imported.body);
+    await assertExact(t, token, 53);
+    // One row repeats an existing IMSI: the import is refused whole and counts nothing.
+    const refused = await t.request({
+      method: 'POST',
+      url: '/api/v1/subscribers/import',
+      token,
+      payload: [newSubscriber(500), newSubscriber(1)],
+    });
+    assert.equal(refused.statusCode, 409, refused.body);
+    await assertExact(t, token, 53);
+    const deleted = await t.request({ method: 'DELETE', url: `/api/v1/subscribers/${imsi(2)}`, token });
+    assert.equal(deleted.statusCode, 200);
+    const missing = await t.request({ method: 'DELETE', url: `/api/v1/subscribers/${imsi(2)}`, token });
+    assert.equal(missing.statusCode, 404);
+    await assertExact(t, token, 52);
+  });
+
+  it('stays exact under concurrent creates and deletes', async () => {
+    const before = await rowCount(t);
+    const creates = Array.from({ length: 40 }, (_, i) =>
+      t.request({ method: 'POST', url: '/api/v1/subscribers', token, payload: newSubscriber(1000 + i) }),
+    );
+    const deletes = Array.from({ length: 20 }, (_, i) =>
+      t.request({ method: 'DELETE', url: `/api/v1/subscribers/${imsi(100 + i)}`, token }),
+    );
+    const answers = await Promise.all([...creates, ...deletes]);
+    for (const answer of answers) assert.ok(answer.statusCode < 300, answer.body);
+    await assertExact(t, token, before + 40 - 20);
+  });
+
+  it('follows rows written by SQL directly', async () => {
+    const before = await rowCount(t);
+    await t.db.deleteFrom('subscribers').where('imsi', '=', imsi(1)).execute();
+    await assertExact(t, token, before - 1);
+  });
+});
+
+describe('POST /api/v1/restore: the kept subscriber count', () => {
+  let dir: string;
+  let t: TestApp;
+  let token: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pmn-subscriber-count-'));
+    t = await createTestApp({ database: join(dir, 'core.db') });
+    token = await initialize(t);
+    const response = await t.request({
+      method: 'POST',
+      url: '/api/v1/subscribers/import',
+      token,
+      payload: Array.from({ length: 30 }, (_, i) => newSubscriber(i)),
+    });
+    assert.equal(response.statusCode, 201, response.body);
+  });
+  after(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** A backup of the service, edited with `edit` on a copy. */
+  async function editedBackup(edit: (database: SQLite.Database) => void): Promise<Buffer> {
+    const path = join(dir, `edited-${Date.now()}.db`);
+    writeFileSync(path, await takeBackup(t, token));
+    const database = new SQLite(path);
+    edit(database);
+    database.close();
+    return readFileSync(path);
+  }
+
+  it('recounts a count edited in the backup', async () => {
+    const bytes = await editedBackup((database) => {
+      database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(0));
+      database.prepare('UPDATE subscriber_count SET total = 1000000').run();
+    });
+    await restoreBackup(t, token, bytes);
+    await assertExact(t, token, 29);
+  });
+
+  it('recounts a backup whose count row was deleted', async () => {
+    const bytes = await editedBackup((database) => database.prepare('DELETE FROM subscriber_count').run());
+    await restoreBackup(t, token, bytes);
+    await assertExact(t, token, 29);
+  });
+
+  it('counts the subscribers of a backup taken before the count was kept', async () => {
+    const bytes = await editedBackup((database) => {
+      database.exec(
+        "DROP TRIGGER subscribers_count_insert; DROP TRIGGER subscribers_count_delete; DROP TABLE subscriber_count; DELETE FROM kysely_migration WHERE name = '0008-subscriber-count'",
+      );
+      database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(1));
+    });
+    await restoreBackup(t, token, bytes);
+    await assertExact(t, token, 28);
+  });
+});
