@@ -192,9 +192,9 @@ try {
   const tokenId = apiToken.split('_')[1] ?? '';
 
   const rows: string[] = [];
-  let cpuBefore = cpuMsOf(service.pid);
+  const idleCpuBefore = cpuMsOf(service.pid);
   const idle = await realLogins(port, Date.now() + seconds * 1000);
-  rows.push(row('unloaded (baseline)', idle, cpuMsOf(service.pid) - cpuBefore));
+  rows.push(row('unloaded (baseline)', idle, cpuMsOf(service.pid) - idleCpuBefore));
 
   const oneAddress = [agentFrom('127.0.0.1', SPRAY_CONNECTIONS)];
   const manyAddresses = Array.from({ length: SPRAY_CONNECTIONS }, (_, i) => agentFrom(`127.0.1.${i + 1}`));
@@ -224,11 +224,12 @@ try {
   ];
   for (const [name, agents, next] of scenarios) {
     const until = Date.now() + seconds * 1000;
+    const cpuBefore = cpuMsOf(service.pid);
     const [statuses, answers] = await Promise.all([
       spray(port, agents, next, until),
       realLogins(port, until),
     ]);
-    rows.push(row(name, answers, statuses));
+    rows.push(row(name, answers, cpuMsOf(service.pid) - cpuBefore, statuses));
     for (const agent of agents) agent.destroy();
   }
   setup.destroy();
