@@ -2,10 +2,11 @@
 # Run:   docker run -d --name pmn-core -p 5002:5002 -v pmn-data:/data pmn-core
 # See docs/operations.md (this file has not been built on the project's machines: they run no Docker engine).
 
-ARG NODE_VERSION=20
+ARG NODE_VERSION=24
 
-# Stage 1: production dependencies and the native addon (native/: raw IP sockets, kernel SCTP), with the
-# toolchain they need (better-sqlite3 when no prebuilt binary fits; the addon always, at `npm ci`).
+# Stage 1: production dependencies, the native addon (native/: raw IP sockets, kernel SCTP) and the bundled
+# service (dist/, by `npm ci`'s prepare step), with the toolchain they need (the addon always; better-sqlite3
+# when no prebuilt binary fits).
 FROM node:${NODE_VERSION}-bookworm-slim AS dependencies
 WORKDIR /app
 RUN apt-get update \
@@ -13,6 +14,8 @@ RUN apt-get update \
   && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json binding.gyp ./
 COPY native ./native
+COPY scripts/build.mjs ./scripts/build.mjs
+COPY src ./src
 RUN npm ci --omit=dev --no-audit --no-fund
 
 # Stage 2: the runtime, without compilers or npm caches, as an unprivileged user.
@@ -28,14 +31,13 @@ RUN groupadd --system pmn \
   && chmod 0700 /data
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY --from=dependencies /app/build/Release/pmn_native.node ./build/Release/pmn_native.node
-COPY package.json tsconfig.json ./
-COPY src ./src
+COPY --from=dependencies /app/dist ./dist
+COPY package.json ./
 USER pmn
 # The database, its WAL, the kept pre-restore copies and the credential key file (core.db.key).
 VOLUME ["/data"]
 EXPOSE 5002
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:5002/api/v1/status').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# node runs the TypeScript sources through tsx (a runtime dependency), with the heap flags of
-# src/node-flags.ts, as `npm start` does.
-ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "--import", "tsx", "src/main.ts"]
+# node runs the bundled service with the heap flags of src/node-flags.ts, as `npm start` does.
+ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "dist/main.js"]

@@ -75,6 +75,7 @@ export default tseslint.config(
       'coverage/',
       '.bench/',
       'build/',
+      'dist/',
       '.cache/',
       'src/network/*/generated/',
     ],
@@ -104,8 +105,9 @@ export default tseslint.config(
   },
   // Layering (docs/architecture.md): dependencies point inward. Checked by test/unit/layering.test.ts.
   ...LAYERS,
+  // Plain JavaScript run by node itself, outside the TypeScript project.
   {
-    files: ['eslint.config.js'],
+    files: ['eslint.config.js', 'scripts/*.mjs'],
     extends: [tseslint.configs.disableTypeChecked],
   },
 );

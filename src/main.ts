@@ -1,19 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ConfigError, loadConfig, secretKeyPath } from './config/config.ts';
+import type { Logger } from 'pino';
+import { ConfigError, loadConfig, secretKeyPath, type Config } from './config/config.ts';
 import { createCore } from './core/create-core.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
+import { noteFirstStartFiles } from './first-start-files.ts';
 import { createLogger } from './logging.ts';
-
-/** A start failure an operator can act on, said in one line without a stack trace. */
-class StartError extends Error {}
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env);
   const logger = createLogger(config.logLevel);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
 
+  const firstStart = noteFirstStartFiles(
+    config.db === ':memory:'
+      ? []
+      : [config.db, `${config.db}-wal`, `${config.db}-shm`, secretKeyPath(config)],
+  );
+  try {
+    await start(config, logger, tls);
+  } catch (error) {
+    firstStart.removeCreated();
+    // The operator reads one line on stderr; the stack is there for whoever runs with debug logs.
+    logger.debug({ err: error }, 'start failed');
+    throw error;
+  }
+}
+
+async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: Buffer } | undefined) {
   // An in-memory database holds nothing past the process, so its secrets need no key file either.
   const secretKey =
     config.db === ':memory:' && !config.secretKeyFile
@@ -37,11 +52,9 @@ async function main(): Promise<void> {
         const code = (error as NodeJS.ErrnoException).code;
         const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
         if (code === 'EADDRINUSE')
-          throw new StartError(
-            `cannot listen on ${where}: the address is in use (choose another with --listen)`,
-          );
+          throw new Error(`${where} is already in use (choose another address with --listen)`);
         if (code === 'EADDRNOTAVAIL' || code === 'EACCES')
-          throw new StartError(`cannot listen on ${where}: ${code} (check --listen)`);
+          throw new Error(`cannot listen on ${where}: ${code} (check --listen)`);
         throw error;
       }
     },
@@ -73,13 +86,12 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 }
 
+// Every start failure is one line an operator can act on, without a stack trace.
 main().catch((error: unknown) => {
   const text =
     error instanceof ConfigError
       ? `configuration error: ${error.message}`
-      : error instanceof StartError
-        ? `cannot start: ${error.message}`
-        : String((error as Error).stack ?? error);
+      : `cannot start: ${(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ')}`;
   process.stderr.write(`${text}\n`);
   process.exit(1);
 });

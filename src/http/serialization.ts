@@ -14,11 +14,12 @@ export const buildSerializer: SerializerFactory = (externalSchemas, options) => 
   const compile = buildDefault(externalSchemas, options);
   return (route) => {
     const key = JSON.stringify(route.schema);
-    let serialize = compiled.get(key);
-    if (!serialize) {
-      serialize = compile(route) as Serialize;
-      compiled.set(key, serialize);
-    }
-    return serialize;
+    const existing = compiled.get(key);
+    if (existing) return existing;
+    // Compiled at the first answer that uses it, not at start (like the validators, validation.ts).
+    let serialize: Serialize | undefined;
+    const lazy: Serialize = (data) => (serialize ??= compile(route) as Serialize)(data);
+    compiled.set(key, lazy);
+    return lazy;
   };
 };

@@ -35,15 +35,25 @@ const textAjv = createAjv({ coerceTypes: 'array' });
 const compiledBodies = new Map<string, ValidateFunction>();
 const compiledTexts = new Map<string, ValidateFunction>();
 
+/**
+ * Each validator is compiled when its route first validates, not when the route is registered: a start
+ * compiles none of the hundreds of schemas (docs/operations.md, "Starting fast"). Every schema is still
+ * compiled by the tests, which call every operation.
+ */
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
   const [ajv, compiled] = httpPart === 'body' ? [bodyAjv, compiledBodies] : [textAjv, compiledTexts];
   const key = JSON.stringify(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = httpPart === 'body' ? ajv.compile(schema) : withDecimalNumbers(schema, ajv.compile(schema));
-    compiled.set(key, validate);
-  }
-  return validate;
+  const existing = compiled.get(key);
+  if (existing) return existing;
+  let validate: ValidateFunction | undefined;
+  const lazy = ((data: unknown) => {
+    validate ??= httpPart === 'body' ? ajv.compile(schema) : withDecimalNumbers(schema, ajv.compile(schema));
+    const valid = validate(data);
+    lazy.errors = validate.errors;
+    return valid;
+  }) as ValidateFunction;
+  compiled.set(key, lazy);
+  return lazy;
 };
 
 const DECIMAL = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;

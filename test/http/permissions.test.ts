@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { InjectOptions } from 'fastify';
 import { PERMISSIONS } from '../../src/http/permissions.ts';
 import { ROLE, ROLE_NAMES, type RoleId } from '../../src/identity/roles.ts';
 import { renderPermissionsDoc } from '../../scripts/permissions-doc.ts';
@@ -54,11 +55,12 @@ describe('permission table', () => {
       const url = concrete(route.url);
       const payload = ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined;
 
-      const anonymous = await t.request({ method: route.method, url, payload });
+      const method = route.method as InjectOptions['method'];
+      const anonymous = await t.request({ method, url, payload });
       assert.equal(anonymous.statusCode, 401, `${route.method} ${route.url} without credentials`);
 
       for (const [roleId, token] of apiTokens) {
-        const response = await t.request({ method: route.method, url, payload, token });
+        const response = await t.request({ method, url, payload, token });
         const allowed = (roles as readonly number[]).includes(roleId);
         const label = `${route.method} ${route.url} as ${ROLE_NAMES[roleId]}`;
         if (allowed)

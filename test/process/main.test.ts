@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
+import { spawnService } from '../helpers/service-process.ts';
 
 describe('the process (npm start)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-main-'));
@@ -12,13 +13,7 @@ describe('the process (npm start)', () => {
 
   it('creates and migrates the database, logs where it listens first, and exits 0 on SIGTERM', async () => {
     const db = join(dir, 'nested', 'core.db');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', 'src/main.ts', '--listen', '127.0.0.1:0', '--db', db],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    const child = spawnService(['--listen', '127.0.0.1:0', '--db', db]);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const lines = createInterface({ input: child.stdout });
     const first = await new Promise<string>((resolve) => lines.once('line', resolve));
@@ -51,13 +46,29 @@ describe('the process (npm start)', () => {
   });
 
   it('refuses a bad setting with a message and exit code 1', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--listen', 'nowhere'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnService(['--listen', 'nowhere']);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     assert.equal(code, 1);
     assert.match(stderr, /configuration error: flags: listen must be HOST:PORT/);
+  });
+
+  it('says in one line that the address is in use, and leaves no database, key file or directory', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    const db = join(dir, 'first', 'data', 'core.db');
+    const child = spawnService(['--listen', `127.0.0.1:${port}`, '--db', db]);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    taken.close();
+    assert.equal(code, 1);
+    assert.equal(
+      stderr,
+      `cannot start: 127.0.0.1:${port} is already in use (choose another address with --listen)\n`,
+    );
+    assert.ok(!existsSync(join(dir, 'first')), `left behind: ${readdirSync(dir).join(', ')}`);
   });
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
+import { spawnService } from '../helpers/service-process.ts';
 
 function post(url: string, body: object): Promise<{ status: number; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -55,9 +56,7 @@ describe('TLS', () => {
       config,
       `listen: "127.0.0.1:0"\ndb: ${join(dir, 'core.db')}\ntls:\n  cert: ${cert}\n  key: ${key}\n`,
     );
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', config], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnService(['--config', config]);
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     const first = await new Promise<string>((resolve) =>
       createInterface({ input: child.stdout }).once('line', resolve),

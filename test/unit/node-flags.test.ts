@@ -11,25 +11,19 @@ describe('service launchers', () => {
 
   it('npm start runs node with the flags', () => {
     const { scripts } = JSON.parse(read('package.json')) as { scripts: { start: string } };
-    assert.equal(scripts.start, `node ${inline} --import tsx src/main.ts`);
+    assert.equal(scripts.start, `node ${inline} dist/main.js`);
   });
 
   it('the container runs node with the flags', () => {
     const entrypoint = /^ENTRYPOINT (.*)$/m.exec(read('Dockerfile'))?.[1] ?? '';
-    assert.deepEqual(JSON.parse(entrypoint), [
-      'node',
-      ...SERVICE_NODE_FLAGS,
-      '--import',
-      'tsx',
-      'src/main.ts',
-    ]);
+    assert.deepEqual(JSON.parse(entrypoint), ['node', ...SERVICE_NODE_FLAGS, 'dist/main.js']);
   });
 
   it('the systemd unit and the install guide run node with the flags', () => {
     assert.match(
       read('deploy/pmn-core.service'),
-      new RegExp(`^ExecStart=/usr/bin/node ${inline} --import tsx src/main.ts`, 'm'),
+      new RegExp(`^ExecStart=/usr/bin/node ${inline} dist/main.js`, 'm'),
     );
-    assert.ok(read('docs/operations.md').includes(`node ${inline} --import tsx src/main.ts`));
+    assert.ok(read('docs/operations.md').includes(`node ${inline} dist/main.js`));
   });
 });

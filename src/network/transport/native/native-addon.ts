@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { PACKAGE_ROOT } from '../../../package-root.ts';
 
 /**
  * The typed face of the native addon (`native/*.c`, built by `npm ci` into
@@ -153,9 +154,7 @@ export interface NativeAddon {
 export type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; error: Error };
 
 /** Where `npm ci` puts the addon: `build/Release` at the repository root. */
-export const DEFAULT_ADDON_PATH = fileURLToPath(
-  new URL('../../../../build/Release/pmn_native.node', import.meta.url),
-);
+export const DEFAULT_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'pmn_native.node');
 
 const loaded = new Map<string, AddonLoad>();
 

@@ -1,0 +1,58 @@
+// Builds the service for production: `src/` bundled into `dist/main.js` (and the records writer thread's
+// `dist/record-writer.worker.js`) by esbuild, so a start loads one file instead of compiling TypeScript
+// and resolving a few thousand modules (docs/operations.md, "Starting fast"). Plain JavaScript: it runs
+// at `npm ci` and before `npm start`, where no TypeScript loader is wanted.
+//
+//   node scripts/build.mjs             build
+//   node scripts/build.mjs --if-stale  build only when a source or the lock file is newer than the bundle
+import { build } from 'esbuild';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import process from 'node:process';
+import { URL, fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const output = join(root, 'dist', 'main.js');
+
+/** The newest modification time among the sources the bundle is made of. */
+function newestSource() {
+  let newest = 0;
+  const visit = (path) => {
+    const stats = statSync(path);
+    if (stats.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
+    else newest = Math.max(newest, stats.mtimeMs);
+  };
+  for (const path of ['src', 'package.json', 'package-lock.json', 'scripts/build.mjs'])
+    visit(join(root, path));
+  return newest;
+}
+
+function builtAt() {
+  try {
+    return statSync(output).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+if (!(process.argv.includes('--if-stale') && builtAt() > newestSource())) {
+  await build({
+    absWorkingDir: root,
+    entryPoints: ['src/main.ts', 'src/records/record-writer.worker.ts'],
+    // Flat: the records writer finds its worker beside the module that starts it (record-writer-thread.ts).
+    entryNames: '[name]',
+    outdir: 'dist',
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    // Packages with native code load their binaries relative to their own files.
+    external: ['better-sqlite3', '@datadog/pprof'],
+    // Bundled CommonJS packages call `require` for Node's built-in modules.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
