@@ -1,0 +1,142 @@
+import pino from 'pino';
+import { createConfigurationEvents } from '../../../src/core/configuration-events.ts';
+import { createMetrics } from '../../../src/metrics/metrics.ts';
+import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/amf-identity.ts';
+import { createN2Service, type N2Service } from '../../../src/network/amf/n2-service.ts';
+import type { UeSignalling } from '../../../src/network/amf/ue-signalling.ts';
+import { createNgapMetrics } from '../../../src/network/network-metrics.ts';
+import { createNetworkState, type NetworkState } from '../../../src/network/network-state.ts';
+import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
+import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
+import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
+import { FakeN2Network } from '../../../src/network/transport/fake/fake-n2-transport.ts';
+import type {
+  AssociationEvent,
+  InboundMessage,
+  N2Association,
+} from '../../../src/network/transport/n2-transport.ts';
+import type { RadioEventInput, RadioLogInput } from '../../../src/records/record-inputs.ts';
+import { manualClock } from '../../helpers/test-app.ts';
+
+/** The operator of decisions section 2: MCC 001, MNC 01, TAC 000001, one slice SST 1 SD 010203. */
+export function operatorConfiguration(overrides: Partial<OperatorConfiguration> = {}): OperatorConfiguration {
+  return {
+    plmn: { mcc: '001', mnc: '01' },
+    tacs: ['000001'],
+    op: Buffer.alloc(16),
+    slices: [{ sst: 1, sd: '010203' }],
+    nasSecurity: { ciphering: ['NEA0'], integrity: ['NIA2'] },
+    homeNetworkKeys: [],
+    ...overrides,
+  };
+}
+
+/** One simulated radio's end of an association: what it received, and a way to send raw bytes. */
+export interface TestRadio {
+  association: N2Association;
+  received: { streamId: number; bytes: Uint8Array; pdu: NGAPPDU; messageType: string }[];
+  events: AssociationEvent[];
+  send(pdu: NGAPPDU | Uint8Array, streamId?: number): void;
+  /** Every message type received so far. */
+  types(): string[];
+}
+
+export interface Harness {
+  network: FakeN2Network;
+  n2: N2Service;
+  state: NetworkState;
+  clock: ReturnType<typeof manualClock>;
+  operator: { configuration: OperatorConfiguration };
+  events: ReturnType<typeof createConfigurationEvents>;
+  radioEvents: RadioEventInput[];
+  radioLogs: RadioLogInput[];
+  metrics: ReturnType<typeof createMetrics>;
+  connect(): Promise<TestRadio>;
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The N2 service on the fake transport, with in-memory records and a manual clock. */
+export async function createHarness(
+  options: { identity?: AmfIdentity; ue?: UeSignalling; operator?: Partial<OperatorConfiguration> } = {},
+): Promise<Harness> {
+  const network = new FakeN2Network();
+  const clock = manualClock();
+  const state = createNetworkState({ clock });
+  const operator = { configuration: operatorConfiguration(options.operator) };
+  const events = createConfigurationEvents({ logger: pino({ level: 'silent' }) });
+  const radioEvents: RadioEventInput[] = [];
+  const radioLogs: RadioLogInput[] = [];
+  const metrics = createMetrics();
+  const n2 = createN2Service({
+    transport: network.transport(),
+    listen: { addresses: ['127.0.0.10'], port: 38412 },
+    identity: options.identity ?? DEFAULT_AMF_IDENTITY,
+    operatorConfiguration: { getOperatorConfiguration: async () => structuredClone(operator.configuration) },
+    configurationEvents: events,
+    state,
+    records: {
+      recordRadioEvent: (event) => radioEvents.push(event) > 0,
+      recordRadioLog: (log) => radioLogs.push(log) > 0,
+    },
+    metrics: createNgapMetrics(metrics),
+    logger: pino({ level: 'silent' }),
+    timers: clock,
+    ...(options.ue === undefined ? {} : { ue: options.ue }),
+  });
+  await n2.start();
+  const radioTransport = network.transport();
+
+  return {
+    network,
+    n2,
+    state,
+    clock,
+    operator,
+    events,
+    radioEvents,
+    radioLogs,
+    metrics,
+    async connect() {
+      const received: TestRadio['received'] = [];
+      const events: AssociationEvent[] = [];
+      const association = await radioTransport.connect(
+        { remote: [{ address: '127.0.0.10', port: 38412 }], local: { addresses: ['127.0.0.1'] } },
+        () => ({
+          message(message: InboundMessage) {
+            const decoded = decodeNgapPdu(message.payload);
+            if (!decoded.ok) throw new Error(`the AMF sent an undecodable PDU: ${decoded.error}`);
+            received.push({
+              streamId: message.streamId,
+              bytes: message.payload,
+              pdu: decoded.value,
+              messageType: ngapMessageType(decoded.value),
+            });
+          },
+          event: (event) => void events.push(event),
+        }),
+      );
+      await network.settled();
+      return {
+        association,
+        received,
+        events,
+        send(pdu, streamId = 0) {
+          const bytes = pdu instanceof Uint8Array ? pdu : encodeNgapPdu(pdu);
+          const result = association.send(streamId, 60, bytes);
+          if (!result.ok) throw new Error(`send refused: ${result.error}`);
+        },
+        types: () => received.map((r) => r.messageType),
+      };
+    },
+    async settled() {
+      await network.settled();
+      await n2.settled();
+      await network.settled();
+    },
+    async close() {
+      await n2.stop();
+      await radioTransport.close();
+    },
+  };
+}
