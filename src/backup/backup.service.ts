@@ -7,13 +7,15 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import type { SecretBox } from '../crypto/secret-box.ts';
 import { ConflictError, DomainError, InvalidError } from '../errors.ts';
 import type { Actor } from '../identity/actor.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import type { Db } from '../storage/database.ts';
 import { prepareRestorableDatabase } from '../storage/restorable-database.ts';
-import type { SqliteFile } from '../storage/sqlite-file.ts';
+import { openSqliteConnection, type SqliteFile } from '../storage/sqlite-file.ts';
 import type { Executor } from '../storage/transaction.ts';
+import { restoredRowsProblem } from './restore-checks/index.ts';
 
 /** Called after a restore, with the restored database, by whatever keeps values read from the database. */
 export type RestoredListener = (executor: Executor) => Promise<void>;
@@ -60,8 +62,10 @@ export function createBackupService(deps: {
   clock: Clock;
   logger: Logger;
   version: string;
+  /** Opens the sealed values of a restored database, to check them before it is installed. */
+  secretBox: SecretBox;
 }) {
-  const { db, file, audit, clock, logger, version } = deps;
+  const { db, file, audit, clock, logger, version, secretBox } = deps;
   const restoredListeners: RestoredListener[] = [];
   const fileHolds: FileHold[] = [];
   let running: 'backup' | 'restore' | undefined;
@@ -102,6 +106,20 @@ export function createBackupService(deps: {
       // Still the live file under a second name: drop it, or it would keep changing with the live one.
       unlinkSync(previous);
       throw error;
+    }
+  }
+
+  /**
+   * Refuses (InvalidError) a database with a row the service could not read back: a restore must not
+   * install a value that makes a read fail for every later request (restore-checks/).
+   */
+  function refuseUntrustworthyRows(candidate: string): void {
+    const connection = openSqliteConnection(candidate);
+    try {
+      const problem = restoredRowsProblem(connection, secretBox);
+      if (problem) throw new InvalidError(`backup refused, nothing changed: ${problem}`);
+    } finally {
+      connection.close();
     }
   }
 
@@ -166,6 +184,7 @@ export function createBackupService(deps: {
           }
           const { size } = await stat(candidate);
           await prepareRestorableDatabase(candidate);
+          refuseUntrustworthyRows(candidate);
           const previous = `${file.path}.pre-restore-${fileStamp(clock.now())}`;
           await db.connection().execute(async (connection) => {
             file.reopen(() => swapIn(candidate, previous));

@@ -121,6 +121,7 @@ export async function createCore(options: CoreOptions) {
       clock,
       logger,
       version: VERSION,
+      secretBox,
     });
     for (const hold of fileHolds) backup.onFileHold(hold);
     for (const listener of restoredListeners) backup.onRestored(listener);

@@ -1,0 +1,21 @@
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import type { Candidate } from './candidate.ts';
+import { checkColumnTypes } from './column-types.ts';
+import { checkIdentityRows } from './identity-rows.ts';
+import { checkSealedValues } from './sealed-values.ts';
+import { checkStoredJson } from './stored-json.ts';
+import { checkTimestamps } from './timestamps.ts';
+
+/**
+ * What the service will trust in a database a restore is about to install, checked row by row: the first
+ * problem found, or undefined. Types first: the later checks read values as their declared types.
+ */
+export function restoredRowsProblem(candidate: Candidate, secretBox: SecretBox): string | undefined {
+  return (
+    checkColumnTypes(candidate) ??
+    checkTimestamps(candidate) ??
+    checkIdentityRows(candidate) ??
+    checkStoredJson(candidate) ??
+    checkSealedValues(candidate, secretBox)
+  );
+}
