@@ -197,6 +197,8 @@ export function generate(schema: Schema, rng: Prng, depth = 0): unknown {
   }
 }
 
+const HEX_DIGITS = '0123456789abcdef'.split('');
+
 function stringFor(schema: Schema, rng: Prng): string {
   switch (schema.format) {
     case 'email':
@@ -207,7 +209,7 @@ function stringFor(schema: Schema, rng: Prng): string {
       return `2026-0${1 + rng.int(9)}-1${rng.int(10)}`;
     default: {
       const length = Math.max(schema.minLength ?? 1, Math.min(schema.maxLength ?? 12, 1 + rng.int(12)));
-      return Array.from({ length }, () => rng.pick([...'abcdef0123456789'])).join('');
+      return Array.from({ length }, () => rng.pick(HEX_DIGITS)).join('');
     }
   }
 }
@@ -219,7 +221,7 @@ export function mutate(value: unknown, rng: Prng, depth = 0): unknown {
     return rng.pick(HOSTILE_VALUES);
   }
   if (Array.isArray(value)) {
-    const copy = [...value];
+    const copy: unknown[] = [...(value as unknown[])];
     if (copy.length > 0 && rng.chance(0.7)) {
       const index = rng.int(copy.length);
       copy[index] = mutate(copy[index], rng, depth + 1);
@@ -306,7 +308,8 @@ export function fuzzRequest(operation: Operation, rng: Prng, authorization: stri
   let rawQuery = query.toString();
   if (mutation === 'query') {
     const name = queryParams.length > 0 && rng.chance(0.8) ? rng.pick(queryParams).name : 'unknown';
-    const value = String(rng.pick(HOSTILE_VALUES) ?? 'null');
+    const hostile = rng.pick(HOSTILE_VALUES);
+    const value = typeof hostile === 'string' ? hostile : (JSON.stringify(hostile) ?? 'null');
     // Raw: malformed percent-encodings reach the query parser as sent.
     const extra = rng.chance(0.3)
       ? `${name}=${encode(value).replace(/%25/g, '%')}`
