@@ -36,6 +36,7 @@ import {
   DEFAULT_CONNECTION_LIMITS,
   type ConnectionLimits,
 } from './connection-limits.ts';
+import { deferredChildLogger } from './deferred-request-logger.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { clientErrorHandler, frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { installOpenApi } from './openapi.ts';
@@ -73,6 +74,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   const serverOptions = { connectionsCheckingInterval: checkingInterval(limits) };
   const app = Fastify({
     loggerInstance: logger,
+    childLoggerFactory: deferredChildLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
