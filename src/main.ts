@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, secretKeyPath, type Config } from './config/config.ts';
 import { createCore } from './core/create-core.ts';
+import { createN2 } from './core/n2.wiring.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
 import { noteFirstStartFiles } from './first-start-files.ts';
@@ -67,6 +68,7 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
     },
   });
   // The network side (N2, N1, N3) is added here, after HTTP, so that it stops first.
+  core.lifecycle.add(createN2(core, config.n2));
 
   await core.start();
   logger.info({ db: config.db, migrationsApplied: core.migrationsApplied }, `database ready at ${config.db}`);

@@ -1,6 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import { amfIdentityProblem } from '../network/amf/amf-identity.ts';
+import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
+import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2-transport-choice.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -17,6 +21,8 @@ export interface Config {
    * with `.key` appended, created at first start with mode 0600.
    */
   secretKeyFile?: string;
+  /** N2 towards radios: transport, listen addresses and ports, and the AMF's identity (docs/n2.md). */
+  n2: N2Settings;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -24,6 +30,7 @@ export const DEFAULT_CONFIG: Config = {
   db: './data/core.db',
   logLevel: 'info',
   loginRateLimit: 10,
+  n2: DEFAULT_N2_SETTINGS,
 };
 
 /** Settings as they arrive from one source, before they are checked. */
@@ -34,7 +41,28 @@ interface RawSettings {
   tls?: { cert?: unknown; key?: unknown };
   login_rate_limit?: unknown;
   secret_key_file?: unknown;
+  n2_transport?: unknown;
+  n2_addresses?: unknown;
+  n2_port?: unknown;
+  n2_udp_port?: unknown;
+  amf_name?: unknown;
+  amf_region_id?: unknown;
+  amf_set_id?: unknown;
+  amf_pointer?: unknown;
+  amf_relative_capacity?: unknown;
 }
+
+const N2_KEYS = [
+  'n2_transport',
+  'n2_addresses',
+  'n2_port',
+  'n2_udp_port',
+  'amf_name',
+  'amf_region_id',
+  'amf_set_id',
+  'amf_pointer',
+  'amf_relative_capacity',
+] as const;
 
 export class ConfigError extends Error {}
 
@@ -64,7 +92,15 @@ function readConfigFile(path: string): RawSettings {
   if (typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new ConfigError(`config file ${path} must hold a mapping of settings`);
   }
-  const known = new Set(['listen', 'db', 'log_level', 'tls', 'login_rate_limit', 'secret_key_file']);
+  const known = new Set<string>([
+    'listen',
+    'db',
+    'log_level',
+    'tls',
+    'login_rate_limit',
+    'secret_key_file',
+    ...N2_KEYS,
+  ]);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`config file ${path}: unknown setting "${key}"`);
   }
@@ -109,6 +145,70 @@ function applySettings(config: Config, raw: RawSettings, source: string): void {
     }
     config.secretKeyFile = raw.secret_key_file;
   }
+  applyN2Settings(config, raw, source);
+}
+
+/** An integer setting from YAML (a number) or from the environment or a flag (a string of digits). */
+function integerSetting(value: unknown, min: number, max: number, what: string, source: string): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number) || number < min || number > max) {
+    throw new ConfigError(`${source}: ${what} must be an integer in ${min}..${max}`);
+  }
+  return number;
+}
+
+/** N2 and AMF settings (docs/n2.md); the AMF identity is checked as a whole once every source is read. */
+function applyN2Settings(config: Config, raw: RawSettings, source: string): void {
+  const n2 = (config.n2 = { ...config.n2, amf: { ...config.n2.amf } });
+  if (raw.n2_transport !== undefined) {
+    const transport = raw.n2_transport as N2TransportSetting;
+    if (typeof transport !== 'string' || !N2_TRANSPORT_SETTINGS.includes(transport)) {
+      throw new ConfigError(`${source}: n2_transport must be one of ${N2_TRANSPORT_SETTINGS.join(', ')}`);
+    }
+    n2.transport = transport;
+  }
+  if (raw.n2_addresses !== undefined) {
+    const list =
+      typeof raw.n2_addresses === 'string'
+        ? raw.n2_addresses.split(',').map((address) => address.trim())
+        : raw.n2_addresses;
+    if (
+      !Array.isArray(list) ||
+      list.length === 0 ||
+      !list.every((a) => typeof a === 'string' && isIP(a) !== 0)
+    ) {
+      throw new ConfigError(`${source}: n2_addresses must be one or more IP addresses (comma-separated)`);
+    }
+    n2.addresses = list as string[];
+  }
+  if (raw.n2_port !== undefined) n2.port = integerSetting(raw.n2_port, 0, 65535, 'n2_port', source);
+  if (raw.n2_udp_port !== undefined)
+    n2.udpPort = integerSetting(raw.n2_udp_port, 0, 65535, 'n2_udp_port', source);
+  if (raw.amf_name !== undefined) {
+    if (typeof raw.amf_name !== 'string') throw new ConfigError(`${source}: amf_name must be a string`);
+    n2.amf.name = raw.amf_name;
+  }
+  if (raw.amf_region_id !== undefined)
+    n2.amf.regionId = integerSetting(raw.amf_region_id, 0, 255, 'amf_region_id', source);
+  if (raw.amf_set_id !== undefined)
+    n2.amf.setId = integerSetting(raw.amf_set_id, 0, 1023, 'amf_set_id', source);
+  if (raw.amf_pointer !== undefined)
+    n2.amf.pointer = integerSetting(raw.amf_pointer, 0, 63, 'amf_pointer', source);
+  if (raw.amf_relative_capacity !== undefined)
+    n2.amf.relativeCapacity = integerSetting(
+      raw.amf_relative_capacity,
+      0,
+      255,
+      'amf_relative_capacity',
+      source,
+    );
+  const problem = amfIdentityProblem(n2.amf);
+  if (problem !== undefined) throw new ConfigError(`${source}: ${problem}`);
+}
+
+/** The N2 and AMF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_AMF_NAME`, ...) or flags. */
+function n2Sources(read: (key: (typeof N2_KEYS)[number]) => string | undefined): RawSettings {
+  return Object.fromEntries(N2_KEYS.map((key) => [key, read(key)]));
 }
 
 /** Where the secret key lives: as configured, or beside the database file. */
@@ -131,6 +231,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         db: { type: 'string' },
         'log-level': { type: 'string' },
         'secret-key-file': { type: 'string' },
+        ...Object.fromEntries(N2_KEYS.map((key) => [key.replaceAll('_', '-'), { type: 'string' as const }])),
       },
       strict: true,
       allowPositionals: false,
@@ -149,6 +250,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
       db: env.PMN_DB,
       log_level: env.PMN_LOG_LEVEL,
       secret_key_file: env.PMN_SECRET_KEY_FILE,
+      ...n2Sources((key) => env[`PMN_${key.toUpperCase()}`]),
     },
     'environment',
   );
@@ -159,6 +261,10 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
       db: flags.db,
       log_level: flags['log-level'],
       secret_key_file: flags['secret-key-file'],
+      ...n2Sources((key) => {
+        const value: unknown = (flags as Record<string, unknown>)[key.replaceAll('_', '-')];
+        return typeof value === 'string' ? value : undefined;
+      }),
     },
     'flags',
   );

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { decodeNgapEvent } from '../network/amf/ngap-event-decoder.ts';
 import { createDecoderRegistry } from '../records/decoders.ts';
 import { createRecordsPipeline } from '../records/records-pipeline.ts';
 import { registerRecordRetention } from '../records/records-retention.ts';
@@ -19,6 +20,8 @@ export function wireRecords(
 ) {
   const { db, audit, clock, logger } = deps;
   const decoders = createDecoderRegistry({ logger });
+  // Stored NGAP PDUs decode at read time (network.md section 3), whether or not N2 runs.
+  decoders.register('NGAP', decodeNgapEvent);
   const pipeline = createRecordsPipeline({ db, clock, logger, metrics: core.metrics });
   const { repositories } = pipeline;
   registerRecordRetention(core.retention, repositories);

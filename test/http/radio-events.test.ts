@@ -220,7 +220,7 @@ describe('radio events', () => {
     }
 
     it('answers the raw message and an empty decode when no decoder is registered for its protocol', async () => {
-      const id = await recordOne('NGAP');
+      const id = await recordOne('S1AP');
       const response = await t.request({ method: 'GET', url: `/api/v1/ran/events/${id}`, token: readOnly });
       assert.equal(response.statusCode, 200);
       assert.deepEqual(response.json(), { result: { raw: 'AQID', decoded: {} } });

@@ -1,0 +1,135 @@
+import { systemTimers, type Timers } from '../clock.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { createN2Service, type N2Service } from '../network/amf/n2-service.ts';
+import {
+  chooseN2Transport,
+  HOST_SUPPORT,
+  openN2Transport,
+  type HostSupport,
+  type N2TransportKind,
+} from '../network/amf/n2-transport-choice.ts';
+import type { N2Settings } from '../network/amf/n2-settings.ts';
+import type { AssociationTiming } from '../network/amf/ngap-association.ts';
+import type { UeSignalling } from '../network/amf/ue-signalling.ts';
+import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
+import type { TransportAddress } from '../network/transport/n2-transport.ts';
+import type { Core } from './create-core.ts';
+import type { Component } from './lifecycle.ts';
+
+/** Where radios reach the AMF once N2 has started. */
+export interface N2Endpoint {
+  transport: N2TransportKind;
+  /** The bound addresses and SCTP port. */
+  local: readonly TransportAddress[];
+  /** `udp` only: the UDP port the SCTP packets go to. */
+  udpPort?: number;
+}
+
+export { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
+
+export interface N2Component extends Component {
+  /** Undefined before start, and when the service runs without N2. */
+  endpoint(): N2Endpoint | undefined;
+  /** The running service (AMF-initiated NG Reset, test hooks); undefined before start. */
+  service(): N2Service | undefined;
+}
+
+const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
+
+/** NGAP counters are registered once per core, however often N2 starts. */
+function ngapMetrics(metrics: Metrics): NgapMetrics {
+  let found = ngapMetricsOfCore.get(metrics);
+  if (found === undefined) ngapMetricsOfCore.set(metrics, (found = createNgapMetrics(metrics)));
+  return found;
+}
+
+/**
+ * The AMF's N2 side as a lifecycle component of the core (docs/n2.md). `main.ts` adds it after HTTP
+ * so that it stops first; a test starts it itself on a started core:
+ *
+ * ```ts
+ * const n2 = createN2(core, { ...DEFAULT_N2_SETTINGS, transport: 'udp', port: 0, udpPort: 0 });
+ * await n2.start();
+ * const { local, udpPort } = n2.endpoint()!; // connect a gNB to 127.0.0.1, SCTP port local[0].port, UDP udpPort
+ * ...
+ * await n2.stop(); // before core.stop()
+ * ```
+ *
+ * The start says in one log line which transport it uses and why (`auto`: the kernel's SCTP, else raw
+ * sockets, else no N2 with a warning); an explicit transport the host cannot give fails the start.
+ */
+export function createN2(
+  core: Pick<Core, 'logger' | 'metrics' | 'networkState' | 'records' | 'ports'>,
+  settings: N2Settings,
+  options: {
+    timers?: Timers;
+    ue?: UeSignalling;
+    timing?: Partial<AssociationTiming>;
+    host?: HostSupport;
+  } = {},
+): N2Component {
+  const { logger } = core;
+  let service: N2Service | undefined;
+  let endpoint: N2Endpoint | undefined;
+
+  return {
+    name: 'n2',
+    endpoint: () => endpoint,
+    service: () => service,
+
+    async start() {
+      const choice = chooseN2Transport(settings.transport, options.host ?? HOST_SUPPORT);
+      if (choice.use === 'none') {
+        if (settings.transport === 'off') logger.info(choice.why);
+        else logger.warn(choice.why);
+        return;
+      }
+      const opened = await openN2Transport(choice, {
+        addresses: settings.addresses,
+        udpPort: settings.udpPort,
+      });
+      const started = createN2Service({
+        transport: opened.transport,
+        listen: { addresses: settings.addresses, port: settings.port },
+        identity: settings.amf,
+        operatorConfiguration: core.ports.operatorConfiguration,
+        configurationEvents: core.ports.configurationEvents,
+        state: core.networkState,
+        records: core.records.ingestion,
+        metrics: ngapMetrics(core.metrics),
+        logger,
+        timers: options.timers ?? systemTimers,
+        ...(options.ue === undefined ? {} : { ue: options.ue }),
+        ...(options.timing === undefined ? {} : { timing: options.timing }),
+      });
+      try {
+        await started.start();
+      } catch (error) {
+        await opened.transport.close();
+        const where = settings.addresses.map((address) => `${address}:${settings.port}`).join(', ');
+        throw new Error(`N2 cannot listen on ${where} (${opened.kind}): ${(error as Error).message}`, {
+          cause: error,
+        });
+      }
+      service = started;
+      endpoint = {
+        transport: opened.kind,
+        local: started.local(),
+        ...(opened.udpPort === undefined ? {} : { udpPort: opened.udpPort }),
+      };
+      const where = endpoint.local.map((a) => `${a.address}:${a.port}`).join(', ');
+      logger.info(
+        { transport: opened.kind, local: endpoint.local, udpPort: endpoint.udpPort },
+        `N2 (NGAP) listening on ${where} over ${opened.kind}: ${choice.why}` +
+          (endpoint.udpPort === undefined ? '' : `, UDP port ${endpoint.udpPort}`),
+      );
+    },
+
+    async stop() {
+      const running = service;
+      service = undefined;
+      endpoint = undefined;
+      await running?.stop();
+    },
+  };
+}

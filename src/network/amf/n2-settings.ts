@@ -1,0 +1,24 @@
+import { NGAP_PORT } from '../transport/n2-transport.ts';
+import { SCTP_UDP_PORT } from '../transport/udp/udp-link.ts';
+import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from './amf-identity.ts';
+import type { N2TransportSetting } from './n2-transport-choice.ts';
+
+/** The N2 settings of the process (config.ts, docs/n2.md): transport, listen addresses and ports, AMF identity. */
+export interface N2Settings {
+  transport: N2TransportSetting;
+  /** Local addresses the AMF listens on for radios (several: a multi-homed SCTP endpoint). */
+  addresses: string[];
+  /** SCTP port, 38412 (TS 38.412 7); 0 for a free one (tests). */
+  port: number;
+  /** UDP encapsulation port of the `udp` transport, 9899 (RFC 6951); 0 for a free one (tests). */
+  udpPort: number;
+  amf: AmfIdentity;
+}
+
+export const DEFAULT_N2_SETTINGS: N2Settings = {
+  transport: 'auto',
+  addresses: ['127.0.0.1'],
+  port: NGAP_PORT,
+  udpPort: SCTP_UDP_PORT,
+  amf: DEFAULT_AMF_IDENTITY,
+};
