@@ -242,10 +242,19 @@ export function mutate(value: unknown, rng: Prng, depth = 0): unknown {
   return copy;
 }
 
-function deeplyNested(depth: number): unknown {
-  let value: unknown = 1;
-  for (let i = 0; i < depth; i++) value = [value];
-  return value;
+/** Arrays nested `depth` deep, written into the JSON text by `toJson` (JSON.stringify would overflow). */
+const NESTED = 'nested-arrays:';
+const deeplyNested = (depth: number): string => `${NESTED}${depth}`;
+
+/** JSON text of a generated value, with the deeply nested arrays spelled out. */
+function toJson(value: unknown): string {
+  return (JSON.stringify(value) ?? 'null').replace(
+    new RegExp(`"${NESTED}(\\d+)"`, 'g'),
+    (_, depth: string) => {
+      const n = Number(depth);
+      return `${'['.repeat(n)}1${']'.repeat(n)}`;
+    },
+  );
 }
 
 /** One request as `inject` takes it. */
@@ -334,7 +343,7 @@ export function fuzzRequest(operation: Operation, rng: Prng, authorization: stri
   let payload: string | undefined;
   if (operation.body) {
     const value = generate(operation.body, rng);
-    payload = JSON.stringify(mutation === 'body' ? mutate(value, rng) : value);
+    payload = toJson(mutation === 'body' ? mutate(value, rng) : value);
     headers['content-type'] = 'application/json';
   } else if (operation.bodyType) {
     payload = 'not a multipart body';
