@@ -40,6 +40,8 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   sctp: standalone('bench/sctp.ts'),
   // Needs root (raw IP sockets).
   'sctp-raw': standalone('bench/sctp-raw.ts'),
+  // Process start to first answer: the bundle, the sources and a bare node:http.
+  start: standalone('bench/start.ts'),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
