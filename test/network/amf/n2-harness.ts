@@ -9,12 +9,11 @@ import { createNetworkState, type NetworkState } from '../../../src/network/netw
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
-import { FakeN2Network } from '../../../src/network/transport/fake/fake-n2-transport.ts';
-import type {
-  AssociationEvent,
-  InboundMessage,
-  N2Association,
-} from '../../../src/network/transport/n2-transport.ts';
+import {
+  FakeN2Network,
+  type FakeN2Association,
+} from '../../../src/network/transport/fake/fake-n2-transport.ts';
+import type { AssociationEvent, InboundMessage } from '../../../src/network/transport/n2-transport.ts';
 import type { RadioEventInput, RadioLogInput } from '../../../src/records/record-inputs.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 
@@ -33,7 +32,8 @@ export function operatorConfiguration(overrides: Partial<OperatorConfiguration> 
 
 /** One simulated radio's end of an association: what it received, and a way to send raw bytes. */
 export interface TestRadio {
-  association: N2Association;
+  /** The radio's end; its `peer` is the AMF's end (to simulate what the AMF's side sees). */
+  association: FakeN2Association;
   received: { streamId: number; bytes: Uint8Array; pdu: NGAPPDU; messageType: string }[];
   events: AssociationEvent[];
   send(pdu: NGAPPDU | Uint8Array, streamId?: number): void;
@@ -100,7 +100,7 @@ export async function createHarness(
     async connect() {
       const received: TestRadio['received'] = [];
       const events: AssociationEvent[] = [];
-      const association = await radioTransport.connect(
+      const association = (await radioTransport.connect(
         { remote: [{ address: '127.0.0.10', port: 38412 }], local: { addresses: ['127.0.0.1'] } },
         () => ({
           message(message: InboundMessage) {
@@ -115,7 +115,7 @@ export async function createHarness(
           },
           event: (event) => void events.push(event),
         }),
-      );
+      )) as FakeN2Association;
       await network.settled();
       return {
         association,
