@@ -2,16 +2,14 @@ import type { Clock } from '../clock.ts';
 import { verifyJwt } from '../crypto/jwt.ts';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { API_TOKEN_PREFIX, parseApiToken } from './api-token-format.ts';
-import {
-  createFailedTokenIds,
-  DEFAULT_FAILED_TOKEN_ID_LIMITS,
-  type FailedTokenIdLimits,
-} from './failed-token-ids.ts';
+import { createExpiringSet, type ExpiringSetLimits } from './expiring-set.ts';
 import type { Principal } from './principal.ts';
 import type { RoleId } from './roles.ts';
 import type { SecretHasher } from './secret-hasher.ts';
 
 const VERIFIED_CACHE_LIMIT = 10_000;
+/** A wrong secret holds its token id 10 s; 10,000 held ids at most. */
+const FAILED_TOKEN_IDS: ExpiringSetLimits = { ttlMs: 10_000, capacity: 10_000 };
 
 const sha256 = (value: string): Buffer => createHash('sha256').update(value).digest();
 
@@ -65,19 +63,20 @@ interface VerifiedToken {
  * every request. This holds while one process owns the database, as it does with SQLite.
  *
  * A wrong secret for a known id costs a hash too, so the id is then held for a few seconds
- * (failed-token-ids.ts): another secret for it is refused without hashing meanwhile. The holder of the
+ * (an expiring set): another secret for it is refused without hashing meanwhile. The holder of the
  * right secret is not locked out for longer than that, and not at all once its secret is in memory.
  */
 export function createAuthenticator(
   deps: CredentialSources & {
     clock: Clock;
     hasher: SecretHasher;
-    failedTokenIds?: FailedTokenIdLimits;
+    /** How long a token id whose secret was wrong is held, and how many are remembered. */
+    failedTokenIds?: ExpiringSetLimits;
   },
 ) {
   const { loginSessions, apiTokens, signingSecret, clock, hasher } = deps;
   const verified = new Map<string, VerifiedToken>();
-  const failed = createFailedTokenIds({ ...(deps.failedTokenIds ?? DEFAULT_FAILED_TOKEN_ID_LIMITS), clock });
+  const failed = createExpiringSet({ ...(deps.failedTokenIds ?? FAILED_TOKEN_IDS), clock });
   // Bumped by every invalidation: a lookup that started before one must not cache what it read.
   let epoch = 0;
 
@@ -93,10 +92,10 @@ export function createAuthenticator(
     const owner = await apiTokens.findOwner(publicId);
     if (!owner || (owner.expiresAt !== null && owner.expiresAt <= clock.now())) return undefined;
     if (!(await hasher.verify(secret, owner.secretHash, `token ${publicId}`))) {
-      failed.failed(publicId);
+      failed.add(publicId);
       return undefined;
     }
-    failed.forget(publicId);
+    failed.delete(publicId);
     const principal: Principal = {
       userId: owner.userId,
       email: owner.email,
@@ -120,7 +119,7 @@ export function createAuthenticator(
       if (cached && timingSafeEqual(cached.digest, digest)) {
         return cached.expiresAt === null || cached.expiresAt > clock.now() ? cached.principal : undefined;
       }
-      if (failed.isHeld(publicId)) return undefined;
+      if (failed.has(publicId)) return undefined;
       const other = checking.get(publicId);
       if (!other) break;
       if (timingSafeEqual(other.digest, digest)) return other.result;
@@ -128,7 +127,7 @@ export function createAuthenticator(
       // Refused by the hashing queue, that check proved nothing: look again (and maybe check this one).
       if (outcome === 'refused') continue;
       // Verified with another secret (so this one is wrong), wrong itself, or no such live token.
-      if (outcome) failed.failed(publicId);
+      if (outcome) failed.add(publicId);
       return undefined;
     }
     const result = check(publicId, secret, digest).finally(() => checking.delete(publicId));
@@ -162,7 +161,7 @@ export function createAuthenticator(
       forgetToken(publicId: string): void {
         epoch += 1;
         verified.delete(publicId);
-        failed.forget(publicId);
+        failed.delete(publicId);
       },
       forgetUser(userId: number): void {
         epoch += 1;
@@ -172,7 +171,7 @@ export function createAuthenticator(
       forgetAll(): void {
         epoch += 1;
         verified.clear();
-        failed.forgetAll();
+        failed.clear();
       },
     } satisfies CredentialCache,
   };

@@ -39,66 +39,73 @@ interface Key {
   line: (() => void)[];
 }
 
+/** Waiting work of one priority: its keys in the order their lines are served next, and how much waits. */
+interface Lane {
+  keys: Map<string, Key>;
+  waiting: number;
+}
+
 /**
  * The one gate in front of every password and token-secret hash. At most `concurrency` hashes run, at most
  * `concurrencyPerKey` of one key; the others wait, served round-robin across keys (first come, first
  * served within a key), so that a client with many attempts waiting delays another client's one attempt
- * by about one hash, not by all of its own. Beyond the bounds work is refused at once, before any
- * hashing: a flood of attempts costs a map lookup each instead of 32 MiB and a core for a fifth of a
- * second.
+ * by about one hash, not by all of its own. Work marked `trusted` (a login from an address that logged in
+ * before) waits in a lane of its own, served first and bounded apart: a flood from addresses that never
+ * logged in cannot fill it. Beyond the bounds work is refused at once, before any hashing: a flood of
+ * attempts costs a map lookup each instead of 32 MiB and a core for a fifth of a second.
  */
 export function createHashingQueue(limits: HashingQueueLimits) {
-  // Keys with work running or waiting, in the order their lines are served next; a key goes to the back
-  // after each turn and leaves the map when it has nothing running or waiting.
-  const keys = new Map<string, Key>();
-  let waiting = 0;
+  // A key goes to the back of its lane after each turn and leaves it when nothing of it runs or waits.
+  const trusted: Lane = { keys: new Map(), waiting: 0 };
+  const others: Lane = { keys: new Map(), waiting: 0 };
   let running = 0;
 
-  function keyOf(name: string): Key {
-    let key = keys.get(name);
+  function keyOf(lane: Lane, name: string): Key {
+    let key = lane.keys.get(name);
     if (!key) {
       key = { running: 0, line: [] };
-      keys.set(name, key);
+      lane.keys.set(name, key);
     }
     return key;
   }
 
-  /** Starts waiting work while workers are free: the first key in turn that may run one more. */
-  function dispatch(): void {
-    while (running < limits.concurrency && waiting > 0) {
-      let served = false;
-      for (const [name, key] of keys) {
-        const turn = key.running < limits.concurrencyPerKey ? key.line.shift() : undefined;
-        if (!turn) continue;
-        keys.delete(name);
-        keys.set(name, key);
-        waiting -= 1;
-        running += 1;
-        key.running += 1;
-        turn();
-        served = true;
-        break;
-      }
-      if (!served) return;
+  /** Starts the next turn of `lane` whose key may run one more; false when there is none. */
+  function serve(lane: Lane): boolean {
+    for (const [name, key] of lane.keys) {
+      const turn = key.running < limits.concurrencyPerKey ? key.line.shift() : undefined;
+      if (!turn) continue;
+      lane.keys.delete(name);
+      lane.keys.set(name, key);
+      lane.waiting -= 1;
+      running += 1;
+      key.running += 1;
+      turn();
+      return true;
     }
+    return false;
   }
 
-  function release(name: string, key: Key): void {
+  /** Starts waiting work while workers are free, trusted work first. */
+  function dispatch(): void {
+    while (running < limits.concurrency) if (!serve(trusted) && !serve(others)) return;
+  }
+
+  function release(lane: Lane, name: string, key: Key): void {
     running -= 1;
     key.running -= 1;
-    if (key.running === 0 && key.line.length === 0) keys.delete(name);
+    if (key.running === 0 && key.line.length === 0) lane.keys.delete(name);
     dispatch();
   }
 
-  async function turnFor(name: string): Promise<Key> {
-    const key = keyOf(name);
+  async function turnFor(lane: Lane, name: string): Promise<Key> {
+    const key = keyOf(lane, name);
     if (running < limits.concurrency && key.running < limits.concurrencyPerKey && key.line.length === 0) {
       running += 1;
       key.running += 1;
       return key;
     }
     const refusal =
-      waiting >= limits.maxWaiting
+      lane.waiting >= limits.maxWaiting
         ? new OverloadedError(
             'the service is busy checking credentials; try again later',
             RETRY_AFTER_SECONDS,
@@ -110,27 +117,31 @@ export function createHashingQueue(limits: HashingQueueLimits) {
             )
           : undefined;
     if (refusal) {
-      if (key.running === 0 && key.line.length === 0) keys.delete(name);
+      if (key.running === 0 && key.line.length === 0) lane.keys.delete(name);
       throw refusal;
     }
-    waiting += 1;
+    lane.waiting += 1;
     await new Promise<void>((resolve) => key.line.push(resolve));
     return key;
   }
 
   return {
     /** Runs `work` when a worker is free; refuses it (without running it) when a bound is reached. */
-    async run<T>(name: string, work: () => Promise<T>): Promise<T> {
-      const key = await turnFor(name);
+    async run<T>(name: string, work: () => Promise<T>, options: { trusted?: boolean } = {}): Promise<T> {
+      const lane = options.trusted ? trusted : others;
+      const key = await turnFor(lane, name);
       try {
         return await work();
       } finally {
-        release(name, key);
+        release(lane, name, key);
       }
     },
 
     /** What is running and waiting now. */
-    load: (): { running: number; waiting: number } => ({ running, waiting }),
+    load: (): { running: number; waiting: number } => ({
+      running,
+      waiting: trusted.waiting + others.waiting,
+    }),
   };
 }
 

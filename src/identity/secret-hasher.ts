@@ -9,8 +9,11 @@ import { secretHashProblem } from './secret-hash-format.ts';
  */
 export interface SecretHasher {
   hash(secret: string, key: string): Promise<string>;
-  /** False for a wrong secret and for a stored hash the service will not check (malformed, too costly). */
-  verify(secret: string, stored: string, key: string): Promise<boolean>;
+  /**
+   * False for a wrong secret and for a stored hash the service will not check (malformed, too costly).
+   * `trusted` work waits in the queue's own lane (hashing-queue.ts).
+   */
+  verify(secret: string, stored: string, key: string, options?: { trusted?: boolean }): Promise<boolean>;
 }
 
 /** scrypt at `cost`, every hash through the one hashing queue. */
@@ -18,9 +21,9 @@ export function createSecretHasher(deps: { cost: ScryptCost; queue: HashingQueue
   const { cost, queue } = deps;
   return {
     hash: (secret, key) => queue.run(key, () => hashSecret(secret, cost)),
-    async verify(secret, stored, key) {
+    async verify(secret, stored, key, options) {
       if (secretHashProblem(stored) !== undefined) return false;
-      return queue.run(key, () => verifySecret(secret, stored));
+      return queue.run(key, () => verifySecret(secret, stored), options);
     },
   };
 }

@@ -83,6 +83,27 @@ describe('the hashing queue', () => {
     assert.deepEqual(queue.load(), { running: 0, waiting: 0 });
   });
 
+  it('takes and serves first trusted work while the waiting list of the others is full', async () => {
+    const queue = createHashingQueue({
+      concurrency: 1,
+      concurrencyPerKey: 1,
+      maxWaiting: 2,
+      maxWaitingPerKey: 1,
+    });
+    const g = gate();
+    const order: string[] = [];
+    const job = (name: string) => async () => {
+      order.push(name);
+      await g.work();
+    };
+    const all = ['a', 'b', 'c'].map((name) => queue.run(name, job(name)));
+    await assert.rejects(queue.run('d', job('d')), OverloadedError, 'the others are full');
+    all.push(queue.run('known', job('known'), { trusted: true }));
+    g.open();
+    await Promise.all(all);
+    assert.deepEqual(order, ['a', 'known', 'b', 'c']);
+  });
+
   it('frees a worker when the work fails', async () => {
     const queue = createHashingQueue({
       concurrency: 1,
@@ -111,7 +132,7 @@ describe('API tokens with a wrong secret', () => {
     expiresAt: null,
   };
 
-  function setup(limits = { holdMs: 10_000, capacity: 100 }) {
+  function setup(limits = { ttlMs: 10_000, capacity: 100 }) {
     const clock = manualClock();
     let hashes = 0;
     const hasher: SecretHasher = {
@@ -180,7 +201,7 @@ describe('API tokens with a wrong secret', () => {
   });
 
   it('remembers at most `capacity` failed ids, dropping the oldest', async () => {
-    const { check, hashes } = setup({ holdMs: 60_000, capacity: 3 });
+    const { check, hashes } = setup({ ttlMs: 60_000, capacity: 3 });
     const ids = ['0000000000000001', '0000000000000002', '0000000000000003', '0000000000000004'];
     for (const id of ids) await check(id, wrong(0));
     assert.equal(hashes(), 4);
