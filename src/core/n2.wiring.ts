@@ -28,6 +28,8 @@ export interface N2Endpoint {
 export { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
 
 export interface N2Component extends Component {
+  start(): Promise<void>;
+  stop(): Promise<void>;
   /** Undefined before start, and when the service runs without N2. */
   endpoint(): N2Endpoint | undefined;
   /** The running service (AMF-initiated NG Reset, test hooks); undefined before start. */
