@@ -1,3 +1,4 @@
+import { queryTemplate } from '../../storage/query-template.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { SHOWN_HOLDERS } from '../references.ts';
 import type { WalkedAnchor } from './list-positions.ts';
@@ -33,6 +34,12 @@ export interface SubscriberFilter {
   dataNetwork?: string;
 }
 
+interface Page {
+  from: string;
+  limit: number;
+  offset: number;
+}
+
 /** Rows per INSERT and IMSIs per IN list: well under SQLite's and PostgreSQL's parameter limits. */
 const CHUNK = 1000;
 
@@ -62,31 +69,52 @@ export function createSubscribersRepository(db: Executor) {
     return query;
   }
 
+  /**
+   * One page, by IMSI. The page is cut from the (imsi, profile_id) index alone and only its rows are
+   * joined to their profiles, so a deep page skips index entries rather than table rows.
+   */
+  function pageQuery(filter: SubscriberFilter, limit: number, offset: number) {
+    const page = matching(db, filter)
+      .select(['subscribers.imsi', 'subscribers.profile_id'])
+      .orderBy('subscribers.imsi')
+      .limit(limit)
+      .offset(offset)
+      .as('page');
+    return db
+      .selectFrom(page)
+      .innerJoin('profiles', 'profiles.id', 'page.profile_id')
+      .select(['page.imsi', 'profiles.name'])
+      .orderBy('page.imsi');
+  }
+
+  // The reads every page and every single read make, built once (query-template.ts). A page of the
+  // unfiltered list starts at an IMSI (the empty string when it starts at the beginning).
+  const unfilteredPage = queryTemplate(['from', 'limit', 'offset'], (p: Page) =>
+    pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
+  );
+  const countRow = queryTemplate([], () => db.selectFrom('subscriber_count').select('total'));
+  const byImsi = queryTemplate(['imsi'], (p: { imsi: string }) =>
+    db
+      .selectFrom('subscribers')
+      .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
+      .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id', 'profiles.name'])
+      .where('subscribers.imsi', '=', p.imsi),
+  );
+
   /** The number of subscribers, kept by triggers (migration 0008): no walk over the table. */
   async function countAll(executor: Executor = db): Promise<number> {
-    const row = await executor.selectFrom('subscriber_count').select('total').executeTakeFirstOrThrow();
+    const [row] = await countRow(executor, {});
+    if (!row) throw new Error('the subscriber count row is missing');
     return Number(row.total);
   }
 
   return {
-    /**
-     * One page, by IMSI. The page is cut from the (imsi, profile_id) index alone and only its rows are
-     * joined to their profiles, so a deep page skips index entries rather than table rows.
-     */
     async list(filter: SubscriberFilter, limit: number, offset: number): Promise<SubscriberSummary[]> {
       if (filter.imsis?.length === 0) return [];
-      const page = matching(db, filter)
-        .select(['subscribers.imsi', 'subscribers.profile_id'])
-        .orderBy('subscribers.imsi')
-        .limit(limit)
-        .offset(offset)
-        .as('page');
-      const rows = await db
-        .selectFrom(page)
-        .innerJoin('profiles', 'profiles.id', 'page.profile_id')
-        .select(['page.imsi', 'profiles.name'])
-        .orderBy('page.imsi')
-        .execute();
+      const rows =
+        filter.imsis === undefined && filter.dataNetwork === undefined
+          ? await unfilteredPage(db, { from: filter.imsiFrom ?? '', limit, offset })
+          : await pageQuery(filter, limit, offset).execute();
       return rows.map((row) => ({ imsi: row.imsi, profileName: row.name }));
     },
 
@@ -127,12 +155,7 @@ export function createSubscribersRepository(db: Executor) {
     countAll,
 
     async findByImsi(imsi: string, executor: Executor = db): Promise<StoredSubscriber | undefined> {
-      const row = await executor
-        .selectFrom('subscribers')
-        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
-        .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id', 'profiles.name'])
-        .where('subscribers.imsi', '=', imsi)
-        .executeTakeFirst();
+      const [row] = await byImsi(executor, { imsi });
       return row && { id: row.id, imsi: row.imsi, profileId: row.profile_id, profileName: row.name };
     },
 

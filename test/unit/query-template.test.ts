@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { queryTemplate } from '../../src/storage/query-template.ts';
+import { openStorage, type Storage } from '../../src/storage/storage.ts';
+
+describe('query templates', () => {
+  let storage: Storage;
+  before(async () => {
+    storage = await openStorage({ path: ':memory:' });
+    await storage.db
+      .insertInto('data_networks')
+      .values(['alpha', 'bravo', 'charlie', 'delta', 'echo'].map((name) => ({ name })))
+      .execute();
+  });
+  after(() => storage.close());
+
+  const build = (p: { from: string; limit: number }) =>
+    storage.db
+      .selectFrom('data_networks')
+      .select(['id', 'name'])
+      .where('name', '>=', p.from)
+      .where('name', '<>', 'charlie')
+      .orderBy('name')
+      .limit(p.limit);
+
+  it('answers what the built query answers, for each set of values, constants kept', async () => {
+    const run = queryTemplate(['from', 'limit'], build);
+    for (const values of [
+      { from: 'a', limit: 2 },
+      { from: 'c', limit: 10 },
+      { from: 'bravo', limit: 1 },
+      { from: 'z', limit: 3 },
+    ]) {
+      assert.deepEqual(await run(storage.db, values), await build(values).execute(), JSON.stringify(values));
+    }
+  });
+
+  it('runs inside a transaction, seeing its uncommitted rows', async () => {
+    const run = queryTemplate(['from', 'limit'], build);
+    await storage.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('data_networks').values({ name: 'foxtrot' }).execute();
+        const rows = await run(trx, { from: 'f', limit: 5 });
+        assert.deepEqual(
+          rows.map((row) => row.name),
+          ['foxtrot'],
+        );
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    assert.deepEqual(await run(storage.db, { from: 'f', limit: 5 }), []);
+  });
+
+  it('refuses a template that leaves a named value out of its query', async () => {
+    const run = queryTemplate(['from', 'limit'], (p: { from: string; limit: number }) =>
+      storage.db.selectFrom('data_networks').select('name').where('name', '>=', p.from).limit(5),
+    );
+    await assert.rejects(run(storage.db, { from: 'a', limit: 1 }), /parameter limit is not in the query/);
+  });
+});
