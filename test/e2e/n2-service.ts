@@ -7,6 +7,7 @@ import { createNgapMetrics } from '../../src/network/network-metrics.ts';
 import type { GnbConfig } from '../../src/network/simulator/gnb-config.ts';
 import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
 import { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
+import type { N2Transport } from '../../src/network/transport/n2-transport.ts';
 import type { SctpParameters } from '../../src/network/transport/sctp/sctp-config.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import type { TestApp } from '../helpers/test-app.ts';
@@ -53,7 +54,14 @@ export interface N2Service {
   close(): Promise<void>;
 }
 
-export async function startN2Service(options: { sctp?: Partial<SctpParameters> } = {}): Promise<N2Service> {
+export interface N2ServiceOptions {
+  /** SCTP parameters of both udp endpoints (short timers for path failure). */
+  sctp?: Partial<SctpParameters>;
+  /** The AMF on another transport (a system test's `raw`) at this address, instead of udp on loopback. */
+  amfTransport?: { transport: N2Transport; address: string };
+}
+
+export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
   const t = await createTestApp();
   const token = await initialize(t);
   const amfSide = await createUdpTransport({
@@ -61,9 +69,9 @@ export async function startN2Service(options: { sctp?: Partial<SctpParameters> }
     udpPort: 0,
     ...(options.sctp === undefined ? {} : { params: options.sctp }),
   });
-  const amf = { address: '127.0.0.1', port: 38412 };
+  const amf = { address: options.amfTransport?.address ?? '127.0.0.1', port: 38412 };
   const n2 = createN2Service({
-    transport: amfSide.transport,
+    transport: options.amfTransport?.transport ?? amfSide.transport,
     listen: { addresses: [amf.address], port: amf.port },
     identity: DEFAULT_AMF_IDENTITY,
     operatorConfiguration: t.core.ports.operatorConfiguration,
@@ -117,6 +125,7 @@ export async function startN2Service(options: { sctp?: Partial<SctpParameters> }
     },
     async close() {
       await n2.stop();
+      await amfSide.transport.close();
       await ranSide.transport.close();
       await t.close();
     },
