@@ -224,7 +224,7 @@ const jobs = jobsAt >= 0 ? Number(args[jobsAt + 1]) : 2;
 const paths = args.filter((arg, i) => !arg.startsWith('--') && !(jobsAt >= 0 && i === jobsAt + 1));
 const files = testFiles(paths);
 const build = args.includes('--tsx') ? undefined : await buildTests();
-if (build) load = (file) => [build.compiled(file)];
+if (build) load = (file) => ['--enable-source-maps', build.compiled(file)];
 try {
   process.exitCode = times ? await measureTimes(files) : await checkAlone(files, jobs);
 } finally {

@@ -59,7 +59,15 @@ async function main(args: string[]): Promise<number> {
       : groupEntries(build, files, groups);
     const child = spawn(
       process.execPath,
-      ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, ...runnerOptions, ...entries],
+      // Source maps: a failure's stack names the TypeScript file and line, not the compiled copy.
+      [
+        '--enable-source-maps',
+        '--test',
+        '--test-reporter=spec',
+        `--test-concurrency=${concurrency}`,
+        ...runnerOptions,
+        ...entries,
+      ],
       { cwd: ROOT, stdio: 'inherit' },
     );
     return await new Promise<number>((resolve, reject) => {
