@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, DEFAULT_CONFIG, loadConfig } from '../../src/config/config.ts';
+
+describe('N2 and AMF settings (docs/n2.md)', () => {
+  it('defaults: transport auto on 127.0.0.1, SCTP port 38412, UDP port 9899, AMF pmn-amf 1/1/0, capacity 255', () => {
+    assert.deepEqual(loadConfig([], {}).n2, {
+      transport: 'auto',
+      addresses: ['127.0.0.1'],
+      port: 38412,
+      udpPort: 9899,
+      amf: { name: 'pmn-amf', regionId: 1, setId: 1, pointer: 0, relativeCapacity: 255 },
+    });
+    assert.deepEqual(loadConfig([], {}).n2, DEFAULT_CONFIG.n2);
+  });
+
+  it('reads the file, then PMN_* variables, then flags, each overriding the one before', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pmn-config-'));
+    try {
+      const path = join(dir, 'config.yaml');
+      writeFileSync(
+        path,
+        [
+          'n2_transport: udp',
+          'n2_addresses: [10.0.0.1, "::1"]',
+          'n2_port: 38413',
+          'n2_udp_port: 9900',
+          'amf_name: amf.example',
+          'amf_region_id: 2',
+          'amf_set_id: 1023',
+          'amf_pointer: 63',
+          'amf_relative_capacity: 10',
+        ].join('\n'),
+      );
+      assert.deepEqual(loadConfig(['--config', path], {}).n2, {
+        transport: 'udp',
+        addresses: ['10.0.0.1', '::1'],
+        port: 38413,
+        udpPort: 9900,
+        amf: { name: 'amf.example', regionId: 2, setId: 1023, pointer: 63, relativeCapacity: 10 },
+      });
+      const env = {
+        PMN_N2_TRANSPORT: 'raw',
+        PMN_N2_ADDRESSES: '192.0.2.1, 192.0.2.2',
+        PMN_AMF_NAME: 'from env',
+      };
+      const fromEnv = loadConfig(['--config', path], env).n2;
+      assert.deepEqual(
+        [fromEnv.transport, fromEnv.addresses, fromEnv.amf.name, fromEnv.port],
+        ['raw', ['192.0.2.1', '192.0.2.2'], 'from env', 38413],
+      );
+      const fromFlags = loadConfig(
+        ['--config', path, '--n2-transport', 'kernel', '--amf-pointer', '5', '--n2-port', '0'],
+        env,
+      ).n2;
+      assert.deepEqual([fromFlags.transport, fromFlags.amf.pointer, fromFlags.port], ['kernel', 5, 0]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses values NGAP cannot carry, naming the setting', () => {
+    const refused: [Record<string, string>, RegExp][] = [
+      [{ PMN_N2_TRANSPORT: 'sctp' }, /n2_transport must be one of auto, kernel, raw, udp, off/],
+      [{ PMN_N2_ADDRESSES: 'localhost' }, /n2_addresses must be one or more IP addresses/],
+      [{ PMN_N2_PORT: '65536' }, /n2_port must be an integer in 0\.\.65535/],
+      [{ PMN_AMF_REGION_ID: '256' }, /amf_region_id must be an integer in 0\.\.255/],
+      [{ PMN_AMF_SET_ID: '1024' }, /amf_set_id must be an integer in 0\.\.1023/],
+      [{ PMN_AMF_POINTER: '-1' }, /amf_pointer must be an integer in 0\.\.63/],
+      [{ PMN_AMF_RELATIVE_CAPACITY: '1.5' }, /amf_relative_capacity must be an integer in 0\.\.255/],
+      [{ PMN_AMF_NAME: 'amf_1' }, /AMF name must be 1 to 150 characters/],
+    ];
+    for (const [env, message] of refused) {
+      assert.throws(
+        () => loadConfig([], env),
+        (error: unknown) => error instanceof ConfigError && message.test(error.message),
+      );
+    }
+  });
+});
