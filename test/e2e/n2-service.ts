@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { systemTimers } from '../../src/clock.ts';
-import { DEFAULT_AMF_IDENTITY } from '../../src/network/amf/amf-identity.ts';
+import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { createN2Service } from '../../src/network/amf/n2-service.ts';
-import { decodeNgapEvent } from '../../src/network/amf/ngap-event-decoder.ts';
 import { createNgapMetrics } from '../../src/network/network-metrics.ts';
 import type { GnbConfig } from '../../src/network/simulator/gnb-config.ts';
 import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
 import { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
-import type { N2Transport } from '../../src/network/transport/n2-transport.ts';
+import type { TransportAddress } from '../../src/network/transport/n2-transport.ts';
+import { NGAP_PORT } from '../../src/network/transport/n2-transport.ts';
 import type { SctpParameters } from '../../src/network/transport/sctp/sctp-config.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import type { TestApp } from '../helpers/test-app.ts';
@@ -15,12 +15,12 @@ import { createTestApp, initialize } from '../helpers/test-app.ts';
 import { tshark } from '../helpers/tshark.ts';
 
 /**
- * The real service for end-to-end N2 tests: `createCore` and the HTTP app (createTestApp), the AMF's
- * N2 service on the `udp` transport (userland SCTP over UDP on loopback, an ephemeral UDP port), and a
- * RAN-side udp endpoint that simulated gNBs share. Assertions go through the management API.
+ * The real service for end-to-end N2 tests: `createCore` and the HTTP app (createTestApp), the AMF's N2
+ * as main.ts wires it (`createN2` on the `udp` transport, ephemeral SCTP and UDP ports, loopback), and
+ * a RAN-side udp endpoint that simulated gNBs share. Assertions go through the management API.
  *
- * The N2 service is composed here from the core's ports, as the AMF's wiring does in main: when the
- * core starts N2 itself with a udp listener on an ephemeral port, this harness should use that instead.
+ * `createN2` takes no SCTP parameters, so a test that needs short SCTP timers (path failure) gets the
+ * AMF's N2 service composed here the same way on a udp endpoint made with them.
  */
 
 /** The first-start operator (network-defaults.ts): PLMN 001-01, TAC 000001, slice SST 1. */
@@ -40,7 +40,7 @@ export interface N2Service {
   t: TestApp;
   token: string;
   /** The AMF's SCTP address. */
-  amf: { address: string; port: number };
+  amf: TransportAddress;
   /** A simulated node on the shared RAN endpoint (not yet connected). */
   gnb(config: GnbConfig): SimulatedGnb;
   /** GET with the admin's token; asserts 200 and returns `result`. */
@@ -57,38 +57,53 @@ export interface N2Service {
 export interface N2ServiceOptions {
   /** SCTP parameters of both udp endpoints (short timers for path failure). */
   sctp?: Partial<SctpParameters>;
-  /** The AMF on another transport (a system test's `raw`) at this address, instead of udp on loopback. */
-  amfTransport?: { transport: N2Transport; address: string };
+  /** The AMF on the `raw` transport at this address and port 38412 (a system test), instead of udp. */
+  raw?: { address: string };
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
   const t = await createTestApp();
   const token = await initialize(t);
-  const amfSide = await createUdpTransport({
-    addresses: ['127.0.0.1'],
-    udpPort: 0,
-    ...(options.sctp === undefined ? {} : { params: options.sctp }),
-  });
-  const amf = { address: options.amfTransport?.address ?? '127.0.0.1', port: 38412 };
-  const n2 = createN2Service({
-    transport: options.amfTransport?.transport ?? amfSide.transport,
-    listen: { addresses: [amf.address], port: amf.port },
-    identity: DEFAULT_AMF_IDENTITY,
-    operatorConfiguration: t.core.ports.operatorConfiguration,
-    configurationEvents: t.core.ports.configurationEvents,
-    state: t.core.networkState,
-    records: t.core.records.ingestion,
-    metrics: createNgapMetrics(t.core.metrics),
-    logger: t.core.logger,
-    timers: systemTimers,
-  });
-  // main registers the NGAP decoder for the `decoded` view of radio events (network.md section 3).
-  t.core.records.decoders.register('NGAP', decodeNgapEvent);
-  await n2.start();
+  let amf: TransportAddress;
+  let udpPort: number;
+  let stopN2: () => Promise<void>;
+  if (options.sctp === undefined) {
+    const n2 = createN2(t.core, {
+      ...DEFAULT_N2_SETTINGS,
+      transport: options.raw === undefined ? 'udp' : 'raw',
+      addresses: [options.raw?.address ?? '127.0.0.1'],
+      port: options.raw === undefined ? 0 : NGAP_PORT,
+      udpPort: 0,
+    });
+    await n2.start();
+    const endpoint = n2.endpoint();
+    assert.ok(endpoint?.local[0]);
+    amf = endpoint.local[0];
+    udpPort = endpoint.udpPort ?? 0;
+    stopN2 = () => n2.stop();
+  } else {
+    const amfSide = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0, params: options.sctp });
+    const n2 = createN2Service({
+      transport: amfSide.transport,
+      listen: { addresses: ['127.0.0.1'], port: NGAP_PORT },
+      identity: DEFAULT_N2_SETTINGS.amf,
+      operatorConfiguration: t.core.ports.operatorConfiguration,
+      configurationEvents: t.core.ports.configurationEvents,
+      state: t.core.networkState,
+      records: t.core.records.ingestion,
+      metrics: createNgapMetrics(t.core.metrics),
+      logger: t.core.logger,
+      timers: systemTimers,
+    });
+    await n2.start();
+    amf = { address: '127.0.0.1', port: NGAP_PORT };
+    udpPort = amfSide.link.port;
+    stopN2 = () => n2.stop();
+  }
   const ranSide = await createUdpTransport({
     addresses: ['127.0.0.1'],
     udpPort: 0,
-    peerUdpPort: amfSide.link.port,
+    peerUdpPort: udpPort,
     ...(options.sctp === undefined ? {} : { params: options.sctp }),
   });
   const received: NgapExchange[] = [];
@@ -124,8 +139,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       ranSide.link.onPacket(() => undefined);
     },
     async close() {
-      await n2.stop();
-      await amfSide.transport.close();
+      await stopN2();
       await ranSide.transport.close();
       await t.close();
     },
