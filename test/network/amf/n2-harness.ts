@@ -1,4 +1,4 @@
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { createConfigurationEvents } from '../../../src/core/configuration-events.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/amf-identity.ts';
@@ -58,7 +58,13 @@ export interface Harness {
 
 /** The N2 service on the fake transport, with in-memory records and a manual clock. */
 export async function createHarness(
-  options: { identity?: AmfIdentity; ue?: UeSignalling; operator?: Partial<OperatorConfiguration> } = {},
+  options: {
+    identity?: AmfIdentity;
+    ue?: UeSignalling;
+    operator?: Partial<OperatorConfiguration>;
+    /** Silent unless a test reads the logs. */
+    logger?: Logger;
+  } = {},
 ): Promise<Harness> {
   const network = new FakeN2Network();
   const clock = manualClock();
@@ -80,7 +86,7 @@ export async function createHarness(
       recordRadioLog: (log) => radioLogs.push(log) > 0,
     },
     metrics: createNgapMetrics(metrics),
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     timers: clock,
     ...(options.ue === undefined ? {} : { ue: options.ue }),
   });
