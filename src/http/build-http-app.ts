@@ -44,6 +44,7 @@ import type { Permission } from './permissions.ts';
 import { installSecurityHeaders } from './security-headers.ts';
 import { buildSerializer } from './serialization.ts';
 import { validatorCompiler } from './validation.ts';
+import { installWebUi } from './web-ui.ts';
 
 export interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer };
@@ -108,6 +109,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   installErrorHandling(root);
   installSecurityHeaders(root, { tls: options.tls !== undefined });
   installAuthentication(root, identity.authenticator);
+  installWebUi(root);
   await installOpenApi(root, core.version);
   installHttpMetrics(root, core.metrics);
   // The access line costs a few µs a request, so the hook exists only when its level is on.
