@@ -24,45 +24,62 @@ const QUAY = nrCell('000000102');
 const QUAY_POINT = { lat: 53.54, lon: 9.98 };
 
 const secretKey = randomBytes(32);
-const clock = manualClock();
 let dir: string;
-let database: string;
+let databases = 0;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'pmn-positioning-'));
-  database = join(dir, 'core.db');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const start = () => createTestApp({ database, secretKey, clock, timers: clock });
+type ManualClock = ReturnType<typeof manualClock>;
 
-async function advance(t: TestApp, ms: number): Promise<void> {
+async function advance(t: TestApp, clock: ManualClock, ms: number): Promise<void> {
   clock.advance(ms);
   await t.positioning.settled();
 }
 
-describe('positioning sessions across a restart', () => {
-  let periodic: string;
-  let triggered: string;
-  let orphaned: string;
+/**
+ * A service that ran on a database file of its own and stopped: subscriber 1, in the harbour cell, has a
+ * periodic (every 10 s) and a triggered session, subscriber 2 a periodic one; it closed 4 s into the
+ * periodic rhythm. `start` starts it again on the same file and clock.
+ */
+async function stoppedWithSessions() {
+  const clock = manualClock();
+  const database = join(dir, `core-${++databases}.db`);
+  const start = () => createTestApp({ database, secretKey, clock, timers: clock });
+  const t = await start();
+  const token = await initialize(t);
+  for (const n of [1, 2]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
+  await provisionCell(t, token, HARBOUR, { latitude: 53.5461, longitude: 9.9661 });
+  await provisionCell(t, token, QUAY, { latitude: QUAY_POINT.lat, longitude: QUAY_POINT.lon });
+  connectIn(t, 1, HARBOUR);
+  const periodic = await openSession(t, token, {
+    request_type: 'periodic',
+    supi: supi(1),
+    interval_seconds: 10,
+  });
+  const triggered = await openSession(t, token, { request_type: 'triggered', supi: supi(1) });
+  const orphaned = await openSession(t, token, {
+    request_type: 'periodic',
+    supi: supi(2),
+    interval_seconds: 10,
+  });
+  await advance(t, clock, 4000);
+  const timersBeforeClose = clock.pendingTimers();
+  await t.close();
+  return { clock, database, start, periodic, triggered, orphaned, timersBeforeClose };
+}
 
+describe('positioning sessions across a restart', () => {
   it('stops every timer when the app closes', async () => {
-    const t = await start();
-    const token = await initialize(t);
-    for (const n of [1, 2]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
-    await provisionCell(t, token, HARBOUR, { latitude: 53.5461, longitude: 9.9661 });
-    await provisionCell(t, token, QUAY, { latitude: QUAY_POINT.lat, longitude: QUAY_POINT.lon });
-    connectIn(t, 1, HARBOUR);
-    periodic = await openSession(t, token, { request_type: 'periodic', supi: supi(1), interval_seconds: 10 });
-    triggered = await openSession(t, token, { request_type: 'triggered', supi: supi(1) });
-    orphaned = await openSession(t, token, { request_type: 'periodic', supi: supi(2), interval_seconds: 10 });
-    await advance(t, 4000);
-    assert.equal(clock.pendingTimers(), 2);
-    await t.close();
-    assert.equal(clock.pendingTimers(), 0);
+    const stopped = await stoppedWithSessions();
+    assert.equal(stopped.timersBeforeClose, 2);
+    assert.equal(stopped.clock.pendingTimers(), 0);
   });
 
   it('restores the active sessions at start, keeping the periodic rhythm', async () => {
+    const { clock, database, start, periodic, triggered, orphaned } = await stoppedWithSessions();
     // While the process was stopped, subscriber 2 went (as another process sharing the file would do).
     const file = new SQLite(database);
     file.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(2));
@@ -80,9 +97,9 @@ describe('positioning sessions across a restart', () => {
       connectIn(t, 1, QUAY);
       await t.positioning.settled();
       assert.deepEqual(await lastPoint(t, token, triggered), QUAY_POINT, 'triggered by the new cell');
-      await advance(t, 5999);
+      await advance(t, clock, 5999);
       assert.notDeepEqual(await lastPoint(t, token, periodic), QUAY_POINT, 'not before its time');
-      await advance(t, 1);
+      await advance(t, clock, 1);
       assert.deepEqual(await lastPoint(t, token, periodic), QUAY_POINT, '10 s after the last evaluation');
     } finally {
       await t.close();
@@ -90,13 +107,14 @@ describe('positioning sessions across a restart', () => {
   });
 
   it('catches up at once on an evaluation missed while stopped', async () => {
+    const { clock, start, periodic } = await stoppedWithSessions();
     clock.advance(3_600_000);
     const t = await start();
     try {
       const token = await login(t, ADMIN.email, ADMIN.password);
       connectIn(t, 1, HARBOUR);
       const before = (await session(t, token, periodic)).updated_at;
-      await advance(t, 0);
+      await advance(t, clock, 0);
       const evaluated = await session(t, token, periodic);
       assert.ok(evaluated.updated_at > before, 'evaluated at start');
       assert.equal(evaluated.last_result?.locationEstimate.point.lat, 53.5461);
@@ -108,6 +126,7 @@ describe('positioning sessions across a restart', () => {
 
 describe('positioning sessions across a restore', () => {
   it('follows the restored database: its active sessions run, the others stop', async () => {
+    const clock = manualClock();
     const t = await createTestApp({ database: join(dir, 'restore.db'), secretKey, clock, timers: clock });
     try {
       const token = await initialize(t);
@@ -139,7 +158,7 @@ describe('positioning sessions across a restore', () => {
       assert.equal(t.positioning.pendingTimers, 1, 'the restored session’s timer only');
 
       connectIn(t, 1, QUAY);
-      await advance(t, 10_000);
+      await advance(t, clock, 10_000);
       assert.deepEqual(await lastPoint(t, token, kept), QUAY_POINT);
     } finally {
       await t.close();
