@@ -2,7 +2,8 @@
 # Run:   docker run -d --name pmn-core -p 5002:5002 -v pmn-data:/data pmn-core
 # See docs/operations.md (this file has not been built on the project's machines: they run no Docker engine).
 
-ARG NODE_VERSION=24
+# 24.18.1: better-sqlite3 12 built against later Node 24 headers aborts (docs/decisions.md, 17).
+ARG NODE_VERSION=24.18.1
 
 # Stage 1: production dependencies, the native addon (native/: raw IP sockets, kernel SCTP) and the bundled
 # service (dist/, by `npm ci`'s prepare step), with the toolchain they need (the addon always; better-sqlite3
