@@ -112,10 +112,11 @@ describe('POST /api/v1/subscribers/import', () => {
   });
 
   it('answers 409 when the only fault is IMSIs that already exist', async () => {
-    const response = await importJson([newSubscriber(400), newSubscriber(100)]);
+    // Subscriber 1 exists from the start (before).
+    const response = await importJson([newSubscriber(400), newSubscriber(1)]);
     assert.equal(
       errorOf(response, 409),
-      `1 of 2 rows cannot be imported, so none was: row 2: subscriber ${imsi(100)} already exists`,
+      `1 of 2 rows cannot be imported, so none was: row 2: subscriber ${imsi(1)} already exists`,
     );
     const read = await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(400)}`, token });
     assert.equal(read.statusCode, 404);
