@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { imsi, newSubscriber } from '../helpers/network.ts';
 import { createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
 
-// Deep pages of a list longer than one walk of the list positions (16,384 rows): the anchors are filled
+// Deep pages of a list longer than one walk of the list positions (8,192 rows): the anchors are filled
 // by several walks, between which other requests run, and every page must equal what a plain ORDER BY
 // with OFFSET gives on the same table.
 const SUBSCRIBERS = 40_000;

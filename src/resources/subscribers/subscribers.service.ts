@@ -60,8 +60,8 @@ const PROFILE_GONE = 'the profile was deleted meanwhile; retry';
 
 /** One anchor every this many subscribers: about 4,000 anchors for 1,000,000 subscribers. */
 const LIST_ANCHOR_SPACING = 256;
-/** Rows read by one walk that fills anchors (64 index seeks): a few milliseconds of the event loop. */
-const LIST_WALK_ROWS = 16_384;
+/** Rows read by one walk that fills anchors (32 index seeks): a few milliseconds of the event loop. */
+const LIST_WALK_ROWS = 8_192;
 /** Rounds in a row that got no closer to a page (our writes kept landing): then plain OFFSET. */
 const MAX_STALLED_ROUNDS = 8;
 
