@@ -15,13 +15,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import pino from 'pino';
-import { systemTimers } from '../src/clock.ts';
 import { createCore } from '../src/core/create-core.ts';
+import { createN2, DEFAULT_N2_SETTINGS } from '../src/core/n2.wiring.ts';
 import { buildHttpApp } from '../src/http/build-http-app.ts';
-import { DEFAULT_AMF_IDENTITY } from '../src/network/amf/amf-identity.ts';
-import { createN2Service } from '../src/network/amf/n2-service.ts';
-import { decodeNgapEvent } from '../src/network/amf/ngap-event-decoder.ts';
-import { createNgapMetrics } from '../src/network/network-metrics.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../src/network/ngap/ngap-codec.ts';
 import { bits, plmnIdentity } from '../src/network/ngap/ngap-values.ts';
 import { bringUp, createFleet } from '../src/network/simulator/gnb-fleet.ts';
@@ -40,7 +36,7 @@ const AMF = { address: '127.0.0.1', port: 38412 };
 
 /** Child: the service (createCore, HTTP app, the AMF's N2 on udp) or the bare responder. */
 async function serve(kind: string): Promise<void> {
-  const { transport, link } = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+  let udpPort: number | undefined;
   let radios: () => number;
   let stop: () => Promise<void>;
   if (kind === 'service') {
@@ -61,20 +57,16 @@ async function serve(kind: string): Promise<void> {
       payload: { email: 'admin@example.com', password: 'admin-password' },
     });
     if (init.statusCode !== 201) throw new Error(`init failed: ${init.body}`);
-    core.records.decoders.register('NGAP', decodeNgapEvent);
-    const n2 = createN2Service({
-      transport,
-      listen: { addresses: [AMF.address], port: AMF.port },
-      identity: DEFAULT_AMF_IDENTITY,
-      operatorConfiguration: core.ports.operatorConfiguration,
-      configurationEvents: core.ports.configurationEvents,
-      state: core.networkState,
-      records: core.records.ingestion,
-      metrics: createNgapMetrics(core.metrics),
-      logger: core.logger,
-      timers: systemTimers,
+    // The AMF's N2 as main.ts adds it, on the udp transport.
+    const n2 = createN2(core, {
+      ...DEFAULT_N2_SETTINGS,
+      transport: 'udp',
+      addresses: [AMF.address],
+      port: AMF.port,
+      udpPort: 0,
     });
     await n2.start();
+    udpPort = n2.endpoint()?.udpPort;
     radios = () => core.networkState.radios().length;
     stop = async () => {
       await n2.stop();
@@ -82,6 +74,8 @@ async function serve(kind: string): Promise<void> {
       await rm(dir, { recursive: true, force: true });
     };
   } else {
+    const { transport, link } = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+    udpPort = link.port;
     const answer = encodeNgapPdu({
       choice: 'successfulOutcome',
       value: {
@@ -140,7 +134,7 @@ async function serve(kind: string): Promise<void> {
       await transport.close();
     };
   }
-  process.stdout.write(`${JSON.stringify({ udpPort: link.port })}\n`);
+  process.stdout.write(`${JSON.stringify({ udpPort })}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
     if (line === 'radios') process.stdout.write(`${JSON.stringify({ radios: radios() })}\n`);
     if (line === 'stop') break;

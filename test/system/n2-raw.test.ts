@@ -10,7 +10,6 @@ import {
   loadNativeAddon,
   rawSocketSupport,
 } from '../../src/network/transport/native/native-addon.ts';
-import { createRawTransport } from '../../src/network/transport/raw/raw-transport.ts';
 import type { N2Service } from '../e2e/n2-service.ts';
 import { startN2Service } from '../e2e/n2-service.ts';
 
@@ -58,8 +57,7 @@ describe(
       await run('ip', ['-n', NS, 'addr', 'add', `${RAN}/24`, 'dev', 'eth0']);
       await run('ip', ['-n', NS, 'link', 'set', 'eth0', 'up']);
       await run('ip', ['-n', NS, 'link', 'set', 'lo', 'up']);
-      const { transport } = createRawTransport({ addon: load.addon, addresses: [AMF] });
-      s = await startN2Service({ amfTransport: { transport, address: AMF } });
+      s = await startN2Service({ raw: { address: AMF } });
     });
 
     after(async () => {
