@@ -78,6 +78,8 @@ export default tseslint.config(
       'dist/',
       '.cache/',
       'src/network/*/generated/',
+      // The API client's types: written by ui/scripts/api-schema.ts, checked by test/ui/api-schema.test.ts.
+      'ui/src/api/schema.d.ts',
     ],
   },
   js.configs.recommended,

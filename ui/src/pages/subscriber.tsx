@@ -1,0 +1,135 @@
+import { Alert, Button, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'react-router';
+import { api, result } from '../api/client.ts';
+import { useMe } from '../auth/use-me.ts';
+import { ErrorAlert } from '../components/error-alert.tsx';
+
+function Field({ label, value }: { label: string; value: string | number | undefined }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text>{value === undefined || value === '' ? '—' : value}</Text>
+    </div>
+  );
+}
+
+export function SubscriberPage() {
+  const { imsi = '' } = useParams();
+  const me = useMe();
+  const subscriber = useQuery({
+    queryKey: ['subscribers', imsi],
+    queryFn: () => result(api.GET('/api/v1/subscribers/{imsi}', { params: { path: { imsi } } })),
+    refetchInterval: 10_000,
+  });
+  // Each reveal is a request the service writes to the audit log: never cached, never automatic.
+  const credentials = useMutation({
+    mutationFn: () =>
+      result(api.GET('/api/v1/subscribers/{imsi}/credentials', { params: { path: { imsi } } })),
+  });
+  const data = subscriber.data;
+  return (
+    <Stack>
+      <Text size="sm">
+        <Link to="/subscribers">Subscribers</Link> / {imsi}
+      </Text>
+      <Title order={1} size="h3">
+        Subscriber {imsi}
+      </Title>
+      <ErrorAlert error={subscriber.error} />
+      {data && (
+        <>
+          <Card withBorder>
+            <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
+              <Field label="Profile" value={data.profile_name} />
+              <Field label="Registered" value={data.status.registered ? 'yes' : 'no'} />
+              <Field label="Radio access" value={data.status.radio_access_types.join(', ')} />
+              <Field label="IMEI" value={data.status.imei} />
+              <Field label="Last seen" value={data.status.last_seen_at} />
+              <Field label="Last radio" value={data.status.last_seen_radio} />
+              <Field label="Ciphering" value={data.status.ciphering_algorithm} />
+              <Field label="Integrity" value={data.status.integrity_algorithm} />
+            </SimpleGrid>
+          </Card>
+          <Title order={2} size="h4">
+            Sessions
+          </Title>
+          {data.sessions.length === 0 ? (
+            <Text c="dimmed">No sessions.</Text>
+          ) : (
+            <Table.ScrollContainer minWidth={600}>
+              <Table>
+                <Table.Thead>
+                  <Table.Tr>
+                    <Table.Th>ID</Table.Th>
+                    <Table.Th>Data network</Table.Th>
+                    <Table.Th>Slice</Table.Th>
+                    <Table.Th>IPv4</Table.Th>
+                    <Table.Th>AMBR up/down</Table.Th>
+                  </Table.Tr>
+                </Table.Thead>
+                <Table.Tbody>
+                  {data.sessions.map((session) => (
+                    <Table.Tr key={session.id}>
+                      <Table.Td>{session.id}</Table.Td>
+                      <Table.Td>{session.data_network}</Table.Td>
+                      <Table.Td>
+                        {session.slice.sst}
+                        {session.slice.sd ? `/${session.slice.sd}` : ''}
+                      </Table.Td>
+                      <Table.Td>{session.ipv4_address}</Table.Td>
+                      <Table.Td>
+                        {session.ambr_uplink} / {session.ambr_downlink}
+                      </Table.Td>
+                    </Table.Tr>
+                  ))}
+                </Table.Tbody>
+              </Table>
+            </Table.ScrollContainer>
+          )}
+          {me?.can.readCredentials && (
+            <Card withBorder>
+              <Stack>
+                <Title order={2} size="h4">
+                  Credentials
+                </Title>
+                <Text size="sm">
+                  Revealing the key and OPc writes an entry in the audit log under your name.
+                </Text>
+                {credentials.data ? (
+                  <Alert color="yellow" title="Credentials">
+                    <Stack gap={4}>
+                      <Text>
+                        Key: <Code>{credentials.data.key}</Code>
+                      </Text>
+                      <Text>
+                        OPc: <Code>{credentials.data.opc}</Code>
+                      </Text>
+                      <Text>
+                        Sequence number: <Code>{credentials.data.sequenceNumber}</Code>
+                      </Text>
+                    </Stack>
+                  </Alert>
+                ) : (
+                  <Group>
+                    <Button
+                      variant="outline"
+                      color="orange"
+                      loading={credentials.isPending}
+                      onClick={() => credentials.mutate()}
+                    >
+                      Reveal credentials
+                    </Button>
+                  </Group>
+                )}
+                <ErrorAlert error={credentials.error} />
+              </Stack>
+            </Card>
+          )}
+        </>
+      )}
+    </Stack>
+  );
+}

@@ -1,0 +1,198 @@
+import { Badge, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { ApiError, api, result } from '../api/client.ts';
+import { useMe } from '../auth/use-me.ts';
+import { ErrorAlert } from '../components/error-alert.tsx';
+import { fieldOfError } from '../components/field-error.ts';
+import { Pager } from '../components/pager.tsx';
+
+const PER_PAGE = 25;
+const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
+
+function CreateSubscriber({ onDone }: { onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const profiles = useQuery({
+    queryKey: ['profiles', 'names'],
+    queryFn: () => result(api.GET('/api/v1/profiles')),
+  });
+  const [values, setValues] = useState({
+    imsi: '',
+    key: '',
+    sequenceNumber: '000000000001',
+    profile_name: '',
+    opc: '',
+  });
+  const create = useMutation({
+    mutationFn: () =>
+      result(
+        api.POST('/api/v1/subscribers', {
+          body: { ...values, opc: values.opc === '' ? undefined : values.opc },
+        }),
+      ),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['subscribers'] });
+      onDone();
+    },
+  });
+  const message = create.error instanceof ApiError ? create.error.message : undefined;
+  const errorField = message === undefined ? undefined : fieldOfError(message, FIELDS);
+  const errorOf = (field: string) => (errorField === field ? message : undefined);
+  const input = (field: (typeof FIELDS)[number]) => ({
+    value: values[field],
+    error: errorOf(field),
+    onChange: (event: { currentTarget: { value: string } }) =>
+      setValues({ ...values, [field]: event.currentTarget.value }),
+  });
+  return (
+    <form
+      onSubmit={(event: FormEvent) => {
+        event.preventDefault();
+        create.mutate();
+      }}
+    >
+      <Stack>
+        <TextInput
+          label="IMSI"
+          description="15 digits, starting with the operator's MCC and MNC"
+          required
+          {...input('imsi')}
+        />
+        <TextInput label="Key (K)" description="32 hexadecimal characters" required {...input('key')} />
+        <TextInput
+          label="Sequence number"
+          description="12 hexadecimal characters"
+          required
+          {...input('sequenceNumber')}
+        />
+        <Select
+          label="Profile"
+          required
+          data={profiles.data?.map((profile) => profile.name) ?? []}
+          value={values.profile_name || null}
+          error={errorOf('profile_name')}
+          onChange={(name) => setValues({ ...values, profile_name: name ?? '' })}
+        />
+        <TextInput
+          label="OPc"
+          description="Optional: derived from the operator's OP and the key when empty"
+          {...input('opc')}
+        />
+        {errorField === undefined && <ErrorAlert error={create.error} title="Not created" />}
+        <Button type="submit" loading={create.isPending}>
+          Create subscriber
+        </Button>
+      </Stack>
+    </form>
+  );
+}
+
+export function SubscribersPage() {
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [radio, setRadio] = useState('');
+  const [dataNetwork, setDataNetwork] = useState('');
+  const [creating, creatingModal] = useDisclosure();
+  const query = {
+    page,
+    per_page: PER_PAGE,
+    ...(radio && { radio }),
+    ...(dataNetwork && { data_network: dataNetwork }),
+  };
+  const list = useQuery({
+    queryKey: ['subscribers', query],
+    queryFn: () => result(api.GET('/api/v1/subscribers', { params: { query } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 10_000,
+  });
+  const remove = useMutation({
+    mutationFn: (imsi: string) =>
+      result(api.DELETE('/api/v1/subscribers/{imsi}', { params: { path: { imsi } } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscribers'] }),
+  });
+  const filter = (set: (value: string) => void) => (event: { currentTarget: { value: string } }) => {
+    set(event.currentTarget.value.trim());
+    setPage(1);
+  };
+
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1} size="h3">
+          Subscribers
+        </Title>
+        {me?.can.writeNetwork && <Button onClick={creatingModal.open}>New subscriber</Button>}
+      </Group>
+      <Group>
+        <TextInput
+          label="Radio"
+          placeholder="served by radio (name)"
+          value={radio}
+          onChange={filter(setRadio)}
+        />
+        <TextInput
+          label="Data network"
+          placeholder="with a session on"
+          value={dataNetwork}
+          onChange={filter(setDataNetwork)}
+        />
+      </Group>
+      <ErrorAlert error={list.error ?? remove.error} />
+      <Table.ScrollContainer minWidth={600}>
+        <Table striped highlightOnHover>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>IMSI</Table.Th>
+              <Table.Th>Profile</Table.Th>
+              <Table.Th>Status</Table.Th>
+              <Table.Th>Sessions</Table.Th>
+              {me?.can.writeNetwork && <Table.Th aria-label="Actions" />}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.data?.items.map((subscriber) => (
+              <Table.Tr key={subscriber.imsi}>
+                <Table.Td>
+                  <Link to={`/subscribers/${subscriber.imsi}`}>{subscriber.imsi}</Link>
+                </Table.Td>
+                <Table.Td>{subscriber.profile_name}</Table.Td>
+                <Table.Td>
+                  {subscriber.status.registered ? (
+                    <Badge color="green">registered {subscriber.status.radio_access_types.join(', ')}</Badge>
+                  ) : (
+                    <Badge color="gray">not registered</Badge>
+                  )}
+                </Table.Td>
+                <Table.Td>{subscriber.status.num_sessions}</Table.Td>
+                {me?.can.writeNetwork && (
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="subtle"
+                      color="red"
+                      aria-label={`Delete subscriber ${subscriber.imsi}`}
+                      onClick={() => {
+                        if (window.confirm(`Delete subscriber ${subscriber.imsi}?`))
+                          remove.mutate(subscriber.imsi);
+                      }}
+                    >
+                      Delete
+                    </Button>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+      {list.data?.items.length === 0 && <Text c="dimmed">No subscribers match.</Text>}
+      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total_count} onChange={setPage} />}
+      <Modal opened={creating} onClose={creatingModal.close} title="New subscriber">
+        <CreateSubscriber onDone={creatingModal.close} />
+      </Modal>
+    </Stack>
+  );
+}
