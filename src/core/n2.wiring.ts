@@ -11,6 +11,7 @@ import {
 import type { N2Settings } from '../network/amf/n2-settings.ts';
 import type { AssociationTiming } from '../network/amf/ngap-association.ts';
 import type { UeSignalling } from '../network/amf/ue-signalling.ts';
+import type { SctpParameters } from '../network/transport/sctp/sctp-config.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -68,6 +69,8 @@ export function createN2(
     ue?: UeSignalling;
     timing?: Partial<AssociationTiming>;
     host?: HostSupport;
+    /** RFC 9260 parameters of the userland SCTP (`raw`, `udp`), e.g. short timers for a path-failure test. */
+    sctp?: Partial<SctpParameters>;
   } = {},
 ): N2Component {
   const { logger } = core;
@@ -89,6 +92,7 @@ export function createN2(
       const opened = await openN2Transport(choice, {
         addresses: settings.addresses,
         udpPort: settings.udpPort,
+        ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
       });
       const started = createN2Service({
         transport: opened.transport,

@@ -9,6 +9,7 @@ import {
 } from '../transport/native/native-addon.ts';
 import type { N2Transport } from '../transport/n2-transport.ts';
 import { createRawTransport } from '../transport/raw/raw-transport.ts';
+import type { SctpParameters } from '../transport/sctp/sctp-config.ts';
 import { createUdpTransport } from '../transport/udp/udp-transport.ts';
 
 /** The `n2_transport` setting: one of the three, or `auto` (kernel, else raw), or `off`. */
@@ -90,9 +91,17 @@ export interface OpenedTransport {
 /** Opens the chosen transport on the listen addresses. */
 export async function openN2Transport(
   choice: Exclude<TransportChoice, { use: 'none' }>,
-  options: { addresses: readonly string[]; udpPort: number; clock?: Clock; timers?: Timers },
+  options: {
+    addresses: readonly string[];
+    udpPort: number;
+    clock?: Clock;
+    timers?: Timers;
+    /** RFC 9260 protocol parameters of the userland stack (`raw`, `udp`): RTO, Path.Max.Retrans, ... */
+    sctp?: Partial<SctpParameters>;
+  },
 ): Promise<OpenedTransport> {
   const time = {
+    ...(options.sctp === undefined ? {} : { params: options.sctp }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.timers === undefined ? {} : { timers: options.timers }),
   };
