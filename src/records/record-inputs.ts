@@ -1,3 +1,4 @@
+import { RADIO_ID_PATTERN } from '../network/radio-id.ts';
 import { DAY_MS } from '../validation/calendar-date.ts';
 import { canonicalIp } from '../validation/ip-address.ts';
 import type { Insertable } from 'kysely';
@@ -86,7 +87,8 @@ export interface UsageIncrement {
 }
 
 const IMSI = /^\d{15}$/;
-const RAN_ID = /^\d{3}:\d{2,3}:[0-9a-f]{1,8}$/;
+// A radio's id (ng-eNB ids with their prefix), or its address before NG Setup names it (network.md 2, 4).
+const RAN_ID = new RegExp(RADIO_ID_PATTERN);
 const NAME_MAX = 128;
 
 function fail(what: string): never {

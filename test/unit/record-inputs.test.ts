@@ -32,6 +32,11 @@ describe('record inputs', () => {
     assert.deepEqual([row.source_ip, row.destination_ip], ['2001:db8::1', '8.8.8.8']);
   });
 
+  it("accepts a radio log for a gNB id, an ng-eNB's prefixed id, and an address before NG Setup", () => {
+    for (const ranId of ['001:01:000001', '001:01:macro-00abc', '10.0.0.7:38412', '[2001:db8::7]:38412'])
+      assert.equal(radioLogRow(radioLog({ ranId }), NOW).ran_id, ranId);
+  });
+
   it('counts usage in the UTC day it happened', () => {
     const late = usageIncrement({ imsi: '001010000000001', uplinkBytes: 1, downlinkBytes: 2, at: NOW }, 0);
     assert.equal(late.day, Date.parse('2026-11-22T00:00:00.000Z'));
