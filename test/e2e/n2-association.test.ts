@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { gnbConfig, startN2Service } from './n2-service.ts';
+import { after, describe, it } from 'node:test';
+import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
+import { assertTsharkAgrees, gnbConfig, startN2Service } from './n2-service.ts';
 
 /**
  * The end of a radio's association end to end (network.md section 2: a radio disappears when its
@@ -18,6 +19,9 @@ interface RadioLog {
   ran_id: string;
   details: string;
 }
+
+const received: NgapExchange[] = [];
+after(() => assertTsharkAgrees(received));
 
 describe('association end and replacement, simulator against the real service (udp transport)', () => {
   it('abort and graceful shutdown: the radio disappears and its end is logged (warn for the abort)', async () => {
@@ -41,6 +45,7 @@ describe('association end and replacement, simulator against the real service (u
       }, 'two association-down logs');
       const levels = Object.fromEntries(downs.map((log) => [log.ran_id, log.level]));
       assert.deepEqual(levels, { '001:01:000008': 'warn', '001:01:000009': 'info' });
+      received.push(...s.received);
     } finally {
       await s.close();
     }
@@ -73,6 +78,7 @@ describe('association end and replacement, simulator against the real service (u
         return page.items[0];
       }, 'the association-down log');
       assert.deepEqual([down.ran_id, down.level], ['001:01:00000a', 'warn']);
+      received.push(...s.received);
     } finally {
       await s.close();
     }
@@ -92,6 +98,7 @@ describe('association end and replacement, simulator against the real service (u
         return page.items.length === 1 && page.items[0]?.name === 'second' ? page.items : undefined;
       }, 'only the second radio listed');
       assert.equal(radios[0]?.address, `127.0.0.1:${second.local?.port}`);
+      received.push(...s.received);
     } finally {
       await s.close();
     }
