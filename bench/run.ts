@@ -42,6 +42,15 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   'sctp-raw': standalone('bench/sctp-raw.ts'),
   // Process start to first answer: the bundle, the sources and a bare node:http.
   start: standalone('bench/start.ts'),
+  // Needs wrk (Debian): the HTTP floor beside a bare node:http server.
+  'http-wrk': standalone('bench/http-wrk.ts'),
+  'subscribers-1m': standalone('bench/subscribers-1m.ts'),
+  // 1,000 gNBs completing NG Setup at once against the service, beside a bare NGAP responder.
+  'n2-setup': standalone('bench/n2-setup.ts'),
+  // A real login while 64 connections spray new e-mails and wrong token secrets.
+  'hash-spray': standalone('bench/hash-spray.ts'),
+  // The OpenAPI fuzzer at benchmark size.
+  'openapi-fuzz': standalone('bench/openapi-fuzz.ts'),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
