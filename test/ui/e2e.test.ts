@@ -1,0 +1,217 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { WEB_UI_DIRECTORY } from '../../src/http/web-ui.ts';
+import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+
+// The web UI in Debian's Chromium against the whole service in this process (in-memory database), through
+// the built application in dist/ui (`npm run build:ui`; `npm ci` builds it). UI_SCREENSHOTS=<directory>
+// saves the main pages as PNG (docs/ui.md shows them).
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = process.env.UI_SCREENSHOTS;
+const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
+const READER = { email: 'reader@example.com', password: 'reader-password' };
+const IMSI = '001010000000001';
+const KEY = '465b5ce8b199b49faa5f0a2ee238a6bc';
+
+describe('web UI in a browser', { timeout: 120_000 }, () => {
+  let service: TestApp;
+  let browser: Browser;
+  let base: string;
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    assert.ok(existsSync(join(WEB_UI_DIRECTORY, 'index.html')), 'dist/ui is not built: run npm run build:ui');
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    service = await createTestApp();
+    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+    // Playwright gives each launch a new empty profile of its own.
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  after(async () => {
+    await browser?.close();
+    await service?.close();
+  });
+
+  async function newPage(width = 1280): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    page.on('console', (message) => {
+      // Chromium logs every 4xx answer (the refresh without a session, a wrong password, a refused
+      // field); the tests check the page says what they mean. Script errors and 5xx answers count.
+      const clientError = /^Failed to load resource: the server responded with a status of 4\d\d/;
+      if (message.type() === 'error' && !clientError.test(message.text())) {
+        consoleErrors.push(`${page.url()}: ${message.text()}`);
+      }
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
+    return page;
+  }
+
+  async function shot(page: Page, name: string): Promise<void> {
+    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+  }
+
+  async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
+    await page.goto(base);
+    await page.getByLabel('E-mail').fill(user.email);
+    await page.getByLabel(/^Password/).fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+  }
+
+  it('first start creates the admin and opens the dashboard', async () => {
+    const page = await newPage();
+    await page.goto(base);
+    await page.getByRole('heading', { name: 'Welcome to PMN Core' }).waitFor();
+    await shot(page, 'first-start');
+    await page.getByLabel('E-mail').fill(ADMIN.email);
+    await page.getByLabel(/^Password/).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Create administrator' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByText('admin@example.com (admin)').waitFor();
+    await shot(page, 'dashboard');
+    await page.context().close();
+  });
+
+  it('a reload keeps the session (the cookie gives a new bearer token); sign-out ends it', async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to PMN Core' }).waitFor();
+    await shot(page, 'sign-in');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to PMN Core' }).waitFor();
+    await page.context().close();
+  });
+
+  it('a wrong password is answered in words', async () => {
+    const page = await newPage();
+    await page.goto(base);
+    await page.getByLabel('E-mail').fill(ADMIN.email);
+    await page.getByLabel(/^Password/).fill('not-the-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('invalid credentials').waitFor();
+    await page.context().close();
+  });
+
+  it('creates a subscriber, shows the service error next to the field, reveals credentials, deletes it', async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN);
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByRole('button', { name: 'New subscriber' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('IMSI').fill(IMSI);
+    await dialog.getByLabel('Key (K)').fill('not-hex');
+    await dialog.getByLabel(/^Profile/).click();
+    await page.getByRole('option', { name: 'default' }).click();
+    await dialog.getByRole('button', { name: 'Create subscriber' }).click();
+    await dialog.getByText(/^key /).waitFor();
+    await dialog.getByLabel('Key (K)').fill(KEY);
+    await dialog.getByRole('button', { name: 'Create subscriber' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: IMSI }).waitFor();
+    await shot(page, 'subscribers');
+
+    await page.getByLabel('Radio').fill('no-such-radio');
+    await page.getByText('No subscribers match.').waitFor();
+    await page.getByLabel('Radio').fill('');
+    await page.getByRole('link', { name: IMSI }).click();
+    await page.getByRole('heading', { name: `Subscriber ${IMSI}` }).waitFor();
+    await page.getByRole('button', { name: 'Reveal credentials' }).click();
+    await page.getByText(KEY).waitFor();
+    await shot(page, 'subscriber');
+    const audit = await service.request({
+      method: 'GET',
+      url: '/api/v1/logs/audit',
+      token: await tokenOf(ADMIN),
+    });
+    assert.ok(
+      audit
+        .json<{ result: { items: { action: string }[] } }>()
+        .result.items.some((entry) => entry.action === 'get_subscriber_credentials'),
+    );
+
+    await page.getByRole('link', { name: 'Subscribers' }).first().click();
+    page.once('dialog', (confirm) => void confirm.accept());
+    await page.getByRole('button', { name: `Delete subscriber ${IMSI}` }).click();
+    await page.getByText('No subscribers match.').waitFor();
+    await page.context().close();
+  });
+
+  it('creates an API token shown once, which works, and revokes it', async () => {
+    const page = await newPage();
+    await signIn(page, ADMIN);
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Password and API tokens' }).click();
+    await page.getByLabel('Name').fill('ci token');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent()) ?? '';
+    assert.match(token, /^core_/);
+    await shot(page, 'account');
+    const me = await service.request({ method: 'GET', url: '/api/v1/users/me', token });
+    assert.equal(me.statusCode, 200);
+    await page.getByRole('button', { name: 'Revoke token ci token' }).click();
+    await page.getByText('No API tokens.').waitFor();
+    const revoked = await service.request({ method: 'GET', url: '/api/v1/users/me', token });
+    assert.equal(revoked.statusCode, 401);
+    await page.context().close();
+  });
+
+  it('offers the read-only role no write actions', async () => {
+    const admin = await tokenOf(ADMIN);
+    const created = await service.request({
+      method: 'POST',
+      url: '/api/v1/users',
+      token: admin,
+      payload: { ...READER, role_id: 2 },
+    });
+    assert.equal(created.statusCode, 201);
+    const page = await newPage();
+    await signIn(page, READER);
+    await page.getByText('reader@example.com (read-only)').waitFor();
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    await page.getByRole('table').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'New subscriber' }).count(), 0);
+    await page.context().close();
+  });
+
+  it('is readable on a phone: the navigation is behind a button', async () => {
+    const page = await newPage(390);
+    await signIn(page, ADMIN);
+    await page.getByRole('button', { name: 'Navigation' }).click();
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    await shot(page, 'phone-subscribers');
+    await page.context().close();
+  });
+
+  it('logged no console errors on any page', () => {
+    assert.deepEqual(consoleErrors, []);
+  });
+
+  async function tokenOf(user: { email: string; password: string }): Promise<string> {
+    const login = await service.request({ method: 'POST', url: '/api/v1/auth/login', payload: user });
+    return login.json<{ result: { token: string } }>().result.token;
+  }
+});
