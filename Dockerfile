@@ -5,9 +5,9 @@
 # 24.18.1: better-sqlite3 12 built against later Node 24 headers aborts (docs/decisions.md, 17).
 ARG NODE_VERSION=24.18.1
 
-# Stage 1: production dependencies, the native addon (native/: raw IP sockets, kernel SCTP) and the bundled
-# service (dist/, by `npm ci`'s prepare step), with the toolchain they need (the addon always; better-sqlite3
-# when no prebuilt binary fits).
+# Stage 1: production dependencies, the native addon (native/: raw IP sockets, kernel SCTP), the bundled
+# service and the web UI (dist/, by `npm ci`'s prepare step), with the toolchain they need (the addon
+# always; better-sqlite3 when no prebuilt binary fits).
 FROM node:${NODE_VERSION}-bookworm-slim AS dependencies
 WORKDIR /app
 RUN apt-get update \
@@ -17,7 +17,9 @@ COPY package.json package-lock.json binding.gyp ./
 COPY native ./native
 COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
-RUN npm ci --omit=dev --no-audit --no-fund
+COPY ui ./ui
+# The build needs the dev dependencies (Vite for the web UI); the runtime keeps only production ones.
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 # Stage 2: the runtime, without compilers or npm caches, as an unprivileged user.
 FROM node:${NODE_VERSION}-bookworm-slim

@@ -18,6 +18,6 @@ export default defineConfig({
     chunkSizeWarningLimit: 1000,
   },
   server: { proxy: { '/api': 'http://127.0.0.1:5002' } },
-  // Component logic is tested without a DOM; pages are tested in a real browser (test/ui/e2e.test.ts).
+  // Component logic is tested without a DOM; pages are tested in a real browser (test/system/web-ui-browser.test.ts).
   test: { environment: 'node', include: ['src/**/*.test.{ts,tsx}'] },
 });
