@@ -113,10 +113,10 @@ export function createBackupService(deps: {
    * Refuses (InvalidError) a database with a row the service could not read back: a restore must not
    * install a value that makes a read fail for every later request (restore-checks/).
    */
-  function refuseUntrustworthyRows(candidate: string): void {
+  async function refuseUntrustworthyRows(candidate: string): Promise<void> {
     const connection = openSqliteConnection(candidate);
     try {
-      const problem = restoredRowsProblem(connection, secretBox);
+      const problem = await restoredRowsProblem(connection, secretBox);
       if (problem) throw new InvalidError(`backup refused, nothing changed: ${problem}`);
     } finally {
       connection.close();
@@ -184,7 +184,7 @@ export function createBackupService(deps: {
           }
           const { size } = await stat(candidate);
           await prepareRestorableDatabase(candidate);
-          refuseUntrustworthyRows(candidate);
+          await refuseUntrustworthyRows(candidate);
           const previous = `${file.path}.pre-restore-${fileStamp(clock.now())}`;
           await db.connection().execute(async (connection) => {
             file.reopen(() => swapIn(candidate, previous));

@@ -79,6 +79,22 @@ describe('restoring a crafted backup', () => {
       names: /api_tokens row 1: expires_at is not a time/,
     },
     {
+      what: 'a bad row hidden at a negative rowid',
+      change: (db) =>
+        db.exec(
+          "INSERT INTO audit_logs (id, timestamp, level, actor, action, ip, details) VALUES (-5, -1, 'INFO', 'a', 'b', '', 'c')",
+        ),
+      names: /audit_logs row -5: timestamp is not a time/,
+    },
+    {
+      what: 'a bad row far beyond the others (a sparse rowid)',
+      change: (db) =>
+        db.exec(
+          "INSERT INTO audit_logs (id, timestamp, level, actor, action, ip, details) VALUES (4611686018427387904, 'x', 'INFO', 'a', 'b', '', 'c')",
+        ),
+      names: /audit_logs row 4611686018427387904: timestamp is not of its type/,
+    },
+    {
       what: 'a real number where the service stores integers',
       change: (db) => db.exec('UPDATE slices SET sst = 1.5'),
       names: /slices row 1: sst is not of its type \(integer\)/,

@@ -1,4 +1,4 @@
-import { at, quoted, serviceTables, type Candidate } from './candidate.ts';
+import { at, inStep, overRowids, quoted, serviceTables, type Candidate } from './candidate.ts';
 
 /** The storage classes (SQLite's `typeof`) a column of a declared type may hold; see datatype3.html. */
 function allowedTypes(declared: string): string[] | undefined {
@@ -15,7 +15,7 @@ function allowedTypes(declared: string): string[] | undefined {
  * column, a real where the service wrote integers), and the service's reads trust the types: a text where
  * a number is read fails the response's serialization for every later request.
  */
-export function checkColumnTypes(candidate: Candidate): string | undefined {
+export async function checkColumnTypes(candidate: Candidate): Promise<string | undefined> {
   for (const table of serviceTables(candidate)) {
     const columns = candidate.prepare(`PRAGMA table_info(${quoted(table)})`).all() as {
       name: string;
@@ -27,26 +27,20 @@ export function checkColumnTypes(candidate: Candidate): string | undefined {
       const types = allowedTypes(column.type);
       if (!types) return [];
       const allowed = [...types, ...(column.notnull || column.pk ? [] : ['null'])];
-      return [
-        {
-          column: column.name,
-          sql: `typeof(${quoted(column.name)}) NOT IN (${allowed.map((t) => `'${t}'`).join(', ')})`,
-        },
-      ];
+      const sql = `typeof(${quoted(column.name)}) NOT IN (${allowed.map((type) => `'${type}'`).join(', ')})`;
+      return [{ column: column.name, declared: column.type.toLowerCase(), sql }];
     });
     if (rules.length === 0) continue;
-    const wrong = candidate
-      .prepare(
-        `SELECT rowid AS row, ${rules.map((rule, i) => `${rule.sql} AS c${i}`).join(', ')} FROM ${quoted(table)} WHERE ${rules.map((rule) => rule.sql).join(' OR ')} LIMIT 1`,
-      )
-      .get() as Record<string, unknown> | undefined;
-    if (!wrong) continue;
-    const index = rules.findIndex((_, i) => wrong[`c${i}`] === 1);
-    const rule = rules[index];
-    if (rule) {
-      const declared = columns.find((c) => c.name === rule.column)?.type ?? '';
-      return at(table, wrong.row, rule.column, `is not of its type (${declared.toLowerCase()})`);
-    }
+    const find = candidate.prepare(
+      `SELECT CAST(rowid AS TEXT) AS row, ${rules.map((rule, i) => `${rule.sql} AS c${i}`).join(', ')} FROM ${quoted(table)} WHERE ${inStep} AND (${rules.map((rule) => rule.sql).join(' OR ')}) LIMIT 1`,
+    );
+    const problem = await overRowids(candidate, table, (from, to) => {
+      const wrong = find.get(from, to) as Record<string, unknown> | undefined;
+      if (!wrong) return undefined;
+      const rule = rules.find((_, i) => wrong[`c${i}`] === 1);
+      return at(table, wrong.row, rule?.column ?? '', `is not of its type (${rule?.declared ?? ''})`);
+    });
+    if (problem) return problem;
   }
   return undefined;
 }

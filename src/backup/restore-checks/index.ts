@@ -8,14 +8,18 @@ import { checkTimestamps } from './timestamps.ts';
 
 /**
  * What the service will trust in a database a restore is about to install, checked row by row: the first
- * problem found, or undefined. Types first: the later checks read values as their declared types.
+ * problem found, or undefined. Types first: the later checks read values as their declared types. The
+ * checks yield to the event loop as they go, so the service keeps serving during a large restore.
  */
-export function restoredRowsProblem(candidate: Candidate, secretBox: SecretBox): string | undefined {
+export async function restoredRowsProblem(
+  candidate: Candidate,
+  secretBox: SecretBox,
+): Promise<string | undefined> {
   return (
-    checkColumnTypes(candidate) ??
-    checkTimestamps(candidate) ??
-    checkIdentityRows(candidate) ??
-    checkStoredJson(candidate) ??
-    checkSealedValues(candidate, secretBox)
+    (await checkColumnTypes(candidate)) ??
+    (await checkTimestamps(candidate)) ??
+    (await checkIdentityRows(candidate)) ??
+    (await checkStoredJson(candidate)) ??
+    (await checkSealedValues(candidate, secretBox))
   );
 }

@@ -3,7 +3,7 @@ import { Value } from 'typebox/value';
 import { NasSecurity } from '../../resources/operator/network-security.schema.ts';
 import { OperatorTrackingBody } from '../../resources/operator/operator.schema.ts';
 import { LocationResultSchema } from '../../resources/positioning/positioning.schema.ts';
-import { at, type Candidate } from './candidate.ts';
+import { at, inStep, overRowids, type Candidate } from './candidate.ts';
 
 /**
  * The JSON columns and the schema of what the service stored there: the API's own schema for the value,
@@ -25,17 +25,21 @@ function parsed(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** Every stored JSON value parses and has the shape the service reads it as. */
-export function checkStoredJson(candidate: Candidate): string | undefined {
+export async function checkStoredJson(candidate: Candidate): Promise<string | undefined> {
   for (const { table, column, schema } of JSON_COLUMNS) {
-    const rows = candidate
-      .prepare(`SELECT rowid AS row, ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL`)
-      .iterate() as IterableIterator<{ row: number; value: string }>;
-    for (const { row, value } of rows) {
-      const json = parsed(value);
-      if (!json.ok) return at(table, row, column, 'is not valid JSON');
-      if (!Value.Check(schema, json.value))
-        return at(table, row, column, 'does not have the shape the service stores');
-    }
+    const rows = candidate.prepare(
+      `SELECT CAST(rowid AS TEXT) AS row, ${column} AS value FROM ${table} WHERE ${inStep} AND ${column} IS NOT NULL`,
+    );
+    const problem = await overRowids(candidate, table, (from, to) => {
+      for (const { row, value } of rows.all(from, to) as { row: string; value: string }[]) {
+        const json = parsed(value);
+        if (!json.ok) return at(table, row, column, 'is not valid JSON');
+        if (!Value.Check(schema, json.value))
+          return at(table, row, column, 'does not have the shape the service stores');
+      }
+      return undefined;
+    });
+    if (problem) return problem;
   }
   return undefined;
 }
