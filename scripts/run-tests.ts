@@ -9,13 +9,14 @@
  * New test files are picked up by that walk. The working directory stays the checkout; the exit code
  * is the runner's.
  *
- * The files are dealt into groups (by default three per core, `--groups N`), `--concurrency` of them (by
- * default one per core) running at a time, each group in one process: most of a test file's cost is
- * starting Node and loading the service (about 2 s CPU for an HTTP test file), which a group pays once.
- * In a group each file's tests run inside a suite named after the file, one file after another, so the
- * file's top-level hooks (`before`, `after`) stay its own; every test also passes in a process of its own
- * (`npm run test:alone`). `--per-file` runs each file in a process of its own instead, as `node --test`
- * does. Options starting with `--test-` (`--test-name-pattern=...`) go to Node's test runner.
+ * The files are dealt into groups (by default three per core, `--groups N`), `--concurrency` of them
+ * (by default one more than the cores) running at a time, each group in one process: most of a test
+ * file's cost is starting Node and loading the service (about 2 s CPU for an HTTP test file), which a
+ * group pays once. In a group each file's tests run inside a suite named after the file, one file after
+ * another, so the file's top-level hooks (`before`, `after`) stay its own; every test also passes alone
+ * in a process of its own (`npm run test:alone`). `--per-file` runs each file in a process of its own
+ * instead, as `node --test` does. Options starting with `--test-` (`--test-name-pattern=...`) go to
+ * Node's test runner.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -47,8 +48,11 @@ function option(args: string[], name: string): number | undefined {
 }
 
 async function main(args: string[]): Promise<number> {
-  const concurrency = option(args, '--concurrency') ?? availableParallelism();
-  const groups = option(args, '--groups') ?? 3 * concurrency;
+  const cores = availableParallelism();
+  // One process more than cores: a group waits about as long as it computes (real 1 s profiles, worker
+  // threads, sockets), measured in docs/testing.md, so a third process fills the waits of two.
+  const concurrency = option(args, '--concurrency') ?? cores + 1;
+  const groups = option(args, '--groups') ?? 3 * cores;
   const valued = new Set(['--concurrency', '--groups']);
   const files = testFiles(args.filter((arg, i) => !arg.startsWith('--') && !valued.has(args[i - 1] ?? '')));
   const runnerOptions = args.filter((arg) => arg.startsWith('--test-'));
