@@ -9,7 +9,7 @@ import { createApiToken, createTestApp, initialize, type TestApp } from '../help
 // {"error": "<string>"}, any trace of the internals fails. bench/openapi-fuzz.ts runs the same with more
 // requests; a failure replays with its seed.
 const SEED = 12;
-const REQUESTS_PER_OPERATION = 10;
+const REQUESTS_PER_OPERATION = 8;
 /** These sample the process for `seconds` (30 by default) by design: fuzzing them only waits. */
 const SAMPLING = new Set(['GET /api/v1/pprof/profile', 'GET /api/v1/pprof/trace']);
 
