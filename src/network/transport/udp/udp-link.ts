@@ -5,6 +5,9 @@ import type { LinkAddress, PacketLink, PacketReceiver } from '../sctp/packet-lin
 /** SCTP over UDP (RFC 6951): the well-known encapsulation port. */
 export const SCTP_UDP_PORT = 9899;
 
+/** Receive and send buffer asked for each socket (docs/performance.md, "N2: 1,000 gNBs"). */
+const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export interface UdpLinkOptions {
   /** Local addresses to bind, one UDP socket each (`0.0.0.0` / `::` for any). */
   addresses: readonly string[];
@@ -46,7 +49,15 @@ export class UdpLink implements PacketLink {
     try {
       for (const address of options.addresses) {
         const v6 = isIPv6(address);
-        const socket = createSocket({ type: v6 ? 'udp6' : 'udp4', ipv6Only: v6 });
+        const socket = createSocket({
+          type: v6 ? 'udp6' : 'udp4',
+          ipv6Only: v6,
+          // One socket carries every association: the kernel's default buffer (about 208 KiB) overflows
+          // when hundreds of radios set up at once, and each drop costs an SCTP retransmission timeout.
+          // The kernel caps the size at net.core.rmem_max / wmem_max.
+          recvBufferSize: SOCKET_BUFFER_BYTES,
+          sendBufferSize: SOCKET_BUFFER_BYTES,
+        });
         sockets.push({ address, v6, socket });
         await new Promise<void>((resolve, reject) => {
           socket.once('error', reject);
