@@ -1,7 +1,7 @@
 /**
- * Compiles the TypeScript of `src/`, `test/` and `scripts/` once into a throw-away copy of the checkout, so that each
- * test process loads plain JavaScript instead of starting tsx and sending every module through its
- * loader thread (about 1.3 s CPU per test file of the HTTP suite, measured; see docs/testing.md).
+ * Compiles the TypeScript of the checkout (`src/`, `test/`, `scripts/`, `ui/`...) once into a
+ * throw-away copy of it, so that each test process loads plain JavaScript instead of starting tsx and
+ * sending every module through its loader thread (about 1.3 s CPU per test file of the HTTP suite, measured; see docs/testing.md).
  *
  * The copy mirrors the checkout: `src/x.ts` becomes `src/x.js` (imports of `./y.ts` rewritten to
  * `./y.js`), and every other entry is a symbolic link to the original (`package.json`, `node_modules`,
@@ -16,8 +16,11 @@ import { join, relative } from 'node:path';
 
 export const ROOT = join(import.meta.dirname, '..');
 
-/** The directories whose TypeScript is compiled; everything else in the checkout is linked. */
-const COMPILED = ['src', 'test', 'scripts'];
+/**
+ * Top-level entries linked as they are; the TypeScript of every other directory (src, test, scripts,
+ * ui...) is compiled, so a test may import from any of them. `node_modules` is linked at any depth.
+ */
+const LINKED = new Set(['node_modules', 'build', 'dist', 'third-party', 'native', 'docs', 'deploy']);
 
 /** Test files under the paths (files or directories); without paths, those of the fast suite. */
 export function testFiles(paths: string[]): string[] {
@@ -78,7 +81,7 @@ export async function buildTests(): Promise<TestBuild> {
       mkdirSync(join(root, directory), { recursive: true });
       for (const entry of readdirSync(join(ROOT, directory), { withFileTypes: true })) {
         const path = join(directory, entry.name);
-        if (entry.isDirectory()) {
+        if (entry.isDirectory() && entry.name !== 'node_modules') {
           mirror(path);
           continue;
         }
@@ -86,9 +89,10 @@ export async function buildTests(): Promise<TestBuild> {
         if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) sources.push(join(ROOT, path));
       }
     };
-    for (const entry of readdirSync(ROOT)) {
-      if (COMPILED.includes(entry)) mirror(entry);
-      else symlinkSync(join(ROOT, entry), join(root, entry));
+    for (const entry of readdirSync(ROOT, { withFileTypes: true })) {
+      const compiled = entry.isDirectory() && !LINKED.has(entry.name) && !entry.name.startsWith('.');
+      if (compiled) mirror(entry.name);
+      else symlinkSync(join(ROOT, entry.name), join(root, entry.name));
     }
     await build({
       entryPoints: sources,
