@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from './package-root.ts';
+import { packageRoot } from './package-root.ts';
 
-const manifest = JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as {
+const manifest = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as {
   version: string;
 };
 

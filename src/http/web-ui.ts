@@ -2,10 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { PACKAGE_ROOT } from '../package-root.ts';
+import { packageRoot } from '../package-root.ts';
 
 /** Where `npm run build:ui` writes the web application. */
-export const WEB_UI_DIRECTORY = join(PACKAGE_ROOT, 'dist', 'ui');
+export const WEB_UI_DIRECTORY = join(packageRoot(), 'dist', 'ui');
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../../package-root.ts';
+import { packageRoot } from '../../../package-root.ts';
 
 /**
  * The typed face of the native addon (`native/*.c`, built by `npm ci` into
@@ -154,7 +154,7 @@ export interface NativeAddon {
 export type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; error: Error };
 
 /** Where `npm ci` puts the addon: `build/Release` at the repository root. */
-export const DEFAULT_ADDON_PATH = join(PACKAGE_ROOT, 'build', 'Release', 'pmn_native.node');
+export const defaultAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_native.node');
 
 const loaded = new Map<string, AddonLoad>();
 
@@ -162,7 +162,7 @@ const loaded = new Map<string, AddonLoad>();
  * Loads the addon once per path. A missing or broken build is an error value, so a service can fall
  * back to the `udp` transport and say why.
  */
-export function loadNativeAddon(path: string = DEFAULT_ADDON_PATH): AddonLoad {
+export function loadNativeAddon(path: string = defaultAddonPath()): AddonLoad {
   let result = loaded.get(path);
   if (result === undefined) {
     try {
