@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
-import { decodeNgapEvent } from '../network/amf/ngap-event-decoder.ts';
 import { createDecoderRegistry } from '../records/decoders.ts';
 import { createRecordsPipeline } from '../records/records-pipeline.ts';
 import { registerRecordRetention } from '../records/records-retention.ts';
@@ -20,8 +19,11 @@ export function wireRecords(
 ) {
   const { db, audit, clock, logger } = deps;
   const decoders = createDecoderRegistry({ logger });
-  // Stored NGAP PDUs decode at read time (network.md section 3), whether or not N2 runs.
-  decoders.register('NGAP', decodeNgapEvent);
+  // Stored NGAP PDUs decode at read time (network.md section 3), whether or not N2 runs. The codec is
+  // imported on first use: it is the largest part of the bundle, and a start should not wait for it.
+  decoders.register('NGAP', async (raw) =>
+    (await import('../network/amf/ngap-event-decoder.ts')).decodeNgapEvent(raw),
+  );
   const pipeline = createRecordsPipeline({ db, clock, logger, metrics: core.metrics });
   const { repositories } = pipeline;
   registerRecordRetention(core.retention, repositories);

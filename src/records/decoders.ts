@@ -2,9 +2,10 @@ import type { Logger } from 'pino';
 
 /**
  * Turns a stored message into its nested structure (for NGAP: a member named for the outcome kind
- * holding `procedure_code`, `criticality` and `value`). Throws when the bytes do not decode.
+ * holding `procedure_code`, `criticality` and `value`). Throws (or rejects) when the bytes do not decode.
+ * It may be asynchronous, so that a large codec loads on first use instead of at start.
  */
-export type Decoder = (raw: Uint8Array) => Record<string, unknown>;
+export type Decoder = (raw: Uint8Array) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /**
  * Decoders by protocol name (`NGAP`), applied when a radio event is read, so a better decoder improves
@@ -19,11 +20,11 @@ export function createDecoderRegistry(deps: { logger: Logger }) {
       decoders.set(protocol, decoder);
     },
 
-    decode(protocol: string, raw: Uint8Array): Record<string, unknown> {
+    async decode(protocol: string, raw: Uint8Array): Promise<Record<string, unknown>> {
       const decoder = decoders.get(protocol);
       if (!decoder) return {};
       try {
-        return decoder(raw);
+        return await decoder(raw);
       } catch (error) {
         deps.logger.warn({ err: error, protocol }, `stored ${protocol} message does not decode`);
         return {};

@@ -33,7 +33,7 @@ export function createRadioEventsService(deps: {
     async get(id: number): Promise<{ raw: Buffer; decoded: Record<string, unknown> }> {
       const event = await repository.findMessage(id);
       if (!event) throw new NotFoundError(`radio event ${id} not found`);
-      return { raw: event.raw, decoded: decoders.decode(event.protocol, event.raw) };
+      return { raw: event.raw, decoded: await decoders.decode(event.protocol, event.raw) };
     },
 
     clear: (actor: Actor): Promise<number> =>
