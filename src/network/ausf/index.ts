@@ -1,0 +1,13 @@
+// The AUSF with the UDM/ARPF and SIDF roles, over the network ports (TS 33.501 6.1.3.2, 6.12.2).
+export {
+  ABBA,
+  createAusf,
+  kamfFromKseaf,
+  type AuthenticationChallenge,
+  type Ausf,
+  type AusfOptions,
+  type ConfirmResult,
+  type PendingAuthentication,
+} from './ausf.ts';
+export { createHomeNetworkKeyRing, type HomeNetworkKeyRing } from './home-network-keys.ts';
+export { resolveSupi, type SupiResolution, type SupiResolutionError } from './sidf.ts';

@@ -1,0 +1,116 @@
+// The 5G NAS security context of TS 33.501 6.4 / TS 24.501 4.4: ngKSI, KAMF, the selected algorithms, the
+// NAS keys derived from them (TS 33.501 A.8) and the two NAS COUNTs. One mechanism serves the AMF and the
+// simulated UE: `side` says which COUNT this end sends with (downlink for the network, uplink for the UE)
+// and which it receives with. Only protect/unprotect move the COUNTs.
+import { ACCESS_TYPE, ALGORITHM_TYPE, deriveAlgorithmKey, deriveKgnb } from '../../crypto/key-hierarchy.ts';
+import { DOWNLINK, UPLINK, type Direction, type NasAlgorithm } from '../../crypto/nas-algorithms.ts';
+import type { NasKeySetIdentifier } from '../nas/ie/mobility.ts';
+
+export type NasSecuritySide = 'network' | 'ue';
+
+/**
+ * The BEARER input of the NAS algorithms is the NAS connection identifier (TS 33.501 6.4.3.1, 6.4.2.2),
+ * 1 for 3GPP access: open5gs (AMF `amf_ue->nas.access_type`, OGS_ACCESS_TYPE_3GPP = 1) and free5gc
+ * (`security.Bearer3GPP = 0x01`) use it, and the four 128-NIA2 MACs of the open5gs capture in
+ * third-party/vectors/security-5g-aka-open5gs.json verify with it and not with 0.
+ */
+export const NAS_CONNECTION_IDENTIFIER_3GPP = 1;
+
+/**
+ * 'new': taken into use by a Security Mode Command that has not completed (messages carry security header
+ * type 3 or 4); 'current': after Security Mode Complete (TS 24.501 4.4.2, 5.4.2).
+ */
+export type NasSecurityContextStatus = 'new' | 'current';
+
+export interface NasSecurityContextInput {
+  side: NasSecuritySide;
+  /** The ngKSI the AMF assigned to KAMF at authentication (TS 24.501 9.11.3.32). */
+  ngKsi: NasKeySetIdentifier;
+  kamf: Buffer;
+  /** NEA0..NEA3. */
+  ciphering: NasAlgorithm;
+  /** NIA0..NIA3. */
+  integrity: NasAlgorithm;
+}
+
+export interface NasSecurityContext {
+  readonly side: NasSecuritySide;
+  readonly ngKsi: NasKeySetIdentifier;
+  readonly kamf: Buffer;
+  readonly ciphering: NasAlgorithm;
+  readonly integrity: NasAlgorithm;
+  /** KNASenc and KNASint (TS 33.501 A.8). */
+  readonly knasEnc: Buffer;
+  readonly knasInt: Buffer;
+  readonly status: NasSecurityContextStatus;
+  /** The NAS COUNT the next message this side sends will use. */
+  readonly nextSendCount: number;
+  /** The highest NAS COUNT accepted from the peer, undefined before the first. */
+  readonly highestReceivedCount: number | undefined;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** A fresh context: both NAS COUNTs at 0 (TS 24.501 4.4.3.1, a new KAMF), status 'new'. */
+export function createNasSecurityContext(input: NasSecurityContextInput): NasSecurityContext {
+  const { side, ngKsi, kamf, ciphering, integrity } = input;
+  return {
+    side,
+    ngKsi: { ...ngKsi },
+    kamf,
+    ciphering,
+    integrity,
+    knasEnc: deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasEncryption, ciphering),
+    knasInt: deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasIntegrity, integrity),
+    status: 'new',
+    nextSendCount: 0,
+    highestReceivedCount: undefined,
+  };
+}
+
+/** After Security Mode Complete: the context becomes the current one (TS 24.501 5.4.2.3). */
+export function makeCurrent(context: NasSecurityContext): void {
+  (context as Mutable<NasSecurityContext>).status = 'current';
+}
+
+/** True for 0..3, the algorithm identities this core implements (TS 24.501 9.11.3.34). */
+export function isNasAlgorithm(value: number): value is NasAlgorithm {
+  return value === 0 || value === 1 || value === 2 || value === 3;
+}
+
+/** DIRECTION of what this side sends (TS 33.501 6.4.3.1: 0 uplink, 1 downlink). */
+export function sendDirection(side: NasSecuritySide): Direction {
+  return side === 'network' ? DOWNLINK : UPLINK;
+}
+
+export function receiveDirection(side: NasSecuritySide): Direction {
+  return side === 'network' ? UPLINK : DOWNLINK;
+}
+
+/** The uplink NAS COUNT of the latest uplink message: received by the network, sent by the UE. */
+export function latestUplinkCount(context: NasSecurityContext): number | undefined {
+  if (context.side === 'network') return context.highestReceivedCount;
+  return context.nextSendCount === 0 ? undefined : context.nextSendCount - 1;
+}
+
+/**
+ * TS 33.501 A.9 / 6.9.2.1.1: KgNB from KAMF and the uplink NAS COUNT of the NAS message that triggered it
+ * (the latest uplink one, e.g. Security Mode Complete or Service Request), for 3GPP access. Undefined
+ * before any uplink message was protected in this context.
+ */
+export function deriveContextKgnb(context: NasSecurityContext): Buffer | undefined {
+  const count = latestUplinkCount(context);
+  return count === undefined ? undefined : deriveKgnb(context.kamf, count, ACCESS_TYPE.threeGpp);
+}
+
+/** Called by protect: the COUNT just used is spent. */
+export function advanceSendCount(context: NasSecurityContext): void {
+  (context as Mutable<NasSecurityContext>).nextSendCount += 1;
+}
+
+/** Called by unprotect once a message's MAC verified with `count`. */
+export function acceptReceivedCount(context: NasSecurityContext, count: number): void {
+  const mutable = context as Mutable<NasSecurityContext>;
+  if (mutable.highestReceivedCount === undefined || count > mutable.highestReceivedCount)
+    mutable.highestReceivedCount = count;
+}
