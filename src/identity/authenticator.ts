@@ -140,7 +140,13 @@ export function createAuthenticator(
     if (!claims || typeof claims.sid !== 'string') return undefined;
     const session = await loginSessions.findById(claims.sid);
     if (!session || session.expiresAt <= clock.now() || session.userId !== claims.sub) return undefined;
-    return { userId: session.userId, email: session.email, roleId: session.roleId, via: 'bearer' };
+    return {
+      userId: session.userId,
+      email: session.email,
+      roleId: session.roleId,
+      via: 'bearer',
+      sessionId: claims.sid,
+    };
   }
 
   return {

@@ -257,8 +257,10 @@ describe('users', () => {
   });
 
   describe('PUT /api/v1/users/me/password', () => {
-    it('changes the own password after checking the current one, and ends the own sessions', async () => {
+    it('changes the own password after checking the current one; the calling session stays, the others end', async () => {
       const token = await userWithRole(t, admin, 2, 'ro@example.com');
+      const other = await login(t, 'ro@example.com', 'user-password');
+      const apiToken = await createApiToken(t, token);
       const wrong = await t.request({
         method: 'PUT',
         url: '/api/v1/users/me/password',
@@ -274,8 +276,56 @@ describe('users', () => {
         payload: { current_password: 'user-password', password: 'brand-new-password' },
       });
       assert.equal(right.statusCode, 200);
-      assert.equal((await t.request({ method: 'GET', url: '/api/v1/users/me', token })).statusCode, 401);
+      const me = (bearer: string) => t.request({ method: 'GET', url: '/api/v1/users/me', token: bearer });
+      // Decisions section 5: the session that made the change stays, the other session ends, and API
+      // tokens (not sessions) keep working.
+      assert.equal((await me(token)).statusCode, 200);
+      assert.equal((await me(other)).statusCode, 401);
+      assert.equal((await me(apiToken)).statusCode, 200);
+      await assert.rejects(login(t, 'ro@example.com', 'user-password'));
       await login(t, 'ro@example.com', 'brand-new-password');
+    });
+
+    it('keeps the session cookie of the calling session: refresh still gives a token', async () => {
+      const email = 'cookie@example.com';
+      await create(email, 2);
+      const signIn = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { email, password: 'user-password' },
+      });
+      const cookie = signIn.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+      const token = result<{ token: string }>(signIn).token;
+      const changed = await t.request({
+        method: 'PUT',
+        url: '/api/v1/users/me/password',
+        token,
+        payload: { current_password: 'user-password', password: 'brand-new-password' },
+      });
+      assert.equal(changed.statusCode, 200);
+      const refreshed = await t.request({
+        method: 'POST',
+        url: '/api/v1/auth/refresh',
+        headers: { cookie },
+      });
+      assert.equal(refreshed.statusCode, 200);
+    });
+
+    it('made with an API token, which belongs to no session, ends every session of the user', async () => {
+      const token = await userWithRole(t, admin, 2, 'ro@example.com');
+      const apiToken = await createApiToken(t, token);
+      const changed = await t.request({
+        method: 'PUT',
+        url: '/api/v1/users/me/password',
+        token: apiToken,
+        payload: { current_password: 'user-password', password: 'brand-new-password' },
+      });
+      assert.equal(changed.statusCode, 200);
+      assert.equal((await t.request({ method: 'GET', url: '/api/v1/users/me', token })).statusCode, 401);
+      assert.equal(
+        (await t.request({ method: 'GET', url: '/api/v1/users/me', token: apiToken })).statusCode,
+        200,
+      );
     });
   });
 });

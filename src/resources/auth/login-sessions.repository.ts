@@ -73,6 +73,15 @@ export function createLoginSessionsRepository(db: Executor) {
       await executor.deleteFrom('login_sessions').where('user_id', '=', userId).execute();
     },
 
+    /** Ends every session of a user but one (the session that changed its own password). */
+    async deleteForUserExcept(userId: number, keptId: string, executor: Executor = db): Promise<void> {
+      await executor
+        .deleteFrom('login_sessions')
+        .where('user_id', '=', userId)
+        .where('id', '!=', keptId)
+        .execute();
+    },
+
     async deleteAll(executor: Executor = db): Promise<void> {
       await executor.deleteFrom('login_sessions').execute();
     },

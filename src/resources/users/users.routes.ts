@@ -81,18 +81,22 @@ export function usersRoutes(deps: { users: UsersService }) {
         config: { permission: 'self:password' },
         schema: {
           tags: ['users'],
-          summary: 'Change the calling user’s password; its sessions end',
+          summary: 'Change the calling user’s password; the calling session stays, its other sessions end',
           body: ChangeOwnPasswordBody,
           response: { 200: Envelope(MessageResult) },
         },
       },
       async (request) => {
+        const principal = principalOf(request);
         await users.changeOwnPassword(
-          principalOf(request).userId,
+          {
+            userId: principal.userId,
+            keptSessionId: principal.via === 'bearer' ? principal.sessionId : undefined,
+          },
           { currentPassword: request.body.current_password, password: request.body.password },
           actorOf(request),
         );
-        return message('password changed; log in again');
+        return message('password changed; your other sessions ended');
       },
     );
 

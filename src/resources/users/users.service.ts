@@ -92,12 +92,17 @@ export function createUsersService(deps: {
       });
     },
 
-    /** Changes the caller's own password after checking the current one; its sessions end. */
+    /**
+     * Changes the caller's own password after checking the current one. The session that made the change
+     * stays (decisions section 5); the user's other sessions end. Made with an API token, which belongs to
+     * no session, it ends them all. API tokens are not sessions and keep working.
+     */
     async changeOwnPassword(
-      userId: number,
+      caller: { userId: number; keptSessionId: string | undefined },
       input: { currentPassword: string; password: string },
       actor: PersonActor,
     ): Promise<void> {
+      const { userId, keptSessionId } = caller;
       const user = await getIn(db, actor.email);
       if (
         user.id !== userId ||
@@ -108,12 +113,13 @@ export function createUsersService(deps: {
       const passwordHash = await hasher.hash(input.password, hashingKeyOf(actor));
       await db.transaction().execute(async (trx) => {
         await users.updatePasswordHash(userId, passwordHash, trx);
-        await sessions.deleteForUser(userId, trx);
+        if (keptSessionId === undefined) await sessions.deleteForUser(userId, trx);
+        else await sessions.deleteForUserExcept(userId, keptSessionId, trx);
         await audit.record(
           actor,
           {
             action: 'update_user_password',
-            details: `User ${actor.email} changed its own password; its sessions ended`,
+            details: `User ${actor.email} changed its own password; its other sessions ended`,
           },
           trx,
         );

@@ -783,7 +783,7 @@ export interface paths {
         };
         get?: never;
         /**
-         * Change the calling user’s password; its sessions end
+         * Change the calling user’s password; the calling session stays, its other sessions end
          * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `self:password`).
          */
         put: {
