@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 
-import {
-  kernelSctpSupport,
-  loadNativeAddon,
-  rawSocketSupport,
-} from '../../src/network/transport/native/native-addon.ts';
 import type { N2Service } from '../e2e/n2-service.ts';
 import { startN2Service } from '../e2e/n2-service.ts';
+import { createVethNamespace, rawPeerInNamespaceUnavailable, type VethNamespace } from '../helpers/netns.ts';
 
 /**
  * The simulator command over the `raw` transport: `npm run sim`'s script runs in its own network
@@ -19,23 +14,7 @@ import { startN2Service } from '../e2e/n2-service.ts';
  * stack by a veth pair. Three gNBs complete NG Setup, are listed by the API with their namespace's
  * address, and disappear when Ctrl-C shuts them down.
  */
-const run = promisify(execFile);
-const load = loadNativeAddon();
-const why = !load.ok
-  ? load.error.message
-  : process.getuid?.() !== 0
-    ? 'network namespaces need root'
-    : !rawSocketSupport(load.addon, 4).available
-      ? 'raw sockets need CAP_NET_RAW'
-      : kernelSctpSupport(load.addon).available
-        ? 'the host kernel has SCTP: it would answer the simulator itself'
-        : undefined;
-
-const n = (process.pid * 7) % 250;
-const NS = `pmng${process.pid % 100000}`;
-const VETH = `pmnw${process.pid % 100000}`;
-const AMF = `10.215.${n}.1`;
-const RAN = `10.215.${n}.2`;
+const why = rawPeerInNamespaceUnavailable();
 
 interface Page<T> {
   items: T[];
@@ -47,34 +26,25 @@ describe(
   { skip: why ?? false, timeout: 120_000 },
   () => {
     let s: N2Service | undefined;
+    let ns: VethNamespace | undefined;
 
     before(async () => {
-      assert.ok(load.ok);
-      await run('ip', ['netns', 'add', NS]);
-      await run('ip', ['link', 'add', VETH, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', NS]);
-      await run('ip', ['addr', 'add', `${AMF}/24`, 'dev', VETH]);
-      await run('ip', ['link', 'set', VETH, 'up']);
-      await run('ip', ['-n', NS, 'addr', 'add', `${RAN}/24`, 'dev', 'eth0']);
-      await run('ip', ['-n', NS, 'link', 'set', 'eth0', 'up']);
-      await run('ip', ['-n', NS, 'link', 'set', 'lo', 'up']);
-      s = await startN2Service({ raw: { address: AMF } });
+      ns = await createVethNamespace('g', 215);
+      s = await startN2Service({ raw: { address: ns.hostAddress } });
     });
 
     after(async () => {
       await s?.close();
-      await run('ip', ['link', 'del', VETH]).catch(() => undefined);
-      await run('ip', ['netns', 'del', NS]).catch(() => undefined);
+      await ns?.remove();
     });
 
     it('three gNBs complete NG Setup, are listed with their address, and leave on Ctrl-C', async () => {
-      assert.ok(s);
+      assert.ok(s && ns);
       const service = s;
+      const { hostAddress: AMF, peerAddress: RAN } = ns;
       const sim = spawn(
         'ip',
-        [
-          'netns',
-          'exec',
-          NS,
+        ns.exec(
           process.execPath,
           '--import',
           'tsx',
@@ -93,7 +63,7 @@ describe(
           '--name',
           'raw',
           '--quiet',
-        ],
+        ),
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       const lines: string[] = [];

@@ -1,23 +1,25 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { promisify } from 'node:util';
 
 import type {
   AssociationEvent,
   InboundMessage,
   N2Association,
 } from '../../../src/network/transport/n2-transport.ts';
-import {
-  kernelSctpSupport,
-  loadNativeAddon,
-  rawSocketSupport,
-} from '../../../src/network/transport/native/native-addon.ts';
+import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { createRawTransport } from '../../../src/network/transport/raw/raw-transport.ts';
-import type { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
+import { RawLink } from '../../../src/network/transport/raw/raw-link.ts';
+import { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
+import {
+  createVethNamespace,
+  rawPeerInNamespaceUnavailable,
+  type VethNamespace,
+} from '../../helpers/netns.ts';
+import { impaired } from '../impaired-link.ts';
+import { lossyExchange } from '../lossy-exchange.ts';
 import { buildPeer, PeerProcess } from '../sctp-udp/usrsctp-peer.ts';
 import { startCapture, type Capture } from './capture.ts';
 import { SIZES, STREAMS, pattern } from './interop-plan.ts';
@@ -25,25 +27,11 @@ import { SIZES, STREAMS, pattern } from './interop-plan.ts';
 /**
  * Our `raw` stack against usrsctp (Debian's libusrsctp-dev) in raw-IP mode: usrsctp runs in its own
  * network namespace (its raw sockets would otherwise see and answer our packets), linked to ours by a
- * veth pair. Both directions, shutdown and abort; tshark checks the CRC32c of every packet we sent.
+ * veth pair. Both directions, shutdown and abort, and a lossy, reordering link (netem's impairment
+ * inside our link: this kernel has no sch_netem); tshark checks the CRC32c of every packet we sent.
  */
-const run = promisify(execFile);
 const load = loadNativeAddon();
-const why = !load.ok
-  ? load.error.message
-  : process.getuid?.() !== 0
-    ? 'network namespaces need root'
-    : !rawSocketSupport(load.addon, 4).available
-      ? 'raw sockets need CAP_NET_RAW'
-      : kernelSctpSupport(load.addon).available
-        ? 'the host kernel has SCTP: it would answer the peer itself'
-        : undefined;
-
-const n = (process.pid * 3) % 250;
-const NS = `pmnu${process.pid % 100000}`;
-const VETH = `pmnv${process.pid % 100000}`;
-const OURS = `10.214.${n}.1`;
-const THEIRS = `10.214.${n}.2`;
+const why = rawPeerInNamespaceUnavailable();
 const PORT = 5000 + (process.pid % 1000);
 
 function recorder() {
@@ -69,28 +57,29 @@ describe(
     let transport: SctpEndpoint | undefined;
     let capture: Capture | undefined;
     let work = '';
+    let ns: VethNamespace | undefined;
+    let ours = '';
+    let theirs = '';
     const peers: PeerProcess[] = [];
     const serverEnds: AssociationEvent[] = [];
 
-    const inNamespace = (args: string[]) =>
-      new PeerProcess('ip', ['netns', 'exec', NS, 'env', 'PEER_RAW=1', `PEER_BIND=${THEIRS}`, peer, ...args]);
+    const inNamespace = (args: string[]) => {
+      assert.ok(ns);
+      return new PeerProcess('ip', ns.exec('env', 'PEER_RAW=1', `PEER_BIND=${theirs}`, peer, ...args));
+    };
 
     before(async () => {
       assert.ok(load.ok);
       peer = await buildPeer();
       work = await mkdtemp(join(tmpdir(), 'pmn-usrsctp-raw-'));
-      await run('ip', ['netns', 'add', NS]);
-      await run('ip', ['link', 'add', VETH, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', NS]);
-      await run('ip', ['addr', 'add', `${OURS}/24`, 'dev', VETH]);
-      await run('ip', ['link', 'set', VETH, 'up']);
-      await run('ip', ['-n', NS, 'addr', 'add', `${THEIRS}/24`, 'dev', 'eth0']);
-      await run('ip', ['-n', NS, 'link', 'set', 'eth0', 'up']);
-      await run('ip', ['-n', NS, 'link', 'set', 'lo', 'up']);
-      capture = await startCapture(VETH, join(work, 'veth.pcapng'));
-      transport = createRawTransport({ addon: load.addon, addresses: [OURS] }).transport;
+      ns = await createVethNamespace('u', 214);
+      ours = ns.hostAddress;
+      theirs = ns.peerAddress;
+      capture = await startCapture(ns.hostInterface, join(work, 'veth.pcapng'));
+      transport = createRawTransport({ addon: load.addon, addresses: [ours] }).transport;
       // Our stack as server: echo everything.
       await transport.listen(
-        { addresses: [OURS], port: PORT, outboundStreams: 8, inboundStreams: 8 },
+        { addresses: [ours], port: PORT, outboundStreams: 8, inboundStreams: 8 },
         (a) => ({
           message: (m) => void a.send(m.streamId, m.ppid, m.payload),
           event: (e) => {
@@ -103,18 +92,17 @@ describe(
     after(async () => {
       for (const p of peers) await p.kill();
       await transport?.close();
-      await run('ip', ['link', 'del', VETH]).catch(() => undefined);
-      await run('ip', ['netns', 'del', NS]).catch(() => undefined);
+      await ns?.remove();
       if (work !== '') await rm(work, { recursive: true, force: true });
     });
 
     it('usrsctp as client: 1 B to 64 KiB on four streams echoed, then SHUTDOWN; then ABORT', async () => {
-      const client = inNamespace(['client', '0', '0', OURS, String(PORT), '0', 'shutdown']);
+      const client = inNamespace(['client', '0', '0', ours, String(PORT), '0', 'shutdown']);
       peers.push(client);
       await client.waitFor(/^ECHO-OK 12/, 30_000);
       await client.waitFor(/^SHUTDOWN_COMP|^ENDED/, 15_000);
       assert.equal(await client.exited, 0, client.lines.join(' | '));
-      const aborting = inNamespace(['client', '0', '0', OURS, String(PORT), '0', 'abort']);
+      const aborting = inNamespace(['client', '0', '0', ours, String(PORT), '0', 'abort']);
       peers.push(aborting);
       await aborting.waitFor(/^ABORTED/, 30_000);
       // Until it has exited, its raw sockets would answer the next test's INIT with an ABORT too.
@@ -134,7 +122,7 @@ describe(
       await server.waitFor(/^READY/);
       const record = recorder();
       const a: N2Association = await transport.connect(
-        { remote: [{ address: THEIRS, port: PORT }], outboundStreams: 4, inboundStreams: 4 },
+        { remote: [{ address: theirs, port: PORT }], outboundStreams: 4, inboundStreams: 4 },
         () => record.handler,
       );
       const mismatches: string[] = [];
@@ -152,7 +140,7 @@ describe(
       assert.deepEqual(await record.ended, { type: 'shutdown-complete' });
       await server.waitFor(/^SHUTDOWN_COMP/);
       const second = recorder();
-      const b = await transport.connect({ remote: [{ address: THEIRS, port: PORT }] }, () => second.handler);
+      const b = await transport.connect({ remote: [{ address: theirs, port: PORT }] }, () => second.handler);
       b.abort('done');
       await server.waitFor(/^COMM_LOST/);
       assert.deepEqual(await second.ended, {
@@ -162,9 +150,33 @@ describe(
       });
     });
 
+    it('across a link that loses 5%, reorders 25% and delays 5 ms each way: 1 B to 64 KiB on four streams, every byte back in order', async (t) => {
+      assert.ok(load.ok);
+      // usrsctp's raw sockets answer INITs for ports it does not own with ABORT: one peer at a time.
+      for (const p of peers.splice(0)) await p.kill();
+      // A second raw stack of ours, impaired in both directions; it owns only the ports it uses.
+      const server = inNamespace(['server', '0', String(PORT + 1)]);
+      peers.push(server);
+      await server.waitFor(/^READY/);
+      const link = impaired(RawLink.open({ addon: load.addon, addresses: [ours] }), 9260);
+      const lossy = new SctpEndpoint({ kind: 'raw', link, peerLinkPort: 0 });
+      try {
+        const result = await lossyExchange(lossy, { address: theirs, port: PORT + 1 });
+        assert.deepEqual(result.mismatches, []);
+        assert.deepEqual(result.end, { type: 'shutdown-complete' });
+        assert.ok(link.dropped > 0 && link.reordered > 0, 'the link did lose and reorder');
+        t.diagnostic(
+          `${result.messages} messages, ${result.bytes} B each way; ${link.dropped} packets dropped, ${link.reordered} reordered`,
+        );
+        await server.waitFor(/^SHUTDOWN_COMP/);
+      } finally {
+        await lossy.close();
+      }
+    });
+
     it('puts only packets with a good CRC32c on the veth (tshark)', async () => {
       assert.ok(capture);
-      const statuses = await capture.stop([OURS]);
+      const statuses = await capture.stop([ours]);
       assert.ok(statuses.length > 40, `${statuses.length} packets of ours captured`);
       assert.deepEqual([...new Set(statuses)], ['1']);
     });
