@@ -1,0 +1,441 @@
+import type { Logger } from 'pino';
+import type { Timers } from '../../clock.ts';
+import type {
+  Cause,
+  FiveGSTMSI,
+  NGAPPDU,
+  UEassociatedLogicalNGconnectionList,
+  UserLocationInformation,
+} from '../ngap/generated/types.ts';
+import { ieValue } from '../ngap/ngap-values.ts';
+import {
+  criticalityDiagnostics,
+  PROTOCOL_CAUSE,
+  type DiagnosedProcedure,
+} from './criticality-diagnostics.ts';
+import { missingRejectIes, type MandatoryIe } from './ie-presence.ts';
+import { errorIndication } from './ngap-messages.ts';
+import { createUeConnections, type UeConnection } from './ue-connections.ts';
+import {
+  downlinkNasTransport,
+  initialContextSetupRequest,
+  type InitialContextSetupIes,
+  paging,
+  ueContextReleaseCommand,
+} from './ue-ngap-messages.ts';
+import type { RadioLink, UeSignalling } from './ue-signalling.ts';
+import { servingCellOf } from './user-location.ts';
+
+/** Why a UE-associated logical NG-connection ended. */
+export type ConnectionEnd =
+  /** UE Context Release completed (or its answer never came). */
+  | 'released'
+  /** The radio's association ended or was replaced. */
+  | 'radio-lost'
+  /** NG Reset, either way. */
+  | 'reset'
+  /** A second Initial UE Message for the same RAN UE NGAP ID replaced it. */
+  | 'replaced';
+
+/**
+ * What the UE-associated NGAP layer hands the NAS layer (the AMF's 5GMM procedures). Each call is about
+ * one connection; `connection.owner` is the NAS layer's UE context once it set one.
+ */
+export interface NasEndpoint<Owner> {
+  /** Initial UE Message (TS 38.413 8.6.1): a new connection and the first NAS message. */
+  initialUeMessage(
+    connection: UeConnection<Owner>,
+    nasPdu: Uint8Array,
+    info: { fiveGSTmsi: FiveGSTMSI | undefined },
+  ): void;
+  /** Uplink NAS Transport (8.6.3). */
+  uplinkNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): void;
+  /** Initial Context Setup Response (true) or Failure (false, with its cause) (8.3.1). */
+  contextSetup(connection: UeConnection<Owner>, succeeded: boolean, cause: Cause | undefined): void;
+  /** NAS Non Delivery Indication (8.6.4): the radio could not deliver a downlink NAS-PDU. */
+  nasNotDelivered(connection: UeConnection<Owner>, nasPdu: Uint8Array, cause: Cause): void;
+  /** The connection is gone; the UE, if registered, is now CM-IDLE. */
+  connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
+  /** Any UE-associated message from the radio, after the serving cell was updated. */
+  heard(connection: UeConnection<Owner>): void;
+}
+
+export interface UeNgapOptions {
+  /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
+  maxConnections: number;
+  /** How long the AMF waits for UE Context Release Complete before forgetting the connection. */
+  releaseTimeoutMs: number;
+  timers: Timers;
+  logger: Logger;
+}
+
+export const DEFAULT_MAX_CONNECTIONS = 200_000;
+export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
+
+// Mandatory IEs with criticality reject (NGAP-PDU-Contents), per message the AMF receives.
+const MANDATORY: Record<string, readonly MandatoryIe[]> = {
+  InitialUEMessage: [
+    { id: 85, criticality: 'reject' },
+    { id: 38, criticality: 'reject' },
+    { id: 121, criticality: 'reject' },
+  ],
+  UplinkNASTransport: [
+    { id: 10, criticality: 'reject' },
+    { id: 85, criticality: 'reject' },
+    { id: 38, criticality: 'reject' },
+    { id: 121, criticality: 'ignore' },
+  ],
+};
+
+type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
+
+/**
+ * The UE-associated signalling of N2 (TS 38.413 8.2, 8.3, 8.6): UE-associated logical NG-connections,
+ * the NAS transport both ways, Initial Context Setup, UE Context Release either way, NAS Non Delivery,
+ * Paging, and Error Indication for messages naming a connection the AMF does not know (10.6). It plugs
+ * into the N2 association through `signalling` (the `UeSignalling` seam) and into the 5GMM procedures
+ * through `bind(endpoint)`.
+ */
+export function createUeNgap<Owner>(options: UeNgapOptions) {
+  const connections = createUeConnections<Owner>({ limit: options.maxConnections });
+  /** Radios seen with UE-associated signalling, for Paging; forgotten when their association ends. */
+  const radios = new Map<string, RadioLink>();
+  const releaseTimers = new Map<UeConnection<Owner>, () => void>();
+  let nas: NasEndpoint<Owner> | undefined;
+
+  function endpoint(): NasEndpoint<Owner> {
+    if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
+    return nas;
+  }
+
+  function sendErrorIndication(
+    radio: RadioLink,
+    streamId: number,
+    cause: Cause,
+    ids: { amfUeNgapId?: number; ranUeNgapId?: number },
+    diagnostics?: ReturnType<typeof criticalityDiagnostics>,
+  ): void {
+    radio.send(
+      errorIndication({
+        cause,
+        ...ids,
+        ...(diagnostics === undefined ? {} : { diagnostics }),
+      }),
+      streamId,
+    );
+  }
+
+  function end(connection: UeConnection<Owner>, why: ConnectionEnd): void {
+    releaseTimers.get(connection)?.();
+    releaseTimers.delete(connection);
+    if (connections.close(connection)) endpoint().connectionEnded(connection, why);
+  }
+
+  /** The procedure of a received initiating message, for Criticality Diagnostics in Error Indication. */
+  function procedureOf(pdu: NGAPPDU): DiagnosedProcedure | undefined {
+    if (pdu.choice === null) return undefined;
+    return {
+      procedureCode: pdu.value.procedureCode,
+      triggeringMessage:
+        pdu.choice === 'initiatingMessage'
+          ? 'initiating-message'
+          : pdu.choice === 'successfulOutcome'
+            ? 'successful-outcome'
+            : 'unsuccessful-outcome',
+      criticality: pdu.value.criticality,
+    };
+  }
+
+  /** TS 38.413 10.3.5: a message without a mandatory reject IE is not acted on; Error Indication says so. */
+  function lacksMandatory(
+    messageType: string,
+    pdu: NGAPPDU,
+    ies: readonly { id: number }[],
+    radio: RadioLink,
+    streamId: number,
+  ): boolean {
+    const missing = missingRejectIes(ies, MANDATORY[messageType] ?? []);
+    const procedure = procedureOf(pdu);
+    if (missing.length === 0 || procedure === undefined) return false;
+    sendErrorIndication(
+      radio,
+      streamId,
+      PROTOCOL_CAUSE.abstractSyntaxErrorReject,
+      {},
+      criticalityDiagnostics(procedure, missing, true),
+    );
+    return true;
+  }
+
+  /**
+   * The connection a message names, checked against the radio (TS 38.413 10.6): an AMF UE NGAP ID this
+   * AMF has not assigned on this radio -> Error Indication `unknown-local-UE-NGAP-ID`; a known one with
+   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`.
+   */
+  function named(
+    radio: RadioLink,
+    streamId: number,
+    amfUeNgapId: number | undefined,
+    ranUeNgapId: number | undefined,
+  ): UeConnection<Owner> | undefined {
+    const ids = {
+      ...(amfUeNgapId === undefined ? {} : { amfUeNgapId }),
+      ...(ranUeNgapId === undefined ? {} : { ranUeNgapId }),
+    };
+    const connection = amfUeNgapId === undefined ? undefined : connections.byAmfId(amfUeNgapId);
+    if (connection === undefined || connection.radio.id !== radio.id) {
+      sendErrorIndication(
+        radio,
+        streamId,
+        { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' },
+        ids,
+      );
+      return undefined;
+    }
+    if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId) {
+      sendErrorIndication(
+        radio,
+        streamId,
+        { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' },
+        ids,
+      );
+      return undefined;
+    }
+    return connection;
+  }
+
+  function located(connection: UeConnection<Owner>, location: UserLocationInformation | undefined): void {
+    const cell = location === undefined ? undefined : servingCellOf(location);
+    if (cell !== undefined) connection.servingCell = cell;
+    endpoint().heard(connection);
+  }
+
+  const handlers = new Map<string, Handler>([
+    [
+      'InitialUEMessage',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'InitialUEMessage') return;
+        const ies = pdu.value.value.protocolIEs;
+        if (lacksMandatory('InitialUEMessage', pdu, ies, radio, streamId)) return;
+        const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
+        radios.set(radio.id, radio);
+        // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
+        const stale = connections.byRan(radio.id, ranUeNgapId);
+        if (stale !== undefined) end(stale, 'replaced');
+        const connection = connections.open(radio, ranUeNgapId);
+        if (connection === undefined) {
+          options.logger.warn(
+            { radio: radio.name, limit: options.maxConnections },
+            'AMF: UE connection limit reached; Initial UE Message refused',
+          );
+          return sendErrorIndication(
+            radio,
+            streamId,
+            { choice: 'misc', value: 'control-processing-overload' },
+            { ranUeNgapId },
+          );
+        }
+        located(connection, ieValue(ies, 'UserLocationInformation'));
+        endpoint().initialUeMessage(connection, ieValue(ies, 'NAS-PDU') ?? new Uint8Array(), {
+          fiveGSTmsi: ieValue(ies, 'FiveG-S-TMSI'),
+        });
+      },
+    ],
+    [
+      'UplinkNASTransport',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkNASTransport') return;
+        const ies = pdu.value.value.protocolIEs;
+        if (lacksMandatory('UplinkNASTransport', pdu, ies, radio, streamId)) return;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        located(connection, ieValue(ies, 'UserLocationInformation'));
+        endpoint().uplinkNas(connection, ieValue(ies, 'NAS-PDU') ?? new Uint8Array());
+      },
+    ],
+    [
+      'InitialContextSetupResponse',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        endpoint().contextSetup(connection, true, undefined);
+      },
+    ],
+    [
+      'InitialContextSetupFailure',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        endpoint().contextSetup(connection, false, ieValue(ies, 'Cause'));
+      },
+    ],
+    [
+      'UEContextReleaseRequest',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UEContextReleaseRequest') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        // TS 38.413 8.3.2: the AMF answers with UE Context Release Command, giving the radio's cause back.
+        release(connection, ieValue(ies, 'Cause') ?? { choice: 'radioNetwork', value: 'unspecified' });
+      },
+    ],
+    [
+      'UEContextReleaseComplete',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'UEContextRelease') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        located(connection, ieValue(ies, 'UserLocationInformation'));
+        end(connection, 'released');
+      },
+    ],
+    [
+      'NASNonDeliveryIndication',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'NASNonDeliveryIndication') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        endpoint().nasNotDelivered(
+          connection,
+          ieValue(ies, 'NAS-PDU') ?? new Uint8Array(),
+          ieValue(ies, 'Cause') ?? { choice: 'radioNetwork', value: 'unspecified' },
+        );
+      },
+    ],
+  ]);
+
+  /**
+   * UE Context Release Command (TS 38.413 8.3.3). The connection stays until UE Context Release
+   * Complete, or `releaseTimeoutMs` without it.
+   */
+  function release(connection: UeConnection<Owner>, cause: Cause): void {
+    if (connection.phase === 'releasing') return;
+    connection.phase = 'releasing';
+    connection.radio.send(
+      ueContextReleaseCommand(
+        { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+        cause,
+      ),
+      connection.streamId,
+    );
+    releaseTimers.set(
+      connection,
+      options.timers.after(options.releaseTimeoutMs, () => {
+        releaseTimers.delete(connection);
+        end(connection, 'released');
+      }),
+    );
+  }
+
+  const signalling: UeSignalling = {
+    handlers,
+    reset(radio: RadioLink, which: 'all' | UEassociatedLogicalNGconnectionList) {
+      if (which === 'all') {
+        for (const connection of connections.ofRadio(radio.id)) end(connection, 'reset');
+        return [];
+      }
+      // TS 38.413 8.7.4.2.2: each listed connection the AMF knows is released and listed back.
+      for (const item of which) {
+        const connection =
+          item.aMFUENGAPID !== undefined
+            ? connections.byAmfId(item.aMFUENGAPID)
+            : item.rANUENGAPID === undefined
+              ? undefined
+              : connections.byRan(radio.id, item.rANUENGAPID);
+        if (connection !== undefined && connection.radio.id === radio.id) end(connection, 'reset');
+      }
+      return which;
+    },
+    radioGone(radio: RadioLink) {
+      radios.delete(radio.id);
+      for (const connection of connections.ofRadio(radio.id)) end(connection, 'radio-lost');
+    },
+  };
+
+  return {
+    signalling,
+
+    bind(endpointToBind: NasEndpoint<Owner>): void {
+      nas = endpointToBind;
+    },
+
+    /** Downlink NAS Transport (TS 38.413 8.6.2); false when the transport refused it. */
+    sendNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): boolean {
+      return connection.radio.send(
+        downlinkNasTransport(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          nasPdu,
+        ),
+        connection.streamId,
+      );
+    },
+
+    /** Initial Context Setup Request (TS 38.413 8.3.1). */
+    setUpContext(connection: UeConnection<Owner>, ies: InitialContextSetupIes): boolean {
+      return connection.radio.send(
+        initialContextSetupRequest(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          ies,
+        ),
+        connection.streamId,
+      );
+    },
+
+    release,
+
+    /**
+     * Paging (TS 38.413 8.5.1), a non-UE-associated message (stream 0, TS 38.412 7), through every radio
+     * that carried UE-associated signalling; how many radios were asked.
+     */
+    page(fiveGSTmsi: FiveGSTMSI, tais: Parameters<typeof paging>[1]): number {
+      let sent = 0;
+      for (const radio of radios.values()) if (radio.send(paging(fiveGSTmsi, tais), 0)) sent += 1;
+      return sent;
+    },
+
+    connections: (): number => connections.size(),
+  };
+}
+
+export type UeNgap<Owner> = ReturnType<typeof createUeNgap<Owner>>;
