@@ -160,6 +160,31 @@ describe('restoring a crafted backup', () => {
       names: /users row 1: email is not a lower-case e-mail/,
     },
     {
+      what: 'an IP pool that is not a network',
+      change: (db) => db.exec("UPDATE profiles SET ue_ip_pool = '10.45.0.1/16'"),
+      names: /profiles row 1: ue_ip_pool is not a value the service accepts/,
+    },
+    {
+      what: 'a DNS server that is not an address',
+      change: (db) => db.exec("UPDATE profiles SET dns = 'dns.example'"),
+      names: /profiles row 1: dns is not a value the service accepts/,
+    },
+    {
+      what: 'a bit rate the API never writes',
+      change: (db) => db.exec("UPDATE policies SET bitrate_downlink = 'fast'"),
+      names: /policies row 1: bitrate_downlink is not a value the service accepts/,
+    },
+    {
+      what: 'an IMSI of the wrong form',
+      change: (db) => db.exec("UPDATE subscribers SET imsi = '00101'"),
+      names: /subscribers row 1: imsi is not a value the service accepts/,
+    },
+    {
+      what: 'a home network key of an unknown scheme',
+      change: (db) => db.exec("UPDATE home_network_keys SET scheme = 'C'"),
+      names: /home_network_keys row \d+: scheme is not a value the service accepts/,
+    },
+    {
       what: 'an API token id no token can carry',
       change: (db) => db.exec("UPDATE api_tokens SET public_id = 'XYZ'"),
       names: /api_tokens row 1: public_id is not 16 lower-case hex digits/,

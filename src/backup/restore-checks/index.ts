@@ -4,6 +4,7 @@ import { checkColumnTypes } from './column-types.ts';
 import { checkIdentityRows } from './identity-rows.ts';
 import { checkSealedValues } from './sealed-values.ts';
 import { checkStoredJson } from './stored-json.ts';
+import { checkStoredValues } from './stored-values.ts';
 import { checkTimestamps } from './timestamps.ts';
 
 /**
@@ -20,6 +21,7 @@ export async function restoredRowsProblem(
     (await checkTimestamps(candidate)) ??
     (await checkIdentityRows(candidate)) ??
     (await checkStoredJson(candidate)) ??
+    (await checkStoredValues(candidate)) ??
     (await checkSealedValues(candidate, secretBox))
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import { IdParams } from '../../http/network-values.ts';
+import { IdParams } from '../../validation/network-values.ts';
 import { Envelope, MessageResult, message, NoContent, ok } from '../../http/schemas.ts';
 import type { CellPosition } from './cell-positions.repository.ts';
 import { CellPositionBody, CellPositionCreated, CellPositionResult } from './cell-positions.schema.ts';

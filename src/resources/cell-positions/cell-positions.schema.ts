@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Mcc, Mnc } from '../../http/network-values.ts';
+import { Mcc, Mnc } from '../../validation/network-values.ts';
 
 /**
  * Cell position fields (spec: Cell position; decisions section 12). Ranges where the spec is silent come

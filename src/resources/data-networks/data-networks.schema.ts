@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DataNetworkName } from '../../http/network-values.ts';
+import { DataNetworkName } from '../../validation/network-values.ts';
 
 export const DataNetworkResult = Type.Object({
   name: Type.String({ description: 'the DNN' }),

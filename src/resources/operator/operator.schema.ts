@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Hex128, Mcc, Mnc, Tac } from '../../http/network-values.ts';
+import { Hex128, Mcc, Mnc, Tac } from '../../validation/network-values.ts';
 
 export const OperatorResult = Type.Object({
   id: Type.Object({ mcc: Type.String(), mnc: Type.String() }),

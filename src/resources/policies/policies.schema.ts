@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Arp, Bitrate, DataNetworkName, ResourceName, Var5qi } from '../../http/network-values.ts';
+import { Arp, Bitrate, DataNetworkName, ResourceName, Var5qi } from '../../validation/network-values.ts';
 
 const policyFields = {
   bitrate_uplink: Bitrate,

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import { IdParams } from '../../http/network-values.ts';
+import { IdParams } from '../../validation/network-values.ts';
 import { Envelope, ErrorBody, NoContent, ok } from '../../http/schemas.ts';
 import type { PositioningSession } from './positioning-sessions.repository.ts';
 import {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import { NameParams } from '../../http/network-values.ts';
+import { NameParams } from '../../validation/network-values.ts';
 import { Envelope, message, MessageResult, ok } from '../../http/schemas.ts';
 import type { Profile } from './profiles.repository.ts';
 import { CreateProfileBody, ProfileListItem, ProfileResult, UpdateProfileBody } from './profiles.schema.ts';

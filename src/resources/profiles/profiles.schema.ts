@@ -7,7 +7,7 @@ import {
   PriorityLevel,
   ResourceName,
   Var5qi,
-} from '../../http/network-values.ts';
+} from '../../validation/network-values.ts';
 
 // The contract spells profile fields with hyphens (`ue-ip-pool`), unlike every other resource.
 const listedFields = {

@@ -1,6 +1,6 @@
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import { NameParams } from '../../http/network-values.ts';
+import { NameParams } from '../../validation/network-values.ts';
 import {
   Envelope,
   message,

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ResourceName, Sd, Sst } from '../../http/network-values.ts';
+import { ResourceName, Sd, Sst } from '../../validation/network-values.ts';
 
 export const SliceResult = Type.Object({
   name: Type.String(),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Hex128, Imsi, ResourceName, SequenceNumber } from '../../http/network-values.ts';
+import { Hex128, Imsi, ResourceName, SequenceNumber } from '../../validation/network-values.ts';
 import { PaginationQuery } from '../../http/schemas.ts';
 
 const profileName = { ...ResourceName, description: 'name of an existing profile' };
