@@ -64,7 +64,10 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
       };
       byAmfId.set(amfUeNgapId, connection);
       let ofRadio = byRadio.get(radio.id);
-      if (ofRadio === undefined) byRadio.set(radio.id, (ofRadio = new Map()));
+      if (ofRadio === undefined) {
+        ofRadio = new Map<number, UeConnection<Owner>>();
+        byRadio.set(radio.id, ofRadio);
+      }
       ofRadio.set(ranUeNgapId, connection);
       return connection;
     },
