@@ -7,7 +7,7 @@
 //   node scripts/build.mjs --if-stale  build only when a source or the lock file is newer than the bundle
 import { build } from 'esbuild';
 import { readdirSync, rmSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import process from 'node:process';
 import { URL, fileURLToPath } from 'node:url';
 
@@ -36,9 +36,7 @@ function builtAt() {
 }
 
 if (!(process.argv.includes('--if-stale') && builtAt() > newestSource())) {
-  // Chunks are named by content hash: the previous build's would otherwise pile up.
-  rmSync(join(root, 'dist', 'chunks'), { recursive: true, force: true });
-  await build({
+  const result = await build({
     absWorkingDir: root,
     entryPoints: ['src/main.ts', 'src/records/record-writer.worker.ts'],
     // Flat: the records writer finds its worker beside the module that starts it (record-writer-thread.ts).
@@ -47,7 +45,8 @@ if (!(process.argv.includes('--if-stale') && builtAt() > newestSource())) {
     // Code loaded by a dynamic import (the network side, decoders of stored messages) goes into chunks
     // of its own, compiled after the API answers rather than before (docs/operations.md, "Starting fast").
     splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
+    // Flat, beside the entries: a module finds its worker beside itself, wherever the split put it.
+    chunkNames: '[name]-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
@@ -60,5 +59,22 @@ if (!(process.argv.includes('--if-stale') && builtAt() > newestSource())) {
     },
     sourcemap: 'linked',
     logLevel: 'warning',
+    metafile: true,
   });
+  removeOldChunks(new Set(Object.keys(result.metafile.outputs).map((path) => basename(path))));
+}
+
+/**
+ * Chunks are named by content hash, so each build leaves the previous one's behind. They are removed
+ * once they are 10 minutes old: a service started from the previous build may still import one it
+ * loads lazily. dist/ui is the web UI's build (vite), not this one's.
+ */
+function removeOldChunks(outputs) {
+  const directory = join(root, 'dist');
+  const before = Date.now() - 10 * 60_000;
+  for (const entry of readdirSync(directory)) {
+    const path = join(directory, entry);
+    if (entry === 'ui' || outputs.has(entry) || statSync(path).mtimeMs > before) continue;
+    rmSync(path, { recursive: true, force: true });
+  }
 }
