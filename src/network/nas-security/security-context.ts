@@ -9,7 +9,7 @@ import type { NasKeySetIdentifier } from '../nas/ie/mobility.ts';
 export type NasSecuritySide = 'network' | 'ue';
 
 /**
- * The BEARER input of the NAS algorithms is the NAS connection identifier (TS 33.501 6.4.3.1, 6.4.2.2),
+ * The BEARER input of the NAS algorithms is the NAS connection identifier (TS 33.501 6.4.3.1),
  * 1 for 3GPP access: open5gs (AMF `amf_ue->nas.access_type`, OGS_ACCESS_TYPE_3GPP = 1) and free5gc
  * (nas `security/parameters.go`, `Bearer3GPP uint8 = 0x01`) use it, and the four 128-NIA2 MACs of the open5gs capture in
  * third-party/vectors/security-5g-aka-open5gs.json verify with it and not with 0.
