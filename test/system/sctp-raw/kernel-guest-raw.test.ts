@@ -25,14 +25,19 @@ import {
   loadNativeAddon,
   rawSocketSupport,
 } from '../../../src/network/transport/native/native-addon.ts';
+import { RawLink } from '../../../src/network/transport/raw/raw-link.ts';
 import { createRawTransport } from '../../../src/network/transport/raw/raw-transport.ts';
+import { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
+import { impaired } from '../impaired-link.ts';
+import { lossyExchange, type LossyResult } from '../lossy-exchange.ts';
 import { startCapture, type Capture } from './capture.ts';
 import { SIZES, STREAMS, pattern } from './interop-plan.ts';
 
 /**
  * Our `raw` stack (userland SCTP over raw IP on the host) against the Linux kernel's SCTP in a qemu
- * guest, across a tap device: the guest as client, then as server (IPv4 and IPv6). dumpcap records
- * the tap; tshark checks the CRC32c of every packet our stack sent.
+ * guest, across a tap device: the guest as client, then as server (IPv4 and IPv6, a peer restart, a
+ * lossy and reordering link). dumpcap records the tap; tshark checks the CRC32c of every packet our
+ * stack sent.
  */
 const load = loadNativeAddon();
 const why =
@@ -89,6 +94,7 @@ describe(
   () => {
     const tap = tapLink(1);
     let transport: N2Transport | undefined;
+    let lossy: SctpEndpoint | undefined;
     let capture: Capture | undefined;
     let work = '';
     let result: GuestResult | undefined;
@@ -167,8 +173,17 @@ describe(
           await restarting.transport.close();
           await crashing.transport.close();
         }
+        // A link that loses 5%, reorders 25% and delays 5 ms both ways (netem's impairment inside our
+        // link: the host kernel has no sch_netem): the kernel's and our retransmission and reordering.
+        // It stays open until the guest is done: if the impairment drops our SHUTDOWN COMPLETE, the
+        // kernel's retransmitted SHUTDOWN ACK must find the stack that answers it (RFC 9260 8.4 (5)).
+        const link = impaired(RawLink.open({ addon, addresses: [addressOf(tap.host4)] }), 38412);
+        lossy = new SctpEndpoint({ kind: 'raw', link, peerLinkPort: 0 });
+        host.lossy = await lossyExchange(lossy, guest4, 90_000);
+        host.impairment = { dropped: link.dropped, reordered: link.reordered };
       } finally {
         result = await guest.finished;
+        await lossy?.close();
         await transport?.close();
       }
     });
@@ -212,6 +227,7 @@ describe(
       assert.deepEqual(host.end6, { type: 'shutdown-complete' });
       assert.deepEqual(host.mismatchesRestart, []);
       assert.deepEqual(host.endRestart, { type: 'shutdown-complete' });
+      const lossy = (host.lossy ?? { messages: 0, bytes: 0 }) as LossyResult;
       const served = step('served').served as {
         received: number;
         bytes: number;
@@ -239,8 +255,19 @@ describe(
           [addressOf(tap.host6), 3, 1 + 1500 + 65536, { type: 'shutdown-complete' }, []],
           // One kernel association across the restart: a message before, one after.
           [addressOf(tap.host4), 2, 300, { type: 'shutdown-complete' }, ['restart']],
+          [addressOf(tap.host4), lossy.messages, lossy.bytes, { type: 'shutdown-complete' }, []],
         ],
       );
+    });
+
+    it('across a lossy, reordering link: 1 B to 64 KiB on four streams, every byte echoed in order', (t) => {
+      assert.ok(host.lossy, 'the lossy exchange ran');
+      const { mismatches, end } = host.lossy as LossyResult;
+      assert.deepEqual(mismatches, []);
+      assert.deepEqual(end, { type: 'shutdown-complete' });
+      const { dropped, reordered } = host.impairment as { dropped: number; reordered: number };
+      assert.ok(dropped > 0 && reordered > 0, 'the link did lose and reorder');
+      t.diagnostic(`${dropped} packets dropped, ${reordered} reordered`);
     });
 
     it('puts only packets with a good CRC32c on the wire (tshark)', async () => {
