@@ -1,0 +1,237 @@
+import type { Cause, NGAPPDU, RRCEstablishmentCause } from '../../ngap/generated/types.ts';
+import type { NgapExchange, SimulatedGnb, UeSignalling } from '../gnb.ts';
+import type { ResetScope } from '../gnb-messages.ts';
+import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
+import {
+  initialContextSetupFailure,
+  initialContextSetupResponse,
+  initialUeMessage,
+  readAmfUeMessage,
+  ueContextReleaseComplete,
+  ueContextReleaseRequest,
+  uplinkNasTransport,
+} from './ran-ue-messages.ts';
+import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
+
+/**
+ * The UE side of a simulated gNB (TS 38.413 8.2, 8.3, 8.5, 8.6): one UE-associated logical NG-connection
+ * per connected UE, identified by the RAN UE NGAP ID this node allocates and the AMF UE NGAP ID the AMF
+ * gives in its first answer. It sends Initial UE Message and Uplink NAS Transport for its UEs, delivers
+ * Downlink NAS Transport, answers Initial Context Setup and UE Context Release, asks for a release on
+ * demand, and pages the UEs camped on it. Plugs into the node's UE seam (`attachUes`).
+ */
+
+/** Why a UE-associated message from the AMF was not acted on. */
+export interface IgnoredUeMessage {
+  messageType: string;
+  reason: 'unknown-ran-ue-ngap-id' | 'missing-ids' | 'not-for-ues';
+}
+
+/** An RRC connection and its UE-associated logical NG-connection. */
+class Connection implements RrcConnection {
+  amfUeNgapId: number | undefined;
+  open = true;
+
+  constructor(
+    readonly cell: GnbUes,
+    readonly ranUeNgapId: number,
+    readonly ue: RadioUe,
+  ) {}
+
+  uplink(nasPdu: Uint8Array): boolean {
+    if (!this.open || this.amfUeNgapId === undefined) return false;
+    return this.cell.sendForUe(
+      uplinkNasTransport(
+        { amfUeNgapId: this.amfUeNgapId, ranUeNgapId: this.ranUeNgapId },
+        nasPdu,
+        this.cell.cell,
+      ),
+    );
+  }
+}
+
+/** NGAP carries UE-associated signalling on the streams other than 0 (TS 38.412 7). */
+const UE_STREAM = 1;
+/** RAN UE NGAP ID is 0..2^32-1 (TS 38.413 9.3.3.2). */
+const RAN_UE_NGAP_ID_MODULUS = 2 ** 32;
+
+export class GnbUes implements UeSignalling, UeRadio {
+  readonly #gnb: SimulatedGnb;
+  readonly cell: ServingCell;
+  readonly #connections = new Map<number, Connection>();
+  readonly #camped = new Set<RadioUe>();
+  #nextRanUeNgapId = 1;
+  /** Messages the node did not act on, for tests. */
+  readonly ignored: IgnoredUeMessage[] = [];
+
+  constructor(gnb: SimulatedGnb, cell: ServingCell) {
+    this.#gnb = gnb;
+    this.cell = cell;
+    gnb.attachUes(this);
+  }
+
+  get name(): string {
+    return this.#gnb.config.name ?? 'gnb';
+  }
+
+  /** UEs with an RRC connection through this node. */
+  get connected(): number {
+    return this.#connections.size;
+  }
+
+  establish(
+    ue: RadioUe,
+    nasPdu: Uint8Array,
+    cause: RRCEstablishmentCause,
+    sTmsi: FiveGSTmsi | undefined,
+  ): RrcConnection | undefined {
+    const ranUeNgapId = this.#allocate();
+    const connection = new Connection(this, ranUeNgapId, ue);
+    const sent = this.sendForUe(
+      initialUeMessage({
+        ranUeNgapId,
+        nasPdu,
+        cell: this.cell,
+        cause,
+        ...(sTmsi === undefined ? {} : { sTmsi }),
+      }),
+    );
+    if (!sent) return undefined;
+    this.#connections.set(ranUeNgapId, connection);
+    return connection;
+  }
+
+  camp(ue: RadioUe): void {
+    this.#camped.add(ue);
+  }
+
+  leave(ue: RadioUe): void {
+    this.#camped.delete(ue);
+  }
+
+  /**
+   * UE Context Release Request (TS 38.413 8.3.2): the radio asks the AMF to release the UE's context, by
+   * default for user inactivity. False when the UE has no NG connection here.
+   */
+  requestRelease(
+    connection: RrcConnection,
+    cause: Cause = { choice: 'radioNetwork', value: 'user-inactivity' },
+  ): boolean {
+    const found = [...this.#connections.values()].find((c) => c === connection);
+    if (found?.amfUeNgapId === undefined) return false;
+    return this.sendForUe(
+      ueContextReleaseRequest({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }, cause),
+    );
+  }
+
+  /** @internal Sends a UE-associated PDU. */
+  sendForUe(pdu: NGAPPDU): boolean {
+    return this.#gnb.send(pdu, UE_STREAM).ok;
+  }
+
+  // ----- the node's UE seam -----
+
+  receive(exchange: NgapExchange & { pdu: NGAPPDU }): void {
+    const message = readAmfUeMessage(exchange.pdu);
+    if (message === undefined) {
+      this.ignored.push({ messageType: exchange.messageType, reason: 'missing-ids' });
+      return;
+    }
+    switch (message.kind) {
+      case 'downlink-nas': {
+        const connection = this.#bind(message.ranUeNgapId, message.amfUeNgapId, exchange.messageType);
+        connection?.ue.downlink(message.nasPdu);
+        return;
+      }
+      case 'initial-context-setup': {
+        const connection = this.#bind(message.ranUeNgapId, message.amfUeNgapId, exchange.messageType);
+        if (connection === undefined) return;
+        const ids = { amfUeNgapId: message.amfUeNgapId, ranUeNgapId: message.ranUeNgapId };
+        if (connection.ue.failInitialContextSetup) {
+          // TS 38.413 8.3.1.3: the NAS-PDU is not delivered when the setup fails.
+          this.sendForUe(initialContextSetupFailure(ids, { choice: 'radioNetwork', value: 'unspecified' }));
+          return;
+        }
+        connection.ue.contextSetUp(message.securityKey);
+        // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup.
+        if (message.nasPdu !== undefined) connection.ue.downlink(message.nasPdu);
+        this.sendForUe(initialContextSetupResponse(ids));
+        return;
+      }
+      case 'ue-context-release': {
+        const connection =
+          message.ranUeNgapId === undefined
+            ? [...this.#connections.values()].find((c) => c.amfUeNgapId === message.amfUeNgapId)
+            : this.#connections.get(message.ranUeNgapId);
+        // TS 38.413 8.3.3.2: the NG-RAN node releases what it has and always answers Complete.
+        const ranUeNgapId = connection?.ranUeNgapId ?? message.ranUeNgapId;
+        if (ranUeNgapId !== undefined) {
+          this.sendForUe(
+            ueContextReleaseComplete({ amfUeNgapId: message.amfUeNgapId, ranUeNgapId }, this.cell),
+          );
+        }
+        if (connection !== undefined) this.#release(connection);
+        return;
+      }
+      case 'paging': {
+        const { sTmsi } = message;
+        if (sTmsi === undefined) return;
+        for (const ue of [...this.#camped]) {
+          const own = ue.sTmsi;
+          if (
+            own !== undefined &&
+            own.tmsi === sTmsi.tmsi &&
+            own.amfSetId === sTmsi.amfSetId &&
+            own.amfPointer === sTmsi.amfPointer
+          )
+            ue.paged();
+        }
+        return;
+      }
+      case 'other':
+        this.ignored.push({ messageType: message.messageType, reason: 'not-for-ues' });
+        return;
+    }
+  }
+
+  reset(scope: ResetScope): void {
+    const all = [...this.#connections.values()];
+    const affected =
+      scope.kind === 'all'
+        ? all
+        : all.filter((connection) =>
+            scope.connections.some(
+              (item) =>
+                item.rANUENGAPID === connection.ranUeNgapId ||
+                (item.aMFUENGAPID !== undefined && item.aMFUENGAPID === connection.amfUeNgapId),
+            ),
+          );
+    for (const connection of affected) this.#release(connection);
+  }
+
+  // ----- internals -----
+
+  /** The connection a message names; its first message from the AMF gives the AMF UE NGAP ID (8.6.2). */
+  #bind(ranUeNgapId: number, amfUeNgapId: number, messageType: string): Connection | undefined {
+    const connection = this.#connections.get(ranUeNgapId);
+    if (connection === undefined) {
+      this.ignored.push({ messageType, reason: 'unknown-ran-ue-ngap-id' });
+      return undefined;
+    }
+    connection.amfUeNgapId = amfUeNgapId;
+    return connection;
+  }
+
+  #release(connection: Connection): void {
+    connection.open = false;
+    this.#connections.delete(connection.ranUeNgapId);
+    connection.ue.released();
+  }
+
+  #allocate(): number {
+    let id = this.#nextRanUeNgapId;
+    while (this.#connections.has(id)) id = (id + 1) % RAN_UE_NGAP_ID_MODULUS;
+    this.#nextRanUeNgapId = (id + 1) % RAN_UE_NGAP_ID_MODULUS;
+    return id;
+  }
+}
