@@ -1,6 +1,6 @@
 import { Center, Loader } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { lazy, useEffect, type ComponentType } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { api, result } from './api/client.ts';
 import { initialize, refresh, signIn, useSession } from './auth/session.ts';
@@ -11,6 +11,15 @@ import { DashboardPage } from './pages/dashboard.tsx';
 import { Layout } from './pages/layout.tsx';
 import { SubscriberPage } from './pages/subscriber.tsx';
 import { SubscribersPage } from './pages/subscribers.tsx';
+
+// Pages beyond the first screen load when first opened, so the first load stays small (docs/performance.md).
+const page = <K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) =>
+  lazy(async () => ({ default: (await load())[name] }));
+const ProfilesPage = page(() => import('./pages/network/profiles.tsx'), 'ProfilesPage');
+const SlicesPage = page(() => import('./pages/network/slices.tsx'), 'SlicesPage');
+const PoliciesPage = page(() => import('./pages/network/policies.tsx'), 'PoliciesPage');
+const DataNetworksPage = page(() => import('./pages/network/data-networks.tsx'), 'DataNetworksPage');
+const OperatorPage = page(() => import('./pages/network/operator.tsx'), 'OperatorPage');
 
 /** Until the first user exists the service offers only the first start; then sign-in; then the pages. */
 export function App() {
@@ -71,6 +80,11 @@ export function App() {
           <Route path="subscribers" element={<SubscribersPage />} />
           <Route path="subscribers/:imsi" element={<SubscriberPage />} />
           <Route path="account" element={<AccountPage />} />
+          <Route path="profiles" element={<ProfilesPage />} />
+          <Route path="slices" element={<SlicesPage />} />
+          <Route path="policies" element={<PoliciesPage />} />
+          <Route path="data-networks" element={<DataNetworksPage />} />
+          <Route path="operator" element={<OperatorPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldOfError } from './field-error.ts';
+import { errorsOf, fieldOfError } from './field-error.ts';
 
 describe('fieldOfError', () => {
   const fields = ['imsi', 'key', 'profile_name', 'ue-ip-pool'];
@@ -14,5 +14,21 @@ describe('fieldOfError', () => {
     expect(fieldOfError('subscriber 001010000000001 already exists', fields)).toBeUndefined();
     expect(fieldOfError('profile default not found', fields)).toBeUndefined();
     expect(fieldOfError('', fields)).toBeUndefined();
+  });
+});
+
+describe('errorsOf', () => {
+  it('puts a message naming a field next to that field only', () => {
+    const errors = errorsOf(new Error('mcc must match pattern'), ['mcc', 'mnc']);
+    expect(errors.of('mcc')).toBe('mcc must match pattern');
+    expect(errors.of('mnc')).toBeUndefined();
+    expect(errors.form).toBeUndefined();
+  });
+
+  it('gives the form a message naming none of its fields, and nothing without an error', () => {
+    const error = new Error('cannot change the operator while subscribers exist');
+    expect(errorsOf(error, ['mcc']).form).toBe(error);
+    expect(errorsOf(error, ['mcc']).of('mcc')).toBeUndefined();
+    expect(errorsOf(null, ['mcc']).form).toBeNull();
   });
 });

@@ -1,13 +1,32 @@
-import { AppShell, Burger, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core';
+import {
+  AppShell,
+  Burger,
+  Center,
+  Group,
+  Loader,
+  Menu,
+  NavLink,
+  ScrollArea,
+  Text,
+  Title,
+  UnstyledButton,
+} from '@mantine/core';
+import { Suspense } from 'react';
 import { useDisclosure } from '@mantine/hooks';
 import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
-import { ROLE_NAMES } from '../auth/roles.ts';
+import { ROLE_NAMES, type Abilities } from '../auth/roles.ts';
 import { signOut } from '../auth/session.ts';
 import { useMe } from '../auth/use-me.ts';
 
-const PAGES = [
+/** The navigation: every page a role may read (the service decides again on each request). */
+const PAGES: { to: string; label: string; shown?: (can: Abilities) => boolean }[] = [
   { to: '/', label: 'Dashboard' },
   { to: '/subscribers', label: 'Subscribers' },
+  { to: '/profiles', label: 'Profiles' },
+  { to: '/policies', label: 'Policies' },
+  { to: '/slices', label: 'Slices' },
+  { to: '/data-networks', label: 'Data networks' },
+  { to: '/operator', label: 'Operator' },
 ];
 
 /** The frame of every page: the navigation (a drawer on a phone), the user menu, and the page. */
@@ -45,19 +64,29 @@ export function Layout() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Pages">
-        {PAGES.map((page) => (
-          <NavLink
-            key={page.to}
-            component={RouterLink}
-            to={page.to}
-            end={page.to === '/'}
-            label={page.label}
-            onClick={close}
-          />
-        ))}
+        <AppShell.Section grow component={ScrollArea}>
+          {PAGES.filter((page) => !page.shown || (me !== undefined && page.shown(me.can))).map((page) => (
+            <NavLink
+              key={page.to}
+              component={RouterLink}
+              to={page.to}
+              end={page.to === '/'}
+              label={page.label}
+              onClick={close}
+            />
+          ))}
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
-        <Outlet />
+        <Suspense
+          fallback={
+            <Center h={200}>
+              <Loader aria-label="Loading" />
+            </Center>
+          }
+        >
+          <Outlet />
+        </Suspense>
       </AppShell.Main>
     </AppShell>
   );

@@ -1,6 +1,19 @@
-import { Alert, Button, Card, Code, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { Link, useParams } from 'react-router';
+import {
+  Alert,
+  Button,
+  Card,
+  Code,
+  Group,
+  Select,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
 import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
@@ -16,9 +29,62 @@ function Field({ label, value }: { label: string; value: string | number | undef
   );
 }
 
+/** The subscriber's profile, changed in place (PUT /subscribers/{imsi} takes only the profile). */
+function EditProfile({ imsi, current }: { imsi: string; current: string }) {
+  const queryClient = useQueryClient();
+  const [profile, setProfile] = useState(current);
+  const profiles = useQuery({
+    queryKey: ['profiles', 'names'],
+    queryFn: () => result(api.GET('/api/v1/profiles')),
+  });
+  const save = useMutation({
+    mutationFn: () =>
+      result(
+        api.PUT('/api/v1/subscribers/{imsi}', {
+          params: { path: { imsi } },
+          body: { profile_name: profile },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscribers'] }),
+  });
+  return (
+    <Stack gap="xs">
+      <Group align="flex-end">
+        <Select
+          label="Profile"
+          data={profiles.data?.map((item) => item.name) ?? [current]}
+          value={profile}
+          allowDeselect={false}
+          error={save.error?.message}
+          onChange={(name) => setProfile(name ?? current)}
+        />
+        <Button
+          variant="light"
+          disabled={profile === current}
+          loading={save.isPending}
+          onClick={() => save.mutate()}
+        >
+          Change profile
+        </Button>
+      </Group>
+      {save.isSuccess && profile === current && <Text size="sm">Profile changed.</Text>}
+    </Stack>
+  );
+}
+
 export function SubscriberPage() {
   const { imsi = '' } = useParams();
   const me = useMe();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const remove = useMutation({
+    mutationFn: () => result(api.DELETE('/api/v1/subscribers/{imsi}', { params: { path: { imsi } } })),
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: ['subscribers', imsi] });
+      await queryClient.invalidateQueries({ queryKey: ['subscribers'] });
+      await navigate('/subscribers');
+    },
+  });
   const subscriber = useQuery({
     queryKey: ['subscribers', imsi],
     queryFn: () => result(api.GET('/api/v1/subscribers/{imsi}', { params: { path: { imsi } } })),
@@ -35,10 +101,24 @@ export function SubscriberPage() {
       <Text size="sm">
         <Link to="/subscribers">Subscribers</Link> / {imsi}
       </Text>
-      <Title order={1} size="h3">
-        Subscriber {imsi}
-      </Title>
-      <ErrorAlert error={subscriber.error} />
+      <Group justify="space-between">
+        <Title order={1} size="h3">
+          Subscriber {imsi}
+        </Title>
+        {me?.can.writeNetwork && data && (
+          <Button
+            color="red"
+            variant="outline"
+            loading={remove.isPending}
+            onClick={() => {
+              if (window.confirm(`Delete subscriber ${imsi}?`)) remove.mutate();
+            }}
+          >
+            Delete subscriber
+          </Button>
+        )}
+      </Group>
+      <ErrorAlert error={subscriber.error ?? remove.error} />
       {data && (
         <>
           <Card withBorder>
@@ -53,6 +133,9 @@ export function SubscriberPage() {
               <Field label="Integrity" value={data.status.integrity_algorithm} />
             </SimpleGrid>
           </Card>
+          {me?.can.writeNetwork && (
+            <EditProfile key={data.profile_name} imsi={imsi} current={data.profile_name} />
+          )}
           <Title order={2} size="h4">
             Sessions
           </Title>

@@ -2,12 +2,13 @@ import { Badge, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Tit
 import { useDisclosure } from '@mantine/hooks';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { ApiError, api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { fieldOfError } from '../components/field-error.ts';
 import { Pager } from '../components/pager.tsx';
+import { SubscriberImport } from './subscriber-import.tsx';
 
 const PER_PAGE = 25;
 const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
@@ -93,9 +94,12 @@ export function SubscribersPage() {
   const me = useMe();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
-  const [radio, setRadio] = useState('');
+  // A radio's page links here with ?radio=<name>.
+  const [search] = useSearchParams();
+  const [radio, setRadio] = useState(search.get('radio') ?? '');
   const [dataNetwork, setDataNetwork] = useState('');
   const [creating, creatingModal] = useDisclosure();
+  const [importing, importingModal] = useDisclosure();
   const query = {
     page,
     per_page: PER_PAGE,
@@ -124,7 +128,14 @@ export function SubscribersPage() {
         <Title order={1} size="h3">
           Subscribers
         </Title>
-        {me?.can.writeNetwork && <Button onClick={creatingModal.open}>New subscriber</Button>}
+        {me?.can.writeNetwork && (
+          <Group>
+            <Button variant="default" onClick={importingModal.open}>
+              Import
+            </Button>
+            <Button onClick={creatingModal.open}>New subscriber</Button>
+          </Group>
+        )}
       </Group>
       <Group>
         <TextInput
@@ -192,6 +203,9 @@ export function SubscribersPage() {
       {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total_count} onChange={setPage} />}
       <Modal opened={creating} onClose={creatingModal.close} title="New subscriber">
         <CreateSubscriber onDone={creatingModal.close} />
+      </Modal>
+      <Modal opened={importing} onClose={importingModal.close} title="Import subscribers" size="lg">
+        <SubscriberImport onDone={importingModal.close} />
       </Modal>
     </Stack>
   );
