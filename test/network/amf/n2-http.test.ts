@@ -52,17 +52,23 @@ describe('N2 signalling as the management API shows it', () => {
     await t.close();
   });
 
-  async function settle(count: number): Promise<void> {
+  /** Sends one PDU and waits for the AMF's answer and for the records it wrote. */
+  async function exchange(pdu: Uint8Array): Promise<void> {
+    const count = answers.length + 1;
+    association.send(0, 60, pdu);
     for (let i = 0; i < 200 && answers.length < count; i++)
       await new Promise((resolve) => setTimeout(resolve, 10));
     await t.records.flush();
   }
 
+  // gnb-1's NG Setup, once per describe, by whichever test needs it first: each test passes alone.
+  let setUp: Promise<void> | undefined;
+  const gnb1 = () => (setUp ??= exchange(encodeNgapPdu(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }))));
+
   const get = async <T>(url: string): Promise<T> => result<T>(await t.request({ method: 'GET', url, token }));
 
   it('lists a radio after NG Setup with every field of the contract', async () => {
-    association.send(0, 60, encodeNgapPdu(ngSetupRequest({ gnbId: 1, name: 'gnb-1' })));
-    await settle(1);
+    await gnb1();
     assert.deepEqual(answers, ['NGSetupResponse']);
     const list = await get<Page<Record<string, unknown>>>('/api/v1/ran/radios');
     assert.equal(list.items.length, 1);
@@ -80,6 +86,7 @@ describe('N2 signalling as the management API shows it', () => {
   });
 
   it('stores both PDUs as radio events that decode as network.md section 3 shows', async () => {
+    await gnb1();
     const events =
       await get<Page<{ id: number; message_type: string; direction: string; details: string }>>(
         '/api/v1/ran/events',
@@ -107,6 +114,7 @@ describe('N2 signalling as the management API shows it', () => {
   });
 
   it('writes the radio logs of its life under its id', async () => {
+    await gnb1();
     const logs = await get<Page<{ ran_id: string; event: string; level: string; details: string }>>(
       '/api/v1/logs/radio?ran_id=001:01:000001',
     );
@@ -121,12 +129,9 @@ describe('N2 signalling as the management API shows it', () => {
   });
 
   it('answers a refused NG Setup with the cause in the event details; the radio stays as it was', async () => {
-    association.send(
-      0,
-      60,
+    await exchange(
       encodeNgapPdu(ngSetupRequest({ gnbId: 2, name: 'gnb-2', taList: taList({ mcc: '999' }) })),
     );
-    await settle(2);
     assert.deepEqual(answers.at(-1), 'NGSetupFailure');
     const events = await get<Page<{ message_type: string; details: string }>>(
       '/api/v1/ran/events?message_type=NGSetupFailure',
@@ -138,6 +143,8 @@ describe('N2 signalling as the management API shows it', () => {
   });
 
   it('removes the radio when its association ends', async () => {
+    await gnb1();
+    assert.equal((await get<Page<unknown>>('/api/v1/ran/radios')).items.length, 1);
     association.abort('test over');
     for (let i = 0; i < 200 && t.core.networkState.radios().length > 0; i++)
       await new Promise((resolve) => setTimeout(resolve, 10));
