@@ -42,7 +42,17 @@ export type UnprotectResult =
       /** Non-fatal decoding errors of the plain message (TS 24.501 7.6, 7.7). */
       errors: NasError[];
     }
-  | { ok: false; reason: UnprotectFailureReason; detail: string };
+  | {
+      ok: false;
+      reason: UnprotectFailureReason;
+      detail: string;
+      /**
+       * With `mac`, the message inside when it travelled unciphered (header type 1 or 3) and decodes: TS 24.501
+       * 4.4.4.3 lets the AMF process a few messages whose integrity check failed (e.g. a Registration Request
+       * under a context the UE still holds and the AMF does not), by authenticating the UE again.
+       */
+      unverifiedMessage?: NasMessage;
+    };
 
 const SEQUENCE_NUMBER_MODULUS = 0x100;
 
@@ -59,7 +69,7 @@ export function unprotect(context: NasSecurityContext, bytes: Uint8Array): Unpro
   if (!decoded.ok) return { ok: false, reason: 'decode', detail: decoded.error.kind };
   if (decoded.pdu.kind !== 'protected')
     return { ok: false, reason: 'not-protected', detail: 'plain NAS message' };
-  const pdu: SecurityProtectedNasMessage = decoded.pdu;
+  const pdu = decoded.pdu;
 
   const count = estimateCount(context.highestReceivedCount, pdu.sequenceNumber);
   if (count === undefined) return { ok: false, reason: 'replay', detail: 'NAS COUNT exhausted' };
@@ -68,7 +78,10 @@ export function unprotect(context: NasSecurityContext, bytes: Uint8Array): Unpro
     const earlier = count - SEQUENCE_NUMBER_MODULUS;
     if (context.integrity !== 0 && earlier >= 0 && macVerifies(context, pdu, earlier))
       return { ok: false, reason: 'replay', detail: `NAS COUNT ${earlier} already accepted` };
-    return { ok: false, reason: 'mac', detail: `MAC does not verify at NAS COUNT ${count}` };
+    const detail = `MAC does not verify at NAS COUNT ${count}`;
+    return pdu.inner?.ok === true
+      ? { ok: false, reason: 'mac', detail, unverifiedMessage: pdu.inner.message }
+      : { ok: false, reason: 'mac', detail };
   }
   acceptReceivedCount(context, count);
 

@@ -113,6 +113,12 @@ describe('NAS security context', () => {
     assert.equal(reason(unprotect(network, protect(other.ue, REGISTRATION_COMPLETE, 2))), 'mac');
     // DIRECTION differs: the network does not accept what it sent itself.
     assert.equal(reason(unprotect(network, protect(network, REGISTRATION_COMPLETE, 2))), 'mac');
+    // Ciphered: nothing of the message is given; integrity only: the message, marked unverified.
+    const refused = unprotect(network, flip(message, 2));
+    assert.ok(!refused.ok && refused.unverifiedMessage === undefined);
+    const plainInside = unprotect(network, flip(protect(other.ue, REGISTRATION_COMPLETE, 1), 2));
+    assert.ok(!plainInside.ok && plainInside.reason === 'mac');
+    assert.equal(plainInside.unverifiedMessage?.messageType, 'registrationComplete');
     // A refused message does not spend the COUNT: the genuine one still verifies.
     assert.ok(unprotect(network, message).ok);
   });
