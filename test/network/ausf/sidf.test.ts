@@ -16,6 +16,18 @@ import type { HomeNetworkKey } from '../../../src/network/ports/operator-configu
 
 const MSIN = '0000000001';
 
+/** mulberry32: a small deterministic PRNG, so a failing input can be reproduced from its index. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 function homeNetworkKey(scheme: 'A' | 'B', id: number, fill: number): HomeNetworkKey {
   const privateKey = Buffer.alloc(32, fill);
   const profile: EciesProfile = scheme === 'A' ? PROTECTION_SCHEME.profileA : PROTECTION_SCHEME.profileB;
@@ -161,6 +173,35 @@ describe('SIDF: SUCI to SUPI (TS 33.501 6.12.2, Annex C)', () => {
         ok: false,
         error: 'invalid-msin',
       });
+  });
+
+  it('random scheme outputs never throw and never resolve (fixed-seed PRNG, 3,000 inputs)', () => {
+    const random = prng(0x51df);
+    const bytes = (length: number): Uint8Array =>
+      Uint8Array.from({ length }, () => Math.floor(random() * 256));
+    for (let i = 0; i < 3000; i++) {
+      const profileA = random() < 0.5;
+      const keyLength = profileA ? 32 : 33;
+      const ephemeral = bytes(keyLength);
+      if (!profileA && random() < 0.7) ephemeral[0] = 0x02 | (i & 1);
+      const suci: Suci = {
+        type: 'suci',
+        supiFormat: 'imsi',
+        mcc: '001',
+        mnc: '01',
+        routingIndicator: '0',
+        protectionScheme: profileA ? 1 : 2,
+        homeNetworkPublicKeyId: random() < 0.8 ? 1 : Math.floor(random() * 256),
+        schemeOutput: {
+          scheme: profileA ? 'profile-a' : 'profile-b',
+          eccEphemeralPublicKey: ephemeral,
+          ciphertext: bytes(Math.floor(random() * 8)),
+          macTag: bytes(random() < 0.9 ? 8 : Math.floor(random() * 10)),
+        },
+      };
+      const result = resolveSupi(suci, ring);
+      assert.equal(result.ok, false, `input ${i}`);
+    }
   });
 
   it('a key whose private part does not import is left out of the ring', () => {
