@@ -503,3 +503,53 @@ describe('credentials at rest', () => {
     assert.match(row.op_sealed, /^v1\./);
   });
 });
+
+describe('GET /api/v1/subscribers?radio= for a radio serving more devices than one SQL statement names', () => {
+  freshApp();
+
+  // SQLite takes at most 32,766 parameters a statement: the served IMSIs are asked in chunks of 1,000
+  // instead. The network picture names 33,971 IMSIs on the radio; 2,427 of them are subscribers.
+  const stored = 2_500;
+  const named = 35_005;
+  const onRadio = (n: number): boolean => n % 34 !== 0;
+  const served: string[] = [];
+  for (let n = 5; n < 5 + stored; n++) if (onRadio(n)) served.push(imsi(n));
+
+  before(async () => {
+    const payload = [];
+    for (let n = 5; n < 5 + stored; n++) payload.push(newSubscriber(n));
+    const response = await t.request({ method: 'POST', url: '/api/v1/subscribers/import', token, payload });
+    assert.equal(response.statusCode, 201, response.body);
+    for (let n = 5; n < named; n++) {
+      if (!onRadio(n)) continue;
+      t.networkState.subscriberRegistered(imsi(n), 'gnb-big', {
+        radioAccessTypes: ['5G'],
+        imei: '356938035643809',
+        cipheringAlgorithm: 'NEA2',
+        integrityAlgorithm: 'NIA2',
+      });
+    }
+    assert.ok(t.networkState.subscribersOnRadio('gnb-big').length > 32_766);
+  });
+
+  it('counts the subscribers among them and pages across the chunks in IMSI order', async () => {
+    // Page 34 of 30 (rows 990-1019) straddles the first and the second chunk.
+    const page = await list('?radio=gnb-big&per_page=30&page=34');
+    assert.equal(page.total_count, served.length);
+    assert.deepEqual(imsisOf(page), served.slice(990, 1020));
+    const last = await list(`?radio=gnb-big&per_page=100&page=${Math.ceil(served.length / 100)}`);
+    assert.deepEqual(imsisOf(last), served.slice(Math.floor((served.length - 1) / 100) * 100));
+  });
+
+  it('combines with the data_network filter', async () => {
+    // Profile default reaches internet through the first-start policy, and nothing reaches corp.
+    const page = await list('?radio=gnb-big&data_network=internet&per_page=30&page=34');
+    assert.deepEqual([imsisOf(page), page.total_count], [served.slice(990, 1020), served.length]);
+    assert.deepEqual(await list('?radio=gnb-big&data_network=corp'), {
+      items: [],
+      page: 1,
+      per_page: 25,
+      total_count: 0,
+    });
+  });
+});

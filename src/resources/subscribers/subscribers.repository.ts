@@ -108,9 +108,45 @@ export function createSubscribersRepository(db: Executor) {
     return Number(row.total);
   }
 
+  /**
+   * The subscribers among many IMSIs (every device a radio serves may be tens of thousands, beyond
+   * SQLite's 32,766 parameters): the IMSIs sorted and asked CHUNK at a time, so pages stay in IMSI order.
+   */
+  function amongChunks(imsis: readonly string[]): string[][] {
+    const sorted = [...new Set(imsis)].sort();
+    const chunks: string[][] = [];
+    for (let start = 0; start < sorted.length; start += CHUNK)
+      chunks.push(sorted.slice(start, start + CHUNK));
+    return chunks;
+  }
+
+  async function countMatching(filter: SubscriberFilter): Promise<number> {
+    const row = await matching(db, filter)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   return {
     async list(filter: SubscriberFilter, limit: number, offset: number): Promise<SubscriberSummary[]> {
       if (filter.imsis?.length === 0) return [];
+      if (filter.imsis !== undefined && filter.imsis.length > CHUNK) {
+        const found: SubscriberSummary[] = [];
+        let skip = offset;
+        for (const imsis of amongChunks(filter.imsis)) {
+          const chunk = { ...filter, imsis };
+          const here = await countMatching(chunk);
+          if (skip >= here) {
+            skip -= here;
+            continue;
+          }
+          const rows = await pageQuery(chunk, limit - found.length, skip).execute();
+          for (const row of rows) found.push({ imsi: row.imsi, profileName: row.name });
+          skip = 0;
+          if (found.length === limit) break;
+        }
+        return found;
+      }
       const rows =
         filter.imsis === undefined && filter.dataNetwork === undefined
           ? await unfilteredPage(db, { from: filter.imsiFrom ?? '', limit, offset })
@@ -123,10 +159,12 @@ export function createSubscribersRepository(db: Executor) {
       if (filter.imsis === undefined && filter.dataNetwork === undefined && filter.imsiFrom === undefined) {
         return countAll();
       }
-      const row = await matching(db, filter)
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+      if (filter.imsis !== undefined && filter.imsis.length > CHUNK) {
+        let total = 0;
+        for (const imsis of amongChunks(filter.imsis)) total += await countMatching({ ...filter, imsis });
+        return total;
+      }
+      return countMatching(filter);
     },
 
     /**
