@@ -36,6 +36,8 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   records: () => import('./records.ts'),
   security: standalone('bench/security.ts'),
   'nas-codec': standalone('bench/nas-codec.ts'),
+  // NAS protect + unprotect per algorithm pair, beside AES-CMAC alone.
+  'nas-security': standalone('bench/nas-security.ts'),
   'ngap-codec': standalone('bench/ngap-codec.ts'),
   sctp: standalone('bench/sctp.ts'),
   // Needs root (raw IP sockets).
