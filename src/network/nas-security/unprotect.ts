@@ -88,7 +88,8 @@ export function unprotect(context: NasSecurityContext, bytes: Uint8Array): Unpro
   const plain = isCiphered(pdu.securityHeaderType)
     ? nasEncrypt(context.ciphering, input(context, context.knasEnc, count), pdu.payload)
     : pdu.payload;
-  const message = decodeNasMessage(plain);
+  // decodeNasPdu already decoded an unciphered message (header types 1 and 3).
+  const message = pdu.inner ?? decodeNasMessage(plain);
   if (!message.ok) return { ok: false, reason: 'decode', detail: message.error.kind };
   return {
     ok: true,
