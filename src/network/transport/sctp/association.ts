@@ -130,6 +130,8 @@ export class SctpAssociation implements N2Association {
   #flushScheduled = false;
   #sackDue = false;
   #sackNow = false;
+  /** A SACK that must not wait for the end of the turn: gaps, duplicates, the I bit (RFC 9260 6.2, 6.7). */
+  #sackAtOnce = false;
   #dataPacketsUnacked = 0;
   #control: Uint8Array[] = [];
   #fastRecoveryExit: number | undefined;
@@ -299,7 +301,18 @@ export class SctpAssociation implements N2Association {
       if (this.#isClosed()) break;
       this.#handler?.message(m);
     }
-    this.#flush();
+    // A SACK reporting a gap or a duplicate, control chunks and retransmissions leave at once: fast
+    // retransmit counts one miss indication per SACK (RFC 9260 7.2.4), so those SACKs are never merged.
+    // Otherwise the SACK waits for the end of this turn of the event loop, with the answers the
+    // application sends and the SACKs of the other packets read in the same turn (RFC 9260 6.2 asks
+    // for one every second packet; the turn ends within the same millisecond).
+    const urgent =
+      this.#sackAtOnce ||
+      this.#control.length > 0 ||
+      this.#fastRetransmitNow ||
+      this.#send.nextRetransmit() !== undefined;
+    if (urgent) this.#flush();
+    else this.#scheduleFlush();
   }
 
   /** RFC 9260 5.2.4: a COOKIE ECHO for this existing association (restart, collision or duplicate). */
@@ -491,11 +504,11 @@ export class SctpAssociation implements N2Association {
     const outcome = this.#receive.receive(data.value, deliveries);
     switch (outcome) {
       case 'accepted':
-        if (data.value.immediate) this.#sackNow = true;
+        if (data.value.immediate) this.#sackNow = this.#sackAtOnce = true;
         return 'data';
       case 'duplicate':
       case 'dropped':
-        this.#sackNow = true;
+        this.#sackNow = this.#sackAtOnce = true;
         return 'data';
       case 'invalid-stream':
         this.#control.push(encodeChunk(ChunkType.ERROR, 0, invalidStreamCause(data.value.streamId)));
@@ -511,7 +524,8 @@ export class SctpAssociation implements N2Association {
   #dataReceived(): void {
     this.#sackDue = true;
     this.#dataPacketsUnacked++;
-    if (this.#dataPacketsUnacked >= 2 || this.#receive?.needsImmediateSack) this.#sackNow = true;
+    if (this.#dataPacketsUnacked >= 2) this.#sackNow = true;
+    if (this.#receive?.needsImmediateSack) this.#sackNow = this.#sackAtOnce = true;
     // RFC 9260 9.2: in SHUTDOWN-SENT, every packet with DATA is answered with a SHUTDOWN at once.
     if (this.#state.name === 'shutdown-sent') {
       this.#sackNow = true;
@@ -775,10 +789,16 @@ export class SctpAssociation implements N2Association {
 
   // ----- transmission -----
 
+  /**
+   * Flushes at the end of this turn of the event loop (after the packets read in it): what the
+   * application sends in one turn is bundled (RFC 9260 6.1 C), so the last fragment of one message
+   * shares a packet with the next message and the SACK, instead of each message leaving in packets of
+   * its own. Nothing waits past the turn.
+   */
   #scheduleFlush(): void {
     if (this.#inPacket || this.#flushScheduled) return;
     this.#flushScheduled = true;
-    queueMicrotask(() => {
+    setImmediate(() => {
       this.#flushScheduled = false;
       this.#flush();
     });
@@ -861,6 +881,7 @@ export class SctpAssociation implements N2Association {
     builder.add(encodeSack(s.cumulativeTsnAck, s.aRwnd, s.gaps, s.duplicates));
     this.#sackDue = false;
     this.#sackNow = false;
+    this.#sackAtOnce = false;
     this.#dataPacketsUnacked = 0;
     this.#cancelSackTimer();
   }

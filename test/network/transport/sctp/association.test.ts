@@ -124,6 +124,34 @@ describe('userland SCTP association', () => {
     );
   });
 
+  it('bundles the answers to the packets read in one turn, with their SACK, into full packets (RFC 9260 6.1 C)', async () => {
+    const t = await setup();
+    const { association, handler } = await t.connect();
+    const server = t.accepted[0]!;
+    server.handler.message = (m) => void server.association.send(m.streamId, m.ppid, m.payload);
+    const from = t.net.sent.length;
+    // Eight 1,500-byte messages, two fragments each at 1,280 bytes, reach the server in the packets of
+    // each congestion window, delivered in one turn.
+    for (let i = 0; i < 8; i++) association.send(1, 60, bytes(1500, i));
+    await t.time.advance(1000, t.settle);
+    assert.deepEqual(
+      handler.messages.map((m) => m.payload.length),
+      Array.from({ length: 8 }, () => 1500),
+    );
+    for (const [i, m] of handler.messages.entries())
+      assert.deepEqual(Uint8Array.from(m.payload), bytes(1500, i));
+    const answers = t.net.sent.slice(from).filter((s) => s.from === SERVER);
+    // Each window's echoes are packed into full packets with the SACK in front: 11 packets for 12,000
+    // bytes. Answering every received packet at once took 17 (two per message, and a lone SACK).
+    assert.deepEqual(
+      answers.map((s) => chunkTypes(s.packet).filter((type) => type === ChunkType.DATA).length > 0),
+      Array.from({ length: answers.length }, () => true),
+      'no packet of a lone SACK',
+    );
+    assert.ok(answers.length <= 11, `${answers.length} packets`);
+    assert.equal(chunkTypes(answers[0]!.packet)[0], ChunkType.SACK);
+  });
+
   it('recovers lost and duplicated packets by retransmission, delivering each message once in order', async () => {
     const t = await setup();
     const { association } = await t.connect();
@@ -159,7 +187,7 @@ describe('userland SCTP association', () => {
       }
       return 'deliver';
     };
-    for (let i = 0; i < 8; i++) association.send(1, 60, bytes(1000, i));
+    for (let i = 0; i < 8; i++) association.send(1, 60, bytes(1500, i));
     await t.settle();
     await t.time.advance(250, t.settle);
     assert.equal(t.accepted[0]!.handler.messages.length, 8, 'recovered within 250 ms, less than RTO.Min');
