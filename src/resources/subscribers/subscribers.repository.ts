@@ -127,6 +127,28 @@ export function createSubscribersRepository(db: Executor) {
     return Number(row.n);
   }
 
+  /**
+   * The subscribers whose profile reaches a data network, from the counts by profile (migration 0009):
+   * all of them when a policy for it names no profile, else those of the profiles its policies name.
+   */
+  async function countReaching(dataNetwork: string): Promise<number> {
+    const policies = await db
+      .selectFrom('policies')
+      .innerJoin('data_networks', 'data_networks.id', 'policies.data_network_id')
+      .select('policies.profile_id')
+      .where('data_networks.name', '=', dataNetwork)
+      .execute();
+    if (policies.some((policy) => policy.profile_id === null)) return countAll();
+    const profiles = [...new Set(policies.map((policy) => policy.profile_id as number))];
+    if (profiles.length === 0) return 0;
+    const row = await db
+      .selectFrom('subscriber_count_by_profile')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('total'), eb.val(0)).as('n'))
+      .where('profile_id', 'in', profiles)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   return {
     async list(filter: SubscriberFilter, limit: number, offset: number): Promise<SubscriberSummary[]> {
       if (filter.imsis?.length === 0) return [];
@@ -158,6 +180,9 @@ export function createSubscribersRepository(db: Executor) {
       if (filter.imsis?.length === 0) return 0;
       if (filter.imsis === undefined && filter.dataNetwork === undefined && filter.imsiFrom === undefined) {
         return countAll();
+      }
+      if (filter.imsis === undefined && filter.imsiFrom === undefined && filter.dataNetwork !== undefined) {
+        return countReaching(filter.dataNetwork);
       }
       if (filter.imsis !== undefined && filter.imsis.length > CHUNK) {
         let total = 0;

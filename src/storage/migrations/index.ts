@@ -7,6 +7,7 @@ import * as flowReportBuckets from './0005-flow-report-buckets.ts';
 import * as loginSessions from './0006-login-sessions.ts';
 import * as networkSecurity from './0007-network-security.ts';
 import * as subscriberCount from './0008-subscriber-count.ts';
+import * as subscriberCountByProfile from './0009-subscriber-count-by-profile.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-login-sessions': loginSessions,
   '0007-network-security': networkSecurity,
   '0008-subscriber-count': subscriberCount,
+  '0009-subscriber-count-by-profile': subscriberCountByProfile,
 };
 
 export const migrationProvider: MigrationProvider = {

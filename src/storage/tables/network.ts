@@ -73,6 +73,12 @@ export interface SubscribersTable {
   created_at: number;
 }
 
+/** The number of subscribers of each profile that has had any, kept by triggers (migration 0009). */
+export interface SubscriberCountByProfileTable {
+  profile_id: number;
+  total: number;
+}
+
 /** One row (id 1): the number of subscribers, kept by triggers (migration 0008). */
 export interface SubscriberCountTable {
   id: number;
@@ -87,5 +93,6 @@ export interface NetworkTables {
   policies: PoliciesTable;
   subscribers: SubscribersTable;
   subscriber_count: SubscriberCountTable;
+  subscriber_count_by_profile: SubscriberCountByProfileTable;
   home_network_keys: HomeNetworkKeysTable;
 }
