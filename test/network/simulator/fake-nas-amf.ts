@@ -76,9 +76,10 @@ export class FakeNasAmf {
   readonly discarded: string[] = [];
   #pending: PendingAuthentication | undefined;
   #request: NasMessageOf<'registrationRequest'> | undefined;
-  #nextTmsi = 0x1000;
+  #nextTmsi: number;
 
-  constructor(subscribers: Record<string, { k: Buffer; opc: Buffer; sqn: Buffer }>) {
+  constructor(subscribers: Record<string, { k: Buffer; opc: Buffer; sqn: Buffer }>, firstTmsi = 0x1000) {
+    this.#nextTmsi = firstTmsi;
     this.authenticationData = fakeAuthenticationData(subscribers);
     this.ausf = createAusf({ authenticationData: this.authenticationData });
   }

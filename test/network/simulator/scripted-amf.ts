@@ -138,6 +138,8 @@ export class ScriptedAmf {
     },
   });
   readonly #waiters: ((received: AmfReceived) => void)[] = [];
+  /** Called with every PDU received, after the waiters (e.g. a stand-in for the AMF's UE procedures). */
+  readonly listeners = new Set<(received: AmfReceived) => void>();
   listener: N2Listener | undefined;
 
   static async listen(transport: N2Transport, address = '127.0.0.1', port = 38412): Promise<ScriptedAmf> {
@@ -184,6 +186,7 @@ export class ScriptedAmf {
     };
     this.received.push(received);
     for (const waiter of [...this.#waiters]) waiter(received);
+    for (const listener of [...this.listeners]) listener(received);
     const answer: NGAPPDU | undefined =
       received.messageType === 'NGSetupRequest'
         ? this.ngSetupAnswer?.()

@@ -113,11 +113,8 @@ export class GnbUes implements UeSignalling, UeRadio {
    * UE Context Release Request (TS 38.413 8.3.2): the radio asks the AMF to release the UE's context, by
    * default for user inactivity. False when the UE has no NG connection here.
    */
-  requestRelease(
-    connection: RrcConnection,
-    cause: Cause = { choice: 'radioNetwork', value: 'user-inactivity' },
-  ): boolean {
-    const found = [...this.#connections.values()].find((c) => c === connection);
+  requestRelease(ue: RadioUe, cause: Cause = { choice: 'radioNetwork', value: 'user-inactivity' }): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
     if (found?.amfUeNgapId === undefined) return false;
     return this.sendForUe(
       ueContextReleaseRequest({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }, cause),
