@@ -1,0 +1,44 @@
+import type { Logger } from 'pino';
+import type { Timers } from '../../clock.ts';
+import type { RecordsIngestion } from '../../records/ingestion.ts';
+import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
+import type { NetworkState } from '../network-state.ts';
+import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
+import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
+import type { AmfIdentity } from './amf-identity.ts';
+import type { AmfSettings } from './amf-settings.ts';
+import type { AmfUe } from './amf-ue.ts';
+import type { AmfUes } from './amf-ues.ts';
+import type { UeNgap } from './ue-ngap.ts';
+
+/** The operator's configuration as the NAS procedures read it, with the home network keys prepared. */
+export interface AmfNetwork {
+  configuration: OperatorConfiguration;
+  keys: HomeNetworkKeyRing;
+  /** TS 24.501 9.12.1: `5G:mnc<MNC>.mcc<MCC>.3gppnetwork.org`. */
+  servingNetworkName: string;
+}
+
+/**
+ * What every 5GMM procedure module works with: the settings, the N2 layer, the UE contexts, the AUSF,
+ * the ports and the one network-state writer. Built once by `createAmf`.
+ */
+export interface AmfContext {
+  readonly settings: AmfSettings;
+  readonly identity: AmfIdentity;
+  readonly timers: Timers;
+  readonly logger: Logger;
+  readonly ngap: UeNgap<AmfUe>;
+  readonly ues: AmfUes;
+  readonly ausf: Ausf;
+  /** The operator configuration, read once and again after each operator or slice change. */
+  network(): Promise<AmfNetwork>;
+  readonly subscriptionData: SubscriptionDataPort;
+  readonly state: Pick<
+    NetworkState,
+    'subscriberRegistered' | 'subscriberSeen' | 'subscriberDeregistered' | 'updateServingCell'
+  >;
+  readonly records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
+  /** 32 random bits for a 5G-TMSI (TS 23.003 2.10.1: unpredictable). */
+  randomTmsi(): number;
+}

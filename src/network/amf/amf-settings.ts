@@ -1,0 +1,54 @@
+/**
+ * The AMF's NAS timers and limits (network.md section 5, TS 24.501 10.2). Process settings
+ * (`src/config/`): every timer can be changed for a deployment or shortened by a test.
+ */
+export interface AmfTimerSettings {
+  /** T3512, periodic registration update, sent to the UE in Registration Accept (default 54 min). */
+  t3512Ms: number;
+  /** T3502, sent with Registration Reject so the UE waits before trying again (default 12 min). */
+  t3502Ms: number;
+  /** T3550: Registration Accept awaiting Registration Complete (6 s). */
+  t3550Ms: number;
+  /** T3560: Authentication Request or Security Mode Command awaiting the answer (6 s). */
+  t3560Ms: number;
+  /** T3570: Identity Request awaiting Identity Response (6 s). */
+  t3570Ms: number;
+  /** T3522: network-initiated Deregistration Request awaiting Deregistration Accept (6 s). */
+  t3522Ms: number;
+  /** T3513: Paging awaiting the UE's Service Request (6 s, network dependent in 24.501). */
+  t3513Ms: number;
+  /** Retransmissions before a NAS timer's expiry aborts its procedure (the fifth expiry, 24.501 5.4, 5.5). */
+  retransmissions: number;
+  /** Mobile reachable timer, started when a registered UE goes idle (default T3512 + 4 min, 24.501 5.3.7). */
+  mobileReachableMs: number;
+  /** Implicit deregistration timer, started when the mobile reachable timer expires (default 4 min). */
+  implicitDeregistrationMs: number;
+}
+
+export interface AmfLimits {
+  /** UE contexts (registered or registering devices) the AMF holds at once. */
+  maxUeContexts: number;
+  /** UE-associated logical NG-connections (connected devices) at once. */
+  maxConnections: number;
+}
+
+export type AmfSettings = AmfTimerSettings & AmfLimits;
+
+const MINUTE = 60_000;
+
+export const DEFAULT_AMF_TIMERS: AmfTimerSettings = {
+  t3512Ms: 54 * MINUTE,
+  t3502Ms: 12 * MINUTE,
+  t3550Ms: 6_000,
+  t3560Ms: 6_000,
+  t3570Ms: 6_000,
+  t3522Ms: 6_000,
+  t3513Ms: 6_000,
+  retransmissions: 4,
+  mobileReachableMs: 58 * MINUTE,
+  implicitDeregistrationMs: 4 * MINUTE,
+};
+
+export const DEFAULT_AMF_LIMITS: AmfLimits = { maxUeContexts: 250_000, maxConnections: 200_000 };
+
+export const DEFAULT_AMF_SETTINGS: AmfSettings = { ...DEFAULT_AMF_TIMERS, ...DEFAULT_AMF_LIMITS };

@@ -1,0 +1,74 @@
+import type { AmfUe } from './amf-ue.ts';
+
+/**
+ * The AMF's UE contexts, bounded by `limit`: by SUPI once known and by the 5G-TMSI of the 5G-GUTI the
+ * UE holds. A context with neither (a registration that has not yet named its subscriber) is found only
+ * through its N2 connection.
+ */
+export function createAmfUes(options: { limit: number }) {
+  const all = new Set<AmfUe>();
+  const bySupi = new Map<string, AmfUe>();
+  const byTmsi = new Map<number, AmfUe>();
+  let nextId = 1;
+
+  return {
+    /** A new, empty context; undefined when `limit` contexts exist. */
+    create(): AmfUe | undefined {
+      if (all.size >= options.limit) return undefined;
+      const ue: AmfUe = {
+        id: nextId++,
+        supi: undefined,
+        suci: undefined,
+        guti: undefined,
+        security: undefined,
+        ueSecurityCapability: undefined,
+        pei: undefined,
+        registered: false,
+        allowedNssai: [],
+        registrationArea: undefined,
+        connection: undefined,
+        contextSetUp: false,
+        procedure: { kind: 'none' },
+        lastRadio: undefined,
+        reachability: undefined,
+        lastKsi: undefined,
+      };
+      all.add(ue);
+      return ue;
+    },
+
+    bySupi: (supi: string): AmfUe | undefined => bySupi.get(supi),
+    byTmsi: (tmsi: number): AmfUe | undefined => byTmsi.get(tmsi),
+    tmsiInUse: (tmsi: number): boolean => byTmsi.has(tmsi),
+
+    /** Indexes `ue` under its SUPI; returns the other context that held it, if any. */
+    setSupi(ue: AmfUe, supi: string): AmfUe | undefined {
+      const previous = bySupi.get(supi);
+      ue.supi = supi;
+      bySupi.set(supi, ue);
+      return previous === ue ? undefined : previous;
+    },
+
+    /** Indexes `ue` under the 5G-TMSI of its (new) 5G-GUTI, forgetting the old one. */
+    setTmsi(ue: AmfUe, tmsi: number | undefined): void {
+      if (ue.guti !== undefined && byTmsi.get(ue.guti.tmsi) === ue) byTmsi.delete(ue.guti.tmsi);
+      if (tmsi !== undefined) byTmsi.set(tmsi, ue);
+    },
+
+    /** Forgets the context entirely. */
+    remove(ue: AmfUe): void {
+      all.delete(ue);
+      if (ue.supi !== undefined && bySupi.get(ue.supi) === ue) bySupi.delete(ue.supi);
+      if (ue.guti !== undefined && byTmsi.get(ue.guti.tmsi) === ue) byTmsi.delete(ue.guti.tmsi);
+    },
+
+    has: (ue: AmfUe): boolean => all.has(ue),
+    size: (): number => all.size,
+    /** Every context. */
+    all: (): AmfUe[] => [...all],
+    /** Every context with a SUPI, e.g. to find those a configuration change touches. */
+    withSupi: (): IterableIterator<AmfUe> => bySupi.values(),
+  };
+}
+
+export type AmfUes = ReturnType<typeof createAmfUes>;

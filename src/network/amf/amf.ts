@@ -1,0 +1,128 @@
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Timers } from '../../clock.ts';
+import { servingNetworkName } from '../../crypto/key-hierarchy.ts';
+import type { RecordsIngestion } from '../../records/ingestion.ts';
+import { createAusf, createHomeNetworkKeyRing, type Ausf } from '../ausf/index.ts';
+import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
+import type { ConfigurationEvents } from '../ports/configuration-events.ts';
+import type { OperatorConfigurationPort } from '../ports/operator-configuration.ts';
+import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
+import type { AmfContext, AmfNetwork } from './amf-context.ts';
+import type { AmfIdentity } from './amf-identity.ts';
+import { DEFAULT_AMF_SETTINGS, type AmfSettings } from './amf-settings.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { createAmfUes } from './amf-ues.ts';
+import { deregisterByNetwork } from './deregistration.ts';
+import { GMM_CAUSE } from './gmm-cause.ts';
+import { createNasDispatch } from './nas-dispatch.ts';
+import { allowedNssaiFor } from './nssai-selection.ts';
+import { stopTimers } from './ue-lifecycle.ts';
+import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './ue-ngap.ts';
+import type { UeSignalling } from './ue-signalling.ts';
+
+export interface AmfOptions {
+  identity: AmfIdentity;
+  settings?: Partial<AmfSettings>;
+  authenticationData: AuthenticationDataPort;
+  subscriptionData: SubscriptionDataPort;
+  operatorConfiguration: OperatorConfigurationPort;
+  configurationEvents: ConfigurationEvents;
+  state: AmfContext['state'];
+  records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
+  timers: Timers;
+  logger: Logger;
+  /** The AUSF; built over `authenticationData` unless given. */
+  ausf?: Ausf;
+  /** 32 random bits for 5G-TMSIs; node:crypto's unless given. */
+  randomTmsi?: () => number;
+}
+
+/**
+ * The AMF's UE side (docs/registration.md): UE-associated NGAP, the 5GMM procedures over a shared UE
+ * context, the AUSF and UDM roles in process. `signalling` plugs into N2 (`createN2(..., { ue })`);
+ * `stop` ends every timer.
+ */
+export function createAmf(options: AmfOptions) {
+  const settings: AmfSettings = { ...DEFAULT_AMF_SETTINGS, ...options.settings };
+  const ngap = createUeNgap<AmfUe>({
+    maxConnections: settings.maxConnections,
+    releaseTimeoutMs: DEFAULT_RELEASE_TIMEOUT_MS,
+    timers: options.timers,
+    logger: options.logger,
+  });
+  let network: Promise<AmfNetwork> | undefined;
+  const readNetwork = async (): Promise<AmfNetwork> => {
+    const configuration = await options.operatorConfiguration.getOperatorConfiguration();
+    return {
+      configuration,
+      keys: createHomeNetworkKeyRing(configuration.homeNetworkKeys),
+      servingNetworkName: servingNetworkName(configuration.plmn.mcc, configuration.plmn.mnc),
+    };
+  };
+  const amf: AmfContext = {
+    settings,
+    identity: options.identity,
+    timers: options.timers,
+    logger: options.logger,
+    ngap,
+    ues: createAmfUes({ limit: settings.maxUeContexts }),
+    ausf: options.ausf ?? createAusf({ authenticationData: options.authenticationData }),
+    network: () => {
+      network ??= readNetwork().catch((error: unknown) => {
+        network = undefined;
+        throw error;
+      });
+      return network;
+    },
+    subscriptionData: options.subscriptionData,
+    state: options.state,
+    records: options.records,
+    randomTmsi: options.randomTmsi ?? (() => randomBytes(4).readUInt32BE(0)),
+  };
+  ngap.bind(createNasDispatch(amf));
+
+  /**
+   * A subscriber deleted, or a change that may leave its profile no slice (network.md 5): the device is
+   * deregistered by the network (#7 5GS services not allowed, #62 no network slices available).
+   */
+  async function reconsider(ue: AmfUe): Promise<void> {
+    const supi = ue.supi;
+    if (supi === undefined || !ue.registered) return;
+    const [subscription, current] = await Promise.all([
+      options.subscriptionData.getSubscriptionData(supi),
+      amf.network(),
+    ]);
+    if (!amf.ues.has(ue) || !ue.registered) return;
+    if (subscription === undefined) return deregisterByNetwork(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
+    if (allowedNssaiFor(undefined, current.configuration.slices, subscription).length === 0)
+      deregisterByNetwork(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
+  }
+
+  const failed = (error: unknown): void =>
+    options.logger.error({ err: error }, 'AMF: a configuration change could not be applied');
+  const unsubscribe = options.configurationEvents.subscribe((change) => {
+    if (change.resource === 'operator' || change.resource === 'slice') network = undefined;
+    if (change.resource === 'subscriber') {
+      const ue = amf.ues.bySupi(change.name);
+      if (ue !== undefined) reconsider(ue).catch(failed);
+      return;
+    }
+    if (change.resource === 'profile' || change.resource === 'policy' || change.resource === 'slice')
+      for (const ue of [...amf.ues.withSupi()]) reconsider(ue).catch(failed);
+  });
+
+  const signalling: UeSignalling = ngap.signalling;
+  return {
+    signalling,
+    /** UE contexts and UE-associated connections held now (metrics, tests). */
+    counts: () => ({ ues: amf.ues.size(), connections: ngap.connections() }),
+    /** Stops listening to configuration changes and every UE timer (the process stops). */
+    stop(): void {
+      unsubscribe();
+      for (const ue of amf.ues.all()) stopTimers(ue);
+    },
+  };
+}
+
+export type Amf = ReturnType<typeof createAmf>;

@@ -1,0 +1,230 @@
+import {
+  decodeNasMessage,
+  decodeNasPdu,
+  encodeNasMessage,
+  type FiveGmmMessage,
+  type NasMessage,
+  type NasMessageOf,
+} from '../nas/index.ts';
+import { unprotect } from '../nas-security/index.ts';
+import type { AmfContext } from './amf-context.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
+import { GMM_CAUSE } from './gmm-cause.ts';
+import { logNas } from './nas-link.ts';
+import {
+  authenticationFailure,
+  authenticationResponse,
+  identityResponse,
+  registrationComplete,
+  registrationRequest,
+  securityModeComplete,
+  securityModeReject,
+} from './registration.ts';
+import { rejectUnknown, serviceRequest } from './service-request.ts';
+import type { UeConnection } from './ue-connections.ts';
+import { abortProcedure, becomeIdle } from './ue-lifecycle.ts';
+import type { NasEndpoint } from './ue-ngap.ts';
+
+type Connection = UeConnection<AmfUe>;
+
+/**
+ * Plain 5GMM messages the AMF processes before a secure exchange exists (TS 24.501 4.4.4.3). Once the
+ * UE has a current security context only the Registration Request may still come plain (it starts
+ * over); anything else unprotected, or failing its integrity check, is discarded.
+ */
+const PLAIN_BEFORE_SECURITY = new Set<string>([
+  'registrationRequest',
+  'identityResponse',
+  'authenticationResponse',
+  'authenticationFailure',
+  'securityModeReject',
+]);
+
+/** The 5G-TMSI an initial NAS message names its UE by, if any. */
+function tmsiOf(message: NasMessage): number | undefined {
+  switch (message.messageType) {
+    case 'registrationRequest':
+    case 'deregistrationRequestUeOriginating':
+      return message.mobileIdentity.type === '5g-guti' ? message.mobileIdentity.tmsi : undefined;
+    case 'serviceRequest':
+      return message.fiveGSTmsi.type === '5g-s-tmsi' ? message.fiveGSTmsi.tmsi : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const isFiveGmm = (message: NasMessage): message is FiveGmmMessage => !('pti' in message);
+
+/** The UE is heard through `connection`: last seen, its radio and serving cell in the API (network.md 5). */
+function seen(amf: AmfContext, ue: AmfUe, connection: Connection): void {
+  ue.lastRadio = connection.radio.name;
+  if (ue.supi !== undefined) amf.state.subscriberSeen(ue.supi, connection.radio.name, connection.servingCell);
+}
+
+/** Gives `ue` the new connection; an older one it still had is released without leading back to it. */
+function attach(amf: AmfContext, ue: AmfUe, connection: Connection): void {
+  const old = ue.connection;
+  if (old !== undefined && old !== connection) {
+    old.owner = undefined;
+    amf.ngap.release(old, { choice: 'radioNetwork', value: 'release-due-to-5gc-generated-reason' });
+  }
+  ue.connection = connection;
+  ue.contextSetUp = false;
+  connection.owner = ue;
+  seen(amf, ue, connection);
+}
+
+/**
+ * The NAS side of N2 (the `NasEndpoint` of the UE NGAP layer): NAS-PDUs are decoded and their
+ * security checked here, then handed to the procedure they belong to. Asynchronous procedures report
+ * their own failures; an unexpected error is logged and the UE's procedure aborted.
+ */
+export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
+  const guard = (ue: AmfUe, work: Promise<void> | void): void => {
+    if (work === undefined) return;
+    work.catch((error: unknown) => {
+      amf.logger.error({ err: error, ue: ue.id }, 'AMF: a NAS procedure failed');
+      if (amf.ues.has(ue)) abortProcedure(amf, ue);
+    });
+  };
+
+  function dispatch(ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array, verified: boolean): void {
+    // Registration logs the Registration Request and Identity Response itself, once the SUPI is known.
+    if (message.messageType !== 'registrationRequest' && message.messageType !== 'identityResponse')
+      logNas(amf, ue, 'inbound', message, plain);
+    switch (message.messageType) {
+      case 'registrationRequest':
+        return guard(ue, registrationRequest(amf, ue, message, verified));
+      case 'registrationComplete':
+        return registrationComplete(amf, ue);
+      case 'identityResponse':
+        return guard(ue, identityResponse(amf, ue, message));
+      case 'authenticationResponse':
+        return authenticationResponse(amf, ue, message);
+      case 'authenticationFailure':
+        return guard(ue, authenticationFailure(amf, ue, message));
+      case 'securityModeComplete':
+        return guard(ue, securityModeComplete(amf, ue, message, containedRegistration(message)));
+      case 'securityModeReject':
+        return securityModeReject(amf, ue);
+      case 'deregistrationRequestUeOriginating':
+        return deregistrationRequest(amf, ue, message);
+      case 'deregistrationAcceptUeTerminated':
+        return deregistrationAccept(amf, ue);
+      case 'serviceRequest':
+        return guard(ue, serviceRequest(amf, ue));
+      default:
+        // 5GMM Status, Configuration Update Complete and the rest need nothing more than their log.
+        return;
+    }
+  }
+
+  function initialUeMessage(connection: Connection, nasPdu: Uint8Array): void {
+    const decoded = decodeNasPdu(nasPdu);
+    const pdu = decoded.ok ? decoded.pdu : undefined;
+    // An initial NAS message is never ciphered (TS 24.501 4.4.6): its cleartext must be readable.
+    const message =
+      pdu === undefined
+        ? undefined
+        : pdu.kind === 'plain'
+          ? pdu.message
+          : pdu.inner?.ok
+            ? pdu.inner.message
+            : undefined;
+    if (pdu === undefined || message === undefined || !isFiveGmm(message))
+      return amf.ngap.release(connection, { choice: 'protocol', value: 'semantic-error' });
+
+    const tmsi = tmsiOf(message);
+    const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
+    if (known?.security !== undefined && pdu.kind === 'protected') {
+      const opened = unprotect(known.security, nasPdu);
+      if (opened.ok && isFiveGmm(opened.message)) {
+        attach(amf, known, connection);
+        return dispatch(known, opened.message, opened.plain, true);
+      }
+    }
+    switch (message.messageType) {
+      case 'registrationRequest': {
+        const ue = amf.ues.create();
+        if (ue === undefined) {
+          amf.logger.warn({ limit: amf.settings.maxUeContexts }, 'AMF: UE context limit reached');
+          // TS 24.501 5.5.1.2.5 / 5.3.9: #22 congestion.
+          return rejectUnknown(amf, connection, {
+            messageType: 'registrationReject',
+            fiveGmmCause: GMM_CAUSE.congestion,
+          });
+        }
+        attach(amf, ue, connection);
+        return dispatch(ue, message, encodeNasMessage(message), false);
+      }
+      case 'serviceRequest':
+        // TS 24.501 5.6.1.5: a 5G-S-TMSI the AMF does not know, or an integrity check that fails: #9.
+        return rejectUnknown(amf, connection, {
+          messageType: 'serviceReject',
+          fiveGmmCause: GMM_CAUSE.ueIdentityCannotBeDerived,
+        });
+      default:
+        return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
+    }
+  }
+
+  function uplinkNas(connection: Connection, nasPdu: Uint8Array): void {
+    const ue = connection.owner;
+    if (ue === undefined) return;
+    const procedure = ue.procedure;
+    // Security Mode Complete is protected with the new context the command took into use (5.4.2.3).
+    const context = procedure.kind === 'security-mode' ? procedure.context : ue.security;
+    const decoded = decodeNasPdu(nasPdu);
+    if (!decoded.ok) return;
+    if (decoded.pdu.kind === 'protected') {
+      if (context === undefined) return;
+      const opened = unprotect(context, nasPdu);
+      if (!opened.ok || !isFiveGmm(opened.message)) return;
+      return dispatch(ue, opened.message, opened.plain, true);
+    }
+    const message = decoded.pdu.message;
+    if (!isFiveGmm(message)) return;
+    const secured = ue.security?.status === 'current';
+    if (
+      secured
+        ? message.messageType !== 'registrationRequest'
+        : !PLAIN_BEFORE_SECURITY.has(message.messageType)
+    )
+      return;
+    dispatch(ue, message, nasPdu, false);
+  }
+
+  return {
+    initialUeMessage: (connection, nasPdu) => initialUeMessage(connection, nasPdu),
+    uplinkNas,
+    contextSetup(connection, succeeded) {
+      const ue = connection.owner;
+      if (ue === undefined) return;
+      if (succeeded) ue.contextSetUp = true;
+      // TS 23.502 4.2.2.2.2: without the radio's context the registration cannot complete.
+      else abortProcedure(amf, ue);
+    },
+    nasNotDelivered() {
+      // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.
+    },
+    connectionEnded(connection) {
+      const ue = connection.owner;
+      if (ue !== undefined && ue.connection === connection) becomeIdle(amf, ue);
+    },
+    heard(connection) {
+      const ue = connection.owner;
+      if (ue !== undefined) seen(amf, ue, connection);
+    },
+  };
+}
+
+/** The Registration Request inside Security Mode Complete's NAS message container (TS 24.501 4.4.6). */
+function containedRegistration(
+  message: NasMessageOf<'securityModeComplete'>,
+): NasMessageOf<'registrationRequest'> | undefined {
+  const container = message.nasMessageContainer;
+  if (container === undefined) return undefined;
+  const decoded = decodeNasMessage(container);
+  return decoded.ok && decoded.message.messageType === 'registrationRequest' ? decoded.message : undefined;
+}

@@ -1,0 +1,39 @@
+import { bits, plmnIdentity, tac } from '../ngap/ngap-values.ts';
+import type { AmfContext } from './amf-context.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { startRetransmissionTimer } from './nas-timer.ts';
+import { deregister } from './ue-lifecycle.ts';
+
+/**
+ * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE for a network-initiated procedure: its
+ * 5G-S-TMSI over the tracking areas of its registration area, through the radios the AMF has heard UEs
+ * from. T3513 repeats it; without a Service Request after the last repetition the UE is deregistered
+ * locally (the procedure it was paged for cannot run). False when the UE cannot be paged (no 5G-GUTI,
+ * or no radio to page through).
+ */
+export function paging(amf: AmfContext, ue: AmfUe, purpose: 'deregistration'): boolean {
+  const guti = ue.guti;
+  const area = ue.registrationArea;
+  if (guti === undefined || area === undefined) return false;
+  const tmsi = guti.tmsi;
+  const send = (): number =>
+    amf.ngap.page(
+      {
+        aMFSetID: bits(guti.amfSetId, 10),
+        aMFPointer: bits(guti.amfPointer, 6),
+        fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
+      },
+      area.tacs.map((value) => ({
+        tAI: { pLMNIdentity: plmnIdentity(area.mcc, area.mnc), tAC: tac(value) },
+      })),
+    );
+  if (send() === 0) return false;
+  const timer = startRetransmissionTimer(
+    amf.timers,
+    { ms: amf.settings.t3513Ms, retransmissions: amf.settings.retransmissions },
+    () => void send(),
+    () => deregister(amf, ue),
+  );
+  ue.procedure = { kind: 'paging', purpose, timer };
+  return true;
+}

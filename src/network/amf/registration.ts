@@ -1,0 +1,431 @@
+import { bitStringOf } from '../asn1/bit-string.ts';
+import { resolveSupi } from '../ausf/index.ts';
+import {
+  encodeNasMessage,
+  REGISTRATION_TYPE,
+  type FiveGmmMessage,
+  type Guti,
+  type NasMessageOf,
+  type SNssai,
+  type Suci,
+  type UeSecurityCapability,
+} from '../nas/index.ts';
+import { deriveContextKgnb, makeCurrent } from '../nas-security/index.ts';
+import type { AllowedNSSAI, UESecurityCapabilities } from '../ngap/generated/types.ts';
+import type { AmfContext } from './amf-context.ts';
+import { guami } from './amf-identity.ts';
+import type { AmfUe, PendingRegistration } from './amf-ue.ts';
+import {
+  confirmAuthentication,
+  resynchronise,
+  sendAuthenticationReject,
+  startAuthentication,
+} from './authentication.ts';
+import { GMM_CAUSE } from './gmm-cause.ts';
+import { gprsTimerOf } from './gprs-timer.ts';
+import { startIdentification } from './identification.ts';
+import { logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
+import { startRetransmissionTimer } from './nas-timer.ts';
+import { allowedNssaiFor } from './nssai-selection.ts';
+import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
+import {
+  abortProcedure,
+  becomeConnected,
+  deregister,
+  releaseConnection,
+  removeContext,
+  stopProcedure,
+} from './ue-lifecycle.ts';
+
+type RegistrationRequest = NasMessageOf<'registrationRequest'>;
+
+/** The registration types this AMF serves (TS 24.501 9.11.3.7); emergency and SNPN ones are refused. */
+const SERVED_TYPES: readonly number[] = [
+  REGISTRATION_TYPE.initial,
+  REGISTRATION_TYPE.mobilityUpdating,
+  REGISTRATION_TYPE.periodicUpdating,
+];
+
+/** TS 24.501 9.11.3.9: a partial tracking area list holds at most 16 TACs. */
+const MAX_TACS = 16;
+
+const plainOf = (message: FiveGmmMessage): Uint8Array => encodeNasMessage(message);
+
+/** Still the registration the UE is in, after an await (the UE may have left or started over). */
+function current(amf: AmfContext, ue: AmfUe, registration: PendingRegistration): boolean {
+  return (
+    amf.ues.has(ue) &&
+    ue.procedure.kind === 'registration-pending' &&
+    ue.procedure.registration === registration
+  );
+}
+
+/**
+ * A Registration Request (TS 24.501 5.5.1.2 initial, 5.5.1.3 mobility and periodic update), from
+ * Initial UE Message or over an existing connection. `verified`: integrity protected and verified
+ * under the UE's current security context, so the AMF knows who sent it and accepts it without a new
+ * authentication.
+ */
+export async function registrationRequest(
+  amf: AmfContext,
+  ue: AmfUe,
+  request: RegistrationRequest,
+  verified: boolean,
+): Promise<void> {
+  // A new Registration Request ends the common procedure in progress (5.4.1.3.7 e, 5.4.2.7 e, 5.4.3.7 d).
+  stopProcedure(ue);
+  becomeConnected(ue);
+  const registration: PendingRegistration = { request };
+  ue.procedure = { kind: 'registration-pending', registration };
+  if (request.ueSecurityCapability !== undefined) ue.ueSecurityCapability = request.ueSecurityCapability;
+
+  if (verified && ue.supi !== undefined && ue.security?.status === 'current') {
+    logNas(amf, ue, 'inbound', request, plainOf(request));
+    if (!SERVED_TYPES.includes(request.registrationType.value))
+      return rejectRegistration(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
+    const subscription = await amf.subscriptionData.getSubscriptionData(ue.supi);
+    if (!current(amf, ue, registration)) return;
+    if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+    registration.subscription = subscription;
+    return acceptRegistration(amf, ue, registration);
+  }
+  const identity = request.mobileIdentity;
+  switch (identity.type) {
+    case 'suci':
+      return suciReceived(amf, ue, registration, identity);
+    case '5g-guti':
+      // 5.5.1.2.2: a 5G-GUTI the AMF cannot vouch for (unknown to it, or the request failed its
+      // integrity check) -> Identity Request for the SUCI.
+      return startIdentification(amf, ue, registration, () => abortProcedure(amf, ue));
+    default:
+      return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  }
+}
+
+/** Identity Response (TS 24.501 5.4.3.4) with the SUCI asked for. */
+export function identityResponse(
+  amf: AmfContext,
+  ue: AmfUe,
+  message: NasMessageOf<'identityResponse'>,
+): Promise<void> | void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'identification') return;
+  procedure.timer.stop();
+  const { registration } = procedure;
+  ue.procedure = { kind: 'registration-pending', registration };
+  const identity = message.mobileIdentity;
+  if (identity.type !== 'suci') return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  return suciReceived(amf, ue, registration, identity, message);
+}
+
+/**
+ * The SIDF de-conceals the SUCI (TS 33.501 6.12.2); the subscriber must exist. Either failure is #9,
+ * "UE identity cannot be derived by the network" (network.md section 5), and is not logged: the SUPI is
+ * not a subscriber's, and a flood of made-up identities must not fill the subscriber logs. Then the
+ * UE's earlier context gives way, the messages so far are logged, and 5G-AKA starts.
+ */
+async function suciReceived(
+  amf: AmfContext,
+  ue: AmfUe,
+  registration: PendingRegistration,
+  suci: Suci,
+  identityResponseMessage?: NasMessageOf<'identityResponse'>,
+): Promise<void> {
+  ue.suci = suciText(suci);
+  const { keys } = await amf.network();
+  if (!current(amf, ue, registration)) return;
+  const resolved = resolveSupi(suci, keys);
+  if (!resolved.ok) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  const subscription = await amf.subscriptionData.getSubscriptionData(resolved.supi);
+  if (!current(amf, ue, registration)) return;
+  if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  registration.subscription = subscription;
+
+  const previous = amf.ues.setSupi(ue, resolved.supi);
+  if (previous !== undefined) takeOver(amf, previous, ue);
+  logNas(amf, ue, 'inbound', registration.request, plainOf(registration.request));
+  if (identityResponseMessage !== undefined)
+    logNas(amf, ue, 'inbound', identityResponseMessage, plainOf(identityResponseMessage));
+  if (ue.ueSecurityCapability === undefined)
+    // 5.5.1.2.2: an initial registration carries the UE security capability.
+    return rejectRegistration(amf, ue, GMM_CAUSE.ueSecurityCapabilitiesMismatch);
+  const started = await startAuthentication(amf, ue, registration, 0, () => abortProcedure(amf, ue));
+  if (started === 'unknown') return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+}
+
+/**
+ * A UE registers again while the AMF holds an older context of the same subscriber (after losing its
+ * 5G-GUTI, or from another connection): the new context takes its registration state and 5G-GUTI over
+ * and the old one goes, with its timers and connection.
+ */
+function takeOver(amf: AmfContext, previous: AmfUe, ue: AmfUe): void {
+  ue.registered = previous.registered;
+  previous.registered = false;
+  const guti = previous.guti;
+  removeContext(amf, previous);
+  if (guti !== undefined && amf.ues.byTmsi(guti.tmsi) === undefined) {
+    amf.ues.setTmsi(ue, guti.tmsi);
+    ue.guti = guti;
+  }
+}
+
+/** Authentication Response (TS 24.501 5.4.1.3.4), then Security Mode Command. */
+export function authenticationResponse(
+  amf: AmfContext,
+  ue: AmfUe,
+  message: NasMessageOf<'authenticationResponse'>,
+): void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'authentication') return;
+  const confirmed = confirmAuthentication(amf, procedure, message.authenticationResponseParameter);
+  if (!confirmed.ok) return authenticationFailed(amf, ue);
+  const capability = ue.ueSecurityCapability;
+  void amf.network().then((network) => {
+    if (!amf.ues.has(ue) || ue.procedure !== procedure) return;
+    const algorithms =
+      capability === undefined ? undefined : selectAlgorithms(network.configuration.nasSecurity, capability);
+    if (algorithms === undefined || capability === undefined)
+      return rejectRegistration(amf, ue, GMM_CAUSE.ueSecurityCapabilitiesMismatch);
+    startSecurityMode(amf, ue, procedure.registration, confirmed, algorithms, capability, () =>
+      abortProcedure(amf, ue),
+    );
+  });
+}
+
+/**
+ * Authentication Failure (TS 24.501 5.4.1.3.7 c, f): #21 synch failure -> resynchronisation and a new
+ * challenge; #20 MAC failure, #26 non-5G authentication unacceptable, a failed resynchronisation ->
+ * Authentication Reject.
+ */
+export async function authenticationFailure(
+  amf: AmfContext,
+  ue: AmfUe,
+  message: NasMessageOf<'authenticationFailure'>,
+): Promise<void> {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'authentication') return;
+  if (message.fiveGmmCause !== GMM_CAUSE.synchFailure) {
+    procedure.timer.stop();
+    return authenticationFailed(amf, ue);
+  }
+  const outcome = await resynchronise(amf, ue, procedure, message.authenticationFailureParameter, () =>
+    abortProcedure(amf, ue),
+  );
+  if (outcome === 'failed' && amf.ues.has(ue)) authenticationFailed(amf, ue);
+}
+
+/**
+ * The UE failed authentication (TS 24.501 5.4.1.3.5): Authentication Reject, the connection released,
+ * the context gone (a registered UE is deregistered: its earlier context was not this device's).
+ */
+function authenticationFailed(amf: AmfContext, ue: AmfUe): void {
+  ue.procedure = { kind: 'none' };
+  sendAuthenticationReject(amf, ue);
+  deregister(amf, ue);
+}
+
+/**
+ * Security Mode Complete (TS 24.501 5.4.2.3), already verified under the new context: it becomes
+ * current, the PEI is kept, and the Registration Request in the NAS message container (the whole
+ * message, 4.4.6) replaces the cleartext one.
+ */
+export function securityModeComplete(
+  amf: AmfContext,
+  ue: AmfUe,
+  message: NasMessageOf<'securityModeComplete'>,
+  container: RegistrationRequest | undefined,
+): Promise<void> | void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'security-mode') return;
+  procedure.timer.stop();
+  makeCurrent(procedure.context);
+  ue.security = procedure.context;
+  const pei = message.imeisv ?? message.nonImeisvPei;
+  if (pei !== undefined && (pei.type === 'imeisv' || pei.type === 'imei')) ue.pei = imeiOf(pei.digits);
+  const registration = procedure.registration;
+  if (container !== undefined) {
+    registration.request = container;
+    if (container.ueSecurityCapability !== undefined)
+      ue.ueSecurityCapability = container.ueSecurityCapability;
+  }
+  ue.procedure = { kind: 'registration-pending', registration };
+  return acceptRegistration(amf, ue, registration);
+}
+
+/** Security Mode Reject (TS 24.501 5.4.2.5): the registration is aborted. */
+export function securityModeReject(amf: AmfContext, ue: AmfUe): void {
+  if (ue.procedure.kind !== 'security-mode') return;
+  abortProcedure(amf, ue);
+}
+
+/** NGAP's UE Security Capabilities (TS 38.413 9.3.1.86): bit 1 is 128-NEA1/NIA1, up to 3, of 16 bits. */
+function ngapAlgorithms(algorithms: readonly number[] | undefined): ReturnType<typeof bitStringOf> {
+  const value = (algorithms ?? []).reduce(
+    (bits, a) => (a >= 1 && a <= 3 ? bits | (0x8000 >> (a - 1)) : bits),
+    0,
+  );
+  return bitStringOf(value, 16);
+}
+
+export function ngapSecurityCapabilities(capability: UeSecurityCapability): UESecurityCapabilities {
+  return {
+    nRencryptionAlgorithms: ngapAlgorithms(capability.ea),
+    nRintegrityProtectionAlgorithms: ngapAlgorithms(capability.ia),
+    eUTRAencryptionAlgorithms: ngapAlgorithms(capability.eea),
+    eUTRAintegrityProtectionAlgorithms: ngapAlgorithms(capability.eia),
+  };
+}
+
+export function ngapAllowedNssai(slices: readonly SNssai[]): AllowedNSSAI {
+  return slices.map((slice) => ({
+    sNSSAI: {
+      sST: Uint8Array.of(slice.sst),
+      ...(slice.sd === undefined
+        ? {}
+        : { sD: Uint8Array.of(slice.sd >> 16, (slice.sd >> 8) & 0xff, slice.sd & 0xff) }),
+    },
+  }));
+}
+
+/** A 5G-TMSI no UE holds (TS 23.003 2.10.1), random so it cannot be guessed from the last one. */
+function newTmsi(amf: AmfContext): number {
+  for (;;) {
+    const tmsi = amf.randomTmsi();
+    if (!amf.ues.tmsiInUse(tmsi)) return tmsi;
+  }
+}
+
+/**
+ * Registration Accept (TS 24.501 5.5.1.2.4, 5.5.1.3.4): a new 5G-GUTI (network.md 5: reallocated at
+ * every registration), the TAI list of the operator's TACs, the allowed NSSAI and T3512. In Initial
+ * Context Setup Request when the radio has no context of the UE yet (with KgNB from the uplink NAS
+ * COUNT, TS 33.501 6.9.2.1.1), else in Downlink NAS Transport. T3550 waits for Registration Complete.
+ * No slice to allow -> Registration Reject #62.
+ */
+async function acceptRegistration(
+  amf: AmfContext,
+  ue: AmfUe,
+  registration: PendingRegistration,
+): Promise<void> {
+  const network = await amf.network();
+  if (!current(amf, ue, registration)) return;
+  const { configuration } = network;
+  const subscription = registration.subscription;
+  const security = ue.security;
+  const connection = ue.connection;
+  if (subscription === undefined || security === undefined || connection === undefined)
+    return abortProcedure(amf, ue);
+  const allowedNssai = allowedNssaiFor(
+    registration.request.requestedNssai,
+    configuration.slices,
+    subscription,
+  );
+  if (allowedNssai.length === 0) return rejectRegistration(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
+
+  const { plmn } = configuration;
+  const guti: Guti = {
+    type: '5g-guti',
+    mcc: plmn.mcc,
+    mnc: plmn.mnc,
+    amfRegionId: amf.identity.regionId,
+    amfSetId: amf.identity.setId,
+    amfPointer: amf.identity.pointer,
+    tmsi: newTmsi(amf),
+  };
+  const accept: NasMessageOf<'registrationAccept'> = {
+    messageType: 'registrationAccept',
+    registrationResult: {
+      value: 1,
+      smsAllowed: false,
+      nssaaToBePerformed: false,
+      emergencyRegistered: false,
+      disasterRoamingRegistration: false,
+    },
+    fiveGGuti: guti,
+    taiList: [
+      {
+        type: 'non-consecutive-tacs',
+        plmn: { ...plmn },
+        tacs: configuration.tacs.slice(0, MAX_TACS).map((tac) => parseInt(tac, 16)),
+      },
+    ],
+    allowedNssai,
+    t3512Value: gprsTimerOf(amf.settings.t3512Ms, 'timer3'),
+    t3502Value: gprsTimerOf(amf.settings.t3502Ms, 'timer'),
+  };
+  ue.allowedNssai = allowedNssai;
+  const area = accept.taiList?.[0];
+  if (area?.type === 'non-consecutive-tacs') ue.registrationArea = { ...area.plmn, tacs: area.tacs };
+  const send = (): boolean => sendNas(amf, ue, accept, { kind: 'current' });
+  const timer = startRetransmissionTimer(
+    amf.timers,
+    { ms: amf.settings.t3550Ms, retransmissions: amf.settings.retransmissions },
+    () => void send(),
+    () => abortProcedure(amf, ue),
+  );
+  ue.procedure = { kind: 'registration-accept', registration, guti, allowedNssai, timer };
+  // The new 5G-GUTI names the UE from now on (the old one is not kept, 5.5.1.2.4).
+  amf.ues.setTmsi(ue, guti.tmsi);
+  ue.guti = guti;
+
+  if (ue.contextSetUp) return void send();
+  const nasPdu = nasPduFor(amf, ue, accept, { kind: 'current' });
+  const kgnb = deriveContextKgnb(security);
+  const capability = ue.ueSecurityCapability;
+  if (nasPdu === undefined || kgnb === undefined || capability === undefined) return abortProcedure(amf, ue);
+  amf.ngap.setUpContext(connection, {
+    guami: guami(amf.identity, plmn),
+    allowedNssai: ngapAllowedNssai(allowedNssai),
+    ueSecurityCapabilities: ngapSecurityCapabilities(capability),
+    securityKey: bitStringOf(BigInt(`0x${kgnb.toString('hex')}`), 256),
+    nasPdu,
+  });
+}
+
+/**
+ * Registration Complete (TS 24.501 5.5.1.2.4): the UE is 5GMM-REGISTERED with its new 5G-GUTI, shown
+ * registered with its IMEI and algorithms (network.md 5). After a mobility or periodic update without
+ * a follow-on request the connection is released (5.5.1.3.4).
+ */
+export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'registration-accept') return;
+  procedure.timer.stop();
+  ue.procedure = { kind: 'none' };
+  ue.registered = true;
+  const supi = ue.supi;
+  const security = ue.security;
+  if (supi === undefined || security === undefined) return;
+  amf.state.subscriberRegistered(supi, ue.lastRadio ?? '', {
+    radioAccessTypes: ['5G'],
+    imei: ue.pei ?? '',
+    cipheringAlgorithm: `NEA${security.ciphering}`,
+    integrityAlgorithm: `NIA${security.integrity}`,
+  });
+  const { request } = procedure.registration;
+  if (
+    request.registrationType.value !== REGISTRATION_TYPE.initial &&
+    !request.registrationType.followOnRequestPending
+  )
+    releaseConnection(amf, ue);
+}
+
+/**
+ * Registration Reject (TS 24.501 5.5.1.2.5, 5.5.1.3.5) with its 5GMM cause and T3502, protected when a
+ * current security context exists; then the connection is released and the context forgotten (a
+ * registered UE is deregistered).
+ */
+export function rejectRegistration(amf: AmfContext, ue: AmfUe, cause: number): void {
+  stopProcedure(ue);
+  sendNas(
+    amf,
+    ue,
+    {
+      messageType: 'registrationReject',
+      fiveGmmCause: cause,
+      t3502Value: gprsTimerOf(amf.settings.t3502Ms, 'timer'),
+    },
+    ue.security?.status === 'current' ? { kind: 'current' } : { kind: 'plain' },
+  );
+  deregister(amf, ue);
+}

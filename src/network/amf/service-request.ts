@@ -1,0 +1,73 @@
+import { bitStringOf } from '../asn1/bit-string.ts';
+import { encodeNasMessage } from '../nas/index.ts';
+import { deriveContextKgnb } from '../nas-security/index.ts';
+import type { AmfContext } from './amf-context.ts';
+import { guami } from './amf-identity.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { deregisterByNetwork } from './deregistration.ts';
+import { GMM_CAUSE } from './gmm-cause.ts';
+import { nasPduFor } from './nas-link.ts';
+import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
+import type { UeConnection } from './ue-connections.ts';
+import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
+
+/**
+ * A Service Request verified under the UE's current context (TS 24.501 5.6.1): the UE is CM-CONNECTED
+ * again. When the AMF paged it for a deregistration, that procedure runs now; otherwise Service Accept
+ * goes in Initial Context Setup Request with a KgNB from the Service Request's uplink NAS COUNT (TS
+ * 33.501 6.9.2.1.1). A UE the AMF holds but has not registered -> Service Reject #10.
+ */
+export async function serviceRequest(amf: AmfContext, ue: AmfUe): Promise<void> {
+  becomeConnected(ue);
+  const procedure = ue.procedure;
+  if (procedure.kind === 'paging') {
+    procedure.timer.stop();
+    ue.procedure = { kind: 'none' };
+    return deregisterByNetwork(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
+  }
+  const connection = ue.connection;
+  const security = ue.security;
+  const capability = ue.ueSecurityCapability;
+  if (!ue.registered || connection === undefined || security === undefined || capability === undefined) {
+    return serviceReject(amf, ue, GMM_CAUSE.implicitlyDeregistered);
+  }
+  const { configuration } = await amf.network();
+  if (!amf.ues.has(ue) || ue.connection !== connection) return;
+  const accept = nasPduFor(amf, ue, { messageType: 'serviceAccept' }, { kind: 'current' });
+  const kgnb = deriveContextKgnb(security);
+  if (accept === undefined || kgnb === undefined) return abortProcedure(amf, ue);
+  amf.ngap.setUpContext(connection, {
+    guami: guami(amf.identity, configuration.plmn),
+    allowedNssai: ngapAllowedNssai(ue.allowedNssai),
+    ueSecurityCapabilities: ngapSecurityCapabilities(capability),
+    securityKey: bitStringOf(BigInt(`0x${kgnb.toString('hex')}`), 256),
+    nasPdu: accept,
+  });
+}
+
+/** Service Reject (TS 24.501 5.6.1.5) with its cause; the connection is released. */
+export function serviceReject(amf: AmfContext, ue: AmfUe, cause: number): void {
+  const connection = ue.connection;
+  if (connection === undefined) return;
+  const pdu = nasPduFor(
+    amf,
+    ue,
+    { messageType: 'serviceReject', fiveGmmCause: cause },
+    ue.security?.status === 'current' ? { kind: 'current' } : { kind: 'plain' },
+  );
+  if (pdu !== undefined) amf.ngap.sendNas(connection, pdu);
+  amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
+}
+
+/**
+ * A rejection to a connection no UE context stands behind (an unknown or unverified identity, or the
+ * context limit): the plain message, then the connection's release.
+ */
+export function rejectUnknown(
+  amf: AmfContext,
+  connection: UeConnection<AmfUe>,
+  message: Parameters<typeof encodeNasMessage>[0],
+): void {
+  amf.ngap.sendNas(connection, encodeNasMessage(message));
+  amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
+}
