@@ -17,6 +17,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
+import { useNames } from './network/use-names.ts';
 
 function Field({ label, value }: { label: string; value: string | number | undefined }) {
   return (
@@ -33,17 +34,11 @@ function Field({ label, value }: { label: string; value: string | number | undef
 function EditProfile({ imsi, current }: { imsi: string; current: string }) {
   const queryClient = useQueryClient();
   const [profile, setProfile] = useState(current);
-  const profiles = useQuery({
-    queryKey: ['profiles', 'names'],
-    queryFn: () => result(api.GET('/api/v1/profiles')),
-  });
+  const profiles = useNames('profiles');
   const save = useMutation({
-    mutationFn: () =>
+    mutationFn: (name: string) =>
       result(
-        api.PUT('/api/v1/subscribers/{imsi}', {
-          params: { path: { imsi } },
-          body: { profile_name: profile },
-        }),
+        api.PUT('/api/v1/subscribers/{imsi}', { params: { path: { imsi } }, body: { profile_name: name } }),
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['subscribers'] }),
   });
@@ -52,7 +47,7 @@ function EditProfile({ imsi, current }: { imsi: string; current: string }) {
       <Group align="flex-end">
         <Select
           label="Profile"
-          data={profiles.data?.map((item) => item.name) ?? [current]}
+          data={profiles.length > 0 ? profiles : [current]}
           value={profile}
           allowDeselect={false}
           error={save.error?.message}
@@ -62,12 +57,12 @@ function EditProfile({ imsi, current }: { imsi: string; current: string }) {
           variant="light"
           disabled={profile === current}
           loading={save.isPending}
-          onClick={() => save.mutate()}
+          onClick={() => save.mutate(profile)}
         >
           Change profile
         </Button>
       </Group>
-      {save.isSuccess && profile === current && <Text size="sm">Profile changed.</Text>}
+      {save.isSuccess && save.variables === current && <Text size="sm">Profile changed.</Text>}
     </Stack>
   );
 }
@@ -133,9 +128,7 @@ export function SubscriberPage() {
               <Field label="Integrity" value={data.status.integrity_algorithm} />
             </SimpleGrid>
           </Card>
-          {me?.can.writeNetwork && (
-            <EditProfile key={data.profile_name} imsi={imsi} current={data.profile_name} />
-          )}
+          {me?.can.writeNetwork && <EditProfile imsi={imsi} current={data.profile_name} />}
           <Title order={2} size="h4">
             Sessions
           </Title>

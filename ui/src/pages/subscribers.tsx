@@ -8,6 +8,7 @@ import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { fieldOfError } from '../components/field-error.ts';
 import { Pager } from '../components/pager.tsx';
+import { useNames } from './network/use-names.ts';
 import { SubscriberImport } from './subscriber-import.tsx';
 
 const PER_PAGE = 25;
@@ -15,10 +16,7 @@ const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const
 
 function CreateSubscriber({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
-  const profiles = useQuery({
-    queryKey: ['profiles', 'names'],
-    queryFn: () => result(api.GET('/api/v1/profiles')),
-  });
+  const profiles = useNames('profiles');
   const [values, setValues] = useState({
     imsi: '',
     key: '',
@@ -71,7 +69,7 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
         <Select
           label="Profile"
           required
-          data={profiles.data?.map((profile) => profile.name) ?? []}
+          data={profiles}
           value={values.profile_name || null}
           error={errorOf('profile_name')}
           onChange={(name) => setValues({ ...values, profile_name: name ?? '' })}

@@ -398,30 +398,17 @@ export function OperatorPage() {
         Operator
       </Title>
       <ErrorAlert error={operator.error ?? nas.error} />
+      {/* The forms start from the service's values once they are known, then keep what is typed. */}
       {operator.data && me && (
         <>
-          <Plmn
-            key={`${operator.data.id.mcc}${operator.data.id.mnc}`}
-            mcc={operator.data.id.mcc}
-            mnc={operator.data.id.mnc}
-            canWrite={canWrite}
-          />
-          <TrackingAreas
-            key={operator.data.tracking.supportedTacs.join()}
-            tacs={operator.data.tracking.supportedTacs}
-            canWrite={canWrite}
-          />
+          <Plmn mcc={operator.data.id.mcc} mnc={operator.data.id.mnc} canWrite={canWrite} />
+          <TrackingAreas tacs={operator.data.tracking.supportedTacs} canWrite={canWrite} />
         </>
       )}
       {canWrite && <OperatorCode />}
       {me && <HomeNetworkKeys canWrite={canWrite} />}
       {nas.data && me && (
-        <NasSecurity
-          key={`${nas.data.ciphering.join()}/${nas.data.integrity.join()}`}
-          ciphering={nas.data.ciphering}
-          integrity={nas.data.integrity}
-          canWrite={canWrite}
-        />
+        <NasSecurity ciphering={nas.data.ciphering} integrity={nas.data.integrity} canWrite={canWrite} />
       )}
     </Stack>
   );
