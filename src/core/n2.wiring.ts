@@ -1,5 +1,7 @@
 import { systemTimers, type Timers } from '../clock.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { createAmf, type Amf } from '../network/amf/amf.ts';
+import type { AmfSettings } from '../network/amf/amf-settings.ts';
 import { createN2Service, type N2Service } from '../network/amf/n2-service.ts';
 import {
   chooseN2Transport,
@@ -35,6 +37,8 @@ export interface N2Component extends Component {
   endpoint(): N2Endpoint | undefined;
   /** The running service (AMF-initiated NG Reset, test hooks); undefined before start. */
   service(): N2Service | undefined;
+  /** The AMF's UE side built from the core's ports (undefined before start, or when `ue` was given). */
+  amf(): Amf | undefined;
 }
 
 const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
@@ -71,16 +75,20 @@ export function createN2(
     host?: HostSupport;
     /** RFC 9260 parameters of the userland SCTP (`raw`, `udp`), e.g. short timers for a path-failure test. */
     sctp?: Partial<SctpParameters>;
+    /** The AMF's NAS timers and limits (docs/registration.md); the defaults of network.md section 5. */
+    amf?: Partial<AmfSettings>;
   } = {},
 ): N2Component {
   const { logger } = core;
   let service: N2Service | undefined;
   let endpoint: N2Endpoint | undefined;
+  let amf: Amf | undefined;
 
   return {
     name: 'n2',
     endpoint: () => endpoint,
     service: () => service,
+    amf: () => amf,
 
     async start() {
       const choice = chooseN2Transport(settings.transport, options.host ?? HOST_SUPPORT);
@@ -94,6 +102,24 @@ export function createN2(
         udpPort: settings.udpPort,
         ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
       });
+      // The UE side: the AMF's 5GMM procedures over the core's ports, unless a test brings its own.
+      const timers = options.timers ?? systemTimers;
+      const ownAmf =
+        options.ue === undefined
+          ? createAmf({
+              identity: settings.amf,
+              ...(options.amf === undefined ? {} : { settings: options.amf }),
+              authenticationData: core.ports.authenticationData,
+              subscriptionData: core.ports.subscriptionData,
+              operatorConfiguration: core.ports.operatorConfiguration,
+              configurationEvents: core.ports.configurationEvents,
+              state: core.networkState,
+              records: core.records.ingestion,
+              timers,
+              logger,
+            })
+          : undefined;
+      const ue = options.ue ?? ownAmf?.signalling;
       const started = createN2Service({
         transport: opened.transport,
         listen: { addresses: settings.addresses, port: settings.port },
@@ -104,13 +130,14 @@ export function createN2(
         records: core.records.ingestion,
         metrics: ngapMetrics(core.metrics),
         logger,
-        timers: options.timers ?? systemTimers,
-        ...(options.ue === undefined ? {} : { ue: options.ue }),
+        timers,
+        ...(ue === undefined ? {} : { ue }),
         ...(options.timing === undefined ? {} : { timing: options.timing }),
       });
       try {
         await started.start();
       } catch (error) {
+        ownAmf?.stop();
         await opened.transport.close();
         const where = settings.addresses.map((address) => `${address}:${settings.port}`).join(', ');
         throw new Error(`N2 cannot listen on ${where} (${opened.kind}): ${(error as Error).message}`, {
@@ -118,6 +145,7 @@ export function createN2(
         });
       }
       service = started;
+      amf = ownAmf;
       endpoint = {
         transport: opened.kind,
         local: started.local(),
@@ -136,6 +164,8 @@ export function createN2(
       service = undefined;
       endpoint = undefined;
       await running?.stop();
+      amf?.stop();
+      amf = undefined;
     },
   };
 }
