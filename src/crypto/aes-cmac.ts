@@ -1,7 +1,6 @@
 // AES-CMAC (NIST SP 800-38B, RFC 4493) over a bit string, on node:crypto's AES-128. NIST SP 800-38B defines
 // CMAC for any bit length, which 128-NIA2 needs (TS 33.401 B.2.3); node:crypto has no CMAC of its own.
-import { createCipheriv } from 'node:crypto';
-
+import { aes128EncryptBlocks } from './aes-128.ts';
 import { bytesForBits, requireBitLength } from './bit-string.ts';
 
 const BLOCK_BYTES = 16;
@@ -29,19 +28,27 @@ export function aesCmac(key: Uint8Array, message: Uint8Array, lengthBits = messa
   const last = (blocks - 1) * BLOCK_BYTES;
   const subkey = complete ? k1 : k2;
   for (let i = 0; i < BLOCK_BYTES; i++) padded[last + i] = (padded[last + i] ?? 0) ^ (subkey[i] ?? 0);
-  const cbc = createCipheriv('aes-128-cbc', key, ZERO_BLOCK);
-  cbc.setAutoPadding(false);
-  const out = cbc.update(padded);
-  return out.subarray(out.length - BLOCK_BYTES);
+  // SP 800-38B 6.2 steps 5-6: CBC with a zero IV; the MAC is the last block.
+  let state: Buffer = ZERO_BLOCK;
+  for (let offset = 0; offset < padded.length; offset += BLOCK_BYTES) {
+    const block = Buffer.allocUnsafe(BLOCK_BYTES);
+    for (let i = 0; i < BLOCK_BYTES; i++) block[i] = (state[i] ?? 0) ^ (padded[offset + i] ?? 0);
+    state = aes128EncryptBlocks(key, block);
+  }
+  return state;
 }
+
+/** Subkeys by key object, like the ciphers (aes-128.ts). */
+const subkeysOf = new WeakMap<Uint8Array, { k1: Buffer; k2: Buffer }>();
 
 // SP 800-38B 6.1: L = CIPH_K(0^128); K1 = L << 1 (XOR Rb if MSB(L)); K2 = K1 << 1 likewise.
 function subkeys(key: Uint8Array): { k1: Buffer; k2: Buffer } {
-  const ecb = createCipheriv('aes-128-ecb', key, null);
-  ecb.setAutoPadding(false);
-  const l = ecb.update(ZERO_BLOCK);
-  const k1 = doubleBlock(l);
-  return { k1, k2: doubleBlock(k1) };
+  let found = subkeysOf.get(key);
+  if (found === undefined) {
+    const k1 = doubleBlock(aes128EncryptBlocks(key, ZERO_BLOCK));
+    subkeysOf.set(key, (found = { k1, k2: doubleBlock(k1) }));
+  }
+  return found;
 }
 
 function doubleBlock(block: Buffer): Buffer {

@@ -1,5 +1,5 @@
 // MILENAGE authentication and key generation functions, 3GPP TS 35.206.
-import { createCipheriv } from 'node:crypto';
+import { aes128EncryptBlocks } from './aes-128.ts';
 
 const BLOCK_BYTES = 16;
 const SQN_BYTES = 6;
@@ -130,9 +130,7 @@ function outputBlock(
 
 // The kernel function E_K is Rijndael with a 128-bit key and block, i.e. single-block AES-128.
 function encryptBlock(key: Buffer, block: Buffer): Buffer {
-  const cipher = createCipheriv('aes-128-ecb', key, null);
-  cipher.setAutoPadding(false);
-  return Buffer.concat([cipher.update(block), cipher.final()]);
+  return aes128EncryptBlocks(key, block);
 }
 
 // Every r1..r5 is a multiple of 8, so rotating whole bytes is exact.

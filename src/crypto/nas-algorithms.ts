@@ -1,8 +1,7 @@
 // The NAS ciphering (NEA0-3) and integrity (NIA0-3) algorithms of TS 33.501 6.4.3/6.4.4 and Annex D, which are
 // the EEA/EIA algorithms of TS 33.401 Annex B with COUNT, BEARER and DIRECTION as inputs. All functions are pure:
 // they take the bit string (bytes and a length in bits) and return new bytes.
-import { createCipheriv } from 'node:crypto';
-
+import { aes128EncryptBlocks } from './aes-128.ts';
 import { aesCmac } from './aes-cmac.ts';
 import { bytesForBits, clearTrailingBits, requireBitLength } from './bit-string.ts';
 import { snow3gF8, snow3gF9 } from './snow3g.ts';
@@ -91,8 +90,19 @@ function nea2(
   message: Uint8Array,
   lengthBits: number,
 ): Buffer {
-  const cipher = createCipheriv('aes-128-ctr', key, firstBlock(count, bearer, direction));
-  const out = cipher.update(message.subarray(0, bytesForBits(lengthBits)));
+  // The counter blocks T1, T2, ... (the last 64 bits count up from 0) encrypted in one call; the key
+  // stream is their concatenation.
+  const bytes = bytesForBits(lengthBits);
+  const blocks = Math.ceil(bytes / 16);
+  const counters = Buffer.alloc(blocks * 16);
+  const first = firstBlock(count, bearer, direction);
+  for (let i = 0; i < blocks; i++) {
+    first.copy(counters, i * 16, 0, 8);
+    counters.writeUInt32BE(i, i * 16 + 12);
+  }
+  const keyStream = aes128EncryptBlocks(key, counters);
+  const out = Buffer.allocUnsafe(bytes);
+  for (let i = 0; i < bytes; i++) out[i] = (message[i] ?? 0) ^ (keyStream[i] ?? 0);
   clearTrailingBits(out, lengthBits);
   return out;
 }
