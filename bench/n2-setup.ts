@@ -1,11 +1,12 @@
 // 1,000 gNBs complete NG Setup at once over the udp transport against the real service in a child
 // process (issue 14 item 7: all within 10 s, service RSS under 300 MB), beside a bare baseline measured
 // in the same run: the same gNBs against a bare NGAP responder (the same userland SCTP over UDP, one
-// pre-encoded NG Setup Response, no core, no records) in its own child process.
+// pre-encoded NG Setup Response, no core, no records) in its own child process. The service is what
+// `npm start` runs: the production bundle (dist/main.js, rebuilt when stale) under the service's node
+// flags (test/helpers/service-process.ts), on a fresh database; the bare responder runs under tsx.
 // Run: npx tsx bench/n2-setup.ts [--gnbs N] (default 1000). `--seconds` is accepted and ignored (the
 // suite runner passes it); the figure here is the time to bring N radios up, not a rate over a duration.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,15 +15,12 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import pino from 'pino';
-import { createCore } from '../src/core/create-core.ts';
-import { createN2, DEFAULT_N2_SETTINGS } from '../src/core/n2.wiring.ts';
-import { buildHttpApp } from '../src/http/build-http-app.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../src/network/ngap/ngap-codec.ts';
 import { bits, plmnIdentity } from '../src/network/ngap/ngap-values.ts';
 import { bringUp, createFleet } from '../src/network/simulator/gnb-fleet.ts';
 import { NGAP_PPID } from '../src/network/transport/n2-transport.ts';
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
+import { spawnService } from '../test/helpers/service-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,112 +32,68 @@ const { values } = parseArgs({
 
 const AMF = { address: '127.0.0.1', port: 38412 };
 
-/** Child: the service (createCore, HTTP app, the AMF's N2 on udp) or the bare responder. */
-async function serve(kind: string): Promise<void> {
-  let udpPort: number | undefined;
-  let radios: () => number;
-  let stop: () => Promise<void>;
-  if (kind === 'service') {
-    const dir = await mkdtemp(join(tmpdir(), 'pmn-n2-bench-'));
-    const core = await createCore({
-      storage: { path: join(dir, 'pmn.db') },
-      logger: pino({ level: 'silent' }),
-      secretKey: randomBytes(32),
-      backgroundJobs: false,
-    });
-    const { app } = await buildHttpApp(core, {});
-    core.lifecycle.add({ name: 'http', stop: () => app.close() });
-    await core.start();
-    // The first start's operator (network-defaults.ts: PLMN 001-01, TAC 000001, slice SST 1).
-    const init = await app.inject({
-      method: 'POST',
-      url: '/api/v1/init',
-      payload: { email: 'admin@example.com', password: 'admin-password' },
-    });
-    if (init.statusCode !== 201) throw new Error(`init failed: ${init.body}`);
-    // The AMF's N2 as main.ts adds it, on the udp transport.
-    const n2 = createN2(core, {
-      ...DEFAULT_N2_SETTINGS,
-      transport: 'udp',
-      addresses: [AMF.address],
-      port: AMF.port,
-      udpPort: 0,
-    });
-    await n2.start();
-    udpPort = n2.endpoint()?.udpPort;
-    radios = () => core.networkState.radios().length;
-    stop = async () => {
-      await n2.stop();
-      await core.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-  } else {
-    const { transport, link } = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
-    udpPort = link.port;
-    const answer = encodeNgapPdu({
-      choice: 'successfulOutcome',
+/** Child: the bare responder. */
+async function serveBare(): Promise<void> {
+  const { transport, link } = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+  const answer = encodeNgapPdu({
+    choice: 'successfulOutcome',
+    value: {
+      procedureCode: 21,
+      name: 'NGSetup',
+      criticality: 'reject',
       value: {
-        procedureCode: 21,
-        name: 'NGSetup',
-        criticality: 'reject',
-        value: {
-          protocolIEs: [
-            { id: 1, name: 'AMFName', criticality: 'reject', value: 'bare' },
-            {
-              id: 96,
-              name: 'ServedGUAMIList',
-              criticality: 'reject',
-              value: [
-                {
-                  gUAMI: {
-                    pLMNIdentity: plmnIdentity('001', '01'),
-                    aMFRegionID: bits(1, 8),
-                    aMFSetID: bits(1, 10),
-                    aMFPointer: bits(0, 6),
-                  },
-                },
-              ],
-            },
-            { id: 86, name: 'RelativeAMFCapacity', criticality: 'ignore', value: 255 },
-            {
-              id: 80,
-              name: 'PLMNSupportList',
-              criticality: 'reject',
-              value: [
-                {
+        protocolIEs: [
+          { id: 1, name: 'AMFName', criticality: 'reject', value: 'bare' },
+          {
+            id: 96,
+            name: 'ServedGUAMIList',
+            criticality: 'reject',
+            value: [
+              {
+                gUAMI: {
                   pLMNIdentity: plmnIdentity('001', '01'),
-                  sliceSupportList: [{ sNSSAI: { sST: Uint8Array.of(1) } }],
+                  aMFRegionID: bits(1, 8),
+                  aMFSetID: bits(1, 10),
+                  aMFPointer: bits(0, 6),
                 },
-              ],
-            },
-          ],
-        },
+              },
+            ],
+          },
+          { id: 86, name: 'RelativeAMFCapacity', criticality: 'ignore', value: 255 },
+          {
+            id: 80,
+            name: 'PLMNSupportList',
+            criticality: 'reject',
+            value: [
+              {
+                pLMNIdentity: plmnIdentity('001', '01'),
+                sliceSupportList: [{ sNSSAI: { sST: Uint8Array.of(1) } }],
+              },
+            ],
+          },
+        ],
       },
-    });
-    let answered = 0;
-    const listener = await transport.listen({ addresses: [AMF.address], port: AMF.port }, (association) => ({
-      message: (message) => {
-        // The bare responder still decodes each request, as any AMF must, but keeps and records nothing.
-        const decoded = decodeNgapPdu(message.payload);
-        if (decoded.ok && ngapMessageType(decoded.value) === 'NGSetupRequest') {
-          association.send(0, NGAP_PPID, answer);
-          answered++;
-        }
-      },
-      event: () => undefined,
-    }));
-    radios = () => answered;
-    stop = async () => {
-      await listener.close();
-      await transport.close();
-    };
-  }
-  process.stdout.write(`${JSON.stringify({ udpPort })}\n`);
+    },
+  });
+  let answered = 0;
+  const listener = await transport.listen({ addresses: [AMF.address], port: AMF.port }, (association) => ({
+    message: (message) => {
+      // The bare responder still decodes each request, as any AMF must, but keeps and records nothing.
+      const decoded = decodeNgapPdu(message.payload);
+      if (decoded.ok && ngapMessageType(decoded.value) === 'NGSetupRequest') {
+        association.send(0, NGAP_PPID, answer);
+        answered++;
+      }
+    },
+    event: () => undefined,
+  }));
+  process.stdout.write(`${JSON.stringify({ udpPort: link.port })}\n`);
   for await (const line of createInterface({ input: process.stdin })) {
-    if (line === 'radios') process.stdout.write(`${JSON.stringify({ radios: radios() })}\n`);
+    if (line === 'radios') process.stdout.write(`${JSON.stringify({ radios: answered })}\n`);
     if (line === 'stop') break;
   }
-  await stop();
+  await listener.close();
+  await transport.close();
   process.stdin.destroy(); // the open pipe would keep the child alive
 }
 
@@ -163,7 +117,16 @@ interface Run {
   radios: number;
 }
 
-async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
+/** A server under test in a child process: the AMF's UDP encapsulation port and its radio count. */
+interface Server {
+  pid: number;
+  udpPort: number;
+  radios(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** The bare responder: this file under tsx with `--serve bare`, answering on stdin and stdout. */
+async function startBare(): Promise<Server> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
@@ -173,18 +136,105 @@ async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
       'tsx',
       fileURLToPath(import.meta.url),
       '--serve',
-      kind,
+      'bare',
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async (): Promise<Record<string, number>> => {
     const line = await lines.next();
-    if (line.done === true) throw new Error(`the ${kind} child ended early`);
+    if (line.done === true) throw new Error('the bare responder ended early');
     return JSON.parse(line.value) as Record<string, number>;
   };
   const { udpPort } = await next();
-  const ran = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0, peerUdpPort: udpPort });
+  return {
+    pid: child.pid!,
+    udpPort: udpPort!,
+    async radios() {
+      child.stdin!.write('radios\n');
+      return (await next()).radios ?? NaN;
+    },
+    async stop() {
+      child.stdin!.write('stop\n');
+      await once(child, 'exit');
+    },
+  };
+}
+
+/**
+ * The service as operators run it (spawnService: dist/main.js, the service's node flags) on a fresh
+ * database, N2 on udp at 127.0.0.1:38412 with an ephemeral UDP port read from its start-up log.
+ */
+async function startService(): Promise<Server> {
+  const dir = await mkdtemp(join(tmpdir(), 'pmn-n2-bench-'));
+  const child = spawnService([
+    '--listen',
+    '127.0.0.1:0',
+    '--db',
+    join(dir, 'pmn.db'),
+    '--n2-transport',
+    'udp',
+    '--n2-addresses',
+    AMF.address,
+    '--n2-port',
+    String(AMF.port),
+    '--n2-udp-port',
+    '0',
+  ]);
+  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  let url: string | undefined;
+  let udpPort: number | undefined;
+  // The log is read to its end: a full pipe would block the service.
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let message = '';
+      try {
+        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
+      } catch {
+        return;
+      }
+      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
+      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
+      if (port !== undefined) udpPort = Number(port);
+      if (message.startsWith('database ready at')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  await ready;
+  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  const base = url;
+  const init = await fetch(`${base}/api/v1/init`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'admin-password' }),
+  });
+  if (init.status !== 201) throw new Error(`init failed: ${await init.text()}`);
+  const { token } = ((await init.json()) as { result: { token: string } }).result;
+  return {
+    pid: child.pid!,
+    udpPort,
+    async radios() {
+      const response = await fetch(`${base}/api/v1/ran/radios`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return ((await response.json()) as { result: { total_count: number } }).result.total_count;
+    },
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
+  const server = kind === 'service' ? await startService() : await startBare();
+  const ran = await createUdpTransport({
+    addresses: ['127.0.0.1'],
+    udpPort: 0,
+    peerUdpPort: server.udpPort,
+  });
   try {
     const gnbs = createFleet({
       template: {
@@ -198,7 +248,7 @@ async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
       amf: [AMF],
       responseTimeoutMs: 30_000,
     });
-    const before = await usage(child.pid!);
+    const before = await usage(server.pid);
     const start = performance.now();
     const latencies: number[] = [];
     const results = await Promise.all(
@@ -209,9 +259,8 @@ async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
       }),
     );
     const wallMs = performance.now() - start;
-    const after = await usage(child.pid!);
-    child.stdin!.write('radios\n');
-    const { radios } = await next();
+    const after = await usage(server.pid);
+    const radios = await server.radios();
     latencies.sort((a, b) => a - b);
     const failures = results.filter((r) => r.outcome !== 'accepted');
     if (failures.length > 0)
@@ -227,17 +276,16 @@ async function measure(kind: 'service' | 'bare', count: number): Promise<Run> {
       serverCpuMsPerSetup: ((after.cpuSeconds - before.cpuSeconds) * 1000) / count,
       rssMb: after.rssMb,
       peakRssMb: after.peakRssMb,
-      radios: radios ?? NaN,
+      radios,
     };
   } finally {
     await ran.transport.close();
-    child.stdin!.write('stop\n');
-    await once(child, 'exit');
+    await server.stop();
   }
 }
 
-if (values.serve !== undefined) {
-  await serve(values.serve);
+if (values.serve === 'bare') {
+  await serveBare();
 } else {
   const count = Number(values.gnbs);
   if (!Number.isInteger(count) || count < 1) throw new RangeError('--gnbs must be a positive integer');
