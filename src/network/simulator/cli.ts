@@ -8,9 +8,10 @@ import { NG_ENB_BITS, expectedRadioId } from './gnb-config.ts';
 import type { BringUpResult } from './gnb-fleet.ts';
 import { bringUp, createFleet } from './gnb-fleet.ts';
 import type { GnbEvent, SimulatedGnb } from './gnb.ts';
+import { runUeSimulator } from './ue/ue-cli.ts';
 
 /**
- * `npm run sim -- gnb [options]` (scripts/sim.ts): simulated gNBs (or ng-eNBs) that connect to an AMF, run NG Setup and
+ * `npm run sim -- gnb [options]` (scripts/sim.ts; `ue` runs ue/ue-cli.ts): simulated gNBs (or ng-eNBs) that connect to an AMF, run NG Setup and
  * say what happens, one line per PDU and per outcome. See docs/simulator.md.
  */
 
@@ -33,6 +34,7 @@ const USAGE = `usage: npm run sim -- gnb [options]
   --then <hold|shutdown|abort> after that: stay up until Ctrl-C (default), shut down or abort
   --timeout <ms>               how long to wait for each answer (default 5000)
   --quiet                      outcomes only, not every PDU
+npm run sim -- ue --help: simulated UEs behind simulated gNBs
 `;
 
 interface Plan {
@@ -230,6 +232,7 @@ export async function runSimulator(
   say: (line: string) => void,
   stopSignal: Promise<void>,
 ): Promise<number> {
+  if (argv[0] === 'ue') return runUeSimulator(argv.slice(1), say, stopSignal);
   let p: Plan;
   try {
     p = plan(argv);

@@ -4,9 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { Timers } from '../../../src/clock.ts';
-import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
-import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
 import type { GnbConfig } from '../../../src/network/simulator/gnb-config.ts';
 import type { NgapExchange } from '../../../src/network/simulator/gnb.ts';
 import { SimulatedGnb } from '../../../src/network/simulator/gnb.ts';
@@ -15,8 +13,8 @@ import { SimulatedUe } from '../../../src/network/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../../src/network/simulator/ue/ue-config.ts';
 import { FakeN2Network } from '../../../src/network/transport/fake/fake-n2-transport.ts';
 import { tshark } from '../../helpers/tshark.ts';
-import type { NetworkAction } from './fake-nas-amf.ts';
-import { FakeNasAmf, PLMN } from './fake-nas-amf.ts';
+import { PLMN } from './fake-nas-amf.ts';
+import { attachNas, paging, ueContextReleaseCommand } from './scripted-ue-network.ts';
 import type { AmfReceived } from './scripted-amf.ts';
 import { ScriptedAmf, steppedTimers } from './scripted-amf.ts';
 
@@ -25,7 +23,6 @@ const OPC = Buffer.from('e8ed289deba952e4283b54e88e6183ca', 'hex');
 const IMSIS = ['001010000000001', '001010000000002', '001010000000003'];
 const SUBSCRIBERS = Object.fromEntries(IMSIS.map((imsi) => [imsi, { k: K, opc: OPC, sqn: Buffer.alloc(6) }]));
 const CELL = { plmn: PLMN, nrCellIdentity: 0x10, tac: 1 };
-const plmn = plmnIdentity('001', '01');
 
 const config: GnbConfig = {
   plmn: PLMN,
@@ -34,180 +31,12 @@ const config: GnbConfig = {
   supportedTas: [{ tac: 1, plmns: [{ plmn: PLMN, slices: [{ sst: 1 }] }] }],
 };
 
-const ue = (value: object) => ({ choice: 'initiatingMessage', value }) as NGAPPDU;
-
-function downlinkNasTransport(amfUeNgapId: number, ranUeNgapId: number, nasPdu: Uint8Array): NGAPPDU {
-  return ue({
-    procedureCode: 4,
-    name: 'DownlinkNASTransport',
-    criticality: 'ignore',
-    value: {
-      protocolIEs: [
-        { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: amfUeNgapId },
-        { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ranUeNgapId },
-        { id: 38, name: 'NAS-PDU', criticality: 'reject', value: nasPdu },
-      ],
-    },
-  });
-}
-
-function initialContextSetupRequest(
-  amfUeNgapId: number,
-  ranUeNgapId: number,
-  kgnb: Buffer,
-  nasPdu: Uint8Array,
-) {
-  return ue({
-    procedureCode: 14,
-    name: 'InitialContextSetup',
-    criticality: 'reject',
-    value: {
-      protocolIEs: [
-        { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: amfUeNgapId },
-        { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ranUeNgapId },
-        {
-          id: 28,
-          name: 'GUAMI',
-          criticality: 'reject',
-          value: {
-            pLMNIdentity: plmn,
-            aMFRegionID: bits(0xca, 8),
-            aMFSetID: bits(0x3f5, 10),
-            aMFPointer: bits(1, 6),
-          },
-        },
-        {
-          id: 0,
-          name: 'AllowedNSSAI',
-          criticality: 'reject',
-          value: [{ sNSSAI: { sST: Uint8Array.of(1) } }],
-        },
-        {
-          id: 119,
-          name: 'UESecurityCapabilities',
-          criticality: 'reject',
-          value: {
-            nRencryptionAlgorithms: bits(0xe000, 16),
-            nRintegrityProtectionAlgorithms: bits(0xe000, 16),
-            eUTRAencryptionAlgorithms: bits(0, 16),
-            eUTRAintegrityProtectionAlgorithms: bits(0, 16),
-          },
-        },
-        { id: 94, name: 'SecurityKey', criticality: 'reject', value: { bytes: kgnb, length: 256 } },
-        { id: 38, name: 'NAS-PDU', criticality: 'ignore', value: nasPdu },
-      ],
-    },
-  });
-}
-
-function ueContextReleaseCommand(amfUeNgapId: number, ranUeNgapId: number): NGAPPDU {
-  return ue({
-    procedureCode: 41,
-    name: 'UEContextRelease',
-    criticality: 'reject',
-    value: {
-      protocolIEs: [
-        {
-          id: 114,
-          name: 'UE-NGAP-IDs',
-          criticality: 'reject',
-          value: { choice: 'uE-NGAP-ID-pair', value: { aMFUENGAPID: amfUeNgapId, rANUENGAPID: ranUeNgapId } },
-        },
-        { id: 15, name: 'Cause', criticality: 'ignore', value: { choice: 'nas', value: 'normal-release' } },
-      ],
-    },
-  });
-}
-
-function paging(tmsi: number): NGAPPDU {
-  return ue({
-    procedureCode: 24,
-    name: 'Paging',
-    criticality: 'ignore',
-    value: {
-      protocolIEs: [
-        {
-          id: 115,
-          name: 'UEPagingIdentity',
-          criticality: 'ignore',
-          value: {
-            choice: 'fiveG-S-TMSI',
-            value: {
-              aMFSetID: bits(0x3f5, 10),
-              aMFPointer: bits(1, 6),
-              fiveGTMSI: Buffer.from([0, 0, tmsi >> 8, tmsi & 0xff]),
-            },
-          },
-        },
-        {
-          id: 103,
-          name: 'TAIListForPaging',
-          criticality: 'ignore',
-          value: [{ tAI: { pLMNIdentity: plmn, tAC: tac(1) } }],
-        },
-      ],
-    },
-  });
-}
-
-/**
- * The scripted AMF with a stand-in 5GMM network per UE connection: NAS out of Initial UE Message and
- * Uplink NAS Transport, the network's answers into Downlink NAS Transport, Initial Context Setup Request
- * and UE Context Release Command.
- */
-function attachNas(amf: ScriptedAmf) {
-  const networks = new Map<number, FakeNasAmf>();
-  const byTmsi = new Map<number, FakeNasAmf>();
-  const amfIds = new Map<number, number>();
-  let nextAmfUeNgapId = 100;
-  let nextTmsi = 0x1000;
-  const act = (association: number, ranUeNgapId: number, network: FakeNasAmf, actions: NetworkAction[]) => {
-    const amfUeNgapId = amfIds.get(ranUeNgapId) ?? 0;
-    for (const action of actions) {
-      if (action.kind === 'nas')
-        amf.send(association, downlinkNasTransport(amfUeNgapId, ranUeNgapId, action.pdu));
-      else if (action.kind === 'context-setup')
-        amf.send(association, initialContextSetupRequest(amfUeNgapId, ranUeNgapId, action.kgnb, action.pdu));
-      else amf.send(association, ueContextReleaseCommand(amfUeNgapId, ranUeNgapId));
-    }
-    if (network.guti !== undefined) byTmsi.set(network.guti.tmsi, network);
-  };
-  const listen = (received: AmfReceived): void => {
-    const pdu = received.pdu;
-    if (pdu?.choice !== 'initiatingMessage') return;
-    const message = pdu.value;
-    if (message.name === 'InitialUEMessage') {
-      const ies = message.value.protocolIEs;
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
-      const sTmsi = ieValue(ies, 'FiveG-S-TMSI');
-      const known =
-        sTmsi === undefined ? undefined : byTmsi.get(Buffer.from(sTmsi.fiveGTMSI).readUInt32BE(0));
-      const network = known ?? new FakeNasAmf(SUBSCRIBERS, (nextTmsi += 0x100));
-      networks.set(ranUeNgapId, network);
-      amfIds.set(ranUeNgapId, nextAmfUeNgapId++);
-      void network
-        .uplink(ieValue(ies, 'NAS-PDU') ?? new Uint8Array(0))
-        .then((actions) => act(received.association, ranUeNgapId, network, actions));
-    } else if (message.name === 'UplinkNASTransport') {
-      const ies = message.value.protocolIEs;
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
-      const network = networks.get(ranUeNgapId);
-      if (network === undefined) return;
-      void network
-        .uplink(ieValue(ies, 'NAS-PDU') ?? new Uint8Array(0))
-        .then((actions) => act(received.association, ranUeNgapId, network, actions));
-    }
-  };
-  return { listen, amfIds };
-}
-
 const seen: NgapExchange[] = [];
 
 async function setup() {
   const network = new FakeN2Network();
   const amf = await ScriptedAmf.listen(network.transport());
-  const nas = attachNas(amf);
-  amf.listeners.add(nas.listen);
+  const nas = attachNas(amf, SUBSCRIBERS);
   const gnb = new SimulatedGnb({
     config,
     transport: network.transport(),
@@ -305,7 +134,7 @@ describe('gNB side of simulated UEs (fake transport, scripted AMF)', () => {
     const association = [...amf.associations.keys()][0]!;
     const released = device.next((e) => (e.type === 'released' ? e : undefined));
     const complete = amf.next('UEContextReleaseComplete');
-    amf.send(association, ueContextReleaseCommand(nas.amfIds.get(1)!, 1));
+    amf.send(association, ueContextReleaseCommand(nas.amfUeNgapId(association, 1)!, 1));
     await released;
     assert.equal(ies(await complete).find((ie) => ie.name === 'RAN-UE-NGAP-ID')?.value, 1);
     assert.equal(device.connected, false);

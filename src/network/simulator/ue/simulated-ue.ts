@@ -128,6 +128,8 @@ export interface UeOptions {
   radio: UeRadio;
   timers?: Timers;
   procedureTimers?: Partial<UeProcedureTimers>;
+  /** Keep every NAS exchange in `log` (default true); thousands of UEs in a benchmark do without. */
+  keepLog?: boolean;
 }
 
 /** A procedure was asked for in a state that does not allow it. */
@@ -172,8 +174,9 @@ export class SimulatedUe implements RadioUe {
   #lastUplink: Uint8Array | undefined;
   #silent = false;
   readonly #listeners = new Set<(event: UeEvent) => void>();
-  /** Every NAS message, both ways, in order. */
+  /** Every NAS message, both ways, in order (unless `keepLog` is false). */
   readonly log: NasExchange[] = [];
+  readonly #keepLog: boolean;
 
   constructor(options: UeOptions) {
     validateUeConfig(options.config);
@@ -182,6 +185,7 @@ export class SimulatedUe implements RadioUe {
     this.#timers = options.timers ?? systemTimers;
     this.#procedureTimers = { ...DEFAULT_UE_TIMERS, ...options.procedureTimers };
     this.#radio = options.radio;
+    this.#keepLog = options.keepLog ?? true;
     this.#radio.camp(this);
   }
 
@@ -797,8 +801,8 @@ export class SimulatedUe implements RadioUe {
   }
 
   #record(exchange: NasExchange): void {
-    this.log.push(exchange);
-    this.#emit({ type: 'nas', exchange });
+    if (this.#keepLog) this.log.push(exchange);
+    if (this.#listeners.size > 0) this.#emit({ type: 'nas', exchange });
   }
 
   #setState(state: UeState): void {

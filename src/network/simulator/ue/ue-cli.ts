@@ -1,0 +1,355 @@
+import { parseArgs } from 'node:util';
+import { causeLabel } from '../../nas/causes.ts';
+import type { TransportAddress } from '../../transport/n2-transport.ts';
+import type { ClientTransportKind } from '../client-transport.ts';
+import { openClientTransport } from '../client-transport.ts';
+import type { Slice } from '../gnb-config.ts';
+import { bringUp, createFleet } from '../gnb-fleet.ts';
+import { GnbUes } from './gnb-ues.ts';
+import type { RegistrationOutcome, SimulatedUe } from './simulated-ue.ts';
+import type { SuciProtection } from './ue-config.ts';
+import { ALL_ALGORITHMS } from './ue-config.ts';
+import { createUes, withConcurrency } from './ue-fleet.ts';
+
+/**
+ * `npm run sim -- ue [options]` (scripts/sim.ts): simulated gNBs with simulated UEs behind them. The gNBs
+ * complete NG Setup, then every UE registers (at most `--concurrency` at a time), optionally goes idle and
+ * comes back with a service request, then holds, deregisters or switches off. One line per NAS message and
+ * per outcome, or outcomes only with --quiet; a summary with the registration rate. See docs/simulator.md.
+ */
+
+const USAGE = `usage: npm run sim -- ue [options]
+  --transport udp|raw|kernel   N2 transport (default udp)
+  --amf <addr:port>            the AMF's SCTP address (default 127.0.0.1:38412; [v6 addr]:port)
+  --udp-port <n>               the AMF's UDP encapsulation port, udp only (default 9899)
+  --local <addr>               local address (default 127.0.0.1, :: for an IPv6 AMF)
+  --gnbs <n>                   gNBs (default 1): ids from --gnb-id, names <--name>-1, ...
+  --gnb-id <n> --name <prefix> the first gNB id (default 1) and the name prefix (default gnb)
+  --mcc <ddd> --mnc <dd[d]>    the PLMN (default 001 01)
+  --tac <n>                    the gNBs' TAC (default 1)
+  --ues <n>                    UEs (default 1), spread over the gNBs
+  --imsi <15 digits>           the first UE's IMSI (default 001010000000001); UE i gets IMSI + i
+  --key <hex> --opc <hex>      K and OPc of every UE (128 bits each)
+  --sqn <hex>                  SQN_MS the cards start with (48 bits, default 0)
+  --suci null|A|B              SUCI protection scheme (default null)
+  --hn-key <hex> --hn-key-id <n>  the home network public key and its id, for A and B
+  --imeisv <16 digits>         the first UE's IMEISV (default 3569380356438091); serial + i
+  --slice <sst[:sd]>           requested S-NSSAI, repeatable (default 1)
+  --concurrency <n>            registrations in flight at once (default 100)
+  --idle                       after registering, the gNB asks for the UE's release (user inactivity)
+  --service-request            after --idle, come back with a service request
+  --then hold|deregister|switch-off   after that: stay until Ctrl-C (default), deregister, or switch off
+  --fail-ics                   the gNB answers Initial Context Setup with a failure
+  --silent-after <message>     the UEs stop answering after this NAS message (e.g. authenticationRequest)
+  --timeout <ms>               NG Setup answer wait (default 5000)
+  --quiet                      outcomes only, not every NAS message
+`;
+
+interface Plan {
+  transport: ClientTransportKind;
+  amf: TransportAddress;
+  udpPort: number;
+  local: string;
+  gnbs: number;
+  gnbId: number;
+  name: string;
+  plmn: { mcc: string; mnc: string };
+  tac: number;
+  ues: number;
+  imsi: string;
+  key: Buffer;
+  opc: Buffer;
+  sqn: Buffer;
+  suci: SuciProtection;
+  imeisv: string;
+  slices: Slice[];
+  concurrency: number;
+  idle: boolean;
+  serviceRequest: boolean;
+  then: 'hold' | 'deregister' | 'switch-off';
+  failIcs: boolean;
+  silentAfter: string | undefined;
+  timeoutMs: number;
+  quiet: boolean;
+}
+
+class UsageError extends Error {}
+
+function integer(text: string, what: string, min: number, max: number): number {
+  const value = /^0x[0-9a-f]+$/i.test(text)
+    ? Number.parseInt(text, 16)
+    : /^\d+$/.test(text)
+      ? Number(text)
+      : NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max)
+    throw new UsageError(`${what} must be an integer in ${min}..${max}, got ${text}`);
+  return value;
+}
+
+function hexBytes(text: string, what: string, bytes: number): Buffer {
+  if (!new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(text))
+    throw new UsageError(`${what} must be ${bytes * 2} hex digits, got ${text}`);
+  return Buffer.from(text, 'hex');
+}
+
+function address(text: string): TransportAddress {
+  const match = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:]+):(\d+)$/.exec(text);
+  if (match === null) throw new UsageError(`--amf must be addr:port or [v6]:port, got ${text}`);
+  return { address: match[1]!, port: integer(match[2]!, 'the AMF port', 1, 65535) };
+}
+
+function plan(argv: readonly string[]): Plan {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      transport: { type: 'string', default: 'udp' },
+      amf: { type: 'string', default: '127.0.0.1:38412' },
+      'udp-port': { type: 'string', default: '9899' },
+      local: { type: 'string' },
+      gnbs: { type: 'string', default: '1' },
+      'gnb-id': { type: 'string', default: '1' },
+      name: { type: 'string', default: 'gnb' },
+      mcc: { type: 'string', default: '001' },
+      mnc: { type: 'string', default: '01' },
+      tac: { type: 'string', default: '1' },
+      ues: { type: 'string', default: '1' },
+      imsi: { type: 'string', default: '001010000000001' },
+      key: { type: 'string' },
+      opc: { type: 'string' },
+      sqn: { type: 'string', default: '000000000000' },
+      suci: { type: 'string', default: 'null' },
+      'hn-key': { type: 'string' },
+      'hn-key-id': { type: 'string', default: '1' },
+      imeisv: { type: 'string', default: '3569380356438091' },
+      slice: { type: 'string', multiple: true, default: ['1'] },
+      concurrency: { type: 'string', default: '100' },
+      idle: { type: 'boolean', default: false },
+      'service-request': { type: 'boolean', default: false },
+      then: { type: 'string', default: 'hold' },
+      'fail-ics': { type: 'boolean', default: false },
+      'silent-after': { type: 'string' },
+      timeout: { type: 'string', default: '5000' },
+      quiet: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) throw new UsageError('');
+  if (positionals.length !== 0) throw new UsageError(`unexpected ${positionals.join(' ')}`);
+  const transport = values.transport;
+  if (transport !== 'udp' && transport !== 'raw' && transport !== 'kernel')
+    throw new UsageError(`--transport must be udp, raw or kernel, got ${transport}`);
+  const then = values.then;
+  if (then !== 'hold' && then !== 'deregister' && then !== 'switch-off')
+    throw new UsageError(`--then must be hold, deregister or switch-off, got ${then}`);
+  if (!/^\d{3}$/.test(values.mcc) || !/^\d{2,3}$/.test(values.mnc))
+    throw new UsageError(`bad PLMN ${values.mcc}-${values.mnc}`);
+  if (!/^\d{15}$/.test(values.imsi) || !values.imsi.startsWith(values.mcc + values.mnc))
+    throw new UsageError(`--imsi must be 15 digits of PLMN ${values.mcc}-${values.mnc}, got ${values.imsi}`);
+  if (!/^\d{16}$/.test(values.imeisv))
+    throw new UsageError(`--imeisv must be 16 digits, got ${values.imeisv}`);
+  if (values.key === undefined || values.opc === undefined)
+    throw new UsageError('--key and --opc are required');
+  const scheme = values.suci;
+  let suci: SuciProtection;
+  if (scheme === 'null') suci = { scheme: 'null' };
+  else if (scheme === 'A' || scheme === 'B') {
+    if (values['hn-key'] === undefined) throw new UsageError(`--suci ${scheme} needs --hn-key`);
+    suci = {
+      scheme,
+      homeNetworkPublicKey: hexBytes(values['hn-key'], '--hn-key', scheme === 'A' ? 32 : 33),
+      homeNetworkPublicKeyId: integer(values['hn-key-id'], '--hn-key-id', 0, 255),
+    };
+  } else throw new UsageError(`--suci must be null, A or B, got ${scheme}`);
+  const amf = address(values.amf);
+  return {
+    transport,
+    amf,
+    udpPort: integer(values['udp-port'], '--udp-port', 1, 65535),
+    local: values.local ?? (amf.address.includes(':') ? '::' : '127.0.0.1'),
+    gnbs: integer(values.gnbs, '--gnbs', 1, 10_000),
+    gnbId: integer(values['gnb-id'], '--gnb-id', 0, 2 ** 22 - 1),
+    name: values.name,
+    plmn: { mcc: values.mcc, mnc: values.mnc },
+    tac: integer(values.tac, '--tac', 0, 0xffffff),
+    ues: integer(values.ues, '--ues', 1, 1_000_000),
+    imsi: values.imsi,
+    key: hexBytes(values.key, '--key', 16),
+    opc: hexBytes(values.opc, '--opc', 16),
+    sqn: hexBytes(values.sqn, '--sqn', 6),
+    suci,
+    imeisv: values.imeisv,
+    slices: values.slice.map((text) => {
+      const [sst = '', sd] = text.split(':');
+      return {
+        sst: integer(sst, 'SST', 0, 255),
+        ...(sd === undefined ? {} : { sd: integer(`0x${sd}`, 'SD', 0, 0xffffff) }),
+      };
+    }),
+    concurrency: integer(values.concurrency, '--concurrency', 1, 100_000),
+    idle: values.idle,
+    serviceRequest: values['service-request'],
+    then,
+    failIcs: values['fail-ics'],
+    silentAfter: values['silent-after'],
+    timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
+    quiet: values.quiet,
+  };
+}
+
+const ALGORITHM = (kind: 'NEA' | 'NIA', n: number): string => `${kind}${n}`;
+
+function registrationLine(ue: SimulatedUe, outcome: RegistrationOutcome): string {
+  const who = `imsi-${ue.imsi}`;
+  switch (outcome.outcome) {
+    case 'accepted': {
+      const g = outcome.guti;
+      const guti =
+        g === undefined
+          ? 'no 5G-GUTI'
+          : `5G-GUTI ${g.mcc}-${g.mnc} region ${g.amfRegionId.toString(16)} set ${g.amfSetId.toString(16)} pointer ${g.amfPointer} tmsi ${g.tmsi.toString(16).padStart(8, '0')}`;
+      const nssai = outcome.allowedNssai.map((s) =>
+        s.sd === undefined ? `${s.sst}` : `${s.sst}:${s.sd.toString(16).padStart(6, '0')}`,
+      );
+      const algorithms = ue.algorithms;
+      return `${who}: registered via ${ue.radio.name}, ${guti}, allowed NSSAI [${nssai.join(' ')}], T3512 ${outcome.t3512Seconds ?? 'off'} s${algorithms === undefined ? '' : `, ${ALGORITHM('NEA', algorithms.ciphering)}/${ALGORITHM('NIA', algorithms.integrity)}`}`;
+    }
+    case 'rejected':
+      return `${who}: registration rejected: ${outcome.causeName}`;
+    case 'authentication-rejected':
+      return `${who}: authentication rejected`;
+    case 'failed':
+      return `${who}: registration failed: ${outcome.reason}`;
+  }
+}
+
+/** Runs `npm run sim -- ue ...`; resolves with the exit status (0 when every step of every UE succeeded). */
+export async function runUeSimulator(
+  argv: readonly string[],
+  say: (line: string) => void,
+  stopSignal: Promise<void>,
+): Promise<number> {
+  let p: Plan;
+  try {
+    p = plan(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
+    if (error.message !== '') say(error.message);
+    say(USAGE);
+    return error.message === '' ? 0 : 2;
+  }
+  const transport = await openClientTransport(p.transport, {
+    localAddress: p.local,
+    peerUdpPort: p.udpPort,
+    params: { maxInitRetransmits: 3 },
+  });
+  try {
+    const gnbs = createFleet({
+      template: {
+        plmn: p.plmn,
+        node: { kind: 'gNB', value: p.gnbId, bitLength: 22 },
+        name: p.name,
+        supportedTas: [{ tac: p.tac, plmns: [{ plmn: p.plmn, slices: p.slices }] }],
+      },
+      count: p.gnbs,
+      transport,
+      amf: [p.amf],
+      namePrefix: p.name,
+      local: { addresses: [p.local] },
+      responseTimeoutMs: p.timeoutMs,
+    });
+    // TS 38.300 8.2: the NR cell identity is the gNB id (its 22 leftmost bits here) and a local cell id.
+    const radios = gnbs.map(
+      (gnb) =>
+        new GnbUes(gnb, { plmn: p.plmn, nrCellIdentity: gnb.config.node.value * 2 ** 14 + 1, tac: p.tac }),
+    );
+    const setups = await Promise.all(gnbs.map(bringUp));
+    const refused = setups.filter((s) => s.outcome !== 'accepted').length;
+    if (refused > 0) {
+      say(`${refused} of ${gnbs.length} gNBs did not complete NG Setup`);
+      return 1;
+    }
+    say(`${gnbs.length} gNBs ready`);
+    const ues = createUes({
+      template: {
+        imsi: p.imsi,
+        plmn: p.plmn,
+        key: p.key,
+        opc: p.opc,
+        sqn: p.sqn,
+        suci: p.suci,
+        imeisv: p.imeisv,
+        securityCapability: ALL_ALGORITHMS,
+        requestedNssai: p.slices,
+        misbehaviour: {
+          failInitialContextSetup: p.failIcs,
+          ...(p.silentAfter === undefined ? {} : { silentAfter: p.silentAfter }),
+        },
+      },
+      count: p.ues,
+      radios,
+      keepLog: false,
+    });
+    if (!p.quiet) {
+      for (const ue of ues)
+        ue.on((event) => {
+          if (event.type === 'nas') {
+            const arrow = event.exchange.direction === 'uplink' ? '->' : '<-';
+            say(`imsi-${ue.imsi} ${arrow} ${event.exchange.messageType}`);
+          } else if (event.type === 'deregistered-by-network') {
+            say(
+              `imsi-${ue.imsi}: deregistered by the network${event.cause === undefined ? '' : ` (${causeLabel('5gmm', event.cause)})`}`,
+            );
+          }
+        });
+    }
+    let failures = 0;
+    const started = performance.now();
+    const outcomes = await withConcurrency(ues, p.concurrency, (ue) => ue.register('suci'));
+    const seconds = (performance.now() - started) / 1000;
+    outcomes.forEach((outcome, i) => {
+      if (outcome.outcome !== 'accepted') failures++;
+      if (!p.quiet || outcome.outcome !== 'accepted') say(registrationLine(ues[i]!, outcome));
+    });
+    const registered = ues.filter((_, i) => outcomes[i]?.outcome === 'accepted');
+    say(
+      `${registered.length} of ${ues.length} registered in ${Math.round(seconds * 1000)} ms (${Math.round(registered.length / seconds)}/s)`,
+    );
+    if (p.idle) {
+      const idle = await withConcurrency(registered, p.concurrency, async (ue) => {
+        const released = ue.next((e) => (e.type === 'released' ? true : undefined)).catch(() => false);
+        const radio = radios.find((r) => r === ue.radio);
+        if (radio?.requestRelease(ue) !== true) return false;
+        return released;
+      });
+      const count = idle.filter(Boolean).length;
+      failures += registered.length - count;
+      say(`${count} of ${registered.length} idle after UE Context Release Request`);
+      if (p.serviceRequest) {
+        const back = await withConcurrency(registered, p.concurrency, (ue) =>
+          ue.serviceRequest().catch((e: Error) => ({ outcome: 'failed' as const, reason: e.message })),
+        );
+        const accepted = back.filter((o) => o.outcome === 'accepted').length;
+        failures += registered.length - accepted;
+        say(`${accepted} of ${registered.length} connected again by service request`);
+      }
+    }
+    if (p.then === 'hold') {
+      say('holding; Ctrl-C deregisters nothing and shuts the associations down');
+      await stopSignal;
+    } else {
+      const gone = await withConcurrency(registered, p.concurrency, (ue) =>
+        ue
+          .deregister({ switchOff: p.then === 'switch-off' })
+          .catch((e: Error) => ({ outcome: 'failed' as const, reason: e.message })),
+      );
+      const done = gone.filter((o) => o.outcome !== 'failed').length;
+      failures += registered.length - done;
+      say(`${done} of ${registered.length} deregistered${p.then === 'switch-off' ? ' (switch-off)' : ''}`);
+    }
+    await Promise.all(gnbs.map((gnb) => gnb.shutdown()));
+    return failures === 0 ? 0 : 1;
+  } finally {
+    await transport.close();
+  }
+}
