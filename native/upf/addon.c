@@ -1,0 +1,386 @@
+/* pmn_upf: the UPF's forwarder (forwarder.c) as a JavaScript class. Control calls are synchronous
+ * and take the forwarder's mutex; packets never reach JavaScript. Argument mistakes throw
+ * TypeErrors; rule conflicts return an errno code string ('EEXIST', 'ENOSPC', 'ENOENT'). */
+#define NAPI_VERSION 8
+#include <arpa/inet.h>
+#include <errno.h>
+#include <node_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flows.h"
+#include "forwarder.h"
+
+typedef struct {
+  upf *upf; /* NULL once closed */
+} handle;
+
+#define CHECK(call)                  \
+  do {                               \
+    if ((call) != napi_ok) return NULL; \
+  } while (0)
+
+static napi_value throw_type(napi_env env, const char *message) {
+  napi_throw_type_error(env, NULL, message);
+  return NULL;
+}
+
+static napi_value errno_error(napi_env env, const char *syscall, int err) {
+  char message[256];
+  snprintf(message, sizeof message, "%s: %s", syscall, strerror(err));
+  napi_value text, code, error, number;
+  if (napi_create_string_utf8(env, message, NAPI_AUTO_LENGTH, &text) != napi_ok ||
+      napi_create_string_utf8(env, strerrorname_np(err) ? strerrorname_np(err) : "EIO",
+                              NAPI_AUTO_LENGTH, &code) != napi_ok ||
+      napi_create_error(env, code, text, &error) != napi_ok ||
+      napi_create_int32(env, -err, &number) != napi_ok ||
+      napi_set_named_property(env, error, "errno", number) != napi_ok)
+    return NULL;
+  napi_value name;
+  if (napi_create_string_utf8(env, syscall, NAPI_AUTO_LENGTH, &name) == napi_ok)
+    napi_set_named_property(env, error, "syscall", name);
+  napi_throw(env, error);
+  return NULL;
+}
+
+static napi_value errno_code(napi_env env, int err) {
+  napi_value result;
+  if (err == 0) {
+    napi_get_undefined(env, &result);
+  } else {
+    const char *name = strerrorname_np(err);
+    napi_create_string_utf8(env, name ? name : "EIO", NAPI_AUTO_LENGTH, &result);
+  }
+  return result;
+}
+
+static bool get_number(napi_env env, napi_value value, const char *name, double min, double max,
+                       double *out) {
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_number ||
+      napi_get_value_double(env, value, out) != napi_ok || !(*out >= min && *out <= max) ||
+      *out != (double)(uint64_t)*out) {
+    char message[128];
+    snprintf(message, sizeof message, "%s must be an integer in %.0f..%.0f", name, min, max);
+    napi_throw_type_error(env, NULL, message);
+    return false;
+  }
+  return true;
+}
+
+static bool get_option(napi_env env, napi_value options, const char *name, double min, double max,
+                       double fallback, double *out) {
+  bool has;
+  napi_value value;
+  if (napi_has_named_property(env, options, name, &has) != napi_ok) return false;
+  if (!has) {
+    *out = fallback;
+    return true;
+  }
+  if (napi_get_named_property(env, options, name, &value) != napi_ok) return false;
+  return get_number(env, value, name, min, max, out);
+}
+
+static bool get_string(napi_env env, napi_value value, const char *name, char *out, size_t size) {
+  size_t length;
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_string ||
+      napi_get_value_string_utf8(env, value, out, size, &length) != napi_ok || length + 1 >= size) {
+    char message[128];
+    snprintf(message, sizeof message, "%s must be a string shorter than %zu", name, size - 1);
+    napi_throw_type_error(env, NULL, message);
+    return false;
+  }
+  return true;
+}
+
+/* An IPv4 or IPv6 address (no zone) with a port. */
+static bool get_address(napi_env env, napi_value value, const char *name, uint16_t port,
+                        struct sockaddr_storage *out, socklen_t *length) {
+  char text[64];
+  if (!get_string(env, value, name, text, sizeof text)) return false;
+  memset(out, 0, sizeof *out);
+  struct sockaddr_in *a4 = (struct sockaddr_in *)out;
+  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)out;
+  if (inet_pton(AF_INET, text, &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons(port);
+    *length = sizeof *a4;
+    return true;
+  }
+  if (inet_pton(AF_INET6, text, &a6->sin6_addr) == 1) {
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons(port);
+    *length = sizeof *a6;
+    return true;
+  }
+  char message[128];
+  snprintf(message, sizeof message, "%s must be an IPv4 or IPv6 address", name);
+  napi_throw_type_error(env, NULL, message);
+  return false;
+}
+
+static upf *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  napi_value self;
+  handle *h;
+  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok ||
+      napi_unwrap(env, self, (void **)&h) != napi_ok)
+    return NULL;
+  if (h->upf == NULL) {
+    napi_throw_error(env, "ERR_UPF_CLOSED", "the forwarder is closed");
+    return NULL;
+  }
+  return h->upf;
+}
+
+static void finalize(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  handle *h = data;
+  if (h->upf != NULL) upf_close(h->upf);
+  free(h);
+}
+
+/* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond }) */
+static napi_value construct(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], self, value;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, &self, NULL));
+  napi_valuetype type;
+  if (argc < 1 || napi_typeof(env, argv[0], &type) != napi_ok || type != napi_object)
+    return throw_type(env, "options must be an object");
+  upf_config config;
+  memset(&config, 0, sizeof config);
+  double port, sessions, flows, rate;
+  char tun[16]; /* IFNAMSIZ */
+  if (!get_option(env, argv[0], "n3Port", 0, 65535, 2152, &port) ||
+      !get_option(env, argv[0], "maxSessions", 1, 1 << 22, 65536, &sessions) ||
+      !get_option(env, argv[0], "maxFlows", 1, 1 << 24, 262144, &flows) ||
+      !get_option(env, argv[0], "errorIndicationsPerSecond", 1, 1e6, 100, &rate))
+    return NULL;
+  CHECK(napi_get_named_property(env, argv[0], "n3Address", &value));
+  if (!get_address(env, value, "n3Address", (uint16_t)port, &config.n3, &config.n3_length))
+    return NULL;
+  CHECK(napi_get_named_property(env, argv[0], "tunName", &value));
+  if (!get_string(env, value, "tunName", tun, sizeof tun)) return NULL;
+  config.tun_name = tun;
+  config.max_sessions = (uint32_t)sessions;
+  config.max_flows = (uint32_t)flows;
+  config.error_indications_per_second = (uint32_t)rate;
+  handle *h = calloc(1, sizeof *h);
+  if (h == NULL) return errno_error(env, "malloc", ENOMEM);
+  const char *syscall = "";
+  int err = upf_open(&config, &h->upf, &syscall);
+  if (err != 0) {
+    free(h);
+    return errno_error(env, syscall, err);
+  }
+  if (napi_wrap(env, self, h, finalize, NULL, NULL) != napi_ok) {
+    upf_close(h->upf);
+    free(h);
+    return NULL;
+  }
+  return self;
+}
+
+static napi_value info_of(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  upf *u = unwrap(env, info, &argc, NULL);
+  if (u == NULL) return NULL;
+  napi_value result, port, name;
+  CHECK(napi_create_object(env, &result));
+  CHECK(napi_create_uint32(env, upf_n3_port(u), &port));
+  CHECK(napi_create_string_utf8(env, upf_tun_name(u), NAPI_AUTO_LENGTH, &name));
+  CHECK(napi_set_named_property(env, result, "n3Port", port));
+  CHECK(napi_set_named_property(env, result, "tunName", name));
+  return result;
+}
+
+static bool get_optional_bytes(napi_env env, napi_value value, const char *name, int family,
+                               uint8_t *out, bool *present) {
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok) return false;
+  *present = type != napi_null && type != napi_undefined;
+  if (!*present) return true;
+  char text[64];
+  uint8_t address[16];
+  if (!get_string(env, value, name, text, sizeof text)) return false;
+  if (inet_pton(family, text, address) != 1) {
+    napi_throw_type_error(env, NULL, family == AF_INET ? "ipv4 must be an IPv4 address"
+                                                       : "ipv6Prefix must be an IPv6 address");
+    return false;
+  }
+  memcpy(out, address, family == AF_INET ? 4 : 8);
+  return true;
+}
+
+/* addSession(id, uplinkTeid, ipv4 | null, ipv6Prefix | null, uplinkBps, downlinkBps) */
+static napi_value add_session(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  if (argc < 6) return throw_type(env, "addSession takes 6 arguments");
+  double id, teid, ul, dl;
+  uint8_t ipv4[4], ipv6[8];
+  bool has4, has6;
+  if (!get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[1], "uplinkTeid", 1, 4294967295.0, &teid) ||
+      !get_optional_bytes(env, argv[2], "ipv4", AF_INET, ipv4, &has4) ||
+      !get_optional_bytes(env, argv[3], "ipv6Prefix", AF_INET6, ipv6, &has6) ||
+      !get_number(env, argv[4], "uplinkBps", 0, 9007199254740991.0, &ul) ||
+      !get_number(env, argv[5], "downlinkBps", 0, 9007199254740991.0, &dl))
+    return NULL;
+  if (!has4 && !has6) return throw_type(env, "a session needs ipv4 or ipv6Prefix");
+  return errno_code(env, upf_add_session(u, (uint32_t)id, (uint32_t)teid, has4 ? ipv4 : NULL,
+                                         has6 ? ipv6 : NULL, (uint64_t)ul, (uint64_t)dl));
+}
+
+/* setDownlink(id, gnbAddress, gnbPort, remoteTeid, qfi) */
+static napi_value set_downlink(napi_env env, napi_callback_info info) {
+  size_t argc = 5;
+  napi_value argv[5];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  if (argc < 5) return throw_type(env, "setDownlink takes 5 arguments");
+  double id, port, teid, qfi;
+  struct sockaddr_storage gnb;
+  socklen_t length;
+  if (!get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[2], "gnbPort", 1, 65535, &port) ||
+      !get_address(env, argv[1], "gnbAddress", (uint16_t)port, &gnb, &length) ||
+      !get_number(env, argv[3], "remoteTeid", 0, 4294967295.0, &teid) ||
+      !get_number(env, argv[4], "qfi", 0, 63, &qfi))
+    return NULL;
+  return errno_code(env, upf_set_downlink(u, (uint32_t)id, (struct sockaddr *)&gnb, length,
+                                          (uint32_t)teid, (uint8_t)qfi));
+}
+
+static napi_value clear_downlink(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double id;
+  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
+  return errno_code(env, upf_clear_downlink(u, (uint32_t)id));
+}
+
+static napi_value set_ambr(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double id, ul, dl;
+  if (argc < 3 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[1], "uplinkBps", 0, 9007199254740991.0, &ul) ||
+      !get_number(env, argv[2], "downlinkBps", 0, 9007199254740991.0, &dl))
+    return NULL;
+  return errno_code(env, upf_set_ambr(u, (uint32_t)id, (uint64_t)ul, (uint64_t)dl));
+}
+
+/* removeSession(id) -> { uplinkBytes, downlinkBytes } (usage not yet drained) or 'ENOENT' */
+static napi_value remove_session(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double id;
+  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
+  uint64_t ul = 0, dl = 0;
+  int err = upf_remove_session(u, (uint32_t)id, &ul, &dl);
+  if (err != 0) return errno_code(env, err);
+  napi_value result, a, b;
+  CHECK(napi_create_object(env, &result));
+  CHECK(napi_create_double(env, (double)ul, &a));
+  CHECK(napi_create_double(env, (double)dl, &b));
+  CHECK(napi_set_named_property(env, result, "uplinkBytes", a));
+  CHECK(napi_set_named_property(env, result, "downlinkBytes", b));
+  return result;
+}
+
+static void free_buffer(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  free(data);
+}
+
+static napi_value buffer_of(napi_env env, uint8_t *data, size_t length) {
+  if (data == NULL) return errno_error(env, "malloc", ENOMEM);
+  napi_value result;
+  if (napi_create_external_buffer(env, length, data, free_buffer, NULL, &result) != napi_ok) {
+    free(data);
+    return NULL;
+  }
+  return result;
+}
+
+static napi_value drain_flows(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  upf *u = unwrap(env, info, &argc, NULL);
+  if (u == NULL) return NULL;
+  size_t count;
+  uint8_t *data = upf_drain_flows(u, &count);
+  return buffer_of(env, data, count * UPF_FLOW_RECORD);
+}
+
+static napi_value drain_usage(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  upf *u = unwrap(env, info, &argc, NULL);
+  if (u == NULL) return NULL;
+  size_t count;
+  uint8_t *data = upf_drain_usage(u, &count);
+  return buffer_of(env, data, count * UPF_USAGE_RECORD);
+}
+
+static napi_value counters(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  upf *u = unwrap(env, info, &argc, NULL);
+  if (u == NULL) return NULL;
+  uint64_t values[UPF_COUNTER_COUNT];
+  upf_read_counters(u, values);
+  napi_value result, value;
+  CHECK(napi_create_object(env, &result));
+  for (int i = 0; i < UPF_COUNTER_COUNT; i++) {
+    CHECK(napi_create_double(env, (double)values[i], &value));
+    CHECK(napi_set_named_property(env, result, upf_counter_names[i], value));
+  }
+  CHECK(napi_create_uint32(env, upf_session_count(u), &value));
+  CHECK(napi_set_named_property(env, result, "sessions", value));
+  return result;
+}
+
+static napi_value close_upf(napi_env env, napi_callback_info info) {
+  size_t argc = 0;
+  napi_value self, result;
+  handle *h;
+  CHECK(napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
+  CHECK(napi_unwrap(env, self, (void **)&h));
+  if (h->upf != NULL) upf_close(h->upf);
+  h->upf = NULL;
+  CHECK(napi_get_undefined(env, &result));
+  return result;
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  napi_property_descriptor methods[] = {
+      {"info", NULL, info_of, NULL, NULL, NULL, napi_default, NULL},
+      {"addSession", NULL, add_session, NULL, NULL, NULL, napi_default, NULL},
+      {"setDownlink", NULL, set_downlink, NULL, NULL, NULL, napi_default, NULL},
+      {"clearDownlink", NULL, clear_downlink, NULL, NULL, NULL, napi_default, NULL},
+      {"setAmbr", NULL, set_ambr, NULL, NULL, NULL, napi_default, NULL},
+      {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
+      {"drainFlows", NULL, drain_flows, NULL, NULL, NULL, napi_default, NULL},
+      {"drainUsage", NULL, drain_usage, NULL, NULL, NULL, napi_default, NULL},
+      {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
+      {"close", NULL, close_upf, NULL, NULL, NULL, napi_default, NULL},
+  };
+  napi_value cls;
+  CHECK(napi_define_class(env, "Forwarder", NAPI_AUTO_LENGTH, construct, NULL,
+                          sizeof methods / sizeof methods[0], methods, &cls));
+  CHECK(napi_set_named_property(env, exports, "Forwarder", cls));
+  return exports;
+}
+
+NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

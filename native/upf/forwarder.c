@@ -1,0 +1,727 @@
+#include "forwarder.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flows.h"
+#include "gtpu.h"
+#include "map.h"
+
+#define UPF_COUNTER_NAME(name, text) text,
+const char *const upf_counter_names[UPF_COUNTER_COUNT] = {UPF_COUNTERS(UPF_COUNTER_NAME)};
+#undef UPF_COUNTER_NAME
+
+/* Datagrams (or TUN reads) per batch, batches per readable event before looking at the other side. */
+#define BATCH 32
+#define BATCHES_PER_TURN 8
+#define BUFFER_SIZE 65536
+/* The largest UDP payload over IPv4. */
+#define MAX_GTPU_MESSAGE 65507
+
+/* A token bucket in bytes; rate 0 means no limit. */
+typedef struct {
+  double rate;  /* bytes per nanosecond */
+  double burst; /* bytes */
+  double tokens;
+  uint64_t last_ns;
+} bucket;
+
+typedef struct {
+  bool used;
+  uint32_t id;
+  uint32_t uplink_teid;
+  bool has_ipv4;
+  bool has_ipv6;
+  uint8_t ipv4[4];
+  uint8_t ipv6_prefix[8];
+  bool downlink;
+  struct sockaddr_storage gnb;
+  socklen_t gnb_length;
+  uint32_t remote_teid;
+  uint8_t qfi;
+  bucket uplink_ambr;
+  bucket downlink_ambr;
+  uint64_t uplink_usage;
+  uint64_t downlink_usage;
+} session;
+
+struct upf {
+  int n3_fd;
+  int tun_fd;
+  int wake_fd;
+  int family;
+  uint16_t n3_port;
+  uint8_t n3_address[16];
+  size_t n3_address_length;
+  char tun_name[IFNAMSIZ];
+  pthread_t thread;
+  bool thread_started;
+  pthread_mutex_t lock;
+  session *sessions;
+  uint32_t max_sessions;
+  uint32_t *free_slots;
+  uint32_t free_count;
+  upf_map by_id;
+  upf_map by_teid;
+  upf_map by_ipv4;
+  upf_map by_ipv6;
+  upf_flows flows;
+  uint64_t counters[UPF_COUNTER_COUNT];
+  bucket error_indications;
+  /* Uplink receive buffers and downlink send buffers (GTP-U header room in front of the T-PDU). */
+  uint8_t *rx;
+  uint8_t *tx;
+};
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Session AMBR (TS 23.501 5.7.1.8) as a bucket holding 50 ms of traffic, at least 16 KiB so that
+ * one full-size packet always fits. */
+static void bucket_set(bucket *b, double bytes_per_second, double min_burst) {
+  b->rate = bytes_per_second / 1e9;
+  b->burst = bytes_per_second / 20 > min_burst ? bytes_per_second / 20 : min_burst;
+  b->tokens = b->burst;
+  b->last_ns = now_ns();
+}
+
+static bool bucket_take(bucket *b, size_t bytes, uint64_t now) {
+  if (b->rate == 0) return true;
+  b->tokens += (double)(now - b->last_ns) * b->rate;
+  if (b->tokens > b->burst) b->tokens = b->burst;
+  b->last_ns = now;
+  if (b->tokens < (double)bytes) return false;
+  b->tokens -= (double)bytes;
+  return true;
+}
+
+static uint64_t ipv4_key(const uint8_t *a) {
+  return ((uint64_t)a[0] << 24) | ((uint64_t)a[1] << 16) | ((uint64_t)a[2] << 8) | a[3];
+}
+
+static uint64_t ipv6_key(const uint8_t *prefix) {
+  uint64_t k = 0;
+  for (int i = 0; i < 8; i++) k = (k << 8) | prefix[i];
+  return k;
+}
+
+static void count(upf *u, upf_counter c) { u->counters[c]++; }
+
+static void account(upf *u, const upf_flow_key *key, size_t bytes) {
+  if (!upf_flows_add(&u->flows, key, bytes)) count(u, UPF_FLOW_TABLE_FULL);
+}
+
+/* The inner IP packet: checks it against its own length fields and fills a flow key's addresses,
+ * protocol and ports. Returns its length (octets beyond it are padding), 0 when malformed. */
+static size_t parse_ip(const uint8_t *p, size_t length, upf_flow_key *key) {
+  if (length < 1) return 0;
+  size_t header;
+  size_t total;
+  uint8_t protocol;
+  bool first_fragment = true;
+  if (p[0] >> 4 == 4) {
+    /* RFC 791 3.1 */
+    if (length < 20) return 0;
+    header = 4 * (size_t)(p[0] & 0x0f);
+    total = ((size_t)p[2] << 8) | p[3];
+    if (header < 20 || total < header || total > length) return 0;
+    protocol = p[9];
+    first_fragment = ((p[6] & 0x1f) | p[7]) == 0;
+    key->family = 4;
+    memcpy(key->source, p + 12, 4);
+    memcpy(key->destination, p + 16, 4);
+  } else if (p[0] >> 4 == 6) {
+    /* RFC 8200 3: the ports are read only when no extension header comes first. */
+    if (length < 40) return 0;
+    header = 40;
+    total = 40 + (((size_t)p[4] << 8) | p[5]);
+    if (total > length) return 0;
+    protocol = p[6];
+    key->family = 6;
+    memcpy(key->source, p + 8, 16);
+    memcpy(key->destination, p + 24, 16);
+  } else {
+    return 0;
+  }
+  key->protocol = protocol;
+  if ((protocol == IPPROTO_TCP || protocol == IPPROTO_UDP || protocol == IPPROTO_SCTP) &&
+      first_fragment && total >= header + 4) {
+    key->source_port = (uint16_t)((p[header] << 8) | p[header + 1]);
+    key->destination_port = (uint16_t)((p[header + 2] << 8) | p[header + 3]);
+  }
+  return total;
+}
+
+static void send_to(upf *u, const uint8_t *message, size_t length, const struct sockaddr *to,
+                    socklen_t to_length) {
+  if (sendto(u->n3_fd, message, length, MSG_DONTWAIT, to, to_length) < 0) count(u, UPF_DROP_N3_SEND);
+}
+
+static void error_indication(upf *u, uint32_t teid, struct sockaddr_storage *from,
+                             socklen_t from_length, uint64_t now) {
+  if (!bucket_take(&u->error_indications, 1, now)) {
+    count(u, UPF_ERROR_INDICATIONS_SUPPRESSED);
+    return;
+  }
+  uint16_t source_port;
+  struct sockaddr_storage to = *from;
+  /* TS 29.281 4.4.2.3: an Error Indication goes to the user plane port, whatever the G-PDU's
+   * source port was (that one travels in the UDP Port extension header). */
+  if (to.ss_family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&to;
+    source_port = ntohs(a->sin_port);
+    a->sin_port = htons(GTPU_PORT);
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&to;
+    source_port = ntohs(a->sin6_port);
+    a->sin6_port = htons(GTPU_PORT);
+  }
+  uint8_t message[64];
+  size_t length = gtpu_write_error_indication(message, teid, u->n3_address, u->n3_address_length,
+                                              source_port);
+  send_to(u, message, length, (struct sockaddr *)&to, from_length);
+  count(u, UPF_ERROR_INDICATIONS_SENT);
+}
+
+static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *from,
+                       socklen_t from_length, uint64_t now) {
+  uint32_t slot;
+  if (!upf_map_get(&u->by_teid, m->teid, &slot)) {
+    count(u, UPF_DROP_UNKNOWN_TEID);
+    error_indication(u, m->teid, from, from_length, now);
+    return;
+  }
+  session *s = &u->sessions[slot];
+  upf_flow_key key;
+  memset(&key, 0, sizeof key);
+  size_t length = parse_ip(m->payload, m->payload_length, &key);
+  if (length == 0) {
+    count(u, UPF_DROP_MALFORMED);
+    return;
+  }
+  key.session = s->id;
+  key.direction = 0;
+  /* Anti-spoofing: the source must be the session's address (IPv4) or in its /64 (IPv6). */
+  bool own = key.family == 4 ? s->has_ipv4 && memcmp(key.source, s->ipv4, 4) == 0
+                             : s->has_ipv6 && memcmp(key.source, s->ipv6_prefix, 8) == 0;
+  if (!own) {
+    count(u, UPF_DROP_SPOOFED);
+    key.action = 1;
+    account(u, &key, length);
+    return;
+  }
+  if (!bucket_take(&s->uplink_ambr, length, now)) {
+    count(u, UPF_DROP_UPLINK_AMBR);
+    key.action = 1;
+    account(u, &key, length);
+    return;
+  }
+  if (write(u->tun_fd, m->payload, length) != (ssize_t)length) {
+    count(u, UPF_DROP_N6_WRITE);
+    return;
+  }
+  count(u, UPF_UPLINK_PACKETS);
+  u->counters[UPF_UPLINK_BYTES] += length;
+  s->uplink_usage += length;
+  account(u, &key, length);
+}
+
+static void handle_n3(upf *u, const uint8_t *data, size_t length, bool truncated,
+                      struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
+  count(u, UPF_N3_RECEIVED);
+  if (truncated) {
+    count(u, UPF_DROP_OVERSIZED);
+    return;
+  }
+  gtpu_message m;
+  switch (gtpu_parse(data, length, &m)) {
+    case GTPU_OK:
+      break;
+    case GTPU_UNKNOWN_REQUIRED_EXT:
+      count(u, UPF_DROP_UNSUPPORTED_EXTENSION);
+      return;
+    case GTPU_TOO_SHORT:
+    case GTPU_BAD_VERSION:
+    case GTPU_BAD_EXTENSION:
+      count(u, UPF_DROP_MALFORMED);
+      return;
+  }
+  switch (m.type) {
+    case GTPU_G_PDU:
+      uplink_pdu(u, &m, from, from_length, now);
+      return;
+    case GTPU_ECHO_REQUEST: {
+      count(u, UPF_ECHO_REQUESTS);
+      uint8_t message[16];
+      size_t n = gtpu_write_echo_response(message, m.sequence);
+      send_to(u, message, n, (struct sockaddr *)from, from_length);
+      count(u, UPF_ECHO_RESPONSES);
+      return;
+    }
+    case GTPU_END_MARKER:
+      /* An End Marker ends a downlink path at the gNB; the UPF has nothing to forward it to. */
+      count(u, UPF_END_MARKERS_RECEIVED);
+      return;
+    case GTPU_ERROR_INDICATION:
+      /* The gNB has no context for a TEID of ours; counted, the session's fate is the SMF's. */
+      count(u, UPF_ERROR_INDICATIONS_RECEIVED);
+      return;
+    default:
+      count(u, UPF_DROP_UNEXPECTED_TYPE);
+      return;
+  }
+}
+
+/* Looks up the session of a downlink packet, polices it and writes its GTP-U header in front of
+ * it. Returns the session or NULL when the packet is dropped. */
+static session *downlink_packet(upf *u, uint8_t *slot_buffer, size_t length, uint64_t now) {
+  uint8_t *packet = slot_buffer + GTPU_DOWNLINK_HEADER;
+  upf_flow_key key;
+  memset(&key, 0, sizeof key);
+  size_t ip_length = parse_ip(packet, length, &key);
+  if (ip_length == 0) {
+    count(u, UPF_DROP_MALFORMED);
+    return NULL;
+  }
+  uint32_t index;
+  bool found = key.family == 4 ? upf_map_get(&u->by_ipv4, ipv4_key(key.destination), &index)
+                               : upf_map_get(&u->by_ipv6, ipv6_key(key.destination), &index);
+  if (!found) {
+    count(u, UPF_DROP_UNKNOWN_DESTINATION);
+    return NULL;
+  }
+  session *s = &u->sessions[index];
+  key.session = s->id;
+  key.direction = 1;
+  if (ip_length + GTPU_DOWNLINK_HEADER > MAX_GTPU_MESSAGE) {
+    count(u, UPF_DROP_OVERSIZED);
+    return NULL;
+  }
+  if (!s->downlink) {
+    count(u, UPF_DROP_INACTIVE);
+    key.action = 1;
+    account(u, &key, ip_length);
+    return NULL;
+  }
+  if (!bucket_take(&s->downlink_ambr, ip_length, now)) {
+    count(u, UPF_DROP_DOWNLINK_AMBR);
+    key.action = 1;
+    account(u, &key, ip_length);
+    return NULL;
+  }
+  gtpu_write_downlink_header(slot_buffer, s->remote_teid, s->qfi, ip_length);
+  count(u, UPF_DOWNLINK_PACKETS);
+  u->counters[UPF_DOWNLINK_BYTES] += ip_length;
+  s->downlink_usage += ip_length;
+  account(u, &key, ip_length);
+  return s;
+}
+
+/* Returns false when the socket has nothing more to read. */
+static bool uplink_batch(upf *u) {
+  struct mmsghdr messages[BATCH];
+  struct iovec iov[BATCH];
+  struct sockaddr_storage from[BATCH];
+  for (int i = 0; i < BATCH; i++) {
+    iov[i].iov_base = u->rx + (size_t)i * BUFFER_SIZE;
+    iov[i].iov_len = BUFFER_SIZE;
+    memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+    messages[i].msg_hdr.msg_iov = &iov[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+    messages[i].msg_hdr.msg_name = &from[i];
+    messages[i].msg_hdr.msg_namelen = sizeof from[i];
+  }
+  int n = recvmmsg(u->n3_fd, messages, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  if (n <= 0) return false;
+  uint64_t now = now_ns();
+  pthread_mutex_lock(&u->lock);
+  for (int i = 0; i < n; i++) {
+    size_t length = messages[i].msg_len;
+    bool truncated = length > BUFFER_SIZE || (messages[i].msg_hdr.msg_flags & MSG_TRUNC);
+    handle_n3(u, iov[i].iov_base, truncated ? 0 : length, truncated, &from[i],
+              messages[i].msg_hdr.msg_namelen, now);
+  }
+  pthread_mutex_unlock(&u->lock);
+  return n == BATCH;
+}
+
+static bool downlink_batch(upf *u) {
+  struct mmsghdr messages[BATCH];
+  struct iovec iov[BATCH];
+  struct sockaddr_storage to[BATCH];
+  int reads = 0;
+  int out = 0;
+  bool more = true;
+  uint64_t now = now_ns();
+  pthread_mutex_lock(&u->lock);
+  for (; reads < BATCH; reads++) {
+    uint8_t *slot = u->tx + (size_t)out * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER);
+    ssize_t n = read(u->tun_fd, slot + GTPU_DOWNLINK_HEADER, BUFFER_SIZE);
+    if (n <= 0) {
+      more = false;
+      break;
+    }
+    session *s = downlink_packet(u, slot, (size_t)n, now);
+    if (s == NULL) continue;
+    size_t length = ((size_t)slot[2] << 8 | slot[3]) + 8;
+    iov[out].iov_base = slot;
+    iov[out].iov_len = length;
+    memset(&messages[out].msg_hdr, 0, sizeof messages[out].msg_hdr);
+    memcpy(&to[out], &s->gnb, s->gnb_length);
+    messages[out].msg_hdr.msg_name = &to[out];
+    messages[out].msg_hdr.msg_namelen = s->gnb_length;
+    messages[out].msg_hdr.msg_iov = &iov[out];
+    messages[out].msg_hdr.msg_iovlen = 1;
+    out++;
+  }
+  pthread_mutex_unlock(&u->lock);
+  for (int sent = 0; sent < out;) {
+    int n = sendmmsg(u->n3_fd, messages + sent, (unsigned)(out - sent), MSG_DONTWAIT);
+    if (n <= 0) {
+      /* The one that failed is lost; the rest are tried again. */
+      pthread_mutex_lock(&u->lock);
+      count(u, UPF_DROP_N3_SEND);
+      pthread_mutex_unlock(&u->lock);
+      sent++;
+      continue;
+    }
+    sent += n;
+  }
+  return more;
+}
+
+static void *run(void *arg) {
+  upf *u = arg;
+  struct pollfd fds[3] = {
+      {.fd = u->wake_fd, .events = POLLIN},
+      {.fd = u->n3_fd, .events = POLLIN},
+      {.fd = u->tun_fd, .events = POLLIN},
+  };
+  for (;;) {
+    if (poll(fds, 3, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (fds[0].revents) break;
+    if (fds[1].revents & POLLIN)
+      for (int i = 0; i < BATCHES_PER_TURN && uplink_batch(u); i++) continue;
+    if (fds[2].revents & POLLIN)
+      for (int i = 0; i < BATCHES_PER_TURN && downlink_batch(u); i++) continue;
+    /* A TUN whose device was deleted: stop polling it (poll skips negative descriptors) instead of
+     * spinning on the condition; the socket keeps answering echoes. */
+    for (int i = 1; i < 3; i++)
+      if (fds[i].revents & (POLLHUP | POLLNVAL)) fds[i].fd = -1;
+  }
+  return NULL;
+}
+
+static int open_tun(const char *name, char *actual) {
+  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  /* IFF_NO_PI: bare IP packets, no 4-octet protocol information in front. */
+  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+  strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+  if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  memcpy(actual, ifr.ifr_name, IFNAMSIZ);
+  actual[IFNAMSIZ - 1] = 0;
+  return fd;
+}
+
+static int open_n3(upf *u, const upf_config *config, const char **syscall) {
+  int family = config->n3.ss_family;
+  *syscall = "socket";
+  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int size = 4 << 20;
+  /* Bursts of small packets: a larger receive buffer than the default 208 KiB, where allowed. */
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  *syscall = "bind";
+  if (bind(fd, (const struct sockaddr *)&config->n3, config->n3_length) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  struct sockaddr_storage bound;
+  socklen_t length = sizeof bound;
+  getsockname(fd, (struct sockaddr *)&bound, &length);
+  u->family = family;
+  if (family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
+    u->n3_port = ntohs(a->sin_port);
+    memcpy(u->n3_address, &a->sin_addr, 4);
+    u->n3_address_length = 4;
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
+    u->n3_port = ntohs(a->sin6_port);
+    memcpy(u->n3_address, &a->sin6_addr, 16);
+    u->n3_address_length = 16;
+  }
+  return fd;
+}
+
+int upf_open(const upf_config *config, upf **out, const char **syscall) {
+  upf *u = calloc(1, sizeof *u);
+  if (u == NULL) return ENOMEM;
+  u->n3_fd = u->tun_fd = u->wake_fd = -1;
+  pthread_mutex_init(&u->lock, NULL);
+  int err = ENOMEM;
+  *syscall = "malloc";
+  u->max_sessions = config->max_sessions;
+  u->sessions = calloc(config->max_sessions, sizeof *u->sessions);
+  u->free_slots = calloc(config->max_sessions, sizeof *u->free_slots);
+  u->rx = malloc((size_t)BATCH * BUFFER_SIZE);
+  u->tx = malloc((size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER));
+  if (u->sessions == NULL || u->free_slots == NULL || u->rx == NULL || u->tx == NULL ||
+      !upf_map_init(&u->by_id, config->max_sessions) ||
+      !upf_map_init(&u->by_teid, config->max_sessions) ||
+      !upf_map_init(&u->by_ipv4, config->max_sessions) ||
+      !upf_map_init(&u->by_ipv6, config->max_sessions) ||
+      !upf_flows_init(&u->flows, config->max_flows))
+    goto fail;
+  for (uint32_t i = 0; i < config->max_sessions; i++)
+    u->free_slots[i] = config->max_sessions - 1 - i;
+  u->free_count = config->max_sessions;
+  bucket_set(&u->error_indications, config->error_indications_per_second, 1);
+  u->error_indications.burst = config->error_indications_per_second;
+  u->error_indications.tokens = u->error_indications.burst;
+  int fd = open_n3(u, config, syscall);
+  if (fd < 0) {
+    err = -fd;
+    goto fail;
+  }
+  u->n3_fd = fd;
+  *syscall = "open /dev/net/tun";
+  fd = open_tun(config->tun_name, u->tun_name);
+  if (fd < 0) {
+    err = -fd;
+    goto fail;
+  }
+  u->tun_fd = fd;
+  *syscall = "eventfd";
+  u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (u->wake_fd < 0) {
+    err = errno;
+    goto fail;
+  }
+  *syscall = "pthread_create";
+  err = pthread_create(&u->thread, NULL, run, u);
+  if (err != 0) goto fail;
+  u->thread_started = true;
+  *out = u;
+  return 0;
+fail:
+  upf_close(u);
+  return err;
+}
+
+void upf_close(upf *u) {
+  if (u->thread_started) {
+    uint64_t one = 1;
+    if (write(u->wake_fd, &one, sizeof one) < 0) {
+      /* An eventfd write fails only on overflow, which a stop signal cannot reach. */
+    }
+    pthread_join(u->thread, NULL);
+  }
+  if (u->n3_fd >= 0) close(u->n3_fd);
+  if (u->tun_fd >= 0) close(u->tun_fd);
+  if (u->wake_fd >= 0) close(u->wake_fd);
+  upf_map_free(&u->by_id);
+  upf_map_free(&u->by_teid);
+  upf_map_free(&u->by_ipv4);
+  upf_map_free(&u->by_ipv6);
+  upf_flows_free(&u->flows);
+  free(u->sessions);
+  free(u->free_slots);
+  free(u->rx);
+  free(u->tx);
+  pthread_mutex_destroy(&u->lock);
+  free(u);
+}
+
+uint16_t upf_n3_port(const upf *u) { return u->n3_port; }
+
+const char *upf_tun_name(const upf *u) { return u->tun_name; }
+
+static session *find(upf *u, uint32_t id) {
+  uint32_t slot;
+  return upf_map_get(&u->by_id, id, &slot) ? &u->sessions[slot] : NULL;
+}
+
+int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ipv4,
+                    const uint8_t *ipv6_prefix, uint64_t uplink_bps, uint64_t downlink_bps) {
+  int err = 0;
+  pthread_mutex_lock(&u->lock);
+  uint32_t unused;
+  if (upf_map_get(&u->by_id, id, &unused) || upf_map_get(&u->by_teid, uplink_teid, &unused) ||
+      (ipv4 != NULL && upf_map_get(&u->by_ipv4, ipv4_key(ipv4), &unused)) ||
+      (ipv6_prefix != NULL && upf_map_get(&u->by_ipv6, ipv6_key(ipv6_prefix), &unused))) {
+    err = EEXIST;
+  } else if (u->free_count == 0) {
+    err = ENOSPC;
+  } else {
+    /* Every map holds at most max_sessions entries, so these puts cannot fail. */
+    uint32_t slot = u->free_slots[--u->free_count];
+    session *s = &u->sessions[slot];
+    memset(s, 0, sizeof *s);
+    s->used = true;
+    s->id = id;
+    s->uplink_teid = uplink_teid;
+    upf_map_put(&u->by_id, id, slot);
+    upf_map_put(&u->by_teid, uplink_teid, slot);
+    if (ipv4 != NULL) {
+      s->has_ipv4 = true;
+      memcpy(s->ipv4, ipv4, 4);
+      upf_map_put(&u->by_ipv4, ipv4_key(ipv4), slot);
+    }
+    if (ipv6_prefix != NULL) {
+      s->has_ipv6 = true;
+      memcpy(s->ipv6_prefix, ipv6_prefix, 8);
+      upf_map_put(&u->by_ipv6, ipv6_key(ipv6_prefix), slot);
+    }
+    bucket_set(&s->uplink_ambr, (double)uplink_bps / 8, 16384);
+    bucket_set(&s->downlink_ambr, (double)downlink_bps / 8, 16384);
+  }
+  pthread_mutex_unlock(&u->lock);
+  return err;
+}
+
+int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t gnb_length,
+                     uint32_t remote_teid, uint8_t qfi) {
+  if (gnb->sa_family != u->family) return EAFNOSUPPORT;
+  int err = 0;
+  pthread_mutex_lock(&u->lock);
+  session *s = find(u, id);
+  if (s == NULL) {
+    err = ENOENT;
+  } else {
+    bool moved = s->downlink && (s->remote_teid != remote_teid || s->gnb_length != gnb_length ||
+                                 memcmp(&s->gnb, gnb, gnb_length) != 0);
+    if (moved) {
+      uint8_t message[8];
+      size_t n = gtpu_write_end_marker(message, s->remote_teid);
+      send_to(u, message, n, (struct sockaddr *)&s->gnb, s->gnb_length);
+      count(u, UPF_END_MARKERS_SENT);
+    }
+    memcpy(&s->gnb, gnb, gnb_length);
+    s->gnb_length = gnb_length;
+    s->remote_teid = remote_teid;
+    s->qfi = qfi;
+    s->downlink = true;
+  }
+  pthread_mutex_unlock(&u->lock);
+  return err;
+}
+
+int upf_clear_downlink(upf *u, uint32_t id) {
+  pthread_mutex_lock(&u->lock);
+  session *s = find(u, id);
+  if (s != NULL) s->downlink = false;
+  pthread_mutex_unlock(&u->lock);
+  return s == NULL ? ENOENT : 0;
+}
+
+int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps) {
+  pthread_mutex_lock(&u->lock);
+  session *s = find(u, id);
+  if (s != NULL) {
+    bucket_set(&s->uplink_ambr, (double)uplink_bps / 8, 16384);
+    bucket_set(&s->downlink_ambr, (double)downlink_bps / 8, 16384);
+  }
+  pthread_mutex_unlock(&u->lock);
+  return s == NULL ? ENOENT : 0;
+}
+
+int upf_remove_session(upf *u, uint32_t id, uint64_t *uplink_bytes, uint64_t *downlink_bytes) {
+  int err = 0;
+  pthread_mutex_lock(&u->lock);
+  uint32_t slot;
+  if (!upf_map_get(&u->by_id, id, &slot)) {
+    err = ENOENT;
+  } else {
+    session *s = &u->sessions[slot];
+    *uplink_bytes = s->uplink_usage;
+    *downlink_bytes = s->downlink_usage;
+    upf_map_remove(&u->by_id, id);
+    upf_map_remove(&u->by_teid, s->uplink_teid);
+    if (s->has_ipv4) upf_map_remove(&u->by_ipv4, ipv4_key(s->ipv4));
+    if (s->has_ipv6) upf_map_remove(&u->by_ipv6, ipv6_key(s->ipv6_prefix));
+    s->used = false;
+    u->free_slots[u->free_count++] = slot;
+  }
+  pthread_mutex_unlock(&u->lock);
+  return err;
+}
+
+uint8_t *upf_drain_flows(upf *u, size_t *count_out) {
+  pthread_mutex_lock(&u->lock);
+  size_t n = u->flows.count;
+  uint8_t *out = malloc(n * UPF_FLOW_RECORD + 1);
+  if (out != NULL) upf_flows_drain(&u->flows, out);
+  pthread_mutex_unlock(&u->lock);
+  *count_out = out == NULL ? 0 : n;
+  return out;
+}
+
+static void put_le64(uint8_t *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+uint8_t *upf_drain_usage(upf *u, size_t *count_out) {
+  pthread_mutex_lock(&u->lock);
+  uint32_t active = u->max_sessions - u->free_count;
+  uint8_t *out = malloc((size_t)active * UPF_USAGE_RECORD + 1);
+  size_t n = 0;
+  if (out != NULL) {
+    for (uint32_t i = 0; i < u->max_sessions; i++) {
+      session *s = &u->sessions[i];
+      if (!s->used || (s->uplink_usage == 0 && s->downlink_usage == 0)) continue;
+      uint8_t *r = out + n * UPF_USAGE_RECORD;
+      put_le64(r, s->id);
+      put_le64(r + 8, s->uplink_usage);
+      put_le64(r + 16, s->downlink_usage);
+      s->uplink_usage = 0;
+      s->downlink_usage = 0;
+      n++;
+    }
+  }
+  pthread_mutex_unlock(&u->lock);
+  *count_out = n;
+  return out;
+}
+
+void upf_read_counters(upf *u, uint64_t *out) {
+  pthread_mutex_lock(&u->lock);
+  memcpy(out, u->counters, sizeof u->counters);
+  pthread_mutex_unlock(&u->lock);
+}
+
+uint32_t upf_session_count(upf *u) {
+  pthread_mutex_lock(&u->lock);
+  uint32_t n = u->max_sessions - u->free_count;
+  pthread_mutex_unlock(&u->lock);
+  return n;
+}
