@@ -10,6 +10,19 @@
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],
       "defines": ["_GNU_SOURCE"]
+    },
+    {
+      "target_name": "pmn_upf",
+      "sources": [
+        "native/upf/addon.c",
+        "native/upf/flows.c",
+        "native/upf/forwarder.c",
+        "native/upf/gtpu.c",
+        "native/upf/map.c"
+      ],
+      "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
+      "ldflags": ["-pthread"],
+      "defines": ["_GNU_SOURCE"]
     }
   ]
 }
