@@ -50,6 +50,16 @@ interface RawSettings {
   amf_set_id?: unknown;
   amf_pointer?: unknown;
   amf_relative_capacity?: unknown;
+  amf_t3512_seconds?: unknown;
+  amf_t3502_seconds?: unknown;
+  amf_t3550_seconds?: unknown;
+  amf_t3560_seconds?: unknown;
+  amf_t3570_seconds?: unknown;
+  amf_t3522_seconds?: unknown;
+  amf_t3513_seconds?: unknown;
+  amf_mobile_reachable_seconds?: unknown;
+  amf_implicit_deregistration_seconds?: unknown;
+  amf_nas_retransmissions?: unknown;
 }
 
 const N2_KEYS = [
@@ -62,6 +72,29 @@ const N2_KEYS = [
   'amf_set_id',
   'amf_pointer',
   'amf_relative_capacity',
+  'amf_t3512_seconds',
+  'amf_t3502_seconds',
+  'amf_t3550_seconds',
+  'amf_t3560_seconds',
+  'amf_t3570_seconds',
+  'amf_t3522_seconds',
+  'amf_t3513_seconds',
+  'amf_mobile_reachable_seconds',
+  'amf_implicit_deregistration_seconds',
+  'amf_nas_retransmissions',
+] as const;
+
+/** The AMF's NAS timers in seconds (docs/registration.md), by setting. */
+const AMF_TIMER_KEYS = [
+  ['amf_t3512_seconds', 't3512Ms'],
+  ['amf_t3502_seconds', 't3502Ms'],
+  ['amf_t3550_seconds', 't3550Ms'],
+  ['amf_t3560_seconds', 't3560Ms'],
+  ['amf_t3570_seconds', 't3570Ms'],
+  ['amf_t3522_seconds', 't3522Ms'],
+  ['amf_t3513_seconds', 't3513Ms'],
+  ['amf_mobile_reachable_seconds', 'mobileReachableMs'],
+  ['amf_implicit_deregistration_seconds', 'implicitDeregistrationMs'],
 ] as const;
 
 export class ConfigError extends Error {}
@@ -202,8 +235,36 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
       'amf_relative_capacity',
       source,
     );
+  applyAmfTimers(n2, raw, source);
   const problem = amfIdentityProblem(n2.amf);
   if (problem !== undefined) throw new ConfigError(`${source}: ${problem}`);
+}
+
+/**
+ * The AMF's NAS timers (seconds, 1 s .. 30 days) and retransmissions. The mobile reachable timer follows
+ * T3512 + 4 min (TS 24.501 5.3.7) unless it is set itself.
+ */
+function applyAmfTimers(n2: Config['n2'], raw: RawSettings, source: string): void {
+  if (
+    ![...AMF_TIMER_KEYS.map(([key]) => key), 'amf_nas_retransmissions' as const].some(
+      (key) => raw[key] !== undefined,
+    )
+  )
+    return;
+  const timers = (n2.amfTimers = { ...n2.amfTimers });
+  for (const [key, field] of AMF_TIMER_KEYS) {
+    if (raw[key] !== undefined) timers[field] = integerSetting(raw[key], 1, 2_592_000, key, source) * 1000;
+  }
+  if (timers.t3512Ms !== undefined && raw.amf_mobile_reachable_seconds === undefined)
+    timers.mobileReachableMs = timers.t3512Ms + 4 * 60_000;
+  if (raw.amf_nas_retransmissions !== undefined)
+    timers.retransmissions = integerSetting(
+      raw.amf_nas_retransmissions,
+      0,
+      10,
+      'amf_nas_retransmissions',
+      source,
+    );
 }
 
 /** The N2 and AMF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_AMF_NAME`, ...) or flags. */

@@ -108,7 +108,7 @@ export function createN2(
         options.ue === undefined
           ? createAmf({
               identity: settings.amf,
-              ...(options.amf === undefined ? {} : { settings: options.amf }),
+              settings: { ...settings.amfTimers, ...options.amf },
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,

@@ -1,6 +1,7 @@
 import { NGAP_PORT } from '../transport/n2-transport.ts';
 import { SCTP_UDP_PORT } from '../transport/udp/udp-link.ts';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from './amf-identity.ts';
+import type { AmfTimerSettings } from './amf-settings.ts';
 import type { N2TransportSetting } from './n2-transport-choice.ts';
 
 /** The N2 settings of the process (config.ts, docs/n2.md): transport, listen addresses and ports, AMF identity. */
@@ -13,6 +14,8 @@ export interface N2Settings {
   /** UDP encapsulation port of the `udp` transport, 9899 (RFC 6951); 0 for a free one (tests). */
   udpPort: number;
   amf: AmfIdentity;
+  /** The AMF's NAS timers where configured (docs/registration.md); the rest keep their defaults. */
+  amfTimers?: Partial<AmfTimerSettings>;
 }
 
 export const DEFAULT_N2_SETTINGS: N2Settings = {
