@@ -1,0 +1,142 @@
+import assert from 'node:assert/strict';
+import type { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
+import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
+import type { UeOptions } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import type { UeConfig } from '../../src/network/simulator/ue/ue-config.ts';
+import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
+import type { N2Service } from './n2-service.ts';
+import { gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
+
+/**
+ * The real service (n2-service.ts: core, HTTP app, the AMF's N2 with its UE side as main.ts wires it, udp
+ * transport) with a simulated gNB and UEs behind it, for the registration end-to-end tests. Subscribers
+ * and home network keys are provisioned through the management API; assertions go through it too.
+ */
+
+export const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
+export const OPC = 'e8ed289deba952e4283b54e88e6183ca';
+export const IMEISV = '3569380356438091';
+/** The IMEI of IMEISV: 14 digits and the Luhn check digit (TS 23.003 6.2.1). */
+export const IMEI = '356938035643809';
+export const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
+
+export interface RegistrationService extends N2Service {
+  gnb1: SimulatedGnb;
+  ues: GnbUes;
+  /** POST /api/v1/subscribers with K, OPc and SQN 0 under the default profile. */
+  provision(imsi: string): Promise<void>;
+  /** POST /api/v1/operator/home-network-keys (generated private key); the public key. */
+  homeNetworkKey(scheme: 'A' | 'B', id: number): Promise<Buffer>;
+  ue(config?: Partial<UeConfig>, options?: Partial<UeOptions>): SimulatedUe;
+  request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
+}
+
+export async function startRegistrationService(): Promise<RegistrationService> {
+  const s = await startN2Service();
+  const gnb1 = s.gnb(gnbConfig(1, { name: 'gnb-1' }));
+  const ues = new GnbUes(gnb1, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 });
+  await gnb1.connect();
+  assert.equal((await gnb1.ngSetup()).outcome, 'accepted');
+  const request: RegistrationService['request'] = async (method, url, payload) => {
+    const response = await s.t.request({
+      method,
+      url,
+      token: s.token,
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+    return response.statusCode;
+  };
+  return {
+    ...s,
+    gnb1,
+    ues,
+    request,
+    async provision(imsi) {
+      const status = await request('POST', '/api/v1/subscribers', {
+        imsi,
+        key: K,
+        opc: OPC,
+        sequenceNumber: '000000000000',
+        profile_name: 'default',
+      });
+      assert.equal(status, 201, `provision ${imsi}`);
+    },
+    async homeNetworkKey(scheme, id) {
+      const response = await s.t.request({
+        method: 'POST',
+        url: '/api/v1/operator/home-network-keys',
+        token: s.token,
+        payload: { id, scheme },
+      });
+      assert.equal(response.statusCode, 201, response.body);
+      return Buffer.from(response.json<{ result: { public_key: string } }>().result.public_key, 'hex');
+    },
+    ue(config = {}, options = {}) {
+      return new SimulatedUe({
+        config: {
+          imsi: imsiOf(1),
+          plmn: OPERATOR_PLMN,
+          key: Buffer.from(K, 'hex'),
+          opc: Buffer.from(OPC, 'hex'),
+          suci: { scheme: 'null' },
+          imeisv: IMEISV,
+          securityCapability: ALL_ALGORITHMS,
+          requestedNssai: [{ sst: 1 }],
+          ...config,
+        },
+        radio: ues,
+        ...options,
+      });
+    },
+  };
+}
+
+export interface SubscriberStatus {
+  registered: boolean;
+  radio_access_types: string[];
+  imei: string;
+  ciphering_algorithm: string;
+  integrity_algorithm: string;
+  last_seen_at: string;
+  last_seen_radio: string;
+}
+
+export interface SubscriberLog {
+  imsi: string;
+  event: string;
+  direction: string;
+  raw: string;
+  details: string;
+  timestamp: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  total_count: number;
+}
+
+/** The subscriber's status object. */
+export async function statusOf(s: N2Service, imsi: string): Promise<SubscriberStatus> {
+  const detail = await s.get<{ status: SubscriberStatus }>(`/api/v1/subscribers/${imsi}`);
+  return detail.status;
+}
+
+/** Waits until the subscriber's status satisfies `check` (records are written in batches). */
+export function statusUntil(
+  s: N2Service,
+  imsi: string,
+  check: (status: SubscriberStatus) => boolean,
+  what: string,
+): Promise<SubscriberStatus> {
+  return s.until(async () => {
+    const status = await statusOf(s, imsi);
+    return check(status) ? status : undefined;
+  }, what);
+}
+
+/** The subscriber's logs, oldest first. */
+export async function logsOf(s: N2Service, imsi: string): Promise<SubscriberLog[]> {
+  const page = await s.get<Page<SubscriberLog>>(`/api/v1/logs/subscribers?imsi=${imsi}&per_page=100`);
+  return [...page.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+}
