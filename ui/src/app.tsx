@@ -20,6 +20,15 @@ const SlicesPage = page(() => import('./pages/network/slices.tsx'), 'SlicesPage'
 const PoliciesPage = page(() => import('./pages/network/policies.tsx'), 'PoliciesPage');
 const DataNetworksPage = page(() => import('./pages/network/data-networks.tsx'), 'DataNetworksPage');
 const OperatorPage = page(() => import('./pages/network/operator.tsx'), 'OperatorPage');
+const RadiosPage = page(() => import('./pages/ran/radios.tsx'), 'RadiosPage');
+const RadioPage = page(() => import('./pages/ran/radios.tsx'), 'RadioPage');
+const RadioEventsPage = page(() => import('./pages/records/radio-events.tsx'), 'RadioEventsPage');
+const RadioLogsPage = page(() => import('./pages/records/logs.tsx'), 'RadioLogsPage');
+const SubscriberLogsPage = page(() => import('./pages/records/logs.tsx'), 'SubscriberLogsPage');
+const AuditLogsPage = page(() => import('./pages/records/logs.tsx'), 'AuditLogsPage');
+const UsersPage = page(() => import('./pages/admin/users.tsx'), 'UsersPage');
+const RetentionPage = page(() => import('./pages/admin/retention.tsx'), 'RetentionPage');
+const BackupPage = page(() => import('./pages/admin/backup.tsx'), 'BackupPage');
 
 /** Until the first user exists the service offers only the first start; then sign-in; then the pages. */
 export function App() {
@@ -85,6 +94,15 @@ export function App() {
           <Route path="policies" element={<PoliciesPage />} />
           <Route path="data-networks" element={<DataNetworksPage />} />
           <Route path="operator" element={<OperatorPage />} />
+          <Route path="radios" element={<RadiosPage />} />
+          <Route path="radios/:name" element={<RadioPage />} />
+          <Route path="radio-events" element={<RadioEventsPage />} />
+          <Route path="logs/radio" element={<RadioLogsPage />} />
+          <Route path="logs/subscribers" element={<SubscriberLogsPage />} />
+          <Route path="logs/audit" element={<AuditLogsPage />} />
+          <Route path="users" element={<UsersPage />} />
+          <Route path="retention" element={<RetentionPage />} />
+          <Route path="backup" element={<BackupPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>

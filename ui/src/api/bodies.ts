@@ -9,3 +9,13 @@ export type JsonBody<P extends keyof paths, M extends 'post' | 'put'> = paths[P]
 }
   ? B
   : never;
+
+type Get<P extends keyof paths> = paths[P]['get'];
+
+/** An item of a paginated list the service answers at path P. */
+export type ListItem<P extends keyof paths> =
+  Get<P> extends {
+    responses: { 200: { content: { 'application/json': { result: { items: (infer I)[] } } } } };
+  }
+    ? I
+    : never;

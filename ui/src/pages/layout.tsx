@@ -27,6 +27,14 @@ const PAGES: { to: string; label: string; shown?: (can: Abilities) => boolean }[
   { to: '/slices', label: 'Slices' },
   { to: '/data-networks', label: 'Data networks' },
   { to: '/operator', label: 'Operator' },
+  { to: '/radios', label: 'Radios' },
+  { to: '/radio-events', label: 'Radio events' },
+  { to: '/logs/radio', label: 'Radio logs' },
+  { to: '/logs/subscribers', label: 'Subscriber logs' },
+  { to: '/logs/audit', label: 'Audit logs', shown: (can) => can.readAudit },
+  { to: '/users', label: 'Users', shown: (can) => can.readUsers },
+  { to: '/retention', label: 'Retention' },
+  { to: '/backup', label: 'Backup and restore', shown: (can) => can.backup },
 ];
 
 /** The frame of every page: the navigation (a drawer on a phone), the user menu, and the page. */
