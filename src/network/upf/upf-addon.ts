@@ -1,0 +1,113 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { packageRoot } from '../../package-root.ts';
+
+/**
+ * The typed face of `pmn_upf` (`native/upf/`, built by `npm ci` into `build/Release/pmn_upf.node`):
+ * the UPF's forwarder, which moves packets between GTP-U on N3 and a TUN device on N6 on a thread of
+ * its own (docs/decisions.md 18). Argument mistakes throw TypeErrors; setting it up throws Node-style
+ * errors (`code`, `syscall`); rule conflicts come back as errno codes.
+ */
+
+/** 'EEXIST' (id, TEID or address in use), 'ENOSPC' (table full), 'ENOENT' (no such session), ... */
+export type ErrnoCode = string;
+
+export interface ForwarderOptions {
+  n3Address: string;
+  /** 2152 (TS 29.281 4.4.2.0); 0 for a free port (tests). */
+  n3Port?: number;
+  /** The TUN device to open or create (IFF_TUN, no packet information header). */
+  tunName: string;
+  maxSessions?: number;
+  maxFlows?: number;
+  errorIndicationsPerSecond?: number;
+}
+
+/** The forwarder's counters since it started (docs/upf.md), plus `sessions`, the rules installed. */
+export type ForwarderCounters = Record<
+  | 'n3Received'
+  | 'uplinkPackets'
+  | 'uplinkBytes'
+  | 'downlinkPackets'
+  | 'downlinkBytes'
+  | 'echoRequests'
+  | 'echoResponses'
+  | 'endMarkersReceived'
+  | 'endMarkersSent'
+  | 'errorIndicationsReceived'
+  | 'errorIndicationsSent'
+  | 'errorIndicationsSuppressed'
+  | 'dropMalformed'
+  | 'dropOversized'
+  | 'dropUnsupportedExtension'
+  | 'dropUnexpectedType'
+  | 'dropUnknownTeid'
+  | 'dropSpoofed'
+  | 'dropUplinkAmbr'
+  | 'dropDownlinkAmbr'
+  | 'dropUnknownDestination'
+  | 'dropInactive'
+  | 'dropN6Write'
+  | 'dropN3Send'
+  | 'flowTableFull'
+  | 'sessions',
+  number
+>;
+
+export interface Forwarder {
+  info(): { n3Port: number; tunName: string };
+  /** Rates in bits per second, 0 for no limit. */
+  addSession(
+    id: number,
+    uplinkTeid: number,
+    ipv4: string | null,
+    ipv6Prefix: string | null,
+    uplinkBps: number,
+    downlinkBps: number,
+  ): ErrnoCode | undefined;
+  setDownlink(
+    id: number,
+    gnbAddress: string,
+    gnbPort: number,
+    remoteTeid: number,
+    qfi: number,
+  ): ErrnoCode | undefined;
+  clearDownlink(id: number): ErrnoCode | undefined;
+  setAmbr(id: number, uplinkBps: number, downlinkBps: number): ErrnoCode | undefined;
+  /** The session's usage not drained yet, or 'ENOENT'. */
+  removeSession(id: number): { uplinkBytes: number; downlinkBytes: number } | ErrnoCode;
+  /** Flows counted since the last drain, 64-octet records (flow-records.ts). */
+  drainFlows(): Buffer;
+  /** Usage since the last drain of each session that has some, 24-octet records. */
+  drainUsage(): Buffer;
+  counters(): ForwarderCounters;
+  /** Stops the thread, closes the socket and the TUN file descriptor (idempotent). */
+  close(): void;
+}
+
+export interface UpfAddon {
+  Forwarder: new (options: ForwarderOptions) => Forwarder;
+}
+
+export type UpfAddonLoad = { ok: true; addon: UpfAddon } | { ok: false; error: Error };
+
+export const defaultUpfAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_upf.node');
+
+const loaded = new Map<string, UpfAddonLoad>();
+
+/** Loads the addon once per path; a missing build is an error value. */
+export function loadUpfAddon(path: string = defaultUpfAddonPath()): UpfAddonLoad {
+  let result = loaded.get(path);
+  if (result === undefined) {
+    try {
+      result = { ok: true, addon: createRequire(import.meta.url)(path) as UpfAddon };
+    } catch (cause) {
+      result = {
+        ok: false,
+        error: new Error(`cannot load the UPF addon ${path} (run npm ci to build it)`, { cause }),
+      };
+    }
+    loaded.set(path, result);
+  }
+  return result;
+}
