@@ -19,6 +19,11 @@ interface RadioEvent {
   details: string;
 }
 
+/** The `details` JSON of a log row or radio event. */
+function detailsOf(row: { details: string } | undefined): Record<string, string | undefined> {
+  return JSON.parse(row?.details ?? '{}') as Record<string, string | undefined>;
+}
+
 const EXPECTED_LOGS = [
   ['Registration Request', 'inbound'],
   ['Authentication Request', 'outbound'],
@@ -85,13 +90,13 @@ describe('initial registration through the simulator against the real service', 
     const decoded = decodeNasMessage(Buffer.from(complete?.raw ?? '', 'base64'));
     assert.ok(decoded.ok && decoded.message.messageType === 'securityModeComplete');
     assert.equal(decoded.message.imeisv?.type, 'imeisv');
-    assert.equal(JSON.parse(logs[0]?.details ?? '{}').radio, 'gnb-1');
-    assert.match(JSON.parse(logs[0]?.details ?? '{}').suci as string, /^suci-0-001-01-/);
+    assert.equal(detailsOf(logs[0]).radio, 'gnb-1');
+    assert.match(detailsOf(logs[0]).suci ?? '', /^suci-0-001-01-/);
 
     const events = await s.get<Page<RadioEvent>>('/api/v1/ran/events?message_type=InitialUEMessage');
-    const initial = events.items.find((event) => JSON.parse(event.details).imsi === imsi) ?? events.items[0];
+    const initial = events.items.find((event) => detailsOf(event).imsi === imsi) ?? events.items[0];
     assert.ok(initial);
-    assert.equal(JSON.parse(initial.details).nas, 'Registration Request');
+    assert.equal(detailsOf(initial).nas, 'Registration Request');
     const single = await s.get<{ decoded: unknown }>(`/api/v1/ran/events/${initial.id}`);
     assert.match(JSON.stringify(single.decoded), /"registration_request"/);
     // UE-associated messages of the gNB are on a stream other than 0 (TS 38.412 7).
@@ -114,7 +119,7 @@ describe('initial registration through the simulator against the real service', 
       await statusUntil(s, imsi, (st) => st.registered, 'registered');
       const [first] = await logsOf(s, imsi);
       assert.match(
-        JSON.parse(first?.details ?? '{}').suci as string,
+        detailsOf(first).suci ?? '',
         new RegExp(`^suci-0-001-01-0-${scheme === 'A' ? 1 : 2}-${id}-`),
       );
     });
