@@ -28,6 +28,13 @@ function since(radio: TestRadio, from: number): NGAPPDU[] {
   return radio.received.slice(from).map((r) => r.pdu);
 }
 
+/** Lets the AMF's port reads (promises) and the fake transport run to quiet. */
+async function settle(h: AmfHarness): Promise<void> {
+  await h.settled();
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+  await h.settled();
+}
+
 async function step(
   h: AmfHarness,
   radio: TestRadio,
@@ -403,6 +410,58 @@ describe('After registration', () => {
       choice: 'radioNetwork',
       value: 'unknown-local-UE-NGAP-ID',
     });
+    emitted.add(radio.received);
+    await h.close();
+  });
+});
+
+describe('Network-initiated and implicit deregistration (TS 24.501 5.5.2.3, 5.3.7)', () => {
+  it('a deleted subscriber: Deregistration Request #7, shown deregistered at once, released on the accept', async () => {
+    const h = await createAmfHarness();
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await register(h, radio, ue);
+    h.subscriptions.delete(IMSI);
+    const from = radio.received.length;
+    h.events.publish({ resource: 'subscriber', change: 'deleted', name: IMSI });
+    await settle(h);
+    ue.open(nasPduOf(radio.received.at(-1)!.pdu)!);
+    const request = ue.received.at(-1);
+    assert.ok(request?.messageType === 'deregistrationRequestUeTerminated');
+    assert.equal(request.fiveGmmCause, 7);
+    assert.equal(h.state.subscriber(IMSI).registered, false);
+    assert.ok(radio.received.length > from);
+    const done = await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids, ue.protect({ messageType: 'deregistrationAcceptUeTerminated' })),
+    );
+    assert.deepEqual(
+      done.pdus.map((p) => p.choice === 'initiatingMessage' && p.value.name),
+      ['UEContextRelease'],
+    );
+    emitted.add(radio.received);
+    await h.close();
+  });
+
+  it('an idle device is deregistered after the mobile reachable and implicit deregistration timers', async () => {
+    const h = await createAmfHarness({ mobileReachableMs: 60_000, implicitDeregistrationMs: 30_000 });
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await register(h, radio, ue);
+    await step(h, radio, ue, ueContextReleaseRequest(ids));
+    await step(h, radio, ue, ueContextReleaseComplete(ids));
+    h.clock.advance(60_000);
+    assert.equal(
+      h.state.subscriber(IMSI).registered,
+      true,
+      'still registered during implicit deregistration',
+    );
+    h.clock.advance(30_000);
+    assert.equal(h.state.subscriber(IMSI).registered, false);
+    assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
+    assert.equal(h.clock.pendingTimers(), 0);
     emitted.add(radio.received);
     await h.close();
   });
