@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertTsharkAgrees } from './n2-service.ts';
+import type { Page, RegistrationService } from './registration-service.ts';
+import { imsiOf, logsOf, startRegistrationService, statusOf, statusUntil } from './registration-service.ts';
+
+/**
+ * A registered device's life end to end (TS 24.501 5.3, 5.5.2, 5.6; network.md section 5): idle after
+ * the radio's release request (still registered), back with a service request, deregistration by the
+ * device (normal and switch-off), and by the network when the subscriber is deleted through the API,
+ * connected or idle (paged first).
+ */
+
+describe('registered device lifecycle through the simulator against the real service', () => {
+  let s: RegistrationService;
+  before(async () => {
+    s = await startRegistrationService();
+  });
+  after(async () => {
+    await assertTsharkAgrees(s.received);
+    await s.close();
+  });
+
+  async function registered(n: number) {
+    const imsi = imsiOf(n);
+    await s.provision(imsi);
+    const ue = s.ue({ imsi });
+    assert.equal((await ue.register()).outcome, 'accepted');
+    await statusUntil(s, imsi, (st) => st.registered, 'registered');
+    return { imsi, ue };
+  }
+
+  /**
+   * The radio asks for the UE's release (user inactivity); resolves once the service has stored the UE
+   * Context Release Complete, so that what the test does next meets an idle UE in the AMF too.
+   */
+  async function idle(ue: ReturnType<RegistrationService['ue']>): Promise<void> {
+    const completes = async () =>
+      (await s.get<Page<unknown>>('/api/v1/ran/events?message_type=UEContextReleaseComplete')).total_count;
+    const before = await completes();
+    const released = ue.next((e) => (e.type === 'released' ? e : undefined));
+    assert.equal(s.ues.requestRelease(ue), true);
+    await released;
+    await s.until(async () => ((await completes()) > before ? true : undefined), 'release complete stored');
+  }
+
+  it('idle stays registered; a service request brings the device back (new KgNB); logs show it', async () => {
+    const { imsi, ue } = await registered(21);
+    await idle(ue);
+    assert.equal((await statusOf(s, imsi)).registered, true);
+    const setup = ue.next((e) => (e.type === 'context-setup' ? e : undefined));
+    assert.deepEqual(await ue.serviceRequest(), { outcome: 'accepted' });
+    assert.equal((await setup).kgnbMatches, true);
+    await s.until(async () => {
+      const rows = await logsOf(s, imsi);
+      return rows.some((row) => row.event === 'Service Request') ? rows : undefined;
+    }, 'service request logged');
+  });
+
+  it('UE-initiated deregistration (normal, then switch-off after registering again): unregistered', async () => {
+    const { imsi, ue } = await registered(22);
+    assert.deepEqual(await ue.deregister(), { outcome: 'accepted' });
+    const status = await statusUntil(s, imsi, (st) => !st.registered, 'unregistered');
+    // network.md section 5, decisions section 10: the strings of a device not registered are "".
+    assert.deepEqual(
+      {
+        registered: status.registered,
+        radio_access_types: status.radio_access_types,
+        imei: status.imei,
+        ciphering_algorithm: status.ciphering_algorithm,
+        integrity_algorithm: status.integrity_algorithm,
+      },
+      {
+        registered: false,
+        radio_access_types: [],
+        imei: '',
+        ciphering_algorithm: '',
+        integrity_algorithm: '',
+      },
+    );
+    assert.equal((await ue.register()).outcome, 'accepted');
+    await statusUntil(s, imsi, (st) => st.registered, 'registered again');
+    assert.deepEqual(await ue.deregister({ switchOff: true }), { outcome: 'switched-off' });
+    await statusUntil(s, imsi, (st) => !st.registered, 'unregistered after switch-off');
+  });
+
+  it('the subscriber deleted through the API: network-initiated deregistration, connected and idle (paged)', async () => {
+    const connected = await registered(23);
+    const gone = connected.ue.next((e) => (e.type === 'deregistered-by-network' ? e : undefined));
+    assert.equal(await s.request('DELETE', `/api/v1/subscribers/${connected.imsi}`), 200);
+    await gone;
+    assert.equal(connected.ue.state, 'deregistered');
+
+    const sleeping = await registered(24);
+    await idle(sleeping.ue);
+    const paged = sleeping.ue.next((e) => (e.type === 'paged' ? e : undefined));
+    const away = sleeping.ue.next((e) => (e.type === 'deregistered-by-network' ? e : undefined));
+    assert.equal(await s.request('DELETE', `/api/v1/subscribers/${sleeping.imsi}`), 200);
+    // The paged device comes back with a Service Request; the network answers it with the
+    // Deregistration Request it paged for (TS 24.501 5.5.2.3.1), not a Service Accept.
+    await away;
+    assert.deepEqual((await paged).outcome, { outcome: 'failed', reason: 'deregistered by the network' });
+    assert.ok(sleeping.ue.log.some((e) => e.messageType === 'serviceRequest'));
+    assert.equal(sleeping.ue.state, 'deregistered');
+  });
+});
