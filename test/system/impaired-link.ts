@@ -60,8 +60,9 @@ export function impaired(link: PacketLink, seed: number): ImpairedLink {
     },
     onPacket(receiver) {
       link.onPacket((packet, remote, local) => {
-        // A received packet is only valid during the call (PacketReceiver).
-        const copy = packet.slice();
+        // A received packet is only valid during the call (PacketReceiver): copy it (a Buffer's slice
+        // would be a view of the same memory).
+        const copy = new Uint8Array(packet);
         impair(() => receiver(copy, remote, local));
       });
     },

@@ -6,6 +6,7 @@ import { UdpLink } from '../../../src/network/transport/udp/udp-link.ts';
 import { createVethNamespace, namespacesUnavailable, type VethNamespace } from '../../helpers/netns.ts';
 import { impaired } from '../impaired-link.ts';
 import { lossyExchange, NETEM } from '../lossy-exchange.ts';
+import { checksumStatuses } from '../sctp-checksums.ts';
 import { buildPeer, PeerProcess } from './usrsctp-peer.ts';
 
 /**
@@ -15,6 +16,7 @@ import { buildPeer, PeerProcess } from './usrsctp-peer.ts';
  *
  * The impairment is tc netem on both veth ends when the kernel has it; kernels without sch_netem get
  * the same impairment inside our UDP link instead, in both directions (test/system/impaired-link.ts).
+ * tshark checks the CRC32c of every packet our stack sent.
  */
 describe(
   'userland SCTP with usrsctp across a lossy, reordering link',
@@ -47,7 +49,22 @@ describe(
         await peer.waitFor(/^READY/);
         const udp = await UdpLink.open({ addresses: [ns.hostAddress], port: 0 });
         const link = netem ? udp : impaired(udp, 6951);
-        const transport = new SctpEndpoint({ kind: 'udp', link, peerLinkPort: 9899 });
+        // Every packet our stack hands to the link, for tshark's CRC32c check.
+        const sent: Uint8Array[] = [];
+        const transport = new SctpEndpoint({
+          kind: 'udp',
+          link: {
+            localAddresses: link.localAddresses,
+            maxPacketSize: (remote) => link.maxPacketSize(remote),
+            send(packet, remote, local) {
+              sent.push(new Uint8Array(packet));
+              link.send(packet, remote, local);
+            },
+            onPacket: (receiver) => link.onPacket(receiver),
+            close: () => link.close(),
+          },
+          peerLinkPort: 9899,
+        });
         try {
           const result = await lossyExchange(transport, { address: ns.peerAddress, port: 38412 });
           assert.deepEqual(result.mismatches, []);
@@ -60,6 +77,10 @@ describe(
           }
           assert.deepEqual(result.end, { type: 'shutdown-complete' });
           await peer.waitFor(/^SHUTDOWN_COMP/, 10_000);
+          // 1 is "Good" (0 bad, 2 unverified).
+          const statuses = await checksumStatuses(sent);
+          assert.equal(statuses.length, sent.length);
+          assert.deepEqual([...new Set(statuses)], ['1']);
         } finally {
           await transport.close();
         }
