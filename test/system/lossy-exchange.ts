@@ -17,7 +17,10 @@ export interface LossyResult {
   bytes: number;
   /** What differs from what was sent, per stream; empty when every byte came back in order. */
   mismatches: string[];
-  /** How the association ended after our SHUTDOWN, or 'no end' after 15 s. */
+  /**
+   * How the association ended after our SHUTDOWN, or 'no end' after 30 s: a lost SHUTDOWN or SHUTDOWN
+   * ACK waits for T2-shutdown, whose RTO doubles with each loss (1 s, 2 s, 4 s, ...).
+   */
   end: AssociationEvent | 'no end';
 }
 
@@ -74,6 +77,6 @@ export async function lossyExchange(
     }
   }
   association.shutdown();
-  const timeout = new Promise<'no end'>((resolve) => setTimeout(() => resolve('no end'), 15_000).unref());
+  const timeout = new Promise<'no end'>((resolve) => setTimeout(() => resolve('no end'), 30_000).unref());
   return { messages, bytes, mismatches, end: await Promise.race([end, timeout]) };
 }

@@ -51,7 +51,7 @@ function recorder() {
 
 describe(
   'raw transport against usrsctp in raw-IP mode (veth, two namespaces)',
-  { skip: why ?? false, timeout: 120_000 },
+  { skip: why ?? false, timeout: 180_000 },
   () => {
     let peer = '';
     let transport: SctpEndpoint | undefined;
@@ -168,7 +168,8 @@ describe(
         t.diagnostic(
           `${result.messages} messages, ${result.bytes} B each way; ${link.dropped} packets dropped, ${link.reordered} reordered`,
         );
-        await server.waitFor(/^SHUTDOWN_COMP/);
+        // If our SHUTDOWN COMPLETE was lost, usrsctp hears it only after retransmitting its SHUTDOWN ACK.
+        await server.waitFor(/^SHUTDOWN_COMP/, 30_000);
       } finally {
         await lossy.close();
       }
