@@ -29,6 +29,9 @@ const AuditLogsPage = page(() => import('./pages/records/logs.tsx'), 'AuditLogsP
 const UsersPage = page(() => import('./pages/admin/users.tsx'), 'UsersPage');
 const RetentionPage = page(() => import('./pages/admin/retention.tsx'), 'RetentionPage');
 const BackupPage = page(() => import('./pages/admin/backup.tsx'), 'BackupPage');
+const FlowReportsPage = page(() => import('./pages/traffic/flow-reports.tsx'), 'FlowReportsPage');
+const UsagePage = page(() => import('./pages/traffic/usage.tsx'), 'UsagePage');
+const LocationPage = page(() => import('./pages/traffic/location.tsx'), 'LocationPage');
 
 /** Until the first user exists the service offers only the first start; then sign-in; then the pages. */
 export function App() {
@@ -103,6 +106,9 @@ export function App() {
           <Route path="users" element={<UsersPage />} />
           <Route path="retention" element={<RetentionPage />} />
           <Route path="backup" element={<BackupPage />} />
+          <Route path="flow-reports" element={<FlowReportsPage />} />
+          <Route path="usage" element={<UsagePage />} />
+          <Route path="location" element={<LocationPage />} />
           <Route path="*" element={<Navigate to="/" replace />} />
         </Route>
       </Routes>
