@@ -1,0 +1,344 @@
+// Full initial registrations per second (issue 16 item 4): 5G-AKA, security mode, Initial Context Setup and
+// Registration Complete, SUCI null and Profile A, against the service as operators run it (dist/main.js,
+// spawnService, fresh database, N2 on udp) with the simulator in its own process (`npm run sim -- ue`,
+// scripts/sim.ts). Service CPU per registration from the child's /proc stat between "gNBs ready" and the
+// simulator's "registered" line; then `--hold` devices registered at once and the service's RSS.
+// Baseline in the same run: the network side's bare protocol work per registration in this process
+// (5G-AKA vector, KAMF, NAS security of the seven NAS messages, the NGAP codec of the ten PDUs, and ECIES
+// de-concealment for Profile A), without storage, records or transport.
+// Run: npx tsx bench/registration.ts [--ues N (10000)] [--hold N (100000)] [--gnbs N (10)] [--concurrency N (500)]
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { generateAuthenticationVector, resStarMatches } from '../src/crypto/five-g-aka.ts';
+import { deriveKamf, servingNetworkName } from '../src/crypto/key-hierarchy.ts';
+import { concealMsin, deconcealSuci, generateHomeNetworkKey, PROTECTION_SCHEME } from '../src/crypto/suci.ts';
+import { encodeNasMessage, SECURITY_HEADER_TYPE } from '../src/network/nas/index.ts';
+import { createNasSecurityContext, protect, unprotect } from '../src/network/nas-security/index.ts';
+import { decodeNgapPdu, encodeNgapPdu } from '../src/network/ngap/ngap-codec.ts';
+import { initialUeMessage } from '../src/network/simulator/ue/ran-ue-messages.ts';
+import { spawnService } from '../test/helpers/service-process.ts';
+
+const { values } = parseArgs({
+  options: {
+    ues: { type: 'string', default: '10000' },
+    hold: { type: 'string', default: '100000' },
+    gnbs: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '500' },
+    seconds: { type: 'string' },
+  },
+});
+const UES = Number(values.ues);
+const HOLD = Number(values.hold);
+const GNBS = Number(values.gnbs);
+const CONCURRENCY = Number(values.concurrency);
+const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
+const OPC = 'e8ed289deba952e4283b54e88e6183ca';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const IMPORT_BATCH = 10_000;
+
+/** CPU seconds (utime + stime) and RSS (now and peak) of a process, from /proc. */
+async function usage(pid: number): Promise<{ cpuSeconds: number; rssMb: number; peakRssMb: number }> {
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  const ticks = Number(stat[11]) + Number(stat[12]);
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { cpuSeconds: ticks / 100, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+}
+
+interface Service {
+  pid: number;
+  udpPort: number;
+  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  stop(): Promise<void>;
+}
+
+async function startService(): Promise<Service> {
+  const dir = await mkdtemp(join(tmpdir(), 'pmn-registration-bench-'));
+  const child = spawnService([
+    ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
+    ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
+  ]);
+  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  let url: string | undefined;
+  let udpPort: number | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let message = '';
+      try {
+        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
+      } catch {
+        return;
+      }
+      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
+      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
+      if (port !== undefined) udpPort = Number(port);
+      if (message.startsWith('database ready at')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  await ready;
+  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  const base = url;
+  let token = '';
+  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return (JSON.parse(text) as { result: unknown }).result;
+  };
+  token = (
+    (await call('POST', '/api/v1/init', { email: 'admin@example.com', password: 'admin-password' })) as {
+      token: string;
+    }
+  ).token;
+  return {
+    pid: child.pid!,
+    udpPort,
+    call,
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
+
+async function provision(service: Service, first: number, count: number): Promise<void> {
+  for (let start = 0; start < count; start += IMPORT_BATCH) {
+    const rows = Array.from({ length: Math.min(IMPORT_BATCH, count - start) }, (_, i) => ({
+      imsi: imsiOf(first + start + i),
+      key: K,
+      opc: OPC,
+      sequenceNumber: '000000000000',
+      profile_name: 'default',
+    }));
+    await service.call('POST', '/api/v1/subscribers/import', rows);
+  }
+}
+
+interface SimulatorRun {
+  registered: number;
+  wallMs: number;
+  perSecond: number;
+  serviceCpuMs: number;
+  simulatorCpuMs: number;
+  rssMb: number;
+  peakRssMb: number;
+}
+
+/**
+ * The simulator in its own process; usage of both processes is read when its gNBs are ready and when it
+ * says how many registered. With `hold`, it is stopped (Ctrl-C) only after the figures are taken.
+ */
+async function simulate(service: Service, args: string[], hold: boolean): Promise<SimulatorRun> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--max-old-space-size=4096',
+      '--import',
+      'tsx',
+      join(ROOT, 'scripts/sim.ts'),
+      'ue',
+      '--udp-port',
+      String(service.udpPort),
+      ...args,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT },
+  );
+  const exited = once(child, 'exit');
+  let start: { service: number; simulator: number } | undefined;
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  for (;;) {
+    const line = await lines.next();
+    if (line.done === true) throw new Error('the simulator ended before registering');
+    if (/^\d+ gNBs ready$/.test(line.value)) {
+      start = {
+        service: (await usage(service.pid)).cpuSeconds,
+        simulator: (await usage(child.pid!)).cpuSeconds,
+      };
+    }
+    const done = /^(\d+) of (\d+) registered in (\d+) ms \((\d+)\/s\)$/.exec(line.value);
+    if (done !== null && start !== undefined) {
+      const serviceUsage = await usage(service.pid);
+      const simulatorUsage = await usage(child.pid!);
+      const registered = Number(done[1]);
+      const run: SimulatorRun = {
+        registered,
+        wallMs: Number(done[3]),
+        perSecond: Number(done[4]),
+        serviceCpuMs: ((serviceUsage.cpuSeconds - start.service) * 1000) / registered,
+        simulatorCpuMs: ((simulatorUsage.cpuSeconds - start.simulator) * 1000) / registered,
+        rssMb: serviceUsage.rssMb,
+        peakRssMb: serviceUsage.peakRssMb,
+      };
+      if (hold) child.kill('SIGINT');
+      void (async () => {
+        for (;;) if ((await lines.next()).done === true) return;
+      })();
+      await exited;
+      return run;
+    } else if (!line.value.startsWith('imsi-') && !/^\d+ gNBs ready$/.test(line.value)) {
+      process.stderr.write(`simulator: ${line.value}\n`);
+    }
+  }
+}
+
+/** The network side's protocol work for one registration, bare (see the header). */
+function bareCpuMs(profileA: boolean, rounds: number): number {
+  const snn = servingNetworkName('001', '01');
+  const hn = generateHomeNetworkKey(PROTECTION_SCHEME.profileA).key;
+  const ueSide = createNasSecurityContext({
+    side: 'ue',
+    ngKsi: { mapped: false, ksi: 1 },
+    kamf: Buffer.alloc(32, 1),
+    ciphering: 2,
+    integrity: 2,
+  });
+  const uplinks = Array.from({ length: 3 * rounds }, () =>
+    protect(
+      ueSide,
+      encodeNasMessage({ messageType: 'registrationComplete' }),
+      SECURITY_HEADER_TYPE.integrityProtectedAndCiphered,
+    ),
+  );
+  const concealed = concealMsin(PROTECTION_SCHEME.profileA, '0000000001', hn.publicKey);
+  const ngap = encodeNgapPdu(
+    initialUeMessage({
+      ranUeNgapId: 1,
+      nasPdu: new Uint8Array(60),
+      cell: { plmn: { mcc: '001', mnc: '01' }, nrCellIdentity: 0x4001, tac: 1 },
+      cause: 'mo-Signalling',
+    }),
+  );
+  const start = process.cpuUsage();
+  for (let round = 0; round < rounds; round++) {
+    if (profileA)
+      deconcealSuci(
+        { protectionScheme: PROTECTION_SCHEME.profileA, homeNetworkPublicKeyId: 1, schemeOutput: concealed },
+        () => hn,
+      );
+    const vector = generateAuthenticationVector({
+      key: Buffer.from(K, 'hex'),
+      opc: Buffer.from(OPC, 'hex'),
+      sqn: Buffer.from('000000000021', 'hex'),
+      rand: Buffer.alloc(16, round & 0xff),
+      servingNetworkName: snn,
+    });
+    resStarMatches(vector.xresStar, vector.xresStar);
+    const kamf = deriveKamf(vector.kseaf, '001010000000001', Buffer.alloc(2));
+    const network = createNasSecurityContext({
+      side: 'network',
+      ngKsi: { mapped: false, ksi: 1 },
+      kamf,
+      ciphering: 2,
+      integrity: 2,
+    });
+    for (let i = 0; i < 3; i++)
+      protect(
+        network,
+        encodeNasMessage({ messageType: 'registrationComplete' }),
+        SECURITY_HEADER_TYPE.integrityProtectedAndCiphered,
+      );
+    const receiver = createNasSecurityContext({
+      side: 'network',
+      ngKsi: { mapped: false, ksi: 1 },
+      kamf: Buffer.alloc(32, 1),
+      ciphering: 2,
+      integrity: 2,
+    });
+    for (let i = 0; i < 3; i++) unprotect(receiver, uplinks[round * 3 + i]!);
+    // Ten PDUs each way through the NGAP codec (a registration's NGAP, sized like an Initial UE Message).
+    for (let i = 0; i < 10; i++) {
+      const decoded = decodeNgapPdu(ngap);
+      if (decoded.ok) encodeNgapPdu(decoded.value);
+    }
+  }
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000 / rounds;
+}
+
+const common = [
+  '--quiet',
+  '--gnbs',
+  String(GNBS),
+  '--key',
+  K,
+  '--opc',
+  OPC,
+  '--concurrency',
+  String(CONCURRENCY),
+];
+const service = await startService();
+try {
+  const hn = (await service.call('POST', '/api/v1/operator/home-network-keys', { id: 1, scheme: 'A' })) as {
+    public_key: string;
+  };
+  await provision(service, 1, UES);
+  await provision(service, 1 + UES, UES);
+  const nullRun = await simulate(
+    service,
+    [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
+    false,
+  );
+  const profileA = await simulate(
+    service,
+    [
+      ...common,
+      '--ues',
+      String(UES),
+      '--imsi',
+      imsiOf(1 + UES),
+      '--suci',
+      'A',
+      '--hn-key',
+      hn.public_key,
+      '--hn-key-id',
+      '1',
+      '--then',
+      'switch-off',
+    ],
+    false,
+  );
+  await provision(service, 1 + 2 * UES, HOLD);
+  const held = await simulate(
+    service,
+    [...common, '--ues', String(HOLD), '--imsi', imsiOf(1 + 2 * UES), '--then', 'hold'],
+    true,
+  );
+  bareCpuMs(true, 500); // warm-up: the first rounds include compilation
+  const bareNull = bareCpuMs(false, 2000);
+  const bareA = bareCpuMs(true, 2000);
+  const row = (name: string, r: SimulatorRun, bare: number): string =>
+    `${name.padEnd(22)} ${String(r.registered).padStart(7)} ${(r.wallMs / 1000).toFixed(1).padStart(7)} s ${String(r.perSecond).padStart(6)}/s ` +
+    `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ${r.rssMb.toFixed(0).padStart(6)} MB`;
+  process.stdout.write(
+    [
+      `Registration: initial registrations (5G-AKA, SMC, ICS, Registration Complete) over udp, ${GNBS} gNBs, ${CONCURRENCY} in flight; service and simulator in separate processes`,
+      'run                     devices    wall    rate  svc CPU/reg  bare/reg  sim CPU/reg  svc RSS',
+      row('SUCI null', nullRun, bareNull),
+      row('SUCI Profile A', profileA, bareA),
+      row(`${HOLD} held (null)`, held, bareNull),
+      `service peak RSS ${held.peakRssMb.toFixed(0)} MB`,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  await service.stop();
+}
