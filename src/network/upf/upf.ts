@@ -133,7 +133,8 @@ export function createUpf(deps: UpfDeps): Upf {
   const flows = createFlowTable(deps.flowTimeouts ?? FLOW_TIMEOUTS);
   const sessions = new Map<number, UpfSession & { userPlane: UserPlane; ambr: Ambr }>();
   const pendingReports: FlowReportInput[][] = [];
-  let waitingForQueue = false;
+  /** While the pipeline's queue is full: resolves once the waiting chunk was offered again. */
+  let queueWait: Promise<void> | undefined;
   let forwarder: Forwarder | undefined;
   let info = { n3Port: 0, tunName: settings.tunName };
   let nextId = 1;
@@ -169,12 +170,11 @@ export function createUpf(deps: UpfDeps): Upf {
   };
 
   const drainPending = (): void => {
-    while (pendingReports.length > 0 && !waitingForQueue) {
+    while (pendingReports.length > 0 && queueWait === undefined) {
       const chunk = pendingReports[0] ?? [];
       if (!records.recordFlowReports(chunk)) {
-        waitingForQueue = true;
-        void records.whenWritable(chunk.length).then(() => {
-          waitingForQueue = false;
+        queueWait = records.whenWritable(chunk.length).then(() => {
+          queueWait = undefined;
           drainPending();
         });
         return;
@@ -286,10 +286,7 @@ export function createUpf(deps: UpfDeps): Upf {
       cancelUsage?.();
       forwarder.close();
       forwarder = undefined;
-      while (pendingReports.length > 0) {
-        await records.whenWritable(pendingReports[0]?.length);
-        drainPending();
-      }
+      while (queueWait !== undefined) await queueWait;
     },
     get n3Port() {
       return info.n3Port;
