@@ -5,7 +5,7 @@ import type { UeOptions } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import type { UeConfig } from '../../src/network/simulator/ue/ue-config.ts';
 import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
-import type { N2Service } from './n2-service.ts';
+import type { N2Service, N2ServiceOptions } from './n2-service.ts';
 import { gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
 
 /**
@@ -32,12 +32,15 @@ export interface RegistrationService extends N2Service {
   request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
 }
 
-export async function startRegistrationService(): Promise<RegistrationService> {
-  const s = await startN2Service();
+/** The service on udp, or with `raw` on the raw transport (a system test; its gNB is then not connected). */
+export async function startRegistrationService(options: N2ServiceOptions = {}): Promise<RegistrationService> {
+  const s = await startN2Service(options);
   const gnb1 = s.gnb(gnbConfig(1, { name: 'gnb-1' }));
   const ues = new GnbUes(gnb1, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 });
-  await gnb1.connect();
-  assert.equal((await gnb1.ngSetup()).outcome, 'accepted');
+  if (options.raw === undefined) {
+    await gnb1.connect();
+    assert.equal((await gnb1.ngSetup()).outcome, 'accepted');
+  }
   const request: RegistrationService['request'] = async (method, url, payload) => {
     const response = await s.t.request({
       method,
