@@ -177,6 +177,32 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
+  it("changing one's own password keeps this session and ends the others (decisions section 5)", async () => {
+    const other = await tokenOf(ADMIN);
+    const page = await newPage();
+    await signIn(page, ADMIN);
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Password and API tokens' }).click();
+    await page.getByLabel(/^Current password/).fill(ADMIN.password);
+    await page.getByLabel(/^New password/).fill('admin-password-2');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+    await page.getByRole('link', { name: 'Subscribers' }).click();
+    await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    const ended = await service.request({ method: 'GET', url: '/api/v1/users/me', token: other });
+    assert.equal(ended.statusCode, 401);
+    // Back to the password the other tests sign in with.
+    await page.getByRole('button', { name: 'User menu' }).click();
+    await page.getByRole('menuitem', { name: 'Password and API tokens' }).click();
+    await page.getByLabel(/^Current password/).fill('admin-password-2');
+    await page.getByLabel(/^New password/).fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('Password changed.').waitFor();
+    await page.context().close();
+  });
+
   it('offers the read-only role no write actions', async () => {
     const admin = await tokenOf(ADMIN);
     const created = await service.request({
