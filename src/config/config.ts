@@ -56,6 +56,7 @@ interface RawSettings {
   amf_t3560_seconds?: unknown;
   amf_t3570_seconds?: unknown;
   amf_t3522_seconds?: unknown;
+  amf_t3555_seconds?: unknown;
   amf_t3513_seconds?: unknown;
   amf_mobile_reachable_seconds?: unknown;
   amf_implicit_deregistration_seconds?: unknown;
@@ -78,6 +79,7 @@ const N2_KEYS = [
   'amf_t3560_seconds',
   'amf_t3570_seconds',
   'amf_t3522_seconds',
+  'amf_t3555_seconds',
   'amf_t3513_seconds',
   'amf_mobile_reachable_seconds',
   'amf_implicit_deregistration_seconds',
@@ -92,6 +94,7 @@ const AMF_TIMER_KEYS = [
   ['amf_t3560_seconds', 't3560Ms'],
   ['amf_t3570_seconds', 't3570Ms'],
   ['amf_t3522_seconds', 't3522Ms'],
+  ['amf_t3555_seconds', 't3555Ms'],
   ['amf_t3513_seconds', 't3513Ms'],
   ['amf_mobile_reachable_seconds', 'mobileReachableMs'],
   ['amf_implicit_deregistration_seconds', 'implicitDeregistrationMs'],

@@ -15,6 +15,8 @@ export interface AmfTimerSettings {
   t3570Ms: number;
   /** T3522: network-initiated Deregistration Request awaiting Deregistration Accept (6 s). */
   t3522Ms: number;
+  /** T3555: Configuration Update Command awaiting Configuration Update Complete (6 s). */
+  t3555Ms: number;
   /** T3513: Paging awaiting the UE's Service Request (6 s, network dependent in 24.501). */
   t3513Ms: number;
   /** Retransmissions before a NAS timer's expiry aborts its procedure (the fifth expiry, 24.501 5.4, 5.5). */
@@ -43,6 +45,7 @@ export const DEFAULT_AMF_TIMERS: AmfTimerSettings = {
   t3560Ms: 6_000,
   t3570Ms: 6_000,
   t3522Ms: 6_000,
+  t3555Ms: 6_000,
   t3513Ms: 6_000,
   retransmissions: 4,
   mobileReachableMs: 58 * MINUTE,

@@ -49,6 +49,8 @@ export type UeProcedure =
     }
   /** Network-initiated Deregistration Request sent (5.5.2.3), T3522 running. */
   | { kind: 'deregistration'; timer: RetransmissionTimer }
+  /** Configuration Update Command sent with a new allowed NSSAI (5.4.4.2), T3555 running. */
+  | { kind: 'configuration-update'; timer: RetransmissionTimer }
   /** Paging sent for a network-initiated procedure (5.6.2), T3513 running. */
   | { kind: 'paging'; purpose: 'deregistration'; timer: RetransmissionTimer };
 
@@ -74,6 +76,10 @@ export interface AmfUe {
   /** 5GMM-REGISTERED (TS 24.501 5.1.3.2.2), as the API shows it. */
   registered: boolean;
   allowedNssai: SNssai[];
+  /** The requested NSSAI of the last accepted registration, to work the allowed NSSAI out again. */
+  requestedNssai: SNssai[] | undefined;
+  /** A new allowed NSSAI waiting for the UE to be connected and between procedures (5.4.4.1). */
+  pendingAllowedNssai: SNssai[] | undefined;
   /** The tracking areas of the TAI list in Registration Accept: where paging looks for the UE. */
   registrationArea: { mcc: string; mnc: string; tacs: number[] } | undefined;
   /** Present while CM-CONNECTED. */

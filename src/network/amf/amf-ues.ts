@@ -25,6 +25,8 @@ export function createAmfUes(options: { limit: number }) {
         pei: undefined,
         registered: false,
         allowedNssai: [],
+        requestedNssai: undefined,
+        pendingAllowedNssai: undefined,
         registrationArea: undefined,
         connection: undefined,
         contextSetUp: false,

@@ -13,6 +13,7 @@ import type { AmfIdentity } from './amf-identity.ts';
 import { DEFAULT_AMF_SETTINGS, type AmfSettings } from './amf-settings.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { createAmfUes } from './amf-ues.ts';
+import { allowedNssaiChanged } from './configuration-update.ts';
 import { deregisterByNetwork } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { createNasDispatch } from './nas-dispatch.ts';
@@ -83,8 +84,9 @@ export function createAmf(options: AmfOptions) {
   ngap.bind(createNasDispatch(amf));
 
   /**
-   * A subscriber deleted, or a change that may leave its profile no slice (network.md 5): the device is
-   * deregistered by the network (#7 5GS services not allowed, #62 no network slices available).
+   * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
+   * deregistered by the network when it may no longer be served (#7 5GS services not allowed, #62 no
+   * network slices available), else given its new allowed NSSAI if that changed (TS 24.501 5.4.4).
    */
   async function reconsider(ue: AmfUe): Promise<void> {
     const supi = ue.supi;
@@ -95,8 +97,9 @@ export function createAmf(options: AmfOptions) {
     ]);
     if (!amf.ues.has(ue) || !ue.registered) return;
     if (subscription === undefined) return deregisterByNetwork(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
-    if (allowedNssaiFor(undefined, current.configuration.slices, subscription).length === 0)
-      deregisterByNetwork(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
+    const allowed = allowedNssaiFor(ue.requestedNssai, current.configuration.slices, subscription);
+    if (allowed.length === 0) return deregisterByNetwork(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
+    allowedNssaiChanged(amf, ue, allowed);
   }
 
   const failed = (error: unknown): void =>

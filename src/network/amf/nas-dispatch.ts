@@ -9,6 +9,7 @@ import {
 import { unprotect } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { logNas } from './nas-link.ts';
@@ -114,8 +115,10 @@ export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
         return deregistrationAccept(amf, ue);
       case 'serviceRequest':
         return guard(ue, serviceRequest(amf, ue));
+      case 'configurationUpdateComplete':
+        return configurationUpdateComplete(ue);
       default:
-        // 5GMM Status, Configuration Update Complete and the rest need nothing more than their log.
+        // 5GMM Status and the rest need nothing more than their log.
         return;
     }
   }
@@ -201,9 +204,14 @@ export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
     contextSetup(connection, succeeded) {
       const ue = connection.owner;
       if (ue === undefined) return;
-      if (succeeded) ue.contextSetUp = true;
-      // TS 23.502 4.2.2.2.2: without the radio's context the registration cannot complete.
-      else abortProcedure(amf, ue);
+      if (!succeeded) {
+        // TS 23.502 4.2.2.2.2: without the radio's context the registration cannot complete.
+        abortProcedure(amf, ue);
+        return;
+      }
+      ue.contextSetUp = true;
+      // Back from idle with a Service Request: a configuration update that waited goes now.
+      sendPendingConfigurationUpdate(amf, ue);
     },
     nasNotDelivered() {
       // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.

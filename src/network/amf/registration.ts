@@ -21,6 +21,7 @@ import {
   sendAuthenticationReject,
   startAuthentication,
 } from './authentication.ts';
+import { sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
 import { startIdentification } from './identification.ts';
@@ -354,6 +355,7 @@ async function acceptRegistration(
     t3502Value: gprsTimerOf(amf.settings.t3502Ms, 'timer'),
   };
   ue.allowedNssai = allowedNssai;
+  ue.requestedNssai = registration.request.requestedNssai;
   const area = accept.taiList?.[0];
   if (area?.type === 'non-consecutive-tacs') ue.registrationArea = { ...area.plmn, tacs: area.tacs };
   const send = (): boolean => sendNas(amf, ue, accept, { kind: 'current' });
@@ -407,7 +409,9 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
     request.registrationType.value !== REGISTRATION_TYPE.initial &&
     !request.registrationType.followOnRequestPending
   )
-    releaseConnection(amf, ue);
+    return releaseConnection(amf, ue);
+  // A change of the allowed NSSAI during the registration reaches the UE now (TS 24.501 5.4.4.1).
+  sendPendingConfigurationUpdate(amf, ue);
 }
 
 /**

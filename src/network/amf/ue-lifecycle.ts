@@ -13,6 +13,7 @@ export function stopProcedure(ue: AmfUe): void {
     case 'authentication':
     case 'security-mode':
     case 'registration-accept':
+    case 'configuration-update':
     case 'deregistration':
     case 'paging':
       procedure.timer.stop();

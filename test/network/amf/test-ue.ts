@@ -30,6 +30,7 @@ import {
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
+import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
 import { createHarness, operatorConfiguration, type Harness, type TestRadio } from './n2-harness.ts';
@@ -102,8 +103,14 @@ export interface AmfHarness extends Harness {
   radio(): Promise<TestRadio>;
 }
 
-/** The N2 harness with the AMF's UE side on fake ports: one subscriber, IMSI, known by default. */
-export async function createAmfHarness(settings: Partial<AmfSettings> = {}): Promise<AmfHarness> {
+/**
+ * The N2 harness with the AMF's UE side on fake ports: one subscriber, IMSI, known by default. The AMF
+ * reads the operator configuration from `harness.operator.configuration`, so a test can change it.
+ */
+export async function createAmfHarness(
+  settings: Partial<AmfSettings> = {},
+  operator: Partial<OperatorConfiguration> = {},
+): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
   const subscriptions = new Map([[IMSI, subscription(IMSI)]]);
   const authentication = fakeAuthenticationData(subscribers);
@@ -111,6 +118,7 @@ export async function createAmfHarness(settings: Partial<AmfSettings> = {}): Pro
   const holder: { harness?: Harness } = {};
   const configuration = operatorConfiguration({
     nasSecurity: { ciphering: ['NEA2', 'NEA0'], integrity: ['NIA2', 'NIA1'] },
+    ...operator,
   });
   const lazyState = {
     subscriberRegistered: (...args: Parameters<Harness['state']['subscriberRegistered']>) =>
@@ -131,7 +139,9 @@ export async function createAmfHarness(settings: Partial<AmfSettings> = {}): Pro
     settings,
     authenticationData: authentication,
     subscriptionData: { getSubscriptionData: async (imsi) => structuredClone(subscriptions.get(imsi)) },
-    operatorConfiguration: { getOperatorConfiguration: async () => structuredClone(configuration) },
+    operatorConfiguration: {
+      getOperatorConfiguration: async () => structuredClone(holder.harness!.operator.configuration),
+    },
     configurationEvents: {
       subscribe(listener) {
         events.add(listener);

@@ -1,0 +1,71 @@
+import type { SNssai } from '../nas/index.ts';
+import type { AmfContext } from './amf-context.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { sendNas } from './nas-link.ts';
+import { startRetransmissionTimer } from './nas-timer.ts';
+
+/**
+ * Configuration update indication (TS 24.501 9.11.3.18): bit 1 ACK, "acknowledgement requested". The
+ * AMF asks for it whenever it sends more than NITZ (5.4.4.2), so always here; bit 2 RED (registration
+ * requested) stays 0: a new allowed NSSAI alone needs no re-registration.
+ */
+const ACKNOWLEDGEMENT_REQUESTED = 0b0001;
+
+/** Two NSSAIs hold the same S-NSSAIs in the same order (allowedNssaiFor orders them by operator slice). */
+export function sameNssai(a: readonly SNssai[], b: readonly SNssai[]): boolean {
+  return a.length === b.length && a.every((slice, i) => slice.sst === b[i]?.sst && slice.sd === b[i]?.sd);
+}
+
+/**
+ * A registered UE's allowed NSSAI changed (a policy, slice or profile changed through the API). The
+ * generic UE configuration update (TS 24.501 5.4.4) runs only in 5GMM-CONNECTED mode and between
+ * procedures (5.4.4.1): otherwise the new NSSAI waits in `pendingAllowedNssai` until the UE is back
+ * (Registration Complete, or the radio's context after a Service Request).
+ */
+export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SNssai[]): void {
+  ue.pendingAllowedNssai = allowedNssai;
+  sendPendingConfigurationUpdate(amf, ue);
+}
+
+/**
+ * Configuration Update Command with the pending allowed NSSAI (TS 24.501 5.4.4.2), when the UE is
+ * connected, registered and in no other procedure; T3555 retransmits it, and on its fifth expiry the
+ * procedure is aborted (5.4.4.5 b): the UE learns its allowed NSSAI at its next registration.
+ */
+export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void {
+  const allowedNssai = ue.pendingAllowedNssai;
+  if (allowedNssai === undefined || !ue.registered || ue.procedure.kind !== 'none') return;
+  if (ue.connection === undefined || !ue.contextSetUp) return;
+  ue.pendingAllowedNssai = undefined;
+  if (sameNssai(allowedNssai, ue.allowedNssai)) return;
+  ue.allowedNssai = allowedNssai;
+  const send = (): boolean =>
+    sendNas(
+      amf,
+      ue,
+      {
+        messageType: 'configurationUpdateCommand',
+        configurationUpdateIndication: ACKNOWLEDGEMENT_REQUESTED,
+        allowedNssai,
+      },
+      { kind: 'current' },
+    );
+  const timer = startRetransmissionTimer(
+    amf.timers,
+    { ms: amf.settings.t3555Ms, retransmissions: amf.settings.retransmissions },
+    () => void send(),
+    () => {
+      ue.procedure = { kind: 'none' };
+    },
+  );
+  ue.procedure = { kind: 'configuration-update', timer };
+  send();
+}
+
+/** Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI. */
+export function configurationUpdateComplete(ue: AmfUe): void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'configuration-update') return;
+  procedure.timer.stop();
+  ue.procedure = { kind: 'none' };
+}
