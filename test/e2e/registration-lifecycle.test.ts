@@ -57,6 +57,19 @@ describe('registered device lifecycle through the simulator against the real ser
     }, 'service request logged');
   });
 
+  it('periodic and mobility registration updating from idle (integrity-protected, cleartext IEs): accepted', async () => {
+    const { imsi, ue } = await registered(25);
+    const tmsi = ue.guti?.tmsi;
+    await idle(ue);
+    const periodic = await ue.registrationUpdate('periodic');
+    assert.equal(periodic.outcome, 'accepted', JSON.stringify(periodic));
+    // network.md section 5: a 5G-GUTI reallocated at every registration.
+    assert.notEqual(ue.guti?.tmsi, tmsi);
+    await idle(ue);
+    assert.equal((await ue.registrationUpdate('mobility')).outcome, 'accepted');
+    assert.equal((await statusOf(s, imsi)).registered, true);
+  });
+
   it('UE-initiated deregistration (normal, then switch-off after registering again): unregistered', async () => {
     const { imsi, ue } = await registered(22);
     assert.deepEqual(await ue.deregister(), { outcome: 'accepted' });
