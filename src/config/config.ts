@@ -5,6 +5,13 @@ import { parse as parseYaml } from 'yaml';
 import { amfIdentityProblem } from '../network/amf/amf-identity.ts';
 import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
 import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2-transport-choice.ts';
+import {
+  applyUpfSettings,
+  DEFAULT_UPF_SETTINGS,
+  UPF_KEYS,
+  type UpfKey,
+  type UpfSettings,
+} from '../network/upf/upf-settings.ts';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -23,6 +30,8 @@ export interface Config {
   secretKeyFile?: string;
   /** N2 towards radios: transport, listen addresses and ports, and the AMF's identity (docs/n2.md). */
   n2: N2Settings;
+  /** The user plane: N3 address, N6 TUN device, table limits (docs/upf.md). */
+  upf: UpfSettings;
 }
 
 export const DEFAULT_CONFIG: Config = {
@@ -31,10 +40,11 @@ export const DEFAULT_CONFIG: Config = {
   logLevel: 'info',
   loginRateLimit: 10,
   n2: DEFAULT_N2_SETTINGS,
+  upf: DEFAULT_UPF_SETTINGS,
 };
 
 /** Settings as they arrive from one source, before they are checked. */
-interface RawSettings {
+interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   listen?: unknown;
   db?: unknown;
   log_level?: unknown;
@@ -136,6 +146,7 @@ function readConfigFile(path: string): RawSettings {
     'login_rate_limit',
     'secret_key_file',
     ...N2_KEYS,
+    ...UPF_KEYS,
   ]);
   for (const key of Object.keys(parsed)) {
     if (!known.has(key)) throw new ConfigError(`config file ${path}: unknown setting "${key}"`);
@@ -182,6 +193,9 @@ function applySettings(config: Config, raw: RawSettings, source: string): void {
     config.secretKeyFile = raw.secret_key_file;
   }
   applyN2Settings(config, raw, source);
+  const upf = applyUpfSettings(config.upf, raw, source);
+  if (!upf.ok) throw new ConfigError(upf.error);
+  config.upf = upf.settings;
 }
 
 /** An integer setting from YAML (a number) or from the environment or a flag (a string of digits). */
@@ -270,9 +284,9 @@ function applyAmfTimers(n2: Config['n2'], raw: RawSettings, source: string): voi
     );
 }
 
-/** The N2 and AMF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_AMF_NAME`, ...) or flags. */
-function n2Sources(read: (key: (typeof N2_KEYS)[number]) => string | undefined): RawSettings {
-  return Object.fromEntries(N2_KEYS.map((key) => [key, read(key)]));
+/** The N2, AMF and UPF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_N3_ADDRESS`, ...) or flags. */
+function n2Sources(read: (key: (typeof N2_KEYS)[number] | UpfKey) => string | undefined): RawSettings {
+  return Object.fromEntries([...N2_KEYS, ...UPF_KEYS].map((key) => [key, read(key)]));
 }
 
 /** Where the secret key lives: as configured, or beside the database file. */
@@ -295,7 +309,9 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         db: { type: 'string' },
         'log-level': { type: 'string' },
         'secret-key-file': { type: 'string' },
-        ...Object.fromEntries(N2_KEYS.map((key) => [key.replaceAll('_', '-'), { type: 'string' as const }])),
+        ...Object.fromEntries(
+          [...N2_KEYS, ...UPF_KEYS].map((key) => [key.replaceAll('_', '-'), { type: 'string' as const }]),
+        ),
       },
       strict: true,
       allowPositionals: false,
