@@ -285,6 +285,21 @@ const common = [
   '--concurrency',
   String(CONCURRENCY),
 ];
+const row = (name: string, r: SimulatorRun, bare: number): string =>
+  `${name.padEnd(22)} ${String(r.registered).padStart(7)} ${(r.wallMs / 1000).toFixed(1).padStart(7)} s ${String(r.perSecond).padStart(6)}/s ` +
+  `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ` +
+  `${r.rssMb.toFixed(0).padStart(6)} MB ${r.peakRssMb.toFixed(0).padStart(6)} MB`;
+// The bare figures first (this process is otherwise idle then), each run's row as soon as it is measured.
+bareCpuMs(true, 500); // warm-up: the first rounds include compilation
+const bareNull = bareCpuMs(false, 2000);
+const bareA = bareCpuMs(true, 2000);
+process.stdout.write(
+  [
+    `Registration: initial registrations (5G-AKA, SMC, ICS, Registration Complete) over udp, ${GNBS} gNBs, ${CONCURRENCY} in flight; service and simulator in separate processes`,
+    'run                    devices    wall    rate  svc CPU/reg  bare/reg  sim CPU/reg  svc RSS  peak RSS',
+    '',
+  ].join('\n'),
+);
 const service = await startService();
 try {
   const hn = (await service.call('POST', '/api/v1/operator/home-network-keys', { id: 1, scheme: 'A' })) as {
@@ -297,48 +312,24 @@ try {
     [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
     false,
   );
+  process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
   const profileA = await simulate(
     service,
     [
       ...common,
-      '--ues',
-      String(UES),
-      '--imsi',
-      imsiOf(1 + UES),
-      '--suci',
-      'A',
-      '--hn-key',
-      hn.public_key,
-      '--hn-key-id',
-      '1',
-      '--then',
-      'switch-off',
+      ...['--ues', String(UES), '--imsi', imsiOf(1 + UES)],
+      ...['--suci', 'A', '--hn-key', hn.public_key, '--hn-key-id', '1', '--then', 'switch-off'],
     ],
     false,
   );
+  process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
   await provision(service, 1 + 2 * UES, HOLD);
   const held = await simulate(
     service,
     [...common, '--ues', String(HOLD), '--imsi', imsiOf(1 + 2 * UES), '--then', 'hold'],
     true,
   );
-  bareCpuMs(true, 500); // warm-up: the first rounds include compilation
-  const bareNull = bareCpuMs(false, 2000);
-  const bareA = bareCpuMs(true, 2000);
-  const row = (name: string, r: SimulatorRun, bare: number): string =>
-    `${name.padEnd(22)} ${String(r.registered).padStart(7)} ${(r.wallMs / 1000).toFixed(1).padStart(7)} s ${String(r.perSecond).padStart(6)}/s ` +
-    `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ${r.rssMb.toFixed(0).padStart(6)} MB`;
-  process.stdout.write(
-    [
-      `Registration: initial registrations (5G-AKA, SMC, ICS, Registration Complete) over udp, ${GNBS} gNBs, ${CONCURRENCY} in flight; service and simulator in separate processes`,
-      'run                     devices    wall    rate  svc CPU/reg  bare/reg  sim CPU/reg  svc RSS',
-      row('SUCI null', nullRun, bareNull),
-      row('SUCI Profile A', profileA, bareA),
-      row(`${HOLD} held (null)`, held, bareNull),
-      `service peak RSS ${held.peakRssMb.toFixed(0)} MB`,
-      '',
-    ].join('\n'),
-  );
+  process.stdout.write(`${row(`${HOLD} held (null)`, held, bareNull)}\n`);
 } finally {
   await service.stop();
 }
