@@ -11,7 +11,7 @@ import { Pager } from '../components/pager.tsx';
 import { useNames } from './network/use-names.ts';
 import { SubscriberImport } from './subscriber-import.tsx';
 
-const PER_PAGE = 25;
+const PAGE_SIZES = ['25', '50', '100'];
 const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
 
 function CreateSubscriber({ onDone }: { onDone: () => void }) {
@@ -92,6 +92,7 @@ export function SubscribersPage() {
   const me = useMe();
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
+  const [perPage, setPerPage] = useState(25);
   // A radio's page links here with ?radio=<name>.
   const [search] = useSearchParams();
   const [radio, setRadio] = useState(search.get('radio') ?? '');
@@ -100,7 +101,7 @@ export function SubscribersPage() {
   const [importing, importingModal] = useDisclosure();
   const query = {
     page,
-    per_page: PER_PAGE,
+    per_page: perPage,
     ...(radio && { radio }),
     ...(dataNetwork && { data_network: dataNetwork }),
   };
@@ -198,7 +199,22 @@ export function SubscribersPage() {
         </Table>
       </Table.ScrollContainer>
       {list.data?.items.length === 0 && <Text c="dimmed">No subscribers match.</Text>}
-      {list.data && <Pager page={page} perPage={PER_PAGE} total={list.data.total_count} onChange={setPage} />}
+      {list.data && (
+        <Group justify="space-between" align="flex-end">
+          <Select
+            label="Rows per page"
+            data={PAGE_SIZES}
+            value={String(perPage)}
+            allowDeselect={false}
+            w={120}
+            onChange={(size) => {
+              setPerPage(Number(size ?? 25));
+              setPage(1);
+            }}
+          />
+          <Pager page={page} perPage={perPage} total={list.data.total_count} onChange={setPage} />
+        </Group>
+      )}
       <Modal opened={creating} onClose={creatingModal.close} title="New subscriber">
         <CreateSubscriber onDone={creatingModal.close} />
       </Modal>
