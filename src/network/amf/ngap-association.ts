@@ -374,6 +374,7 @@ export class NgapAssociation implements AssociationHandler {
       },
     };
     this.#send(decision.answer);
+    this.#context.ue?.radioReady(this.#link(this.#phase.radio));
   }
 
   /** RAN Configuration Update (TS 38.413 8.7.2); before NG Setup a logical error answered by its failure. */
@@ -588,6 +589,10 @@ export class NgapAssociation implements AssociationHandler {
       id: radio.id,
       name: radio.name,
       outboundStreams: this.#association.streams.outbound,
+      // Read when paging: RAN Configuration Update replaces the list.
+      get supportedTais() {
+        return radio.supportedTais;
+      },
       send: (pdu, streamId) => this.#send(pdu, this.#recordContext(), {}, streamId),
     };
   }

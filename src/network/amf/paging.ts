@@ -1,4 +1,4 @@
-import { bits, plmnIdentity, tac } from '../ngap/ngap-values.ts';
+import { bits } from '../ngap/ngap-values.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
@@ -6,8 +6,8 @@ import { deregister } from './ue-lifecycle.ts';
 
 /**
  * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE for a network-initiated procedure: its
- * 5G-S-TMSI over the tracking areas of its registration area, through the radios the AMF has heard UEs
- * from. T3513 repeats it; without a Service Request after the last repetition the UE is deregistered
+ * 5G-S-TMSI over the tracking areas of its registration area, through the radios serving one of them.
+ * T3513 repeats it; without a Service Request after the last repetition the UE is deregistered
  * locally (the procedure it was paged for cannot run). False when the UE cannot be paged (no 5G-GUTI,
  * or no radio to page through).
  */
@@ -23,9 +23,7 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: 'deregistration'): b
         aMFPointer: bits(guti.amfPointer, 6),
         fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
       },
-      area.tacs.map((value) => ({
-        tAI: { pLMNIdentity: plmnIdentity(area.mcc, area.mnc), tAC: tac(value) },
-      })),
+      area,
     );
   if (send() === 0) return false;
   const timer = startRetransmissionTimer(

@@ -7,7 +7,7 @@ import type {
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
 } from '../ngap/generated/types.ts';
-import { ieValue } from '../ngap/ngap-values.ts';
+import { ieValue, plmnIdentity, tac } from '../ngap/ngap-values.ts';
 import {
   criticalityDiagnostics,
   PROTOCOL_CAUSE,
@@ -69,6 +69,28 @@ export interface UeNgapOptions {
   logger: Logger;
 }
 
+/** A UE's registration area: tracking areas of one PLMN (TS 24.501 9.11.3.9, non-consecutive TACs). */
+export interface PagingArea {
+  mcc: string;
+  mnc: string;
+  tacs: readonly number[];
+}
+
+/** TAI List for Paging (TS 38.413 9.2.4.1): every TAI of the area. */
+function pagingTais(area: PagingArea): Parameters<typeof paging>[1] {
+  return area.tacs.map((value) => ({
+    tAI: { pLMNIdentity: plmnIdentity(area.mcc, area.mnc), tAC: tac(value) },
+  }));
+}
+
+/** The radio serves at least one tracking area of `area` (its Supported TA List names it). */
+function servesArea(radio: RadioLink, area: PagingArea): boolean {
+  return radio.supportedTais.some(
+    ({ tai }) =>
+      tai.plmnID.mcc === area.mcc && tai.plmnID.mnc === area.mnc && area.tacs.includes(parseInt(tai.tac, 16)),
+  );
+}
+
 export const DEFAULT_MAX_CONNECTIONS = 200_000;
 export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
 
@@ -98,7 +120,7 @@ type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
  */
 export function createUeNgap<Owner>(options: UeNgapOptions) {
   const connections = createUeConnections<Owner>({ limit: options.maxConnections });
-  /** Radios seen with UE-associated signalling, for Paging; forgotten when their association ends. */
+  /** Radios that completed NG Setup, for Paging; forgotten when their association ends. */
   const radios = new Map<string, RadioLink>();
   const releaseTimers = new Map<UeConnection<Owner>, () => void>();
   let nas: NasEndpoint<Owner> | undefined;
@@ -218,7 +240,6 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         const ies = pdu.value.value.protocolIEs;
         if (lacksMandatory('InitialUEMessage', pdu, ies, radio, streamId)) return;
         const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
-        radios.set(radio.id, radio);
         // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
         const stale = connections.byRan(radio.id, ranUeNgapId);
         if (stale !== undefined) end(stale, 'replaced');
@@ -387,6 +408,9 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       }
       return which;
     },
+    radioReady(radio: RadioLink) {
+      radios.set(radio.id, radio);
+    },
     radioGone(radio: RadioLink) {
       radios.delete(radio.id);
       for (const connection of connections.ofRadio(radio.id)) end(connection, 'radio-lost');
@@ -425,12 +449,14 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     release,
 
     /**
-     * Paging (TS 38.413 8.5.1), a non-UE-associated message (stream 0, TS 38.412 7), through every radio
-     * that carried UE-associated signalling; how many radios were asked.
+     * Paging (TS 38.413 8.5.1), a non-UE-associated message (stream 0, TS 38.412 7), through the radios
+     * serving a tracking area of the TAI List for Paging (the UE's registration area): the NG-RAN node
+     * pages in the cells of those TAs, so no other radio can reach the UE. How many radios were asked.
      */
-    page(fiveGSTmsi: FiveGSTMSI, tais: Parameters<typeof paging>[1]): number {
+    page(fiveGSTmsi: FiveGSTMSI, area: PagingArea): number {
       let sent = 0;
-      for (const radio of radios.values()) if (radio.send(paging(fiveGSTmsi, tais), 0)) sent += 1;
+      const pdu = paging(fiveGSTmsi, pagingTais(area));
+      for (const radio of radios.values()) if (servesArea(radio, area) && radio.send(pdu, 0)) sent += 1;
       return sent;
     },
 

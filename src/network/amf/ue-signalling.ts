@@ -1,4 +1,5 @@
 import type { NGAPPDU, UEassociatedLogicalNGconnectionList } from '../ngap/generated/types.ts';
+import type { SupportedTai } from '../radio-registry.ts';
 
 /** A radio that completed NG Setup, as UE-associated signalling sees it. */
 export interface RadioLink {
@@ -12,6 +13,8 @@ export interface RadioLink {
   send(pdu: NGAPPDU, streamId: number): boolean;
   /** The streams the radio accepts from the AMF: 0 .. outboundStreams - 1. */
   readonly outboundStreams: number;
+  /** The tracking areas the radio serves now (NG Setup, then RAN Configuration Update), for Paging. */
+  readonly supportedTais: readonly SupportedTai[];
 }
 
 /**
@@ -32,6 +35,8 @@ export interface UeSignalling {
     radio: RadioLink,
     connections: 'all' | UEassociatedLogicalNGconnectionList,
   ): UEassociatedLogicalNGconnectionList;
+  /** The radio completed NG Setup (again): UE-associated signalling and Paging may use it. */
+  radioReady(radio: RadioLink): void;
   /** The radio's association ended or was replaced: its UE contexts lose their N2 connection. */
   radioGone(radio: RadioLink): void;
 }

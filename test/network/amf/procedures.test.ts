@@ -120,6 +120,7 @@ describe('NG Reset (TS 38.413 8.7.4)', () => {
         resets.push(connections);
         return connections === 'all' ? [] : connections;
       },
+      radioReady: () => undefined,
       radioGone: () => undefined,
     };
     const { h, radio } = await connected({ ue });
@@ -257,6 +258,7 @@ describe('Error Indication (TS 38.413 8.2.7, clause 10)', () => {
 describe('UE-associated signalling seam', () => {
   it('hands UE-associated messages to the handler of their type, with a link that sends on a UE stream', async () => {
     const seen: [string, number][] = [];
+    const ready: [string, string[]][] = [];
     const ue: UeSignalling = {
       handlers: new Map([
         [
@@ -268,9 +270,11 @@ describe('UE-associated signalling seam', () => {
         ],
       ]),
       reset: () => [],
+      radioReady: (link) => void ready.push([link.id, link.supportedTais.map(({ tai }) => tai.tac)]),
       radioGone: () => undefined,
     };
     const { h, radio } = await connected({ ue });
+    assert.deepEqual(ready, [['001:01:000001', ['000001']]], 'told of the radio and its TAs at NG Setup');
     radio.send(initialUeMessage(), 1);
     await h.settled();
     assert.deepEqual(seen, [['001:01:000001', 1]]);

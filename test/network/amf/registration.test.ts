@@ -1,98 +1,23 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { bitStringHex } from '../../../src/network/asn1/bit-string.ts';
-import { encodeNasMessage, type NasMessage } from '../../../src/network/nas/index.ts';
-import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
+import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { register, step } from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
-import type { TestRadio } from './n2-harness.ts';
 import {
   amfUeNgapIdOf,
   createAmfHarness,
   IMSI,
-  initialContextSetupResponse,
   initialUeMessage,
   nasPduOf,
   TestUe,
   ueContextReleaseComplete,
-  ueContextReleaseRequest,
   uplinkNasTransport,
-  type AmfHarness,
 } from './test-ue.ts';
 
 const emitted = emittedPdus();
 after(() => emitted.check());
-
-/** The PDUs the AMF sent since `from`, and the NAS messages inside them, opened by `ue`. */
-function since(radio: TestRadio, from: number): NGAPPDU[] {
-  return radio.received.slice(from).map((r) => r.pdu);
-}
-
-/** Lets the AMF's port reads (promises) and the fake transport run to quiet. */
-async function settle(h: AmfHarness): Promise<void> {
-  await h.settled();
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  await h.settled();
-}
-
-async function step(
-  h: AmfHarness,
-  radio: TestRadio,
-  ue: TestUe,
-  send: NGAPPDU,
-): Promise<{ pdus: NGAPPDU[]; nas: NasMessage[] }> {
-  const from = radio.received.length;
-  radio.send(send, 1);
-  await h.settled();
-  // Promises inside the AMF (ports) settle over several turns.
-  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-  await h.settled();
-  const pdus = since(radio, from);
-  const nas = pdus
-    .map(nasPduOf)
-    .filter((p): p is Uint8Array => p !== undefined)
-    .map((p) => ue.open(p));
-  return { pdus, nas };
-}
-
-/** Initial registration to the Registration Accept; returns the connection's ids. */
-async function registerUntilAccept(h: AmfHarness, radio: TestRadio, ue: TestUe) {
-  const request = ue.registrationRequest();
-  const ran = ue.options.ranUeNgapId;
-  const first = await step(h, radio, ue, initialUeMessage(ran, encodeNasMessage(request)));
-  assert.deepEqual(
-    first.nas.map((m) => m.messageType),
-    ['authenticationRequest'],
-  );
-  const amf = amfUeNgapIdOf(first.pdus[0]!)!;
-  const ids = { amf, ran };
-  const challenge = first.nas[0]!;
-  assert.equal(challenge.messageType, 'authenticationRequest');
-  const second = await step(
-    h,
-    radio,
-    ue,
-    uplinkNasTransport(ids, encodeNasMessage(ue.authenticationResponse(challenge))),
-  );
-  assert.deepEqual(
-    second.nas.map((m) => m.messageType),
-    ['securityModeCommand'],
-  );
-  const third = await step(h, radio, ue, uplinkNasTransport(ids, ue.securityModeComplete(request)));
-  assert.deepEqual(
-    third.nas.map((m) => m.messageType),
-    ['registrationAccept'],
-  );
-  // KgNB from the uplink NAS COUNT of Security Mode Complete (TS 33.501 A.9), as the UE derives it.
-  return { ids, accept: third, kgnb: ue.kgnb() };
-}
-
-async function register(h: AmfHarness, radio: TestRadio, ue: TestUe) {
-  const { ids, accept, kgnb } = await registerUntilAccept(h, radio, ue);
-  await step(h, radio, ue, initialContextSetupResponse(ids));
-  await step(h, radio, ue, uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })));
-  return { ids, accept, kgnb };
-}
 
 describe('Initial registration (TS 24.501 5.5.1.2)', () => {
   it('authenticates, secures, sets up the context and registers the device, as the API shows', async () => {
@@ -293,173 +218,6 @@ describe('Initial registration (TS 24.501 5.5.1.2)', () => {
     await h.settled();
     assert.equal(radio.types().at(-1), 'UEContextReleaseCommand');
     await step(h, radio, ue, ueContextReleaseComplete({ amf: amfUeNgapIdOf(first.pdus[0]!)!, ran: 1 }));
-    assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
-    assert.equal(h.clock.pendingTimers(), 0);
-    emitted.add(radio.received);
-    await h.close();
-  });
-});
-
-describe('After registration', () => {
-  it('release to idle, service request back, deregistration (TS 24.501 5.3.7, 5.6.1, 5.5.2.2)', async () => {
-    const h = await createAmfHarness();
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue);
-    const released = await step(h, radio, ue, ueContextReleaseRequest(ids));
-    assert.deepEqual(
-      released.pdus.map((p) => p.choice === 'initiatingMessage' && p.value.name),
-      ['UEContextRelease'],
-    );
-    await step(h, radio, ue, ueContextReleaseComplete(ids));
-    assert.equal(h.amf.counts().connections, 0);
-    assert.equal(h.state.subscriber(IMSI).registered, true, 'an idle device stays registered');
-
-    const guti = ue.received.find((m) => m.messageType === 'registrationAccept');
-    assert.ok(guti?.messageType === 'registrationAccept' && guti.fiveGGuti?.type === '5g-guti');
-    const tmsi = guti.fiveGGuti.tmsi;
-    const service = ue.protect(
-      {
-        messageType: 'serviceRequest',
-        ngKsi: ue.security!.ngKsi,
-        serviceType: 0,
-        fiveGSTmsi: { type: '5g-s-tmsi', amfSetId: 1, amfPointer: 0, tmsi },
-      },
-      1,
-    );
-    const back = await step(h, radio, ue, initialUeMessage(2, service));
-    assert.deepEqual(
-      back.nas.map((m) => m.messageType),
-      ['serviceAccept'],
-    );
-    const setup = back.pdus[0]!;
-    assert.ok(setup.choice === 'initiatingMessage' && setup.value.name === 'InitialContextSetup');
-    const key = ieValue(setup.value.value.protocolIEs, 'SecurityKey');
-    assert.equal(key && bitStringHex(key), ue.kgnb().toString('hex'));
-    const ids2 = { amf: amfUeNgapIdOf(setup)!, ran: 2 };
-    await step(h, radio, ue, initialContextSetupResponse(ids2));
-
-    const bye = await step(
-      h,
-      radio,
-      ue,
-      uplinkNasTransport(
-        ids2,
-        ue.protect({
-          messageType: 'deregistrationRequestUeOriginating',
-          deregistrationType: { switchOff: false, reRegistrationRequired: false, accessType: 1 },
-          ngKsi: ue.security!.ngKsi,
-          mobileIdentity: guti.fiveGGuti,
-        }),
-      ),
-    );
-    assert.deepEqual(
-      bye.nas.map((m) => m.messageType),
-      ['deregistrationAcceptUeOriginating'],
-    );
-    assert.equal(h.state.subscriber(IMSI).registered, false);
-    await step(h, radio, ue, ueContextReleaseComplete(ids2));
-    assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
-    assert.equal(h.clock.pendingTimers(), 0);
-    emitted.add(radio.received);
-    await h.close();
-  });
-
-  it('a replayed or tampered NAS message is discarded; garbage releases only its own connection', async () => {
-    const h = await createAmfHarness();
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue);
-    const complete = ue.protect({ messageType: 'registrationComplete' });
-    const before = h.subscriberLogs.length;
-    await step(h, radio, ue, uplinkNasTransport(ids, complete));
-    const replay = await step(h, radio, ue, uplinkNasTransport(ids, complete));
-    assert.deepEqual(replay.pdus, []);
-    const tampered = Uint8Array.from(ue.protect({ messageType: 'registrationComplete' }));
-    tampered[3] = (tampered[3] ?? 0) ^ 1;
-    await step(h, radio, ue, uplinkNasTransport(ids, tampered));
-    assert.equal(h.subscriberLogs.length, before + 1, 'only the first, verified message is logged');
-
-    const garbage = await step(
-      h,
-      radio,
-      new TestUe(),
-      initialUeMessage(9, Uint8Array.of(0x7e, 0, 0x41, 0xff)),
-    );
-    assert.deepEqual(
-      garbage.pdus.map((p) => p.choice === 'initiatingMessage' && p.value.name),
-      ['UEContextRelease'],
-    );
-    assert.equal(h.state.subscriber(IMSI).registered, true);
-    emitted.add(radio.received);
-    await h.close();
-  });
-
-  it('an Uplink NAS Transport naming no connection -> Error Indication unknown-local-UE-NGAP-ID', async () => {
-    const h = await createAmfHarness();
-    const radio = await h.radio();
-    const answer = await step(
-      h,
-      radio,
-      new TestUe(),
-      uplinkNasTransport({ amf: 999, ran: 5 }, Uint8Array.of(0x7e, 0, 0x43)),
-    );
-    const indication = answer.pdus[0];
-    assert.ok(indication?.choice === 'initiatingMessage' && indication.value.name === 'ErrorIndication');
-    assert.deepEqual(ieValue(indication.value.value.protocolIEs, 'Cause'), {
-      choice: 'radioNetwork',
-      value: 'unknown-local-UE-NGAP-ID',
-    });
-    emitted.add(radio.received);
-    await h.close();
-  });
-});
-
-describe('Network-initiated and implicit deregistration (TS 24.501 5.5.2.3, 5.3.7)', () => {
-  it('a deleted subscriber: Deregistration Request #7, shown deregistered at once, released on the accept', async () => {
-    const h = await createAmfHarness();
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue);
-    h.subscriptions.delete(IMSI);
-    const from = radio.received.length;
-    h.events.publish({ resource: 'subscriber', change: 'deleted', name: IMSI });
-    await settle(h);
-    ue.open(nasPduOf(radio.received.at(-1)!.pdu)!);
-    const request = ue.received.at(-1);
-    assert.ok(request?.messageType === 'deregistrationRequestUeTerminated');
-    assert.equal(request.fiveGmmCause, 7);
-    assert.equal(h.state.subscriber(IMSI).registered, false);
-    assert.ok(radio.received.length > from);
-    const done = await step(
-      h,
-      radio,
-      ue,
-      uplinkNasTransport(ids, ue.protect({ messageType: 'deregistrationAcceptUeTerminated' })),
-    );
-    assert.deepEqual(
-      done.pdus.map((p) => p.choice === 'initiatingMessage' && p.value.name),
-      ['UEContextRelease'],
-    );
-    emitted.add(radio.received);
-    await h.close();
-  });
-
-  it('an idle device is deregistered after the mobile reachable and implicit deregistration timers', async () => {
-    const h = await createAmfHarness({ mobileReachableMs: 60_000, implicitDeregistrationMs: 30_000 });
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue);
-    await step(h, radio, ue, ueContextReleaseRequest(ids));
-    await step(h, radio, ue, ueContextReleaseComplete(ids));
-    h.clock.advance(60_000);
-    assert.equal(
-      h.state.subscriber(IMSI).registered,
-      true,
-      'still registered during implicit deregistration',
-    );
-    h.clock.advance(30_000);
-    assert.equal(h.state.subscriber(IMSI).registered, false);
     assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
     assert.equal(h.clock.pendingTimers(), 0);
     emitted.add(radio.received);
