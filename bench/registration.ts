@@ -164,6 +164,7 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
   );
   const exited = once(child, 'exit');
   let start: { service: number; simulator: number } | undefined;
+  const failures = new Map<string, number>();
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   for (;;) {
     const line = await lines.next();
@@ -188,13 +189,18 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
         rssMb: serviceUsage.rssMb,
         peakRssMb: serviceUsage.peakRssMb,
       };
+      for (const [what, count] of failures) process.stderr.write(`simulator: ${count} x ${what}\n`);
       if (hold) child.kill('SIGINT');
       void (async () => {
         for (;;) if ((await lines.next()).done === true) return;
       })();
       await exited;
       return run;
-    } else if (!line.value.startsWith('imsi-') && !/^\d+ gNBs ready$/.test(line.value)) {
+    } else if (line.value.startsWith('imsi-')) {
+      // A registration that did not succeed: counted by what happened (cause, timer, ...).
+      const what = line.value.replace(/^imsi-\d+: /, '');
+      failures.set(what, (failures.get(what) ?? 0) + 1);
+    } else if (!/^\d+ gNBs ready$/.test(line.value)) {
       process.stderr.write(`simulator: ${line.value}\n`);
     }
   }
@@ -323,13 +329,16 @@ try {
     false,
   );
   process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
-  await provision(service, 1 + 2 * UES, HOLD);
-  const held = await simulate(
-    service,
-    [...common, '--ues', String(HOLD), '--imsi', imsiOf(1 + 2 * UES), '--then', 'hold'],
-    true,
-  );
-  process.stdout.write(`${row(`${HOLD} held (null)`, held, bareNull)}\n`);
+  // --hold 0 skips the held devices.
+  if (HOLD > 0) {
+    await provision(service, 1 + 2 * UES, HOLD);
+    const held = await simulate(
+      service,
+      [...common, '--ues', String(HOLD), '--imsi', imsiOf(1 + 2 * UES), '--then', 'hold'],
+      true,
+    );
+    process.stdout.write(`${row(`${HOLD} held (null)`, held, bareNull)}\n`);
+  }
 } finally {
   await service.stop();
 }
