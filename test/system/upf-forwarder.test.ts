@@ -29,7 +29,15 @@ import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable } from '../helpers/netns.ts';
 import { pcapOf } from '../helpers/tshark.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
-import { icmpEcho, internetChecksum, readIpv4, tcpSyn, udpPacket } from '../network/upf/ip-packets.ts';
+import {
+  icmpEcho,
+  icmpv6Echo,
+  internetChecksum,
+  readIpv4,
+  tcpSyn,
+  udpPacket,
+} from '../network/upf/ip-packets.ts';
+import { ipv6Text } from '../../src/network/upf/flow-records.ts';
 
 const run = promisify(execFile);
 const load = loadUpfAddon();
@@ -44,6 +52,7 @@ const GNB_2 = `127.${x}.${y}.3`;
 const TUN = `pmnu${process.pid % 100000}`;
 const DN_NAMESPACE = `pmnupf${process.pid % 100000}`;
 const DN = '10.99.0.1';
+const DN_6 = '2001:db8:99::1';
 
 interface Received {
   bytes: Buffer;
@@ -160,6 +169,8 @@ describe('UPF forwarder with real packets', { skip }, () => {
       ['-n', DN_NAMESPACE, 'addr', 'add', `${DN}/32`, 'dev', TUN],
       ['-n', DN_NAMESPACE, 'link', 'set', TUN, 'up'],
       ['-n', DN_NAMESPACE, 'route', 'add', '10.45.0.0/16', 'dev', TUN],
+      ['-n', DN_NAMESPACE, '-6', 'addr', 'add', `${DN_6}/128`, 'dev', TUN, 'nodad'],
+      ['-n', DN_NAMESPACE, '-6', 'route', 'add', '2001:db8:45::/48', 'dev', TUN],
     ])
       await run('ip', args);
     gnb = await gnbSocket(GNB);
@@ -211,6 +222,27 @@ describe('UPF forwarder with real packets', { skip }, () => {
     assert.equal(tcp.protocol, 6);
     assert.deepEqual([tcp.payload.readUInt16BE(0), tcp.payload.readUInt16BE(2)], [80, 40001]);
     assert.equal(tcp.payload[13]! & 0x04, 0x04, 'RST');
+  });
+
+  it('forwards IPv6 by the session /64: ICMPv6 echo out and its reply back; a source outside it dropped', async () => {
+    const uplinkTeid = teids.allocate() ?? 0;
+    const established = upf.establishSession({
+      imsi: '001019999900001',
+      ueIpv6Prefix: '2001:db8:45:1::',
+      uplinkTeid,
+      ambr: { uplinkBps: 0, downlinkBps: 0 },
+    });
+    assert.ok(established.ok);
+    assert.ok(upf.updateDownlink(established.value.id, { gnbAddress: GNB, remoteTeid: 0x6666 }).ok);
+    const ue = '2001:db8:45:1::2';
+    const reply = gnb.next(downlinkTo(0x6666), 'ICMPv6 echo reply');
+    gnb.send(encodeUplinkGPdu(uplinkTeid, icmpv6Echo(ue, DN_6, 5, 1)));
+    const packet = Buffer.from((await reply).message.payload);
+    assert.equal(packet[0]! >> 4, 6);
+    assert.deepEqual([ipv6Text(packet, 8), ipv6Text(packet, 24), packet[6], packet[40]], [DN_6, ue, 58, 129]);
+    const before = upf.counters();
+    gnb.send(encodeUplinkGPdu(uplinkTeid, icmpv6Echo('2001:db8:45:2::2', DN_6, 5, 2)));
+    await settle(upf, (c) => c.dropSpoofed === before.dropSpoofed + 1);
   });
 
   it('drops an uplink packet whose source is not the session address (anti-spoofing)', async () => {

@@ -107,3 +107,38 @@ export function readIpv4(packet: Uint8Array): Ipv4View {
     payload: b.subarray(4 * header, b.readUInt16BE(2)),
   };
 }
+
+const ipv6Octets = (address: string): Buffer => {
+  const [head = '', tail = ''] = address.split('::');
+  const groups = (text: string) => (text === '' ? [] : text.split(':').map((g) => parseInt(g, 16)));
+  const left = groups(head);
+  const right = groups(tail);
+  const all = [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
+  const bytes = Buffer.alloc(16);
+  all.forEach((g, i) => bytes.writeUInt16BE(g, 2 * i));
+  return bytes;
+};
+
+/** An ICMPv6 Echo Request (RFC 4443 4.1) with its checksum over the RFC 8200 8.1 pseudo-header. */
+export function icmpv6Echo(source: string, destination: string, id: number, sequence: number): Buffer {
+  const icmp = Buffer.alloc(8 + 16, 0x62);
+  icmp[0] = 128;
+  icmp[1] = 0;
+  icmp.writeUInt16BE(0, 2);
+  icmp.writeUInt16BE(id, 4);
+  icmp.writeUInt16BE(sequence, 6);
+  const pseudo = Buffer.alloc(40);
+  ipv6Octets(source).copy(pseudo, 0);
+  ipv6Octets(destination).copy(pseudo, 16);
+  pseudo.writeUInt32BE(icmp.length, 32);
+  pseudo[39] = 58;
+  icmp.writeUInt16BE(internetChecksum(pseudo, icmp), 2);
+  const header = Buffer.alloc(40);
+  header[0] = 0x60;
+  header.writeUInt16BE(icmp.length, 4);
+  header[6] = 58;
+  header[7] = 64;
+  ipv6Octets(source).copy(header, 8);
+  ipv6Octets(destination).copy(header, 24);
+  return Buffer.concat([header, icmp]);
+}
