@@ -319,6 +319,25 @@ describe('UPF forwarder with real packets', { skip }, () => {
     assert.ok(c.dropUplinkAmbr - before.dropUplinkAmbr > 0);
   });
 
+  it('polices the downlink AMBR too: datagrams from the data network beyond the bucket are dropped', async () => {
+    const s = session({ uplinkBps: 0, downlinkBps: 1_000_000 });
+    const before = upf.counters();
+    const script = `const s = require('dgram').createSocket('udp4'); let n = 0;
+      const next = () => n++ < 300 ? s.send(Buffer.alloc(1000), 9, '${s.ueIpv4}', next) : process.exit(0); next();`;
+    const start = process.hrtime.bigint();
+    await run('ip', ['netns', 'exec', DN_NAMESPACE, process.execPath, '-e', script]);
+    await settle(
+      upf,
+      (c) => c.downlinkPackets + c.dropDownlinkAmbr >= before.downlinkPackets + before.dropDownlinkAmbr + 300,
+    );
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    const c = upf.counters();
+    const passed = c.downlinkBytes - before.downlinkBytes;
+    assert.ok(passed >= 16_384 - 1028, `passed ${passed}`);
+    assert.ok(passed <= 16_384 + 125_000 * seconds + 1028, `passed ${passed} in ${seconds} s`);
+    assert.ok(c.dropDownlinkAmbr > before.dropDownlinkAmbr);
+  });
+
   it('survives malformed and random datagrams (fixed-seed fuzz), counting them, and still answers', async () => {
     const s = session();
     const random = prng(17);
