@@ -10,6 +10,8 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { encodeGtpu, encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
+import { decodeFlowCounts } from '../src/network/upf/flow-records.ts';
+import { createFlowTable } from '../src/network/upf/flow-table.ts';
 import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
 import { udpPacket } from '../test/network/upf/ip-packets.ts';
 
@@ -46,6 +48,27 @@ socket.bind(0, '127.77.0.2', () => {
   pump();
 });`;
 
+// 100,000 distinct flows: the UDP source port (and, past 60,000, the destination port) changes per
+// datagram; the UDP checksum is 0 (none, allowed over IPv4).
+const FLOW_SENDER = `
+const dgram = require('node:dgram');
+const [address, hex, count] = process.argv.slice(1);
+const base = Buffer.from(hex, 'hex');
+const socket = dgram.createSocket('udp4');
+socket.bind(0, '127.77.0.2', () => {
+  let i = 0;
+  const next = () => {
+    if (i >= Number(count)) return process.exit(0);
+    const d = Buffer.from(base);
+    d.writeUInt16BE(1024 + (i % 60000), 36);
+    d.writeUInt16BE(9 + Math.floor(i / 60000), 38);
+    d.writeUInt16BE(0, 42);
+    i++;
+    socket.send(d, 2152, address, next);
+  };
+  for (let k = 0; k < 64; k++) next();
+});`;
+
 function sendFor(datagram: Uint8Array, ms: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(
@@ -59,7 +82,12 @@ function sendFor(datagram: Uint8Array, ms: number): Promise<void> {
   });
 }
 
-const forwarder = new load.addon.Forwarder({ n3Address: N3, tunName: TUN, maxSessions: 16, maxFlows: 65536 });
+const forwarder = new load.addon.Forwarder({
+  n3Address: N3,
+  tunName: TUN,
+  maxSessions: 16,
+  maxFlows: 131_072,
+});
 const ip = (...args: string[]) => execFileSync('ip', args);
 ip('netns', 'add', NAMESPACE);
 try {
@@ -107,6 +135,39 @@ try {
       `| ${c.name} | ${c.datagram.length} | ${Math.round(received / elapsed).toLocaleString('en')} | ${((inner * 8) / elapsed / 1e6).toFixed(0)} | ${perPacket.toFixed(2)} | ${delivered > 0 ? `${((100 * delivered) / received).toFixed(1)}%` : '-'} |`,
     );
   }
+
+  // Flow accounting: 100,000 concurrent flows counted by the forwarder, then drained, decoded and
+  // merged into the flow table as createUpf does every second, and ended as reports.
+  const flows = 100_000;
+  forwarder.drainFlows();
+  const before = forwarder.counters();
+  const datagram = encodeUplinkGPdu(TEID, udpPacket(UE, DN, 1024, 9, Buffer.alloc(36)), 1);
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['-e', FLOW_SENDER, N3, Buffer.from(datagram).toString('hex'), String(flows)],
+      {
+        stdio: 'inherit',
+      },
+    );
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sender exited with ${code}`))));
+  });
+  await new Promise((r) => setTimeout(r, 300));
+  const cpu = process.cpuUsage();
+  const counts = decodeFlowCounts(forwarder.drainFlows());
+  const table = createFlowTable();
+  table.add(counts, 1_000, 0);
+  const ended = table.expire(60_000);
+  const used = process.cpuUsage(cpu);
+  const after = forwarder.counters();
+  print('');
+  print(
+    '| flows sent | received | flows counted | table full | drain + decode + merge + expire (CPU) | per flow |',
+  );
+  print('| ---: | ---: | ---: | ---: | ---: | ---: |');
+  print(
+    `| ${flows.toLocaleString('en')} | ${(after.n3Received - before.n3Received).toLocaleString('en')} | ${ended.length.toLocaleString('en')} | ${after.flowTableFull - before.flowTableFull} | ${((used.user + used.system) / 1000).toFixed(0)} ms | ${((used.user + used.system) / Math.max(1, ended.length)).toFixed(2)} µs |`,
+  );
 } finally {
   forwarder.close();
   ip('netns', 'del', NAMESPACE);
