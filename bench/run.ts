@@ -49,6 +49,9 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   'subscribers-1m': standalone('bench/subscribers-1m.ts'),
   // 1,000 gNBs completing NG Setup at once against the service, beside a bare NGAP responder.
   'n2-setup': standalone('bench/n2-setup.ts'),
+  // Initial registrations per second and devices held, the simulator in its own process (long: see
+  // docs/performance.md, "Registration").
+  registration: standalone('bench/registration.ts'),
   // A real login while 64 connections spray new e-mails and wrong token secrets.
   'hash-spray': standalone('bench/hash-spray.ts'),
   // The OpenAPI fuzzer at benchmark size.
