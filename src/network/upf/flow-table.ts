@@ -64,7 +64,20 @@ export function createFlowTable(timeouts: FlowTimeouts = FLOW_TIMEOUTS): FlowTab
           flow.endTime = now;
           continue;
         }
-        flows.set(key, { ...count, startTime: previousDrain, endTime: now });
+        flows.set(key, {
+          sessionId: count.sessionId,
+          sourceIp: count.sourceIp,
+          destinationIp: count.destinationIp,
+          sourcePort: count.sourcePort,
+          destinationPort: count.destinationPort,
+          protocol: count.protocol,
+          direction: count.direction,
+          action: count.action,
+          packets: count.packets,
+          bytes: count.bytes,
+          startTime: previousDrain,
+          endTime: now,
+        });
         let keys = bySession.get(count.sessionId);
         if (keys === undefined) bySession.set(count.sessionId, (keys = new Set()));
         keys.add(key);
