@@ -142,8 +142,9 @@ async function suciReceived(
   if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
   registration.subscription = subscription;
 
-  const previous = amf.ues.setSupi(ue, resolved.supi);
-  if (previous !== undefined) takeOver(amf, previous, ue);
+  // Known by its SUPI, but indexed under it (and an earlier context of it giving way) only once it has
+  // authenticated: a request that merely names a registered device's SUCI must not deregister it.
+  ue.supi = resolved.supi;
   logNas(amf, ue, 'inbound', registration.request, plainOf(registration.request));
   if (identityResponseMessage !== undefined)
     logNas(amf, ue, 'inbound', identityResponseMessage, plainOf(identityResponseMessage));
@@ -156,8 +157,8 @@ async function suciReceived(
 
 /**
  * A UE registers again while the AMF holds an older context of the same subscriber (after losing its
- * 5G-GUTI, or from another connection): the new context takes its registration state and 5G-GUTI over
- * and the old one goes, with its timers and connection.
+ * 5G-GUTI, or from another connection): once the new context has authenticated, it takes the old one's
+ * registration state and 5G-GUTI over and the old one goes, with its timers and connection.
  */
 function takeOver(amf: AmfContext, previous: AmfUe, ue: AmfUe): void {
   ue.registered = previous.registered;
@@ -180,6 +181,8 @@ export function authenticationResponse(
   if (procedure.kind !== 'authentication') return;
   const confirmed = confirmAuthentication(amf, procedure, message.authenticationResponseParameter);
   if (!confirmed.ok) return authenticationFailed(amf, ue);
+  const previous = ue.supi === undefined ? undefined : amf.ues.setSupi(ue, ue.supi);
+  if (previous !== undefined) takeOver(amf, previous, ue);
   const capability = ue.ueSecurityCapability;
   void amf.network().then((network) => {
     if (!amf.ues.has(ue) || ue.procedure !== procedure) return;

@@ -141,13 +141,14 @@ describe('NAS through the AMF, random and mutated (fixed seed)', () => {
     const { ids } = await register(h, radio, owner);
     const ue = new TestUe();
     const seeds = [
-      // Not the registered device's own SUCI: see the known gap in docs/registration.md (takeover).
       encodeNasMessage(new TestUe({ imsi: '001010000000002' }).registrationRequest()),
       encodeNasMessage(new TestUe({ imsi: '001010000000777' }).registrationRequest()),
       encodeNasMessage(ue.registrationRequest({ mobileIdentity: { ...lastGuti(owner), tmsi: 1 } })),
       serviceRequestPdu(owner),
       owner.protect({ messageType: 'registrationComplete' }),
       Uint8Array.of(0x7e, 0x00, 0x41),
+      // The registered device's own SUCI from elsewhere: it must not take the device's context over.
+      encodeNasMessage(new TestUe().registrationRequest()),
     ];
     const random = prng(0x16aa);
     const sentFrom = radio.received.length;
