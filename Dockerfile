@@ -34,6 +34,7 @@ RUN groupadd --system pmn \
   && chmod 0700 /data
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY --from=dependencies /app/build/Release/pmn_native.node ./build/Release/pmn_native.node
+COPY --from=dependencies /app/build/Release/pmn_upf.node ./build/Release/pmn_upf.node
 COPY --from=dependencies /app/dist ./dist
 COPY package.json ./
 USER pmn
