@@ -88,6 +88,11 @@ export class SctpEndpoint implements N2Transport {
   readonly #limits: SctpLimits;
   readonly #listeners = new Map<number, Listener>();
   readonly #clientPorts = new Map<number, SctpAssociation>();
+  /**
+   * Ports of client associations that ended -> until when (clock ms) they stay ours: a peer whose SHUTDOWN
+   * COMPLETE was lost retransmits its SHUTDOWN ACK there, and RFC 9260 8.4 (5) answers it.
+   */
+  readonly #closedClientPorts = new Map<number, number>();
   /** `address|peer port|local port` -> association, one entry per peer address. */
   readonly #byPeer = new Map<string, SctpAssociation>();
   readonly #associations = new Set<SctpAssociation>();
@@ -156,7 +161,7 @@ export class SctpEndpoint implements N2Transport {
     if (this.#closed) return Promise.reject(new Error('SCTP endpoint is closed'));
     if (remote === undefined) return Promise.reject(new Error('connect needs a remote address'));
     const localPort = options.local?.port || this.#freePort();
-    if (this.#listeners.has(localPort) || this.#clientPorts.has(localPort)) {
+    if (this.#portTaken(localPort)) {
       return Promise.reject(new Error(`SCTP port ${localPort} is in use`));
     }
     return new Promise((resolve, reject) => {
@@ -193,8 +198,21 @@ export class SctpEndpoint implements N2Transport {
   #freePort(): number {
     for (;;) {
       const port = 49152 + Math.floor(Math.random() * 16384);
-      if (!this.#listeners.has(port) && !this.#clientPorts.has(port)) return port;
+      if (!this.#portTaken(port)) return port;
     }
+  }
+
+  #portTaken(port: number): boolean {
+    return this.#listeners.has(port) || this.#clientPorts.has(port) || this.#closedClientPortOwned(port);
+  }
+
+  /** Whether `port` was a client association's that ended less than RTO.max ago (then it is forgotten). */
+  #closedClientPortOwned(port: number): boolean {
+    const until = this.#closedClientPorts.get(port);
+    if (until === undefined) return false;
+    if (this.#clock.now() < until) return true;
+    this.#closedClientPorts.delete(port);
+    return false;
   }
 
   async #closeListener(listener: Listener): Promise<void> {
@@ -241,8 +259,10 @@ export class SctpEndpoint implements N2Transport {
       const k = key(path.remote.address, association.peerPort, association.localPort);
       if (this.#byPeer.get(k) === association) this.#byPeer.delete(k);
     }
-    if (this.#clientPorts.get(association.localPort) === association)
+    if (this.#clientPorts.get(association.localPort) === association) {
       this.#clientPorts.delete(association.localPort);
+      this.#closedClientPorts.set(association.localPort, this.#clock.now() + this.#params.rtoMax);
+    }
     this.#listeners.get(association.localPort)?.associations.delete(association);
     const pending = this.#pending.get(association);
     if (pending !== undefined) {
@@ -277,7 +297,10 @@ export class SctpEndpoint implements N2Transport {
     // RFC 9260 8.4 applies only to ports this endpoint owns; a raw link also sees other stacks' packets.
     if (
       first === undefined ||
-      (listener === undefined && association === undefined && !this.#clientPorts.has(port))
+      (listener === undefined &&
+        association === undefined &&
+        !this.#clientPorts.has(port) &&
+        !this.#closedClientPortOwned(port))
     ) {
       this.counters.notOurs++;
       return;

@@ -232,6 +232,27 @@ describe('userland SCTP association', () => {
     }
   });
 
+  it('answers a SHUTDOWN ACK retransmitted after its SHUTDOWN COMPLETE was lost, on the closed client port (RFC 9260 8.4 (5))', async () => {
+    const t = await setup();
+    const { association, handler } = await t.connect();
+    let lost = 0;
+    t.net.filter = (packet) =>
+      chunkTypes(packet)[0] === ChunkType.SHUTDOWN_COMPLETE && lost++ === 0 ? 'drop' : 'deliver';
+    association.shutdown();
+    await t.settle();
+    assert.deepEqual(handler.events.at(-1), { type: 'shutdown-complete' });
+    assert.equal(t.client.associationCount, 0);
+    assert.equal(t.server.associationCount, 1, 'the server still waits in SHUTDOWN-ACK-SENT');
+    await t.time.advance(5000, t.settle);
+    assert.deepEqual(t.accepted[0]!.handler.events.at(-1), { type: 'shutdown-complete' });
+    assert.equal(t.server.associationCount, 0);
+    const completes = t.net.sent.filter((s) => chunkTypes(s.packet)[0] === ChunkType.SHUTDOWN_COMPLETE);
+    assert.equal(completes.length, 2);
+    const second = decodePacket(completes[1]!.packet);
+    assert.ok(second.ok);
+    assert.equal(second.value.chunks[0]!.flags, 1, "T bit: the tag is the SHUTDOWN ACK sender's own");
+  });
+
   it('aborts: the peer learns the cause', async () => {
     const t = await setup();
     const { association, handler } = await t.connect();
