@@ -1,8 +1,10 @@
 #!/bin/sh
 # Builds what every qemu SCTP guest shares, cached under CACHE_DIR (default .cache/qemu-sctp):
 #   kernel/vmlinuz          Debian's cloud kernel (fetch-kernel.sh)
-#   guest/base.cpio.gz      busybox, sctp.ko and virtio modules with their dependencies, /init, qexit
-#   guest/node-<ver>.img    ext4 image of this host's node binary and the libraries it links
+#   guest/base.cpio.gz      busybox, sctp.ko, virtio and traffic control modules (netem, prio, ingress,
+#                           u32, mirred, ifb) with their dependencies, /init, qexit
+#   guest/node-<ver>.img    ext4 image of this host's node binary, iproute2's ip and tc, and the
+#                           libraries they link
 # A test appends its own cpio (opt/pmn/guest.mjs and the addon) to base.cpio.gz: Linux unpacks
 # concatenated archives. Usage: build-guest.sh [CACHE_DIR]
 set -eu
@@ -52,7 +54,9 @@ if [ ! -f "$OUT/base-$STAMP.cpio.gz" ]; then
     done
     grep -qx "$rel" "$ROOT/etc/modules.order" || echo "$rel" >> "$ROOT/etc/modules.order"
   }
-  for m in sctp virtio_pci virtio_net virtio_blk; do resolve "$m" || exit 1; done
+  # The traffic control modules let a test impair the guest's link with tc netem: this host's kernel
+  # has no sch_netem.
+  for m in sctp virtio_pci virtio_net virtio_blk sch_netem sch_prio sch_ingress cls_u32 act_mirred ifb; do resolve "$m" || exit 1; done
   while read -r rel; do
     mkdir -p "$ROOT/lib/modules/$(dirname "$rel")"
     cp "$MODDIR/$rel" "$ROOT/lib/modules/$rel"
@@ -68,13 +72,17 @@ ln -sf "base-$STAMP.cpio.gz" "$OUT/base.cpio.gz"
 
 # --- node image (one per node binary) ---
 NODE=$(readlink -f "$(command -v node)")
-NODE_STAMP=$( (node --version; stat -c %s "$NODE"; cat "$0") | md5sum | cut -c1-12)
+NODE_STAMP=$( (node --version; stat -c %s "$NODE" "$(command -v tc)"; cat "$0") | md5sum | cut -c1-12)
 if [ ! -f "$OUT/node-$NODE_STAMP.img" ]; then
   R=$(mktemp -d "$CACHE/nodeimg.XXXXXX")
   trap 'rm -rf "$R"' EXIT
   mkdir -p "$R/usr/bin" "$R/proc" "$R/sys" "$R/dev" "$R/tmp" "$R/opt/pmn"
   cp "$NODE" "$R/usr/bin/node"
-  for lib in $(ldd "$NODE" | awk '/=>/ { print $3 } /^[ \t]*\// { print $1 }'); do
+  mkdir -p "$R/usr/sbin"
+  IP=$(command -v ip)
+  TC=$(command -v tc)
+  cp "$IP" "$TC" "$R/usr/sbin/"
+  for lib in $(ldd "$NODE" "$IP" "$TC" | awk '/=>/ { print $3 } /^[ \t]+\// { print $1 }' | sort -u); do
     mkdir -p "$R$(dirname "$lib")"
     cp -L "$lib" "$R$lib"
   done

@@ -1,5 +1,6 @@
 import type {
   AssociationEvent,
+  ConnectOptions,
   InboundMessage,
   N2Transport,
   TransportAddress,
@@ -33,12 +34,13 @@ export async function lossyExchange(
   transport: N2Transport,
   remote: TransportAddress,
   timeoutMs = 45_000,
+  local?: ConnectOptions['local'],
 ): Promise<LossyResult> {
   const echoes: InboundMessage[] = [];
   let ended: (event: AssociationEvent) => void = () => undefined;
   const end = new Promise<AssociationEvent>((resolve) => (ended = resolve));
   const association = await transport.connect(
-    { remote: [remote], outboundStreams: STREAMS.length, inboundStreams: STREAMS.length },
+    { remote: [remote], local, outboundStreams: STREAMS.length, inboundStreams: STREAMS.length },
     () => ({
       message: (m) => echoes.push(m),
       event: (e) => {

@@ -4,7 +4,8 @@
  *   1. guest as client: connects to the host, sends 1 B to 64 KiB on four streams and checks each
  *      echo, shuts down; connects again and waits for the host's ABORT.
  *   2. guest as server: listens (IPv4 and IPv6), echoes what the host sends, reports how each of the
- *      host's five associations ended and what happened to it (a restart).
+ *      host's five associations ended and what happened to it (a restart); the fifth crosses tc netem
+ *      (loss and reordering both ways: guest-netem.ts), whose counters are reported.
  * Results go to the host as PMN-RESULT lines; PMN-STEP lines mark when the host may proceed.
  */
 import {
@@ -20,11 +21,15 @@ import type {
   InboundMessage,
 } from '../../../src/network/transport/n2-transport.ts';
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
+import { impairHostPort, netemCounters } from './guest-netem.ts';
 import { SIZES, STREAMS, pattern } from './interop-plan.ts';
 
 interface Args {
   host4: string;
   port: number;
+  /** The host port whose association crosses tc netem, and netem's arguments. */
+  lossyPort: number;
+  netem: string[];
 }
 
 function recorder() {
@@ -123,9 +128,11 @@ async function main(): Promise<void> {
       return r.handler;
     },
   );
+  impairHostPort(args.lossyPort, args.netem);
   announce('listening');
   await done;
   report({ step: 'served', served });
+  report({ step: 'netem', ...netemCounters() });
   await listener.close();
   await transport.close();
 }

@@ -25,12 +25,10 @@ import {
   loadNativeAddon,
   rawSocketSupport,
 } from '../../../src/network/transport/native/native-addon.ts';
-import { RawLink } from '../../../src/network/transport/raw/raw-link.ts';
 import { createRawTransport } from '../../../src/network/transport/raw/raw-transport.ts';
-import { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
-import { impaired } from '../impaired-link.ts';
-import { lossyExchange, type LossyResult } from '../lossy-exchange.ts';
+import { lossyExchange, NETEM, type LossyResult } from '../lossy-exchange.ts';
 import { startCapture, type Capture } from './capture.ts';
+import type { NetemCounters } from './guest-netem.ts';
 import { SIZES, STREAMS, pattern } from './interop-plan.ts';
 
 /**
@@ -51,6 +49,8 @@ const why =
         : undefined);
 
 const PORT = 38412;
+/** Our port for the association across the guest's tc netem. */
+const LOSSY_PORT = 40999;
 type Step = { step: string } & Record<string, unknown>;
 
 function association() {
@@ -94,7 +94,7 @@ describe(
   () => {
     const tap = tapLink(1);
     let transport: N2Transport | undefined;
-    let lossy: SctpEndpoint | undefined;
+    let lossy: N2Transport | undefined;
     let capture: Capture | undefined;
     let work = '';
     let result: GuestResult | undefined;
@@ -107,7 +107,7 @@ describe(
       work = await mkdtemp(join(tmpdir(), 'pmn-raw-guest-'));
       const guest = await startGuest({
         entry: fileURLToPath(new URL('guest-kernel-peer.ts', import.meta.url)),
-        args: { host4: addressOf(tap.host4), port: PORT },
+        args: { host4: addressOf(tap.host4), port: PORT, lossyPort: LOSSY_PORT, netem: NETEM },
         tap,
         timeoutMs: 200_000,
         beforeBoot: async () => {
@@ -173,14 +173,15 @@ describe(
           await restarting.transport.close();
           await crashing.transport.close();
         }
-        // A link that loses 5%, reorders 25% and delays 5 ms both ways (netem's impairment inside our
-        // link: the host kernel has no sch_netem): the kernel's and our retransmission and reordering.
-        // It stays open until the guest is done: if the impairment drops our SHUTDOWN COMPLETE, the
-        // kernel's retransmitted SHUTDOWN ACK must find the stack that answers it (RFC 9260 8.4 (5)).
-        const link = impaired(RawLink.open({ addon, addresses: [addressOf(tap.host4)] }), 38412);
-        lossy = new SctpEndpoint({ kind: 'raw', link, peerLinkPort: 0 });
-        host.lossy = await lossyExchange(lossy, guest4, 90_000);
-        host.impairment = { dropped: link.dropped, reordered: link.reordered };
+        // tc netem in the guest loses 5%, reorders 25% and delays 5 ms the packets of this one port,
+        // both ways: the kernel's and our retransmission and reordering. The stack stays open until the
+        // guest is done: if netem drops our SHUTDOWN COMPLETE, the kernel's retransmitted SHUTDOWN ACK
+        // must find the stack that answers it (RFC 9260 8.4 (5)).
+        lossy = createRawTransport({ addon, addresses: [addressOf(tap.host4)] }).transport;
+        host.lossy = await lossyExchange(lossy, guest4, 90_000, {
+          addresses: [addressOf(tap.host4)],
+          port: LOSSY_PORT,
+        });
       } finally {
         result = await guest.finished;
         await lossy?.close();
@@ -265,9 +266,15 @@ describe(
       const { mismatches, end } = host.lossy as LossyResult;
       assert.deepEqual(mismatches, []);
       assert.deepEqual(end, { type: 'shutdown-complete' });
-      const { dropped, reordered } = host.impairment as { dropped: number; reordered: number };
-      assert.ok(dropped > 0 && reordered > 0, 'the link did lose and reorder');
-      t.diagnostic(`${dropped} packets dropped, ${reordered} reordered`);
+      const netem = step('netem') as unknown as Record<'towardsHost' | 'fromHost', NetemCounters>;
+      for (const way of [netem.towardsHost, netem.fromHost]) {
+        assert.match(way.qdisc, /loss 5% reorder 25%/);
+        assert.ok(way.dropped > 0, `netem dropped nothing: ${JSON.stringify(way)}`);
+      }
+      t.diagnostic(
+        `tc netem dropped ${netem.towardsHost.dropped} of ${netem.towardsHost.packets} packets towards us, ` +
+          `${netem.fromHost.dropped} of ${netem.fromHost.packets} from us`,
+      );
     });
 
     it('puts only packets with a good CRC32c on the wire (tshark)', async () => {
