@@ -5,6 +5,7 @@
       "sources": [
         "native/addon.c",
         "native/common.c",
+        "native/crc32c.c",
         "native/raw-socket.c",
         "native/kernel-sctp.c"
       ],

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { packageRoot } from '../../../package-root.ts';
+import type { Crc32c } from '../sctp/crc32c.ts';
 
 /**
  * The typed face of the native addon (`native/*.c`, built by `npm ci` into
@@ -149,6 +150,8 @@ export type SctpSocketConstructor = new (
 export interface NativeAddon {
   RawSocket: RawSocketConstructor;
   SctpSocket: SctpSocketConstructor;
+  /** CRC32c of bytes[start, end) continuing from crc (native/crc32c.c: SSE4.2 where the CPU has it). */
+  crc32c: Crc32c;
 }
 
 export type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; error: Error };

@@ -33,6 +33,7 @@ export function createRawTransport(options: RawTransportOptions): { transport: S
     kind: 'raw',
     link,
     peerLinkPort: 0,
+    crc32c: options.addon.crc32c,
     ...(options.params === undefined ? {} : { params: options.params }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

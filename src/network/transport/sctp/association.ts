@@ -38,6 +38,7 @@ import {
   invalidStreamCause,
   bytesToIp,
 } from './chunks.ts';
+import type { Crc32c } from './crc32c.ts';
 import { encodePacket, type Packet, PacketBuilder } from './packet.ts';
 import type { LinkAddress } from './packet-link.ts';
 import { Path } from './path.ts';
@@ -65,6 +66,8 @@ export interface AssociationHost {
   readonly params: SctpParameters;
   readonly limits: SctpLimits;
   readonly localAddresses: readonly string[];
+  /** The CRC32c the packets are sealed with. */
+  readonly crc32c: Crc32c;
   send(packet: Uint8Array, remote: LinkAddress): void;
   maxPacketSize(remote: LinkAddress): number;
   /** The association came up (or restarted, `restart` true); returns its handler when it has none yet. */
@@ -815,7 +818,14 @@ export class SctpAssociation implements N2Association {
     const path = this.paths[pathIndex]!;
     const now = this.#host.now();
     let builder: PacketBuilder | undefined;
-    const open = () => (builder ??= new PacketBuilder(path.mtu, this.localPort, this.peerPort, this.peerTag));
+    const open = () =>
+      (builder ??= new PacketBuilder(
+        path.mtu,
+        this.localPort,
+        this.peerPort,
+        this.peerTag,
+        this.#host.crc32c,
+      ));
     const ship = () => {
       if (builder === undefined || builder.empty) return;
       this.#host.send(builder.finish(), path.remote);
@@ -910,7 +920,7 @@ export class SctpAssociation implements N2Association {
 
   #sendControlPacket(tag: number, chunks: Uint8Array[], pathIndex?: number): void {
     const path = (pathIndex === undefined ? undefined : this.paths[pathIndex]) ?? this.#primaryPath();
-    this.#host.send(encodePacket(this.localPort, this.peerPort, tag, chunks), path.remote);
+    this.#host.send(encodePacket(this.localPort, this.peerPort, tag, chunks, this.#host.crc32c), path.remote);
   }
 
   #sendAbort(cause: Uint8Array): void {

@@ -3,6 +3,9 @@
  * A, RFC 3309), computed slicing-by-8: eight 256-entry tables let the loop consume eight bytes per step.
  */
 
+/** A CRC32c implementation: this module's, or the native addon's (native/crc32c.c), which is faster. */
+export type Crc32c = (bytes: Uint8Array, start: number, end: number, crc: number) => number;
+
 const POLY = 0x82f63b78;
 const TABLES: Uint32Array[] = [];
 {

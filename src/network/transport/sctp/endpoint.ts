@@ -26,6 +26,7 @@ import {
   type RawChunk,
   T_BIT,
 } from './chunks.ts';
+import { crc32c, type Crc32c } from './crc32c.ts';
 import { decodePacket, encodePacket, type Packet } from './packet.ts';
 import type { LinkAddress, PacketLink } from './packet-link.ts';
 import { DEFAULT_LIMITS, DEFAULT_PARAMETERS, type SctpLimits, type SctpParameters } from './sctp-config.ts';
@@ -40,6 +41,8 @@ export interface SctpEndpointOptions {
   limits?: Partial<SctpLimits>;
   /** The State Cookie's HMAC key; random per endpoint when absent. */
   cookieSecret?: Uint8Array;
+  /** The CRC32c implementation: the native addon's where it is loaded (faster); crc32c.ts's by default. */
+  crc32c?: Crc32c;
   /**
    * The link port of a peer this endpoint connects to first: the peer's UDP encapsulation port
    * (RFC 6951: 9899 by default) for `udp`; 0 for `raw`. Answers go to the port a packet came from.
@@ -117,6 +120,7 @@ export class SctpEndpoint implements N2Transport {
       params: this.#params,
       limits: this.#limits,
       localAddresses: link.localAddresses.filter((a) => !WILDCARDS.has(a)),
+      crc32c: options.crc32c ?? crc32c,
       send: (packet, remote) => link.send(packet, remote),
       maxPacketSize: (remote) => link.maxPacketSize(remote),
       up: (association, up) => this.#up(association, up),
@@ -284,7 +288,7 @@ export class SctpEndpoint implements N2Transport {
   /** Nothing a peer sends may throw out of here (the link's callback), whatever its content. */
   #onPacket(bytes: Uint8Array, remote: LinkAddress, local: string): void {
     if (this.#closed) return;
-    const decoded = decodePacket(bytes);
+    const decoded = decodePacket(bytes, this.#host.crc32c);
     if (!decoded.ok) {
       this.counters.badPackets++;
       return;
@@ -412,7 +416,7 @@ export class SctpEndpoint implements N2Transport {
       params,
     );
     this.#link.send(
-      encodePacket(packet.destinationPort, packet.sourcePort, peer.initiateTag, [initAck]),
+      encodePacket(packet.destinationPort, packet.sourcePort, peer.initiateTag, [initAck], this.#host.crc32c),
       remote,
     );
   }
@@ -433,7 +437,13 @@ export class SctpEndpoint implements N2Transport {
         new DataView(staleness.buffer).setUint32(0, verified.staleness);
         const error = encodeChunk(ChunkType.ERROR, 0, encodeCause(Cause.STALE_COOKIE, staleness));
         this.#link.send(
-          encodePacket(packet.destinationPort, packet.sourcePort, verified.peerTag, [error]),
+          encodePacket(
+            packet.destinationPort,
+            packet.sourcePort,
+            verified.peerTag,
+            [error],
+            this.#host.crc32c,
+          ),
           remote,
         );
       }
@@ -467,21 +477,36 @@ export class SctpEndpoint implements N2Transport {
     if (types[0] === ChunkType.SHUTDOWN_ACK) {
       const complete = encodeChunk(ChunkType.SHUTDOWN_COMPLETE, T_BIT);
       this.#link.send(
-        encodePacket(packet.destinationPort, packet.sourcePort, packet.verificationTag, [complete]),
+        encodePacket(
+          packet.destinationPort,
+          packet.sourcePort,
+          packet.verificationTag,
+          [complete],
+          this.#host.crc32c,
+        ),
         remote,
       );
       return;
     }
     const abort = encodeChunk(ChunkType.ABORT, T_BIT);
     this.#link.send(
-      encodePacket(packet.destinationPort, packet.sourcePort, packet.verificationTag, [abort]),
+      encodePacket(
+        packet.destinationPort,
+        packet.sourcePort,
+        packet.verificationTag,
+        [abort],
+        this.#host.crc32c,
+      ),
       remote,
     );
   }
 
   #sendAbort(packet: Packet, remote: LinkAddress, tag: number, cause?: Uint8Array): void {
     const abort = encodeChunk(ChunkType.ABORT, 0, cause);
-    this.#link.send(encodePacket(packet.destinationPort, packet.sourcePort, tag, [abort]), remote);
+    this.#link.send(
+      encodePacket(packet.destinationPort, packet.sourcePort, tag, [abort], this.#host.crc32c),
+      remote,
+    );
   }
 }
 

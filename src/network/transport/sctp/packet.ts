@@ -1,5 +1,5 @@
 import { CHUNK_HEADER_SIZE, COMMON_HEADER_SIZE, type Decoded, type RawChunk } from './chunks.ts';
-import { crc32c } from './crc32c.ts';
+import { crc32c, type Crc32c } from './crc32c.ts';
 
 /** An SCTP packet: the common header (RFC 9260 3.1) and its chunks. */
 export interface Packet {
@@ -16,12 +16,12 @@ const MAX_CHUNKS_PER_PACKET = 512;
  * Checks the CRC32c and frames the chunks. The chunks' values are views into `bytes`: the caller copies
  * what it keeps past the packet's lifetime.
  */
-export function decodePacket(bytes: Uint8Array): Decoded<Packet> {
+export function decodePacket(bytes: Uint8Array, checksum: Crc32c = crc32c): Decoded<Packet> {
   if (bytes.length < COMMON_HEADER_SIZE + CHUNK_HEADER_SIZE) return { ok: false, error: 'packet too short' };
   const received = (bytes[8]! | (bytes[9]! << 8) | (bytes[10]! << 16) | (bytes[11]! << 24)) >>> 0;
-  let crc = crc32c(bytes, 0, 8);
-  crc = crc32c(ZERO4, 0, 4, crc);
-  crc = crc32c(bytes, 12, bytes.length, crc);
+  let crc = checksum(bytes, 0, 8, 0);
+  crc = checksum(ZERO4, 0, 4, crc);
+  crc = checksum(bytes, 12, bytes.length, crc);
   if (crc !== received) return { ok: false, error: 'bad CRC32c' };
   const chunks: RawChunk[] = [];
   let offset = COMMON_HEADER_SIZE;
@@ -59,9 +59,17 @@ const ZERO4 = new Uint8Array(4);
 /** Writes a packet's chunks into one buffer, then stamps the CRC32c. */
 export class PacketBuilder {
   readonly #buffer: Uint8Array;
+  readonly #checksum: Crc32c;
   #length = COMMON_HEADER_SIZE;
 
-  constructor(maxSize: number, sourcePort: number, destinationPort: number, verificationTag: number) {
+  constructor(
+    maxSize: number,
+    sourcePort: number,
+    destinationPort: number,
+    verificationTag: number,
+    checksum: Crc32c = crc32c,
+  ) {
+    this.#checksum = checksum;
     // From Node's buffer pool (no fresh ArrayBuffer per packet): every byte of the packet is written below,
     // padding included, so the unzeroed memory never leaves.
     this.#buffer = Buffer.allocUnsafe(maxSize);
@@ -133,7 +141,7 @@ export class PacketBuilder {
   finish(): Uint8Array {
     const b = this.#buffer;
     b[8] = b[9] = b[10] = b[11] = 0;
-    const crc = crc32c(b, 0, this.#length);
+    const crc = this.#checksum(b, 0, this.#length, 0);
     b[8] = crc & 0xff;
     b[9] = (crc >>> 8) & 0xff;
     b[10] = (crc >>> 16) & 0xff;
@@ -155,10 +163,11 @@ export function encodePacket(
   destinationPort: number,
   verificationTag: number,
   chunks: readonly Uint8Array[],
+  checksum: Crc32c = crc32c,
 ): Uint8Array {
   let size = COMMON_HEADER_SIZE;
   for (const c of chunks) size += (c.length + 3) & ~3;
-  const builder = new PacketBuilder(size, sourcePort, destinationPort, verificationTag);
+  const builder = new PacketBuilder(size, sourcePort, destinationPort, verificationTag, checksum);
   for (const c of chunks) builder.add(c);
   return builder.finish();
 }

@@ -1,4 +1,5 @@
 import type { Clock, Timers } from '../../../clock.ts';
+import { loadNativeAddon } from '../native/native-addon.ts';
 import { SctpEndpoint } from '../sctp/endpoint.ts';
 import type { SctpLimits, SctpParameters } from '../sctp/sctp-config.ts';
 import { SCTP_UDP_PORT, UdpLink } from './udp-link.ts';
@@ -26,10 +27,13 @@ export async function createUdpTransport(
     port: options.udpPort ?? SCTP_UDP_PORT,
     ...(options.mtu === undefined ? {} : { mtu: options.mtu }),
   });
+  // The udp transport needs no privilege and no addon; where the addon is built, its CRC32c is faster.
+  const addon = loadNativeAddon();
   const transport = new SctpEndpoint({
     kind: 'udp',
     link,
     peerLinkPort: options.peerUdpPort ?? SCTP_UDP_PORT,
+    ...(addon.ok ? { crc32c: addon.addon.crc32c } : {}),
     ...(options.params === undefined ? {} : { params: options.params }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.clock === undefined ? {} : { clock: options.clock }),

@@ -9,6 +9,7 @@ import {
   type NativeAddon,
   type RawSocket,
 } from '../../../../src/network/transport/native/native-addon.ts';
+import { crc32c } from '../../../../src/network/transport/sctp/crc32c.ts';
 
 function addon(): NativeAddon {
   const load = loadNativeAddon();
@@ -49,6 +50,53 @@ describe('native addon', () => {
     const missing = loadNativeAddon('/nonexistent/pmn_native.node');
     assert.equal(missing.ok, false);
     assert.match(missing.ok ? '' : missing.error.message, /npm ci/);
+  });
+
+  it('computes the CRC32c as crc32c.ts does: RFC 3720 B.4 vectors, any range, continued, and bad arguments refused', () => {
+    const { crc32c: native } = addon();
+    // RFC 3720 B.4 (the same function as SCTP's, RFC 9260 Appendix A): 32 zeros, 32 ones, 0..31, 31..0.
+    assert.equal(native(new Uint8Array(32), 0, 32, 0), 0x8a9136aa);
+    assert.equal(native(new Uint8Array(32).fill(0xff), 0, 32, 0), 0x62a8ab43);
+    assert.equal(
+      native(
+        Uint8Array.from({ length: 32 }, (_, i) => i),
+        0,
+        32,
+        0,
+      ),
+      0x46dd794e,
+    );
+    assert.equal(
+      native(
+        Uint8Array.from({ length: 32 }, (_, i) => 31 - i),
+        0,
+        32,
+        0,
+      ),
+      0x113fdb5c,
+    );
+    let seed = 12345;
+    const next = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+    const bytes = Uint8Array.from({ length: 2000 }, () => next() & 0xff);
+    for (let k = 0; k < 300; k++) {
+      const start = next() % 2000;
+      const end = start + (next() % (2001 - start));
+      const split = start + Math.floor((end - start) / 3);
+      const whole = crc32c(bytes, start, end, 0);
+      assert.equal(native(bytes, start, end, 0), whole);
+      assert.equal(native(bytes, split, end, native(bytes, start, split, 0)), whole);
+    }
+    // A subarray: the native side reads from the view's own offset.
+    assert.equal(native(bytes.subarray(7, 1007), 0, 1000, 0), crc32c(bytes, 7, 1007, 0));
+    for (const bad of [
+      () => native(bytes, 10, 5, 0),
+      () => native(bytes, 0, 2001, 0),
+      () => native(bytes, -1, 5, 0),
+      () => native(bytes, 0, 5, 2 ** 32),
+      () => native([1, 2, 3] as unknown as Uint8Array, 0, 3, 0),
+    ]) {
+      assert.throws(bad, TypeError);
+    }
   });
 
   it('reports whether the kernel has SCTP, as /proc/net/protocols does', () => {
