@@ -335,6 +335,17 @@ void pmn_socket_close(pmn_socket *socket) {
   socket->self = NULL;
 }
 
+napi_value pmn_socket_close_method(napi_env env, napi_callback_info info) {
+  napi_value self;
+  pmn_socket *socket;
+  size_t argc = 0;
+  PMN_CALL(env, napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
+  if (napi_unwrap(env, self, (void **)&socket) != napi_ok)
+    return pmn_throw_type(env, "not a socket of this addon");
+  pmn_socket_close(socket);
+  return NULL;
+}
+
 pmn_socket *pmn_socket_unwrap(napi_env env, napi_callback_info info, size_t *argc,
                               napi_value *argv, napi_value *self) {
   napi_value this_value;

@@ -75,6 +75,8 @@ pmn_socket *pmn_socket_unwrap(napi_env env, napi_callback_info info, size_t *arg
 bool pmn_socket_attach(napi_env env, napi_value self, napi_value handlers, pmn_socket *socket,
                        const char *resource_name);
 void pmn_socket_close(pmn_socket *socket);
+/* The close() method of every socket class: closes once; again, or on a closed socket, it does nothing. */
+napi_value pmn_socket_close_method(napi_env env, napi_callback_info info);
 bool pmn_socket_set_events(pmn_socket *socket, int events);
 /* Calls handlers[name](...argv); returns false if the socket was closed meanwhile or the handler
  * threw (the exception goes to process 'uncaughtException', as for any Node callback). */

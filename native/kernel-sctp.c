@@ -492,17 +492,6 @@ static napi_value sctp_want_writable(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-static napi_value sctp_close(napi_env env, napi_callback_info info) {
-  napi_value self;
-  pmn_socket *socket;
-  size_t argc = 0;
-  PMN_CALL(env, napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
-  if (napi_unwrap(env, self, (void **)&socket) != napi_ok)
-    return pmn_throw_type(env, "not a socket of this addon");
-  pmn_socket_close(socket);
-  return NULL;
-}
-
 napi_value pmn_sctp_socket_class(napi_env env) {
   napi_property_descriptor methods[] = {
       {"bind", NULL, sctp_bind, NULL, NULL, NULL, napi_default_method, NULL},
@@ -514,7 +503,7 @@ napi_value pmn_sctp_socket_class(napi_env env) {
       {"peerAddresses", NULL, sctp_peer_addresses, NULL, NULL, NULL, napi_default_method, NULL},
       {"localAddresses", NULL, sctp_local_addresses, NULL, NULL, NULL, napi_default_method, NULL},
       {"wantWritable", NULL, sctp_want_writable, NULL, NULL, NULL, napi_default_method, NULL},
-      {"close", NULL, sctp_close, NULL, NULL, NULL, napi_default_method, NULL},
+      {"close", NULL, pmn_socket_close_method, NULL, NULL, NULL, napi_default_method, NULL},
   };
   napi_value constructor;
   PMN_CALL(env, napi_define_class(env, "SctpSocket", NAPI_AUTO_LENGTH, sctp_new, NULL,

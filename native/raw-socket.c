@@ -235,22 +235,11 @@ static napi_value raw_send(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-static napi_value raw_close(napi_env env, napi_callback_info info) {
-  napi_value self;
-  pmn_socket *socket;
-  size_t argc = 0;
-  PMN_CALL(env, napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
-  if (napi_unwrap(env, self, (void **)&socket) != napi_ok)
-    return pmn_throw_type(env, "not a socket of this addon");
-  pmn_socket_close(socket);
-  return NULL;
-}
-
 napi_value pmn_raw_socket_class(napi_env env) {
   napi_property_descriptor methods[] = {
       {"bind", NULL, raw_bind, NULL, NULL, NULL, napi_default_method, NULL},
       {"send", NULL, raw_send, NULL, NULL, NULL, napi_default_method, NULL},
-      {"close", NULL, raw_close, NULL, NULL, NULL, napi_default_method, NULL},
+      {"close", NULL, pmn_socket_close_method, NULL, NULL, NULL, napi_default_method, NULL},
   };
   napi_value constructor;
   PMN_CALL(env, napi_define_class(env, "RawSocket", NAPI_AUTO_LENGTH, raw_new, NULL,
