@@ -1,0 +1,201 @@
+// The SMF's N2 SM information (TS 38.413 9.3.4): the transfer containers of PDU Session Resource
+// Setup/Modify/Release, encoded with the generated NGAP codec (aligned PER, 9.4.1) and read back.
+import { isIPv4, isIPv6 } from 'node:net';
+import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
+import {
+  decodePDUSessionResourceSetupResponseTransfer,
+  decodePDUSessionResourceSetupUnsuccessfulTransfer,
+  encodePDUSessionResourceModifyRequestTransfer,
+  encodePDUSessionResourceReleaseCommandTransfer,
+  encodePDUSessionResourceSetupRequestTransfer,
+} from '../ngap/generated/codec.ts';
+import type {
+  Cause,
+  PDUSessionType,
+  QosFlowLevelQosParameters,
+  UPTransportLayerInformation,
+} from '../ngap/generated/types.ts';
+import type { IpType } from './session-authorisation.ts';
+
+const ALIGNED = true;
+
+/** The default QoS flow's parameters (TS 23.501 5.7.2): QFI, 5QI and ARP priority level. */
+export interface DefaultQosFlow {
+  qfi: number;
+  fiveQi: number;
+  arp: number;
+}
+
+/** Session-AMBR in bits per second. */
+export interface SessionAmbrBps {
+  uplinkBps: number;
+  downlinkBps: number;
+}
+
+/** A GTP-U tunnel end point (TS 38.413 9.3.2.2 GTP Tunnel): transport address and TEID. */
+export interface TunnelEndpoint {
+  address: string;
+  teid: number;
+}
+
+function transportLayerAddress(address: string): { bytes: Uint8Array; length: number } {
+  if (isIPv4(address)) return { bytes: Uint8Array.from(address.split('.').map(Number)), length: 32 };
+  if (isIPv6(address)) {
+    const [head = '', tail] = address.split('::');
+    const h = head === '' ? [] : head.split(':');
+    const t = tail === undefined || tail === '' ? [] : tail.split(':');
+    const groups = [...h, ...Array<string>(tail === undefined ? 0 : 8 - h.length - t.length).fill('0'), ...t];
+    return {
+      bytes: Uint8Array.from(groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff])),
+      length: 128,
+    };
+  }
+  throw new RangeError(`not an IP address: ${address}`);
+}
+
+function upTransportLayerInformation(endpoint: TunnelEndpoint): UPTransportLayerInformation {
+  return {
+    choice: 'gTPTunnel',
+    value: {
+      transportLayerAddress: transportLayerAddress(endpoint.address),
+      gTPTEID: Uint8Array.of(
+        endpoint.teid >>> 24,
+        (endpoint.teid >>> 16) & 0xff,
+        (endpoint.teid >>> 8) & 0xff,
+        endpoint.teid & 0xff,
+      ),
+    },
+  };
+}
+
+/** The gNB's end of the tunnel; undefined when it is not a GTP tunnel with an IPv4 or IPv6 address. */
+function tunnelOf(info: UPTransportLayerInformation): TunnelEndpoint | undefined {
+  if (info.choice !== 'gTPTunnel') return undefined;
+  const { transportLayerAddress: tla, gTPTEID } = info.value;
+  if (gTPTEID.length !== 4) return undefined;
+  const teid = Buffer.from(gTPTEID).readUInt32BE(0);
+  // TS 38.414 5.1: an IPv4 (32 bits), IPv6 (128) or both (160) address; the IPv4 one is used then.
+  if (tla.length === 32 || tla.length === 160)
+    return { address: Array.from(tla.bytes.subarray(0, 4)).join('.'), teid };
+  if (tla.length === 128) {
+    const groups: string[] = [];
+    for (let i = 0; i < 16; i += 2)
+      groups.push((((tla.bytes[i] ?? 0) << 8) | (tla.bytes[i + 1] ?? 0)).toString(16));
+    return { address: groups.join(':'), teid };
+  }
+  return undefined;
+}
+
+const PDU_SESSION_TYPE: Record<IpType, PDUSessionType> = { IPv4: 'ipv4', IPv6: 'ipv6', IPv4v6: 'ipv4v6' };
+
+function qosParameters(flow: DefaultQosFlow): QosFlowLevelQosParameters {
+  return {
+    qosCharacteristics: { choice: 'nonDynamic5QI', value: { fiveQI: flow.fiveQi } },
+    // ARP (TS 23.501 5.7.2.2): the policy's priority level; no pre-emption either way.
+    allocationAndRetentionPriority: {
+      priorityLevelARP: flow.arp,
+      preEmptionCapability: 'shall-not-trigger-pre-emption',
+      preEmptionVulnerability: 'not-pre-emptable',
+    },
+  };
+}
+
+/**
+ * PDU Session Resource Setup Request Transfer (TS 38.413 9.3.4.1): Session-AMBR, the UPF's uplink
+ * tunnel end point, the PDU session type and the default QoS flow.
+ */
+export function setupRequestTransfer(input: {
+  ambr: SessionAmbrBps;
+  uplink: TunnelEndpoint;
+  ipType: IpType;
+  flow: DefaultQosFlow;
+}): Uint8Array {
+  return encodeComplete(
+    {
+      protocolIEs: [
+        {
+          id: 130,
+          name: 'PDUSessionAggregateMaximumBitRate',
+          criticality: 'reject',
+          value: {
+            pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
+            pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
+          },
+        },
+        {
+          id: 139,
+          name: 'UL-NGU-UP-TNLInformation',
+          criticality: 'reject',
+          value: upTransportLayerInformation(input.uplink),
+        },
+        { id: 134, name: 'PDUSessionType', criticality: 'reject', value: PDU_SESSION_TYPE[input.ipType] },
+        {
+          id: 136,
+          name: 'QosFlowSetupRequestList',
+          criticality: 'reject',
+          value: [
+            { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
+          ],
+        },
+      ],
+    },
+    ALIGNED,
+    encodePDUSessionResourceSetupRequestTransfer,
+  );
+}
+
+/**
+ * PDU Session Resource Modify Request Transfer (9.3.4.3) of a network-requested modification: the new
+ * Session-AMBR and the default QoS flow's new parameters.
+ */
+export function modifyRequestTransfer(input: { ambr: SessionAmbrBps; flow: DefaultQosFlow }): Uint8Array {
+  return encodeComplete(
+    {
+      protocolIEs: [
+        {
+          id: 130,
+          name: 'PDUSessionAggregateMaximumBitRate',
+          criticality: 'reject',
+          value: {
+            pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
+            pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
+          },
+        },
+        {
+          id: 135,
+          name: 'QosFlowAddOrModifyRequestList',
+          criticality: 'reject',
+          value: [
+            { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
+          ],
+        },
+      ],
+    },
+    ALIGNED,
+    encodePDUSessionResourceModifyRequestTransfer,
+  );
+}
+
+/** PDU Session Resource Release Command Transfer (9.3.4.12): the cause. */
+export function releaseCommandTransfer(cause: Cause): Uint8Array {
+  return encodeComplete({ cause }, ALIGNED, encodePDUSessionResourceReleaseCommandTransfer);
+}
+
+/**
+ * The gNB's downlink tunnel end point from PDU Session Resource Setup Response Transfer (9.3.4.2), or
+ * why there is none; never throws (the container comes from the radio).
+ */
+export function readSetupResponseTransfer(
+  bytes: Uint8Array,
+): { ok: true; downlink: TunnelEndpoint } | { ok: false; error: string } {
+  const decoded = decodeComplete(bytes, ALIGNED, decodePDUSessionResourceSetupResponseTransfer);
+  if (!decoded.ok) return decoded;
+  const downlink = tunnelOf(decoded.value.dLQosFlowPerTNLInformation.uPTransportLayerInformation);
+  return downlink === undefined ? { ok: false, error: 'no usable GTP tunnel' } : { ok: true, downlink };
+}
+
+/** The cause of PDU Session Resource Setup Unsuccessful Transfer (9.3.4.16), when it decodes. */
+export function readSetupUnsuccessfulTransfer(bytes: Uint8Array): Cause | undefined {
+  const decoded = decodeComplete(bytes, ALIGNED, decodePDUSessionResourceSetupUnsuccessfulTransfer);
+  return decoded.ok ? decoded.value.cause : undefined;
+}
