@@ -1,6 +1,7 @@
 import type { Cause } from '../ngap/generated/types.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { paging } from './paging.ts';
 
 /** Stops the running procedure's timer; the UE is between procedures afterwards. */
 export function stopProcedure(ue: AmfUe): void {
@@ -80,13 +81,18 @@ export function deregister(amf: AmfContext, ue: AmfUe): void {
 /**
  * The UE's connection ended (TS 23.502 4.2.6 AN release, or the radio's loss): a registered UE becomes
  * CM-IDLE and the mobile reachable timer starts (24.501 5.3.7); its expiry starts the implicit
- * deregistration timer, whose expiry deregisters the UE. A UE that is not registered is forgotten.
+ * deregistration timer, whose expiry deregisters the UE. A UE that is not registered is forgotten,
+ * unless the network deregistered it and it has not acknowledged yet: its Deregistration Request went
+ * over a connection already being released (UE Context Release Command sent), or was lost with the
+ * connection. The UE still believes it is registered, so it is paged to hear it (5.5.2.3.1, 5.6.2).
  */
 export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
   ue.connection = undefined;
   ue.contextSetUp = false;
   if (!ue.registered) {
-    removeContext(amf, ue);
+    const unacknowledged = ue.procedure.kind === 'deregistration';
+    stopProcedure(ue);
+    if (!unacknowledged || !paging(amf, ue, 'deregistration')) removeContext(amf, ue);
     return;
   }
   // A procedure that needs the connection cannot go on; paging waits for the UE to come back.
