@@ -1,10 +1,5 @@
 import type { Logger } from 'pino';
-import type {
-  ExtendedProtocolConfigurationOptions,
-  FiveGsmMessage,
-  NasMessageOf,
-  SNssai,
-} from '../nas/index.ts';
+import type { FiveGsmMessage, NasMessageOf, SNssai } from '../nas/index.ts';
 import type { Cause } from '../ngap/generated/types.ts';
 import type { NetworkState, PduSession } from '../network-state.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
