@@ -1,7 +1,12 @@
 import { isIPv6 } from 'node:net';
 
 import type { IpFamily, NativeAddon, RawSocket } from '../native/native-addon.ts';
-import type { LinkAddress, PacketLink, PacketReceiver } from '../sctp/packet-link.ts';
+import {
+  isIpv6Address,
+  type LinkAddress,
+  type PacketLink,
+  type PacketReceiver,
+} from '../sctp/packet-link.ts';
 
 export interface RawLinkOptions {
   /** The loaded native addon (`loadNativeAddon`). */
@@ -87,13 +92,13 @@ export class RawLink implements PacketLink {
 
   maxPacketSize(remote: LinkAddress): number {
     // An IPv4 datagram's Total Length and an IPv6 Payload Length are 16 bits (loopback's MTU is 65,536).
-    return isIPv6(remote.address) ? Math.min(this.#mtu - 40, 65535) : Math.min(this.#mtu, 65535) - 20;
+    return isIpv6Address(remote.address) ? Math.min(this.#mtu - 40, 65535) : Math.min(this.#mtu, 65535) - 20;
   }
 
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {
     // The stack's timers may still send after close: such a packet is lost, as on the wire.
     if (this.#closed) return;
-    const entry = this.#sockets.find((s) => s.family === (isIPv6(remote.address) ? 6 : 4));
+    const entry = this.#sockets.find((s) => s.family === (isIpv6Address(remote.address) ? 6 : 4));
     if (entry === undefined) return;
     // A socket bound to one address sends from it; otherwise pick the asked-for source (multi-homing).
     const source =

@@ -18,6 +18,12 @@ export interface LinkAddress {
 }
 
 /**
+ * The family of a link address on the per-packet path: an IPv6 address in text always has a colon, an
+ * IPv4 one never (node:net's isIPv6 runs a long regular expression, on every packet).
+ */
+export const isIpv6Address = (address: string): boolean => address.includes(':');
+
+/**
  * Receives one inbound SCTP packet. `packet` is only valid during the call (the link may reuse its
  * buffer): the stack copies what it keeps. `local` is the address the packet was sent to, when the link
  * knows it (a link bound to one address always does).

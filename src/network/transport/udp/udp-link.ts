@@ -1,6 +1,11 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { isIPv6 } from 'node:net';
-import type { LinkAddress, PacketLink, PacketReceiver } from '../sctp/packet-link.ts';
+import {
+  isIpv6Address,
+  type LinkAddress,
+  type PacketLink,
+  type PacketReceiver,
+} from '../sctp/packet-link.ts';
 
 /** SCTP over UDP (RFC 6951): the well-known encapsulation port. */
 export const SCTP_UDP_PORT = 9899;
@@ -78,11 +83,11 @@ export class UdpLink implements PacketLink {
 
   maxPacketSize(remote: LinkAddress): number {
     // IP header (20 or 40 bytes) and the UDP header (8).
-    return this.#mtu - (isIPv6(remote.address) ? 40 : 20) - 8;
+    return this.#mtu - (isIpv6Address(remote.address) ? 40 : 20) - 8;
   }
 
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {
-    const v6 = isIPv6(remote.address);
+    const v6 = isIpv6Address(remote.address);
     const s =
       this.#sockets.find((x) => x.v6 === v6 && x.address === local) ?? this.#sockets.find((x) => x.v6 === v6);
     // The stack never writes to a packet it has sent, so dgram may keep a reference until it is out.
