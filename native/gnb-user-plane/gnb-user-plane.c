@@ -1,0 +1,540 @@
+#include "gnb-user-plane.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The GTP-U parser and writers and the bounded map are the UPF's (native/upf/): one C codec. */
+#include "../upf/gtpu.h"
+#include "../upf/map.h"
+
+#define GNB_UP_COUNTER_NAME(name, text) text,
+const char *const gnb_up_counter_names[GNB_UP_COUNTER_COUNT] = {
+    GNB_UP_COUNTERS(GNB_UP_COUNTER_NAME)};
+#undef GNB_UP_COUNTER_NAME
+
+/* Datagrams or TUN reads per batch, batches per readiness before looking at the others. */
+#define BATCH 32
+#define BATCHES_PER_TURN 8
+#define BUFFER_SIZE 65536
+/* Mandatory header + the 4 optional octets + one 4-octet PDU Session Container. */
+#define UPLINK_HEADER 16
+#define MAX_GTPU_MESSAGE 65507
+#define EVENTS 64
+/* epoll tags of the two descriptors that are not TUNs. */
+#define TAG_WAKE UINT64_MAX
+#define TAG_N3 (UINT64_MAX - 1)
+
+typedef struct {
+  bool used;
+  /* Bumped at every reuse of the slot, so an epoll event of a removed session is recognised. */
+  uint32_t generation;
+  uint32_t id;
+  int tun_fd;
+  uint32_t downlink_teid;
+  struct sockaddr_storage upf;
+  socklen_t upf_length;
+  uint32_t uplink_teid;
+  uint8_t qfi;
+  uint64_t counters[GNB_UP_SESSION_COUNTERS];
+} session;
+
+struct gnb_up {
+  int n3_fd;
+  int epoll_fd;
+  int wake_fd;
+  int family;
+  uint16_t n3_port;
+  uint8_t n3_address[16];
+  size_t n3_address_length;
+  pthread_t thread;
+  bool thread_started;
+  pthread_mutex_t lock;
+  session *sessions;
+  uint32_t max_sessions;
+  uint32_t *free_slots;
+  uint32_t free_count;
+  upf_map by_id;
+  upf_map by_teid;
+  uint64_t counters[GNB_UP_COUNTER_COUNT];
+  /* Error Indications for unknown TEIDs: a bucket of `rate` tokens refilled per second. */
+  double ei_tokens;
+  double ei_rate;
+  uint64_t ei_last_ns;
+  uint8_t *rx; /* downlink receive buffers */
+  uint8_t *tx; /* uplink buffers, header room in front of each TUN read */
+};
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void count(gnb_up *g, gnb_up_counter c) { g->counters[c]++; }
+
+static void put16(uint8_t *p, uint16_t v) {
+  p[0] = (uint8_t)(v >> 8);
+  p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+  p[0] = (uint8_t)(v >> 24);
+  p[1] = (uint8_t)(v >> 16);
+  p[2] = (uint8_t)(v >> 8);
+  p[3] = (uint8_t)v;
+}
+
+/* TS 29.281 5.1 with E = 1 and the PDU Session Container of TS 38.415 5.5.2.2 UL PDU SESSION
+ * INFORMATION: PDU type 1, no QMP/DL delay/UL delay/SNP, QFI; then no further extension. */
+static void write_uplink_header(uint8_t *buf, uint32_t teid, uint8_t qfi, size_t payload_length) {
+  buf[0] = 0x30 | 0x04;
+  buf[1] = GTPU_G_PDU;
+  put16(buf + 2, (uint16_t)(payload_length + 8));
+  put32(buf + 4, teid);
+  put16(buf + 8, 0);
+  buf[10] = 0;
+  buf[11] = GTPU_EXT_PDU_SESSION_CONTAINER;
+  buf[12] = 1;
+  buf[13] = 1 << 4;
+  buf[14] = qfi & 0x3f;
+  buf[15] = GTPU_EXT_NONE;
+}
+
+static void send_to(gnb_up *g, const uint8_t *message, size_t length, const struct sockaddr *to,
+                    socklen_t to_length) {
+  if (sendto(g->n3_fd, message, length, MSG_DONTWAIT, to, to_length) < 0)
+    count(g, GNB_UP_DROP_N3_SEND);
+}
+
+/* TS 29.281 7.3.1: a G-PDU for a TEID without a context is answered with an Error Indication,
+ * rate-limited so that a flood is not reflected. */
+static void error_indication(gnb_up *g, uint32_t teid, struct sockaddr_storage *from,
+                             socklen_t from_length, uint64_t now) {
+  g->ei_tokens += (double)(now - g->ei_last_ns) * g->ei_rate / 1e9;
+  if (g->ei_tokens > g->ei_rate) g->ei_tokens = g->ei_rate;
+  g->ei_last_ns = now;
+  if (g->ei_tokens < 1) {
+    count(g, GNB_UP_ERROR_INDICATIONS_SUPPRESSED);
+    return;
+  }
+  g->ei_tokens -= 1;
+  uint16_t source_port;
+  struct sockaddr_storage to = *from;
+  /* 4.4.2.3: to the user plane port; the G-PDU's source port rides in the UDP Port extension. */
+  if (to.ss_family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&to;
+    source_port = ntohs(a->sin_port);
+    a->sin_port = htons(GTPU_PORT);
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&to;
+    source_port = ntohs(a->sin6_port);
+    a->sin6_port = htons(GTPU_PORT);
+  }
+  uint8_t message[64];
+  size_t length = gtpu_write_error_indication(message, teid, g->n3_address, g->n3_address_length,
+                                              source_port);
+  send_to(g, message, length, (struct sockaddr *)&to, from_length);
+  count(g, GNB_UP_ERROR_INDICATIONS_SENT);
+}
+
+static session *by_teid(gnb_up *g, uint32_t teid) {
+  uint32_t slot;
+  return upf_map_get(&g->by_teid, teid, &slot) ? &g->sessions[slot] : NULL;
+}
+
+static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool truncated,
+                      struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
+  count(g, GNB_UP_N3_RECEIVED);
+  if (truncated) {
+    count(g, GNB_UP_DROP_OVERSIZED);
+    return;
+  }
+  gtpu_message m;
+  switch (gtpu_parse(data, length, &m)) {
+    case GTPU_OK:
+      break;
+    case GTPU_UNKNOWN_REQUIRED_EXT:
+      count(g, GNB_UP_DROP_UNSUPPORTED_EXTENSION);
+      return;
+    case GTPU_TOO_SHORT:
+    case GTPU_BAD_VERSION:
+    case GTPU_BAD_EXTENSION:
+      count(g, GNB_UP_DROP_MALFORMED);
+      return;
+  }
+  switch (m.type) {
+    case GTPU_G_PDU: {
+      session *s = by_teid(g, m.teid);
+      if (s == NULL) {
+        count(g, GNB_UP_DROP_UNKNOWN_TEID);
+        error_indication(g, m.teid, from, from_length, now);
+        return;
+      }
+      /* The T-PDU must at least start like an IP packet; the UE's kernel checks the rest. */
+      uint8_t version = m.payload_length > 0 ? m.payload[0] >> 4 : 0;
+      if (version != 4 && version != 6) {
+        count(g, GNB_UP_DROP_MALFORMED);
+        return;
+      }
+      if (write(s->tun_fd, m.payload, m.payload_length) != (ssize_t)m.payload_length) {
+        count(g, GNB_UP_DROP_TUN_WRITE);
+        return;
+      }
+      count(g, GNB_UP_DOWNLINK_PACKETS);
+      g->counters[GNB_UP_DOWNLINK_BYTES] += m.payload_length;
+      s->counters[2]++;
+      s->counters[3] += m.payload_length;
+      return;
+    }
+    case GTPU_ECHO_REQUEST: {
+      count(g, GNB_UP_ECHO_REQUESTS);
+      uint8_t message[16];
+      size_t n = gtpu_write_echo_response(message, m.sequence);
+      send_to(g, message, n, (struct sockaddr *)from, from_length);
+      count(g, GNB_UP_ECHO_RESPONSES);
+      return;
+    }
+    case GTPU_END_MARKER: {
+      /* TS 29.281 7.3.2: the last packet of the old path; nothing to forward to the UE. */
+      count(g, GNB_UP_END_MARKERS_RECEIVED);
+      session *s = by_teid(g, m.teid);
+      if (s != NULL) s->counters[4]++;
+      return;
+    }
+    case GTPU_ERROR_INDICATION:
+      /* The UPF has no context for our uplink TEID; what follows is the control plane's. */
+      count(g, GNB_UP_ERROR_INDICATIONS_RECEIVED);
+      return;
+    case GTPU_ECHO_RESPONSE:
+      count(g, GNB_UP_ECHO_RESPONSES);
+      return;
+    default:
+      count(g, GNB_UP_DROP_UNEXPECTED_TYPE);
+      return;
+  }
+}
+
+/* Returns false when the socket has nothing more to read. */
+static bool downlink_batch(gnb_up *g) {
+  struct mmsghdr messages[BATCH];
+  struct iovec iov[BATCH];
+  struct sockaddr_storage from[BATCH];
+  for (int i = 0; i < BATCH; i++) {
+    iov[i].iov_base = g->rx + (size_t)i * BUFFER_SIZE;
+    iov[i].iov_len = BUFFER_SIZE;
+    memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+    messages[i].msg_hdr.msg_iov = &iov[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+    messages[i].msg_hdr.msg_name = &from[i];
+    messages[i].msg_hdr.msg_namelen = sizeof from[i];
+  }
+  int n = recvmmsg(g->n3_fd, messages, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  if (n <= 0) return false;
+  uint64_t now = now_ns();
+  pthread_mutex_lock(&g->lock);
+  for (int i = 0; i < n; i++) {
+    size_t length = messages[i].msg_len;
+    bool truncated = length > BUFFER_SIZE || (messages[i].msg_hdr.msg_flags & MSG_TRUNC);
+    handle_n3(g, iov[i].iov_base, truncated ? 0 : length, truncated, &from[i],
+              messages[i].msg_hdr.msg_namelen, now);
+  }
+  pthread_mutex_unlock(&g->lock);
+  return n == BATCH;
+}
+
+/* Reads up to a batch of packets from a session's TUN and sends them as G-PDUs. Returns false when
+ * the TUN has nothing more (or the session is gone). */
+static bool uplink_batch(gnb_up *g, uint32_t slot, uint32_t generation) {
+  struct mmsghdr messages[BATCH];
+  struct iovec iov[BATCH];
+  int out = 0;
+  bool more = true;
+  pthread_mutex_lock(&g->lock);
+  session *s = &g->sessions[slot];
+  if (!s->used || s->generation != generation) {
+    pthread_mutex_unlock(&g->lock);
+    return false;
+  }
+  for (; out < BATCH;) {
+    uint8_t *buffer = g->tx + (size_t)out * (BUFFER_SIZE + UPLINK_HEADER);
+    ssize_t n = read(s->tun_fd, buffer + UPLINK_HEADER, BUFFER_SIZE);
+    if (n <= 0) {
+      more = false;
+      break;
+    }
+    if ((size_t)n + UPLINK_HEADER > MAX_GTPU_MESSAGE) {
+      count(g, GNB_UP_DROP_OVERSIZED);
+      continue;
+    }
+    write_uplink_header(buffer, s->uplink_teid, s->qfi, (size_t)n);
+    iov[out].iov_base = buffer;
+    iov[out].iov_len = (size_t)n + UPLINK_HEADER;
+    memset(&messages[out].msg_hdr, 0, sizeof messages[out].msg_hdr);
+    messages[out].msg_hdr.msg_name = &s->upf;
+    messages[out].msg_hdr.msg_namelen = s->upf_length;
+    messages[out].msg_hdr.msg_iov = &iov[out];
+    messages[out].msg_hdr.msg_iovlen = 1;
+    count(g, GNB_UP_UPLINK_PACKETS);
+    g->counters[GNB_UP_UPLINK_BYTES] += (uint64_t)n;
+    s->counters[0]++;
+    s->counters[1] += (uint64_t)n;
+    out++;
+  }
+  /* Sent under the lock: the messages name the session's UPF address, which a removal frees. */
+  for (int sent = 0; sent < out;) {
+    int n = sendmmsg(g->n3_fd, messages + sent, (unsigned)(out - sent), MSG_DONTWAIT);
+    if (n <= 0) {
+      /* The one that failed is lost; the rest are tried again. */
+      count(g, GNB_UP_DROP_N3_SEND);
+      sent++;
+      continue;
+    }
+    sent += n;
+  }
+  pthread_mutex_unlock(&g->lock);
+  return more;
+}
+
+static void *run(void *arg) {
+  gnb_up *g = arg;
+  struct epoll_event events[EVENTS];
+  for (;;) {
+    int n = epoll_wait(g->epoll_fd, events, EVENTS, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (int i = 0; i < n; i++) {
+      uint64_t tag = events[i].data.u64;
+      if (tag == TAG_WAKE) return NULL;
+      if (tag == TAG_N3) {
+        for (int b = 0; b < BATCHES_PER_TURN && downlink_batch(g); b++) continue;
+        continue;
+      }
+      uint32_t slot = (uint32_t)tag;
+      uint32_t generation = (uint32_t)(tag >> 32);
+      if (events[i].events & EPOLLIN) {
+        for (int b = 0; b < BATCHES_PER_TURN && uplink_batch(g, slot, generation); b++) continue;
+      }
+    }
+  }
+  return NULL;
+}
+
+static int open_tun(const char *name, char *actual) {
+  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  /* IFF_NO_PI: bare IP packets. Not persistent: closing the descriptor removes the device. */
+  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+  strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+  if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  memcpy(actual, ifr.ifr_name, IFNAMSIZ);
+  actual[IFNAMSIZ - 1] = 0;
+  return fd;
+}
+
+static int open_n3(gnb_up *g, const gnb_up_config *config, const char **syscall) {
+  int family = config->n3.ss_family;
+  *syscall = "socket";
+  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int size = 4 << 20;
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  *syscall = "bind";
+  if (bind(fd, (const struct sockaddr *)&config->n3, config->n3_length) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  struct sockaddr_storage bound;
+  socklen_t length = sizeof bound;
+  getsockname(fd, (struct sockaddr *)&bound, &length);
+  g->family = family;
+  if (family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
+    g->n3_port = ntohs(a->sin_port);
+    memcpy(g->n3_address, &a->sin_addr, 4);
+    g->n3_address_length = 4;
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
+    g->n3_port = ntohs(a->sin6_port);
+    memcpy(g->n3_address, &a->sin6_addr, 16);
+    g->n3_address_length = 16;
+  }
+  return fd;
+}
+
+static bool watch(gnb_up *g, int fd, uint64_t tag) {
+  struct epoll_event event = {.events = EPOLLIN, .data.u64 = tag};
+  return epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0;
+}
+
+int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall) {
+  gnb_up *g = calloc(1, sizeof *g);
+  if (g == NULL) return ENOMEM;
+  g->n3_fd = g->epoll_fd = g->wake_fd = -1;
+  pthread_mutex_init(&g->lock, NULL);
+  int err = ENOMEM;
+  *syscall = "malloc";
+  g->max_sessions = config->max_sessions;
+  g->sessions = calloc(config->max_sessions, sizeof *g->sessions);
+  g->free_slots = calloc(config->max_sessions, sizeof *g->free_slots);
+  g->rx = malloc((size_t)BATCH * BUFFER_SIZE);
+  g->tx = malloc((size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER));
+  if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->tx == NULL ||
+      !upf_map_init(&g->by_id, config->max_sessions) ||
+      !upf_map_init(&g->by_teid, config->max_sessions))
+    goto fail;
+  for (uint32_t i = 0; i < config->max_sessions; i++)
+    g->free_slots[i] = config->max_sessions - 1 - i;
+  g->free_count = config->max_sessions;
+  g->ei_rate = config->error_indications_per_second;
+  g->ei_tokens = g->ei_rate;
+  g->ei_last_ns = now_ns();
+  int fd = open_n3(g, config, syscall);
+  if (fd < 0) {
+    err = -fd;
+    goto fail;
+  }
+  g->n3_fd = fd;
+  *syscall = "epoll_create1";
+  g->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  g->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (g->epoll_fd < 0 || g->wake_fd < 0 || !watch(g, g->wake_fd, TAG_WAKE) ||
+      !watch(g, g->n3_fd, TAG_N3)) {
+    err = errno;
+    goto fail;
+  }
+  *syscall = "pthread_create";
+  err = pthread_create(&g->thread, NULL, run, g);
+  if (err != 0) goto fail;
+  g->thread_started = true;
+  *out = g;
+  return 0;
+fail:
+  gnb_up_close(g);
+  return err;
+}
+
+void gnb_up_close(gnb_up *g) {
+  if (g->thread_started) {
+    uint64_t one = 1;
+    if (write(g->wake_fd, &one, sizeof one) < 0) {
+      /* An eventfd write fails only on overflow, which a stop signal cannot reach. */
+    }
+    pthread_join(g->thread, NULL);
+  }
+  for (uint32_t i = 0; g->sessions != NULL && i < g->max_sessions; i++)
+    if (g->sessions[i].used) close(g->sessions[i].tun_fd);
+  if (g->n3_fd >= 0) close(g->n3_fd);
+  if (g->epoll_fd >= 0) close(g->epoll_fd);
+  if (g->wake_fd >= 0) close(g->wake_fd);
+  upf_map_free(&g->by_id);
+  upf_map_free(&g->by_teid);
+  free(g->sessions);
+  free(g->free_slots);
+  free(g->rx);
+  free(g->tx);
+  pthread_mutex_destroy(&g->lock);
+  free(g);
+}
+
+uint16_t gnb_up_n3_port(const gnb_up *g) { return g->n3_port; }
+
+int gnb_up_add_session(gnb_up *g, const gnb_up_session *request, char *actual) {
+  if (request->upf.ss_family != g->family) return EAFNOSUPPORT;
+  int err = 0;
+  pthread_mutex_lock(&g->lock);
+  uint32_t unused;
+  if (upf_map_get(&g->by_id, request->id, &unused) ||
+      upf_map_get(&g->by_teid, request->downlink_teid, &unused)) {
+    err = EEXIST;
+  } else if (g->free_count == 0) {
+    err = ENOSPC;
+  } else {
+    int fd = open_tun(request->tun_name, actual);
+    if (fd < 0) {
+      err = -fd;
+    } else {
+      uint32_t slot = g->free_slots[g->free_count - 1];
+      session *s = &g->sessions[slot];
+      uint32_t generation = s->generation + 1;
+      memset(s, 0, sizeof *s);
+      s->generation = generation;
+      s->id = request->id;
+      s->tun_fd = fd;
+      s->downlink_teid = request->downlink_teid;
+      memcpy(&s->upf, &request->upf, request->upf_length);
+      s->upf_length = request->upf_length;
+      s->uplink_teid = request->uplink_teid;
+      s->qfi = request->qfi;
+      if (!watch(g, fd, ((uint64_t)generation << 32) | slot)) {
+        err = errno;
+        close(fd);
+      } else {
+        /* Both maps hold at most max_sessions entries, so these puts cannot fail. */
+        s->used = true;
+        g->free_count--;
+        upf_map_put(&g->by_id, request->id, slot);
+        upf_map_put(&g->by_teid, request->downlink_teid, slot);
+      }
+    }
+  }
+  pthread_mutex_unlock(&g->lock);
+  return err;
+}
+
+int gnb_up_remove_session(gnb_up *g, uint32_t id) {
+  int err = 0;
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot;
+  if (!upf_map_get(&g->by_id, id, &slot)) {
+    err = ENOENT;
+  } else {
+    session *s = &g->sessions[slot];
+    upf_map_remove(&g->by_id, id);
+    upf_map_remove(&g->by_teid, s->downlink_teid);
+    epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, s->tun_fd, NULL);
+    close(s->tun_fd);
+    s->used = false;
+    g->free_slots[g->free_count++] = slot;
+  }
+  pthread_mutex_unlock(&g->lock);
+  return err;
+}
+
+int gnb_up_session_counters(gnb_up *g, uint32_t id, uint64_t *out) {
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot;
+  bool found = upf_map_get(&g->by_id, id, &slot);
+  if (found) memcpy(out, g->sessions[slot].counters, sizeof g->sessions[slot].counters);
+  pthread_mutex_unlock(&g->lock);
+  return found ? 0 : ENOENT;
+}
+
+void gnb_up_read_counters(gnb_up *g, uint64_t *out) {
+  pthread_mutex_lock(&g->lock);
+  memcpy(out, g->counters, sizeof g->counters);
+  pthread_mutex_unlock(&g->lock);
+}

@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { isIPv4, isIPv6 } from 'node:net';
+
+/**
+ * A UE's TUN device inside a network namespace, as the UE's own IP stack sees its PDU session: the
+ * session's address on it and routes through it. The gNB user plane creates the device (and keeps
+ * its file descriptor); this moves it into the namespace and configures it with iproute2, which
+ * needs CAP_NET_ADMIN.
+ */
+export interface UeTunConfiguration {
+  /** The namespace to move the device into (`ip netns add <name>` made it). */
+  namespace: string;
+  ueIpv4?: string;
+  /** The UE's IPv6 address inside the session's /64. */
+  ueIpv6?: string;
+  /** Link MTU (TS 24.501 9.11.4.28 / the profile's MTU), default 1500. */
+  mtu?: number;
+  /** Prefixes routed through the TUN: by default the default routes of the session's families. */
+  routes?: readonly string[];
+}
+
+/** Runs `ip` with `args` and `input` on stdin; resolves with its stderr when it failed. */
+function ip(args: readonly string[], input?: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const child = spawn('ip', args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    child.on('error', (error) => resolve(error.message));
+    child.on('close', (code) => resolve(code === 0 ? undefined : stderr.trim() || `ip exited with ${code}`));
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** The `ip -batch` lines that configure the device inside its namespace. */
+export function ueTunCommands(tunName: string, configuration: UeTunConfiguration): string[] {
+  const { ueIpv4, ueIpv6 } = configuration;
+  const routes = configuration.routes ?? [
+    ...(ueIpv4 === undefined ? [] : ['default']),
+    ...(ueIpv6 === undefined ? [] : ['::/0']),
+  ];
+  return [
+    // No link-local address: the kernel would otherwise send Router Solicitations from fe80::/64,
+    // which the UPF rightly drops as spoofed (a UE learns its interface identifier from the SMF,
+    // TS 23.501 5.8.2.2.2, not by SLAAC on the TUN).
+    `link set dev ${tunName} addrgenmode none`,
+    `link set dev ${tunName} mtu ${configuration.mtu ?? 1500} up`,
+    ...(ueIpv4 === undefined ? [] : [`addr add ${ueIpv4}/32 dev ${tunName}`]),
+    ...(ueIpv6 === undefined ? [] : [`addr add ${ueIpv6}/64 dev ${tunName} nodad`]),
+    ...routes.map((prefix) => `route replace ${prefix} dev ${tunName}`),
+  ];
+}
+
+/** Moves the device into the namespace and configures it; an error message when that failed. */
+export async function configureUeTun(
+  tunName: string,
+  configuration: UeTunConfiguration,
+): Promise<string | undefined> {
+  const { ueIpv4, ueIpv6, mtu } = configuration;
+  if (ueIpv4 !== undefined && !isIPv4(ueIpv4)) return `not an IPv4 address: ${ueIpv4}`;
+  if (ueIpv6 !== undefined && !isIPv6(ueIpv6)) return `not an IPv6 address: ${ueIpv6}`;
+  if (mtu !== undefined && !(Number.isSafeInteger(mtu) && mtu >= 576 && mtu <= 65535))
+    return `MTU out of range: ${mtu}`;
+  const bad = configuration.routes?.find((prefix) => !/^[0-9a-fA-F:./]+$|^default$/.test(prefix));
+  if (bad !== undefined) return `not a prefix: ${bad}`;
+  const moved = await ip(['link', 'set', 'dev', tunName, 'netns', configuration.namespace]);
+  if (moved !== undefined) return `moving ${tunName} into ${configuration.namespace}: ${moved}`;
+  const configured = await ip(
+    ['-n', configuration.namespace, '-batch', '-'],
+    ueTunCommands(tunName, configuration).join('\n') + '\n',
+  );
+  return configured === undefined ? undefined : `configuring ${tunName}: ${configured}`;
+}
+
+/** Whether a device of that name exists in the namespace (for tests and the CLI's checks). */
+export async function tunExists(namespace: string, tunName: string): Promise<boolean> {
+  return (await ip(['-n', namespace, 'link', 'show', 'dev', tunName])) === undefined;
+}

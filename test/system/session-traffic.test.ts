@@ -1,0 +1,182 @@
+/**
+ * A UE's traffic end to end: a TUN device in the UE's namespace -> the simulated gNB's user plane
+ * (GTP-U with the UL PDU Session Container) -> PMN Core's UPF -> its N6 TUN in the data-network
+ * namespace, whose kernel answers, and back. busybox ping and a TCP transfer of 4 MiB each way; then the
+ * flow reports (direction, action, protocol, ports, bytes: network.md 7) and the usage, read through the
+ * API, against what the gNB carried. Needs root (namespaces, TUN).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
+import type { UeTunnel } from '../../src/network/simulator/user-plane/gnb-user-plane.ts';
+import { tunExists } from '../../src/network/simulator/user-plane/ue-tun.ts';
+import {
+  DN,
+  flowReports,
+  N3,
+  nodeIn,
+  inNamespace,
+  serveIn,
+  sessionTrafficUnavailable,
+  settle,
+  startCore,
+  usage,
+  type Core,
+} from './session-traffic-harness.ts';
+
+const skip = sessionTrafficUnavailable();
+const MIB = 1 << 20;
+
+describe('UE traffic through the simulated gNB and the UPF', { skip }, () => {
+  let core: Core;
+  const teids = createTeidAllocator();
+  const imsi = '001010000007001';
+  let tunnel: UeTunnel;
+  let namespace: string;
+  let upfSession: number;
+
+  before(async () => {
+    core = await startCore('s');
+    namespace = await core.ueNamespace();
+    const uplinkTeid = teids.allocate() ?? 0;
+    const downlinkTeid = teids.allocate() ?? 0;
+    const established = core.upf.establishSession({
+      imsi,
+      ueIpv4: '10.45.0.2',
+      uplinkTeid,
+      ambr: { uplinkBps: 0, downlinkBps: 0 },
+    });
+    assert.ok(established.ok);
+    upfSession = established.value.id;
+    assert.ok(
+      core.upf.updateDownlink(upfSession, { gnbAddress: core.gnb.n3Address, remoteTeid: downlinkTeid }).ok,
+    );
+    const up = await core.gnb.bringUp(
+      { pduSessionId: 1, ueIpv4: '10.45.0.2', qfi: 1, upfAddress: N3, uplinkTeid, downlinkTeid },
+      { namespace },
+    );
+    assert.ok(up.ok, JSON.stringify(up));
+    tunnel = up.value;
+  });
+
+  after(async () => {
+    await core?.close();
+  });
+
+  it('pings the data network from the UE namespace', async () => {
+    const out = await inNamespace(namespace, 'busybox', 'ping', '-A', '-c', '3', '-W', '2', DN);
+    assert.match(out, /3 packets transmitted, 3 packets received/);
+    const c = tunnel.counters();
+    assert.deepEqual([c?.uplinkPackets, c?.downlinkPackets], [3, 3]);
+    assert.deepEqual([c?.uplinkBytes, c?.downlinkBytes], [3 * 84, 3 * 84]);
+  });
+
+  it('transfers 4 MiB over TCP to the data network and 4 MiB back', async () => {
+    const server = await serveIn(
+      core.dnNamespace,
+      `const net = require('net');
+       const s = net.createServer((c) => { let n = 0; c.on('data', (d) => { n += d.length;
+         if (n >= ${4 * MIB}) { c.end(Buffer.alloc(${4 * MIB}, 7)); } }); });
+       s.listen(5001, '${DN}', () => console.log('listening'));`,
+    );
+    try {
+      const client = await nodeIn<{ received: number; port: number }>(
+        namespace,
+        `const c = require('net').connect(5001, '${DN}', () => c.write(Buffer.alloc(${4 * MIB}, 3)));
+         let n = 0; c.on('data', (d) => { n += d.length; });
+         c.on('end', () => { console.log(JSON.stringify({ received: n, port: c.localPort })); c.end(); });`,
+      );
+      assert.equal(client.received, 4 * MIB);
+    } finally {
+      server.stop();
+    }
+  });
+
+  it('writes flow reports exactly as network.md 7 says, and usage that adds up to what passed', async () => {
+    const carried = tunnel.counters();
+    assert.ok(carried !== undefined);
+    core.clock.advance(1000); // the forwarder's counters drained into open flows
+    await settle(
+      () => core.upf.counters().openFlows,
+      (n) => n >= 4,
+      'open flows',
+    );
+    core.clock.advance(31_000); // 30 s without packets: reported; usage at the 30 s mark
+    const flows = await flowReports(core, imsi);
+    const ue = tunnel.session.ueIpv4;
+    const strip = (f: (typeof flows)[number]) => [
+      f.direction,
+      f.action,
+      f.protocol,
+      f.source_ip,
+      f.source_port,
+      f.destination_ip,
+      f.destination_port,
+    ];
+    const tcpUp = flows.find((f) => f.protocol === 6 && f.direction === 'uplink');
+    const port = tcpUp?.source_port ?? 0;
+    assert.deepEqual(flows.map(strip).sort(), [
+      ['downlink', 'allow', 1, DN, 0, ue, 0],
+      ['downlink', 'allow', 6, DN, 5001, ue, port],
+      ['uplink', 'allow', 1, ue, 0, DN, 0],
+      ['uplink', 'allow', 6, ue, port, DN, 5001],
+    ]);
+    assert.ok(port >= 1024, `ephemeral port ${port}`);
+    // ICMP: three echoes of 84 octets each way (busybox's default 56 data octets).
+    const icmp = flows.filter((f) => f.protocol === 1).map((f) => [f.direction, f.packets, f.bytes]);
+    assert.deepEqual(icmp.sort(), [
+      ['downlink', 3, 252],
+      ['uplink', 3, 252],
+    ]);
+    // TCP: at least the 4 MiB of payload each way, in packets of at most the MTU.
+    for (const f of flows.filter((f) => f.protocol === 6)) {
+      assert.ok(f.bytes > 4 * MIB && f.bytes <= f.packets * 1500, JSON.stringify(f));
+    }
+    // Usage and flows count the same packets; the UPF saw at most what the gNB sent and sent at least
+    // what the gNB received (loopback may lose a datagram under load, never invent one).
+    const sum = (direction: string) =>
+      flows.filter((f) => f.direction === direction).reduce((total, f) => total + f.bytes, 0);
+    const used = await usage(core, imsi);
+    assert.deepEqual(used, {
+      uplink_bytes: sum('uplink'),
+      downlink_bytes: sum('downlink'),
+      total_bytes: sum('uplink') + sum('downlink'),
+    });
+    assert.ok(sum('uplink') <= carried.uplinkBytes);
+    assert.ok(sum('downlink') >= carried.downlinkBytes);
+    assert.equal(core.upf.counters().uplinkBytes, sum('uplink'));
+  });
+
+  it('removes the TUN device with the session, and the UPF answers its TEID with an Error Indication', async () => {
+    assert.ok(await tunExists(namespace, tunnel.tunName));
+    tunnel.release();
+    assert.equal(tunnel.released, true);
+    assert.equal(tunnel.counters(), undefined);
+    assert.equal(await tunExists(namespace, tunnel.tunName), false);
+    assert.equal(core.gnb.tunnels, 0);
+    // A G-PDU arriving for the released downlink TEID: counted and answered (TS 29.281 7.3.1).
+    const before = core.gnb.counters();
+    await inNamespace(
+      core.dnNamespace,
+      'busybox',
+      'ping',
+      '-c',
+      '1',
+      '-W',
+      '1',
+      tunnel.session.ueIpv4 ?? '',
+    ).catch(() => undefined);
+    const after = await settle(
+      () => core.gnb.counters(),
+      (c) => c.dropUnknownTeid > before.dropUnknownTeid,
+      'unknown TEID',
+    );
+    assert.ok(after.errorIndicationsSent > before.errorIndicationsSent);
+    await settle(
+      () => core.upf.counters().errorIndicationsReceived,
+      (n) => n > 0,
+      'Error Indication at the UPF',
+    );
+    assert.ok(core.upf.release(upfSession).ok);
+  });
+});
