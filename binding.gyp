@@ -24,6 +24,18 @@
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
       "ldflags": ["-pthread"],
       "defines": ["_GNU_SOURCE"]
+    },
+    {
+      "target_name": "pmn_gnb_user_plane",
+      "sources": [
+        "native/gnb-user-plane/addon.c",
+        "native/gnb-user-plane/gnb-user-plane.c",
+        "native/upf/gtpu.c",
+        "native/upf/map.c"
+      ],
+      "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
+      "ldflags": ["-pthread"],
+      "defines": ["_GNU_SOURCE"]
     }
   ]
 }
