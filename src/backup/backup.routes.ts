@@ -47,6 +47,13 @@ export function backupRoutes(deps: { backup: BackupService; restoreMaxBytes?: nu
     await app.register(async (scope: App) => {
       scope.removeAllContentTypeParsers();
       await scope.register(multipart, { limits: { fileSize: maxBytes, files: 1 } });
+      // An answer given before the upload was read to its end (a refusal, a 409) leaves the rest of the
+      // body unread and the socket paused: kept alive, the connection is never idle again and the server's
+      // close waits for it. "A server MUST read the entire request message body or close the connection
+      // after sending its response" (RFC 9112 section 9.3).
+      scope.addHook('onSend', async (request, reply) => {
+        if (!request.raw.readableEnded) reply.header('connection', 'close');
+      });
 
       scope.post(
         '/api/v1/restore',

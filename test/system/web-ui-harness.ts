@@ -5,8 +5,8 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { WEB_UI_DIRECTORY } from '../../src/http/web-ui.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
-// What the browser tests of the web UI share: the whole service in the test process (in-memory database)
-// serving the built application in dist/ui (`npm run build:ui`), Debian's Chromium driven by
+// What the browser tests of the web UI share: the whole service in the test process (an in-memory database
+// unless a file is named) serving the built application in dist/ui (`npm run build:ui`), Debian's Chromium driven by
 // playwright-core, console errors collected, and screenshots when UI_SCREENSHOTS names a directory.
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -25,12 +25,12 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(options: { database?: string } = {}): Promise<Harness> {
   assert.ok(existsSync(join(WEB_UI_DIRECTORY, 'index.html')), 'dist/ui is not built: run npm run build:ui');
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
   const screenshots = process.env.UI_SCREENSHOTS;
   if (screenshots) mkdirSync(screenshots, { recursive: true });
-  const service = await createTestApp();
+  const service = await createTestApp({ database: options.database });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   // Playwright gives each launch a new empty profile of its own.
   const browser = await chromium.launch({
