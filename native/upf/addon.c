@@ -280,23 +280,61 @@ static napi_value set_ambr(napi_env env, napi_callback_info info) {
   return errno_code(env, upf_set_ambr(u, (uint32_t)id, (uint64_t)ul, (uint64_t)dl));
 }
 
-/* removeSession(id) -> { uplinkBytes, downlinkBytes } (usage not yet drained) or 'ENOENT' */
+/* A time on the core's clock: finite milliseconds. */
+static bool get_time(napi_env env, napi_value value, const char *name, double *out) {
+  napi_valuetype type;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_number ||
+      napi_get_value_double(env, value, out) != napi_ok || !(*out >= -9007199254740991.0) ||
+      !(*out <= 9007199254740991.0)) {
+    char message[128];
+    snprintf(message, sizeof message, "%s must be a number of milliseconds", name);
+    napi_throw_type_error(env, NULL, message);
+    return false;
+  }
+  return true;
+}
+
+/* removeSession(id, nowMs, previousTickMs) -> { uplinkBytes, downlinkBytes, flowsEnded } (usage not
+ * yet drained; flows ended so far, this session's included) or 'ENOENT' */
 static napi_value remove_session(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
+  size_t argc = 3;
+  napi_value argv[3];
   upf *u = unwrap(env, info, &argc, argv);
   if (u == NULL) return NULL;
-  double id;
-  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
-  uint64_t ul = 0, dl = 0;
-  int err = upf_remove_session(u, (uint32_t)id, &ul, &dl);
+  double id, now, previous;
+  if (argc < 3) return throw_type(env, "removeSession takes 3 arguments");
+  if (!get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_time(env, argv[1], "nowMs", &now) || !get_time(env, argv[2], "previousTickMs", &previous))
+    return NULL;
+  uint64_t ul = 0, dl = 0, ended = 0;
+  int err = upf_remove_session(u, (uint32_t)id, now, previous, &ul, &dl, &ended);
   if (err != 0) return errno_code(env, err);
-  napi_value result, a, b;
+  napi_value result, a, b, c;
   CHECK(napi_create_object(env, &result));
   CHECK(napi_create_double(env, (double)ul, &a));
   CHECK(napi_create_double(env, (double)dl, &b));
+  CHECK(napi_create_double(env, (double)ended, &c));
   CHECK(napi_set_named_property(env, result, "uplinkBytes", a));
   CHECK(napi_set_named_property(env, result, "downlinkBytes", b));
+  CHECK(napi_set_named_property(env, result, "flowsEnded", c));
+  return result;
+}
+
+/* tickFlows(nowMs, previousTickMs, idleMs, activeMs) */
+static napi_value tick_flows(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double now, previous, idle, active;
+  if (argc < 4) return throw_type(env, "tickFlows takes 4 arguments");
+  if (!get_time(env, argv[0], "nowMs", &now) || !get_time(env, argv[1], "previousTickMs", &previous) ||
+      !get_number(env, argv[2], "idleMs", 0, 9007199254740991.0, &idle) ||
+      !get_number(env, argv[3], "activeMs", 0, 9007199254740991.0, &active))
+    return NULL;
+  upf_tick_flows(u, now, previous, idle, active);
+  napi_value result;
+  CHECK(napi_get_undefined(env, &result));
   return result;
 }
 
@@ -316,13 +354,26 @@ static napi_value buffer_of(napi_env env, uint8_t *data, size_t length) {
   return result;
 }
 
-static napi_value drain_flows(napi_env env, napi_callback_info info) {
+/* takeFlows(max) -> Buffer of up to max ended flows, oldest first */
+static napi_value take_flows(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double max;
+  if (argc < 1 || !get_number(env, argv[0], "max", 1, 1 << 24, &max)) return NULL;
+  size_t count;
+  uint8_t *data = upf_take_flows(u, (uint32_t)max, &count);
+  return buffer_of(env, data, count * UPF_FLOW_RECORD);
+}
+
+static napi_value take_downlink_data(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   upf *u = unwrap(env, info, &argc, NULL);
   if (u == NULL) return NULL;
   size_t count;
-  uint8_t *data = upf_drain_flows(u, &count);
-  return buffer_of(env, data, count * UPF_FLOW_RECORD);
+  uint8_t *data = upf_take_downlink_data(u, &count);
+  return buffer_of(env, data, count * 4);
 }
 
 static napi_value drain_usage(napi_env env, napi_callback_info info) {
@@ -348,6 +399,13 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   }
   CHECK(napi_create_uint32(env, upf_session_count(u), &value));
   CHECK(napi_set_named_property(env, result, "sessions", value));
+  uint32_t open, ended;
+  uint64_t ended_total;
+  upf_flow_counts(u, &open, &ended, &ended_total);
+  CHECK(napi_create_uint32(env, open, &value));
+  CHECK(napi_set_named_property(env, result, "openFlows", value));
+  CHECK(napi_create_uint32(env, ended, &value));
+  CHECK(napi_set_named_property(env, result, "endedFlows", value));
   return result;
 }
 
@@ -371,7 +429,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"clearDownlink", NULL, clear_downlink, NULL, NULL, NULL, napi_default, NULL},
       {"setAmbr", NULL, set_ambr, NULL, NULL, NULL, napi_default, NULL},
       {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
-      {"drainFlows", NULL, drain_flows, NULL, NULL, NULL, napi_default, NULL},
+      {"tickFlows", NULL, tick_flows, NULL, NULL, NULL, napi_default, NULL},
+      {"takeFlows", NULL, take_flows, NULL, NULL, NULL, napi_default, NULL},
+      {"takeDownlinkData", NULL, take_downlink_data, NULL, NULL, NULL, napi_default, NULL},
       {"drainUsage", NULL, drain_usage, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, close_upf, NULL, NULL, NULL, napi_default, NULL},

@@ -55,6 +55,9 @@ typedef struct {
   bucket downlink_ambr;
   uint64_t uplink_usage;
   uint64_t downlink_usage;
+  uint32_t flow_head; /* the session's open flows (flows.h) */
+  /* Downlink data arrived while inactive and the core was told; cleared when the downlink changes. */
+  bool downlink_data_reported;
 } session;
 
 struct upf {
@@ -80,6 +83,9 @@ struct upf {
   upf_flows flows;
   uint64_t counters[UPF_COUNTER_COUNT];
   bucket error_indications;
+  /* Ids of sessions with downlink data while inactive, not yet taken by the core. */
+  uint32_t *downlink_data;
+  uint32_t downlink_data_count;
   /* Uplink receive buffers and downlink send buffers (GTP-U header room in front of the T-PDU). */
   uint8_t *rx;
   uint8_t *tx;
@@ -122,8 +128,8 @@ static uint64_t ipv6_key(const uint8_t *prefix) {
 
 static void count(upf *u, upf_counter c) { u->counters[c]++; }
 
-static void account(upf *u, const upf_flow_key *key, size_t bytes) {
-  if (!upf_flows_add(&u->flows, key, bytes)) count(u, UPF_FLOW_TABLE_FULL);
+static void account(upf *u, session *s, const upf_flow_key *key, size_t bytes) {
+  if (!upf_flows_add(&u->flows, key, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
 }
 
 /* The inner IP packet: checks it against its own length fields and fills a flow key's addresses,
@@ -222,13 +228,13 @@ static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *f
   if (!own) {
     count(u, UPF_DROP_SPOOFED);
     key.action = 1;
-    account(u, &key, length);
+    account(u, s, &key, length);
     return;
   }
   if (!bucket_take(&s->uplink_ambr, length, now)) {
     count(u, UPF_DROP_UPLINK_AMBR);
     key.action = 1;
-    account(u, &key, length);
+    account(u, s, &key, length);
     return;
   }
   if (write(u->tun_fd, m->payload, length) != (ssize_t)length) {
@@ -238,7 +244,7 @@ static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *f
   count(u, UPF_UPLINK_PACKETS);
   u->counters[UPF_UPLINK_BYTES] += length;
   s->uplink_usage += length;
-  account(u, &key, length);
+  account(u, s, &key, length);
 }
 
 static void handle_n3(upf *u, const uint8_t *data, size_t length, bool truncated,
@@ -315,20 +321,27 @@ static session *downlink_packet(upf *u, uint8_t *slot_buffer, size_t length, uin
   if (!s->downlink) {
     count(u, UPF_DROP_INACTIVE);
     key.action = 1;
-    account(u, &key, ip_length);
+    account(u, s, &key, ip_length);
+    /* The Downlink Data Notification role (TS 23.502 4.2.3.3 step 2a): the first packet for an idle
+     * session is queued for the core, once until its downlink changes, so that the device is paged.
+     * The packets themselves are not buffered. A full queue leaves it to the next packet. */
+    if (!s->downlink_data_reported && u->downlink_data_count < u->max_sessions) {
+      s->downlink_data_reported = true;
+      u->downlink_data[u->downlink_data_count++] = s->id;
+    }
     return NULL;
   }
   if (!bucket_take(&s->downlink_ambr, ip_length, now)) {
     count(u, UPF_DROP_DOWNLINK_AMBR);
     key.action = 1;
-    account(u, &key, ip_length);
+    account(u, s, &key, ip_length);
     return NULL;
   }
   gtpu_write_downlink_header(slot_buffer, s->remote_teid, s->qfi, ip_length);
   count(u, UPF_DOWNLINK_PACKETS);
   u->counters[UPF_DOWNLINK_BYTES] += ip_length;
   s->downlink_usage += ip_length;
-  account(u, &key, ip_length);
+  account(u, s, &key, ip_length);
   return s;
 }
 
@@ -493,9 +506,11 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   u->max_sessions = config->max_sessions;
   u->sessions = calloc(config->max_sessions, sizeof *u->sessions);
   u->free_slots = calloc(config->max_sessions, sizeof *u->free_slots);
+  u->downlink_data = calloc(config->max_sessions, sizeof *u->downlink_data);
   u->rx = malloc((size_t)BATCH * BUFFER_SIZE);
   u->tx = malloc((size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER));
-  if (u->sessions == NULL || u->free_slots == NULL || u->rx == NULL || u->tx == NULL ||
+  if (u->sessions == NULL || u->free_slots == NULL || u->downlink_data == NULL || u->rx == NULL ||
+      u->tx == NULL ||
       !upf_map_init(&u->by_id, config->max_sessions) ||
       !upf_map_init(&u->by_teid, config->max_sessions) ||
       !upf_map_init(&u->by_ipv4, config->max_sessions) ||
@@ -556,6 +571,7 @@ void upf_close(upf *u) {
   upf_flows_free(&u->flows);
   free(u->sessions);
   free(u->free_slots);
+  free(u->downlink_data);
   free(u->rx);
   free(u->tx);
   pthread_mutex_destroy(&u->lock);
@@ -589,6 +605,7 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
     memset(s, 0, sizeof *s);
     s->used = true;
     s->id = id;
+    s->flow_head = UPF_NO_FLOW;
     s->uplink_teid = uplink_teid;
     upf_map_put(&u->by_id, id, slot);
     upf_map_put(&u->by_teid, uplink_teid, slot);
@@ -631,6 +648,7 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
     s->remote_teid = remote_teid;
     s->qfi = qfi;
     s->downlink = true;
+    s->downlink_data_reported = false;
   }
   pthread_mutex_unlock(&u->lock);
   return err;
@@ -639,7 +657,10 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
 int upf_clear_downlink(upf *u, uint32_t id) {
   pthread_mutex_lock(&u->lock);
   session *s = find(u, id);
-  if (s != NULL) s->downlink = false;
+  if (s != NULL) {
+    s->downlink = false;
+    s->downlink_data_reported = false;
+  }
   pthread_mutex_unlock(&u->lock);
   return s == NULL ? ENOENT : 0;
 }
@@ -655,7 +676,8 @@ int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps
   return s == NULL ? ENOENT : 0;
 }
 
-int upf_remove_session(upf *u, uint32_t id, uint64_t *uplink_bytes, uint64_t *downlink_bytes) {
+int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
+                       uint64_t *uplink_bytes, uint64_t *downlink_bytes, uint64_t *flows_ended) {
   int err = 0;
   pthread_mutex_lock(&u->lock);
   uint32_t slot;
@@ -665,6 +687,8 @@ int upf_remove_session(upf *u, uint32_t id, uint64_t *uplink_bytes, uint64_t *do
     session *s = &u->sessions[slot];
     *uplink_bytes = s->uplink_usage;
     *downlink_bytes = s->downlink_usage;
+    upf_flows_end_session(&u->flows, &s->flow_head, now_ms, previous_ms);
+    *flows_ended = u->flows.ended_total;
     upf_map_remove(&u->by_id, id);
     upf_map_remove(&u->by_teid, s->uplink_teid);
     if (s->has_ipv4) upf_map_remove(&u->by_ipv4, ipv4_key(s->ipv4));
@@ -676,14 +700,44 @@ int upf_remove_session(upf *u, uint32_t id, uint64_t *uplink_bytes, uint64_t *do
   return err;
 }
 
-uint8_t *upf_drain_flows(upf *u, size_t *count_out) {
+void upf_tick_flows(upf *u, double now_ms, double previous_ms, double idle_ms, double active_ms) {
   pthread_mutex_lock(&u->lock);
-  size_t n = u->flows.count;
-  uint8_t *out = malloc(n * UPF_FLOW_RECORD + 1);
-  if (out != NULL) upf_flows_drain(&u->flows, out);
+  upf_flows_tick(&u->flows, now_ms, previous_ms, idle_ms, active_ms);
+  pthread_mutex_unlock(&u->lock);
+}
+
+uint8_t *upf_take_flows(upf *u, uint32_t max, size_t *count_out) {
+  pthread_mutex_lock(&u->lock);
+  uint32_t n = u->flows.ended_count < max ? u->flows.ended_count : max;
+  uint8_t *out = malloc((size_t)n * UPF_FLOW_RECORD + 1);
+  if (out != NULL) n = upf_flows_take(&u->flows, out, n);
   pthread_mutex_unlock(&u->lock);
   *count_out = out == NULL ? 0 : n;
   return out;
+}
+
+uint8_t *upf_take_downlink_data(upf *u, size_t *count_out) {
+  pthread_mutex_lock(&u->lock);
+  size_t n = u->downlink_data_count;
+  uint8_t *out = malloc(n * 4 + 1);
+  if (out != NULL) {
+    for (size_t i = 0; i < n; i++) {
+      uint32_t id = u->downlink_data[i];
+      for (int b = 0; b < 4; b++) out[4 * i + (size_t)b] = (uint8_t)(id >> (8 * b));
+    }
+    u->downlink_data_count = 0;
+  }
+  pthread_mutex_unlock(&u->lock);
+  *count_out = out == NULL ? 0 : n;
+  return out;
+}
+
+void upf_flow_counts(upf *u, uint32_t *open, uint32_t *ended, uint64_t *ended_total) {
+  pthread_mutex_lock(&u->lock);
+  *open = u->flows.live_count;
+  *ended = u->flows.ended_count;
+  *ended_total = u->flows.ended_total;
+  pthread_mutex_unlock(&u->lock);
 }
 
 static void put_le64(uint8_t *p, uint64_t v) {

@@ -73,12 +73,22 @@ int upf_set_downlink(upf *upf, uint32_t id, const struct sockaddr *gnb, socklen_
 /* The device went idle: downlink packets are dropped (counted) until set_downlink. */
 int upf_clear_downlink(upf *upf, uint32_t id);
 int upf_set_ambr(upf *upf, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps);
-/* Removes the session's rules; the out parameters get its usage not yet drained. */
-int upf_remove_session(upf *upf, uint32_t id, uint64_t *uplink_bytes, uint64_t *downlink_bytes);
+/* Removes the session's rules and ends its flows (stamped as a tick at now_ms would); the out
+ * parameters get its usage not yet drained and the flows ended so far, this session's included
+ * (upf_flows.ended_total). */
+int upf_remove_session(upf *upf, uint32_t id, double now_ms, double previous_ms,
+                       uint64_t *uplink_bytes, uint64_t *downlink_bytes, uint64_t *flows_ended);
 
-/* Flows since the last drain (UPF_FLOW_RECORD octets each) into a malloc'd buffer; NULL on no
- * memory. */
-uint8_t *upf_drain_flows(upf *upf, size_t *count);
+/* upf_flows_tick under the mutex. */
+void upf_tick_flows(upf *upf, double now_ms, double previous_ms, double idle_ms, double active_ms);
+/* Up to max ended flows (UPF_FLOW_RECORD octets each) into a malloc'd buffer, oldest first; NULL on
+ * no memory. */
+uint8_t *upf_take_flows(upf *upf, uint32_t max, size_t *count);
+/* Ids (u32 LE) of the sessions that had downlink data while inactive since the last call, each once
+ * until its downlink changes (the Downlink Data Notification role); malloc'd, NULL on no memory. */
+uint8_t *upf_take_downlink_data(upf *upf, size_t *count);
+/* Open flows, ended flows waiting to be taken, and flows ever ended. */
+void upf_flow_counts(upf *upf, uint32_t *open, uint32_t *ended, uint64_t *ended_total);
 /* Per session with bytes since the last drain: id u32, 0 u32, uplink u64, downlink u64 (LE). */
 #define UPF_USAGE_RECORD 24
 uint8_t *upf_drain_usage(upf *upf, size_t *count);

@@ -1,25 +1,10 @@
 /**
- * The forwarder's drained counters (native/upf/flows.c, forwarder.c), decoded. Records are
+ * The forwarder's ended flows and drained usage (native/upf/flows.c, forwarder.c), decoded. Records are
  * little-endian; a buffer whose length is not a whole number of records is cut at the last whole one
  * (the addon never makes one, but nothing here trusts that).
  */
 
-export type FlowDirection = 'uplink' | 'downlink';
-export type FlowAction = 'allow' | 'drop';
-
-/** Packets and bytes of one flow since the previous drain. */
-export interface FlowCount {
-  sessionId: number;
-  sourceIp: string;
-  destinationIp: string;
-  sourcePort: number;
-  destinationPort: number;
-  protocol: number;
-  direction: FlowDirection;
-  action: FlowAction;
-  packets: number;
-  bytes: number;
-}
+import type { FlowReportInput } from '../../records/record-inputs.ts';
 
 export interface UsageCount {
   sessionId: number;
@@ -27,7 +12,8 @@ export interface UsageCount {
   downlinkBytes: number;
 }
 
-const FLOW_RECORD = 64;
+/** One ended flow (native/upf/flows.h, UPF_FLOW_RECORD). */
+export const FLOW_RECORD = 80;
 const USAGE_RECORD = 24;
 
 function ipv4(bytes: Buffer, at: number): string {
@@ -58,28 +44,41 @@ export function ipv6Text(bytes: Uint8Array, at = 0): string {
   return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
 }
 
-const u64 = (bytes: Buffer, at: number): number => Number(bytes.readBigUInt64LE(at));
+/** Exact below 2^53, which counters of packets and bytes do not reach; no BigInt per value. */
+const u64 = (bytes: Buffer, at: number): number =>
+  bytes.readUInt32LE(at) + bytes.readUInt32LE(at + 4) * 0x1_0000_0000;
 
-export function decodeFlowCounts(bytes: Buffer): FlowCount[] {
-  const flows: FlowCount[] = [];
+/**
+ * Ended flows as flow reports (network.md 7), one object each: the subscriber is the session's
+ * (`imsiOf`); a flow of a session it does not know, or of protocol 0 (an IPv6 hop-by-hop header
+ * first, which a report cannot carry), is left out.
+ */
+export function decodeFlowReports(
+  bytes: Buffer,
+  imsiOf: (sessionId: number) => string | undefined,
+): FlowReportInput[] {
+  const reports: FlowReportInput[] = [];
   for (let at = 0; at + FLOW_RECORD <= bytes.length; at += FLOW_RECORD) {
-    const family = bytes[at + 4];
-    const address = (offset: number): string =>
-      family === 4 ? ipv4(bytes, at + offset) : ipv6Text(bytes, at + offset);
-    flows.push({
-      sessionId: bytes.readUInt32LE(at),
-      protocol: bytes[at + 5] ?? 0,
-      direction: bytes[at + 6] === 0 ? 'uplink' : 'downlink',
-      action: bytes[at + 7] === 0 ? 'allow' : 'drop',
+    const subscriberId = imsiOf(bytes.readUInt32LE(at));
+    const protocol = bytes[at + 5] ?? 0;
+    if (subscriberId === undefined || protocol === 0) continue;
+    const v4 = bytes[at + 4] === 4;
+    reports.push({
+      subscriberId,
+      sourceIp: v4 ? ipv4(bytes, at + 12) : ipv6Text(bytes, at + 12),
+      destinationIp: v4 ? ipv4(bytes, at + 28) : ipv6Text(bytes, at + 28),
       sourcePort: bytes.readUInt16LE(at + 8),
       destinationPort: bytes.readUInt16LE(at + 10),
-      sourceIp: address(12),
-      destinationIp: address(28),
+      protocol,
       packets: u64(bytes, at + 48),
       bytes: u64(bytes, at + 56),
+      startTime: bytes.readDoubleLE(at + 64),
+      endTime: bytes.readDoubleLE(at + 72),
+      direction: bytes[at + 6] === 0 ? 'uplink' : 'downlink',
+      action: bytes[at + 7] === 0 ? 'allow' : 'drop',
     });
   }
-  return flows;
+  return reports;
 }
 
 export function decodeUsageCounts(bytes: Buffer): UsageCount[] {

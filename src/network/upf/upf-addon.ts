@@ -23,7 +23,10 @@ export interface ForwarderOptions {
   errorIndicationsPerSecond?: number;
 }
 
-/** The forwarder's counters since it started (docs/upf.md), plus `sessions`, the rules installed. */
+/**
+ * The forwarder's counters since it started (docs/upf.md), plus `sessions` (rules installed),
+ * `openFlows` and `endedFlows` (ended, waiting for `takeFlows`).
+ */
 export type ForwarderCounters = Record<
   | 'n3Received'
   | 'uplinkPackets'
@@ -50,7 +53,9 @@ export type ForwarderCounters = Record<
   | 'dropN6Write'
   | 'dropN3Send'
   | 'flowTableFull'
-  | 'sessions',
+  | 'sessions'
+  | 'openFlows'
+  | 'endedFlows',
   number
 >;
 
@@ -74,10 +79,27 @@ export interface Forwarder {
   ): ErrnoCode | undefined;
   clearDownlink(id: number): ErrnoCode | undefined;
   setAmbr(id: number, uplinkBps: number, downlinkBps: number): ErrnoCode | undefined;
-  /** The session's usage not drained yet, or 'ENOENT'. */
-  removeSession(id: number): { uplinkBytes: number; downlinkBytes: number } | ErrnoCode;
-  /** Flows counted since the last drain, 64-octet records (flow-records.ts). */
-  drainFlows(): Buffer;
+  /**
+   * Removes the rules and ends the session's flows as a tick at `nowMs` would; returns its usage not
+   * drained yet and the number of flows ever ended, this session's included, or 'ENOENT'.
+   */
+  removeSession(
+    id: number,
+    nowMs: number,
+    previousTickMs: number,
+  ): { uplinkBytes: number; downlinkBytes: number; flowsEnded: number } | ErrnoCode;
+  /**
+   * Stamps the flows that had packets since the previous tick with `nowMs` (new ones start at
+   * `previousTickMs`) and ends those idle for `idleMs` or active for `activeMs` (network.md 7).
+   */
+  tickFlows(nowMs: number, previousTickMs: number, idleMs: number, activeMs: number): void;
+  /** Up to `max` ended flows, oldest first, 80-octet records (flow-records.ts); frees their slots. */
+  takeFlows(max: number): Buffer;
+  /**
+   * Ids (u32 LE) of sessions that had downlink data while inactive since the last call, each once until
+   * its downlink changes (the Downlink Data Notification role).
+   */
+  takeDownlinkData(): Buffer;
   /** Usage since the last drain of each session that has some, 24-octet records. */
   drainUsage(): Buffer;
   counters(): ForwarderCounters;

@@ -1,8 +1,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Clock, Timers } from '../../clock.ts';
 import type { FlowReportInput, UsageInput } from '../../records/record-inputs.ts';
-import { decodeFlowCounts, decodeUsageCounts } from './flow-records.ts';
-import { createFlowTable, FLOW_TIMEOUTS, type EndedFlow, type FlowTimeouts } from './flow-table.ts';
+import { decodeFlowReports, decodeUsageCounts, FLOW_RECORD } from './flow-records.ts';
 import { loadUpfAddon, type Forwarder, type ForwarderCounters, type UpfAddon } from './upf-addon.ts';
 import type { UpfSettings } from './upf-settings.ts';
 
@@ -13,6 +12,20 @@ export interface UpfRecords {
   whenWritable(records?: number): Promise<void>;
 }
 
+/**
+ * When a flow ends (network.md 7): after `idleMs` without packets, after `activeMs` of activity (the
+ * next packets open a new flow), and at its session's release. The forwarder keeps the flows; the
+ * core's ticks (every collection interval) give their times, so a flow's start and end are known to
+ * within one interval: `startTime` is the tick before the one that first saw it.
+ */
+export interface FlowTimeouts {
+  idleMs: number;
+  activeMs: number;
+}
+
+/** network.md 7: 30 s without packets, 30 min of activity. */
+export const FLOW_TIMEOUTS: FlowTimeouts = { idleMs: 30_000, activeMs: 30 * 60_000 };
+
 export interface UpfDeps {
   settings: UpfSettings;
   records: UpfRecords;
@@ -20,11 +33,18 @@ export interface UpfDeps {
   timers: Timers;
   /** The loaded addon; by default `loadUpfAddon()`. */
   addon?: UpfAddon;
-  /** How often flow counters are pulled from the forwarder (1 s). */
+  /** How often the forwarder's flows are ticked and ended ones taken (1 s). */
   collectIntervalMs?: number;
   /** How often usage goes to the subscribers' daily counters (network.md 7: 30 s). */
   usageIntervalMs?: number;
   flowTimeouts?: FlowTimeouts;
+  /**
+   * The Downlink Data Notification role (TS 23.502 4.2.3.3): a downlink packet arrived for this
+   * inactive session, the first since it became inactive; the SMF/AMF page the device. The packet was
+   * dropped (nothing is buffered). Looked for every `downlinkDataPollMs` (100 ms).
+   */
+  onDownlinkData?: (session: UpfSession) => void;
+  downlinkDataPollMs?: number;
 }
 
 /** Session AMBR (TS 23.501 5.7.1.8), bits per second; 0 means not limited. */
@@ -55,8 +75,8 @@ export interface DownlinkTunnel {
 
 /**
  * The user plane of a session: `active` forwards downlink packets to the gNB; `inactive` (no gNB
- * tunnel yet, or the device is idle) drops them and counts them as `drop` flows. Nothing is buffered:
- * paging on downlink data is the SMF's and AMF's, not done yet (docs/upf.md).
+ * tunnel yet, or the device is idle) drops them and counts them as `drop` flows. Nothing is buffered;
+ * the first such packet is told to `onDownlinkData` so that the device can be paged.
  */
 export type UserPlane = { state: 'inactive' } | { state: 'active'; tunnel: Required<DownlinkTunnel> };
 
@@ -84,10 +104,13 @@ export type UpfResult<T = undefined> = { ok: true; value: T } | { ok: false; err
 
 export interface UpfCounters extends ForwarderCounters {
   flowReports: number;
-  /** Flow reports waiting for the records queue (back-pressure), not lost. */
+  /**
+   * Ended flows not yet accepted by the records queue (back-pressure): in the forwarder's table or
+   * decoded and waiting; not lost.
+   */
   flowReportsPending: number;
   usageRecords: number;
-  openFlows: number;
+  downlinkDataNotifications: number;
 }
 
 export interface Upf {
@@ -122,7 +145,8 @@ const errnoError = (code: string): UpfError =>
           : 'invalid';
 
 const OK: UpfResult = { ok: true, value: undefined };
-const REPORT_CHUNK = 1000;
+/** Ended flows taken from the forwarder at once: while a chunk waits for the records queue, no more are taken. */
+const REPORT_CHUNK = 2000;
 
 const validRate = (bps: number): boolean => Number.isSafeInteger(bps) && bps >= 0;
 
@@ -130,78 +154,79 @@ export function createUpf(deps: UpfDeps): Upf {
   const { settings, records, clock, timers } = deps;
   const collectIntervalMs = deps.collectIntervalMs ?? 1000;
   const usageIntervalMs = deps.usageIntervalMs ?? 30_000;
-  const flows = createFlowTable(deps.flowTimeouts ?? FLOW_TIMEOUTS);
+  const timeouts = deps.flowTimeouts ?? FLOW_TIMEOUTS;
+  const downlinkDataPollMs = deps.downlinkDataPollMs ?? 100;
   const sessions = new Map<number, UpfSession & { userPlane: UserPlane; ambr: Ambr }>();
-  const pendingReports: FlowReportInput[][] = [];
+  /** Released sessions whose flows are not all taken yet, until the forwarder's ended count `through`. */
+  const released = new Map<number, { imsi: string; through: number }>();
+  /** Decoded reports the records queue has not accepted yet: one chunk while running. */
+  const backlog: FlowReportInput[][] = [];
   /** While the pipeline's queue is full: resolves once the waiting chunk was offered again. */
   let queueWait: Promise<void> | undefined;
   let forwarder: Forwarder | undefined;
   let info = { n3Port: 0, tunName: settings.tunName };
   let nextId = 1;
-  let lastDrain = 0;
+  let lastTick = 0;
+  let flowsTaken = 0;
   let flowReports = 0;
   let usageRecords = 0;
+  let downlinkDataNotifications = 0;
   let cancelCollect: (() => void) | undefined;
   let cancelUsage: (() => void) | undefined;
+  let cancelDownlinkData: (() => void) | undefined;
 
-  const reportOf = (flow: EndedFlow, imsi: string): FlowReportInput => ({
-    subscriberId: imsi,
-    sourceIp: flow.sourceIp,
-    destinationIp: flow.destinationIp,
-    sourcePort: flow.sourcePort,
-    destinationPort: flow.destinationPort,
-    // ICMP and others without ports carry 0; protocol 0 (IPv6 hop-by-hop first) is reported as is by
-    // the forwarder and cannot be stored, so it is the only one not reported.
-    protocol: flow.protocol,
-    packets: flow.packets,
-    bytes: flow.bytes,
-    startTime: flow.startTime,
-    endTime: flow.endTime,
-    direction: flow.direction,
-    action: flow.action,
-  });
+  const imsiOf = (sessionId: number): string | undefined =>
+    sessions.get(sessionId)?.imsi ?? released.get(sessionId)?.imsi;
 
-  /** Hands reports to the pipeline in order; what it cannot take waits for room (never dropped). */
-  const deliver = (reports: FlowReportInput[]): void => {
-    for (let i = 0; i < reports.length; i += REPORT_CHUNK) {
-      pendingReports.push(reports.slice(i, i + REPORT_CHUNK));
-    }
-    drainPending();
-  };
-
-  const drainPending = (): void => {
-    while (pendingReports.length > 0 && queueWait === undefined) {
-      const chunk = pendingReports[0] ?? [];
+  /** Offers the backlog in order; what the pipeline cannot take waits for room (never dropped). */
+  const flush = (): void => {
+    while (backlog.length > 0 && queueWait === undefined) {
+      const chunk = backlog[0] ?? [];
       if (!records.recordFlowReports(chunk)) {
         queueWait = records.whenWritable(chunk.length).then(() => {
           queueWait = undefined;
-          drainPending();
+          flush();
+          pullFlows();
         });
         return;
       }
-      pendingReports.shift();
+      backlog.shift();
       flowReports += chunk.length;
     }
   };
 
-  const imsiOf = (sessionId: number, released?: Map<number, string>): string | undefined =>
-    sessions.get(sessionId)?.imsi ?? released?.get(sessionId);
-
-  const report = (ended: EndedFlow[], released?: Map<number, string>): void => {
-    const reports: FlowReportInput[] = [];
-    for (const flow of ended) {
-      const imsi = imsiOf(flow.sessionId, released);
-      if (imsi !== undefined && flow.protocol > 0) reports.push(reportOf(flow, imsi));
+  /** One chunk of ended flows from the forwarder into the backlog; false when none was waiting. */
+  const take = (f: Forwarder): boolean => {
+    const bytes = f.takeFlows(REPORT_CHUNK);
+    if (bytes.length === 0) return false;
+    const reports = decodeFlowReports(bytes, imsiOf);
+    flowsTaken += bytes.length / FLOW_RECORD;
+    // Entries are in release order, so `through` never decreases along the map.
+    for (const [id, { through }] of released) {
+      if (through > flowsTaken) break;
+      released.delete(id);
     }
-    if (reports.length > 0) deliver(reports);
+    if (reports.length > 0) backlog.push(reports);
+    return true;
+  };
+
+  /**
+   * Moves ended flows to the pipeline while it accepts them. Bounded: under back-pressure at most one
+   * chunk waits here, the rest in the forwarder's fixed table (where new flows then find no room and
+   * count as flowTableFull), and taking resumes once the pipeline has room.
+   */
+  const pullFlows = (): void => {
+    while (forwarder !== undefined && backlog.length === 0 && queueWait === undefined && take(forwarder)) {
+      flush();
+    }
   };
 
   const collect = (): void => {
     if (forwarder === undefined) return;
     const now = clock.now();
-    flows.add(decodeFlowCounts(forwarder.drainFlows()), now, lastDrain);
-    lastDrain = now;
-    report(flows.expire(now));
+    forwarder.tickFlows(now, lastTick, timeouts.idleMs, timeouts.activeMs);
+    lastTick = now;
+    pullFlows();
   };
 
   const recordUsage = (imsi: string, uplinkBytes: number, downlinkBytes: number): void => {
@@ -231,6 +256,24 @@ export function createUpf(deps: UpfDeps): Upf {
     });
   };
 
+  const pollDownlinkData = (): void => {
+    if (forwarder === undefined || deps.onDownlinkData === undefined) return;
+    const ids = forwarder.takeDownlinkData();
+    for (let at = 0; at + 4 <= ids.length; at += 4) {
+      const session = sessions.get(ids.readUInt32LE(at));
+      // Reactivated (or released) since the packet: nothing to page for.
+      if (session?.userPlane.state !== 'inactive') continue;
+      downlinkDataNotifications++;
+      deps.onDownlinkData(session);
+    }
+  };
+  const armDownlinkData = (): void => {
+    cancelDownlinkData = timers.after(downlinkDataPollMs, () => {
+      pollDownlinkData();
+      armDownlinkData();
+    });
+  };
+
   const withSession = (
     sessionId: number,
     change: (f: Forwarder, s: UpfSession & { userPlane: UserPlane; ambr: Ambr }) => UpfResult,
@@ -243,14 +286,13 @@ export function createUpf(deps: UpfDeps): Upf {
 
   const release = (sessionId: number): UpfResult =>
     withSession(sessionId, (f, session) => {
-      const left = f.removeSession(sessionId);
+      // The rules go and the session's flows end in the same step, so no packet is left uncounted.
+      const left = f.removeSession(sessionId, clock.now(), lastTick);
       if (typeof left === 'string') return { ok: false, error: errnoError(left) };
       sessions.delete(sessionId);
-      // The rules are gone, so this drain holds the session's last packets.
-      const now = clock.now();
-      flows.add(decodeFlowCounts(f.drainFlows()), now, lastDrain);
-      lastDrain = now;
-      report(flows.takeSession(sessionId), new Map([[sessionId, session.imsi]]));
+      if (left.flowsEnded > flowsTaken)
+        released.set(sessionId, { imsi: session.imsi, through: left.flowsEnded });
+      pullFlows();
       recordUsage(session.imsi, left.uplinkBytes, left.downlinkBytes);
       return OK;
     });
@@ -273,17 +315,20 @@ export function createUpf(deps: UpfDeps): Upf {
         errorIndicationsPerSecond: settings.errorIndicationsPerSecond,
       });
       info = forwarder.info();
-      lastDrain = clock.now();
+      lastTick = clock.now();
       armCollect();
       armUsage();
+      if (deps.onDownlinkData !== undefined) armDownlinkData();
     },
     async stop() {
       if (forwarder === undefined) return;
       for (const id of [...sessions.keys()]) release(id);
-      collect();
-      report(flows.expire(Number.MAX_SAFE_INTEGER));
+      // Every flow belongs to a session, so all have ended: take them all before the table goes.
+      while (take(forwarder)) continue;
+      flush();
       cancelCollect?.();
       cancelUsage?.();
+      cancelDownlinkData?.();
       forwarder.close();
       forwarder = undefined;
       while (queueWait !== undefined) await queueWait;
@@ -369,9 +414,9 @@ export function createUpf(deps: UpfDeps): Upf {
       return {
         ...(native ?? ({} as ForwarderCounters)),
         flowReports,
-        flowReportsPending: pendingReports.reduce((sum, chunk) => sum + chunk.length, 0),
+        flowReportsPending: (native?.endedFlows ?? 0) + backlog.reduce((sum, chunk) => sum + chunk.length, 0),
         usageRecords,
-        openFlows: flows.size,
+        downlinkDataNotifications,
       };
     },
   };

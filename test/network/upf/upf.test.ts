@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { FlowReportInput, UsageInput } from '../../../src/records/record-inputs.ts';
 import type { Forwarder, ForwarderOptions, UpfAddon } from '../../../src/network/upf/upf-addon.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
-import { createUpf, type UpfRecords } from '../../../src/network/upf/upf.ts';
+import { createUpf, type UpfRecords, type UpfSession } from '../../../src/network/upf/upf.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 
 /**
@@ -11,10 +11,13 @@ import { manualClock } from '../../helpers/test-app.ts';
  * itself is tested with real packets in test/system/upf-forwarder.test.ts).
  */
 function scriptedAddon() {
-  const flows: Buffer[] = [];
+  /** Ended flows the forwarder holds for takeFlows (80-octet records). */
+  const ended: Buffer[] = [];
   const usage: Buffer[] = [];
+  const downlinkData: number[] = [];
   const calls: string[] = [];
   const sessions = new Set<number>();
+  let endedTotal = 0;
   class ScriptedForwarder implements Forwarder {
     constructor(readonly options: ForwarderOptions) {}
     info = () => ({ n3Port: 2152, tunName: this.options.tunName });
@@ -33,19 +36,35 @@ function scriptedAddon() {
       return undefined;
     }
     setAmbr = () => undefined;
-    removeSession(id: number) {
+    removeSession(id: number, now: number, previous: number) {
       if (!sessions.delete(id)) return 'ENOENT';
-      calls.push(`remove ${id}`);
-      return { uplinkBytes: 10, downlinkBytes: 20 };
+      calls.push(`remove ${id} ${now} ${previous}`);
+      return { uplinkBytes: 10, downlinkBytes: 20, flowsEnded: endedTotal };
     }
-    drainFlows = () => Buffer.concat(flows.splice(0));
+    tickFlows(now: number, previous: number, idle: number, active: number) {
+      calls.push(`tick ${now} ${previous} ${idle} ${active}`);
+    }
+    takeFlows(max: number) {
+      calls.push(`take ${max}`);
+      const all = Buffer.concat(ended.splice(0));
+      const taken = all.subarray(0, max * 80);
+      if (all.length > taken.length) ended.push(all.subarray(taken.length));
+      return taken;
+    }
+    takeDownlinkData() {
+      const ids = Buffer.alloc(4 * downlinkData.length);
+      downlinkData.splice(0).forEach((id, i) => ids.writeUInt32LE(id, 4 * i));
+      return ids;
+    }
     drainUsage = () => Buffer.concat(usage.splice(0));
-    counters = () => ({}) as ReturnType<Forwarder['counters']>;
+    counters = () =>
+      ({ endedFlows: ended.reduce((n, b) => n + b.length / 80, 0) }) as ReturnType<Forwarder['counters']>;
     close = () => void calls.push('close');
   }
   const addon: UpfAddon = { Forwarder: ScriptedForwarder };
-  const flowRecord = (session: number, packets: number, action = 0) => {
-    const r = Buffer.alloc(64);
+  /** An ended UDP flow 10.45.0.2:40000 -> 10.99.0.1:53 (native/upf/flows.h layout). */
+  const end = (session: number, packets: number, start: number, endTime: number, action = 0) => {
+    const r = Buffer.alloc(80);
     r.writeUInt32LE(session, 0);
     r[4] = 4;
     r[5] = 17;
@@ -56,7 +75,10 @@ function scriptedAddon() {
     r.set([10, 99, 0, 1], 28);
     r.writeBigUInt64LE(BigInt(packets), 48);
     r.writeBigUInt64LE(BigInt(packets * 100), 56);
-    return r;
+    r.writeDoubleLE(start, 64);
+    r.writeDoubleLE(endTime, 72);
+    ended.push(r);
+    endedTotal++;
   };
   const usageRecord = (session: number, up: number, down: number) => {
     const r = Buffer.alloc(24);
@@ -65,7 +87,7 @@ function scriptedAddon() {
     r.writeBigUInt64LE(BigInt(down), 16);
     return r;
   };
-  return { addon, flows, usage, calls, flowRecord, usageRecord };
+  return { addon, ended, usage, downlinkData, calls, end, usageRecord };
 }
 
 function recordsSink(accept = () => true) {
@@ -83,49 +105,64 @@ function recordsSink(accept = () => true) {
 const IMSI = '001010000000001';
 const AMBR = { uplinkBps: 1e6, downlinkBps: 2e6 };
 
+const start = (f: ReturnType<typeof scriptedAddon>, sink: ReturnType<typeof recordsSink>, extra = {}) => {
+  const clock = manualClock();
+  const upf = createUpf({
+    settings: DEFAULT_UPF_SETTINGS,
+    records: sink.records,
+    clock,
+    timers: clock,
+    addon: f.addon,
+    ...extra,
+  });
+  upf.start();
+  return { clock, upf };
+};
+
 describe('createUpf', () => {
-  it('drains flows every second and reports them after 30 s without packets, usage every 30 s', () => {
-    const clock = manualClock();
+  it('ticks the forwarder’s flows every second with the 30 s / 30 min timeouts, reports ended ones with their subscriber, usage every 30 s', () => {
     const f = scriptedAddon();
     const sink = recordsSink();
-    const upf = createUpf({
-      settings: DEFAULT_UPF_SETTINGS,
-      records: sink.records,
-      clock,
-      timers: clock,
-      addon: f.addon,
-    });
-    upf.start();
+    const { clock, upf } = start(f, sink);
+    const t0 = clock.now();
     const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
     assert.ok(s.ok);
-    f.flows.push(f.flowRecord(s.value.id, 2));
     clock.advance(1000);
-    f.flows.push(f.flowRecord(s.value.id, 3));
     clock.advance(1000);
-    assert.equal(sink.reports.length, 0);
-    f.usage.push(f.usageRecord(s.value.id, 500, 700));
-    clock.advance(30_000);
-    assert.equal(sink.reports.length, 1);
     assert.deepEqual(
-      [
-        sink.reports[0]?.subscriberId,
-        sink.reports[0]?.packets,
-        sink.reports[0]?.bytes,
-        sink.reports[0]?.protocol,
-      ],
-      [IMSI, 5, 500, 17],
+      f.calls.filter((c) => c.startsWith('tick')),
+      [`tick ${t0 + 1000} ${t0} 30000 1800000`, `tick ${t0 + 2000} ${t0 + 1000} 30000 1800000`],
     );
-    assert.equal(sink.reports[0]!.endTime - sink.reports[0]!.startTime, 2000);
+    f.end(s.value.id, 5, t0, t0 + 2000);
+    f.end(999, 1, t0, t0 + 2000); // a session the core does not know: not reported
+    f.usage.push(f.usageRecord(s.value.id, 500, 700));
+    clock.advance(28_000);
+    assert.equal(sink.reports.length, 1);
+    assert.deepEqual(sink.reports[0], {
+      subscriberId: IMSI,
+      sourceIp: '10.45.0.2',
+      destinationIp: '10.99.0.1',
+      sourcePort: 40000,
+      destinationPort: 53,
+      protocol: 17,
+      packets: 5,
+      bytes: 500,
+      startTime: t0,
+      endTime: t0 + 2000,
+      direction: 'uplink',
+      action: 'allow',
+    });
     assert.deepEqual(
       sink.usage.map((u) => [u.imsi, u.uplinkBytes, u.downlinkBytes]),
       [[IMSI, 500, 700]],
     );
+    assert.equal(upf.counters().flowReports, 1);
   });
 
   it('writes a session’s flows and remaining usage at release, and maps rule conflicts to errors', () => {
-    const clock = manualClock();
     const f = scriptedAddon();
     const sink = recordsSink();
+    const clock = manualClock();
     const upf = createUpf({
       settings: DEFAULT_UPF_SETTINGS,
       records: sink.records,
@@ -138,6 +175,7 @@ describe('createUpf', () => {
       error: 'not-started',
     });
     upf.start();
+    const t0 = clock.now();
     const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
     assert.ok(s.ok);
     assert.deepEqual(upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.3', uplinkTeid: 666, ambr: AMBR }), {
@@ -154,49 +192,75 @@ describe('createUpf', () => {
       tunnel: { gnbAddress: '192.0.2.1', remoteTeid: 9, qfi: 1, gnbPort: 2152 },
     });
     assert.ok(upf.deactivate(s.value.id).ok);
-    f.flows.push(f.flowRecord(s.value.id, 1, 1));
+    clock.advance(500);
+    // What the forwarder ends in removeSession: the session's drop flow.
+    f.end(s.value.id, 1, t0, t0 + 500, 1);
     assert.ok(upf.release(s.value.id).ok);
     assert.deepEqual(upf.release(s.value.id), { ok: false, error: 'unknown-session' });
     assert.deepEqual(
-      sink.reports.map((r) => [r.action, r.packets]),
-      [['drop', 1]],
+      sink.reports.map((r) => [r.subscriberId, r.action, r.packets]),
+      [[IMSI, 'drop', 1]],
     );
     assert.deepEqual(
       sink.usage.map((u) => [u.uplinkBytes, u.downlinkBytes]),
       [[10, 20]],
     );
-    assert.deepEqual(f.calls, [
-      `add ${s.value.id} 7`,
-      `downlink ${s.value.id} 192.0.2.1:2152 9 1`,
-      `clear ${s.value.id}`,
-      `remove ${s.value.id}`,
-    ]);
+    assert.deepEqual(
+      f.calls.filter((c) => !c.startsWith('take')),
+      [
+        `add ${s.value.id} 7`,
+        `downlink ${s.value.id} 192.0.2.1:2152 9 1`,
+        `clear ${s.value.id}`,
+        `remove ${s.value.id} ${t0 + 500} ${t0}`,
+      ],
+    );
   });
 
-  it('keeps flow reports the records queue refuses and writes them once it has room; stop waits for them', async () => {
-    const clock = manualClock();
+  it('takes no more ended flows while the records queue refuses a chunk, resumes when it has room; stop waits for all', async () => {
     const f = scriptedAddon();
     let room = false;
     const sink = recordsSink(() => room);
-    const upf = createUpf({
-      settings: DEFAULT_UPF_SETTINGS,
-      records: sink.records,
-      clock,
-      timers: clock,
-      addon: f.addon,
-    });
-    upf.start();
+    const { clock, upf } = start(f, sink);
     const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
     assert.ok(s.ok);
-    f.flows.push(f.flowRecord(s.value.id, 4));
+    for (let i = 0; i < 5000; i++) f.end(s.value.id, 1, 0, 1000);
+    clock.advance(1000);
+    // One chunk of 2,000 decoded and refused; 3,000 left in the forwarder's table.
+    assert.equal(f.calls.filter((c) => c.startsWith('take')).length, 1);
+    assert.equal(upf.counters().flowReportsPending, 5000);
+    clock.advance(3000);
+    assert.equal(f.calls.filter((c) => c.startsWith('take')).length, 1);
+    room = true;
+    sink.wake();
+    await new Promise((r) => setImmediate(r));
+    assert.equal(sink.reports.length, 5000);
+    room = false;
+    f.end(s.value.id, 4, 0, 5000);
     upf.release(s.value.id);
     assert.equal(upf.counters().flowReportsPending, 1);
     const stopped = upf.stop();
     room = true;
     sink.wake();
     await stopped;
-    assert.equal(sink.reports.length, 1);
+    assert.equal(sink.reports.length, 5001);
     assert.equal(upf.counters().flowReportsPending, 0);
     assert.equal(f.calls.at(-1), 'close');
+  });
+
+  it('tells onDownlinkData of downlink data for a session still inactive (Downlink Data Notification role)', () => {
+    const f = scriptedAddon();
+    const paged: number[] = [];
+    const { clock, upf } = start(f, recordsSink(), { onDownlinkData: (s: UpfSession) => paged.push(s.id) });
+    const a = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
+    const b = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.3', uplinkTeid: 8, ambr: AMBR });
+    assert.ok(a.ok && b.ok);
+    assert.ok(upf.updateDownlink(b.value.id, { gnbAddress: '192.0.2.1', remoteTeid: 9 }).ok);
+    // a is inactive; b became active again before the poll; 77 is unknown.
+    f.downlinkData.push(a.value.id, b.value.id, 77);
+    clock.advance(99);
+    assert.deepEqual(paged, []);
+    clock.advance(1);
+    assert.deepEqual(paged, [a.value.id]);
+    assert.equal(upf.counters().downlinkDataNotifications, 1);
   });
 });
