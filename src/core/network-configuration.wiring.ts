@@ -92,7 +92,7 @@ export async function wireNetworkConfiguration(
     subscribersRepository: subscribers,
     ports: {
       authenticationData: createAuthenticationData({ db, subscribers, secretBox }),
-      subscriptionData: createSubscriptionData({ db, subscribers, policies }),
+      subscriptionData: createSubscriptionData({ db }),
       operatorConfiguration: createOperatorConfiguration({
         db,
         operator,
