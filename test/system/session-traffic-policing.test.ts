@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UeTunnel } from '../../src/network/simulator/user-plane/gnb-user-plane.ts';
 import { tunExists } from '../../src/network/simulator/user-plane/ue-tun.ts';
 import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
 import type { Ambr } from '../../src/network/upf/upf.ts';
@@ -55,7 +54,7 @@ describe('UE traffic the UPF polices, refuses and ends', { skip }, () => {
       { namespace },
     );
     assert.ok(up.ok, JSON.stringify(up));
-    return { id, imsi, ueIpv4, namespace, tunnel: up.value as UeTunnel };
+    return { id, imsi, ueIpv4, namespace, tunnel: up.value };
   }
 
   before(async () => {
