@@ -72,7 +72,7 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     await page.context().close();
   });
 
-  it('creates a slice and a data network, a policy naming them, and deletes all three', async () => {
+  it('creates a slice and a data network, a policy naming them, renames the data network, deletes all three', async () => {
     const page = await h.newPage();
     await h.signIn(page, ADMIN);
     const dialog = page.getByRole('dialog');
@@ -120,7 +120,19 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Delete slice video' }).click();
     await page.getByRole('alert').waitFor();
 
+    // A data network is renamed (a refused name said at the field); the policy follows it.
+    await open(page, 'Data networks');
+    await page.getByRole('button', { name: 'Edit data network ims' }).click();
+    await dialog.getByLabel(/^Name/).fill('ims voice');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.getByText(/^name /).waitFor();
+    await dialog.getByLabel(/^Name/).fill('ims-core');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: 'ims-core', exact: true }).waitFor();
     await open(page, 'Policies');
+    await page.getByRole('cell', { name: 'ims-core', exact: true }).waitFor();
+
     page.once('dialog', (confirm) => void confirm.accept());
     await page.getByRole('button', { name: 'Delete policy ims-video' }).click();
     await page.getByRole('cell', { name: 'ims-video', exact: true }).waitFor({ state: 'detached' });
@@ -130,8 +142,8 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('cell', { name: 'video', exact: true }).waitFor({ state: 'detached' });
     await open(page, 'Data networks');
     page.once('dialog', (confirm) => void confirm.accept());
-    await page.getByRole('button', { name: 'Delete data network ims' }).click();
-    await page.getByRole('cell', { name: 'ims', exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Delete data network ims-core' }).click();
+    await page.getByRole('cell', { name: 'ims-core', exact: true }).waitFor({ state: 'detached' });
     await page.context().close();
   });
 

@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { api, result } from '../../api/client.ts';
 import type { JsonBody } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
@@ -10,13 +11,14 @@ const FIELDS: FieldSpec[] = [
     label: 'Name (DNN)',
     kind: 'text',
     required: true,
-    createOnly: true,
-    description: '1 to 63 letters, digits, - and .',
+    // The API renames a data network by its PUT (decisions section 8); policies follow the rename.
+    description: '1 to 63 letters, digits, - and .; renaming keeps the policies that use it',
   },
 ];
 
 export function DataNetworksPage() {
   const me = useMe();
+  const queryClient = useQueryClient();
   return (
     <ResourcePage
       title="Data networks"
@@ -42,6 +44,17 @@ export function DataNetworksPage() {
           }),
         )
       }
+      update={async (name, body) => {
+        const answer = await result(
+          api.PUT('/api/v1/networking/data-networks/{name}', {
+            params: { path: { name } },
+            body: body as JsonBody<'/api/v1/networking/data-networks/{name}', 'put'>,
+          }),
+        );
+        // The policies that name it now show the new name.
+        await queryClient.invalidateQueries({ queryKey: ['policies'] });
+        return answer;
+      }}
       remove={(name) =>
         result(api.DELETE('/api/v1/networking/data-networks/{name}', { params: { path: { name } } }))
       }
