@@ -1,0 +1,229 @@
+/**
+ * Many sessions and many flows through the real forwarder (issue 17 items 2 and 5; docs/upf.md): every
+ * session forwards an ICMP echo out and its reply back, releasing them all leaves no rule, flow or
+ * session behind and their TEIDs and addresses are taken again; 100,000 distinct flows all reach the
+ * records pipeline as flow reports, counted there. The benchmark (bench/upf.ts) runs the same with
+ * 10,000 sessions. Needs root (namespace, TUN).
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import dgram from 'node:dgram';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import pino from 'pino';
+import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../../src/network/upf/gtpu-codec.ts';
+import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
+import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
+import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
+import { createBatchingWriter } from '../../src/records/batching-writer.ts';
+import { createRecordsIngestion, type RecordRows } from '../../src/records/ingestion.ts';
+import { namespacesUnavailable } from '../helpers/netns.ts';
+import { manualClock } from '../helpers/test-app.ts';
+import { icmpEcho, udpPacket } from '../network/upf/ip-packets.ts';
+
+const run = promisify(execFile);
+const load = loadUpfAddon();
+const skip = namespacesUnavailable() ?? (load.ok ? undefined : load.error.message);
+
+const x = 50 + (process.pid % 150);
+const y = Math.floor(process.pid / 150) % 250;
+const N3 = `127.${x}.${y}.1`;
+const GNB = `127.${x}.${y}.2`;
+const TUN = `pmns${process.pid % 100000}`;
+const DN_NAMESPACE = `pmnses${process.pid % 100000}`;
+const DN = '10.99.0.1';
+const SESSIONS = 400;
+const FLOWS = 100_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The real records pipeline (ingestion, batching writer with its bounded queue) over a store that counts. */
+function countingRecords() {
+  const stored = { flowReports: 0, udpPackets: 0, usageRows: 0, ports: new Set<number>() };
+  const writer = createBatchingWriter<RecordRows>({
+    logger: pino({ level: 'silent' }),
+    options: { capacity: 20_000, batchSize: 2_000 },
+    store: async (batch) => {
+      await sleep(1);
+      for (const row of batch.get('flow_reports') ?? []) {
+        const report = row as RecordRows['flow_reports'];
+        stored.flowReports++;
+        if (report.protocol === 17 && report.direction === 'uplink') {
+          stored.ports.add(report.source_port * 65536 + report.destination_port);
+          stored.udpPackets += report.packets;
+        }
+      }
+      stored.usageRows += (batch.get('subscriber_usage') ?? []).length;
+    },
+  });
+  return { stored, ingestion: createRecordsIngestion({ writer, clock: { now: () => Date.now() } }) };
+}
+
+describe('UPF with many sessions and flows', { skip }, () => {
+  const clock = manualClock(Date.now());
+  const records = countingRecords();
+  const teids = createTeidAllocator();
+  let upf: Upf;
+  let gnb: dgram.Socket;
+  /** Downlink G-PDUs received by the gNB, by TEID. */
+  const downlink = new Map<number, number>();
+
+  before(async () => {
+    await run('ip', ['netns', 'add', DN_NAMESPACE]);
+    upf = createUpf({
+      settings: {
+        n3Address: N3,
+        n3Port: 2152,
+        tunName: TUN,
+        maxSessions: 1024,
+        maxFlows: 131_072,
+        errorIndicationsPerSecond: 10,
+      },
+      records: records.ingestion,
+      clock,
+      timers: clock,
+    });
+    upf.start();
+    for (const args of [
+      ['link', 'set', TUN, 'netns', DN_NAMESPACE],
+      ['-n', DN_NAMESPACE, 'addr', 'add', `${DN}/32`, 'dev', TUN],
+      ['-n', DN_NAMESPACE, 'link', 'set', TUN, 'up'],
+      ['-n', DN_NAMESPACE, 'route', 'add', '10.45.0.0/16', 'dev', TUN],
+    ])
+      await run('ip', args);
+    gnb = dgram.createSocket('udp4');
+    gnb.on('message', (bytes) => {
+      const decoded = decodeGtpu(bytes);
+      if (decoded.ok && decoded.message.type === GtpuMessageType.gPdu) {
+        downlink.set(decoded.message.teid, (downlink.get(decoded.message.teid) ?? 0) + 1);
+      }
+    });
+    await new Promise<void>((resolve) => gnb.bind(2152, GNB, resolve));
+    gnb.setRecvBufferSize(4 << 20);
+  });
+
+  after(async () => {
+    gnb?.close();
+    await upf?.stop();
+    await records.ingestion.close();
+    await run('ip', ['netns', 'del', DN_NAMESPACE]).catch(() => undefined);
+  });
+
+  const ueAddress = (i: number) => `10.45.${1 + (i >> 8)}.${i & 0xff}`;
+
+  /** Establishes SESSIONS sessions on the given TEIDs, each with its downlink to the gNB. */
+  function establishAll(uplinkTeids: number[]) {
+    return uplinkTeids.map((uplinkTeid, i) => {
+      const s = upf.establishSession({
+        imsi: `00101${String(i).padStart(10, '0')}`,
+        ueIpv4: ueAddress(i),
+        uplinkTeid,
+        ambr: { uplinkBps: 0, downlinkBps: 0 },
+      });
+      assert.ok(s.ok, `session ${i}: ${JSON.stringify(s)}`);
+      assert.ok(upf.updateDownlink(s.value.id, { gnbAddress: GNB, remoteTeid: 0x10000 + i }).ok);
+      return s.value;
+    });
+  }
+
+  async function pingAll(uplinkTeids: number[], sequence: number) {
+    const before = upf.counters();
+    downlink.clear();
+    uplinkTeids.forEach((teid, i) =>
+      gnb.send(encodeUplinkGPdu(teid, icmpEcho(ueAddress(i), DN, i, sequence)), 2152, N3),
+    );
+    for (let i = 0; i < 300 && upf.counters().downlinkPackets - before.downlinkPackets < SESSIONS; i++)
+      await sleep(10);
+    for (let i = 0; i < 100 && downlink.size < SESSIONS; i++) await sleep(10);
+    const now = upf.counters();
+    assert.equal(now.uplinkPackets - before.uplinkPackets, SESSIONS);
+    assert.equal(now.downlinkPackets - before.downlinkPackets, SESSIONS);
+    // Each reply came back in its own session's tunnel.
+    assert.deepEqual(
+      [...downlink.keys()].sort((a, b) => a - b),
+      uplinkTeids.map((_, i) => 0x10000 + i),
+    );
+  }
+
+  it(`establishes ${SESSIONS} sessions, forwards a packet each way on every one, releases all without a leak, and takes their TEIDs and addresses again`, async () => {
+    const uplinkTeids = Array.from({ length: SESSIONS }, () => teids.allocate() ?? 0);
+    const sessions = establishAll(uplinkTeids);
+    assert.equal(upf.counters().sessions, SESSIONS);
+    await pingAll(uplinkTeids, 1);
+    assert.equal(upf.counters().openFlows, 2 * SESSIONS);
+
+    const reportsBefore = upf.counters().flowReports;
+    for (const s of sessions) assert.deepEqual(upf.release(s.id), { ok: true, value: undefined });
+    const released = upf.counters();
+    assert.deepEqual(
+      [released.sessions, released.openFlows, released.endedFlows],
+      [0, 0, 0],
+      'no rule and no flow left in the forwarder',
+    );
+    assert.equal(released.flowReports + released.flowReportsPending - reportsBefore, 2 * SESSIONS);
+    // A G-PDU on a released TEID is an unknown TEID now.
+    gnb.send(encodeUplinkGPdu(uplinkTeids[0] ?? 0, icmpEcho(ueAddress(0), DN, 0, 9)), 2152, N3);
+    for (let i = 0; i < 100 && upf.counters().dropUnknownTeid === released.dropUnknownTeid; i++)
+      await sleep(10);
+    assert.equal(upf.counters().dropUnknownTeid, released.dropUnknownTeid + 1);
+
+    // The SMF frees the TEIDs after release; the same TEIDs and addresses work again.
+    for (const teid of uplinkTeids) teids.release(teid);
+    const again = establishAll(uplinkTeids);
+    await pingAll(uplinkTeids, 2);
+    for (const s of again) assert.ok(upf.release(s.id).ok);
+    for (const teid of uplinkTeids) teids.release(teid);
+    assert.deepEqual([upf.counters().sessions, upf.counters().openFlows], [0, 0]);
+    // Both rounds' flows (one each way per session) were written by the pipeline.
+    await records.ingestion.flush();
+    assert.equal(records.stored.flowReports, 4 * SESSIONS);
+    assert.equal(records.stored.usageRows, 2 * SESSIONS, 'usage of every session at its release');
+  });
+
+  it(`counts ${FLOWS.toLocaleString('en')} concurrent flows and every one reaches the records pipeline as a flow report`, async () => {
+    const teid = teids.allocate() ?? 0;
+    const s = upf.establishSession({
+      imsi: '001010000099999',
+      ueIpv4: '10.45.200.1',
+      uplinkTeid: teid,
+      ambr: { uplinkBps: 0, downlinkBps: 0 },
+    });
+    assert.ok(s.ok);
+    const storedBefore = records.stored.flowReports;
+    const portsBefore = records.stored.ports.size;
+    const packetsBefore = records.stored.udpPackets;
+    const before = upf.counters();
+    const base = Buffer.from(encodeUplinkGPdu(teid, udpPacket('10.45.200.1', DN, 1024, 9, Buffer.alloc(8))));
+    // Distinct (source port, destination port) per datagram; paced by what the forwarder received, so
+    // that none is lost at the socket's receive buffer.
+    for (let i = 0; i < FLOWS;) {
+      for (const end = Math.min(FLOWS, i + 2000); i < end; i++) {
+        const d = Buffer.from(base);
+        d.writeUInt16BE(1024 + (i % 50_000), 36);
+        d.writeUInt16BE(9 + Math.floor(i / 50_000), 38);
+        d.writeUInt16BE(0, 42); // no UDP checksum (IPv4 allows it)
+        gnb.send(d, 2152, N3);
+      }
+      for (let wait = 0; wait < 300 && upf.counters().uplinkPackets - before.uplinkPackets < i; wait++)
+        await sleep(2);
+    }
+    const counted = upf.counters();
+    assert.equal(counted.uplinkPackets - before.uplinkPackets, FLOWS);
+    // The data network's kernel answers some with ICMP port unreachable (rate-limited): downlink flows.
+    assert.ok(counted.openFlows >= FLOWS, `${counted.openFlows} open flows`);
+    assert.equal(counted.flowTableFull, before.flowTableFull);
+
+    // 31 s without packets: every flow ends; the pipeline's queue (20,000) is smaller than what ends,
+    // so the reports wait for room in the forwarder's table and none is lost.
+    clock.advance(31_000);
+    for (let i = 0; i < 1000 && records.stored.flowReports - storedBefore < counted.openFlows; i++)
+      await sleep(10);
+    assert.equal(records.stored.flowReports - storedBefore, counted.openFlows);
+    assert.equal(records.stored.ports.size - portsBefore, FLOWS, 'every uplink flow reported, each once');
+    assert.equal(records.stored.udpPackets - packetsBefore, FLOWS);
+    const done = upf.counters();
+    assert.deepEqual([done.openFlows, done.endedFlows, done.flowReportsPending], [0, 0, 0]);
+    assert.ok(upf.release(s.value.id).ok);
+    teids.release(teid);
+  });
+});
