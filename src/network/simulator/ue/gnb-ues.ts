@@ -27,16 +27,38 @@ export interface IgnoredUeMessage {
   reason: 'unknown-ran-ue-ngap-id' | 'missing-ids' | 'not-for-ues';
 }
 
+/** A UE's connection as the node's location side sees it. */
+export interface UeLink {
+  readonly ranUeNgapId: number;
+  readonly amfUeNgapId: number | undefined;
+  readonly ue: RadioUe;
+  /** The cell serving the UE now (the node's cell unless moved by `changeCell`). */
+  readonly servingCell: ServingCell;
+}
+
+/** The node's location side (gnb-location.ts): what it is offered and told. */
+export interface UeLocationService {
+  /** A UE-associated PDU the UE side does not act on; true when the location side handled it. */
+  receive(pdu: NGAPPDU): boolean;
+  /** A connected UE moved to another cell of this node. */
+  cellChanged(link: UeLink): void;
+  /** The UE's connection is gone. */
+  released(link: UeLink): void;
+}
+
 /** An RRC connection and its UE-associated logical NG-connection. */
-class Connection implements RrcConnection {
+class Connection implements RrcConnection, UeLink {
   amfUeNgapId: number | undefined;
   open = true;
+  servingCell: ServingCell;
 
   constructor(
     readonly cell: GnbUes,
     readonly ranUeNgapId: number,
     readonly ue: RadioUe,
-  ) {}
+  ) {
+    this.servingCell = cell.cell;
+  }
 
   uplink(nasPdu: Uint8Array): boolean {
     if (!this.open || this.amfUeNgapId === undefined) return false;
@@ -44,7 +66,7 @@ class Connection implements RrcConnection {
       uplinkNasTransport(
         { amfUeNgapId: this.amfUeNgapId, ranUeNgapId: this.ranUeNgapId },
         nasPdu,
-        this.cell.cell,
+        this.servingCell,
       ),
     );
   }
@@ -61,6 +83,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly #connections = new Map<number, Connection>();
   readonly #camped = new Set<RadioUe>();
   #nextRanUeNgapId = 1;
+  #location: UeLocationService | undefined;
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
 
@@ -121,6 +144,29 @@ export class GnbUes implements UeSignalling, UeRadio {
     );
   }
 
+  /** Hands the location procedures (Location Reporting Control, NRPPa) to `service`. */
+  attachLocation(service: UeLocationService): void {
+    this.#location = service;
+  }
+
+  /** The UE connection with this RAN UE NGAP ID. */
+  link(ranUeNgapId: number): UeLink | undefined {
+    return this.#connections.get(ranUeNgapId);
+  }
+
+  /**
+   * A handover of a connected UE between two cells of this node: an intra-node handover has no NGAP of its
+   * own, so the AMF learns the new cell from the next message with User Location Information or from a
+   * Location Report. False when the UE has no connection here.
+   */
+  changeCell(ue: RadioUe, cell: ServingCell): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found === undefined) return false;
+    found.servingCell = cell;
+    this.#location?.cellChanged(found);
+    return true;
+  }
+
   /** @internal Sends a UE-associated PDU. */
   sendForUe(pdu: NGAPPDU): boolean {
     return this.#gnb.send(pdu, UE_STREAM).ok;
@@ -164,7 +210,10 @@ export class GnbUes implements UeSignalling, UeRadio {
         const ranUeNgapId = connection?.ranUeNgapId ?? message.ranUeNgapId;
         if (ranUeNgapId !== undefined) {
           this.sendForUe(
-            ueContextReleaseComplete({ amfUeNgapId: message.amfUeNgapId, ranUeNgapId }, this.cell),
+            ueContextReleaseComplete(
+              { amfUeNgapId: message.amfUeNgapId, ranUeNgapId },
+              connection?.servingCell ?? this.cell,
+            ),
           );
         }
         if (connection !== undefined) this.#release(connection);
@@ -186,6 +235,7 @@ export class GnbUes implements UeSignalling, UeRadio {
         return;
       }
       case 'other':
+        if (this.#location?.receive(exchange.pdu) === true) return;
         this.ignored.push({ messageType: message.messageType, reason: 'not-for-ues' });
         return;
     }
@@ -222,6 +272,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   #release(connection: Connection): void {
     connection.open = false;
     this.#connections.delete(connection.ranUeNgapId);
+    this.#location?.released(connection);
     connection.ue.released();
   }
 

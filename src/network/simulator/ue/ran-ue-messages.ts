@@ -10,15 +10,25 @@ import type {
 import { bits, ieValue, plmnIdentity, tac } from '../../ngap/ngap-values.ts';
 import type { Plmn } from '../../radio-id.ts';
 
-/** The serving cell of a UE: NR CGI (36-bit NR cell identity) and TAI (TS 38.413 9.3.1.16). */
-export interface ServingCell {
-  plmn: Plmn;
-  nrCellIdentity: number;
-  tac: number;
-}
+/**
+ * The serving cell of a UE and its TAI (TS 38.413 9.3.1.16): an NR CGI (36-bit NR cell identity), or an
+ * E-UTRA CGI (28-bit E-UTRA cell identity) when an ng-eNB serves it.
+ */
+export type ServingCell =
+  | { plmn: Plmn; nrCellIdentity: number; tac: number }
+  | { plmn: Plmn; eutraCellIdentity: number; tac: number };
 
 export function userLocationInformation(cell: ServingCell): UserLocationInformation {
   const plmn = plmnIdentity(cell.plmn.mcc, cell.plmn.mnc);
+  if ('eutraCellIdentity' in cell) {
+    return {
+      choice: 'userLocationInformationEUTRA',
+      value: {
+        eUTRACGI: { pLMNIdentity: plmn, eUTRACellIdentity: bits(cell.eutraCellIdentity, 28) },
+        tAI: { pLMNIdentity: plmn, tAC: tac(cell.tac) },
+      },
+    };
+  }
   return {
     choice: 'userLocationInformationNR',
     value: {

@@ -34,6 +34,9 @@ import {
   SERVICE_TYPE,
   UE_CAUSE,
 } from './ue-nas-messages.ts';
+import { lppUplink } from './ue-lpp.ts';
+import { NO_POSITIONING } from './ue-positioning.ts';
+import type { UePositioning } from './ue-positioning.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
 import { Usim } from './usim.ts';
 
@@ -372,6 +375,10 @@ export class SimulatedUe implements RadioUe {
     return this.config.misbehaviour?.failInitialContextSetup ?? false;
   }
 
+  get positioning(): UePositioning | undefined {
+    return this.config.positioning;
+  }
+
   downlink(nasPdu: Uint8Array): void {
     if (this.#silent) return;
     const opened = this.#open(nasPdu);
@@ -513,8 +520,17 @@ export class SimulatedUe implements RadioUe {
         state.settle({ outcome: 'accepted' });
         return;
       }
+      case 'dlNasTransport': {
+        // TS 24.501 5.4.5.3: an LPP payload goes to the device's positioning side (ue-lpp.ts).
+        const answer = lppUplink(message, this.config.positioning ?? NO_POSITIONING, {
+          cell: this.#radio.cell,
+          nowMs: Date.now(),
+        });
+        if (answer !== undefined) this.#send(answer);
+        return;
+      }
       default:
-        return; // other messages (DL NAS Transport, 5GMM Status, ...) are kept in the log only
+        return; // other messages (5GMM Status, ...) are kept in the log only
     }
   }
 

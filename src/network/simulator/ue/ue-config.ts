@@ -6,6 +6,8 @@ import type { Suci } from '../../nas/ie/mobile-identity.ts';
 import type { SNssai } from '../../nas/ie/nssai.ts';
 import type { UeSecurityCapability } from '../../nas/ie/mobility.ts';
 import type { Plmn } from '../../nas/ie/digits.ts';
+import type { UePositioning } from './ue-positioning.ts';
+import { validateUePositioning } from './ue-positioning.ts';
 
 export type SuciProtection =
   | { scheme: 'null' }
@@ -38,6 +40,8 @@ export interface UeConfig {
   securityCapability: UeSecurityCapability;
   requestedNssai: readonly SNssai[];
   misbehaviour?: UeMisbehaviour;
+  /** What it answers over LPP and what its gNB measures of it; absent: a device without positioning. */
+  positioning?: UePositioning;
 }
 
 /** The UE security capability of a device supporting NEA0-3 and NIA0-3 (NIA0 only for emergency). */
@@ -57,6 +61,7 @@ export function validateUeConfig(config: UeConfig): void {
     const id = config.suci.homeNetworkPublicKeyId;
     if (!Number.isInteger(id) || id < 0 || id > 255) throw new RangeError('home network key id is 0..255');
   }
+  if (config.positioning !== undefined) validateUePositioning(config.positioning);
 }
 
 /** The MSIN: the IMSI after MCC and MNC (TS 23.003 2.2). */

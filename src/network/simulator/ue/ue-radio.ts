@@ -3,6 +3,7 @@
 // delivers downlink NAS, says when the connection is released, and pages the UEs camped on it.
 import type { RRCEstablishmentCause } from '../../ngap/generated/types.ts';
 import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
+import type { UePositioning } from './ue-positioning.ts';
 
 /** A UE as its gNB sees it. */
 export interface RadioUe {
@@ -10,6 +11,8 @@ export interface RadioUe {
   readonly sTmsi: FiveGSTmsi | undefined;
   /** Answer Initial Context Setup Request with a Failure (on demand). */
   readonly failInitialContextSetup: boolean;
+  /** What the radio measures of it for E-CID (NRPPa), when configured. */
+  readonly positioning: UePositioning | undefined;
   /** A NAS PDU from the AMF (Downlink NAS Transport, or the NAS-PDU of Initial Context Setup Request). */
   downlink(nasPdu: Uint8Array): void;
   /**
