@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.ts';
+import type { LocationServices } from './lmf/location-services.ts';
 import {
   createRadioRegistry,
   type Radio,
@@ -88,6 +89,8 @@ export interface SubscriberState {
   /** Name of the radio the device was last seen through, or "". */
   lastSeenRadio: string;
   servingCell: ServingCell | undefined;
+  /** Unix ms when the network last reported the serving cell (its age), undefined when never. */
+  servingCellReportedAt: number | undefined;
   /** The latest measurements taken in the serving cell; empty when none is known. */
   radioMeasurements: RadioMeasurement[];
   sessions: PduSession[];
@@ -100,6 +103,7 @@ interface SubscriberEntry {
   lastSeenAt: number | undefined;
   lastSeenRadio: string;
   servingCell: ServingCell | undefined;
+  servingCellReportedAt: number | undefined;
   radioMeasurements: RadioMeasurement[];
   sessions: Map<number, PduSession>;
 }
@@ -123,6 +127,7 @@ export function createNetworkState(deps: { clock: Clock }) {
   const imsisByRadio = new Map<string, Set<string>>();
   const sessionsByDataNetwork = new Map<string, number>();
   const servingCellListeners = new Set<ServingCellListener>();
+  let locationServices: LocationServices | undefined;
 
   function entry(imsi: string): SubscriberEntry {
     let found = subscribers.get(imsi);
@@ -133,6 +138,7 @@ export function createNetworkState(deps: { clock: Clock }) {
         lastSeenAt: undefined,
         lastSeenRadio: '',
         servingCell: undefined,
+        servingCellReportedAt: undefined,
         radioMeasurements: [],
         sessions: new Map(),
       };
@@ -174,6 +180,7 @@ export function createNetworkState(deps: { clock: Clock }) {
   ): void {
     const changed = !sameCell(found.servingCell, cell);
     found.servingCell = { ...cell, cellIdentity: cell.cellIdentity.toLowerCase() };
+    found.servingCellReportedAt = clock.now();
     if (measurements) found.radioMeasurements = measurements.map(copyMeasurement);
     else if (changed) found.radioMeasurements = [];
     if (!changed) return;
@@ -270,6 +277,18 @@ export function createNetworkState(deps: { clock: Clock }) {
       return () => void servingCellListeners.delete(listener);
     },
 
+    /**
+     * The network's location services while N2 runs (the AMF offers them when it starts and withdraws
+     * them with `undefined` when it stops); the API's locator asks them for fresh cells and
+     * measurements.
+     */
+    provideLocationServices(services: LocationServices | undefined): void {
+      locationServices = services;
+    },
+
+    /** The location services offered now, if any. */
+    locationServices: (): LocationServices | undefined => locationServices,
+
     /** Deregistration ends every session; last seen is kept. */
     subscriberDeregistered(imsi: string): void {
       const found = subscribers.get(imsi);
@@ -317,6 +336,7 @@ export function createNetworkState(deps: { clock: Clock }) {
         lastSeenAt: found?.lastSeenAt,
         lastSeenRadio: found?.lastSeenRadio ?? '',
         servingCell: found?.servingCell && { ...found.servingCell },
+        servingCellReportedAt: found?.servingCellReportedAt,
         radioMeasurements: found ? found.radioMeasurements.map(copyMeasurement) : [],
         sessions: found ? [...found.sessions.values()].map((s) => ({ ...s, slice: { ...s.slice } })) : [],
       };

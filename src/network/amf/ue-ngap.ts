@@ -14,6 +14,7 @@ import {
   type DiagnosedProcedure,
 } from './criticality-diagnostics.ts';
 import { missingRejectIes, type MandatoryIe } from './ie-presence.ts';
+import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
 import { createUeConnections, type UeConnection } from './ue-connections.ts';
 import {
@@ -58,6 +59,14 @@ export interface NasEndpoint<Owner> {
   connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
   /** Any UE-associated message from the radio, after the serving cell was updated. */
   heard(connection: UeConnection<Owner>): void;
+}
+
+/** What the UE-associated NGAP layer hands location (the AMF's side of the LMF, location.ts). */
+export interface LocationEndpoint<Owner> {
+  /** Location Report (true) or Location Reporting Failure Indication (false) (TS 38.413 8.12). */
+  locationReported(connection: UeConnection<Owner>, reported: boolean): void;
+  /** Uplink UE Associated NRPPa Transport (8.13.2): an NRPPa PDU for the LMF named by `routingId`. */
+  nrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): void;
 }
 
 export interface UeNgapOptions {
@@ -124,6 +133,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   const radios = new Map<string, RadioLink>();
   const releaseTimers = new Map<UeConnection<Owner>, () => void>();
   let nas: NasEndpoint<Owner> | undefined;
+  let location: LocationEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -364,6 +374,59 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         );
       },
     ],
+    [
+      'LocationReport',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReport') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        located(connection, ieValue(ies, 'UserLocationInformation'));
+        location?.locationReported(connection, true);
+      },
+    ],
+    [
+      'LocationReportingFailureIndication',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReportingFailureIndication')
+          return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        location?.locationReported(connection, false);
+      },
+    ],
+    [
+      'UplinkUEAssociatedNRPPaTransport',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkUEAssociatedNRPPaTransport')
+          return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = named(
+          radio,
+          streamId,
+          ieValue(ies, 'AMF-UE-NGAP-ID'),
+          ieValue(ies, 'RAN-UE-NGAP-ID'),
+        );
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        const routingId = ieValue(ies, 'RoutingID');
+        const nrppaPdu = ieValue(ies, 'NRPPa-PDU');
+        if (routingId !== undefined && nrppaPdu !== undefined)
+          location?.nrppa(connection, routingId, nrppaPdu);
+      },
+    ],
   ]);
 
   /**
@@ -422,6 +485,34 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
 
     bind(endpointToBind: NasEndpoint<Owner>): void {
       nas = endpointToBind;
+    },
+
+    /** Where Location Reports and uplink NRPPa go; without it they only update the serving cell. */
+    bindLocation(endpointToBind: LocationEndpoint<Owner>): void {
+      location = endpointToBind;
+    },
+
+    /** Location Reporting Control, direct (TS 38.413 8.12.1); false when the transport refused it. */
+    requestLocationReport(connection: UeConnection<Owner>): boolean {
+      return connection.radio.send(
+        locationReportingControl({
+          amfUeNgapId: connection.amfUeNgapId,
+          ranUeNgapId: connection.ranUeNgapId,
+        }),
+        connection.streamId,
+      );
+    },
+
+    /** Downlink UE Associated NRPPa Transport (TS 38.413 8.13.1); false when the transport refused it. */
+    sendNrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): boolean {
+      return connection.radio.send(
+        downlinkUeAssociatedNrppaTransport(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          routingId,
+          nrppaPdu,
+        ),
+        connection.streamId,
+      );
     },
 
     /** Downlink NAS Transport (TS 38.413 8.6.2); false when the transport refused it. */
