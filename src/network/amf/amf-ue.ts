@@ -49,8 +49,11 @@ export type UeProcedure =
     }
   /** Network-initiated Deregistration Request sent (5.5.2.3), T3522 running. */
   | { kind: 'deregistration'; timer: RetransmissionTimer }
-  /** Configuration Update Command sent with a new allowed NSSAI (5.4.4.2), T3555 running. */
-  | { kind: 'configuration-update'; timer: RetransmissionTimer }
+  /**
+   * Configuration Update Command sent with a new allowed NSSAI (5.4.4.2), T3555 running; `previous` is
+   * the allowed NSSAI the UE holds until it completes.
+   */
+  | { kind: 'configuration-update'; previous: SNssai[]; timer: RetransmissionTimer }
   /** Paging sent for a network-initiated procedure (5.6.2), T3513 running. */
   | { kind: 'paging'; purpose: 'deregistration'; timer: RetransmissionTimer };
 

@@ -38,6 +38,7 @@ export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void
   if (ue.connection === undefined || !ue.contextSetUp) return;
   ue.pendingAllowedNssai = undefined;
   if (sameNssai(allowedNssai, ue.allowedNssai)) return;
+  const previous = ue.allowedNssai;
   ue.allowedNssai = allowedNssai;
   const send = (): boolean =>
     sendNas(
@@ -58,8 +59,21 @@ export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void
       ue.procedure = { kind: 'none' };
     },
   );
-  ue.procedure = { kind: 'configuration-update', timer };
+  ue.procedure = { kind: 'configuration-update', previous, timer };
   send();
+}
+
+/**
+ * The connection ended before Configuration Update Complete (TS 24.501 5.4.4.5 a: the command may not
+ * have reached the UE). The update is not given up: the UE keeps the allowed NSSAI it held, and the new
+ * one waits to be sent again once the UE is connected (after a Service Request), unless a registration
+ * gives it first (Registration Accept carries the allowed NSSAI). Call before the procedure stops.
+ */
+export function configurationUpdateInterrupted(ue: AmfUe): void {
+  const procedure = ue.procedure;
+  if (procedure.kind !== 'configuration-update') return;
+  ue.pendingAllowedNssai ??= ue.allowedNssai;
+  ue.allowedNssai = procedure.previous;
 }
 
 /** Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI. */

@@ -1,6 +1,7 @@
 import type { Cause } from '../ngap/generated/types.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { configurationUpdateInterrupted } from './configuration-update.ts';
 import { paging } from './paging.ts';
 
 /** Stops the running procedure's timer; the UE is between procedures afterwards. */
@@ -96,6 +97,7 @@ export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
     return;
   }
   // A procedure that needs the connection cannot go on; paging waits for the UE to come back.
+  configurationUpdateInterrupted(ue);
   if (ue.procedure.kind !== 'paging') stopProcedure(ue);
   stopReachability(ue);
   const cancel = amf.timers.after(amf.settings.mobileReachableMs, () => {

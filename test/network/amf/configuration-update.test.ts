@@ -126,6 +126,68 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
     await h.close();
   });
 
+  it('the connection is lost before Configuration Update Complete: the command goes again after the Service Request (5.4.4.5 a)', async () => {
+    const h = await createAmfHarness({}, TWO_SLICES);
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const from = radio.received.length;
+    narrowPolicy(h);
+    await settle(h);
+    assert.equal(commandsIn(answered(radio, ue, from).nas).length, 1);
+    // The radio loses the UE before it answers: release requested and completed.
+    await step(h, radio, ue, ueContextReleaseRequest(ids));
+    await step(h, radio, ue, ueContextReleaseComplete(ids));
+    assert.equal(h.clock.pendingTimers(), 1, 'T3555 stopped with the connection; mobile reachable runs');
+
+    const back = await step(h, radio, ue, initialUeMessage(2, serviceRequestPdu(ue)));
+    assert.deepEqual(
+      back.nas.map((m) => m.messageType),
+      ['serviceAccept'],
+    );
+    const ids2 = { amf: amfUeNgapIdOf(back.pdus[0]!)!, ran: 2 };
+    const again = await step(h, radio, ue, initialContextSetupResponse(ids2));
+    const [command, ...more] = commandsIn(again.nas);
+    assert.deepEqual(command?.allowedNssai, [{ sst: 1, sd: 0x010203 }], 'sent again once connected');
+    assert.deepEqual(more, []);
+    await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids2, ue.protect({ messageType: 'configurationUpdateComplete' })),
+    );
+    assert.equal(h.clock.pendingTimers(), 0);
+    // Acknowledged now: a later release and Service Request bring no command.
+    await step(h, radio, ue, ueContextReleaseRequest(ids2));
+    await step(h, radio, ue, ueContextReleaseComplete(ids2));
+    const third = await step(h, radio, ue, initialUeMessage(3, serviceRequestPdu(ue)));
+    const ids3 = { amf: amfUeNgapIdOf(third.pdus[0]!)!, ran: 3 };
+    const quiet = await step(h, radio, ue, initialContextSetupResponse(ids3));
+    assert.deepEqual(commandsIn(quiet.nas), []);
+    emitted.add(radio.received);
+    await h.close();
+  });
+
+  it('the connection is lost before the command is acknowledged, then the device registers: the Accept carries the slices, no command follows', async () => {
+    const h = await createAmfHarness({}, TWO_SLICES);
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    narrowPolicy(h);
+    await settle(h);
+    await step(h, radio, ue, ueContextReleaseRequest(ids));
+    await step(h, radio, ue, ueContextReleaseComplete(ids));
+    const from = radio.received.length;
+    const second = new TestUe({ ranUeNgapId: 4 });
+    await register(h, radio, second, second.registrationRequest({ requestedNssai: undefined }));
+    const { nas } = answered(radio, second, from);
+    const accept = nas.find((m) => m.messageType === 'registrationAccept');
+    assert.ok(accept?.messageType === 'registrationAccept');
+    assert.deepEqual(accept.allowedNssai, [{ sst: 1, sd: 0x010203 }]);
+    assert.deepEqual(commandsIn(nas), []);
+    await h.close();
+  });
+
   it('T3555: four retransmissions, then the procedure is aborted; the device stays registered', async () => {
     const h = await createAmfHarness({}, TWO_SLICES);
     const radio = await h.radio();
