@@ -29,7 +29,10 @@ export interface SessionUserPlane {
 
 export interface UeTunOptions {
   namespace: string;
-  /** The device's name (IFNAMSIZ - 1 = 15 octets at most); by default the kernel's `tunN`. */
+  /**
+   * The device's name (IFNAMSIZ - 1 = 15 octets at most); by default `ue<pid>x<n>` (base 36), unique
+   * on the host, since the kernel's `tunN` would be the same name in every namespace it moves to.
+   */
   tunName?: string;
   mtu?: number;
   routes?: readonly string[];
@@ -120,6 +123,13 @@ function expandIpv6(address: string): string[] {
   return [...h, ...Array<string>(zeros).fill('0'), ...t].map((g) => Number.parseInt(g, 16).toString(16));
 }
 
+/** Device names made by this process (default names). */
+let tunNames = 0;
+const defaultTunName = (): string => {
+  tunNames = (tunNames + 1) % 36 ** 7;
+  return `ue${process.pid.toString(36)}x${tunNames.toString(36)}`;
+};
+
 /** Throws what opening the N3 socket threw (EADDRINUSE, EADDRNOTAVAIL, ...) or the addon's load error. */
 export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
   const addon =
@@ -172,7 +182,7 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
       try {
         added = native.addSession(
           id,
-          tun.tunName ?? '',
+          tun.tunName ?? defaultTunName(),
           session.downlinkTeid,
           session.upfAddress,
           2152,
