@@ -5,6 +5,7 @@ import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
 import type { NetworkState } from '../network-state.ts';
 import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
+import type { Smf } from '../smf/smf.ts';
 import type { AmfIdentity } from './amf-identity.ts';
 import type { AmfSettings } from './amf-settings.ts';
 import type { AmfUe } from './amf-ue.ts';
@@ -41,4 +42,6 @@ export interface AmfContext {
   readonly records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   /** 32 random bits for a 5G-TMSI (TS 23.003 2.10.1: unpredictable). */
   randomTmsi(): number;
+  /** The SMF 5GSM messages go to (docs/sessions.md); undefined when the AMF runs without one. */
+  readonly smf: Smf | undefined;
 }

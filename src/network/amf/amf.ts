@@ -8,6 +8,8 @@ import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
+import type { NetworkState } from '../network-state.ts';
+import { createSmf, type Smf, type UserPlane } from '../smf/smf.ts';
 import type { AmfContext, AmfNetwork } from './amf-context.ts';
 import type { AmfIdentity } from './amf-identity.ts';
 import { DEFAULT_AMF_SETTINGS, type AmfSettings } from './amf-settings.ts';
@@ -16,8 +18,10 @@ import { createAmfUes } from './amf-ues.ts';
 import { allowedNssaiChanged } from './configuration-update.ts';
 import { deregisterByNetwork } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
+import { createAmfLocation } from './location.ts';
 import { createNasDispatch } from './nas-dispatch.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
+import { smfAmfPort } from './session-management.ts';
 import { stopTimers } from './ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './ue-ngap.ts';
 import type { UeSignalling } from './ue-signalling.ts';
@@ -37,6 +41,11 @@ export interface AmfOptions {
   ausf?: Ausf;
   /** 32 random bits for 5G-TMSIs; node:crypto's unless given. */
   randomTmsi?: () => number;
+  /** PDU sessions (docs/sessions.md): the SMF is built with the AMF over this UPF; none without it. */
+  sessions?: {
+    userPlane: UserPlane | undefined;
+    state: Pick<NetworkState, 'sessionEstablished' | 'sessionReleased'>;
+  };
 }
 
 /**
@@ -61,6 +70,23 @@ export function createAmf(options: AmfOptions) {
       servingNetworkName: servingNetworkName(configuration.plmn.mcc, configuration.plmn.mnc),
     };
   };
+  const sessions = options.sessions;
+  /** The context, once built: the SMF's requests come only after it is. */
+  const built: { amf?: AmfContext } = {};
+  const smf: Smf | undefined =
+    sessions === undefined
+      ? undefined
+      : createSmf({
+          subscriptionData: options.subscriptionData,
+          configurationEvents: options.configurationEvents,
+          state: sessions.state,
+          userPlane: sessions.userPlane,
+          amf: smfAmfPort(() => {
+            if (built.amf === undefined) throw new Error('SMF used before the AMF was built');
+            return built.amf;
+          }),
+          logger: options.logger,
+        });
   const amf: AmfContext = {
     settings,
     identity: options.identity,
@@ -77,11 +103,25 @@ export function createAmf(options: AmfOptions) {
       return network;
     },
     subscriptionData: options.subscriptionData,
-    state: options.state,
+    state:
+      smf === undefined
+        ? options.state
+        : {
+            ...options.state,
+            // Deregistered, however it happened: the UE's PDU sessions go with it (TS 24.501 6.3.3).
+            subscriberDeregistered(imsi: string) {
+              smf.ueGone(imsi);
+              options.state.subscriberDeregistered(imsi);
+            },
+          },
     records: options.records,
     randomTmsi: options.randomTmsi ?? (() => randomBytes(4).readUInt32BE(0)),
+    smf,
   };
-  ngap.bind(createNasDispatch(amf));
+  built.amf = amf;
+  const location = createAmfLocation(amf);
+  ngap.bind(createNasDispatch(amf, location));
+  ngap.bindLocation(location.endpoint);
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
@@ -120,10 +160,16 @@ export function createAmf(options: AmfOptions) {
     signalling,
     /** UE contexts and UE-associated connections held now (metrics, tests). */
     counts: () => ({ ues: amf.ues.size(), connections: ngap.connections() }),
+    /** Location: fresh serving cells and the LMF's methods (network.md section 8). */
+    location: location.services,
+    /** The SMF built with the AMF, if any (tests, metrics). */
+    smf,
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();
       for (const ue of amf.ues.all()) stopTimers(ue);
+      location.stop();
+      smf?.stop();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { AmfUe } from './amf-ue.ts';
 import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
+import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from './location.ts';
 import { logNas } from './nas-link.ts';
 import {
   authenticationFailure,
@@ -23,6 +24,7 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
+import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from './session-management.ts';
 import type { UeConnection } from './ue-connections.ts';
 import { abortProcedure, becomeIdle } from './ue-lifecycle.ts';
 import type { NasEndpoint } from './ue-ngap.ts';
@@ -81,7 +83,7 @@ function attach(amf: AmfContext, ue: AmfUe, connection: Connection): void {
  * security checked here, then handed to the procedure they belong to. Asynchronous procedures report
  * their own failures; an unexpected error is logged and the UE's procedure aborted.
  */
-export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
+export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEndpoint<AmfUe> {
   const guard = (ue: AmfUe, work: Promise<void> | void): void => {
     if (work === undefined) return;
     work.catch((error: unknown) => {
@@ -117,6 +119,11 @@ export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
         return guard(ue, serviceRequest(amf, ue));
       case 'configurationUpdateComplete':
         return configurationUpdateComplete(ue);
+      case 'ulNasTransport':
+        if (message.payloadContainerType === PAYLOAD_CONTAINER_LPP) return location.lppReceived(ue, message);
+        if (message.payloadContainerType === N1_SM_INFORMATION)
+          return guard(ue, n1SmTransport(amf, ue, message));
+        return;
       default:
         // 5GMM Status and the rest need nothing more than their log.
         return;
@@ -212,17 +219,28 @@ export function createNasDispatch(amf: AmfContext): NasEndpoint<AmfUe> {
       ue.contextSetUp = true;
       // Back from idle with a Service Request: a configuration update that waited goes now.
       sendPendingConfigurationUpdate(amf, ue);
+      // ... and location requests waiting for it (paged) go on.
+      location.ueConnected(ue);
+      // ... and the PDU sessions' user plane comes back (TS 23.502 4.2.3.2).
+      if (ue.supi !== undefined && ue.registered) amf.smf?.ueConnected(ue.supi);
     },
     nasNotDelivered() {
       // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.
     },
     connectionEnded(connection) {
       const ue = connection.owner;
-      if (ue !== undefined && ue.connection === connection) becomeIdle(amf, ue);
+      if (ue === undefined || ue.connection !== connection) return;
+      // AN release (TS 23.502 4.2.6): the sessions' user plane is deactivated.
+      if (ue.supi !== undefined && ue.registered) amf.smf?.ueIdle(ue.supi);
+      becomeIdle(amf, ue);
     },
     heard(connection) {
       const ue = connection.owner;
       if (ue !== undefined) seen(amf, ue, connection);
+    },
+    sessionResources(connection, pdu) {
+      const ue = connection.owner;
+      if (ue !== undefined) sessionResourcesAnswered(amf, ue, pdu);
     },
   };
 }

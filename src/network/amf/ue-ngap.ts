@@ -59,6 +59,8 @@ export interface NasEndpoint<Owner> {
   connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
   /** Any UE-associated message from the radio, after the serving cell was updated. */
   heard(connection: UeConnection<Owner>): void;
+  /** PDU Session Resource Setup/Modify/Release Response (TS 38.413 8.2.1-8.2.3), for the SMF. */
+  sessionResources(connection: UeConnection<Owner>, pdu: NGAPPDU): void;
 }
 
 /** What the UE-associated NGAP layer hands location (the AMF's side of the LMF, location.ts). */
@@ -242,7 +244,31 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     endpoint().heard(connection);
   }
 
+  /** A PDU Session Resource answer, for the connection it names. */
+  const sessionResources: Handler = (pdu, radio, streamId) => {
+    if (
+      pdu.choice !== 'successfulOutcome' ||
+      (pdu.value.name !== 'PDUSessionResourceSetup' &&
+        pdu.value.name !== 'PDUSessionResourceModify' &&
+        pdu.value.name !== 'PDUSessionResourceRelease')
+    )
+      return;
+    // The three answers share the leading ids (TS 38.413 9.2.1.2, 9.2.1.4, 9.2.1.6).
+    const ies: readonly (
+      | { name: 'AMF-UE-NGAP-ID'; value: number }
+      | { name: 'RAN-UE-NGAP-ID'; value: number }
+      | { name: string | null; value: unknown }
+    )[] = pdu.value.value.protocolIEs;
+    const connection = named(radio, streamId, ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+    if (connection === undefined) return;
+    endpoint().heard(connection);
+    endpoint().sessionResources(connection, pdu);
+  };
+
   const handlers = new Map<string, Handler>([
+    ['PDUSessionResourceSetupResponse', sessionResources],
+    ['PDUSessionResourceModifyResponse', sessionResources],
+    ['PDUSessionResourceReleaseResponse', sessionResources],
     [
       'InitialUEMessage',
       (pdu, radio, streamId) => {

@@ -1,0 +1,193 @@
+import {
+  causeLabel,
+  decodeNasMessage,
+  encodeNasMessage,
+  messageTitle,
+  type FiveGsmMessage,
+  type NasMessageOf,
+} from '../nas/index.ts';
+import type { NGAPPDU } from '../ngap/generated/types.ts';
+import { ieValue } from '../ngap/ngap-values.ts';
+import type { N2SmItem, SmfAmfPort } from '../smf/smf.ts';
+import { readSetupUnsuccessfulTransfer } from '../smf/n2-transfers.ts';
+import type { AmfContext } from './amf-context.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { gutiText, nasPduFor, sendNas } from './nas-link.ts';
+import {
+  pduSessionResourceModifyRequest,
+  pduSessionResourceReleaseCommand,
+  pduSessionResourceSetupRequest,
+} from './session-ngap-messages.ts';
+import type { UeConnection } from './ue-connections.ts';
+
+/** Payload container type "N1 SM information" (TS 24.501 9.11.3.40). */
+export const N1_SM_INFORMATION = 1;
+/** 5GMM cause #90 "payload was not forwarded" (TS 24.501 9.11.3.2). */
+const PAYLOAD_NOT_FORWARDED = 90;
+
+/**
+ * One subscriber log per 5GSM message either way (network.md 4): `raw` the plain 5GSM message,
+ * `details` with `pdu_session_id` and the 5GSM cause it carries.
+ */
+function logSm(
+  amf: AmfContext,
+  ue: AmfUe,
+  direction: 'inbound' | 'outbound',
+  message: FiveGsmMessage,
+  plain: Uint8Array,
+): void {
+  if (ue.supi === undefined) return;
+  const cause = (message as { fiveGsmCause?: unknown }).fiveGsmCause;
+  amf.records.recordSubscriberLog({
+    imsi: ue.supi,
+    event: messageTitle(message.messageType),
+    direction,
+    raw: plain,
+    details: {
+      ...(ue.lastRadio === undefined ? {} : { radio: ue.lastRadio }),
+      ...(ue.guti === undefined ? {} : { guti: gutiText(ue.guti) }),
+      pdu_session_id: message.pduSessionId,
+      ...(typeof cause === 'number' ? { cause: causeLabel('5gsm', cause) } : {}),
+    },
+  });
+}
+
+/** DL NAS Transport (TS 24.501 8.2.11) carrying one 5GSM message, logged. */
+function dlNasTransport(amf: AmfContext, ue: AmfUe, message: FiveGsmMessage): NasMessageOf<'dlNasTransport'> {
+  const plain = encodeNasMessage(message);
+  logSm(amf, ue, 'outbound', message, plain);
+  return {
+    messageType: 'dlNasTransport',
+    payloadContainerType: N1_SM_INFORMATION,
+    payloadContainer: plain,
+    pduSessionId: message.pduSessionId,
+  };
+}
+
+/**
+ * UL NAS Transport with N1 SM information (TS 24.501 5.4.5.2.3): the 5GSM message goes to the SMF with
+ * the DNN, S-NSSAI and request type it came with, and the UE's allowed NSSAI. Without an SMF, or with
+ * a payload that is not a 5GSM message for the PDU session the IE names, the AMF sends the payload back
+ * with #90 "payload was not forwarded" (5.4.5.2.5).
+ */
+export function n1SmTransport(
+  amf: AmfContext,
+  ue: AmfUe,
+  message: NasMessageOf<'ulNasTransport'>,
+): Promise<void> | void {
+  const supi = ue.supi;
+  if (supi === undefined || !ue.registered) return;
+  const decoded = decodeNasMessage(message.payloadContainer);
+  const sm = decoded.ok && 'pti' in decoded.message ? decoded.message : undefined;
+  if (sm !== undefined) logSm(amf, ue, 'inbound', sm, message.payloadContainer);
+  if (amf.smf === undefined || sm === undefined || sm.pduSessionId !== message.pduSessionId) {
+    sendNas(
+      amf,
+      ue,
+      {
+        messageType: 'dlNasTransport',
+        payloadContainerType: N1_SM_INFORMATION,
+        payloadContainer: message.payloadContainer,
+        ...(message.pduSessionId === undefined ? {} : { pduSessionId: message.pduSessionId }),
+        fiveGmmCause: PAYLOAD_NOT_FORWARDED,
+      },
+      { kind: 'current' },
+    );
+    return;
+  }
+  return amf.smf.uplink(
+    {
+      supi,
+      allowedNssai: ue.allowedNssai,
+      requestType: message.requestType,
+      dnn: message.dnn,
+      sNssai: message.sNssai,
+    },
+    sm,
+  );
+}
+
+/** The UE's connection when the radio holds its context (Initial Context Setup done), else undefined. */
+function readyConnection(
+  amf: AmfContext,
+  supi: string,
+): { ue: AmfUe; connection: UeConnection<AmfUe> } | undefined {
+  const ue = amf.ues.bySupi(supi);
+  const connection = ue?.connection;
+  if (ue === undefined || connection === undefined || connection.phase !== 'active' || !ue.contextSetUp)
+    return undefined;
+  return { ue, connection };
+}
+
+const idsOf = (connection: UeConnection<AmfUe>) => ({
+  amfUeNgapId: connection.amfUeNgapId,
+  ranUeNgapId: connection.ranUeNgapId,
+});
+
+/**
+ * The AMF's side of the SMF's requests (Namf_Communication_N1N2MessageTransfer): 5GSM messages in DL
+ * NAS Transport, protected with the UE's current context, alone or as the NAS-PDU of a PDU Session
+ * Resource Setup/Modify/Release message (TS 38.413 8.2). `context` is read when a request comes (the
+ * SMF is built before the AMF's context).
+ */
+export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
+  const nasOf = (
+    amf: AmfContext,
+    ue: AmfUe,
+    n1: FiveGsmMessage | undefined,
+  ): Uint8Array | undefined | false => {
+    if (n1 === undefined) return undefined;
+    return nasPduFor(amf, ue, dlNasTransport(amf, ue, n1), { kind: 'current' }) ?? false;
+  };
+  const n2 = (
+    supi: string,
+    item: N2SmItem,
+    build: (ids: ReturnType<typeof idsOf>, nasPdu: Uint8Array | undefined) => NGAPPDU,
+  ): boolean => {
+    const amf = context();
+    const ready = readyConnection(amf, supi);
+    if (ready === undefined) return false;
+    const nasPdu = nasOf(amf, ready.ue, item.n1);
+    if (nasPdu === false) return false;
+    return ready.connection.radio.send(build(idsOf(ready.connection), nasPdu), ready.connection.streamId);
+  };
+  return {
+    sendN1(supi, message) {
+      const amf = context();
+      const ue = amf.ues.bySupi(supi);
+      if (ue === undefined) return false;
+      return sendNas(amf, ue, dlNasTransport(amf, ue, message), { kind: 'current' });
+    },
+    setupResources: (supi, item) =>
+      n2(supi, item, (ids, nasPdu) => pduSessionResourceSetupRequest(ids, { ...item, nasPdu })),
+    modifyResources: (supi, item) =>
+      n2(supi, item, (ids, nasPdu) =>
+        pduSessionResourceModifyRequest(ids, { ...item, nasPdu: nasPdu ?? new Uint8Array() }),
+      ),
+    releaseResources: (supi, item) =>
+      n2(supi, item, (ids, nasPdu) => pduSessionResourceReleaseCommand(ids, { ...item, nasPdu })),
+  };
+}
+
+/**
+ * A PDU Session Resource Setup Response (TS 38.413 8.2.1.2) from the UE's radio: each set-up item's
+ * transfer goes to the SMF (the gNB's downlink tunnel), each failed one makes it release the session.
+ * Release and Modify Responses need nothing more than their radio event.
+ */
+export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPDU): void {
+  const supi = ue.supi;
+  const smf = amf.smf;
+  if (supi === undefined || smf === undefined) return;
+  if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'PDUSessionResourceSetup') return;
+  const ies = pdu.value.value.protocolIEs;
+  for (const item of ieValue(ies, 'PDUSessionResourceSetupListSURes') ?? [])
+    smf.resourcesSetUp(supi, item.pDUSessionID, item.pDUSessionResourceSetupResponseTransfer);
+  for (const item of ieValue(ies, 'PDUSessionResourceFailedToSetupListSURes') ?? []) {
+    const cause = readSetupUnsuccessfulTransfer(item.pDUSessionResourceSetupUnsuccessfulTransfer);
+    amf.logger.info(
+      { supi, pduSessionId: item.pDUSessionID, cause },
+      'AMF: the radio could not set a PDU session up',
+    );
+    smf.resourcesFailed(supi, item.pDUSessionID);
+  }
+}
