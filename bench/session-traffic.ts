@@ -1,0 +1,251 @@
+/**
+ * Traffic through the core (docs/upf.md "Traffic through the core"): a UE's TUN in its namespace -> the
+ * simulated gNB's user plane -> GTP-U -> PMN Core's UPF -> its N6 TUN in a data-network namespace, against
+ * the same two namespaces joined by a veth pair (the kernel alone, no GTP-U, no core), measured in the same
+ * run with the same sender and receiver: TCP throughput (one connection, the UE sending) and the
+ * small-packet rate (64-octet UDP payloads from the UE). CPU per packet: the sender's and receiver's own
+ * CPU (each child reports process.cpuUsage()) and, through the core, this process's CPU, which is the two
+ * forwarders' threads (its JavaScript idles meanwhile; flow accounting is on, reports go to a counter).
+ *
+ *   sudo npx tsx bench/session-traffic.ts [seconds per case, default 3]     (root; skips otherwise)
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { systemClock, systemTimers } from '../src/clock.ts';
+import { createGnbUserPlane } from '../src/network/simulator/user-plane/gnb-user-plane.ts';
+import { loadGnbUserPlaneAddon } from '../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
+import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
+import { createUpf } from '../src/network/upf/upf.ts';
+
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
+const seconds = Number(process.argv[2] ?? 3);
+if (process.getuid?.() !== 0) {
+  print('bench/session-traffic.ts needs root (network namespaces, TUN); skipped');
+  process.exit(0);
+}
+for (const load of [loadUpfAddon(), loadGnbUserPlaneAddon()]) if (!load.ok) throw load.error;
+
+const id = process.pid % 100000;
+const N3 = '127.78.0.1';
+const GNB = '127.78.0.2';
+const UE = '10.45.0.2';
+const DN = '10.99.0.1';
+const UE_NS = `pmnbu${id}`;
+const DN_NS = `pmnbd${id}`;
+const N6 = `pmnbn${id}`;
+const ip = (...args: string[]): void =>
+  void execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+
+// The receiver in the data network: counts TCP bytes or UDP datagrams until told to stop (SIGTERM), then
+// prints its counts and CPU.
+const RECEIVER = `
+const [kind, address] = process.argv.slice(1);
+let bytes = 0, packets = 0;
+const cpu = process.cpuUsage();
+const report = () => { console.log(JSON.stringify({ bytes, packets, cpu: process.cpuUsage(cpu) })); process.exit(0); };
+process.on('SIGTERM', report);
+if (kind === 'tcp') {
+  require('node:net').createServer((c) => c.on('data', (d) => { bytes += d.length; packets++; })).listen(5001, address, () => console.log('ready'));
+} else {
+  const s = require('node:dgram').createSocket('udp4');
+  s.on('message', (m) => { bytes += m.length; packets++; });
+  s.bind(5002, address, () => { s.setRecvBufferSize(8 << 20); console.log('ready'); });
+}`;
+
+// The sender in the UE's namespace: as much as it can for ms milliseconds.
+const SENDER = `
+const [kind, address, ms] = process.argv.slice(1);
+const cpu = process.cpuUsage();
+let sent = 0;
+const end = Date.now() + Number(ms);
+const report = () => { console.log(JSON.stringify({ sent, cpu: process.cpuUsage(cpu) })); process.exit(0); };
+if (kind === 'tcp') {
+  const chunk = Buffer.alloc(1 << 16, 1);
+  const c = require('node:net').connect(5001, address, () => {
+    const pump = () => { while (Date.now() < end) { sent += chunk.length; if (!c.write(chunk)) return c.once('drain', pump); } c.end(report); };
+    pump();
+  });
+} else {
+  const s = require('node:dgram').createSocket('udp4');
+  const datagram = Buffer.alloc(64, 2);
+  let inFlight = 0;
+  const pump = () => { while (inFlight < 256) { inFlight++; sent++; s.send(datagram, 5002, address, done); } };
+  const done = () => { inFlight--; if (Date.now() < end) { if (inFlight < 128) pump(); } else if (inFlight === 0) report(); };
+  s.bind(0, () => { s.setSendBufferSize(4 << 20); pump(); });
+}`;
+
+interface Cpu {
+  user: number;
+  system: number;
+}
+const micros = (c: Cpu): number => c.user + c.system;
+
+function child(namespace: string, script: string, args: string[]) {
+  const p = spawn('ip', ['netns', 'exec', namespace, process.execPath, '-e', script, ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  p.stdout.setEncoding('utf8');
+  const ready = new Promise<void>((resolve) =>
+    p.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      if (out.includes('ready')) resolve();
+    }),
+  );
+  const done = new Promise<string>((resolve, reject) => {
+    p.on('error', reject);
+    p.on('close', () => resolve(out.split('\n').filter((l) => l.startsWith('{'))[0] ?? '{}'));
+  });
+  return { ready, done, stop: () => p.kill('SIGTERM') };
+}
+
+interface Measurement {
+  kind: 'tcp' | 'udp';
+  received: { bytes: number; packets: number; cpu: Cpu };
+  sent: number;
+  senderCpu: Cpu;
+  forwarderCpu: Cpu;
+  seconds: number;
+}
+
+async function measure(kind: 'tcp' | 'udp'): Promise<Measurement> {
+  const receiver = child(DN_NS, RECEIVER, [kind, DN]);
+  await receiver.ready;
+  const cpu = process.cpuUsage();
+  const start = process.hrtime.bigint();
+  const sender = JSON.parse(await child(UE_NS, SENDER, [kind, DN, String(seconds * 1000)]).done) as {
+    sent: number;
+    cpu: Cpu;
+  };
+  await new Promise((r) => setTimeout(r, 200)); // what is in flight arrives
+  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+  const forwarderCpu = process.cpuUsage(cpu);
+  receiver.stop();
+  const received = JSON.parse(await receiver.done) as Measurement['received'];
+  return { kind, received, sent: sender.sent, senderCpu: sender.cpu, forwarderCpu, seconds: elapsed };
+}
+
+/**
+ * One line: TCP as throughput and CPU per MiB delivered (veth carries 64 KiB GSO segments, a TUN
+ * MTU-sized packets, so packets are not comparable); UDP as packets per second and CPU per packet.
+ */
+function row(path: string, m: Measurement): string {
+  const mbps = (m.received.bytes * 8) / m.seconds / 1e6;
+  const unit = m.kind === 'tcp' ? m.received.bytes / (1 << 20) : m.received.packets;
+  const per = (c: Cpu) => (unit > 0 ? (micros(c) / unit).toFixed(m.kind === 'tcp' ? 0 : 2) : '-');
+  const rate =
+    m.kind === 'tcp'
+      ? `${mbps.toFixed(1)} Mbit/s`
+      : `${Math.round(m.received.packets / m.seconds)} packets/s (${((100 * m.received.packets) / m.sent).toFixed(1)}% of sent)`;
+  return `${path} ${m.kind.toUpperCase()}: ${rate}; CPU µs per ${m.kind === 'tcp' ? 'MiB' : 'packet'}: sender ${per(
+    m.senderCpu,
+  )}, receiver ${per(m.received.cpu)}, forwarders ${path === 'veth' ? '(kernel: in the two before)' : per(m.forwarderCpu)}`;
+}
+
+const cleanup = (): void => {
+  for (const ns of [UE_NS, DN_NS]) {
+    try {
+      execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
+    } catch {
+      // absent
+    }
+  }
+};
+
+cleanup();
+ip('netns', 'add', UE_NS);
+ip('netns', 'add', DN_NS);
+const stats = { flowReports: 0 };
+const upf = createUpf({
+  settings: {
+    n3Address: N3,
+    n3Port: 2152,
+    tunName: N6,
+    maxSessions: 16,
+    maxFlows: 65536,
+    errorIndicationsPerSecond: 100,
+  },
+  records: {
+    recordFlowReports: (reports) => ((stats.flowReports += reports.length), true),
+    recordUsage: () => true,
+    whenWritable: () => Promise.resolve(),
+  },
+  clock: systemClock,
+  timers: systemTimers,
+});
+const gnb = createGnbUserPlane({ n3Address: GNB });
+try {
+  for (const ns of [UE_NS, DN_NS]) ip('-n', ns, 'link', 'set', 'lo', 'up');
+  // Baseline: a veth pair between the two namespaces, the same addresses.
+  ip('link', 'add', 'pmnbv0', 'netns', UE_NS, 'type', 'veth', 'peer', 'name', 'pmnbv1', 'netns', DN_NS);
+  ip('-n', UE_NS, 'addr', 'add', `${UE}/32`, 'dev', 'pmnbv0');
+  ip('-n', UE_NS, 'link', 'set', 'pmnbv0', 'up');
+  ip('-n', UE_NS, 'route', 'add', `${DN}/32`, 'dev', 'pmnbv0');
+  ip('-n', DN_NS, 'addr', 'add', `${DN}/32`, 'dev', 'pmnbv1');
+  ip('-n', DN_NS, 'link', 'set', 'pmnbv1', 'up');
+  ip('-n', DN_NS, 'route', 'add', `${UE}/32`, 'dev', 'pmnbv1');
+  const vethTcp = await measure('tcp');
+  const vethUdp = await measure('udp');
+  ip('-n', UE_NS, 'link', 'del', 'pmnbv0');
+
+  // Through the core.
+  upf.start();
+  ip('link', 'set', N6, 'netns', DN_NS);
+  ip('-n', DN_NS, 'link', 'set', N6, 'addrgenmode', 'none');
+  ip('-n', DN_NS, 'addr', 'add', `${DN}/32`, 'dev', N6);
+  ip('-n', DN_NS, 'link', 'set', N6, 'up');
+  ip('-n', DN_NS, 'route', 'add', `${UE}/32`, 'dev', N6);
+  const session = upf.establishSession({
+    imsi: '001010000000001',
+    ueIpv4: UE,
+    uplinkTeid: 0x1001,
+    ambr: { uplinkBps: 0, downlinkBps: 0 },
+  });
+  if (!session.ok) throw new Error(session.error);
+  upf.updateDownlink(session.value.id, { gnbAddress: GNB, remoteTeid: 0x2001 });
+  const up = await gnb.bringUp(
+    { pduSessionId: 1, ueIpv4: UE, qfi: 1, upfAddress: N3, uplinkTeid: 0x1001, downlinkTeid: 0x2001 },
+    { namespace: UE_NS },
+  );
+  if (!up.ok) throw new Error(up.detail);
+  const coreTcp = await measure('tcp');
+  const coreUdp = await measure('udp');
+  const c = upf.counters();
+  print(
+    `session traffic, ${seconds} s per case (${new Date().toISOString()}, load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ')[0]})`,
+  );
+  for (const [path, m] of [
+    ['veth', vethTcp],
+    ['veth', vethUdp],
+    ['core', coreTcp],
+    ['core', coreUdp],
+  ] as const)
+    print(row(path, m));
+  // Where datagrams the receiver did not get were lost: the UE's TUN queue (the gNB's thread did not
+  // read in time), or the forwarders.
+  const tunDropped = execFileSync('ip', [
+    'netns',
+    'exec',
+    UE_NS,
+    'cat',
+    `/sys/class/net/${up.value.tunName}/statistics/tx_dropped`,
+  ])
+    .toString()
+    .trim();
+  // And the receiver's socket buffer (RcvbufErrors of the data network's UDP, both cases together).
+  const snmp = execFileSync('ip', ['netns', 'exec', DN_NS, 'cat', '/proc/net/snmp']).toString().split('\n');
+  const [udpNames, udpValues] = snmp
+    .filter((line) => line.startsWith('Udp:'))
+    .map((line) => line.split(/\s+/));
+  const rcvbufErrors = udpValues?.[udpNames?.indexOf('RcvbufErrors') ?? -1] ?? '?';
+  print(
+    `core/veth: TCP ${((100 * coreTcp.received.bytes) / coreTcp.seconds / (vethTcp.received.bytes / vethTcp.seconds)).toFixed(0)}%, ` +
+      `UDP 64 B ${((100 * coreUdp.received.packets) / coreUdp.seconds / (vethUdp.received.packets / vethUdp.seconds)).toFixed(0)}%; ` +
+      `UE TUN queue drops ${tunDropped}; receiver socket buffer drops ${rcvbufErrors}; UPF drops: N6 write ${c.dropN6Write}, N3 send ${c.dropN3Send}; gNB ${JSON.stringify(
+        Object.fromEntries(Object.entries(gnb.counters()).filter(([k, v]) => k.startsWith('drop') && v > 0)),
+      )}`,
+  );
+} finally {
+  gnb.close();
+  await upf.stop();
+  cleanup();
+}
