@@ -1,0 +1,168 @@
+import type { NasMessageOf } from '../nas/index.ts';
+import { bits } from '../ngap/ngap-values.ts';
+import { createLmf } from '../lmf/lmf.ts';
+import type { LmfTransport } from '../lmf/lmf.ts';
+import type { LocationServices } from '../lmf/location-services.ts';
+import type { AmfContext } from './amf-context.ts';
+import type { AmfUe } from './amf-ue.ts';
+import { sendNas } from './nas-link.ts';
+import type { LocationEndpoint } from './ue-ngap.ts';
+
+/** Payload container type LPP (TS 24.501 9.11.3.40). */
+export const PAYLOAD_CONTAINER_LPP = 3;
+
+/**
+ * The Routing ID of the one LMF (TS 38.413 9.3.3.13 in NRPPa transport; TS 24.501 5.4.5.3.1 Additional
+ * information with LPP), so answers reach it.
+ */
+export const LMF_ROUTING_ID = Uint8Array.of(0x01);
+
+/** How long a request waits for a Location Report, or for a paged device (network.md section 8). */
+export const CELL_REPORT_WAIT_MS = 5_000;
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
+  a.length === b.length && a.every((byte, i) => byte === b[i]);
+
+/**
+ * The AMF's side of location (TS 23.273 4.3.1): Location Reporting Control for a fresh serving cell,
+ * Paging of idle devices, and the transport of the LMF's NRPPa (to the radio) and LPP (to the device,
+ * in DL NAS Transport) with their answers routed back. `services` is what the API's locator uses.
+ */
+export function createAmfLocation(amf: AmfContext) {
+  /** Requests waiting for a Location Report of the UE (true) or its failure (false). */
+  const reportWaiters = new Map<AmfUe, Set<(reported: boolean) => void>>();
+  /** Requests waiting for the UE to be CM-CONNECTED with a context in the radio. */
+  const connectWaiters = new Map<AmfUe, Set<(connected: boolean) => void>>();
+
+  function wait(table: Map<AmfUe, Set<(ok: boolean) => void>>, ue: AmfUe, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      let set = table.get(ue);
+      if (set === undefined) table.set(ue, (set = new Set()));
+      const waiters = set;
+      const finish = (ok: boolean): void => {
+        cancel();
+        waiters.delete(finish);
+        if (waiters.size === 0 && table.get(ue) === waiters) table.delete(ue);
+        resolve(ok);
+      };
+      const cancel = amf.timers.after(ms, () => finish(false));
+      waiters.add(finish);
+    });
+  }
+
+  function wake(table: Map<AmfUe, Set<(ok: boolean) => void>>, ue: AmfUe, ok: boolean): void {
+    for (const finish of [...(table.get(ue) ?? [])]) finish(ok);
+  }
+
+  /**
+   * Paging (TS 38.413 8.5.1) by the UE's 5G-S-TMSI over its registration area, once: the Service
+   * Request that answers it brings the UE back. A UE already paged for another procedure is left to
+   * it. False when the UE cannot be paged.
+   */
+  function page(ue: AmfUe): boolean {
+    const guti = ue.guti;
+    const area = ue.registrationArea;
+    if (guti === undefined || area === undefined || ue.procedure.kind === 'paging') return false;
+    const tmsi = guti.tmsi;
+    const sent = amf.ngap.page(
+      {
+        aMFSetID: bits(guti.amfSetId, 10),
+        aMFPointer: bits(guti.amfPointer, 6),
+        fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
+      },
+      area,
+    );
+    return sent > 0;
+  }
+
+  const registered = (imsi: string): AmfUe | undefined => {
+    const ue = amf.ues.bySupi(imsi);
+    return ue?.registered ? ue : undefined;
+  };
+
+  const transport: LmfTransport = {
+    async reach(imsi, withinMs) {
+      const ue = registered(imsi);
+      if (ue === undefined) return false;
+      if (ue.connection !== undefined && ue.contextSetUp) return true;
+      if (ue.connection === undefined && !page(ue)) return false;
+      return wait(connectWaiters, ue, withinMs);
+    },
+    sendNrppa(imsi, pdu) {
+      const connection = registered(imsi)?.connection;
+      return connection !== undefined && amf.ngap.sendNrppa(connection, LMF_ROUTING_ID, pdu);
+    },
+    sendLpp(imsi, message) {
+      const ue = registered(imsi);
+      return (
+        ue !== undefined &&
+        sendNas(
+          amf,
+          ue,
+          {
+            messageType: 'dlNasTransport',
+            payloadContainerType: PAYLOAD_CONTAINER_LPP,
+            payloadContainer: message,
+            additionalInformation: LMF_ROUTING_ID,
+          },
+          { kind: 'current' },
+        )
+      );
+    },
+  };
+  const lmf = createLmf({ transport, timers: amf.timers });
+
+  const services: LocationServices = {
+    async refreshServingCell(imsi) {
+      const ue = registered(imsi);
+      if (ue === undefined) return false;
+      const connection = ue.connection;
+      if (connection === undefined) {
+        // The Initial UE Message of the Service Request carries the cell (TS 38.413 8.6.1).
+        return page(ue) && wait(connectWaiters, ue, CELL_REPORT_WAIT_MS);
+      }
+      if (!amf.ngap.requestLocationReport(connection)) return false;
+      return wait(reportWaiters, ue, CELL_REPORT_WAIT_MS);
+    },
+    ecidNetwork: (imsi, rat) => lmf.ecidNetwork(imsi, rat),
+    ueEcid: (imsi, rat) => lmf.ueEcid(imsi, rat),
+    gnss: (imsi) => lmf.gnss(imsi),
+  };
+
+  const endpoint: LocationEndpoint<AmfUe> = {
+    locationReported(connection, reported) {
+      const ue = connection.owner;
+      if (ue !== undefined) wake(reportWaiters, ue, reported);
+    },
+    nrppa(connection, routingId, nrppaPdu) {
+      const supi = connection.owner?.supi;
+      if (supi !== undefined && sameBytes(routingId, LMF_ROUTING_ID)) lmf.nrppaReceived(supi, nrppaPdu);
+    },
+  };
+
+  return {
+    services,
+    endpoint,
+
+    /** UL NAS Transport with payload container type LPP: the device's answer, for the LMF it names. */
+    lppReceived(ue: AmfUe, message: NasMessageOf<'ulNasTransport'>): void {
+      const routing = message.additionalInformation;
+      if (ue.supi === undefined || (routing !== undefined && !sameBytes(routing, LMF_ROUTING_ID))) return;
+      lmf.lppReceived(ue.supi, message.payloadContainer);
+    },
+
+    /** Initial Context Setup succeeded: the UE is reachable for NAS and NRPPa again. */
+    ueConnected(ue: AmfUe): void {
+      wake(connectWaiters, ue, true);
+    },
+
+    /** Every wait ends (the AMF stops). */
+    stop(): void {
+      lmf.stop();
+      for (const ue of [...reportWaiters.keys()]) wake(reportWaiters, ue, false);
+      for (const ue of [...connectWaiters.keys()]) wake(connectWaiters, ue, false);
+    },
+  };
+}
+
+export type AmfLocation = ReturnType<typeof createAmfLocation>;
