@@ -1,4 +1,4 @@
-import { systemTimers, type Timers } from '../clock.ts';
+import { systemClock, systemTimers, type Clock, type Timers } from '../clock.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { createAmf, type Amf } from '../network/amf/amf.ts';
 import type { AmfSettings } from '../network/amf/amf-settings.ts';
@@ -14,6 +14,10 @@ import type { N2Settings } from '../network/amf/n2-settings.ts';
 import type { AssociationTiming } from '../network/amf/ngap-association.ts';
 import type { UeSignalling } from '../network/amf/ue-signalling.ts';
 import type { SctpParameters } from '../network/transport/sctp/sctp-config.ts';
+import type { UserPlane } from '../network/smf/smf.ts';
+import type { UpfAddon } from '../network/upf/upf-addon.ts';
+import type { UpfSettings } from '../network/upf/upf-settings.ts';
+import { createUpf, type Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -39,6 +43,53 @@ export interface N2Component extends Component {
   service(): N2Service | undefined;
   /** The AMF's UE side built from the core's ports (undefined before start, or when `ue` was given). */
   amf(): Amf | undefined;
+  /** The UPF when it started (undefined before start, without `upf`, or when it could not start). */
+  upf(): Upf | undefined;
+}
+
+/**
+ * Starts the UPF (docs/upf.md) for the SMF. It needs CAP_NET_ADMIN (the TUN device) and its N3
+ * address; without them the service still starts, says so once, and refuses PDU sessions with #26
+ * (docs/sessions.md).
+ */
+function startUserPlane(
+  core: Pick<Core, 'logger' | 'records'>,
+  upf: { settings: UpfSettings; addon?: UpfAddon },
+  clock: Clock,
+  timers: Timers,
+): { upf: Upf; userPlane: UserPlane } | undefined {
+  const created = createUpf({
+    settings: upf.settings,
+    records: core.records.ingestion,
+    clock,
+    timers,
+    ...(upf.addon === undefined ? {} : { addon: upf.addon }),
+  });
+  try {
+    created.start();
+  } catch (error) {
+    core.logger.warn(
+      { err: error, n3: upf.settings.n3Address, tun: upf.settings.tunName },
+      `UPF not started (${(error as Error).message}): PDU sessions are refused with 5GSM cause #26 until the service starts with CAP_NET_ADMIN and a usable N3 address`,
+    );
+    return undefined;
+  }
+  core.logger.info(
+    { n3: `${upf.settings.n3Address}:${created.n3Port}`, tun: created.tunName },
+    `UPF forwarding between N3 ${upf.settings.n3Address}:${created.n3Port} and N6 ${created.tunName}`,
+  );
+  const { n3Address } = upf.settings;
+  return {
+    upf: created,
+    userPlane: {
+      n3Address,
+      establishSession: (request) => created.establishSession(request),
+      updateDownlink: (id, tunnel) => created.updateDownlink(id, tunnel),
+      deactivate: (id) => created.deactivate(id),
+      modifyAmbr: (id, ambr) => created.modifyAmbr(id, ambr),
+      release: (id) => created.release(id),
+    },
+  };
 }
 
 const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
@@ -77,18 +128,27 @@ export function createN2(
     sctp?: Partial<SctpParameters>;
     /** The AMF's NAS timers and limits (docs/registration.md); the defaults of network.md section 5. */
     amf?: Partial<AmfSettings>;
+    /**
+     * The UPF's settings (config `upf`), and an addon in place of the native one (tests): with them the
+     * UPF starts with N2 and the SMF drives it; without, PDU sessions are refused with #26.
+     */
+    upf?: { settings: UpfSettings; addon?: UpfAddon };
+    /** The clock of the UPF's reports; the system's unless given. */
+    clock?: Clock;
   } = {},
 ): N2Component {
   const { logger } = core;
   let service: N2Service | undefined;
   let endpoint: N2Endpoint | undefined;
   let amf: Amf | undefined;
+  let upf: Upf | undefined;
 
   return {
     name: 'n2',
     endpoint: () => endpoint,
     service: () => service,
     amf: () => amf,
+    upf: () => upf,
 
     async start() {
       const choice = chooseN2Transport(settings.transport, options.host ?? HOST_SUPPORT);
@@ -104,6 +164,10 @@ export function createN2(
       });
       // The UE side: the AMF's 5GMM procedures over the core's ports, unless a test brings its own.
       const timers = options.timers ?? systemTimers;
+      const userPlane =
+        options.ue === undefined && options.upf !== undefined
+          ? startUserPlane(core, options.upf, options.clock ?? systemClock, timers)
+          : undefined;
       const ownAmf =
         options.ue === undefined
           ? createAmf({
@@ -117,6 +181,7 @@ export function createN2(
               records: core.records.ingestion,
               timers,
               logger,
+              sessions: { userPlane: userPlane?.userPlane, state: core.networkState },
             })
           : undefined;
       const ue = options.ue ?? ownAmf?.signalling;
@@ -138,6 +203,7 @@ export function createN2(
         await started.start();
       } catch (error) {
         ownAmf?.stop();
+        await userPlane?.upf.stop();
         await opened.transport.close();
         const where = settings.addresses.map((address) => `${address}:${settings.port}`).join(', ');
         throw new Error(`N2 cannot listen on ${where} (${opened.kind}): ${(error as Error).message}`, {
@@ -146,6 +212,9 @@ export function createN2(
       }
       service = started;
       amf = ownAmf;
+      // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
+      if (ownAmf !== undefined) core.networkState.provideLocationServices(ownAmf.location);
+      upf = userPlane?.upf;
       endpoint = {
         transport: opened.kind,
         local: started.local(),
@@ -164,8 +233,12 @@ export function createN2(
       service = undefined;
       endpoint = undefined;
       await running?.stop();
+      if (amf !== undefined) core.networkState.provideLocationServices(undefined);
       amf?.stop();
       amf = undefined;
+      // After the SMF released its sessions: their last flow reports and usage are written.
+      await upf?.stop();
+      upf = undefined;
     },
   };
 }
