@@ -49,7 +49,10 @@ import { Usim } from './usim.ts';
  * paging). NAS security uses the same context code as the AMF (`nas-security`, side 'ue').
  *
  * Each UE-initiated procedure returns a promise of its outcome and is guarded by its 3GPP timer (T3510,
- * T3517, T3521, TS 24.501 10.2); an expiry ends the procedure without retransmission.
+ * T3517, T3521, TS 24.501 10.2). On T3510's expiry the attempt is aborted and, while the registration
+ * attempt counter is below `registrationAttempts`, the Registration Request goes again after T3511
+ * (5.5.1.2.7 c, 5.5.1.3.7 c); T3521 retransmits the Deregistration Request `t3521Retransmissions` times
+ * (5.5.2.2.6 b); T3517's expiry aborts the service request (5.6.1.7 c: no retransmission).
  */
 
 /** 5GMM states of TS 24.501 5.1.3.2.1 with the procedure in progress. */
@@ -121,10 +124,26 @@ export interface UeProcedureTimers {
   t3517: number;
   /** T3521, deregistration (15 s). */
   t3521: number;
+  /** T3511, the wait before another registration attempt (10 s). */
+  t3511: number;
+  /**
+   * Registration attempts before the UE gives up (TS 24.501 5.5.1.2.7: the attempt counter's limit is 5).
+   * 1 by default: a simulated UE reports its first failure at once to the test or benchmark driving it.
+   */
+  registrationAttempts: number;
+  /** Retransmissions of the Deregistration Request on T3521's expiry (5.5.2.2.6 b: 4). */
+  t3521Retransmissions: number;
 }
 
-/** TS 24.501 10.2, Table 10.2.1. */
-export const DEFAULT_UE_TIMERS: UeProcedureTimers = { t3510: 15_000, t3517: 15_000, t3521: 15_000 };
+/** TS 24.501 10.2, Table 10.2.1; the registration attempt counter as said above. */
+export const DEFAULT_UE_TIMERS: UeProcedureTimers = {
+  t3510: 15_000,
+  t3517: 15_000,
+  t3521: 15_000,
+  t3511: 10_000,
+  registrationAttempts: 1,
+  t3521Retransmissions: 4,
+};
 
 export interface UeOptions {
   config: UeConfig;
@@ -338,7 +357,11 @@ export class SimulatedUe implements RadioUe {
       mobileIdentity: this.#guti,
     };
     return new Promise<DeregistrationOutcome>((resolve) => {
-      const settle = this.#guarded<DeregistrationOutcome>(this.#procedureTimers.t3521, 'T3521', resolve);
+      const settle = this.#guarded<DeregistrationOutcome>(this.#procedureTimers.t3521, 'T3521', resolve, {
+        times: this.#procedureTimers.t3521Retransmissions,
+        waitMs: 0,
+        again: () => void this.#send(request, 'mo-Signalling'),
+      });
       this.#setState({ kind: 'deregistered-initiated', settle });
       if (!this.#send(request, 'mo-Signalling')) {
         settle({ outcome: 'failed', reason: 'no connection to the network' });
@@ -439,20 +462,38 @@ export class SimulatedUe implements RadioUe {
   ): Promise<RegistrationOutcome> {
     this.#cancelT3512?.();
     return new Promise<RegistrationOutcome>((resolve) => {
-      const settle = this.#guarded<RegistrationOutcome>(this.#procedureTimers.t3510, 'T3510', resolve);
+      const attempt = (): void => {
+        if (!this.#send(initial, 'mo-Signalling'))
+          settle({ outcome: 'failed', reason: 'no connection to the network' });
+      };
+      const settle = this.#guarded<RegistrationOutcome>(this.#procedureTimers.t3510, 'T3510', resolve, {
+        times: this.#procedureTimers.registrationAttempts - 1,
+        waitMs: this.#procedureTimers.t3511,
+        again: () => {
+          // A new attempt starts over: the security context the aborted one was creating is dropped.
+          this.#authenticated = undefined;
+          this.#pendingContext = undefined;
+          attempt();
+        },
+      });
       this.#setState({ kind: 'registered-initiated', registration: kind, settle });
-      if (!this.#send(initial, 'mo-Signalling'))
-        settle({ outcome: 'failed', reason: 'no connection to the network' });
+      attempt();
     });
   }
 
-  /** Wraps a procedure's resolve: its guard timer, and back to a resting state when it fails. */
+  /**
+   * Wraps a procedure's resolve: its guard timer, and back to a resting state when it fails. With `retry`,
+   * the first `times` expiries run `again` after `waitMs` (T3511, or at once for a retransmission) and
+   * restart the timer; the next expiry fails the procedure.
+   */
   #guarded<T extends { outcome: string }>(
     ms: number,
     timer: string,
     resolve: (outcome: T | Failed) => void,
+    retry: { times: number; waitMs: number; again: () => void } = { times: 0, waitMs: 0, again: () => {} },
   ): (o: T | Failed) => void {
     let settled = false;
+    let expiries = 0;
     const settle = (outcome: T | Failed): void => {
       if (settled) return;
       settled = true;
@@ -470,10 +511,27 @@ export class SimulatedUe implements RadioUe {
       }
       resolve(outcome);
     };
+    const guard = (): void => {
+      this.#cancelGuard = this.#timers.after(ms, () => {
+        expiries += 1;
+        if (expiries > retry.times) {
+          settle({
+            outcome: 'failed',
+            reason: expiries === 1 ? `${timer} expired` : `${timer} expired ${expiries} times`,
+          });
+          return;
+        }
+        const again = (): void => {
+          if (settled) return;
+          guard();
+          retry.again();
+        };
+        if (retry.waitMs === 0) again();
+        else this.#cancelGuard = this.#timers.after(retry.waitMs, again);
+      });
+    };
     this.#cancelGuard?.();
-    this.#cancelGuard = this.#timers.after(ms, () =>
-      settle({ outcome: 'failed', reason: `${timer} expired` }),
-    );
+    guard();
     return settle;
   }
 
