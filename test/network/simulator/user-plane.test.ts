@@ -298,6 +298,25 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
     await reply;
   });
 
+  it('removes the TUN device when its namespace does not exist', async () => {
+    const before = gnb.tunnels;
+    teid += 2;
+    const refused = await gnb.bringUp(
+      {
+        pduSessionId: 3,
+        ueIpv4: '10.45.8.2',
+        qfi: 1,
+        upfAddress: UPF,
+        uplinkTeid: teid,
+        downlinkTeid: teid + 1,
+      },
+      { namespace: `pmnsnone${id}`, tunName: `pmnsn${id}` },
+    );
+    assert.deepEqual(refused.ok ? undefined : refused.error, 'namespace');
+    assert.equal(gnb.tunnels, before);
+    await assert.rejects(run('ip', ['link', 'show', 'dev', `pmnsn${id}`]));
+  });
+
   it('removes the TUN device when the tunnel is released', async () => {
     const t = await ue({ ueIpv4: '10.45.6.2' });
     assert.ok(await tunExists(t.namespace, t.tunName));

@@ -77,6 +77,7 @@ export interface GnbUserPlane {
   bringUp(session: SessionUserPlane, tun: UeTunOptions): Promise<UserPlaneResult<UeTunnel>>;
   /** Tunnels up now. */
   readonly tunnels: number;
+  /** Since it started; after `close`, the last ones. */
   counters(): GnbUserPlaneCounters;
   /** Releases every tunnel and closes the N3 socket. */
   close(): void;
@@ -149,6 +150,7 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
   const live = new Set<number>();
   let nextId = 1;
   let closed = false;
+  let last: GnbUserPlaneCounters | undefined;
 
   const remove = (id: number): void => {
     if (!live.delete(id) || closed) return;
@@ -220,11 +222,12 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
       };
       return { ok: true, value: tunnel };
     },
-    counters: () => native.counters(),
+    counters: () => last ?? native.counters(),
     close() {
       if (closed) return;
       closed = true;
       live.clear();
+      last = native.counters();
       native.close();
     },
   };
