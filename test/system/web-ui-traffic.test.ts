@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { connectIn, nrCell } from '../helpers/location.ts';
-import { flowReport, IMSI_1, IMSI_2 } from '../helpers/records.ts';
+import { flowReport, IMSI_1, IMSI_2, radioLog } from '../helpers/records.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // Radios, flow reports, usage and location in Chromium against the real service: the network side's
@@ -61,6 +61,73 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     await page.getByRole('navigation').getByRole('link', { name: link, exact: true }).click();
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor();
   }
+
+  it('shows the live network on the dashboard: counts, charts and recent warnings', async () => {
+    const subscriber = await h.service.request({
+      method: 'POST',
+      url: '/api/v1/subscribers',
+      token,
+      payload: {
+        imsi: IMSI_2,
+        key: '465b5ce8b199b49faa5f0a2ee238a6bc',
+        sequenceNumber: '000000000001',
+        profile_name: 'default',
+      },
+    });
+    assert.equal(subscriber.statusCode, 201);
+    // As the AMF and SMF report them: one registered subscriber with one PDU session.
+    h.service.networkState.subscriberRegistered(IMSI_2, 'gnb-1', {
+      radioAccessTypes: ['5G'],
+      imei: '356938035643809',
+      cipheringAlgorithm: 'NEA2',
+      integrityAlgorithm: 'NIA2',
+    });
+    h.service.networkState.sessionEstablished(IMSI_2, {
+      id: 1,
+      radioAccessType: '5G',
+      status: 'active',
+      ipType: 'IPv4',
+      ipv4Address: '10.45.0.2',
+      ipv6Prefix: '',
+      dataNetwork: 'internet',
+      slice: { sst: 1, sd: '' },
+      ambrUplink: '100 Mbps',
+      ambrDownlink: '200 Mbps',
+    });
+    h.service.records.recordRadioLog(radioLog({ event: 'Error Indication', level: 'warn' }));
+    h.service.records.recordRadioLog(radioLog({ event: 'NG Setup' }));
+    await h.service.records.flush();
+    // A failed sign-in is a WARN audit entry, which only an admin's dashboard lists.
+    const failed = await h.service.request({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { email: ADMIN.email, password: 'not-the-password' },
+    });
+    assert.equal(failed.statusCode, 401);
+
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    const figure = (label: string) => page.locator('.mantine-Card-root').filter({ hasText: label });
+    await figure('Connected radios').getByText('1', { exact: true }).waitFor();
+    await figure('Registered subscribers').getByText('1', { exact: true }).waitFor();
+    await figure('Active sessions').getByText('1', { exact: true }).waitFor();
+    await page
+      .getByRole('img', { name: 'Traffic per day' })
+      .locator('.recharts-bar-rectangle')
+      .first()
+      .waitFor();
+    await page
+      .getByRole('img', { name: 'Registered subscribers and active sessions over time' })
+      .locator('.recharts-line-dot')
+      .first()
+      .waitFor();
+    const warnings = page.getByRole('table', { name: 'Recent warnings' });
+    await warnings.getByRole('cell', { name: 'Error Indication' }).waitFor();
+    await warnings.getByRole('cell', { name: 'login_failed' }).waitFor();
+    assert.equal(await warnings.getByRole('cell', { name: 'NG Setup' }).count(), 0);
+    await h.shot(page, 'dashboard');
+    await page.context().close();
+  });
 
   it('lists a connected radio and shows its tracking areas and slices', async () => {
     const page = await h.newPage();
@@ -173,9 +240,13 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     await page.context().close();
   });
 
-  it('offers the read-only role no write action on these pages', async () => {
+  it('offers the read-only role no write action on these pages, nor audit warnings', async () => {
     const page = await h.newPage();
     await h.signIn(page, READER);
+    // The dashboard's warnings come from the radio logs only: the audit log is an admin's.
+    const warnings = page.getByRole('table', { name: 'Recent warnings' });
+    await warnings.getByRole('cell', { name: 'Error Indication' }).waitFor();
+    assert.equal(await warnings.getByRole('cell', { name: 'login_failed' }).count(), 0);
     for (const name of ['Flow reports', 'Usage']) {
       await open(page, name);
       await page.getByRole('table').first().waitFor();

@@ -1,0 +1,61 @@
+import { Box } from '@mantine/core';
+import {
+  CartesianGrid,
+  Legend,
+  Line,
+  LineChart as Chart,
+  ResponsiveContainer,
+  Tooltip,
+  XAxis,
+  YAxis,
+} from 'recharts';
+import type { Series } from './bar-chart.tsx';
+
+/**
+ * A line chart (recharts) of rows keyed by a time in milliseconds, shown as the browser's local clock time.
+ * Like the bar chart: axis text in the page's text colour, an accessible name, no animation.
+ */
+export function LineChart(props: {
+  label: string;
+  data: readonly object[];
+  /** The rows' member holding the time. */
+  x: string;
+  series: readonly Series[];
+  height?: number;
+}) {
+  const time = (ms: number) => new Date(ms).toLocaleTimeString();
+  return (
+    <Box role="img" aria-label={props.label} h={props.height ?? 220} c="var(--mantine-color-text)">
+      <ResponsiveContainer width="100%" height="100%">
+        <Chart data={[...props.data]} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
+          <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+          <XAxis
+            dataKey={props.x}
+            type="number"
+            scale="time"
+            domain={['dataMin', 'dataMax']}
+            tickFormatter={time}
+            tick={{ fill: 'currentColor', fontSize: 12 }}
+          />
+          <YAxis allowDecimals={false} tick={{ fill: 'currentColor', fontSize: 12 }} width={48} />
+          <Tooltip
+            labelFormatter={(value) => time(Number(value))}
+            contentStyle={{ background: 'var(--mantine-color-body)', color: 'var(--mantine-color-text)' }}
+          />
+          <Legend />
+          {props.series.map((series) => (
+            <Line
+              key={series.key}
+              dataKey={series.key}
+              name={series.label}
+              stroke={series.color}
+              type="stepAfter"
+              dot={{ r: 2 }}
+              isAnimationActive={false}
+            />
+          ))}
+        </Chart>
+      </ResponsiveContainer>
+    </Box>
+  );
+}
