@@ -56,6 +56,9 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   'hash-spray': standalone('bench/hash-spray.ts'),
   // The OpenAPI fuzzer at benchmark size.
   'openapi-fuzz': standalone('bench/openapi-fuzz.ts'),
+  // The UPF: throughput against a plain UDP<->TUN forwarder, 10,000 sessions, 100,000 flows. Needs root
+  // (or CAP_NET_ADMIN and CAP_SYS_ADMIN) and cc; says why in one line and skips without.
+  upf: standalone('bench/upf.ts'),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]

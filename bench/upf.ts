@@ -1,65 +1,321 @@
 /**
- * The UPF forwarder's uplink (docs/upf.md "Performance"): G-PDUs from a sender process to the forwarder,
- * decapsulated and written to the N6 TUN, whose data-network namespace's kernel takes them. Beside it,
- * in the same run, the ceiling of the same machinery: datagrams the forwarder receives and discards at
- * the GTP-U header (an unexpected message type), i.e. the kernel's UDP receive plus recvmmsg. Reports
- * packets per second and the forwarder's CPU per packet (this process's CPU: its JavaScript is idle
- * while the forwarder's thread works; the sender runs in a child process).
+ * The UPF at scale (docs/upf.md "Performance", docs/performance.md "User plane"; issue 17): needs root
+ * (or CAP_NET_ADMIN and CAP_SYS_ADMIN) for namespaces and TUN devices, and skips with one line without.
  *
- *   npx tsx bench/upf.ts [seconds per case, default 3]          (root: namespaces and TUN)
+ * 1. Throughput: small (64-octet) and bulk (1,400-octet) IP packets, uplink and downlink, through the
+ *    forwarder, beside the ceiling measured in the same run: a plain UDP<->TUN forwarder (C, the same
+ *    recvmmsg/write and read/sendmmsg calls, no GTP-U, lookup, policing or accounting). Packets come
+ *    from a C blaster (sendmmsg) so that the sender is not the limit: uplink G-PDUs from the "gNB"
+ *    address, downlink UDP from inside the data-network namespace to the UE address; downlink
+ *    datagrams end in a C sink on the gNB address. CPU per packet: this process's CPU (its JavaScript
+ *    idles while the forwarder's thread works) and the plain forwarder's own, over packets forwarded.
+ *    The C helpers are compiled from the source below into .bench/ with cc.
+ * 2. 10,000 concurrent sessions through createUpf: CPU per establishment (rules + downlink tunnel)
+ *    beside the bookkeeping alone, an ICMP echo out and back on every session, release of all (nothing
+ *    left), the same TEIDs and addresses established again.
+ * 3. 100,000 concurrent flows: the cost of ending, taking and decoding them as flow reports.
+ *
+ *   npx tsx bench/upf.ts [--seconds N]   (N per throughput case, default 3)
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { encodeGtpu, encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import dgram from 'node:dgram';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { systemClock, systemTimers } from '../src/clock.ts';
+import { packageRoot } from '../src/package-root.ts';
 import { decodeFlowReports } from '../src/network/upf/flow-records.ts';
+import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
+import { createTeidAllocator } from '../src/network/upf/teid-allocator.ts';
+import { loadUpfAddon, type Forwarder } from '../src/network/upf/upf-addon.ts';
+import { createUpf } from '../src/network/upf/upf.ts';
 import type { FlowReportInput } from '../src/records/record-inputs.ts';
-import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
-import { udpPacket } from '../test/network/upf/ip-packets.ts';
+import { icmpEcho, udpPacket } from '../test/network/upf/ip-packets.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
-const seconds = Number(process.argv[2] ?? 3);
-const load = loadUpfAddon();
-if (!load.ok) throw load.error;
-if (process.getuid?.() !== 0) {
-  print('bench/upf.ts needs root (network namespace, TUN); skipped');
+const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' } } });
+const seconds = Number(args.seconds);
+
+/** Why this machine cannot run it, or undefined. */
+function unavailable(): string | undefined {
+  const capabilities = /CapEff:\s*([0-9a-f]+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  const effective = BigInt(`0x${capabilities ?? '0'}`);
+  // CAP_NET_ADMIN (12) for TUN devices, CAP_SYS_ADMIN (21) for network namespaces.
+  if ((effective & (1n << 12n)) === 0n || (effective & (1n << 21n)) === 0n)
+    return 'needs root or CAP_NET_ADMIN and CAP_SYS_ADMIN (namespaces, TUN devices)';
+  const load = loadUpfAddon();
+  if (!load.ok) return load.error.message;
+  try {
+    execFileSync('ip', ['-V'], { stdio: 'ignore' });
+    execFileSync('cc', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return 'needs ip (iproute2) and cc';
+  }
+  return undefined;
+}
+const reason = unavailable();
+if (reason !== undefined) {
+  print(`bench/upf.ts skipped: ${reason}`);
   process.exit(0);
 }
+const load = loadUpfAddon();
+if (!load.ok) throw load.error;
+const addon = load.addon;
 
+const tag = process.pid % 100000;
 const N3 = '127.77.0.1';
-const TUN = `pmnb${process.pid % 100000}`;
-const NAMESPACE = `pmnbench${process.pid % 100000}`;
+const GNB = '127.77.0.2';
+const PLAIN = '127.77.1.1';
 const UE = '10.45.0.2';
 const DN = '10.99.0.1';
 const TEID = 0x1234;
+const REMOTE_TEID = 0x9999;
+const ip = (...a: string[]) => execFileSync('ip', a);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const us = (u: NodeJS.CpuUsage): number => u.user + u.system;
+const number = (n: number, digits = 0) =>
+  n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-// The sender: plain JavaScript in a child process, as many datagrams as it can for `seconds`.
-const SENDER = `
-const dgram = require('node:dgram');
-const [address, hex, ms] = process.argv.slice(1);
-const datagram = Buffer.from(hex, 'hex');
-const socket = dgram.createSocket('udp4');
-socket.bind(0, '127.77.0.2', () => {
-  socket.setSendBufferSize(4 << 20);
-  const end = Date.now() + Number(ms);
-  let inFlight = 0;
-  const pump = () => {
-    while (inFlight < 256) { inFlight++; socket.send(datagram, 2152, address, done); }
+const HELPER_SOURCE = `/* bench/upf.ts's helper: a datagram blaster, a sink, and a plain UDP<->TUN forwarder (the ceiling:
+ * the same system calls as the UPF's forwarder without GTP-U, lookups, policing or accounting). Each
+ * runs until SIGTERM and then prints "<packets> <cpu microseconds>". */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define BATCH 64
+static volatile sig_atomic_t stop;
+static void on_term(int s) { (void)s; stop = 1; }
+
+static struct sockaddr_in address(const char *ip, int port) {
+  struct sockaddr_in a;
+  memset(&a, 0, sizeof a);
+  a.sin_family = AF_INET;
+  a.sin_port = htons((unsigned short)port);
+  inet_pton(AF_INET, ip, &a.sin_addr);
+  return a;
+}
+
+static int udp(const char *ip, int port) {
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  int size = 8 << 20;
+  setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
+  setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
+  if (ip != NULL) {
+    struct sockaddr_in a = address(ip, port);
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) { perror("bind"); exit(1); }
+  }
+  return fd;
+}
+
+static void report(unsigned long long packets) {
+  struct rusage r;
+  getrusage(RUSAGE_SELF, &r);
+  printf("%llu %lld\\n", packets,
+         (long long)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1000000 + r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
+static unsigned char buffers[BATCH][65536];
+
+int main(int argc, char **argv) {
+  signal(SIGTERM, on_term);
+  signal(SIGINT, on_term);
+  unsigned long long packets = 0;
+  struct mmsghdr m[BATCH];
+  struct iovec iov[BATCH];
+  memset(m, 0, sizeof m);
+  if (argc >= 5 && strcmp(argv[1], "blast") == 0) {
+    /* blast <to ip> <to port> <hex payload> [from ip] */
+    size_t n = strlen(argv[4]) / 2;
+    for (size_t i = 0; i < n; i++) sscanf(argv[4] + 2 * i, "%2hhx", &buffers[0][i]);
+    int fd = udp(argc > 5 ? argv[5] : NULL, 0);
+    struct sockaddr_in to = address(argv[2], atoi(argv[3]));
+    for (int i = 0; i < BATCH; i++) {
+      iov[i].iov_base = buffers[0];
+      iov[i].iov_len = n;
+      m[i].msg_hdr.msg_iov = &iov[i];
+      m[i].msg_hdr.msg_iovlen = 1;
+      m[i].msg_hdr.msg_name = &to;
+      m[i].msg_hdr.msg_namelen = sizeof to;
+    }
+    while (!stop) {
+      int sent = sendmmsg(fd, m, BATCH, 0);
+      if (sent > 0) packets += (unsigned long long)sent;
+    }
+  } else if (argc >= 4 && strcmp(argv[1], "sink") == 0) {
+    /* sink <ip> <port> */
+    int fd = udp(argv[2], atoi(argv[3]));
+    for (int i = 0; i < BATCH; i++) {
+      iov[i].iov_base = buffers[i];
+      iov[i].iov_len = sizeof buffers[i];
+      m[i].msg_hdr.msg_iov = &iov[i];
+      m[i].msg_hdr.msg_iovlen = 1;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (!stop) {
+      if (poll(&p, 1, 100) <= 0) continue;
+      int got = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
+      if (got > 0) packets += (unsigned long long)got;
+    }
+  } else if (argc >= 5 && strcmp(argv[1], "forward") == 0) {
+    /* forward <tun> <udp ip> <peer ip>: UDP payloads on port 2152 into the TUN, TUN packets to the
+     * peer's port 2152 */
+    int tun = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
+    struct ifreq ifr;
+    memset(&ifr, 0, sizeof ifr);
+    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+    strncpy(ifr.ifr_name, argv[2], IFNAMSIZ - 1);
+    if (tun < 0 || ioctl(tun, TUNSETIFF, &ifr) < 0) { perror("tun"); return 1; }
+    int fd = udp(argv[3], 2152);
+    struct sockaddr_in peer = address(argv[4], 2152);
+    printf("ready\\n");
+    fflush(stdout);
+    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = tun, .events = POLLIN}};
+    while (!stop) {
+      if (poll(p, 2, 100) <= 0) continue;
+      if (p[0].revents & POLLIN) {
+        for (int i = 0; i < BATCH; i++) {
+          iov[i].iov_base = buffers[i];
+          iov[i].iov_len = sizeof buffers[i];
+          m[i].msg_hdr.msg_iov = &iov[i];
+          m[i].msg_hdr.msg_iovlen = 1;
+          m[i].msg_hdr.msg_name = NULL;
+          m[i].msg_hdr.msg_namelen = 0;
+        }
+        int got = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
+        for (int i = 0; i < got; i++)
+          if (write(tun, buffers[i], m[i].msg_len) == (ssize_t)m[i].msg_len) packets++;
+      }
+      if (p[1].revents & POLLIN) {
+        int n = 0;
+        for (; n < BATCH; n++) {
+          ssize_t r = read(tun, buffers[n], sizeof buffers[n]);
+          if (r <= 0) break;
+          iov[n].iov_base = buffers[n];
+          iov[n].iov_len = (size_t)r;
+          m[n].msg_hdr.msg_iov = &iov[n];
+          m[n].msg_hdr.msg_iovlen = 1;
+          m[n].msg_hdr.msg_name = &peer;
+          m[n].msg_hdr.msg_namelen = sizeof peer;
+        }
+        for (int sent = 0; sent < n;) {
+          int s = sendmmsg(fd, m + sent, (unsigned)(n - sent), MSG_DONTWAIT);
+          if (s <= 0) { sent++; continue; }
+          sent += s;
+          packets += (unsigned long long)s;
+        }
+      }
+    }
+  } else {
+    fprintf(stderr, "usage: blast|sink|forward ...\\n");
+    return 2;
+  }
+  report(packets);
+  return 0;
+}
+`;
+
+const helper = join(packageRoot(), '.bench', 'upf-plain');
+mkdirSync(join(packageRoot(), '.bench'), { recursive: true });
+writeFileSync(`${helper}.c`, HELPER_SOURCE);
+execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', helper, `${helper}.c`]);
+
+/** A data-network namespace behind a TUN device: DN's address, the UE pool routed back into the TUN. */
+function dataNetwork(namespace: string, tun: string): void {
+  ip('netns', 'add', namespace);
+  ip('link', 'set', tun, 'netns', namespace);
+  ip('-n', namespace, 'addr', 'add', `${DN}/32`, 'dev', tun);
+  ip('-n', namespace, 'link', 'set', tun, 'up');
+  ip('-n', namespace, 'route', 'add', '10.45.0.0/16', 'dev', tun);
+}
+
+/** A helper process (blast, sink, forward), in a namespace when given; stop() -> its packets and CPU. */
+function start(mode: string[], namespace?: string) {
+  const child: ChildProcess =
+    namespace === undefined
+      ? spawn(helper, mode, { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('ip', ['netns', 'exec', namespace, helper, ...mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    ready: async () => {
+      for (let i = 0; i < 200 && !out.includes('ready'); i++) await sleep(10);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+      const [packets, cpu] = (out.trim().split('\n').at(-1) ?? '0 0').split(' ').map(Number);
+      return { packets: packets ?? 0, cpuUs: cpu ?? 0 };
+    },
   };
-  const done = () => { inFlight--; if (Date.now() < end) { if (inFlight < 128) pump(); } else if (inFlight === 0) process.exit(0); };
-  pump();
-});`;
+}
 
-function sendFor(datagram: Uint8Array, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['-e', SENDER, N3, Buffer.from(datagram).toString('hex'), String(ms)],
-      {
-        stdio: 'inherit',
-      },
-    );
-    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`sender exited with ${code}`))));
-  });
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
+/** An IPv4/UDP packet of `size` octets from the UE to DN port 9 (discard). */
+const uplinkPacket = (size: number) => udpPacket(UE, DN, 40000, 9, Buffer.alloc(size - 28));
+
+interface Rate {
+  packets: number;
+  seconds: number;
+  cpuUs: number;
+}
+const row = (name: string, size: number, core: Rate, ceiling: Rate): string => {
+  const rate = core.packets / core.seconds;
+  const top = ceiling.packets / ceiling.seconds;
+  return `| ${name} | ${size} | ${number(rate)} | ${number((rate * size * 8) / 1e6)} | ${number(core.cpuUs / Math.max(1, core.packets), 2)} µs | ${number(top)} | ${number(ceiling.cpuUs / Math.max(1, ceiling.packets), 2)} µs | ${number((100 * rate) / Math.max(1, top))}% |`;
+};
+
+/** Runs a blaster for `seconds`; returns the forwarder's packets (by `count`) and this process's CPU. */
+async function throughCore(
+  blast: string[],
+  namespace: string | undefined,
+  count: () => number,
+): Promise<Rate> {
+  const before = count();
+  const cpu = process.cpuUsage();
+  const t = process.hrtime.bigint();
+  const sender = start(['blast', ...blast], namespace);
+  await sleep(seconds * 1000);
+  await sender.stop();
+  const elapsed = Number(process.hrtime.bigint() - t) / 1e9;
+  await sleep(100);
+  return { packets: count() - before, seconds: elapsed, cpuUs: us(process.cpuUsage(cpu)) };
+}
+
+/** The same through the plain forwarder: its packets and its own CPU. */
+async function throughPlain(
+  blast: string[],
+  namespace: string,
+  tun: string,
+  dataNamespace: boolean,
+): Promise<Rate> {
+  const plain = start(['forward', tun, PLAIN, GNB]);
+  await plain.ready();
+  dataNetwork(namespace, tun);
+  try {
+    const t = process.hrtime.bigint();
+    const sender = start(['blast', ...blast], dataNamespace ? namespace : undefined);
+    await sleep(seconds * 1000);
+    await sender.stop();
+    const elapsed = Number(process.hrtime.bigint() - t) / 1e9;
+    await sleep(100);
+    const { packets, cpuUs } = await plain.stop();
+    return { packets, seconds: elapsed, cpuUs };
+  } finally {
+    ip('netns', 'del', namespace);
+  }
 }
 
 /**
@@ -70,10 +326,13 @@ function sendFor(datagram: Uint8Array, ms: number): Promise<void> {
  * reports in chunks of 2,000. Beside it, the bare baseline: building the same number of report objects
  * from values already in JavaScript (the least any design hands the records pipeline).
  */
-async function flowAccounting(): Promise<void> {
+async function flowAccounting(forwarder: Forwarder): Promise<void> {
   const flows = 100_000;
+  // The throughput cases' flows end first, so that only these are counted.
+  forwarder.tickFlows(0, 0, 0, 0);
+  while (forwarder.takeFlows(10_000).length > 0) continue;
   const socket = dgram.createSocket('udp4');
-  await new Promise<void>((resolve) => socket.bind(0, '127.77.0.2', resolve));
+  await new Promise<void>((resolve) => socket.bind(0, GNB, resolve));
   const base = Buffer.from(encodeUplinkGPdu(TEID, udpPacket(UE, DN, 1024, 9, Buffer.alloc(36)), 1));
   const before = forwarder.counters();
   const received = () => forwarder.counters().n3Received - before.n3Received;
@@ -133,61 +392,165 @@ async function flowAccounting(): Promise<void> {
   );
 }
 
-const forwarder = new load.addon.Forwarder({
-  n3Address: N3,
-  tunName: TUN,
-  maxSessions: 16,
-  maxFlows: 131_072,
-});
-const ip = (...args: string[]) => execFileSync('ip', args);
-ip('netns', 'add', NAMESPACE);
-try {
-  ip('link', 'set', TUN, 'netns', NAMESPACE);
-  ip('-n', NAMESPACE, 'addr', 'add', `${DN}/32`, 'dev', TUN);
-  ip('-n', NAMESPACE, 'link', 'set', TUN, 'up');
-  ip('-n', NAMESPACE, 'route', 'add', '10.45.0.0/16', 'dev', TUN);
-  forwarder.addSession(1, TEID, UE, null, 0, 0);
-
-  const cases = [
-    {
-      name: 'uplink, 64-byte IP packets',
-      datagram: encodeUplinkGPdu(TEID, udpPacket(UE, DN, 40000, 9, Buffer.alloc(36))),
-    },
-    {
-      name: 'ceiling: same size, discarded at the header',
-      datagram: encodeGtpu({ type: 200, teid: 0, payload: Buffer.alloc(80) }),
-    },
-    {
-      name: 'uplink, 1400-byte IP packets',
-      datagram: encodeUplinkGPdu(TEID, udpPacket(UE, DN, 40000, 9, Buffer.alloc(1372))),
-    },
-    {
-      name: 'ceiling: same size, discarded at the header',
-      datagram: encodeGtpu({ type: 200, teid: 0, payload: Buffer.alloc(1416) }),
-    },
-  ];
-  print('| case | datagram bytes | packets/s | Mbit/s (inner) | forwarder CPU µs/packet | delivered |');
-  print('| --- | ---: | ---: | ---: | ---: | ---: |');
-  for (const c of cases) {
-    const before = forwarder.counters();
-    const cpu = process.cpuUsage();
-    const start = process.hrtime.bigint();
-    await sendFor(c.datagram, seconds * 1000);
-    await new Promise((r) => setTimeout(r, 100));
-    const used = process.cpuUsage(cpu);
-    const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-    const after = forwarder.counters();
-    const received = after.n3Received - before.n3Received;
-    const delivered = after.uplinkPackets - before.uplinkPackets;
-    const inner = after.uplinkBytes - before.uplinkBytes;
-    const perPacket = (used.user + used.system) / Math.max(1, received);
-    print(
-      `| ${c.name} | ${c.datagram.length} | ${Math.round(received / elapsed).toLocaleString('en')} | ${((inner * 8) / elapsed / 1e6).toFixed(0)} | ${perPacket.toFixed(2)} | ${delivered > 0 ? `${((100 * delivered) / received).toFixed(1)}%` : '-'} |`,
+async function throughput(forwarder: Forwarder): Promise<void> {
+  print(
+    '| case | IP packet bytes | packets/s | Mbit/s | CPU per packet | ceiling packets/s | ceiling CPU per packet | of ceiling |',
+  );
+  print('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const size of [64, 1400]) {
+    const packet = uplinkPacket(size);
+    const up = await throughCore(
+      [N3, '2152', hex(encodeUplinkGPdu(TEID, packet)), GNB],
+      undefined,
+      () => forwarder.counters().uplinkPackets,
     );
+    const upCeiling = await throughPlain(
+      [PLAIN, '2152', hex(packet), GNB],
+      `pmnbp${tag}`,
+      `pmnbp${tag}`,
+      false,
+    );
+    print(row(`uplink (G-PDU -> TUN), ${size < 100 ? 'small' : 'bulk'}`, size, up, upCeiling));
+    const sink = start(['sink', GNB, '2152']);
+    const down = await throughCore(
+      [UE, '9', hex(Buffer.alloc(size - 28))],
+      `pmnbench${tag}`,
+      () => forwarder.counters().downlinkPackets,
+    );
+    const downCeiling = await throughPlain(
+      [UE, '9', hex(Buffer.alloc(size - 28))],
+      `pmnbp${tag}`,
+      `pmnbp${tag}`,
+      true,
+    );
+    await sink.stop();
+    print(row(`downlink (TUN -> G-PDU), ${size < 100 ? 'small' : 'bulk'}`, size, down, downCeiling));
   }
+}
 
-  await flowAccounting();
+/** 10,000 concurrent sessions through createUpf (issue 17 item 5). */
+async function sessionsAtScale(count: number): Promise<void> {
+  const tun = `pmnbs${tag}`;
+  const namespace = `pmnbs${tag}`;
+  const n3 = '127.77.2.1';
+  const gnbAddress = '127.77.2.2';
+  let reports = 0;
+  const upf = createUpf({
+    settings: {
+      n3Address: n3,
+      n3Port: 2152,
+      tunName: tun,
+      maxSessions: 16_384,
+      maxFlows: 131_072,
+      errorIndicationsPerSecond: 10,
+    },
+    records: {
+      recordFlowReports: (r) => ((reports += r.length), true),
+      recordUsage: () => true,
+      whenWritable: () => Promise.resolve(),
+    },
+    clock: systemClock,
+    timers: systemTimers,
+  });
+  upf.start();
+  dataNetwork(namespace, tun);
+  const gnb = dgram.createSocket('udp4');
+  let echoes = 0;
+  gnb.on('message', () => echoes++);
+  await new Promise<void>((resolve) => gnb.bind(2152, gnbAddress, resolve));
+  gnb.setRecvBufferSize(8 << 20);
+  try {
+    const address = (i: number) => `10.45.${1 + (i >> 8)}.${i & 0xff}`;
+    const imsi = (i: number) => `00101${String(i).padStart(10, '0')}`;
+    const ambr = { uplinkBps: 100e6, downlinkBps: 200e6 };
+
+    const teids = createTeidAllocator();
+    const establish = (uplinkTeids: number[]) =>
+      uplinkTeids.map((uplinkTeid, i) => {
+        const s = upf.establishSession({ imsi: imsi(i), ueIpv4: address(i), uplinkTeid, ambr });
+        if (!s.ok) throw new Error(`session ${i}: ${s.error}`);
+        upf.updateDownlink(s.value.id, { gnbAddress, remoteTeid: 0x10000 + i });
+        return s.value.id;
+      });
+    const uplinkTeids = Array.from({ length: count }, () => teids.allocate() ?? 0);
+    let cpu = process.cpuUsage();
+    const ids = establish(uplinkTeids);
+    const establishCpu = us(process.cpuUsage(cpu));
+
+    // An ICMP echo from every UE, paced so that no socket buffer overflows; the replies come back.
+    const before = upf.counters();
+    for (let i = 0; i < count;) {
+      // Blocks of 200: the data network's replies must fit the TUN's queue (500) until read.
+      for (const end = Math.min(count, i + 200); i < end; i++) {
+        gnb.send(encodeUplinkGPdu(uplinkTeids[i] ?? 0, icmpEcho(address(i), DN, i & 0xffff, 1)), 2152, n3);
+      }
+      for (let w = 0; w < 200 && upf.counters().downlinkPackets - before.downlinkPackets < i; w++)
+        await sleep(5);
+    }
+    for (let w = 0; w < 200 && echoes < count; w++) await sleep(5);
+    const forwarded = upf.counters();
+
+    cpu = process.cpuUsage();
+    for (const id of ids) upf.release(id);
+    const releaseCpu = us(process.cpuUsage(cpu));
+    const left = upf.counters();
+    for (const teid of uplinkTeids) teids.release(teid);
+    const again = establish(uplinkTeids).length;
+
+    // Bare: the bookkeeping any SMF does anyway (a TEID, the session object, a map entry).
+    const bareTeids = createTeidAllocator();
+    const bare = new Map<number, object>();
+    cpu = process.cpuUsage();
+    for (let i = 0; i < count; i++) {
+      const uplinkTeid = bareTeids.allocate() ?? 0;
+      bare.set(i, {
+        id: i,
+        imsi: imsi(i),
+        ueIpv4: address(i),
+        uplinkTeid,
+        ambr: { ...ambr },
+        userPlane: {
+          state: 'active',
+          tunnel: { gnbAddress, remoteTeid: 0x10000 + i, qfi: 1, gnbPort: 2152 },
+        },
+      });
+    }
+    const bareCpu = us(process.cpuUsage(cpu));
+
+    print('');
+    print(
+      '| sessions | establish CPU per session | bare bookkeeping per session | echoes out / back | release CPU per session | flow reports | left after release (sessions, flows) | established again on the same TEIDs |',
+    );
+    print('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    print(
+      `| ${number(count)} | ${number(establishCpu / count, 1)} µs | ${number(bareCpu / count, 1)} µs | ${number(forwarded.uplinkPackets - before.uplinkPackets)} / ${number(echoes)} | ${number(releaseCpu / count, 1)} µs | ${number(reports)} | ${left.sessions}, ${left.openFlows + left.endedFlows} | ${number(again)} |`,
+    );
+  } finally {
+    gnb.close();
+    await upf.stop();
+    ip('netns', 'del', namespace);
+  }
+}
+
+function openForwarder() {
+  return new addon.Forwarder({
+    n3Address: N3,
+    tunName: `pmnb${tag}`,
+    maxSessions: 16,
+    maxFlows: 131_072,
+  });
+}
+
+const forwarder = openForwarder();
+try {
+  dataNetwork(`pmnbench${tag}`, `pmnb${tag}`);
+  forwarder.addSession(1, TEID, UE, null, 0, 0);
+  forwarder.setDownlink(1, GNB, 2152, REMOTE_TEID, 1);
+  await throughput(forwarder);
+  forwarder.drainUsage();
+  await flowAccounting(forwarder);
+  await sessionsAtScale(10_000);
 } finally {
   forwarder.close();
-  ip('netns', 'del', NAMESPACE);
+  ip('netns', 'del', `pmnbench${tag}`);
 }
