@@ -7,7 +7,8 @@
 // (5G-AKA vector, KAMF, NAS security of the seven NAS messages, the NGAP codec of the ten PDUs, and ECIES
 // de-concealment for Profile A), without storage, records or transport.
 // Run: npx tsx bench/registration.ts [--ues N (10000)] [--hold N (100000)] [--gnbs N (10)] [--concurrency N (500)]
-import { spawn } from 'node:child_process';
+// [--cpu-prof DIR]: the service runs under `node --cpu-prof` (a V8 profile in DIR when it stops).
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,7 @@ import { encodeNasMessage, SECURITY_HEADER_TYPE } from '../src/network/nas/index
 import { createNasSecurityContext, protect, unprotect } from '../src/network/nas-security/index.ts';
 import { decodeNgapPdu, encodeNgapPdu } from '../src/network/ngap/ngap-codec.ts';
 import { initialUeMessage } from '../src/network/simulator/ue/ran-ue-messages.ts';
+import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 
 const { values } = parseArgs({
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     gnbs: { type: 'string', default: '10' },
     concurrency: { type: 'string', default: '500' },
     seconds: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 });
 const UES = Number(values.ues);
@@ -61,10 +64,22 @@ interface Service {
 
 async function startService(): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), 'pmn-registration-bench-'));
-  const child = spawnService([
+  const args = [
     ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
     ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
-  ]);
+  ];
+  const profileDir = values['cpu-prof'];
+  // --cpu-prof is not allowed in NODE_OPTIONS: the bundle is started by hand, as spawnService would.
+  if (profileDir !== undefined)
+    execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
+  const child =
+    profileDir === undefined
+      ? spawnService(args)
+      : spawn(
+          process.execPath,
+          ['--cpu-prof', '--cpu-prof-dir', profileDir, ...SERVICE_NODE_FLAGS, `${ROOT}dist/main.js`, ...args],
+          { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
+        );
   child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   let url: string | undefined;
   let udpPort: number | undefined;
