@@ -1,7 +1,6 @@
-import { Anchor, Badge, Card, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Card, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { Link } from 'react-router';
 import { api, ApiError, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
@@ -22,17 +21,11 @@ const LiveCountsChart = lazy(async () => ({
 }));
 const TrafficChart = lazy(async () => ({ default: (await import('./dashboard-charts.tsx')).TrafficChart }));
 
-function Figure({ label, value, to }: { label: string; value: number | undefined; to?: string }) {
+function Figure({ label, value }: { label: string; value: number | undefined }) {
   return (
     <Card withBorder>
       <Text size="sm" c="dimmed">
-        {to ? (
-          <Anchor component={Link} to={to} inherit>
-            {label}
-          </Anchor>
-        ) : (
-          label
-        )}
+        {label}
       </Text>
       {value === undefined ? (
         <Skeleton h={36} w={60} />
@@ -122,10 +115,10 @@ export function DashboardPage() {
       </Title>
       <ErrorAlert error={radios.error ?? subscribers.error ?? counts.error} />
       <SimpleGrid cols={{ base: 2, sm: 4 }}>
-        <Figure label="Connected radios" value={radios.data?.total_count} to="/radios" />
-        <Figure label="Subscribers" value={subscribers.data?.total_count} to="/subscribers" />
+        <Figure label="Connected radios" value={radios.data?.total_count} />
+        <Figure label="Subscribers" value={subscribers.data?.total_count} />
         <Figure label="Registered subscribers" value={counts.data?.registered} />
-        <Figure label="Active sessions" value={counts.data?.sessions} to="/data-networks" />
+        <Figure label="Active sessions" value={counts.data?.sessions} />
       </SimpleGrid>
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <ChartSection id="live-title" title="Live registrations and sessions">
