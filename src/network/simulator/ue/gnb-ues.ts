@@ -11,6 +11,7 @@ import {
   ueContextReleaseRequest,
   uplinkNasTransport,
 } from './ran-ue-messages.ts';
+import { GnbSessions } from './gnb-sessions.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
 
 /**
@@ -86,11 +87,18 @@ export class GnbUes implements UeSignalling, UeRadio {
   #location: UeLocationService | undefined;
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
+  /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
+  readonly sessions: GnbSessions;
 
-  constructor(gnb: SimulatedGnb, cell: ServingCell) {
+  /** `n3Address`: where this node receives downlink GTP-U (127.0.0.1 unless given). */
+  constructor(gnb: SimulatedGnb, cell: ServingCell, options: { n3Address?: string } = {}) {
     this.#gnb = gnb;
     this.cell = cell;
     gnb.attachUes(this);
+    this.sessions = new GnbSessions({
+      n3Address: options.n3Address ?? '127.0.0.1',
+      send: (pdu) => this.sendForUe(pdu),
+    });
   }
 
   get name(): string {
@@ -236,6 +244,13 @@ export class GnbUes implements UeSignalling, UeRadio {
       }
       case 'other':
         if (this.#location?.receive(exchange.pdu) === true) return;
+        if (
+          this.sessions.receive(
+            exchange.pdu,
+            (ids, messageType) => this.#bind(ids.ranUeNgapId, ids.amfUeNgapId, messageType)?.ue,
+          )
+        )
+          return;
         this.ignored.push({ messageType: message.messageType, reason: 'not-for-ues' });
         return;
     }
@@ -273,6 +288,7 @@ export class GnbUes implements UeSignalling, UeRadio {
     connection.open = false;
     this.#connections.delete(connection.ranUeNgapId);
     this.#location?.released(connection);
+    this.sessions.connectionReleased(connection.ranUeNgapId);
     connection.ue.released();
   }
 

@@ -379,6 +379,15 @@ export class SimulatedUe implements RadioUe {
     return this.#connection?.uplink(bytes) ?? false;
   }
 
+  /**
+   * UL NAS Transport (TS 24.501 5.4.5.2), protected, over the open connection: the session side's
+   * 5GSM messages (ue-sessions.ts). False when not registered and connected.
+   */
+  uplinkNasTransport(message: NasMessageOf<'ulNasTransport'>): boolean {
+    if (this.#state.kind !== 'registered' || !this.connected) return false;
+    return this.#send(message);
+  }
+
   /** Sends the last uplink NAS PDU again, as it was (a replay, TS 33.501 6.4.3.2). */
   replayLastUplink(): boolean {
     const last = this.#lastUplink;
