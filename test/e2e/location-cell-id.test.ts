@@ -15,8 +15,7 @@ import { imsiOf, startRegistrationService, statusUntil } from './registration-se
  * triggered session that each cell change drives.
  */
 
-/** gnb-1's cell (the registration helper's), a second cell of gnb-1, gnb-2's cell, an ng-eNB's cell. */
-const CELL_A: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 };
+/** A second cell of gnb-1 (whose own is 0x4001, the registration helper's), gnb-2's cell, an ng-eNB's cell. */
 const CELL_B: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4002, tac: 1 };
 const CELL_C: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x8001, tac: 1 };
 const CELL_E: ServingCell = { plmn: OPERATOR_PLMN, eutraCellIdentity: 0x12345a1, tac: 1 };
