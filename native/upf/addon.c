@@ -400,8 +400,7 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   CHECK(napi_create_uint32(env, upf_session_count(u), &value));
   CHECK(napi_set_named_property(env, result, "sessions", value));
   uint32_t open, ended;
-  uint64_t ended_total;
-  upf_flow_counts(u, &open, &ended, &ended_total);
+  upf_flow_counts(u, &open, &ended);
   CHECK(napi_create_uint32(env, open, &value));
   CHECK(napi_set_named_property(env, result, "openFlows", value));
   CHECK(napi_create_uint32(env, ended, &value));

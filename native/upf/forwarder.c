@@ -732,11 +732,10 @@ uint8_t *upf_take_downlink_data(upf *u, size_t *count_out) {
   return out;
 }
 
-void upf_flow_counts(upf *u, uint32_t *open, uint32_t *ended, uint64_t *ended_total) {
+void upf_flow_counts(upf *u, uint32_t *open, uint32_t *ended) {
   pthread_mutex_lock(&u->lock);
   *open = u->flows.live_count;
   *ended = u->flows.ended_count;
-  *ended_total = u->flows.ended_total;
   pthread_mutex_unlock(&u->lock);
 }
 

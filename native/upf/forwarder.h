@@ -87,8 +87,8 @@ uint8_t *upf_take_flows(upf *upf, uint32_t max, size_t *count);
 /* Ids (u32 LE) of the sessions that had downlink data while inactive since the last call, each once
  * until its downlink changes (the Downlink Data Notification role); malloc'd, NULL on no memory. */
 uint8_t *upf_take_downlink_data(upf *upf, size_t *count);
-/* Open flows, ended flows waiting to be taken, and flows ever ended. */
-void upf_flow_counts(upf *upf, uint32_t *open, uint32_t *ended, uint64_t *ended_total);
+/* Open flows, and ended flows waiting to be taken. */
+void upf_flow_counts(upf *upf, uint32_t *open, uint32_t *ended);
 /* Per session with bytes since the last drain: id u32, 0 u32, uplink u64, downlink u64 (LE). */
 #define UPF_USAGE_RECORD 24
 uint8_t *upf_drain_usage(upf *upf, size_t *count);
