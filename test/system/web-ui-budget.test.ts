@@ -51,10 +51,13 @@ const DASHBOARD_READY = `(async () => {
 
 const NAVIGATION_DURATION = `performance.getEntriesByType('navigation')[0].duration`;
 
-/** Picks a page size in the open list and times, in the page, until the frame that shows that many rows. */
+/** Picks a page size in the native select and times, in the page, until the frame that shows that many rows. */
 const showRows = (size: string) => `(async () => {
   const start = performance.now();
-  [...document.querySelectorAll('[role=option]')].find((option) => option.textContent === '${size}').click();
+  const label = [...document.querySelectorAll('label')].find((l) => l.textContent === 'Rows per page');
+  const select = document.getElementById(label.htmlFor);
+  select.value = '${size}';
+  select.dispatchEvent(new Event('change', { bubbles: true }));
   while (document.querySelectorAll('main tbody tr').length !== ${Number(size)}) {
     await new Promise((resolve) => requestAnimationFrame(resolve));
   }
@@ -149,8 +152,6 @@ describe('web UI budget', { timeout: 120_000 }, () => {
     const fromCache: number[] = [];
     for (let run = 0; run < RUNS; run += 1) {
       for (const size of ['100', '25']) {
-        await page.getByLabel('Rows per page').and(page.locator('input')).click();
-        await page.getByRole('option', { name: size, exact: true }).waitFor();
         const elapsed = await page.evaluate<number>(showRows(size));
         // The first 100 asks the service; later ones come from the query cache (React and the browser only).
         if (size === '100') (run === 0 ? withFetch : fromCache).push(elapsed);
