@@ -39,7 +39,14 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The real records pipeline (ingestion, batching writer with its bounded queue) over a store that counts. */
 function countingRecords() {
-  const stored = { flowReports: 0, udpPackets: 0, usageRows: 0, ports: new Set<number>() };
+  const stored = {
+    flowReports: 0,
+    udpPackets: 0,
+    usageRows: 0,
+    ports: new Set<number>(),
+    /** Uplink UDP flows and their packets by subscriber. */
+    udpBySubscriber: new Map<string, { flows: number; packets: number }>(),
+  };
   const writer = createBatchingWriter<RecordRows>({
     logger: pino({ level: 'silent' }),
     options: { capacity: 20_000, batchSize: 2_000 },
@@ -51,6 +58,10 @@ function countingRecords() {
         if (report.protocol === 17 && report.direction === 'uplink') {
           stored.ports.add(report.source_port * 65536 + report.destination_port);
           stored.udpPackets += report.packets;
+          const subscriber = stored.udpBySubscriber.get(report.subscriber_id) ?? { flows: 0, packets: 0 };
+          subscriber.flows++;
+          subscriber.packets += report.packets;
+          stored.udpBySubscriber.set(report.subscriber_id, subscriber);
         }
       }
       stored.usageRows += (batch.get('subscriber_usage') ?? []).length;
@@ -218,6 +229,56 @@ describe('UPF with many sessions and flows', { skip }, () => {
     assert.equal(downlink.get(0x7777), undefined, 'nothing reached the gNB');
     assert.ok(upf.release(id).ok);
     teids.release(teid);
+  });
+
+  it('keeps flows apart and whole while sessions are released between packets (the table under churn)', async () => {
+    const count = 40;
+    const imsi = (i: number) => `0010100000${String(70000 + i)}`;
+    const address = (i: number) => `10.45.210.${i + 1}`;
+    const uplinkTeids = Array.from({ length: count }, () => teids.allocate() ?? 0);
+    const ids = uplinkTeids.map((uplinkTeid, i) => {
+      const s = upf.establishSession({
+        imsi: imsi(i),
+        ueIpv4: address(i),
+        uplinkTeid,
+        ambr: { uplinkBps: 0, downlinkBps: 0 },
+      });
+      assert.ok(s.ok);
+      return s.value.id;
+    });
+    const send = async (sessions: number[], ports: number) => {
+      const before = upf.counters().uplinkPackets;
+      for (const i of sessions) {
+        for (let port = 0; port < ports; port++) {
+          // To port 7: the 100,000-flow test counts port pairs to ports 9 and 10.
+          const packet = udpPacket(address(i), DN, 20000 + port, 7, Buffer.alloc(8));
+          gnb.send(encodeUplinkGPdu(uplinkTeids[i] ?? 0, packet), 2152, N3);
+        }
+      }
+      const expected = before + sessions.length * ports;
+      for (let i = 0; i < 500 && upf.counters().uplinkPackets < expected; i++) await sleep(5);
+      assert.equal(upf.counters().uplinkPackets, expected);
+    };
+    const all = [...Array(count).keys()];
+    const even = all.filter((i) => i % 2 === 0);
+    const odd = all.filter((i) => i % 2 === 1);
+    await send(all, 30);
+    clock.advance(1000);
+    for (const i of even) assert.ok(upf.release(ids[i] ?? 0).ok);
+    // The odd sessions' 30 flows go on (a second packet each) and 10 new ones open beside them.
+    await send(odd, 40);
+    clock.advance(31_000);
+    await records.ingestion.flush();
+    for (const i of all) {
+      assert.deepEqual(
+        records.stored.udpBySubscriber.get(imsi(i)),
+        i % 2 === 0 ? { flows: 30, packets: 30 } : { flows: 40, packets: 70 },
+        `session ${i}`,
+      );
+    }
+    for (const i of odd) assert.ok(upf.release(ids[i] ?? 0).ok);
+    for (const teid of uplinkTeids) teids.release(teid);
+    assert.deepEqual([upf.counters().openFlows, upf.counters().endedFlows], [0, 0]);
   });
 
   it(`counts ${FLOWS.toLocaleString('en')} concurrent flows and every one reaches the records pipeline as a flow report`, async () => {
