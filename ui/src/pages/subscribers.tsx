@@ -1,5 +1,4 @@
 import {
-  Badge,
   Button,
   Group,
   Modal,
@@ -22,6 +21,7 @@ import { fieldOfError } from '../components/field-error.ts';
 import { Pager } from '../components/pager.tsx';
 import { useNames } from './network/use-names.ts';
 import { SubscriberImport } from './subscriber-import.tsx';
+import classes from './subscribers.module.css';
 
 const PAGE_SIZES = ['25', '50', '100'];
 const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
@@ -108,7 +108,8 @@ type Subscriber = {
 
 /**
  * One row of the list. Memoised: the query cache keeps unchanged items identical across refetches, so a
- * refresh every 10 s or a page-size change renders only the rows that are new or changed.
+ * refresh every 10 s or a page-size change renders only the rows that are new or changed. Its status and
+ * delete action are plain elements (subscribers.module.css): fewer components per cell.
  */
 const SubscriberRow = memo(function SubscriberRow(props: {
   subscriber: Subscriber;
@@ -123,24 +124,23 @@ const SubscriberRow = memo(function SubscriberRow(props: {
       </Table.Td>
       <Table.Td>{subscriber.profile_name}</Table.Td>
       <Table.Td>
-        {subscriber.status.registered ? (
-          <Badge color="green">registered {subscriber.status.radio_access_types.join(', ')}</Badge>
-        ) : (
-          <Badge color="gray">not registered</Badge>
-        )}
+        <span className={classes.status} data-registered={subscriber.status.registered || undefined}>
+          {subscriber.status.registered
+            ? `registered ${subscriber.status.radio_access_types.join(', ')}`
+            : 'not registered'}
+        </span>
       </Table.Td>
       <Table.Td>{subscriber.status.num_sessions}</Table.Td>
       {props.canWrite && (
         <Table.Td>
-          <Button
-            size="xs"
-            variant="subtle"
-            color="red"
+          <button
+            type="button"
+            className={classes.delete}
             aria-label={`Delete subscriber ${subscriber.imsi}`}
             onClick={() => props.onDelete(subscriber.imsi)}
           >
             Delete
-          </Button>
+          </button>
         </Table.Td>
       )}
     </Table.Tr>
