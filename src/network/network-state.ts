@@ -286,6 +286,12 @@ export function createNetworkState(deps: { clock: Clock }) {
       locationServices = services;
     },
 
+    /** How long ago (ms) the network reported the subscriber's serving cell; undefined when never. */
+    servingCellAge(imsi: string): number | undefined {
+      const at = subscribers.get(imsi)?.servingCellReportedAt;
+      return at === undefined ? undefined : clock.now() - at;
+    },
+
     /** The location services offered now, if any. */
     locationServices: (): LocationServices | undefined => locationServices,
 

@@ -1,20 +1,62 @@
-import type { NetworkState, ServingCell } from '../../network/network-state.ts';
+import type { LocationServices } from '../../network/lmf/location-services.ts';
+import { ecidEstimate } from '../../network/lmf/ecid-estimate.ts';
+import type { NetworkState, RadioMeasurement, ServingCell } from '../../network/network-state.ts';
 import type { Executor } from '../../storage/transaction.ts';
-import type { CellPositionsRepository } from '../cell-positions/cell-positions.repository.ts';
+import type { CellPosition, CellPositionsRepository } from '../cell-positions/cell-positions.repository.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
-import { cellIdResult, type LocationResult } from './location-result.ts';
+import {
+  CELL_ID_USED,
+  cellCircle,
+  cellIdResult,
+  ecidMethodOf,
+  resultAt,
+  type Circle,
+  type LocationResult,
+  type PositioningData,
+} from './location-result.ts';
 
-/** What a Cell ID lookup found: an estimate, or why there is none. */
+export type Method = 'cell_id' | 'ecid' | 'gnss';
+export type Mode = 'network_based' | 'ue_assisted' | 'standalone';
+
+/** How to locate: the method, and its mode (undefined: every mode of the method). */
+export interface LocateHow {
+  method: Method;
+  mode: Mode | undefined;
+  /** Called when the network state is first read (a session's later cell changes are seen after it). */
+  observed?: () => void;
+}
+
+/** What a lookup found: an estimate, or why there is none. */
 export type LocateOutcome =
   | { kind: 'located'; result: LocationResult; cell: ServingCell }
   | { kind: 'unknown-subscriber' }
   | { kind: 'not-connected' }
   | { kind: 'no-serving-cell' }
-  | { kind: 'no-position'; cell: ServingCell };
+  | { kind: 'no-position'; cell: ServingCell }
+  /** The network or the device cannot serve the method (409, the message says why). */
+  | { kind: 'unserved'; reason: string };
+
+/** A serving cell older than this is refreshed before it is used (network.md section 8). */
+export const SERVING_CELL_MAX_AGE_MS = 300_000;
+
+/** Why E-CID and GNSS cannot be served while the network side is not running. */
+const NOT_RUNNING: Record<'ecid' | 'gnss', string> = {
+  ecid:
+    'its radio and device cannot provide E-CID measurements (timing advance, angle of arrival, RSRP, RSRQ) ' +
+    'until the network side provides them: N2 (the AMF and its LMF) is not running',
+  gnss:
+    'its device cannot provide a GNSS estimate until the network side provides them: N2 (the AMF and ' +
+    'its LMF) is not running',
+};
+
+const CELL_ID_NOT_USED: PositioningData = { ...CELL_ID_USED, usage: 'SUCCESS_RESULTS_NOT_USED' };
 
 /**
- * Cell ID positioning: the subscriber's serving cell, from the network state, resolved to its provisioned
- * position. Immediate requests and every session evaluation go through here.
+ * Locates subscribers (docs/location.md): Cell ID from the serving cell the network reported (refreshed
+ * through the AMF when older than 300 s) resolved to its provisioned position; E-CID and GNSS through
+ * the network's location services (the LMF). Immediate requests and every session evaluation go
+ * through here. Network waits happen outside any database transaction: call it with the database
+ * itself, not a transaction.
  */
 export function createLocator(deps: {
   subscribers: SubscribersRepository;
@@ -23,18 +65,122 @@ export function createLocator(deps: {
 }) {
   const { subscribers, cellPositions, state } = deps;
 
-  return {
-    async locate(imsi: string, executor: Executor): Promise<LocateOutcome> {
-      const known = await subscribers.existingImsis([imsi], executor);
-      if (known.length === 0) return { kind: 'unknown-subscriber' };
-      const live = state.subscriber(imsi);
-      if (!live.registered) return { kind: 'not-connected' };
-      const cell = live.servingCell;
-      if (!cell) return { kind: 'no-serving-cell' };
-      const position = await cellPositions.findByCell(cell, executor);
+  /** The serving cell, refreshed first when it is unknown or stale and the network can be asked. */
+  async function servingCell(imsi: string, services: LocationServices | undefined) {
+    const age = state.servingCellAge(imsi) ?? Infinity;
+    if (services !== undefined && age > SERVING_CELL_MAX_AGE_MS) await services.refreshServingCell(imsi);
+    return state.subscriber(imsi);
+  }
+
+  async function locate(imsi: string, executor: Executor, how: LocateHow): Promise<LocateOutcome> {
+    const known = await subscribers.existingImsis([imsi], executor);
+    if (known.length === 0) return { kind: 'unknown-subscriber' };
+    const services = state.locationServices();
+    how.observed?.();
+    if (how.method !== 'cell_id' && services === undefined)
+      return { kind: 'unserved', reason: NOT_RUNNING[how.method] };
+    if (!state.subscriber(imsi).registered) return { kind: 'not-connected' };
+    const live = await servingCell(imsi, services);
+    if (!live.registered) return { kind: 'not-connected' };
+    const cell = live.servingCell;
+    if (!cell) return { kind: 'no-serving-cell' };
+    const position = await cellPositions.findByCell(cell, executor);
+    if (how.method === 'cell_id' || services === undefined) {
       if (!position) return { kind: 'no-position', cell };
       return { kind: 'located', result: cellIdResult(cell, position, live.radioMeasurements), cell };
-    },
+    }
+    return how.method === 'ecid'
+      ? ecid(imsi, cell, position, how.mode, services)
+      : gnss(imsi, cell, position, services);
+  }
+
+  /**
+   * E-CID: the radio's measurements (network based) refine the estimate around the antenna; the
+   * device's (UE assisted) come with the result as `radioMeasurements`. Without a mode, both run.
+   */
+  async function ecid(
+    imsi: string,
+    cell: ServingCell,
+    position: CellPosition | undefined,
+    mode: Mode | undefined,
+    services: LocationServices,
+  ): Promise<LocateOutcome> {
+    const method = ecidMethodOf(cell);
+    const [network, device] = await Promise.all([
+      mode === 'ue_assisted' ? undefined : services.ecidNetwork(imsi, cell.rat),
+      mode === 'network_based' ? undefined : services.ueEcid(imsi, cell.rat),
+    ]);
+    if (device !== undefined && !device.ok && device.incapable && mode === 'ue_assisted') {
+      return { kind: 'unserved', reason: device.reason };
+    }
+    const used: PositioningData[] = [];
+    const measurements: RadioMeasurement[] = [];
+    let estimate: Circle | undefined;
+    if (network !== undefined) {
+      const report = network.ok ? network.report : undefined;
+      // The antenna: where the radio says it is, else the cell's provisioned position.
+      const anchor: Circle | undefined =
+        report?.accessPoint ?? (position && { ...cellCircle(position), uncertainty: 0 });
+      estimate = report && anchor && ecidEstimate(anchor, report);
+      used.push({
+        method,
+        mode: 'CONVENTIONAL',
+        usage: !report
+          ? 'UNSUCCESS'
+          : estimate
+            ? 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION'
+            : 'SUCCESS_RESULTS_NOT_USED',
+      });
+      if (report) measurements.push(...report.measurements);
+    }
+    if (device !== undefined) {
+      // The device's RSRP/RSRQ do not move the estimate: they are passed on for the operator.
+      used.push({ method, mode: 'UE_ASSISTED', usage: device.ok ? 'SUCCESS_RESULTS_NOT_USED' : 'UNSUCCESS' });
+      if (device.ok) measurements.push(...device.measurements);
+    }
+    if (estimate === undefined) {
+      if (!position) return { kind: 'no-position', cell };
+      return {
+        kind: 'located',
+        result: resultAt(cell, cellCircle(position), [CELL_ID_USED, ...used], measurements),
+        cell,
+      };
+    }
+    // Centred on the cell's own position, the ring's circle is no better than a smaller cell circle.
+    const circle = position && cellCircle(position);
+    const best =
+      circle && circle.uncertainty > 0 && circle.lat === estimate.lat && circle.lon === estimate.lon
+        ? { ...estimate, uncertainty: Math.min(estimate.uncertainty, circle.uncertainty) }
+        : estimate;
+    return { kind: 'located', result: resultAt(cell, best, [CELL_ID_USED, ...used], measurements), cell };
+  }
+
+  /** GNSS standalone: the device's own estimate; Cell ID when it has none. */
+  async function gnss(
+    imsi: string,
+    cell: ServingCell,
+    position: CellPosition | undefined,
+    services: LocationServices,
+  ): Promise<LocateOutcome> {
+    const answer = await services.gnss(imsi);
+    if (!answer.ok && answer.incapable) return { kind: 'unserved', reason: answer.reason };
+    if (answer.ok) {
+      const result = resultAt(cell, answer.estimate, [CELL_ID_NOT_USED], []);
+      result.gnssPositioningDataList = [
+        { mode: 'UE_BASED', gnss: 'GPS', usage: 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION' },
+      ];
+      return { kind: 'located', result, cell };
+    }
+    if (!position) return { kind: 'no-position', cell };
+    const result = resultAt(cell, cellCircle(position), [CELL_ID_USED], []);
+    result.gnssPositioningDataList = [{ mode: 'UE_BASED', gnss: 'GPS', usage: 'UNSUCCESS' }];
+    return { kind: 'located', result, cell };
+  }
+
+  return {
+    /** Locates `imsi` by `how` (Cell ID unless said otherwise). */
+    locate: (imsi: string, executor: Executor, how: LocateHow = { method: 'cell_id', mode: undefined }) =>
+      locate(imsi, executor, how),
   };
 }
 

@@ -14,7 +14,12 @@ export const LocationRequestBody = Type.Object(
     method: Type.Optional(
       Type.Enum(['cell_id', 'ecid', 'gnss'], {
         description:
-          'default `cell_id`; `ecid` and `gnss` answer 409 until the network side feeds measurements',
+          'default `cell_id` (the serving cell, refreshed by Location Reporting Control when older than ' +
+          '300 s); `ecid`: E-CID measurements from the radio over NRPPa (`network_based`: timing advance ' +
+          'and angle of arrival refine the estimate) and from the device over LPP (`ue_assisted`: its ' +
+          "RSRP/RSRQ as `radioMeasurements`); `gnss`: the device's own GNSS estimate over LPP. 409 when N2 " +
+          'is not running or the device lacks the capability; a measurement that fails or times out gives ' +
+          'the Cell ID estimate with that method marked `UNSUCCESS`',
       }),
     ),
     mode: Type.Optional(
@@ -52,7 +57,7 @@ export const LocationRequestBody = Type.Object(
 const PlmnId = Type.Object({ mcc: Type.String(), mnc: Type.String() });
 
 const RadioMeasurement = Type.Object({
-  source: Type.String({ description: 'who measured, e.g. `UE`' }),
+  source: Type.String({ description: 'who measured: `UE` (LPP) or `NETWORK` (the radio, NRPPa)' }),
   rat: Type.String({ description: '`NR` or `EUTRA`' }),
   serving: Type.Boolean(),
   pci: Type.Integer(),
@@ -76,6 +81,17 @@ export const LocationResultSchema = Type.Object(
     }),
     positioningDataList: Type.Array(
       Type.Object({ method: Type.String(), mode: Type.String(), usage: Type.String() }),
+      {
+        description:
+          'per method and mode what was used (TS 29.572): method `CELLID`, `NR_ECID` or `ECID`; mode ' +
+          '`CONVENTIONAL` (network based) or `UE_ASSISTED`; usage `SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION`, ' +
+          '`SUCCESS_RESULTS_NOT_USED` or `UNSUCCESS`',
+      },
+    ),
+    gnssPositioningDataList: Type.Optional(
+      Type.Array(Type.Object({ mode: Type.String(), gnss: Type.String(), usage: Type.String() }), {
+        description: '`gnss` only (TS 29.572): mode `UE_BASED` (standalone), gnss `GPS`, usage as above',
+      }),
     ),
     ncgi: Type.Optional(
       Type.Object(
@@ -93,7 +109,7 @@ export const LocationResultSchema = Type.Object(
       Type.Array(RadioMeasurement, { description: 'present when the network holds measurements' }),
     ),
   },
-  { description: 'A Cell ID location estimate' },
+  { description: 'A location estimate (Cell ID, E-CID or GNSS)' },
 );
 
 const sessionFields = {

@@ -7,7 +7,7 @@ import type { Actor } from '../../identity/actor.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { describeCell } from '../cell-positions/cell-positions.service.ts';
 import type { LocationResult } from './location-result.ts';
-import type { LocateOutcome, Locator } from './locator.ts';
+import type { LocateHow, LocateOutcome, Locator, Method, Mode } from './locator.ts';
 import {
   SESSION_STATUS,
   SESSION_TYPE,
@@ -18,8 +18,7 @@ import type { SessionRunner } from './session-runner.ts';
 import { imsiOf } from './supi.ts';
 
 export type RequestType = 'immediate' | 'periodic' | 'triggered' | 'cancel';
-export type Method = 'cell_id' | 'ecid' | 'gnss';
-export type Mode = 'network_based' | 'ue_assisted' | 'standalone';
+export type { Method, Mode } from './locator.ts';
 
 /** The body of POST /api/beta/location, as the schema has checked it field by field. */
 export interface LocationRequest {
@@ -39,20 +38,6 @@ export const METHOD_MODES: Record<Method, readonly Mode[]> = {
   gnss: ['standalone'],
 };
 
-/**
- * Why a method cannot be served yet: both need measurements that only the network side (NRPPa towards the
- * gNB, LPP towards the device) will deliver. Cell ID needs nothing but the serving cell.
- */
-const UNSERVED_METHODS: Partial<Record<Method, (supi: string) => string>> = {
-  ecid: (supi) =>
-    `method ecid cannot be served for subscriber ${supi}: its radio cannot provide E-CID measurements ` +
-    '(timing advance, angle of arrival, neighbour cell RSRP and RSRQ) until the network side provides them ' +
-    '(NRPPa is not implemented yet); use method cell_id',
-  gnss: (supi) =>
-    `method gnss cannot be served for subscriber ${supi}: its device cannot provide GNSS measurements until ` +
-    'the network side provides them (LPP is not implemented yet); use method cell_id',
-};
-
 export const DEFAULT_INTERVAL_SECONDS = 60;
 
 /** Active periodic and triggered sessions one subscriber may hold: each one is a timer or a trigger. */
@@ -60,10 +45,8 @@ export const MAX_ACTIVE_SESSIONS = 16;
 
 const STATUS_NAMES = ['active', 'completed', 'failed', 'cancelled'];
 
-interface LocateRequest {
+interface LocateRequest extends LocateHow {
   supi: string;
-  method: Method;
-  mode: Mode | undefined;
 }
 
 /** Rules of the body table that bind fields together; the schema has checked each field alone. */
@@ -91,8 +74,13 @@ function checkRequest(body: LocationRequest): void {
 }
 
 /** The 404 and 409s of an immediate request (decisions section 12), each naming its cause. */
-function outcomeError(supi: string, outcome: Exclude<LocateOutcome, { kind: 'located' }>): Error {
+function outcomeError(request: LocateRequest, outcome: Exclude<LocateOutcome, { kind: 'located' }>): Error {
+  const supi = request.supi;
   switch (outcome.kind) {
+    case 'unserved':
+      return new ConflictError(
+        `method ${request.method} cannot be served for subscriber ${supi}: ${outcome.reason}`,
+      );
     case 'unknown-subscriber':
       return new NotFoundError(`subscriber ${supi} not found`);
     case 'not-connected':
@@ -118,12 +106,14 @@ export function createPositioningService(deps: {
 }) {
   const { db, sessions, locator, runner, audit, clock, newId } = deps;
 
-  /** Locates the subscriber: 404 for an unknown one, then 409 for a method that cannot be served. */
-  async function locateServable(request: LocateRequest, executor: Executor): Promise<LocateOutcome> {
-    const outcome = await locator.locate(imsiOf(request.supi), executor);
-    if (outcome.kind === 'unknown-subscriber') throw outcomeError(request.supi, outcome);
-    const unserved = UNSERVED_METHODS[request.method];
-    if (unserved) throw new ConflictError(unserved(request.supi));
+  /**
+   * Locates the subscriber: 404 for an unknown one, then 409 for a method the network or the device
+   * cannot serve. Outside any transaction: the network may take seconds to answer.
+   */
+  async function locateServable(request: LocateRequest): Promise<LocateOutcome> {
+    const outcome = await locator.locate(imsiOf(request.supi), db, request);
+    if (outcome.kind === 'unknown-subscriber' || outcome.kind === 'unserved')
+      throw outcomeError(request, outcome);
     return outcome;
   }
 
@@ -164,9 +154,9 @@ export function createPositioningService(deps: {
     async locate(body: LocationRequest, actor: Actor): Promise<LocationResult> {
       checkRequest(body);
       const request = locateRequest(body);
+      const outcome = await locateServable(request);
+      if (outcome.kind !== 'located') throw outcomeError(request, outcome);
       return db.transaction().execute(async (trx) => {
-        const outcome = await locateServable(request, trx);
-        if (outcome.kind !== 'located') throw outcomeError(request.supi, outcome);
         await audit.record(
           actor,
           {
@@ -189,8 +179,8 @@ export function createPositioningService(deps: {
       const request = locateRequest(body);
       const periodic = body.request_type === 'periodic';
       const intervalSeconds = periodic ? (body.interval_seconds ?? DEFAULT_INTERVAL_SECONDS) : undefined;
+      const outcome = await locateServable(request);
       const session = await db.transaction().execute(async (trx) => {
-        const outcome = await locateServable(request, trx);
         if ((await sessions.countActive(request.supi, trx)) >= MAX_ACTIVE_SESSIONS) {
           throw new ConflictError(
             `subscriber ${request.supi} already has ${MAX_ACTIVE_SESSIONS} active positioning sessions; cancel one first`,

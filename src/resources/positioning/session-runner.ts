@@ -6,7 +6,7 @@ import type { NetworkState } from '../../network/network-state.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
-import type { Locator } from './locator.ts';
+import type { LocateHow, Locator, Method, Mode } from './locator.ts';
 import {
   SESSION_STATUS,
   SESSION_TYPE,
@@ -19,6 +19,7 @@ interface Followed {
   supi: string;
   /** Periodic sessions: milliseconds between evaluations; undefined for triggered ones. */
   intervalMs: number | undefined;
+  how: LocateHow;
 }
 
 /**
@@ -78,7 +79,12 @@ export function createSessionRunner(deps: {
     if (stopped || session.status !== SESSION_STATUS.active) return;
     const periodic = session.sessionType === SESSION_TYPE.periodic;
     const intervalMs = periodic ? (session.intervalSeconds ?? 0) * 1000 : undefined;
-    followed.set(session.id, { supi: session.supi, intervalMs });
+    followed.set(session.id, {
+      supi: session.supi,
+      intervalMs,
+      // Stored as the request named them (the schema checked them then).
+      how: { method: session.method as Method, mode: session.mode as Mode | undefined },
+    });
     if (periodic) {
       scheduleNext(session.id, session.nextReportAt ?? clock.now() + (intervalMs ?? 0));
     } else {
@@ -116,9 +122,12 @@ export function createSessionRunner(deps: {
     const next = entry.intervalMs === undefined ? undefined : now + entry.intervalMs;
     let stillActive = true;
     try {
+      // The network may take seconds (E-CID, LPP, a stale cell): no transaction is held meanwhile.
+      const outcome = await locator.locate(imsiOf(entry.supi), db, {
+        ...entry.how,
+        observed: () => queued.delete(id),
+      });
       stillActive = await db.transaction().execute(async (trx) => {
-        queued.delete(id);
-        const outcome = await locator.locate(imsiOf(entry.supi), trx);
         if (outcome.kind === 'unknown-subscriber') {
           await sessions.end(id, SESSION_STATUS.failed, now, trx);
           return false;
