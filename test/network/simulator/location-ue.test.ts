@@ -301,6 +301,35 @@ describe('simulated UE: LPP target device', () => {
     assert.equal(answer(abort), undefined);
   });
 
+  it('fuzz (fixed seed): mutated and truncated requests never throw; every answer encodes', () => {
+    let seed = 0x9e3779b9;
+    const next = (): number => {
+      // xorshift32: the same 3,000 inputs every run.
+      seed ^= seed << 13;
+      seed ^= seed >>> 17;
+      seed ^= seed << 5;
+      return seed >>> 0;
+    };
+    const valid = [
+      requestCapabilities(1),
+      requestLocation(2, 'nr-ecid'),
+      requestLocation(3, 'ecid'),
+      requestLocation(4, 'gnss'),
+    ].map(encode);
+    let answered = 0;
+    for (let i = 0; i < 3000; i++) {
+      const base = valid[i % valid.length]!;
+      const bytes = Uint8Array.from(base.subarray(0, 1 + (next() % base.length)));
+      for (let flips = next() % 4; flips > 0; flips--) bytes[next() % bytes.length]! ^= 1 << (next() % 8);
+      const reply = answerLpp(bytes, POSITIONING, { cell: NR_CELL, nowMs: NOW });
+      if (reply !== undefined) {
+        encode(reply);
+        answered++;
+      }
+    }
+    assert.ok(answered > 0);
+  });
+
   it('tshark reads every answer as the intended LPP message, clean', async () => {
     const replies = [
       answer(requestCapabilities(1)),
