@@ -22,15 +22,17 @@ export interface UeTunConfiguration {
 /** Runs `ip` with `args` and `input` on stdin; resolves with its stderr when it failed. */
 function ip(args: readonly string[], input?: string): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const child = spawn('ip', args, { stdio: ['pipe', 'ignore', 'pipe'] });
+    const child = spawn('ip', args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
     let stderr = '';
-    child.stderr.setEncoding('utf8');
-    child.stderr.on('data', (chunk: string) => {
+    child.stderr?.setEncoding('utf8');
+    child.stderr?.on('data', (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
     });
     child.on('error', (error) => resolve(error.message));
     child.on('close', (code) => resolve(code === 0 ? undefined : stderr.trim() || `ip exited with ${code}`));
-    child.stdin.end(input ?? '');
+    // ip may exit before it read everything (an error in the first line): EPIPE is then its answer.
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input);
   });
 }
 
