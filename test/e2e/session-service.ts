@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
+import { SimulatedGnb, type NgapExchange } from '../../src/network/simulator/gnb.ts';
+import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
+import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
+import { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
+import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
+import type { Forwarder, ForwarderOptions, UpfAddon } from '../../src/network/upf/upf-addon.ts';
+import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
+import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
+import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
+import { gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
+import { imsiOf, IMEISV, K, OPC } from './registration-service.ts';
+
+/**
+ * The real service for the PDU session end-to-end tests: core and HTTP app, N2 as main.ts wires it
+ * (`createN2` on udp) with its UPF (`options.upf`) whose forwarder is an in-memory stand-in recording
+ * the rules it is given (the forwarder itself is tested with real packets in test/system/), a simulated
+ * gNB and UEs with their session side. `ipv6Pools` gives profiles an `ue-ipv6-pool` through the
+ * subscription data port, because the management API has no such profile field yet (docs/sessions.md).
+ */
+
+/** The rules the UPF installed in its forwarder, by forwarder session id. */
+export interface ForwarderRules {
+  sessions: Map<
+    number,
+    { teid: number; ipv4: string | null; ipv6: string | null; ambr: [number, number]; downlink?: string }
+  >;
+  calls: string[];
+}
+
+function recordingAddon(rules: ForwarderRules): UpfAddon {
+  class RecordingForwarder implements Forwarder {
+    constructor(readonly options: ForwarderOptions) {}
+    info = () => ({ n3Port: 2152, tunName: this.options.tunName });
+    addSession(id: number, teid: number, ipv4: string | null, ipv6: string | null, up: number, down: number) {
+      rules.sessions.set(id, { teid, ipv4, ipv6, ambr: [up, down] });
+      rules.calls.push(`add ${id}`);
+      return undefined;
+    }
+    setDownlink(id: number, address: string, port: number, teid: number, qfi: number) {
+      const session = rules.sessions.get(id);
+      if (session === undefined) return 'ENOENT';
+      session.downlink = `${address}:${port} teid ${teid} qfi ${qfi}`;
+      rules.calls.push(`downlink ${id}`);
+      return undefined;
+    }
+    clearDownlink(id: number) {
+      const session = rules.sessions.get(id);
+      if (session !== undefined) delete session.downlink;
+      rules.calls.push(`clear ${id}`);
+      return undefined;
+    }
+    setAmbr(id: number, up: number, down: number) {
+      const session = rules.sessions.get(id);
+      if (session !== undefined) session.ambr = [up, down];
+      rules.calls.push(`ambr ${id}`);
+      return undefined;
+    }
+    removeSession(id: number) {
+      if (!rules.sessions.delete(id)) return 'ENOENT';
+      rules.calls.push(`remove ${id}`);
+      return { uplinkBytes: 0, downlinkBytes: 0, flowsEnded: 0 };
+    }
+    tickFlows = () => undefined;
+    takeFlows = () => Buffer.alloc(0);
+    takeDownlinkData = () => Buffer.alloc(0);
+    drainUsage = () => Buffer.alloc(0);
+    counters = () => ({}) as ReturnType<Forwarder['counters']>;
+    close = () => undefined;
+  }
+  return { Forwarder: RecordingForwarder };
+}
+
+export interface SessionService {
+  t: TestApp;
+  token: string;
+  gnb: SimulatedGnb;
+  ues: GnbUes;
+  rules: ForwarderRules;
+  received: NgapExchange[];
+  /** Profile name -> IPv6 pool the subscription data port adds. */
+  ipv6Pools: Map<string, string>;
+  get<T>(url: string): Promise<T>;
+  request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
+  until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
+  /** Provisions subscriber `n` (default profile), registers it, and gives it its session side. */
+  registered(n: number): Promise<{ imsi: string; ue: SimulatedUe; sessions: UeSessions }>;
+  close(): Promise<void>;
+}
+
+export async function startSessionService(): Promise<SessionService> {
+  const t = await createTestApp();
+  const token = await initialize(t);
+  const ipv6Pools = new Map<string, string>();
+  const port = t.core.ports.subscriptionData;
+  const subscriptionData = {
+    async getSubscriptionData(imsi: string): Promise<SubscriptionData | undefined> {
+      const data = await port.getSubscriptionData(imsi);
+      const pool = data === undefined ? undefined : ipv6Pools.get(data.profile.name);
+      if (data === undefined || pool === undefined) return data;
+      const profile = { ...data.profile, ueIpv6Pool: pool };
+      return { ...data, profile };
+    },
+  };
+  const rules: ForwarderRules = { sessions: new Map(), calls: [] };
+  const n2 = createN2(
+    { ...t.core, ports: { ...t.core.ports, subscriptionData } },
+    { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
+    { upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) } },
+  );
+  await n2.start();
+  const endpoint = n2.endpoint();
+  assert.ok(endpoint?.local[0] !== undefined);
+  const ranSide = await createUdpTransport({
+    addresses: ['127.0.0.1'],
+    udpPort: 0,
+    peerUdpPort: endpoint.udpPort ?? 0,
+  });
+  const received: NgapExchange[] = [];
+  const gnb = new SimulatedGnb({
+    config: gnbConfig(1),
+    transport: ranSide.transport,
+    amf: [endpoint.local[0]],
+  });
+  gnb.on((event) => {
+    if (event.type === 'received') received.push(event.exchange);
+  });
+  const ues = new GnbUes(
+    gnb,
+    { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 },
+    { n3Address: '127.0.0.2' },
+  );
+  await gnb.connect();
+  assert.equal((await gnb.ngSetup()).outcome, 'accepted');
+
+  const get = async <T>(url: string): Promise<T> => {
+    const response = await t.request({ method: 'GET', url, token });
+    assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
+    return response.json<{ result: T }>().result;
+  };
+  const request: SessionService['request'] = async (method, url, payload) => {
+    const response = await t.request({
+      method,
+      url,
+      token,
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
+    return response.statusCode;
+  };
+  return {
+    t,
+    token,
+    gnb,
+    ues,
+    rules,
+    received,
+    ipv6Pools,
+    get,
+    request,
+    async until(check, what) {
+      for (const end = Date.now() + 5000; ;) {
+        const value = await check();
+        if (value !== undefined) return value;
+        if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    },
+    async registered(n) {
+      const imsi = imsiOf(n);
+      assert.equal(
+        await request('POST', '/api/v1/subscribers', {
+          imsi,
+          key: K,
+          opc: OPC,
+          sequenceNumber: '000000000000',
+          profile_name: 'default',
+        }),
+        201,
+      );
+      const ue = new SimulatedUe({
+        config: {
+          imsi,
+          plmn: OPERATOR_PLMN,
+          key: Buffer.from(K, 'hex'),
+          opc: Buffer.from(OPC, 'hex'),
+          suci: { scheme: 'null' },
+          imeisv: IMEISV,
+          securityCapability: ALL_ALGORITHMS,
+          requestedNssai: [{ sst: 1 }],
+        },
+        radio: ues,
+      });
+      const sessions = new UeSessions(ue);
+      assert.equal((await ue.register()).outcome, 'accepted');
+      return { imsi, ue, sessions };
+    },
+    async close() {
+      await n2.stop();
+      await ranSide.transport.close();
+      await t.close();
+    },
+  };
+}
