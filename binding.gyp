@@ -16,6 +16,7 @@
       "target_name": "pmn_upf",
       "sources": [
         "native/upf/addon.c",
+        "native/napi-args.c",
         "native/upf/flows.c",
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",
@@ -29,6 +30,7 @@
       "target_name": "pmn_gnb_user_plane",
       "sources": [
         "native/gnb-user-plane/addon.c",
+        "native/napi-args.c",
         "native/gnb-user-plane/gnb-user-plane.c",
         "native/upf/gtpu.c",
         "native/upf/map.c"
