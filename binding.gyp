@@ -20,7 +20,8 @@
         "native/upf/flows.c",
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",
-        "native/upf/map.c"
+        "native/upf/map.c",
+        "native/upf/n3-socket.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
       "ldflags": ["-pthread"],
@@ -33,7 +34,8 @@
         "native/napi-args.c",
         "native/gnb-user-plane/gnb-user-plane.c",
         "native/upf/gtpu.c",
-        "native/upf/map.c"
+        "native/upf/map.c",
+        "native/upf/n3-socket.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
       "ldflags": ["-pthread"],

@@ -2,22 +2,20 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/if.h>
-#include <linux/if_tun.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 /* The GTP-U parser and writers and the bounded map are the UPF's (native/upf/): one C codec. */
 #include "../upf/gtpu.h"
 #include "../upf/map.h"
+#include "../upf/n3-socket.h"
 
 #define GNB_UP_COUNTER_NAME(name, text) text,
 const char *const gnb_up_counter_names[GNB_UP_COUNTER_COUNT] = {
@@ -54,10 +52,7 @@ struct gnb_up {
   int n3_fd;
   int epoll_fd;
   int wake_fd;
-  int family;
-  uint16_t n3_port;
-  uint8_t n3_address[16];
-  size_t n3_address_length;
+  n3_endpoint n3; /* where n3_fd is bound */
   pthread_t thread;
   bool thread_started;
   pthread_mutex_t lock;
@@ -143,7 +138,7 @@ static void error_indication(gnb_up *g, uint32_t teid, struct sockaddr_storage *
     a->sin6_port = htons(GTPU_PORT);
   }
   uint8_t message[64];
-  size_t length = gtpu_write_error_indication(message, teid, g->n3_address, g->n3_address_length,
+  size_t length = gtpu_write_error_indication(message, teid, g->n3.address, g->n3.address_length,
                                               source_port);
   send_to(g, message, length, (struct sockaddr *)&to, from_length);
   count(g, GNB_UP_ERROR_INDICATIONS_SENT);
@@ -333,58 +328,6 @@ static void *run(void *arg) {
   return NULL;
 }
 
-static int open_tun(const char *name, char *actual) {
-  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -errno;
-  struct ifreq ifr;
-  memset(&ifr, 0, sizeof ifr);
-  /* IFF_NO_PI: bare IP packets. Not persistent: closing the descriptor removes the device. */
-  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-  strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-  if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-    int err = errno;
-    close(fd);
-    return -err;
-  }
-  memcpy(actual, ifr.ifr_name, IFNAMSIZ);
-  actual[IFNAMSIZ - 1] = 0;
-  return fd;
-}
-
-static int open_n3(gnb_up *g, const gnb_up_config *config, const char **syscall) {
-  int family = config->n3.ss_family;
-  *syscall = "socket";
-  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -errno;
-  int size = 4 << 20;
-  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
-    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
-  *syscall = "bind";
-  if (bind(fd, (const struct sockaddr *)&config->n3, config->n3_length) < 0) {
-    int err = errno;
-    close(fd);
-    return -err;
-  }
-  struct sockaddr_storage bound;
-  socklen_t length = sizeof bound;
-  getsockname(fd, (struct sockaddr *)&bound, &length);
-  g->family = family;
-  if (family == AF_INET) {
-    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
-    g->n3_port = ntohs(a->sin_port);
-    memcpy(g->n3_address, &a->sin_addr, 4);
-    g->n3_address_length = 4;
-  } else {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
-    g->n3_port = ntohs(a->sin6_port);
-    memcpy(g->n3_address, &a->sin6_addr, 16);
-    g->n3_address_length = 16;
-  }
-  return fd;
-}
-
 static bool watch(gnb_up *g, int fd, uint64_t tag) {
   struct epoll_event event = {.events = EPOLLIN, .data.u64 = tag};
   return epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0;
@@ -412,7 +355,7 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->ei_rate = config->error_indications_per_second;
   g->ei_tokens = g->ei_rate;
   g->ei_last_ns = now_ns();
-  int fd = open_n3(g, config, syscall);
+  int fd = n3_socket_open(&config->n3, config->n3_length, &g->n3, syscall);
   if (fd < 0) {
     err = -fd;
     goto fail;
@@ -460,10 +403,10 @@ void gnb_up_close(gnb_up *g) {
   free(g);
 }
 
-uint16_t gnb_up_n3_port(const gnb_up *g) { return g->n3_port; }
+uint16_t gnb_up_n3_port(const gnb_up *g) { return g->n3.port; }
 
 int gnb_up_add_session(gnb_up *g, const gnb_up_session *request, char *actual) {
-  if (request->upf.ss_family != g->family) return EAFNOSUPPORT;
+  if (request->upf.ss_family != g->n3.family) return EAFNOSUPPORT;
   int err = 0;
   pthread_mutex_lock(&g->lock);
   uint32_t unused;
@@ -473,7 +416,7 @@ int gnb_up_add_session(gnb_up *g, const gnb_up_session *request, char *actual) {
   } else if (g->free_count == 0) {
     err = ENOSPC;
   } else {
-    int fd = open_tun(request->tun_name, actual);
+    int fd = tun_open(request->tun_name, actual);
     if (fd < 0) {
       err = -fd;
     } else {

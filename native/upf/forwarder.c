@@ -2,22 +2,20 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/if.h>
-#include <linux/if_tun.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "flows.h"
 #include "gtpu.h"
 #include "map.h"
+#include "n3-socket.h"
 
 #define UPF_COUNTER_NAME(name, text) text,
 const char *const upf_counter_names[UPF_COUNTER_COUNT] = {UPF_COUNTERS(UPF_COUNTER_NAME)};
@@ -64,10 +62,7 @@ struct upf {
   int n3_fd;
   int tun_fd;
   int wake_fd;
-  int family;
-  uint16_t n3_port;
-  uint8_t n3_address[16];
-  size_t n3_address_length;
+  n3_endpoint n3; /* where n3_fd is bound */
   char tun_name[IFNAMSIZ];
   pthread_t thread;
   bool thread_started;
@@ -198,7 +193,7 @@ static void error_indication(upf *u, uint32_t teid, struct sockaddr_storage *fro
     a->sin6_port = htons(GTPU_PORT);
   }
   uint8_t message[64];
-  size_t length = gtpu_write_error_indication(message, teid, u->n3_address, u->n3_address_length,
+  size_t length = gtpu_write_error_indication(message, teid, u->n3.address, u->n3.address_length,
                                               source_port);
   send_to(u, message, length, (struct sockaddr *)&to, from_length);
   count(u, UPF_ERROR_INDICATIONS_SENT);
@@ -443,59 +438,6 @@ static void *run(void *arg) {
   return NULL;
 }
 
-static int open_tun(const char *name, char *actual) {
-  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return -errno;
-  struct ifreq ifr;
-  memset(&ifr, 0, sizeof ifr);
-  /* IFF_NO_PI: bare IP packets, no 4-octet protocol information in front. */
-  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-  strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
-  if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
-    int err = errno;
-    close(fd);
-    return -err;
-  }
-  memcpy(actual, ifr.ifr_name, IFNAMSIZ);
-  actual[IFNAMSIZ - 1] = 0;
-  return fd;
-}
-
-static int open_n3(upf *u, const upf_config *config, const char **syscall) {
-  int family = config->n3.ss_family;
-  *syscall = "socket";
-  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -errno;
-  int size = 4 << 20;
-  /* Bursts of small packets: a larger receive buffer than the default 208 KiB, where allowed. */
-  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
-    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
-  *syscall = "bind";
-  if (bind(fd, (const struct sockaddr *)&config->n3, config->n3_length) < 0) {
-    int err = errno;
-    close(fd);
-    return -err;
-  }
-  struct sockaddr_storage bound;
-  socklen_t length = sizeof bound;
-  getsockname(fd, (struct sockaddr *)&bound, &length);
-  u->family = family;
-  if (family == AF_INET) {
-    struct sockaddr_in *a = (struct sockaddr_in *)&bound;
-    u->n3_port = ntohs(a->sin_port);
-    memcpy(u->n3_address, &a->sin_addr, 4);
-    u->n3_address_length = 4;
-  } else {
-    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&bound;
-    u->n3_port = ntohs(a->sin6_port);
-    memcpy(u->n3_address, &a->sin6_addr, 16);
-    u->n3_address_length = 16;
-  }
-  return fd;
-}
-
 int upf_open(const upf_config *config, upf **out, const char **syscall) {
   upf *u = calloc(1, sizeof *u);
   if (u == NULL) return ENOMEM;
@@ -523,14 +465,14 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   bucket_set(&u->error_indications, config->error_indications_per_second, 1);
   u->error_indications.burst = config->error_indications_per_second;
   u->error_indications.tokens = u->error_indications.burst;
-  int fd = open_n3(u, config, syscall);
+  int fd = n3_socket_open(&config->n3, config->n3_length, &u->n3, syscall);
   if (fd < 0) {
     err = -fd;
     goto fail;
   }
   u->n3_fd = fd;
   *syscall = "open /dev/net/tun";
-  fd = open_tun(config->tun_name, u->tun_name);
+  fd = tun_open(config->tun_name, u->tun_name);
   if (fd < 0) {
     err = -fd;
     goto fail;
@@ -578,7 +520,7 @@ void upf_close(upf *u) {
   free(u);
 }
 
-uint16_t upf_n3_port(const upf *u) { return u->n3_port; }
+uint16_t upf_n3_port(const upf *u) { return u->n3.port; }
 
 const char *upf_tun_name(const upf *u) { return u->tun_name; }
 
@@ -628,7 +570,7 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
 
 int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t gnb_length,
                      uint32_t remote_teid, uint8_t qfi) {
-  if (gnb->sa_family != u->family) return EAFNOSUPPORT;
+  if (gnb->sa_family != u->n3.family) return EAFNOSUPPORT;
   int err = 0;
   pthread_mutex_lock(&u->lock);
   session *s = find(u, id);

@@ -1,0 +1,64 @@
+/* The N3 UDP socket and TUN devices (n3-socket.h). */
+#include "n3-socket.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/if_tun.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+int n3_socket_open(const struct sockaddr_storage *address, socklen_t length, n3_endpoint *bound,
+                   const char **syscall) {
+  int family = address->ss_family;
+  *syscall = "socket";
+  int fd = socket(family, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int size = 4 << 20;
+  /* Bursts of small packets: a larger buffer than the default 208 KiB, where allowed. */
+  if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size) < 0)
+    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+  *syscall = "bind";
+  if (bind(fd, (const struct sockaddr *)address, length) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  struct sockaddr_storage actual;
+  socklen_t actual_length = sizeof actual;
+  getsockname(fd, (struct sockaddr *)&actual, &actual_length);
+  bound->family = family;
+  if (family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&actual;
+    bound->port = ntohs(a->sin_port);
+    memcpy(bound->address, &a->sin_addr, 4);
+    bound->address_length = 4;
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&actual;
+    bound->port = ntohs(a->sin6_port);
+    memcpy(bound->address, &a->sin6_addr, 16);
+    bound->address_length = 16;
+  }
+  return fd;
+}
+
+int tun_open(const char *name, char actual[IFNAMSIZ]) {
+  int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -errno;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+  strncpy(ifr.ifr_name, name, IFNAMSIZ - 1);
+  if (ioctl(fd, TUNSETIFF, &ifr) < 0) {
+    int err = errno;
+    close(fd);
+    return -err;
+  }
+  memcpy(actual, ifr.ifr_name, IFNAMSIZ);
+  actual[IFNAMSIZ - 1] = 0;
+  return fd;
+}
