@@ -340,7 +340,8 @@ export function createNetworkState(deps: { clock: Clock }) {
         cipheringAlgorithm: registration?.cipheringAlgorithm ?? '',
         integrityAlgorithm: registration?.integrityAlgorithm ?? '',
         lastSeenAt: found?.lastSeenAt,
-        lastSeenRadio: found?.lastSeenRadio ?? '',
+        // network.md 5: the radio serving it, and "" when not registered (decisions section 10).
+        lastSeenRadio: registration ? (found?.lastSeenRadio ?? '') : '',
         servingCell: found?.servingCell && { ...found.servingCell },
         servingCellReportedAt: found?.servingCellReportedAt,
         radioMeasurements: found ? found.radioMeasurements.map(copyMeasurement) : [],

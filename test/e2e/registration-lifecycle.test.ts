@@ -82,6 +82,7 @@ describe('registered device lifecycle through the simulator against the real ser
         imei: status.imei,
         ciphering_algorithm: status.ciphering_algorithm,
         integrity_algorithm: status.integrity_algorithm,
+        last_seen_radio: status.last_seen_radio,
       },
       {
         registered: false,
@@ -89,6 +90,7 @@ describe('registered device lifecycle through the simulator against the real ser
         imei: '',
         ciphering_algorithm: '',
         integrity_algorithm: '',
+        last_seen_radio: '',
       },
     );
     assert.equal((await ue.register()).outcome, 'accepted');

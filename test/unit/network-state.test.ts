@@ -97,6 +97,7 @@ describe('network state: registrations', () => {
       lastSeenAt: undefined,
       lastSeenRadio: '',
       servingCell: undefined,
+      servingCellReportedAt: undefined,
       radioMeasurements: [],
       sessions: [],
     });
@@ -137,18 +138,24 @@ describe('network state: registrations', () => {
     const { state } = setup();
     state.subscriberSeen(IMSI_B, 'gnb-1');
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
+    assert.notEqual(state.subscriber(IMSI_B).lastSeenAt, undefined);
+    // network.md 5, decisions 10: the strings of a device not registered are "".
+    assert.equal(state.subscriber(IMSI_B).lastSeenRadio, '');
+    state.subscriberRegistered(IMSI_B, 'gnb-1', registration);
     assert.equal(state.subscriber(IMSI_B).lastSeenRadio, 'gnb-1');
+    state.subscriberDeregistered(IMSI_B);
     assert.equal(state.subscriber(IMSI_B).registered, false);
   });
 
-  it('deregistration ends the registration and every session, and keeps last seen', () => {
+  it('deregistration ends the registration and every session, and keeps when it was last seen', () => {
     const { state } = setup();
     state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
     state.sessionEstablished(IMSI_A, session(1));
     state.subscriberDeregistered(IMSI_A);
     const seen = state.subscriber(IMSI_A);
     assert.deepEqual([seen.registered, seen.radioAccessTypes, seen.sessions], [false, [], []]);
-    assert.equal(seen.lastSeenRadio, 'gnb-1');
+    assert.notEqual(seen.lastSeenAt, undefined);
+    assert.equal(seen.lastSeenRadio, '');
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.equal(state.sessionsOnDataNetwork('internet'), 0);
   });
