@@ -75,7 +75,9 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
     name: 'n2',
     async start() {
       const { createN2 } = await import('./core/n2.wiring.ts');
-      n2 = createN2(core, config.n2);
+      // The UPF starts with N2 when it can (CAP_NET_ADMIN for its N6 TUN); otherwise one warning, and
+      // PDU sessions are refused with 5GSM cause #26 (docs/upf.md).
+      n2 = createN2(core, config.n2, { upf: { settings: config.upf } });
       await n2.start?.();
     },
     stop: () => n2?.stop?.(),
