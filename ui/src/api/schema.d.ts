@@ -9722,7 +9722,7 @@ export interface paths {
                         /** @example imsi-001010000000001 */
                         supi?: string;
                         /**
-                         * @description default `cell_id`; `ecid` and `gnss` answer 409 until the network side feeds measurements
+                         * @description default `cell_id` (the serving cell, refreshed by Location Reporting Control when older than 300 s); `ecid`: E-CID measurements from the radio over NRPPa (`network_based`: timing advance and angle of arrival refine the estimate) and from the device over LPP (`ue_assisted`: its RSRP/RSRQ as `radioMeasurements`); `gnss`: the device's own GNSS estimate over LPP. 409 when N2 is not running or the device lacks the capability; a measurement that fails or times out gives the Cell ID estimate with that method marked `UNSUCCESS`
                          * @enum {unknown}
                          */
                         method?: "cell_id" | "ecid" | "gnss";
@@ -9748,7 +9748,7 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description A Cell ID location estimate */
+                            /** @description A location estimate (Cell ID, E-CID or GNSS) */
                             result: {
                                 locationEstimate: {
                                     /** @description `POINT_UNCERTAINTY_CIRCLE` */
@@ -9760,9 +9760,16 @@ export interface paths {
                                     /** @description radius in metres */
                                     uncertainty: number;
                                 };
+                                /** @description per method and mode what was used (TS 29.572): method `CELLID`, `NR_ECID` or `ECID`; mode `CONVENTIONAL` (network based) or `UE_ASSISTED`; usage `SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION`, `SUCCESS_RESULTS_NOT_USED` or `UNSUCCESS` */
                                 positioningDataList: {
                                     method: string;
                                     mode: string;
+                                    usage: string;
+                                }[];
+                                /** @description `gnss` only (TS 29.572): mode `UE_BASED` (standalone), gnss `GPS`, usage as above */
+                                gnssPositioningDataList?: {
+                                    mode: string;
+                                    gnss: string;
                                     usage: string;
                                 }[];
                                 /** @description the NR serving cell (absent for an E-UTRA cell, which gives `ecgi`) */
@@ -9783,7 +9790,7 @@ export interface paths {
                                 };
                                 /** @description present when the network holds measurements */
                                 radioMeasurements?: {
-                                    /** @description who measured, e.g. `UE` */
+                                    /** @description who measured: `UE` (LPP) or `NETWORK` (the radio, NRPPa) */
                                     source: string;
                                     /** @description `NR` or `EUTRA` */
                                     rat: string;
@@ -10070,9 +10077,16 @@ export interface paths {
                                         /** @description radius in metres */
                                         uncertainty: number;
                                     };
+                                    /** @description per method and mode what was used (TS 29.572): method `CELLID`, `NR_ECID` or `ECID`; mode `CONVENTIONAL` (network based) or `UE_ASSISTED`; usage `SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION`, `SUCCESS_RESULTS_NOT_USED` or `UNSUCCESS` */
                                     positioningDataList: {
                                         method: string;
                                         mode: string;
+                                        usage: string;
+                                    }[];
+                                    /** @description `gnss` only (TS 29.572): mode `UE_BASED` (standalone), gnss `GPS`, usage as above */
+                                    gnssPositioningDataList?: {
+                                        mode: string;
+                                        gnss: string;
                                         usage: string;
                                     }[];
                                     /** @description the NR serving cell (absent for an E-UTRA cell, which gives `ecgi`) */
@@ -10093,7 +10107,7 @@ export interface paths {
                                     };
                                     /** @description present when the network holds measurements */
                                     radioMeasurements?: {
-                                        /** @description who measured, e.g. `UE` */
+                                        /** @description who measured: `UE` (LPP) or `NETWORK` (the radio, NRPPa) */
                                         source: string;
                                         /** @description `NR` or `EUTRA` */
                                         rat: string;
