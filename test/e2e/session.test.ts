@@ -133,8 +133,12 @@ describe('PDU sessions through the simulator against the real service', () => {
       shown.map((x) => [x.id, x.ip_type]),
       [[4, 'IPv4']],
     );
-    const page = await s.get<Page<SubscriberLog>>(`/api/v1/logs/subscribers?imsi=${imsi}&per_page=100`);
-    const rejects = page.items.filter((row) => row.event === 'PDU Session Establishment Reject');
+    // Subscriber logs go through the records pipeline: wait until all three rejects are written.
+    const rejects = await s.until(async () => {
+      const page = await s.get<Page<SubscriberLog>>(`/api/v1/logs/subscribers?imsi=${imsi}&per_page=100`);
+      const found = page.items.filter((row) => row.event === 'PDU Session Establishment Reject');
+      return found.length >= 3 ? found : undefined;
+    }, 'three rejects logged');
     assert.deepEqual(rejects.map((row) => (JSON.parse(row.details) as { cause?: string }).cause).sort(), [
       'Missing or unknown DNN (27)',
       'PDU session type IPv4 only allowed (50)',
