@@ -141,5 +141,6 @@ export function statusUntil(
 /** The subscriber's logs, oldest first. */
 export async function logsOf(s: N2Service, imsi: string): Promise<SubscriberLog[]> {
   const page = await s.get<Page<SubscriberLog>>(`/api/v1/logs/subscribers?imsi=${imsi}&per_page=100`);
-  return [...page.items].sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  // The API lists newest first, by timestamp then insertion (ids break ties within a millisecond).
+  return [...page.items].reverse();
 }
