@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { systemTimers } from '../../src/clock.ts';
+import { systemTimers, type Clock, type Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { createN2Service } from '../../src/network/amf/n2-service.ts';
 import { createNgapMetrics } from '../../src/network/network-metrics.ts';
@@ -59,22 +59,34 @@ export interface N2ServiceOptions {
   sctp?: Partial<SctpParameters>;
   /** The AMF on the `raw` transport at this address and port 38412 (a system test), instead of udp. */
   raw?: { address: string };
+  /**
+   * One time source for the core (records, positioning sessions, network state) and N2 (the AMF's NAS
+   * timers, association timers, the UPF's reports), e.g. `ManualTime` (test/helpers/manual-time.ts): the
+   * test moves it instead of waiting. The system's clock and timers unless given.
+   */
+  time?: Clock & Timers;
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
-  const t = await createTestApp();
+  const { time } = options;
+  const t = await createTestApp(time === undefined ? {} : { clock: time, timers: time });
+  const timers = time ?? systemTimers;
   const token = await initialize(t);
   let amf: TransportAddress;
   let udpPort: number;
   let stopN2: () => Promise<void>;
   if (options.sctp === undefined) {
-    const n2 = createN2(t.core, {
-      ...DEFAULT_N2_SETTINGS,
-      transport: options.raw === undefined ? 'udp' : 'raw',
-      addresses: [options.raw?.address ?? '127.0.0.1'],
-      port: options.raw === undefined ? 0 : NGAP_PORT,
-      udpPort: 0,
-    });
+    const n2 = createN2(
+      t.core,
+      {
+        ...DEFAULT_N2_SETTINGS,
+        transport: options.raw === undefined ? 'udp' : 'raw',
+        addresses: [options.raw?.address ?? '127.0.0.1'],
+        port: options.raw === undefined ? 0 : NGAP_PORT,
+        udpPort: 0,
+      },
+      time === undefined ? {} : { timers: time, clock: time },
+    );
     await n2.start();
     const endpoint = n2.endpoint();
     assert.ok(endpoint?.local[0]);
@@ -93,7 +105,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       records: t.core.records.ingestion,
       metrics: createNgapMetrics(t.core.metrics),
       logger: t.core.logger,
-      timers: systemTimers,
+      timers,
     });
     await n2.start();
     amf = { address: '127.0.0.1', port: NGAP_PORT };

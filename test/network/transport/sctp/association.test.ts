@@ -10,7 +10,8 @@ import { ChunkType, decodeInit } from '../../../../src/network/transport/sctp/ch
 import { SctpEndpoint } from '../../../../src/network/transport/sctp/endpoint.ts';
 import { decodePacket, encodePacket } from '../../../../src/network/transport/sctp/packet.ts';
 import type { SctpLimits } from '../../../../src/network/transport/sctp/sctp-config.ts';
-import { ManualTime, MemoryNetwork } from './memory-link.ts';
+import { ManualTime } from '../../../helpers/manual-time.ts';
+import { MemoryNetwork } from './memory-link.ts';
 
 const SERVER = '10.0.0.1';
 const CLIENT = '10.0.0.2';

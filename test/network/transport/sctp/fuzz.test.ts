@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { AssociationHandler, InboundMessage } from '../../../../src/network/transport/n2-transport.ts';
 import { crc32c } from '../../../../src/network/transport/sctp/crc32c.ts';
 import { SctpEndpoint } from '../../../../src/network/transport/sctp/endpoint.ts';
-import { ManualTime, MemoryNetwork } from './memory-link.ts';
+import { ManualTime } from '../../../helpers/manual-time.ts';
+import { MemoryNetwork } from './memory-link.ts';
 
 /** mulberry32: a small fixed-seed PRNG, so that a failure reproduces. */
 function prng(seed: number): () => number {

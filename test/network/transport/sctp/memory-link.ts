@@ -1,50 +1,8 @@
-import type { Clock, Timers } from '../../../../src/clock.ts';
 import type {
   LinkAddress,
   PacketLink,
   PacketReceiver,
 } from '../../../../src/network/transport/sctp/packet-link.ts';
-
-/** A clock and timers that move only when the test says (`advance`). */
-export class ManualTime implements Clock, Timers {
-  #now = 1_000_000;
-  #timers: { at: number; seq: number; callback: () => void; cancelled: boolean }[] = [];
-  #seq = 0;
-
-  now(): number {
-    return this.#now;
-  }
-
-  after(ms: number, callback: () => void): () => void {
-    const timer = { at: this.#now + ms, seq: this.#seq++, callback, cancelled: false };
-    this.#timers.push(timer);
-    return () => {
-      timer.cancelled = true;
-    };
-  }
-
-  get pending(): number {
-    return this.#timers.filter((t) => !t.cancelled).length;
-  }
-
-  /** Moves time forward, firing due timers in order; `between` runs after each (to let packets flow). */
-  async advance(ms: number, between: () => Promise<void>): Promise<void> {
-    const end = this.#now + ms;
-    for (;;) {
-      // Let packets and microtasks run first: they may start timers due before `end`.
-      await between();
-      this.#timers = this.#timers.filter((t) => !t.cancelled);
-      this.#timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
-      const next = this.#timers[0];
-      if (next === undefined || next.at > end) break;
-      this.#timers.shift();
-      this.#now = next.at;
-      next.callback();
-    }
-    this.#now = end;
-    await between();
-  }
-}
 
 /**
  * Links between endpoints in memory. Every packet is delivered on a later turn (setImmediate), through
