@@ -17,6 +17,7 @@
       "sources": [
         "native/upf/addon.c",
         "native/napi-args.c",
+        "native/napi-handle.c",
         "native/upf/flows.c",
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",
@@ -32,6 +33,7 @@
       "sources": [
         "native/gnb-user-plane/addon.c",
         "native/napi-args.c",
+        "native/napi-handle.c",
         "native/gnb-user-plane/gnb-user-plane.c",
         "native/upf/gtpu.c",
         "native/upf/map.c",

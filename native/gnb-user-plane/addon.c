@@ -11,31 +11,15 @@
 #include <string.h>
 
 #include "../napi-args.h"
+#include "../napi-handle.h"
 #include "gnb-user-plane.h"
 
-typedef struct {
-  gnb_up *gnb; /* NULL once closed */
-} handle;
+static void close_object(void *object) { gnb_up_close(object); }
+
+static const pmn_closed_error CLOSED = {"ERR_GNB_USER_PLANE_CLOSED", "the user plane is closed"};
 
 static gnb_up *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
-  napi_value self;
-  handle *h;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok ||
-      napi_unwrap(env, self, (void **)&h) != napi_ok)
-    return NULL;
-  if (h->gnb == NULL) {
-    napi_throw_error(env, "ERR_GNB_USER_PLANE_CLOSED", "the user plane is closed");
-    return NULL;
-  }
-  return h->gnb;
-}
-
-static void finalize(napi_env env, void *data, void *hint) {
-  (void)env;
-  (void)hint;
-  handle *h = data;
-  if (h->gnb != NULL) gnb_up_close(h->gnb);
-  free(h);
+  return pmn_handle_unwrap(env, info, argc, argv);
 }
 
 /* new GnbUserPlane({ n3Address, n3Port, maxSessions, errorIndicationsPerSecond }) */
@@ -58,20 +42,11 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     return NULL;
   config.max_sessions = (uint32_t)sessions;
   config.error_indications_per_second = (uint32_t)rate;
-  handle *h = calloc(1, sizeof *h);
-  if (h == NULL) return errno_error(env, "malloc", ENOMEM);
+  gnb_up *object;
   const char *syscall = "";
-  int err = gnb_up_open(&config, &h->gnb, &syscall);
-  if (err != 0) {
-    free(h);
-    return errno_error(env, syscall, err);
-  }
-  if (napi_wrap(env, self, h, finalize, NULL, NULL) != napi_ok) {
-    gnb_up_close(h->gnb);
-    free(h);
-    return NULL;
-  }
-  return self;
+  int err = gnb_up_open(&config, &object, &syscall);
+  if (err != 0) return errno_error(env, syscall, err);
+  return pmn_handle_wrap(env, self, object, close_object, &CLOSED) ? self : NULL;
 }
 
 static napi_value n3_port(napi_env env, napi_callback_info info) {
@@ -143,17 +118,12 @@ static napi_value session_counters(napi_env env, napi_callback_info info) {
   double id;
   if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
   uint64_t values[GNB_UP_SESSION_COUNTERS];
-  napi_value result, value;
   if (gnb_up_session_counters(g, (uint32_t)id, values) != 0) {
+    napi_value result;
     CHECK(napi_get_undefined(env, &result));
     return result;
   }
-  CHECK(napi_create_object(env, &result));
-  for (int i = 0; i < GNB_UP_SESSION_COUNTERS; i++) {
-    CHECK(napi_create_double(env, (double)values[i], &value));
-    CHECK(napi_set_named_property(env, result, names[i], value));
-  }
-  return result;
+  return pmn_counters_object(env, values, names, GNB_UP_SESSION_COUNTERS);
 }
 
 static napi_value counters(napi_env env, napi_callback_info info) {
@@ -162,25 +132,7 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   if (g == NULL) return NULL;
   uint64_t values[GNB_UP_COUNTER_COUNT];
   gnb_up_read_counters(g, values);
-  napi_value result, value;
-  CHECK(napi_create_object(env, &result));
-  for (int i = 0; i < GNB_UP_COUNTER_COUNT; i++) {
-    CHECK(napi_create_double(env, (double)values[i], &value));
-    CHECK(napi_set_named_property(env, result, gnb_up_counter_names[i], value));
-  }
-  return result;
-}
-
-static napi_value close_gnb(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  napi_value self, result;
-  handle *h;
-  CHECK(napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
-  CHECK(napi_unwrap(env, self, (void **)&h));
-  if (h->gnb != NULL) gnb_up_close(h->gnb);
-  h->gnb = NULL;
-  CHECK(napi_get_undefined(env, &result));
-  return result;
+  return pmn_counters_object(env, values, gnb_up_counter_names, GNB_UP_COUNTER_COUNT);
 }
 
 static napi_value init(napi_env env, napi_value exports) {
@@ -190,7 +142,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
       {"sessionCounters", NULL, session_counters, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
-      {"close", NULL, close_gnb, NULL, NULL, NULL, napi_default, NULL},
+      {"close", NULL, pmn_handle_close, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls;
   CHECK(napi_define_class(env, "GnbUserPlane", NAPI_AUTO_LENGTH, construct, NULL,

@@ -221,32 +221,14 @@ static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool trunca
   }
 }
 
+static void on_n3_packet(void *context, const uint8_t *data, size_t length, bool truncated,
+                         struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
+  handle_n3(context, data, length, truncated, from, from_length, now);
+}
+
 /* Returns false when the socket has nothing more to read. */
 static bool downlink_batch(gnb_up *g) {
-  struct mmsghdr messages[BATCH];
-  struct iovec iov[BATCH];
-  struct sockaddr_storage from[BATCH];
-  for (int i = 0; i < BATCH; i++) {
-    iov[i].iov_base = g->rx + (size_t)i * BUFFER_SIZE;
-    iov[i].iov_len = BUFFER_SIZE;
-    memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
-    messages[i].msg_hdr.msg_iov = &iov[i];
-    messages[i].msg_hdr.msg_iovlen = 1;
-    messages[i].msg_hdr.msg_name = &from[i];
-    messages[i].msg_hdr.msg_namelen = sizeof from[i];
-  }
-  int n = recvmmsg(g->n3_fd, messages, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
-  if (n <= 0) return false;
-  uint64_t now = now_ns();
-  pthread_mutex_lock(&g->lock);
-  for (int i = 0; i < n; i++) {
-    size_t length = messages[i].msg_len;
-    bool truncated = length > BUFFER_SIZE || (messages[i].msg_hdr.msg_flags & MSG_TRUNC);
-    handle_n3(g, iov[i].iov_base, truncated ? 0 : length, truncated, &from[i],
-              messages[i].msg_hdr.msg_namelen, now);
-  }
-  pthread_mutex_unlock(&g->lock);
-  return n == BATCH;
+  return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet, g);
 }
 
 /* Reads up to a batch of packets from a session's TUN and sends them as G-PDUs. Returns false when

@@ -10,32 +10,16 @@
 #include <string.h>
 
 #include "../napi-args.h"
+#include "../napi-handle.h"
 #include "flows.h"
 #include "forwarder.h"
 
-typedef struct {
-  upf *upf; /* NULL once closed */
-} handle;
+static void close_object(void *object) { upf_close(object); }
+
+static const pmn_closed_error CLOSED = {"ERR_UPF_CLOSED", "the forwarder is closed"};
 
 static upf *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
-  napi_value self;
-  handle *h;
-  if (napi_get_cb_info(env, info, argc, argv, &self, NULL) != napi_ok ||
-      napi_unwrap(env, self, (void **)&h) != napi_ok)
-    return NULL;
-  if (h->upf == NULL) {
-    napi_throw_error(env, "ERR_UPF_CLOSED", "the forwarder is closed");
-    return NULL;
-  }
-  return h->upf;
-}
-
-static void finalize(napi_env env, void *data, void *hint) {
-  (void)env;
-  (void)hint;
-  handle *h = data;
-  if (h->upf != NULL) upf_close(h->upf);
-  free(h);
+  return pmn_handle_unwrap(env, info, argc, argv);
 }
 
 /* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond }) */
@@ -64,20 +48,11 @@ static napi_value construct(napi_env env, napi_callback_info info) {
   config.max_sessions = (uint32_t)sessions;
   config.max_flows = (uint32_t)flows;
   config.error_indications_per_second = (uint32_t)rate;
-  handle *h = calloc(1, sizeof *h);
-  if (h == NULL) return errno_error(env, "malloc", ENOMEM);
+  upf *object;
   const char *syscall = "";
-  int err = upf_open(&config, &h->upf, &syscall);
-  if (err != 0) {
-    free(h);
-    return errno_error(env, syscall, err);
-  }
-  if (napi_wrap(env, self, h, finalize, NULL, NULL) != napi_ok) {
-    upf_close(h->upf);
-    free(h);
-    return NULL;
-  }
-  return self;
+  int err = upf_open(&config, &object, &syscall);
+  if (err != 0) return errno_error(env, syscall, err);
+  return pmn_handle_wrap(env, self, object, close_object, &CLOSED) ? self : NULL;
 }
 
 static napi_value info_of(napi_env env, napi_callback_info info) {
@@ -287,12 +262,8 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   if (u == NULL) return NULL;
   uint64_t values[UPF_COUNTER_COUNT];
   upf_read_counters(u, values);
-  napi_value result, value;
-  CHECK(napi_create_object(env, &result));
-  for (int i = 0; i < UPF_COUNTER_COUNT; i++) {
-    CHECK(napi_create_double(env, (double)values[i], &value));
-    CHECK(napi_set_named_property(env, result, upf_counter_names[i], value));
-  }
+  napi_value result = pmn_counters_object(env, values, upf_counter_names, UPF_COUNTER_COUNT), value;
+  if (result == NULL) return NULL;
   CHECK(napi_create_uint32(env, upf_session_count(u), &value));
   CHECK(napi_set_named_property(env, result, "sessions", value));
   uint32_t open, ended;
@@ -301,18 +272,6 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   CHECK(napi_set_named_property(env, result, "openFlows", value));
   CHECK(napi_create_uint32(env, ended, &value));
   CHECK(napi_set_named_property(env, result, "endedFlows", value));
-  return result;
-}
-
-static napi_value close_upf(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  napi_value self, result;
-  handle *h;
-  CHECK(napi_get_cb_info(env, info, &argc, NULL, &self, NULL));
-  CHECK(napi_unwrap(env, self, (void **)&h));
-  if (h->upf != NULL) upf_close(h->upf);
-  h->upf = NULL;
-  CHECK(napi_get_undefined(env, &result));
   return result;
 }
 
@@ -329,7 +288,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"takeDownlinkData", NULL, take_downlink_data, NULL, NULL, NULL, napi_default, NULL},
       {"drainUsage", NULL, drain_usage, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
-      {"close", NULL, close_upf, NULL, NULL, NULL, napi_default, NULL},
+      {"close", NULL, pmn_handle_close, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value cls;
   CHECK(napi_define_class(env, "Forwarder", NAPI_AUTO_LENGTH, construct, NULL,

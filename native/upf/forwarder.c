@@ -340,32 +340,14 @@ static session *downlink_packet(upf *u, uint8_t *slot_buffer, size_t length, uin
   return s;
 }
 
+static void on_n3_packet(void *context, const uint8_t *data, size_t length, bool truncated,
+                         struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
+  handle_n3(context, data, length, truncated, from, from_length, now);
+}
+
 /* Returns false when the socket has nothing more to read. */
 static bool uplink_batch(upf *u) {
-  struct mmsghdr messages[BATCH];
-  struct iovec iov[BATCH];
-  struct sockaddr_storage from[BATCH];
-  for (int i = 0; i < BATCH; i++) {
-    iov[i].iov_base = u->rx + (size_t)i * BUFFER_SIZE;
-    iov[i].iov_len = BUFFER_SIZE;
-    memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
-    messages[i].msg_hdr.msg_iov = &iov[i];
-    messages[i].msg_hdr.msg_iovlen = 1;
-    messages[i].msg_hdr.msg_name = &from[i];
-    messages[i].msg_hdr.msg_namelen = sizeof from[i];
-  }
-  int n = recvmmsg(u->n3_fd, messages, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
-  if (n <= 0) return false;
-  uint64_t now = now_ns();
-  pthread_mutex_lock(&u->lock);
-  for (int i = 0; i < n; i++) {
-    size_t length = messages[i].msg_len;
-    bool truncated = length > BUFFER_SIZE || (messages[i].msg_hdr.msg_flags & MSG_TRUNC);
-    handle_n3(u, iov[i].iov_base, truncated ? 0 : length, truncated, &from[i],
-              messages[i].msg_hdr.msg_namelen, now);
-  }
-  pthread_mutex_unlock(&u->lock);
-  return n == BATCH;
+  return n3_receive_batch(u->n3_fd, u->rx, BUFFER_SIZE, BATCH, &u->lock, on_n3_packet, u);
 }
 
 static bool downlink_batch(upf *u) {

@@ -8,7 +8,11 @@
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
+
+/* Bounds the stack arrays of n3_receive_batch. */
+#define MAX_BATCH 64
 
 int n3_socket_open(const struct sockaddr_storage *address, socklen_t length, n3_endpoint *bound,
                    const char **syscall) {
@@ -61,4 +65,35 @@ int tun_open(const char *name, char actual[IFNAMSIZ]) {
   memcpy(actual, ifr.ifr_name, IFNAMSIZ);
   actual[IFNAMSIZ - 1] = 0;
   return fd;
+}
+
+bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, pthread_mutex_t *lock,
+                      n3_packet_handler *handler, void *context) {
+  struct mmsghdr messages[MAX_BATCH];
+  struct iovec iov[MAX_BATCH];
+  struct sockaddr_storage from[MAX_BATCH];
+  if (batch > MAX_BATCH) batch = MAX_BATCH;
+  for (unsigned i = 0; i < batch; i++) {
+    iov[i].iov_base = rx + (size_t)i * buffer_size;
+    iov[i].iov_len = buffer_size;
+    memset(&messages[i].msg_hdr, 0, sizeof messages[i].msg_hdr);
+    messages[i].msg_hdr.msg_iov = &iov[i];
+    messages[i].msg_hdr.msg_iovlen = 1;
+    messages[i].msg_hdr.msg_name = &from[i];
+    messages[i].msg_hdr.msg_namelen = sizeof from[i];
+  }
+  int n = recvmmsg(fd, messages, batch, MSG_DONTWAIT | MSG_TRUNC, NULL);
+  if (n <= 0) return false;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  pthread_mutex_lock(lock);
+  for (int i = 0; i < n; i++) {
+    size_t length = messages[i].msg_len;
+    bool truncated = length > buffer_size || (messages[i].msg_hdr.msg_flags & MSG_TRUNC);
+    handler(context, iov[i].iov_base, truncated ? 0 : length, truncated, &from[i],
+            messages[i].msg_hdr.msg_namelen, now);
+  }
+  pthread_mutex_unlock(lock);
+  return (unsigned)n == batch;
 }

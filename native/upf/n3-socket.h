@@ -4,6 +4,8 @@
 #define PMN_UPF_N3_SOCKET_H
 
 #include <linux/if.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -25,5 +27,16 @@ int n3_socket_open(const struct sockaddr_storage *address, socklen_t length, n3_
  * tunN); its actual name goes to `actual`. Not persistent: closing the descriptor removes it.
  * Returns the descriptor or -errno. */
 int tun_open(const char *name, char actual[IFNAMSIZ]);
+
+/* One datagram read from an N3 socket: `length` is 0 when it was larger than its buffer (`truncated`);
+ * `now` is CLOCK_MONOTONIC in nanoseconds, read once per batch. */
+typedef void n3_packet_handler(void *context, const uint8_t *data, size_t length, bool truncated,
+                               struct sockaddr_storage *from, socklen_t from_length, uint64_t now);
+
+/* Reads up to `batch` datagrams at once (recvmmsg, non-blocking) into `rx` (`batch` buffers of
+ * `buffer_size` octets each) and hands each to `handler` with `lock` held. Returns false when the
+ * socket had nothing more to read, true when it may hold more (the batch was full). */
+bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, pthread_mutex_t *lock,
+                      n3_packet_handler *handler, void *context);
 
 #endif

@@ -377,6 +377,21 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   });
 });
 
+describe('the native user plane object', { skip: load.ok ? undefined : load.error.message }, () => {
+  it('counts from zero, and once closed refuses every method with its code; closing twice is harmless', () => {
+    assert.ok(load.ok);
+    const native = new load.addon.GnbUserPlane({ n3Address: '127.0.0.1', n3Port: 0 });
+    assert.ok(native.n3Port() > 0);
+    assert.ok(Object.values(native.counters()).every((value) => value === 0));
+    assert.equal(native.sessionCounters(1), undefined);
+    native.close();
+    native.close();
+    for (const call of [() => native.counters(), () => native.n3Port(), () => native.removeSession(1)]) {
+      assert.throws(call, { code: 'ERR_GNB_USER_PLANE_CLOSED', message: 'the user plane is closed' });
+    }
+  });
+});
+
 describe('UE TUN configuration', () => {
   it('gives the device no link-local address, the MTU, the addresses and default routes of its families', () => {
     assert.deepEqual(
