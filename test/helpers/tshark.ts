@@ -108,3 +108,57 @@ export async function tshark(
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** Expert severities from `_ws.expert.severity`: warnings and errors start here. */
+export const EXPERT_WARNING = 0x600000;
+
+/** The worst severity of a `_ws.expert.severity` field (comma-separated), 0 when it is empty. */
+export function worstSeverity(field: string | undefined): number {
+  return Math.max(0, ...(field ?? '').split(',').filter(Boolean).map(Number));
+}
+
+/**
+ * Named fields of each frame (`-T fields`, one row of values per frame, in order), for checks of single
+ * fields: frames of raw IP (`linkType: 101`, tshark finds the protocol by port) or bare PDUs of `protocol`
+ * through the user link type. `args` go to tshark as they are (e.g. `--disable-protocol tcp`).
+ */
+export async function tsharkFields(
+  frames: readonly Uint8Array[],
+  fields: readonly string[],
+  options: { linkType: number; args?: readonly string[] } | { protocol: string; args?: readonly string[] },
+): Promise<string[][]> {
+  const dir = await mkdtemp(join(tmpdir(), 'pmn-tshark-'));
+  try {
+    const file = join(dir, 'frames.pcap');
+    const linkType = 'linkType' in options ? options.linkType : LINK_TYPE_USER0;
+    await writeFile(file, pcapOf(frames, linkType));
+    const uat =
+      'protocol' in options
+        ? ['-o', `uat:user_dlts:"User 0 (DLT=147)","${options.protocol}","0","","0",""`]
+        : [];
+    const { stdout } = await run(
+      'tshark',
+      [
+        ...uat,
+        '-r',
+        file,
+        ...(options.args ?? []),
+        '-T',
+        'fields',
+        '-E',
+        'separator=;',
+        ...fields.flatMap((field) => ['-e', field]),
+      ],
+      { maxBuffer: 1 << 28 },
+    );
+    const rows = stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.split(';'));
+    if (rows.length !== frames.length)
+      throw new Error(`tshark returned ${rows.length} frames for ${frames.length}`);
+    return rows;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

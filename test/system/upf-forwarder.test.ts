@@ -8,9 +8,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import {
@@ -27,7 +24,7 @@ import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable } from '../helpers/netns.ts';
-import { pcapOf } from '../helpers/tshark.ts';
+import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
 import {
   icmpEcho,
@@ -504,56 +501,30 @@ describe('UPF forwarder with real packets', { skip }, () => {
       header.writeUInt16BE(internetChecksum(header), 10);
       return Buffer.concat([header, udp, r.bytes]);
     });
-    const dir = await mkdtemp(join(tmpdir(), 'pmn-upf-'));
-    try {
-      const file = join(dir, 'n3.pcap');
-      await writeFile(file, pcapOf(frames, 101));
-      const { stdout } = await run(
-        'tshark',
-        [
-          '-r',
-          file,
-          // The inner TCP segments' notes (a RST is a warning) are not the forwarder's.
-          '--disable-protocol',
-          'tcp',
-          '-T',
-          'fields',
-          '-E',
-          'separator=;',
-          '-e',
-          'gtp.message',
-          '-e',
-          'gtp.teid',
-          '-e',
-          'gtp.ext_hdr.pdu_ses_con.qos_flow_id',
-          '-e',
-          'gtp.teid_data',
-          '-e',
-          '_ws.malformed',
-          '-e',
-          '_ws.expert.severity',
-          '-e',
-          '_ws.expert.message',
-        ],
-        { maxBuffer: 16 << 20 },
-      );
-      const lines = stdout.trim().split('\n');
-      assert.equal(lines.length, received.length);
-      lines.forEach((line, i) => {
-        const [type, teid, qfi, teidData, malformed, severities] = line.split(';');
-        const r = received[i]!;
-        assert.equal(Number(type), r.message.type, line);
-        assert.equal(Number(teid), r.message.teid, line);
-        assert.equal(malformed, '', line);
-        // Nothing at warning level or above.
-        const worst = Math.max(0, ...(severities ?? '').split(',').filter(Boolean).map(Number));
-        assert.ok(worst < 0x600000, line);
-        if (r.message.type === GtpuMessageType.gPdu) assert.equal(qfi, '1', line);
-        if (r.message.type === GtpuMessageType.errorIndication) assert.notEqual(teidData, '', line);
-      });
-      assert.ok(received.some((r) => r.message.type === GtpuMessageType.gPdu));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const rows = await tsharkFields(
+      frames,
+      [
+        'gtp.message',
+        'gtp.teid',
+        'gtp.ext_hdr.pdu_ses_con.qos_flow_id',
+        'gtp.teid_data',
+        '_ws.malformed',
+        '_ws.expert.severity',
+        '_ws.expert.message',
+      ],
+      // The inner TCP segments' notes (a RST is a warning) are not the forwarder's.
+      { linkType: 101, args: ['--disable-protocol', 'tcp'] },
+    );
+    rows.forEach(([type, teid, qfi, teidData, malformed, severities], i) => {
+      const r = received[i]!;
+      const line = rows[i]?.join(';');
+      assert.equal(Number(type), r.message.type, line);
+      assert.equal(Number(teid), r.message.teid, line);
+      assert.equal(malformed, '', line);
+      assert.ok(worstSeverity(severities) < EXPERT_WARNING, line);
+      if (r.message.type === GtpuMessageType.gPdu) assert.equal(qfi, '1', line);
+      if (r.message.type === GtpuMessageType.errorIndication) assert.notEqual(teidData, '', line);
+    });
+    assert.ok(received.some((r) => r.message.type === GtpuMessageType.gPdu));
   });
 });

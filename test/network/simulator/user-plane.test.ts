@@ -8,9 +8,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { ipv6Text } from '../../../src/network/upf/flow-records.ts';
@@ -33,7 +30,7 @@ import {
 import { loadGnbUserPlaneAddon } from '../../../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
 import { tunExists, ueTunCommands } from '../../../src/network/simulator/user-plane/ue-tun.ts';
 import { namespacesUnavailable } from '../../helpers/netns.ts';
-import { pcapOf } from '../../helpers/tshark.ts';
+import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../../helpers/tshark.ts';
 import { icmpEcho, icmpv6Echo, readIpv4 } from '../upf/ip-packets.ts';
 
 const run = promisify(execFile);
@@ -328,52 +325,27 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   it('sends only GTP-U that tshark decodes as uplink G-PDUs with the QFI, without complaint', async () => {
     const gPdus = all.filter((r) => r.message.type === GtpuMessageType.gPdu);
     assert.ok(gPdus.length >= 18);
-    const dir = await mkdtemp(join(tmpdir(), 'pmn-gnb-up-'));
-    try {
-      const file = join(dir, 'n3.pcap');
-      await writeFile(file, pcapOf(gPdus.map((r) => r.bytes)));
-      const { stdout } = await run(
-        'tshark',
-        [
-          '-o',
-          'uat:user_dlts:"User 0 (DLT=147)","gtp","0","","0",""',
-          '-r',
-          file,
-          '-T',
-          'fields',
-          '-E',
-          'separator=;',
-          '-e',
-          'gtp.message',
-          '-e',
-          'gtp.teid',
-          '-e',
-          'gtp.ext_hdr.pdu_ses_con.pdu_type',
-          '-e',
-          'gtp.ext_hdr.pdu_ses_con.qos_flow_id',
-          '-e',
-          '_ws.malformed',
-          '-e',
-          '_ws.expert.severity',
-        ],
-        { maxBuffer: 16 << 20 },
+    const rows = await tsharkFields(
+      gPdus.map((r) => r.bytes),
+      [
+        'gtp.message',
+        'gtp.teid',
+        'gtp.ext_hdr.pdu_ses_con.pdu_type',
+        'gtp.ext_hdr.pdu_ses_con.qos_flow_id',
+        '_ws.malformed',
+        '_ws.expert.severity',
+      ],
+      { protocol: 'gtp' },
+    );
+    rows.forEach(([type, teidField, pduType, qfi, malformed, severities], i) => {
+      const r = gPdus[i]!;
+      assert.deepEqual(
+        [Number(type), Number(teidField), Number(pduType), Number(qfi), malformed],
+        [255, r.message.teid, 1, readPduSessionContainer(r.message)?.qfi, ''],
+        rows[i]?.join(';'),
       );
-      const lines = stdout.trim().split('\n');
-      assert.equal(lines.length, gPdus.length);
-      lines.forEach((line, i) => {
-        const [type, teidField, pduType, qfi, malformed, severities] = line.split(';');
-        const r = gPdus[i]!;
-        assert.deepEqual(
-          [Number(type), Number(teidField), Number(pduType), Number(qfi), malformed],
-          [255, r.message.teid, 1, readPduSessionContainer(r.message)?.qfi, ''],
-          line,
-        );
-        const worst = Math.max(0, ...(severities ?? '').split(',').filter(Boolean).map(Number));
-        assert.ok(worst < 0x600000, line);
-      });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+      assert.ok(worstSeverity(severities) < EXPERT_WARNING, rows[i]?.join(';'));
+    });
   });
 });
 
