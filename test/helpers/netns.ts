@@ -95,6 +95,36 @@ export async function createVethNamespace(tag: string, octet: number): Promise<V
   };
 }
 
+/** The data network behind a UPF's N6: its address, and the UE pool routed back through the TUN. */
+export interface DataNetworkAddresses {
+  ipv4: string;
+  uePool: string;
+  ipv6?: { address: string; uePool: string };
+}
+
+/**
+ * Moves a UPF's N6 TUN into the data network's namespace (the forwarder keeps its descriptor) and
+ * addresses it there: no IPv6 link-local address (no Router Solicitation or MLD chatter into the
+ * forwarder), the data network's address, routes to the UE pools through the TUN, loopback up.
+ */
+export async function placeN6(tun: string, namespace: string, dn: DataNetworkAddresses): Promise<void> {
+  const commands = [
+    ['link', 'set', tun, 'netns', namespace],
+    ['-n', namespace, 'link', 'set', tun, 'addrgenmode', 'none'],
+    ['-n', namespace, 'addr', 'add', `${dn.ipv4}/32`, 'dev', tun],
+    ['-n', namespace, 'link', 'set', tun, 'up'],
+    ['-n', namespace, 'link', 'set', 'lo', 'up'],
+    ['-n', namespace, 'route', 'add', dn.uePool, 'dev', tun],
+    ...(dn.ipv6 === undefined
+      ? []
+      : [
+          ['-n', namespace, '-6', 'addr', 'add', `${dn.ipv6.address}/128`, 'dev', tun, 'nodad'],
+          ['-n', namespace, '-6', 'route', 'add', dn.ipv6.uePool, 'dev', tun],
+        ]),
+  ];
+  for (const args of commands) await run('ip', args);
+}
+
 /** Why namespaces cannot be made here (not root), or undefined. */
 export function namespacesUnavailable(): string | undefined {
   return process.getuid?.() === 0 ? undefined : 'network namespaces need root';

@@ -26,6 +26,7 @@ import {
 import { tunExists } from '../../src/network/simulator/user-plane/ue-tun.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
+import { placeN6 } from '../helpers/netns.ts';
 import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { K, OPC, IMEISV } from '../e2e/registration-service.ts';
 import {
@@ -91,16 +92,8 @@ describe(
         },
       );
       await n2.start();
-      for (const args of [
-        ['link', 'set', n6, 'netns', dnNamespace],
-        ['-n', dnNamespace, 'link', 'set', n6, 'addrgenmode', 'none'],
-        ['-n', dnNamespace, 'addr', 'add', `${DN}/32`, 'dev', n6],
-        ['-n', dnNamespace, 'link', 'set', n6, 'up'],
-        ['-n', dnNamespace, 'link', 'set', 'lo', 'up'],
-        ['-n', dnNamespace, 'route', 'add', UE_POOL, 'dev', n6],
-        ['-n', ueNamespace, 'link', 'set', 'lo', 'up'],
-      ])
-        await run('ip', args);
+      await placeN6(n6, dnNamespace, { ipv4: DN, uePool: UE_POOL });
+      await run('ip', ['-n', ueNamespace, 'link', 'set', 'lo', 'up']);
       const endpoint = n2.endpoint();
       assert.ok(endpoint?.local[0]);
       const ran = await createUdpTransport({

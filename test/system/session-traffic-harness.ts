@@ -14,7 +14,7 @@ import {
 import { loadGnbUserPlaneAddon } from '../../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
-import { namespacesUnavailable } from '../helpers/netns.ts';
+import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
 
 export const run = promisify(execFile);
@@ -109,15 +109,7 @@ export async function startCore(tag: string): Promise<Core> {
     timers: clock,
   });
   upf.start();
-  for (const args of [
-    ['link', 'set', tunName, 'netns', dnNamespace],
-    ['-n', dnNamespace, 'link', 'set', tunName, 'addrgenmode', 'none'],
-    ['-n', dnNamespace, 'addr', 'add', `${DN}/32`, 'dev', tunName],
-    ['-n', dnNamespace, 'link', 'set', tunName, 'up'],
-    ['-n', dnNamespace, 'link', 'set', 'lo', 'up'],
-    ['-n', dnNamespace, 'route', 'add', UE_POOL, 'dev', tunName],
-  ])
-    await run('ip', args);
+  await placeN6(tunName, dnNamespace, { ipv4: DN, uePool: UE_POOL });
   const gnb = createGnbUserPlane({ n3Address: GNB_N3, errorIndicationsPerSecond: 20 });
   return {
     t,

@@ -23,7 +23,7 @@ import {
 import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
-import { namespacesUnavailable } from '../helpers/netns.ts';
+import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
 import {
@@ -161,15 +161,11 @@ describe('UPF forwarder with real packets', { skip }, () => {
     upf.start();
     // The data network: the TUN moves into its namespace, which holds DN's address and a route back
     // to the UEs through it. The forwarder keeps its file descriptor.
-    for (const args of [
-      ['link', 'set', TUN, 'netns', DN_NAMESPACE],
-      ['-n', DN_NAMESPACE, 'addr', 'add', `${DN}/32`, 'dev', TUN],
-      ['-n', DN_NAMESPACE, 'link', 'set', TUN, 'up'],
-      ['-n', DN_NAMESPACE, 'route', 'add', '10.45.0.0/16', 'dev', TUN],
-      ['-n', DN_NAMESPACE, '-6', 'addr', 'add', `${DN_6}/128`, 'dev', TUN, 'nodad'],
-      ['-n', DN_NAMESPACE, '-6', 'route', 'add', '2001:db8:45::/48', 'dev', TUN],
-    ])
-      await run('ip', args);
+    await placeN6(TUN, DN_NAMESPACE, {
+      ipv4: DN,
+      uePool: '10.45.0.0/16',
+      ipv6: { address: DN_6, uePool: '2001:db8:45::/48' },
+    });
     gnb = await gnbSocket(GNB);
     gnb2 = await gnbSocket(GNB_2);
   });

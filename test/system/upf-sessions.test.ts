@@ -17,7 +17,7 @@ import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { createBatchingWriter } from '../../src/records/batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from '../../src/records/ingestion.ts';
-import { namespacesUnavailable } from '../helpers/netns.ts';
+import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { manualClock } from '../helpers/test-app.ts';
 import { icmpEcho, udpPacket } from '../network/upf/ip-packets.ts';
 
@@ -98,13 +98,7 @@ describe('UPF with many sessions and flows', { skip }, () => {
       onDownlinkData: (session) => paged.push(session.id),
     });
     upf.start();
-    for (const args of [
-      ['link', 'set', TUN, 'netns', DN_NAMESPACE],
-      ['-n', DN_NAMESPACE, 'addr', 'add', `${DN}/32`, 'dev', TUN],
-      ['-n', DN_NAMESPACE, 'link', 'set', TUN, 'up'],
-      ['-n', DN_NAMESPACE, 'route', 'add', '10.45.0.0/16', 'dev', TUN],
-    ])
-      await run('ip', args);
+    await placeN6(TUN, DN_NAMESPACE, { ipv4: DN, uePool: '10.45.0.0/16' });
     gnb = dgram.createSocket('udp4');
     gnb.on('message', (bytes) => {
       const decoded = decodeGtpu(bytes);
