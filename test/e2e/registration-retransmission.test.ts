@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { ManualTime } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, logsOf, startRegistrationService, statusUntil } from './registration-service.ts';
@@ -10,6 +11,9 @@ import { imsiOf, logsOf, startRegistrationService, statusUntil } from './registr
  * against the real service: a message of the exchange is lost on the radio, the UE's timer expires, and
  * the UE tries again until the procedure completes. The UE's timers are shortened (the AMF's are the
  * service's defaults, 6 s, so its own retransmission cannot be what rescues the procedure).
+ *
+ * The service, the AMF and the UEs share one manual time: once the message is lost, the test moves it
+ * past the UE's timers instead of waiting for them, and never as far as the AMF's.
  */
 
 const TIMERS = { t3510: 3_000, t3511: 300, registrationAttempts: 5, t3521: 1_000 };
@@ -18,10 +22,15 @@ const TIMERS = { t3510: 3_000, t3511: 300, registrationAttempts: 5, t3521: 1_000
 const uplinks = (ue: SimulatedUe): string[] =>
   ue.log.filter((x) => x.direction === 'uplink').map((x) => x.messageType);
 
+/** Packets are real I/O: one turn of the event loop after each timer lets what arrived be handled. */
+const between = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 describe('UE NAS retransmission through the simulator against the real service', () => {
   let s: RegistrationService;
+  let time: ManualTime;
   before(async () => {
-    s = await startRegistrationService();
+    time = new ManualTime();
+    s = await startRegistrationService({ time });
   });
   after(async () => {
     await assertTsharkAgrees(s.received);
@@ -31,7 +40,7 @@ describe('UE NAS retransmission through the simulator against the real service',
   it('the Authentication Request is lost: T3510 expires, after T3511 the UE asks again and registers', async () => {
     const imsi = imsiOf(61);
     await s.provision(imsi);
-    const ue = s.ue({ imsi }, { procedureTimers: TIMERS });
+    const ue = s.ue({ imsi }, { procedureTimers: TIMERS, timers: time });
     // The radio loses the AMF's first answer.
     const deliver = ue.downlink.bind(ue);
     let lost = 0;
@@ -39,7 +48,12 @@ describe('UE NAS retransmission through the simulator against the real service',
       if (lost++ === 0) return;
       deliver(pdu);
     };
-    const outcome = await ue.register();
+    const registering = ue.register();
+    await s.until(async () => (lost > 0 ? true : undefined), 'the Authentication Request lost');
+    assert.deepEqual(uplinks(ue), ['registrationRequest']);
+    // T3510 expires, T3511 runs out, the UE sends its Registration Request again.
+    await time.advance(TIMERS.t3510 + TIMERS.t3511, between);
+    const outcome = await registering;
     assert.equal(outcome.outcome, 'accepted');
     assert.deepEqual(uplinks(ue).slice(0, 2), ['registrationRequest', 'registrationRequest']);
     assert.equal(uplinks(ue).filter((t) => t === 'registrationRequest').length, 2);
@@ -58,7 +72,7 @@ describe('UE NAS retransmission through the simulator against the real service',
   it('the Deregistration Request is lost on the way: T3521 retransmits it and the AMF accepts', async () => {
     const imsi = imsiOf(62);
     await s.provision(imsi);
-    const ue = s.ue({ imsi }, { procedureTimers: TIMERS });
+    const ue = s.ue({ imsi }, { procedureTimers: TIMERS, timers: time });
     assert.equal((await ue.register()).outcome, 'accepted');
     await statusUntil(s, imsi, (st) => st.registered, 'registered');
     const connection = ue.connection;
@@ -66,7 +80,12 @@ describe('UE NAS retransmission through the simulator against the real service',
     const send = connection.uplink.bind(connection);
     let lost = 0;
     connection.uplink = (pdu) => (lost++ === 0 ? true : send(pdu));
-    const outcome = await ue.deregister();
+    const deregistering = ue.deregister();
+    await s.until(async () => (lost > 0 ? true : undefined), 'the Deregistration Request lost');
+    assert.equal(uplinks(ue).filter((t) => t === 'deregistrationRequestUeOriginating').length, 1);
+    // T3521 expires: the UE sends its Deregistration Request again.
+    await time.advance(TIMERS.t3521, between);
+    const outcome = await deregistering;
     assert.deepEqual(outcome, { outcome: 'accepted' });
     assert.equal(uplinks(ue).filter((t) => t === 'deregistrationRequestUeOriginating').length, 2);
     assert.equal(ue.state, 'deregistered');
