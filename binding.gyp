@@ -7,6 +7,7 @@
         "native/common.c",
         "native/crc32c.c",
         "native/raw-socket.c",
+        "native/udp-socket.c",
         "native/kernel-sctp.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden"],

@@ -388,3 +388,79 @@ bool pmn_socket_emit_error(pmn_socket *socket, const char *syscall, int err) {
   napi_value argv[1] = {pmn_errno_error(socket->env, syscall, err)};
   return pmn_socket_emit(socket, "onError", 1, argv);
 }
+
+/* ---- batches ------------------------------------------------------------------------ */
+
+bool pmn_socket_batch_open(pmn_socket *socket, const char *name, pmn_emit_batch *batch) {
+  napi_env env = socket->env;
+  if (socket->closed || napi_open_handle_scope(env, &batch->handles) != napi_ok) return false;
+  if (napi_get_reference_value(env, socket->handlers, &batch->handlers) != napi_ok ||
+      napi_get_named_property(env, batch->handlers, name, &batch->fn) != napi_ok ||
+      napi_open_callback_scope(env, batch->handlers, socket->async, &batch->scope) != napi_ok) {
+    napi_close_handle_scope(env, batch->handles);
+    return false;
+  }
+  return true;
+}
+
+bool pmn_socket_batch_call(pmn_socket *socket, pmn_emit_batch *batch, size_t argc,
+                           napi_value *argv) {
+  napi_env env = socket->env;
+  napi_value result;
+  if (socket->closed) return false;
+  for (size_t i = 0; i < argc; i++)
+    if (argv[i] == NULL) return false;
+  if (napi_call_function(env, batch->handlers, batch->fn, argc, argv, &result) != napi_ok) {
+    bool pending = false;
+    napi_value exception;
+    if (napi_is_exception_pending(env, &pending) == napi_ok && pending &&
+        napi_get_and_clear_last_exception(env, &exception) == napi_ok)
+      napi_fatal_exception(env, exception);
+    return false;
+  }
+  return !socket->closed;
+}
+
+void pmn_socket_batch_close(pmn_socket *socket, pmn_emit_batch *batch) {
+  napi_close_callback_scope(socket->env, batch->scope);
+  napi_close_handle_scope(socket->env, batch->handles);
+}
+
+int pmn_sendmmsg(int fd, struct mmsghdr *messages, unsigned count) {
+  int first_error = 0;
+  unsigned done = 0;
+  while (done < count) {
+    int sent = sendmmsg(fd, messages + done, count - done, MSG_DONTWAIT);
+    if (sent > 0) {
+      done += (unsigned)sent;
+      continue;
+    }
+    if (sent < 0 && errno == EINTR) continue;
+    /* sendmmsg reports an error only for the first datagram of the call: skip that one. */
+    if (first_error == 0) first_error = sent < 0 ? errno : EIO;
+    done++;
+  }
+  return first_error;
+}
+
+napi_value pmn_element(napi_env env, napi_value array, uint32_t index, const char *name) {
+  napi_value value;
+  char message[160];
+  if (napi_get_element(env, array, index, &value) == napi_ok) return value;
+  snprintf(message, sizeof message, "%s[%u] is missing", name, index);
+  napi_value pending;
+  napi_get_and_clear_last_exception(env, &pending);
+  pmn_throw_type(env, message);
+  return NULL;
+}
+
+bool pmn_array_length(napi_env env, napi_value array, const char *name, uint32_t *length) {
+  bool is_array = false;
+  char message[160];
+  if (array != NULL && napi_is_array(env, array, &is_array) == napi_ok && is_array &&
+      napi_get_array_length(env, array, length) == napi_ok)
+    return true;
+  snprintf(message, sizeof message, "%s must be an array", name);
+  pmn_throw_type(env, message);
+  return false;
+}

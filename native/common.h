@@ -84,6 +84,32 @@ bool pmn_socket_emit(pmn_socket *socket, const char *name, size_t argc, napi_val
 /* Reports an errno or EBADMSG-like condition to handlers.onError. */
 bool pmn_socket_emit_error(pmn_socket *socket, const char *syscall, int err);
 
+/* The handler calls of one readable event, in one callback scope: promises and nextTicks queued by
+ * the handlers run once, after the batch, as after one Node callback (so what the userland SCTP sends
+ * in answer to a batch of packets leaves in one batch too). open, then call per datagram inside a
+ * handle scope of the caller's, then close (always, once open succeeded). */
+typedef struct {
+  napi_handle_scope handles;
+  napi_callback_scope scope;
+  napi_value handlers;
+  napi_value fn;
+} pmn_emit_batch;
+bool pmn_socket_batch_open(pmn_socket *socket, const char *name, pmn_emit_batch *batch);
+/* Like pmn_socket_emit: false if the socket was closed meanwhile or the handler threw. */
+bool pmn_socket_batch_call(pmn_socket *socket, pmn_emit_batch *batch, size_t argc, napi_value *argv);
+void pmn_socket_batch_close(pmn_socket *socket, pmn_emit_batch *batch);
+
+/* Datagrams handed to one sendmmsg call at most. */
+#define PMN_SEND_BATCH 64
+/* Sends count prepared datagrams (at most PMN_SEND_BATCH) with as few sendmmsg calls as the kernel
+ * allows. A datagram the kernel refuses is skipped (lost, as on the wire) and the rest still go.
+ * Returns 0, or the errno of the first refusal. */
+int pmn_sendmmsg(int fd, struct mmsghdr *messages, unsigned count);
+/* The element at index of a JavaScript array (NULL after throwing a TypeError naming it). */
+napi_value pmn_element(napi_env env, napi_value array, uint32_t index, const char *name);
+/* The length of a JavaScript array (false after throwing a TypeError naming it). */
+bool pmn_array_length(napi_env env, napi_value array, const char *name, uint32_t *length);
+
 #define PMN_CALL(env, call)                                                                \
   do {                                                                                     \
     if ((call) != napi_ok) return NULL;                                                    \

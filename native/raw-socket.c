@@ -61,6 +61,8 @@ static int parse_ipv6(const unsigned char *data, size_t received, const struct m
 
 static void raw_on_readable(pmn_socket *socket) {
   napi_env env = socket->env;
+  pmn_emit_batch batch;
+  bool open = false;
   for (int i = 0; i < PMN_RECV_BATCH && !socket->closed; i++) {
     struct sockaddr_in6 from;
     union {
@@ -78,7 +80,7 @@ static void raw_on_readable(pmn_socket *socket) {
     if (received < 0) {
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) pmn_socket_emit_error(socket, "recvmsg", errno);
-      return;
+      break;
     }
     raw_packet packet;
     int bad = (message.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) != 0 ? EMSGSIZE
@@ -86,19 +88,21 @@ static void raw_on_readable(pmn_socket *socket) {
                   ? parse_ipv4(socket->buffer, (size_t)received, &packet)
                   : parse_ipv6(socket->buffer, (size_t)received, &message, &packet);
     if (bad != 0) {
-      if (!pmn_socket_emit_error(socket, "recvmsg", bad)) return;
+      if (!pmn_socket_emit_error(socket, "recvmsg", bad)) break;
       continue;
     }
+    if (!open && !(open = pmn_socket_batch_open(socket, "onPacket", &batch))) break;
     napi_handle_scope scope;
-    if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+    if (napi_open_handle_scope(env, &scope) != napi_ok) break;
     napi_value argv[3] = {NULL, pmn_string(env, packet.source), pmn_string(env, packet.destination)};
     void *copy;
     if (napi_create_buffer_copy(env, packet.length, packet.payload, &copy, &argv[0]) != napi_ok)
       argv[0] = NULL;
-    bool more = pmn_socket_emit(socket, "onPacket", 3, argv);
+    bool more = pmn_socket_batch_call(socket, &batch, 3, argv);
     napi_close_handle_scope(env, scope);
-    if (!more) return;
+    if (!more) break;
   }
+  if (open) pmn_socket_batch_close(socket, &batch);
 }
 
 static void set_buffer_size(int fd, int force, int plain, int64_t size) {
@@ -175,70 +179,115 @@ static napi_value raw_bind(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* One datagram to send: its packet, destination and, optionally, source (IP_PKTINFO / IPV6_PKTINFO).
+ * source may be NULL or undefined. */
+typedef struct {
+  struct sockaddr_storage address;
+  struct iovec iov;
+  union {
+    struct cmsghdr align;
+    unsigned char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+  } control;
+} raw_datagram;
+
+static bool raw_prepare(napi_env env, pmn_socket *socket, napi_value packet, napi_value address,
+                        napi_value source, raw_datagram *d, struct msghdr *message) {
+  void *data;
+  size_t length;
+  socklen_t address_length, source_length;
+  struct sockaddr_storage from;
+  napi_valuetype source_type = napi_undefined;
+  if (!pmn_arg_bytes(env, packet, "packet", &data, &length) ||
+      !pmn_parse_address(env, address, 0, &d->address, &address_length))
+    return false;
+  if (source != NULL && napi_typeof(env, source, &source_type) != napi_ok) return false;
+  if (source_type != napi_undefined && !pmn_parse_address(env, source, 0, &from, &source_length))
+    return false;
+  if (d->address.ss_family != socket->family ||
+      (source_type != napi_undefined && from.ss_family != socket->family)) {
+    pmn_throw_type(env, "address family differs from the socket's");
+    return false;
+  }
+  d->iov = (struct iovec){.iov_base = data, .iov_len = length};
+  *message = (struct msghdr){
+      .msg_name = &d->address, .msg_namelen = address_length, .msg_iov = &d->iov, .msg_iovlen = 1};
+  if (source_type == napi_undefined) return true;
+  memset(&d->control, 0, sizeof d->control);
+  message->msg_control = d->control.bytes;
+  struct cmsghdr *c = (struct cmsghdr *)d->control.bytes;
+  if (socket->family == AF_INET) {
+    struct in_pktinfo pktinfo = {.ipi_spec_dst = ((struct sockaddr_in *)&from)->sin_addr};
+    c->cmsg_level = IPPROTO_IP;
+    c->cmsg_type = IP_PKTINFO;
+    c->cmsg_len = CMSG_LEN(sizeof pktinfo);
+    memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
+    message->msg_controllen = CMSG_SPACE(sizeof pktinfo);
+  } else {
+    struct in6_pktinfo pktinfo = {.ipi6_addr = ((struct sockaddr_in6 *)&from)->sin6_addr};
+    c->cmsg_level = IPPROTO_IPV6;
+    c->cmsg_type = IPV6_PKTINFO;
+    c->cmsg_len = CMSG_LEN(sizeof pktinfo);
+    memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
+    message->msg_controllen = CMSG_SPACE(sizeof pktinfo);
+  }
+  return true;
+}
+
 /* send(packet: Uint8Array, address: string, source?: string): undefined when handed to the kernel,
  * else the errno code (e.g. 'EAGAIN', 'EHOSTUNREACH'): a lost datagram, which SCTP recovers from.
  * source picks the source address of a multi-homed endpoint (IP_PKTINFO / IPV6_PKTINFO). */
 static napi_value raw_send(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3];
-  void *data;
-  size_t length;
-  struct sockaddr_storage address, source;
-  socklen_t address_length, source_length;
-  napi_valuetype source_type = napi_undefined;
+  raw_datagram d;
+  struct mmsghdr message;
   pmn_socket *socket = pmn_socket_unwrap(env, info, &argc, argv, NULL);
-  if (socket == NULL || !pmn_arg_bytes(env, argc > 0 ? argv[0] : NULL, "packet", &data, &length) ||
-      !pmn_parse_address(env, argc > 1 ? argv[1] : NULL, 0, &address, &address_length))
+  if (socket == NULL || !raw_prepare(env, socket, argc > 0 ? argv[0] : NULL, argc > 1 ? argv[1] : NULL,
+                                     argc > 2 ? argv[2] : NULL, &d, &message.msg_hdr))
     return NULL;
-  if (argc > 2) PMN_CALL(env, napi_typeof(env, argv[2], &source_type));
-  if (source_type != napi_undefined &&
-      !pmn_parse_address(env, argv[2], 0, &source, &source_length))
-    return NULL;
-  if (address.ss_family != socket->family ||
-      (source_type != napi_undefined && source.ss_family != socket->family))
-    return pmn_throw_type(env, "address family differs from the socket's");
+  int err = pmn_sendmmsg(socket->fd, &message, 1);
+  return err == 0 ? NULL : pmn_errno_code(env, err);
+}
 
-  union {
-    struct cmsghdr align;
-    unsigned char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo))];
-  } control;
-  memset(&control, 0, sizeof control);
-  struct iovec iov = {.iov_base = data, .iov_len = length};
-  struct msghdr message = {.msg_name = &address,
-                           .msg_namelen = address_length,
-                           .msg_iov = &iov,
-                           .msg_iovlen = 1};
-  if (source_type != napi_undefined) {
-    message.msg_control = control.bytes;
-    struct cmsghdr *c = (struct cmsghdr *)control.bytes;
-    if (socket->family == AF_INET) {
-      struct in_pktinfo pktinfo = {.ipi_spec_dst = ((struct sockaddr_in *)&source)->sin_addr};
-      c->cmsg_level = IPPROTO_IP;
-      c->cmsg_type = IP_PKTINFO;
-      c->cmsg_len = CMSG_LEN(sizeof pktinfo);
-      memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
-      message.msg_controllen = CMSG_SPACE(sizeof pktinfo);
-    } else {
-      struct in6_pktinfo pktinfo = {.ipi6_addr = ((struct sockaddr_in6 *)&source)->sin6_addr};
-      c->cmsg_level = IPPROTO_IPV6;
-      c->cmsg_type = IPV6_PKTINFO;
-      c->cmsg_len = CMSG_LEN(sizeof pktinfo);
-      memcpy(CMSG_DATA(c), &pktinfo, sizeof pktinfo);
-      message.msg_controllen = CMSG_SPACE(sizeof pktinfo);
+/* sendBatch(packets: Uint8Array[], addresses: string[], sources: (string | undefined)[]): send of
+ * each, with sendmmsg, PMN_SEND_BATCH datagrams a system call. undefined when the kernel took them all,
+ * else the errno code of the first it refused (the others still went). */
+static napi_value raw_send_batch(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  uint32_t count, addresses, sources;
+  raw_datagram datagrams[PMN_SEND_BATCH];
+  struct mmsghdr messages[PMN_SEND_BATCH];
+  pmn_socket *socket = pmn_socket_unwrap(env, info, &argc, argv, NULL);
+  if (socket == NULL || !pmn_array_length(env, argc > 0 ? argv[0] : NULL, "packets", &count) ||
+      !pmn_array_length(env, argc > 1 ? argv[1] : NULL, "addresses", &addresses) ||
+      !pmn_array_length(env, argc > 2 ? argv[2] : NULL, "sources", &sources))
+    return NULL;
+  if (addresses != count || sources != count)
+    return pmn_throw_type(env, "packets, addresses and sources must have the same length");
+  int first_error = 0;
+  for (uint32_t done = 0; done < count;) {
+    unsigned n = 0;
+    for (; n < PMN_SEND_BATCH && done + n < count; n++) {
+      napi_value packet = pmn_element(env, argv[0], done + n, "packets");
+      napi_value address = pmn_element(env, argv[1], done + n, "addresses");
+      napi_value source = pmn_element(env, argv[2], done + n, "sources");
+      if (packet == NULL || address == NULL || source == NULL ||
+          !raw_prepare(env, socket, packet, address, source, &datagrams[n], &messages[n].msg_hdr))
+        return NULL;
     }
+    int err = pmn_sendmmsg(socket->fd, messages, n);
+    if (first_error == 0) first_error = err;
+    done += n;
   }
-  ssize_t sent;
-  do
-    sent = sendmsg(socket->fd, &message, MSG_DONTWAIT);
-  while (sent < 0 && errno == EINTR);
-  if (sent < 0) return pmn_errno_code(env, errno);
-  return NULL;
+  return first_error == 0 ? NULL : pmn_errno_code(env, first_error);
 }
 
 napi_value pmn_raw_socket_class(napi_env env) {
   napi_property_descriptor methods[] = {
       {"bind", NULL, raw_bind, NULL, NULL, NULL, napi_default_method, NULL},
       {"send", NULL, raw_send, NULL, NULL, NULL, napi_default_method, NULL},
+      {"sendBatch", NULL, raw_send_batch, NULL, NULL, NULL, napi_default_method, NULL},
       {"close", NULL, pmn_socket_close_method, NULL, NULL, NULL, napi_default_method, NULL},
   };
   napi_value constructor;

@@ -2,12 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 
 import { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
+import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { UdpLink } from '../../../src/network/transport/udp/udp-link.ts';
 import { createVethNamespace, namespacesUnavailable, type VethNamespace } from '../../helpers/netns.ts';
 import { impaired } from '../impaired-link.ts';
 import { lossyExchange, NETEM } from '../lossy-exchange.ts';
 import { checksumStatuses } from '../sctp-checksums.ts';
 import { buildPeer, PeerProcess } from './usrsctp-peer.ts';
+
+const native = loadNativeAddon();
 
 /**
  * Our stack (in this process's network namespace) and usrsctp over UDP (in its own namespace) across a
@@ -47,7 +50,12 @@ describe(
           PEER_BIND: ns.peerAddress,
         });
         await peer.waitFor(/^READY/);
-        const udp = await UdpLink.open({ addresses: [ns.hostAddress], port: 0 });
+        // The addon's UDP sockets (batched system calls) where built, as createUdpTransport uses them.
+        const udp = await UdpLink.open({
+          addresses: [ns.hostAddress],
+          port: 0,
+          ...(native.ok ? { addon: native.addon } : {}),
+        });
         const link = netem ? udp : impaired(udp, 6951);
         // Every packet our stack hands to the link, for tshark's CRC32c check.
         const sent: Uint8Array[] = [];

@@ -10,9 +10,12 @@ import { ChunkType } from '../../../src/network/transport/sctp/chunks.ts';
 import { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
 import { decodePacket } from '../../../src/network/transport/sctp/packet.ts';
 import type { LinkAddress, PacketLink } from '../../../src/network/transport/sctp/packet-link.ts';
+import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { UdpLink } from '../../../src/network/transport/udp/udp-link.ts';
 import { checksumStatuses } from '../sctp-checksums.ts';
 import { buildPeer, freeUdpPort, PeerProcess } from './usrsctp-peer.ts';
+
+const native = loadNativeAddon();
 
 /**
  * Interop with usrsctp (Debian's libusrsctp-dev) over UDP encapsulation (RFC 6951) on loopback, in both
@@ -63,7 +66,12 @@ function recording(link: UdpLink): PacketLink & { received: Uint8Array[] } {
 }
 
 async function ourStack(peerUdpPort = 9899) {
-  const udp = await UdpLink.open({ addresses: ['127.0.0.1'], port: 0 });
+  // The addon's UDP sockets (batched system calls) where it is built, as createUdpTransport uses them.
+  const udp = await UdpLink.open({
+    addresses: ['127.0.0.1'],
+    port: 0,
+    ...(native.ok ? { addon: native.addon } : {}),
+  });
   const link = recording(udp);
   const endpoint = new SctpEndpoint({ kind: 'udp', link, peerLinkPort: peerUdpPort });
   endpoints.push(endpoint);

@@ -5,8 +5,9 @@ import type { Crc32c } from '../sctp/crc32c.ts';
 
 /**
  * The typed face of the native addon (`native/*.c`, built by `npm ci` into
- * `build/Release/pmn_native.node`): raw IP sockets for protocol 132 (the `raw` transport's link) and
- * the host kernel's SCTP (the `kernel` transport). Loading it needs no SCTP in the kernel.
+ * `build/Release/pmn_native.node`): raw IP sockets for protocol 132 and UDP sockets (the `raw` and
+ * `udp` transports' links) and the host kernel's SCTP (the `kernel` transport). Loading it needs no
+ * SCTP in the kernel.
  *
  * Conventions of the addon: argument mistakes throw `TypeError`s; system call failures while setting a
  * socket up throw Node-style errors (`code` 'EPROTONOSUPPORT', `errno`, `syscall`); per-message
@@ -41,9 +42,52 @@ export interface RawSocket {
   bind(address: string): void;
   /** Sends one SCTP packet; undefined when the kernel took it, else the errno code (the packet is lost). */
   send(packet: Uint8Array, address: string, source?: string): ErrnoCode | undefined;
+  /**
+   * `send` of each packet (the three arrays are read in step), with one sendmmsg system call per 64
+   * packets. Undefined when the kernel took them all, else the errno code of the first it refused;
+   * the others still went.
+   */
+  sendBatch(
+    packets: readonly Uint8Array[],
+    addresses: readonly string[],
+    sources: readonly (string | undefined)[],
+  ): ErrnoCode | undefined;
   /** Idempotent. */
   close(): void;
 }
+
+export interface UdpSocketHandlers {
+  /** One datagram's payload and where it came from. */
+  onPacket(packet: Buffer, address: string, port: number): void;
+  /** A receive failure (an ICMP error for an earlier datagram, e.g. 'ECONNREFUSED'); not fatal. */
+  onError(error: NodeJS.ErrnoException): void;
+}
+
+/**
+ * A UDP socket (IPv6 ones are IPv6-only) for SCTP's UDP encapsulation: datagrams leave in batches
+ * (sendmmsg) and the handler calls of one readable event share one callback scope.
+ */
+export interface UdpSocket {
+  /** Binds; returns the port (an ephemeral one for 0). Throws EADDRINUSE, EADDRNOTAVAIL. */
+  bind(address: string, port: number): number;
+  /**
+   * One datagram per packet (the three arrays are read in step), one sendmmsg system call per 64.
+   * Undefined when the kernel took them all, else the errno code of the first it refused.
+   */
+  send(
+    packets: readonly Uint8Array[],
+    addresses: readonly string[],
+    ports: readonly number[],
+  ): ErrnoCode | undefined;
+  /** Idempotent. */
+  close(): void;
+}
+
+export type UdpSocketConstructor = new (
+  family: IpFamily,
+  handlers: UdpSocketHandlers,
+  options?: SocketBufferOptions,
+) => UdpSocket;
 
 export type RawSocketConstructor = new (
   family: IpFamily,
@@ -150,6 +194,7 @@ export type SctpSocketConstructor = new (
 export interface NativeAddon {
   RawSocket: RawSocketConstructor;
   SctpSocket: SctpSocketConstructor;
+  UdpSocket: UdpSocketConstructor;
   /** CRC32c of bytes[start, end) continuing from crc (native/crc32c.c: SSE4.2 where the CPU has it). */
   crc32c: Crc32c;
 }

@@ -31,6 +31,10 @@ interface FamilySocket {
   bound: string | undefined;
   /** Destinations accepted; undefined: any (a wildcard was listed). */
   accepts: ReadonlySet<string> | undefined;
+  /** Packets sent since the last batch left, with their destinations and sources (read in step). */
+  readonly packets: Uint8Array[];
+  readonly addresses: string[];
+  readonly sources: (string | undefined)[];
 }
 
 /**
@@ -46,6 +50,11 @@ export class RawLink implements PacketLink {
   readonly #mtu: number;
   #receiver: PacketReceiver = () => undefined;
   #closed = false;
+  #batchQueued = false;
+  readonly #sendBatches = () => {
+    this.#batchQueued = false;
+    for (const entry of this.#sockets) this.#sendBatch(entry);
+  };
 
   private constructor(options: RawLinkOptions) {
     this.localAddresses = [...options.addresses];
@@ -62,6 +71,9 @@ export class RawLink implements PacketLink {
           family,
           bound,
           accepts: wildcard ? undefined : new Set(mine),
+          packets: [],
+          addresses: [],
+          sources: [],
           socket: new options.addon.RawSocket(
             family,
             {
@@ -105,8 +117,26 @@ export class RawLink implements PacketLink {
       entry.bound === undefined && local !== undefined && !WILDCARDS.has(local) && entry.accepts?.has(local)
         ? local
         : undefined;
-    // The kernel copies the datagram before sendmsg returns; a refusal is a lost packet.
-    entry.socket.send(packet, remote.address, source);
+    // Packets leave together once the current callback is done (a microtask): the stack sends a few per
+    // flush, and the handlers of one batch of received packets run in one callback scope (the addon).
+    // One sendmmsg for them all costs less than a system call each; the kernel copies them.
+    entry.packets.push(packet);
+    entry.addresses.push(remote.address);
+    entry.sources.push(source);
+    if (!this.#batchQueued) {
+      this.#batchQueued = true;
+      queueMicrotask(this.#sendBatches);
+    }
+  }
+
+  #sendBatch(entry: FamilySocket): void {
+    if (entry.packets.length === 0) return;
+    // A refusal is a lost packet, which SCTP recovers from.
+    entry.socket.sendBatch(entry.packets, entry.addresses, entry.sources);
+    // The addon read them synchronously: the arrays serve the next batch.
+    entry.packets.length = 0;
+    entry.addresses.length = 0;
+    entry.sources.length = 0;
   }
 
   onPacket(receiver: PacketReceiver): void {
@@ -114,7 +144,12 @@ export class RawLink implements PacketLink {
   }
 
   async close(): Promise<void> {
+    if (this.#closed) return;
     this.#closed = true;
-    for (const entry of this.#sockets) entry.socket.close();
+    // What the stack sent before closing (its ABORTs) still leaves.
+    for (const entry of this.#sockets) {
+      this.#sendBatch(entry);
+      entry.socket.close();
+    }
   }
 }

@@ -24,9 +24,10 @@ export interface LinkAddress {
 export const isIpv6Address = (address: string): boolean => address.includes(':');
 
 /**
- * Receives one inbound SCTP packet. `packet` is only valid during the call (the link may reuse its
- * buffer): the stack copies what it keeps. `local` is the address the packet was sent to, when the link
- * knows it (a link bound to one address always does).
+ * Receives one inbound SCTP packet. The link hands `packet` over: it never writes to it again, and the
+ * stack may keep views of it (user data is held and delivered without a copy; small chunks of large
+ * packets are copied, see receive-buffer.ts). `local` is the address the packet was sent to, when the
+ * link knows it (a link bound to one address always does).
  */
 export type PacketReceiver = (packet: Uint8Array, remote: LinkAddress, local: string) => void;
 

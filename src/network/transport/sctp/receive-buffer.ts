@@ -36,6 +36,16 @@ export type ReceiveOutcome =
   | 'violation';
 
 const MAX_DUPLICATES_REPORTED = 16;
+
+/**
+ * The user data to hold or deliver. Links hand their packets over (PacketReceiver), so a view of the
+ * packet is kept when the chunk fills at least half of the memory the view keeps alive; a small chunk
+ * of a large packet is copied (from Node's pool), so that what is held never pins more than twice what
+ * the window is charged for it.
+ */
+function keep(userData: Uint8Array): Uint8Array {
+  return userData.length * 2 >= userData.buffer.byteLength ? userData : Buffer.from(userData);
+}
 const MAX_GAP_BLOCKS = 64;
 
 export class ReceiveBuffer {
@@ -107,8 +117,7 @@ export class ReceiveBuffer {
       unordered: chunk.unordered,
       beginning: chunk.beginning,
       ending: chunk.ending,
-      // The packet's buffer is the link's: keep a copy (pooled, cheaper than an ArrayBuffer each).
-      data: Buffer.from(chunk.userData),
+      data: keep(chunk.userData),
     };
     if (fragment.beginning && fragment.ending) {
       this.#complete(

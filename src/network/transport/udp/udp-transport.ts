@@ -22,13 +22,15 @@ export interface UdpTransportOptions {
 export async function createUdpTransport(
   options: UdpTransportOptions = {},
 ): Promise<{ transport: SctpEndpoint; link: UdpLink }> {
+  // The udp transport needs no privilege and no addon; where the addon is built, its UDP sockets
+  // (batched system calls) and CRC32c are faster.
+  const addon = loadNativeAddon();
   const link = await UdpLink.open({
     addresses: options.addresses ?? ['0.0.0.0'],
     port: options.udpPort ?? SCTP_UDP_PORT,
     ...(options.mtu === undefined ? {} : { mtu: options.mtu }),
+    ...(addon.ok ? { addon: addon.addon } : {}),
   });
-  // The udp transport needs no privilege and no addon; where the addon is built, its CRC32c is faster.
-  const addon = loadNativeAddon();
   const transport = new SctpEndpoint({
     kind: 'udp',
     link,
