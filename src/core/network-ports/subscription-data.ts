@@ -18,6 +18,7 @@ export function createSubscriptionData(deps: { db: Db }): SubscriptionDataPort {
         'profiles.id as profile_id',
         'profiles.name',
         'profiles.ue_ip_pool',
+        'profiles.ue_ipv6_pool',
         'profiles.dns',
         'profiles.mtu',
         'profiles.bitrate_uplink',
@@ -61,6 +62,7 @@ export function createSubscriptionData(deps: { db: Db }): SubscriptionDataPort {
         profile: {
           name: profile.name,
           ueIpPool: profile.ue_ip_pool,
+          ...(profile.ue_ipv6_pool === null ? {} : { ueIpv6Pool: profile.ue_ipv6_pool }),
           dns: profile.dns,
           mtu: profile.mtu,
           ambrUplink: profile.bitrate_uplink,

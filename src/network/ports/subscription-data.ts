@@ -25,6 +25,8 @@ export interface SubscriptionData {
     name: string;
     /** IPv4 pool (CIDR) the profile's sessions take addresses from. */
     ueIpPool: string;
+    /** IPv6 prefix (CIDR, /64 or shorter) each IPv6 session takes a /64 from; absent: IPv4 only. */
+    ueIpv6Pool?: string;
     dns: string;
     mtu: number;
     /** UE AMBR in bitrate form. */

@@ -2,8 +2,8 @@ import { PDU_SESSION_TYPE, type SNssai } from '../nas/index.ts';
 import type { AuthorisedSession, SubscriptionData } from '../ports/subscription-data.ts';
 import { SM_CAUSE } from './sm-cause.ts';
 
-/** The profile as the SMF reads it: the port's, with the optional IPv6 pool (network.md 6, 9). */
-export type SessionProfile = SubscriptionData['profile'] & { ueIpv6Pool?: string };
+/** The profile as the SMF reads it, with its optional IPv6 pool (network.md 6, 9). */
+export type SessionProfile = SubscriptionData['profile'];
 
 /** What a PDU Session Establishment Request asks for (TS 24.501 8.3.1, with UL NAS Transport's IEs). */
 export interface EstablishmentRequest {

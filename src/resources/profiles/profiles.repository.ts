@@ -4,6 +4,8 @@ export interface Profile {
   id: number;
   name: string;
   ueIpPool: string;
+  /** IPv6 prefix each session takes a /64 from (network.md 6); absent: the profile serves IPv4 only. */
+  ueIpv6Pool?: string;
   dns: string;
   mtu: number;
   bitrateUplink: string;
@@ -16,6 +18,7 @@ const COLUMNS = [
   'id',
   'name',
   'ue_ip_pool',
+  'ue_ipv6_pool',
   'dns',
   'mtu',
   'bitrate_uplink',
@@ -28,6 +31,7 @@ interface Row {
   id: number;
   name: string;
   ue_ip_pool: string;
+  ue_ipv6_pool: string | null;
   dns: string;
   mtu: number;
   bitrate_uplink: string;
@@ -40,6 +44,7 @@ const toProfile = (row: Row): Profile => ({
   id: row.id,
   name: row.name,
   ueIpPool: row.ue_ip_pool,
+  ...(row.ue_ipv6_pool === null ? {} : { ueIpv6Pool: row.ue_ipv6_pool }),
   dns: row.dns,
   mtu: row.mtu,
   bitrateUplink: row.bitrate_uplink,
@@ -50,6 +55,8 @@ const toProfile = (row: Row): Profile => ({
 
 const toColumns = (profile: Omit<Profile, 'id' | 'name'>) => ({
   ue_ip_pool: profile.ueIpPool,
+  // An update replaces the profile: no pool given clears the column.
+  ue_ipv6_pool: profile.ueIpv6Pool ?? null,
   dns: profile.dns,
   mtu: profile.mtu,
   bitrate_uplink: profile.bitrateUplink,

@@ -17,7 +17,11 @@ const toListItem = (profile: Profile) => ({
   'priority-level': profile.priorityLevel,
 });
 
-const toResult = (profile: Profile) => ({ ...toListItem(profile), mtu: profile.mtu });
+const toResult = (profile: Profile) => ({
+  ...toListItem(profile),
+  mtu: profile.mtu,
+  ...(profile.ueIpv6Pool === undefined ? {} : { 'ue-ipv6-pool': profile.ueIpv6Pool }),
+});
 
 const toInput = (body: {
   'ue-ip-pool': string;
@@ -27,8 +31,10 @@ const toInput = (body: {
   'bitrate-downlink': string;
   var5qi: number;
   'priority-level': number;
+  'ue-ipv6-pool'?: string;
 }): ProfileInput => ({
   ueIpPool: body['ue-ip-pool'],
+  ...(body['ue-ipv6-pool'] === undefined ? {} : { ueIpv6Pool: body['ue-ipv6-pool'] }),
   dns: body.dns,
   mtu: body.mtu,
   bitrateUplink: body['bitrate-uplink'],
@@ -77,7 +83,7 @@ export function profilesRoutes(deps: { profiles: ProfilesService }) {
         config: { permission: 'network:read' },
         schema: {
           tags: ['profiles'],
-          summary: 'Get a profile, including mtu',
+          summary: 'Get a profile, including mtu and ue-ipv6-pool (absent when it has none)',
           params: NameParams,
           response: { 200: Envelope(ProfileResult) },
         },
@@ -91,7 +97,7 @@ export function profilesRoutes(deps: { profiles: ProfilesService }) {
         config: { permission: 'network:write' },
         schema: {
           tags: ['profiles'],
-          summary: 'Replace a profile',
+          summary: 'Replace a profile (without ue-ipv6-pool: the profile no longer has one)',
           params: NameParams,
           body: UpdateProfileBody,
           response: { 200: Envelope(MessageResult) },

@@ -9,6 +9,20 @@ import {
   Var5qi,
 } from '../../validation/network-values.ts';
 
+/**
+ * network.md 6 and 9: an IPv6 prefix of /64 or shorter, each session's /64 taken from it. Checked like
+ * `ue-ip-pool` (the `cidr` format: a valid address and no host bits set, stored as sent), and by the
+ * pattern IPv6 only, written in hexadecimal groups (no dotted IPv4 tail), with a length of 1 to 64.
+ */
+const Ipv6Pool = Type.String({
+  format: 'cidr',
+  pattern: '^[0-9A-Fa-f:]+/([1-9]|[1-5][0-9]|6[0-4])$',
+  maxLength: 64,
+  'x-error':
+    'must be an IPv6 network in CIDR notation of /64 or shorter, such as 2001:db8:45::/48 (no host bits set)',
+  examples: ['2001:db8:45::/48'],
+});
+
 // The contract spells profile fields with hyphens (`ue-ip-pool`), unlike every other resource.
 const listedFields = {
   'ue-ip-pool': CidrPool,
@@ -19,16 +33,24 @@ const listedFields = {
   'priority-level': PriorityLevel,
 };
 
-const profileFields = { ...listedFields, mtu: Mtu };
+const profileFields = {
+  ...listedFields,
+  mtu: Mtu,
+  'ue-ipv6-pool': Type.Optional({
+    ...Ipv6Pool,
+    description: 'each IPv6 or IPv4v6 session gets its own /64 of it; IPv4 sessions only when absent',
+  }),
+};
 
 export const CreateProfileBody = Type.Object(
   { name: ResourceName, ...profileFields },
   { additionalProperties: false },
 );
 
+/** PUT replaces the profile: an absent `ue-ipv6-pool` removes the profile's IPv6 pool. */
 export const UpdateProfileBody = Type.Object(profileFields, { additionalProperties: false });
 
-/** List items leave out `mtu` (the spec's Profile section); the single read carries it. */
+/** List items leave out `mtu` and `ue-ipv6-pool` (the spec's Profile section); the single read carries them. */
 export const ProfileListItem = Type.Object({
   name: Type.String(),
   'ue-ip-pool': Type.String(),
@@ -39,4 +61,8 @@ export const ProfileListItem = Type.Object({
   'priority-level': Type.Integer(),
 });
 
-export const ProfileResult = Type.Object({ ...ProfileListItem.properties, mtu: Type.Integer() });
+export const ProfileResult = Type.Object({
+  ...ProfileListItem.properties,
+  mtu: Type.Integer(),
+  'ue-ipv6-pool': Type.Optional(Type.String({ description: 'absent when the profile has no IPv6 pool' })),
+});

@@ -11,6 +11,10 @@ import type { Profile, ProfilesRepository } from './profiles.repository.ts';
 
 export type ProfileInput = Omit<Profile, 'id' | 'name'>;
 
+/** The pools as audit details name them. */
+const poolsText = (input: ProfileInput): string =>
+  `ue-ip-pool ${input.ueIpPool}${input.ueIpv6Pool === undefined ? '' : `, ue-ipv6-pool ${input.ueIpv6Pool}`}`;
+
 export function createProfilesService(deps: {
   db: Db;
   profiles: ProfilesRepository;
@@ -43,7 +47,7 @@ export function createProfilesService(deps: {
             actor,
             {
               action: 'create_profile',
-              details: `Profile ${input.name} created (ue-ip-pool ${input.ueIpPool}, dns ${input.dns})`,
+              details: `Profile ${input.name} created (${poolsText(input)}, dns ${input.dns})`,
             },
             trx,
           );
@@ -60,7 +64,7 @@ export function createProfilesService(deps: {
           actor,
           {
             action: 'update_profile',
-            details: `Profile ${name} updated (ue-ip-pool ${input.ueIpPool}, dns ${input.dns})`,
+            details: `Profile ${name} updated (${poolsText(input)}, dns ${input.dns})`,
           },
           trx,
         );

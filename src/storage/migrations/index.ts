@@ -8,6 +8,7 @@ import * as loginSessions from './0006-login-sessions.ts';
 import * as networkSecurity from './0007-network-security.ts';
 import * as subscriberCount from './0008-subscriber-count.ts';
 import * as subscriberCountByProfile from './0009-subscriber-count-by-profile.ts';
+import * as profileUeIpv6Pool from './0010-profile-ue-ipv6-pool.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -20,6 +21,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007-network-security': networkSecurity,
   '0008-subscriber-count': subscriberCount,
   '0009-subscriber-count-by-profile': subscriberCountByProfile,
+  '0010-profile-ue-ipv6-pool': profileUeIpv6Pool,
 };
 
 export const migrationProvider: MigrationProvider = {

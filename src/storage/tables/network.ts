@@ -43,6 +43,8 @@ export interface ProfilesTable {
   id: Generated<number>;
   name: string;
   ue_ip_pool: string;
+  /** IPv6 prefix (CIDR, /64 or shorter) each session takes a /64 from; NULL: IPv4 only (migration 0010). */
+  ue_ipv6_pool: string | null;
   dns: string;
   mtu: number;
   bitrate_uplink: string;

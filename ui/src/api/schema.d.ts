@@ -5268,6 +5268,12 @@ export interface paths {
                         var5qi: number;
                         "priority-level": number;
                         mtu: number;
+                        /**
+                         * Format: cidr
+                         * @description each IPv6 or IPv4v6 session gets its own /64 of it; IPv4 sessions only when absent
+                         * @example 2001:db8:45::/48
+                         */
+                        "ue-ipv6-pool"?: string;
                     };
                 };
             };
@@ -5373,7 +5379,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a profile, including mtu
+         * Get a profile, including mtu and ue-ipv6-pool (absent when it has none)
          * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `network:read`).
          */
         get: {
@@ -5403,6 +5409,8 @@ export interface paths {
                                 var5qi: number;
                                 "priority-level": number;
                                 mtu: number;
+                                /** @description absent when the profile has no IPv6 pool */
+                                "ue-ipv6-pool"?: string;
                             };
                         };
                     };
@@ -5458,7 +5466,7 @@ export interface paths {
             };
         };
         /**
-         * Replace a profile
+         * Replace a profile (without ue-ipv6-pool: the profile no longer has one)
          * @description Roles allowed: admin (1), network manager (3) (permission `network:write`).
          */
         put: {
@@ -5496,6 +5504,12 @@ export interface paths {
                         var5qi: number;
                         "priority-level": number;
                         mtu: number;
+                        /**
+                         * Format: cidr
+                         * @description each IPv6 or IPv4v6 session gets its own /64 of it; IPv4 sessions only when absent
+                         * @example 2001:db8:45::/48
+                         */
+                        "ue-ipv6-pool"?: string;
                     };
                 };
             };
