@@ -117,15 +117,16 @@ export class RawLink implements PacketLink {
       entry.bound === undefined && local !== undefined && !WILDCARDS.has(local) && entry.accepts?.has(local)
         ? local
         : undefined;
-    // Packets leave together once the current callback is done (a microtask): the stack sends a few per
-    // flush, and the handlers of one batch of received packets run in one callback scope (the addon).
-    // One sendmmsg for them all costs less than a system call each; the kernel copies them.
+    // Packets leave together once the current callback is done (process.nextTick; queueMicrotask would
+    // cost an AsyncResource a call): the stack sends a few per flush, and the handlers of one batch of
+    // received packets run in one callback scope (the addon). One sendmmsg for them all costs less than
+    // a system call each; the kernel copies them.
     entry.packets.push(packet);
     entry.addresses.push(remote.address);
     entry.sources.push(source);
     if (!this.#batchQueued) {
       this.#batchQueued = true;
-      queueMicrotask(this.#sendBatches);
+      process.nextTick(this.#sendBatches);
     }
   }
 

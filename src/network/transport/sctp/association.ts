@@ -131,6 +131,12 @@ export class SctpAssociation implements N2Association {
   // Transmission state.
   #inPacket = false;
   #flushScheduled = false;
+  /** The packet #flush is filling. */
+  #builder: PacketBuilder | undefined;
+  readonly #scheduledFlush = (): void => {
+    this.#flushScheduled = false;
+    this.#flush();
+  };
   #sackDue = false;
   #sackNow = false;
   /** A SACK that must not wait for the end of the turn: gaps, duplicates, the I bit (RFC 9260 6.2, 6.7). */
@@ -801,10 +807,7 @@ export class SctpAssociation implements N2Association {
   #scheduleFlush(): void {
     if (this.#inPacket || this.#flushScheduled) return;
     this.#flushScheduled = true;
-    setImmediate(() => {
-      this.#flushScheduled = false;
-      this.#flush();
-    });
+    setImmediate(this.#scheduledFlush);
   }
 
   /** Sends what is due: control chunks, a SACK, retransmissions and new data as the windows allow. */
@@ -817,38 +820,18 @@ export class SctpAssociation implements N2Association {
     const pathIndex = this.#currentPathIndex();
     const path = this.paths[pathIndex]!;
     const now = this.#host.now();
-    let builder: PacketBuilder | undefined;
-    const open = () =>
-      (builder ??= new PacketBuilder(
-        path.mtu,
-        this.localPort,
-        this.peerPort,
-        this.peerTag,
-        this.#host.crc32c,
-      ));
-    const ship = () => {
-      if (builder === undefined || builder.empty) return;
-      this.#host.send(builder.finish(), path.remote);
-      path.lastSent = now;
-      builder = undefined;
-    };
-    for (const c of this.#control.splice(0)) {
-      if (!open().add(c)) {
-        ship();
-        open().add(c);
-      }
-    }
+    for (const c of this.#control.splice(0)) this.#addChunk(path, now, c);
     const sending = this.#send.nextRetransmit() !== undefined || this.#send.pendingBytes() > 0;
     if (this.#sackDue && (this.#sackNow || sending)) {
-      this.#addSack(open());
+      this.#addSack(this.#open(path));
     }
     // Retransmissions first, then new data (RFC 9260 6.1); the first fast retransmit ignores cwnd.
     let dataSent = false;
     for (let c = this.#send.nextRetransmit(); c !== undefined; c = this.#send.nextRetransmit()) {
       if (!this.#fastRetransmitNow && this.#send.flightBytes >= path.cwnd) break;
-      if (!open().addData(c.flags, c.tsn, c.streamId, c.ssn, c.ppid, c.userData)) {
-        const wasEmpty = builder?.empty ?? true;
-        ship();
+      if (!this.#open(path).addData(c.flags, c.tsn, c.streamId, c.ssn, c.ppid, c.userData)) {
+        const wasEmpty = this.#builder?.empty ?? true;
+        this.#ship(path, now);
         this.#fastRetransmitNow = false;
         if (wasEmpty) break;
         continue;
@@ -858,7 +841,7 @@ export class SctpAssociation implements N2Association {
     }
     if (this.#fastRetransmitNow) {
       this.#fastRetransmitNow = false;
-      ship();
+      this.#ship(path, now);
     }
     if (this.#send.nextRetransmit() === undefined) {
       // RFC 9260 6.1 D: Max.Burst limits the packets of new data one transmission sends.
@@ -868,22 +851,59 @@ export class SctpAssociation implements N2Association {
         // RFC 9260 6.1 A: with no window, one chunk may probe when nothing is in flight.
         if (this.#send.flightBytes > 0 && Math.min(remaining, MIN_FRAGMENT) > this.#peerRwnd) break;
         // Fill the packet: cut a fragment to the room left, unless that would make a sliver.
-        let room = (builder === undefined ? path.mtu - 12 : builder.room()) - 16;
+        let room = (this.#builder === undefined ? path.mtu - 12 : this.#builder.room()) - 16;
         if (room < Math.min(remaining, MIN_FRAGMENT)) {
-          ship();
+          this.#ship(path, now);
           if (++packets >= this.#host.params.maxBurst) break;
           room = path.mtu - 12 - 16;
         }
         // A whole rest that fits goes as is; a cut keeps fragments 4-byte aligned.
         const taken = this.#send.takePending(now, pathIndex, remaining <= room ? remaining : room & ~3);
-        open().addData(taken.flags, taken.tsn, taken.streamId, taken.ssn, taken.ppid, taken.userData);
+        this.#open(path).addData(
+          taken.flags,
+          taken.tsn,
+          taken.streamId,
+          taken.ssn,
+          taken.ppid,
+          taken.userData,
+        );
         this.#peerRwnd = Math.max(0, this.#peerRwnd - taken.userData.length);
         dataSent = true;
       }
     }
-    this.#shutdownStep(open, ship);
-    ship();
+    this.#shutdownStep(path, now);
+    this.#ship(path, now);
+    // An empty packet is not kept for the next flush: the path or the peer's tag may change by then.
+    this.#builder = undefined;
     if (dataSent && this.#t3 === undefined) this.#startT3(false);
+  }
+
+  /** The packet #flush is filling (methods, not closures: a flush runs per turn and per SACK). */
+  #open(path: Path): PacketBuilder {
+    return (this.#builder ??= new PacketBuilder(
+      path.mtu,
+      this.localPort,
+      this.peerPort,
+      this.peerTag,
+      this.#host.crc32c,
+    ));
+  }
+
+  /** Sends the packet being filled, if it holds anything. */
+  #ship(path: Path, now: number): void {
+    const builder = this.#builder;
+    if (builder === undefined || builder.empty) return;
+    this.#host.send(builder.finish(), path.remote);
+    path.lastSent = now;
+    this.#builder = undefined;
+  }
+
+  /** Adds a chunk to the packet being filled, or to a new one when it does not fit. */
+  #addChunk(path: Path, now: number, chunk: Uint8Array): void {
+    if (!this.#open(path).add(chunk)) {
+      this.#ship(path, now);
+      this.#open(path).add(chunk);
+    }
   }
 
   #addSack(builder: PacketBuilder): void {
@@ -897,22 +917,16 @@ export class SctpAssociation implements N2Association {
   }
 
   /** RFC 9260 9.2: once nothing is outstanding, a pending shutdown sends SHUTDOWN or SHUTDOWN ACK. */
-  #shutdownStep(open: () => PacketBuilder, ship: () => void): void {
+  #shutdownStep(path: Path, now: number): void {
     if (!this.#send.empty) return;
-    const add = (chunk: Uint8Array) => {
-      if (!open().add(chunk)) {
-        ship();
-        open().add(chunk);
-      }
-    };
     if (this.#state.name === 'shutdown-pending') {
       this.#state = { name: 'shutdown-sent', retransmits: 0 };
-      add(encodeCumulativeTsn(ChunkType.SHUTDOWN, this.#receive!.cumulativeTsn));
+      this.#addChunk(path, now, encodeCumulativeTsn(ChunkType.SHUTDOWN, this.#receive!.cumulativeTsn));
       this.#cancelT3();
       this.#startT2();
     } else if (this.#state.name === 'shutdown-received') {
       this.#state = { name: 'shutdown-ack-sent', retransmits: 0 };
-      add(encodeChunk(ChunkType.SHUTDOWN_ACK, 0));
+      this.#addChunk(path, now, encodeChunk(ChunkType.SHUTDOWN_ACK, 0));
       this.#cancelT3();
       this.#startT2();
     }

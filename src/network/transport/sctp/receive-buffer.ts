@@ -37,6 +37,16 @@ export type ReceiveOutcome =
 
 const MAX_DUPLICATES_REPORTED = 16;
 
+/** Whether fragment g (if any) belongs to the same message as f. */
+function sameMessage(f: Fragment, g: Fragment | undefined): g is Fragment {
+  return (
+    g !== undefined &&
+    g.streamId === f.streamId &&
+    g.unordered === f.unordered &&
+    (f.unordered || g.ssn === f.ssn)
+  );
+}
+
 /**
  * The user data to hold or deliver. Links hand their packets over (PacketReceiver), so a view of the
  * packet is kept when the chunk fills at least half of the memory the view keeps alive; a small chunk
@@ -176,23 +186,18 @@ export class ReceiveBuffer {
   /** Fragments of one message have consecutive TSNs (RFC 9260 6.9): look for its B and E around `tsn`. */
   #reassemble(tsn: number, deliver: InboundMessage[]): ReceiveOutcome {
     const f = this.#fragments.get(tsn)!;
-    const sameMessage = (g: Fragment | undefined): g is Fragment =>
-      g !== undefined &&
-      g.streamId === f.streamId &&
-      g.unordered === f.unordered &&
-      (f.unordered || g.ssn === f.ssn);
     let first = tsn;
     let size = f.data.length;
     while (!this.#fragments.get(first)!.beginning) {
       const previous = this.#fragments.get(tsnAdd(first, -1));
-      if (!sameMessage(previous) || previous.ending) break;
+      if (!sameMessage(f, previous) || previous.ending) break;
       first = tsnAdd(first, -1);
       size += previous.data.length;
     }
     let last = tsn;
     while (!this.#fragments.get(last)!.ending) {
       const next = this.#fragments.get(tsnAdd(last, 1));
-      if (!sameMessage(next) || next.beginning) break;
+      if (!sameMessage(f, next) || next.beginning) break;
       last = tsnAdd(last, 1);
       size += next.data.length;
     }

@@ -55,6 +55,12 @@ export interface SackResult {
   invalid: boolean;
 }
 
+/** Counts a newly acknowledged chunk: bytes per path, and the RTT sample (Karn: first sent only). */
+function credit(result: SackResult, c: OutboundChunk): void {
+  result.ackedBytesByPath.set(c.path, (result.ackedBytesByPath.get(c.path) ?? 0) + c.userData.length);
+  if (c.sent === 1 && result.rtt === undefined) result.rtt = { path: c.path, sentAt: c.sentAt };
+}
+
 export class SendQueue {
   /** The next TSN to assign. */
   nextTsn: number;
@@ -183,10 +189,6 @@ export class SendQueue {
       result.invalid = true;
       return result;
     }
-    const credit = (c: OutboundChunk) => {
-      result.ackedBytesByPath.set(c.path, (result.ackedBytesByPath.get(c.path) ?? 0) + c.userData.length);
-      if (c.sent === 1 && result.rtt === undefined) result.rtt = { path: c.path, sentAt: c.sentAt };
-    };
     // HTNA (RFC 9260 7.2.4): missing reports count only below the highest TSN newly acknowledged.
     let highestNewlyAcked: number | undefined;
     let removed = 0;
@@ -194,7 +196,7 @@ export class SendQueue {
       if (!tsnLte(c.tsn, cum)) break;
       if (!c.gapAcked) {
         if (!c.retransmit) this.flightBytes -= c.userData.length;
-        credit(c);
+        credit(result, c);
         highestNewlyAcked = c.tsn;
       }
       this.queuedBytes -= c.userData.length;
@@ -217,7 +219,7 @@ export class SendQueue {
         c.gapAcked = true;
         if (!c.retransmit) this.flightBytes -= c.userData.length;
         c.retransmit = false;
-        credit(c);
+        credit(result, c);
         highestNewlyAcked = c.tsn;
       } else if (!acked && c.gapAcked) {
         // Reneged (RFC 9260 6.2.1 rule 3): back in flight as unacknowledged.

@@ -100,15 +100,16 @@ export class UdpLink implements PacketLink {
     const s =
       this.#sockets.find((x) => x.v6 === v6 && x.address === local) ?? this.#sockets.find((x) => x.v6 === v6);
     if (s === undefined) return;
-    // Packets leave together once the current callback is done (a microtask): the stack sends a few per
-    // flush, and the native socket hands a batch of received packets over in one callback scope. The
-    // stack never writes to a packet it has sent, so it may wait until then.
+    // Packets leave together once the current callback is done (process.nextTick; queueMicrotask would
+    // cost an AsyncResource a call): the stack sends a few per flush, and the native socket hands a batch
+    // of received packets over in one callback scope. The stack never writes to a packet it has sent, so
+    // it may wait until then.
     s.packets.push(packet);
     s.addresses.push(remote.address);
     s.ports.push(remote.port);
     if (!this.#batchQueued) {
       this.#batchQueued = true;
-      queueMicrotask(this.#sendBatches);
+      process.nextTick(this.#sendBatches);
     }
   }
 
