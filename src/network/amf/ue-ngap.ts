@@ -122,6 +122,13 @@ const MANDATORY: Record<string, readonly MandatoryIe[]> = {
 
 type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
 
+/** The IEs of a UE-associated message: the AMF and RAN UE NGAP IDs among others. */
+type UeIdentifiedIes = readonly (
+  | { name: 'AMF-UE-NGAP-ID'; value: number }
+  | { name: 'RAN-UE-NGAP-ID'; value: number }
+  | { name: string | null; value: unknown }
+)[];
+
 /**
  * The UE-associated signalling of N2 (TS 38.413 8.2, 8.3, 8.6): UE-associated logical NG-connections,
  * the NAS transport both ways, Initial Context Setup, UE Context Release either way, NAS Non Delivery,
@@ -238,6 +245,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     return connection;
   }
 
+  /** The connection named by a UE-associated message's AMF and RAN UE NGAP IDs, as `named` checks it. */
+  function connectionNamedIn(ies: UeIdentifiedIes, radio: RadioLink, streamId: number) {
+    return named(radio, streamId, ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+  }
+
   function located(connection: UeConnection<Owner>, location: UserLocationInformation | undefined): void {
     const cell = location === undefined ? undefined : servingCellOf(location);
     if (cell !== undefined) connection.servingCell = cell;
@@ -254,12 +266,8 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     )
       return;
     // The three answers share the leading ids (TS 38.413 9.2.1.2, 9.2.1.4, 9.2.1.6).
-    const ies: readonly (
-      | { name: 'AMF-UE-NGAP-ID'; value: number }
-      | { name: 'RAN-UE-NGAP-ID'; value: number }
-      | { name: string | null; value: unknown }
-    )[] = pdu.value.value.protocolIEs;
-    const connection = named(radio, streamId, ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+    const ies: UeIdentifiedIes = pdu.value.value.protocolIEs;
+    const connection = connectionNamedIn(ies, radio, streamId);
     if (connection === undefined) return;
     endpoint().heard(connection);
     endpoint().sessionResources(connection, pdu);
@@ -304,12 +312,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkNASTransport') return;
         const ies = pdu.value.value.protocolIEs;
         if (lacksMandatory('UplinkNASTransport', pdu, ies, radio, streamId)) return;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         located(connection, ieValue(ies, 'UserLocationInformation'));
         endpoint().uplinkNas(connection, ieValue(ies, 'NAS-PDU') ?? new Uint8Array());
@@ -320,12 +323,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         endpoint().contextSetup(connection, true, undefined);
@@ -336,12 +334,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         endpoint().contextSetup(connection, false, ieValue(ies, 'Cause'));
@@ -352,12 +345,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UEContextReleaseRequest') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         // TS 38.413 8.3.2: the AMF answers with UE Context Release Command, giving the radio's cause back.
@@ -369,12 +357,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'UEContextRelease') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         located(connection, ieValue(ies, 'UserLocationInformation'));
         end(connection, 'released');
@@ -385,12 +368,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'NASNonDeliveryIndication') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         endpoint().nasNotDelivered(
@@ -405,12 +383,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReport') return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         located(connection, ieValue(ies, 'UserLocationInformation'));
         location?.locationReported(connection, true);
@@ -422,12 +395,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReportingFailureIndication')
           return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         location?.locationReported(connection, false);
@@ -439,12 +407,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkUEAssociatedNRPPaTransport')
           return;
         const ies = pdu.value.value.protocolIEs;
-        const connection = named(
-          radio,
-          streamId,
-          ieValue(ies, 'AMF-UE-NGAP-ID'),
-          ieValue(ies, 'RAN-UE-NGAP-ID'),
-        );
+        const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
         const routingId = ieValue(ies, 'RoutingID');
