@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
+import { assertTsharkAgrees } from './n2-service.ts';
+import { startSessionService, type SessionService } from './session-service.ts';
+
+/**
+ * IPv6 sessions whose pool comes from the management API (network.md 6 and 9: a profile's optional
+ * `ue-ipv6-pool`, each session its own /64; a pool change releases the sessions using it with #39,
+ * TS 24.501 6.3.3): a simulated UE behind a simulated gNB against the real service, the pool set,
+ * changed and removed by `PUT /api/v1/profiles/default`, the sessions read back through the API and
+ * the rules the UPF was given.
+ */
+
+interface ApiSession {
+  id: number;
+  status: string;
+  ip_type: string;
+  ipv4_address: string;
+  ipv6_prefix: string;
+}
+
+const DEFAULT_PROFILE = {
+  'ue-ip-pool': '10.45.0.0/16',
+  dns: '8.8.8.8',
+  mtu: 1400,
+  'bitrate-uplink': '1 Gbps',
+  'bitrate-downlink': '1 Gbps',
+  var5qi: 9,
+  'priority-level': 90,
+};
+
+describe('IPv6 sessions from the profile ue-ipv6-pool set through the API', () => {
+  let s: SessionService;
+  let imsi: string;
+  let sessions: UeSessions;
+  before(async () => {
+    s = await startSessionService();
+    ({ imsi, sessions } = await s.registered(1));
+  });
+  after(async () => {
+    await assertTsharkAgrees(s.received);
+    await s.close();
+  });
+
+  const sessionsOf = async (): Promise<Map<number, ApiSession>> =>
+    new Map(
+      (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions.map((x) => [x.id, x]),
+    );
+  const setPool = async (pool: string | undefined): Promise<void> => {
+    const body = pool === undefined ? DEFAULT_PROFILE : { ...DEFAULT_PROFILE, 'ue-ipv6-pool': pool };
+    assert.equal(await s.request('PUT', '/api/v1/profiles/default', body), 200);
+  };
+  /** Network-requested releases heard by the UE, by PDU session id, until `count` arrived. */
+  const releases = (count: number): Promise<Map<number, number>> =>
+    new Promise((resolve) => {
+      const heard = new Map<number, number>();
+      const off = sessions.on((event) => {
+        if (event.type !== 'released') return;
+        heard.set(event.pduSessionId, event.cause);
+        if (heard.size === count) {
+          off();
+          resolve(heard);
+        }
+      });
+    });
+  /** The IPv6 prefixes the UPF's rules hold now. */
+  const upfPrefixes = (): string[] =>
+    [...s.rules.sessions.values()].flatMap((rule) => (rule.ipv6 === null ? [] : [rule.ipv6])).sort();
+
+  it('IPv6 and IPv4v6 sessions take a /64 each of the pool the API set; an IPv4 session none', async () => {
+    await setPool('2001:db8:45::/48');
+    const v6 = await sessions.establish({ pduSessionId: 1, type: 'IPv6' });
+    const dual = await sessions.establish({ pduSessionId: 2, type: 'IPv4v6' });
+    const v4 = await sessions.establish({ pduSessionId: 3, type: 'IPv4' });
+    assert.ok(v6.outcome === 'accepted' && dual.outcome === 'accepted' && v4.outcome === 'accepted');
+    assert.equal(v6.session.ipType, 'IPv6');
+    assert.equal(dual.session.ipType, 'IPv4v6');
+    assert.equal(dual.session.cause, undefined);
+    assert.deepEqual([...(dual.session.ipv6InterfaceIdentifier ?? [])], [0, 0, 0, 0, 0, 0, 0, 1]);
+    const shown = await s.until(async () => {
+      const byId = await sessionsOf();
+      return byId.size === 3 && [...byId.values()].every((x) => x.status === 'active') ? byId : undefined;
+    }, 'three active sessions');
+    assert.deepEqual(
+      [1, 2, 3].map((id) => [shown.get(id)?.ip_type, shown.get(id)?.ipv6_prefix]),
+      [
+        ['IPv6', '2001:db8:45::/64'],
+        ['IPv4v6', '2001:db8:45:1::/64'],
+        ['IPv4', ''],
+      ],
+    );
+    assert.deepEqual(upfPrefixes(), ['2001:db8:45:1::', '2001:db8:45::']);
+  });
+
+  it('another ue-ipv6-pool releases the sessions using the old one with #39; the IPv4 session stays', async () => {
+    const released = releases(2);
+    await setPool('2001:db8:46::/48');
+    assert.deepEqual(
+      [...(await released)].sort(([a], [b]) => a - b),
+      [
+        [1, 39],
+        [2, 39],
+      ],
+    );
+    const left = await s.until(async () => {
+      const byId = await sessionsOf();
+      return byId.size === 1 ? byId : undefined;
+    }, 'only the IPv4 session left');
+    assert.equal(left.get(3)?.ip_type, 'IPv4');
+    assert.deepEqual(upfPrefixes(), []);
+
+    const again = await sessions.establish({ pduSessionId: 1, type: 'IPv6' });
+    assert.ok(again.outcome === 'accepted');
+    await s.until(
+      async () => ((await sessionsOf()).get(1)?.ipv6_prefix === '2001:db8:46::/64' ? true : undefined),
+      'a /64 of the new pool',
+    );
+  });
+
+  it('removing ue-ipv6-pool releases the IPv6 session with #39; then IPv6 is refused #50, IPv4v6 becomes IPv4 with #50', async () => {
+    const released = releases(1);
+    await setPool(undefined);
+    assert.deepEqual([...(await released)], [[1, 39]]);
+    await s.until(async () => ((await sessionsOf()).has(1) ? undefined : true), 'the IPv6 session gone');
+    assert.deepEqual(await sessions.establish({ pduSessionId: 1, type: 'IPv6' }), {
+      outcome: 'rejected',
+      cause: 50,
+    });
+    const dual = await sessions.establish({ pduSessionId: 2, type: 'IPv4v6' });
+    assert.ok(dual.outcome === 'accepted');
+    assert.deepEqual([dual.session.ipType, dual.session.cause], ['IPv4', 50]);
+    assert.deepEqual(upfPrefixes(), []);
+  });
+});
