@@ -5,6 +5,7 @@
 // Run: npx tsx bench/sessions.ts [--sessions N (20000)]
 import { parseArgs } from 'node:util';
 import pino from 'pino';
+import { systemTimers } from '../src/clock.ts';
 import { encodeComplete } from '../src/network/asn1/complete.ts';
 import { encodeNasMessage } from '../src/network/nas/index.ts';
 import { encodePDUSessionResourceSetupResponseTransfer } from '../src/network/ngap/generated/codec.ts';
@@ -87,8 +88,10 @@ const smf = createSmf({
     },
     modifyResources: () => true,
     releaseResources: () => true,
+    pageForDownlinkData: () => false,
   },
   logger: pino({ level: 'silent' }),
+  timers: systemTimers,
 });
 
 const request = () => ({

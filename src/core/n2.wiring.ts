@@ -50,19 +50,21 @@ export interface N2Component extends Component {
 /**
  * Starts the UPF (docs/upf.md) for the SMF. It needs CAP_NET_ADMIN (the TUN device) and its N3
  * address; without them the service still starts, says so once, and refuses PDU sessions with #26
- * (docs/sessions.md).
+ * (docs/sessions.md). Downlink data for an idle session goes to `onDownlinkData` (the SMF pages).
  */
 function startUserPlane(
   core: Pick<Core, 'logger' | 'records'>,
   upf: { settings: UpfSettings; addon?: UpfAddon },
   clock: Clock,
   timers: Timers,
+  onDownlinkData: (upfSessionId: number) => void,
 ): { upf: Upf; userPlane: UserPlane } | undefined {
   const created = createUpf({
     settings: upf.settings,
     records: core.records.ingestion,
     clock,
     timers,
+    onDownlinkData: (session) => onDownlinkData(session.id),
     ...(upf.addon === undefined ? {} : { addon: upf.addon }),
   });
   try {
@@ -166,7 +168,9 @@ export function createN2(
       const timers = options.timers ?? systemTimers;
       const userPlane =
         options.ue === undefined && options.upf !== undefined
-          ? startUserPlane(core, options.upf, options.clock ?? systemClock, timers)
+          ? startUserPlane(core, options.upf, options.clock ?? systemClock, timers, (id) =>
+              ownAmf?.smf?.downlinkData(id),
+            )
           : undefined;
       const ownAmf =
         options.ue === undefined

@@ -179,7 +179,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     s.ipv6Pools.delete('default');
   });
 
-  it('idle: user plane deactivated (inactive), service request: reactivated (active) with a new downlink', async () => {
+  it('idle: user plane deactivated (inactive), service request with uplink data status: reactivated (active) with a new downlink', async () => {
     const { imsi, ue, sessions } = await s.registered(4);
     assert.equal((await sessions.establish({ type: 'IPv4' })).outcome, 'accepted');
     await s.until(
@@ -201,7 +201,8 @@ describe('PDU sessions through the simulator against the real service', () => {
         }
       });
     });
-    assert.equal((await ue.serviceRequest()).outcome, 'accepted');
+    // Uplink data status asks for session 1's user plane back (TS 24.501 5.6.1.4.1).
+    assert.equal((await ue.serviceRequest('data', { uplinkData: [1] })).outcome, 'accepted');
     await up;
     const shown = await s.until(async () => {
       const list = await sessionsOf(imsi);

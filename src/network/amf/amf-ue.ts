@@ -47,15 +47,21 @@ export type UeProcedure =
       allowedNssai: SNssai[];
       timer: RetransmissionTimer;
     }
-  /** Network-initiated Deregistration Request sent (5.5.2.3), T3522 running. */
-  | { kind: 'deregistration'; timer: RetransmissionTimer }
+  /** Network-initiated Deregistration Request sent (5.5.2.3) with its 5GMM cause, T3522 running. */
+  | { kind: 'deregistration'; cause: number; timer: RetransmissionTimer }
   /**
    * Configuration Update Command sent with a new allowed NSSAI (5.4.4.2), T3555 running; `previous` is
    * the allowed NSSAI the UE holds until it completes.
    */
   | { kind: 'configuration-update'; previous: SNssai[]; timer: RetransmissionTimer }
-  /** Paging sent for a network-initiated procedure (5.6.2), T3513 running. */
-  | { kind: 'paging'; purpose: 'deregistration'; timer: RetransmissionTimer };
+  /** Paging sent for a network-initiated procedure or downlink data (5.6.2), T3513 running. */
+  | { kind: 'paging'; purpose: PagingPurpose; timer: RetransmissionTimer };
+
+/**
+ * Why an idle UE is paged (TS 24.501 5.6.2.1): to deregister it with `cause` once it answers
+ * (5.5.2.3.1), or for downlink data of its PDU sessions (TS 23.502 4.2.3.3).
+ */
+export type PagingPurpose = { kind: 'deregistration'; cause: number } | { kind: 'downlink-data' };
 
 /**
  * The AMF's context of one UE (TS 23.502 5.2.2.2, the UE context in the AMF): identities, the NAS

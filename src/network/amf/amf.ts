@@ -86,6 +86,7 @@ export function createAmf(options: AmfOptions) {
             return built.amf;
           }),
           logger: options.logger,
+          timers: options.timers,
         });
   const amf: AmfContext = {
     settings,

@@ -34,7 +34,7 @@ export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): 
   ue.registered = false;
   stopProcedure(ue);
   if (ue.connection === undefined) {
-    if (!paging(amf, ue, 'deregistration')) deregister(amf, ue);
+    if (!paging(amf, ue, { kind: 'deregistration', cause })) deregister(amf, ue);
     return;
   }
   const send = (): boolean =>
@@ -58,7 +58,7 @@ export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): 
     () => void send(),
     () => deregister(amf, ue),
   );
-  ue.procedure = { kind: 'deregistration', timer };
+  ue.procedure = { kind: 'deregistration', cause, timer };
   send();
 }
 

@@ -116,7 +116,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       case 'deregistrationAcceptUeTerminated':
         return deregistrationAccept(amf, ue);
       case 'serviceRequest':
-        return guard(ue, serviceRequest(amf, ue));
+        return guard(ue, serviceRequest(amf, ue, message));
       case 'configurationUpdateComplete':
         return configurationUpdateComplete(ue);
       case 'ulNasTransport':

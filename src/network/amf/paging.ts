@@ -1,17 +1,19 @@
 import { bits } from '../ngap/ngap-values.ts';
 import type { AmfContext } from './amf-context.ts';
-import type { AmfUe } from './amf-ue.ts';
+import type { AmfUe, PagingPurpose } from './amf-ue.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 import { deregister } from './ue-lifecycle.ts';
 
 /**
- * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE for a network-initiated procedure: its
- * 5G-S-TMSI over the tracking areas of its registration area, through the radios serving one of them.
- * T3513 repeats it; without a Service Request after the last repetition the UE is deregistered
- * locally (the procedure it was paged for cannot run). False when the UE cannot be paged (no 5G-GUTI,
- * or no radio to page through).
+ * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE, for a network-initiated deregistration or
+ * for downlink data of its PDU sessions: its 5G-S-TMSI over the tracking areas of its registration
+ * area, through the radios serving one of them. T3513 repeats it. Without a Service Request after the
+ * last repetition (5.6.2.2.2 a) the procedure is aborted: a UE paged to be deregistered is deregistered
+ * locally; one paged for downlink data stays registered and idle, and the SMF forgets that data
+ * (TS 23.502 4.2.3.3 step 4c). False when the UE cannot be paged (no 5G-GUTI, or no radio to page
+ * through).
  */
-export function paging(amf: AmfContext, ue: AmfUe, purpose: 'deregistration'): boolean {
+export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): boolean {
   const guti = ue.guti;
   const area = ue.registrationArea;
   if (guti === undefined || area === undefined) return false;
@@ -30,7 +32,17 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: 'deregistration'): b
     amf.timers,
     { ms: amf.settings.t3513Ms, retransmissions: amf.settings.retransmissions },
     () => void send(),
-    () => deregister(amf, ue),
+    () => {
+      switch (purpose.kind) {
+        case 'deregistration':
+          deregister(amf, ue);
+          return;
+        case 'downlink-data':
+          ue.procedure = { kind: 'none' };
+          if (ue.supi !== undefined) amf.smf?.pagingFailed(ue.supi);
+          return;
+      }
+    },
   );
   ue.procedure = { kind: 'paging', purpose, timer };
   return true;

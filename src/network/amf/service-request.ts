@@ -1,5 +1,5 @@
 import { bitStringOf } from '../asn1/bit-string.ts';
-import { encodeNasMessage } from '../nas/index.ts';
+import { encodeNasMessage, type NasMessageOf } from '../nas/index.ts';
 import { deriveContextKgnb } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
@@ -13,17 +13,27 @@ import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
 
 /**
  * A Service Request verified under the UE's current context (TS 24.501 5.6.1): the UE is CM-CONNECTED
- * again. When the AMF paged it for a deregistration, that procedure runs now; otherwise Service Accept
- * goes in Initial Context Setup Request with a KgNB from the Service Request's uplink NAS COUNT (TS
- * 33.501 6.9.2.1.1). A UE the AMF holds but has not registered -> Service Reject #10.
+ * again and paging (T3513) stops. When the AMF paged it for a deregistration, that procedure runs now
+ * with the cause it was paged for (#7 or #62, 5.5.2.3.1). Otherwise the SMF reconciles the PDU
+ * sessions (5.6.1.4.1: sessions the UE's PDU session status lacks are released locally; the user plane
+ * of those in Uplink data status, or paged for, comes back after Initial Context Setup), and Service
+ * Accept, with the network's PDU session status when the UE sent its own and the PDU session
+ * reactivation result when it sent Uplink data status, goes in Initial Context Setup Request with a
+ * KgNB from the Service Request's uplink NAS COUNT (TS 33.501 6.9.2.1.1). A UE the AMF holds but has
+ * not registered -> Service Reject #10 (5.6.1.5).
  */
-export async function serviceRequest(amf: AmfContext, ue: AmfUe): Promise<void> {
+export async function serviceRequest(
+  amf: AmfContext,
+  ue: AmfUe,
+  request: NasMessageOf<'serviceRequest'>,
+): Promise<void> {
   becomeConnected(ue);
   const procedure = ue.procedure;
   if (procedure.kind === 'paging') {
     procedure.timer.stop();
     ue.procedure = { kind: 'none' };
-    return deregisterByNetwork(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
+    if (procedure.purpose.kind === 'deregistration')
+      return deregisterByNetwork(amf, ue, procedure.purpose.cause);
   }
   const connection = ue.connection;
   const security = ue.security;
@@ -32,8 +42,23 @@ export async function serviceRequest(amf: AmfContext, ue: AmfUe): Promise<void> 
     return serviceReject(amf, ue, GMM_CAUSE.implicitlyDeregistered);
   }
   const { configuration } = await amf.network();
-  if (!amf.ues.has(ue) || ue.connection !== connection) return;
-  const accept = nasPduFor(amf, ue, { messageType: 'serviceAccept' }, { kind: 'current' });
+  if (!amf.ues.has(ue) || ue.connection !== connection || ue.supi === undefined) return;
+  const sessions = amf.smf?.serviceRequested(ue.supi, {
+    pduSessionStatus: request.pduSessionStatus,
+    uplinkDataStatus: request.uplinkDataStatus,
+  }) ?? { pduSessionStatus: [], reactivationFailed: [] };
+  const accept = nasPduFor(
+    amf,
+    ue,
+    {
+      messageType: 'serviceAccept',
+      ...(request.pduSessionStatus === undefined ? {} : { pduSessionStatus: sessions.pduSessionStatus }),
+      ...(request.uplinkDataStatus === undefined
+        ? {}
+        : { pduSessionReactivationResult: sessions.reactivationFailed }),
+    },
+    { kind: 'current' },
+  );
   const kgnb = deriveContextKgnb(security);
   if (accept === undefined || kgnb === undefined) return abortProcedure(amf, ue);
   amf.ngap.setUpContext(connection, {

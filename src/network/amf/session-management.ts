@@ -13,6 +13,7 @@ import { readSetupUnsuccessfulTransfer } from '../smf/n2-transfers.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { gutiText, nasPduFor, sendNas } from './nas-link.ts';
+import { paging } from './paging.ts';
 import {
   pduSessionResourceModifyRequest,
   pduSessionResourceReleaseCommand,
@@ -127,8 +128,9 @@ const idsOf = (connection: UeConnection<AmfUe>) => ({
 /**
  * The AMF's side of the SMF's requests (Namf_Communication_N1N2MessageTransfer): 5GSM messages in DL
  * NAS Transport, protected with the UE's current context, alone or as the NAS-PDU of a PDU Session
- * Resource Setup/Modify/Release message (TS 38.413 8.2). `context` is read when a request comes (the
- * SMF is built before the AMF's context).
+ * Resource Setup/Modify/Release message (TS 38.413 8.2), and paging of an idle UE for downlink data
+ * (TS 23.502 4.2.3.3). `context` is read when a request comes (the SMF is built before the AMF's
+ * context).
  */
 export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
   const nasOf = (
@@ -166,6 +168,14 @@ export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
       ),
     releaseResources: (supi, item) =>
       n2(supi, item, (ids, nasPdu) => pduSessionResourceReleaseCommand(ids, { ...item, nasPdu })),
+    pageForDownlinkData(supi) {
+      const amf = context();
+      const ue = amf.ues.bySupi(supi);
+      if (ue === undefined || !ue.registered || ue.connection !== undefined) return false;
+      // Paged already (for another session's data): one paging brings the UE back for all.
+      if (ue.procedure.kind === 'paging') return ue.procedure.purpose.kind === 'downlink-data';
+      return paging(amf, ue, { kind: 'downlink-data' });
+    },
   };
 }
 

@@ -91,9 +91,10 @@ export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
   ue.connection = undefined;
   ue.contextSetUp = false;
   if (!ue.registered) {
-    const unacknowledged = ue.procedure.kind === 'deregistration';
+    const unacknowledged = ue.procedure.kind === 'deregistration' ? ue.procedure.cause : undefined;
     stopProcedure(ue);
-    if (!unacknowledged || !paging(amf, ue, 'deregistration')) removeContext(amf, ue);
+    if (unacknowledged === undefined || !paging(amf, ue, { kind: 'deregistration', cause: unacknowledged }))
+      removeContext(amf, ue);
     return;
   }
   // A procedure that needs the connection cannot go on; paging waits for the UE to come back.

@@ -143,18 +143,20 @@ export function establishmentReject(
 }
 
 /**
- * PDU Session Modification Command (8.3.9) of a network-requested modification (6.3.2): the new
- * Session-AMBR, the default QoS rule and flow description modified. PTI 0: the network started it.
+ * PDU Session Modification Command (8.3.9): the Session-AMBR, the default QoS rule and flow
+ * description modified. `pti` 0 when the network started it (6.3.2), the UE's request's when it
+ * answers one (6.4.2.3).
  */
 export function modificationCommand(
   pduSessionId: number,
+  pti: number,
   ambr: SessionAmbrBps,
   flow: DefaultQosFlow,
 ): NasMessageOf<'pduSessionModificationCommand'> {
   return {
     messageType: 'pduSessionModificationCommand',
     pduSessionId,
-    pti: 0,
+    pti,
     sessionAmbr: sessionAmbrIe(ambr),
     authorizedQosRules: defaultQosRule(flow, QOS_RULE_OPERATION.modifyWithoutModifyingPacketFilters),
     authorizedQosFlowDescriptions: flowDescription(flow, 3),

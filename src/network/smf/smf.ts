@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Timers } from '../../clock.ts';
+import { startRetransmissionTimer, type RetransmissionTimer } from '../amf/nas-timer.ts';
 import type { FiveGsmMessage, NasMessageOf, SNssai } from '../nas/index.ts';
 import type { Cause } from '../ngap/generated/types.ts';
 import type { NetworkState, PduSession } from '../network-state.ts';
@@ -18,6 +20,7 @@ import {
 } from './n2-transfers.ts';
 import { authorise, type IpType, type SessionProfile } from './session-authorisation.ts';
 import { SM_CAUSE } from './sm-cause.ts';
+import { judgeModificationRequest } from './ue-modification.ts';
 import {
   answerPco,
   establishmentAccept,
@@ -56,6 +59,28 @@ export interface SmfAmfPort {
   setupResources(supi: string, item: N2SmItem): boolean;
   modifyResources(supi: string, item: N2SmItem & { n1: FiveGsmMessage }): boolean;
   releaseResources(supi: string, item: N2SmItem): boolean;
+  /**
+   * Downlink data for a UE in CM-IDLE (N1N2MessageTransfer with N2 SM information, TS 23.502 4.2.3.3
+   * step 3a): the AMF pages it, or is paging it already. False when it cannot: the UE is unknown, not
+   * registered, connected, or no radio serves its registration area.
+   */
+  pageForDownlinkData(supi: string): boolean;
+}
+
+/** PDU session status IEs of a Service Request (TS 24.501 9.11.3.44, 9.11.3.57), as PSI lists. */
+export interface ServiceRequestStatus {
+  /** The PDU sessions the UE holds (PDU session status IE), if it said. */
+  pduSessionStatus: readonly number[] | undefined;
+  /** The PDU sessions whose user plane the UE asks back (Uplink data status IE), if any. */
+  uplinkDataStatus: readonly number[] | undefined;
+}
+
+/** What Service Accept says of the UE's PDU sessions (TS 24.501 5.6.1.4.1). */
+export interface ServiceAcceptStatus {
+  /** The PDU sessions the network holds (PDU session status IE). */
+  pduSessionStatus: number[];
+  /** Sessions of Uplink data status whose user plane cannot come back (PDU session reactivation result). */
+  reactivationFailed: number[];
 }
 
 /** What the AMF knows of the UE when it routes a 5GSM message (UL NAS Transport, TS 24.501 8.2.10). */
@@ -70,16 +95,20 @@ export interface UplinkSmContext {
 
 /**
  * A PDU session's state in the SMF (TS 24.501 6.1.3.3 on the network side, with the user plane's):
- * - `setting-up`: Accept sent in PDU Session Resource Setup Request, the gNB's tunnel not known yet;
+ * - `setting-up`: Accept (or reactivation) sent in PDU Session Resource Setup Request, the gNB's
+ *   tunnel not known yet;
  * - `active`: user plane up, downlink through the gNB's tunnel;
- * - `inactive`: the UE is CM-IDLE (or the setup failed at the radio): the UPF drops downlink;
- * - `releasing`: Release Command sent, every resource already freed; waiting for Release Complete.
+ * - `inactive`: the UE is CM-IDLE: the UPF drops downlink. `downlinkData`: the UPF saw downlink
+ *   packets and the UE is being paged (TS 23.502 4.2.3.3); `reactivate`: the UE's Service Request
+ *   asked for the user plane back (Uplink data status, or the paging was for this session's data);
+ * - `releasing`: Release Command sent, every resource already freed; T3592 runs until Release
+ *   Complete (TS 24.501 6.3.3.2).
  */
 export type SessionState =
   | { kind: 'setting-up' }
   | { kind: 'active'; downlink: DownlinkTunnel }
-  | { kind: 'inactive' }
-  | { kind: 'releasing' };
+  | { kind: 'inactive'; downlinkData: boolean; reactivate: boolean }
+  | { kind: 'releasing'; t3592: RetransmissionTimer | undefined };
 
 interface SmSession {
   readonly supi: string;
@@ -98,6 +127,8 @@ interface SmSession {
   policy: AuthorisedSession;
   ambr: SessionAmbrBps;
   flow: DefaultQosFlow;
+  /** A Modification Command waiting for its Complete (TS 24.501 6.3.2.2, 6.4.2.3): T3591 runs. */
+  t3591: RetransmissionTimer | undefined;
 }
 
 export interface SmfOptions {
@@ -108,8 +139,20 @@ export interface SmfOptions {
   userPlane: UserPlane | undefined;
   amf: SmfAmfPort;
   logger: Logger;
+  /** T3591 and T3592 (TS 24.501 Table 10.3.2). */
+  timers: Timers;
   teids?: TeidAllocator;
+  /** T3591 and T3592 in ms (16 s each, Table 10.3.2) and their retransmissions (4: 6.3.2.5, 6.3.3.5). */
+  timing?: Partial<SmfTiming>;
 }
+
+export interface SmfTiming {
+  t3591Ms: number;
+  t3592Ms: number;
+  retransmissions: number;
+}
+
+export const DEFAULT_SMF_TIMING: SmfTiming = { t3591Ms: 16_000, t3592Ms: 16_000, retransmissions: 4 };
 
 /** The QFI of the default QoS flow (network.md 6). */
 const DEFAULT_QFI = 1;
@@ -134,9 +177,12 @@ function ambrOf(policy: AuthorisedSession): SessionAmbrBps | undefined {
  * (`userPlane`). Every session's address, TEID and UPF rules are freed together, whatever ends it.
  */
 export function createSmf(options: SmfOptions) {
-  const { amf, logger, userPlane } = options;
+  const { amf, logger, userPlane, timers } = options;
+  const timing: SmfTiming = { ...DEFAULT_SMF_TIMING, ...options.timing };
   const sessions = new Map<string, SmSession>();
   const bySupi = new Map<string, Set<SmSession>>();
+  /** By the UPF's session id, for its Downlink Data Notification. */
+  const byUpfSession = new Map<number, SmSession>();
   const addresses: AddressPools = createAddressPools();
   const teids = options.teids ?? createTeidAllocator();
 
@@ -156,16 +202,25 @@ export function createSmf(options: SmfOptions) {
 
   function remember(s: SmSession): void {
     sessions.set(key(s.supi, s.pduSessionId), s);
+    byUpfSession.set(s.upfSessionId, s);
     let set = bySupi.get(s.supi);
     if (set === undefined) bySupi.set(s.supi, (set = new Set()));
     set.add(s);
   }
 
   function forget(s: SmSession): void {
-    sessions.delete(key(s.supi, s.pduSessionId));
+    stopTimers(s);
+    if (sessions.get(key(s.supi, s.pduSessionId)) === s) sessions.delete(key(s.supi, s.pduSessionId));
+    if (byUpfSession.get(s.upfSessionId) === s) byUpfSession.delete(s.upfSessionId);
     const set = bySupi.get(s.supi);
     set?.delete(s);
     if (set?.size === 0) bySupi.delete(s.supi);
+  }
+
+  function stopTimers(s: SmSession): void {
+    s.t3591?.stop();
+    s.t3591 = undefined;
+    if (s.state.kind === 'releasing') s.state.t3592?.stop();
   }
 
   /** The UPF's rules, then the TEID and addresses; the API stops showing the session. */
@@ -190,15 +245,17 @@ export function createSmf(options: SmfOptions) {
 
   /**
    * Network-requested release (TS 24.501 6.3.3): Release Command with `cause`, in PDU Session Resource
-   * Release Command when the radio holds the session's resources, else alone in DL NAS Transport; a UE
-   * that cannot be reached (idle: paging for it is not done) loses the session locally and learns it
-   * at its next service request. Resources are freed at once either way.
+   * Release Command when the radio holds the session's resources, else alone in DL NAS Transport; T3592
+   * retransmits it in DL NAS Transport and its fifth expiry releases the session locally (6.3.3.5 a).
+   * A UE in CM-IDLE is not paged for it: the session is released locally and the UE learns it from
+   * the PDU session status IE of its next Service Accept (TS 24.501 5.6.1.4.1; TS 23.502 4.3.4.2 lets
+   * the SMF skip paging for a release). Resources are freed at once either way.
    */
   function releaseByNetwork(s: SmSession, cause: number, pti = 0): void {
     if (s.state.kind === 'releasing') return;
     const hadRadio = s.state.kind === 'active' || s.state.kind === 'setting-up';
     freeResources(s);
-    s.state = { kind: 'releasing' };
+    stopTimers(s);
     const n1 = releaseCommand(s.pduSessionId, pti, cause);
     const sent = hadRadio
       ? amf.releaseResources(s.supi, {
@@ -208,7 +265,53 @@ export function createSmf(options: SmfOptions) {
           n1,
         })
       : amf.sendN1(s.supi, n1);
-    if (!sent) forget(s);
+    if (!sent) {
+      s.state = { kind: 'releasing', t3592: undefined };
+      forget(s);
+      return;
+    }
+    const t3592 = startRetransmissionTimer(
+      timers,
+      { ms: timing.t3592Ms, retransmissions: timing.retransmissions },
+      () => void amf.sendN1(s.supi, n1),
+      () => {
+        logger.info({ supi: s.supi, pduSessionId: s.pduSessionId }, 'SMF: T3592 expired, released locally');
+        forget(s);
+      },
+    );
+    s.state = { kind: 'releasing', t3592 };
+  }
+
+  /**
+   * Sends a PDU Session Modification Command (network-requested 6.3.2 or answering the UE's request
+   * 6.4.2.3): in PDU Session Resource Modify Request with the QoS for the radio when the user plane is
+   * up, else in DL NAS Transport. T3591 retransmits it (DL NAS Transport); on its fifth expiry the
+   * procedure is aborted and, the UE's and the network's QoS now being unknown to each other, the
+   * session released (6.3.2.5 a).
+   */
+  function sendModificationCommand(s: SmSession, n1: NasMessageOf<'pduSessionModificationCommand'>): void {
+    s.t3591?.stop();
+    s.t3591 = undefined;
+    const sent =
+      s.state.kind === 'active'
+        ? amf.modifyResources(s.supi, {
+            pduSessionId: s.pduSessionId,
+            sNssai: s.sNssai,
+            transfer: modifyRequestTransfer({ ambr: s.ambr, flow: s.flow }),
+            n1,
+          })
+        : amf.sendN1(s.supi, n1);
+    if (!sent) return;
+    s.t3591 = startRetransmissionTimer(
+      timers,
+      { ms: timing.t3591Ms, retransmissions: timing.retransmissions },
+      () => void amf.sendN1(s.supi, n1),
+      () => {
+        s.t3591 = undefined;
+        logger.info({ supi: s.supi, pduSessionId: s.pduSessionId }, 'SMF: T3591 expired, session released');
+        releaseByNetwork(s, SM_CAUSE.requestRejectedUnspecified);
+      },
+    );
   }
 
   function reject(supi: string, pduSessionId: number, pti: number, cause: number): void {
@@ -301,6 +404,7 @@ export function createSmf(options: SmfOptions) {
       policy: granted.policy,
       ambr,
       flow: { qfi: DEFAULT_QFI, fiveQi: granted.policy.var5qi, arp: granted.policy.arp },
+      t3591: undefined,
     };
     remember(s);
     publish(s);
@@ -406,12 +510,31 @@ export function createSmf(options: SmfOptions) {
       logger.error({ supi: s.supi, error: changed.error }, 'SMF: UPF AMBR change failed');
     publish(s);
     if (s.state.kind !== 'active') return;
-    amf.modifyResources(s.supi, {
-      pduSessionId: s.pduSessionId,
-      sNssai: s.sNssai,
-      transfer: modifyRequestTransfer({ ambr, flow }),
-      n1: modificationCommand(s.pduSessionId, ambr, flow),
-    });
+    sendModificationCommand(s, modificationCommand(s.pduSessionId, 0, ambr, flow));
+  }
+
+  /**
+   * UE-requested modification (TS 24.501 6.4.2): served when it asks for no QoS beyond the session's
+   * policy (ue-modification.ts) with a Modification Command under the request's PTI carrying the
+   * session's values, else Modification Reject with the cause the judgement gives; #43 for a PDU
+   * session the network does not hold (6.4.2.4).
+   */
+  function modificationRequested(supi: string, request: NasMessageOf<'pduSessionModificationRequest'>): void {
+    const s = sessions.get(key(supi, request.pduSessionId));
+    const verdict =
+      s === undefined || s.state.kind === 'releasing'
+        ? { ok: false as const, cause: SM_CAUSE.invalidPduSessionIdentity }
+        : judgeModificationRequest(request, s.flow);
+    if (s === undefined || !verdict.ok) {
+      amf.sendN1(supi, {
+        messageType: 'pduSessionModificationReject',
+        pduSessionId: request.pduSessionId,
+        pti: request.pti,
+        fiveGsmCause: verdict.ok ? SM_CAUSE.requestRejectedUnspecified : verdict.cause,
+      });
+      return;
+    }
+    sendModificationCommand(s, modificationCommand(s.pduSessionId, request.pti, s.ambr, s.flow));
   }
 
   const failed = (error: unknown): void =>
@@ -434,21 +557,29 @@ export function createSmf(options: SmfOptions) {
         case 'pduSessionReleaseRequest':
           return releaseRequested(ue.supi, message);
         case 'pduSessionReleaseComplete': {
+          // 6.3.3.3: T3592 stops, the session is gone.
           const s = sessions.get(key(ue.supi, message.pduSessionId));
           if (s?.state.kind === 'releasing') forget(s);
           return;
         }
         case 'pduSessionModificationRequest':
-          // UE-requested modification (6.4.2) is not served: Modification Reject #31.
-          amf.sendN1(ue.supi, {
-            messageType: 'pduSessionModificationReject',
-            pduSessionId: message.pduSessionId,
-            pti: message.pti,
-            fiveGsmCause: SM_CAUSE.requestRejectedUnspecified,
-          });
+          return modificationRequested(ue.supi, message);
+        case 'pduSessionModificationComplete': {
+          // 6.3.2.3: T3591 stops.
+          const s = sessions.get(key(ue.supi, message.pduSessionId));
+          s?.t3591?.stop();
+          if (s !== undefined) s.t3591 = undefined;
           return;
-        case 'pduSessionModificationComplete':
-        case 'pduSessionModificationCommandReject':
+        }
+        case 'pduSessionModificationCommandReject': {
+          // 6.3.2.4: T3591 stops; #43 means the UE has no such session: released locally.
+          const s = sessions.get(key(ue.supi, message.pduSessionId));
+          if (s === undefined) return;
+          s.t3591?.stop();
+          s.t3591 = undefined;
+          if (message.fiveGsmCause === SM_CAUSE.invalidPduSessionIdentity) releaseLocally(s);
+          return;
+        }
         case 'fiveGsmStatus':
           return; // logged by the AMF; nothing to undo
         default:
@@ -509,7 +640,7 @@ export function createSmf(options: SmfOptions) {
           case 'active':
           case 'setting-up':
             userPlane?.deactivate(s.upfSessionId);
-            s.state = { kind: 'inactive' };
+            s.state = { kind: 'inactive', downlinkData: false, reactivate: false };
             publish(s);
             break;
           case 'inactive':
@@ -519,12 +650,63 @@ export function createSmf(options: SmfOptions) {
     },
 
     /**
-     * The UE is connected again with a security context at the radio (Service Request, TS 23.502
-     * 4.2.3.2): the user plane of every inactive session is set up again.
+     * The UPF saw downlink packets for an inactive session (Downlink Data Notification, TS 23.502
+     * 4.2.3.3): the AMF pages the UE. The packets themselves were dropped and counted by the UPF
+     * (docs/sessions.md); those sent once the user plane is back flow.
+     */
+    downlinkData(upfSessionId: number): void {
+      const s = byUpfSession.get(upfSessionId);
+      if (s?.state.kind !== 'inactive' || s.state.downlinkData) return;
+      s.state.downlinkData = amf.pageForDownlinkData(s.supi);
+    },
+
+    /**
+     * The UE did not answer paging (T3513's last expiry, TS 23.502 4.2.3.3 step 4c): the sessions'
+     * downlink data is forgotten (nothing is buffered), the next packets notify again.
+     */
+    pagingFailed(supi: string): void {
+      for (const s of bySupi.get(supi) ?? [])
+        if (s.state.kind === 'inactive')
+          s.state = { kind: 'inactive', downlinkData: false, reactivate: false };
+    },
+
+    /**
+     * A Service Request (TS 24.501 5.6.1.4.1): sessions the UE's PDU session status says it no longer
+     * has are released locally; the user plane comes back, after Initial Context Setup, for the
+     * sessions of Uplink data status and those the UE was paged for. Returns what Service Accept says:
+     * the network's sessions, and the sessions of Uplink data status it does not have.
+     */
+    serviceRequested(supi: string, request: ServiceRequestStatus): ServiceAcceptStatus {
+      const held = [...(bySupi.get(supi) ?? [])];
+      for (const s of held) {
+        // A session waiting for Release Complete is gone for the UE too once it reads the status.
+        if (s.state.kind === 'releasing') forget(s);
+        else if (request.pduSessionStatus !== undefined && !request.pduSessionStatus.includes(s.pduSessionId))
+          releaseLocally(s);
+      }
+      const asked = new Set(request.uplinkDataStatus ?? []);
+      const left = [...(bySupi.get(supi) ?? [])];
+      for (const s of left)
+        if (s.state.kind === 'inactive')
+          s.state = {
+            kind: 'inactive',
+            downlinkData: false,
+            reactivate: asked.has(s.pduSessionId) || s.state.downlinkData,
+          };
+      const have = new Set(left.map((s) => s.pduSessionId));
+      return {
+        pduSessionStatus: [...have].sort((a, b) => a - b),
+        reactivationFailed: [...asked].filter((id) => !have.has(id)).sort((a, b) => a - b),
+      };
+    },
+
+    /**
+     * The UE is connected again with a security context at the radio (after its Service Request's
+     * Initial Context Setup, TS 23.502 4.2.3.2): the user plane of the sessions it asked back is set up.
      */
     ueConnected(supi: string): void {
       for (const s of [...(bySupi.get(supi) ?? [])]) {
-        if (s.state.kind !== 'inactive') continue;
+        if (s.state.kind !== 'inactive' || !s.state.reactivate) continue;
         if (amf.setupResources(supi, setupItem(s))) s.state = { kind: 'setting-up' };
       }
     },

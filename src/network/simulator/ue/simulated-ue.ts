@@ -195,6 +195,8 @@ export class SimulatedUe implements RadioUe {
   #cancelGuard: (() => void) | undefined;
   #lastUplink: Uint8Array | undefined;
   #silent = false;
+  /** The PDU sessions the UE holds (its 5GSM side, ue-sessions.ts), for PDU session status. */
+  #pduSessions: (() => number[]) | undefined;
   readonly #listeners = new Set<(event: UeEvent) => void>();
   /** Every NAS message, both ways, in order (unless `keepLog` is false). */
   readonly log: NasExchange[] = [];
@@ -317,8 +319,24 @@ export class SimulatedUe implements RadioUe {
     return this.#registration(kind, cleartextRegistrationRequest(input));
   }
 
-  /** Service request from idle (TS 24.501 5.6.1): `signalling` unless paged. */
-  serviceRequest(serviceType: keyof typeof SERVICE_TYPE = 'signalling'): Promise<ServiceOutcome> {
+  /**
+   * Where the UE's PDU sessions are known (its 5GSM side): its Service Requests then carry the PDU
+   * session status IE (TS 24.501 5.6.1.2).
+   */
+  providePduSessions(sessions: () => number[]): void {
+    this.#pduSessions = sessions;
+  }
+
+  /**
+   * Service request from idle (TS 24.501 5.6.1): `signalling` unless paged, `data` with the PDU
+   * sessions that have uplink data (Uplink data status IE). The PDU session status IE goes when the
+   * UE's sessions are known (`providePduSessions`). (4.4.6 would put both IEs in a ciphered NAS
+   * message container; here they travel in the integrity-protected message itself.)
+   */
+  serviceRequest(
+    serviceType: keyof typeof SERVICE_TYPE = 'signalling',
+    options: { uplinkData?: number[] } = {},
+  ): Promise<ServiceOutcome> {
     const security = this.#security;
     const sTmsi = this.sTmsi;
     if (this.#state.kind !== 'registered' || security === undefined || sTmsi === undefined)
@@ -333,6 +351,8 @@ export class SimulatedUe implements RadioUe {
         ngKsi: security.ngKsi,
         serviceType: SERVICE_TYPE[serviceType],
         fiveGSTmsi: { type: '5g-s-tmsi', ...sTmsi },
+        ...(options.uplinkData === undefined ? {} : { uplinkDataStatus: options.uplinkData }),
+        ...(this.#pduSessions === undefined ? {} : { pduSessionStatus: this.#pduSessions() }),
       };
       const cause: RRCEstablishmentCause =
         serviceType === 'mobileTerminatedServices' ? 'mt-Access' : 'mo-Signalling';

@@ -77,7 +77,11 @@ export type ReleaseOutcome =
   | { outcome: 'failed'; reason: string };
 
 export type UeSessionEvent =
-  { type: 'modified'; session: UeSession } | { type: 'released'; pduSessionId: number; cause: number };
+  | { type: 'modified'; session: UeSession }
+  | { type: 'released'; pduSessionId: number; cause: number }
+  /** The network's PDU session status (Service Accept) lacked it: released locally (5.6.1.4.1). */
+  | { type: 'released-locally'; pduSessionId: number }
+  | { type: 'modification-rejected'; pduSessionId: number; cause: number };
 
 type Pending =
   | {
@@ -98,13 +102,44 @@ export class UeSessions {
   constructor(ue: SimulatedUe, options: { timers?: Timers } = {}) {
     this.#ue = ue;
     this.#timers = options.timers ?? systemTimers;
+    ue.providePduSessions(() => [...this.#sessions.keys()].sort((a, b) => a - b));
     ue.on((event) => {
       if (event.type !== 'nas' || event.exchange.direction !== 'downlink') return;
-      if (event.exchange.messageType !== 'dlNasTransport') return;
+      const type = event.exchange.messageType;
+      if (type !== 'dlNasTransport' && type !== 'serviceAccept') return;
       const decoded = decodeNasMessage(event.exchange.plain);
-      if (decoded.ok && decoded.message.messageType === 'dlNasTransport')
-        this.#dlNasTransport(decoded.message);
+      if (!decoded.ok) return;
+      if (decoded.message.messageType === 'dlNasTransport') this.#dlNasTransport(decoded.message);
+      if (decoded.message.messageType === 'serviceAccept') this.#serviceAccept(decoded.message);
     });
+  }
+
+  /** PDU Session Modification Request (6.4.2.2) with what `request` adds; answered by `modified` or
+   * `modification-rejected` events (the network's Command is completed at once). */
+  requestModification(
+    pduSessionId: number,
+    request: Omit<NasMessageOf<'pduSessionModificationRequest'>, 'messageType' | 'pduSessionId' | 'pti'> = {},
+  ): boolean {
+    return this.#send({
+      ...request,
+      messageType: 'pduSessionModificationRequest',
+      pduSessionId,
+      pti: this.#pti(),
+    });
+  }
+
+  /**
+   * Service Accept's PDU session status (TS 24.501 5.6.1.4.1): a session the network no longer has is
+   * released locally.
+   */
+  #serviceAccept(message: NasMessageOf<'serviceAccept'>): void {
+    const status = message.pduSessionStatus;
+    if (status === undefined) return;
+    for (const id of [...this.#sessions.keys()]) {
+      if (status.includes(id)) continue;
+      this.#sessions.delete(id);
+      this.#emit({ type: 'released-locally', pduSessionId: id });
+    }
   }
 
   get(pduSessionId: number): UeSession | undefined {
@@ -238,6 +273,9 @@ export class UeSessions {
         return;
       case 'pduSessionReleaseReject':
         if (pending?.kind === 'release') pending.settle({ outcome: 'rejected', cause: sm.fiveGsmCause });
+        return;
+      case 'pduSessionModificationReject':
+        this.#emit({ type: 'modification-rejected', pduSessionId: sm.pduSessionId, cause: sm.fiveGsmCause });
         return;
       case 'pduSessionReleaseCommand': {
         // 6.3.3.3 / 6.4.3.3: Release Complete, the session is gone.
