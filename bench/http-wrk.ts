@@ -5,7 +5,7 @@
 // the authenticated read (GET /api/v1/users/me with an API token), a page of 100 subscribers and a single
 // subscriber read (a random IMSI per request), with 100,000 subscribers in the database.
 //
-//   npx tsx bench/http-wrk.ts [--seconds N] [--connections N] [--profile]
+//   npx tsx bench/http-wrk.ts [--seconds N] [--connections N] [--profile] [--only me|page|single]
 //
 // Needs wrk (Debian: apt-get install wrk). --profile starts the service with --cpu-prof; the profile is
 // written to .bench/profiles/ when the service stops.
@@ -23,12 +23,15 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '16' },
     profile: { type: 'boolean', default: false },
+    only: { type: 'string' },
   },
 });
 const SECONDS = Number(values.seconds);
 const CONNECTIONS = Number(values.connections);
 if (!Number.isInteger(SECONDS) || SECONDS < 2) throw new RangeError('--seconds is a whole number >= 2');
 if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1) throw new RangeError('--connections >= 1');
+if (values.only !== undefined && !['me', 'page', 'single'].includes(values.only))
+  throw new RangeError('--only is me, page or single');
 
 const SUBSCRIBERS = 100_000;
 const IMPORT_BATCH = 10_000;
@@ -62,6 +65,8 @@ function cpuSeconds(pid: number): number {
 }
 
 interface Endpoint {
+  /** What `--only` names it by. */
+  key: 'me' | 'page' | 'single';
   name: string;
   path: string;
   /** A Lua `request` function for wrk when each request varies (a random IMSI). */
@@ -185,13 +190,15 @@ try {
       await service.call({ method: 'POST', path: '/api/v1/subscribers/import', headers, body });
     }
     const endpoints: Endpoint[] = [
-      { name: 'GET /api/v1/users/me (API token)', path: '/api/v1/users/me', goal: 0.6 },
+      { key: 'me', name: 'GET /api/v1/users/me (API token)', path: '/api/v1/users/me', goal: 0.6 },
       {
+        key: 'page',
         name: 'GET /api/v1/subscribers?per_page=100&page=500',
         path: '/api/v1/subscribers?per_page=100&page=500',
         goal: 0.25,
       },
       {
+        key: 'single',
         name: 'GET /api/v1/subscribers/{imsi} (random IMSI)',
         path: `/api/v1/subscribers/${imsiOf(0)}`,
         goal: 0.5,
@@ -202,7 +209,10 @@ end
       },
     ];
     const measured = [];
-    for (const endpoint of endpoints) measured.push(await measure(service, endpoint, headers, dir));
+    for (const endpoint of endpoints) {
+      if (values.only === undefined || values.only === endpoint.key)
+        measured.push(await measure(service, endpoint, headers, dir));
+    }
     return measured;
   });
 

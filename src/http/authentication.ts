@@ -4,7 +4,7 @@ import { personActor, type PersonActor } from '../identity/actor.ts';
 import type { Authenticator } from '../identity/authenticator.ts';
 import type { Principal } from '../identity/principal.ts';
 import { ROLE_NAMES } from '../identity/roles.ts';
-import { PERMISSIONS } from './permissions.ts';
+import { PERMISSIONS, type Permission } from './permissions.ts';
 import './route-config.ts';
 
 declare module 'fastify' {
@@ -27,23 +27,41 @@ export function installAuthentication(app: FastifyInstance, authenticator: Authe
     }
   });
 
-  app.addHook('onRequest', async (request) => {
+  // A callback hook, not an async one: an API token whose secret is in memory (the common case for
+  // scripts) is admitted without a promise; anything else waits for the authenticator.
+  app.addHook('onRequest', (request, _reply, done) => {
     const permission = request.routeOptions.config.permission;
-    if (!permission) return; // not-found handler
+    if (!permission) return done(); // not-found handler
     const roles = PERMISSIONS[permission];
-    if (roles === 'public' || roles === 'session') return;
+    if (roles === 'public' || roles === 'session') return done();
     const authorization = request.headers.authorization;
-    if (!authorization)
-      throw new UnauthorizedError('authentication required: send Authorization: Bearer <token>');
-    const principal = await authenticator.authenticate(authorization);
-    if (!principal) throw new UnauthorizedError('token is invalid, expired or revoked');
-    if (!(roles as readonly number[]).includes(principal.roleId)) {
-      throw new ForbiddenError(
-        `the ${ROLE_NAMES[principal.roleId]} role may not do this (needs ${permission})`,
-      );
+    if (!authorization) {
+      return done(new UnauthorizedError('authentication required: send Authorization: Bearer <token>'));
     }
-    request.principal = principal;
+    const remembered = authenticator.rememberedApiToken(authorization);
+    if (remembered !== undefined) return done(admit(request, remembered ?? undefined, permission, roles));
+    authenticator.authenticate(authorization).then(
+      (principal) => done(admit(request, principal, permission, roles)),
+      (error: Error) => done(error),
+    );
   });
+}
+
+/** Sets the request's principal when its role may use the route; otherwise the error to answer. */
+function admit(
+  request: FastifyRequest,
+  principal: Principal | undefined,
+  permission: Permission,
+  roles: readonly number[],
+): Error | undefined {
+  if (!principal) return new UnauthorizedError('token is invalid, expired or revoked');
+  if (!roles.includes(principal.roleId)) {
+    return new ForbiddenError(
+      `the ${ROLE_NAMES[principal.roleId]} role may not do this (needs ${permission})`,
+    );
+  }
+  request.principal = principal;
+  return undefined;
 }
 
 /** The authenticated caller; only valid on routes whose permission requires credentials. */

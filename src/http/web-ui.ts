@@ -103,15 +103,10 @@ function send(reply: FastifyReply, file: StaticFile, acceptEncoding: string, not
 export function installWebUi(app: FastifyInstance, directory: string = WEB_UI_DIRECTORY): void {
   const files = loadBuild(directory);
   app.addHook('onRequest', (request, reply, done) => {
+    // Every API request passes here: the route test comes first, before the URL is cut.
+    if (!request.is404 || (request.method !== 'GET' && request.method !== 'HEAD')) return done();
     const path = request.url.split('?')[0] ?? '/';
-    if (
-      !request.is404 ||
-      (request.method !== 'GET' && request.method !== 'HEAD') ||
-      path === '/api' ||
-      path.startsWith('/api/')
-    ) {
-      return done();
-    }
+    if (path === '/api' || path.startsWith('/api/')) return done();
     if (!files) {
       void reply
         .code(404)

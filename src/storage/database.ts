@@ -68,6 +68,11 @@ export function sqliteFileOf(db: Db): SqliteFile {
   return file;
 }
 
+/** The SQLite file under `db` when `openSqliteDatabase` opened it (not a transaction, not a derived instance). */
+export function maybeSqliteFileOf(db: Kysely<Database>): SqliteFile | undefined {
+  return sqliteFiles.get(db);
+}
+
 export class MigrationError extends Error {}
 
 /** Applies every pending migration in one transaction: a failure leaves the schema as it was. */

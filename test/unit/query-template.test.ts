@@ -52,6 +52,28 @@ describe('query templates', () => {
     assert.deepEqual(await run(storage.db, { from: 'f', limit: 5 }), []);
   });
 
+  it('on the database, waits for a transaction holding the connection and never sees its rows', async () => {
+    const run = queryTemplate(['from', 'limit'], build);
+    let during: Promise<{ id: number; name: string }[]> | undefined;
+    await storage.db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.insertInto('data_networks').values({ name: 'golf' }).execute();
+        // Not awaited here: it waits for this transaction to end, which it does after the throw.
+        during = run(storage.db, { from: 'g', limit: 5 });
+        throw new Error('roll back');
+      })
+      .catch(() => undefined);
+    assert.deepEqual(await during, []);
+    await storage.db.transaction().execute(async (trx) => {
+      await trx.insertInto('data_networks').values({ name: 'hotel' }).execute();
+    });
+    assert.deepEqual(
+      (await run(storage.db, { from: 'g', limit: 5 })).map((row) => row.name),
+      ['hotel'],
+    );
+  });
+
   it('refuses a template that leaves a named value out of its query', async () => {
     const run = queryTemplate(['from', 'limit'], (p: { from: string; limit: number }) =>
       storage.db.selectFrom('data_networks').select('name').where('name', '>=', p.from).limit(5),
