@@ -32,7 +32,10 @@ export interface CoreOptions {
   /** The 32-byte key that seals secrets at rest (subscriber keys, OP, private keys); kept outside the database. */
   secretKey: Buffer;
   clock?: Clock;
-  /** Timers of per-item background work (positioning sessions); tests pass a manual clock. */
+  /**
+   * Timers of per-item background work (positioning sessions) and of the length of CPU profiles and
+   * traces; tests pass a manual clock.
+   */
   timers?: Timers;
   scryptCost?: ScryptCost;
   loginRateLimit?: number;
@@ -112,7 +115,7 @@ export async function createCore(options: CoreOptions) {
     // Operations: metrics, profiling, backup and restore.
     registerDatabaseMetrics(metrics, storage.file);
     const retentionMetrics = createRetentionMetrics(metrics);
-    const profiler = createProfiler();
+    const profiler = createProfiler(options.timers ?? systemTimers);
     const diagnostics = createDiagnostics();
     const backup = createBackupService({
       db,

@@ -1,6 +1,6 @@
 import { encode, heap, time } from '@datadog/pprof';
 import { Session } from 'node:inspector/promises';
-import { setTimeout as delay } from 'node:timers/promises';
+import { systemTimers, type Timers } from '../clock.ts';
 import { ConflictError } from '../errors.ts';
 
 /** Average bytes allocated between two heap samples: Go's default `MemProfileRate`. */
@@ -43,22 +43,28 @@ async function exclusively<T>(what: string, work: () => Promise<T>): Promise<T> 
   }
 }
 
-/** Waits `seconds`, or less when `signal` aborts (client gone, service stopping). */
-async function waitUnlessAborted(seconds: number, signal: AbortSignal): Promise<void> {
-  try {
-    await delay(seconds * 1000, undefined, { signal });
-  } catch (error) {
-    if (!signal.aborted) throw error;
-  }
+/** Waits `seconds` on `timers`, or less when `signal` aborts (client gone, service stopping). */
+function waitUnlessAborted(timers: Timers, seconds: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      cancel();
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = timers.after(seconds * 1000, done);
+    if (signal.aborted) done();
+    else signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 /**
  * The sampling profilers behind /api/v1/pprof. The heap sampler runs from the start (as Go's does), so a
  * heap profile shows every live allocation sampled since then; its cost is one stack walk per 512 KiB
  * allocated. CPU profiles and traces run on request, for the asked duration, and stop early when the
- * caller's signal aborts or the profiler is closed.
+ * caller's signal aborts or the profiler is closed. Their length runs on `timers` (tests move a manual
+ * clock instead of waiting).
  */
-export function createProfiler() {
+export function createProfiler(timers: Timers = systemTimers) {
   // One sampler for the process, started by the first app and shared by any other.
   if (!heapSampling) {
     heap.start(HEAP_SAMPLING_INTERVAL_BYTES, HEAP_STACK_DEPTH);
@@ -79,7 +85,7 @@ export function createProfiler() {
         });
         let profile: ReturnType<typeof time.stop>;
         try {
-          await waitUnlessAborted(seconds, AbortSignal.any([signal, closing.signal]));
+          await waitUnlessAborted(timers, seconds, AbortSignal.any([signal, closing.signal]));
         } finally {
           profile = time.stop();
         }
@@ -110,7 +116,7 @@ export function createProfiler() {
         try {
           await session.post('NodeTracing.start', { traceConfig: { includedCategories: TRACE_CATEGORIES } });
           try {
-            await waitUnlessAborted(seconds, AbortSignal.any([signal, closing.signal, full.signal]));
+            await waitUnlessAborted(timers, seconds, AbortSignal.any([signal, closing.signal, full.signal]));
           } finally {
             await session.post('NodeTracing.stop');
             await complete;

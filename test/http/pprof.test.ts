@@ -11,6 +11,7 @@ import {
   createApiToken,
   createTestApp,
   initialize,
+  manualClock,
   userWithRole,
   type TestApp,
 } from '../helpers/test-app.ts';
@@ -51,27 +52,24 @@ function decodePprof(response: LightMyRequestResponse): DecodedProfile {
   };
 }
 
-/** Keeps the JavaScript thread busy, so CPU samples land in a function the test can name. */
+/** Keeps the JavaScript thread busy for `ms` of CPU time, so CPU samples land in a function the test can name. */
 function burnCpuForProfile(ms: number): number {
   let x = 0;
-  const end = Date.now() + ms;
-  while (Date.now() < end) x += Math.sqrt(x + 1);
-  return x;
+  const start = process.cpuUsage();
+  for (;;) {
+    for (let i = 0; i < 100_000; i++) x += Math.sqrt(x + 1);
+    const used = process.cpuUsage(start);
+    if (used.user + used.system >= ms * 1000) return x;
+  }
 }
 
 /** The functions the samples land in: V8 may inline the loop into its caller once it is optimised. */
-const BURNERS = ['burnCpuForProfile', 'burnWhile'];
+const BURNERS = ['burnCpuForProfile', 'burnWhileRunning'];
 const hasBurner = (names: Set<string>) => BURNERS.some((name) => names.has(name));
 
-async function burnWhile(pending: Promise<unknown>): Promise<void> {
-  let done = false;
-  void pending.finally(() => {
-    done = true;
-  });
-  while (!done) {
-    burnCpuForProfile(20);
-    await nextTurn();
-  }
+/** 200 ms of CPU: about 20 samples at the profiler's 100 a second, however loaded the machine. */
+function burnWhileRunning(): void {
+  burnCpuForProfile(200);
 }
 
 const retained: object[] = [];
@@ -86,9 +84,32 @@ describe('profiling (/api/v1/pprof)', () => {
   let adminApiToken: string;
   let readOnly: string;
   let networkManager: string;
+  // The length of CPU profiles and traces runs on this clock: the test moves it instead of waiting.
+  const time = manualClock();
+
+  /**
+   * Sends a profile or trace request; once it runs (its timer waits), calls `whileRunning` and moves the
+   * clock past its `seconds`. A refused request answers without starting a timer.
+   */
+  async function profiled<T>(send: () => Promise<T>, seconds: number, whileRunning = () => {}): Promise<T> {
+    const timers = time.pendingTimers();
+    let answered = false;
+    const pending = send().finally(() => {
+      answered = true;
+    });
+    for (const end = Date.now() + 10_000; !answered && time.pendingTimers() === timers;) {
+      if (Date.now() > end) assert.fail('the request neither answered nor started a profile');
+      await nextTurn();
+    }
+    if (!answered) {
+      whileRunning();
+      time.advance(seconds * 1000);
+    }
+    return pending;
+  }
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ timers: time });
     admin = await initialize(t);
     readOnly = await userWithRole(t, admin, ROLE.readOnly);
     networkManager = await userWithRole(t, admin, ROLE.networkManager);
@@ -124,9 +145,11 @@ describe('profiling (/api/v1/pprof)', () => {
 
   describe('GET /api/v1/pprof/profile', () => {
     it('returns a CPU profile in gzip pprof protobuf holding samples and function names', async () => {
-      const pending = t.request({ method: 'GET', url: `${BASE}/profile?seconds=1`, token: adminApiToken });
-      await burnWhile(pending);
-      const response = await pending;
+      const response = await profiled(
+        () => t.request({ method: 'GET', url: `${BASE}/profile?seconds=1`, token: adminApiToken }),
+        1,
+        burnWhileRunning,
+      );
       assert.equal(response.statusCode, 200);
       assert.equal(response.headers['content-type'], 'application/octet-stream');
       assert.match(
@@ -154,10 +177,14 @@ describe('profiling (/api/v1/pprof)', () => {
     });
 
     it('runs one CPU profile or trace at a time: a second one answers 409', async () => {
-      const [first, second] = await Promise.all([
-        t.request({ method: 'GET', url: `${BASE}/profile?seconds=1`, token: admin }),
-        t.request({ method: 'GET', url: `${BASE}/trace?seconds=1`, token: admin }),
-      ]);
+      const [first, second] = await profiled(
+        () =>
+          Promise.all([
+            t.request({ method: 'GET', url: `${BASE}/profile?seconds=1`, token: admin }),
+            t.request({ method: 'GET', url: `${BASE}/trace?seconds=1`, token: admin }),
+          ]),
+        1,
+      );
       assert.deepEqual([first.statusCode, second.statusCode].sort(), [200, 409]);
       const refused = first.statusCode === 409 ? first : second;
       assert.match(refused.json<{ error: string }>().error, /only one CPU profile or trace runs at a time/);
@@ -192,11 +219,11 @@ describe('profiling (/api/v1/pprof)', () => {
         long.on('error', () => undefined);
         long.end();
         // The 300 s profile is running once another profile is refused.
-        while ((await get('/profile?seconds=1')).status !== 409);
+        while ((await profiled(() => get('/profile?seconds=1'), 1)).status !== 409);
         long.destroy();
-        // Were the profile not stopped, this would wait 300 s and the test would time out.
+        // Were the profile not stopped, every later one would be refused until the clock passed 300 s.
         let next: { status: number };
-        do next = await get('/profile?seconds=1');
+        do next = await profiled(() => get('/profile?seconds=1'), 1);
         while (next.status === 409);
         assert.equal(next.status, 200);
       },
@@ -220,9 +247,11 @@ describe('profiling (/api/v1/pprof)', () => {
 
   describe('GET /api/v1/pprof/trace', () => {
     it('returns Chrome trace-event JSON with events and CPU samples naming functions', async () => {
-      const pending = t.request({ method: 'GET', url: `${BASE}/trace?seconds=1`, token: admin });
-      await burnWhile(pending);
-      const response = await pending;
+      const response = await profiled(
+        () => t.request({ method: 'GET', url: `${BASE}/trace?seconds=1`, token: admin }),
+        1,
+        burnWhileRunning,
+      );
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['content-type']), /^application\/json/);
       assert.match(String(response.headers['content-disposition']), /filename="trace\.json"/);
