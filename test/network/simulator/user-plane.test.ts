@@ -94,18 +94,20 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
     r.message.type === GtpuMessageType.gPdu && r.message.teid === tunnel.session.uplinkTeid;
 
   async function ue(options: { ueIpv4?: string; ueIpv6Prefix?: string; qfi?: number } = {}) {
+    // Name and TEIDs taken before the first await, so that UEs may come up concurrently.
     const namespace = `pmnsu${namespaces.length}x${id}`;
-    await run('ip', ['netns', 'add', namespace]);
     namespaces.push(namespace);
     teid += 2;
+    const uplinkTeid = teid;
+    await run('ip', ['netns', 'add', namespace]);
     const up = await gnb.bringUp(
       {
         pduSessionId: 1,
         ...options,
         qfi: options.qfi ?? 1,
         upfAddress: UPF,
-        uplinkTeid: teid,
-        downlinkTeid: teid + 1,
+        uplinkTeid,
+        downlinkTeid: uplinkTeid + 1,
       },
       { namespace },
     );
@@ -157,8 +159,9 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   });
 
   it('delivers the downlink of many UEs by TEID, each into its own TUN (each kernel answers its echo)', async () => {
-    const tunnels: UeTunnel[] = [];
-    for (let i = 0; i < 16; i++) tunnels.push(await ue({ ueIpv4: `10.45.1.${i + 2}` }));
+    const tunnels = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => ue({ ueIpv4: `10.45.1.${i + 2}` })),
+    );
     assert.equal(gnb.tunnels, 17);
     const replies = tunnels.map((t) => next(uplinkOf(t), `echo reply of ${t.session.ueIpv4}`));
     tunnels.forEach((t, i) => downlink(t, icmpEcho(DN, t.session.ueIpv4 ?? '', 0x77, i)));
