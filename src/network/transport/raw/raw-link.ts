@@ -110,7 +110,10 @@ export class RawLink implements PacketLink {
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {
     // The stack's timers may still send after close: such a packet is lost, as on the wire.
     if (this.#closed) return;
-    const entry = this.#sockets.find((s) => s.family === (isIpv6Address(remote.address) ? 6 : 4));
+    const family = isIpv6Address(remote.address) ? 6 : 4;
+    // A loop, not find(): this runs per packet.
+    let entry: FamilySocket | undefined;
+    for (const s of this.#sockets) if (s.family === family) entry = s;
     if (entry === undefined) return;
     // A socket bound to one address sends from it; otherwise pick the asked-for source (multi-homing).
     const source =

@@ -270,9 +270,14 @@ export class SctpAssociation implements N2Association {
 
   /** The path index of a peer address, learning the link port it now uses (RFC 6951 5.4). */
   pathIndex(remote: LinkAddress): number {
-    const i = this.paths.findIndex((p) => p.remote.address === remote.address);
-    if (i >= 0) this.paths[i]!.remote.port = remote.port;
-    return i;
+    // A loop, not findIndex(): this runs per packet.
+    for (let i = 0; i < this.paths.length; i++) {
+      const path = this.paths[i]!;
+      if (path.remote.address !== remote.address) continue;
+      path.remote.port = remote.port;
+      return i;
+    }
+    return -1;
   }
 
   /**

@@ -96,9 +96,7 @@ export class UdpLink implements PacketLink {
   send(packet: Uint8Array, remote: LinkAddress, local?: string): void {
     // The stack's timers may still send after close: such a packet is lost, as on the wire.
     if (this.#closed) return;
-    const v6 = isIpv6Address(remote.address);
-    const s =
-      this.#sockets.find((x) => x.v6 === v6 && x.address === local) ?? this.#sockets.find((x) => x.v6 === v6);
+    const s = this.#socketFor(isIpv6Address(remote.address), local);
     if (s === undefined) return;
     // Packets leave together once the current callback is done (process.nextTick; queueMicrotask would
     // cost an AsyncResource a call): the stack sends a few per flush, and the native socket hands a batch
@@ -111,6 +109,17 @@ export class UdpLink implements PacketLink {
       this.#batchQueued = true;
       process.nextTick(this.#sendBatches);
     }
+  }
+
+  /** The socket bound to `local`, else the first of the family (a loop: this runs per packet). */
+  #socketFor(v6: boolean, local: string | undefined): LinkSocket | undefined {
+    let first: LinkSocket | undefined;
+    for (const s of this.#sockets) {
+      if (s.v6 !== v6) continue;
+      if (s.address === local) return s;
+      first ??= s;
+    }
+    return first;
   }
 
   onPacket(receiver: PacketReceiver): void {
