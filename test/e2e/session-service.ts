@@ -28,6 +28,11 @@ export interface ForwarderRules {
     { teid: number; ipv4: string | null; ipv6: string | null; ambr: [number, number]; downlink?: string }
   >;
   calls: string[];
+  /**
+   * Forwarder session ids whose downlink packets found no tunnel (the UE idle), waiting for the UPF's
+   * next poll (`takeDownlinkData`): a test pushes one to play a packet arriving on N6.
+   */
+  downlinkData: number[];
 }
 
 function recordingAddon(rules: ForwarderRules): UpfAddon {
@@ -65,7 +70,11 @@ function recordingAddon(rules: ForwarderRules): UpfAddon {
     }
     tickFlows = () => undefined;
     takeFlows = () => Buffer.alloc(0);
-    takeDownlinkData = () => Buffer.alloc(0);
+    takeDownlinkData = () => {
+      const ids = Buffer.alloc(4 * rules.downlinkData.length);
+      rules.downlinkData.splice(0).forEach((id, i) => ids.writeUInt32LE(id, 4 * i));
+      return ids;
+    };
     drainUsage = () => Buffer.alloc(0);
     counters = () => ({}) as ReturnType<Forwarder['counters']>;
     close = () => undefined;
@@ -104,7 +113,7 @@ export async function startSessionService(): Promise<SessionService> {
       return { ...data, profile };
     },
   };
-  const rules: ForwarderRules = { sessions: new Map(), calls: [] };
+  const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [] };
   const n2 = createN2(
     { ...t.core, ports: { ...t.core.ports, subscriptionData } },
     { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },

@@ -1,0 +1,198 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { newProfile } from '../helpers/network.ts';
+import { tshark } from '../helpers/tshark.ts';
+import { assertTsharkAgrees } from './n2-service.ts';
+import { startSessionService, type SessionService } from './session-service.ts';
+
+/**
+ * PDU sessions of idle devices end to end (TS 23.502 4.2.3.3, TS 24.501 5.6.1.4.1, 5.6.2, 6.4.2): the
+ * UPF's downlink data notification pages the device, its Service Request brings the user plane back;
+ * the PDU session status IEs of Service Request and Service Accept; a UE-requested modification; the
+ * cause of a deregistration the device was paged for. Against the real service (session-service.ts);
+ * tshark reads every NGAP PDU the gNB received and the NAS messages these procedures added.
+ */
+
+interface ApiSession {
+  id: number;
+  status: string;
+}
+
+/** The PSIs whose bit is set in a PSI-bitmap IE of tshark's dissection (`field`: its field stem). */
+function psisOf(layer: Record<string, unknown>, ie: string, field: string): number[] {
+  const message = layer['Plain NAS 5GS Message'] as Record<string, Record<string, string>> | undefined;
+  const element = message?.[ie];
+  if (element === undefined) return [];
+  return Object.entries(element)
+    .map(([name, value]) => [new RegExp(`${field}(\\d+)_b`).exec(name)?.[1], value] as const)
+    .filter(([psi, value]) => psi !== undefined && value === '1')
+    .map(([psi]) => Number(psi))
+    .sort((a, b) => a - b);
+}
+
+/** The plain NAS messages of `type` the UE sent or received, in order. */
+const nasOf = (ue: SimulatedUe, type: string): Uint8Array[] =>
+  ue.log.filter((exchange) => exchange.messageType === type).map((exchange) => exchange.plain);
+
+describe('PDU sessions of idle devices through the simulator against the real service', () => {
+  let s: SessionService;
+  before(async () => {
+    s = await startSessionService();
+  });
+  after(async () => {
+    await assertTsharkAgrees(s.received);
+    await s.close();
+  });
+
+  const statusOf = async (imsi: string, id = 1): Promise<string | undefined> =>
+    (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions.find((x) => x.id === id)
+      ?.status;
+  const until = (imsi: string, status: string): Promise<true> =>
+    s.until(async () => ((await statusOf(imsi)) === status ? true : undefined), `session ${status}`);
+  /** Registers device `n`, gives it an active session 1 and lets it go idle. */
+  const idleWithSession = async (n: number) => {
+    const device = await s.registered(n);
+    const established = await device.sessions.establish({ pduSessionId: 1, type: 'IPv4' });
+    assert.ok(established.outcome === 'accepted');
+    await until(device.imsi, 'active');
+    const released = device.ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(device.ue));
+    await released;
+    await until(device.imsi, 'inactive');
+    return { ...device, address: established.session.ipv4 };
+  };
+
+  it('downlink data for an idle device: paged, its Service Request brings the user plane back; both carry PDU session status', async () => {
+    const { imsi, ue, address } = await idleWithSession(21);
+    const [forwarderId, rule] = [...s.rules.sessions].find(([, r]) => r.ipv4 === address) ?? [];
+    assert.ok(forwarderId !== undefined && rule !== undefined);
+    assert.equal(rule.downlink, undefined); // idle: no tunnel, the forwarder drops downlink
+    const paged = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+    const up = new Promise<void>((resolve) => {
+      const off = s.ues.sessions.on((event) => {
+        if (event.type === 'up' && event.session.ue === ue) {
+          off();
+          resolve();
+        }
+      });
+    });
+    // A downlink packet found no tunnel: the UPF tells the SMF, which has the AMF page the device.
+    s.rules.downlinkData.push(forwarderId);
+    assert.deepEqual(await paged, { outcome: 'accepted' });
+    await up;
+    await until(imsi, 'active');
+    assert.match(rule.downlink ?? '', /^127\.0\.0\.2:2152 teid \d+ qfi 1$/);
+    assert.ok(s.received.some((exchange) => exchange.messageType === 'Paging'));
+
+    const [request] = nasOf(ue, 'serviceRequest');
+    const [accept] = nasOf(ue, 'serviceAccept');
+    assert.ok(request !== undefined && accept !== undefined);
+    const [heardRequest, heardAccept] = await tshark('nas-5gs', [request, accept]);
+    assert.equal(heardRequest?.info, 'Service request');
+    assert.equal(heardRequest.expert, '');
+    assert.deepEqual(psisOf(heardRequest.layer, 'PDU session status', 'pdu_ses_sts_psi_'), [1]);
+    assert.equal(heardAccept?.info, 'Service accept');
+    assert.equal(heardAccept.expert, '');
+    assert.deepEqual(psisOf(heardAccept.layer, 'PDU session status', 'pdu_ses_sts_psi_'), [1]);
+  });
+
+  it('a Service Request without Uplink data status leaves the user plane down; one with it brings only the sessions it names back', async () => {
+    const { imsi, ue, sessions } = await s.registered(22);
+    for (const pduSessionId of [1, 2])
+      assert.equal((await sessions.establish({ pduSessionId, type: 'IPv4' })).outcome, 'accepted');
+    await s.until(
+      async () => ((await statusOf(imsi, 2)) === 'active' ? true : undefined),
+      'session 2 active',
+    );
+    let released = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await released;
+    await until(imsi, 'inactive');
+
+    assert.equal((await ue.serviceRequest('signalling')).outcome, 'accepted');
+    released = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await released;
+    assert.equal(await statusOf(imsi, 1), 'inactive');
+    assert.equal(await statusOf(imsi, 2), 'inactive');
+
+    assert.equal((await ue.serviceRequest('data', { uplinkData: [2] })).outcome, 'accepted');
+    await s.until(
+      async () => ((await statusOf(imsi, 2)) === 'active' ? true : undefined),
+      'session 2 active again',
+    );
+    assert.equal(await statusOf(imsi, 1), 'inactive');
+    const accept = nasOf(ue, 'serviceAccept').at(-1);
+    assert.ok(accept !== undefined);
+    const [heard] = await tshark('nas-5gs', [accept]);
+    assert.deepEqual(psisOf(heard?.layer ?? {}, 'PDU session status', 'pdu_ses_sts_psi_'), [1, 2]);
+    // Session 2 came back: nothing failed (PDU session reactivation result all zero).
+    assert.deepEqual(
+      psisOf(heard?.layer ?? {}, 'PDU session reactivation result', 'pdu_ses_rect_res_psi_'),
+      [],
+    );
+  });
+
+  it('UE-requested modification: served without a QoS change (Modification Command), rejected #37 for another 5QI', async () => {
+    const { sessions } = await s.registered(23);
+    assert.equal((await sessions.establish({ pduSessionId: 1, type: 'IPv4' })).outcome, 'accepted');
+    const modified = sessions.next((e) => (e.type === 'modified' ? e.session : undefined));
+    assert.ok(sessions.requestModification(1));
+    assert.equal((await modified).pduSessionId, 1);
+    const rejected = sessions.next((e) => (e.type === 'modification-rejected' ? e.cause : undefined));
+    assert.ok(
+      sessions.requestModification(1, {
+        requestedQosFlowDescriptions: [
+          {
+            qfi: 1,
+            operationCode: 3,
+            eBit: true,
+            parameters: [{ identifier: 1, contents: Uint8Array.of(8) }],
+          },
+        ],
+      }),
+    );
+    assert.equal(await rejected, 37);
+  });
+
+  it('a device paged for a #62 deregistration hears #62 (no slice left in its new profile), not #7', async () => {
+    const { imsi, ue } = await s.registered(24);
+    const released = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await released;
+    const away = ue.next((e) => (e.type === 'deregistered-by-network' ? e.cause : undefined));
+    assert.equal(await s.request('POST', '/api/v1/profiles', newProfile('no-policy')), 201);
+    assert.equal(await s.request('PUT', `/api/v1/subscribers/${imsi}`, { profile_name: 'no-policy' }), 200);
+    assert.equal(await away, 62);
+  });
+
+  it('a session the network released while the device was idle: Service Accept`s PDU session status lacks it and the device releases it locally', async () => {
+    // Last: the pool change releases every session of the default profile.
+    const { imsi, ue, sessions } = await idleWithSession(25);
+    assert.equal(
+      await s.request('PUT', '/api/v1/profiles/default', {
+        'ue-ip-pool': '10.47.0.0/16',
+        dns: '8.8.8.8',
+        mtu: 1400,
+        'bitrate-uplink': '1 Gbps',
+        'bitrate-downlink': '1 Gbps',
+        var5qi: 9,
+        'priority-level': 90,
+      }),
+      200,
+    );
+    // Idle: not paged for it, released at once in the core.
+    await s.until(async () => ((await statusOf(imsi)) === undefined ? true : undefined), 'no session');
+    const local = sessions.next((e) => (e.type === 'released-locally' ? e.pduSessionId : undefined));
+    assert.equal((await ue.serviceRequest('data', { uplinkData: [1] })).outcome, 'accepted');
+    assert.equal(await local, 1);
+    assert.equal(sessions.get(1), undefined);
+    const accept = nasOf(ue, 'serviceAccept').at(-1);
+    assert.ok(accept !== undefined);
+    const [heard] = await tshark('nas-5gs', [accept]);
+    assert.equal(heard?.expert, '');
+    assert.deepEqual(psisOf(heard.layer, 'PDU session status', 'pdu_ses_sts_psi_'), []);
+    assert.deepEqual(psisOf(heard.layer, 'PDU session reactivation result', 'pdu_ses_rect_res_psi_'), [1]);
+  });
+});
