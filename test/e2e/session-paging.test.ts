@@ -135,7 +135,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
   });
 
   it('UE-requested modification: served without a QoS change (Modification Command), rejected #37 for another 5QI', async () => {
-    const { sessions } = await s.registered(23);
+    const { ue, sessions } = await s.registered(23);
     assert.equal((await sessions.establish({ pduSessionId: 1, type: 'IPv4' })).outcome, 'accepted');
     const modified = sessions.next((e) => (e.type === 'modified' ? e.session : undefined));
     assert.ok(sessions.requestModification(1));
@@ -154,6 +154,15 @@ describe('PDU sessions of idle devices through the simulator against the real se
       }),
     );
     assert.equal(await rejected, 37);
+    // The Command (the request's PTI) and the Reject, as tshark reads them inside DL NAS Transport.
+    const heard = await tshark('nas-5gs', nasOf(ue, 'dlNasTransport').slice(-2));
+    assert.deepEqual(
+      heard.map((verdict) => [verdict.info, verdict.malformed, verdict.expert]),
+      [
+        ['DL NAS transport, PDU session modification command', false, ''],
+        ['DL NAS transport, PDU session modification reject (Unknown)', false, ''],
+      ],
+    );
   });
 
   it('a device paged for a #62 deregistration hears #62 (no slice left in its new profile), not #7', async () => {
