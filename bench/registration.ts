@@ -7,7 +7,8 @@
 // (5G-AKA vector, KAMF, NAS security of the seven NAS messages, the NGAP codec of the ten PDUs, and ECIES
 // de-concealment for Profile A), without storage, records or transport.
 // Run: npx tsx bench/registration.ts [--ues N (10000)] [--hold N (100000)] [--gnbs N (10)] [--concurrency N (500)]
-// [--cpu-prof DIR]: the service runs under `node --cpu-prof` (a V8 profile in DIR when it stops).
+// [--cpu-prof DIR]: the service runs under `node --cpu-prof` (a V8 profile in DIR when it stops);
+// [--sim-cpu-prof DIR]: the same for the simulator; [--suci null|A|both (both)]: the runs to make.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -35,6 +36,8 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '500' },
     seconds: { type: 'string' },
     'cpu-prof': { type: 'string' },
+    'sim-cpu-prof': { type: 'string' },
+    suci: { type: 'string', default: 'both' },
   },
 });
 const UES = Number(values.ues);
@@ -46,13 +49,24 @@ const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT_BATCH = 10_000;
 
-/** CPU seconds (utime + stime) and RSS (now and peak) of a process, from /proc. */
-async function usage(pid: number): Promise<{ cpuSeconds: number; rssMb: number; peakRssMb: number }> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  const ticks = Number(stat[11]) + Number(stat[12]);
+/** utime + stime of a /proc stat file, in seconds. */
+async function cpuSecondsOf(statPath: string): Promise<number> {
+  const stat = (await readFile(statPath, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
+/**
+ * CPU seconds of a process (all threads) and of its main thread (the JavaScript event loop; the rest is
+ * the records writer thread, V8's GC helpers and libuv's pool), and its RSS (now and peak), from /proc.
+ */
+async function usage(
+  pid: number,
+): Promise<{ cpuSeconds: number; mainCpuSeconds: number; rssMb: number; peakRssMb: number }> {
+  const cpuSeconds = await cpuSecondsOf(`/proc/${pid}/stat`);
+  const mainCpuSeconds = await cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`);
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-  return { cpuSeconds: ticks / 100, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
+  return { cpuSeconds, mainCpuSeconds, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
 }
 
 interface Service {
@@ -153,6 +167,8 @@ interface SimulatorRun {
   wallMs: number;
   perSecond: number;
   serviceCpuMs: number;
+  /** The part of serviceCpuMs on the service's main thread. */
+  serviceMainCpuMs: number;
   simulatorCpuMs: number;
   rssMb: number;
   peakRssMb: number;
@@ -163,9 +179,11 @@ interface SimulatorRun {
  * says how many registered. With `hold`, it is stopped (Ctrl-C) only after the figures are taken.
  */
 async function simulate(service: Service, args: string[], hold: boolean): Promise<SimulatorRun> {
+  const simulatorProfileDir = values['sim-cpu-prof'];
   const child = spawn(
     process.execPath,
     [
+      ...(simulatorProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', simulatorProfileDir]),
       '--max-old-space-size=4096',
       '--import',
       'tsx',
@@ -178,15 +196,17 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT },
   );
   const exited = once(child, 'exit');
-  let start: { service: number; simulator: number } | undefined;
+  let start: { service: number; serviceMain: number; simulator: number } | undefined;
   const failures = new Map<string, number>();
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   for (;;) {
     const line = await lines.next();
     if (line.done === true) throw new Error('the simulator ended before registering');
     if (/^\d+ gNBs ready$/.test(line.value)) {
+      const serviceUsage = await usage(service.pid);
       start = {
-        service: (await usage(service.pid)).cpuSeconds,
+        service: serviceUsage.cpuSeconds,
+        serviceMain: serviceUsage.mainCpuSeconds,
         simulator: (await usage(child.pid!)).cpuSeconds,
       };
     }
@@ -200,6 +220,7 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
         wallMs: Number(done[3]),
         perSecond: Number(done[4]),
         serviceCpuMs: ((serviceUsage.cpuSeconds - start.service) * 1000) / registered,
+        serviceMainCpuMs: ((serviceUsage.mainCpuSeconds - start.serviceMain) * 1000) / registered,
         simulatorCpuMs: ((simulatorUsage.cpuSeconds - start.simulator) * 1000) / registered,
         rssMb: serviceUsage.rssMb,
         peakRssMb: serviceUsage.peakRssMb,
@@ -308,7 +329,7 @@ const common = [
 ];
 const row = (name: string, r: SimulatorRun, bare: number): string =>
   `${name.padEnd(22)} ${String(r.registered).padStart(7)} ${(r.wallMs / 1000).toFixed(1).padStart(7)} s ${String(r.perSecond).padStart(6)}/s ` +
-  `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ` +
+  `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${r.serviceMainCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ` +
   `${r.rssMb.toFixed(0).padStart(6)} MB ${r.peakRssMb.toFixed(0).padStart(6)} MB`;
 // The bare figures first (this process is otherwise idle then), each run's row as soon as it is measured.
 bareCpuMs(true, 500); // warm-up: the first rounds include compilation
@@ -317,7 +338,7 @@ const bareA = bareCpuMs(true, 2000);
 process.stdout.write(
   [
     `Registration: initial registrations (5G-AKA, SMC, ICS, Registration Complete) over udp, ${GNBS} gNBs, ${CONCURRENCY} in flight; service and simulator in separate processes`,
-    'run                    devices    wall    rate  svc CPU/reg  bare/reg  sim CPU/reg  svc RSS  peak RSS',
+    'run                    devices    wall    rate  svc CPU/reg  svc main/reg  bare/reg  sim CPU/reg  svc RSS  peak RSS',
     '',
   ].join('\n'),
 );
@@ -328,22 +349,26 @@ try {
   };
   await provision(service, 1, UES);
   await provision(service, 1 + UES, UES);
-  const nullRun = await simulate(
-    service,
-    [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
-    false,
-  );
-  process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
-  const profileA = await simulate(
-    service,
-    [
-      ...common,
-      ...['--ues', String(UES), '--imsi', imsiOf(1 + UES)],
-      ...['--suci', 'A', '--hn-key', hn.public_key, '--hn-key-id', '1', '--then', 'switch-off'],
-    ],
-    false,
-  );
-  process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
+  if (values.suci !== 'A') {
+    const nullRun = await simulate(
+      service,
+      [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
+      false,
+    );
+    process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
+  }
+  if (values.suci !== 'null') {
+    const profileA = await simulate(
+      service,
+      [
+        ...common,
+        ...['--ues', String(UES), '--imsi', imsiOf(1 + UES)],
+        ...['--suci', 'A', '--hn-key', hn.public_key, '--hn-key-id', '1', '--then', 'switch-off'],
+      ],
+      false,
+    );
+    process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
+  }
   // --hold 0 skips the held devices.
   if (HOLD > 0) {
     await provision(service, 1 + 2 * UES, HOLD);
