@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { causeLabel } from '../../nas/causes.ts';
 import type { TransportAddress } from '../../transport/n2-transport.ts';
@@ -5,17 +6,22 @@ import type { ClientTransportKind } from '../client-transport.ts';
 import { openClientTransport } from '../client-transport.ts';
 import type { Slice } from '../gnb-config.ts';
 import { bringUp, createFleet } from '../gnb-fleet.ts';
+import { createGnbUserPlane } from '../user-plane/gnb-user-plane.ts';
+import { carrySessions, type SessionTunnels } from '../user-plane/session-tunnels.ts';
 import { GnbUes } from './gnb-ues.ts';
 import type { RegistrationOutcome, SimulatedUe } from './simulated-ue.ts';
 import type { SuciProtection } from './ue-config.ts';
 import { ALL_ALGORITHMS } from './ue-config.ts';
 import { createUes, withConcurrency } from './ue-fleet.ts';
+import { UeSessions, type EstablishmentOutcome, type UeIpType } from './ue-sessions.ts';
 
 /**
  * `npm run sim -- ue [options]` (scripts/sim.ts): simulated gNBs with simulated UEs behind them. The gNBs
  * complete NG Setup, then every UE registers (at most `--concurrency` at a time), optionally goes idle and
- * comes back with a service request, then holds, deregisters or switches off. One line per NAS message and
- * per outcome, or outcomes only with --quiet; a summary with the registration rate. See docs/simulator.md.
+ * comes back with a service request, optionally establishes a PDU session (its user plane on a TUN device
+ * in the UE's namespace with --tun-netns), then holds, deregisters or switches off. One line per NAS message
+ * and per outcome, or outcomes only with --quiet; a summary with the registration rate. See
+ * docs/simulator.md.
  */
 
 const USAGE = `usage: npm run sim -- ue [options]
@@ -38,6 +44,11 @@ const USAGE = `usage: npm run sim -- ue [options]
   --concurrency <n>            registrations in flight at once (default 100)
   --idle                       after registering, the gNB asks for the UE's release (user inactivity)
   --service-request            after --idle, come back with a service request
+  --session IPv4|IPv6|IPv4v6   then establish PDU session 1 of this type
+  --dnn <name>                 the session's DNN (default: the network's choice)
+  --n3 <addr>                  the gNB's N3 (GTP-U) address (default 127.0.0.1)
+  --tun-netns <prefix>         carry each session on a TUN device in namespace <prefix><i> (UE i from 1;
+                               made beforehand with ip netns add; root; one gNB; IPv4 addresses only)
   --then hold|deregister|switch-off   after that: stay until Ctrl-C (default), deregister, or switch off
   --fail-ics                   the gNB answers Initial Context Setup with a failure
   --silent-after <message>     the UEs stop answering after this NAS message (e.g. authenticationRequest)
@@ -66,6 +77,10 @@ interface Plan {
   concurrency: number;
   idle: boolean;
   serviceRequest: boolean;
+  session: UeIpType | undefined;
+  dnn: string | undefined;
+  n3: string;
+  tunNetns: string | undefined;
   then: 'hold' | 'deregister' | 'switch-off';
   failIcs: boolean;
   silentAfter: string | undefined;
@@ -126,6 +141,10 @@ function plan(argv: readonly string[]): Plan {
       concurrency: { type: 'string', default: '100' },
       idle: { type: 'boolean', default: false },
       'service-request': { type: 'boolean', default: false },
+      session: { type: 'string' },
+      dnn: { type: 'string' },
+      n3: { type: 'string', default: '127.0.0.1' },
+      'tun-netns': { type: 'string' },
       then: { type: 'string', default: 'hold' },
       'fail-ics': { type: 'boolean', default: false },
       'silent-after': { type: 'string' },
@@ -161,6 +180,19 @@ function plan(argv: readonly string[]): Plan {
       homeNetworkPublicKeyId: integer(values['hn-key-id'], '--hn-key-id', 0, 255),
     };
   } else throw new UsageError(`--suci must be null, A or B, got ${scheme}`);
+  const session = values.session;
+  if (session !== undefined && session !== 'IPv4' && session !== 'IPv6' && session !== 'IPv4v6')
+    throw new UsageError(`--session must be IPv4, IPv6 or IPv4v6, got ${session}`);
+  if (!isIP(values.n3)) throw new UsageError(`--n3 must be an IP address, got ${values.n3}`);
+  const tunNetns = values['tun-netns'];
+  if (tunNetns !== undefined) {
+    if (session === undefined) throw new UsageError('--tun-netns needs --session');
+    // One user plane (N3 socket) for one gNB: each gNB allocates its downlink TEIDs on its own.
+    if (integer(values.gnbs, '--gnbs', 1, 10_000) !== 1)
+      throw new UsageError('--tun-netns takes one gNB (--gnbs 1)');
+    if (!/^[A-Za-z0-9_.-]{1,24}$/.test(tunNetns))
+      throw new UsageError(`--tun-netns must be 1 to 24 letters, digits, "_", "." or "-", got ${tunNetns}`);
+  }
   const amf = address(values.amf);
   return {
     transport,
@@ -189,12 +221,35 @@ function plan(argv: readonly string[]): Plan {
     concurrency: integer(values.concurrency, '--concurrency', 1, 100_000),
     idle: values.idle,
     serviceRequest: values['service-request'],
+    session,
+    dnn: values.dnn,
+    n3: values.n3,
+    tunNetns,
     then,
     failIcs: values['fail-ics'],
     silentAfter: values['silent-after'],
     timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
     quiet: values.quiet,
   };
+}
+
+function sessionLine(ue: SimulatedUe, outcome: EstablishmentOutcome): string {
+  const who = `imsi-${ue.imsi}: PDU session 1`;
+  switch (outcome.outcome) {
+    case 'accepted': {
+      const { session } = outcome;
+      const ipv6 = session.ipv6InterfaceIdentifier === undefined ? [] : ['IPv6'];
+      const addresses = [...(session.ipv4 === undefined ? [] : [session.ipv4]), ...ipv6].join(' ');
+      const cause = session.cause === undefined ? '' : ` (${causeLabel('5gsm', session.cause)})`;
+      return `${who} ${session.ipType} ${addresses}, DNN ${session.dnn ?? '-'}${cause}`;
+    }
+    case 'rejected':
+      return `${who} rejected: ${causeLabel('5gsm', outcome.cause)}`;
+    case 'not-forwarded':
+      return `${who} not forwarded by the AMF${outcome.fiveGmmCause === undefined ? '' : ` (${causeLabel('5gmm', outcome.fiveGmmCause)})`}`;
+    case 'failed':
+      return `${who} failed: ${outcome.reason}`;
+  }
 }
 
 const ALGORITHM = (kind: 'NEA' | 'NIA', n: number): string => `${kind}${n}`;
@@ -238,6 +293,8 @@ export async function runUeSimulator(
     say(USAGE);
     return error.message === '' ? 0 : 2;
   }
+  /** The user plane of --tun-netns: the sessions' tunnels and the gNB's N3 socket. */
+  let tunnels: { carried: SessionTunnels; close(): void } | undefined;
   const transport = await openClientTransport(p.transport, {
     localAddress: p.local,
     peerUdpPort: p.udpPort,
@@ -261,7 +318,11 @@ export async function runUeSimulator(
     // TS 38.300 8.2: the NR cell identity is the gNB id (its 22 leftmost bits here) and a local cell id.
     const radios = gnbs.map(
       (gnb) =>
-        new GnbUes(gnb, { plmn: p.plmn, nrCellIdentity: gnb.config.node.value * 2 ** 14 + 1, tac: p.tac }),
+        new GnbUes(
+          gnb,
+          { plmn: p.plmn, nrCellIdentity: gnb.config.node.value * 2 ** 14 + 1, tac: p.tac },
+          { n3Address: p.n3 },
+        ),
     );
     const setups = await Promise.all(gnbs.map(bringUp));
     const refused = setups.filter((s) => s.outcome !== 'accepted').length;
@@ -334,6 +395,56 @@ export async function runUeSimulator(
         say(`${accepted} of ${registered.length} connected again by service request`);
       }
     }
+    if (p.session !== undefined) {
+      const type = p.session;
+      const sessions = new Map(registered.map((ue) => [ue, new UeSessions(ue)]));
+      if (p.tunNetns !== undefined) {
+        // The gNB's session events name the UE as its radio knows it: the same objects as `ues`.
+        const known = new Map<unknown, { ue: SimulatedUe; namespace: string }>(
+          ues.map((ue, i) => [ue, { ue, namespace: `${p.tunNetns}${i + 1}` }]),
+        );
+        const sessionOf = (ue: unknown, id: number) => {
+          const found = known.get(ue);
+          return found === undefined ? undefined : sessions.get(found.ue)?.get(id);
+        };
+        const who = (ue: unknown): string => `imsi-${known.get(ue)?.ue.imsi ?? '?'}`;
+        const userPlane = createGnbUserPlane({ n3Address: p.n3 });
+        tunnels = {
+          close: () => userPlane.close(),
+          carried: carrySessions({
+            events: radios[0]!.sessions,
+            userPlane,
+            ueOf: (s) => s.ue,
+            // The gNB never sees the UE's address: the UE's own session has it. No Router Advertisement
+            // is simulated, so the UE does not know its IPv6 prefix: IPv4 only.
+            addresses: (s) => {
+              const ipv4 = sessionOf(s.ue, s.pduSessionId)?.ipv4;
+              return ipv4 === undefined ? undefined : { ueIpv4: ipv4 };
+            },
+            tun: (s) => ({
+              namespace: known.get(s.ue)?.namespace ?? '',
+              mtu: sessionOf(s.ue, s.pduSessionId)?.mtu ?? 1500,
+            }),
+            failed: (s, error, detail) => {
+              failures++;
+              say(`${who(s.ue)}: no TUN for PDU session ${s.pduSessionId}: ${error}: ${detail}`);
+            },
+            carried: (s, tunnel) =>
+              say(`${who(s.ue)}: TUN ${tunnel.tunName} up in ${known.get(s.ue)?.namespace ?? ''}`),
+          }),
+        };
+      }
+      const outcomes = await withConcurrency(registered, p.concurrency, (ue) =>
+        sessions
+          .get(ue)!
+          .establish({ pduSessionId: 1, type, ...(p.dnn === undefined ? {} : { dnn: p.dnn }) }),
+      );
+      outcomes.forEach((outcome, i) => say(sessionLine(registered[i]!, outcome)));
+      const accepted = outcomes.filter((o) => o.outcome === 'accepted').length;
+      failures += registered.length - accepted;
+      say(`${accepted} of ${registered.length} PDU sessions established`);
+      await tunnels?.carried.settled();
+    }
     if (p.then === 'hold') {
       say('holding; Ctrl-C deregisters nothing and shuts the associations down');
       await stopSignal;
@@ -350,6 +461,8 @@ export async function runUeSimulator(
     await Promise.all(gnbs.map((gnb) => gnb.shutdown()));
     return failures === 0 ? 0 : 1;
   } finally {
+    tunnels?.carried.stop();
+    tunnels?.close();
     await transport.close();
   }
 }
