@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import { maybeSqliteFileOf } from './database.ts';
+import type { SqliteFile } from './sqlite-file.ts';
 import type { Executor } from './transaction.ts';
 
 /** Stands where a parameter's value goes while the template is compiled. */
@@ -27,6 +28,53 @@ export function queryTemplate<P extends object, R>(
   names: readonly NoInfer<keyof P & string>[],
   build: (params: P) => Compilable<R>,
 ): (executor: Executor, values: P) => Promise<R[]> {
+  const template = compileOnce(names, build);
+  return async (executor, values) => {
+    const query = template(values);
+    const file = idleFile(executor);
+    if (file) return file.prepare(query.sql).all(query.parameters) as R[];
+    return (await executor.executeQuery<R>(query)).rows;
+  };
+}
+
+/**
+ * A query template whose rows come as arrays of their values, in the order the query selects its
+ * columns. SQLite's binding builds a row object property by property, about 0.2 µs a row (a fifth of a
+ * page of 100 subscribers); an array it builds at once, and the caller names the values.
+ */
+export function valuesTemplate<P extends object, V extends readonly unknown[]>(
+  names: readonly NoInfer<keyof P & string>[],
+  build: (params: P) => Compilable<unknown>,
+): (executor: Executor, values: P) => Promise<V[]> {
+  const template = compileOnce(names, build);
+  return async (executor, values) => {
+    const query = template(values);
+    const file = idleFile(executor);
+    if (file) {
+      // Statements are shared by SQL text (sqlite-file.ts): the mode is set back before anything else runs.
+      const statement = file.prepare(query.sql).raw(true);
+      try {
+        return statement.all(query.parameters) as unknown as V[];
+      } finally {
+        statement.raw(false);
+      }
+    }
+    const { rows } = await executor.executeQuery<object>(query);
+    return rows.map((row) => Object.values(row) as unknown as V);
+  };
+}
+
+/** The SQLite file of `executor` when a statement may run on it at once: see queryTemplate. */
+function idleFile(executor: Executor): SqliteFile | undefined {
+  const file = executor.isTransaction ? undefined : maybeSqliteFileOf(executor);
+  return file && !file.connection().inTransaction ? file : undefined;
+}
+
+/** Compiles `build` at its first use; then gives the compiled query with the parameters for `values`. */
+function compileOnce<P extends object, R>(
+  names: readonly (keyof P & string)[],
+  build: (params: P) => Compilable<R>,
+): (values: P) => CompiledQuery<R> {
   let compiled: CompiledQuery<R> | undefined;
   /** For each compiled parameter, the name of the value that goes there, or undefined for a constant. */
   let slots: ((keyof P & string) | undefined)[] = [];
@@ -42,15 +90,12 @@ export function queryTemplate<P extends object, R>(
     return query;
   }
 
-  return async (executor, values) => {
+  return (values) => {
     compiled ??= compile();
     const parameters = compiled.parameters.map((constant, index) => {
       const name = slots[index];
       return name === undefined ? constant : values[name];
     });
-    const file = executor.isTransaction ? undefined : maybeSqliteFileOf(executor);
-    if (file && !file.connection().inTransaction) return file.prepare(compiled.sql).all(parameters) as R[];
-    const result = await executor.executeQuery<R>({ ...compiled, parameters });
-    return result.rows;
+    return { ...compiled, parameters };
   };
 }

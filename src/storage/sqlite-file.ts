@@ -1,6 +1,6 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
-import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import type { SqliteDatabase } from 'kysely';
 
 /**
  * Opens one connection with the settings the service relies on: WAL, foreign keys, a busy timeout. An
@@ -53,6 +53,8 @@ function keepPrivate(path: string): void {
  * transaction can be running) and synchronously, so nothing sees the file half-swapped.
  */
 export interface SqliteFile extends SqliteDatabase {
+  /** A prepared statement, kept by SQL text (better-sqlite3's, so `raw` mode is at hand). */
+  prepare(sql: string): SQLite.Statement;
   /** The path the connection was opened on (`:memory:` for an in-memory database). */
   readonly path: string;
   /** The live better-sqlite3 connection, for the operations Kysely does not offer (online backup). */
@@ -76,12 +78,12 @@ export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
   // than running (11 µs of a 4 µs lookup). Statements are kept by SQL text, least recently used dropped
   // first. Reuse is safe because the driver runs each to completion (`all` or `run`) before the next
   // query; only Kysely's `stream()`, which nothing here uses, holds a statement open across queries.
-  const statements = new Map<string, SqliteStatement>();
+  const statements = new Map<string, SQLite.Statement>();
 
   return {
     path,
     connection: () => sqlite,
-    prepare(query: string): SqliteStatement {
+    prepare(query: string): SQLite.Statement {
       let statement = statements.get(query);
       if (statement) {
         statements.delete(query);

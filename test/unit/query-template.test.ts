@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { queryTemplate } from '../../src/storage/query-template.ts';
+import { queryTemplate, valuesTemplate } from '../../src/storage/query-template.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 
 describe('query templates', () => {
@@ -72,6 +72,24 @@ describe('query templates', () => {
       (await run(storage.db, { from: 'g', limit: 5 })).map((row) => row.name),
       ['hotel'],
     );
+  });
+
+  it('gives rows as values in the selected order, on the database and in a transaction', async () => {
+    const values = valuesTemplate<{ from: string; limit: number }, [number, string]>(
+      ['from', 'limit'],
+      build,
+    );
+    const objects = queryTemplate(['from', 'limit'], build);
+    const expected = (await build({ from: 'a', limit: 3 }).execute()).map((row) => [row.id, row.name]);
+    assert.deepEqual(await values(storage.db, { from: 'a', limit: 3 }), expected);
+    // The statement is shared by SQL text: a run for objects after one for values still gets objects.
+    assert.deepEqual(
+      (await objects(storage.db, { from: 'a', limit: 3 })).map((row) => [row.id, row.name]),
+      expected,
+    );
+    await storage.db.transaction().execute(async (trx) => {
+      assert.deepEqual(await values(trx, { from: 'a', limit: 3 }), expected);
+    });
   });
 
   it('refuses a template that leaves a named value out of its query', async () => {

@@ -1,4 +1,4 @@
-import { queryTemplate } from '../../storage/query-template.ts';
+import { queryTemplate, valuesTemplate } from '../../storage/query-template.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { SHOWN_HOLDERS } from '../references.ts';
 import type { WalkedAnchor } from './list-positions.ts';
@@ -89,8 +89,10 @@ export function createSubscribersRepository(db: Executor) {
 
   // The reads every page and every single read make, built once (query-template.ts). A page of the
   // unfiltered list starts at an IMSI (the empty string when it starts at the beginning).
-  const unfilteredPage = queryTemplate(['from', 'limit', 'offset'], (p: Page) =>
-    pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
+  // A page's rows as [imsi, profile name]: 100 row objects built by the binding cost a fifth of the page.
+  const unfilteredPage = valuesTemplate<Page, [imsi: string, profileName: string]>(
+    ['from', 'limit', 'offset'],
+    (p) => pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
   );
   const countRow = queryTemplate([], () => db.selectFrom('subscriber_count').select('total'));
   const byImsi = queryTemplate(['imsi'], (p: { imsi: string }) =>
@@ -169,10 +171,11 @@ export function createSubscribersRepository(db: Executor) {
         }
         return found;
       }
-      const rows =
-        filter.imsis === undefined && filter.dataNetwork === undefined
-          ? await unfilteredPage(db, { from: filter.imsiFrom ?? '', limit, offset })
-          : await pageQuery(filter, limit, offset).execute();
+      if (filter.imsis === undefined && filter.dataNetwork === undefined) {
+        const rows = await unfilteredPage(db, { from: filter.imsiFrom ?? '', limit, offset });
+        return rows.map(([imsi, profileName]) => ({ imsi, profileName }));
+      }
+      const rows = await pageQuery(filter, limit, offset).execute();
       return rows.map((row) => ({ imsi: row.imsi, profileName: row.name }));
     },
 
