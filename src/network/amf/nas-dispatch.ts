@@ -98,7 +98,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       logNas(amf, ue, 'inbound', message, plain);
     switch (message.messageType) {
       case 'registrationRequest':
-        return guard(ue, registrationRequest(amf, ue, message, verified));
+        return guard(ue, registrationRequest(amf, ue, message, plain, verified));
       case 'registrationComplete':
         return registrationComplete(amf, ue);
       case 'identityResponse':

@@ -65,12 +65,13 @@ function current(amf: AmfContext, ue: AmfUe, registration: PendingRegistration):
  * A Registration Request (TS 24.501 5.5.1.2 initial, 5.5.1.3 mobility and periodic update), from
  * Initial UE Message or over an existing connection. `verified`: integrity protected and verified
  * under the UE's current security context, so the AMF knows who sent it and accepts it without a new
- * authentication.
+ * authentication. `plain`: the message's plain NAS bytes, as its subscriber log shows them.
  */
 export async function registrationRequest(
   amf: AmfContext,
   ue: AmfUe,
   request: RegistrationRequest,
+  plain: Uint8Array,
   verified: boolean,
 ): Promise<void> {
   // A new Registration Request ends the common procedure in progress (5.4.1.3.7 e, 5.4.2.7 e, 5.4.3.7 d).
@@ -81,7 +82,7 @@ export async function registrationRequest(
   if (request.ueSecurityCapability !== undefined) ue.ueSecurityCapability = request.ueSecurityCapability;
 
   if (verified && ue.supi !== undefined && ue.security?.status === 'current') {
-    logNas(amf, ue, 'inbound', request, plainOf(request));
+    logNas(amf, ue, 'inbound', request, plain);
     if (!SERVED_TYPES.includes(request.registrationType.value))
       return rejectRegistration(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
     const subscription = await amf.subscriptionData.getSubscriptionData(ue.supi);
@@ -93,7 +94,7 @@ export async function registrationRequest(
   const identity = request.mobileIdentity;
   switch (identity.type) {
     case 'suci':
-      return suciReceived(amf, ue, registration, identity);
+      return suciReceived(amf, ue, registration, plain, identity);
     case '5g-guti':
       // 5.5.1.2.2: a 5G-GUTI the AMF cannot vouch for (unknown to it, or the request failed its
       // integrity check) -> Identity Request for the SUCI.
@@ -116,7 +117,8 @@ export function identityResponse(
   ue.procedure = { kind: 'registration-pending', registration };
   const identity = message.mobileIdentity;
   if (identity.type !== 'suci') return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
-  return suciReceived(amf, ue, registration, identity, message);
+  // The Registration Request was not kept as received: its log's bytes are encoded from it again.
+  return suciReceived(amf, ue, registration, plainOf(registration.request), identity, message);
 }
 
 /**
@@ -129,6 +131,7 @@ async function suciReceived(
   amf: AmfContext,
   ue: AmfUe,
   registration: PendingRegistration,
+  requestPlain: Uint8Array,
   suci: Suci,
   identityResponseMessage?: NasMessageOf<'identityResponse'>,
 ): Promise<void> {
@@ -145,7 +148,7 @@ async function suciReceived(
   // Known by its SUPI, but indexed under it (and an earlier context of it giving way) only once it has
   // authenticated: a request that merely names a registered device's SUCI must not deregister it.
   ue.supi = resolved.supi;
-  logNas(amf, ue, 'inbound', registration.request, plainOf(registration.request));
+  logNas(amf, ue, 'inbound', registration.request, requestPlain);
   if (identityResponseMessage !== undefined)
     logNas(amf, ue, 'inbound', identityResponseMessage, plainOf(identityResponseMessage));
   if (ue.ueSecurityCapability === undefined)
