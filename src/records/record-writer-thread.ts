@@ -1,18 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { BatchStore } from './batching-writer.ts';
+import type { Batch, BatchStore } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
-import { packBatch, type PackedBatch } from './packed-batch.ts';
 
 export interface WriterThreadData {
   path: string;
 }
 
-/**
- * Requests to the thread: store a batch (in columns, packed-batch.ts), release the database file (close),
- * or close for good.
- */
-type Request = { type: 'store'; batch: PackedBatch } | { type: 'release' } | { type: 'close' };
+/** Requests to the thread: store a batch, release the database file (close), or close for good. */
+type Request = { type: 'store'; batch: Batch<RecordRows> } | { type: 'release' } | { type: 'close' };
 
 export type ToWriterThread = Request & { id: number };
 
@@ -77,22 +73,19 @@ export function createRecordWriterThread(deps: { path: string; logger: Logger })
     return started;
   }
 
-  function send(request: Request, transfer: ArrayBuffer[] = []): Promise<void> {
+  function send(request: Request): Promise<void> {
     worker ??= start();
     const target = worker;
     const id = nextId++;
     return new Promise<void>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       target.ref();
-      target.postMessage({ ...request, id }, transfer);
+      target.postMessage({ ...request, id });
     });
   }
 
   return {
-    store: ((batch) => {
-      const { packed, transfer } = packBatch(batch);
-      return send({ type: 'store', batch: packed }, transfer);
-    }) as BatchStore<RecordRows>,
+    store: ((batch) => send({ type: 'store', batch })) as BatchStore<RecordRows>,
 
     /** Closes the thread's connection (after the batch it is writing); the next batch opens it again. */
     async release(): Promise<void> {

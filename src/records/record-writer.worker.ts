@@ -6,7 +6,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Batch } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
-import { unpackBatch } from './packed-batch.ts';
 import { createRecordRepositories, createRecordStore } from './record-store.ts';
 import type { FromWriterThread, ToWriterThread, WriterThreadData } from './record-writer-thread.ts';
 import { openSqliteDatabase, type Db } from '../storage/database.ts';
@@ -34,7 +33,7 @@ async function close(): Promise<void> {
 async function handle(message: ToWriterThread): Promise<void> {
   if (message.type === 'store') {
     if (!store) open();
-    await (store as NonNullable<typeof store>)(unpackBatch<RecordRows>(message.batch));
+    await (store as NonNullable<typeof store>)(message.batch);
   } else {
     await close();
   }
