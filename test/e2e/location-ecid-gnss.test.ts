@@ -158,6 +158,47 @@ describe('E-CID and GNSS location through the simulated gNB and device (real ser
     assert.ok(result?.positioningDataList.some((d) => d.method === 'NR_ECID' && d.mode === 'UE_ASSISTED'));
   });
 
+  it('E-CID UE assisted with a placed neighbour: the RSRP-weighted centroid of the two cells (worked numbers)', async () => {
+    // Cell 0x4002, 400 m east of gnb-1's cell, radius 200 m; the device names it by its NCGI.
+    const metresPerDegree = (6_371_000 * Math.PI) / 180;
+    const cosLat = Math.cos((CELL.latitude * Math.PI) / 180);
+    const created = await s.t.request({
+      method: 'POST',
+      url: '/api/beta/cell-positions',
+      token: s.token,
+      payload: {
+        rat: 'nr',
+        mcc: '001',
+        mnc: '01',
+        cell_identity: '000004002',
+        latitude: CELL.latitude,
+        longitude: CELL.longitude + 400 / (metresPerDegree * cosLat),
+        uncertainty_semi_major: 200,
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const supi = await device(56, {
+      ...DEVICE,
+      nrCells: [
+        { pci: 101, ssbArfcn: 632628, ssRsrpDbm: -85, ssRsrqDb: -10.5 },
+        { pci: 102, ssbArfcn: 632628, ssRsrpDbm: -88, ssRsrqDb: -12, nrCellIdentity: 0x4002 },
+      ],
+    });
+    const { status, body, result } = await locate(supi, 'ecid', 'ue_assisted');
+    assert.equal(status, 200, body);
+    // Weights 10^(-8.5) : 10^(-8.8) = 1 : 0.501187: 400 x 0.501187 / 1.501187 = 133.54 m east; the bound
+    // min(133.54 + 300, 266.46 + 200) = 433.54 m (ue-ecid-estimate.test.ts works the same numbers).
+    const { point, uncertainty } = result!.locationEstimate;
+    const east = (point.lon - CELL.longitude) * metresPerDegree * cosLat;
+    const north = (point.lat - CELL.latitude) * metresPerDegree;
+    assert.ok(Math.abs(east - 133.54) < 0.01 && Math.abs(north) < 0.01, `${east} m east, ${north} m north`);
+    assert.ok(Math.abs(uncertainty - 433.54) < 0.01, String(uncertainty));
+    assert.deepEqual(result?.positioningDataList, [
+      { method: 'CELLID', mode: 'CONVENTIONAL', usage: 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION' },
+      { method: 'NR_ECID', mode: 'UE_ASSISTED', usage: 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION' },
+    ]);
+  });
+
   it('GNSS standalone: the device’s fix is the estimate (uncertainty code K = 9: 13.6 m)', async () => {
     const supi = await device(53, DEVICE);
     const { status, body, result } = await locate(supi, 'gnss');

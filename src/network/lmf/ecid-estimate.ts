@@ -8,7 +8,7 @@ export interface CircleEstimate {
 }
 
 /** Mean Earth radius (metres): distances of a few kilometres need no ellipsoid. */
-const EARTH_RADIUS = 6_371_000;
+export const EARTH_RADIUS = 6_371_000;
 
 /**
  * The accuracy assumed for a reported angle of arrival, in degrees: the radio reports its estimate

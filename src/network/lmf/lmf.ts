@@ -11,6 +11,7 @@ import {
   ueMeasurementsOf,
   type LppAnswer,
   type LppRequest,
+  type UeMeasuredCell,
 } from './lpp-messages.ts';
 import { decodeNrppaPdu, encodeNrppaPdu } from './nrppa-codec.ts';
 import { ecidAnswerOf, ecidMeasurementInitiationRequest, type NetworkEcidReport } from './nrppa-ecid.ts';
@@ -35,7 +36,8 @@ const MAX_MEASUREMENT_ID = 15;
 export type DeviceFailure = { ok: false; incapable: boolean; reason: string };
 
 export type NetworkEcidOutcome = { ok: true; report: NetworkEcidReport } | { ok: false; reason: string };
-export type UeEcidOutcome = { ok: true; measurements: RadioMeasurement[] } | DeviceFailure;
+export type UeEcidOutcome =
+  { ok: true; measurements: RadioMeasurement[]; cells: UeMeasuredCell[] } | DeviceFailure;
 export type GnssLocateOutcome =
   { ok: true; estimate: { lat: number; lon: number; uncertainty: number } } | DeviceFailure;
 

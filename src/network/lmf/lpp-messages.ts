@@ -1,9 +1,11 @@
-import type { BitString } from '../asn1/bit-string.ts';
+import { bitStringHex, type BitString } from '../asn1/bit-string.ts';
 import type {
   LPPMessage,
   LPPMessageBody_c1,
   LocationCoordinates,
+  CellGlobalIdEUTRAAndUTRA,
   MeasuredResultsElement,
+  NCGIr15,
   NRMeasuredResultsElementr16,
   ProvideCapabilitiesr9IEs,
   ProvideLocationInformationr9IEs,
@@ -141,9 +143,21 @@ export function capable(request: LppRequest, capabilities: ProvideCapabilitiesr9
   }
 }
 
-/** The device's measurements (source `UE`) or why there are none. */
+/**
+ * A cell the device measured, as the UE-assisted estimate uses it: its global identity when the device
+ * reported one (always known for the serving cell, from the network), and its RSRP.
+ */
+export interface UeMeasuredCell {
+  serving: boolean;
+  /** The NR CGI or E-UTRA CGI the device reported; undefined when it named the cell by PCI and ARFCN only. */
+  cell: { rat: 'nr' | 'eutra'; mcc: string; mnc: string; cellIdentity: string } | undefined;
+  /** SS-RSRP or RSRP in dBm (the lower bound of the reported range); undefined when not reported. */
+  rsrpDbm: number | undefined;
+}
+
+/** The device's measurements (source `UE`) and the cells they name, or why there are none. */
 export type UeMeasurementsOutcome =
-  { ok: true; measurements: RadioMeasurement[] } | { ok: false; reason: string };
+  { ok: true; measurements: RadioMeasurement[]; cells: UeMeasuredCell[] } | { ok: false; reason: string };
 
 /** NR E-CID (TS 37.355 6.5.6.5) or E-UTRA E-CID (6.5.3.5) measurements of Provide Location Information. */
 export function ueMeasurementsOf(
@@ -159,26 +173,66 @@ export function ueMeasurementsOf(
         ok: false,
         reason: nr?.nrECIDErrorR16 ? 'NR E-CID error' : failureText(error?.locationfailurecause),
       };
+    const elements = [
+      { element: signal.nrPrimaryCellMeasuredResultsR16, serving: true },
+      ...(signal.nrMeasuredResultsListR16 ?? []).map((element) => ({ element, serving: false })),
+    ];
     return {
       ok: true,
-      measurements: [
-        nrMeasurement(signal.nrPrimaryCellMeasuredResultsR16, true),
-        ...(signal.nrMeasuredResultsListR16 ?? []).map((element) => nrMeasurement(element, false)),
-      ],
+      measurements: elements.map(({ element, serving }) => nrMeasurement(element, serving)),
+      cells: elements.map(({ element, serving }) => ({
+        serving,
+        cell: nrCellOf(element.nrCellGlobalIDR16),
+        rsrpDbm:
+          element.resultsSSBCellR16?.nrRSRPR16 === undefined
+            ? undefined
+            : nrRsrpDbm(element.resultsSSBCellR16.nrRSRPR16),
+      })),
     };
   }
   const ecid = information.ecidProvideLocationInformation;
   const signal = ecid?.ecidSignalMeasurementInformation;
   if (signal === undefined)
     return { ok: false, reason: ecid?.ecidError ? 'E-CID error' : failureText(error?.locationfailurecause) };
+  const elements = [
+    ...(signal.primaryCellMeasuredResults
+      ? [{ element: signal.primaryCellMeasuredResults, serving: true }]
+      : []),
+    ...signal.measuredResultsList.map((element) => ({ element, serving: false })),
+  ];
   return {
     ok: true,
-    measurements: [
-      ...(signal.primaryCellMeasuredResults
-        ? [eutraMeasurement(signal.primaryCellMeasuredResults, true)]
-        : []),
-      ...signal.measuredResultsList.map((element) => eutraMeasurement(element, false)),
-    ],
+    measurements: elements.map(({ element, serving }) => eutraMeasurement(element, serving)),
+    cells: elements.map(({ element, serving }) => ({
+      serving,
+      cell: eutraCellOf(element.cellGlobalId),
+      rsrpDbm: element.rsrpResult === undefined ? undefined : eutraRsrpDbm(element.rsrpResult),
+    })),
+  };
+}
+
+/** MCC and MNC digits (TS 37.355 6.4.2 MCC, MNC: 3 and 2..3 digits 0..9) as text. */
+const digitsText = (digits: readonly number[]): string => digits.join('');
+
+/** An NCGI-r15 (TS 37.355 6.4.2): the PLMN and the 36-bit NR cell identity in hex. */
+function nrCellOf(ncgi: NCGIr15 | undefined): UeMeasuredCell['cell'] {
+  if (ncgi === undefined) return undefined;
+  return {
+    rat: 'nr',
+    mcc: digitsText(ncgi.mccR15),
+    mnc: digitsText(ncgi.mncR15),
+    cellIdentity: bitStringHex(ncgi.nrCellidentityR15),
+  };
+}
+
+/** A CellGlobalIdEUTRA-AndUTRA (6.4.2) of an E-UTRA cell; a UTRA cell cannot be placed. */
+function eutraCellOf(cgi: CellGlobalIdEUTRAAndUTRA | undefined): UeMeasuredCell['cell'] {
+  if (cgi === undefined || cgi.cellIdentity.choice !== 'eutra') return undefined;
+  return {
+    rat: 'eutra',
+    mcc: digitsText(cgi.plmnIdentity.mcc),
+    mnc: digitsText(cgi.plmnIdentity.mnc),
+    cellIdentity: bitStringHex(cgi.cellIdentity.value),
   };
 }
 

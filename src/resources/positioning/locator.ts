@@ -1,5 +1,7 @@
 import type { LocationServices } from '../../network/lmf/location-services.ts';
 import { ecidEstimate } from '../../network/lmf/ecid-estimate.ts';
+import type { UeMeasuredCell } from '../../network/lmf/lpp-messages.ts';
+import { ueEcidEstimate, type PlacedCell } from '../../network/lmf/ue-ecid-estimate.ts';
 import type { NetworkState, RadioMeasurement, ServingCell } from '../../network/network-state.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { CellPosition, CellPositionsRepository } from '../cell-positions/cell-positions.repository.ts';
@@ -13,6 +15,7 @@ import {
   type Circle,
   type LocationResult,
   type PositioningData,
+  type Usage,
 } from './location-result.ts';
 
 export type Method = 'cell_id' | 'ecid' | 'gnss';
@@ -90,13 +93,43 @@ export function createLocator(deps: {
       return { kind: 'located', result: cellIdResult(cell, position, live.radioMeasurements), cell };
     }
     return how.method === 'ecid'
-      ? ecid(imsi, cell, position, how.mode, services)
+      ? ecid(imsi, cell, position, how.mode, services, executor)
       : gnss(imsi, cell, position, services);
   }
 
   /**
-   * E-CID: the radio's measurements (network based) refine the estimate around the antenna; the
-   * device's (UE assisted) come with the result as `radioMeasurements`. Without a mode, both run.
+   * The cells the device measured, placed at their provisioned positions: each by the global identity it
+   * reported, the serving cell by the network's when the device gave none. Cells without RSRP, without
+   * an identity or without a provisioned position are left out; each cell counts once.
+   */
+  async function placeCells(
+    serving: ServingCell,
+    position: CellPosition | undefined,
+    cells: readonly UeMeasuredCell[],
+    executor: Executor,
+  ): Promise<PlacedCell[]> {
+    const placed = new Map<string, PlacedCell>();
+    for (const measured of cells) {
+      const key = measured.cell ?? (measured.serving ? serving : undefined);
+      if (measured.rsrpDbm === undefined || key === undefined) continue;
+      const id = `${key.rat} ${key.mcc}-${key.mnc} ${key.cellIdentity}`;
+      if (placed.has(id)) continue;
+      const isServing =
+        key.rat === serving.rat &&
+        key.mcc === serving.mcc &&
+        key.mnc === serving.mnc &&
+        key.cellIdentity === serving.cellIdentity;
+      const found = isServing ? position : await cellPositions.findByCell(key, executor);
+      if (found) placed.set(id, { circle: cellCircle(found), rsrpDbm: measured.rsrpDbm });
+    }
+    return [...placed.values()];
+  }
+
+  /**
+   * E-CID: the radio's measurements (network based) place the device on the timing advance ring around
+   * the antenna; the device's (UE assisted) at the RSRP-weighted centroid of the cells it measured. Of
+   * the estimates made, the one with the smaller uncertainty is the result; every measurement comes with
+   * it as `radioMeasurements`. Without a mode, both run.
    */
   async function ecid(
     imsi: string,
@@ -104,6 +137,7 @@ export function createLocator(deps: {
     position: CellPosition | undefined,
     mode: Mode | undefined,
     services: LocationServices,
+    executor: Executor,
   ): Promise<LocateOutcome> {
     const method = ecidMethodOf(cell);
     const [network, device] = await Promise.all([
@@ -113,29 +147,40 @@ export function createLocator(deps: {
     if (device !== undefined && !device.ok && device.incapable && mode === 'ue_assisted') {
       return { kind: 'unserved', reason: device.reason };
     }
+    const report = network?.ok ? network.report : undefined;
+    // The antenna: where the radio says it is, else the cell's provisioned position.
+    const anchor: Circle | undefined =
+      report?.accessPoint ?? (position && { ...cellCircle(position), uncertainty: 0 });
+    const ring = report && anchor && ecidEstimate(anchor, report);
+    // Centred on the cell's own position, the ring's circle is no better than a smaller cell circle.
+    const circle = position && cellCircle(position);
+    const networkEstimate =
+      ring && circle && circle.uncertainty > 0 && circle.lat === ring.lat && circle.lon === ring.lon
+        ? { ...ring, uncertainty: Math.min(ring.uncertainty, circle.uncertainty) }
+        : ring;
+    const deviceEstimate = device?.ok
+      ? ueEcidEstimate(await placeCells(cell, position, device.cells, executor))
+      : undefined;
+    const estimate =
+      networkEstimate && deviceEstimate
+        ? deviceEstimate.uncertainty < networkEstimate.uncertainty
+          ? deviceEstimate
+          : networkEstimate
+        : (networkEstimate ?? deviceEstimate);
+    const usage = (made: Circle | undefined, ok: boolean): Usage =>
+      !ok
+        ? 'UNSUCCESS'
+        : made !== undefined && made === estimate
+          ? 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION'
+          : 'SUCCESS_RESULTS_NOT_USED';
     const used: PositioningData[] = [];
     const measurements: RadioMeasurement[] = [];
-    let estimate: Circle | undefined;
     if (network !== undefined) {
-      const report = network.ok ? network.report : undefined;
-      // The antenna: where the radio says it is, else the cell's provisioned position.
-      const anchor: Circle | undefined =
-        report?.accessPoint ?? (position && { ...cellCircle(position), uncertainty: 0 });
-      estimate = report && anchor && ecidEstimate(anchor, report);
-      used.push({
-        method,
-        mode: 'CONVENTIONAL',
-        usage: !report
-          ? 'UNSUCCESS'
-          : estimate
-            ? 'SUCCESS_RESULTS_USED_TO_GENERATE_LOCATION'
-            : 'SUCCESS_RESULTS_NOT_USED',
-      });
+      used.push({ method, mode: 'CONVENTIONAL', usage: usage(networkEstimate, report !== undefined) });
       if (report) measurements.push(...report.measurements);
     }
     if (device !== undefined) {
-      // The device's RSRP/RSRQ do not move the estimate: they are passed on for the operator.
-      used.push({ method, mode: 'UE_ASSISTED', usage: device.ok ? 'SUCCESS_RESULTS_NOT_USED' : 'UNSUCCESS' });
+      used.push({ method, mode: 'UE_ASSISTED', usage: usage(deviceEstimate, device.ok) });
       if (device.ok) measurements.push(...device.measurements);
     }
     if (estimate === undefined) {
@@ -146,13 +191,7 @@ export function createLocator(deps: {
         cell,
       };
     }
-    // Centred on the cell's own position, the ring's circle is no better than a smaller cell circle.
-    const circle = position && cellCircle(position);
-    const best =
-      circle && circle.uncertainty > 0 && circle.lat === estimate.lat && circle.lon === estimate.lon
-        ? { ...estimate, uncertainty: Math.min(estimate.uncertainty, circle.uncertainty) }
-        : estimate;
-    return { kind: 'located', result: resultAt(cell, best, [CELL_ID_USED, ...used], measurements), cell };
+    return { kind: 'located', result: resultAt(cell, estimate, [CELL_ID_USED, ...used], measurements), cell };
   }
 
   /** GNSS standalone: the device's own estimate; Cell ID when it has none. */

@@ -307,7 +307,20 @@ function nrEcid(
       nrPrimaryCellMeasuredResultsR16: primaryResults,
       ...(neighbours.length === 0
         ? {}
-        : { nrMeasuredResultsListR16: neighbours.map((neighbour) => nrMeasured(neighbour, wanted)) }),
+        : {
+            nrMeasuredResultsListR16: neighbours.map((neighbour) => ({
+              ...nrMeasured(neighbour, wanted),
+              ...(neighbour.nrCellIdentity === undefined
+                ? {}
+                : {
+                    nrCellGlobalIDR16: {
+                      mccR15: digits(cell.plmn.mcc),
+                      mncR15: digits(cell.plmn.mnc),
+                      nrCellidentityR15: bitStringOf(BigInt(neighbour.nrCellIdentity), 36),
+                    },
+                  }),
+            })),
+          }),
     },
   };
 }
@@ -355,9 +368,20 @@ function eutraEcid(
   return {
     ecidSignalMeasurementInformation: {
       primaryCellMeasuredResults: primaryResults,
-      measuredResultsList: (neighbours.length === 0 ? [primary] : neighbours).map((neighbour) =>
-        eutraMeasured(neighbour, wanted),
-      ),
+      measuredResultsList: (neighbours.length === 0 ? [primary] : neighbours).map((neighbour) => ({
+        ...eutraMeasured(neighbour, wanted),
+        ...(neighbour.eutraCellIdentity === undefined
+          ? {}
+          : {
+              cellGlobalId: {
+                plmnIdentity: { mcc: digits(cell.plmn.mcc), mnc: digits(cell.plmn.mnc) },
+                cellIdentity: {
+                  choice: 'eutra' as const,
+                  value: bitStringOf(neighbour.eutraCellIdentity, 28),
+                },
+              },
+            }),
+      })),
     },
   };
 }

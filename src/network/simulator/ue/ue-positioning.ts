@@ -10,6 +10,12 @@ export interface NrCellMeasurement {
   ssbArfcn: number;
   ssRsrpDbm: number;
   ssRsrqDb: number;
+  /**
+   * A neighbour's NR cell identity (36-bit NCI), reported as its NCGI in the serving PLMN so the location
+   * server can place it; absent: the neighbour is named by PCI and ARFCN only. The serving cell's comes
+   * from the gNB.
+   */
+  nrCellIdentity?: number;
   /** Per-beam results (SSB index 0..63), optional. */
   ssbBeams?: readonly { index: number; rsrpDbm: number; rsrqDb: number }[];
 }
@@ -22,6 +28,8 @@ export interface EutraCellMeasurement {
   earfcn: number;
   rsrpDbm: number;
   rsrqDb: number;
+  /** A neighbour's E-UTRA cell identity (28-bit ECI), reported as its ECGI in the serving PLMN. */
+  eutraCellIdentity?: number;
 }
 
 /** What the device does when asked for its GNSS position (LPP A-GNSS, TS 37.355 6.5.2). */
@@ -75,12 +83,22 @@ export function validateUePositioning(positioning: UePositioning): void {
         throw new RangeError('SSB index is 0..63');
     }
     if ((cell.ssbBeams?.length ?? 0) > 64) throw new RangeError('at most 64 SSB beams per cell');
+    if (
+      cell.nrCellIdentity !== undefined &&
+      !(Number.isSafeInteger(cell.nrCellIdentity) && inRange(cell.nrCellIdentity, 0, 2 ** 36 - 1))
+    )
+      throw new RangeError('NR cell identity is 36 bits');
   }
   for (const cell of positioning.eutraCells ?? []) {
     if (!Number.isInteger(cell.pci) || !inRange(cell.pci, 0, 503))
       throw new RangeError('E-UTRA PCI is 0..503');
     if (!Number.isInteger(cell.earfcn) || !inRange(cell.earfcn, 0, 65_535))
       throw new RangeError('EARFCN is 0..65535');
+    if (
+      cell.eutraCellIdentity !== undefined &&
+      !(Number.isInteger(cell.eutraCellIdentity) && inRange(cell.eutraCellIdentity, 0, 2 ** 28 - 1))
+    )
+      throw new RangeError('E-UTRA cell identity is 28 bits');
   }
   // MeasuredResultsList and NR-MeasuredResultsList-r16 hold 1..32 cells besides the primary one.
   if ((positioning.nrCells?.length ?? 0) > 33 || (positioning.eutraCells?.length ?? 0) > 33)
