@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
+import { ManualTime } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees, gnbConfig, startN2Service } from './n2-service.ts';
 
 /**
@@ -52,8 +53,11 @@ describe('association end and replacement, simulator against the real service (u
   });
 
   it('path failure: a radio that goes silent is dropped after the AMF heartbeats go unanswered', async () => {
-    // Short RTO and heartbeat so that Path.Max.Retrans is exceeded in about a second (RFC 9260 8.2).
+    // Short RTO and heartbeat so that Path.Max.Retrans is exceeded in about a second (RFC 9260 8.2) of
+    // manual time, which the test moves in steps instead of waiting.
+    const time = new ManualTime();
     const s = await startN2Service({
+      time,
       sctp: {
         rtoInitial: 100,
         rtoMin: 100,
@@ -69,15 +73,19 @@ describe('association end and replacement, simulator against the real service (u
       await gnb.ngSetup();
       assert.equal((await s.get<Page<unknown>>('/api/v1/ran/radios')).total_count, 1);
       s.silenceRan();
-      await s.until(
-        async () => ((await s.get<Page<unknown>>('/api/v1/ran/radios')).total_count === 0 ? true : undefined),
-        'the silent radio gone',
-      );
+      // Datagrams are real I/O: one turn of the event loop after each timer lets what arrived be handled.
+      const between = () => new Promise<void>((resolve) => setImmediate(resolve));
+      await s.until(async () => {
+        await time.advance(100, between);
+        return (await s.get<Page<unknown>>('/api/v1/ran/radios')).total_count === 0 ? true : undefined;
+      }, 'the silent radio gone');
       const down = await s.until(async () => {
         const page = await s.get<Page<RadioLog>>('/api/v1/logs/radio?event=SCTP%20Association%20Down');
         return page.items[0];
       }, 'the association-down log');
       assert.deepEqual([down.ran_id, down.level], ['001:01:00000a', 'warn']);
+      // Dropped for the unanswered heartbeats, not for an ABORT from the radio.
+      assert.match(down.details, /retransmissions-exceeded/);
       received.push(...s.received);
     } finally {
       await s.close();

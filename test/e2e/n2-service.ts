@@ -62,7 +62,8 @@ export interface N2ServiceOptions {
   /**
    * One time source for the core (records, positioning sessions, network state) and N2 (the AMF's NAS
    * timers, association timers, the UPF's reports), e.g. `ManualTime` (test/helpers/manual-time.ts): the
-   * test moves it instead of waiting. The system's clock and timers unless given.
+   * test moves it instead of waiting. With `sctp`, the RAN side's SCTP timers run on it too, so that both
+   * ends of the association see the same time. The system's clock and timers unless given.
    */
   time?: Clock & Timers;
 }
@@ -94,7 +95,12 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     udpPort = endpoint.udpPort ?? 0;
     stopN2 = () => n2.stop();
   } else {
-    const amfSide = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0, params: options.sctp });
+    const amfSide = await createUdpTransport({
+      addresses: ['127.0.0.1'],
+      udpPort: 0,
+      params: options.sctp,
+      ...(time === undefined ? {} : { clock: time, timers: time }),
+    });
     const n2 = createN2Service({
       transport: amfSide.transport,
       listen: { addresses: ['127.0.0.1'], port: NGAP_PORT },
@@ -117,6 +123,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     udpPort: 0,
     peerUdpPort: udpPort,
     ...(options.sctp === undefined ? {} : { params: options.sctp }),
+    ...(options.sctp === undefined || time === undefined ? {} : { clock: time, timers: time }),
   });
   const received: NgapExchange[] = [];
 
