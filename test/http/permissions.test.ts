@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
+import type { Timers } from '../../src/clock.ts';
 import { PERMISSIONS } from '../../src/http/permissions.ts';
 import { ROLE, ROLE_NAMES, type RoleId } from '../../src/identity/roles.ts';
 import { renderPermissionsDoc } from '../../scripts/permissions-doc.ts';
@@ -16,6 +17,14 @@ import {
 /** Routes that run for as long as they are asked (CPU profile, trace): the walk asks for the shortest. */
 const TIMED = new Set(['/api/v1/pprof/profile', '/api/v1/pprof/trace']);
 
+/** The app's timers pass at once (the next turn of the event loop): a 1 s profile does not wait 1 s here. */
+const instant: Timers = {
+  after(_ms, callback) {
+    const pending = setImmediate(callback);
+    return () => clearImmediate(pending);
+  },
+};
+
 /** Fills path parameters with values that name nothing, so a permitted call ends in 400/404, not a change. */
 function concrete(url: string): string {
   const filled = url.replace(/:([a-z_]+)/g, (_m, name: string) =>
@@ -29,7 +38,7 @@ describe('permission table', () => {
   const apiTokens = new Map<RoleId, string>();
 
   before(async () => {
-    t = await createTestApp();
+    t = await createTestApp({ timers: instant });
     const adminBearer = await initialize(t);
     const bearers: [RoleId, string][] = [
       [ROLE.admin, adminBearer],
