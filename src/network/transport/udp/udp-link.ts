@@ -130,8 +130,12 @@ export class UdpLink implements PacketLink {
     if (this.#closed) return;
     this.#closed = true;
     // What the stack sent before closing (its ABORTs) still leaves.
-    for (const s of this.#sockets) sendBatch(s);
-    await Promise.all(this.#sockets.map(closeSocket));
+    await Promise.all(
+      this.#sockets.map(async (s) => {
+        await sendLast(s);
+        await closeSocket(s);
+      }),
+    );
   }
 }
 
@@ -207,6 +211,27 @@ function sendBatch(s: LinkSocket): void {
   s.packets.length = 0;
   s.addresses.length = 0;
   s.ports.length = 0;
+}
+
+/**
+ * The batch waiting at close. node:dgram sends after a turn of its own (an address lookup) and drops
+ * what is still pending when the socket closes, so its sends are awaited here.
+ */
+async function sendLast(s: LinkSocket): Promise<void> {
+  const socket = s.socket;
+  if (socket.kind === 'native') {
+    sendBatch(s);
+    return;
+  }
+  const packets = s.packets.splice(0);
+  const addresses = s.addresses.splice(0);
+  const ports = s.ports.splice(0);
+  await Promise.all(
+    packets.map(
+      (packet, i) =>
+        new Promise<void>((resolve) => socket.dgram.send(packet, ports[i], addresses[i], () => resolve())),
+    ),
+  );
 }
 
 function closeSocket(s: LinkSocket): Promise<void> {

@@ -198,4 +198,112 @@ describe('native addon', () => {
       }
     },
   );
+
+  it(
+    'sendBatch: each packet with its own destination and source, one refused packet skipped and reported',
+    { skip: needsRaw },
+    async () => {
+      const all = receiver(4);
+      const sender: RawSocket = receiver(4).socket;
+      try {
+        const result = sender.sendBatch(
+          [marked('batch-1'), new Uint8Array(65536), marked('batch-2')],
+          ['127.0.0.3', '127.0.0.1', '127.0.0.2'],
+          ['127.0.0.9', undefined, undefined],
+        );
+        // The 65,536-byte payload does not fit an IPv4 datagram; the kernel took the others.
+        assert.equal(result, 'EMSGSIZE');
+        await until(() => all.got.some((g) => g.packet.equals(marked('batch-2'))));
+        const seen = all.got
+          .filter((g) => g.packet.equals(marked('batch-1')) || g.packet.equals(marked('batch-2')))
+          .map((g) => [g.packet.toString(), g.source, g.destination]);
+        assert.deepEqual(seen, [
+          [marked('batch-1').toString(), '127.0.0.9', '127.0.0.3'],
+          [marked('batch-2').toString(), '127.0.0.1', '127.0.0.2'],
+        ]);
+        assert.throws(() => sender.sendBatch([marked('x')], [], []), /same length/);
+        assert.throws(() => sender.sendBatch('x' as never, [], []), /packets must be an array/);
+      } finally {
+        all.socket.close();
+        sender.close();
+      }
+    },
+  );
+});
+
+describe('native UDP sockets (the udp link)', () => {
+  function udpReceiver(family: 4 | 6, address: string) {
+    const got: { packet: Buffer; address: string; port: number }[] = [];
+    const socket = new (addon().UdpSocket)(family, {
+      onPacket: (packet, from, port) => got.push({ packet, address: from, port }),
+      onError: () => undefined,
+    });
+    return { socket, got, port: socket.bind(address, 0) };
+  }
+
+  it('binds an ephemeral port, sends a batch in order with the source port, skips and reports a refused datagram', async () => {
+    const a = udpReceiver(4, '127.0.0.1');
+    const b = udpReceiver(4, '127.0.0.1');
+    try {
+      assert.ok(a.port > 0 && b.port > 0 && a.port !== b.port);
+      const packets = [Buffer.from('one'), new Uint8Array(70_000), Buffer.from('two'), Buffer.from('three')];
+      // 70,000 bytes do not fit a UDP datagram: EMSGSIZE for it, the others still go.
+      assert.equal(b.socket.send(packets, Array(4).fill('127.0.0.1'), Array(4).fill(a.port)), 'EMSGSIZE');
+      await until(() => a.got.length === 3);
+      assert.deepEqual(
+        a.got.map((g) => [g.packet.toString(), g.address, g.port]),
+        ['one', 'two', 'three'].map((text) => [text, '127.0.0.1', b.port]),
+      );
+    } finally {
+      a.socket.close();
+      b.socket.close();
+    }
+  });
+
+  it('hands the datagrams of one readable event over in one callback scope: promises run after the batch', async () => {
+    const a = udpReceiver(4, '127.0.0.1');
+    const order: string[] = [];
+    const b = new (addon().UdpSocket)(4, {
+      onPacket: (packet) => {
+        order.push(packet.toString());
+        void Promise.resolve().then(() => order.push(`then ${packet.toString()}`));
+      },
+      onError: () => undefined,
+    });
+    const port = b.bind('127.0.0.1', 0);
+    try {
+      // Loopback queues all three on b before the event loop next polls it.
+      a.socket.send([Buffer.from('1'), Buffer.from('2'), Buffer.from('3')], Array(3).fill('127.0.0.1'), [
+        port,
+        port,
+        port,
+      ]);
+      await until(() => order.length === 6);
+      assert.deepEqual(order, ['1', '2', '3', 'then 1', 'then 2', 'then 3']);
+    } finally {
+      a.socket.close();
+      b.close();
+    }
+  });
+
+  it('address families are checked; bad arguments are TypeErrors; a closed socket refuses', () => {
+    const v6 = new (addon().UdpSocket)(6, { onPacket: () => undefined, onError: () => undefined });
+    const v4 = new (addon().UdpSocket)(4, { onPacket: () => undefined, onError: () => undefined });
+    try {
+      assert.ok(v6.bind('::1', 0) > 0);
+      assert.throws(() => v6.send([new Uint8Array(1)], ['127.0.0.1'], [9]), /family/);
+      assert.throws(() => v4.bind('::1', 0), /family/);
+      assert.throws(() => v4.send([new Uint8Array(1)], ['127.0.0.1'], [0]), /port must be an integer from 1/);
+      assert.throws(() => v4.send([new Uint8Array(1)], ['127.0.0.1'], []), /same length/);
+      assert.throws(() => v4.send(['x' as never], ['127.0.0.1'], [9]), /packet must be a Uint8Array/);
+      assert.throws(
+        () => new (addon().UdpSocket)(4, { onPacket: () => undefined } as never),
+        /handlers.onError must be a function/,
+      );
+    } finally {
+      v6.close();
+      v4.close();
+    }
+    assert.throws(() => v4.send([], [], []), { code: 'ERR_SOCKET_CLOSED' });
+  });
 });
