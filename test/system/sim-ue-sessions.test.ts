@@ -99,6 +99,14 @@ describe('npm run sim -- ue with PDU sessions on TUN devices', { skip }, () => {
       (line) => lines.push(line),
       new Promise<void>((resolve) => (stop = resolve)),
     );
+    // Polled: registrations and sessions take their time on a loaded machine; an early exit fails at once.
+    let exited: number | undefined;
+    void exit.then((status) => (exited = status));
+    for (const end = Date.now() + 30_000; ;) {
+      if (lines.includes('holding; Ctrl-C deregisters nothing and shuts the associations down')) break;
+      assert.ok(exited === undefined && Date.now() < end, `exit ${exited}: ${lines.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   });
 
   after(async () => {
@@ -117,14 +125,6 @@ describe('npm run sim -- ue with PDU sessions on TUN devices', { skip }, () => {
       .find((name) => name !== undefined);
 
   it('establishes the sessions, says so, and holds with a TUN device per UE in its namespace', async () => {
-    // Polled: registrations and sessions take their time on a loaded machine; an early exit fails at once.
-    let exited: number | undefined;
-    void exit.then((status) => (exited = status));
-    for (const end = Date.now() + 30_000; ;) {
-      if (lines.includes('holding; Ctrl-C deregisters nothing and shuts the associations down')) break;
-      assert.ok(exited === undefined && Date.now() < end, `exit ${exited}: ${lines.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
     assert.ok(lines.includes('2 of 2 PDU sessions established'), lines.join('\n'));
     for (const [i, imsi] of IMSIS.entries()) {
       assert.ok(
