@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { causeLabel } from '../../nas/causes.ts';
@@ -6,6 +7,7 @@ import type { ClientTransportKind } from '../client-transport.ts';
 import { openClientTransport } from '../client-transport.ts';
 import type { Slice } from '../gnb-config.ts';
 import { bringUp, createFleet } from '../gnb-fleet.ts';
+import { GnbLocation, type GnbPositioning } from '../gnb-location.ts';
 import { createGnbUserPlane } from '../user-plane/gnb-user-plane.ts';
 import { carrySessions, type SessionTunnels } from '../user-plane/session-tunnels.ts';
 import { GnbUes } from './gnb-ues.ts';
@@ -13,6 +15,7 @@ import type { RegistrationOutcome, SimulatedUe } from './simulated-ue.ts';
 import type { SuciProtection } from './ue-config.ts';
 import { ALL_ALGORITHMS } from './ue-config.ts';
 import { createUes, withConcurrency } from './ue-fleet.ts';
+import { validateUePositioning, type NrCellMeasurement, type UePositioning } from './ue-positioning.ts';
 import { UeSessions, type EstablishmentOutcome, type UeIpType } from './ue-sessions.ts';
 
 /**
@@ -54,6 +57,13 @@ const USAGE = `usage: npm run sim -- ue [options]
   --silent-after <message>     the UEs stop answering after this NAS message (e.g. authenticationRequest)
   --timeout <ms>               NG Setup answer wait (default 5000)
   --quiet                      outcomes only, not every NAS message
+ location (what the devices answer over LPP, what the gNBs measure over NRPPa; docs/simulator.md):
+  --positioning <file.json>    every UE's positioning configuration (UePositioning as JSON)
+  --gnss <lat>,<lon>[,<m>]     a GNSS fix (WGS-84 degrees, uncertainty in metres, default 10)
+  --nr-cell <pci>:<ssb-arfcn>:<rsrp dBm>:<rsrq dB>[:<nci hex>]
+                               a cell the UE measures for NR E-CID, serving first; repeatable
+  --radio <m>[:<bearing deg>]  the UE's distance from the antenna (and bearing) as its gNB measures it
+  --antenna <lat>,<lon>        the gNBs' antenna position, sent with their E-CID measurements
 `;
 
 interface Plan {
@@ -86,6 +96,10 @@ interface Plan {
   silentAfter: string | undefined;
   timeoutMs: number;
   quiet: boolean;
+  /** Every UE's positioning configuration; undefined: devices without positioning. */
+  positioning: UePositioning | undefined;
+  /** The gNBs' location side (every gNB answers Location Reporting Control and E-CID). */
+  gnbPositioning: GnbPositioning;
 }
 
 class UsageError extends Error {}
@@ -150,6 +164,11 @@ function plan(argv: readonly string[]): Plan {
       'silent-after': { type: 'string' },
       timeout: { type: 'string', default: '5000' },
       quiet: { type: 'boolean', default: false },
+      positioning: { type: 'string' },
+      gnss: { type: 'string' },
+      'nr-cell': { type: 'string', multiple: true },
+      radio: { type: 'string' },
+      antenna: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -194,6 +213,9 @@ function plan(argv: readonly string[]): Plan {
       throw new UsageError(`--tun-netns must be 1 to 24 letters, digits, "_", "." or "-", got ${tunNetns}`);
   }
   const amf = address(values.amf);
+  const positioning = positioningOf(values);
+  const serving = positioning?.nrCells?.[0];
+  const antenna = values.antenna === undefined ? undefined : coordinates(values.antenna, '--antenna', 2);
   return {
     transport,
     amf,
@@ -230,6 +252,112 @@ function plan(argv: readonly string[]): Plan {
     silentAfter: values['silent-after'],
     timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
     quiet: values.quiet,
+    positioning,
+    // The serving cell's PCI and ARFCN name the gNB's own measurements; any will do without --nr-cell.
+    gnbPositioning: {
+      pci: serving?.pci ?? 1,
+      arfcn: serving?.ssbArfcn ?? 632628,
+      ...(antenna === undefined ? {} : { accessPoint: { latitude: antenna[0]!, longitude: antenna[1]! } }),
+    },
+  };
+}
+
+/** A decimal number, or a UsageError naming `what`. */
+function decimal(text: string, what: string): number {
+  const value = /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(value)) throw new UsageError(`${what} must be a number, got ${text}`);
+  return value;
+}
+
+/** `a,b[,c]`: two or three numbers (at least `least`). */
+function coordinates(text: string, what: string, least: 2 | 3): number[] {
+  const parts = text.split(',');
+  if (parts.length < least || parts.length > 3)
+    throw new UsageError(`${what} must be <lat>,<lon>, got ${text}`);
+  return parts.map((part) => decimal(part, what));
+}
+
+/**
+ * The UEs' positioning configuration: the --positioning file, then --gnss, --nr-cell and --radio on top
+ * (each turns its capability on). Undefined when none is given.
+ */
+function positioningOf(values: {
+  positioning?: string;
+  gnss?: string;
+  'nr-cell'?: string[];
+  radio?: string;
+}): UePositioning | undefined {
+  const cells = values['nr-cell'];
+  if (
+    values.positioning === undefined &&
+    values.gnss === undefined &&
+    cells === undefined &&
+    values.radio === undefined
+  )
+    return undefined;
+  let positioning: UePositioning = { capabilities: { nrEcid: false, ecid: false, agnss: false } };
+  if (values.positioning !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(values.positioning, 'utf8'));
+    } catch (error) {
+      throw new UsageError(`--positioning ${values.positioning}: ${(error as Error).message}`);
+    }
+    const capabilities = (parsed as { capabilities?: Record<string, unknown> } | null)?.capabilities;
+    if (
+      typeof capabilities !== 'object' ||
+      capabilities === null ||
+      !['nrEcid', 'ecid', 'agnss'].every((name) => typeof capabilities[name] === 'boolean')
+    )
+      throw new UsageError('--positioning needs capabilities {nrEcid, ecid, agnss} (booleans)');
+    positioning = parsed as UePositioning;
+  }
+  if (values.gnss !== undefined) {
+    const [latitude, longitude, uncertaintyMetres = 10] = coordinates(values.gnss, '--gnss', 2);
+    positioning = {
+      ...positioning,
+      capabilities: { ...positioning.capabilities, agnss: true },
+      gnss: { kind: 'fix', latitude: latitude!, longitude: longitude!, uncertaintyMetres },
+    };
+  }
+  if (cells !== undefined) {
+    positioning = {
+      ...positioning,
+      capabilities: { ...positioning.capabilities, nrEcid: true },
+      nrCells: cells.map(nrCell),
+    };
+  }
+  if (values.radio !== undefined) {
+    const [distance = '', bearing] = values.radio.split(':');
+    positioning = {
+      ...positioning,
+      radio: {
+        distanceMetres: decimal(distance, '--radio distance'),
+        ...(bearing === undefined ? {} : { bearingDegrees: decimal(bearing, '--radio bearing') }),
+      },
+    };
+  }
+  try {
+    validateUePositioning(positioning);
+  } catch (error) {
+    if (error instanceof RangeError) throw new UsageError(`positioning: ${error.message}`);
+    throw error;
+  }
+  return positioning;
+}
+
+/** `<pci>:<ssb-arfcn>:<rsrp dBm>:<rsrq dB>[:<nci hex>]` (--nr-cell). */
+function nrCell(text: string): NrCellMeasurement {
+  const parts = text.split(':');
+  if (parts.length !== 4 && parts.length !== 5)
+    throw new UsageError(`--nr-cell must be <pci>:<ssb-arfcn>:<rsrp>:<rsrq>[:<nci hex>], got ${text}`);
+  const [pci = '', arfcn = '', rsrp = '', rsrq = '', nci] = parts;
+  return {
+    pci: integer(pci, '--nr-cell PCI', 0, 1007),
+    ssbArfcn: integer(arfcn, '--nr-cell SSB ARFCN', 0, 3_279_165),
+    ssRsrpDbm: decimal(rsrp, '--nr-cell SS-RSRP'),
+    ssRsrqDb: decimal(rsrq, '--nr-cell SS-RSRQ'),
+    ...(nci === undefined ? {} : { nrCellIdentity: integer(`0x${nci}`, '--nr-cell NCI', 0, 2 ** 36 - 1) }),
   };
 }
 
@@ -324,6 +452,7 @@ export async function runUeSimulator(
           { n3Address: p.n3 },
         ),
     );
+    for (const radio of radios) new GnbLocation(radio, p.gnbPositioning);
     const setups = await Promise.all(gnbs.map(bringUp));
     const refused = setups.filter((s) => s.outcome !== 'accepted').length;
     if (refused > 0) {
@@ -342,6 +471,7 @@ export async function runUeSimulator(
         imeisv: p.imeisv,
         securityCapability: ALL_ALGORITHMS,
         requestedNssai: p.slices,
+        ...(p.positioning === undefined ? {} : { positioning: p.positioning }),
         misbehaviour: {
           failInitialContextSetup: p.failIcs,
           ...(p.silentAfter === undefined ? {} : { silentAfter: p.silentAfter }),
