@@ -165,6 +165,16 @@ describe('restoring a crafted backup', () => {
       names: /profiles row 1: ue_ip_pool is not a value the service accepts/,
     },
     {
+      what: 'an IPv6 pool longer than /64',
+      change: (db) => db.exec("UPDATE profiles SET ue_ipv6_pool = '2001:db8:45::/96'"),
+      names: /profiles row 1: ue_ipv6_pool is not a value the service accepts/,
+    },
+    {
+      what: 'an IPv4 network as the IPv6 pool',
+      change: (db) => db.exec("UPDATE profiles SET ue_ipv6_pool = '10.45.0.0/16'"),
+      names: /profiles row 1: ue_ipv6_pool is not a value the service accepts/,
+    },
+    {
       what: 'a DNS server that is not an address',
       change: (db) => db.exec("UPDATE profiles SET dns = 'dns.example'"),
       names: /profiles row 1: dns is not a value the service accepts/,

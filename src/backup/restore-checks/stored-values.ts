@@ -13,6 +13,7 @@ import {
   Sd,
   SequenceNumber,
   Imsi,
+  IPV6_POOL_PATTERN,
   Sst,
   Var5qi,
 } from '../../validation/network-values.ts';
@@ -28,6 +29,8 @@ const schema =
     Value.Check(value, candidate);
 
 const cidr = (value: unknown): boolean => typeof value === 'string' && isCidrNetwork(value);
+const ipv6Pool = (value: unknown): boolean =>
+  cidr(value) && new RegExp(IPV6_POOL_PATTERN).test(value as string);
 const ip = (value: unknown): boolean => typeof value === 'string' && isIpAddress(value);
 const homeNetworkKeyId = (value: unknown): boolean =>
   Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= 255;
@@ -48,6 +51,7 @@ const VALUE_COLUMNS: { table: string; columns: Record<string, Rule> }[] = [
     columns: {
       name: schema(ResourceName),
       ue_ip_pool: cidr,
+      ue_ipv6_pool: ipv6Pool,
       dns: ip,
       mtu: schema(Mtu),
       bitrate_uplink: schema(Bitrate),

@@ -3,25 +3,12 @@ import {
   Bitrate,
   CidrPool,
   IpAddress,
+  Ipv6Pool,
   Mtu,
   PriorityLevel,
   ResourceName,
   Var5qi,
 } from '../../validation/network-values.ts';
-
-/**
- * network.md 6 and 9: an IPv6 prefix of /64 or shorter, each session's /64 taken from it. Checked like
- * `ue-ip-pool` (the `cidr` format: a valid address and no host bits set, stored as sent), and by the
- * pattern IPv6 only, written in hexadecimal groups (no dotted IPv4 tail), with a length of 1 to 64.
- */
-const Ipv6Pool = Type.String({
-  format: 'cidr',
-  pattern: '^[0-9A-Fa-f:]+/([1-9]|[1-5][0-9]|6[0-4])$',
-  maxLength: 64,
-  'x-error':
-    'must be an IPv6 network in CIDR notation of /64 or shorter, such as 2001:db8:45::/48 (no host bits set)',
-  examples: ['2001:db8:45::/48'],
-});
 
 // The contract spells profile fields with hyphens (`ue-ip-pool`), unlike every other resource.
 const listedFields = {
