@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ieValue } from '../../src/network/ngap/ngap-values.ts';
 import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { newProfile } from '../helpers/network.ts';
 import { tshark } from '../helpers/tshark.ts';
@@ -63,7 +64,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
     return { ...device, address: established.session.ipv4 };
   };
 
-  it('downlink data for an idle device: paged, its Service Request brings the user plane back; both carry PDU session status', async () => {
+  it('downlink data for an idle device: paged, its Service Request brings the user plane back in Initial Context Setup; both carry PDU session status', async () => {
     const { imsi, ue, address } = await idleWithSession(21);
     const [forwarderId, rule] = [...s.rules.sessions].find(([, r]) => r.ipv4 === address) ?? [];
     assert.ok(forwarderId !== undefined && rule !== undefined);
@@ -77,6 +78,9 @@ describe('PDU sessions of idle devices through the simulator against the real se
         }
       });
     });
+    const setups = (): number =>
+      s.received.filter((exchange) => exchange.messageType === 'PDUSessionResourceSetupRequest').length;
+    const setupsBefore = setups();
     // A downlink packet found no tunnel: the UPF tells the SMF, which has the AMF page the device.
     s.rules.downlinkData.push(forwarderId);
     assert.deepEqual(await paged, { outcome: 'accepted' });
@@ -84,6 +88,23 @@ describe('PDU sessions of idle devices through the simulator against the real se
     await until(imsi, 'active');
     assert.match(rule.downlink ?? '', /^127\.0\.0\.2:2152 teid \d+ qfi 1$/);
     assert.ok(s.received.some((exchange) => exchange.messageType === 'Paging'));
+    // The user plane came back inside Initial Context Setup (its PDU Session Resource Setup List, with
+    // the UE-AMBR), not in a PDU Session Resource Setup of its own.
+    assert.equal(setups(), setupsBefore);
+    const context = s.received
+      .filter((exchange) => exchange.messageType === 'InitialContextSetupRequest')
+      .at(-1)?.pdu;
+    assert.ok(context?.choice === 'initiatingMessage' && context.value.name === 'InitialContextSetup');
+    const ies = context.value.value.protocolIEs;
+    assert.deepEqual(
+      ieValue(ies, 'PDUSessionResourceSetupListCxtReq')?.map((item) => item.pDUSessionID),
+      [1],
+    );
+    const ueAmbr = ieValue(ies, 'UEAggregateMaximumBitRate');
+    assert.deepEqual(
+      [ueAmbr?.uEAggregateMaximumBitRateDL, ueAmbr?.uEAggregateMaximumBitRateUL],
+      [1e9, 1e9], // the default profile's bit rates
+    );
 
     const [request] = nasOf(ue, 'serviceRequest');
     const [accept] = nasOf(ue, 'serviceAccept');

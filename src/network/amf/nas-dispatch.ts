@@ -219,10 +219,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       ue.contextSetUp = true;
       // Back from idle with a Service Request: a configuration update that waited goes now.
       sendPendingConfigurationUpdate(amf, ue);
-      // ... and location requests waiting for it (paged) go on.
+      // ... and location requests waiting for it (paged) go on. (PDU sessions came back in it.)
       location.ueConnected(ue);
-      // ... and the PDU sessions' user plane comes back (TS 23.502 4.2.3.2).
-      if (ue.supi !== undefined && ue.registered) amf.smf?.ueConnected(ue.supi);
     },
     nasNotDelivered() {
       // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.

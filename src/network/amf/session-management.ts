@@ -180,19 +180,29 @@ export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
 }
 
 /**
- * A PDU Session Resource Setup Response (TS 38.413 8.2.1.2) from the UE's radio: each set-up item's
- * transfer goes to the SMF (the gNB's downlink tunnel), each failed one makes it release the session.
- * Release and Modify Responses need nothing more than their radio event.
+ * A PDU Session Resource Setup Response (TS 38.413 8.2.1.2), or an Initial Context Setup Response
+ * (8.3.1.2) with PDU sessions, from the UE's radio: each set-up item's transfer goes to the SMF (the
+ * gNB's downlink tunnel), each failed one makes it release the session. Release and Modify Responses
+ * need nothing more than their radio event.
  */
 export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPDU): void {
   const supi = ue.supi;
   const smf = amf.smf;
-  if (supi === undefined || smf === undefined) return;
-  if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'PDUSessionResourceSetup') return;
-  const ies = pdu.value.value.protocolIEs;
-  for (const item of ieValue(ies, 'PDUSessionResourceSetupListSURes') ?? [])
+  if (supi === undefined || smf === undefined || pdu.choice !== 'successfulOutcome') return;
+  let setUp: { pDUSessionID: number; pDUSessionResourceSetupResponseTransfer: Uint8Array }[];
+  let failed: { pDUSessionID: number; pDUSessionResourceSetupUnsuccessfulTransfer: Uint8Array }[];
+  if (pdu.value.name === 'PDUSessionResourceSetup') {
+    const ies = pdu.value.value.protocolIEs;
+    setUp = ieValue(ies, 'PDUSessionResourceSetupListSURes') ?? [];
+    failed = ieValue(ies, 'PDUSessionResourceFailedToSetupListSURes') ?? [];
+  } else if (pdu.value.name === 'InitialContextSetup') {
+    const ies = pdu.value.value.protocolIEs;
+    setUp = ieValue(ies, 'PDUSessionResourceSetupListCxtRes') ?? [];
+    failed = ieValue(ies, 'PDUSessionResourceFailedToSetupListCxtRes') ?? [];
+  } else return;
+  for (const item of setUp)
     smf.resourcesSetUp(supi, item.pDUSessionID, item.pDUSessionResourceSetupResponseTransfer);
-  for (const item of ieValue(ies, 'PDUSessionResourceFailedToSetupListSURes') ?? []) {
+  for (const item of failed) {
     const cause = readSetupUnsuccessfulTransfer(item.pDUSessionResourceSetupUnsuccessfulTransfer);
     amf.logger.info(
       { supi, pduSessionId: item.pDUSessionID, cause },

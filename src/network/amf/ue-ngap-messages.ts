@@ -5,7 +5,9 @@ import type {
   FiveGSTMSI,
   GUAMI,
   NGAPPDU,
+  PDUSessionResourceSetupListCxtReq,
   TAIListForPaging,
+  UEAggregateMaximumBitRate,
   UESecurityCapabilities,
 } from '../ngap/generated/types.ts';
 
@@ -39,9 +41,13 @@ export function downlinkNasTransport(ids: UeNgapIds, nasPdu: Uint8Array): NGAPPD
   };
 }
 
-/** What Initial Context Setup Request carries besides the two ids (9.2.2.1), without PDU sessions. */
+/** What Initial Context Setup Request carries besides the two ids (9.2.2.1). */
 export interface InitialContextSetupIes {
+  /** The subscribed UE-AMBR: present with (and only with) PDU sessions to set up (9.2.2.1). */
+  ueAggregateMaximumBitRate?: UEAggregateMaximumBitRate;
   guami: GUAMI;
+  /** PDU sessions whose user plane is set up with the context (a Service Request's reactivation). */
+  pduSessions?: PDUSessionResourceSetupListCxtReq;
   allowedNssai: AllowedNSSAI;
   ueSecurityCapabilities: UESecurityCapabilities;
   /** KgNB, 256 bits (9.3.1.87). */
@@ -61,7 +67,27 @@ export function initialContextSetupRequest(ids: UeNgapIds, ies: InitialContextSe
         protocolIEs: [
           { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
           { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          ...(ies.ueAggregateMaximumBitRate === undefined
+            ? []
+            : [
+                {
+                  id: 110,
+                  name: 'UEAggregateMaximumBitRate',
+                  criticality: 'reject',
+                  value: ies.ueAggregateMaximumBitRate,
+                } as const,
+              ]),
           { id: 28, name: 'GUAMI', criticality: 'reject', value: ies.guami },
+          ...(ies.pduSessions === undefined || ies.pduSessions.length === 0
+            ? []
+            : [
+                {
+                  id: 71,
+                  name: 'PDUSessionResourceSetupListCxtReq',
+                  criticality: 'reject',
+                  value: ies.pduSessions,
+                } as const,
+              ]),
           { id: 0, name: 'AllowedNSSAI', criticality: 'reject', value: ies.allowedNssai },
           {
             id: 119,

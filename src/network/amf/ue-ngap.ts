@@ -59,7 +59,10 @@ export interface NasEndpoint<Owner> {
   connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
   /** Any UE-associated message from the radio, after the serving cell was updated. */
   heard(connection: UeConnection<Owner>): void;
-  /** PDU Session Resource Setup/Modify/Release Response (TS 38.413 8.2.1-8.2.3), for the SMF. */
+  /**
+   * PDU Session Resource Setup/Modify/Release Response (TS 38.413 8.2.1-8.2.3), or Initial Context
+   * Setup Response with its PDU session lists (8.3.1.2), for the SMF.
+   */
   sessionResources(connection: UeConnection<Owner>, pdu: NGAPPDU): void;
 }
 
@@ -326,6 +329,8 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         endpoint().heard(connection);
+        // PDU sessions set up with the context (a Service Request's reactivation) go to the SMF first.
+        endpoint().sessionResources(connection, pdu);
         endpoint().contextSetup(connection, true, undefined);
       },
     ],

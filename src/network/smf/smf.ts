@@ -75,12 +75,14 @@ export interface ServiceRequestStatus {
   uplinkDataStatus: readonly number[] | undefined;
 }
 
-/** What Service Accept says of the UE's PDU sessions (TS 24.501 5.6.1.4.1). */
+/** What Service Accept says of the UE's PDU sessions (TS 24.501 5.6.1.4.1), and what the radio sets up. */
 export interface ServiceAcceptStatus {
   /** The PDU sessions the network holds (PDU session status IE). */
   pduSessionStatus: number[];
   /** Sessions of Uplink data status whose user plane cannot come back (PDU session reactivation result). */
   reactivationFailed: number[];
+  /** The sessions whose user plane comes back, for Initial Context Setup (TS 23.502 4.2.3.2 step 12). */
+  reactivate: N2SmItem[];
 }
 
 /** What the AMF knows of the UE when it routes a 5GSM message (UL NAS Transport, TS 24.501 8.2.10). */
@@ -95,19 +97,18 @@ export interface UplinkSmContext {
 
 /**
  * A PDU session's state in the SMF (TS 24.501 6.1.3.3 on the network side, with the user plane's):
- * - `setting-up`: Accept (or reactivation) sent in PDU Session Resource Setup Request, the gNB's
- *   tunnel not known yet;
+ * - `setting-up`: Accept sent in PDU Session Resource Setup Request, or the user plane asked back in
+ *   Initial Context Setup Request; the gNB's tunnel not known yet;
  * - `active`: user plane up, downlink through the gNB's tunnel;
  * - `inactive`: the UE is CM-IDLE: the UPF drops downlink. `downlinkData`: the UPF saw downlink
- *   packets and the UE is being paged (TS 23.502 4.2.3.3); `reactivate`: the UE's Service Request
- *   asked for the user plane back (Uplink data status, or the paging was for this session's data);
+ *   packets and the UE is being paged (TS 23.502 4.2.3.3);
  * - `releasing`: Release Command sent, every resource already freed; T3592 runs until Release
  *   Complete (TS 24.501 6.3.3.2).
  */
 export type SessionState =
   | { kind: 'setting-up' }
   | { kind: 'active'; downlink: DownlinkTunnel }
-  | { kind: 'inactive'; downlinkData: boolean; reactivate: boolean }
+  | { kind: 'inactive'; downlinkData: boolean }
   | { kind: 'releasing'; t3592: RetransmissionTimer | undefined };
 
 interface SmSession {
@@ -640,7 +641,7 @@ export function createSmf(options: SmfOptions) {
           case 'active':
           case 'setting-up':
             userPlane?.deactivate(s.upfSessionId);
-            s.state = { kind: 'inactive', downlinkData: false, reactivate: false };
+            s.state = { kind: 'inactive', downlinkData: false };
             publish(s);
             break;
           case 'inactive':
@@ -666,15 +667,15 @@ export function createSmf(options: SmfOptions) {
      */
     pagingFailed(supi: string): void {
       for (const s of bySupi.get(supi) ?? [])
-        if (s.state.kind === 'inactive')
-          s.state = { kind: 'inactive', downlinkData: false, reactivate: false };
+        if (s.state.kind === 'inactive') s.state = { kind: 'inactive', downlinkData: false };
     },
 
     /**
      * A Service Request (TS 24.501 5.6.1.4.1): sessions the UE's PDU session status says it no longer
-     * has are released locally; the user plane comes back, after Initial Context Setup, for the
-     * sessions of Uplink data status and those the UE was paged for. Returns what Service Accept says:
-     * the network's sessions, and the sessions of Uplink data status it does not have.
+     * has are released locally; the user plane comes back for the sessions of Uplink data status and
+     * those the UE was paged for (TS 23.502 4.2.3.2 step 4), their items going in Initial Context Setup
+     * Request. Returns what Service Accept says (the network's sessions, and the sessions of Uplink
+     * data status it does not have) and those items.
      */
     serviceRequested(supi: string, request: ServiceRequestStatus): ServiceAcceptStatus {
       const held = [...(bySupi.get(supi) ?? [])];
@@ -685,30 +686,21 @@ export function createSmf(options: SmfOptions) {
           releaseLocally(s);
       }
       const asked = new Set(request.uplinkDataStatus ?? []);
-      const left = [...(bySupi.get(supi) ?? [])];
-      for (const s of left)
-        if (s.state.kind === 'inactive')
-          s.state = {
-            kind: 'inactive',
-            downlinkData: false,
-            reactivate: asked.has(s.pduSessionId) || s.state.downlinkData,
-          };
+      const left = [...(bySupi.get(supi) ?? [])].sort((a, b) => a.pduSessionId - b.pduSessionId);
+      const reactivate: N2SmItem[] = [];
+      for (const s of left) {
+        if (s.state.kind !== 'inactive') continue;
+        if (userPlane !== undefined && (asked.has(s.pduSessionId) || s.state.downlinkData)) {
+          reactivate.push(setupItem(s));
+          s.state = { kind: 'setting-up' };
+        } else s.state = { kind: 'inactive', downlinkData: false };
+      }
       const have = new Set(left.map((s) => s.pduSessionId));
       return {
-        pduSessionStatus: [...have].sort((a, b) => a - b),
+        pduSessionStatus: [...have],
         reactivationFailed: [...asked].filter((id) => !have.has(id)).sort((a, b) => a - b),
+        reactivate,
       };
-    },
-
-    /**
-     * The UE is connected again with a security context at the radio (after its Service Request's
-     * Initial Context Setup, TS 23.502 4.2.3.2): the user plane of the sessions it asked back is set up.
-     */
-    ueConnected(supi: string): void {
-      for (const s of [...(bySupi.get(supi) ?? [])]) {
-        if (s.state.kind !== 'inactive' || !s.state.reactivate) continue;
-        if (amf.setupResources(supi, setupItem(s))) s.state = { kind: 'setting-up' };
-      }
     },
 
     /** Deregistration or the subscriber's deletion: every session released locally (TS 24.501 6.3.3). */

@@ -166,20 +166,17 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     assert.deepEqual(h.pages, [SUPI]);
 
     h.ue.connected = true;
-    // Paged, no Uplink data status: only the session with downlink data comes back.
-    assert.deepEqual(
-      h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined }),
-      {
-        pduSessionStatus: [1, 2],
-        reactivationFailed: [],
-      },
-    );
+    // Paged, no Uplink data status: only the session with downlink data comes back, in Initial
+    // Context Setup (no N2 message of its own).
     h.n2.length = 0;
-    h.smf.ueConnected(SUPI);
+    const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined });
+    assert.deepEqual([accept.pduSessionStatus, accept.reactivationFailed], [[1, 2], []]);
     assert.deepEqual(
-      h.n2.map((m) => [m.kind, m.item.pduSessionId, m.item.n1]),
-      [['setup', 1, undefined]],
+      accept.reactivate.map((item) => [item.pduSessionId, item.n1]),
+      [[1, undefined]],
     );
+    assert.deepEqual(h.n2, []);
+    assert.equal(h.stateOf(1), 'setting-up');
     h.smf.resourcesSetUp(SUPI, 1, setupResponse(9));
     assert.equal(h.stateOf(1), 'active');
     assert.equal(h.stateOf(2), 'inactive');
@@ -205,10 +202,9 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     // Not paged any more when it comes back by itself: nothing is reactivated without Uplink data status.
     h.smf.pagingFailed(SUPI);
     h.ue.connected = true;
-    h.smf.serviceRequested(SUPI, { pduSessionStatus: undefined, uplinkDataStatus: undefined });
-    h.n2.length = 0;
-    h.smf.ueConnected(SUPI);
-    assert.deepEqual(h.n2, []);
+    const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: undefined, uplinkDataStatus: undefined });
+    assert.deepEqual(accept.reactivate, []);
+    assert.equal(h.stateOf(1), 'inactive');
   });
 
   it('a UE that cannot be paged: nothing is remembered, a later notification tries again', async () => {
@@ -234,7 +230,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     h.n1.length = 0;
     const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 3, 5], uplinkDataStatus: [3, 5] });
     // 2 is gone (no signalling: the UE already released it), 5 never existed.
-    assert.deepEqual(accept, { pduSessionStatus: [1, 3], reactivationFailed: [5] });
+    assert.deepEqual([accept.pduSessionStatus, accept.reactivationFailed], [[1, 3], [5]]);
     assert.deepEqual(h.released, [2]);
     assert.ok(h.upf.includes('release 2'));
     assert.deepEqual(h.n1, []);
@@ -242,10 +238,8 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
       h.smf.sessionsOf(SUPI).map((s) => s.pduSessionId),
       [1, 3],
     );
-    h.n2.length = 0;
-    h.smf.ueConnected(SUPI);
     assert.deepEqual(
-      h.n2.map((m) => m.item.pduSessionId),
+      accept.reactivate.map((item) => item.pduSessionId),
       [3],
     );
   });
@@ -261,10 +255,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     h.ue.connected = true;
     assert.deepEqual(
       h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined }),
-      {
-        pduSessionStatus: [1],
-        reactivationFailed: [],
-      },
+      { pduSessionStatus: [1], reactivationFailed: [], reactivate: [] },
     );
   });
 });

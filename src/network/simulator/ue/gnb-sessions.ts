@@ -45,6 +45,12 @@ export type GnbSessionEvent =
   | { type: 'modified'; session: GnbSession }
   | { type: 'down'; session: GnbSession; why: 'released' | 'connection-released' };
 
+/** A set-up item of a response (…ListSURes, …ListCxtRes): the gNB's downlink tunnel in the transfer. */
+export interface SetUpItem {
+  pDUSessionID: number;
+  pDUSessionResourceSetupResponseTransfer: Uint8Array;
+}
+
 export interface UeIds {
   amfUeNgapId: number;
   ranUeNgapId: number;
@@ -134,31 +140,15 @@ export class GnbSessions {
         const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
         const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceSetupRequest');
         if (ids === undefined || ue === undefined) return true;
-        const done: { pDUSessionID: number; pDUSessionResourceSetupResponseTransfer: Uint8Array }[] = [];
-        for (const item of ieValue(ies, 'PDUSessionResourceSetupListSUReq') ?? []) {
-          // TS 38.413 8.2.1.2: the NAS-PDU goes to the UE whatever happens to the resources.
-          if (item.pDUSessionNASPDU !== undefined) ue.downlink(item.pDUSessionNASPDU);
-          const session = this.#setUp(
-            ue,
-            ids.ranUeNgapId,
-            item.pDUSessionID,
-            item.pDUSessionResourceSetupRequestTransfer,
-          );
-          if (session === undefined) continue;
-          done.push({
+        const done = this.#setUpAll(
+          ue,
+          ids.ranUeNgapId,
+          (ieValue(ies, 'PDUSessionResourceSetupListSUReq') ?? []).map((item) => ({
             pDUSessionID: item.pDUSessionID,
-            pDUSessionResourceSetupResponseTransfer: encodeComplete(
-              {
-                dLQosFlowPerTNLInformation: {
-                  uPTransportLayerInformation: gtpTunnel(session.downlink),
-                  associatedQosFlowList: session.qfis.map((qfi) => ({ qosFlowIdentifier: qfi })),
-                },
-              },
-              ALIGNED,
-              encodePDUSessionResourceSetupResponseTransfer,
-            ),
-          });
-        }
+            nasPdu: item.pDUSessionNASPDU,
+            transfer: item.pDUSessionResourceSetupRequestTransfer,
+          })),
+        );
         this.#send({
           choice: 'successfulOutcome',
           value: {
@@ -281,6 +271,58 @@ export class GnbSessions {
 
   #ids(amfUeNgapId: number | undefined, ranUeNgapId: number | undefined): UeIds | undefined {
     return amfUeNgapId === undefined || ranUeNgapId === undefined ? undefined : { amfUeNgapId, ranUeNgapId };
+  }
+
+  /**
+   * The PDU Session Resource Setup List of Initial Context Setup Request (TS 38.413 8.3.1.2): the same
+   * setup as PDU Session Resource Setup, answered in the Initial Context Setup Response's list.
+   */
+  setUpWithContext(
+    ue: RadioUe,
+    ids: UeIds,
+    items: readonly {
+      pDUSessionID: number;
+      nASPDU?: Uint8Array;
+      pDUSessionResourceSetupRequestTransfer: Uint8Array;
+    }[],
+  ): SetUpItem[] {
+    return this.#setUpAll(
+      ue,
+      ids.ranUeNgapId,
+      items.map((item) => ({
+        pDUSessionID: item.pDUSessionID,
+        nasPdu: item.nASPDU,
+        transfer: item.pDUSessionResourceSetupRequestTransfer,
+      })),
+    );
+  }
+
+  #setUpAll(
+    ue: RadioUe,
+    ranUeNgapId: number,
+    items: readonly { pDUSessionID: number; nasPdu: Uint8Array | undefined; transfer: Uint8Array }[],
+  ): SetUpItem[] {
+    const done: SetUpItem[] = [];
+    for (const item of items) {
+      // TS 38.413 8.2.1.2: the NAS-PDU goes to the UE whatever happens to the resources.
+      if (item.nasPdu !== undefined) ue.downlink(item.nasPdu);
+      const session = this.#setUp(ue, ranUeNgapId, item.pDUSessionID, item.transfer);
+      if (session === undefined) continue;
+      done.push({
+        pDUSessionID: item.pDUSessionID,
+        pDUSessionResourceSetupResponseTransfer: encodeComplete(
+          {
+            dLQosFlowPerTNLInformation: {
+              uPTransportLayerInformation: gtpTunnel(session.downlink),
+              associatedQosFlowList: session.qfis.map((qfi) => ({ qosFlowIdentifier: qfi })),
+            },
+          },
+          ALIGNED,
+          encodePDUSessionResourceSetupResponseTransfer,
+        ),
+      });
+    }
+    return done;
   }
 
   #setUp(

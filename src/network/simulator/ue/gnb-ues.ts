@@ -204,9 +204,11 @@ export class GnbUes implements UeSignalling, UeRadio {
           return;
         }
         connection.ue.contextSetUp(message.securityKey);
-        // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup.
+        // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup,
+        // with the PDU sessions set up with the context.
         if (message.nasPdu !== undefined) connection.ue.downlink(message.nasPdu);
-        this.sendForUe(initialContextSetupResponse(ids));
+        const setUp = this.sessions.setUpWithContext(connection.ue, ids, message.sessions);
+        this.sendForUe(initialContextSetupResponse(ids, setUp));
         return;
       }
       case 'ue-context-release': {

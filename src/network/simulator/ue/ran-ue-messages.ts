@@ -4,6 +4,8 @@
 import type {
   Cause,
   NGAPPDU,
+  PDUSessionResourceSetupListCxtReq,
+  PDUSessionResourceSetupListCxtRes,
   RRCEstablishmentCause,
   UserLocationInformation,
 } from '../../ngap/generated/types.ts';
@@ -126,8 +128,11 @@ export function uplinkNasTransport(ids: UeIds, nasPdu: Uint8Array, cell: Serving
   };
 }
 
-/** INITIAL CONTEXT SETUP RESPONSE (9.2.2.2), without PDU session resources. */
-export function initialContextSetupResponse(ids: UeIds): NGAPPDU {
+/** INITIAL CONTEXT SETUP RESPONSE (9.2.2.2), with the PDU sessions set up, if any. */
+export function initialContextSetupResponse(
+  ids: UeIds,
+  setUp: PDUSessionResourceSetupListCxtRes = [],
+): NGAPPDU {
   return {
     choice: 'successfulOutcome',
     value: {
@@ -138,6 +143,16 @@ export function initialContextSetupResponse(ids: UeIds): NGAPPDU {
         protocolIEs: [
           { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
           { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
+          ...(setUp.length === 0
+            ? []
+            : [
+                {
+                  id: 72,
+                  name: 'PDUSessionResourceSetupListCxtRes',
+                  criticality: 'ignore',
+                  value: setUp,
+                } as const,
+              ]),
         ],
       },
     },
@@ -216,6 +231,8 @@ export type AmfUeMessage =
       nasPdu: Uint8Array | undefined;
       /** KgNB, 256 bits (TS 38.413 9.3.1.87). */
       securityKey: Uint8Array | undefined;
+      /** PDU sessions to set up with the context (a Service Request's reactivation). */
+      sessions: PDUSessionResourceSetupListCxtReq;
     }
   | {
       kind: 'ue-context-release';
@@ -252,6 +269,7 @@ export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
         ranUeNgapId,
         nasPdu: ieValue(ies, 'NAS-PDU'),
         securityKey: ieValue(ies, 'SecurityKey')?.bytes,
+        sessions: ieValue(ies, 'PDUSessionResourceSetupListCxtReq') ?? [],
       };
     }
     case 'UEContextRelease': {
