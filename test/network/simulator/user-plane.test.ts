@@ -159,10 +159,11 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   });
 
   it('delivers the downlink of many UEs by TEID, each into its own TUN (each kernel answers its echo)', async () => {
+    const before = gnb.tunnels;
     const tunnels = await Promise.all(
       Array.from({ length: 16 }, (_, i) => ue({ ueIpv4: `10.45.1.${i + 2}` })),
     );
-    assert.equal(gnb.tunnels, 17);
+    assert.equal(gnb.tunnels, before + 16);
     const replies = tunnels.map((t) => next(uplinkOf(t), `echo reply of ${t.session.ueIpv4}`));
     tunnels.forEach((t, i) => downlink(t, icmpEcho(DN, t.session.ueIpv4 ?? '', 0x77, i)));
     const answered = await Promise.all(replies);
@@ -326,8 +327,17 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   });
 
   it('sends only GTP-U that tshark decodes as uplink G-PDUs with the QFI, without complaint', async () => {
+    // Its own uplink (the UE kernel's echo reply, QFI 3), beside every G-PDU the earlier tests made.
+    const t = await ue({ ueIpv4: '10.45.7.2', qfi: 3 });
+    const reply = next(uplinkOf(t), 'echo reply');
+    downlink(t, icmpEcho(DN, '10.45.7.2', 7, 7));
+    await reply;
     const gPdus = all.filter((r) => r.message.type === GtpuMessageType.gPdu);
-    assert.ok(gPdus.length >= 18);
+    assert.ok(
+      gPdus.some(
+        (r) => r.message.teid === t.session.uplinkTeid && readPduSessionContainer(r.message)?.qfi === 3,
+      ),
+    );
     const rows = await tsharkFields(
       gPdus.map((r) => r.bytes),
       [
