@@ -43,7 +43,9 @@ const CONTENT_SECURITY_POLICY = [
 
 interface StaticFile {
   body: Buffer;
-  gzipped: Buffer | undefined;
+  compressible: boolean;
+  /** Compressed on the first request that accepts gzip, then kept: most builds of the app serve none. */
+  gzipped?: Buffer;
   type: string;
   cacheControl: string;
   etag: string;
@@ -71,7 +73,7 @@ function loadBuild(directory: string): Map<string, StaticFile> | undefined {
     const compressible = /^(text\/|application\/json|image\/svg)/.test(type) && body.length > 1024;
     files.set(urlPath, {
       body,
-      gzipped: compressible ? gzipSync(body, { level: 9 }) : undefined,
+      compressible,
       type,
       cacheControl: urlPath.startsWith('/assets/') ? IMMUTABLE : REVALIDATE,
       etag: `"${body.length.toString(16)}-${statSync(path).mtimeMs.toString(16)}"`,
@@ -88,7 +90,8 @@ function send(reply: FastifyReply, file: StaticFile, acceptEncoding: string, not
     .header('vary', 'accept-encoding')
     .type(file.type);
   if (notModified) return reply.code(304).send();
-  if (file.gzipped && /\bgzip\b/.test(acceptEncoding)) {
+  if (file.compressible && /\bgzip\b/.test(acceptEncoding)) {
+    file.gzipped ??= gzipSync(file.body, { level: 9 });
     return reply.header('content-encoding', 'gzip').send(file.gzipped);
   }
   return reply.send(file.body);
