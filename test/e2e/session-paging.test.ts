@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { ieValue } from '../../src/network/ngap/ngap-values.ts';
 import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { newProfile } from '../helpers/network.ts';
-import { tshark } from '../helpers/tshark.ts';
+import { tsharkTree } from '../helpers/tshark.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
 
@@ -109,7 +109,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
     const [request] = nasOf(ue, 'serviceRequest');
     const [accept] = nasOf(ue, 'serviceAccept');
     assert.ok(request !== undefined && accept !== undefined);
-    const [heardRequest, heardAccept] = await tshark('nas-5gs', [request, accept]);
+    const [heardRequest, heardAccept] = await tsharkTree('nas-5gs', [request, accept]);
     assert.equal(heardRequest?.info, 'Service request');
     assert.equal(heardRequest.expert, '');
     assert.deepEqual(psisOf(heardRequest.layer, 'PDU session status', 'pdu_ses_sts_psi_'), [1]);
@@ -146,7 +146,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
     assert.equal(await statusOf(imsi, 1), 'inactive');
     const accept = nasOf(ue, 'serviceAccept').at(-1);
     assert.ok(accept !== undefined);
-    const [heard] = await tshark('nas-5gs', [accept]);
+    const [heard] = await tsharkTree('nas-5gs', [accept]);
     assert.deepEqual(psisOf(heard?.layer ?? {}, 'PDU session status', 'pdu_ses_sts_psi_'), [1, 2]);
     // Session 2 came back: nothing failed (PDU session reactivation result all zero).
     assert.deepEqual(
@@ -176,7 +176,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
     );
     assert.equal(await rejected, 37);
     // The Command (the request's PTI) and the Reject, as tshark reads them inside DL NAS Transport.
-    const heard = await tshark('nas-5gs', nasOf(ue, 'dlNasTransport').slice(-2));
+    const heard = await tsharkTree('nas-5gs', nasOf(ue, 'dlNasTransport').slice(-2));
     assert.deepEqual(
       heard.map((verdict) => [verdict.info, verdict.malformed, verdict.expert]),
       [
@@ -220,7 +220,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
     assert.equal(sessions.get(1), undefined);
     const accept = nasOf(ue, 'serviceAccept').at(-1);
     assert.ok(accept !== undefined);
-    const [heard] = await tshark('nas-5gs', [accept]);
+    const [heard] = await tsharkTree('nas-5gs', [accept]);
     assert.equal(heard?.expert, '');
     assert.deepEqual(psisOf(heard.layer, 'PDU session status', 'pdu_ses_sts_psi_'), []);
     assert.deepEqual(psisOf(heard.layer, 'PDU session reactivation result', 'pdu_ses_rect_res_psi_'), [1]);

@@ -17,7 +17,11 @@ export interface TsharkVerdict {
   malformed: boolean;
   /** Expert messages (warnings, errors), joined by `; `; empty when there are none. */
   expert: string;
-  /** The dissection tree of the protocol layer (`-T json`), for field-level checks. */
+}
+
+/** A verdict with the dissection tree, for field-level checks. */
+export interface TsharkTreeVerdict extends TsharkVerdict {
+  /** The dissection tree of the protocol layer (`-T json`). */
   layer: Record<string, unknown>;
 }
 
@@ -42,30 +46,12 @@ export function pcapOf(pdus: readonly Uint8Array[], linkType = LINK_TYPE_USER0):
   return Buffer.concat(parts);
 }
 
-function collectExpert(node: unknown, out: string[]): void {
-  if (Array.isArray(node)) {
-    for (const item of node) collectExpert(item, out);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '_ws.expert.message' && typeof value === 'string') out.push(value);
-    else if (key === '_ws.malformed' || key.startsWith('_ws.expert')) {
-      if (typeof value === 'string' && key !== '_ws.expert.severity' && key !== '_ws.expert.group')
-        out.push(value);
-      collectExpert(value, out);
-    } else collectExpert(value, out);
-  }
-}
-
-function hasKey(node: unknown, wanted: string): boolean {
-  if (Array.isArray(node)) return node.some((item) => hasKey(item, wanted));
-  if (node === null || typeof node !== 'object') return false;
-  return Object.entries(node).some(([key, value]) => key === wanted || hasKey(value, wanted));
-}
-
 interface TsharkFrame {
   _source: { layers: Record<string, unknown> };
+}
+
+function userLinkTypeOption(protocol: TsharkProtocol): string[] {
+  return ['-o', `uat:user_dlts:"User 0 (DLT=147)","${protocol}","0","","0",""`];
 }
 
 /**
@@ -77,30 +63,40 @@ export async function tshark(
   protocol: TsharkProtocol,
   pdus: readonly Uint8Array[],
 ): Promise<TsharkVerdict[]> {
+  const rows = await tsharkFields(pdus, ['_ws.col.Info', '_ws.malformed', '_ws.expert.message'], {
+    protocol,
+    args: ['-E', 'separator=/t', '-E', 'occurrence=a', '-E', 'aggregator=\u0001'],
+    separator: '\t',
+  });
+  return rows.map(([info = '', malformed = '', expert = '']) => ({
+    info: info.trim(),
+    malformed: malformed !== '',
+    expert: expert.split('\u0001').filter(Boolean).join('; '),
+  }));
+}
+
+/** `tshark` with the protocol layer's dissection tree (`-T json`): a second tshark run. */
+export async function tsharkTree(
+  protocol: TsharkProtocol,
+  pdus: readonly Uint8Array[],
+): Promise<TsharkTreeVerdict[]> {
   const dir = await mkdtemp(join(tmpdir(), 'pmn-tshark-'));
   try {
     const file = join(dir, 'pdus.pcap');
     await writeFile(file, pcapOf(pdus));
-    const uat = `uat:user_dlts:"User 0 (DLT=147)","${protocol}","0","","0",""`;
-    const [json, fields] = await Promise.all([
-      run('tshark', ['-o', uat, '-r', file, '-T', 'json', '-J', protocol], { maxBuffer: 1 << 28 }),
-      run('tshark', ['-o', uat, '-r', file, '-T', 'fields', '-E', 'separator=\t', '-e', '_ws.col.Info'], {
+    const [json, verdicts] = await Promise.all([
+      run('tshark', [...userLinkTypeOption(protocol), '-r', file, '-T', 'json', '-J', protocol], {
         maxBuffer: 1 << 28,
       }),
+      tshark(protocol, pdus),
     ]);
     const frames = JSON.parse(json.stdout) as TsharkFrame[];
-    const infos = fields.stdout.split('\n').slice(0, pdus.length);
     if (frames.length !== pdus.length)
       throw new Error(`tshark returned ${frames.length} frames for ${pdus.length} PDUs`);
     return frames.map((frame, index) => {
-      const layers = frame._source.layers;
-      const expert: string[] = [];
-      collectExpert(layers, expert);
-      const layer = layers[protocol];
+      const layer = frame._source.layers[protocol];
       return {
-        info: (infos[index] ?? '').trim(),
-        malformed: hasKey(layers, '_ws.malformed'),
-        expert: expert.join('; '),
+        ...(verdicts[index] as TsharkVerdict),
         layer: layer !== null && typeof layer === 'object' ? (layer as Record<string, unknown>) : {},
       };
     });
@@ -125,7 +121,11 @@ export function worstSeverity(field: string | undefined): number {
 export async function tsharkFields(
   frames: readonly Uint8Array[],
   fields: readonly string[],
-  options: { linkType: number; args?: readonly string[] } | { protocol: string; args?: readonly string[] },
+  options: ({ linkType: number } | { protocol: string }) & {
+    args?: readonly string[];
+    /** What the `args` make tshark put between fields; `;` unless they say otherwise. */
+    separator?: string;
+  },
 ): Promise<string[][]> {
   const dir = await mkdtemp(join(tmpdir(), 'pmn-tshark-'));
   try {
@@ -142,19 +142,20 @@ export async function tsharkFields(
         ...uat,
         '-r',
         file,
-        ...(options.args ?? []),
         '-T',
         'fields',
         '-E',
         'separator=;',
+        ...(options.args ?? []),
         ...fields.flatMap((field) => ['-e', field]),
       ],
       { maxBuffer: 1 << 28 },
     );
+    // One line per frame; a frame without any of the fields is an empty line, so nothing is trimmed.
     const rows = stdout
-      .trim()
       .split('\n')
-      .map((line) => line.split(';'));
+      .slice(0, frames.length)
+      .map((line) => line.split(options.separator ?? ';'));
     if (rows.length !== frames.length)
       throw new Error(`tshark returned ${rows.length} frames for ${frames.length}`);
     return rows;

@@ -6,7 +6,7 @@ import { toHex } from '../../../src/network/asn1/hex.ts';
 import { decodeLPPMessage, encodeLPPMessage } from '../../../src/network/lpp/generated/codec.ts';
 import type { LPPMessage } from '../../../src/network/lpp/generated/types.ts';
 import { viewLPPMessage } from '../../../src/network/lpp/generated/view.ts';
-import { tshark } from '../../helpers/tshark.ts';
+import { tsharkTree } from '../../helpers/tshark.ts';
 
 const UNALIGNED = false;
 const json = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
@@ -55,7 +55,7 @@ describe('generated LPP codec (UNALIGNED PER)', () => {
   });
 
   it('tshark reads it as Request Capabilities, clean', async () => {
-    const [verdict] = await tshark('lpp', [bytes]);
+    const [verdict] = await tsharkTree('lpp', [bytes]);
     assert.equal(verdict!.info, 'Request Capabilities');
     assert.equal(verdict!.malformed, false);
     assert.equal(verdict!.expert, '');

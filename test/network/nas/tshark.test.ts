@@ -11,7 +11,7 @@ import {
   type NasMessage,
   type NasMessageType,
 } from '../../../src/network/nas/index.ts';
-import { tshark } from '../../helpers/tshark.ts';
+import { tsharkTree } from '../../helpers/tshark.ts';
 import { INSTANCES, LATE_REL17_INSTANCES } from './instances.ts';
 
 // Wireshark's names (nas_5gs_mm_message_type_vals / nas_5gs_sm_message_type_vals).
@@ -90,7 +90,7 @@ describe('NAS-5GS messages against tshark', () => {
       payload: encodeNasMessage(INSTANCES.registrationComplete),
     }));
     const pdus = [...messages.map(encodeNasMessage), ...wrapped.map(encodeSecurityProtected)];
-    const verdicts = await tshark('nas-5gs', pdus);
+    const verdicts = await tsharkTree('nas-5gs', pdus);
     verdicts.forEach((verdict, index) => {
       const expected =
         index < messages.length ? TSHARK_NAME[messages[index]?.messageType ?? 'registrationComplete'] : '';

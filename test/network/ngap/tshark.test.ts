@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toHex } from '../../../src/network/asn1/hex.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
-import { tshark } from '../../helpers/tshark.ts';
+import { tsharkTree } from '../../helpers/tshark.ts';
 import { SAMPLES } from './samples.ts';
 
 describe('NGAP PDUs built from scratch, checked by tshark (an independent decoder)', () => {
@@ -18,7 +18,7 @@ describe('NGAP PDUs built from scratch, checked by tshark (an independent decode
   });
 
   it('tshark reads each as the intended message, not malformed, with no expert error', async () => {
-    const verdicts = await tshark('ngap', encoded);
+    const verdicts = await tsharkTree('ngap', encoded);
     for (const [index, sample] of SAMPLES.entries()) {
       const verdict = verdicts[index]!;
       const label = `${sample.info}: ${toHex(encoded[index]!)}`;
@@ -34,7 +34,7 @@ describe('NGAP PDUs built from scratch, checked by tshark (an independent decode
   it('tshark reads the PDU session resource transfers inside the setup request', async () => {
     const setup = SAMPLES.find((sample) => sample.info.startsWith('PDUSessionResourceSetupRequest'));
     assert.ok(setup);
-    const [verdict] = await tshark('ngap', [encodeNgapPdu(setup.pdu)]);
+    const [verdict] = await tsharkTree('ngap', [encodeNgapPdu(setup.pdu)]);
     const tree = JSON.stringify(verdict!.layer);
     assert.match(tree, /"ngap.fiveQI":"9"/);
     assert.match(tree, /"ngap.TransportLayerAddressIPv4":"127.0.0.1"/);

@@ -18,7 +18,7 @@ import { ALL_ALGORITHMS } from '../../../src/network/simulator/ue/ue-config.ts';
 import { answerLpp } from '../../../src/network/simulator/ue/ue-lpp.ts';
 import type { UePositioning } from '../../../src/network/simulator/ue/ue-positioning.ts';
 import type { RadioUe, RrcConnection, UeRadio } from '../../../src/network/simulator/ue/ue-radio.ts';
-import { tshark } from '../../helpers/tshark.ts';
+import { tsharkTree } from '../../helpers/tshark.ts';
 import type { NetworkAction } from './fake-nas-amf.ts';
 import { FakeNasAmf, PLMN } from './fake-nas-amf.ts';
 
@@ -338,7 +338,7 @@ describe('simulated UE: LPP target device', () => {
       answer(requestLocation(4, 'gnss')),
       answer(requestLocation(5, 'gnss'), { ...POSITIONING, gnss: { kind: 'error' } }),
     ];
-    const verdicts = await tshark(
+    const verdicts = await tsharkTree(
       'lpp',
       replies.map((reply) => encode(reply!)),
     );
