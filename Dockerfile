@@ -44,4 +44,4 @@ EXPOSE 5002
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:5002/api/v1/status').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node runs the bundled service with the heap flags of src/node-flags.ts, as `npm start` does.
-ENTRYPOINT ["node", "--max-old-space-size=512", "--max-semi-space-size=4", "dist/main.js"]
+ENTRYPOINT ["node", "--max-old-space-size=640", "--max-semi-space-size=4", "dist/main.js"]

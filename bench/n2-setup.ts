@@ -130,7 +130,7 @@ async function startBare(): Promise<Server> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
-      '--max-old-space-size=512',
+      '--max-old-space-size=640',
       '--max-semi-space-size=4',
       '--import',
       'tsx',
