@@ -1,0 +1,39 @@
+import type { Actor } from '../identity/actor.ts';
+import type { Executor } from '../storage/transaction.ts';
+import { clearRecords } from './clear-records.ts';
+
+/** What a log table's repository (log-records.repository.ts) gives the service layer. */
+interface LogRecords<Filter, Item> {
+  list(filter: Filter, limit: number, offset: number): Promise<Item[]>;
+  count(filter: Filter): Promise<number>;
+  deleteAll(executor: Executor): Promise<number>;
+}
+
+export type LogRecordsServiceDeps<Repository> = Parameters<typeof clearRecords>[0] & {
+  repository: Repository;
+};
+
+/** The list and clear every log-like record resource answers: radio events, subscriber logs, radio logs. */
+export function createLogRecordsService<Filter, Item>(
+  deps: LogRecordsServiceDeps<LogRecords<Filter, Item>>,
+  what: { action: string; records: string },
+) {
+  const { repository } = deps;
+
+  return {
+    async list(filter: Filter, limit: number, offset: number): Promise<{ items: Item[]; total: number }> {
+      const [items, total] = await Promise.all([
+        repository.list(filter, limit, offset),
+        repository.count(filter),
+      ]);
+      return { items, total };
+    },
+
+    clear: (actor: Actor): Promise<number> =>
+      clearRecords(deps, actor, {
+        action: what.action,
+        deleteAll: (executor) => repository.deleteAll(executor),
+        details: (deleted) => `All ${what.records} deleted (${deleted})`,
+      }),
+  };
+}
