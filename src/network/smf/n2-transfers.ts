@@ -69,7 +69,7 @@ function upTransportLayerInformation(endpoint: TunnelEndpoint): UPTransportLayer
 }
 
 /** The gNB's end of the tunnel; undefined when it is not a GTP tunnel with an IPv4 or IPv6 address. */
-function tunnelOf(info: UPTransportLayerInformation): TunnelEndpoint | undefined {
+export function tunnelOf(info: UPTransportLayerInformation): TunnelEndpoint | undefined {
   if (info.choice !== 'gTPTunnel') return undefined;
   const { transportLayerAddress: tla, gTPTEID } = info.value;
   if (gTPTEID.length !== 4) return undefined;
