@@ -183,6 +183,12 @@ export async function createApiToken(t: TestApp, bearer: string, name = 'test to
 }
 
 /** The `result` member of a JSON body. */
+/** A GET's status and JSON body, for one `deepEqual` against e.g. `[400, { error }]`. */
+export async function answerTo(t: TestApp, url: string, token: string): Promise<[number, unknown]> {
+  const response = await t.request({ method: 'GET', url, token });
+  return [response.statusCode, response.json()];
+}
+
 export function result<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
   return response.json<{ result: T }>().result;
 }

@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { ROLE } from '../../src/identity/roles.ts';
 import { at, RADIO_1, radioLog } from '../helpers/records.ts';
 import {
+  answerTo,
   auditEntries,
   createTestApp,
   initialize,
@@ -120,12 +121,7 @@ describe('radio logs', () => {
       ['?event=', 'query parameter event must have 1 to 128 characters'],
     ] as const) {
       it(`answers 400 naming the parameter for ${query}`, async () => {
-        const response = await t.request({
-          method: 'GET',
-          url: `/api/v1/logs/radio${query}`,
-          token: readOnly,
-        });
-        assert.deepEqual([response.statusCode, response.json()], [400, { error }]);
+        assert.deepEqual(await answerTo(t, `/api/v1/logs/radio${query}`, readOnly), [400, { error }]);
       });
     }
   });

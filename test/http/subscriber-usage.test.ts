@@ -3,6 +3,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { ROLE } from '../../src/identity/roles.ts';
 import { at, IMSI_1, IMSI_2 } from '../helpers/records.ts';
 import {
+  answerTo,
   auditEntries,
   createTestApp,
   initialize,
@@ -124,12 +125,7 @@ describe('subscriber usage', () => {
       ['?start=2026-11-10&end=2026-11-09', 'start must not be after end'],
     ] as const) {
       it(`answers 400 naming the parameter for ${query}`, async () => {
-        const response = await t.request({
-          method: 'GET',
-          url: `/api/v1/subscriber-usage${query}`,
-          token: readOnly,
-        });
-        assert.deepEqual([response.statusCode, response.json()], [400, { error }]);
+        assert.deepEqual(await answerTo(t, `/api/v1/subscriber-usage${query}`, readOnly), [400, { error }]);
       });
     }
   });
