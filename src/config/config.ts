@@ -68,9 +68,11 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   amf_t3522_seconds?: unknown;
   amf_t3555_seconds?: unknown;
   amf_t3513_seconds?: unknown;
+  amf_t3346_seconds?: unknown;
   amf_mobile_reachable_seconds?: unknown;
   amf_implicit_deregistration_seconds?: unknown;
   amf_nas_retransmissions?: unknown;
+  amf_max_ue_contexts?: unknown;
 }
 
 const N2_KEYS = [
@@ -91,9 +93,11 @@ const N2_KEYS = [
   'amf_t3522_seconds',
   'amf_t3555_seconds',
   'amf_t3513_seconds',
+  'amf_t3346_seconds',
   'amf_mobile_reachable_seconds',
   'amf_implicit_deregistration_seconds',
   'amf_nas_retransmissions',
+  'amf_max_ue_contexts',
 ] as const;
 
 /** The AMF's NAS timers in seconds (docs/registration.md), by setting. */
@@ -106,6 +110,7 @@ const AMF_TIMER_KEYS = [
   ['amf_t3522_seconds', 't3522Ms'],
   ['amf_t3555_seconds', 't3555Ms'],
   ['amf_t3513_seconds', 't3513Ms'],
+  ['amf_t3346_seconds', 't3346Ms'],
   ['amf_mobile_reachable_seconds', 'mobileReachableMs'],
   ['amf_implicit_deregistration_seconds', 'implicitDeregistrationMs'],
 ] as const;
@@ -253,6 +258,11 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
       source,
     );
   applyAmfTimers(n2, raw, source);
+  if (raw.amf_max_ue_contexts !== undefined)
+    n2.amfLimits = {
+      ...n2.amfLimits,
+      maxUeContexts: integerSetting(raw.amf_max_ue_contexts, 1, 10_000_000, 'amf_max_ue_contexts', source),
+    };
   const problem = amfIdentityProblem(n2.amf);
   if (problem !== undefined) throw new ConfigError(`${source}: ${problem}`);
 }

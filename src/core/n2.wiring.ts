@@ -176,7 +176,8 @@ export function createN2(
         options.ue === undefined
           ? createAmf({
               identity: settings.amf,
-              settings: { ...settings.amfTimers, ...options.amf },
+              settings: { ...settings.amfTimers, ...settings.amfLimits, ...options.amf },
+              metrics: ngapMetrics(core.metrics),
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,

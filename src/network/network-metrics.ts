@@ -20,11 +20,16 @@ export function installNetworkMetrics(metrics: Metrics, state: NetworkState): vo
   });
 }
 
-/** What the N2 side counts as it works: every NGAP PDU by message type and direction, and what it drops. */
+/**
+ * What the N2 side counts as it works: every NGAP PDU by message type and direction, what it drops, and
+ * the AMF's refusals for want of room.
+ */
 export interface NgapMetrics {
   message(messageType: string, direction: 'inbound' | 'outbound'): void;
   /** A radio event or radio log the records queue could not take (back-pressure), by record kind. */
   recordDropped(kind: 'radio_event' | 'radio_log'): void;
+  /** A Registration Request rejected with #22 (congestion): the AMF held its limit of UE contexts. */
+  ueContextLimitReject(): void;
 }
 
 /**
@@ -42,8 +47,13 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     help: 'Radio events and radio logs dropped because the records queue was full',
     labelNames: ['kind'],
   });
+  const ueContextLimitRejects = metrics.counter({
+    name: 'pmn_amf_ue_context_limit_rejects_total',
+    help: 'Registration Requests rejected with 5GMM cause #22 (congestion): the AMF held its limit of UE contexts',
+  });
   return {
     message: (messageType, direction) => messages.inc({ message_type: messageType, direction }),
     recordDropped: (kind) => dropped.inc({ kind }),
+    ueContextLimitReject: () => ueContextLimitRejects.inc({}),
   };
 }

@@ -3,6 +3,7 @@ import type { Timers } from '../../clock.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
 import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
 import type { NetworkState } from '../network-state.ts';
+import type { NgapMetrics } from '../network-metrics.ts';
 import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
 import type { Smf } from '../smf/smf.ts';
@@ -29,6 +30,7 @@ export interface AmfContext {
   readonly identity: AmfIdentity;
   readonly timers: Timers;
   readonly logger: Logger;
+  readonly metrics: Pick<NgapMetrics, 'ueContextLimitReject'>;
   readonly ngap: UeNgap<AmfUe>;
   readonly ues: AmfUes;
   readonly ausf: Ausf;

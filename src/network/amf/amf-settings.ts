@@ -19,6 +19,12 @@ export interface AmfTimerSettings {
   t3555Ms: number;
   /** T3513: Paging awaiting the UE's Service Request (6 s, network dependent in 24.501). */
   t3513Ms: number;
+  /**
+   * T3346, the back-off sent with Registration Reject #22 when `maxUeContexts` are held (24.501
+   * 5.5.1.2.5): each UE gets a value between half this and this, so that rejected devices do not all
+   * come back at once (TS 23.501 5.19.7.2). Default 10 min: the order of T3502.
+   */
+  t3346Ms: number;
   /** Retransmissions before a NAS timer's expiry aborts its procedure (the fifth expiry, 24.501 5.4, 5.5). */
   retransmissions: number;
   /** Mobile reachable timer, started when a registered UE goes idle (default T3512 + 4 min, 24.501 5.3.7). */
@@ -28,7 +34,11 @@ export interface AmfTimerSettings {
 }
 
 export interface AmfLimits {
-  /** UE contexts (registered or registering devices) the AMF holds at once. */
+  /**
+   * UE contexts (registered or registering devices) the AMF holds at once; beyond it Registration
+   * Request -> Registration Reject #22 (congestion) with T3346. The default fits the service's heap
+   * (`HEAP_PER_UE_CONTEXT_BYTES`, `src/node-flags.ts`).
+   */
   maxUeContexts: number;
   /** UE-associated logical NG-connections (connected devices) at once. */
   maxConnections: number;
@@ -47,11 +57,24 @@ export const DEFAULT_AMF_TIMERS: AmfTimerSettings = {
   t3522Ms: 6_000,
   t3555Ms: 6_000,
   t3513Ms: 6_000,
+  t3346Ms: 10 * MINUTE,
   retransmissions: 4,
   mobileReachableMs: 58 * MINUTE,
   implicitDeregistrationMs: 4 * MINUTE,
 };
 
-export const DEFAULT_AMF_LIMITS: AmfLimits = { maxUeContexts: 250_000, maxConnections: 200_000 };
+/**
+ * Live V8 heap one registered device costs the service (its UE context, keys and timers, the API's
+ * picture of it), measured: with a 512 MiB old space the service ran out of heap near 105,000 registered
+ * devices (docs/performance.md, Registration, quiet runs), about 5 KB each.
+ */
+export const HEAP_PER_UE_CONTEXT_BYTES = 5_000;
+
+/**
+ * 110,000 UE contexts: the 100,000 devices of issue 16 with 10% to spare, about 525 MiB of the service's
+ * 640 MiB old space (`src/node-flags.ts`), the rest for the process's base and the records in flight.
+ * Before, 250,000: far beyond what the heap holds, so the heap limit aborted the service first.
+ */
+export const DEFAULT_AMF_LIMITS: AmfLimits = { maxUeContexts: 110_000, maxConnections: 200_000 };
 
 export const DEFAULT_AMF_SETTINGS: AmfSettings = { ...DEFAULT_AMF_TIMERS, ...DEFAULT_AMF_LIMITS };

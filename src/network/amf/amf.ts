@@ -37,6 +37,8 @@ export interface AmfOptions {
   records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   timers: Timers;
   logger: Logger;
+  /** What the AMF counts (`pmn_amf_ue_context_limit_rejects_total`); nothing unless given. */
+  metrics?: AmfContext['metrics'];
   /** The AUSF; built over `authenticationData` unless given. */
   ausf?: Ausf;
   /** 32 random bits for 5G-TMSIs; node:crypto's unless given. */
@@ -93,6 +95,7 @@ export function createAmf(options: AmfOptions) {
     identity: options.identity,
     timers: options.timers,
     logger: options.logger,
+    metrics: options.metrics ?? { ueContextLimitReject: () => undefined },
     ngap,
     ues: createAmfUes({ limit: settings.maxUeContexts }),
     ausf: options.ausf ?? createAusf({ authenticationData: options.authenticationData }),

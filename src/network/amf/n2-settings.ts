@@ -1,7 +1,7 @@
 import { NGAP_PORT } from '../transport/n2-transport.ts';
 import { SCTP_UDP_PORT } from '../transport/udp/udp-link.ts';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from './amf-identity.ts';
-import type { AmfTimerSettings } from './amf-settings.ts';
+import type { AmfLimits, AmfTimerSettings } from './amf-settings.ts';
 import type { N2TransportSetting } from './n2-transport-choice.ts';
 
 /** The N2 settings of the process (config.ts, docs/n2.md): transport, listen addresses and ports, AMF identity. */
@@ -16,6 +16,8 @@ export interface N2Settings {
   amf: AmfIdentity;
   /** The AMF's NAS timers where configured (docs/registration.md); the rest keep their defaults. */
   amfTimers?: Partial<AmfTimerSettings>;
+  /** The AMF's limits where configured (`amf_max_ue_contexts`, docs/registration.md). */
+  amfLimits?: Partial<AmfLimits>;
 }
 
 export const DEFAULT_N2_SETTINGS: N2Settings = {

@@ -12,6 +12,7 @@ import type { AmfUe } from './amf-ue.ts';
 import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
+import { gprsTimerOf } from './gprs-timer.ts';
 import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from './location.ts';
 import { logNas } from './nas-link.ts';
 import {
@@ -57,6 +58,14 @@ function tmsiOf(message: NasMessage): number | undefined {
   }
 }
 
+/**
+ * T3346 for one rejected UE: between half of `t3346Ms` and all of it, so that the devices a burst
+ * rejected do not come back together (TS 23.501 5.19.7.2).
+ */
+function backOffMs(t3346Ms: number): number {
+  return t3346Ms / 2 + Math.random() * (t3346Ms / 2);
+}
+
 const isFiveGmm = (message: NasMessage): message is FiveGmmMessage => !('pti' in message);
 
 /** The UE is heard through `connection`: last seen, its radio and serving cell in the API (network.md 5). */
@@ -91,6 +100,26 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       if (amf.ues.has(ue)) abortProcedure(amf, ue);
     });
   };
+
+  /** Registration Requests refused since the limit was reached: the log speaks once per burst. */
+  let refusedInBurst = 0;
+
+  /** A new UE context, or undefined at `maxUeContexts` (counted, and logged when a burst starts and ends). */
+  function newContext(): AmfUe | undefined {
+    const ue = amf.ues.create();
+    if (ue === undefined) {
+      amf.metrics.ueContextLimitReject();
+      if (refusedInBurst++ === 0)
+        amf.logger.warn(
+          { limit: amf.settings.maxUeContexts },
+          'AMF: UE context limit reached, Registration Requests rejected with #22 (congestion)',
+        );
+    } else if (refusedInBurst > 0) {
+      amf.logger.info({ refused: refusedInBurst }, 'AMF: UE contexts below the limit again');
+      refusedInBurst = 0;
+    }
+    return ue;
+  }
 
   function dispatch(ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array, verified: boolean): void {
     // Registration logs the Registration Request and Identity Response itself, once the SUPI is known.
@@ -156,15 +185,14 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     }
     switch (message.messageType) {
       case 'registrationRequest': {
-        const ue = amf.ues.create();
-        if (ue === undefined) {
-          amf.logger.warn({ limit: amf.settings.maxUeContexts }, 'AMF: UE context limit reached');
-          // TS 24.501 5.5.1.2.5 / 5.3.9: #22 congestion.
+        const ue = newContext();
+        if (ue === undefined)
+          // TS 24.501 5.5.1.2.5, 5.3.9: #22 congestion with T3346, the UE's back-off.
           return rejectUnknown(amf, connection, {
             messageType: 'registrationReject',
             fiveGmmCause: GMM_CAUSE.congestion,
+            t3346Value: gprsTimerOf(backOffMs(amf.settings.t3346Ms), 'timer'),
           });
-        }
         attach(amf, ue, connection);
         return dispatch(ue, message, encodeNasMessage(message), false);
       }
