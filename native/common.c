@@ -265,6 +265,47 @@ static void on_finalize(napi_env env, void *data, void *hint) {
   if (!socket->poll_started || socket->poll_released) pmn_socket_free(socket);
 }
 
+bool pmn_datagram_args_parse(napi_env env, size_t argc, napi_value *argv, pmn_datagram_args *out) {
+  int64_t version;
+  napi_value options = argc > 2 ? argv[2] : NULL;
+  if (!pmn_arg_int(env, argc > 0 ? argv[0] : NULL, "family", 4, 6, &version)) return false;
+  if (version == 5) {
+    pmn_throw_type(env, "family must be 4 or 6");
+    return false;
+  }
+  if (argc < 2 || !pmn_arg_handler(env, argv[1], "onPacket") ||
+      !pmn_arg_handler(env, argv[1], "onError"))
+    return false;
+  if (options == NULL && napi_get_undefined(env, &options) != napi_ok) return false;
+  out->family = version == 4 ? AF_INET : AF_INET6;
+  out->handlers = argv[1];
+  return pmn_option_int(env, options, "receiveBufferSize", 4096, INT32_MAX / 2, &out->receive_size,
+                        &out->has_receive) &&
+         pmn_option_int(env, options, "sendBufferSize", 4096, INT32_MAX / 2, &out->send_size,
+                        &out->has_send);
+}
+
+bool pmn_socket_create(napi_env env, napi_value self, napi_value handlers, int fd, int family,
+                       size_t buffer_size, pmn_io_fn on_readable, pmn_io_fn on_writable,
+                       const char *resource_name) {
+  pmn_socket *socket = calloc(1, sizeof *socket);
+  unsigned char *buffer = malloc(buffer_size);
+  if (socket == NULL || buffer == NULL) {
+    free(socket);
+    free(buffer);
+    close(fd);
+    pmn_throw_errno(env, "malloc", ENOMEM);
+    return false;
+  }
+  socket->fd = fd;
+  socket->family = family;
+  socket->buffer = buffer;
+  socket->buffer_size = buffer_size;
+  socket->on_readable = on_readable;
+  socket->on_writable = on_writable;
+  return pmn_socket_attach(env, self, handlers, socket, resource_name);
+}
+
 bool pmn_socket_attach(napi_env env, napi_value self, napi_value handlers, pmn_socket *socket,
                        const char *resource_name) {
   uv_loop_t *loop;

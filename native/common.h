@@ -56,6 +56,16 @@ bool pmn_arg_handler(napi_env env, napi_value handlers, const char *name);
 bool pmn_option_int(napi_env env, napi_value options, const char *name, int64_t min,
                     int64_t max, int64_t *out, bool *present);
 
+/* The arguments of the datagram socket classes: new X(family: 4 | 6, handlers: { onPacket,
+ * onError }, options?: { receiveBufferSize, sendBufferSize }). */
+typedef struct {
+  int family; /* AF_INET or AF_INET6 */
+  napi_value handlers;
+  int64_t receive_size, send_size;
+  bool has_receive, has_send;
+} pmn_datagram_args;
+bool pmn_datagram_args_parse(napi_env env, size_t argc, napi_value *argv, pmn_datagram_args *out);
+
 /* Addresses: text ("192.0.2.1", "2001:db8::1", "fe80::1%eth0") <-> sockaddr. */
 bool pmn_parse_address(napi_env env, napi_value text, uint16_t port,
                        struct sockaddr_storage *out, socklen_t *length);
@@ -73,6 +83,11 @@ bool pmn_set(napi_env env, napi_value object, const char *name, napi_value value
 pmn_socket *pmn_socket_unwrap(napi_env env, napi_callback_info info, size_t *argc,
                               napi_value *argv, napi_value *self);
 bool pmn_socket_attach(napi_env env, napi_value self, napi_value handlers, pmn_socket *socket,
+                       const char *resource_name);
+/* Wraps fd in a new socket with a receive buffer of buffer_size and attaches it to self (the
+ * constructor's this). On failure fd is closed and a JavaScript exception is pending. */
+bool pmn_socket_create(napi_env env, napi_value self, napi_value handlers, int fd, int family,
+                       size_t buffer_size, pmn_io_fn on_readable, pmn_io_fn on_writable,
                        const char *resource_name);
 void pmn_socket_close(pmn_socket *socket);
 /* The close() method of every socket class: closes once; again, or on a closed socket, it does nothing. */

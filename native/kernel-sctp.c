@@ -253,21 +253,9 @@ static napi_value sctp_new(napi_env env, napi_callback_info info) {
     return pmn_throw_errno(env, failed, err);
   }
 
-  pmn_socket *socket = calloc(1, sizeof *socket);
-  unsigned char *buffer = malloc(SCTP_BUFFER_SIZE);
-  if (socket == NULL || buffer == NULL) {
-    free(socket);
-    free(buffer);
-    close(fd);
-    return pmn_throw_errno(env, "malloc", ENOMEM);
-  }
-  socket->fd = fd;
-  socket->family = family;
-  socket->buffer = buffer;
-  socket->buffer_size = SCTP_BUFFER_SIZE;
-  socket->on_readable = sctp_on_readable;
-  socket->on_writable = sctp_on_writable;
-  if (!pmn_socket_attach(env, self, argv[1], socket, "pmn.SctpSocket")) return NULL;
+  if (!pmn_socket_create(env, self, argv[1], fd, family, SCTP_BUFFER_SIZE, sctp_on_readable,
+                         sctp_on_writable, "pmn.SctpSocket"))
+    return NULL;
   return self;
 }
 

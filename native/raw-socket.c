@@ -117,23 +117,10 @@ static void set_buffer_size(int fd, int force, int plain, int64_t size) {
 static napi_value raw_new(napi_env env, napi_callback_info info) {
   size_t argc = 3;
   napi_value argv[3], self;
-  int64_t version, receive_size, send_size;
-  bool has_receive, has_send;
+  pmn_datagram_args args;
   PMN_CALL(env, napi_get_cb_info(env, info, &argc, argv, &self, NULL));
-  if (!pmn_arg_int(env, argc > 0 ? argv[0] : NULL, "family", 4, 6, &version)) return NULL;
-  if (version == 5) return pmn_throw_type(env, "family must be 4 or 6");
-  if (argc < 2 || !pmn_arg_handler(env, argv[1], "onPacket") ||
-      !pmn_arg_handler(env, argv[1], "onError"))
-    return NULL;
-  napi_value options = argc > 2 ? argv[2] : NULL;
-  if (options == NULL) PMN_CALL(env, napi_get_undefined(env, &options));
-  if (!pmn_option_int(env, options, "receiveBufferSize", 4096, INT32_MAX / 2, &receive_size,
-                      &has_receive) ||
-      !pmn_option_int(env, options, "sendBufferSize", 4096, INT32_MAX / 2, &send_size,
-                      &has_send))
-    return NULL;
-
-  int family = version == 4 ? AF_INET : AF_INET6;
+  if (!pmn_datagram_args_parse(env, argc, argv, &args)) return NULL;
+  int family = args.family;
   int fd = socket(family, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_SCTP);
   if (fd < 0) return pmn_throw_errno(env, "socket", errno);
   int one = 1;
@@ -143,23 +130,12 @@ static napi_value raw_new(napi_env env, napi_callback_info info) {
     close(fd);
     return pmn_throw_errno(env, "setsockopt", err);
   }
-  if (has_receive) set_buffer_size(fd, SO_RCVBUFFORCE, SO_RCVBUF, receive_size);
-  if (has_send) set_buffer_size(fd, SO_SNDBUFFORCE, SO_SNDBUF, send_size);
+  if (args.has_receive) set_buffer_size(fd, SO_RCVBUFFORCE, SO_RCVBUF, args.receive_size);
+  if (args.has_send) set_buffer_size(fd, SO_SNDBUFFORCE, SO_SNDBUF, args.send_size);
 
-  pmn_socket *socket = calloc(1, sizeof *socket);
-  unsigned char *buffer = malloc(RAW_BUFFER_SIZE);
-  if (socket == NULL || buffer == NULL) {
-    free(socket);
-    free(buffer);
-    close(fd);
-    return pmn_throw_errno(env, "malloc", ENOMEM);
-  }
-  socket->fd = fd;
-  socket->family = family;
-  socket->buffer = buffer;
-  socket->buffer_size = RAW_BUFFER_SIZE;
-  socket->on_readable = raw_on_readable;
-  if (!pmn_socket_attach(env, self, argv[1], socket, "pmn.RawSocket")) return NULL;
+  if (!pmn_socket_create(env, self, args.handlers, fd, family, RAW_BUFFER_SIZE, raw_on_readable, NULL,
+                         "pmn.RawSocket"))
+    return NULL;
   return self;
 }
 
