@@ -1,13 +1,20 @@
 /**
  * Traffic through the core (docs/upf.md "Traffic through the core"): a UE's TUN in its namespace -> the
  * simulated gNB's user plane -> GTP-U -> PMN Core's UPF -> its N6 TUN in a data-network namespace, against
- * the same two namespaces joined by a veth pair (the kernel alone, no GTP-U, no core), measured in the same
- * run with the same sender and receiver: TCP throughput (one connection, the UE sending) and the
- * small-packet rate (64-octet UDP payloads from the UE). CPU per packet: the sender's and receiver's own
- * CPU (each child reports process.cpuUsage()) and, through the core, this process's CPU, which is the two
- * forwarders' threads (its JavaScript idles meanwhile; flow accounting is on, reports go to a counter).
+ * two ceilings measured in the same run with the same sender and receiver between the same two
+ * namespaces: a veth pair (the kernel alone; it carries 64 KiB GSO segments) and two TUN devices joined by
+ * two plain TUN-to-UDP-to-TUN forwarders (bench/upf-plain.c: the same read/sendmmsg and recvmmsg/write
+ * system calls and batching as the gNB's user plane and the UPF, without GTP-U, lookups, policing or
+ * accounting: the path the simulated gNB and the core take, without the core's work). Measured: TCP
+ * throughput (one connection, the UE sending) and the small-packet rate (64-octet UDP payloads from the
+ * UE). CPU: the sender's and receiver's own (each child reports process.cpuUsage()); the forwarders' is the
+ * two plain helpers' own (getrusage) or, through the core, this process's, which is the two forwarders'
+ * threads (its JavaScript idles meanwhile; flow accounting is on, reports go to a counter).
  *
- *   sudo npx tsx bench/session-traffic.ts [seconds per case, default 3]     (root; skips otherwise)
+ *   sudo npx tsx bench/session-traffic.ts [seconds per case, default 3] [rounds, default 1]
+ *
+ * Needs root and cc; skips otherwise. With several rounds the three paths alternate (veth, plain, core,
+ * veth, ...) so that a shared machine's load falls on all of them alike.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { systemClock, systemTimers } from '../src/clock.ts';
@@ -15,9 +22,11 @@ import { createGnbUserPlane } from '../src/network/simulator/user-plane/gnb-user
 import { loadGnbUserPlaneAddon } from '../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
 import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
 import { createUpf } from '../src/network/upf/upf.ts';
+import { buildPlainHelper, startHelper } from './upf-plain.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const seconds = Number(process.argv[2] ?? 3);
+const rounds = Number(process.argv[3] ?? 1);
 if (process.getuid?.() !== 0) {
   print('bench/session-traffic.ts needs root (network namespaces, TUN); skipped');
   process.exit(0);
@@ -29,9 +38,12 @@ const N3 = '127.78.0.1';
 const GNB = '127.78.0.2';
 const UE = '10.45.0.2';
 const DN = '10.99.0.1';
-const UE_NS = `pmnbu${id}`;
-const DN_NS = `pmnbd${id}`;
-const N6 = `pmnbn${id}`;
+const PLAIN_UE = '127.78.1.1';
+const PLAIN_DN = '127.78.1.2';
+const UE_NS = `u6bu${id}`;
+const DN_NS = `u6bd${id}`;
+const N6 = `u6bn${id}`;
+const helper = buildPlainHelper();
 const ip = (...args: string[]): void =>
   void execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'inherit'] });
 
@@ -103,25 +115,44 @@ interface Measurement {
   received: { bytes: number; packets: number; cpu: Cpu };
   sent: number;
   senderCpu: Cpu;
-  forwarderCpu: Cpu;
+  /** The forwarders' CPU; undefined on veth (the kernel's work falls on the sender and receiver). */
+  forwarderCpu: Cpu | undefined;
   seconds: number;
 }
 
-async function measure(kind: 'tcp' | 'udp'): Promise<Measurement> {
-  const receiver = child(DN_NS, RECEIVER, [kind, DN]);
-  await receiver.ready;
-  const cpu = process.cpuUsage();
-  const start = process.hrtime.bigint();
-  const sender = JSON.parse(await child(UE_NS, SENDER, [kind, DN, String(seconds * 1000)]).done) as {
-    sent: number;
-    cpu: Cpu;
-  };
-  await new Promise((r) => setTimeout(r, 200)); // what is in flight arrives
-  const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
-  const forwarderCpu = process.cpuUsage(cpu);
-  receiver.stop();
-  const received = JSON.parse(await receiver.done) as Measurement['received'];
-  return { kind, received, sent: sender.sent, senderCpu: sender.cpu, forwarderCpu, seconds: elapsed };
+/** A path between the two namespaces: set up before one case, torn down after it with its forwarders' CPU. */
+interface Path {
+  name: 'veth' | 'plain' | 'core';
+  setUp(): Promise<void>;
+  tearDown(): Promise<Cpu | undefined>;
+}
+
+async function measure(kind: 'tcp' | 'udp', path: Path): Promise<Measurement> {
+  await path.setUp();
+  try {
+    const receiver = child(DN_NS, RECEIVER, [kind, DN]);
+    await receiver.ready;
+    const start = process.hrtime.bigint();
+    const sender = JSON.parse(await child(UE_NS, SENDER, [kind, DN, String(seconds * 1000)]).done) as {
+      sent: number;
+      cpu: Cpu;
+    };
+    await new Promise((r) => setTimeout(r, 200)); // what is in flight arrives
+    const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
+    receiver.stop();
+    const received = JSON.parse(await receiver.done) as Measurement['received'];
+    return {
+      kind,
+      received,
+      sent: sender.sent,
+      senderCpu: sender.cpu,
+      forwarderCpu: await path.tearDown(),
+      seconds: elapsed,
+    };
+  } catch (error) {
+    await path.tearDown();
+    throw error;
+  }
 }
 
 /**
@@ -136,10 +167,14 @@ function row(path: string, m: Measurement): string {
     m.kind === 'tcp'
       ? `${mbps.toFixed(1)} Mbit/s`
       : `${Math.round(m.received.packets / m.seconds)} packets/s (${((100 * m.received.packets) / m.sent).toFixed(1)}% of sent)`;
-  return `${path} ${m.kind.toUpperCase()}: ${rate}; CPU µs per ${m.kind === 'tcp' ? 'MiB' : 'packet'}: sender ${per(
+  return `${path.padEnd(5)} ${m.kind.toUpperCase()}: ${rate}; CPU µs per ${m.kind === 'tcp' ? 'MiB' : 'packet'}: sender ${per(
     m.senderCpu,
-  )}, receiver ${per(m.received.cpu)}, forwarders ${path === 'veth' ? '(kernel: in the two before)' : per(m.forwarderCpu)}`;
+  )}, receiver ${per(m.received.cpu)}, forwarders ${m.forwarderCpu === undefined ? '(kernel: in the two before)' : per(m.forwarderCpu)}`;
 }
+
+const rate = (m: Measurement): number =>
+  (m.kind === 'tcp' ? m.received.bytes : m.received.packets) / m.seconds;
+const percent = (a: Measurement, b: Measurement): string => `${((100 * rate(a)) / rate(b)).toFixed(0)}%`;
 
 const cleanup = (): void => {
   for (const ns of [UE_NS, DN_NS]) {
@@ -149,6 +184,20 @@ const cleanup = (): void => {
       // absent
     }
   }
+};
+
+/** The UE's side of a path: its address, the data network routed through `device`. */
+const ueSide = (device: string): void => {
+  ip('-n', UE_NS, 'addr', 'add', `${UE}/32`, 'dev', device);
+  ip('-n', UE_NS, 'link', 'set', device, 'up');
+  ip('-n', UE_NS, 'route', 'add', `${DN}/32`, 'dev', device);
+};
+/** The data network's side: its address, the UE routed through `device`. */
+const dnSide = (device: string): void => {
+  ip('-n', DN_NS, 'link', 'set', device, 'addrgenmode', 'none');
+  ip('-n', DN_NS, 'addr', 'add', `${DN}/32`, 'dev', device);
+  ip('-n', DN_NS, 'link', 'set', device, 'up');
+  ip('-n', DN_NS, 'route', 'add', `${UE}/32`, 'dev', device);
 };
 
 cleanup();
@@ -173,27 +222,12 @@ const upf = createUpf({
   timers: systemTimers,
 });
 const gnb = createGnbUserPlane({ n3Address: GNB });
+let ueTun = '';
+let tunDropped = 0;
 try {
   for (const ns of [UE_NS, DN_NS]) ip('-n', ns, 'link', 'set', 'lo', 'up');
-  // Baseline: a veth pair between the two namespaces, the same addresses.
-  ip('link', 'add', 'pmnbv0', 'netns', UE_NS, 'type', 'veth', 'peer', 'name', 'pmnbv1', 'netns', DN_NS);
-  ip('-n', UE_NS, 'addr', 'add', `${UE}/32`, 'dev', 'pmnbv0');
-  ip('-n', UE_NS, 'link', 'set', 'pmnbv0', 'up');
-  ip('-n', UE_NS, 'route', 'add', `${DN}/32`, 'dev', 'pmnbv0');
-  ip('-n', DN_NS, 'addr', 'add', `${DN}/32`, 'dev', 'pmnbv1');
-  ip('-n', DN_NS, 'link', 'set', 'pmnbv1', 'up');
-  ip('-n', DN_NS, 'route', 'add', `${UE}/32`, 'dev', 'pmnbv1');
-  const vethTcp = await measure('tcp');
-  const vethUdp = await measure('udp');
-  ip('-n', UE_NS, 'link', 'del', 'pmnbv0');
-
-  // Through the core.
   upf.start();
   ip('link', 'set', N6, 'netns', DN_NS);
-  ip('-n', DN_NS, 'link', 'set', N6, 'addrgenmode', 'none');
-  ip('-n', DN_NS, 'addr', 'add', `${DN}/32`, 'dev', N6);
-  ip('-n', DN_NS, 'link', 'set', N6, 'up');
-  ip('-n', DN_NS, 'route', 'add', `${UE}/32`, 'dev', N6);
   const session = upf.establishSession({
     imsi: '001010000000001',
     ueIpv4: UE,
@@ -202,47 +236,108 @@ try {
   });
   if (!session.ok) throw new Error(session.error);
   upf.updateDownlink(session.value.id, { gnbAddress: GNB, remoteTeid: 0x2001 });
-  const up = await gnb.bringUp(
-    { pduSessionId: 1, ueIpv4: UE, qfi: 1, upfAddress: N3, uplinkTeid: 0x1001, downlinkTeid: 0x2001 },
-    { namespace: UE_NS },
-  );
-  if (!up.ok) throw new Error(up.detail);
-  const coreTcp = await measure('tcp');
-  const coreUdp = await measure('udp');
-  const c = upf.counters();
+
+  const veth: Path = {
+    name: 'veth',
+    async setUp() {
+      ip('link', 'add', 'u6bv0', 'netns', UE_NS, 'type', 'veth', 'peer', 'name', 'u6bv1', 'netns', DN_NS);
+      ueSide('u6bv0');
+      dnSide('u6bv1');
+    },
+    async tearDown() {
+      ip('-n', UE_NS, 'link', 'del', 'u6bv0');
+      return undefined;
+    },
+  };
+
+  let plainPair: ReturnType<typeof startHelper>[] = [];
+  const plain: Path = {
+    name: 'plain',
+    async setUp() {
+      const [ueTunName, dnTunName] = [`u6pu${id}`, `u6pd${id}`];
+      plainPair = [
+        startHelper(helper, ['forward', ueTunName, PLAIN_UE, PLAIN_DN]),
+        startHelper(helper, ['forward', dnTunName, PLAIN_DN, PLAIN_UE]),
+      ];
+      for (const h of plainPair) await h.ready();
+      ip('link', 'set', ueTunName, 'netns', UE_NS);
+      ip('link', 'set', dnTunName, 'netns', DN_NS);
+      ueSide(ueTunName);
+      dnSide(dnTunName);
+    },
+    async tearDown() {
+      const cpu = { user: 0, system: 0 };
+      for (const h of plainPair) cpu.user += (await h.stop()).cpuUs;
+      plainPair = [];
+      return cpu;
+    },
+  };
+
+  let tunnel: { release(): void } | undefined;
+  let coreCpu = process.cpuUsage();
+  const core: Path = {
+    name: 'core',
+    async setUp() {
+      const up = await gnb.bringUp(
+        { pduSessionId: 1, ueIpv4: UE, qfi: 1, upfAddress: N3, uplinkTeid: 0x1001, downlinkTeid: 0x2001 },
+        { namespace: UE_NS },
+      );
+      if (!up.ok) throw new Error(up.detail);
+      tunnel = up.value;
+      ueTun = up.value.tunName;
+      dnSide(N6);
+      coreCpu = process.cpuUsage();
+    },
+    async tearDown() {
+      const cpu = process.cpuUsage(coreCpu);
+      tunDropped += Number(
+        execFileSync('ip', ['netns', 'exec', UE_NS, 'cat', `/sys/class/net/${ueTun}/statistics/tx_dropped`])
+          .toString()
+          .trim(),
+      );
+      tunnel?.release();
+      ip('-n', DN_NS, 'addr', 'flush', 'dev', N6);
+      ip('-n', DN_NS, 'link', 'set', N6, 'down');
+      return cpu;
+    },
+  };
+
   print(
-    `session traffic, ${seconds} s per case (${new Date().toISOString()}, load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ')[0]})`,
+    `session traffic, ${seconds} s per case, ${rounds} round(s) (${new Date().toISOString()}, load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')})`,
   );
-  for (const [path, m] of [
-    ['veth', vethTcp],
-    ['veth', vethUdp],
-    ['core', coreTcp],
-    ['core', coreUdp],
-  ] as const)
-    print(row(path, m));
+  for (let round = 1; round <= rounds; round++) {
+    const results = new Map<string, Measurement>();
+    for (const kind of ['tcp', 'udp'] as const)
+      for (const path of [veth, plain, core]) {
+        const m = await measure(kind, path);
+        results.set(`${path.name} ${kind}`, m);
+        print(row(path.name, m));
+      }
+    const get = (key: string): Measurement => {
+      const m = results.get(key);
+      if (m === undefined) throw new Error(key);
+      return m;
+    };
+    print(
+      `round ${round}: core/veth TCP ${percent(get('core tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('core udp'), get('veth udp'))}; ` +
+        `core/plain TCP ${percent(get('core tcp'), get('plain tcp'))}, UDP 64 B ${percent(get('core udp'), get('plain udp'))}; ` +
+        `plain/veth TCP ${percent(get('plain tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('plain udp'), get('veth udp'))} ` +
+        `(load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ')[0]})`,
+    );
+  }
   // Where datagrams the receiver did not get were lost: the UE's TUN queue (the gNB's thread did not
-  // read in time), or the forwarders.
-  const tunDropped = execFileSync('ip', [
-    'netns',
-    'exec',
-    UE_NS,
-    'cat',
-    `/sys/class/net/${up.value.tunName}/statistics/tx_dropped`,
-  ])
-    .toString()
-    .trim();
-  // And the receiver's socket buffer (RcvbufErrors of the data network's UDP, both cases together).
+  // read in time), the receiver's socket buffer (RcvbufErrors of the data network's UDP, all cases
+  // together), or the forwarders.
   const snmp = execFileSync('ip', ['netns', 'exec', DN_NS, 'cat', '/proc/net/snmp']).toString().split('\n');
   const [udpNames, udpValues] = snmp
     .filter((line) => line.startsWith('Udp:'))
     .map((line) => line.split(/\s+/));
   const rcvbufErrors = udpValues?.[udpNames?.indexOf('RcvbufErrors') ?? -1] ?? '?';
+  const c = upf.counters();
   print(
-    `core/veth: TCP ${((100 * coreTcp.received.bytes) / coreTcp.seconds / (vethTcp.received.bytes / vethTcp.seconds)).toFixed(0)}%, ` +
-      `UDP 64 B ${((100 * coreUdp.received.packets) / coreUdp.seconds / (vethUdp.received.packets / vethUdp.seconds)).toFixed(0)}%; ` +
-      `UE TUN queue drops ${tunDropped}; receiver socket buffer drops ${rcvbufErrors}; UPF drops: N6 write ${c.dropN6Write}, N3 send ${c.dropN3Send}; gNB ${JSON.stringify(
-        Object.fromEntries(Object.entries(gnb.counters()).filter(([k, v]) => k.startsWith('drop') && v > 0)),
-      )}`,
+    `core: UE TUN queue drops ${tunDropped}; receiver socket buffer drops (all paths) ${rcvbufErrors}; UPF drops: N6 write ${c.dropN6Write}, N3 send ${c.dropN3Send}; gNB ${JSON.stringify(
+      Object.fromEntries(Object.entries(gnb.counters()).filter(([k, v]) => k.startsWith('drop') && v > 0)),
+    )}`,
   );
 } finally {
   gnb.close();

@@ -9,7 +9,7 @@
  *    address, downlink UDP from inside the data-network namespace to the UE address; downlink
  *    datagrams end in a C sink on the gNB address. CPU per packet: this process's CPU (its JavaScript
  *    idles while the forwarder's thread works) and the plain forwarder's own, over packets forwarded.
- *    The C helpers are compiled from the source below into .bench/ with cc.
+ *    The C helpers (bench/upf-plain.c, shared with bench/session-traffic.ts) are compiled with cc.
  * 2. 10,000 concurrent sessions through createUpf: CPU per establishment (rules + downlink tunnel)
  *    beside the bookkeeping alone, an ICMP echo out and back on every session, release of all (nothing
  *    left), the same TEIDs and addresses established again.
@@ -17,13 +17,11 @@
  *
  *   npx tsx bench/upf.ts [--seconds N]   (N per throughput case, default 3)
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import dgram from 'node:dgram';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock, systemTimers } from '../src/clock.ts';
-import { packageRoot } from '../src/package-root.ts';
 import { decodeFlowReports } from '../src/network/upf/flow-records.ts';
 import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
 import { createTeidAllocator } from '../src/network/upf/teid-allocator.ts';
@@ -31,6 +29,7 @@ import { loadUpfAddon, type Forwarder } from '../src/network/upf/upf-addon.ts';
 import { createUpf } from '../src/network/upf/upf.ts';
 import type { FlowReportInput } from '../src/records/record-inputs.ts';
 import { icmpEcho, udpPacket } from '../test/network/upf/ip-packets.ts';
+import { buildPlainHelper, startHelper } from './upf-plain.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' } } });
@@ -76,160 +75,7 @@ const us = (u: NodeJS.CpuUsage): number => u.user + u.system;
 const number = (n: number, digits = 0) =>
   n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
-const HELPER_SOURCE = `/* bench/upf.ts's helper: a datagram blaster, a sink, and a plain UDP<->TUN forwarder (the ceiling:
- * the same system calls as the UPF's forwarder without GTP-U, lookups, policing or accounting). Each
- * runs until SIGTERM and then prints "<packets> <cpu microseconds>". */
-#define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#define BATCH 64
-static volatile sig_atomic_t stop;
-static void on_term(int s) { (void)s; stop = 1; }
-
-static struct sockaddr_in address(const char *ip, int port) {
-  struct sockaddr_in a;
-  memset(&a, 0, sizeof a);
-  a.sin_family = AF_INET;
-  a.sin_port = htons((unsigned short)port);
-  inet_pton(AF_INET, ip, &a.sin_addr);
-  return a;
-}
-
-static int udp(const char *ip, int port) {
-  int fd = socket(AF_INET, SOCK_DGRAM, 0);
-  int size = 8 << 20;
-  setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof size);
-  setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof size);
-  if (ip != NULL) {
-    struct sockaddr_in a = address(ip, port);
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) < 0) { perror("bind"); exit(1); }
-  }
-  return fd;
-}
-
-static void report(unsigned long long packets) {
-  struct rusage r;
-  getrusage(RUSAGE_SELF, &r);
-  printf("%llu %lld\\n", packets,
-         (long long)(r.ru_utime.tv_sec + r.ru_stime.tv_sec) * 1000000 + r.ru_utime.tv_usec + r.ru_stime.tv_usec);
-}
-
-static unsigned char buffers[BATCH][65536];
-
-int main(int argc, char **argv) {
-  signal(SIGTERM, on_term);
-  signal(SIGINT, on_term);
-  unsigned long long packets = 0;
-  struct mmsghdr m[BATCH];
-  struct iovec iov[BATCH];
-  memset(m, 0, sizeof m);
-  if (argc >= 5 && strcmp(argv[1], "blast") == 0) {
-    /* blast <to ip> <to port> <hex payload> [from ip] */
-    size_t n = strlen(argv[4]) / 2;
-    for (size_t i = 0; i < n; i++) sscanf(argv[4] + 2 * i, "%2hhx", &buffers[0][i]);
-    int fd = udp(argc > 5 ? argv[5] : NULL, 0);
-    struct sockaddr_in to = address(argv[2], atoi(argv[3]));
-    for (int i = 0; i < BATCH; i++) {
-      iov[i].iov_base = buffers[0];
-      iov[i].iov_len = n;
-      m[i].msg_hdr.msg_iov = &iov[i];
-      m[i].msg_hdr.msg_iovlen = 1;
-      m[i].msg_hdr.msg_name = &to;
-      m[i].msg_hdr.msg_namelen = sizeof to;
-    }
-    while (!stop) {
-      int sent = sendmmsg(fd, m, BATCH, 0);
-      if (sent > 0) packets += (unsigned long long)sent;
-    }
-  } else if (argc >= 4 && strcmp(argv[1], "sink") == 0) {
-    /* sink <ip> <port> */
-    int fd = udp(argv[2], atoi(argv[3]));
-    for (int i = 0; i < BATCH; i++) {
-      iov[i].iov_base = buffers[i];
-      iov[i].iov_len = sizeof buffers[i];
-      m[i].msg_hdr.msg_iov = &iov[i];
-      m[i].msg_hdr.msg_iovlen = 1;
-    }
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    while (!stop) {
-      if (poll(&p, 1, 100) <= 0) continue;
-      int got = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
-      if (got > 0) packets += (unsigned long long)got;
-    }
-  } else if (argc >= 5 && strcmp(argv[1], "forward") == 0) {
-    /* forward <tun> <udp ip> <peer ip>: UDP payloads on port 2152 into the TUN, TUN packets to the
-     * peer's port 2152 */
-    int tun = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-    strncpy(ifr.ifr_name, argv[2], IFNAMSIZ - 1);
-    if (tun < 0 || ioctl(tun, TUNSETIFF, &ifr) < 0) { perror("tun"); return 1; }
-    int fd = udp(argv[3], 2152);
-    struct sockaddr_in peer = address(argv[4], 2152);
-    printf("ready\\n");
-    fflush(stdout);
-    struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = tun, .events = POLLIN}};
-    while (!stop) {
-      if (poll(p, 2, 100) <= 0) continue;
-      if (p[0].revents & POLLIN) {
-        for (int i = 0; i < BATCH; i++) {
-          iov[i].iov_base = buffers[i];
-          iov[i].iov_len = sizeof buffers[i];
-          m[i].msg_hdr.msg_iov = &iov[i];
-          m[i].msg_hdr.msg_iovlen = 1;
-          m[i].msg_hdr.msg_name = NULL;
-          m[i].msg_hdr.msg_namelen = 0;
-        }
-        int got = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
-        for (int i = 0; i < got; i++)
-          if (write(tun, buffers[i], m[i].msg_len) == (ssize_t)m[i].msg_len) packets++;
-      }
-      if (p[1].revents & POLLIN) {
-        int n = 0;
-        for (; n < BATCH; n++) {
-          ssize_t r = read(tun, buffers[n], sizeof buffers[n]);
-          if (r <= 0) break;
-          iov[n].iov_base = buffers[n];
-          iov[n].iov_len = (size_t)r;
-          m[n].msg_hdr.msg_iov = &iov[n];
-          m[n].msg_hdr.msg_iovlen = 1;
-          m[n].msg_hdr.msg_name = &peer;
-          m[n].msg_hdr.msg_namelen = sizeof peer;
-        }
-        for (int sent = 0; sent < n;) {
-          int s = sendmmsg(fd, m + sent, (unsigned)(n - sent), MSG_DONTWAIT);
-          if (s <= 0) { sent++; continue; }
-          sent += s;
-          packets += (unsigned long long)s;
-        }
-      }
-    }
-  } else {
-    fprintf(stderr, "usage: blast|sink|forward ...\\n");
-    return 2;
-  }
-  report(packets);
-  return 0;
-}
-`;
-
-const helper = join(packageRoot(), '.bench', 'upf-plain');
-mkdirSync(join(packageRoot(), '.bench'), { recursive: true });
-writeFileSync(`${helper}.c`, HELPER_SOURCE);
-execFileSync('cc', ['-O2', '-Wall', '-Wextra', '-Werror', '-o', helper, `${helper}.c`]);
+const helper = buildPlainHelper();
 
 /** A data-network namespace behind a TUN device: DN's address, the UE pool routed back into the TUN. */
 function dataNetwork(namespace: string, tun: string): void {
@@ -240,27 +86,7 @@ function dataNetwork(namespace: string, tun: string): void {
   ip('-n', namespace, 'route', 'add', '10.45.0.0/16', 'dev', tun);
 }
 
-/** A helper process (blast, sink, forward), in a namespace when given; stop() -> its packets and CPU. */
-function start(mode: string[], namespace?: string) {
-  const child: ChildProcess =
-    namespace === undefined
-      ? spawn(helper, mode, { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn('ip', ['netns', 'exec', namespace, helper, ...mode], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  return {
-    ready: async () => {
-      for (let i = 0; i < 200 && !out.includes('ready'); i++) await sleep(10);
-    },
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-      const [packets, cpu] = (out.trim().split('\n').at(-1) ?? '0 0').split(' ').map(Number);
-      return { packets: packets ?? 0, cpuUs: cpu ?? 0 };
-    },
-  };
-}
+const start = (mode: string[], namespace?: string) => startHelper(helper, mode, namespace);
 
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex');
 /** An IPv4/UDP packet of `size` octets from the UE to DN port 9 (discard). */
@@ -406,21 +232,21 @@ async function throughput(forwarder: Forwarder): Promise<void> {
     );
     const upCeiling = await throughPlain(
       [PLAIN, '2152', hex(packet), GNB],
-      `pmnbp${tag}`,
-      `pmnbp${tag}`,
+      `u6bp${tag}`,
+      `u6bp${tag}`,
       false,
     );
     print(row(`uplink (G-PDU -> TUN), ${size < 100 ? 'small' : 'bulk'}`, size, up, upCeiling));
     const sink = start(['sink', GNB, '2152']);
     const down = await throughCore(
       [UE, '9', hex(Buffer.alloc(size - 28))],
-      `pmnbench${tag}`,
+      `u6bench${tag}`,
       () => forwarder.counters().downlinkPackets,
     );
     const downCeiling = await throughPlain(
       [UE, '9', hex(Buffer.alloc(size - 28))],
-      `pmnbp${tag}`,
-      `pmnbp${tag}`,
+      `u6bp${tag}`,
+      `u6bp${tag}`,
       true,
     );
     await sink.stop();
@@ -430,8 +256,8 @@ async function throughput(forwarder: Forwarder): Promise<void> {
 
 /** 10,000 concurrent sessions through createUpf (issue 17 item 5). */
 async function sessionsAtScale(count: number): Promise<void> {
-  const tun = `pmnbs${tag}`;
-  const namespace = `pmnbs${tag}`;
+  const tun = `u6bs${tag}`;
+  const namespace = `u6bs${tag}`;
   const n3 = '127.77.2.1';
   const gnbAddress = '127.77.2.2';
   let reports = 0;
@@ -535,7 +361,7 @@ async function sessionsAtScale(count: number): Promise<void> {
 function openForwarder() {
   return new addon.Forwarder({
     n3Address: N3,
-    tunName: `pmnb${tag}`,
+    tunName: `u6b${tag}`,
     maxSessions: 16,
     maxFlows: 131_072,
   });
@@ -543,7 +369,7 @@ function openForwarder() {
 
 const forwarder = openForwarder();
 try {
-  dataNetwork(`pmnbench${tag}`, `pmnb${tag}`);
+  dataNetwork(`u6bench${tag}`, `u6b${tag}`);
   forwarder.addSession(1, TEID, UE, null, 0, 0);
   forwarder.setDownlink(1, GNB, 2152, REMOTE_TEID, 1);
   await throughput(forwarder);
@@ -552,5 +378,5 @@ try {
   await sessionsAtScale(10_000);
 } finally {
   forwarder.close();
-  ip('netns', 'del', `pmnbench${tag}`);
+  ip('netns', 'del', `u6bench${tag}`);
 }
