@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { systemTimers, type Clock, type Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
+import type { AmfSettings } from '../../src/network/amf/amf-settings.ts';
 import { createN2Service } from '../../src/network/amf/n2-service.ts';
 import { createNgapMetrics } from '../../src/network/network-metrics.ts';
 import type { GnbConfig } from '../../src/network/simulator/gnb-config.ts';
@@ -66,6 +67,8 @@ export interface N2ServiceOptions {
    * ends of the association see the same time. The system's clock and timers unless given.
    */
   time?: Clock & Timers;
+  /** The AMF's timers and limits (e.g. a small `maxUeContexts`); the defaults unless given. Not with `sctp`. */
+  amf?: Partial<AmfSettings>;
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
@@ -86,7 +89,10 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
         port: options.raw === undefined ? 0 : NGAP_PORT,
         udpPort: 0,
       },
-      time === undefined ? {} : { timers: time, clock: time },
+      {
+        ...(time === undefined ? {} : { timers: time, clock: time }),
+        ...(options.amf === undefined ? {} : { amf: options.amf }),
+      },
     );
     await n2.start();
     const endpoint = n2.endpoint();
