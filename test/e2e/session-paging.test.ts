@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ieValue } from '../../src/network/ngap/ngap-values.ts';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { nasOf, psisOf } from '../helpers/nas-psis.ts';
 import { newProfile } from '../helpers/network.ts';
 import { tsharkTree } from '../helpers/tshark.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
@@ -19,22 +19,6 @@ interface ApiSession {
   id: number;
   status: string;
 }
-
-/** The PSIs whose bit is set in a PSI-bitmap IE of tshark's dissection (`field`: its field stem). */
-function psisOf(layer: Record<string, unknown>, ie: string, field: string): number[] {
-  const message = layer['Plain NAS 5GS Message'] as Record<string, Record<string, string>> | undefined;
-  const element = message?.[ie];
-  if (element === undefined) return [];
-  return Object.entries(element)
-    .map(([name, value]) => [new RegExp(`${field}(\\d+)_b`).exec(name)?.[1], value] as const)
-    .filter(([psi, value]) => psi !== undefined && value === '1')
-    .map(([psi]) => Number(psi))
-    .sort((a, b) => a - b);
-}
-
-/** The plain NAS messages of `type` the UE sent or received, in order. */
-const nasOf = (ue: SimulatedUe, type: string): Uint8Array[] =>
-  ue.log.filter((exchange) => exchange.messageType === type).map((exchange) => exchange.plain);
 
 describe('PDU sessions of idle devices through the simulator against the real service', () => {
   let s: SessionService;

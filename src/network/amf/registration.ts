@@ -29,6 +29,7 @@ import { logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
+import { reconcileSessions } from './session-management.ts';
 import {
   abortProcedure,
   becomeConnected,
@@ -304,10 +305,11 @@ function newTmsi(amf: AmfContext): number {
 
 /**
  * Registration Accept (TS 24.501 5.5.1.2.4, 5.5.1.3.4): a new 5G-GUTI (network.md 5: reallocated at
- * every registration), the TAI list of the operator's TACs, the allowed NSSAI and T3512. In Initial
+ * every registration), the TAI list of the operator's TACs, the allowed NSSAI and T3512, and what the
+ * request's PDU session status and Uplink data status lead to (`reconcileSessions`). In Initial
  * Context Setup Request when the radio has no context of the UE yet (with KgNB from the uplink NAS
- * COUNT, TS 33.501 6.9.2.1.1), else in Downlink NAS Transport. T3550 waits for Registration Complete.
- * No slice to allow -> Registration Reject #62.
+ * COUNT, TS 33.501 6.9.2.1.1, and the reactivated PDU sessions), else in Downlink NAS Transport. T3550
+ * waits for Registration Complete. No slice to allow -> Registration Reject #62.
  */
 async function acceptRegistration(
   amf: AmfContext,
@@ -339,6 +341,7 @@ async function acceptRegistration(
     amfPointer: amf.identity.pointer,
     tmsi: newTmsi(amf),
   };
+  const sessions = reconcileSessions(amf, ue, registration.request, subscription.profile);
   const accept: NasMessageOf<'registrationAccept'> = {
     messageType: 'registrationAccept',
     registrationResult: {
@@ -359,6 +362,7 @@ async function acceptRegistration(
     allowedNssai,
     t3512Value: gprsTimerOf(amf.settings.t3512Ms, 'timer3'),
     t3502Value: gprsTimerOf(amf.settings.t3502Ms, 'timer'),
+    ...sessions.accept,
   };
   ue.allowedNssai = allowedNssai;
   ue.requestedNssai = registration.request.requestedNssai;
@@ -382,6 +386,7 @@ async function acceptRegistration(
   const capability = ue.ueSecurityCapability;
   if (nasPdu === undefined || kgnb === undefined || capability === undefined) return abortProcedure(amf, ue);
   amf.ngap.setUpContext(connection, {
+    ...sessions.context,
     guami: guami(amf.identity, plmn),
     allowedNssai: ngapAllowedNssai(allowedNssai),
     ueSecurityCapabilities: ngapSecurityCapabilities(capability),
@@ -393,7 +398,8 @@ async function acceptRegistration(
 /**
  * Registration Complete (TS 24.501 5.5.1.2.4): the UE is 5GMM-REGISTERED with its new 5G-GUTI, shown
  * registered with its IMEI and algorithms (network.md 5). After a mobility or periodic update without
- * a follow-on request the connection is released (5.5.1.3.4).
+ * a follow-on request or Uplink data status (the user plane it asked back) the connection is released
+ * (5.5.1.3.4).
  */
 export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   const procedure = ue.procedure;
@@ -413,7 +419,8 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   const { request } = procedure.registration;
   if (
     request.registrationType.value !== REGISTRATION_TYPE.initial &&
-    !request.registrationType.followOnRequestPending
+    !request.registrationType.followOnRequestPending &&
+    (request.uplinkDataStatus ?? []).length === 0
   )
     return releaseConnection(amf, ue);
   // A change of the allowed NSSAI during the registration reaches the UE now (TS 24.501 5.4.4.1).

@@ -5,11 +5,10 @@ import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
-import { parseBitrate } from '../smf/bitrate.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { nasPduFor } from './nas-link.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
-import { ngapSnssai } from './session-ngap-messages.ts';
+import { reconcileSessions } from './session-management.ts';
 import type { UeConnection } from './ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
 
@@ -17,13 +16,10 @@ import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
  * A Service Request verified under the UE's current context (TS 24.501 5.6.1): the UE is CM-CONNECTED
  * again and paging (T3513) stops. When the AMF paged it for a deregistration, that procedure runs now
  * with the cause it was paged for (#7 or #62, 5.5.2.3.1). Otherwise the SMF reconciles the PDU
- * sessions (5.6.1.4.1: sessions the UE's PDU session status lacks are released locally; those in
- * Uplink data status, or paged for, get their user plane back), and Service Accept, with the network's
- * PDU session status when the UE sent its own and the PDU session reactivation result when it sent
- * Uplink data status, goes in Initial Context Setup Request with a KgNB from the Service Request's
- * uplink NAS COUNT (TS 33.501 6.9.2.1.1), the reactivated sessions in its PDU Session Resource Setup
- * List with the subscribed UE-AMBR (TS 23.502 4.2.3.2 step 12, TS 38.413 9.2.2.1). A UE the AMF holds
- * but has not registered -> Service Reject #10 (5.6.1.5).
+ * sessions (5.6.1.4.1, `reconcileSessions`), and Service Accept with their status goes in Initial
+ * Context Setup Request with a KgNB from the Service Request's uplink NAS COUNT (TS 33.501 6.9.2.1.1),
+ * the reactivated sessions in its PDU Session Resource Setup List. A UE the AMF holds but has not
+ * registered -> Service Reject #10 (5.6.1.5).
  */
 export async function serviceRequest(
   amf: AmfContext,
@@ -50,42 +46,17 @@ export async function serviceRequest(
     supi === undefined ? undefined : amf.subscriptionData.getSubscriptionData(supi),
   ]);
   if (!amf.ues.has(ue) || ue.connection !== connection || supi === undefined) return;
-  const sessions = amf.smf?.serviceRequested(supi, {
-    pduSessionStatus: request.pduSessionStatus,
-    uplinkDataStatus: request.uplinkDataStatus,
-  }) ?? { pduSessionStatus: [], reactivationFailed: [], reactivate: [] };
-  // The subscribed UE-AMBR (the profile's bit rates) goes with the PDU sessions (TS 38.413 9.2.2.1).
-  const downlink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrDownlink);
-  const uplink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrUplink);
-  const ueAmbr =
-    downlink === undefined || uplink === undefined
-      ? undefined
-      : { uEAggregateMaximumBitRateDL: downlink, uEAggregateMaximumBitRateUL: uplink };
+  const sessions = reconcileSessions(amf, ue, request, subscription?.profile);
   const accept = nasPduFor(
     amf,
     ue,
-    {
-      messageType: 'serviceAccept',
-      ...(request.pduSessionStatus === undefined ? {} : { pduSessionStatus: sessions.pduSessionStatus }),
-      ...(request.uplinkDataStatus === undefined
-        ? {}
-        : { pduSessionReactivationResult: sessions.reactivationFailed }),
-    },
+    { messageType: 'serviceAccept', ...sessions.accept },
     { kind: 'current' },
   );
   const kgnb = deriveContextKgnb(security);
   if (accept === undefined || kgnb === undefined) return abortProcedure(amf, ue);
   amf.ngap.setUpContext(connection, {
-    ...(sessions.reactivate.length > 0 && ueAmbr !== undefined
-      ? {
-          ueAggregateMaximumBitRate: ueAmbr,
-          pduSessions: sessions.reactivate.map((item) => ({
-            pDUSessionID: item.pduSessionId,
-            sNSSAI: ngapSnssai(item.sNssai),
-            pDUSessionResourceSetupRequestTransfer: item.transfer,
-          })),
-        }
-      : {}),
+    ...sessions.context,
     guami: guami(amf.identity, configuration.plmn),
     allowedNssai: ngapAllowedNssai(ue.allowedNssai),
     ueSecurityCapabilities: ngapSecurityCapabilities(capability),

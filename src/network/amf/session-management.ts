@@ -8,18 +8,22 @@ import {
 } from '../nas/index.ts';
 import type { NGAPPDU } from '../ngap/generated/types.ts';
 import { ieValue } from '../ngap/ngap-values.ts';
-import type { N2SmItem, SmfAmfPort } from '../smf/smf.ts';
+import type { SubscriptionData } from '../ports/subscription-data.ts';
+import { parseBitrate } from '../smf/bitrate.ts';
+import type { N2SmItem, SmfAmfPort, UeSessionStatus } from '../smf/smf.ts';
 import { readSetupUnsuccessfulTransfer } from '../smf/n2-transfers.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { gutiText, nasPduFor, sendNas } from './nas-link.ts';
 import { paging } from './paging.ts';
 import {
+  ngapSnssai,
   pduSessionResourceModifyRequest,
   pduSessionResourceReleaseCommand,
   pduSessionResourceSetupRequest,
 } from './session-ngap-messages.ts';
 import type { UeConnection } from './ue-connections.ts';
+import type { InitialContextSetupIes } from './ue-ngap-messages.ts';
 
 /** Payload container type "N1 SM information" (TS 24.501 9.11.3.40). */
 export const N1_SM_INFORMATION = 1;
@@ -210,4 +214,71 @@ export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPD
     );
     smf.resourcesFailed(supi, item.pDUSessionID);
   }
+}
+
+/** What the UE's PDU session status and Uplink data status lead to (`reconcileSessions`). */
+export interface SessionReconciliation {
+  /** The Accept's PDU session status and PDU session reactivation result IEs. */
+  accept: { pduSessionStatus?: number[]; pduSessionReactivationResult?: number[] };
+  /** The subscribed UE-AMBR and the sessions whose user plane comes back in Initial Context Setup. */
+  context: Pick<InitialContextSetupIes, 'ueAggregateMaximumBitRate' | 'pduSessions'>;
+}
+
+/**
+ * An initial NAS message's PDU session status and Uplink data status, for Service Request (TS 24.501
+ * 5.6.1.4.1) and mobility/periodic Registration Request (5.5.1.3.4) alike: the SMF releases locally
+ * the sessions the UE no longer holds and brings back the user plane of those in Uplink data status
+ * (or paged for). The Accept carries the network's PDU session status when the UE sent its own, and
+ * the PDU session reactivation result when it sent Uplink data status. The reactivated sessions go in
+ * Initial Context Setup Request with the subscribed UE-AMBR (TS 23.502 4.2.3.2 step 12, TS 38.413
+ * 9.2.2.1); a radio that holds the UE's context already (a registration over an established
+ * connection) gets them in PDU Session Resource Setup Request instead.
+ */
+export function reconcileSessions(
+  amf: AmfContext,
+  ue: AmfUe,
+  request: Partial<UeSessionStatus>,
+  profile: SubscriptionData['profile'] | undefined,
+): SessionReconciliation {
+  const supi = ue.supi;
+  const status =
+    supi === undefined || amf.smf === undefined
+      ? { pduSessionStatus: [], reactivationFailed: [], reactivate: [] }
+      : amf.smf.statusReceived(supi, {
+          pduSessionStatus: request.pduSessionStatus,
+          uplinkDataStatus: request.uplinkDataStatus,
+        });
+  const accept = {
+    ...(request.pduSessionStatus === undefined ? {} : { pduSessionStatus: status.pduSessionStatus }),
+    ...(request.uplinkDataStatus === undefined
+      ? {}
+      : { pduSessionReactivationResult: status.reactivationFailed }),
+  };
+  const connection = ue.connection;
+  if (ue.contextSetUp && connection !== undefined) {
+    for (const item of status.reactivate)
+      connection.radio.send(
+        pduSessionResourceSetupRequest(idsOf(connection), { ...item, nasPdu: undefined }),
+        connection.streamId,
+      );
+    return { accept, context: {} };
+  }
+  const downlink = profile === undefined ? undefined : parseBitrate(profile.ambrDownlink);
+  const uplink = profile === undefined ? undefined : parseBitrate(profile.ambrUplink);
+  if (status.reactivate.length === 0 || downlink === undefined || uplink === undefined)
+    return { accept, context: {} };
+  return {
+    accept,
+    context: {
+      ueAggregateMaximumBitRate: {
+        uEAggregateMaximumBitRateDL: downlink,
+        uEAggregateMaximumBitRateUL: uplink,
+      },
+      pduSessions: status.reactivate.map((item) => ({
+        pDUSessionID: item.pduSessionId,
+        sNSSAI: ngapSnssai(item.sNssai),
+        pDUSessionResourceSetupRequestTransfer: item.transfer,
+      })),
+    },
+  };
 }

@@ -67,16 +67,22 @@ export interface SmfAmfPort {
   pageForDownlinkData(supi: string): boolean;
 }
 
-/** PDU session status IEs of a Service Request (TS 24.501 9.11.3.44, 9.11.3.57), as PSI lists. */
-export interface ServiceRequestStatus {
+/**
+ * PDU session status IEs of a Registration Request or Service Request (TS 24.501 9.11.3.44, 9.11.3.57),
+ * as PSI lists.
+ */
+export interface UeSessionStatus {
   /** The PDU sessions the UE holds (PDU session status IE), if it said. */
   pduSessionStatus: readonly number[] | undefined;
   /** The PDU sessions whose user plane the UE asks back (Uplink data status IE), if any. */
   uplinkDataStatus: readonly number[] | undefined;
 }
 
-/** What Service Accept says of the UE's PDU sessions (TS 24.501 5.6.1.4.1), and what the radio sets up. */
-export interface ServiceAcceptStatus {
+/**
+ * What Registration Accept or Service Accept says of the UE's PDU sessions (TS 24.501 5.5.1.3.4,
+ * 5.6.1.4.1), and what the radio sets up.
+ */
+export interface NetworkSessionStatus {
   /** The PDU sessions the network holds (PDU session status IE). */
   pduSessionStatus: number[];
   /** Sessions of Uplink data status whose user plane cannot come back (PDU session reactivation result). */
@@ -671,13 +677,13 @@ export function createSmf(options: SmfOptions) {
     },
 
     /**
-     * A Service Request (TS 24.501 5.6.1.4.1): sessions the UE's PDU session status says it no longer
-     * has are released locally; the user plane comes back for the sessions of Uplink data status and
-     * those the UE was paged for (TS 23.502 4.2.3.2 step 4), their items going in Initial Context Setup
-     * Request. Returns what Service Accept says (the network's sessions, and the sessions of Uplink
-     * data status it does not have) and those items.
+     * A Service Request (TS 24.501 5.6.1.4.1) or a mobility/periodic Registration Request (5.5.1.3.4):
+     * sessions the UE's PDU session status says it no longer has are released locally; the user plane
+     * comes back for the sessions of Uplink data status and those the UE was paged for (TS 23.502
+     * 4.2.3.2 step 4), their items going in Initial Context Setup Request. Returns what the Accept says
+     * (the network's sessions, and the sessions of Uplink data status it does not have) and those items.
      */
-    serviceRequested(supi: string, request: ServiceRequestStatus): ServiceAcceptStatus {
+    statusReceived(supi: string, request: UeSessionStatus): NetworkSessionStatus {
       const held = [...(bySupi.get(supi) ?? [])];
       for (const s of held) {
         // A session waiting for Release Complete is gone for the UE too once it reads the status.

@@ -169,7 +169,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     // Paged, no Uplink data status: only the session with downlink data comes back, in Initial
     // Context Setup (no N2 message of its own).
     h.n2.length = 0;
-    const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined });
+    const accept = h.smf.statusReceived(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined });
     assert.deepEqual([accept.pduSessionStatus, accept.reactivationFailed], [[1, 2], []]);
     assert.deepEqual(
       accept.reactivate.map((item) => [item.pduSessionId, item.n1]),
@@ -202,7 +202,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     // Not paged any more when it comes back by itself: nothing is reactivated without Uplink data status.
     h.smf.pagingFailed(SUPI);
     h.ue.connected = true;
-    const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: undefined, uplinkDataStatus: undefined });
+    const accept = h.smf.statusReceived(SUPI, { pduSessionStatus: undefined, uplinkDataStatus: undefined });
     assert.deepEqual(accept.reactivate, []);
     assert.equal(h.stateOf(1), 'inactive');
   });
@@ -228,7 +228,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     h.smf.ueIdle(SUPI);
     h.ue.connected = true;
     h.n1.length = 0;
-    const accept = h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 3, 5], uplinkDataStatus: [3, 5] });
+    const accept = h.smf.statusReceived(SUPI, { pduSessionStatus: [1, 3, 5], uplinkDataStatus: [3, 5] });
     // 2 is gone (no signalling: the UE already released it), 5 never existed.
     assert.deepEqual([accept.pduSessionStatus, accept.reactivationFailed], [[1, 3], [5]]);
     assert.deepEqual(h.released, [2]);
@@ -253,10 +253,11 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     await h.send({ messageType: 'pduSessionReleaseRequest', pduSessionId: 2, pti: 7 }); // cannot reach the UE
     assert.deepEqual(h.smf.sessionsOf(SUPI), [{ pduSessionId: 1, state: 'inactive' }]);
     h.ue.connected = true;
-    assert.deepEqual(
-      h.smf.serviceRequested(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined }),
-      { pduSessionStatus: [1], reactivationFailed: [], reactivate: [] },
-    );
+    assert.deepEqual(h.smf.statusReceived(SUPI, { pduSessionStatus: [1, 2], uplinkDataStatus: undefined }), {
+      pduSessionStatus: [1],
+      reactivationFailed: [],
+      reactivate: [],
+    });
   });
 });
 

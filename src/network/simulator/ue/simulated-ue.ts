@@ -302,9 +302,13 @@ export class SimulatedUe implements RadioUe {
 
   /**
    * Mobility or periodic registration updating (TS 24.501 5.5.1.3) from idle, integrity-protected with the
-   * current security context and its cleartext IEs only (4.4.6).
+   * current security context. Like a Service Request it carries the PDU session status IE when the UE's
+   * sessions are known (`providePduSessions`) and Uplink data status with `uplinkData` (5.5.1.3.2).
    */
-  registrationUpdate(kind: 'mobility' | 'periodic'): Promise<RegistrationOutcome> {
+  registrationUpdate(
+    kind: 'mobility' | 'periodic',
+    options: { uplinkData?: number[] } = {},
+  ): Promise<RegistrationOutcome> {
     if (this.#state.kind !== 'registered' || this.#guti === undefined || this.#security === undefined)
       return Promise.reject(new UeProcedureError(`registration update in state ${this.#state.kind}`));
     if (this.connected) return Promise.reject(new UeProcedureError('registration update while connected'));
@@ -315,13 +319,17 @@ export class SimulatedUe implements RadioUe {
       securityCapability: this.config.securityCapability,
       requestedNssai: this.config.requestedNssai,
     };
-    this.#pendingRequest = fullRegistrationRequest(input);
-    return this.#registration(kind, cleartextRegistrationRequest(input));
+    const sessions = {
+      ...(options.uplinkData === undefined ? {} : { uplinkDataStatus: options.uplinkData }),
+      ...(this.#pduSessions === undefined ? {} : { pduSessionStatus: this.#pduSessions() }),
+    };
+    this.#pendingRequest = { ...fullRegistrationRequest(input), ...sessions };
+    return this.#registration(kind, { ...cleartextRegistrationRequest(input), ...sessions });
   }
 
   /**
-   * Where the UE's PDU sessions are known (its 5GSM side): its Service Requests then carry the PDU
-   * session status IE (TS 24.501 5.6.1.2).
+   * Where the UE's PDU sessions are known (its 5GSM side): its Service Requests and registration updates
+   * then carry the PDU session status IE (TS 24.501 5.6.1.2, 5.5.1.3.2).
    */
   providePduSessions(sessions: () => number[]): void {
     this.#pduSessions = sessions;

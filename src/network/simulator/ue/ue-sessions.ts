@@ -79,7 +79,7 @@ export type ReleaseOutcome =
 export type UeSessionEvent =
   | { type: 'modified'; session: UeSession }
   | { type: 'released'; pduSessionId: number; cause: number }
-  /** The network's PDU session status (Service Accept) lacked it: released locally (5.6.1.4.1). */
+  /** The network's PDU session status (Service or Registration Accept) lacked it: released locally. */
   | { type: 'released-locally'; pduSessionId: number }
   | { type: 'modification-rejected'; pduSessionId: number; cause: number };
 
@@ -106,11 +106,15 @@ export class UeSessions {
     ue.on((event) => {
       if (event.type !== 'nas' || event.exchange.direction !== 'downlink') return;
       const type = event.exchange.messageType;
-      if (type !== 'dlNasTransport' && type !== 'serviceAccept') return;
+      if (type !== 'dlNasTransport' && type !== 'serviceAccept' && type !== 'registrationAccept') return;
       const decoded = decodeNasMessage(event.exchange.plain);
       if (!decoded.ok) return;
       if (decoded.message.messageType === 'dlNasTransport') this.#dlNasTransport(decoded.message);
-      if (decoded.message.messageType === 'serviceAccept') this.#serviceAccept(decoded.message);
+      if (
+        decoded.message.messageType === 'serviceAccept' ||
+        decoded.message.messageType === 'registrationAccept'
+      )
+        this.#networkStatus(decoded.message.pduSessionStatus);
     });
   }
 
@@ -129,17 +133,24 @@ export class UeSessions {
   }
 
   /**
-   * Service Accept's PDU session status (TS 24.501 5.6.1.4.1): a session the network no longer has is
-   * released locally.
+   * The PDU session status of Service Accept or Registration Accept (TS 24.501 5.6.1.4.1, 5.5.1.3.4): a
+   * session the network no longer has is released locally.
    */
-  #serviceAccept(message: NasMessageOf<'serviceAccept'>): void {
-    const status = message.pduSessionStatus;
+  #networkStatus(status: readonly number[] | undefined): void {
     if (status === undefined) return;
     for (const id of [...this.#sessions.keys()]) {
       if (status.includes(id)) continue;
       this.#sessions.delete(id);
       this.#emit({ type: 'released-locally', pduSessionId: id });
     }
+  }
+
+  /**
+   * Releases a PDU session locally, without signalling (as a UE does when its lower layers fail it, TS
+   * 24.501 6.4.1.5, 6.4.3.5): the network learns it from the next PDU session status the UE sends.
+   */
+  releaseLocally(pduSessionId: number): boolean {
+    return this.#sessions.delete(pduSessionId);
   }
 
   get(pduSessionId: number): UeSession | undefined {
