@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 
 import type { N2Service } from '../e2e/n2-service.ts';
 import { startN2Service } from '../e2e/n2-service.ts';
 import { createVethNamespace, rawPeerInNamespaceUnavailable, type VethNamespace } from '../helpers/netns.ts';
+import { simulatorInNamespace } from '../helpers/simulator-child.ts';
 
 /**
  * The simulator command over the `raw` transport: `npm run sim`'s script runs in its own network
@@ -42,41 +40,10 @@ describe(
       assert.ok(s && ns);
       const service = s;
       const { hostAddress: AMF, peerAddress: RAN } = ns;
-      const sim = spawn(
-        'ip',
-        ns.exec(
-          process.execPath,
-          '--import',
-          'tsx',
-          'scripts/sim.ts',
-          'gnb',
-          '--transport',
-          'raw',
-          '--amf',
-          `${AMF}:38412`,
-          '--local',
-          RAN,
-          '--count',
-          '3',
-          '--gnb-id',
-          '0x20',
-          '--name',
-          'raw',
-          '--quiet',
-        ),
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      const lines: string[] = [];
-      const holding = new Promise<void>((resolve) => {
-        createInterface({ input: sim.stdout }).on('line', (line) => {
-          lines.push(line);
-          if (line.startsWith('holding')) resolve();
-        });
-      });
-      const exited = once(sim, 'exit') as Promise<[number | null]>;
-      await Promise.race([
-        holding,
-        exited.then(() => assert.fail(`the simulator ended: ${lines.join(' | ')}`)),
+      const { lines, interrupt } = await simulatorInNamespace(ns, [
+        'gnb',
+        ...['--transport', 'raw', '--amf', `${AMF}:38412`, '--local', RAN],
+        ...['--count', '3', '--gnb-id', '0x20', '--name', 'raw', '--quiet'],
       ]);
       assert.ok(
         lines.includes('3 of 3 accepted') || lines.some((line) => /^3 of 3 accepted in/.test(line)),
@@ -95,9 +62,7 @@ describe(
         JSON.stringify(radios.items),
       );
 
-      sim.kill('SIGINT');
-      const [code] = await exited;
-      assert.equal(code, 0, lines.join(' | '));
+      assert.equal(await interrupt(), 0, lines.join(' | '));
       await service.until(
         async () =>
           (await service.get<Page<unknown>>('/api/v1/ran/radios')).total_count === 0 ? true : undefined,

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
-import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 
 import type { RegistrationService } from '../e2e/registration-service.ts';
 import { imsiOf, K, OPC, startRegistrationService, statusUntil } from '../e2e/registration-service.ts';
 import { createVethNamespace, rawPeerInNamespaceUnavailable, type VethNamespace } from '../helpers/netns.ts';
+import { simulatorInNamespace } from '../helpers/simulator-child.ts';
 
 /**
  * Registration over the `raw` transport: `npm run sim -- ue` runs in its own network namespace, linked to
@@ -37,36 +35,10 @@ describe(
       const service = s;
       const imsis = [imsiOf(31), imsiOf(32), imsiOf(33)];
       for (const imsi of imsis) await service.provision(imsi);
-      const sim = spawn(
-        'ip',
-        ns.exec(
-          process.execPath,
-          ...['--import', 'tsx', 'scripts/sim.ts', 'ue', '--transport', 'raw'],
-          ...[
-            '--amf',
-            `${ns.hostAddress}:38412`,
-            '--local',
-            ns.peerAddress,
-            '--name',
-            'raw',
-            '--gnb-id',
-            '0x30',
-          ],
-          ...['--ues', '3', '--imsi', imsis[0]!, '--key', K, '--opc', OPC, '--quiet'],
-        ),
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      const lines: string[] = [];
-      const holding = new Promise<void>((resolve) => {
-        createInterface({ input: sim.stdout }).on('line', (line) => {
-          lines.push(line);
-          if (line.startsWith('holding')) resolve();
-        });
-      });
-      const exited = once(sim, 'exit') as Promise<[number | null]>;
-      await Promise.race([
-        holding,
-        exited.then(() => assert.fail(`the simulator ended: ${lines.join(' | ')}`)),
+      const { lines, interrupt } = await simulatorInNamespace(ns, [
+        ...['ue', '--transport', 'raw', '--amf', `${ns.hostAddress}:38412`, '--local', ns.peerAddress],
+        ...['--name', 'raw', '--gnb-id', '0x30'],
+        ...['--ues', '3', '--imsi', imsis[0]!, '--key', K, '--opc', OPC, '--quiet'],
       ]);
       assert.ok(
         lines.some((line) => /^3 of 3 registered in \d+ ms/.test(line)),
@@ -76,9 +48,7 @@ describe(
         const status = await statusUntil(service, imsi, (st) => st.registered, `${imsi} registered`);
         assert.equal(status.last_seen_radio, 'raw-1');
       }
-      sim.kill('SIGINT');
-      const [code] = await exited;
-      assert.equal(code, 0, lines.join(' | '));
+      assert.equal(await interrupt(), 0, lines.join(' | '));
     });
   },
 );
