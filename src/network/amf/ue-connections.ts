@@ -1,5 +1,8 @@
 import type { ServingCell } from '../network-state.ts';
+import type { NhChain } from '../security/handover-keys.ts';
 import type { RadioLink } from './ue-signalling.ts';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** AMF UE NGAP ID is INTEGER (0..2^40-1) (TS 38.413 9.3.3.1). */
 export const MAX_AMF_UE_NGAP_ID = 2 ** 40 - 1;
@@ -11,9 +14,12 @@ export const MAX_AMF_UE_NGAP_ID = 2 ** 40 - 1;
  */
 export interface UeConnection<Owner = unknown> {
   readonly amfUeNgapId: number;
+  /** The radio's side; both change only by `move` (Xn handover, TS 38.413 8.4.4). */
   readonly ranUeNgapId: number;
   readonly radio: RadioLink;
   readonly streamId: number;
+  /** The AS key chain (TS 33.501 6.9.2.1.1): KgNB of Initial Context Setup, then each path switch's NH. */
+  accessKeys: NhChain | undefined;
   /** The latest cell User Location Information named for this UE. */
   servingCell: ServingCell | undefined;
   owner: Owner | undefined;
@@ -48,6 +54,21 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
     return radio.outboundStreams > 1 ? 1 + (id % (radio.outboundStreams - 1)) : 0;
   }
 
+  function index(connection: UeConnection<Owner>): void {
+    let ofRadio = byRadio.get(connection.radio.id);
+    if (ofRadio === undefined) {
+      ofRadio = new Map<number, UeConnection<Owner>>();
+      byRadio.set(connection.radio.id, ofRadio);
+    }
+    ofRadio.set(connection.ranUeNgapId, connection);
+  }
+
+  function unindex(connection: UeConnection<Owner>): void {
+    const ofRadio = byRadio.get(connection.radio.id);
+    if (ofRadio?.get(connection.ranUeNgapId) === connection) ofRadio.delete(connection.ranUeNgapId);
+    if (ofRadio?.size === 0) byRadio.delete(connection.radio.id);
+  }
+
   return {
     /** A new connection, or undefined when `limit` connections exist already. */
     open(radio: RadioLink, ranUeNgapId: number): UeConnection<Owner> | undefined {
@@ -58,18 +79,30 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
         ranUeNgapId,
         radio,
         streamId: streamFor(amfUeNgapId, radio),
+        accessKeys: undefined,
         servingCell: undefined,
         owner: undefined,
         phase: 'active',
       };
       byAmfId.set(amfUeNgapId, connection);
-      let ofRadio = byRadio.get(radio.id);
-      if (ofRadio === undefined) {
-        ofRadio = new Map<number, UeConnection<Owner>>();
-        byRadio.set(radio.id, ofRadio);
-      }
-      ofRadio.set(ranUeNgapId, connection);
+      index(connection);
       return connection;
+    },
+
+    /**
+     * The connection now runs through `radio` under its `ranUeNgapId` (Path Switch Request, TS 38.413
+     * 8.4.4.2: the AMF UE NGAP ID stays). False when the connection is gone or the pair is taken.
+     */
+    move(connection: UeConnection<Owner>, radio: RadioLink, ranUeNgapId: number): boolean {
+      if (byAmfId.get(connection.amfUeNgapId) !== connection) return false;
+      if (byRadio.get(radio.id)?.has(ranUeNgapId) === true) return false;
+      unindex(connection);
+      const moved = connection as Mutable<UeConnection<Owner>>;
+      moved.radio = radio;
+      moved.ranUeNgapId = ranUeNgapId;
+      moved.streamId = streamFor(connection.amfUeNgapId, radio);
+      index(connection);
+      return true;
     },
 
     byAmfId: (id: number): UeConnection<Owner> | undefined => byAmfId.get(id),
@@ -81,9 +114,7 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
     close(connection: UeConnection<Owner>): boolean {
       if (byAmfId.get(connection.amfUeNgapId) !== connection) return false;
       byAmfId.delete(connection.amfUeNgapId);
-      const ofRadio = byRadio.get(connection.radio.id);
-      if (ofRadio?.get(connection.ranUeNgapId) === connection) ofRadio.delete(connection.ranUeNgapId);
-      if (ofRadio?.size === 0) byRadio.delete(connection.radio.id);
+      unindex(connection);
       return true;
     },
 
