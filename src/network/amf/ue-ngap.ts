@@ -4,6 +4,7 @@ import type {
   Cause,
   FiveGSTMSI,
   NGAPPDU,
+  PathSwitchRequest,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
 } from '../ngap/generated/types.ts';
@@ -13,9 +14,11 @@ import {
   PROTOCOL_CAUSE,
   type DiagnosedProcedure,
 } from './criticality-diagnostics.ts';
+import { initialNhChain } from '../security/handover-keys.ts';
 import { missingRejectIes, type MandatoryIe } from './ie-presence.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
+import { handoverPreparationFailure } from './path-switch-messages.ts';
 import { createUeConnections, type UeConnection } from './ue-connections.ts';
 import {
   downlinkNasTransport,
@@ -74,6 +77,12 @@ export interface LocationEndpoint<Owner> {
   nrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): void;
 }
 
+/** What the UE-associated NGAP layer hands the AMF's Xn handover (path-switch.ts). */
+export interface PathSwitchEndpoint {
+  /** Path Switch Request (TS 38.413 8.4.4) from the target `radio`, its mandatory IEs present. */
+  pathSwitchRequest(request: PathSwitchRequest, radio: RadioLink, streamId: number): void;
+}
+
 export interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
@@ -121,6 +130,13 @@ const MANDATORY: Record<string, readonly MandatoryIe[]> = {
     { id: 38, criticality: 'reject' },
     { id: 121, criticality: 'ignore' },
   ],
+  PathSwitchRequest: [
+    { id: 85, criticality: 'reject' },
+    { id: 100, criticality: 'reject' },
+    { id: 121, criticality: 'ignore' },
+    { id: 119, criticality: 'ignore' },
+    { id: 76, criticality: 'reject' },
+  ],
 };
 
 type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
@@ -146,6 +162,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   const releaseTimers = new Map<UeConnection<Owner>, () => void>();
   let nas: NasEndpoint<Owner> | undefined;
   let location: LocationEndpoint<Owner> | undefined;
+  let pathSwitch: PathSwitchEndpoint | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -277,6 +294,33 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   };
 
   const handlers = new Map<string, Handler>([
+    [
+      'PathSwitchRequest',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'PathSwitchRequest') return;
+        const request = pdu.value.value;
+        if (lacksMandatory('PathSwitchRequest', pdu, request.protocolIEs, radio, streamId)) return;
+        pathSwitch?.pathSwitchRequest(request, radio, streamId);
+      },
+    ],
+    [
+      'HandoverRequired',
+      (pdu, radio, streamId) => {
+        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'HandoverPreparation') return;
+        const ies = pdu.value.value.protocolIEs;
+        const connection = connectionNamedIn(ies, radio, streamId);
+        if (connection === undefined) return;
+        endpoint().heard(connection);
+        // N2 handover is not served (docs/location.md): the preparation fails (TS 38.413 8.4.1.3).
+        radio.send(
+          handoverPreparationFailure(
+            { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+            { choice: 'radioNetwork', value: 'ho-failure-in-target-5GC-ngran-node-or-target-system' },
+          ),
+          connection.streamId,
+        );
+      },
+    ],
     ['PDUSessionResourceSetupResponse', sessionResources],
     ['PDUSessionResourceModifyResponse', sessionResources],
     ['PDUSessionResourceReleaseResponse', sessionResources],
@@ -486,6 +530,34 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       location = endpointToBind;
     },
 
+    /** Where Path Switch Requests go; without it none is answered. */
+    bindPathSwitch(endpointToBind: PathSwitchEndpoint): void {
+      pathSwitch = endpointToBind;
+    },
+
+    /** The connection with this AMF UE NGAP ID, on whichever radio (Path Switch names the source's). */
+    connectionByAmfId: (amfUeNgapId: number): UeConnection<Owner> | undefined =>
+      connections.byAmfId(amfUeNgapId),
+
+    /**
+     * Path Switch Request Acknowledge sent: the connection now runs through the target `radio` under its
+     * RAN UE NGAP ID (TS 38.413 8.4.4.2), with the serving cell of the request's User Location
+     * Information. A connection the target had under the same id is stale (9.3.3.2) and ends. False
+     * when the connection is gone.
+     */
+    switchPath(
+      connection: UeConnection<Owner>,
+      radio: RadioLink,
+      ranUeNgapId: number,
+      userLocation: UserLocationInformation | undefined,
+    ): boolean {
+      const stale = connections.byRan(radio.id, ranUeNgapId);
+      if (stale !== undefined && stale !== connection) end(stale, 'replaced');
+      if (!connections.move(connection, radio, ranUeNgapId)) return false;
+      located(connection, userLocation);
+      return true;
+    },
+
     /** Location Reporting Control, direct (TS 38.413 8.12.1); false when the transport refused it. */
     requestLocationReport(connection: UeConnection<Owner>): boolean {
       return connection.radio.send(
@@ -522,13 +594,16 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
 
     /** Initial Context Setup Request (TS 38.413 8.3.1). */
     setUpContext(connection: UeConnection<Owner>, ies: InitialContextSetupIes): boolean {
-      return connection.radio.send(
+      const sent = connection.radio.send(
         initialContextSetupRequest(
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
           ies,
         ),
         connection.streamId,
       );
+      // A fresh KgNB starts the NH chain over at NCC 0 (TS 33.501 6.9.2.1.1).
+      if (sent) connection.accessKeys = initialNhChain(ies.securityKey.bytes);
+      return sent;
     },
 
     release,
