@@ -19,6 +19,7 @@
         "native/upf/addon.c",
         "native/napi-args.c",
         "native/napi-handle.c",
+        "native/upf/downlink-buffer.c",
         "native/upf/flows.c",
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",

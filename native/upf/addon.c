@@ -22,7 +22,8 @@ static upf *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_val
   return pmn_handle_unwrap(env, info, argc, argv);
 }
 
-/* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond }) */
+/* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond,
+ * downlinkBufferMs }) */
 static napi_value construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], self, value;
@@ -32,12 +33,13 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     return throw_type(env, "options must be an object");
   upf_config config;
   memset(&config, 0, sizeof config);
-  double port, sessions, flows, rate;
+  double port, sessions, flows, rate, buffer_ms;
   char tun[16]; /* IFNAMSIZ */
   if (!get_option(env, argv[0], "n3Port", 0, 65535, 2152, &port) ||
       !get_option(env, argv[0], "maxSessions", 1, 1 << 22, 65536, &sessions) ||
       !get_option(env, argv[0], "maxFlows", 1, 1 << 24, 262144, &flows) ||
-      !get_option(env, argv[0], "errorIndicationsPerSecond", 1, 1e6, 100, &rate))
+      !get_option(env, argv[0], "errorIndicationsPerSecond", 1, 1e6, 100, &rate) ||
+      !get_option(env, argv[0], "downlinkBufferMs", 0, 86400000, 10000, &buffer_ms))
     return NULL;
   CHECK(napi_get_named_property(env, argv[0], "n3Address", &value));
   if (!get_address(env, value, "n3Address", (uint16_t)port, &config.n3, &config.n3_length))
@@ -48,6 +50,7 @@ static napi_value construct(napi_env env, napi_callback_info info) {
   config.max_sessions = (uint32_t)sessions;
   config.max_flows = (uint32_t)flows;
   config.error_indications_per_second = (uint32_t)rate;
+  config.downlink_buffer_ms = buffer_ms;
   upf *object;
   const char *syscall = "";
   int err = upf_open(&config, &object, &syscall);
@@ -272,6 +275,8 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   CHECK(napi_set_named_property(env, result, "openFlows", value));
   CHECK(napi_create_uint32(env, ended, &value));
   CHECK(napi_set_named_property(env, result, "endedFlows", value));
+  CHECK(napi_create_uint32(env, upf_buffered_packets(u), &value));
+  CHECK(napi_set_named_property(env, result, "bufferedPackets", value));
   return result;
 }
 

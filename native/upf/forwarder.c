@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "downlink-buffer.h"
 #include "flows.h"
 #include "gtpu.h"
 #include "map.h"
@@ -56,6 +57,8 @@ typedef struct {
   uint32_t flow_head; /* the session's open flows (flows.h) */
   /* Downlink data arrived while inactive and the core was told; cleared when the downlink changes. */
   bool downlink_data_reported;
+  /* Downlink packets that came while inactive, until the downlink is set again. */
+  upf_buffer_queue buffer;
 } session;
 
 struct upf {
@@ -81,6 +84,10 @@ struct upf {
   /* Ids of sessions with downlink data while inactive, not yet taken by the core. */
   uint32_t *downlink_data;
   uint32_t downlink_data_count;
+  upf_buffer buffer;
+  double buffer_ms;
+  /* Where a session's buffered packets get their GTP-U headers when they are flushed. */
+  uint8_t *flush;
   /* Uplink receive buffers and downlink send buffers (GTP-U header room in front of the T-PDU). */
   uint8_t *rx;
   uint8_t *tx;
@@ -125,6 +132,33 @@ static void count(upf *u, upf_counter c) { u->counters[c]++; }
 
 static void account(upf *u, session *s, const upf_flow_key *key, size_t bytes) {
   if (!upf_flows_add(&u->flows, key, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
+}
+
+static size_t parse_ip(const uint8_t *p, size_t length, upf_flow_key *key);
+
+/* A downlink packet of the session (one that was buffered) as a flow of this action. */
+static void account_downlink(upf *u, session *s, const uint8_t *packet, size_t length,
+                             uint8_t action) {
+  upf_flow_key key;
+  memset(&key, 0, sizeof key);
+  if (parse_ip(packet, length, &key) == 0) return; /* it parsed when it was buffered */
+  key.session = s->id;
+  key.direction = 1;
+  key.action = action;
+  account(u, s, &key, length);
+}
+
+/* Drops the session's buffered packets, oldest first: all of them (why = released), or those
+ * stamped at or before expired_at (why = expired). Each is a drop flow (network.md 7). */
+static void drop_buffered(upf *u, session *s, upf_counter why, double expired_at) {
+  size_t length;
+  double stamp;
+  while (upf_buffer_peek(&u->buffer, &s->buffer, &length, &stamp)) {
+    if (why == UPF_DROP_BUFFER_EXPIRED && !(stamp <= expired_at)) return;
+    upf_buffer_pop(&u->buffer, &s->buffer, u->flush);
+    count(u, why);
+    account_downlink(u, s, u->flush, length, 1);
+  }
 }
 
 /* The inner IP packet: checks it against its own length fields and fills a flow key's addresses,
@@ -314,12 +348,17 @@ static session *downlink_packet(upf *u, uint8_t *slot_buffer, size_t length, uin
     return NULL;
   }
   if (!s->downlink) {
-    count(u, UPF_DROP_INACTIVE);
-    key.action = 1;
-    account(u, s, &key, ip_length);
+    /* TS 23.501 5.8.3.2: buffered until the tunnel is back; accounted when flushed or dropped. */
+    if (upf_buffer_push(&u->buffer, &s->buffer, packet, ip_length) == UPF_BUFFERED) {
+      count(u, UPF_DOWNLINK_BUFFERED);
+    } else {
+      count(u, UPF_DROP_BUFFER_FULL);
+      key.action = 1;
+      account(u, s, &key, ip_length);
+    }
     /* The Downlink Data Notification role (TS 23.502 4.2.3.3 step 2a): the first packet for an idle
      * session is queued for the core, once until its downlink changes, so that the device is paged.
-     * The packets themselves are not buffered. A full queue leaves it to the next packet. */
+     * A full queue leaves it to the next packet. */
     if (!s->downlink_data_reported && u->downlink_data_count < u->max_sessions) {
       s->downlink_data_reported = true;
       u->downlink_data[u->downlink_data_count++] = s->id;
@@ -433,7 +472,9 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   u->downlink_data = calloc(config->max_sessions, sizeof *u->downlink_data);
   u->rx = malloc((size_t)BATCH * BUFFER_SIZE);
   u->tx = malloc((size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER));
-  if (u->sessions == NULL || u->free_slots == NULL || u->downlink_data == NULL || u->rx == NULL ||
+  u->flush = malloc(UPF_BUFFER_SESSION_BYTES + UPF_BUFFER_SESSION_PACKETS * GTPU_DOWNLINK_HEADER);
+  u->buffer_ms = config->downlink_buffer_ms;
+  if (u->sessions == NULL || u->flush == NULL || !upf_buffer_init(&u->buffer) || u->free_slots == NULL || u->downlink_data == NULL || u->rx == NULL ||
       u->tx == NULL ||
       !upf_map_init(&u->by_id, config->max_sessions) ||
       !upf_map_init(&u->by_teid, config->max_sessions) ||
@@ -493,6 +534,8 @@ void upf_close(upf *u) {
   upf_map_free(&u->by_ipv4);
   upf_map_free(&u->by_ipv6);
   upf_flows_free(&u->flows);
+  upf_buffer_free(&u->buffer);
+  free(u->flush);
   free(u->sessions);
   free(u->free_slots);
   free(u->downlink_data);
@@ -527,6 +570,7 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
     uint32_t slot = u->free_slots[--u->free_count];
     session *s = &u->sessions[slot];
     memset(s, 0, sizeof *s);
+    upf_buffer_queue_init(&s->buffer);
     s->used = true;
     s->id = id;
     s->flow_head = UPF_NO_FLOW;
@@ -548,6 +592,51 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
   }
   pthread_mutex_unlock(&u->lock);
   return err;
+}
+
+/* Sends the session's buffered packets down its (new) tunnel, oldest first, under the mutex so that
+ * the thread's next downlink packets of the session follow them. Policed and accounted as they go. */
+static void flush_buffered(upf *u, session *s) {
+  struct mmsghdr messages[UPF_BUFFER_SESSION_PACKETS];
+  struct iovec iov[UPF_BUFFER_SESSION_PACKETS];
+  uint8_t *at = u->flush;
+  unsigned out = 0;
+  uint64_t now = now_ns();
+  size_t length;
+  double stamp;
+  while (upf_buffer_peek(&u->buffer, &s->buffer, &length, &stamp)) {
+    uint8_t *packet = at + GTPU_DOWNLINK_HEADER;
+    upf_buffer_pop(&u->buffer, &s->buffer, packet);
+    if (!bucket_take(&s->downlink_ambr, length, now)) {
+      count(u, UPF_DROP_DOWNLINK_AMBR);
+      account_downlink(u, s, packet, length, 1);
+      continue;
+    }
+    gtpu_write_downlink_header(at, s->remote_teid, s->qfi, length);
+    count(u, UPF_DOWNLINK_PACKETS);
+    u->counters[UPF_DOWNLINK_BYTES] += length;
+    s->downlink_usage += length;
+    account_downlink(u, s, packet, length, 0);
+    iov[out].iov_base = at;
+    iov[out].iov_len = GTPU_DOWNLINK_HEADER + length;
+    memset(&messages[out].msg_hdr, 0, sizeof messages[out].msg_hdr);
+    messages[out].msg_hdr.msg_name = &s->gnb;
+    messages[out].msg_hdr.msg_namelen = s->gnb_length;
+    messages[out].msg_hdr.msg_iov = &iov[out];
+    messages[out].msg_hdr.msg_iovlen = 1;
+    out++;
+    at += GTPU_DOWNLINK_HEADER + length;
+  }
+  for (unsigned sent = 0; sent < out;) {
+    int n = sendmmsg(u->n3_fd, messages + sent, out - sent, MSG_DONTWAIT);
+    if (n <= 0) {
+      count(u, UPF_DROP_N3_SEND);
+      sent++;
+      continue;
+    }
+    sent += (unsigned)n;
+    u->counters[UPF_DOWNLINK_BUFFER_FLUSHED] += (uint64_t)n;
+  }
 }
 
 int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t gnb_length,
@@ -573,6 +662,7 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
     s->qfi = qfi;
     s->downlink = true;
     s->downlink_data_reported = false;
+    flush_buffered(u, s);
   }
   pthread_mutex_unlock(&u->lock);
   return err;
@@ -610,6 +700,7 @@ int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
   } else {
     session *s = &u->sessions[slot];
     *uplink_bytes = s->uplink_usage;
+    drop_buffered(u, s, UPF_DROP_BUFFER_RELEASED, 0);
     *downlink_bytes = s->downlink_usage;
     upf_flows_end_session(&u->flows, &s->flow_head, now_ms, previous_ms);
     *flows_ended = u->flows.ended_total;
@@ -626,6 +717,15 @@ int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
 
 void upf_tick_flows(upf *u, double now_ms, double previous_ms, double idle_ms, double active_ms) {
   pthread_mutex_lock(&u->lock);
+  /* Packets that came since the previous tick get its time; the expired ones become drop flows of
+   * this tick. Visits only the sessions with packets buffered. */
+  for (upf_buffer_queue *q = u->buffer.queues; q != NULL;) {
+    upf_buffer_queue *next = q->next; /* dropping all of q's packets unlinks it */
+    session *s = (session *)((uint8_t *)q - offsetof(session, buffer));
+    upf_buffer_stamp(&u->buffer, q, previous_ms);
+    drop_buffered(u, s, UPF_DROP_BUFFER_EXPIRED, now_ms - u->buffer_ms);
+    q = next;
+  }
   upf_flows_tick(&u->flows, now_ms, previous_ms, idle_ms, active_ms);
   pthread_mutex_unlock(&u->lock);
 }
@@ -694,6 +794,13 @@ void upf_read_counters(upf *u, uint64_t *out) {
   pthread_mutex_lock(&u->lock);
   memcpy(out, u->counters, sizeof u->counters);
   pthread_mutex_unlock(&u->lock);
+}
+
+uint32_t upf_buffered_packets(upf *u) {
+  pthread_mutex_lock(&u->lock);
+  uint32_t n = u->buffer.packets;
+  pthread_mutex_unlock(&u->lock);
+  return n;
 }
 
 uint32_t upf_session_count(upf *u) {

@@ -31,7 +31,11 @@
   X(DROP_UPLINK_AMBR, "dropUplinkAmbr")                                                          \
   X(DROP_DOWNLINK_AMBR, "dropDownlinkAmbr")                                                      \
   X(DROP_UNKNOWN_DESTINATION, "dropUnknownDestination")                                          \
-  X(DROP_INACTIVE, "dropInactive")                                                               \
+  X(DOWNLINK_BUFFERED, "downlinkBuffered")                                                       \
+  X(DOWNLINK_BUFFER_FLUSHED, "downlinkBufferFlushed")                                            \
+  X(DROP_BUFFER_FULL, "dropBufferFull")                                                          \
+  X(DROP_BUFFER_EXPIRED, "dropBufferExpired")                                                    \
+  X(DROP_BUFFER_RELEASED, "dropBufferReleased")                                                  \
   X(DROP_N6_WRITE, "dropN6Write")                                                                \
   X(DROP_N3_SEND, "dropN3Send")                                                                  \
   X(FLOW_TABLE_FULL, "flowTableFull")
@@ -51,6 +55,8 @@ typedef struct {
   uint32_t max_sessions;
   uint32_t max_flows;
   uint32_t error_indications_per_second;
+  /* How long downlink packets of an inactive session are buffered (the core's clock, in ms). */
+  double downlink_buffer_ms;
 } upf_config;
 
 /* 0, or an errno; *syscall names the failing call. */
@@ -67,19 +73,22 @@ const char *upf_tun_name(const upf *upf);
 int upf_add_session(upf *upf, uint32_t id, uint32_t uplink_teid, const uint8_t *ipv4,
                     const uint8_t *ipv6_prefix, uint64_t uplink_bps, uint64_t downlink_bps);
 /* Installs or changes the downlink rule; when it replaces an active rule to another gNB or TEID,
- * sends an End Marker on the old path first (TS 23.502 4.9.1.2.2, TS 29.281 7.3.2). */
+ * sends an End Marker on the old path first (TS 23.502 4.9.1.2.2, TS 29.281 7.3.2). The packets
+ * buffered while the session was inactive go down the new tunnel first, in order. */
 int upf_set_downlink(upf *upf, uint32_t id, const struct sockaddr *gnb, socklen_t gnb_length,
                      uint32_t remote_teid, uint8_t qfi);
-/* The device went idle: downlink packets are dropped (counted) until set_downlink. */
+/* The device went idle: downlink packets are buffered (downlink-buffer.h) until set_downlink. */
 int upf_clear_downlink(upf *upf, uint32_t id);
 int upf_set_ambr(upf *upf, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps);
-/* Removes the session's rules and ends its flows (stamped as a tick at now_ms would); the out
+/* Removes the session's rules, drops its buffered packets (drop flows) and ends its flows (stamped
+ * as a tick at now_ms would); the out
  * parameters get its usage not yet drained and the flows ended so far, this session's included
  * (upf_flows.ended_total). */
 int upf_remove_session(upf *upf, uint32_t id, double now_ms, double previous_ms,
                        uint64_t *uplink_bytes, uint64_t *downlink_bytes, uint64_t *flows_ended);
 
-/* upf_flows_tick under the mutex. */
+/* Drops the buffered packets that expired (held downlink_buffer_ms since the tick before they came),
+ * then upf_flows_tick, under the mutex. */
 void upf_tick_flows(upf *upf, double now_ms, double previous_ms, double idle_ms, double active_ms);
 /* Up to max ended flows (UPF_FLOW_RECORD octets each) into a malloc'd buffer, oldest first; NULL on
  * no memory. */
@@ -93,6 +102,8 @@ void upf_flow_counts(upf *upf, uint32_t *open, uint32_t *ended);
 #define UPF_USAGE_RECORD 24
 uint8_t *upf_drain_usage(upf *upf, size_t *count);
 void upf_read_counters(upf *upf, uint64_t *out);
+/* Downlink packets buffered now, all sessions. */
+uint32_t upf_buffered_packets(upf *upf);
 uint32_t upf_session_count(upf *upf);
 
 #endif

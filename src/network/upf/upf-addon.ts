@@ -21,11 +21,17 @@ export interface ForwarderOptions {
   maxSessions?: number;
   maxFlows?: number;
   errorIndicationsPerSecond?: number;
+  /**
+   * How long downlink packets of an inactive session stay buffered, on the clock of `tickFlows`
+   * (default 10,000 ms; docs/upf.md "Downlink buffering").
+   */
+  downlinkBufferMs?: number;
 }
 
 /**
  * The forwarder's counters since it started (docs/upf.md), plus `sessions` (rules installed),
- * `openFlows` and `endedFlows` (ended, waiting for `takeFlows`).
+ * `openFlows`, `endedFlows` (ended, waiting for `takeFlows`) and `bufferedPackets` (downlink packets
+ * of inactive sessions held now).
  */
 export type ForwarderCounters = Record<
   | 'n3Received'
@@ -49,13 +55,18 @@ export type ForwarderCounters = Record<
   | 'dropUplinkAmbr'
   | 'dropDownlinkAmbr'
   | 'dropUnknownDestination'
-  | 'dropInactive'
+  | 'downlinkBuffered'
+  | 'downlinkBufferFlushed'
+  | 'dropBufferFull'
+  | 'dropBufferExpired'
+  | 'dropBufferReleased'
   | 'dropN6Write'
   | 'dropN3Send'
   | 'flowTableFull'
   | 'sessions'
   | 'openFlows'
-  | 'endedFlows',
+  | 'endedFlows'
+  | 'bufferedPackets',
   number
 >;
 
@@ -77,11 +88,13 @@ export interface Forwarder {
     remoteTeid: number,
     qfi: number,
   ): ErrnoCode | undefined;
+  /** Inactive: downlink packets are buffered (bounded) until `setDownlink`, which sends them first. */
   clearDownlink(id: number): ErrnoCode | undefined;
   setAmbr(id: number, uplinkBps: number, downlinkBps: number): ErrnoCode | undefined;
   /**
-   * Removes the rules and ends the session's flows as a tick at `nowMs` would; returns its usage not
-   * drained yet and the number of flows ever ended, this session's included, or 'ENOENT'.
+   * Removes the rules, drops the session's buffered packets (as drop flows) and ends its flows as a
+   * tick at `nowMs` would; returns its usage not drained yet and the number of flows ever ended, this
+   * session's included, or 'ENOENT'.
    */
   removeSession(
     id: number,
@@ -89,8 +102,10 @@ export interface Forwarder {
     previousTickMs: number,
   ): { uplinkBytes: number; downlinkBytes: number; flowsEnded: number } | ErrnoCode;
   /**
-   * Stamps the flows that had packets since the previous tick with `nowMs` (new ones start at
-   * `previousTickMs`) and ends those idle for `idleMs` or active for `activeMs` (network.md 7).
+   * Drops the buffered downlink packets held `downlinkBufferMs` since the tick before they came (drop
+   * flows of this tick); stamps the flows that had packets since the previous tick with `nowMs` (new
+   * ones start at `previousTickMs`) and ends those idle for `idleMs` or active for `activeMs`
+   * (network.md 7).
    */
   tickFlows(nowMs: number, previousTickMs: number, idleMs: number, activeMs: number): void;
   /** Up to `max` ended flows, oldest first, 80-octet records (flow-records.ts); frees their slots. */

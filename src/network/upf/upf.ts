@@ -26,6 +26,14 @@ export interface FlowTimeouts {
 /** network.md 7: 30 s without packets, 30 min of activity. */
 export const FLOW_TIMEOUTS: FlowTimeouts = { idleMs: 30_000, activeMs: 30 * 60_000 };
 
+/**
+ * How long downlink packets of an inactive session are buffered (TS 23.501 5.8.3.2; docs/upf.md
+ * "Downlink buffering"): long enough for paging and the Service Request (T3513 is 6 s: the first
+ * paging and one repetition), not so long that the packets are stale for the sender (TCP retransmits
+ * its SYN after 1, 3 and 7 s).
+ */
+export const DOWNLINK_BUFFER_MS = 10_000;
+
 export interface UpfDeps {
   settings: UpfSettings;
   records: UpfRecords;
@@ -40,11 +48,14 @@ export interface UpfDeps {
   flowTimeouts?: FlowTimeouts;
   /**
    * The Downlink Data Notification role (TS 23.502 4.2.3.3): a downlink packet arrived for this
-   * inactive session, the first since it became inactive; the SMF/AMF page the device. The packet was
-   * dropped (nothing is buffered). Looked for every `downlinkDataPollMs` (100 ms).
+   * inactive session, the first since it became inactive; the SMF/AMF page the device. The packets are
+   * buffered (bounded) until `updateDownlink` sends them down the new tunnel. Looked for every
+   * `downlinkDataPollMs` (100 ms).
    */
   onDownlinkData?: (session: UpfSession) => void;
   downlinkDataPollMs?: number;
+  /** How long downlink packets of an inactive session stay buffered (DOWNLINK_BUFFER_MS). */
+  downlinkBufferMs?: number;
 }
 
 /** Session AMBR (TS 23.501 5.7.1.8), bits per second; 0 means not limited. */
@@ -75,8 +86,10 @@ export interface DownlinkTunnel {
 
 /**
  * The user plane of a session: `active` forwards downlink packets to the gNB; `inactive` (no gNB
- * tunnel yet, or the device is idle) drops them and counts them as `drop` flows. Nothing is buffered;
- * the first such packet is told to `onDownlinkData` so that the device can be paged.
+ * tunnel yet, or the device is idle) buffers a few of them (docs/upf.md "Downlink buffering"): sent
+ * in order once `updateDownlink` makes it active, `drop` flows when they expire, do not fit, or the
+ * session is released. The first such packet is told to `onDownlinkData` so that the device can be
+ * paged.
  */
 export type UserPlane = { state: 'inactive' } | { state: 'active'; tunnel: Required<DownlinkTunnel> };
 
@@ -122,9 +135,12 @@ export interface Upf {
   readonly n3Port: number;
   readonly tunName: string;
   establishSession(request: SessionRequest): UpfResult<UpfSession>;
-  /** Installs or moves the downlink tunnel (an End Marker goes down the old one when it moves). */
+  /**
+   * Installs or moves the downlink tunnel (an End Marker goes down the old one when it moves); what was
+   * buffered while inactive goes down the new one first.
+   */
   updateDownlink(sessionId: number, tunnel: DownlinkTunnel): UpfResult;
-  /** The device went idle (AN release): downlink packets are dropped until updateDownlink. */
+  /** The device went idle (AN release): downlink packets are buffered until updateDownlink. */
   deactivate(sessionId: number): UpfResult;
   modifyAmbr(sessionId: number, ambr: Ambr): UpfResult;
   /** Removes the rules and writes the session's flow reports and usage. */
@@ -313,6 +329,7 @@ export function createUpf(deps: UpfDeps): Upf {
         maxSessions: settings.maxSessions,
         maxFlows: settings.maxFlows,
         errorIndicationsPerSecond: settings.errorIndicationsPerSecond,
+        downlinkBufferMs: deps.downlinkBufferMs ?? DOWNLINK_BUFFER_MS,
       });
       info = forwarder.info();
       lastTick = clock.now();
