@@ -1,3 +1,4 @@
+import { UsageError, amfAddress, integer, planOrUsage } from './cli-arguments.ts';
 import { parseArgs } from 'node:util';
 import type { TransportAddress } from '../transport/n2-transport.ts';
 import type { AmfDescription } from './amf-messages.ts';
@@ -51,26 +52,6 @@ interface Plan {
   then: 'hold' | 'shutdown' | 'abort';
   timeoutMs: number;
   quiet: boolean;
-}
-
-class UsageError extends Error {}
-
-function integer(text: string, what: string, min: number, max: number): number {
-  const value = /^0x[0-9a-f]+$/i.test(text)
-    ? Number.parseInt(text, 16)
-    : /^\d+$/.test(text)
-      ? Number(text)
-      : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new UsageError(`${what} must be an integer in ${min}..${max}, got ${text}`);
-  }
-  return value;
-}
-
-function address(text: string): TransportAddress {
-  const match = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:]+):(\d+)$/.exec(text);
-  if (match === null) throw new UsageError(`--amf must be addr:port or [v6]:port, got ${text}`);
-  return { address: match[1]!, port: integer(match[2]!, 'the AMF port', 1, 65535) };
 }
 
 function slice(text: string): Slice {
@@ -133,7 +114,7 @@ function plan(argv: readonly string[]): Plan {
       ? { kind: 'gNB', value: first, bitLength: integer(values['id-bits'], '--id-bits', 22, 32) }
       : { kind: 'ng-eNB', variant: variant as NgEnbVariant, value: first };
   const slices = values.slice.map(slice);
-  const amf = address(values.amf);
+  const amf = amfAddress(values.amf);
   return {
     transport,
     amf,
@@ -233,15 +214,9 @@ export async function runSimulator(
   stopSignal: Promise<void>,
 ): Promise<number> {
   if (argv[0] === 'ue') return runUeSimulator(argv.slice(1), say, stopSignal);
-  let p: Plan;
-  try {
-    p = plan(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    if (error.message !== '') say(error.message);
-    say(USAGE);
-    return error.message === '' ? 0 : 2;
-  }
+  const planned = planOrUsage(plan, argv, USAGE, say);
+  if ('status' in planned) return planned.status;
+  const p = planned.plan;
   const transport = await openClientTransport(p.transport, {
     localAddress: p.local,
     peerUdpPort: p.udpPort,

@@ -1,3 +1,4 @@
+import { UsageError, amfAddress, integer, planOrUsage } from '../cli-arguments.ts';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -102,29 +103,10 @@ interface Plan {
   gnbPositioning: GnbPositioning;
 }
 
-class UsageError extends Error {}
-
-function integer(text: string, what: string, min: number, max: number): number {
-  const value = /^0x[0-9a-f]+$/i.test(text)
-    ? Number.parseInt(text, 16)
-    : /^\d+$/.test(text)
-      ? Number(text)
-      : NaN;
-  if (!Number.isSafeInteger(value) || value < min || value > max)
-    throw new UsageError(`${what} must be an integer in ${min}..${max}, got ${text}`);
-  return value;
-}
-
 function hexBytes(text: string, what: string, bytes: number): Buffer {
   if (!new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`).test(text))
     throw new UsageError(`${what} must be ${bytes * 2} hex digits, got ${text}`);
   return Buffer.from(text, 'hex');
-}
-
-function address(text: string): TransportAddress {
-  const match = /^\[([0-9a-fA-F:.]+)\]:(\d+)$/.exec(text) ?? /^([^:]+):(\d+)$/.exec(text);
-  if (match === null) throw new UsageError(`--amf must be addr:port or [v6]:port, got ${text}`);
-  return { address: match[1]!, port: integer(match[2]!, 'the AMF port', 1, 65535) };
 }
 
 function plan(argv: readonly string[]): Plan {
@@ -212,7 +194,7 @@ function plan(argv: readonly string[]): Plan {
     if (!/^[A-Za-z0-9_.-]{1,24}$/.test(tunNetns))
       throw new UsageError(`--tun-netns must be 1 to 24 letters, digits, "_", "." or "-", got ${tunNetns}`);
   }
-  const amf = address(values.amf);
+  const amf = amfAddress(values.amf);
   const positioning = positioningOf(values);
   const serving = positioning?.nrCells?.[0];
   const antenna = values.antenna === undefined ? undefined : coordinates(values.antenna, '--antenna', 2);
@@ -412,15 +394,9 @@ export async function runUeSimulator(
   say: (line: string) => void,
   stopSignal: Promise<void>,
 ): Promise<number> {
-  let p: Plan;
-  try {
-    p = plan(argv);
-  } catch (error) {
-    if (!(error instanceof UsageError) && !(error instanceof TypeError)) throw error;
-    if (error.message !== '') say(error.message);
-    say(USAGE);
-    return error.message === '' ? 0 : 2;
-  }
+  const planned = planOrUsage(plan, argv, USAGE, say);
+  if ('status' in planned) return planned.status;
+  const p = planned.plan;
   /** The user plane of --tun-netns: the sessions' tunnels and the gNB's N3 socket. */
   let tunnels: { carried: SessionTunnels; close(): void } | undefined;
   const transport = await openClientTransport(p.transport, {
