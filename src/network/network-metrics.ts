@@ -48,7 +48,7 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     labelNames: ['kind'],
   });
   const ueContextLimitRejects = metrics.counter({
-    name: 'pmn_amf_ue_context_limit_rejects_total',
+    name: 'pmn_ue_context_limit_rejects_total',
     help: 'Registration Requests rejected with 5GMM cause #22 (congestion): the AMF held its limit of UE contexts',
   });
   return {

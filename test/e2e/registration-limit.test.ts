@@ -33,7 +33,7 @@ describe('UE context limit through the simulator against the real service', () =
   async function rejectsCounted(): Promise<number> {
     const response = await s.t.request({ method: 'GET', url: '/api/v1/metrics', token: s.token });
     assert.equal(response.statusCode, 200);
-    const line = /^pmn_amf_ue_context_limit_rejects_total (\d+)$/m.exec(response.body);
+    const line = /^pmn_ue_context_limit_rejects_total (\d+)$/m.exec(response.body);
     assert.ok(line, 'the metric is exposed');
     return Number(line[1]);
   }

@@ -37,7 +37,7 @@ export interface AmfOptions {
   records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   timers: Timers;
   logger: Logger;
-  /** What the AMF counts (`pmn_amf_ue_context_limit_rejects_total`); nothing unless given. */
+  /** What the AMF counts (`pmn_ue_context_limit_rejects_total`); nothing unless given. */
   metrics?: AmfContext['metrics'];
   /** The AUSF; built over `authenticationData` unless given. */
   ausf?: Ausf;
