@@ -1,14 +1,7 @@
 import type { App } from '../../http/app-types.ts';
 import { actorOf } from '../../http/authentication.ts';
-import {
-  Envelope,
-  message,
-  MessageResult,
-  ok,
-  Paginated,
-  paginated,
-  pageWindow,
-} from '../../http/schemas.ts';
+import { sendJsonText } from '../../http/serialization.ts';
+import { Envelope, message, MessageResult, ok, Paginated, pageWindow } from '../../http/schemas.ts';
 import type { PduSession } from '../../network/network-state.ts';
 import {
   CreateSubscriberBody,
@@ -19,21 +12,8 @@ import {
   SubscriberResult,
   UpdateSubscriberBody,
 } from './subscribers.schema.ts';
-import type {
-  SubscriberDetail,
-  SubscriberListItem as Item,
-  SubscribersService,
-} from './subscribers.service.ts';
-
-const toListItem = (item: Item) => ({
-  imsi: item.imsi,
-  profile_name: item.profileName,
-  status: {
-    registered: item.registered,
-    radio_access_types: item.radioAccessTypes,
-    num_sessions: item.sessions,
-  },
-});
+import { subscriberPageJson } from './subscriber-page-json.ts';
+import type { SubscriberDetail, SubscribersService } from './subscribers.service.ts';
 
 const toSession = (session: PduSession) => ({
   radio_access_type: session.radioAccessType,
@@ -78,11 +58,14 @@ export function subscribersRoutes(deps: { subscribers: SubscribersService }) {
           response: { 200: Envelope(Paginated(SubscriberListItem)) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { limit, offset } = pageWindow(request.query);
         const { radio, data_network: dataNetwork } = request.query;
         const { items, total } = await subscribers.list({ radio, dataNetwork }, limit, offset);
-        return ok(paginated(items.map(toListItem), total, request.query));
+        return sendJsonText(
+          reply,
+          subscriberPageJson(items, request.query.page, request.query.per_page, total),
+        );
       },
     );
 
