@@ -18,13 +18,6 @@ export interface PathSwitchItem {
   transfer: Uint8Array;
 }
 
-/** What the target gNB asks of the SMF for one UE (To Be Switched DL List, Failed To Setup List). */
-export interface PathSwitchSessions {
-  toBeSwitched: readonly PathSwitchItem[];
-  /** Sessions the target could not set up: their user plane is deactivated (TS 23.502 4.9.1.2.2 step 1). */
-  failedToSetup: readonly number[];
-}
-
 /** The SMF's answer: per session, the container for the Switched or the Released list. */
 export interface PathSwitchOutcome {
   switched: PathSwitchItem[];

@@ -18,6 +18,13 @@ import {
   type DefaultQosFlow,
   type SessionAmbrBps,
 } from './n2-transfers.ts';
+import {
+  pathSwitchAcknowledgeTransfer,
+  pathSwitchUnsuccessfulTransfer,
+  readPathSwitchRequestTransfer,
+  type PathSwitchItem,
+  type PathSwitchOutcome,
+} from './path-switch.ts';
 import { authorise, type IpType, type SessionProfile } from './session-authorisation.ts';
 import { SM_CAUSE } from './sm-cause.ts';
 import { judgeModificationRequest } from './ue-modification.ts';
@@ -707,6 +714,57 @@ export function createSmf(options: SmfOptions) {
         reactivationFailed: [...asked].filter((id) => !have.has(id)).sort((a, b) => a - b),
         reactivate,
       };
+    },
+
+    /**
+     * Xn handover's path switch (TS 23.502 4.9.1.2.2 steps 1-3): each session of the To Be Switched list
+     * whose user plane is up gets its downlink moved to the target gNB's tunnel (the UPF sends an End
+     * Marker down the old one, TS 29.281 7.3.2) and goes in the Switched list; one the SMF does not
+     * hold up, whose transfer does not read, or the UPF refuses goes in the Released list, its user
+     * plane deactivated. Sessions the target did not list (its Failed To Setup list, or none) lose their
+     * user plane too (deactivated; a Service Request brings it back).
+     */
+    pathSwitched(supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome {
+      const outcome: PathSwitchOutcome = { switched: [], released: [] };
+      const deactivate = (s: SmSession): void => {
+        userPlane?.deactivate(s.upfSessionId);
+        s.state = { kind: 'inactive', downlinkData: false };
+        publish(s);
+      };
+      const switchOne = (s: SmSession | undefined, transfer: Uint8Array): Cause | undefined => {
+        if (s === undefined || (s.state.kind !== 'active' && s.state.kind !== 'setting-up'))
+          return { choice: 'radioNetwork', value: 'unknown-PDU-session-ID' };
+        const read = readPathSwitchRequestTransfer(transfer);
+        if (!read.ok) return { choice: 'protocol', value: 'semantic-error' };
+        const downlink: DownlinkTunnel = {
+          gnbAddress: read.downlink.address,
+          remoteTeid: read.downlink.teid,
+          qfi: s.flow.qfi,
+        };
+        const moved = userPlane?.updateDownlink(s.upfSessionId, downlink);
+        if (moved?.ok !== true) {
+          logger.warn({ supi, pduSessionId: s.pduSessionId }, 'SMF: the UPF refused the switched downlink');
+          return { choice: 'misc', value: 'not-enough-user-plane-processing-resources' };
+        }
+        s.state = { kind: 'active', downlink };
+        publish(s);
+        return undefined;
+      };
+      for (const { pduSessionId, transfer } of toBeSwitched) {
+        const s = sessions.get(key(supi, pduSessionId));
+        const cause = switchOne(s, transfer);
+        if (cause === undefined) {
+          outcome.switched.push({ pduSessionId, transfer: pathSwitchAcknowledgeTransfer() });
+          continue;
+        }
+        if (s !== undefined && (s.state.kind === 'active' || s.state.kind === 'setting-up')) deactivate(s);
+        outcome.released.push({ pduSessionId, transfer: pathSwitchUnsuccessfulTransfer(cause) });
+      }
+      const listed = new Set(toBeSwitched.map((item) => item.pduSessionId));
+      for (const s of bySupi.get(supi) ?? [])
+        if (!listed.has(s.pduSessionId) && (s.state.kind === 'active' || s.state.kind === 'setting-up'))
+          deactivate(s);
+      return outcome;
     },
 
     /** Deregistration or the subscriber's deletion: every session released locally (TS 24.501 6.3.3). */
