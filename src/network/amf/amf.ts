@@ -20,6 +20,7 @@ import { deregisterByNetwork } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { createAmfLocation } from './location.ts';
 import { createNasDispatch } from './nas-dispatch.ts';
+import { createPathSwitch } from './path-switch.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { smfAmfPort } from './session-management.ts';
 import { stopTimers } from './ue-lifecycle.ts';
@@ -126,6 +127,7 @@ export function createAmf(options: AmfOptions) {
   const location = createAmfLocation(amf);
   ngap.bind(createNasDispatch(amf, location));
   ngap.bindLocation(location.endpoint);
+  ngap.bindPathSwitch(createPathSwitch(amf));
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
