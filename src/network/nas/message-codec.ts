@@ -288,12 +288,15 @@ export function encodeNasMessage(message: NasMessage): Uint8Array {
   const compiled = BY_NAME.get(message.messageType);
   if (compiled === undefined) throw new RangeError(`unknown NAS message type ${message.messageType}`);
   const values = message as unknown as Record<string, unknown>;
-  const chunks: Uint8Array[] = [];
-  if (compiled.epd === EPD.fiveGmm) chunks.push(Uint8Array.of(EPD.fiveGmm, 0, compiled.definition.type));
+  // Header octets and IE heads as numbers, IE values as they come; one buffer is filled at the end (a
+  // registration encodes a dozen messages on each side: no small array per IE head).
+  const parts: (number | Uint8Array)[] = [];
+  if (compiled.epd === EPD.fiveGmm) parts.push(EPD.fiveGmm, 0, compiled.definition.type);
   else {
     const sm = message as FiveGsmMessage;
-    chunks.push(Uint8Array.of(EPD.fiveGsm, byte(sm.pduSessionId), byte(sm.pti), compiled.definition.type));
+    parts.push(EPD.fiveGsm, byte(sm.pduSessionId), byte(sm.pti), compiled.definition.type);
   }
+  let length = parts.length;
   let pendingNibble: number | undefined;
   for (const entry of compiled.definition.ies) {
     if (entry.presence === 'spare' || (entry.presence === 'M' && entry.half)) {
@@ -304,7 +307,8 @@ export function encodeNasMessage(message: NasMessage): Uint8Array {
       }
       if (pendingNibble === undefined) pendingNibble = nibble;
       else {
-        chunks.push(Uint8Array.of(pendingNibble | (nibble << 4)));
+        parts.push(pendingNibble | (nibble << 4));
+        length += 1;
         pendingNibble = undefined;
       }
       continue;
@@ -314,22 +318,33 @@ export function encodeNasMessage(message: NasMessage): Uint8Array {
     if (entry.half) {
       if (entry.codec.kind !== 'half' || entry.presence === 'M')
         throw new TypeError(`${entry.key} table entry`);
-      chunks.push(Uint8Array.of((entry.iei << 4) | (entry.codec.encode(value) & 0xf)));
+      parts.push((entry.iei << 4) | (entry.codec.encode(value) & 0xf));
+      length += 1;
       continue;
     }
     if (entry.codec.kind !== 'octets') throw new TypeError(`${entry.key} needs an octets codec`);
     const encoded = entry.codec.encode(value);
     if (encoded.length < entry.min || encoded.length > entry.max)
       throw new RangeError(`${entry.key}: ${encoded.length} octets outside ${entry.min}..${entry.max}`);
-    const head: number[] = entry.presence === 'M' ? [] : [entry.iei];
+    if (entry.presence !== 'M') parts.push(entry.iei);
     const lengthOctets = LENGTH_OCTETS[entry.format] ?? 0;
-    if (lengthOctets === 1) head.push(encoded.length);
-    if (lengthOctets === 2) head.push(encoded.length >> 8, encoded.length & 0xff);
-    chunks.push(Uint8Array.from(head), encoded);
+    if (lengthOctets === 1) parts.push(encoded.length);
+    if (lengthOctets === 2) parts.push(encoded.length >> 8, encoded.length & 0xff);
+    parts.push(encoded);
+    length += (entry.presence === 'M' ? 0 : 1) + lengthOctets + encoded.length;
   }
   if (pendingNibble !== undefined)
     throw new TypeError(`${message.messageType}: unpaired half octet in its table`);
-  return Buffer.concat(chunks);
+  const out = Buffer.allocUnsafe(length);
+  let offset = 0;
+  for (const part of parts) {
+    if (typeof part === 'number') out[offset++] = part;
+    else {
+      out.set(part, offset);
+      offset += part.length;
+    }
+  }
+  return out;
 }
 
 function required(values: Record<string, unknown>, key: string): unknown {
