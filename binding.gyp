@@ -37,6 +37,7 @@
         "native/napi-args.c",
         "native/napi-handle.c",
         "native/gnb-user-plane/gnb-user-plane.c",
+        "native/upf/downlink-buffer.c",
         "native/upf/gtpu.c",
         "native/upf/map.c",
         "native/upf/n3-socket.c"

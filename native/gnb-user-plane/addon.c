@@ -106,6 +106,16 @@ static napi_value remove_session(napi_env env, napi_callback_info info) {
   return errno_code(env, gnb_up_remove_session(g, (uint32_t)id));
 }
 
+static napi_value set_ready(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  gnb_up *g = unwrap(env, info, &argc, argv);
+  if (g == NULL) return NULL;
+  double id;
+  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
+  return errno_code(env, gnb_up_set_ready(g, (uint32_t)id));
+}
+
 /* sessionCounters(id) -> { uplinkPackets, uplinkBytes, downlinkPackets, downlinkBytes,
  * endMarkersReceived } or undefined */
 static napi_value session_counters(napi_env env, napi_callback_info info) {
@@ -140,6 +150,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"n3Port", NULL, n3_port, NULL, NULL, NULL, napi_default, NULL},
       {"addSession", NULL, add_session, NULL, NULL, NULL, napi_default, NULL},
       {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
+      {"setReady", NULL, set_ready, NULL, NULL, NULL, napi_default, NULL},
       {"sessionCounters", NULL, session_counters, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, pmn_handle_close, NULL, NULL, NULL, napi_default, NULL},

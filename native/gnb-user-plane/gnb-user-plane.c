@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 /* The GTP-U parser and writers and the bounded map are the UPF's (native/upf/): one C codec. */
+#include "../upf/downlink-buffer.h"
 #include "../upf/gtpu.h"
 #include "../upf/map.h"
 #include "../upf/n3-socket.h"
@@ -46,6 +47,9 @@ typedef struct {
   uint32_t uplink_teid;
   uint8_t qfi;
   uint64_t counters[GNB_UP_SESSION_COUNTERS];
+  /* The UE's side is configured; until then downlink is held in `held`. */
+  bool ready;
+  upf_buffer_queue held;
 } session;
 
 struct gnb_up {
@@ -67,7 +71,8 @@ struct gnb_up {
   double ei_tokens;
   double ei_rate;
   uint64_t ei_last_ns;
-  uint8_t *rx; /* downlink receive buffers */
+  upf_buffer held; /* downlink of sessions not ready yet */
+  uint8_t *rx;     /* downlink receive buffers */
   uint8_t *tx; /* uplink buffers, header room in front of each TUN read */
 };
 
@@ -149,6 +154,17 @@ static session *by_teid(gnb_up *g, uint32_t teid) {
   return upf_map_get(&g->by_teid, teid, &slot) ? &g->sessions[slot] : NULL;
 }
 
+static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
+  if (write(s->tun_fd, packet, length) != (ssize_t)length) {
+    count(g, GNB_UP_DROP_TUN_WRITE);
+    return;
+  }
+  count(g, GNB_UP_DOWNLINK_PACKETS);
+  g->counters[GNB_UP_DOWNLINK_BYTES] += length;
+  s->counters[2]++;
+  s->counters[3] += length;
+}
+
 static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool truncated,
                       struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
   count(g, GNB_UP_N3_RECEIVED);
@@ -183,14 +199,13 @@ static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool trunca
         count(g, GNB_UP_DROP_MALFORMED);
         return;
       }
-      if (write(s->tun_fd, m.payload, m.payload_length) != (ssize_t)m.payload_length) {
-        count(g, GNB_UP_DROP_TUN_WRITE);
+      if (!s->ready) {
+        count(g, upf_buffer_push(&g->held, &s->held, m.payload, m.payload_length) == UPF_BUFFERED
+                     ? GNB_UP_DOWNLINK_HELD
+                     : GNB_UP_DROP_NOT_READY);
         return;
       }
-      count(g, GNB_UP_DOWNLINK_PACKETS);
-      g->counters[GNB_UP_DOWNLINK_BYTES] += m.payload_length;
-      s->counters[2]++;
-      s->counters[3] += m.payload_length;
+      write_downlink(g, s, m.payload, m.payload_length);
       return;
     }
     case GTPU_ECHO_REQUEST: {
@@ -328,6 +343,7 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->rx = malloc((size_t)BATCH * BUFFER_SIZE);
   g->tx = malloc((size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER));
   if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->tx == NULL ||
+      !upf_buffer_init(&g->held) ||
       !upf_map_init(&g->by_id, config->max_sessions) ||
       !upf_map_init(&g->by_teid, config->max_sessions))
     goto fail;
@@ -377,6 +393,7 @@ void gnb_up_close(gnb_up *g) {
   if (g->wake_fd >= 0) close(g->wake_fd);
   upf_map_free(&g->by_id);
   upf_map_free(&g->by_teid);
+  upf_buffer_free(&g->held);
   free(g->sessions);
   free(g->free_slots);
   free(g->rx);
@@ -414,6 +431,7 @@ int gnb_up_add_session(gnb_up *g, const gnb_up_session *request, char *actual) {
       s->upf_length = request->upf_length;
       s->uplink_teid = request->uplink_teid;
       s->qfi = request->qfi;
+      upf_buffer_queue_init(&s->held);
       if (!watch(g, fd, ((uint64_t)generation << 32) | slot)) {
         err = errno;
         close(fd);
@@ -438,6 +456,12 @@ int gnb_up_remove_session(gnb_up *g, uint32_t id) {
     err = ENOENT;
   } else {
     session *s = &g->sessions[slot];
+    size_t length;
+    double stamp;
+    while (upf_buffer_peek(&g->held, &s->held, &length, &stamp)) {
+      upf_buffer_pop(&g->held, &s->held, g->rx);
+      count(g, GNB_UP_DROP_NOT_READY);
+    }
     upf_map_remove(&g->by_id, id);
     upf_map_remove(&g->by_teid, s->downlink_teid);
     epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, s->tun_fd, NULL);
@@ -447,6 +471,23 @@ int gnb_up_remove_session(gnb_up *g, uint32_t id) {
   }
   pthread_mutex_unlock(&g->lock);
   return err;
+}
+
+int gnb_up_set_ready(gnb_up *g, uint32_t id) {
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot;
+  bool found = upf_map_get(&g->by_id, id, &slot);
+  if (found) {
+    session *s = &g->sessions[slot];
+    size_t length;
+    double stamp;
+    /* rx is the thread's, which waits for the mutex. */
+    while (upf_buffer_peek(&g->held, &s->held, &length, &stamp))
+      write_downlink(g, s, g->rx, upf_buffer_pop(&g->held, &s->held, g->rx));
+    s->ready = true;
+  }
+  pthread_mutex_unlock(&g->lock);
+  return found ? 0 : ENOENT;
 }
 
 int gnb_up_session_counters(gnb_up *g, uint32_t id, uint64_t *out) {

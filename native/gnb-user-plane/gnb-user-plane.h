@@ -29,6 +29,8 @@
   X(DROP_UNSUPPORTED_EXTENSION, "dropUnsupportedExtension")     \
   X(DROP_UNEXPECTED_TYPE, "dropUnexpectedType")                 \
   X(DROP_UNKNOWN_TEID, "dropUnknownTeid")                       \
+  X(DOWNLINK_HELD, "downlinkHeld")                              \
+  X(DROP_NOT_READY, "dropNotReady")                             \
   X(DROP_TUN_WRITE, "dropTunWrite")                             \
   X(DROP_N3_SEND, "dropN3Send")
 
@@ -69,6 +71,12 @@ uint16_t gnb_up_n3_port(const gnb_up *g);
  * 0 or an errno: EEXIST (id or downlink TEID in use), ENOSPC (table full), EAFNOSUPPORT (a UPF
  * address of the other family), or what opening the TUN failed with. */
 int gnb_up_add_session(gnb_up *g, const gnb_up_session *session, char *actual);
+/* The UE's side of the session is configured (its radio bearer is up): the downlink held since
+ * add_session is written into the TUN, in order, and the next goes straight in. Until then downlink
+ * G-PDUs are held (the UPF's downlink-buffer.h, its bounds), as a gNB holds downlink data until the
+ * DRB is set up: the UPF may send the packets it buffered while the device was idle as soon as the
+ * core has the tunnel, before the TUN is configured. ENOENT when there is no such session. */
+int gnb_up_set_ready(gnb_up *g, uint32_t id);
 /* Stops carrying the session and closes its TUN, which removes the device wherever it lives. */
 int gnb_up_remove_session(gnb_up *g, uint32_t id);
 /* GNB_UP_SESSION_COUNTERS values, or ENOENT. */

@@ -6,7 +6,8 @@
  * and the flow reports each outcome makes (network.md 7: forwarded packets `allow`, dropped ones `drop`).
  * Then the whole round trip: a ping from the data network to an idle UE (a simulated gNB's user plane
  * and the UE's own IP stack in a namespace) is answered once the downlink data notice brought a new gNB
- * tunnel and the UPF's downlink was set to it, as after paging and a Service Request. Root.
+ * tunnel and the UPF's downlink was set to it, as after paging and a Service Request (the gNB holding
+ * the flushed echo request until the UE's TUN is configured). Root.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -345,11 +346,13 @@ describe('UPF downlink buffering for inactive sessions', { skip }, () => {
       await settle(upf, (c) => c.downlinkBuffered === before.downlinkBuffered + 1, 'echo request buffered');
       clock.advance(100);
       assert.deepEqual(paged, [s.id]);
-      // The UE answers paging; its Service Request brings a new gNB tunnel up before the UPF's
-      // downlink is set to it (Initial Context Setup Response, TS 23.502 4.2.3.2 steps 12-14).
-      const second = await tunnel(0x6002);
-      assert.ok(second.ok, JSON.stringify(second));
+      // The UE answers paging; its Service Request brings a new gNB tunnel, whose TEID reaches the UPF
+      // (Initial Context Setup Response, TS 23.502 4.2.3.2 steps 12-14) while the UE's TUN is still
+      // being configured, as with the simulated gNB on N2: the gNB holds the flushed packet until then.
+      const second = tunnel(0x6002);
       assert.ok(upf.updateDownlink(s.id, { gnbAddress: GNB_UP, remoteTeid: 0x6002 }).ok);
+      const up = await second;
+      assert.ok(up.ok, JSON.stringify(up));
       const { stdout } = await ping;
       assert.match(stdout, /1 packets transmitted, 1 packets received/);
       const c = upf.counters();
@@ -357,7 +360,7 @@ describe('UPF downlink buffering for inactive sessions', { skip }, () => {
         [c.downlinkBufferFlushed - before.downlinkBufferFlushed, c.uplinkPackets - before.uplinkPackets],
         [1, 1],
       );
-      second.value.release();
+      up.value.release();
       release(s);
       assert.deepEqual(reportsOf(s.imsi).sort(), [
         ['downlink', 'allow', 1, 0, 1, 84],

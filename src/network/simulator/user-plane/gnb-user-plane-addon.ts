@@ -39,6 +39,8 @@ export type GnbUserPlaneCounters = Record<
   | 'dropUnsupportedExtension'
   | 'dropUnexpectedType'
   | 'dropUnknownTeid'
+  | 'downlinkHeld'
+  | 'dropNotReady'
   | 'dropTunWrite'
   | 'dropN3Send',
   number
@@ -51,7 +53,10 @@ export type SessionCounters = Record<
 
 export interface NativeGnbUserPlane {
   n3Port(): number;
-  /** Creates the session's TUN device in this process's namespace and starts carrying it. */
+  /**
+   * Creates the session's TUN device in this process's namespace and starts carrying it; its downlink
+   * is held (bounded) until `setReady`.
+   */
   addSession(
     id: number,
     tunName: string,
@@ -61,6 +66,8 @@ export interface NativeGnbUserPlane {
     uplinkTeid: number,
     qfi: number,
   ): { tunName: string } | { error: ErrnoCode };
+  /** The UE's TUN is configured: the downlink held so far goes into it, in order, and the rest follows. */
+  setReady(id: number): ErrnoCode | undefined;
   /** Stops carrying the session and closes its TUN (the device disappears). */
   removeSession(id: number): ErrnoCode | undefined;
   sessionCounters(id: number): SessionCounters | undefined;

@@ -209,6 +209,9 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
         return failure('namespace', problem);
       }
       if (!live.has(id)) return failure('closed', 'the user plane was closed while the TUN was configured');
+      // The downlink that came while the TUN was configured (a UPF flushing what it buffered while the
+      // device was idle, TS 23.501 5.8.3.2) goes in now.
+      native.setReady(id);
       const tunnel: UeTunnel = {
         session,
         namespace: tun.namespace,
