@@ -5,13 +5,18 @@
 // the authenticated read (GET /api/v1/users/me with an API token), a page of 100 subscribers and a single
 // subscriber read (a random IMSI per request), with 100,000 subscribers in the database.
 //
-//   npx tsx bench/http-wrk.ts [--seconds N] [--connections N] [--profile] [--only me|page|single]
+//   npx tsx bench/http-wrk.ts [--seconds N] [--connections N] [--profile] [--only me|page|single] [--pin]
+//
+// --pin runs each server on the first core and wrk on the second (taskset), both servers alike, so that
+// wrk's own CPU is never taken from the server it loads; without it the kernel places them. Each row
+// also gives the share of the measured time the server's main thread waited runnable for a core
+// (/proc/<pid>/task/<pid>/schedstat): a server waiting for a core is measured short of its ceiling.
 //
 // Needs wrk (Debian: apt-get install wrk). --profile starts the service with --cpu-prof; the profile is
 // written to .bench/profiles/ when the service stops.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
 import { withBareServer, withService, type Service } from './harness.ts';
@@ -24,6 +29,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     profile: { type: 'boolean', default: false },
     only: { type: 'string' },
+    pin: { type: 'boolean', default: false },
   },
 });
 const SECONDS = Number(values.seconds);
@@ -32,6 +38,9 @@ if (!Number.isInteger(SECONDS) || SECONDS < 2) throw new RangeError('--seconds i
 if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1) throw new RangeError('--connections >= 1');
 if (values.only !== undefined && !['me', 'page', 'single'].includes(values.only))
   throw new RangeError('--only is me, page or single');
+
+if (values.pin && availableParallelism() < 2) throw new RangeError('--pin needs two cores');
+const PIN = values.pin;
 
 const SUBSCRIBERS = 100_000;
 const IMPORT_BATCH = 10_000;
@@ -64,6 +73,17 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** Nanoseconds the main thread of `pid` has waited runnable for a core (the second schedstat field). */
+function runQueueWaitNs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ');
+  return Number(fields[1]);
+}
+
+/** Pins every thread of a server process to the first core (see --pin). */
+async function pinServer(pid: number): Promise<void> {
+  if (PIN) await run('taskset', ['--all-tasks', '--cpu-list', '-p', '0', String(pid)]);
+}
+
 interface Endpoint {
   /** What `--only` names it by. */
   key: 'me' | 'page' | 'single';
@@ -80,6 +100,8 @@ interface Sample {
   cpuSeconds: number;
   p50Ms: number;
   p99Ms: number;
+  /** Seconds the server's main thread waited runnable for a core. */
+  waitSeconds: number;
 }
 
 function latencyMs(output: string, percentile: string): number {
@@ -102,8 +124,10 @@ async function sample(
   if (script) args.push('-s', script);
   args.push(`${server.baseUrl}${endpoint.path}`);
   const before = cpuSeconds(server.pid);
-  const { stdout } = await run('wrk', args);
+  const waitBefore = runQueueWaitNs(server.pid);
+  const { stdout } = PIN ? await run('taskset', ['--cpu-list', '1', 'wrk', ...args]) : await run('wrk', args);
   const cpu = cpuSeconds(server.pid) - before;
+  const waitSeconds = (runQueueWaitNs(server.pid) - waitBefore) / 1e9;
   if (/Non-2xx or 3xx responses/.test(stdout) || /Socket errors/.test(stdout)) {
     throw new Error(`${endpoint.name}: wrk saw errors:\n${stdout}`);
   }
@@ -117,6 +141,7 @@ async function sample(
     cpuSeconds: cpu,
     p50Ms: latencyMs(stdout, '50'),
     p99Ms: latencyMs(stdout, '99'),
+    waitSeconds,
   };
 }
 
@@ -130,6 +155,7 @@ function combine(samples: Sample[]) {
     // The worst turn's percentiles: wrk reports them per run.
     p50Ms: Math.max(...samples.map((one) => one.p50Ms)),
     p99Ms: Math.max(...samples.map((one) => one.p99Ms)),
+    waitShare: samples.reduce((sum, one) => sum + one.waitSeconds, 0) / seconds,
   };
 }
 
@@ -145,6 +171,7 @@ async function measure(service: Service, endpoint: Endpoint, headers: Record<str
   }
   process.stderr.write(`${endpoint.name}: ${bytes} bytes; ${SECONDS} s on each server\n`);
   return withBareServer(bytes, async (bare) => {
+    await pinServer(bare.pid);
     await sample(service, endpoint, headers, WARMUP_SECONDS, script);
     await sample(bare, endpoint, headers, WARMUP_SECONDS, script);
     const serviceSamples: Sample[] = [];
@@ -168,6 +195,7 @@ const nodeArgs = values.profile ? ['--cpu-prof', '--cpu-prof-dir', '.bench/profi
 const log = (line: string) => void process.stderr.write(`${line}\n`);
 try {
   const rows = await withService({ nodeArgs, log }, async (service) => {
+    await pinServer(service.pid);
     const init = await service.call<{ result: { token: string } }>({
       method: 'POST',
       path: '/api/v1/init',
@@ -217,16 +245,17 @@ end
   });
 
   const us = (value: number) => `${value.toFixed(0)} µs`;
+  const share = (value: number) => `${(100 * value).toFixed(0)}%`;
   const ms = (value: number) => `${value.toFixed(2)} ms`;
   const number = (value: number) => Math.round(value).toLocaleString('en-US');
   const lines = [
-    `wrk: ${version}; 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per server per endpoint in ${ROUNDS} turns; load average ${startLoad} at start, ${load()} at end`,
+    `wrk: ${version}; 1 thread, ${CONNECTIONS} connections, ${SECONDS} s per server per endpoint in ${ROUNDS} turns; ${PIN ? 'servers pinned to core 0, wrk to core 1' : 'not pinned'}; load average ${startLoad} at start, ${load()} at end`,
     '',
-    '| Endpoint | bytes | req/s | p50 | p99 | CPU/req | bare req/s | bare p50 | bare p99 | bare CPU/req | ratio (goal) |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| Endpoint | bytes | req/s | p50 | p99 | CPU/req | wait | bare req/s | bare p50 | bare p99 | bare CPU/req | bare wait | ratio (goal) |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rows.map(
       (row) =>
-        `| ${row.endpoint.name} | ${row.bytes} | ${number(row.service.requestsPerSecond)} | ${ms(row.service.p50Ms)} | ${ms(row.service.p99Ms)} | ${us(row.service.cpuUsPerRequest)} | ${number(row.bare.requestsPerSecond)} | ${ms(row.bare.p50Ms)} | ${ms(row.bare.p99Ms)} | ${us(row.bare.cpuUsPerRequest)} | ${((100 * row.service.requestsPerSecond) / row.bare.requestsPerSecond).toFixed(0)}% (${(row.endpoint.goal * 100).toFixed(0)}%) |`,
+        `| ${row.endpoint.name} | ${row.bytes} | ${number(row.service.requestsPerSecond)} | ${ms(row.service.p50Ms)} | ${ms(row.service.p99Ms)} | ${us(row.service.cpuUsPerRequest)} | ${share(row.service.waitShare)} | ${number(row.bare.requestsPerSecond)} | ${ms(row.bare.p50Ms)} | ${ms(row.bare.p99Ms)} | ${us(row.bare.cpuUsPerRequest)} | ${share(row.bare.waitShare)} | ${((100 * row.service.requestsPerSecond) / row.bare.requestsPerSecond).toFixed(0)}% (${(row.endpoint.goal * 100).toFixed(0)}%) |`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
