@@ -3,7 +3,9 @@
  * gNB and UE. The UE registers and establishes a PDU session over NAS/NGAP; the gNB's PDU session events
  * bring its TUN device up in the UE's namespace (carrySessions); busybox ping and a TCP transfer go UE ->
  * gNB -> GTP-U -> UPF -> N6 -> the data-network namespace and back; the API shows the session (address,
- * DNN, slice, AMBR). A change of the profile's address pool releases the session (network.md 6): traffic
+ * DNN, slice, AMBR). When the UE is idle, a ping from the data network is buffered by the UPF, pages the
+ * device, and is answered after its Service Request brought the user plane back (TS 23.502 4.2.3.3,
+ * TS 23.501 5.8.3.2). A change of the profile's address pool releases the session (network.md 6): traffic
  * stops, the TUN is gone, and the flow reports (direction, action, protocol, ports, bytes) and usage are
  * written at release and read through the API. Root.
  */
@@ -62,6 +64,7 @@ describe(
     let gnbUp: GnbUserPlane;
     let tunnels: SessionTunnels;
     let ue: SimulatedUe;
+    let ues: GnbUes;
     let sessions: UeSessions;
     const dnNamespace = `pmnedn${id}`;
     const ueNamespace = `pmneue${id}`;
@@ -107,11 +110,7 @@ describe(
         transport: ran.transport,
         amf: [endpoint.local[0]],
       });
-      const ues = new GnbUes(
-        gnb,
-        { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 },
-        { n3Address: GNB_N3 },
-      );
+      ues = new GnbUes(gnb, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 }, { n3Address: GNB_N3 });
       await gnb.connect();
       assert.equal((await gnb.ngSetup()).outcome, 'accepted');
       gnbUp = createGnbUserPlane({ n3Address: GNB_N3 });
@@ -213,6 +212,45 @@ describe(
       assert.equal(typeof s.ambr_downlink, 'string');
     });
 
+    it('an idle UE: the first ping from the data network is buffered, pages the device, and is answered after its Service Request', async () => {
+      const ueIp = tunnels.tunnel(ue, 1)?.session.ueIpv4;
+      assert.ok(ueIp !== undefined);
+      const status = async () => {
+        const response = await t.request({ method: 'GET', url: `/api/v1/subscribers/${IMSI}`, token });
+        return response.json<{ result: { sessions: { status: string }[] } }>().result.sessions[0]?.status;
+      };
+      // The gNB releases the UE's connection (user inactivity): the session goes inactive, its TUN away.
+      const released = ue.next((e) => (e.type === 'released' ? true : undefined));
+      assert.ok(ues.requestRelease(ue));
+      await released;
+      await settle(
+        () => tunnels.tunnel(ue, 1),
+        (tunnel) => tunnel === undefined,
+        'TUN gone',
+      );
+      for (let i = 0; i < 300 && (await status()) !== 'inactive'; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      assert.equal(await status(), 'inactive');
+      const upf = n2.upf();
+      assert.ok(upf !== undefined);
+      const before = upf.counters();
+
+      const paged = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+      const ping = inNamespace(dnNamespace, 'busybox', 'ping', '-c', '1', '-W', '8', ueIp);
+      await settle(
+        () => upf.counters().downlinkBuffered,
+        (n) => n === before.downlinkBuffered + 1,
+        'echo request buffered',
+      );
+      clock.advance(100); // the UPF's downlink data notice is polled on the core's clock
+      assert.deepEqual(await paged, { outcome: 'accepted' });
+      assert.match(await ping, /1 packets transmitted, 1 packets received/);
+      assert.equal(upf.counters().downlinkBufferFlushed, before.downlinkBufferFlushed + 1);
+      assert.equal(await status(), 'active');
+      await tunnels.settled();
+      assert.ok(tunnels.tunnel(ue, 1) !== undefined);
+    });
+
     it('releases the session when the profile’s pool changes: traffic stops, TUN gone, reports at release', async () => {
       const tunnel = tunnels.tunnel(ue, 1);
       assert.ok(tunnel !== undefined);
@@ -247,8 +285,9 @@ describe(
       assert.deepEqual(
         icmp.map((f) => [f.direction, f.action, f.source_ip, f.destination_ip, f.packets, f.bytes]).sort(),
         [
-          ['downlink', 'allow', DN, ueIp, 4, 4 * 84],
-          ['uplink', 'allow', ueIp, DN, 4, 4 * 84],
+          // Four echoes from the UE, one to it while it was idle (ICMP flows have no ports: one each way).
+          ['downlink', 'allow', DN, ueIp, 5, 5 * 84],
+          ['uplink', 'allow', ueIp, DN, 5, 5 * 84],
         ],
       );
       const tcp = flows.filter((f) => f.protocol === 6);
