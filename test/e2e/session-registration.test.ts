@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeNasMessage, encodeNasMessage } from '../../src/network/nas/index.ts';
 import { ieValue } from '../../src/network/ngap/ngap-values.ts';
 import { nasOf, psisOf } from '../helpers/nas-psis.ts';
 import { tsharkTree } from '../helpers/tshark.ts';
@@ -12,8 +13,9 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * core what the device no longer holds (address, UPF rules, the API's session); its Uplink data status
  * brings those sessions' user plane back in the Initial Context Setup that carries Registration Accept,
  * with the PDU session reactivation result; Registration Accept carries the network's PDU session
- * status. Against the real service (session-service.ts); tshark reads what the gNB received and the
- * Registration Accepts.
+ * status. The device sends those IEs in the ciphered NAS message container (TS 24.501 4.4.6), which
+ * the AMF deciphers. Against the real service (session-service.ts); tshark reads what the gNB received,
+ * the Registration Request (outside and inside its container) and the Registration Accepts.
  */
 
 interface ApiSession {
@@ -78,6 +80,34 @@ describe('PDU sessions across a registration update through the simulator agains
       [1],
     );
     assert.equal(ieValue(ies, 'UEAggregateMaximumBitRate')?.uEAggregateMaximumBitRateDL, 1e9);
+
+    // TS 24.501 4.4.6: the request went with its cleartext IEs and the ciphered NAS message container,
+    // which holds the whole message (tshark cannot decipher it: the outer layer and the IE are checked).
+    const sent = ue.log.filter((x) => x.messageType === 'registrationRequest').at(-1);
+    assert.ok(sent?.contained !== undefined);
+    // tshark dissects the container's value as a NAS message, which ciphered it is not: the outer
+    // message is also read with the container's value in the clear (as NEA0 would send it).
+    const decodedOuter = decodeNasMessage(sent.plain);
+    assert.ok(decodedOuter.ok && decodedOuter.message.messageType === 'registrationRequest');
+    const clear = encodeNasMessage({ ...decodedOuter.message, nasMessageContainer: sent.contained });
+    const [outer, outerInClear, whole] = await tsharkTree('nas-5gs', [sent.plain, clear, sent.contained]);
+    assert.equal(outer?.info, 'Registration request');
+    // ... where tshark reads the Registration Request inside the container too.
+    assert.equal(outerInClear?.info, 'Registration request, Registration request');
+    assert.equal(outerInClear.malformed, false);
+    assert.equal(outerInClear.expert, '');
+    const outerIes = Object.keys(outer.layer['Plain NAS 5GS Message'] as Record<string, unknown>);
+    assert.ok(
+      outerIes.some((ie) => ie.startsWith('NAS message container')),
+      outerIes.join(', '),
+    );
+    assert.ok(
+      !outerIes.some((ie) => /PDU session status|Uplink data status|NSSAI/.test(ie)),
+      outerIes.join(', '),
+    );
+    assert.equal(whole?.expert, '');
+    assert.deepEqual(psisOf(whole.layer, 'PDU session status', 'pdu_ses_sts_psi_'), [1, 3]);
+    assert.deepEqual(psisOf(whole.layer, 'Uplink data status', 'ul_data_sts_psi_'), [1, 4]);
 
     const accept = nasOf(ue, 'registrationAccept').at(-1);
     assert.ok(accept !== undefined);

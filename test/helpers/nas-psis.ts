@@ -16,6 +16,12 @@ export function psisOf(layer: Record<string, unknown>, ie: string, field: string
     .sort((a, b) => a - b);
 }
 
-/** The plain NAS messages of `type` the UE sent or received, in order. */
+/**
+ * The plain NAS messages of `type` the UE sent or received, in order: whole, as the UE meant them (an
+ * initial NAS message's ciphered NAS message container's message, TS 24.501 4.4.6, rather than the
+ * cleartext message that carried it).
+ */
 export const nasOf = (ue: SimulatedUe, type: string): Uint8Array[] =>
-  ue.log.filter((exchange) => exchange.messageType === type).map((exchange) => exchange.plain);
+  ue.log
+    .filter((exchange) => exchange.messageType === type)
+    .map((exchange) => exchange.contained ?? exchange.plain);

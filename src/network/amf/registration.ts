@@ -10,7 +10,8 @@ import {
   type Suci,
   type UeSecurityCapability,
 } from '../nas/index.ts';
-import { deriveContextKgnb, makeCurrent } from '../nas-security/index.ts';
+import { openContainer } from '../nas/initial-message-container.ts';
+import { deriveContextKgnb, latestUplinkCount, makeCurrent } from '../nas-security/index.ts';
 import type { AllowedNSSAI, UESecurityCapabilities } from '../ngap/generated/types.ts';
 import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
@@ -83,7 +84,12 @@ export async function registrationRequest(
   if (request.ueSecurityCapability !== undefined) ue.ueSecurityCapability = request.ueSecurityCapability;
 
   if (verified && ue.supi !== undefined && ue.security?.status === 'current') {
-    logNas(amf, ue, 'inbound', request, plain);
+    // 4.4.6: the whole message, in the ciphered NAS message container, replaces the cleartext one.
+    const opened = openContainer(ue.security, latestUplinkCount(ue.security) ?? 0, request);
+    if (opened.error !== undefined)
+      amf.logger.warn({ ue: ue.id, error: opened.error }, 'AMF: a NAS message container did not open');
+    registration.request = opened.message;
+    logNas(amf, ue, 'inbound', opened.message, opened.plain ?? plain);
     if (!SERVED_TYPES.includes(request.registrationType.value))
       return rejectRegistration(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
     const subscription = await amf.subscriptionData.getSubscriptionData(ue.supi);

@@ -1,6 +1,7 @@
 import { bitStringOf } from '../asn1/bit-string.ts';
 import { encodeNasMessage, type NasMessageOf } from '../nas/index.ts';
-import { deriveContextKgnb } from '../nas-security/index.ts';
+import { openContainer } from '../nas/initial-message-container.ts';
+import { deriveContextKgnb, latestUplinkCount } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
 import type { AmfUe } from './amf-ue.ts';
@@ -13,7 +14,8 @@ import type { UeConnection } from './ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
 
 /**
- * A Service Request verified under the UE's current context (TS 24.501 5.6.1): the UE is CM-CONNECTED
+ * A Service Request verified under the UE's current context (TS 24.501 5.6.1), its ciphered NAS message
+ * container (4.4.6) taking its place: the UE is CM-CONNECTED
  * again and paging (T3513) stops. When the AMF paged it for a deregistration, that procedure runs now
  * with the cause it was paged for (#7 or #62, 5.5.2.3.1). Otherwise the SMF reconciles the PDU
  * sessions (5.6.1.4.1, `reconcileSessions`), and Service Accept with their status goes in Initial
@@ -24,9 +26,17 @@ import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
 export async function serviceRequest(
   amf: AmfContext,
   ue: AmfUe,
-  request: NasMessageOf<'serviceRequest'>,
+  received: NasMessageOf<'serviceRequest'>,
 ): Promise<void> {
   becomeConnected(ue);
+  // TS 24.501 4.4.6: the whole message, in the ciphered NAS message container, replaces the cleartext one.
+  const opened =
+    ue.security === undefined
+      ? undefined
+      : openContainer(ue.security, latestUplinkCount(ue.security) ?? 0, received);
+  if (opened?.error !== undefined)
+    amf.logger.warn({ ue: ue.id, error: opened.error }, 'AMF: a NAS message container did not open');
+  const request = opened?.message ?? received;
   const procedure = ue.procedure;
   if (procedure.kind === 'paging') {
     procedure.timer.stop();

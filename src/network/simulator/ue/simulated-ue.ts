@@ -11,6 +11,7 @@ import type { PartialTaiList } from '../../nas/ie/tracking-area.ts';
 import type { NasMessage, NasMessageOf } from '../../nas/message-codec.ts';
 import type { NasDecodeResult } from '../../nas/message-codec.ts';
 import { encodeNasMessage } from '../../nas/message-codec.ts';
+import { withCipheredContainer } from '../../nas/initial-message-container.ts';
 import { decodeNasPdu, SECURITY_HEADER_TYPE } from '../../nas/security-header.ts';
 import type { ProtectedSecurityHeaderType } from '../../nas/security-header.ts';
 import type { NasSecurityContext } from '../../nas-security/index.ts';
@@ -102,6 +103,11 @@ export interface NasExchange {
   messageType: string;
   plain: Uint8Array;
   pdu: Uint8Array;
+  /**
+   * An initial NAS message sent with a ciphered NAS message container (TS 24.501 4.4.6): the whole
+   * message the container holds, in plain (`plain` is the cleartext message that carried it).
+   */
+  contained?: Uint8Array;
 }
 
 export type UeEvent =
@@ -302,8 +308,9 @@ export class SimulatedUe implements RadioUe {
 
   /**
    * Mobility or periodic registration updating (TS 24.501 5.5.1.3) from idle, integrity-protected with the
-   * current security context. Like a Service Request it carries the PDU session status IE when the UE's
-   * sessions are known (`providePduSessions`) and Uplink data status with `uplinkData` (5.5.1.3.2).
+   * current security context, its non-cleartext IEs in the ciphered NAS message container (4.4.6). Like
+   * a Service Request it carries the PDU session status IE when the UE's sessions are known
+   * (`providePduSessions`) and Uplink data status with `uplinkData` (5.5.1.3.2).
    */
   registrationUpdate(
     kind: 'mobility' | 'periodic',
@@ -324,7 +331,7 @@ export class SimulatedUe implements RadioUe {
       ...(this.#pduSessions === undefined ? {} : { pduSessionStatus: this.#pduSessions() }),
     };
     this.#pendingRequest = { ...fullRegistrationRequest(input), ...sessions };
-    return this.#registration(kind, { ...cleartextRegistrationRequest(input), ...sessions });
+    return this.#registration(kind, this.#pendingRequest);
   }
 
   /**
@@ -338,8 +345,8 @@ export class SimulatedUe implements RadioUe {
   /**
    * Service request from idle (TS 24.501 5.6.1): `signalling` unless paged, `data` with the PDU
    * sessions that have uplink data (Uplink data status IE). The PDU session status IE goes when the
-   * UE's sessions are known (`providePduSessions`). (4.4.6 would put both IEs in a ciphered NAS
-   * message container; here they travel in the integrity-protected message itself.)
+   * UE's sessions are known (`providePduSessions`). Both travel in the ciphered NAS message container
+   * (4.4.6), beside the cleartext IEs.
    */
   serviceRequest(
     serviceType: keyof typeof SERVICE_TYPE = 'signalling',
@@ -869,27 +876,35 @@ export class SimulatedUe implements RadioUe {
   }
 
   /**
-   * Sends a message: protected with the current context when there is one (integrity only as an initial
-   * NAS message, TS 24.501 4.4.6; ciphered too over an established connection), plain otherwise. Opens a
-   * connection with `cause` when there is none. False when nothing could be sent.
+   * Sends a message: protected with the current context when there is one, plain otherwise. As an
+   * initial NAS message (no connection yet, TS 24.501 4.4.6) integrity protected only, a Registration or
+   * Service Request's non-cleartext IEs going in the NAS message container, ciphered; over an
+   * established connection ciphered too. Opens a connection with `cause` when there is none. False
+   * when nothing could be sent.
    */
   #send(
     message: NasMessage,
     cause: RRCEstablishmentCause = 'mo-Signalling',
     headerType?: ProtectedSecurityHeaderType,
   ): boolean {
-    const plain = encodeNasMessage(message);
     const context = this.#security;
-    let pdu = plain;
-    if (context !== undefined) {
-      const type =
-        headerType ??
-        (this.connected
-          ? SECURITY_HEADER_TYPE.integrityProtectedAndCiphered
-          : SECURITY_HEADER_TYPE.integrityProtected);
-      pdu = protect(context, plain, type);
+    if (context === undefined) {
+      const plain = encodeNasMessage(message);
+      return this.#transmit(message.messageType, plain, plain, cause);
     }
-    return this.#transmit(message.messageType, plain, pdu, cause);
+    const initial =
+      !this.connected &&
+      (message.messageType === 'registrationRequest' || message.messageType === 'serviceRequest');
+    const sent = initial ? withCipheredContainer(context, context.nextSendCount, message) : message;
+    const plain = encodeNasMessage(sent);
+    const type =
+      headerType ??
+      (this.connected
+        ? SECURITY_HEADER_TYPE.integrityProtectedAndCiphered
+        : SECURITY_HEADER_TYPE.integrityProtected);
+    const pdu = protect(context, plain, type);
+    const contained = sent === message ? undefined : encodeNasMessage(message);
+    return this.#transmit(message.messageType, plain, pdu, cause, contained);
   }
 
   #sendPlain(message: NasMessage): boolean {
@@ -897,7 +912,13 @@ export class SimulatedUe implements RadioUe {
     return this.#transmit(message.messageType, plain, plain, 'mo-Signalling');
   }
 
-  #transmit(messageType: string, plain: Uint8Array, pdu: Uint8Array, cause: RRCEstablishmentCause): boolean {
+  #transmit(
+    messageType: string,
+    plain: Uint8Array,
+    pdu: Uint8Array,
+    cause: RRCEstablishmentCause,
+    contained?: Uint8Array,
+  ): boolean {
     let sent: boolean;
     if (this.connected && this.#connection !== undefined) sent = this.#connection.uplink(pdu);
     else {
@@ -907,7 +928,13 @@ export class SimulatedUe implements RadioUe {
     }
     if (!sent) return false;
     this.#lastUplink = pdu;
-    this.#record({ direction: 'uplink', messageType, plain, pdu });
+    this.#record({
+      direction: 'uplink',
+      messageType,
+      plain,
+      pdu,
+      ...(contained === undefined ? {} : { contained }),
+    });
     return true;
   }
 
