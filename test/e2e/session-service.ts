@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import type { Clock, Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { SimulatedGnb, type NgapExchange } from '../../src/network/simulator/gnb.ts';
 import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
+import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
 import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
@@ -94,13 +96,24 @@ export interface SessionService {
   get<T>(url: string): Promise<T>;
   request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
   until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
+  /** Another simulated gNB on the same AMF and UPF (NG Setup done), serving `cell`, its N3 at `n3Address`. */
+  anotherGnb(n: number, cell: ServingCell, n3Address: string): Promise<{ gnb: SimulatedGnb; ues: GnbUes }>;
   /** Provisions subscriber `n` (default profile), registers it, and gives it its session side. */
   registered(n: number): Promise<{ imsi: string; ue: SimulatedUe; sessions: UeSessions }>;
   close(): Promise<void>;
 }
 
-export async function startSessionService(): Promise<SessionService> {
-  const t = await createTestApp();
+export interface SessionServiceOptions {
+  /**
+   * One time source for the core and N2 (the AMF's NAS timers, the SMF's T3591/T3592, the UPF's
+   * polls), e.g. `ManualTime`: the test moves it instead of waiting. The system's unless given.
+   */
+  time?: Clock & Timers;
+}
+
+export async function startSessionService(options: SessionServiceOptions = {}): Promise<SessionService> {
+  const { time } = options;
+  const t = await createTestApp(time === undefined ? {} : { clock: time, timers: time });
   const token = await initialize(t);
   const ipv6Pools = new Map<string, string>();
   const port = t.core.ports.subscriptionData;
@@ -117,11 +130,15 @@ export async function startSessionService(): Promise<SessionService> {
   const n2 = createN2(
     { ...t.core, ports: { ...t.core.ports, subscriptionData } },
     { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
-    { upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) } },
+    {
+      upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) },
+      ...(time === undefined ? {} : { timers: time, clock: time }),
+    },
   );
   await n2.start();
   const endpoint = n2.endpoint();
   assert.ok(endpoint?.local[0] !== undefined);
+  const amfAddress = endpoint.local[0];
   const ranSide = await createUdpTransport({
     addresses: ['127.0.0.1'],
     udpPort: 0,
@@ -131,7 +148,7 @@ export async function startSessionService(): Promise<SessionService> {
   const gnb = new SimulatedGnb({
     config: gnbConfig(1),
     transport: ranSide.transport,
-    amf: [endpoint.local[0]],
+    amf: [amfAddress],
   });
   gnb.on((event) => {
     if (event.type === 'received') received.push(event.exchange);
@@ -175,6 +192,20 @@ export async function startSessionService(): Promise<SessionService> {
         if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
+    },
+    async anotherGnb(n, cell, n3Address) {
+      const other = new SimulatedGnb({
+        config: gnbConfig(n, { name: `gnb-${n}` }),
+        transport: ranSide.transport,
+        amf: [amfAddress],
+      });
+      other.on((event) => {
+        if (event.type === 'received') received.push(event.exchange);
+      });
+      const otherUes = new GnbUes(other, cell, { n3Address });
+      await other.connect();
+      assert.equal((await other.ngSetup()).outcome, 'accepted');
+      return { gnb: other, ues: otherUes };
     },
     async registered(n) {
       const imsi = imsiOf(n);

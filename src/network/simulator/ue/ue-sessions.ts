@@ -81,7 +81,12 @@ export type UeSessionEvent =
   | { type: 'released'; pduSessionId: number; cause: number }
   /** The network's PDU session status (Service or Registration Accept) lacked it: released locally. */
   | { type: 'released-locally'; pduSessionId: number }
-  | { type: 'modification-rejected'; pduSessionId: number; cause: number };
+  | { type: 'modification-rejected'; pduSessionId: number; cause: number }
+  /** A network command the UE was told to stay silent to (`staySilentTo`) arrived and was ignored. */
+  | { type: 'ignored'; messageType: SilenceableCommand; pduSessionId: number; cause: number | undefined };
+
+/** The network's commands a UE can be told to ignore, to exercise T3591 and T3592 (TS 24.501 6.3.2.5, 6.3.3.5). */
+export type SilenceableCommand = 'pduSessionModificationCommand' | 'pduSessionReleaseCommand';
 
 type Pending =
   | {
@@ -97,6 +102,7 @@ export class UeSessions {
   readonly #sessions = new Map<number, UeSession>();
   readonly #pending = new Map<number, Pending>();
   readonly #listeners = new Set<(event: UeSessionEvent) => void>();
+  #silentTo: ReadonlySet<SilenceableCommand> = new Set();
   #nextPti = 1;
 
   constructor(ue: SimulatedUe, options: { timers?: Timers } = {}) {
@@ -151,6 +157,15 @@ export class UeSessions {
    */
   releaseLocally(pduSessionId: number): boolean {
     return this.#sessions.delete(pduSessionId);
+  }
+
+  /**
+   * Misbehaviour on demand: from now on the UE neither answers nor acts on these network commands
+   * (the network's T3591 / T3592 then retransmit them and give up, TS 24.501 6.3.2.5, 6.3.3.5); each
+   * one heard is an `ignored` event. An empty list makes it answer again.
+   */
+  staySilentTo(commands: readonly SilenceableCommand[]): void {
+    this.#silentTo = new Set(commands);
   }
 
   get(pduSessionId: number): UeSession | undefined {
@@ -269,6 +284,14 @@ export class UeSessions {
   }
 
   #handle(sm: FiveGsmMessage): void {
+    if (
+      (sm.messageType === 'pduSessionModificationCommand' || sm.messageType === 'pduSessionReleaseCommand') &&
+      this.#silentTo.has(sm.messageType)
+    ) {
+      const cause = sm.messageType === 'pduSessionReleaseCommand' ? sm.fiveGsmCause : undefined;
+      this.#emit({ type: 'ignored', messageType: sm.messageType, pduSessionId: sm.pduSessionId, cause });
+      return;
+    }
     const pending = this.#pending.get(sm.pti);
     switch (sm.messageType) {
       case 'pduSessionEstablishmentAccept': {
