@@ -56,7 +56,7 @@ export interface UeIds {
   ranUeNgapId: number;
 }
 
-function gtpTunnel(end: TunnelEnd): UPTransportLayerInformation {
+export function gtpTunnel(end: TunnelEnd): UPTransportLayerInformation {
   const bytes = isIPv4(end.address)
     ? Uint8Array.from(end.address.split('.').map(Number))
     : Uint8Array.from(Buffer.from(expandIpv6(end.address), 'hex'));
@@ -350,6 +350,28 @@ export class GnbSessions {
     sessions.set(pduSessionId, session);
     this.#emit({ type: 'up', session });
     return session;
+  }
+
+  /**
+   * Sessions handed over from another node (Xn handover, TS 38.300 9.2.3.2): the same uplink tunnel and
+   * QoS flows, a downlink TEID of this node's, for the connection `ranUeNgapId`.
+   */
+  admit(ue: RadioUe, ranUeNgapId: number, handed: readonly GnbSession[]): GnbSession[] {
+    let sessions = this.#sessions.get(ranUeNgapId);
+    if (sessions === undefined) this.#sessions.set(ranUeNgapId, (sessions = new Map<number, GnbSession>()));
+    const admitted: GnbSession[] = [];
+    for (const from of handed) {
+      const session: GnbSession = {
+        ...from,
+        ue,
+        qfis: [...from.qfis],
+        downlink: { address: this.#n3Address, teid: this.#allocateTeid() },
+      };
+      sessions.set(session.pduSessionId, session);
+      this.#emit({ type: 'up', session });
+      admitted.push(session);
+    }
+    return admitted;
   }
 
   /** Downlink TEIDs are unique per gNB, never 0 (TS 29.281 5.1). */
