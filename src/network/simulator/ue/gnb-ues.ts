@@ -53,9 +53,10 @@ class Connection implements RrcConnection, UeLink {
   open = true;
   servingCell: ServingCell;
 
+  /** `cell` and `ranUeNgapId` change only by an Xn handover (`GnbUes.handOver`). */
   constructor(
-    readonly cell: GnbUes,
-    readonly ranUeNgapId: number,
+    public cell: GnbUes,
+    public ranUeNgapId: number,
     readonly ue: RadioUe,
   ) {
     this.servingCell = cell.cell;
@@ -85,6 +86,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly #camped = new Set<RadioUe>();
   #nextRanUeNgapId = 1;
   #location: UeLocationService | undefined;
+  #handover: ((pdu: NGAPPDU) => boolean) | undefined;
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
@@ -155,6 +157,34 @@ export class GnbUes implements UeSignalling, UeRadio {
   /** Hands the location procedures (Location Reporting Control, NRPPa) to `service`. */
   attachLocation(service: UeLocationService): void {
     this.#location = service;
+  }
+
+  /** Hands the Xn handover's answers from the AMF (Path Switch, gnb-handover.ts) to `receive`. */
+  attachHandover(receive: (pdu: NGAPPDU) => boolean): void {
+    this.#handover = receive;
+  }
+
+  /**
+   * Xn handover (TS 38.300 9.2.3.2.1): the UE's connection moves to `target`, in the target's cell, under
+   * a RAN UE NGAP ID of the target's (the AMF UE NGAP ID stays); here its tunnels and location state end
+   * without NGAP (UE Context Release over Xn) and without telling the UE, whose RRC connection goes on
+   * through the target. `detached` runs while the UE is between the cells (reconfiguration with sync):
+   * the connection is not open then. Undefined when the UE has no connection here.
+   */
+  handOver(ue: RadioUe, target: GnbUes, detached?: () => void): UeLink | undefined {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found === undefined) return undefined;
+    this.#connections.delete(found.ranUeNgapId);
+    this.#location?.released(found);
+    this.sessions.connectionReleased(found.ranUeNgapId);
+    found.open = false;
+    detached?.();
+    found.cell = target;
+    found.ranUeNgapId = target.#allocate();
+    found.servingCell = target.cell;
+    found.open = true;
+    target.#connections.set(found.ranUeNgapId, found);
+    return found;
   }
 
   /** The UE connection with this RAN UE NGAP ID. */
@@ -246,6 +276,7 @@ export class GnbUes implements UeSignalling, UeRadio {
       }
       case 'other':
         if (this.#location?.receive(exchange.pdu) === true) return;
+        if (this.#handover?.(exchange.pdu) === true) return;
         if (
           this.sessions.receive(
             exchange.pdu,
