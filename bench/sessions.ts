@@ -4,95 +4,21 @@
 // the same run: encoding the same Accept and transfer and reading the same response transfer alone.
 // Run: npx tsx bench/sessions.ts [--sessions N (20000)]
 import { parseArgs } from 'node:util';
-import pino from 'pino';
 import { systemTimers } from '../src/clock.ts';
-import { encodeComplete } from '../src/network/asn1/complete.ts';
 import { encodeNasMessage } from '../src/network/nas/index.ts';
-import { encodePDUSessionResourceSetupResponseTransfer } from '../src/network/ngap/generated/codec.ts';
 import { readSetupResponseTransfer, setupRequestTransfer } from '../src/network/smf/n2-transfers.ts';
 import { createSmf } from '../src/network/smf/smf.ts';
 import { establishmentAccept } from '../src/network/smf/sm-messages.ts';
+import { defaultSubscription, inMemorySmfPorts, setupResponseTransfer } from '../test/helpers/smf-ports.ts';
 
 const { values } = parseArgs({ options: { sessions: { type: 'string', default: '20000' } } });
 const count = Number(values.sessions);
 
-const response = encodeComplete(
-  {
-    dLQosFlowPerTNLInformation: {
-      uPTransportLayerInformation: {
-        choice: 'gTPTunnel' as const,
-        value: {
-          transportLayerAddress: { bytes: Uint8Array.of(127, 0, 0, 2), length: 32 },
-          gTPTEID: Uint8Array.of(0, 0, 0, 7),
-        },
-      },
-      associatedQosFlowList: [{ qosFlowIdentifier: 1 }],
-    },
-  },
-  true,
-  encodePDUSessionResourceSetupResponseTransfer,
-);
-const subscription = {
-  imsi: '',
-  profile: {
-    name: 'default',
-    ueIpPool: '10.0.0.0/8',
-    dns: '8.8.8.8',
-    mtu: 1400,
-    ambrUplink: '1 Gbps',
-    ambrDownlink: '1 Gbps',
-    var5qi: 9,
-    priorityLevel: 90,
-  },
-  authorisedSessions: [
-    {
-      policy: 'default',
-      dataNetwork: 'internet',
-      slice: { sst: 1 },
-      ambrUplink: '1 Gbps',
-      ambrDownlink: '1 Gbps',
-      var5qi: 9,
-      arp: 1,
-    },
-  ],
-};
-let upfId = 0;
-const pending: [string, number][] = [];
-const smf = createSmf({
-  subscriptionData: { getSubscriptionData: (imsi) => Promise.resolve({ ...subscription, imsi }) },
-  configurationEvents: { subscribe: () => () => undefined },
-  state: { sessionEstablished: () => undefined, sessionReleased: () => undefined },
-  userPlane: {
-    n3Address: '127.0.0.1',
-    establishSession: (r) => ({
-      ok: true,
-      value: {
-        id: ++upfId,
-        imsi: r.imsi,
-        uplinkTeid: r.uplinkTeid,
-        ambr: r.ambr,
-        userPlane: { state: 'inactive' },
-      },
-    }),
-    updateDownlink: () => ({ ok: true, value: undefined }),
-    deactivate: () => ({ ok: true, value: undefined }),
-    modifyAmbr: () => ({ ok: true, value: undefined }),
-    release: () => ({ ok: true, value: undefined }),
-  },
-  amf: {
-    sendN1: (_supi, message) => encodeNasMessage(message).length > 0,
-    setupResources: (supi, item) => {
-      if (item.n1 !== undefined) encodeNasMessage(item.n1);
-      pending.push([supi, item.pduSessionId]);
-      return true;
-    },
-    modifyResources: () => true,
-    releaseResources: () => true,
-    pageForDownlinkData: () => false,
-  },
-  logger: pino({ level: 'silent' }),
-  timers: systemTimers,
-});
+const response = setupResponseTransfer(7);
+// The SMF's ports in memory (test/helpers/smf-ports.ts), as its unit tests have them: the AMF port
+// encodes each 5GSM message as the real AMF would.
+const ports = inMemorySmfPorts(systemTimers, (imsi) => defaultSubscription(imsi, { pool: '10.0.0.0/8' }));
+const smf = createSmf(ports.options);
 
 const request = () => ({
   messageType: 'pduSessionEstablishmentRequest' as const,
@@ -145,8 +71,8 @@ const full = await measured('SMF (authorisation, address, TEID, UPF rule, messag
       { supi, allowedNssai: [{ sst: 1 }], requestType: 1, dnn: undefined, sNssai: undefined },
       request(),
     );
-    const [s, id] = pending.pop() ?? ['', 0];
-    smf.resourcesSetUp(s, id, response);
+    const setup = ports.n2.pop();
+    if (setup !== undefined) smf.resourcesSetUp(setup.supi, setup.item.pduSessionId, response);
   }
 });
 process.stdout.write(

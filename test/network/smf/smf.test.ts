@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import pino from 'pino';
-import { encodeComplete } from '../../../src/network/asn1/complete.ts';
 import {
   QOS_FLOW_PARAMETER,
   QOS_RULE_OPERATION,
   type FiveGsmMessage,
   type NasMessageOf,
 } from '../../../src/network/nas/index.ts';
-import { encodePDUSessionResourceSetupResponseTransfer } from '../../../src/network/ngap/generated/codec.ts';
-import type { ConfigurationListener } from '../../../src/network/ports/configuration-events.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
-import { createSmf, type N2SmItem } from '../../../src/network/smf/smf.ts';
+import { createSmf } from '../../../src/network/smf/smf.ts';
 import { ManualTime } from '../../helpers/manual-time.ts';
+import { defaultSubscription, inMemorySmfPorts, setupResponseTransfer } from '../../helpers/smf-ports.ts';
 
 /**
  * The SMF's state machine over in-memory ports (docs/sessions.md): paging for downlink data (TS 23.502
@@ -23,102 +20,16 @@ import { ManualTime } from '../../helpers/manual-time.ts';
 const SUPI = '001010000000001';
 const T359X_MS = 16_000;
 
-function subscription(var5qi = 9, ambr = '1 Gbps'): SubscriptionData {
-  return {
-    imsi: SUPI,
-    profile: {
-      name: 'default',
-      ueIpPool: '10.0.0.0/24',
-      dns: '8.8.8.8',
-      mtu: 1400,
-      ambrUplink: '1 Gbps',
-      ambrDownlink: '1 Gbps',
-      var5qi: 9,
-      priorityLevel: 90,
-    },
-    authorisedSessions: [
-      {
-        policy: 'default',
-        dataNetwork: 'internet',
-        slice: { sst: 1 },
-        ambrUplink: ambr,
-        ambrDownlink: ambr,
-        var5qi,
-        arp: 1,
-      },
-    ],
-  };
-}
+const subscription = (var5qi = 9, ambr = '1 Gbps'): SubscriptionData =>
+  defaultSubscription(SUPI, { var5qi, ambr });
 
-const setupResponse = (teid: number): Uint8Array =>
-  encodeComplete(
-    {
-      dLQosFlowPerTNLInformation: {
-        uPTransportLayerInformation: {
-          choice: 'gTPTunnel' as const,
-          value: {
-            transportLayerAddress: { bytes: Uint8Array.of(127, 0, 0, 2), length: 32 },
-            gTPTEID: Uint8Array.of(0, 0, 0, teid),
-          },
-        },
-        associatedQosFlowList: [{ qosFlowIdentifier: 1 }],
-      },
-    },
-    true,
-    encodePDUSessionResourceSetupResponseTransfer,
-  );
-
-/** An SMF whose AMF and UPF record what they are asked; `connected` says whether N2 messages go. */
+/** An SMF over in-memory ports (test/helpers/smf-ports.ts); `ue.connected` says whether N2 messages go. */
 function harness() {
   const time = new ManualTime();
-  const n1: FiveGsmMessage[] = [];
-  const n2: { kind: 'setup' | 'modify' | 'release'; item: N2SmItem }[] = [];
-  const upf: string[] = [];
-  const pages: string[] = [];
-  const released: number[] = [];
-  const listeners: ConfigurationListener[] = [];
-  const ue = { connected: true, pageable: true };
   let data = subscription();
-  let upfId = 0;
-  const smf = createSmf({
-    subscriptionData: { getSubscriptionData: () => Promise.resolve(data) },
-    configurationEvents: {
-      subscribe: (listener) => {
-        listeners.push(listener);
-        return () => undefined;
-      },
-    },
-    state: { sessionEstablished: () => undefined, sessionReleased: (_imsi, id) => void released.push(id) },
-    userPlane: {
-      n3Address: '127.0.0.1',
-      establishSession: (r) => {
-        upf.push(`add ${upfId + 1}`);
-        return {
-          ok: true,
-          value: {
-            id: ++upfId,
-            imsi: r.imsi,
-            uplinkTeid: r.uplinkTeid,
-            ambr: r.ambr,
-            userPlane: { state: 'inactive' },
-          },
-        };
-      },
-      updateDownlink: (id) => (upf.push(`downlink ${id}`), { ok: true, value: undefined }),
-      deactivate: (id) => (upf.push(`deactivate ${id}`), { ok: true, value: undefined }),
-      modifyAmbr: (id) => (upf.push(`ambr ${id}`), { ok: true, value: undefined }),
-      release: (id) => (upf.push(`release ${id}`), { ok: true, value: undefined }),
-    },
-    amf: {
-      sendN1: (_supi, message) => ue.connected && n1.push(message) > 0,
-      setupResources: (_supi, item) => ue.connected && n2.push({ kind: 'setup', item }) > 0,
-      modifyResources: (_supi, item) => ue.connected && n2.push({ kind: 'modify', item }) > 0,
-      releaseResources: (_supi, item) => ue.connected && n2.push({ kind: 'release', item }) > 0,
-      pageForDownlinkData: (supi) => ue.pageable && !ue.connected && pages.push(supi) > 0,
-    },
-    logger: pino({ level: 'silent' }),
-    timers: time,
-  });
+  const ports = inMemorySmfPorts(time, () => data);
+  const { ue, n1, n2, upf, pages, released } = ports;
+  const smf = createSmf(ports.options);
   const context = {
     supi: SUPI,
     allowedNssai: [{ sst: 1 }],
@@ -136,13 +47,13 @@ function harness() {
       integrityProtectionMaximumDataRate: { uplink: 255, downlink: 255 },
       pduSessionType: 1,
     });
-    smf.resourcesSetUp(SUPI, id, setupResponse(id));
+    smf.resourcesSetUp(SUPI, id, setupResponseTransfer(id));
   };
   const stateOf = (id: number) => smf.sessionsOf(SUPI).find((s) => s.pduSessionId === id)?.state;
   const advance = (ms: number): Promise<void> => time.advance(ms, () => Promise.resolve());
   const change = async (next: SubscriptionData): Promise<void> => {
     data = next;
-    for (const listener of listeners) listener({ resource: 'policy', change: 'changed', name: 'default' });
+    ports.changed('policy');
     await new Promise((resolve) => setImmediate(resolve));
   };
   return { smf, ue, n1, n2, upf, pages, released, send, establish, stateOf, advance, change };
@@ -177,7 +88,7 @@ describe('SMF: paging for downlink data and the Service Request (TS 23.502 4.2.3
     );
     assert.deepEqual(h.n2, []);
     assert.equal(h.stateOf(1), 'setting-up');
-    h.smf.resourcesSetUp(SUPI, 1, setupResponse(9));
+    h.smf.resourcesSetUp(SUPI, 1, setupResponseTransfer(9));
     assert.equal(h.stateOf(1), 'active');
     assert.equal(h.stateOf(2), 'inactive');
   });
