@@ -10,6 +10,10 @@ import type { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
 import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
 import type { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
 import { ngapSecurityCapabilities } from '../../src/network/amf/registration.ts';
+import { encodeComplete } from '../../src/network/asn1/complete.ts';
+import { encodeHandoverRequiredTransfer } from '../../src/network/ngap/generated/codec.ts';
+import { plmnIdentity, tac } from '../../src/network/ngap/ngap-values.ts';
+import { bitStringOf } from '../../src/network/asn1/bit-string.ts';
 import { assertTsharkAgrees, OPERATOR_PLMN } from './n2-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
 
@@ -176,5 +180,86 @@ describe('Xn handover with path switch (real service)', () => {
     const answer = await answered;
     assert.deepEqual(answer, { kind: 'failure', ranUeNgapId: 4242, amfUeNgapId: 999_999, released: [5] });
     assert.equal(JSON.stringify([...s.rules.sessions.entries()]), rulesBefore);
+  });
+
+  it('Handover Required (N2 handover, not served) gets Handover Preparation Failure with a cause', async () => {
+    const { ue } = await s.registered(3);
+    let link: ReturnType<GnbUes['link']>;
+    for (let ran = 1; ran < 100 && link?.ue !== ue; ran += 1) link = s.ues.link(ran);
+    assert.ok(link?.ue === ue && link.amfUeNgapId !== undefined);
+    const ids = { amfUeNgapId: link.amfUeNgapId, ranUeNgapId: link.ranUeNgapId };
+    const answered = s.gnb.nextReceived('HandoverPreparationFailure');
+    const plmn = plmnIdentity(OPERATOR_PLMN.mcc, OPERATOR_PLMN.mnc);
+    const sent = s.gnb.send(
+      {
+        choice: 'initiatingMessage',
+        value: {
+          procedureCode: 12,
+          name: 'HandoverPreparation',
+          criticality: 'reject',
+          value: {
+            protocolIEs: [
+              { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+              { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+              { id: 29, name: 'HandoverType', criticality: 'reject', value: 'intra5gs' },
+              {
+                id: 15,
+                name: 'Cause',
+                criticality: 'ignore',
+                value: { choice: 'radioNetwork', value: 'handover-desirable-for-radio-reason' },
+              },
+              {
+                id: 105,
+                name: 'TargetID',
+                criticality: 'reject',
+                value: {
+                  choice: 'targetRANNodeID',
+                  value: {
+                    globalRANNodeID: {
+                      choice: 'globalGNB-ID',
+                      value: { pLMNIdentity: plmn, gNBID: { choice: 'gNB-ID', value: bitStringOf(2, 22) } },
+                    },
+                    selectedTAI: { pLMNIdentity: plmn, tAC: tac(1) },
+                  },
+                },
+              },
+              {
+                id: 61,
+                name: 'PDUSessionResourceListHORqd',
+                criticality: 'reject',
+                value: [
+                  {
+                    pDUSessionID: 1,
+                    handoverRequiredTransfer: encodeComplete({}, true, encodeHandoverRequiredTransfer),
+                  },
+                ],
+              },
+              {
+                id: 101,
+                name: 'SourceToTarget-TransparentContainer',
+                criticality: 'reject',
+                value: Uint8Array.of(0),
+              },
+            ],
+          },
+        },
+      },
+      1,
+    );
+    assert.equal(sent.ok, true);
+    const failure = await answered;
+    assert.ok(
+      failure.pdu?.choice === 'unsuccessfulOutcome' && failure.pdu.value.name === 'HandoverPreparation',
+    );
+    const ies = failure.pdu.value.value.protocolIEs;
+    assert.deepEqual(
+      ies.map((ie) => [ie.name, ie.value]),
+      [
+        ['AMF-UE-NGAP-ID', ids.amfUeNgapId],
+        ['RAN-UE-NGAP-ID', ids.ranUeNgapId],
+        ['Cause', { choice: 'radioNetwork', value: 'ho-failure-in-target-5GC-ngran-node-or-target-system' }],
+      ],
+    );
+    assert.equal(ue.connected, true, 'the UE stays where it is');
   });
 });
