@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
-import { startSessionService, type SessionService } from './session-service.ts';
+import { startSessionService, type ApiSession, type SessionService } from './session-service.ts';
 
 /**
  * IPv6 sessions whose pool comes from the management API (network.md 6 and 9: a profile's optional
@@ -11,24 +11,6 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * changed and removed by `PUT /api/v1/profiles/default`, the sessions read back through the API and
  * the rules the UPF was given.
  */
-
-interface ApiSession {
-  id: number;
-  status: string;
-  ip_type: string;
-  ipv4_address: string;
-  ipv6_prefix: string;
-}
-
-const DEFAULT_PROFILE = {
-  'ue-ip-pool': '10.45.0.0/16',
-  dns: '8.8.8.8',
-  mtu: 1400,
-  'bitrate-uplink': '1 Gbps',
-  'bitrate-downlink': '1 Gbps',
-  var5qi: 9,
-  'priority-level': 90,
-};
 
 describe('IPv6 sessions from the profile ue-ipv6-pool set through the API', () => {
   let s: SessionService;
@@ -41,13 +23,9 @@ describe('IPv6 sessions from the profile ue-ipv6-pool set through the API', () =
   });
 
   const sessionsOf = async (imsi: string): Promise<Map<number, ApiSession>> =>
-    new Map(
-      (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions.map((x) => [x.id, x]),
-    );
-  const setPool = async (pool: string | undefined): Promise<void> => {
-    const body = pool === undefined ? DEFAULT_PROFILE : { ...DEFAULT_PROFILE, 'ue-ipv6-pool': pool };
-    assert.equal(await s.request('PUT', '/api/v1/profiles/default', body), 200);
-  };
+    new Map((await s.sessionsOf(imsi)).map((x) => [x.id, x]));
+  const setPool = (pool: string | undefined): Promise<void> =>
+    s.putDefaultProfile(pool === undefined ? {} : { 'ue-ipv6-pool': pool });
   /** Network-requested releases `sessions` heard, by PDU session id, once `count` arrived. */
   const releases = (sessions: UeSessions, count: number): Promise<Map<number, number>> =>
     new Promise((resolve) => {

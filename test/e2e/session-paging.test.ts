@@ -15,11 +15,6 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * tshark reads every NGAP PDU the gNB received and the NAS messages these procedures added.
  */
 
-interface ApiSession {
-  id: number;
-  status: string;
-}
-
 describe('PDU sessions of idle devices through the simulator against the real service', () => {
   let s: SessionService;
   before(async () => {
@@ -31,8 +26,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
   });
 
   const statusOf = async (imsi: string, id = 1): Promise<string | undefined> =>
-    (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions.find((x) => x.id === id)
-      ?.status;
+    (await s.sessionsOf(imsi)).find((x) => x.id === id)?.status;
   const until = (imsi: string, status: string): Promise<true> =>
     s.until(async () => ((await statusOf(imsi)) === status ? true : undefined), `session ${status}`);
   /** Registers device `n`, gives it an active session 1 and lets it go idle. */
@@ -184,18 +178,7 @@ describe('PDU sessions of idle devices through the simulator against the real se
   it('a session the network released while the device was idle: Service Accept`s PDU session status lacks it and the device releases it locally', async () => {
     // Last: the pool change releases every session of the default profile.
     const { imsi, ue, sessions } = await idleWithSession(25);
-    assert.equal(
-      await s.request('PUT', '/api/v1/profiles/default', {
-        'ue-ip-pool': '10.47.0.0/16',
-        dns: '8.8.8.8',
-        mtu: 1400,
-        'bitrate-uplink': '1 Gbps',
-        'bitrate-downlink': '1 Gbps',
-        var5qi: 9,
-        'priority-level': 90,
-      }),
-      200,
-    );
+    await s.putDefaultProfile({ 'ue-ip-pool': '10.47.0.0/16' });
     // Idle: not paged for it, released at once in the core.
     await s.until(async () => ((await statusOf(imsi)) === undefined ? true : undefined), 'no session');
     const local = sessions.next((e) => (e.type === 'released-locally' ? e.pduSessionId : undefined));

@@ -18,11 +18,6 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * the Registration Request (outside and inside its container) and the Registration Accepts.
  */
 
-interface ApiSession {
-  id: number;
-  status: string;
-}
-
 describe('PDU sessions across a registration update through the simulator against the real service', () => {
   let s: SessionService;
   before(async () => {
@@ -33,10 +28,8 @@ describe('PDU sessions across a registration update through the simulator agains
     await s.close();
   });
 
-  const sessionsOf = async (imsi: string): Promise<ApiSession[]> =>
-    (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions;
   const statuses = async (imsi: string): Promise<string> =>
-    (await sessionsOf(imsi))
+    (await s.sessionsOf(imsi))
       .sort((a, b) => a.id - b.id)
       .map((x) => `${x.id} ${x.status}`)
       .join(', ');

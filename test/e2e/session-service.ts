@@ -7,7 +7,6 @@ import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages
 import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
-import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
 import type { Forwarder, ForwarderOptions, UpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
@@ -19,8 +18,7 @@ import { imsiOf, IMEISV, K, OPC } from './registration-service.ts';
  * The real service for the PDU session end-to-end tests: core and HTTP app, N2 as main.ts wires it
  * (`createN2` on udp) with its UPF (`options.upf`) whose forwarder is an in-memory stand-in recording
  * the rules it is given (the forwarder itself is tested with real packets in test/system/), a simulated
- * gNB and UEs with their session side. `ipv6Pools` gives profiles an `ue-ipv6-pool` through the
- * subscription data port, because the management API has no such profile field yet (docs/sessions.md).
+ * gNB and UEs with their session side.
  */
 
 /** The rules the UPF installed in its forwarder, by forwarder session id. */
@@ -84,6 +82,31 @@ function recordingAddon(rules: ForwarderRules): UpfAddon {
   return { Forwarder: RecordingForwarder };
 }
 
+/** The `default` profile as the service starts with it (the management API's defaults). */
+export const DEFAULT_PROFILE = {
+  'ue-ip-pool': '10.45.0.0/16',
+  dns: '8.8.8.8',
+  mtu: 1400,
+  'bitrate-uplink': '1 Gbps',
+  'bitrate-downlink': '1 Gbps',
+  var5qi: 9,
+  'priority-level': 90,
+};
+
+/** A PDU session in the subscriber read (network.md 6). */
+export interface ApiSession {
+  id: number;
+  status: string;
+  ip_type: string;
+  ipv4_address: string;
+  ipv6_prefix: string;
+  data_network: string;
+  slice: { sst: number; sd: string };
+  ambr_uplink: string;
+  ambr_downlink: string;
+  radio_access_type: string;
+}
+
 export interface SessionService {
   t: TestApp;
   token: string;
@@ -91,8 +114,10 @@ export interface SessionService {
   ues: GnbUes;
   rules: ForwarderRules;
   received: NgapExchange[];
-  /** Profile name -> IPv6 pool the subscription data port adds. */
-  ipv6Pools: Map<string, string>;
+  /** The subscriber's sessions as the API shows them. */
+  sessionsOf(imsi: string): Promise<ApiSession[]>;
+  /** PUT /api/v1/profiles/default: `DEFAULT_PROFILE` with `changes` (a new pool releases its sessions). */
+  putDefaultProfile(changes: Record<string, unknown>): Promise<void>;
   get<T>(url: string): Promise<T>;
   request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
   until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
@@ -115,20 +140,9 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
   const { time } = options;
   const t = await createTestApp(time === undefined ? {} : { clock: time, timers: time });
   const token = await initialize(t);
-  const ipv6Pools = new Map<string, string>();
-  const port = t.core.ports.subscriptionData;
-  const subscriptionData = {
-    async getSubscriptionData(imsi: string): Promise<SubscriptionData | undefined> {
-      const data = await port.getSubscriptionData(imsi);
-      const pool = data === undefined ? undefined : ipv6Pools.get(data.profile.name);
-      if (data === undefined || pool === undefined) return data;
-      const profile = { ...data.profile, ueIpv6Pool: pool };
-      return { ...data, profile };
-    },
-  };
   const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [] };
   const n2 = createN2(
-    { ...t.core, ports: { ...t.core.ports, subscriptionData } },
+    t.core,
     { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
     {
       upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) },
@@ -182,8 +196,12 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     ues,
     rules,
     received,
-    ipv6Pools,
     get,
+    sessionsOf: async (imsi) =>
+      (await get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions,
+    async putDefaultProfile(changes) {
+      assert.equal(await request('PUT', '/api/v1/profiles/default', { ...DEFAULT_PROFILE, ...changes }), 200);
+    },
     request,
     async until(check, what) {
       for (const end = Date.now() + 5000; ;) {

@@ -14,12 +14,6 @@ import { startSessionService, type SessionService } from './session-service.ts';
 
 const T359X_MS = 16_000;
 
-interface ApiSession {
-  id: number;
-  status: string;
-  ambr_uplink: string;
-}
-
 describe('T3591 and T3592 through the simulator against the real service (manual time)', () => {
   const time = new ManualTime();
   // Packets between the service and the simulator are real I/O: one turn of the event loop after each
@@ -33,9 +27,6 @@ describe('T3591 and T3592 through the simulator against the real service (manual
     await s.close();
   });
 
-  const sessionsOf = async (imsi: string): Promise<ApiSession[]> =>
-    (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions;
-
   /** Registers device `n` with an active session 1, silent to `command`; the commands it ignores. */
   const silentDevice = async (
     n: number,
@@ -45,7 +36,7 @@ describe('T3591 and T3592 through the simulator against the real service (manual
     const established = await device.sessions.establish({ pduSessionId: 1, type: 'IPv4' });
     assert.ok(established.outcome === 'accepted');
     await s.until(
-      async () => ((await sessionsOf(device.imsi))[0]?.status === 'active' ? true : undefined),
+      async () => ((await s.sessionsOf(device.imsi))[0]?.status === 'active' ? true : undefined),
       'active',
     );
     device.sessions.staySilentTo([command]);
@@ -76,7 +67,7 @@ describe('T3591 and T3592 through the simulator against the real service (manual
     await heard(1);
     // The UPF and the API have the new AMBR at once; the device has not confirmed it.
     await s.until(
-      async () => ((await sessionsOf(imsi))[0]?.ambr_uplink === '100 Mbps' ? true : undefined),
+      async () => ((await s.sessionsOf(imsi))[0]?.ambr_uplink === '100 Mbps' ? true : undefined),
       'the new AMBR shown',
     );
     for (let expiry = 1; expiry <= 4; expiry += 1) {
@@ -91,28 +82,17 @@ describe('T3591 and T3592 through the simulator against the real service (manual
     assert.ok(
       ignored.every((e) => e.messageType === 'pduSessionModificationCommand' && e.pduSessionId === 1),
     );
-    await s.until(async () => ((await sessionsOf(imsi)).length === 0 ? true : undefined), 'no session');
+    await s.until(async () => ((await s.sessionsOf(imsi)).length === 0 ? true : undefined), 'no session');
     assert.equal(sessions.get(1), undefined);
   });
 
   it('T3592: a Release Command left unanswered is sent five times, then the release ends locally; the resources went at once', async () => {
     const { imsi, sessions, ignored, heard, address } = await silentDevice(42, 'pduSessionReleaseCommand');
     // A pool change releases the session with #39 (network.md 6).
-    assert.equal(
-      await s.request('PUT', '/api/v1/profiles/default', {
-        'ue-ip-pool': '10.48.0.0/16',
-        dns: '8.8.8.8',
-        mtu: 1400,
-        'bitrate-uplink': '1 Gbps',
-        'bitrate-downlink': '1 Gbps',
-        var5qi: 9,
-        'priority-level': 90,
-      }),
-      200,
-    );
+    await s.putDefaultProfile({ 'ue-ip-pool': '10.48.0.0/16' });
     await heard(1);
     // The session's address and forwarder rules are freed when the command goes (docs/sessions.md).
-    await s.until(async () => ((await sessionsOf(imsi)).length === 0 ? true : undefined), 'no session');
+    await s.until(async () => ((await s.sessionsOf(imsi)).length === 0 ? true : undefined), 'no session');
     assert.ok(![...s.rules.sessions.values()].some((rule) => rule.ipv4 === address));
     for (let expiry = 1; expiry <= 4; expiry += 1) {
       await advance(T359X_MS);

@@ -11,19 +11,6 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * the UPF was given; tshark reads every NGAP PDU (and the NAS inside) the gNB received.
  */
 
-interface ApiSession {
-  id: number;
-  status: string;
-  ip_type: string;
-  ipv4_address: string;
-  ipv6_prefix: string;
-  data_network: string;
-  slice: { sst: number; sd: string };
-  ambr_uplink: string;
-  ambr_downlink: string;
-  radio_access_type: string;
-}
-
 interface SubscriberLog {
   event: string;
   direction: string;
@@ -40,8 +27,6 @@ describe('PDU sessions through the simulator against the real service', () => {
     await s.close();
   });
 
-  const sessionsOf = async (imsi: string): Promise<ApiSession[]> =>
-    (await s.get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions;
   const dataNetworkSessions = async (): Promise<number> =>
     (await s.get<{ status: { sessions: number } }>('/api/v1/networking/data-networks/internet')).status
       .sessions;
@@ -66,7 +51,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     assert.equal(session.dnn, 'internet');
 
     const shown = await s.until(async () => {
-      const list = await sessionsOf(imsi);
+      const list = await s.sessionsOf(imsi);
       return list[0]?.status === 'active' ? list : undefined;
     }, 'the session active');
     assert.deepEqual(shown, [
@@ -128,7 +113,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     assert.equal(dual.session.ipType, 'IPv4');
     assert.equal(dual.session.cause, 50);
     assert.equal(dual.session.dnn, 'internet'); // the default DNN
-    const shown = await sessionsOf(imsi);
+    const shown = await s.sessionsOf(imsi);
     assert.deepEqual(
       shown.map((x) => [x.id, x.ip_type]),
       [[4, 'IPv4']],
@@ -147,7 +132,7 @@ describe('PDU sessions through the simulator against the real service', () => {
   });
 
   it('IPv6 and IPv4v6 with an IPv6 pool: a /64 each, never the same; UE-requested release frees address and rules', async () => {
-    s.ipv6Pools.set('default', '2001:db8:45::/48');
+    await s.putDefaultProfile({ 'ue-ipv6-pool': '2001:db8:45::/48' });
     const { imsi, sessions } = await s.registered(3);
     const v6 = await sessions.establish({ pduSessionId: 1, type: 'IPv6' });
     const dual = await sessions.establish({ pduSessionId: 2, type: 'IPv4v6' });
@@ -155,7 +140,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     assert.equal(v6.session.ipv4, undefined);
     assert.deepEqual([...(v6.session.ipv6InterfaceIdentifier ?? [])], [0, 0, 0, 0, 0, 0, 0, 1]);
     const shown = await s.until(async () => {
-      const list = await sessionsOf(imsi);
+      const list = await s.sessionsOf(imsi);
       return list.length === 2 && list.every((x) => x.status === 'active') ? list : undefined;
     }, 'two active sessions');
     const byId = new Map(shown.map((x) => [x.id, x]));
@@ -167,30 +152,33 @@ describe('PDU sessions through the simulator against the real service', () => {
 
     const before = s.rules.sessions.size;
     assert.deepEqual(await sessions.release(1), { outcome: 'released', cause: 36 });
-    await s.until(async () => ((await sessionsOf(imsi)).length === 1 ? true : undefined), 'one session left');
+    await s.until(
+      async () => ((await s.sessionsOf(imsi)).length === 1 ? true : undefined),
+      'one session left',
+    );
     assert.equal(s.rules.sessions.size, before - 1);
     // The /64 is free again: the next IPv6 session gets it back.
     const again = await sessions.establish({ pduSessionId: 1, type: 'IPv6' });
     assert.ok(again.outcome === 'accepted');
     await s.until(async () => {
-      const list = await sessionsOf(imsi);
+      const list = await s.sessionsOf(imsi);
       return list.find((x) => x.id === 1)?.ipv6_prefix === '2001:db8:45::/64' ? true : undefined;
     }, 'the /64 handed out again');
-    s.ipv6Pools.delete('default');
+    await s.putDefaultProfile({});
   });
 
   it('idle: user plane deactivated (inactive), service request with uplink data status: reactivated (active) with a new downlink', async () => {
     const { imsi, ue, sessions } = await s.registered(4);
     assert.equal((await sessions.establish({ type: 'IPv4' })).outcome, 'accepted');
     await s.until(
-      async () => ((await sessionsOf(imsi))[0]?.status === 'active' ? true : undefined),
+      async () => ((await s.sessionsOf(imsi))[0]?.status === 'active' ? true : undefined),
       'active',
     );
     const released = ue.next((e) => (e.type === 'released' ? true : undefined));
     assert.ok(s.ues.requestRelease(ue));
     await released;
     await s.until(
-      async () => ((await sessionsOf(imsi))[0]?.status === 'inactive' ? true : undefined),
+      async () => ((await s.sessionsOf(imsi))[0]?.status === 'inactive' ? true : undefined),
       'inactive',
     );
     const up = new Promise<void>((resolve) => {
@@ -205,7 +193,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     assert.equal((await ue.serviceRequest('data', { uplinkData: [1] })).outcome, 'accepted');
     await up;
     const shown = await s.until(async () => {
-      const list = await sessionsOf(imsi);
+      const list = await s.sessionsOf(imsi);
       return list[0]?.status === 'active' ? list : undefined;
     }, 'active again');
     assert.equal(shown.length, 1);
@@ -215,7 +203,7 @@ describe('PDU sessions through the simulator against the real service', () => {
     const { imsi, sessions } = await s.registered(5);
     assert.equal((await sessions.establish({ type: 'IPv4' })).outcome, 'accepted');
     await s.until(
-      async () => ((await sessionsOf(imsi))[0]?.status === 'active' ? true : undefined),
+      async () => ((await s.sessionsOf(imsi))[0]?.status === 'active' ? true : undefined),
       'active',
     );
     const modified = sessions.next((e) => (e.type === 'modified' ? e.session : undefined));
@@ -238,26 +226,18 @@ describe('PDU sessions through the simulator against the real service', () => {
     });
     assert.equal(session.fiveQi, 8);
     const shown = await s.until(async () => {
-      const list = await sessionsOf(imsi);
+      const list = await s.sessionsOf(imsi);
       return list[0]?.ambr_uplink === '100 Mbps' ? list : undefined;
     }, 'the new AMBR shown');
     assert.equal(shown[0]?.ambr_downlink, '200 Mbps');
 
     const releasedByNetwork = sessions.next((e) => (e.type === 'released' ? e.cause : undefined));
-    assert.equal(
-      await s.request('PUT', '/api/v1/profiles/default', {
-        'ue-ip-pool': '10.46.0.0/16',
-        dns: '8.8.8.8',
-        mtu: 1400,
-        'bitrate-uplink': '1 Gbps',
-        'bitrate-downlink': '1 Gbps',
-        var5qi: 9,
-        'priority-level': 90,
-      }),
-      200,
-    );
+    await s.putDefaultProfile({ 'ue-ip-pool': '10.46.0.0/16' });
     assert.equal(await releasedByNetwork, 39);
-    await s.until(async () => ((await sessionsOf(imsi)).length === 0 ? true : undefined), 'no session left');
+    await s.until(
+      async () => ((await s.sessionsOf(imsi)).length === 0 ? true : undefined),
+      'no session left',
+    );
     // A new session takes its address from the new pool.
     const fresh = await sessions.establish({ type: 'IPv4' });
     assert.ok(fresh.outcome === 'accepted');
