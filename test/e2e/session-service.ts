@@ -118,6 +118,13 @@ export interface SessionService {
   sessionsOf(imsi: string): Promise<ApiSession[]>;
   /** PUT /api/v1/profiles/default: `DEFAULT_PROFILE` with `changes` (a new pool releases its sessions). */
   putDefaultProfile(changes: Record<string, unknown>): Promise<void>;
+  /** PUT /api/v1/policies/default (internet, default profile and slice) with these QoS values. */
+  putDefaultPolicy(qos: {
+    bitrate_uplink: string;
+    bitrate_downlink: string;
+    var5qi: number;
+    arp: number;
+  }): Promise<void>;
   get<T>(url: string): Promise<T>;
   request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
   until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
@@ -201,6 +208,15 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       (await get<{ sessions: ApiSession[] }>(`/api/v1/subscribers/${imsi}`)).sessions,
     async putDefaultProfile(changes) {
       assert.equal(await request('PUT', '/api/v1/profiles/default', { ...DEFAULT_PROFILE, ...changes }), 200);
+    },
+    async putDefaultPolicy(qos) {
+      const policy = {
+        ...qos,
+        data_network_name: 'internet',
+        profile_name: 'default',
+        slice_name: 'default',
+      };
+      assert.equal(await request('PUT', '/api/v1/policies/default', policy), 200);
     },
     request,
     async until(check, what) {

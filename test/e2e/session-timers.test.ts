@@ -52,18 +52,12 @@ describe('T3591 and T3592 through the simulator against the real service (manual
   it('T3591: a Modification Command left unanswered is sent five times, then the session is released with #31', async () => {
     const { imsi, sessions, ignored, heard } = await silentDevice(41, 'pduSessionModificationCommand');
     // A policy change: the network modifies the live session (6.3.2).
-    assert.equal(
-      await s.request('PUT', '/api/v1/policies/default', {
-        bitrate_uplink: '100 Mbps',
-        bitrate_downlink: '200 Mbps',
-        var5qi: 9,
-        arp: 1,
-        data_network_name: 'internet',
-        profile_name: 'default',
-        slice_name: 'default',
-      }),
-      200,
-    );
+    await s.putDefaultPolicy({
+      bitrate_uplink: '100 Mbps',
+      bitrate_downlink: '200 Mbps',
+      var5qi: 9,
+      arp: 1,
+    });
     await heard(1);
     // The UPF and the API have the new AMBR at once; the device has not confirmed it.
     await s.until(

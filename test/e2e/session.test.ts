@@ -207,18 +207,12 @@ describe('PDU sessions through the simulator against the real service', () => {
       'active',
     );
     const modified = sessions.next((e) => (e.type === 'modified' ? e.session : undefined));
-    assert.equal(
-      await s.request('PUT', '/api/v1/policies/default', {
-        bitrate_uplink: '100 Mbps',
-        bitrate_downlink: '200 Mbps',
-        var5qi: 8,
-        arp: 2,
-        data_network_name: 'internet',
-        profile_name: 'default',
-        slice_name: 'default',
-      }),
-      200,
-    );
+    await s.putDefaultPolicy({
+      bitrate_uplink: '100 Mbps',
+      bitrate_downlink: '200 Mbps',
+      var5qi: 8,
+      arp: 2,
+    });
     const session = await modified;
     assert.deepEqual(session.sessionAmbr, {
       downlink: { unit: 6, value: 200 },
