@@ -665,8 +665,8 @@ export function createSmf(options: SmfOptions) {
 
     /**
      * The UPF saw downlink packets for an inactive session (Downlink Data Notification, TS 23.502
-     * 4.2.3.3): the AMF pages the UE. The packets themselves were dropped and counted by the UPF
-     * (docs/sessions.md); those sent once the user plane is back flow.
+     * 4.2.3.3): the AMF pages the UE. The UPF holds the packets (bounded, docs/upf.md "Downlink
+     * buffering") and sends them once the reactivated session gives it the gNB's tunnel.
      */
     downlinkData(upfSessionId: number): void {
       const s = byUpfSession.get(upfSessionId);
@@ -676,7 +676,7 @@ export function createSmf(options: SmfOptions) {
 
     /**
      * The UE did not answer paging (T3513's last expiry, TS 23.502 4.2.3.3 step 4c): the sessions'
-     * downlink data is forgotten (nothing is buffered), the next packets notify again.
+     * downlink data is forgotten (what the UPF buffered expires there), the next packets notify again.
      */
     pagingFailed(supi: string): void {
       for (const s of bySupi.get(supi) ?? [])
