@@ -1,4 +1,4 @@
-import { sql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
+import type { Compilable, CompiledQuery } from 'kysely';
 import { maybeSqliteFileOf } from './database.ts';
 import type { SqliteFile } from './sqlite-file.ts';
 import type { Executor } from './transaction.ts';
@@ -63,16 +63,6 @@ export function valuesTemplate<P extends object, V extends readonly unknown[]>(
     return rows.map((row) => Object.values(row) as unknown as V);
   };
 }
-
-/**
- * A LIMIT whose bound value SQLite does not read while it plans. SQLite (3.53 here) reads the value bound
- * to a bare `LIMIT ?` when it prepares the statement, and so marks the statement to be prepared again
- * whenever that parameter is bound: at every run, since every run binds its values. For a page of 100
- * subscribers that was a second compilation of the query each time, about 20 µs of its 80 (a probe on
- * `sqlite3Reprepare` counted one per run). `? + 0` is the same number to the query and an expression to
- * the planner, so the statement stays prepared.
- */
-export const boundLimit = (value: number): RawBuilder<number> => sql<number>`${value} + 0`;
 
 /** The SQLite file of `executor` when a statement may run on it at once: see queryTemplate. */
 function idleFile(executor: Executor): SqliteFile | undefined {

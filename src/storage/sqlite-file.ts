@@ -69,6 +69,16 @@ export interface SqliteFile extends SqliteDatabase {
   reopen(swap: () => void): void;
 }
 
+/**
+ * The SQL as SQLite is given it: each bare `LIMIT ?` (Kysely writes one for every `.limit(value)`) becomes
+ * `LIMIT ? + 0`. SQLite (3.53 here) reads the value bound to a bare `LIMIT ?` while it plans, and so marks
+ * the statement to be prepared again whenever that parameter is bound: at every run, since every run
+ * binds its values. For a page of 100 subscribers that was a second compilation each time, about 20 µs of
+ * its 80 (a probe on `sqlite3Reprepare` counted one a page). `? + 0` is the same number to the query and an
+ * expression to the planner, so the statement stays prepared; the parameters keep their order.
+ */
+export const withBoundLimits = (sql: string): string => sql.replace(/\b(limit) \?/gi, '$1 ? + 0');
+
 /** Distinct SQL texts kept prepared; the API's queries are a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 500;
 
@@ -88,7 +98,7 @@ export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
       if (statement) {
         statements.delete(query);
       } else {
-        statement = sqlite.prepare(query);
+        statement = sqlite.prepare(withBoundLimits(query));
         if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value ?? '');
       }
       statements.set(query, statement);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { boundLimit, queryTemplate, valuesTemplate } from '../../src/storage/query-template.ts';
+import { queryTemplate, valuesTemplate } from '../../src/storage/query-template.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 
 describe('query templates', () => {
@@ -97,19 +97,5 @@ describe('query templates', () => {
       storage.db.selectFrom('data_networks').select('name').where('name', '>=', p.from).limit(5),
     );
     await assert.rejects(run(storage.db, { from: 'a', limit: 1 }), /parameter limit is not in the query/);
-  });
-  it('takes a LIMIT as a bound value SQLite does not plan by (boundLimit), per run', async () => {
-    const limited = (p: { from: string; limit: number }) =>
-      storage.db
-        .selectFrom('data_networks')
-        .select('name')
-        .where('name', '>=', p.from)
-        .orderBy('name')
-        .limit(boundLimit(p.limit));
-    assert.match(limited({ from: 'a', limit: 1 }).compile().sql, /limit \? \+ 0$/);
-    const run = valuesTemplate<{ from: string; limit: number }, [name: string]>(['from', 'limit'], limited);
-    assert.deepEqual(await run(storage.db, { from: 'b', limit: 2 }), [['bravo'], ['charlie']]);
-    assert.deepEqual(await run(storage.db, { from: 'a', limit: 1 }), [['alpha']]);
-    assert.deepEqual(await run(storage.db, { from: 'd', limit: 0 }), []);
   });
 });

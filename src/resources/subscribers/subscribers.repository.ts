@@ -1,4 +1,4 @@
-import { boundLimit, queryTemplate, valuesTemplate } from '../../storage/query-template.ts';
+import { queryTemplate, valuesTemplate } from '../../storage/query-template.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { SHOWN_HOLDERS } from '../references.ts';
 import type { WalkedAnchor } from './list-positions.ts';
@@ -77,7 +77,7 @@ export function createSubscribersRepository(db: Executor) {
     const page = matching(db, filter)
       .select(['subscribers.imsi', 'subscribers.profile_id'])
       .orderBy('subscribers.imsi')
-      .limit(boundLimit(limit))
+      .limit(limit)
       .offset(offset)
       .as('page');
     return db
