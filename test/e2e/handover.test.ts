@@ -262,4 +262,67 @@ describe('Xn handover with path switch (real service)', () => {
     );
     assert.equal(ue.connected, true, 'the UE stays where it is');
   });
+
+  it('repeated PDU session ids fail the request; UE security capabilities that differ get the AMF’s own back', async () => {
+    const { ue, sessions } = await s.registered(4);
+    assert.equal(
+      (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+      'accepted',
+    );
+    let link: ReturnType<GnbUes['link']>;
+    for (let ran = 1; ran < 100 && link?.ue !== ue; ran += 1) link = s.ues.link(ran);
+    assert.ok(link?.ue === ue && link.amfUeNgapId !== undefined);
+    const [own] = s.ues.sessions.of(ue);
+    assert.ok(own !== undefined);
+    const rule = await s.until(
+      async () =>
+        [...s.rules.sessions.values()].find(
+          (r) => r.downlink === `127.0.0.2:2152 teid ${own.downlink.teid} qfi 1`,
+        ),
+      'the downlink towards gnb-1',
+    );
+    const moved = { ...own, downlink: { address: '127.0.0.3', teid: 0xbeef } };
+    const ask = async (items: (typeof own)[], capabilities: ReturnType<typeof ngapSecurityCapabilities>) => {
+      const answered = gnb2.next((event) =>
+        event.type === 'received' && event.exchange.pdu !== undefined ? event.exchange : undefined,
+      );
+      gnb2.send(
+        pathSwitchRequest({
+          ranUeNgapId: 7000 + items.length,
+          sourceAmfUeNgapId: link.amfUeNgapId ?? 0,
+          cell: CELL_B,
+          ueSecurityCapabilities: capabilities,
+          sessions: items,
+        }),
+        1,
+      );
+      return answered;
+    };
+    const held = ngapSecurityCapabilities(ALL_ALGORITHMS);
+    const repeated = await ask([moved, moved], held);
+    assert.equal(
+      repeated.pdu === undefined ? undefined : readPathSwitchAnswer(repeated.pdu)?.kind,
+      'failure',
+    );
+    assert.equal(rule.downlink, `127.0.0.2:2152 teid ${own.downlink.teid} qfi 1`, 'nothing switched');
+
+    const fewer = ngapSecurityCapabilities({ ea: [1], ia: [1], eea: [], eia: [] });
+    const acknowledged = await ask([moved], fewer);
+    assert.ok(
+      acknowledged.pdu?.choice === 'successfulOutcome' && acknowledged.pdu.value.name === 'PathSwitchRequest',
+    );
+    const capabilities = acknowledged.pdu.value.value.protocolIEs.find(
+      (ie) => ie.name === 'UESecurityCapabilities',
+    );
+    assert.ok(capabilities?.name === 'UESecurityCapabilities');
+    const { nRencryptionAlgorithms, nRintegrityProtectionAlgorithms } = capabilities.value;
+    assert.deepEqual(
+      { nRencryptionAlgorithms, nRintegrityProtectionAlgorithms },
+      {
+        nRencryptionAlgorithms: held.nRencryptionAlgorithms,
+        nRintegrityProtectionAlgorithms: held.nRintegrityProtectionAlgorithms,
+      },
+    );
+    assert.equal(rule.downlink, `127.0.0.3:2152 teid ${0xbeef} qfi 1`);
+  });
 });
