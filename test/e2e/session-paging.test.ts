@@ -84,10 +84,26 @@ describe('PDU sessions of idle devices through the simulator against the real se
       [1e9, 1e9], // the default profile's bit rates
     );
 
+    // The Service Request went with its cleartext IEs and the ciphered NAS message container (TS 24.501
+    // 4.4.6); `nasOf` gives the whole message the container held.
+    const sent = ue.log.find((exchange) => exchange.messageType === 'serviceRequest');
+    assert.ok(sent?.contained !== undefined);
     const [request] = nasOf(ue, 'serviceRequest');
     const [accept] = nasOf(ue, 'serviceAccept');
     assert.ok(request !== undefined && accept !== undefined);
-    const [heardRequest, heardAccept] = await tsharkTree('nas-5gs', [request, accept]);
+    const [heardOuter, heardRequest, heardAccept] = await tsharkTree('nas-5gs', [
+      sent.plain,
+      request,
+      accept,
+    ]);
+    // tshark reads the container's ciphered value as a NAS message of its own: only the outer one is checked.
+    assert.match(heardOuter?.info ?? '', /^Service request/);
+    const outerIes = Object.keys(heardOuter?.layer['Plain NAS 5GS Message'] as Record<string, unknown>);
+    assert.ok(
+      outerIes.some((ie) => ie.startsWith('NAS message container')),
+      outerIes.join(', '),
+    );
+    assert.ok(!outerIes.some((ie) => /PDU session status|Uplink data status/.test(ie)), outerIes.join(', '));
     assert.equal(heardRequest?.info, 'Service request');
     assert.equal(heardRequest.expert, '');
     assert.deepEqual(psisOf(heardRequest.layer, 'PDU session status', 'pdu_ses_sts_psi_'), [1]);
