@@ -9,18 +9,17 @@ import { ROOT, type Comparison, type Suite } from './harness.ts';
  * with `--seconds`, measures its figures beside its own bare baseline and prints its tables, which are
  * passed through.
  */
-function standalone(script: string): () => Promise<{ run: Suite }> {
+function standalone(
+  script: string,
+  args = (seconds: number): string[] => ['--seconds', String(seconds)],
+): () => Promise<{ run: Suite }> {
   return async () => ({
     run: async ({ durationSeconds, log }) => {
       log(`running ${script}`);
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', script, '--seconds', String(durationSeconds)],
-        {
-          cwd: ROOT,
-          stdio: ['ignore', 'inherit', 'inherit'],
-        },
-      );
+      const child = spawn(process.execPath, ['--import', 'tsx', script, ...args(durationSeconds)], {
+        cwd: ROOT,
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
       const [code] = (await once(child, 'exit')) as [number | null];
       if (code !== 0) throw new Error(`${script} exited with ${code}`);
       return [];
@@ -59,6 +58,12 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   // The UPF: throughput against a plain UDP<->TUN forwarder, 10,000 sessions, 100,000 flows. Needs root
   // (or CAP_NET_ADMIN and CAP_SYS_ADMIN) and cc; says why in one line and skips without.
   upf: standalone('bench/upf.ts'),
+  // TCP and 64-octet UDP from a simulated UE's TUN through the core, beside a veth pair and plain
+  // TUN-UDP-TUN forwarders in the same run. Needs root.
+  'session-traffic': standalone('bench/session-traffic.ts'),
+  // PDU session establishments through the SMF with in-memory ports, beside the bare message work (a
+  // count, not a duration).
+  sessions: standalone('bench/sessions.ts', () => []),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]

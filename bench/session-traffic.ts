@@ -11,11 +11,12 @@
  * two plain helpers' own (getrusage) or, through the core, this process's, which is the two forwarders'
  * threads (its JavaScript idles meanwhile; flow accounting is on, reports go to a counter).
  *
- *   sudo npx tsx bench/session-traffic.ts [seconds per case, default 3] [rounds, default 1]
+ *   sudo npx tsx bench/session-traffic.ts [--seconds per case, default 3] [--rounds, default 1]
  *
  * Needs root and cc; skips otherwise. With several rounds the three paths alternate (veth, plain, core,
  * veth, ...) so that a shared machine's load falls on all of them alike.
  */
+import { parseArgs } from 'node:util';
 import { execFileSync, spawn } from 'node:child_process';
 import { systemClock, systemTimers } from '../src/clock.ts';
 import { createGnbUserPlane } from '../src/network/simulator/user-plane/gnb-user-plane.ts';
@@ -25,8 +26,11 @@ import { createUpf } from '../src/network/upf/upf.ts';
 import { buildPlainHelper, startHelper } from './upf-plain.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
-const seconds = Number(process.argv[2] ?? 3);
-const rounds = Number(process.argv[3] ?? 1);
+const { values: options } = parseArgs({
+  options: { seconds: { type: 'string', default: '3' }, rounds: { type: 'string', default: '1' } },
+});
+const seconds = Number(options.seconds);
+const rounds = Number(options.rounds);
 if (process.getuid?.() !== 0) {
   print('bench/session-traffic.ts needs root (network namespaces, TUN); skipped');
   process.exit(0);
