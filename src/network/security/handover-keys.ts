@@ -23,7 +23,11 @@ export interface NhChain {
 
 /** The chain after Initial Context Setup (6.9.2.1.1): the KgNB just sent, NCC 0. */
 export function initialNhChain(kgnb: Uint8Array): NhChain {
-  return { ncc: 0, key: Buffer.from(kgnb) };
+  // Kept for the connection's life: its own memory, not a slice of Buffer's shared 8 KiB pool, which a
+  // small long-lived copy would pin (one per registered device).
+  const key = Buffer.allocUnsafeSlow(kgnb.length);
+  key.set(kgnb);
+  return { ncc: 0, key };
 }
 
 /**
