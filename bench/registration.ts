@@ -38,6 +38,8 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'sim-cpu-prof': { type: 'string' },
     suci: { type: 'string', default: 'both' },
+    // A run whose devices also establish a PDU session each (IPv4, through the service's SMF and UPF).
+    sessions: { type: 'boolean', default: false },
   },
 });
 const UES = Number(values.ues);
@@ -172,6 +174,14 @@ interface SimulatorRun {
   simulatorCpuMs: number;
   rssMb: number;
   peakRssMb: number;
+  /** With --session: the PDU session establishments after the registrations. */
+  sessions?: {
+    established: number;
+    wallMs: number;
+    perSecond: number;
+    serviceCpuMs: number;
+    simulatorCpuMs: number;
+  };
 }
 
 /**
@@ -179,6 +189,9 @@ interface SimulatorRun {
  * says how many registered. With `hold`, it is stopped (Ctrl-C) only after the figures are taken.
  */
 async function simulate(service: Service, args: string[], hold: boolean): Promise<SimulatorRun> {
+  const withSessions = args.includes('--session');
+  let registeredRun: SimulatorRun | undefined;
+  let sessionStart: { service: number; simulator: number } | undefined;
   const simulatorProfileDir = values['sim-cpu-prof'];
   const child = spawn(
     process.execPath,
@@ -225,6 +238,11 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
         rssMb: serviceUsage.rssMb,
         peakRssMb: serviceUsage.peakRssMb,
       };
+      if (withSessions) {
+        registeredRun = run;
+        sessionStart = { service: serviceUsage.cpuSeconds, simulator: simulatorUsage.cpuSeconds };
+        continue;
+      }
       for (const [what, count] of failures) process.stderr.write(`simulator: ${count} x ${what}\n`);
       if (hold) child.kill('SIGINT');
       void (async () => {
@@ -232,6 +250,27 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
       })();
       await exited;
       return run;
+    }
+    const established = /^(\d+) of (\d+) PDU sessions established in (\d+) ms \((\d+)\/s\)$/.exec(line.value);
+    if (established !== null && registeredRun !== undefined && sessionStart !== undefined) {
+      const serviceUsage = await usage(service.pid);
+      const simulatorUsage = await usage(child.pid!);
+      const count = Number(established[1]);
+      registeredRun.sessions = {
+        established: count,
+        wallMs: Number(established[3]),
+        perSecond: Number(established[4]),
+        serviceCpuMs: ((serviceUsage.cpuSeconds - sessionStart.service) * 1000) / count,
+        simulatorCpuMs: ((simulatorUsage.cpuSeconds - sessionStart.simulator) * 1000) / count,
+      };
+      for (const [what, count] of failures) process.stderr.write(`simulator: ${count} x ${what}\n`);
+      void (async () => {
+        for (;;) if ((await lines.next()).done === true) return;
+      })();
+      await exited;
+      return registeredRun;
+    } else if (/^imsi-\d+: PDU session 1 IPv4 /.test(line.value)) {
+      // An established session (the simulator says each).
     } else if (line.value.startsWith('imsi-')) {
       // A registration that did not succeed: counted by what happened (cause, timer, ...).
       const what = line.value.replace(/^imsi-\d+: /, '');
@@ -368,6 +407,25 @@ try {
       false,
     );
     process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
+  }
+  if (values.sessions) {
+    await provision(service, 1 + 2 * UES + HOLD, UES);
+    const withSessions = await simulate(
+      service,
+      [
+        ...common,
+        ...['--ues', String(UES), '--imsi', imsiOf(1 + 2 * UES + HOLD), '--session', 'IPv4'],
+        ...['--then', 'switch-off'],
+      ],
+      false,
+    );
+    process.stdout.write(`${row('SUCI null + session', withSessions, bareNull)}\n`);
+    const s = withSessions.sessions;
+    if (s !== undefined)
+      process.stdout.write(
+        `PDU sessions: ${s.established} established in ${(s.wallMs / 1000).toFixed(1)} s (${s.perSecond}/s); ` +
+          `service ${s.serviceCpuMs.toFixed(3)} ms and simulator ${s.simulatorCpuMs.toFixed(3)} ms of CPU per establishment\n`,
+      );
   }
   // --hold 0 skips the held devices.
   if (HOLD > 0) {

@@ -540,15 +540,19 @@ export async function runUeSimulator(
           }),
         };
       }
+      const establishing = performance.now();
       const outcomes = await withConcurrency(registered, p.concurrency, (ue) =>
         sessions
           .get(ue)!
           .establish({ pduSessionId: 1, type, ...(p.dnn === undefined ? {} : { dnn: p.dnn }) }),
       );
+      const sessionSeconds = (performance.now() - establishing) / 1000;
       outcomes.forEach((outcome, i) => say(sessionLine(registered[i]!, outcome)));
       const accepted = outcomes.filter((o) => o.outcome === 'accepted').length;
       failures += registered.length - accepted;
-      say(`${accepted} of ${registered.length} PDU sessions established`);
+      say(
+        `${accepted} of ${registered.length} PDU sessions established in ${Math.round(sessionSeconds * 1000)} ms (${Math.round(accepted / sessionSeconds)}/s)`,
+      );
       await tunnels?.carried.settled();
     }
     if (p.then === 'hold') {
