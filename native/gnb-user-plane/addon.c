@@ -96,24 +96,24 @@ static napi_value add_session(napi_env env, napi_callback_info info) {
   return result;
 }
 
-static napi_value remove_session(napi_env env, napi_callback_info info) {
+/* A method taking one session id and answering the operation's errno code. */
+static napi_value session_call(napi_env env, napi_callback_info info,
+                               int (*operation)(gnb_up *, uint32_t)) {
   size_t argc = 1;
   napi_value argv[1];
   gnb_up *g = unwrap(env, info, &argc, argv);
   if (g == NULL) return NULL;
   double id;
   if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
-  return errno_code(env, gnb_up_remove_session(g, (uint32_t)id));
+  return errno_code(env, operation(g, (uint32_t)id));
+}
+
+static napi_value remove_session(napi_env env, napi_callback_info info) {
+  return session_call(env, info, gnb_up_remove_session);
 }
 
 static napi_value set_ready(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  gnb_up *g = unwrap(env, info, &argc, argv);
-  if (g == NULL) return NULL;
-  double id;
-  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
-  return errno_code(env, gnb_up_set_ready(g, (uint32_t)id));
+  return session_call(env, info, gnb_up_set_ready);
 }
 
 /* sessionCounters(id) -> { uplinkPackets, uplinkBytes, downlinkPackets, downlinkBytes,

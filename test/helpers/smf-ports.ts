@@ -14,12 +14,18 @@ import type { N2SmItem, SmfOptions } from '../../src/network/smf/smf.ts';
  * messages go) and can be paged.
  */
 
-/** A subscriber of the `default` profile with one policy (`internet` on SST 1). */
+/** A subscriber of the `default` profile with one policy (`internet`, on SST 1 unless `slice` says otherwise). */
 export function defaultSubscription(
   imsi: string,
-  options: { var5qi?: number; ambr?: string; pool?: string } = {},
+  options: {
+    var5qi?: number;
+    ambr?: string;
+    pool?: string;
+    slice?: SubscriptionData['authorisedSessions'][number]['slice'];
+  } = {},
 ): SubscriptionData {
   const { var5qi = 9, ambr = '1 Gbps', pool = '10.0.0.0/24' } = options;
+  const slice = 'slice' in options ? options.slice : { sst: 1 };
   return {
     imsi,
     profile: {
@@ -36,7 +42,7 @@ export function defaultSubscription(
       {
         policy: 'default',
         dataNetwork: 'internet',
-        slice: { sst: 1 },
+        slice,
         ambrUplink: ambr,
         ambrDownlink: ambr,
         var5qi,

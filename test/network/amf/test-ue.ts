@@ -33,6 +33,7 @@ import type { AuthenticationDataPort } from '../../../src/network/ports/authenti
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
+import { defaultSubscription } from '../../helpers/smf-ports.ts';
 import { createHarness, operatorConfiguration, type Harness, type TestRadio } from './n2-harness.ts';
 import { ngSetupRequest } from './messages.ts';
 
@@ -66,32 +67,9 @@ export function fakeAuthenticationData(subscribers: Map<string, { sqn: bigint }>
   };
 }
 
-export function subscription(imsi: string): SubscriptionData {
-  return {
-    imsi,
-    profile: {
-      name: 'default',
-      ueIpPool: '10.45.0.0/16',
-      dns: '8.8.8.8',
-      mtu: 1400,
-      ambrUplink: '1 Gbps',
-      ambrDownlink: '1 Gbps',
-      var5qi: 9,
-      priorityLevel: 90,
-    },
-    authorisedSessions: [
-      {
-        policy: 'default',
-        dataNetwork: 'internet',
-        slice: undefined,
-        ambrUplink: '1 Gbps',
-        ambrDownlink: '1 Gbps',
-        var5qi: 9,
-        arp: 1,
-      },
-    ],
-  };
-}
+/** The AMF tests' subscriber: the SMF tests' default subscription, any slice, a /16 pool. */
+export const subscription = (imsi: string): SubscriptionData =>
+  defaultSubscription(imsi, { pool: '10.45.0.0/16', slice: undefined });
 
 export interface AmfHarness extends Harness {
   amf: Amf;
