@@ -1,5 +1,6 @@
 import { sql, type Compilable, type Kysely } from 'kysely';
 import { sqliteFileOf, type Db } from './database.ts';
+import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Database } from './schema.ts';
 
 /** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
@@ -128,4 +129,26 @@ export async function writeTransaction(db: Db, work: () => void): Promise<void> 
     file.connection().transaction(work).immediate();
     return Promise.resolve();
   });
+}
+
+/**
+ * `work` as one BEGIN IMMEDIATE transaction, but only if the write lock is free now: undefined, with
+ * nothing written, when another connection (the records writer thread) holds it. SQLite's busy handler
+ * would otherwise wait for the lock by sleeping in the calling thread, 1, 2, 5, 10 ms and longer, and the
+ * service's event loop with it; the caller waits without blocking and tries again. Run it while holding
+ * the connection (`onConnection`), so no other query interleaves.
+ */
+export function tryWriteTransaction<T>(db: Db, work: () => T): { value: T } | undefined {
+  const file = sqliteFileOf(db);
+  const connection = file.connection();
+  file.prepare('PRAGMA busy_timeout = 0').get();
+  try {
+    return { value: connection.transaction(work).immediate() };
+  } catch (error) {
+    // BEGIN IMMEDIATE (or, rarely, a read while another connection recovers the WAL) found the lock taken.
+    if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return undefined;
+    throw error;
+  } finally {
+    file.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`).get();
+  }
 }

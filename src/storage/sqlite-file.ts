@@ -2,6 +2,9 @@ import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import SQLite from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
 
+/** How long a statement waits for another connection's write lock before SQLITE_BUSY (milliseconds). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /**
  * Opens one connection with the settings the service relies on: WAL, foreign keys, a busy timeout. An
  * `image` (a serialized database) opens as an in-memory copy of it.
@@ -12,7 +15,7 @@ export function openSqliteConnection(path: string, image?: Buffer): SQLite.Datab
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('synchronous = NORMAL');
   } catch (error) {
     // Not a database after all (the first statement reads the file): do not leak the connection.

@@ -3,24 +3,51 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { AuthenticationDataPort } from '../../network/ports/authentication-data.ts';
 import type { SubscribersRepository } from '../../resources/subscribers/subscribers.repository.ts';
 import type { Db } from '../../storage/database.ts';
-import { writeTransaction } from '../../storage/row-statement.ts';
-import { preparedQuery } from './prepared-query.ts';
+import { tryWriteTransaction } from '../../storage/row-statement.ts';
+import { BUSY_TIMEOUT_MS } from '../../storage/sqlite-file.ts';
+import { onConnection, preparedQuery } from './prepared-query.ts';
+
+/** How often a generation waiting for the write lock tries again, and when it gives up (milliseconds). */
+export interface LockWait {
+  retryMs: number;
+  giveUpMs: number;
+}
+
+const LOCK_WAIT: LockWait = { retryMs: 1, giveUpMs: BUSY_TIMEOUT_MS };
+
+interface Waiting {
+  imsi: string;
+  since: number;
+  resolve: (generated: Generated | Error | undefined) => void;
+  reject: (error: Error) => void;
+}
+
+interface Generated {
+  keySealed: string;
+  opcSealed: string;
+  sqn: Buffer;
+}
 
 /**
  * The authentication data port over the subscribers table. Each generation reads SQN_HE, advances it and
- * stores it in one short write transaction (BEGIN IMMEDIATE, two prepared statements, COMMIT, with
- * nothing awaited in between): the write lock is taken as it begins, so two generations for one
- * subscriber, or one here and one in another process on the file, run one after the other and never
- * share an SQN; it is committed before the vector leaves, so a restart never reuses it. K and OPc are
- * opened after the commit, outside the lock. A resynchronisation (rare) stores SQN_MS through the
- * repository.
+ * stores it in a write transaction (BEGIN IMMEDIATE, two prepared statements, COMMIT, with nothing
+ * awaited in between): the write lock is taken as it begins, so two generations for one subscriber, or
+ * one here and one in another process on the file, run one after the other and never share an SQN; it is
+ * committed before the vector leaves, so a restart never reuses it. K and OPc are opened after the
+ * commit, outside the lock. A resynchronisation (rare) stores SQN_MS through the repository.
+ *
+ * The generations asked for in one turn of the event loop share one transaction (one commit for a burst
+ * of registrations), and while the records writer thread holds the write lock they wait without
+ * blocking the event loop, trying again every `retryMs`, and fail after `giveUpMs` as SQLite's busy
+ * timeout would.
  */
 export function createAuthenticationData(deps: {
   db: Db;
   subscribers: Pick<SubscribersRepository, 'updateSequenceNumber'>;
   secretBox: SecretBox;
+  lockWait?: LockWait;
 }): AuthenticationDataPort {
-  const { db, subscribers, secretBox } = deps;
+  const { db, subscribers, secretBox, lockWait = LOCK_WAIT } = deps;
   const findCredentials = preparedQuery(db, ['imsi'], ({ imsi }: { imsi: string }) =>
     db
       .selectFrom('subscribers')
@@ -34,24 +61,69 @@ export function createAuthenticationData(deps: {
       db.updateTable('subscribers').set({ sequence_number: sequenceNumber }).where('imsi', '=', imsi),
   );
 
-  type SealedRow = ReturnType<typeof findCredentials.all>[number];
+  let waiting: Waiting[] = [];
+  let scheduled = false;
+
+  function advance(imsi: string): Generated | Error | undefined {
+    const sealed = findCredentials.all({ imsi })[0];
+    if (sealed === undefined) return undefined;
+    let sqn: Buffer;
+    try {
+      sqn = nextSqn(Buffer.from(sealed.sequence_number, 'hex'));
+    } catch (error) {
+      // A stored SQN that cannot advance fails this subscriber's generation, not the group's.
+      return error as Error;
+    }
+    storeSequenceNumber.run({ imsi, sequenceNumber: sqn.toString('hex') });
+    return { keySealed: sealed.key_sealed, opcSealed: sealed.opc_sealed, sqn };
+  }
+
+  function schedule(delayMs: number): void {
+    if (scheduled) return;
+    scheduled = true;
+    // generate() settles every request itself and never rejects.
+    if (delayMs === 0) setImmediate(() => void generate());
+    else setTimeout(() => void generate(), delayMs);
+  }
+
+  async function generate(): Promise<void> {
+    scheduled = false;
+    const group = waiting;
+    waiting = [];
+    let committed: { value: (Generated | Error | undefined)[] } | undefined;
+    try {
+      // Statements run in order: a second generation for one subscriber reads the first one's SQN.
+      committed = await onConnection(db, () =>
+        tryWriteTransaction(db, () => group.map(({ imsi }) => advance(imsi))),
+      );
+    } catch (error) {
+      for (const { reject } of group) reject(error as Error);
+      return;
+    }
+    if (committed !== undefined) {
+      group.forEach(({ resolve }, index) => resolve(committed.value[index]));
+      return;
+    }
+    const now = performance.now();
+    for (const request of group) {
+      if (now - request.since < lockWait.giveUpMs) waiting.push(request);
+      else request.reject(new Error('database is locked: no authentication vector generated'));
+    }
+    if (waiting.length > 0) schedule(lockWait.retryMs);
+  }
 
   return {
     async generateAuthenticationData(imsi) {
-      let generated: { sealed: SealedRow; sqn: Buffer } | undefined;
-      await writeTransaction(db, () => {
-        const sealed = findCredentials.all({ imsi })[0];
-        if (sealed === undefined) return;
-        const sqn = nextSqn(Buffer.from(sealed.sequence_number, 'hex'));
-        storeSequenceNumber.run({ imsi, sequenceNumber: sqn.toString('hex') });
-        generated = { sealed, sqn };
+      const generated = await new Promise<Generated | Error | undefined>((resolve, reject) => {
+        waiting.push({ imsi, since: performance.now(), resolve, reject });
+        schedule(0);
       });
       if (generated === undefined) return undefined;
-      const { sealed, sqn } = generated;
+      if (generated instanceof Error) throw generated;
       return {
-        k: Buffer.from(secretBox.open(sealed.key_sealed), 'hex'),
-        opc: Buffer.from(secretBox.open(sealed.opc_sealed), 'hex'),
-        sqn,
+        k: Buffer.from(secretBox.open(generated.keySealed), 'hex'),
+        opc: Buffer.from(secretBox.open(generated.opcSealed), 'hex'),
+        sqn: generated.sqn,
       };
     },
 
