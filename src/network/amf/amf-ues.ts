@@ -5,16 +5,25 @@ import type { AmfUe } from './amf-ue.ts';
  * UE holds. A context with neither (a registration that has not yet named its subscriber) is found only
  * through its N2 connection.
  */
-export function createAmfUes(options: { limit: number }) {
+export function createAmfUes({ limit }: { limit: number }) {
   const all = new Set<AmfUe>();
+  /** Contexts opened beyond `limit` for a UE that may already hold one (`create`'s `provisional`). */
+  const provisional = new Set<AmfUe>();
+  // Bounds the provisional contexts a burst of requests can hold while their SUPIs are resolved.
+  const headroom = Math.max(64, Math.ceil(limit / 100));
   const bySupi = new Map<string, AmfUe>();
   const byTmsi = new Map<number, AmfUe>();
   let nextId = 1;
 
   return {
-    /** A new, empty context; undefined when `limit` contexts exist. */
-    create(): AmfUe | undefined {
-      if (all.size >= options.limit) return undefined;
+    /**
+     * A new, empty context; undefined when `limit` contexts exist. With `provisional` (a registration
+     * that may come from a UE the AMF already holds, whose old context it would replace), up to 1% more
+     * are opened, each marked `beyondLimit` until `admit` or `remove`.
+     */
+    create(options: { provisional?: boolean } = {}): AmfUe | undefined {
+      const atLimit = all.size >= limit;
+      if (atLimit && (options.provisional !== true || all.size >= limit + headroom)) return undefined;
       const ue: AmfUe = {
         id: nextId++,
         supi: undefined,
@@ -36,8 +45,14 @@ export function createAmfUes(options: { limit: number }) {
         lastKsi: undefined,
       };
       all.add(ue);
+      if (atLimit) provisional.add(ue);
       return ue;
     },
+
+    /** Whether `ue` was opened beyond the limit and has not yet shown it replaces a context. */
+    beyondLimit: (ue: AmfUe): boolean => provisional.has(ue),
+    /** `ue` replaces a context the AMF holds: it no longer counts as beyond the limit. */
+    admit: (ue: AmfUe): void => void provisional.delete(ue),
 
     bySupi: (supi: string): AmfUe | undefined => bySupi.get(supi),
     byTmsi: (tmsi: number): AmfUe | undefined => byTmsi.get(tmsi),
@@ -60,6 +75,7 @@ export function createAmfUes(options: { limit: number }) {
     /** Forgets the context entirely. */
     remove(ue: AmfUe): void {
       all.delete(ue);
+      provisional.delete(ue);
       if (ue.supi !== undefined && bySupi.get(ue.supi) === ue) bySupi.delete(ue.supi);
       if (ue.guti !== undefined && byTmsi.get(ue.guti.tmsi) === ue) byTmsi.delete(ue.guti.tmsi);
     },

@@ -12,12 +12,12 @@ import type { AmfUe } from './amf-ue.ts';
 import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
-import { gprsTimerOf } from './gprs-timer.ts';
 import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from './location.ts';
 import { logNas } from './nas-link.ts';
 import {
   authenticationFailure,
   authenticationResponse,
+  congestionReject,
   identityResponse,
   registrationComplete,
   registrationRequest,
@@ -58,14 +58,6 @@ function tmsiOf(message: NasMessage): number | undefined {
   }
 }
 
-/**
- * T3346 for one rejected UE: between half of `t3346Ms` and all of it, so that the devices a burst
- * rejected do not come back together (TS 23.501 5.19.7.2).
- */
-function backOffMs(t3346Ms: number): number {
-  return t3346Ms / 2 + Math.random() * (t3346Ms / 2);
-}
-
 const isFiveGmm = (message: NasMessage): message is FiveGmmMessage => !('pti' in message);
 
 /** The UE is heard through `connection`: last seen, its radio and serving cell in the API (network.md 5). */
@@ -104,11 +96,19 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
   /** Registration Requests refused since the limit was reached: the log speaks once per burst. */
   let refusedInBurst = 0;
 
-  /** A new UE context, or undefined at `maxUeContexts` (counted, and logged when a burst starts and ends). */
-  function newContext(): AmfUe | undefined {
-    const ue = amf.ues.create();
+  /**
+   * A new UE context for a Registration Request, or undefined at `maxUeContexts` (counted, and logged
+   * when a burst starts and ends). At the limit, a request that may come from a UE the AMF already
+   * holds (a SUCI, or the 5G-GUTI of a context it has, whose request failed the integrity check) gets a
+   * provisional context: it replaces the old one once authenticated, and gets #22 if its SUPI is new
+   * (registration.ts).
+   */
+  function newContext(
+    request: NasMessageOf<'registrationRequest'>,
+    known: AmfUe | undefined,
+  ): AmfUe | undefined {
+    const ue = amf.ues.create({ provisional: request.mobileIdentity.type === 'suci' || known !== undefined });
     if (ue === undefined) {
-      amf.metrics.ueContextLimitReject();
       if (refusedInBurst++ === 0)
         amf.logger.warn(
           { limit: amf.settings.maxUeContexts },
@@ -185,14 +185,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     }
     switch (message.messageType) {
       case 'registrationRequest': {
-        const ue = newContext();
-        if (ue === undefined)
-          // TS 24.501 5.5.1.2.5, 5.3.9: #22 congestion with T3346, the UE's back-off.
-          return rejectUnknown(amf, connection, {
-            messageType: 'registrationReject',
-            fiveGmmCause: GMM_CAUSE.congestion,
-            t3346Value: gprsTimerOf(backOffMs(amf.settings.t3346Ms), 'timer'),
-          });
+        const ue = newContext(message, known);
+        if (ue === undefined) return rejectUnknown(amf, connection, congestionReject(amf));
         attach(amf, ue, connection);
         return dispatch(ue, message, encodeNasMessage(message), false);
       }

@@ -147,6 +147,12 @@ async function suciReceived(
   if (!current(amf, ue, registration)) return;
   const resolved = resolveSupi(suci, keys);
   if (!resolved.ok) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  if (amf.ues.beyondLimit(ue)) {
+    // Opened beyond the UE context limit in case the AMF held this UE (nas-dispatch.ts): a SUPI it
+    // does not hold is a new UE, refused as any other at the limit.
+    if (amf.ues.bySupi(resolved.supi) === undefined) return refuseForCongestion(amf, ue);
+    amf.ues.admit(ue);
+  }
   const subscription = await amf.subscriptionData.getSubscriptionData(resolved.supi);
   if (!current(amf, ue, registration)) return;
   if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
@@ -438,6 +444,34 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
  * current security context exists; then the connection is released and the context forgotten (a
  * registered UE is deregistered).
  */
+/**
+ * Registration Reject #22 (congestion) with T3346, the UE's back-off (TS 24.501 5.5.1.2.5, 5.3.9), for a
+ * Registration Request beyond the AMF's UE context limit.
+ */
+export function congestionReject(amf: AmfContext): NasMessageOf<'registrationReject'> {
+  amf.metrics.ueContextLimitReject();
+  return {
+    messageType: 'registrationReject',
+    fiveGmmCause: GMM_CAUSE.congestion,
+    t3346Value: gprsTimerOf(backOffMs(amf.settings.t3346Ms), 'timer'),
+  };
+}
+
+/**
+ * T3346 for one rejected UE: between half of `t3346Ms` and all of it, so that the devices a burst
+ * rejected do not come back together (TS 23.501 5.19.7.2).
+ */
+function backOffMs(t3346Ms: number): number {
+  return t3346Ms / 2 + Math.random() * (t3346Ms / 2);
+}
+
+/** A provisional context's UE turned out new to the AMF, which is at its limit: #22, and the context goes. */
+function refuseForCongestion(amf: AmfContext, ue: AmfUe): void {
+  stopProcedure(ue);
+  sendNas(amf, ue, congestionReject(amf), { kind: 'plain' });
+  deregister(amf, ue);
+}
+
 export function rejectRegistration(amf: AmfContext, ue: AmfUe, cause: number): void {
   stopProcedure(ue);
   sendNas(

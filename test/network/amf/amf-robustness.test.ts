@@ -113,7 +113,8 @@ describe('Limits (docs/registration.md)', () => {
     const radio = await h.radio();
     const ue = new TestUe();
     await register(h, radio, ue);
-    const second = new TestUe({ ranUeNgapId: 2 });
+    // Another device (the registered one's own SUCI would replace its context: ue-context-limit.test.ts).
+    const second = new TestUe({ imsi: '001010000000002', ranUeNgapId: 2 });
     const refused = await step(
       h,
       radio,

@@ -90,6 +90,31 @@ describe('UE context limit (maxUeContexts)', () => {
     await h.close();
   });
 
+  it('at the limit, a registered device coming back with its SUCI re-registers; a new one is refused', async () => {
+    const h = await createAmfHarness({ maxUeContexts: 1 });
+    const radio = await h.radio();
+    await register(h, radio, new TestUe());
+    // The device lost its 5G-GUTI (or its context on the radio): a new connection, a Registration
+    // Request with its SUCI. Its SUPI, once de-concealed, is one the AMF holds: its new context takes
+    // the old one's place instead of being refused as a new device.
+    const again = new TestUe({ ranUeNgapId: 3 });
+    await register(h, radio, again);
+    assert.equal(h.state.subscriber(IMSI).registered, true);
+    assert.deepEqual(
+      h.amf.counts(),
+      { ues: 1, connections: 2 },
+      'one context; the old connection waits for the radio to complete its release',
+    );
+
+    // A SUCI the AMF does not hold gets #22 after de-concealment, and its provisional context goes.
+    const reject = await refused(h, radio, otherUe(h));
+    assert.equal(reject.fiveGmmCause, 22);
+    assert.ok(reject.t3346Value !== undefined, 'T3346 value IE present');
+    assert.equal(h.amf.counts().ues, 1);
+    assert.equal(h.state.subscriber(OTHER).registered, false);
+    await h.close();
+  });
+
   it('an implicitly deregistered device makes room (TS 24.501 5.3.7)', async () => {
     const h = await createAmfHarness({
       maxUeContexts: 1,
