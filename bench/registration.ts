@@ -8,10 +8,18 @@
 // de-concealment for Profile A), without storage, records or transport.
 // Run: npx tsx bench/registration.ts [--ues N (10000)] [--hold N (100000)] [--gnbs N (10)] [--concurrency N (500)]
 // [--cpu-prof DIR]: the service runs under `node --cpu-prof` (a V8 profile in DIR when it stops);
-// [--sim-cpu-prof DIR]: the same for the simulator; [--suci null|A|both (both)]: the runs to make.
+// [--sim-cpu-prof DIR]: the same for the simulator; [--suci null|A|both (both)]: the runs to make;
+// [--heap-prof DIR]: the service runs under `node --inspect`, and over the inspector each run gets an
+// allocation profile of the service (V8's sampling heap profiler, every 4 KiB, collected objects included) in
+// DIR/<run>.heapprofile and its live heap after a full collection before and after it (per held device with
+// --hold, whose snapshot is left in DIR/held.heapsnapshot); it needs Node 20's WebSocket:
+// `node --experimental-websocket --import tsx bench/registration.ts --heap-prof DIR ...`;
+// [--trace-gc]: the service runs under `node --trace-gc-nvp` and each row is followed by the heap bytes it
+// allocated per registration (the sum of each collection's `allocated=` in the run) and its scavenges and
+// mark-compacts per 1,000 registrations.
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -37,11 +45,16 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     'cpu-prof': { type: 'string' },
     'sim-cpu-prof': { type: 'string' },
+    'heap-prof': { type: 'string' },
+    'trace-gc': { type: 'boolean', default: false },
     suci: { type: 'string', default: 'both' },
     // A run whose devices also establish a PDU session each (IPv4, through the service's SMF and UPF).
     sessions: { type: 'boolean', default: false },
   },
 });
+// The full collections --heap-prof forces would be counted as allocation.
+if (values['trace-gc'] && values['heap-prof'] !== undefined)
+  throw new Error('--trace-gc and --heap-prof: one at a time');
 const UES = Number(values.ues);
 const HOLD = Number(values.hold);
 const GNBS = Number(values.gnbs);
@@ -71,7 +84,80 @@ async function usage(
   return { cpuSeconds, mainCpuSeconds, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
 }
 
+/** The service's collections so far, from its `--trace-gc-nvp` lines (with --trace-gc). */
+const collections = { allocatedBytes: 0, scavenges: 0, markCompacts: 0 };
+
+function countCollection(line: string): void {
+  const allocated = / gc=(\w+) .* allocated=(\d+) /.exec(line);
+  if (allocated === null) return;
+  collections.allocatedBytes += Number(allocated[2]);
+  if (allocated[1] === 's') collections.scavenges++;
+  else if (allocated[1] === 'mc') collections.markCompacts++;
+}
+
+/** A Chrome DevTools Protocol client over the inspector's WebSocket (Node 20: --experimental-websocket). */
+interface Inspector {
+  send(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A heap snapshot (HeapProfiler.takeHeapSnapshot), as the JSON text DevTools reads. */
+  snapshot(): Promise<string>;
+  close(): void;
+}
+
+async function connectInspector(url: string): Promise<Inspector> {
+  const Socket = (globalThis as { WebSocket?: typeof WebSocket }).WebSocket;
+  if (Socket === undefined) throw new Error('--heap-prof: run the bench with node --experimental-websocket');
+  const socket = new Socket(url);
+  await new Promise((resolve, reject) => {
+    socket.addEventListener('open', resolve, { once: true });
+    socket.addEventListener('error', reject, { once: true });
+  });
+  let nextId = 1;
+  let snapshotChunks: string[] = [];
+  const waiting = new Map<
+    number,
+    { resolve: (result: Record<string, unknown>) => void; reject: (e: Error) => void }
+  >();
+  socket.addEventListener('message', (event) => {
+    const message = JSON.parse(String(event.data)) as {
+      id?: number;
+      method?: string;
+      params?: { chunk?: string };
+      result?: Record<string, unknown>;
+      error?: { message: string };
+    };
+    if (message.method === 'HeapProfiler.addHeapSnapshotChunk')
+      snapshotChunks.push(message.params?.chunk ?? '');
+    const call = message.id === undefined ? undefined : waiting.get(message.id);
+    if (call === undefined) return;
+    waiting.delete(message.id!);
+    if (message.error !== undefined) call.reject(new Error(message.error.message));
+    else call.resolve(message.result ?? {});
+  });
+  const send = (method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      waiting.set(id, { resolve, reject });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  return {
+    send,
+    async snapshot() {
+      snapshotChunks = [];
+      await send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      return snapshotChunks.join('');
+    },
+    close: () => socket.close(),
+  };
+}
+
+/** The service's used heap after a full collection, in bytes. */
+async function liveHeapBytes(inspector: Inspector): Promise<number> {
+  await inspector.send('HeapProfiler.collectGarbage');
+  return (await inspector.send('Runtime.getHeapUsage')).usedSize as number;
+}
+
 interface Service {
+  inspector?: Inspector;
   pid: number;
   udpPort: number;
   call(method: string, path: string, body?: unknown): Promise<unknown>;
@@ -84,19 +170,28 @@ async function startService(): Promise<Service> {
     ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
     ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
   ];
-  const profileDir = values['cpu-prof'];
-  // --cpu-prof is not allowed in NODE_OPTIONS: the bundle is started by hand, as spawnService would.
-  if (profileDir !== undefined)
+  const cpuProfileDir = values['cpu-prof'];
+  const heapProfileDir = values['heap-prof'];
+  const profileFlags = [
+    ...(cpuProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir]),
+    ...(heapProfileDir === undefined ? [] : ['--inspect=127.0.0.1:0']),
+    ...(values['trace-gc'] ? ['--trace-gc-nvp'] : []),
+  ];
+  // --cpu-prof and the like are not allowed in NODE_OPTIONS: the bundle is started by hand, as spawnService would.
+  if (profileFlags.length > 0)
     execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   const child =
-    profileDir === undefined
+    profileFlags.length === 0
       ? spawnService(args)
-      : spawn(
-          process.execPath,
-          ['--cpu-prof', '--cpu-prof-dir', profileDir, ...SERVICE_NODE_FLAGS, `${ROOT}dist/main.js`, ...args],
-          { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
-        );
-  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+      : spawn(process.execPath, [...profileFlags, ...SERVICE_NODE_FLAGS, `${ROOT}dist/main.js`, ...args], {
+          cwd: ROOT,
+          stdio: ['pipe', 'pipe', 'pipe'],
+        });
+  let inspectorUrl: string | undefined;
+  child.stderr.on('data', (chunk: Buffer) => {
+    inspectorUrl ??= /Debugger listening on (ws:\S+)/.exec(chunk.toString())?.[1];
+    if (inspectorUrl === undefined || !chunk.toString().startsWith('Debugger')) process.stderr.write(chunk);
+  });
   let url: string | undefined;
   let udpPort: number | undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -105,6 +200,7 @@ async function startService(): Promise<Service> {
       try {
         message = (JSON.parse(line) as { msg?: string }).msg ?? '';
       } catch {
+        countCollection(line);
         return;
       }
       url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
@@ -116,6 +212,8 @@ async function startService(): Promise<Service> {
   });
   await ready;
   if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  if (heapProfileDir !== undefined && inspectorUrl === undefined)
+    throw new Error('no inspector URL from the service');
   const base = url;
   let token = '';
   const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
@@ -136,11 +234,14 @@ async function startService(): Promise<Service> {
       token: string;
     }
   ).token;
+  const inspector = inspectorUrl === undefined ? undefined : await connectInspector(inspectorUrl);
   return {
     pid: child.pid!,
     udpPort,
     call,
+    ...(inspector === undefined ? {} : { inspector }),
     async stop() {
+      inspector?.close();
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       await exited;
@@ -174,6 +275,12 @@ interface SimulatorRun {
   simulatorCpuMs: number;
   rssMb: number;
   peakRssMb: number;
+  /** With --trace-gc: the service's heap allocation per registration, and its collections per 1,000. */
+  collections?: {
+    allocatedBytesPerRegistration: number;
+    scavengesPer1000: number;
+    markCompactsPer1000: number;
+  };
   /** With --session: the PDU session establishments after the registrations. */
   sessions?: {
     established: number;
@@ -188,7 +295,12 @@ interface SimulatorRun {
  * The simulator in its own process; usage of both processes is read when its gNBs are ready and when it
  * says how many registered. With `hold`, it is stopped (Ctrl-C) only after the figures are taken.
  */
-async function simulate(service: Service, args: string[], hold: boolean): Promise<SimulatorRun> {
+async function simulate(
+  service: Service,
+  args: string[],
+  hold: boolean,
+  name: string,
+): Promise<SimulatorRun> {
   const withSessions = args.includes('--session');
   let registeredRun: SimulatorRun | undefined;
   let sessionStart: { service: number; simulator: number } | undefined;
@@ -209,18 +321,34 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
     { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT },
   );
   const exited = once(child, 'exit');
-  let start: { service: number; serviceMain: number; simulator: number } | undefined;
+  let start:
+    | {
+        service: number;
+        serviceMain: number;
+        simulator: number;
+        collections: typeof collections;
+        liveHeap: number;
+      }
+    | undefined;
   const failures = new Map<string, number>();
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   for (;;) {
     const line = await lines.next();
     if (line.done === true) throw new Error('the simulator ended before registering');
     if (/^\d+ gNBs ready$/.test(line.value)) {
+      const liveHeap = service.inspector === undefined ? 0 : await liveHeapBytes(service.inspector);
+      await service.inspector?.send('HeapProfiler.startSampling', {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
       const serviceUsage = await usage(service.pid);
       start = {
         service: serviceUsage.cpuSeconds,
         serviceMain: serviceUsage.mainCpuSeconds,
         simulator: (await usage(child.pid!)).cpuSeconds,
+        collections: { ...collections },
+        liveHeap,
       };
     }
     const done = /^(\d+) of (\d+) registered in (\d+) ms \((\d+)\/s\)$/.exec(line.value);
@@ -228,6 +356,20 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
       const serviceUsage = await usage(service.pid);
       const simulatorUsage = await usage(child.pid!);
       const registered = Number(done[1]);
+      if (service.inspector !== undefined) {
+        const { profile } = await service.inspector.send('HeapProfiler.stopSampling');
+        await writeFile(join(values['heap-prof']!, `${name}.heapprofile`), JSON.stringify(profile));
+        const grown = (await liveHeapBytes(service.inspector)) - start.liveHeap;
+        if (hold)
+          await writeFile(
+            join(values['heap-prof']!, `${name}.heapsnapshot`),
+            await service.inspector.snapshot(),
+          );
+        process.stderr.write(
+          `${name}: service live heap ${(grown / 2 ** 20).toFixed(1)} MiB larger after the run, ` +
+            `${(grown / registered).toFixed(0)} bytes per registration\n`,
+        );
+      }
       const run: SimulatorRun = {
         registered,
         wallMs: Number(done[3]),
@@ -237,6 +379,17 @@ async function simulate(service: Service, args: string[], hold: boolean): Promis
         simulatorCpuMs: ((simulatorUsage.cpuSeconds - start.simulator) * 1000) / registered,
         rssMb: serviceUsage.rssMb,
         peakRssMb: serviceUsage.peakRssMb,
+        ...(values['trace-gc']
+          ? {
+              collections: {
+                allocatedBytesPerRegistration:
+                  (collections.allocatedBytes - start.collections.allocatedBytes) / registered,
+                scavengesPer1000: ((collections.scavenges - start.collections.scavenges) * 1000) / registered,
+                markCompactsPer1000:
+                  ((collections.markCompacts - start.collections.markCompacts) * 1000) / registered,
+              },
+            }
+          : {}),
       };
       if (withSessions) {
         registeredRun = run;
@@ -369,7 +522,11 @@ const common = [
 const row = (name: string, r: SimulatorRun, bare: number): string =>
   `${name.padEnd(22)} ${String(r.registered).padStart(7)} ${(r.wallMs / 1000).toFixed(1).padStart(7)} s ${String(r.perSecond).padStart(6)}/s ` +
   `${r.serviceCpuMs.toFixed(3).padStart(8)} ms ${r.serviceMainCpuMs.toFixed(3).padStart(8)} ms ${bare.toFixed(3).padStart(8)} ms ${r.simulatorCpuMs.toFixed(3).padStart(8)} ms ` +
-  `${r.rssMb.toFixed(0).padStart(6)} MB ${r.peakRssMb.toFixed(0).padStart(6)} MB`;
+  `${r.rssMb.toFixed(0).padStart(6)} MB ${r.peakRssMb.toFixed(0).padStart(6)} MB` +
+  (r.collections === undefined
+    ? ''
+    : `\n  service heap allocated ${(r.collections.allocatedBytesPerRegistration / 1024).toFixed(1)} KiB/reg, ` +
+      `${r.collections.scavengesPer1000.toFixed(1)} scavenges and ${r.collections.markCompactsPer1000.toFixed(2)} mark-compacts per 1,000 registrations`);
 // The bare figures first (this process is otherwise idle then), each run's row as soon as it is measured.
 bareCpuMs(true, 500); // warm-up: the first rounds include compilation
 const bareNull = bareCpuMs(false, 2000);
@@ -393,6 +550,7 @@ try {
       service,
       [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
       false,
+      'suci-null',
     );
     process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
   }
@@ -405,6 +563,7 @@ try {
         ...['--suci', 'A', '--hn-key', hn.public_key, '--hn-key-id', '1', '--then', 'switch-off'],
       ],
       false,
+      'suci-a',
     );
     process.stdout.write(`${row('SUCI Profile A', profileA, bareA)}\n`);
   }
@@ -418,6 +577,7 @@ try {
         ...['--then', 'switch-off'],
       ],
       false,
+      'sessions',
     );
     process.stdout.write(`${row('SUCI null + session', withSessions, bareNull)}\n`);
     const s = withSessions.sessions;
@@ -434,6 +594,7 @@ try {
       service,
       [...common, '--ues', String(HOLD), '--imsi', imsiOf(1 + 2 * UES), '--then', 'hold'],
       true,
+      'held',
     );
     process.stdout.write(`${row(`${HOLD} held (null)`, held, bareNull)}\n`);
   }
