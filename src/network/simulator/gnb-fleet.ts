@@ -16,6 +16,8 @@ export interface FleetOptions {
   local?: { addresses: readonly string[] };
   timers?: Timers;
   responseTimeoutMs?: number;
+  /** Each node keeps its PDUs (`sent`, `received`; default true). */
+  keepLog?: boolean;
 }
 
 export function createFleet(options: FleetOptions): SimulatedGnb[] {
@@ -30,6 +32,7 @@ export function createFleet(options: FleetOptions): SimulatedGnb[] {
       ...(options.local === undefined ? {} : { local: options.local }),
       ...(options.timers === undefined ? {} : { timers: options.timers }),
       ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
+      ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
     });
   });
 }

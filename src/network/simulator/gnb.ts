@@ -50,7 +50,8 @@ import {
  * A simulated NG-RAN node (gNB or ng-eNB) on the RAN side of N2: it opens one SCTP association to an
  * AMF over any N2 transport and runs the NGAP procedures without a UE (TS 38.413 8.7): NG Setup, RAN
  * Configuration Update and NG Reset as initiator; NG Reset, AMF Configuration Update and Error
- * Indication as responder. Every PDU in either direction is kept (`sent`, `received`) for tests to check.
+ * Indication as responder. Every PDU in either direction is kept (`sent`, `received`) for tests to check,
+ * unless `keepLog` is false.
  * UE-associated signalling goes to an attached `UeSignalling` (the seam later issues fill).
  */
 
@@ -123,6 +124,11 @@ export interface GnbOptions {
   timers?: Timers;
   /** How long a procedure waits for the AMF's answer before its promise rejects. */
   responseTimeoutMs?: number;
+  /**
+   * Keep every PDU in `sent` and `received` (default true). A benchmark's fleet does without: ten PDUs
+   * per registration, decoded, held for the whole run, would be promoted and traced by every collection.
+   */
+  keepLog?: boolean;
 }
 
 /** A procedure's promise rejected: no answer in time, the association ended, or it could not be sent. */
@@ -155,6 +161,7 @@ export class SimulatedGnb {
   readonly #pending = new Map<number, Pending>();
   readonly #sent: NgapExchange[] = [];
   readonly #received: NgapExchange[] = [];
+  readonly #keepLog: boolean;
   #ues: UeSignalling | undefined;
   #resolveClosed: (end: GnbEnd) => void = () => undefined;
   /** Resolves with how the association ended (never rejects). */
@@ -165,6 +172,7 @@ export class SimulatedGnb {
     this.#options = options;
     this.#config = options.config;
     this.#timers = options.timers ?? systemTimers;
+    this.#keepLog = options.keepLog ?? true;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
   }
 
@@ -176,12 +184,12 @@ export class SimulatedGnb {
     return this.#state;
   }
 
-  /** Every PDU sent, in order. */
+  /** Every PDU sent, in order (none without `keepLog`). */
   get sent(): readonly NgapExchange[] {
     return this.#sent;
   }
 
-  /** Every PDU received, in order, decoded or not. */
+  /** Every PDU received, in order, decoded or not (none without `keepLog`). */
   get received(): readonly NgapExchange[] {
     return this.#received;
   }
@@ -407,14 +415,14 @@ export class SimulatedGnb {
     const state = this.#state;
     if (state.kind !== 'associated' && state.kind !== 'ready') return { ok: false, error: 'closed' };
     const result = state.association.send(streamId, NGAP_PPID, bytes);
-    if (result.ok) {
+    if (result.ok && (this.#keepLog || this.#listeners.size > 0)) {
       const exchange: NgapExchange = {
         bytes,
         streamId,
         messageType: pdu === undefined ? 'Unknown' : ngapMessageType(pdu),
         pdu,
       };
-      this.#sent.push(exchange);
+      if (this.#keepLog) this.#sent.push(exchange);
       this.#emit({ type: 'sent', exchange });
     }
     return result;
@@ -453,22 +461,22 @@ export class SimulatedGnb {
   #receive(message: InboundMessage): void {
     if (message.ppid !== NGAP_PPID) return; // not NGAP (TS 38.412 7): not ours to read
     const decoded = decodeNgapPdu(message.payload);
-    const pdu = decoded.ok ? decoded.value : undefined;
-    const exchange: NgapExchange = {
-      bytes: message.payload,
-      streamId: message.streamId,
-      messageType: pdu === undefined ? 'Unknown' : ngapMessageType(pdu),
-      pdu,
-      ...(decoded.ok ? {} : { error: decoded.error }),
-    };
-    this.#received.push(exchange);
-    this.#emit({ type: 'received', exchange });
-    if (pdu === undefined) {
+    const { payload: bytes, streamId } = message;
+    if (!decoded.ok) {
+      this.#recordReceived({ bytes, streamId, messageType: 'Unknown', pdu: undefined, error: decoded.error });
       // TS 38.413 10.2: a PDU that cannot be decoded (transfer syntax error) is answered by Error Indication.
       this.errorIndication({ cause: { choice: 'protocol', value: 'transfer-syntax-error' } });
       return;
     }
-    this.#dispatch({ ...exchange, pdu });
+    const pdu = decoded.value;
+    const exchange = { bytes, streamId, messageType: ngapMessageType(pdu), pdu };
+    this.#recordReceived(exchange);
+    this.#dispatch(exchange);
+  }
+
+  #recordReceived(exchange: NgapExchange): void {
+    if (this.#keepLog) this.#received.push(exchange);
+    if (this.#listeners.size > 0) this.#emit({ type: 'received', exchange });
   }
 
   #dispatch(exchange: NgapExchange & { pdu: NGAPPDU }): void {

@@ -423,4 +423,42 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
     await delivered;
     assert.deepEqual(got, ['DownlinkNASTransport']);
   });
+
+  it('without keepLog the node keeps no PDU, yet runs its procedures and hands UE-associated PDUs on', async () => {
+    const network = new FakeN2Network();
+    const amf = await ScriptedAmf.listen(network.transport());
+    const gnb = new SimulatedGnb({ config, transport: network.transport(), amf: AMF, keepLog: false });
+    let deliver: (messageType: string) => void = () => undefined;
+    const delivered = new Promise<string>((resolve) => (deliver = resolve));
+    gnb.attachUes({ receive: (exchange) => deliver(exchange.messageType), reset: () => undefined });
+    await gnb.connect();
+    assert.equal((await gnb.ngSetup()).outcome, 'accepted');
+    const association = [...amf.associations.keys()][0]!;
+    amf.send(association, {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 4,
+        name: 'DownlinkNASTransport',
+        criticality: 'ignore',
+        value: {
+          protocolIEs: [
+            { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: 1 },
+            { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: 1 },
+            { id: 38, name: 'NAS-PDU', criticality: 'reject', value: Uint8Array.of(0x7e, 0x00, 0x5b, 0x01) },
+          ],
+        },
+      },
+    });
+    assert.equal(await delivered, 'DownlinkNASTransport');
+    // Garbage is still answered with Error Indication (TS 38.413 10.2).
+    const answered = amf.next('ErrorIndication');
+    amf.send(association, Uint8Array.of(0xff, 0xff, 0xff));
+    await answered;
+    assert.deepEqual(
+      amf.received.map((r) => r.messageType),
+      ['NGSetupRequest', 'ErrorIndication'],
+    );
+    assert.equal(gnb.sent.length, 0);
+    assert.equal(gnb.received.length, 0);
+  });
 });

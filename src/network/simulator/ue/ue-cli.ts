@@ -418,6 +418,8 @@ export async function runUeSimulator(
       namePrefix: p.name,
       local: { addresses: [p.local] },
       responseTimeoutMs: p.timeoutMs,
+      // Thousands of UEs: the PDUs are not kept (each UE's NAS messages are printed as they go).
+      keepLog: false,
     });
     // TS 38.300 8.2: the NR cell identity is the gNB id (its 22 leftmost bits here) and a local cell id.
     const radios = gnbs.map(
