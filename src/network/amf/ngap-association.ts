@@ -123,6 +123,8 @@ export class NgapAssociation implements AssociationHandler {
   #phase: Phase;
   /** Why this side is ending the association, so that its end is logged as expected. */
   #endingOnPurpose: string | undefined;
+  /** The link of each radio this association connected (one per NG Setup), see #link. */
+  readonly #links = new WeakMap<ConnectedRadio, RadioLink>();
 
   constructor(association: N2Association, up: AssociationUp, context: AssociationContext) {
     this.#association = association;
@@ -584,17 +586,29 @@ export class NgapAssociation implements AssociationHandler {
     return { ranId: node?.id ?? this.#address, name: name ?? node?.id, address: this.#address };
   }
 
+  /**
+   * The radio's link, made once per NG Setup: every UE connection through the radio keeps it, so a
+   * registered UE costs no link of its own (a link per message was about 400 bytes of heap per UE).
+   */
   #link(radio: ConnectedRadio): RadioLink {
-    return {
-      id: radio.id,
-      name: radio.name,
-      outboundStreams: this.#association.streams.outbound,
-      // Read when paging: RAN Configuration Update replaces the list.
-      get supportedTais() {
-        return radio.supportedTais;
-      },
-      send: (pdu, streamId) => this.#send(pdu, this.#recordContext(), {}, streamId),
-    };
+    let link = this.#links.get(radio);
+    if (link === undefined) {
+      const association = this.#association;
+      link = {
+        id: radio.id,
+        // Read when named or paging: RAN Configuration Update replaces both.
+        get name() {
+          return radio.name;
+        },
+        outboundStreams: association.streams.outbound,
+        get supportedTais() {
+          return radio.supportedTais;
+        },
+        send: (pdu, streamId) => this.#send(pdu, this.#recordContext(), {}, streamId),
+      };
+      this.#links.set(radio, link);
+    }
+    return link;
   }
 }
 
