@@ -270,6 +270,32 @@ describe('NIA2 / 128-EIA2 (TS 33.401 Annex C.2)', () => {
   }
 });
 
+describe('NEA2 / NIA2 with keys used long ago', () => {
+  it('a key used again after 5,000 other keys (beyond the cached ciphers and subkeys) gives the same outputs', () => {
+    const set = nia2Set(0);
+    const cipherSet = nea2Set(0);
+    const key = hex(set.key);
+    const mac = nasMac(2, { ...input(set), key }, hex(set.message), set.length_bits);
+    const keyStream = nasEncrypt(
+      2,
+      { ...input(cipherSet), key },
+      hex(cipherSet.plaintext),
+      cipherSet.length_bits,
+    );
+    for (let i = 0; i < 5000; i++) {
+      const other = Buffer.alloc(16);
+      other.writeUInt32BE(i);
+      nasMac(2, { ...input(set), key: other }, hex(set.message), set.length_bits);
+    }
+    assert.equal(mac.toString('hex'), set.mac.slice(2));
+    assert.deepEqual(nasMac(2, { ...input(set), key }, hex(set.message), set.length_bits), mac);
+    assert.deepEqual(
+      nasEncrypt(2, { ...input(cipherSet), key }, hex(cipherSet.plaintext), cipherSet.length_bits),
+      keyStream,
+    );
+  });
+});
+
 describe('NEA3 / NIA3 through the NAS dispatch (128-EEA3 & 128-EIA3 Document 3, test set 1)', () => {
   it('128-EEA3 test set 1 (193 bits)', () => {
     const set = { key: '173d14ba5003731d7a60049470f00a29', count: 0x66035492, bearer: 0x0f, direction: 0 };
