@@ -20,7 +20,23 @@ export type ServingCell =
   | { plmn: Plmn; nrCellIdentity: number; tac: number }
   | { plmn: Plmn; eutraCellIdentity: number; tac: number };
 
+/**
+ * User Location Information by serving cell: a UE-associated message carries it in most PDUs, and a cell
+ * (an object nobody changes: a UE that moves gets another) always gives the same value, so it is built
+ * once per cell. The NGAP encoder only reads it.
+ */
+const locations = new WeakMap<ServingCell, UserLocationInformation>();
+
 export function userLocationInformation(cell: ServingCell): UserLocationInformation {
+  let location = locations.get(cell);
+  if (location === undefined) {
+    location = buildUserLocationInformation(cell);
+    locations.set(cell, location);
+  }
+  return location;
+}
+
+function buildUserLocationInformation(cell: ServingCell): UserLocationInformation {
   const plmn = plmnIdentity(cell.plmn.mcc, cell.plmn.mnc);
   if ('eutraCellIdentity' in cell) {
     return {

@@ -451,7 +451,8 @@ export class SimulatedUe implements RadioUe {
     const opened = this.#open(nasPdu);
     if (opened === undefined) return;
     const { message, plain } = opened;
-    this.#record({ direction: 'downlink', messageType: message.messageType, plain, pdu: nasPdu });
+    if (this.#recording)
+      this.#record({ direction: 'downlink', messageType: message.messageType, plain, pdu: nasPdu });
     if (this.config.misbehaviour?.silentAfter === message.messageType) {
       this.#silent = true;
       return;
@@ -903,7 +904,8 @@ export class SimulatedUe implements RadioUe {
         ? SECURITY_HEADER_TYPE.integrityProtectedAndCiphered
         : SECURITY_HEADER_TYPE.integrityProtected);
     const pdu = protect(context, plain, type);
-    const contained = sent === message ? undefined : encodeNasMessage(message);
+    // The contained message in plain is for the log only: encoded again only when someone reads it.
+    const contained = sent === message || !this.#recording ? undefined : encodeNasMessage(message);
     return this.#transmit(message.messageType, plain, pdu, cause, contained);
   }
 
@@ -928,14 +930,20 @@ export class SimulatedUe implements RadioUe {
     }
     if (!sent) return false;
     this.#lastUplink = pdu;
-    this.#record({
-      direction: 'uplink',
-      messageType,
-      plain,
-      pdu,
-      ...(contained === undefined ? {} : { contained }),
-    });
+    if (this.#recording)
+      this.#record({
+        direction: 'uplink',
+        messageType,
+        plain,
+        pdu,
+        ...(contained === undefined ? {} : { contained }),
+      });
     return true;
+  }
+
+  /** Whether NAS exchanges are kept or listened to: without either (a benchmark's UEs), none is built. */
+  get #recording(): boolean {
+    return this.#keepLog || this.#listeners.size > 0;
   }
 
   #record(exchange: NasExchange): void {
@@ -950,6 +958,7 @@ export class SimulatedUe implements RadioUe {
   }
 
   #emit(event: UeEvent): void {
+    if (this.#listeners.size === 0) return;
     for (const listener of [...this.#listeners]) listener(event);
   }
 }

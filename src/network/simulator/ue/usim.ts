@@ -12,6 +12,8 @@ const MAC_OFFSET = SQN_BYTES + 2;
 const IND_VALUES = 1 << IND_BITS;
 /** TS 33.102 C.2.1: the largest accepted jump of SEQ above the highest SEQ_MS (Δ, 2^28 as C.3.3 suggests). */
 const DELTA = 1n << 28n;
+// f5 does not depend on SQN: MILENAGE is first run with this one to learn AK (MILENAGE only reads it).
+const ZERO_SQN = Buffer.alloc(SQN_BYTES);
 // TS 33.102 6.3.3: MAC-S is computed with a dummy AMF of all zeros.
 const RESYNCHRONISATION_AMF = Buffer.alloc(2);
 // TS 33.501 Annex A.2: bit 0 of the AMF field is the "separation bit", set for 5G (and EPS) vectors.
@@ -53,6 +55,8 @@ export class Usim {
   /** SEQ_MS(i) for i = 0..31. */
   readonly #seqMs: bigint[] = new Array<bigint>(IND_VALUES).fill(0n);
   #highest = Buffer.alloc(SQN_BYTES);
+  /** SEQ of `#highest`. */
+  #highestSeq = 0n;
 
   constructor(keys: UsimKeys, sqnMs: Buffer = Buffer.alloc(SQN_BYTES)) {
     if (keys.key.length !== 16 || keys.opc.length !== 16) throw new RangeError('K and OPc are 16 bytes');
@@ -70,6 +74,7 @@ export class Usim {
     const { seq } = splitSqn(sqn);
     this.#seqMs.fill(seq);
     this.#highest = Buffer.from(sqn);
+    this.#highestSeq = seq;
   }
 
   /** Answers a 5G-AKA challenge for the serving network name `snn` (TS 24.501 9.12.1). */
@@ -78,30 +83,31 @@ export class Usim {
     const { key, opc } = this.keys;
     const amf = autn.subarray(AMF_OFFSET, MAC_OFFSET);
     // f5 does not depend on SQN: a first run with a zero SQN gives AK (and RES, CK, IK).
-    const out = milenage({ key, opc, rand, sqn: Buffer.alloc(SQN_BYTES), amf });
+    const out = milenage({ key, opc, rand, sqn: ZERO_SQN, amf });
     const sqnXorAk = autn.subarray(0, SQN_BYTES);
     const sqn = xor(sqnXorAk, out.ak);
     const { macA } = f1(key, opc, rand, sqn, amf);
     if (!macA.equals(autn.subarray(MAC_OFFSET))) return { kind: 'mac-failure' };
     if (((amf[0] ?? 0) & SEPARATION_BIT) === 0) return { kind: 'non-5g-authentication' };
-    if (!this.#fresh(sqn)) return { kind: 'synch-failure', auts: this.#auts(rand) };
-    this.#accept(sqn);
+    const { seq, ind } = splitSqn(sqn);
+    if (!this.#fresh(seq, ind)) return { kind: 'synch-failure', auts: this.#auts(rand) };
+    this.#accept(sqn, seq, ind);
     const resStar = deriveResStar(out.ck, out.ik, snn, rand, out.res);
     const kausf = deriveKausf(out.ck, out.ik, snn, sqnXorAk);
     return { kind: 'accepted', resStar, kausf, kseaf: deriveKseaf(kausf, snn), sqn };
   }
 
   /** TS 33.102 C.2.2: SEQ > SEQ_MS(IND) and SEQ - SEQ_MS <= Δ (SEQ_MS the highest accepted). */
-  #fresh(sqn: Buffer): boolean {
-    const { seq, ind } = splitSqn(sqn);
-    const highest = splitSqn(this.#highest).seq;
-    return seq > (this.#seqMs[ind] ?? 0n) && seq - highest <= DELTA;
+  #fresh(seq: bigint, ind: number): boolean {
+    return seq > (this.#seqMs[ind] ?? 0n) && seq - this.#highestSeq <= DELTA;
   }
 
-  #accept(sqn: Buffer): void {
-    const { seq, ind } = splitSqn(sqn);
+  #accept(sqn: Buffer, seq: bigint, ind: number): void {
     this.#seqMs[ind] = seq;
-    if (seq > splitSqn(this.#highest).seq) this.#highest = Buffer.from(sqn);
+    if (seq > this.#highestSeq) {
+      this.#highest = Buffer.from(sqn);
+      this.#highestSeq = seq;
+    }
   }
 
   /** TS 33.102 6.3.3: AUTS = SQN_MS ⊕ f5*(RAND) || f1*(SQN_MS, RAND, AMF 0000). */
