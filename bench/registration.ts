@@ -7,6 +7,8 @@
 // (5G-AKA vector, KAMF, NAS security of the seven NAS messages, the NGAP codec of the ten PDUs, and ECIES
 // de-concealment for Profile A), without storage, records or transport.
 // Run: npx tsx bench/registration.ts [--ues N (10000)] [--hold N (100000)] [--gnbs N (10)] [--concurrency N (500)]
+// [--warmup N (3000)]: N registrations (SUCI null) before the measured runs, on the same service, in their own
+// row: the service's first thousands of registrations run while V8 compiles its hot code, and a core runs warm;
 // [--cpu-prof DIR]: the service runs under `node --cpu-prof` (a V8 profile in DIR when it stops);
 // [--sim-cpu-prof DIR]: the same for the simulator; [--suci null|A|both (both)]: the runs to make;
 // [--heap-prof DIR]: the service runs under `node --inspect`, and over the inspector each run gets an
@@ -48,6 +50,7 @@ const { values } = parseArgs({
     'heap-prof': { type: 'string' },
     'trace-gc': { type: 'boolean', default: false },
     suci: { type: 'string', default: 'both' },
+    warmup: { type: 'string', default: '3000' },
     // A run whose devices also establish a PDU session each (IPv4, through the service's SMF and UPF).
     sessions: { type: 'boolean', default: false },
   },
@@ -59,6 +62,7 @@ const UES = Number(values.ues);
 const HOLD = Number(values.hold);
 const GNBS = Number(values.gnbs);
 const CONCURRENCY = Number(values.concurrency);
+const WARMUP = Number(values.warmup);
 const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -545,6 +549,18 @@ try {
   };
   await provision(service, 1, UES);
   await provision(service, 1 + UES, UES);
+  if (WARMUP > 0) {
+    // After every other run's IMSIs (those of --sessions and --hold included).
+    const first = 1 + 3 * UES + HOLD;
+    await provision(service, first, WARMUP);
+    const warm = await simulate(
+      service,
+      [...common, '--ues', String(WARMUP), '--imsi', imsiOf(first), '--then', 'switch-off'],
+      false,
+      'warm-up',
+    );
+    process.stdout.write(`${row('warm-up (SUCI null)', warm, bareNull)}\n`);
+  }
   if (values.suci !== 'A') {
     const nullRun = await simulate(
       service,
