@@ -461,6 +461,9 @@ export class SimulatedUe implements RadioUe {
   }
 
   contextSetUp(securityKey: Uint8Array | undefined): void {
+    // KgNB would key AS security, which is not simulated: it is derived only to tell a listener whether
+    // the network's matches the UE's own.
+    if (this.#listeners.size === 0) return;
     const context = this.#security;
     const expected = context === undefined ? undefined : deriveContextKgnb(context);
     const kgnbMatches =
