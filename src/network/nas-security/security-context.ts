@@ -8,6 +8,9 @@ import type { NasKeySetIdentifier } from '../nas/ie/mobility.ts';
 
 export type NasSecuritySide = 'network' | 'ue';
 
+/** KNASenc and KNASint are the 128 least significant bits of the KDF output (TS 33.501 A.8). */
+const NAS_KEY_BYTES = 16;
+
 /**
  * The BEARER input of the NAS algorithms is the NAS connection identifier (TS 33.501 6.4.3.1),
  * 1 for 3GPP access: open5gs (AMF `amf_ue->nas.access_type`, OGS_ACCESS_TYPE_3GPP = 1) and free5gc
@@ -53,15 +56,25 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** A fresh context: both NAS COUNTs at 0 (TS 24.501 4.4.3.1, a new KAMF), status 'new'. */
 export function createNasSecurityContext(input: NasSecurityContextInput): NasSecurityContext {
-  const { side, ngKsi, kamf, ciphering, integrity } = input;
+  const { side, ngKsi, ciphering, integrity } = input;
+  // KAMF, KNASenc and KNASint in one block of their own: a context lives as long as its UE is registered,
+  // and one memory block in place of three (each an ArrayBuffer with a backing store the collector
+  // tracks, two of them whole 32-byte KDF outputs kept for 16 bytes) is lighter for every collection.
+  const keys = Buffer.allocUnsafeSlow(input.kamf.length + 2 * NAS_KEY_BYTES);
+  keys.set(input.kamf);
+  const kamf = keys.subarray(0, input.kamf.length);
+  const knasEnc = keys.subarray(kamf.length, kamf.length + NAS_KEY_BYTES);
+  const knasInt = keys.subarray(kamf.length + NAS_KEY_BYTES);
+  knasEnc.set(deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasEncryption, ciphering));
+  knasInt.set(deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasIntegrity, integrity));
   return {
     side,
-    ngKsi: { ...ngKsi },
+    ngKsi: { mapped: ngKsi.mapped, ksi: ngKsi.ksi },
     kamf,
     ciphering,
     integrity,
-    knasEnc: deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasEncryption, ciphering),
-    knasInt: deriveAlgorithmKey(kamf, ALGORITHM_TYPE.nasIntegrity, integrity),
+    knasEnc,
+    knasInt,
     status: 'new',
     nextSendCount: 0,
     highestReceivedCount: undefined,
