@@ -379,7 +379,10 @@ async function acceptRegistration(
   ue.allowedNssai = allowedNssai;
   ue.requestedNssai = registration.request.requestedNssai;
   const area = accept.taiList?.[0];
-  if (area?.type === 'non-consecutive-tacs') ue.registrationArea = { ...area.plmn, tacs: area.tacs };
+  // Written out, not spread: a spread object with a property added after it got a hidden class of its own,
+  // one per registered UE.
+  if (area?.type === 'non-consecutive-tacs')
+    ue.registrationArea = { mcc: area.plmn.mcc, mnc: area.plmn.mnc, tacs: area.tacs };
   const send = (): boolean => sendNas(amf, ue, accept, { kind: 'current' });
   const timer = startRetransmissionTimer(
     amf.timers,
