@@ -10,6 +10,16 @@ export interface BitString {
 /** A BIT STRING of `length` bits holding the unsigned integer `value` (right-aligned, as 3GPP writes them). */
 export function bitStringOf(value: number | bigint, length: number): BitString {
   const bytes = new Uint8Array(Math.ceil(length / 8));
+  // Numbers of up to 45 bits (algorithm lists, cell and node identities) without BigInt, whose every shift
+  // allocates: shifted left by under 8 bits they stay below 2^53, exact in a double.
+  if (typeof value === 'number' && length <= 45 && Number.isSafeInteger(value) && value >= 0) {
+    let rest = value * 2 ** (bytes.length * 8 - length);
+    for (let i = bytes.length - 1; i >= 0; i--) {
+      bytes[i] = rest % 256;
+      rest = Math.floor(rest / 256);
+    }
+    return { bytes, length };
+  }
   let rest = BigInt(value) << BigInt(bytes.length * 8 - length);
   for (let i = bytes.length - 1; i >= 0; i--) {
     bytes[i] = Number(rest & 0xffn);

@@ -102,6 +102,23 @@ describe('PER runtime (X.691)', () => {
     assert.equal(reader('020100').semiInt(44), 300);
   });
 
+  it('a BIT STRING of a number has the bytes of the same value as a bigint (1-64 bits, fixed seed)', () => {
+    let seed = 0x5eed;
+    const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    for (let length = 1; length <= 64; length++) {
+      for (let i = 0; i < 50; i++) {
+        const value = Math.floor(random() * 2 ** Math.min(length, 53));
+        assert.deepEqual(
+          bitStringOf(value, length),
+          bitStringOf(BigInt(value), length),
+          `${value}, ${length}`,
+        );
+      }
+    }
+    assert.equal(bitStringHex(bitStringOf(2 ** 45 - 1, 45)), '1fffffffffff');
+    assert.equal(bitStringHex(bitStringOf(0x8000, 16)), '8000');
+  });
+
   it('BIT STRINGs are left-aligned on the wire and right-aligned in hex', () => {
     const cellId = bitStringOf(16, 36);
     assert.equal(bitStringHex(cellId), '000000010');
