@@ -6,14 +6,22 @@ export interface BatchingWriterOptions {
   capacity: number;
   /** Records written in one transaction at most. */
   batchSize: number;
-  /** How long a record may wait for others before its batch is written anyway. */
+  /** How long a record that finds the writer idle may wait for others before its batch is written anyway. */
   maxDelayMs: number;
+  /**
+   * How long the records that arrived while a batch was written wait for others before the next batch
+   * (unless a full batch waits). Under a steady flow this sets the rate of transactions: each one rewrites
+   * in the WAL every page it touches (each table's and index's last pages, at least), so a transaction
+   * every few milliseconds cost the writer several page writes per record (docs/records.md).
+   */
+  busyDelayMs: number;
 }
 
 export const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   capacity: 50_000,
   batchSize: 2_000,
   maxDelayMs: 5,
+  busyDelayMs: 50,
 };
 
 /** A batch: the records of each kind, in the order they were offered. */
@@ -36,7 +44,8 @@ interface Entry<Rows extends object> {
 /**
  * The one writer of the records pipeline. Records of every kind wait in one bounded FIFO queue and are
  * written in group commits: a transaction holds up to `batchSize` records and starts when that many are
- * waiting or `maxDelayMs` after the first one arrived; while one is written, the next full batch is
+ * waiting, or `maxDelayMs` after the first one arrived at an idle writer, or `busyDelayMs` after the last
+ * transaction when records came while it was written; while one is written, the next full batch is
  * handed to the store too (see `pump`). When the queue is full, `offer` refuses the records and says so;
  * `whenWritable` resolves once the writer has taken enough records off the queue.
  * `close` refuses new records and returns when everything accepted before it is written.
@@ -49,7 +58,7 @@ export function createBatchingWriter<Rows extends object>(deps: {
   onAccepted?: (kind: keyof Rows, records: number) => void;
 }) {
   const { store, logger, onAccepted } = deps;
-  const { capacity, batchSize, maxDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
+  const { capacity, batchSize, maxDelayMs, busyDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
   /** The queue; slots before `head` are taken and emptied, and dropped from time to time. */
   const entries: (Entry<Rows> | undefined)[] = [];
   let head = 0;
@@ -132,8 +141,14 @@ export function createBatchingWriter<Rows extends object>(deps: {
     if (queued === 0 && writing === 0) {
       for (const wake of idleWaiters.splice(0)) wake();
     }
-    // Lets requests and new records in between batches.
-    setImmediate(pump);
+    if (queued >= batchSize || idleWaiters.length > 0) {
+      // Lets requests and new records in between batches.
+      setImmediate(pump);
+    } else if (queued > 0 && writing === 0 && !timer) {
+      // Records keep coming: they wait for others (`busyDelayMs`) rather than make one small transaction
+      // per write.
+      timer = setTimeout(pump, busyDelayMs);
+    }
   }
 
   async function flush(): Promise<void> {

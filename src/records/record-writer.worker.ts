@@ -18,7 +18,7 @@ let db: Db | undefined;
 let store: ((batch: Batch<RecordRows>) => Promise<void>) | undefined;
 
 function open(): void {
-  db = openSqliteDatabase(path);
+  db = openSqliteDatabase(path, { role: 'records-writer' });
   store = createRecordStore(db, createRecordRepositories(db));
 }
 

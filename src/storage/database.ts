@@ -13,7 +13,7 @@ import {
 } from 'kysely';
 import { migrationProvider } from './migrations/index.ts';
 import type { Database } from './schema.ts';
-import { createSqliteFile, type SqliteFile } from './sqlite-file.ts';
+import { createSqliteFile, type ConnectionRole, type SqliteFile } from './sqlite-file.ts';
 
 export type Db = Kysely<Database>;
 
@@ -47,15 +47,16 @@ class PmnSqliteDialect extends SqliteDialect {
 
 /**
  * Opens (creating when absent) the embedded SQLite database in WAL mode with foreign keys enforced. With
- * `image` (a serialized database), an in-memory copy of it opens instead.
+ * `image` (a serialized database), an in-memory copy of it opens instead. `role` says whose connection
+ * it is (the service's by default; see `ConnectionRole`).
  */
 export function openSqliteDatabase(
   path: string,
-  options: Pick<KyselyConfig, 'log'> & { image?: Buffer } = {},
+  options: Pick<KyselyConfig, 'log'> & { image?: Buffer; role?: ConnectionRole } = {},
 ): Db {
   if (path !== ':memory:' && !options.image) mkdirSync(dirname(path), { recursive: true });
-  const { image, ...config } = options;
-  const file = createSqliteFile(image ? ':memory:' : path, image);
+  const { image, role, ...config } = options;
+  const file = createSqliteFile(image ? ':memory:' : path, image, role);
   const db = new Kysely<Database>({ ...config, dialect: new PmnSqliteDialect({ database: file }) });
   sqliteFiles.set(db, file);
   return db;

@@ -6,10 +6,34 @@ import type { SqliteDatabase } from 'kysely';
 export const BUSY_TIMEOUT_MS = 5000;
 
 /**
+ * What a connection is for: the service's own (every query and transaction of the service), or the records
+ * writer thread's (docs/records.md), which only inserts records.
+ */
+export type ConnectionRole = 'service' | 'records-writer';
+
+/**
+ * WAL pages after which a commit checkpoints (SQLite's `wal_autocheckpoint`), by role. A checkpoint copies
+ * the WAL's pages into the database file and syncs both: on the service's thread it blocked the event
+ * loop for those writes and two fsyncs. The records writer commits most of the pages and checkpoints at
+ * SQLite's default; the service's connection, which commits far more often (one small SQN transaction
+ * per event-loop turn), was the one whose commit crossed the mark most of the time. It now checkpoints
+ * only as a backstop, when the WAL has grown well past the writer's mark (no writer thread: a backup
+ * holding the file, or no records yet).
+ */
+export const CHECKPOINT_PAGES: Readonly<Record<ConnectionRole, number>> = {
+  service: 4000,
+  'records-writer': 1000,
+};
+
+/**
  * Opens one connection with the settings the service relies on: WAL, foreign keys, a busy timeout. An
  * `image` (a serialized database) opens as an in-memory copy of it.
  */
-export function openSqliteConnection(path: string, image?: Buffer): SQLite.Database {
+export function openSqliteConnection(
+  path: string,
+  image?: Buffer,
+  role: ConnectionRole = 'service',
+): SQLite.Database {
   if (!image && path !== ':memory:') keepPrivate(path);
   const sqlite = image ? new SQLite(image) : new SQLite(path);
   try {
@@ -17,6 +41,13 @@ export function openSqliteConnection(path: string, image?: Buffer): SQLite.Datab
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES[role]}`);
+    // A statement that may write several rows keeps a journal of its own (to undo just itself on a
+    // constraint failure): every page it touches is copied there, and past 64 KiB that journal spills
+    // into a temporary file. Each 32-row insert of the records writer wrote that file, 4 KiB a page:
+    // three write calls in four. In memory it costs a copy. (Only there: the service's connection keeps
+    // its large sorts and groupings in temporary files rather than in its heap.)
+    if (role === 'records-writer') sqlite.pragma('temp_store = MEMORY');
   } catch (error) {
     // Not a database after all (the first statement reads the file): do not leak the connection.
     sqlite.close();
@@ -85,8 +116,8 @@ export const withBoundLimits = (sql: string): string => sql.replace(/\b(limit) \
 /** Distinct SQL texts kept prepared; the API's queries are a few hundred at most. */
 const STATEMENT_CACHE_SIZE = 500;
 
-export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
-  let sqlite = openSqliteConnection(path, image);
+export function createSqliteFile(path: string, image?: Buffer, role: ConnectionRole = 'service'): SqliteFile {
+  let sqlite = openSqliteConnection(path, image, role);
   // Kysely prepares every query it runs, and for the short queries the API makes, preparing costs more
   // than running (11 µs of a 4 µs lookup). Statements are kept by SQL text, least recently used dropped
   // first. Reuse is safe because the driver runs each to completion (`all` or `run`) before the next
@@ -124,7 +155,7 @@ export function createSqliteFile(path: string, image?: Buffer): SqliteFile {
         swap();
       } finally {
         // Whether or not the swap happened, the service needs a connection on whatever file is there now.
-        sqlite = openSqliteConnection(path);
+        sqlite = openSqliteConnection(path, undefined, role);
       }
     },
   };

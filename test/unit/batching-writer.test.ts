@@ -64,6 +64,50 @@ describe('batching writer', () => {
     assert.deepEqual(batches, [[{ kind: 'a', rows: ['a1'] }]]);
   });
 
+  it('groups the records that arrive while a batch is written into the next transaction, busyDelayMs later', async () => {
+    const written: string[][] = [];
+    let release: () => void = () => {};
+    const w = createBatchingWriter<Rows>({
+      logger: pino({ level: 'silent' }),
+      options: { capacity: 100, batchSize: 100, maxDelayMs: 1, busyDelayMs: 60_000 },
+      store: async (batch) => {
+        if (written.length === 0) await new Promise<void>((resolve) => (release = resolve));
+        written.push([...batch.values()].flat());
+      },
+    });
+    w.offer('a', ['a1']);
+    while (written.length === 0 && w.depth > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The first batch is being written: these two wait beside it.
+    w.offer('a', ['a2']);
+    w.offer('b', ['b1']);
+    release();
+    while (written.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    for (let turn = 0; turn < 10; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(written, [['a1']], 'the records that came meanwhile were not written at once');
+    w.offer('a', ['a3']);
+    await w.flush();
+    assert.deepEqual(written, [['a1'], ['a2', 'a3', 'b1']]);
+  });
+
+  it('writes the records that arrived while a batch was written after busyDelayMs, without a flush', async () => {
+    const written: string[][] = [];
+    let release: () => void = () => {};
+    const w = createBatchingWriter<Rows>({
+      logger: pino({ level: 'silent' }),
+      options: { capacity: 100, batchSize: 100, maxDelayMs: 1, busyDelayMs: 1 },
+      store: async (batch) => {
+        if (written.length === 0) await new Promise<void>((resolve) => (release = resolve));
+        written.push([...batch.values()].flat());
+      },
+    });
+    w.offer('a', ['a1']);
+    while (w.depth > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    w.offer('a', ['a2']);
+    release();
+    while (written.length < 2) await new Promise((resolve) => setTimeout(resolve, 1));
+    assert.deepEqual(written, [['a1'], ['a2']]);
+  });
+
   it('splits a large offer across transactions of at most batchSize records', async () => {
     const w = writer({ capacity: 100, batchSize: 3, maxDelayMs: 60_000 });
     w.offer('a', ['1', '2', '3', '4', '5', '6', '7']);
