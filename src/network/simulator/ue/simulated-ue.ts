@@ -199,7 +199,6 @@ export class SimulatedUe implements RadioUe {
   /** The full Registration Request of the registration in progress, for the SMC's container. */
   #pendingRequest: NasMessageOf<'registrationRequest'> | undefined;
   #cancelGuard: (() => void) | undefined;
-  #lastUplink: Uint8Array | undefined;
   #silent = false;
   /** The PDU sessions the UE holds (its 5GSM side, ue-sessions.ts), for PDU session status. */
   #pduSessions: (() => number[]) | undefined;
@@ -423,9 +422,13 @@ export class SimulatedUe implements RadioUe {
     return this.#send(message);
   }
 
-  /** Sends the last uplink NAS PDU again, as it was (a replay, TS 33.501 6.4.3.2). */
+  /**
+   * Sends the last uplink NAS PDU of `log` again, as it was (a replay, TS 33.501 6.4.3.2). False without
+   * `keepLog`: a UE does not otherwise hold its PDUs (a small one is a view of a shared 8 KiB buffer, which
+   * a held device would keep alive).
+   */
   replayLastUplink(): boolean {
-    const last = this.#lastUplink;
+    const last = this.log.findLast((exchange) => exchange.direction === 'uplink')?.pdu;
     return last !== undefined && (this.#connection?.uplink(last) ?? false);
   }
 
@@ -932,7 +935,6 @@ export class SimulatedUe implements RadioUe {
       if (sent) this.#emit({ type: 'connected' });
     }
     if (!sent) return false;
-    this.#lastUplink = pdu;
     if (this.#recording)
       this.#record({
         direction: 'uplink',

@@ -54,7 +54,7 @@ export class Usim {
   readonly keys: UsimKeys;
   /** SEQ_MS(i) for i = 0..31. */
   readonly #seqMs: bigint[] = new Array<bigint>(IND_VALUES).fill(0n);
-  #highest = Buffer.alloc(SQN_BYTES);
+  #highest: Buffer = Buffer.alloc(SQN_BYTES);
   /** SEQ of `#highest`. */
   #highestSeq = 0n;
 
@@ -73,7 +73,7 @@ export class Usim {
   setSqnMs(sqn: Buffer): void {
     const { seq } = splitSqn(sqn);
     this.#seqMs.fill(seq);
-    this.#highest = Buffer.from(sqn);
+    this.#highest = ownCopy(sqn);
     this.#highestSeq = seq;
   }
 
@@ -105,7 +105,7 @@ export class Usim {
   #accept(sqn: Buffer, seq: bigint, ind: number): void {
     this.#seqMs[ind] = seq;
     if (seq > this.#highestSeq) {
-      this.#highest = Buffer.from(sqn);
+      this.#highest = ownCopy(sqn);
       this.#highestSeq = seq;
     }
   }
@@ -116,6 +116,16 @@ export class Usim {
     const out = milenage({ key, opc, rand, sqn: this.#highest, amf: RESYNCHRONISATION_AMF });
     return Buffer.concat([xor(this.#highest, out.akStar), out.macS]);
   }
+}
+
+/**
+ * A copy in memory of its own: a small `Buffer.from` copy is a view of Buffer's shared 8 KiB pool, and a
+ * card holds its highest SQN for as long as it lives, which would keep the whole pool slab alive.
+ */
+function ownCopy(bytes: Buffer): Buffer {
+  const copy = Buffer.alloc(bytes.length);
+  bytes.copy(copy);
+  return copy;
 }
 
 function xor(a: Uint8Array, b: Uint8Array): Buffer {
