@@ -405,7 +405,8 @@ async function acceptRegistration(
     guami: guami(amf.identity, plmn),
     allowedNssai: ngapAllowedNssai(allowedNssai),
     ueSecurityCapabilities: ngapSecurityCapabilities(capability),
-    securityKey: bitStringOf(BigInt(`0x${kgnb.toString('hex')}`), 256),
+    // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
+    securityKey: { bytes: kgnb, length: 256 },
     nasPdu,
   });
 }

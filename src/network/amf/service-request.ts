@@ -1,4 +1,3 @@
-import { bitStringOf } from '../asn1/bit-string.ts';
 import { encodeNasMessage, type NasMessageOf } from '../nas/index.ts';
 import { openContainer } from '../nas/initial-message-container.ts';
 import { deriveContextKgnb, latestUplinkCount } from '../nas-security/index.ts';
@@ -70,7 +69,8 @@ export async function serviceRequest(
     guami: guami(amf.identity, configuration.plmn),
     allowedNssai: ngapAllowedNssai(ue.allowedNssai),
     ueSecurityCapabilities: ngapSecurityCapabilities(capability),
-    securityKey: bitStringOf(BigInt(`0x${kgnb.toString('hex')}`), 256),
+    // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
+    securityKey: { bytes: kgnb, length: 256 },
     nasPdu: accept,
   });
 }
