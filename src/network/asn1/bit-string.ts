@@ -30,6 +30,13 @@ export function bitStringOf(value: number | bigint, length: number): BitString {
 
 /** The bits of a BIT STRING read as an unsigned integer, in lower-case hex of ceil(length/4) digits. */
 export function bitStringHex(bits: BitString): string {
+  // Up to 48 bits (cell and node identities) in a double, exact below 2^53, without BigInt's allocations.
+  if (bits.bytes.length <= 6) {
+    let number = 0;
+    for (const byte of bits.bytes) number = number * 256 + byte;
+    number = Math.floor(number / 2 ** (bits.bytes.length * 8 - bits.length));
+    return number.toString(16).padStart(Math.ceil(bits.length / 4), '0');
+  }
   let value = 0n;
   for (const byte of bits.bytes) value = (value << 8n) | BigInt(byte);
   value >>= BigInt(bits.bytes.length * 8 - bits.length);

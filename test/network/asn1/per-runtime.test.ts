@@ -102,7 +102,7 @@ describe('PER runtime (X.691)', () => {
     assert.equal(reader('020100').semiInt(44), 300);
   });
 
-  it('a BIT STRING of a number has the bytes of the same value as a bigint (1-64 bits, fixed seed)', () => {
+  it('a BIT STRING of a number has the bytes of the same value as a bigint, and reads back in hex (1-64 bits, fixed seed)', () => {
     let seed = 0x5eed;
     const random = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     for (let length = 1; length <= 64; length++) {
@@ -116,6 +116,15 @@ describe('PER runtime (X.691)', () => {
       }
     }
     assert.equal(bitStringHex(bitStringOf(2 ** 45 - 1, 45)), '1fffffffffff');
+    for (let length = 1; length <= 64; length++) {
+      for (let i = 0; i < 20; i++) {
+        const value =
+          BigInt(Math.floor(random() * 2 ** 32)) * 2n ** 32n + BigInt(Math.floor(random() * 2 ** 32));
+        const kept = value & ((1n << BigInt(length)) - 1n);
+        const hex = kept.toString(16).padStart(Math.ceil(length / 4), '0');
+        assert.equal(bitStringHex(bitStringOf(kept, length)), hex, `${hex}, ${length}`);
+      }
+    }
     assert.equal(bitStringHex(bitStringOf(0x8000, 16)), '8000');
   });
 
