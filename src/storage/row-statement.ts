@@ -1,5 +1,5 @@
 import { sql, type Compilable, type Kysely } from 'kysely';
-import { sqliteFileOf, type Db } from './database.ts';
+import { sqliteFileOf, withConnection, type Db } from './database.ts';
 import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Database } from './schema.ts';
 
@@ -125,10 +125,7 @@ export function rowQuery<Row>(db: Db, query: Compilable<Row>): () => Row[] {
  */
 export async function writeTransaction(db: Db, work: () => void): Promise<void> {
   const file = sqliteFileOf(db);
-  await db.connection().execute(() => {
-    file.connection().transaction(work).immediate();
-    return Promise.resolve();
-  });
+  await withConnection(db, () => file.connection().transaction(work).immediate());
 }
 
 /**
@@ -136,7 +133,7 @@ export async function writeTransaction(db: Db, work: () => void): Promise<void> 
  * nothing written, when another connection (the records writer thread) holds it. SQLite's busy handler
  * would otherwise wait for the lock by sleeping in the calling thread, 1, 2, 5, 10 ms and longer, and the
  * service's event loop with it; the caller waits without blocking and tries again. Run it while holding
- * the connection (`onConnection`), so no other query interleaves.
+ * the connection (`withConnection`), so no other query interleaves.
  */
 export function tryWriteTransaction<T>(db: Db, work: () => T): { value: T } | undefined {
   const file = sqliteFileOf(db);

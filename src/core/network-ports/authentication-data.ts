@@ -2,10 +2,10 @@ import { nextSqn, SQN_BYTES } from '../../crypto/sequence-number.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { AuthenticationDataPort } from '../../network/ports/authentication-data.ts';
 import type { SubscribersRepository } from '../../resources/subscribers/subscribers.repository.ts';
-import type { Db } from '../../storage/database.ts';
+import { withConnection, type Db } from '../../storage/database.ts';
 import { tryWriteTransaction } from '../../storage/row-statement.ts';
 import { BUSY_TIMEOUT_MS } from '../../storage/sqlite-file.ts';
-import { onConnection, preparedQuery } from './prepared-query.ts';
+import { preparedQuery } from './prepared-query.ts';
 
 /** How often a generation waiting for the write lock tries again, and when it gives up (milliseconds). */
 export interface LockWait {
@@ -93,7 +93,7 @@ export function createAuthenticationData(deps: {
     let committed: { value: (Generated | Error | undefined)[] } | undefined;
     try {
       // Statements run in order: a second generation for one subscriber reads the first one's SQN.
-      committed = await onConnection(db, () =>
+      committed = await withConnection(db, () =>
         tryWriteTransaction(db, () => group.map(({ imsi }) => advance(imsi))),
       );
     } catch (error) {

@@ -11,7 +11,7 @@ class Placeholder {
  * with new values at each run. Registration reads and writes a few rows per device at hundreds of
  * devices a second: building and compiling the query per call, and a Kysely transaction's awaits, cost
  * more than SQLite's work. `build` gets a placeholder for each named parameter and passes it unchanged
- * where a value goes. Run it only inside `onConnection`.
+ * where a value goes. Run it only inside `withConnection`.
  */
 export function preparedQuery<P extends Record<string, unknown>, R>(
   db: Db,
@@ -34,13 +34,4 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
     all: (values) => statement().all(bind(values)) as R[],
     run: (values) => Number(statement().run(bind(values)).changes),
   };
-}
-
-/**
- * Runs `work` (prepared queries) synchronously while holding the database's only connection, so that no
- * Kysely query or transaction interleaves: every write to the configuration goes through it, so what
- * `work` reads is one consistent picture of the configuration without a transaction.
- */
-export async function onConnection<T>(db: Db, work: () => T): Promise<T> {
-  return db.connection().execute(() => Promise.resolve(work()));
 }

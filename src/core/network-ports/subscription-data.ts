@@ -1,6 +1,6 @@
 import type { SubscriptionDataPort } from '../../network/ports/subscription-data.ts';
-import type { Db } from '../../storage/database.ts';
-import { onConnection, preparedQuery } from './prepared-query.ts';
+import { withConnection, type Db } from '../../storage/database.ts';
+import { preparedQuery } from './prepared-query.ts';
 
 /**
  * The subscription data port: the profile and its authorising policies (a policy of the profile, or of
@@ -51,7 +51,7 @@ export function createSubscriptionData(deps: { db: Db }): SubscriptionDataPort {
 
   return {
     async getSubscriptionData(imsi) {
-      const read = await onConnection(db, () => {
+      const read = await withConnection(db, () => {
         const profile = findProfile.all({ imsi })[0];
         return profile && { profile, authorising: findAuthorising.all({ profileId: profile.profile_id }) };
       });
