@@ -1,4 +1,5 @@
 import { createCipheriv, type Cipher } from 'node:crypto';
+import { createKeyCache } from './key-memory.ts';
 
 const BLOCK_BYTES = 16;
 
@@ -6,13 +7,12 @@ const BLOCK_BYTES = 16;
  * One AES-128 ECB cipher per key object, reused: making a cipher costs several times encrypting a block,
  * and the NAS and MILENAGE functions encrypt a few blocks at a time under the same key. Holders of keys
  * never change them in place, so a key object stands for its key for as long as it lives. Only the keys
- * used last keep theirs (the oldest is dropped beyond `CACHED_CIPHERS`): a registered UE keeps its NAS
+ * used last keep theirs (the oldest is dropped beyond 4,096): a registered UE keeps its NAS
  * keys for as long as it is registered but uses them only while it signals, and a cipher per key alive
  * (two per UE, each a JavaScript object pair over an OpenSSL context, held through a WeakMap the
  * collector must process) made every registered UE heavier for the garbage collector.
  */
-const CACHED_CIPHERS = 4096;
-const ciphers = new Map<Uint8Array, Cipher>();
+const ciphers = createKeyCache<Cipher>(4096);
 
 /** AES-128 of each 16-byte block of `blocks` under `key` (ECB: the blocks are independent). */
 export function aes128EncryptBlocks(key: Uint8Array, blocks: Uint8Array): Buffer {
@@ -21,7 +21,6 @@ export function aes128EncryptBlocks(key: Uint8Array, blocks: Uint8Array): Buffer
   if (cipher === undefined) {
     cipher = createCipheriv('aes-128-ecb', key, null);
     cipher.setAutoPadding(false);
-    if (ciphers.size >= CACHED_CIPHERS) ciphers.delete(ciphers.keys().next().value!);
     ciphers.set(key, cipher);
   }
   return cipher.update(blocks);

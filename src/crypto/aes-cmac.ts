@@ -2,6 +2,7 @@
 // CMAC for any bit length, which 128-NIA2 needs (TS 33.401 B.2.3); node:crypto has no CMAC of its own.
 import { aes128EncryptBlocks } from './aes-128.ts';
 import { bytesForBits, requireBitLength } from './bit-string.ts';
+import { createKeyCache } from './key-memory.ts';
 
 const BLOCK_BYTES = 16;
 const BLOCK_BITS = 128;
@@ -39,15 +40,13 @@ export function aesCmac(key: Uint8Array, message: Uint8Array, lengthBits = messa
 }
 
 /** Subkeys by key object, for the keys used last, like the ciphers (aes-128.ts). */
-const CACHED_SUBKEYS = 4096;
-const subkeysOf = new Map<Uint8Array, { k1: Buffer; k2: Buffer }>();
+const subkeysOf = createKeyCache<{ k1: Buffer; k2: Buffer }>(4096);
 
 // SP 800-38B 6.1: L = CIPH_K(0^128); K1 = L << 1 (XOR Rb if MSB(L)); K2 = K1 << 1 likewise.
 function subkeys(key: Uint8Array): { k1: Buffer; k2: Buffer } {
   let found = subkeysOf.get(key);
   if (found === undefined) {
     const k1 = doubleBlock(aes128EncryptBlocks(key, ZERO_BLOCK));
-    if (subkeysOf.size >= CACHED_SUBKEYS) subkeysOf.delete(subkeysOf.keys().next().value!);
     subkeysOf.set(key, (found = { k1, k2: doubleBlock(k1) }));
   }
   return found;

@@ -4,6 +4,7 @@
 // simulated gNB and the simulated UE.
 import { deriveNh } from '../../crypto/key-hierarchy.ts';
 import { kdf } from '../../crypto/kdf.ts';
+import { ownCopy } from '../../crypto/key-memory.ts';
 
 /** FC of KNG-RAN* for a target gNB (TS 33.501 A.11). */
 const FC_KGNB_STAR = 0x70;
@@ -23,11 +24,8 @@ export interface NhChain {
 
 /** The chain after Initial Context Setup (6.9.2.1.1): the KgNB just sent, NCC 0. */
 export function initialNhChain(kgnb: Uint8Array): NhChain {
-  // Kept for the connection's life: its own memory, not a slice of Buffer's shared 8 KiB pool, which a
-  // small long-lived copy would pin (one per registered device).
-  const key = Buffer.allocUnsafeSlow(kgnb.length);
-  key.set(kgnb);
-  return { ncc: 0, key };
+  // Kept for the connection's life.
+  return { ncc: 0, key: ownCopy(kgnb) };
 }
 
 /**

@@ -3,6 +3,7 @@
 // say why not: a MAC failure, a synchronisation failure with AUTS (TS 33.102 6.3.3), or an AMF without
 // the separation bit (TS 33.501 6.1.3.2 step 7: "non-5G authentication unacceptable").
 import { deriveKausf, deriveKseaf, deriveResStar } from '../../../crypto/key-hierarchy.ts';
+import { ownCopy } from '../../../crypto/key-memory.ts';
 import { f1, milenage } from '../../../crypto/milenage.ts';
 import { IND_BITS, SQN_BYTES, splitSqn } from '../../../crypto/sequence-number.ts';
 
@@ -116,16 +117,6 @@ export class Usim {
     const out = milenage({ key, opc, rand, sqn: this.#highest, amf: RESYNCHRONISATION_AMF });
     return Buffer.concat([xor(this.#highest, out.akStar), out.macS]);
   }
-}
-
-/**
- * A copy in memory of its own: a small `Buffer.from` copy is a view of Buffer's shared 8 KiB pool, and a
- * card holds its highest SQN for as long as it lives, which would keep the whole pool slab alive.
- */
-function ownCopy(bytes: Buffer): Buffer {
-  const copy = Buffer.alloc(bytes.length);
-  bytes.copy(copy);
-  return copy;
 }
 
 function xor(a: Uint8Array, b: Uint8Array): Buffer {
