@@ -96,6 +96,24 @@ describe('SUCI protection schemes: TS 33.501 Annex C.4 test data', () => {
         }
       });
 
+      it('conceals under the key it is given, one after another (the UE side keeps imported keys)', () => {
+        const first = generateHomeNetworkKey(profile).key;
+        const second = generateHomeNetworkKey(profile).key;
+        for (const [under, other] of [
+          [first, second],
+          [second, first],
+          [first, second],
+        ] as const) {
+          const output = concealMsin(profile, MSIN, under.publicKey);
+          const suci = { protectionScheme: profile, homeNetworkPublicKeyId: 7, schemeOutput: output };
+          assert.deepEqual(
+            deconcealSuci(suci, () => under),
+            { ok: true, value: MSIN },
+          );
+          assert.equal(deconcealSuci(suci, () => other).ok, false);
+        }
+      });
+
       it('returns an error value for a bad MAC, a changed ciphertext or a bad ephemeral key', () => {
         const badTag = Buffer.from(schemeOutput);
         badTag[badTag.length - 1] = (badTag[badTag.length - 1] ?? 0) ^ 1;

@@ -1,7 +1,7 @@
-import { randomFillSync } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import { servingNetworkName } from '../../crypto/key-hierarchy.ts';
+import { randomPool } from '../../crypto/random-pool.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
 import { createAusf, createHomeNetworkKeyRing, type Ausf } from '../ausf/index.ts';
 import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
@@ -120,7 +120,7 @@ export function createAmf(options: AmfOptions) {
             },
           },
     records: options.records,
-    randomTmsi: options.randomTmsi ?? randomWords(),
+    randomTmsi: options.randomTmsi ?? randomPool.word,
     smf,
   };
   built.amf = amf;
@@ -181,19 +181,3 @@ export function createAmf(options: AmfOptions) {
 }
 
 export type Amf = ReturnType<typeof createAmf>;
-
-/**
- * 32 random bits at a time from node:crypto, filled 1,024 words at once: a `randomBytes(4)` per 5G-TMSI
- * cost about 7 us, a word of the pool about 50 ns (docs/performance.md, Registration, fourth pass).
- */
-function randomWords(): () => number {
-  const pool = new Uint32Array(1024);
-  let next = pool.length;
-  return () => {
-    if (next === pool.length) {
-      randomFillSync(pool);
-      next = 0;
-    }
-    return pool[next++] ?? 0;
-  };
-}

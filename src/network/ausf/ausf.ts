@@ -3,7 +3,7 @@
 // it returns), the RES* check, KSEAF to the SEAF, and resynchronisation from AUTS (TS 33.102 6.3.5).
 // XRES*, HXRES*, KAUSF, KSEAF, K and OPc stay inside the pending authentication: callers see RAND, AUTN
 // and ABBA, and KSEAF only once RES* is right.
-import { randomBytes as cryptoRandomBytes, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 
 import {
   AMF_5G,
@@ -13,6 +13,7 @@ import {
   type SubscriberKeys,
 } from '../../crypto/five-g-aka.ts';
 import { deriveHxresStar, deriveKamf } from '../../crypto/key-hierarchy.ts';
+import { randomPool } from '../../crypto/random-pool.ts';
 import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
 
 /** TS 33.501 A.7.1 / TS 24.501 9.11.3.10: ABBA 0x0000, no feature needing another value is supported. */
@@ -62,7 +63,7 @@ export interface Ausf {
 
 export interface AusfOptions {
   authenticationData: AuthenticationDataPort;
-  /** Random bytes for RAND; node:crypto's unless given. */
+  /** Random bytes for RAND; the process's random pool unless given. */
   randomBytes?: (size: number) => Buffer;
 }
 
@@ -75,7 +76,7 @@ interface Secrets {
 
 export function createAusf(options: AusfOptions): Ausf {
   const { authenticationData } = options;
-  const random = options.randomBytes ?? cryptoRandomBytes;
+  const random = options.randomBytes ?? randomPool.bytes;
   // The challenges in flight; an entry leaves when its challenge is settled, or with the pending object.
   const secrets = new WeakMap<PendingAuthentication, Secrets>();
 
