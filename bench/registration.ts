@@ -19,7 +19,7 @@
 // [--trace-gc]: the service runs under `node --trace-gc-nvp` and each row is followed by the heap bytes it
 // allocated per registration (the sum of each collection's `allocated=` in the run) and its scavenges and
 // mark-compacts per 1,000 registrations.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -67,6 +67,33 @@ const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const IMPORT_BATCH = 10_000;
+
+/**
+ * The service and simulators this run started: killed when it ends, however it ends (an error, Ctrl-C, a
+ * `timeout` wrapper's SIGTERM), so none is left running. The simulator stops only its held devices on
+ * SIGTERM, and would keep registering.
+ */
+const children = new Set<ChildProcess>();
+function started<C extends ChildProcess>(child: C): C {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    process.stderr.write(`${signal}: the service and the simulator are stopped\n`);
+    process.exit(1);
+  });
+
+/**
+ * How long a simulator run may take before it is stopped and the benchmark fails: a device that is not
+ * answered gives up after five T3510 expiries with T3511 between them (about 125 s, TS 24.501 5.5.1.2.7),
+ * so a run that outlasts this waits on something that never comes.
+ */
+const runDeadlineMs = (devices: number): number => 180_000 + 10 * devices;
 
 /** utime + stime of a /proc stat file, in seconds. */
 async function cpuSecondsOf(statPath: string): Promise<number> {
@@ -184,13 +211,14 @@ async function startService(): Promise<Service> {
   // --cpu-prof and the like are not allowed in NODE_OPTIONS: the bundle is started by hand, as spawnService would.
   if (profileFlags.length > 0)
     execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
-  const child =
+  const child = started(
     profileFlags.length === 0
       ? spawnService(args)
       : spawn(process.execPath, [...profileFlags, ...SERVICE_NODE_FLAGS, `${ROOT}dist/main.js`, ...args], {
           cwd: ROOT,
           stdio: ['pipe', 'pipe', 'pipe'],
-        });
+        }),
+  );
   let inspectorUrl: string | undefined;
   child.stderr.on('data', (chunk: Buffer) => {
     inspectorUrl ??= /Debugger listening on (ws:\S+)/.exec(chunk.toString())?.[1];
@@ -309,22 +337,30 @@ async function simulate(
   let registeredRun: SimulatorRun | undefined;
   let sessionStart: { service: number; simulator: number } | undefined;
   const simulatorProfileDir = values['sim-cpu-prof'];
-  const child = spawn(
-    process.execPath,
-    [
-      ...(simulatorProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', simulatorProfileDir]),
-      '--max-old-space-size=4096',
-      '--import',
-      'tsx',
-      join(ROOT, 'scripts/sim.ts'),
-      'ue',
-      '--udp-port',
-      String(service.udpPort),
-      ...args,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT },
+  const child = started(
+    spawn(
+      process.execPath,
+      [
+        ...(simulatorProfileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', simulatorProfileDir]),
+        '--max-old-space-size=4096',
+        '--import',
+        'tsx',
+        join(ROOT, 'scripts/sim.ts'),
+        'ue',
+        '--udp-port',
+        String(service.udpPort),
+        ...args,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'], cwd: ROOT },
+    ),
   );
   const exited = once(child, 'exit');
+  const devices = Number(args[args.indexOf('--ues') + 1]);
+  let overdue = false;
+  const deadline = setTimeout(() => {
+    overdue = true;
+    child.kill('SIGKILL');
+  }, runDeadlineMs(devices));
   let start:
     | {
         service: number;
@@ -338,7 +374,14 @@ async function simulate(
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   for (;;) {
     const line = await lines.next();
-    if (line.done === true) throw new Error('the simulator ended before registering');
+    if (line.done === true) {
+      clearTimeout(deadline);
+      throw new Error(
+        overdue
+          ? `${name}: the simulator had not finished ${devices} devices after ${runDeadlineMs(devices) / 1000} s, and was stopped`
+          : `${name}: the simulator ended before registering`,
+      );
+    }
     if (/^\d+ gNBs ready$/.test(line.value)) {
       const liveHeap = service.inspector === undefined ? 0 : await liveHeapBytes(service.inspector);
       await service.inspector?.send('HeapProfiler.startSampling', {
@@ -406,6 +449,7 @@ async function simulate(
         for (;;) if ((await lines.next()).done === true) return;
       })();
       await exited;
+      clearTimeout(deadline);
       return run;
     }
     const established = /^(\d+) of (\d+) PDU sessions established in (\d+) ms \((\d+)\/s\)$/.exec(line.value);
@@ -425,6 +469,7 @@ async function simulate(
         for (;;) if ((await lines.next()).done === true) return;
       })();
       await exited;
+      clearTimeout(deadline);
       return registeredRun;
     } else if (/^imsi-\d+: PDU session 1 IPv4 /.test(line.value)) {
       // An established session (the simulator says each).
