@@ -12,16 +12,14 @@ const BLOCK_BYTES = 16;
  * (two per UE, each a JavaScript object pair over an OpenSSL context, held through a WeakMap the
  * collector must process) made every registered UE heavier for the garbage collector.
  */
-const ciphers = createKeyCache<Cipher>(4096);
+const cipherOf = createKeyCache(4096, (key): Cipher => {
+  const cipher = createCipheriv('aes-128-ecb', key, null);
+  cipher.setAutoPadding(false);
+  return cipher;
+});
 
 /** AES-128 of each 16-byte block of `blocks` under `key` (ECB: the blocks are independent). */
 export function aes128EncryptBlocks(key: Uint8Array, blocks: Uint8Array): Buffer {
   if (blocks.length % BLOCK_BYTES !== 0) throw new RangeError('AES encrypts whole 16-byte blocks');
-  let cipher = ciphers.get(key);
-  if (cipher === undefined) {
-    cipher = createCipheriv('aes-128-ecb', key, null);
-    cipher.setAutoPadding(false);
-    ciphers.set(key, cipher);
-  }
-  return cipher.update(blocks);
+  return cipherOf(key).update(blocks);
 }

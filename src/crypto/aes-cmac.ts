@@ -40,17 +40,11 @@ export function aesCmac(key: Uint8Array, message: Uint8Array, lengthBits = messa
 }
 
 /** Subkeys by key object, for the keys used last, like the ciphers (aes-128.ts). */
-const subkeysOf = createKeyCache<{ k1: Buffer; k2: Buffer }>(4096);
-
 // SP 800-38B 6.1: L = CIPH_K(0^128); K1 = L << 1 (XOR Rb if MSB(L)); K2 = K1 << 1 likewise.
-function subkeys(key: Uint8Array): { k1: Buffer; k2: Buffer } {
-  let found = subkeysOf.get(key);
-  if (found === undefined) {
-    const k1 = doubleBlock(aes128EncryptBlocks(key, ZERO_BLOCK));
-    subkeysOf.set(key, (found = { k1, k2: doubleBlock(k1) }));
-  }
-  return found;
-}
+const subkeys = createKeyCache(4096, (key): { k1: Buffer; k2: Buffer } => {
+  const k1 = doubleBlock(aes128EncryptBlocks(key, ZERO_BLOCK));
+  return { k1, k2: doubleBlock(k1) };
+});
 
 function doubleBlock(block: Buffer): Buffer {
   const out = Buffer.alloc(BLOCK_BYTES);

@@ -11,20 +11,20 @@ export function ownCopy(bytes: Uint8Array): Buffer {
 }
 
 /**
- * Values derived from a key, by key object, for the `limit` keys stored last (the oldest is dropped
+ * `derive(key)` by key object, kept for the last `limit` keys it was derived for (the oldest goes
  * first). A cache per key alive (a WeakMap) would make every registered UE's keys heavier for the garbage
- * collector; a UE uses its keys only while it signals.
+ * collector; a UE uses its keys only while it signals. Holders of keys never change them in place, so a
+ * key object stands for its key for as long as it lives.
  */
-export function createKeyCache<V>(limit: number): {
-  get(key: Uint8Array): V | undefined;
-  set(key: Uint8Array, value: V): void;
-} {
+export function createKeyCache<V>(limit: number, derive: (key: Uint8Array) => V): (key: Uint8Array) => V {
   const values = new Map<Uint8Array, V>();
-  return {
-    get: (key) => values.get(key),
-    set(key, value) {
+  return (key) => {
+    let value = values.get(key);
+    if (value === undefined) {
+      value = derive(key);
       if (values.size >= limit) values.delete(values.keys().next().value!);
       values.set(key, value);
-    },
+    }
+    return value;
   };
 }

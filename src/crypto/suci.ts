@@ -245,16 +245,7 @@ function x25519PrivateKey(raw: Uint8Array): KeyObject {
  * The home network public key as a key object, kept by key (as the USIM keeps it): a simulator conceals
  * thousands of SUCIs under one key, and its import cost a fifth of each Profile A concealment's ECDH.
  */
-const homeNetworkPublicKeys = createKeyCache<KeyObject>(16);
-
-function homeNetworkPublicKeyObject(raw: Uint8Array): KeyObject {
-  let key = homeNetworkPublicKeys.get(raw);
-  if (key === undefined) {
-    key = x25519PublicKey(raw);
-    homeNetworkPublicKeys.set(raw, key);
-  }
-  return key;
-}
+const homeNetworkPublicKeyObject = createKeyCache(16, x25519PublicKey);
 
 // A JWK import costs about a tenth of an SPKI (DER) import in node:crypto, and this runs once per SUCI.
 function x25519PublicKey(raw: Uint8Array): KeyObject {
