@@ -144,3 +144,56 @@ export async function logsOf(s: N2Service, imsi: string): Promise<SubscriberLog[
   // The API lists newest first, by timestamp then insertion (ids break ties within a millisecond).
   return [...page.items].reverse();
 }
+
+/**
+ * Waits until the subscriber is shown registered, then checks every status field (network.md section 5):
+ * 5G, the IMEI of its IMEISV, NEA2/NIA2 (the operator's first choices among the simulator's algorithms),
+ * seen within the last minute through `radio`.
+ */
+export async function assertShownRegistered(
+  s: N2Service,
+  imsi: string,
+  expected: { radio: string; imei: string },
+): Promise<void> {
+  const { last_seen_at: lastSeenAt, ...rest } = await statusUntil(
+    s,
+    imsi,
+    (st) => st.registered,
+    'registered',
+  );
+  assert.deepEqual(rest, {
+    registered: true,
+    radio_access_types: ['5G'],
+    imei: expected.imei,
+    ciphering_algorithm: 'NEA2',
+    integrity_algorithm: 'NIA2',
+    last_seen_radio: expected.radio,
+  });
+  assert.ok(Math.abs(Date.parse(lastSeenAt) - Date.now()) < 60_000, lastSeenAt);
+}
+
+/**
+ * Waits until the subscriber is shown unregistered, then checks the other fields: network.md section 5,
+ * decisions section 10, the strings of a device not registered are "".
+ */
+export async function assertShownUnregistered(s: N2Service, imsi: string): Promise<void> {
+  const status = await statusUntil(s, imsi, (st) => !st.registered, 'unregistered');
+  const { registered, radio_access_types, imei, ciphering_algorithm, integrity_algorithm, last_seen_radio } =
+    status;
+  const shown = {
+    registered,
+    radio_access_types,
+    imei,
+    ciphering_algorithm,
+    integrity_algorithm,
+    last_seen_radio,
+  };
+  assert.deepEqual(shown, {
+    registered: false,
+    radio_access_types: [],
+    imei: '',
+    ciphering_algorithm: '',
+    integrity_algorithm: '',
+    last_seen_radio: '',
+  });
+}
