@@ -12,18 +12,30 @@ import {
   tapLink,
   type GuestResult,
 } from '../../../scripts/qemu-sctp/qemu-guest.ts';
-import type { N2Service } from '../../e2e/n2-service.ts';
-import { startN2Service } from '../../e2e/n2-service.ts';
+import type { RegistrationService, SubscriberLog } from '../../e2e/registration-service.ts';
+import {
+  assertShownRegistered,
+  assertShownUnregistered,
+  IMEI,
+  imsiOf,
+  K,
+  logsOf,
+  OPC,
+  startRegistrationService,
+} from '../../e2e/registration-service.ts';
 import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
 
 /**
- * The gNB simulator over the `kernel` transport (issue 14): three simulated gNBs in a qemu guest speak
- * NGAP through the Linux kernel's SCTP to the service on the host, whose AMF listens on our `raw` stack
- * on the tap. They complete NG Setup, the API lists them with the guest's address, and they are gone
- * once the guest shuts their associations down.
+ * The gNB simulator over the `kernel` transport (issues 14 and 16): three simulated gNBs in a qemu guest
+ * speak NGAP through the Linux kernel's SCTP to the service on the host, whose AMF listens on our `raw`
+ * stack on the tap. They complete NG Setup and the API lists them with the guest's address; a UE behind
+ * the first registers, goes idle, comes back with a service request and is shown registered with every
+ * status field, then deregisters and is shown unregistered; the radios are gone once the guest shuts
+ * their associations down.
  */
 const why = guestUnavailable(true) ?? rawPeerInNamespaceUnavailable();
 const CONTROL_PORT = 7878;
+const IMSI = imsiOf(41);
 
 interface Page<T> {
   items: T[];
@@ -35,8 +47,10 @@ describe(
   { skip: why ?? false, timeout: 240_000 },
   () => {
     const tap = tapLink(2);
-    let service: N2Service | undefined;
+    let service: RegistrationService | undefined;
     let result: GuestResult | undefined;
+    let registeredCheck: Promise<void> | undefined;
+    let heldLogs: SubscriberLog[] = [];
     let listed: { name: string; id: string; address: string }[] = [];
     let events: { message_type: string; direction: string }[] = [];
 
@@ -50,11 +64,15 @@ describe(
           count: 3,
           firstGnbId: 0x40,
           controlPort: CONTROL_PORT,
+          imsi: IMSI,
+          key: K,
+          opc: OPC,
         },
         tap,
         timeoutMs: 200_000,
         beforeBoot: async () => {
-          service = await startN2Service({ raw: { address: addressOf(tap.host4) } });
+          service = await startRegistrationService({ raw: { address: addressOf(tap.host4) } });
+          await service.provision(IMSI);
         },
       });
       try {
@@ -64,8 +82,15 @@ describe(
           await service.get<Page<{ name: string; id: string; address: string }>>('/api/v1/ran/radios')
         ).items;
         await service.t.records.flush();
-        events = (await service.get<Page<{ message_type: string; direction: string }>>('/api/v1/ran/events'))
-          .items;
+        events = (
+          await service.get<Page<{ message_type: string; direction: string }>>(
+            '/api/v1/ran/events?per_page=100',
+          )
+        ).items;
+        // Settled (a rejection kept for its test) so that the guest is told to go on whatever it shows.
+        registeredCheck = assertShownRegistered(service, IMSI, { radio: 'kernel-1', imei: IMEI });
+        await registeredCheck.catch(() => undefined);
+        heldLogs = await logsOf(service, IMSI);
         // Tells the guest to shut its gNBs down.
         await new Promise<void>((resolve, reject) => {
           const socket = connect(CONTROL_PORT, addressOf(tap.guest4));
@@ -107,6 +132,25 @@ describe(
         events.filter((e) => e.message_type === type && e.direction === direction).length;
       assert.equal(count('NGSetupRequest', 'inbound'), 3);
       assert.equal(count('NGSetupResponse', 'outbound'), 3);
+    });
+
+    it('a UE behind a gNB registers, goes idle, comes back by service request: shown registered', async () => {
+      assert.deepEqual(step('ue'), {
+        step: 'ue',
+        registration: 'accepted',
+        idle: 'released',
+        service: 'accepted',
+      });
+      await registeredCheck;
+      const events = heldLogs.map((row) => row.event);
+      for (const event of ['Registration Complete', 'Service Request', 'Service Accept'])
+        assert.ok(events.includes(event), `${event} in ${events.join(', ')}`);
+    });
+
+    it('the UE deregisters: shown unregistered', async () => {
+      assert.deepEqual(step('deregistration'), { step: 'deregistration', outcome: 'accepted' });
+      assert.ok(service);
+      await assertShownUnregistered(service, IMSI);
     });
 
     it('the radios are gone once the guest shuts its associations down', async () => {
