@@ -208,4 +208,55 @@ describe('PDU sessions of idle devices through the simulator against the real se
     assert.deepEqual(psisOf(heard.layer, 'PDU session status', 'pdu_ses_sts_psi_'), []);
     assert.deepEqual(psisOf(heard.layer, 'PDU session reactivation result', 'pdu_ses_rect_res_psi_'), [1]);
   });
+
+  it('a Service Request that answered paging: a new 5G-GUTI by Configuration Update; the device comes back with it, not with the old one', async () => {
+    const { imsi, ue } = await idleWithSession(26);
+    const [forwarderId] =
+      [...s.rules.sessions].find(([, r]) => r.ipv4 !== undefined && r.downlink === undefined) ?? [];
+    assert.ok(forwarderId !== undefined);
+    const old = ue.guti;
+    assert.ok(old !== undefined);
+    const paged = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+    const updated = ue.next((e) => (e.type === 'configuration-update' ? e.guti : undefined));
+    s.rules.downlinkData.push(forwarderId);
+    assert.deepEqual(await paged, { outcome: 'accepted' });
+    // TS 24.501 5.4.4.1 a, TS 33.501 6.12.3: reassigned before the connection is released.
+    const guti = await updated;
+    assert.ok(guti !== undefined && guti.tmsi !== old.tmsi);
+    assert.deepEqual({ ...guti, tmsi: old.tmsi }, old);
+    await s.until(async () => {
+      const page = await s.get<{ items: { event: string }[] }>(`/api/v1/logs/subscribers?imsi=${imsi}`);
+      return page.items.some((row) => row.event === 'Configuration Update Complete') ? true : undefined;
+    }, 'Configuration Update Complete logged');
+    const [command] = nasOf(ue, 'configurationUpdateCommand');
+    assert.ok(command !== undefined);
+    const [heard] = await tsharkTree('nas-5gs', [command]);
+    assert.equal(heard?.info, 'Configuration update command');
+    assert.equal(heard.expert, '');
+    const ies = Object.keys(heard.layer['Plain NAS 5GS Message'] as Record<string, unknown>);
+    assert.ok(
+      ies.some((ie) => ie.startsWith('5GS mobile identity')),
+      ies.join(', '),
+    );
+
+    // Idle again, it is paged under the new 5G-GUTI, and answers under it.
+    const pagedTmsi = (): number | undefined => {
+      const pdu = s.received.filter((exchange) => exchange.messageType === 'Paging').at(-1)?.pdu;
+      assert.ok(pdu?.choice === 'initiatingMessage' && pdu.value.name === 'Paging');
+      const identity = ieValue(pdu.value.value.protocolIEs, 'UEPagingIdentity');
+      assert.ok(identity?.choice === 'fiveG-S-TMSI');
+      return Buffer.from(identity.value.fiveGTMSI).readUInt32BE(0);
+    };
+    assert.equal(pagedTmsi(), old.tmsi);
+    const released = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await released;
+    await until(imsi, 'inactive');
+    const pagedAgain = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+    const updatedAgain = ue.next((e) => (e.type === 'configuration-update' ? e.guti : undefined));
+    s.rules.downlinkData.push(forwarderId);
+    assert.deepEqual(await pagedAgain, { outcome: 'accepted' });
+    assert.equal(pagedTmsi(), guti.tmsi);
+    assert.notEqual((await updatedAgain)?.tmsi, guti.tmsi);
+  });
 });

@@ -77,6 +77,13 @@ export interface AmfUe {
   suci: string | undefined;
   /** The 5G-GUTI the UE holds (assigned by this AMF), or undefined before Registration Complete. */
   guti: Guti | undefined;
+  /**
+   * The 5G-GUTI a Configuration Update Command replaced, still valid until the UE shows which one it
+   * holds: Configuration Update Complete, or an initial NAS message naming one (TS 24.501 5.4.4.2, 5.4.4.5).
+   */
+  oldGuti: Guti | undefined;
+  /** A new 5G-GUTI is owed: the UE answered paging with a Service Request (TS 24.501 5.4.4.1 a). */
+  gutiReallocationPending: boolean;
   /** The current 5G NAS security context (TS 24.501 4.4.2), once a Security Mode Command completed. */
   security: NasSecurityContext | undefined;
   ueSecurityCapability: UeSecurityCapability | undefined;

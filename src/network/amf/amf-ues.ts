@@ -1,3 +1,4 @@
+import type { Guti } from '../nas/index.ts';
 import type { AmfUe } from './amf-ue.ts';
 
 /**
@@ -14,6 +15,10 @@ export function createAmfUes({ limit }: { limit: number }) {
   const bySupi = new Map<string, AmfUe>();
   const byTmsi = new Map<number, AmfUe>();
   let nextId = 1;
+  /** Drops `guti`'s 5G-TMSI from the index if it names `ue`. */
+  const forget = (ue: AmfUe, guti: Guti | undefined): void => {
+    if (guti !== undefined && byTmsi.get(guti.tmsi) === ue) byTmsi.delete(guti.tmsi);
+  };
 
   return {
     /**
@@ -29,6 +34,8 @@ export function createAmfUes({ limit }: { limit: number }) {
         supi: undefined,
         suci: undefined,
         guti: undefined,
+        oldGuti: undefined,
+        gutiReallocationPending: false,
         security: undefined,
         ueSecurityCapability: undefined,
         pei: undefined,
@@ -68,8 +75,35 @@ export function createAmfUes({ limit }: { limit: number }) {
 
     /** Indexes `ue` under the 5G-TMSI of its (new) 5G-GUTI, forgetting the old one. */
     setTmsi(ue: AmfUe, tmsi: number | undefined): void {
-      if (ue.guti !== undefined && byTmsi.get(ue.guti.tmsi) === ue) byTmsi.delete(ue.guti.tmsi);
+      forget(ue, ue.guti);
+      forget(ue, ue.oldGuti);
+      ue.oldGuti = undefined;
       if (tmsi !== undefined) byTmsi.set(tmsi, ue);
+    },
+
+    /**
+     * A new 5G-GUTI sent in a Configuration Update Command: the old and the new one both name the UE until
+     * `settleGuti` (TS 24.501 5.4.4.2). An older one still unsettled is forgotten.
+     */
+    replaceGuti(ue: AmfUe, guti: Guti): void {
+      forget(ue, ue.oldGuti);
+      ue.oldGuti = ue.guti;
+      ue.guti = guti;
+      byTmsi.set(guti.tmsi, ue);
+    },
+
+    /**
+     * The UE showed which 5G-GUTI it holds (`tmsi`, or the new one with Configuration Update Complete):
+     * that one names it from now on and the other is invalid (TS 24.501 5.4.4.3, 5.4.4.5).
+     */
+    settleGuti(ue: AmfUe, tmsi = ue.guti?.tmsi): void {
+      const old = ue.oldGuti;
+      if (old === undefined) return;
+      if (tmsi === old.tmsi) {
+        forget(ue, ue.guti);
+        ue.guti = old;
+      } else forget(ue, old);
+      ue.oldGuti = undefined;
     },
 
     /** Forgets the context entirely. */
@@ -77,7 +111,8 @@ export function createAmfUes({ limit }: { limit: number }) {
       all.delete(ue);
       provisional.delete(ue);
       if (ue.supi !== undefined && bySupi.get(ue.supi) === ue) bySupi.delete(ue.supi);
-      if (ue.guti !== undefined && byTmsi.get(ue.guti.tmsi) === ue) byTmsi.delete(ue.guti.tmsi);
+      forget(ue, ue.guti);
+      forget(ue, ue.oldGuti);
     },
 
     has: (ue: AmfUe): boolean => all.has(ue),

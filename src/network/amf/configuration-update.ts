@@ -1,6 +1,7 @@
-import type { SNssai } from '../nas/index.ts';
+import type { NasMessageOf, SNssai } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { newGuti } from './guti-allocation.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 
@@ -28,29 +29,33 @@ export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SN
 }
 
 /**
- * Configuration Update Command with the pending allowed NSSAI (TS 24.501 5.4.4.2), when the UE is
- * connected, registered and in no other procedure; T3555 retransmits it, and on its fifth expiry the
- * procedure is aborted (5.4.4.5 b): the UE learns its allowed NSSAI at its next registration.
+ * Configuration Update Command (TS 24.501 5.4.4.2) with what is pending, when the UE is connected,
+ * registered and in no other procedure: a new allowed NSSAI, and a new 5G-GUTI owed after a Service
+ * Request that answered paging (5.4.4.1 a; TS 33.501 6.12.3), before the connection is released. Until
+ * the UE answers, the old and the new 5G-GUTI both name it (`AmfUes.replaceGuti`). T3555 retransmits
+ * the command, and on its fifth expiry the procedure is aborted (5.4.4.5 c): the UE learns its allowed
+ * NSSAI at its next registration, and whichever 5G-GUTI it names itself with next is kept.
  */
 export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void {
-  const allowedNssai = ue.pendingAllowedNssai;
-  if (allowedNssai === undefined || !ue.registered || ue.procedure.kind !== 'none') return;
+  if (!ue.registered || ue.procedure.kind !== 'none') return;
   if (ue.connection === undefined || !ue.contextSetUp) return;
+  const pending = ue.pendingAllowedNssai;
   ue.pendingAllowedNssai = undefined;
-  if (sameNssai(allowedNssai, ue.allowedNssai)) return;
+  const allowedNssai = pending === undefined || sameNssai(pending, ue.allowedNssai) ? undefined : pending;
+  const current = ue.guti;
+  const guti = ue.gutiReallocationPending && current !== undefined ? newGuti(amf, current) : undefined;
+  ue.gutiReallocationPending = false;
+  if (allowedNssai === undefined && guti === undefined) return;
   const previous = ue.allowedNssai;
-  ue.allowedNssai = allowedNssai;
-  const send = (): boolean =>
-    sendNas(
-      amf,
-      ue,
-      {
-        messageType: 'configurationUpdateCommand',
-        configurationUpdateIndication: ACKNOWLEDGEMENT_REQUESTED,
-        allowedNssai,
-      },
-      { kind: 'current' },
-    );
+  if (allowedNssai !== undefined) ue.allowedNssai = allowedNssai;
+  if (guti !== undefined) amf.ues.replaceGuti(ue, guti);
+  const command: NasMessageOf<'configurationUpdateCommand'> = {
+    messageType: 'configurationUpdateCommand',
+    configurationUpdateIndication: ACKNOWLEDGEMENT_REQUESTED,
+    ...(guti === undefined ? {} : { fiveGGuti: guti }),
+    ...(allowedNssai === undefined ? {} : { allowedNssai }),
+  };
+  const send = (): boolean => sendNas(amf, ue, command, { kind: 'current' });
   const timer = startRetransmissionTimer(
     amf.timers,
     { ms: amf.settings.t3555Ms, retransmissions: amf.settings.retransmissions },
@@ -76,10 +81,14 @@ export function configurationUpdateInterrupted(ue: AmfUe): void {
   ue.allowedNssai = procedure.previous;
 }
 
-/** Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI. */
-export function configurationUpdateComplete(ue: AmfUe): void {
+/**
+ * Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI, and
+ * the new 5G-GUTI, if the command had one: the old one is no longer valid.
+ */
+export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
   const procedure = ue.procedure;
   if (procedure.kind !== 'configuration-update') return;
   procedure.timer.stop();
   ue.procedure = { kind: 'none' };
+  amf.ues.settleGuti(ue);
 }

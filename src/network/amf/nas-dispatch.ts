@@ -147,7 +147,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       case 'serviceRequest':
         return guard(ue, serviceRequest(amf, ue, message));
       case 'configurationUpdateComplete':
-        return configurationUpdateComplete(ue);
+        return configurationUpdateComplete(amf, ue);
       case 'ulNasTransport':
         if (message.payloadContainerType === PAYLOAD_CONTAINER_LPP) return location.lppReceived(ue, message);
         if (message.payloadContainerType === N1_SM_INFORMATION)
@@ -179,6 +179,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (known?.security !== undefined && pdu.kind === 'protected') {
       const opened = unprotect(known.security, nasPdu);
       if (opened.ok && isFiveGmm(opened.message)) {
+        // The 5G-GUTI it named itself with is the one it holds (after an unanswered Configuration Update).
+        amf.ues.settleGuti(known, tmsi);
         attach(amf, known, connection);
         return dispatch(known, opened.message, opened.plain, true);
       }

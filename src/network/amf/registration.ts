@@ -4,7 +4,6 @@ import {
   encodeNasMessage,
   REGISTRATION_TYPE,
   type FiveGmmMessage,
-  type Guti,
   type NasMessageOf,
   type SNssai,
   type Suci,
@@ -23,6 +22,7 @@ import {
   startAuthentication,
 } from './authentication.ts';
 import { sendPendingConfigurationUpdate } from './configuration-update.ts';
+import { newGuti } from './guti-allocation.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
 import { startIdentification } from './identification.ts';
@@ -307,14 +307,6 @@ export function ngapAllowedNssai(slices: readonly SNssai[]): AllowedNSSAI {
   }));
 }
 
-/** A 5G-TMSI no UE holds (TS 23.003 2.10.1), random so it cannot be guessed from the last one. */
-function newTmsi(amf: AmfContext): number {
-  for (;;) {
-    const tmsi = amf.randomTmsi();
-    if (!amf.ues.tmsiInUse(tmsi)) return tmsi;
-  }
-}
-
 /**
  * Registration Accept (TS 24.501 5.5.1.2.4, 5.5.1.3.4): a new 5G-GUTI (network.md 5: reallocated at
  * every registration), the TAI list of the operator's TACs, the allowed NSSAI and T3512, and what the
@@ -344,15 +336,7 @@ async function acceptRegistration(
   if (allowedNssai.length === 0) return rejectRegistration(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
 
   const { plmn } = configuration;
-  const guti: Guti = {
-    type: '5g-guti',
-    mcc: plmn.mcc,
-    mnc: plmn.mnc,
-    amfRegionId: amf.identity.regionId,
-    amfSetId: amf.identity.setId,
-    amfPointer: amf.identity.pointer,
-    tmsi: newTmsi(amf),
-  };
+  const guti = newGuti(amf, plmn);
   const sessions = reconcileSessions(amf, ue, registration.request, subscription.profile);
   const accept: NasMessageOf<'registrationAccept'> = {
     messageType: 'registrationAccept',
@@ -394,6 +378,7 @@ async function acceptRegistration(
   // The new 5G-GUTI names the UE from now on (the old one is not kept, 5.5.1.2.4).
   amf.ues.setTmsi(ue, guti.tmsi);
   ue.guti = guti;
+  ue.gutiReallocationPending = false;
 
   if (ue.contextSetUp) return void send();
   const nasPdu = nasPduFor(amf, ue, accept, { kind: 'current' });

@@ -16,7 +16,8 @@ import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
  * A Service Request verified under the UE's current context (TS 24.501 5.6.1), its ciphered NAS message
  * container (4.4.6) taking its place: the UE is CM-CONNECTED
  * again and paging (T3513) stops. When the AMF paged it for a deregistration, that procedure runs now
- * with the cause it was paged for (#7 or #62, 5.5.2.3.1). Otherwise the SMF reconciles the PDU
+ * with the cause it was paged for (#7 or #62, 5.5.2.3.1); paged for downlink data, it is owed a new
+ * 5G-GUTI by Configuration Update once the radio has its context (5.4.4.1 a). Otherwise the SMF reconciles the PDU
  * sessions (5.6.1.4.1, `reconcileSessions`), and Service Accept with their status goes in Initial
  * Context Setup Request with a KgNB from the Service Request's uplink NAS COUNT (TS 33.501 6.9.2.1.1),
  * the reactivated sessions in its PDU Session Resource Setup List. A UE the AMF holds but has not
@@ -42,6 +43,8 @@ export async function serviceRequest(
     ue.procedure = { kind: 'none' };
     if (procedure.purpose.kind === 'deregistration')
       return deregisterByNetwork(amf, ue, procedure.purpose.cause);
+    // TS 24.501 5.4.4.1 a: a new 5G-GUTI once the radio has the context (sendPendingConfigurationUpdate).
+    ue.gutiReallocationPending = true;
   }
   const connection = ue.connection;
   const security = ue.security;
