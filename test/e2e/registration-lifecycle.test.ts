@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeNasMessage } from '../../src/network/nas/index.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page, RegistrationService } from './registration-service.ts';
 import {
@@ -85,6 +86,41 @@ describe('registered device lifecycle through the simulator against the real ser
     await statusUntil(s, imsi, (st) => st.registered, 'registered again');
     assert.deepEqual(await ue.deregister({ switchOff: true }), { outcome: 'switched-off' });
     await statusUntil(s, imsi, (st) => !st.registered, 'unregistered after switch-off');
+  });
+
+  it('a 5G-GUTI the AMF does not hold (forgotten after deregistration): Identity Request for the SUCI, then registered', async () => {
+    const { imsi, ue } = await registered(26);
+    assert.deepEqual(await ue.deregister(), { outcome: 'accepted' });
+    await statusUntil(s, imsi, (st) => !st.registered, 'unregistered');
+    const from = ue.log.length;
+    // The device keeps its 5G-GUTI and registers with it (TS 24.501 5.5.1.2.2); the AMF forgot it.
+    assert.equal((await ue.register()).outcome, 'accepted');
+    const exchanged = ue.log.slice(from).map((x) => `${x.direction} ${x.messageType}`);
+    assert.deepEqual(exchanged.slice(0, 4), [
+      'uplink registrationRequest',
+      'downlink identityRequest',
+      'uplink identityResponse',
+      'downlink authenticationRequest',
+    ]);
+    const request = ue.log.slice(from).find((x) => x.messageType === 'registrationRequest');
+    const decoded = decodeNasMessage(request?.plain ?? new Uint8Array());
+    assert.ok(decoded.ok && decoded.message.messageType === 'registrationRequest');
+    assert.equal(decoded.message.mobileIdentity.type, '5g-guti');
+    await statusUntil(s, imsi, (st) => st.registered, 'registered again');
+    const rows = await s.until(async () => {
+      const logged = await logsOf(s, imsi);
+      return logged.filter((row) => row.event === 'Registration Complete').length === 2 ? logged : undefined;
+    }, 'the second registration logged');
+    const second = rows.slice(rows.findLastIndex((row) => row.event === 'Deregistration Accept') + 1);
+    assert.deepEqual(
+      second.slice(0, 4).map((row) => [row.event, row.direction]),
+      [
+        ['Registration Request', 'inbound'],
+        ['Identity Request', 'outbound'],
+        ['Identity Response', 'inbound'],
+        ['Authentication Request', 'outbound'],
+      ],
+    );
   });
 
   it('the subscriber deleted through the API: network-initiated deregistration, connected and idle (paged)', async () => {

@@ -1,8 +1,14 @@
-import { IDENTITY_TYPE } from '../nas/index.ts';
+import { IDENTITY_TYPE, type NasMessageOf } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PendingRegistration } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
+
+/** The Identity Request of identification: the SUCI is what the AMF asks for. */
+export const IDENTITY_REQUEST: NasMessageOf<'identityRequest'> = {
+  messageType: 'identityRequest',
+  identityType: IDENTITY_TYPE.suci,
+};
 
 /**
  * Identification (TS 24.501 5.4.3): Identity Request for the SUCI, e.g. when the 5G-GUTI a UE registers
@@ -15,8 +21,7 @@ export function startIdentification(
   registration: PendingRegistration,
   expired: () => void,
 ): void {
-  const send = (): boolean =>
-    sendNas(amf, ue, { messageType: 'identityRequest', identityType: IDENTITY_TYPE.suci }, { kind: 'plain' });
+  const send = (): boolean => sendNas(amf, ue, IDENTITY_REQUEST, { kind: 'plain' });
   const timer = startRetransmissionTimer(
     amf.timers,
     { ms: amf.settings.t3570Ms, retransmissions: amf.settings.retransmissions },

@@ -25,7 +25,7 @@ import { sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { newGuti } from './guti-allocation.ts';
 import { GMM_CAUSE } from './gmm-cause.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
-import { startIdentification } from './identification.ts';
+import { IDENTITY_REQUEST, startIdentification } from './identification.ts';
 import { logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
@@ -162,8 +162,11 @@ async function suciReceived(
   // authenticated: a request that merely names a registered device's SUCI must not deregister it.
   ue.supi = resolved.supi;
   logNas(amf, ue, 'inbound', registration.request, requestPlain);
-  if (identityResponseMessage !== undefined)
+  if (identityResponseMessage !== undefined) {
+    // The Identity Request went before the SUPI was known: logged now, in its place (network.md 4).
+    logNas(amf, ue, 'outbound', IDENTITY_REQUEST, plainOf(IDENTITY_REQUEST));
     logNas(amf, ue, 'inbound', identityResponseMessage, plainOf(identityResponseMessage));
+  }
   if (ue.ueSecurityCapability === undefined)
     // 5.5.1.2.2: an initial registration carries the UE security capability.
     return rejectRegistration(amf, ue, GMM_CAUSE.ueSecurityCapabilitiesMismatch);

@@ -197,9 +197,15 @@ describe('Initial registration (TS 24.501 5.5.1.2)', () => {
       next.nas.map((m) => m.messageType),
       ['authenticationRequest'],
     );
+    // Logged once the SUPI is known, each in its place (network.md section 4).
     assert.deepEqual(
-      h.subscriberLogs.slice(0, 2).map((l) => l.event),
-      ['Registration Request', 'Identity Response'],
+      h.subscriberLogs.slice(0, 4).map((l) => [l.event, l.direction]),
+      [
+        ['Registration Request', 'inbound'],
+        ['Identity Request', 'outbound'],
+        ['Identity Response', 'inbound'],
+        ['Authentication Request', 'outbound'],
+      ],
     );
     emitted.add(radio.received);
     await h.close();
