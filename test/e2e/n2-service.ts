@@ -12,7 +12,7 @@ import { NGAP_PORT } from '../../src/network/transport/n2-transport.ts';
 import type { SctpParameters } from '../../src/network/transport/sctp/sctp-config.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import type { TestApp } from '../helpers/test-app.ts';
-import { createTestApp, initialize } from '../helpers/test-app.ts';
+import { createApiToken, createTestApp, initialize } from '../helpers/test-app.ts';
 import { tshark } from '../helpers/tshark.ts';
 
 /**
@@ -75,7 +75,9 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
   const { time } = options;
   const t = await createTestApp(time === undefined ? {} : { clock: time, timers: time });
   const timers = time ?? systemTimers;
-  const token = await initialize(t);
+  const session = await initialize(t);
+  // A session expires as a manual time moves on (a test may move it by an hour); an API token does not.
+  const token = time === undefined ? session : await createApiToken(t, session, 'e2e');
   let amf: TransportAddress;
   let udpPort: number;
   let stopN2: () => Promise<void>;

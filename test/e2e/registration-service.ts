@@ -119,6 +119,11 @@ export interface Page<T> {
   total_count: number;
 }
 
+/** The `details` JSON of a log row or radio event. */
+export function detailsOf(row: { details: string } | undefined): Record<string, string | undefined> {
+  return JSON.parse(row?.details ?? '{}') as Record<string, string | undefined>;
+}
+
 /** The subscriber's status object. */
 export async function statusOf(s: N2Service, imsi: string): Promise<SubscriberStatus> {
   const detail = await s.get<{ status: SubscriberStatus }>(`/api/v1/subscribers/${imsi}`);
@@ -148,12 +153,12 @@ export async function logsOf(s: N2Service, imsi: string): Promise<SubscriberLog[
 /**
  * Waits until the subscriber is shown registered, then checks every status field (network.md section 5):
  * 5G, the IMEI of its IMEISV, NEA2/NIA2 (the operator's first choices among the simulator's algorithms),
- * seen within the last minute through `radio`.
+ * seen within a minute of `now` (the service's clock, the system's unless given) through `radio`.
  */
 export async function assertShownRegistered(
   s: N2Service,
   imsi: string,
-  expected: { radio: string; imei: string },
+  expected: { radio: string; imei: string; now?: number },
 ): Promise<void> {
   const { last_seen_at: lastSeenAt, ...rest } = await statusUntil(
     s,
@@ -169,7 +174,7 @@ export async function assertShownRegistered(
     integrity_algorithm: 'NIA2',
     last_seen_radio: expected.radio,
   });
-  assert.ok(Math.abs(Date.parse(lastSeenAt) - Date.now()) < 60_000, lastSeenAt);
+  assert.ok(Math.abs(Date.parse(lastSeenAt) - (expected.now ?? Date.now())) < 60_000, lastSeenAt);
 }
 
 /**

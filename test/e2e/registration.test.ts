@@ -5,6 +5,7 @@ import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page, RegistrationService } from './registration-service.ts';
 import {
   assertShownRegistered,
+  detailsOf,
   IMEI,
   imsiOf,
   logsOf,
@@ -24,11 +25,6 @@ interface RadioEvent {
   message_type: string;
   direction: string;
   details: string;
-}
-
-/** The `details` JSON of a log row or radio event. */
-function detailsOf(row: { details: string } | undefined): Record<string, string | undefined> {
-  return JSON.parse(row?.details ?? '{}') as Record<string, string | undefined>;
 }
 
 const EXPECTED_LOGS = [

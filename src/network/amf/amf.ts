@@ -17,7 +17,7 @@ import type { AmfUe } from './amf-ue.ts';
 import { createAmfUes } from './amf-ues.ts';
 import { allowedNssaiChanged } from './configuration-update.ts';
 import { deregisterByNetwork } from './deregistration.ts';
-import { GMM_CAUSE } from './gmm-cause.ts';
+import { GMM_CAUSE } from '../nas/index.ts';
 import { createAmfLocation } from './location.ts';
 import { createNasDispatch } from './nas-dispatch.ts';
 import { createPathSwitch } from './path-switch.ts';

@@ -1,4 +1,5 @@
 import {
+  GMM_CAUSE,
   decodeNasMessage,
   decodeNasPdu,
   encodeNasMessage,
@@ -11,7 +12,6 @@ import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
-import { GMM_CAUSE } from './gmm-cause.ts';
 import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from './location.ts';
 import { logNas } from './nas-link.ts';
 import {

@@ -1,6 +1,7 @@
 import { bitStringOf } from '../asn1/bit-string.ts';
 import { resolveSupi } from '../ausf/index.ts';
 import {
+  GMM_CAUSE,
   encodeNasMessage,
   REGISTRATION_TYPE,
   type FiveGmmMessage,
@@ -23,7 +24,6 @@ import {
 } from './authentication.ts';
 import { sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { newGuti } from './guti-allocation.ts';
-import { GMM_CAUSE } from './gmm-cause.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
 import { IDENTITY_REQUEST, startIdentification } from './identification.ts';
 import { logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';

@@ -1,11 +1,10 @@
-import { encodeNasMessage, type NasMessageOf } from '../nas/index.ts';
+import { GMM_CAUSE, encodeNasMessage, type NasMessageOf } from '../nas/index.ts';
 import { openContainer } from '../nas/initial-message-container.ts';
 import { deriveContextKgnb, latestUplinkCount } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
-import { GMM_CAUSE } from './gmm-cause.ts';
 import { nasPduFor } from './nas-link.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
 import { reconcileSessions } from './session-management.ts';

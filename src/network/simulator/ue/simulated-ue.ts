@@ -1,7 +1,7 @@
 import type { Timers } from '../../../clock.ts';
 import { systemTimers } from '../../../clock.ts';
 import { deriveKamf, servingNetworkName } from '../../../crypto/key-hierarchy.ts';
-import { causeLabel } from '../../nas/causes.ts';
+import { causeLabel, GMM_CAUSE } from '../../nas/causes.ts';
 import type { Guti, MobileIdentity } from '../../nas/ie/mobile-identity.ts';
 import { IDENTITY_TYPE } from '../../nas/ie/mobile-identity.ts';
 import type { NasKeySetIdentifier } from '../../nas/ie/mobility.ts';
@@ -777,7 +777,12 @@ export class SimulatedUe implements RadioUe {
       this.#setState({ kind: 'deregistered' });
       state.settle(outcome);
     } else if (state.kind === 'service-request-initiated') {
-      this.#setState({ kind: 'registered' });
+      // TS 24.501 5.6.1.5: #9 and #10 leave the UE deregistered, to register anew (#9 without its
+      // 5G-GUTI, which the network no longer knows); other causes leave it registered.
+      if (cause === GMM_CAUSE.ueIdentityCannotBeDerived) this.#guti = undefined;
+      if (cause === GMM_CAUSE.ueIdentityCannotBeDerived || cause === GMM_CAUSE.implicitlyDeregistered)
+        this.#deregistered();
+      else this.#setState({ kind: 'registered' });
       state.settle(outcome);
     }
   }
