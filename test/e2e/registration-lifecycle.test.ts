@@ -123,6 +123,49 @@ describe('registered device lifecycle through the simulator against the real ser
     );
   });
 
+  it('a policy for another slice added, then deleted, through the API: Configuration Update Command with the allowed NSSAI each time', async () => {
+    const imsi = imsiOf(27);
+    await s.provision(imsi);
+    assert.equal(await s.request('POST', '/api/v1/slices', { name: 'second', sst: 2 }), 201);
+    const ue = s.ue({ imsi, requestedNssai: [{ sst: 1 }, { sst: 2 }] });
+    assert.equal((await ue.register()).outcome, 'accepted');
+    // Only the default slice has a policy for the default profile (decisions section 9).
+    assert.deepEqual(ue.allowedNssai, [{ sst: 1 }]);
+    const policy = {
+      bitrate_uplink: '100 Mbps',
+      bitrate_downlink: '100 Mbps',
+      var5qi: 9,
+      arp: 1,
+      data_network_name: 'internet',
+      profile_name: 'default',
+      slice_name: 'second',
+    };
+    const widened = ue.next((e) => (e.type === 'configuration-update' ? true : undefined));
+    assert.equal(await s.request('POST', '/api/v1/policies', { name: 'second', ...policy }), 201);
+    await widened;
+    assert.deepEqual(ue.allowedNssai, [{ sst: 1 }, { sst: 2 }]);
+    const narrowed = ue.next((e) => (e.type === 'configuration-update' ? true : undefined));
+    assert.equal(await s.request('DELETE', '/api/v1/policies/second'), 200);
+    await narrowed;
+    assert.deepEqual(ue.allowedNssai, [{ sst: 1 }]);
+    const rows = await s.until(async () => {
+      const logged = await logsOf(s, imsi);
+      return logged.filter((row) => row.event === 'Configuration Update Complete').length === 2
+        ? logged
+        : undefined;
+    }, 'both updates acknowledged and logged');
+    assert.deepEqual(
+      rows.slice(-4).map((row) => [row.event, row.direction]),
+      [
+        ['Configuration Update Command', 'outbound'],
+        ['Configuration Update Complete', 'inbound'],
+        ['Configuration Update Command', 'outbound'],
+        ['Configuration Update Complete', 'inbound'],
+      ],
+    );
+    assert.equal((await statusOf(s, imsi)).registered, true);
+  });
+
   it('the subscriber deleted through the API: network-initiated deregistration, connected and idle (paged)', async () => {
     const connected = await registered(23);
     const gone = connected.ue.next((e) => (e.type === 'deregistered-by-network' ? e : undefined));

@@ -46,4 +46,9 @@ export interface AmfContext {
   randomTmsi(): number;
   /** The SMF 5GSM messages go to (docs/sessions.md); undefined when the AMF runs without one. */
   readonly smf: Smf | undefined;
+  /**
+   * Looks at a registered UE again after a subscriber, profile, policy or slice change (amf.ts): a new
+   * allowed NSSAI, or a network-initiated deregistration.
+   */
+  reconsider(ue: AmfUe): void;
 }

@@ -94,6 +94,8 @@ export interface AmfUe {
   allowedNssai: SNssai[];
   /** The requested NSSAI of the last accepted registration, to work the allowed NSSAI out again. */
   requestedNssai: SNssai[] | undefined;
+  /** A configuration change came while it was registering: looked at again at Registration Complete. */
+  configurationChanged: boolean;
   /** A new allowed NSSAI waiting for the UE to be connected and between procedures (5.4.4.1). */
   pendingAllowedNssai: SNssai[] | undefined;
   /** The tracking areas of the TAI list in Registration Accept: where paging looks for the UE. */

@@ -42,6 +42,7 @@ export function createAmfUes({ limit }: { limit: number }) {
         registered: false,
         allowedNssai: [],
         requestedNssai: undefined,
+        configurationChanged: false,
         pendingAllowedNssai: undefined,
         registrationArea: undefined,
         connection: undefined,

@@ -122,6 +122,7 @@ export function createAmf(options: AmfOptions) {
     records: options.records,
     randomTmsi: options.randomTmsi ?? randomPool.word,
     smf,
+    reconsider: (ue) => void reconsider(ue).catch(failed),
   };
   built.amf = amf;
   const location = createAmfLocation(amf);
@@ -132,11 +133,17 @@ export function createAmf(options: AmfOptions) {
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
    * deregistered by the network when it may no longer be served (#7 5GS services not allowed, #62 no
-   * network slices available), else given its new allowed NSSAI if that changed (TS 24.501 5.4.4).
+   * network slices available), else given its new allowed NSSAI if that changed (TS 24.501 5.4.4). A
+   * device still registering (its Registration Accept may already be on its way with what the change
+   * makes stale) is looked at again once its Registration Complete arrives.
    */
   async function reconsider(ue: AmfUe): Promise<void> {
     const supi = ue.supi;
-    if (supi === undefined || !ue.registered) return;
+    if (supi === undefined) return;
+    if (!ue.registered) {
+      ue.configurationChanged = true;
+      return;
+    }
     const [subscription, current] = await Promise.all([
       options.subscriptionData.getSubscriptionData(supi),
       amf.network(),

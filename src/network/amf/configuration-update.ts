@@ -83,7 +83,8 @@ export function configurationUpdateInterrupted(ue: AmfUe): void {
 
 /**
  * Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI, and
- * the new 5G-GUTI, if the command had one: the old one is no longer valid.
+ * the new 5G-GUTI, if the command had one: the old one is no longer valid. A change that came meanwhile
+ * goes now.
  */
 export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
   const procedure = ue.procedure;
@@ -91,4 +92,5 @@ export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
   procedure.timer.stop();
   ue.procedure = { kind: 'none' };
   amf.ues.settleGuti(ue);
+  sendPendingConfigurationUpdate(amf, ue);
 }

@@ -427,7 +427,11 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
     (request.uplinkDataStatus ?? []).length === 0
   )
     return releaseConnection(amf, ue);
-  // A change of the allowed NSSAI during the registration reaches the UE now (TS 24.501 5.4.4.1).
+  // A configuration change during the registration reaches the UE now (TS 24.501 5.4.4.1).
+  if (ue.configurationChanged) {
+    ue.configurationChanged = false;
+    return amf.reconsider(ue);
+  }
   sendPendingConfigurationUpdate(amf, ue);
 }
 

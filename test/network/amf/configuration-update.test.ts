@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { NasMessageOf } from '../../../src/network/nas/index.ts';
-import { answered, namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
+import {
+  answered,
+  namesOf,
+  register,
+  registerUntilAccept,
+  serviceRequestPdu,
+  settle,
+  step,
+} from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import {
   amfUeNgapIdOf,
@@ -91,6 +99,59 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
     h.events.publish({ resource: 'profile', change: 'changed', name: 'default' });
     await settle(h);
     assert.deepEqual(radio.received.slice(from), []);
+    await h.close();
+  });
+
+  it('a change while the device registers (after its Registration Accept): the command follows Registration Complete', async () => {
+    const h = await createAmfHarness({}, TWO_SLICES);
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await registerUntilAccept(
+      h,
+      radio,
+      ue,
+      ue.registrationRequest({ requestedNssai: undefined }),
+    );
+    await step(h, radio, ue, initialContextSetupResponse(ids));
+    narrowPolicy(h);
+    await settle(h);
+    const complete = await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })),
+    );
+    const [command, ...more] = commandsIn(complete.nas);
+    assert.deepEqual(more, []);
+    assert.deepEqual(command?.allowedNssai, [{ sst: 1, sd: 0x010203 }]);
+    emitted.add(radio.received);
+    await h.close();
+  });
+
+  it('a second change while the first command waits for its Complete: the second command follows the Complete', async () => {
+    const h = await createAmfHarness({}, TWO_SLICES);
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const from = radio.received.length;
+    narrowPolicy(h);
+    await settle(h);
+    assert.deepEqual(commandsIn(answered(radio, ue, from).nas)[0]?.allowedNssai, [{ sst: 1, sd: 0x010203 }]);
+    const waiting = radio.received.length;
+    narrowPolicy(h, { sst: 2 });
+    await settle(h);
+    assert.deepEqual(answered(radio, ue, waiting).nas, [], 'one procedure at a time (5.4.4.1)');
+    const next = await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids, ue.protect({ messageType: 'configurationUpdateComplete' })),
+    );
+    assert.deepEqual(
+      commandsIn(next.nas).map((c) => c.allowedNssai),
+      [[{ sst: 2 }]],
+    );
+    emitted.add(radio.received);
     await h.close();
   });
 

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
-import { answered, namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
+import {
+  answered,
+  namesOf,
+  register,
+  registerUntilAccept,
+  serviceRequestPdu,
+  settle,
+  step,
+} from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import { amfConfigurationUpdateAnswer, ngSetupRequest, taList } from './messages.ts';
 import type { TestRadio } from './n2-harness.ts';
@@ -9,6 +17,7 @@ import {
   amfUeNgapIdOf,
   createAmfHarness,
   IMSI,
+  initialContextSetupResponse,
   initialUeMessage,
   nasPduOf,
   TestUe,
@@ -80,6 +89,29 @@ describe('Network-initiated and implicit deregistration (TS 24.501 5.5.2.3, 5.3.
       uplinkNasTransport(ids, ue.protect({ messageType: 'deregistrationAcceptUeTerminated' })),
     );
     assert.deepEqual(namesOf(done.pdus), ['UEContextRelease']);
+    emitted.add(radio.received);
+    await h.close();
+  });
+
+  it('a subscriber deleted while its device registers: Deregistration Request #7 right after Registration Complete', async () => {
+    const h = await createAmfHarness();
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await registerUntilAccept(h, radio, ue);
+    await step(h, radio, ue, initialContextSetupResponse(ids));
+    h.subscriptions.delete(IMSI);
+    h.events.publish({ resource: 'subscriber', change: 'deleted', name: IMSI });
+    await settle(h);
+    const complete = await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })),
+    );
+    const request = complete.nas.find((m) => m.messageType === 'deregistrationRequestUeTerminated');
+    assert.ok(request?.messageType === 'deregistrationRequestUeTerminated');
+    assert.equal(request.fiveGmmCause, 7);
+    assert.equal(h.state.subscriber(IMSI).registered, false);
     emitted.add(radio.received);
     await h.close();
   });
