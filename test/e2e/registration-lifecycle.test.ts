@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeNasMessage } from '../../src/network/nas/index.ts';
+import { nasOf } from '../helpers/nas-psis.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page, RegistrationService } from './registration-service.ts';
 import {
@@ -59,10 +60,17 @@ describe('registered device lifecycle through the simulator against the real ser
     const setup = ue.next((e) => (e.type === 'context-setup' ? e : undefined));
     assert.deepEqual(await ue.serviceRequest(), { outcome: 'accepted' });
     assert.equal((await setup).kgnbMatches, true);
-    await s.until(async () => {
-      const rows = await logsOf(s, imsi);
-      return rows.some((row) => row.event === 'Service Request') ? rows : undefined;
+    const rows = await s.until(async () => {
+      const logged = await logsOf(s, imsi);
+      return logged.some((row) => row.event === 'Service Request') ? logged : undefined;
     }, 'service request logged');
+    // `raw` is the whole message its ciphered NAS message container held (TS 24.501 4.4.6), in plain.
+    const logged = rows.find((row) => row.event === 'Service Request');
+    const decoded = decodeNasMessage(Buffer.from(logged?.raw ?? '', 'base64'));
+    assert.ok(decoded.ok && decoded.message.messageType === 'serviceRequest');
+    assert.equal(decoded.message.nasMessageContainer, undefined);
+    const [sent] = nasOf(ue, 'serviceRequest');
+    assert.deepEqual(Buffer.from(logged?.raw ?? '', 'base64'), Buffer.from(sent ?? []));
   });
 
   it('periodic and mobility registration updating from idle (integrity-protected, cleartext IEs): accepted', async () => {

@@ -122,8 +122,13 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
   }
 
   function dispatch(ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array, verified: boolean): void {
-    // Registration logs the Registration Request and Identity Response itself, once the SUPI is known.
-    if (message.messageType !== 'registrationRequest' && message.messageType !== 'identityResponse')
+    // Registration logs the Registration Request and Identity Response itself, once the SUPI is known;
+    // the Service Request is logged as its NAS message container holds it (service-request.ts).
+    if (
+      message.messageType !== 'registrationRequest' &&
+      message.messageType !== 'identityResponse' &&
+      message.messageType !== 'serviceRequest'
+    )
       logNas(amf, ue, 'inbound', message, plain);
     switch (message.messageType) {
       case 'registrationRequest':
@@ -145,7 +150,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       case 'deregistrationAcceptUeTerminated':
         return deregistrationAccept(amf, ue);
       case 'serviceRequest':
-        return guard(ue, serviceRequest(amf, ue, message));
+        return guard(ue, serviceRequest(amf, ue, message, plain));
       case 'configurationUpdateComplete':
         return configurationUpdateComplete(amf, ue);
       case 'ulNasTransport':

@@ -5,7 +5,7 @@ import type { AmfContext } from './amf-context.ts';
 import { guami } from './amf-identity.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
-import { nasPduFor } from './nas-link.ts';
+import { logNas, nasPduFor } from './nas-link.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
 import { reconcileSessions } from './session-management.ts';
 import type { UeConnection } from './ue-connections.ts';
@@ -26,6 +26,7 @@ export async function serviceRequest(
   amf: AmfContext,
   ue: AmfUe,
   received: NasMessageOf<'serviceRequest'>,
+  receivedPlain: Uint8Array,
 ): Promise<void> {
   becomeConnected(ue);
   // TS 24.501 4.4.6: the whole message, in the ciphered NAS message container, replaces the cleartext one.
@@ -36,6 +37,7 @@ export async function serviceRequest(
   if (opened?.error !== undefined)
     amf.logger.warn({ ue: ue.id, error: opened.error }, 'AMF: a NAS message container did not open');
   const request = opened?.message ?? received;
+  logNas(amf, ue, 'inbound', request, opened?.plain ?? receivedPlain);
   const procedure = ue.procedure;
   if (procedure.kind === 'paging') {
     procedure.timer.stop();
