@@ -138,8 +138,13 @@ describe('Cell ID with a stale serving cell: Location Reporting Control, Paging,
     // Idle, it reselects gnb-2's cell; being idle, it tells the core nothing.
     ue.moveTo(ues2);
     const pagings = sent('Paging').length;
+    const tmsi = ue.guti?.tmsi;
+    const updated = ue.next((e) => (e.type === 'configuration-update' ? e.guti : undefined));
     await l.advance(301_000);
     assert.equal(cellOf(await locate(supi)), hex(CELLS.b1));
     assert.ok(sent('Paging').length > pagings, 'paged');
+    // Back by a Service Request that answered paging: a new 5G-GUTI (TS 24.501 5.4.4.1 a).
+    const guti = await updated;
+    assert.ok(tmsi !== undefined && guti !== undefined && guti.tmsi !== tmsi);
   });
 });

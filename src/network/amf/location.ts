@@ -1,11 +1,11 @@
 import type { NasMessageOf } from '../nas/index.ts';
-import { bits } from '../ngap/ngap-values.ts';
 import { createLmf } from '../lmf/lmf.ts';
 import type { LmfTransport } from '../lmf/lmf.ts';
 import type { LocationServices } from '../lmf/location-services.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
+import { fiveGSTmsiOf } from './paging.ts';
 import type { LocationEndpoint } from './ue-ngap.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
@@ -56,23 +56,17 @@ export function createAmfLocation(amf: AmfContext) {
 
   /**
    * Paging (TS 38.413 8.5.1) by the UE's 5G-S-TMSI over its registration area, once: the Service
-   * Request that answers it brings the UE back. A UE already paged for another procedure is left to
-   * it. False when the UE cannot be paged.
+   * Request that answers it brings the UE back, and is owed a new 5G-GUTI (TS 24.501 5.4.4.1 a; should
+   * the UE come back unpaged, the new 5G-GUTI comes then, which the AMF may give at any time). A UE
+   * already paged for another procedure is left to it. False when the UE cannot be paged.
    */
   function page(ue: AmfUe): boolean {
     const guti = ue.guti;
     const area = ue.registrationArea;
     if (guti === undefined || area === undefined || ue.procedure.kind === 'paging') return false;
-    const tmsi = guti.tmsi;
-    const sent = amf.ngap.page(
-      {
-        aMFSetID: bits(guti.amfSetId, 10),
-        aMFPointer: bits(guti.amfPointer, 6),
-        fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
-      },
-      area,
-    );
-    return sent > 0;
+    if (amf.ngap.page(fiveGSTmsiOf(guti), area) === 0) return false;
+    ue.gutiReallocationPending = true;
+    return true;
   }
 
   const registered = (imsi: string): AmfUe | undefined => {

@@ -1,3 +1,5 @@
+import type { Guti } from '../nas/index.ts';
+import type { FiveGSTMSI } from '../ngap/generated/types.ts';
 import { bits } from '../ngap/ngap-values.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PagingPurpose } from './amf-ue.ts';
@@ -17,16 +19,7 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): bool
   const guti = ue.guti;
   const area = ue.registrationArea;
   if (guti === undefined || area === undefined) return false;
-  const tmsi = guti.tmsi;
-  const send = (): number =>
-    amf.ngap.page(
-      {
-        aMFSetID: bits(guti.amfSetId, 10),
-        aMFPointer: bits(guti.amfPointer, 6),
-        fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
-      },
-      area,
-    );
+  const send = (): number => amf.ngap.page(fiveGSTmsiOf(guti), area);
   if (send() === 0) return false;
   const timer = startRetransmissionTimer(
     amf.timers,
@@ -46,4 +39,14 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): bool
   );
   ue.procedure = { kind: 'paging', purpose, timer };
   return true;
+}
+
+/** The 5G-S-TMSI of a 5G-GUTI (TS 23.003 2.11), as a Paging's UE Paging Identity carries it (TS 38.413 8.5.1). */
+export function fiveGSTmsiOf(guti: Guti): FiveGSTMSI {
+  const tmsi = guti.tmsi;
+  return {
+    aMFSetID: bits(guti.amfSetId, 10),
+    aMFPointer: bits(guti.amfPointer, 6),
+    fiveGTMSI: Uint8Array.of(tmsi >>> 24, (tmsi >>> 16) & 0xff, (tmsi >>> 8) & 0xff, tmsi & 0xff),
+  };
 }
