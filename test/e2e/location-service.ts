@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import type { UeOptions } from '../../src/network/simulator/ue/simulated-ue.ts';
 import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import type { UeConfig } from '../../src/network/simulator/ue/ue-config.ts';
-import { createApiToken } from '../helpers/test-app.ts';
-import { ManualTime } from '../helpers/manual-time.ts';
+import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, K, OPC, startRegistrationService } from './registration-service.ts';
 
@@ -11,7 +10,7 @@ import { imsiOf, K, OPC, startRegistrationService } from './registration-service
  * The real service with simulated radios and devices (registration-service.ts) on manual time, for the
  * location tests of timed behaviour: the core and the AMF share one `ManualTime`, so the 300 s cell age,
  * the 5 s, 10 s and 20 s waits and the periodic sessions' intervals pass when a test moves it. Requests
- * go with an API token that never expires (a login's bearer lasts 15 minutes of that time).
+ * go with the service's API token, which never expires (n2-service.ts).
  */
 
 /** A location result as the API answers it (spec: Location result). */
@@ -60,11 +59,7 @@ export interface TimedLocationService {
 export async function startTimedLocationService(): Promise<TimedLocationService> {
   const time = new ManualTime();
   const s = await startRegistrationService({ time });
-  const token = await createApiToken(s.t, s.token);
-  // Packets between the service and the simulator are in flight as real I/O: one turn of the event loop
-  // after each timer lets what is already received be handled (the tests poll for what they wait on).
-  const between = () => new Promise<void>((resolve) => setImmediate(resolve));
-
+  const token = s.token;
   const api: TimedLocationService['api'] = async (method, url, payload) => {
     const response = await s.t.request({ method, url, token, ...(payload === undefined ? {} : { payload }) });
     const body = response.body;
@@ -78,7 +73,7 @@ export async function startTimedLocationService(): Promise<TimedLocationService>
   return {
     s,
     time,
-    advance: (ms) => time.advance(ms, between),
+    advance: (ms) => time.advance(ms, oneTurn),
     api,
     locate: (payload) => api('POST', '/api/beta/location', payload),
     async provisionCell(cellIdentity, latitude, longitude, uncertainty) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
-import { ManualTime } from '../helpers/manual-time.ts';
+import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees, gnbConfig, startN2Service } from './n2-service.ts';
 
 /**
@@ -73,10 +73,8 @@ describe('association end and replacement, simulator against the real service (u
       await gnb.ngSetup();
       assert.equal((await s.get<Page<unknown>>('/api/v1/ran/radios')).total_count, 1);
       s.silenceRan();
-      // Datagrams are real I/O: one turn of the event loop after each timer lets what arrived be handled.
-      const between = () => new Promise<void>((resolve) => setImmediate(resolve));
       await s.until(async () => {
-        await time.advance(100, between);
+        await time.advance(100, oneTurn);
         return (await s.get<Page<unknown>>('/api/v1/ran/radios')).total_count === 0 ? true : undefined;
       }, 'the silent radio gone');
       const down = await s.until(async () => {

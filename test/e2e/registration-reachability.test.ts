@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_AMF_TIMERS } from '../../src/network/amf/amf-settings.ts';
-import { ManualTime } from '../helpers/manual-time.ts';
+import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page, RegistrationService } from './registration-service.ts';
 import {
@@ -24,9 +24,6 @@ import {
  * The service runs on a manual time that the test moves; the device's own timers (its T3512 among them)
  * run on the system's, so it stays silent meanwhile, like a device out of coverage.
  */
-
-/** Packets are real I/O: one turn of the event loop after each timer lets what arrived be handled. */
-const between = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('implicit deregistration of an idle device through the simulator against the real service', () => {
   let s: RegistrationService;
@@ -54,9 +51,9 @@ describe('implicit deregistration of an idle device through the simulator agains
     await s.until(async () => ((await completes()) === 1 ? true : undefined), 'release complete stored');
 
     const { mobileReachableMs, implicitDeregistrationMs } = DEFAULT_AMF_TIMERS;
-    await time.advance(mobileReachableMs + implicitDeregistrationMs - 1_000, between);
+    await time.advance(mobileReachableMs + implicitDeregistrationMs - 1_000, oneTurn);
     assert.equal((await statusOf(s, imsi)).registered, true, 'idle, still reachable in the network’s eyes');
-    await time.advance(1_000, between);
+    await time.advance(1_000, oneTurn);
     await assertShownUnregistered(s, imsi);
 
     const back = await ue.serviceRequest();

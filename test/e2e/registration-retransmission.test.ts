@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
-import { ManualTime } from '../helpers/manual-time.ts';
+import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, logsOf, startRegistrationService, statusUntil } from './registration-service.ts';
@@ -21,9 +21,6 @@ const TIMERS = { t3510: 3_000, t3511: 300, registrationAttempts: 5, t3521: 1_000
 /** The UE's uplink NAS message types, in order. */
 const uplinks = (ue: SimulatedUe): string[] =>
   ue.log.filter((x) => x.direction === 'uplink').map((x) => x.messageType);
-
-/** Packets are real I/O: one turn of the event loop after each timer lets what arrived be handled. */
-const between = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('UE NAS retransmission through the simulator against the real service', () => {
   let s: RegistrationService;
@@ -52,7 +49,7 @@ describe('UE NAS retransmission through the simulator against the real service',
     await s.until(async () => (lost > 0 ? true : undefined), 'the Authentication Request lost');
     assert.deepEqual(uplinks(ue), ['registrationRequest']);
     // T3510 expires, T3511 runs out, the UE sends its Registration Request again.
-    await time.advance(TIMERS.t3510 + TIMERS.t3511, between);
+    await time.advance(TIMERS.t3510 + TIMERS.t3511, oneTurn);
     const outcome = await registering;
     assert.equal(outcome.outcome, 'accepted');
     assert.deepEqual(uplinks(ue).slice(0, 2), ['registrationRequest', 'registrationRequest']);
@@ -84,7 +81,7 @@ describe('UE NAS retransmission through the simulator against the real service',
     await s.until(async () => (lost > 0 ? true : undefined), 'the Deregistration Request lost');
     assert.equal(uplinks(ue).filter((t) => t === 'deregistrationRequestUeOriginating').length, 1);
     // T3521 expires: the UE sends its Deregistration Request again.
-    await time.advance(TIMERS.t3521, between);
+    await time.advance(TIMERS.t3521, oneTurn);
     const outcome = await deregistering;
     assert.deepEqual(outcome, { outcome: 'accepted' });
     assert.equal(uplinks(ue).filter((t) => t === 'deregistrationRequestUeOriginating').length, 2);

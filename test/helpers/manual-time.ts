@@ -40,3 +40,6 @@ export class ManualTime implements Clock, Timers {
     await between();
   }
 }
+
+/** One turn of the event loop: what arrived over real sockets is handled before the next timer fires. */
+export const oneTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));

@@ -37,6 +37,15 @@ function narrowPolicy(h: AmfHarness, slice: { sst: number; sd?: string } = { sst
   h.events.publish({ resource: 'policy', change: 'changed', name: 'default' });
 }
 
+/** A device registered with both slices allowed (it requests none), connected. */
+async function registeredOnTwoSlices() {
+  const h = await createAmfHarness({}, TWO_SLICES);
+  const radio = await h.radio();
+  const ue = new TestUe();
+  const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+  return { h, radio, ue, ids };
+}
+
 const commandsIn = (nas: readonly { messageType: string }[]) =>
   nas.filter(
     (m): m is NasMessageOf<'configurationUpdateCommand'> => m.messageType === 'configurationUpdateCommand',
@@ -44,10 +53,7 @@ const commandsIn = (nas: readonly { messageType: string }[]) =>
 
 describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
   it('a policy change narrows a connected device’s slices: Configuration Update Command, acknowledged', async () => {
-    const h = await createAmfHarness({}, TWO_SLICES);
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const { h, radio, ue, ids } = await registeredOnTwoSlices();
     const accept = ue.received.find((m) => m.messageType === 'registrationAccept');
     assert.ok(accept?.messageType === 'registrationAccept');
     assert.deepEqual(accept.allowedNssai, [{ sst: 1, sd: 0x010203 }, { sst: 2 }]);
@@ -129,10 +135,7 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
   });
 
   it('a second change while the first command waits for its Complete: the second command follows the Complete', async () => {
-    const h = await createAmfHarness({}, TWO_SLICES);
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const { h, radio, ue, ids } = await registeredOnTwoSlices();
     const from = radio.received.length;
     narrowPolicy(h);
     await settle(h);
@@ -156,10 +159,7 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
   });
 
   it('an idle device hears of it after its Service Request, once the radio has its context (5.4.4.1)', async () => {
-    const h = await createAmfHarness({}, TWO_SLICES);
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const { h, radio, ue, ids } = await registeredOnTwoSlices();
     await step(h, radio, ue, ueContextReleaseRequest(ids));
     await step(h, radio, ue, ueContextReleaseComplete(ids));
     const from = radio.received.length;
@@ -188,10 +188,7 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
   });
 
   it('the connection is lost before Configuration Update Complete: the command goes again after the Service Request (5.4.4.5 a)', async () => {
-    const h = await createAmfHarness({}, TWO_SLICES);
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const { h, radio, ue, ids } = await registeredOnTwoSlices();
     const from = radio.received.length;
     narrowPolicy(h);
     await settle(h);
@@ -230,10 +227,7 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
   });
 
   it('the connection is lost before the command is acknowledged, then the device registers: the Accept carries the slices, no command follows', async () => {
-    const h = await createAmfHarness({}, TWO_SLICES);
-    const radio = await h.radio();
-    const ue = new TestUe();
-    const { ids } = await register(h, radio, ue, ue.registrationRequest({ requestedNssai: undefined }));
+    const { h, radio, ue, ids } = await registeredOnTwoSlices();
     narrowPolicy(h);
     await settle(h);
     await step(h, radio, ue, ueContextReleaseRequest(ids));
