@@ -42,6 +42,15 @@ describe('PDU sessions of idle devices through the simulator against the real se
     return { ...device, address: established.session.ipv4 };
   };
 
+  /** The 5G-TMSI the last Paging named. */
+  const pagedTmsi = (): number | undefined => {
+    const pdu = s.received.filter((exchange) => exchange.messageType === 'Paging').at(-1)?.pdu;
+    assert.ok(pdu?.choice === 'initiatingMessage' && pdu.value.name === 'Paging');
+    const identity = ieValue(pdu.value.value.protocolIEs, 'UEPagingIdentity');
+    assert.ok(identity?.choice === 'fiveG-S-TMSI');
+    return Buffer.from(identity.value.fiveGTMSI).readUInt32BE(0);
+  };
+
   it('downlink data for an idle device: paged, its Service Request brings the user plane back in Initial Context Setup; both carry PDU session status', async () => {
     const { imsi, ue, address } = await idleWithSession(21);
     const [forwarderId, rule] = [...s.rules.sessions].find(([, r]) => r.ipv4 === address) ?? [];
@@ -240,13 +249,6 @@ describe('PDU sessions of idle devices through the simulator against the real se
     );
 
     // Idle again, it is paged under the new 5G-GUTI, and answers under it.
-    const pagedTmsi = (): number | undefined => {
-      const pdu = s.received.filter((exchange) => exchange.messageType === 'Paging').at(-1)?.pdu;
-      assert.ok(pdu?.choice === 'initiatingMessage' && pdu.value.name === 'Paging');
-      const identity = ieValue(pdu.value.value.protocolIEs, 'UEPagingIdentity');
-      assert.ok(identity?.choice === 'fiveG-S-TMSI');
-      return Buffer.from(identity.value.fiveGTMSI).readUInt32BE(0);
-    };
     assert.equal(pagedTmsi(), old.tmsi);
     const released = ue.next((e) => (e.type === 'released' ? true : undefined));
     assert.ok(s.ues.requestRelease(ue));
@@ -258,5 +260,43 @@ describe('PDU sessions of idle devices through the simulator against the real se
     assert.deepEqual(await pagedAgain, { outcome: 'accepted' });
     assert.equal(pagedTmsi(), guti.tmsi);
     assert.notEqual((await updatedAgain)?.tmsi, guti.tmsi);
+  });
+
+  it('the Configuration Update Command is lost with the connection: both 5G-GUTIs stay valid, the one the device comes back with is kept (TS 24.501 5.4.4.5 a)', async () => {
+    const { imsi, ue, address } = await idleWithSession(27);
+    const [forwarderId] = [...s.rules.sessions].find(([, r]) => r.ipv4 === address) ?? [];
+    assert.ok(forwarderId !== undefined);
+    const old = ue.guti;
+    assert.ok(old !== undefined);
+    // The radio delivers the Service Accept and loses what follows it: the Configuration Update Command.
+    const deliver = ue.downlink.bind(ue);
+    let downlinks = 0;
+    ue.downlink = (pdu) => {
+      if (++downlinks !== 2) deliver(pdu);
+    };
+    const paged = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+    s.rules.downlinkData.push(forwarderId);
+    assert.deepEqual(await paged, { outcome: 'accepted' });
+    await s.until(async () => (downlinks >= 2 ? true : undefined), 'the command lost');
+    ue.downlink = deliver;
+    const released = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await released;
+    await until(imsi, 'inactive');
+    assert.equal(ue.guti?.tmsi, old.tmsi);
+
+    // It comes back under the old 5G-GUTI, which the AMF still holds; that one names it from now on.
+    assert.deepEqual(await ue.serviceRequest(), { outcome: 'accepted' });
+    const releasedAgain = ue.next((e) => (e.type === 'released' ? true : undefined));
+    assert.ok(s.ues.requestRelease(ue));
+    await releasedAgain;
+    await until(imsi, 'inactive');
+    const pagedAgain = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
+    const updated = ue.next((e) => (e.type === 'configuration-update' ? e.guti : undefined));
+    s.rules.downlinkData.push(forwarderId);
+    assert.deepEqual(await pagedAgain, { outcome: 'accepted' });
+    assert.equal(pagedTmsi(), old.tmsi);
+    const guti = await updated;
+    assert.ok(guti !== undefined && guti.tmsi !== old.tmsi);
   });
 });
