@@ -51,4 +51,6 @@ export interface AmfContext {
    * allowed NSSAI, or a network-initiated deregistration.
    */
   reconsider(ue: AmfUe): void;
+  /** Counts the subscriber, profile, policy, slice and operator changes heard so far. */
+  readonly configurationGeneration: number;
 }

@@ -10,6 +10,11 @@ export interface PendingRegistration {
   request: NasMessageOf<'registrationRequest'>;
   /** The subscriber's profile and policies, read once the SUPI is known. */
   subscription?: SubscriptionData;
+  /**
+   * `AmfContext.configurationGeneration` when the subscription was read: a change since (any subscriber,
+   * profile, policy or slice) has the UE looked at again at Registration Complete.
+   */
+  generation?: number;
 }
 
 /**
@@ -53,7 +58,8 @@ export type UeProcedure =
    * Configuration Update Command sent with a new allowed NSSAI (5.4.4.2), T3555 running; `previous` is
    * the allowed NSSAI the UE holds until it completes.
    */
-  | { kind: 'configuration-update'; previous: SNssai[]; timer: RetransmissionTimer }
+  /** Configuration Update Command sent (5.4.4.2), T3555 running; `guti`: the 5G-GUTI it carried, if any. */
+  | { kind: 'configuration-update'; previous: SNssai[]; guti: Guti | undefined; timer: RetransmissionTimer }
   /** Paging sent for a network-initiated procedure or downlink data (5.6.2), T3513 running. */
   | { kind: 'paging'; purpose: PagingPurpose; timer: RetransmissionTimer };
 
@@ -94,8 +100,6 @@ export interface AmfUe {
   allowedNssai: SNssai[];
   /** The requested NSSAI of the last accepted registration, to work the allowed NSSAI out again. */
   requestedNssai: SNssai[] | undefined;
-  /** A configuration change came while it was registering: looked at again at Registration Complete. */
-  configurationChanged: boolean;
   /** A new allowed NSSAI waiting for the UE to be connected and between procedures (5.4.4.1). */
   pendingAllowedNssai: SNssai[] | undefined;
   /** The tracking areas of the TAI list in Registration Accept: where paging looks for the UE. */

@@ -42,7 +42,6 @@ export function createAmfUes({ limit }: { limit: number }) {
         registered: false,
         allowedNssai: [],
         requestedNssai: undefined,
-        configurationChanged: false,
         pendingAllowedNssai: undefined,
         registrationArea: undefined,
         connection: undefined,
@@ -94,10 +93,10 @@ export function createAmfUes({ limit }: { limit: number }) {
     },
 
     /**
-     * The UE showed which 5G-GUTI it holds (`tmsi`, or the new one with Configuration Update Complete):
-     * that one names it from now on and the other is invalid (TS 24.501 5.4.4.3, 5.4.4.5).
+     * The UE showed which 5G-GUTI it holds, by its 5G-TMSI `tmsi`: that one names it from now on and the
+     * other is invalid (TS 24.501 5.4.4.3, 5.4.4.5).
      */
-    settleGuti(ue: AmfUe, tmsi = ue.guti?.tmsi): void {
+    settleGuti(ue: AmfUe, tmsi: number | undefined): void {
       const old = ue.oldGuti;
       if (old === undefined) return;
       if (tmsi === old.tmsi) {

@@ -91,6 +91,7 @@ export function createAmf(options: AmfOptions) {
           logger: options.logger,
           timers: options.timers,
         });
+  let generation = 0;
   const amf: AmfContext = {
     settings,
     identity: options.identity,
@@ -123,6 +124,9 @@ export function createAmf(options: AmfOptions) {
     randomTmsi: options.randomTmsi ?? randomPool.word,
     smf,
     reconsider: (ue) => void reconsider(ue).catch(failed),
+    get configurationGeneration() {
+      return generation;
+    },
   };
   built.amf = amf;
   const location = createAmfLocation(amf);
@@ -134,16 +138,13 @@ export function createAmf(options: AmfOptions) {
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
    * deregistered by the network when it may no longer be served (#7 5GS services not allowed, #62 no
    * network slices available), else given its new allowed NSSAI if that changed (TS 24.501 5.4.4). A
-   * device still registering (its Registration Accept may already be on its way with what the change
-   * makes stale) is looked at again once its Registration Complete arrives.
+   * device still registering is looked at again at its Registration Complete if anything changed since
+   * its subscription was read (`configurationGeneration`): its Registration Accept may carry what the
+   * change made stale.
    */
   async function reconsider(ue: AmfUe): Promise<void> {
     const supi = ue.supi;
-    if (supi === undefined) return;
-    if (!ue.registered) {
-      ue.configurationChanged = true;
-      return;
-    }
+    if (supi === undefined || !ue.registered) return;
     const [subscription, current] = await Promise.all([
       options.subscriptionData.getSubscriptionData(supi),
       amf.network(),
@@ -158,6 +159,7 @@ export function createAmf(options: AmfOptions) {
   const failed = (error: unknown): void =>
     options.logger.error({ err: error }, 'AMF: a configuration change could not be applied');
   const unsubscribe = options.configurationEvents.subscribe((change) => {
+    generation++;
     if (change.resource === 'operator' || change.resource === 'slice') network = undefined;
     if (change.resource === 'subscriber') {
       const ue = amf.ues.bySupi(change.name);

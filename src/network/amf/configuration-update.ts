@@ -32,9 +32,11 @@ export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SN
  * Configuration Update Command (TS 24.501 5.4.4.2) with what is pending, when the UE is connected,
  * registered and in no other procedure: a new allowed NSSAI, and a new 5G-GUTI owed after a Service
  * Request that answered paging (5.4.4.1 a; TS 33.501 6.12.3), before the connection is released. Until
- * the UE answers, the old and the new 5G-GUTI both name it (`AmfUes.replaceGuti`). T3555 retransmits
- * the command, and on its fifth expiry the procedure is aborted (5.4.4.5 c): the UE learns its allowed
- * NSSAI at its next registration, and whichever 5G-GUTI it names itself with next is kept.
+ * the UE answers, the old and the new 5G-GUTI both name it (`AmfUes.replaceGuti`); a later command
+ * carries the new one again while the UE has not shown it holds it. T3555 retransmits the command, and
+ * on its fifth expiry the procedure is aborted (5.4.4.5 c): the UE learns its allowed NSSAI at its next
+ * registration (or with a command a later change brings), and whichever 5G-GUTI it names itself with
+ * next is kept.
  */
 export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void {
   if (!ue.registered || ue.procedure.kind !== 'none') return;
@@ -43,12 +45,13 @@ export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void
   ue.pendingAllowedNssai = undefined;
   const allowedNssai = pending === undefined || sameNssai(pending, ue.allowedNssai) ? undefined : pending;
   const current = ue.guti;
-  const guti = ue.gutiReallocationPending && current !== undefined ? newGuti(amf, current) : undefined;
+  const reallocated = ue.gutiReallocationPending && current !== undefined ? newGuti(amf, current) : undefined;
   ue.gutiReallocationPending = false;
-  if (allowedNssai === undefined && guti === undefined) return;
+  if (allowedNssai === undefined && reallocated === undefined) return;
   const previous = ue.allowedNssai;
   if (allowedNssai !== undefined) ue.allowedNssai = allowedNssai;
-  if (guti !== undefined) amf.ues.replaceGuti(ue, guti);
+  if (reallocated !== undefined) amf.ues.replaceGuti(ue, reallocated);
+  const guti = reallocated ?? (ue.oldGuti === undefined ? undefined : current);
   const command: NasMessageOf<'configurationUpdateCommand'> = {
     messageType: 'configurationUpdateCommand',
     configurationUpdateIndication: ACKNOWLEDGEMENT_REQUESTED,
@@ -62,9 +65,10 @@ export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void
     () => void send(),
     () => {
       ue.procedure = { kind: 'none' };
+      sendPendingConfigurationUpdate(amf, ue);
     },
   );
-  ue.procedure = { kind: 'configuration-update', previous, timer };
+  ue.procedure = { kind: 'configuration-update', previous, guti, timer };
   send();
 }
 
@@ -83,7 +87,7 @@ export function configurationUpdateInterrupted(ue: AmfUe): void {
 
 /**
  * Configuration Update Complete (TS 24.501 5.4.4.3): T3555 stops; the UE uses the new allowed NSSAI, and
- * the new 5G-GUTI, if the command had one: the old one is no longer valid. A change that came meanwhile
+ * the 5G-GUTI the command carried, if any: the old one is no longer valid. A change that came meanwhile
  * goes now.
  */
 export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
@@ -91,6 +95,6 @@ export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
   if (procedure.kind !== 'configuration-update') return;
   procedure.timer.stop();
   ue.procedure = { kind: 'none' };
-  amf.ues.settleGuti(ue);
+  if (procedure.guti !== undefined) amf.ues.settleGuti(ue, procedure.guti.tmsi);
   sendPendingConfigurationUpdate(amf, ue);
 }

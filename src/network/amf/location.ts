@@ -5,7 +5,7 @@ import type { LocationServices } from '../lmf/location-services.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
-import { fiveGSTmsiOf } from './paging.ts';
+import { pageUe } from './paging.ts';
 import type { LocationEndpoint } from './ue-ngap.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
@@ -61,10 +61,7 @@ export function createAmfLocation(amf: AmfContext) {
    * already paged for another procedure is left to it. False when the UE cannot be paged.
    */
   function page(ue: AmfUe): boolean {
-    const guti = ue.guti;
-    const area = ue.registrationArea;
-    if (guti === undefined || area === undefined || ue.procedure.kind === 'paging') return false;
-    if (amf.ngap.page(fiveGSTmsiOf(guti), area) === 0) return false;
+    if (ue.procedure.kind === 'paging' || pageUe(amf, ue) === 0) return false;
     ue.gutiReallocationPending = true;
     return true;
   }

@@ -10,7 +10,11 @@ import {
 import { unprotect } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
-import { configurationUpdateComplete, sendPendingConfigurationUpdate } from './configuration-update.ts';
+import {
+  configurationUpdateComplete,
+  configurationUpdateInterrupted,
+  sendPendingConfigurationUpdate,
+} from './configuration-update.ts';
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from './location.ts';
 import { logNas } from './nas-link.ts';
@@ -27,7 +31,7 @@ import {
 import { rejectUnknown, serviceRequest } from './service-request.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from './session-management.ts';
 import type { UeConnection } from './ue-connections.ts';
-import { abortProcedure, becomeIdle } from './ue-lifecycle.ts';
+import { abortProcedure, becomeIdle, stopProcedure } from './ue-lifecycle.ts';
 import type { NasEndpoint } from './ue-ngap.ts';
 
 type Connection = UeConnection<AmfUe>;
@@ -184,7 +188,10 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (known?.security !== undefined && pdu.kind === 'protected') {
       const opened = unprotect(known.security, nasPdu);
       if (opened.ok && isFiveGmm(opened.message)) {
-        // The 5G-GUTI it named itself with is the one it holds (after an unanswered Configuration Update).
+        // A new connection: a Configuration Update on the old one is cut short (TS 24.501 5.4.4.5 a), and
+        // the 5G-GUTI the UE named itself with is the one it holds.
+        configurationUpdateInterrupted(known);
+        if (known.procedure.kind === 'configuration-update') stopProcedure(known);
         amf.ues.settleGuti(known, tmsi);
         attach(amf, known, connection);
         return dispatch(known, opened.message, opened.plain, true);

@@ -9,17 +9,14 @@ import { deregister } from './ue-lifecycle.ts';
 /**
  * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE, for a network-initiated deregistration or
  * for downlink data of its PDU sessions: its 5G-S-TMSI over the tracking areas of its registration
- * area, through the radios serving one of them. T3513 repeats it. Without a Service Request after the
+ * area, through the radios serving one of them (`pageUe`). T3513 repeats it. Without a Service Request after the
  * last repetition (5.6.2.2.2 a) the procedure is aborted: a UE paged to be deregistered is deregistered
  * locally; one paged for downlink data stays registered and idle, and the SMF forgets that data
  * (TS 23.502 4.2.3.3 step 4c). False when the UE cannot be paged (no 5G-GUTI, or no radio to page
  * through).
  */
 export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): boolean {
-  const guti = ue.guti;
-  const area = ue.registrationArea;
-  if (guti === undefined || area === undefined) return false;
-  const send = (): number => amf.ngap.page(fiveGSTmsiOf(guti), area);
+  const send = (): number => pageUe(amf, ue);
   if (send() === 0) return false;
   const timer = startRetransmissionTimer(
     amf.timers,
@@ -39,6 +36,18 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): bool
   );
   ue.procedure = { kind: 'paging', purpose, timer };
   return true;
+}
+
+/**
+ * One Paging of `ue` over its registration area; the radios asked (0: none, or no 5G-GUTI or area).
+ * While a Configuration Update's new 5G-GUTI is unacknowledged the UE may hold either one, so it is
+ * paged under both (TS 24.501 5.4.4.5: both stay valid).
+ */
+export function pageUe(amf: AmfContext, ue: AmfUe): number {
+  const area = ue.registrationArea;
+  if (ue.guti === undefined || area === undefined) return 0;
+  const radios = amf.ngap.page(fiveGSTmsiOf(ue.guti), area);
+  return ue.oldGuti === undefined ? radios : Math.max(radios, amf.ngap.page(fiveGSTmsiOf(ue.oldGuti), area));
 }
 
 /** The 5G-S-TMSI of a 5G-GUTI (TS 23.003 2.11), as a Paging's UE Paging Identity carries it (TS 38.413 8.5.1). */

@@ -92,6 +92,7 @@ export async function registrationRequest(
     logNas(amf, ue, 'inbound', opened.message, opened.plain ?? plain);
     if (!SERVED_TYPES.includes(request.registrationType.value))
       return rejectRegistration(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
+    registration.generation = amf.configurationGeneration;
     const subscription = await amf.subscriptionData.getSubscriptionData(ue.supi);
     if (!current(amf, ue, registration)) return;
     if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
@@ -153,6 +154,7 @@ async function suciReceived(
     if (amf.ues.bySupi(resolved.supi) === undefined) return refuseForCongestion(amf, ue);
     amf.ues.admit(ue);
   }
+  registration.generation = amf.configurationGeneration;
   const subscription = await amf.subscriptionData.getSubscriptionData(resolved.supi);
   if (!current(amf, ue, registration)) return;
   if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
@@ -420,18 +422,16 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
     cipheringAlgorithm: `NEA${security.ciphering}`,
     integrityAlgorithm: `NIA${security.integrity}`,
   });
-  const { request } = procedure.registration;
+  const { request, generation } = procedure.registration;
+  // A configuration change since the subscription was read reaches the UE now (TS 24.501 5.4.4.1): a
+  // command once it is connected between procedures, or a network-initiated deregistration.
+  if (generation !== undefined && generation !== amf.configurationGeneration) amf.reconsider(ue);
   if (
     request.registrationType.value !== REGISTRATION_TYPE.initial &&
     !request.registrationType.followOnRequestPending &&
     (request.uplinkDataStatus ?? []).length === 0
   )
     return releaseConnection(amf, ue);
-  // A configuration change during the registration reaches the UE now (TS 24.501 5.4.4.1).
-  if (ue.configurationChanged) {
-    ue.configurationChanged = false;
-    return amf.reconsider(ue);
-  }
   sendPendingConfigurationUpdate(amf, ue);
 }
 

@@ -30,7 +30,7 @@ describe('the AMF UE contexts: the 5G-GUTI of a Configuration Update (TS 24.501 
     assert.equal(ues.byTmsi(0x1111), ue);
     assert.equal(ues.byTmsi(0x2222), ue);
     assert.equal(ue.guti?.tmsi, 0x2222);
-    ues.settleGuti(ue);
+    ues.settleGuti(ue, 0x2222);
     assert.equal(ues.byTmsi(0x1111), undefined);
     assert.equal(ues.byTmsi(0x2222), ue);
     assert.equal(ue.oldGuti, undefined);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { NasMessageOf } from '../../../src/network/nas/index.ts';
+import { encodeNasMessage, type NasMessageOf } from '../../../src/network/nas/index.ts';
 import {
   answered,
   namesOf,
@@ -130,6 +130,41 @@ describe('Generic UE configuration update (TS 24.501 5.4.4)', () => {
     const [command, ...more] = commandsIn(complete.nas);
     assert.deepEqual(more, []);
     assert.deepEqual(command?.allowedNssai, [{ sst: 1, sd: 0x010203 }]);
+    emitted.add(radio.received);
+    await h.close();
+  });
+
+  it('a change while the device authenticates (its subscription already read): the command follows Registration Complete', async () => {
+    const h = await createAmfHarness({}, TWO_SLICES);
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const request = ue.registrationRequest({ requestedNssai: undefined });
+    const first = await step(h, radio, ue, initialUeMessage(1, encodeNasMessage(request)));
+    const challenge = first.nas[0];
+    assert.equal(challenge?.messageType, 'authenticationRequest');
+    const ids = { amf: amfUeNgapIdOf(first.pdus[0]!)!, ran: 1 };
+    narrowPolicy(h);
+    await settle(h);
+    await step(h, radio, ue, uplinkNasTransport(ids, encodeNasMessage(ue.authenticationResponse(challenge))));
+    const accepted = await step(h, radio, ue, uplinkNasTransport(ids, ue.securityModeComplete(request)));
+    const accept = accepted.nas.find((m) => m.messageType === 'registrationAccept');
+    assert.ok(accept?.messageType === 'registrationAccept');
+    assert.deepEqual(
+      accept.allowedNssai,
+      [{ sst: 1, sd: 0x010203 }, { sst: 2 }],
+      'built from the subscription read before',
+    );
+    await step(h, radio, ue, initialContextSetupResponse(ids));
+    const complete = await step(
+      h,
+      radio,
+      ue,
+      uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })),
+    );
+    assert.deepEqual(
+      commandsIn(complete.nas).map((c) => c.allowedNssai),
+      [[{ sst: 1, sd: 0x010203 }]],
+    );
     emitted.add(radio.received);
     await h.close();
   });
