@@ -21,6 +21,14 @@ export const NGAP_PPID = 60;
 /** NGAP's well-known SCTP port (TS 38.412 section 7). */
 export const NGAP_PORT = 38412;
 
+/**
+ * How long `N2Listener.close()` waits for its associations' graceful shutdown before it aborts those
+ * still open. A radio that answers completes the shutdown in one round trip; one that vanished never
+ * does, and waiting on the SCTP timers (T2-shutdown backs off up to RTO.Max, 60 s) would outlast the
+ * service manager's stop timeout (deploy/pmn-core.service, TimeoutStopSec).
+ */
+export const LISTENER_SHUTDOWN_TIMEOUT_MS = 3000;
+
 /** The stream counts both ends agreed on (RFC 9260 5.1.1: each side's MIS caps the other's OS). */
 export interface StreamCounts {
   /** Streams the peer may send on: 0 .. inbound - 1. */
@@ -150,7 +158,8 @@ export interface N2Listener {
   readonly local: readonly TransportAddress[];
   /**
    * Stops accepting, shuts every association of this listener down gracefully, and resolves when all
-   * have ended (those that do not finish their shutdown in time are aborted).
+   * have ended: those that have not finished their shutdown after `LISTENER_SHUTDOWN_TIMEOUT_MS` are
+   * aborted (ABORT sent).
    */
   close(): Promise<void>;
 }

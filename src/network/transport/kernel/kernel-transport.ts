@@ -1,13 +1,14 @@
-import type {
-  AcceptAssociation,
-  AssociationHandler,
-  AssociationUp,
-  ConnectOptions,
-  ListenOptions,
-  N2Association,
-  N2Listener,
-  N2Transport,
-  TransportAddress,
+import {
+  LISTENER_SHUTDOWN_TIMEOUT_MS,
+  type AcceptAssociation,
+  type AssociationHandler,
+  type AssociationUp,
+  type ConnectOptions,
+  type ListenOptions,
+  type N2Association,
+  type N2Listener,
+  type N2Transport,
+  type TransportAddress,
 } from '../n2-transport.ts';
 import type { IpFamily, NativeAddon, SctpSocketOptions } from '../native/native-addon.ts';
 import { KernelAssociation } from './kernel-association.ts';
@@ -27,7 +28,7 @@ export interface KernelTransportOptions {
   /** SO_SNDBUF: the bytes the kernel queues per association before `send` says `queue-full`. */
   sendBufferSize?: number;
   receiveBufferSize?: number;
-  /** How long `N2Listener.close()` waits for graceful shutdowns before aborting. Default 5 s. */
+  /** How long `N2Listener.close()` waits for graceful shutdowns before aborting (`LISTENER_SHUTDOWN_TIMEOUT_MS`). */
   shutdownTimeoutMs?: number;
   /** Receive failures and unparsable notifications (not fatal). Default: a process warning. */
   onError?: (error: Error) => void;
@@ -35,7 +36,6 @@ export interface KernelTransportOptions {
 }
 
 const DEFAULT_MAX_MESSAGE_SIZE = 256 * 1024;
-const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5000;
 /** Backlog of a one-to-many socket: any non-zero value means "accept associations" (RFC 6458 3.1.3). */
 const LISTEN_BACKLOG = 128;
 
@@ -187,7 +187,7 @@ export class KernelTransport implements N2Transport {
   }
 
   #shutdownTimeout(): number {
-    return this.#options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    return this.#options.shutdownTimeoutMs ?? LISTENER_SHUTDOWN_TIMEOUT_MS;
   }
 
   #onError(): (error: Error) => void {

@@ -1,14 +1,15 @@
 import { systemClock, systemTimers, type Clock, type Timers } from '../../../clock.ts';
-import type {
-  AcceptAssociation,
-  AssociationEvent,
-  AssociationHandler,
-  AssociationUp,
-  ConnectOptions,
-  ListenOptions,
-  N2Association,
-  N2Listener,
-  N2Transport,
+import {
+  LISTENER_SHUTDOWN_TIMEOUT_MS,
+  type AcceptAssociation,
+  type AssociationEvent,
+  type AssociationHandler,
+  type AssociationUp,
+  type ConnectOptions,
+  type ListenOptions,
+  type N2Association,
+  type N2Listener,
+  type N2Transport,
 } from '../n2-transport.ts';
 import { type AssociationHost, listedAddresses, randomTag, SctpAssociation } from './association.ts';
 import {
@@ -223,8 +224,9 @@ export class SctpEndpoint implements N2Transport {
     if (this.#listeners.get(listener.port) === listener) this.#listeners.delete(listener.port);
     const ended = [...listener.associations].map((a) => this.#whenClosed(a));
     for (const a of listener.associations) a.shutdown();
-    // A peer that never completes the shutdown is aborted after the longest RTO.
-    const cancel = this.#host.timers.after(this.#params.rtoMax, () => {
+    // A peer that vanished never completes the shutdown: it is aborted after a short bound rather than
+    // when T2-shutdown gives up (Association.Max.Retrans back-offs, up to a minute).
+    const cancel = this.#host.timers.after(LISTENER_SHUTDOWN_TIMEOUT_MS, () => {
       for (const a of listener.associations) a.abort('listener closing');
     });
     await Promise.all(ended);

@@ -9,10 +9,11 @@ import {
   KernelTransport,
   type TransportClock,
 } from '../../../../src/network/transport/kernel/kernel-transport.ts';
-import type {
-  AssociationEvent,
-  InboundMessage,
-  N2Association,
+import {
+  LISTENER_SHUTDOWN_TIMEOUT_MS,
+  type AssociationEvent,
+  type InboundMessage,
+  type N2Association,
 } from '../../../../src/network/transport/n2-transport.ts';
 import type {
   NativeAddon,
@@ -127,8 +128,10 @@ function lastSocket(): ScriptedSocket {
 
 class ManualClock implements TransportClock {
   timers: (() => void)[] = [];
-  setTimeout(callback: () => void): unknown {
+  delays: number[] = [];
+  setTimeout(callback: () => void, ms: number): unknown {
     this.timers.push(callback);
+    this.delays.push(ms);
     return this.timers.length;
   }
   clearTimeout(): void {}
@@ -345,6 +348,8 @@ describe('kernel transport (scripted socket)', () => {
     assert.deepEqual(socket.calls.at(-1), ['abort', 3, undefined]);
     socket.change(1, 'shutdown-comp');
     assert.equal(socket.closed, false);
+    // The same bound as the userland stack's: a stop does not wait on the kernel's SCTP timers.
+    assert.deepEqual(clock.delays, [LISTENER_SHUTDOWN_TIMEOUT_MS]);
     clock.timers[0]?.();
     await closed;
     assert.equal(socket.closed, true);
