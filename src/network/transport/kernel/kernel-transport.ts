@@ -28,7 +28,7 @@ export interface KernelTransportOptions {
   /** SO_SNDBUF: the bytes the kernel queues per association before `send` says `queue-full`. */
   sendBufferSize?: number;
   receiveBufferSize?: number;
-  /** How long `N2Listener.close()` waits for graceful shutdowns before aborting (`LISTENER_SHUTDOWN_TIMEOUT_MS`). */
+  /** How long `N2Listener.close()` waits for shutdowns before aborting; `LISTENER_SHUTDOWN_TIMEOUT_MS`. */
   shutdownTimeoutMs?: number;
   /** Receive failures and unparsable notifications (not fatal). Default: a process warning. */
   onError?: (error: Error) => void;
