@@ -35,6 +35,8 @@ export const PROTOCOLS: Record<string, Protocol> = {
       source: '3GPP TS 38.413 V17.4.0 (NGAP)',
       views: { PLMNIdentity: 'plmnIdentityView', 'NAS-PDU': 'nasPduView' },
       viewHelpers: '../view-hooks.ts',
+      // KgNB and NH (TS 33.501 6.9.2): the only key material NGAP carries (network.md section 4).
+      keyMaterial: ['SecurityKey'],
     },
   },
   nrppa: {

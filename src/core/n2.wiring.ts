@@ -19,6 +19,7 @@ import type { UpfAddon } from '../network/upf/upf-addon.ts';
 import type { UpfSettings } from '../network/upf/upf-settings.ts';
 import { createUpf, type Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
+import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
 import type { Component } from './lifecycle.ts';
@@ -159,6 +160,8 @@ export function createN2(
         else logger.warn(choice.why);
         return;
       }
+      // Before the first PDU is recorded: KgNB and NH never reach the records (network.md section 4).
+      core.records.redactions.register('NGAP', redactNgapPdu);
       const opened = await openN2Transport(choice, {
         addresses: settings.addresses,
         udpPort: settings.udpPort,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { createDecoderRegistry } from '../records/decoders.ts';
+import { createKeyMaterialRedactions } from '../records/key-material.ts';
 import { createRecordsPipeline } from '../records/records-pipeline.ts';
 import { registerRecordRetention } from '../records/records-retention.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
@@ -24,7 +25,9 @@ export function wireRecords(
   decoders.register('NGAP', async (raw) =>
     (await import('../network/amf/ngap-event-decoder.ts')).decodeNgapEvent(raw),
   );
-  const pipeline = createRecordsPipeline({ db, clock, logger, metrics: core.metrics });
+  // Filled by the network side with the redaction of each protocol it records (n2.wiring.ts).
+  const redactions = createKeyMaterialRedactions();
+  const pipeline = createRecordsPipeline({ db, clock, logger, metrics: core.metrics, redactions });
   const { repositories } = pipeline;
   registerRecordRetention(core.retention, repositories);
   core.onFileHold(() => pipeline.holdFile());
@@ -36,6 +39,7 @@ export function wireRecords(
   return {
     ingestion: pipeline.ingestion,
     decoders,
+    redactions,
     radioEvents: createRadioEventsService({
       db,
       repository: repositories.radioEvents,

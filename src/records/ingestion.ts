@@ -7,6 +7,7 @@ import type {
   SubscriberLogsTable,
 } from '../storage/tables/records.ts';
 import type { BatchingWriter } from './batching-writer.ts';
+import type { KeyMaterialRedactions } from './key-material.ts';
 import {
   flowReportRow,
   radioEventRow,
@@ -58,13 +59,20 @@ export function createRecordsIngestion(deps: {
   clock: Clock;
   /** Releases what the writer's store holds (the writer thread), once every record is written. */
   closeStore?: () => Promise<void>;
+  /** Zeroes key material before a message is queued; nothing is redacted without it (tools, benchmarks). */
+  redactions?: Pick<KeyMaterialRedactions, 'apply'>;
 }): RecordsIngestion {
-  const { writer, clock, closeStore } = deps;
+  const { writer, clock, closeStore, redactions } = deps;
 
   return {
-    recordRadioEvent: (event) => writer.offer('radio_events', [radioEventRow(event, clock.now())]),
+    recordRadioEvent: (event) =>
+      writer.offer('radio_events', [
+        radioEventRow(redactions?.apply(event.protocol, event) ?? event, clock.now()),
+      ]),
     recordSubscriberLog: (log) => writer.offer('subscriber_logs', [subscriberLogRow(log, clock.now())]),
-    recordRadioLog: (log) => writer.offer('radio_logs', [radioLogRow(log, clock.now())]),
+    // A radio log's raw bytes are the NGAP PDU of its event (network.md section 4).
+    recordRadioLog: (log) =>
+      writer.offer('radio_logs', [radioLogRow(redactions?.apply('NGAP', log) ?? log, clock.now())]),
     recordFlowReports: (reports) => writer.offer('flow_reports', reports.map(flowReportRow)),
     recordUsage: (usage) => writer.offer('subscriber_usage', [usageIncrement(usage, clock.now())]),
     whenWritable: (records) => writer.whenWritable(records),

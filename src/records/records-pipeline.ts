@@ -4,6 +4,7 @@ import type { Clock } from '../clock.ts';
 import { sqliteFileOf, type Db } from '../storage/database.ts';
 import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } from './batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
+import type { KeyMaterialRedactions } from './key-material.ts';
 import { createRecordRepositories, createRecordStore } from './record-store.ts';
 import { createRecordWriterThread } from './record-writer-thread.ts';
 import { createRecordsMetrics } from './records-metrics.ts';
@@ -25,6 +26,8 @@ export function createRecordsPipeline(deps: {
   /** The service's metrics; the seed tool and benchmarks run without. */
   metrics?: Metrics;
   writerOptions?: Partial<BatchingWriterOptions>;
+  /** What zeroes key material in recorded messages; the service's network side registers into it. */
+  redactions?: Pick<KeyMaterialRedactions, 'apply'>;
 }) {
   const { db, logger } = deps;
   const repositories = createRecordRepositories(db);
@@ -46,6 +49,7 @@ export function createRecordsPipeline(deps: {
     writer,
     clock: deps.clock,
     closeStore: async () => thread?.close(),
+    ...(deps.redactions === undefined ? {} : { redactions: deps.redactions }),
   });
 
   return {

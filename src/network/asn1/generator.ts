@@ -16,6 +16,12 @@ export interface GeneratorOptions {
   views?: Record<string, string>;
   /** Import path of the module exporting those functions and the hooks type `ViewHooks`. */
   viewHelpers?: string;
+  /**
+   * Types that carry key material (fixed-size BIT or OCTET STRINGs, e.g. NGAP's `SecurityKey`): their
+   * decoders tell the reader where they lie, so that a recorded PDU can be zeroed there
+   * (`redactKeyMaterial`), and their views never show them.
+   */
+  keyMaterial?: readonly string[];
   /** A line naming the source, written at the top of each file. */
   source: string;
 }
@@ -425,10 +431,13 @@ export class Generator {
         this.emitEnumerated(unit, type.root, type.additions);
         break;
       default: {
+        const key = unit.asn1 !== undefined && this.options.keyMaterial?.includes(unit.asn1) === true;
+        if (key) this.checkKeyMaterial(unit);
         this.typesOut.push(`export type ${name} = ${this.tsType(type, unit, `${name}_value`)};`);
+        const decode = this.decode(type, unit, `${name}_value`);
         this.decodersOut.push(
           `export function decode${name}(r: PerReader): ${name} {`,
-          `return ${this.decode(type, unit, `${name}_value`)};`,
+          `return ${key ? `r.keyMaterial(${quote(unit.asn1!)}, () => ${decode})` : decode};`,
           '}',
         );
         const body = this.encode(type, unit, `${name}_value`, 'v');
@@ -439,13 +448,27 @@ export class Generator {
         );
         this.viewsOut.push(
           `export function view${name}(v: ${name}, hooks: ViewHooks): unknown {`,
-          `return ${special !== undefined ? this.special(special) : this.view(type, unit, `${name}_value`, 'v')};`,
+          `return ${key ? 'redactedView()' : special !== undefined ? this.special(special) : this.view(type, unit, `${name}_value`, 'v')};`,
           '}',
         );
         return;
       }
     }
     if (special !== undefined) throw new Error(`generator: a special view for structured type ${unit.asn1}`);
+  }
+
+  /**
+   * Zeroing key material in place keeps a PDU decodable only when no length determinant precedes it:
+   * a fixed-size BIT or OCTET STRING (X.691 16.9, 17.6).
+   */
+  private checkKeyMaterial(unit: Unit): void {
+    const { type } = unit;
+    const size =
+      type.kind === 'BIT STRING' || type.kind === 'OCTET STRING'
+        ? this.size(type.size, unit.values)
+        : undefined;
+    if (size === undefined || size.lb !== size.ub || size.extensible)
+      throw new Error(`generator: key material ${unit.asn1} is not a fixed-size BIT or OCTET STRING`);
   }
 
   private special(helper: string): string {
@@ -1021,6 +1044,7 @@ export class Generator {
       ...this.importLine(
         runtimeImports(viewText, [
           'enumeratedLabel',
+          'redactedView',
           'unknownKey',
           'unwrapChoice',
           'viewContaining',

@@ -12,6 +12,17 @@ const K16 = 16384;
 const utf8Decoder = new TextDecoder();
 
 /**
+ * Where the key material a decode met lies (`PerReader.keyMaterial`): bit ranges in `buf`, the octets the
+ * decode started from, and whether any lay in other octets (a fragmented open type or a CONTAINING
+ * OCTET STRING is read from a copy), where no range in `buf` can name it.
+ */
+export interface KeyMaterialFound {
+  readonly buf: Uint8Array;
+  readonly ranges: { type: string; from: number; to: number }[];
+  elsewhere: boolean;
+}
+
+/**
  * Reads a PER encoding (X.691) bit by bit. The variant decides whether the general length determinant
  * aligns; every other alignment is emitted by the generator where X.691 asks for it (ALIGNED only).
  * Every read checks the bits left first, so a length never allocates beyond the input.
@@ -19,6 +30,8 @@ const utf8Decoder = new TextDecoder();
 export class PerReader {
   pos: number;
   readonly buf: Uint8Array;
+  /** Set by `redactKeyMaterial` on the outer reader; open types and nested readers share it. */
+  keys: KeyMaterialFound | undefined;
 
   constructor(
     bytes: Uint8Array,
@@ -30,6 +43,19 @@ export class PerReader {
     // A Buffer's slice() is a view: read through a plain Uint8Array so that decoded octets are copies.
     this.buf = Buffer.isBuffer(bytes) ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length) : bytes;
     this.pos = start;
+    this.keys = undefined;
+  }
+
+  /** Reads a value of a key-material type, noting where it lay when `keys` asks for it. */
+  keyMaterial<T>(type: string, read: () => T): T {
+    const from = this.pos;
+    const value = read();
+    const keys = this.keys;
+    if (keys !== undefined) {
+      if (this.buf === keys.buf) keys.ranges.push({ type, from, to: this.pos });
+      else keys.elsewhere = true;
+    }
+    return value;
   }
 
   /** All octets this reader covers (an open type's contents, kept raw when its type is unknown). */
@@ -281,10 +307,15 @@ export class PerReader {
       this.need(8 * length);
       const from = this.pos;
       this.pos += 8 * length;
-      return new PerReader(this.buf, this.aligned, from, this.pos, this.depth + 1);
+      return this.child(new PerReader(this.buf, this.aligned, from, this.pos, this.depth + 1));
     }
     this.pos = start;
-    return new PerReader(this.generalOctets(), this.aligned, 0, undefined, this.depth + 1);
+    return this.child(new PerReader(this.generalOctets(), this.aligned, 0, undefined, this.depth + 1));
+  }
+
+  private child(reader: PerReader): PerReader {
+    reader.keys = this.keys;
+    return reader;
   }
 
   /** Skips an open type (an unknown extension addition kept as raw octets by the caller). */
@@ -295,6 +326,6 @@ export class PerReader {
   /** A reader over other octets (a CONTAINING OCTET STRING), one level deeper. */
   nested(bytes: Uint8Array): PerReader {
     if (this.depth >= MAX_OPEN_TYPE_DEPTH) throw new PerError('open types nested too deeply');
-    return new PerReader(bytes, this.aligned, 0, undefined, this.depth + 1);
+    return this.child(new PerReader(bytes, this.aligned, 0, undefined, this.depth + 1));
   }
 }

@@ -46,3 +46,8 @@ export function unwrapChoice(view: unknown, key: string): unknown {
   const keys = Object.keys(view);
   return keys.length === 1 && keys[0] === key ? (view as Record<string, unknown>)[key] : view;
 }
+
+/** The view of a key-material value (network.md section 4): never its bits, whatever they are. */
+export function redactedView(): unknown {
+  return { redacted: true };
+}

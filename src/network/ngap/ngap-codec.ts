@@ -1,5 +1,6 @@
 import type { DecodeResult } from '../asn1/complete.ts';
 import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
+import { redactKeyMaterial, type Redacted } from '../asn1/redact.ts';
 import {
   InitiatingMessage_MESSAGES,
   SuccessfulOutcome_MESSAGES,
@@ -25,6 +26,14 @@ export function decodeNgapPdu(bytes: Uint8Array): DecodeResult<NGAPPDU> {
 /** Encodes one NGAP PDU; throws PerError when a value breaks its ASN.1 constraints (a caller's bug). */
 export function encodeNgapPdu(pdu: NGAPPDU): Uint8Array {
   return encodeComplete(pdu, ALIGNED, encodeNGAPPDU);
+}
+
+/**
+ * The PDU as it may be stored or shown: every SecurityKey (KgNB, NH) zeroed in place, length kept, so
+ * that it still decodes (network.md section 4). Never throws.
+ */
+export function redactNgapPdu(bytes: Uint8Array): Redacted {
+  return redactKeyMaterial(bytes, ALIGNED, decodeNGAPPDU);
 }
 
 /**

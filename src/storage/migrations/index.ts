@@ -9,6 +9,7 @@ import * as networkSecurity from './0007-network-security.ts';
 import * as subscriberCount from './0008-subscriber-count.ts';
 import * as subscriberCountByProfile from './0009-subscriber-count-by-profile.ts';
 import * as profileUeIpv6Pool from './0010-profile-ue-ipv6-pool.ts';
+import * as redactKeyMaterial from './0011-redact-key-material.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +23,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-subscriber-count': subscriberCount,
   '0009-subscriber-count-by-profile': subscriberCountByProfile,
   '0010-profile-ue-ipv6-pool': profileUeIpv6Pool,
+  '0011-redact-key-material': redactKeyMaterial,
 };
 
 export const migrationProvider: MigrationProvider = {
