@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import prettier from 'prettier';
 import type { GeneratedFiles, GeneratorOptions } from '../src/network/asn1/generator.ts';
 import { Generator } from '../src/network/asn1/generator.ts';
+import { generateIeTables } from '../src/network/asn1/ie-tables.ts';
 import { parseModules } from '../src/network/asn1/parser.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,12 +24,15 @@ export interface Protocol {
   /** Output folder, relative to the repository. */
   out: string;
   options: GeneratorOptions;
+  /** Also write `ies.ts`, the procedure and IE tables of the protocol (ie-tables.ts). */
+  ieTables?: boolean;
 }
 
 export const PROTOCOLS: Record<string, Protocol> = {
   ngap: {
     asn1: 'ngap',
     out: 'src/network/ngap/generated',
+    ieTables: true,
     options: {
       aligned: true,
       runtime: '../../asn1',
@@ -52,13 +56,16 @@ export const PROTOCOLS: Record<string, Protocol> = {
 };
 
 /** The generator's output for one protocol, before formatting. */
-export function generate(protocol: Protocol): GeneratedFiles {
+export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: string } {
   const dir = join(ASN1_DIR, protocol.asn1);
   const modules = readdirSync(dir)
     .filter((file) => file.endsWith('.asn'))
     .sort()
     .flatMap((file) => parseModules(readFileSync(join(dir, file), 'utf8')));
-  return new Generator(modules, protocol.options).generate();
+  const files = new Generator(modules, protocol.options).generate();
+  return protocol.ieTables === true
+    ? { ...files, 'ies.ts': generateIeTables(modules, protocol.options.source) }
+    : files;
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -73,11 +80,11 @@ export function stamp(raw: string, formatted: string): string {
 }
 
 /** The files of one protocol as committed: stamped, Prettier-formatted. */
-export async function render(protocol: Protocol): Promise<GeneratedFiles> {
+export async function render(protocol: Protocol): Promise<Record<string, string>> {
   const files = generate(protocol);
   const config = (await prettier.resolveConfig(join(root, protocol.out, 'codec.ts'))) ?? {};
-  const out = {} as GeneratedFiles;
-  for (const [name, text] of Object.entries(files) as [keyof GeneratedFiles, string][]) {
+  const out: Record<string, string> = {};
+  for (const [name, text] of Object.entries(files) as [string, string][]) {
     const formatted = await prettier.format(text, { ...config, parser: 'typescript' });
     out[name] = stamp(text, formatted) + formatted;
   }
@@ -91,8 +98,7 @@ async function main(): Promise<void> {
     if (protocol === undefined) throw new Error(`unknown protocol ${name}`);
     const files = await render(protocol);
     mkdirSync(join(root, protocol.out), { recursive: true });
-    for (const [file, text] of Object.entries(files) as [string, string][])
-      writeFileSync(join(root, protocol.out, file), text);
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(root, protocol.out, file), text);
     process.stdout.write(`${name}: ${Object.keys(files).join(', ')} in ${protocol.out}\n`);
   }
 }
