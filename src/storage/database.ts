@@ -6,12 +6,13 @@ import {
   Migrator,
   SqliteAdapter,
   SqliteDialect,
+  sql,
   type DatabaseConnection,
   type DialectAdapter,
   type Driver,
   type KyselyConfig,
 } from 'kysely';
-import { migrationProvider } from './migrations/index.ts';
+import { migrationProvider, VACUUM_AFTER } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { createSqliteFile, type ConnectionRole, type SqliteFile } from './sqlite-file.ts';
 
@@ -172,5 +173,8 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`migration ${failed} failed: ${(error as Error).message}`);
   }
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  // After the migrations' transaction: VACUUM cannot run inside one.
+  if (applied.some((name) => VACUUM_AFTER.has(name))) await sql`VACUUM`.execute(db);
+  return applied;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { SimulatedGnb, type NgapExchange } from '../../src/network/simulator/gnb.ts';
@@ -141,11 +142,16 @@ export interface SessionServiceOptions {
    * polls), e.g. `ManualTime`: the test moves it instead of waiting. The system's unless given.
    */
   time?: Clock & Timers;
+  /** The service's logger (silent unless given), e.g. one at level `trace` whose lines a test reads. */
+  logger?: Logger;
 }
 
 export async function startSessionService(options: SessionServiceOptions = {}): Promise<SessionService> {
-  const { time } = options;
-  const t = await createTestApp(time === undefined ? {} : { clock: time, timers: time });
+  const { time, logger } = options;
+  const t = await createTestApp({
+    ...(time === undefined ? {} : { clock: time, timers: time }),
+    ...(logger === undefined ? {} : { logger }),
+  });
   const token = await initialize(t);
   const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [] };
   const n2 = createN2(

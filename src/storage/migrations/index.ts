@@ -26,6 +26,12 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-redact-key-material': redactKeyMaterial,
 };
 
+/**
+ * Migrations that overwrite what must not survive (key material): the database is vacuumed once they
+ * have committed, so that no page keeps the old bytes in its unused space for a backup to copy.
+ */
+export const VACUUM_AFTER: ReadonlySet<string> = new Set(['0011-redact-key-material']);
+
 export const migrationProvider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
