@@ -16,7 +16,8 @@ import type {
  */
 
 export type LogDirection = 'inbound' | 'outbound';
-export type RadioLogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+export type RadioLogLevel = LogLevel;
 
 export interface RadioEventInput {
   /** Protocol of the message, `NGAP`; selects the decoder on read. */
@@ -32,6 +33,12 @@ export interface RadioEventInput {
 }
 
 export interface SubscriberLogInput {
+  /** `info` when omitted; `warn` for rejects and failures (network.md section 4). */
+  level?: LogLevel;
+  /**
+   * The subscriber's IMSI; empty for a device the core cannot map to a subscriber whose SUCI does not
+   * show a 15-digit IMSI in clear (network.md section 4).
+   */
   imsi: string;
   /** What happened, `Registration accept`. */
   event: string;
@@ -123,6 +130,14 @@ function imsi(value: unknown, field: string): string {
   return value;
 }
 
+const LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+function logLevel(value: LogLevel | undefined): LogLevel {
+  const level = value ?? 'info';
+  if (!LEVELS.includes(level)) fail(`level must be one of ${LEVELS.join(', ')}`);
+  return level;
+}
+
 function bytes(value: unknown): Buffer {
   if (!(value instanceof Uint8Array)) fail('raw must be a Uint8Array');
   return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
@@ -153,7 +168,8 @@ export function radioEventRow(input: RadioEventInput, now: number): Insertable<R
 export function subscriberLogRow(input: SubscriberLogInput, now: number): Insertable<SubscriberLogsTable> {
   return {
     timestamp: time(input.timestamp, 'timestamp', now),
-    imsi: imsi(input.imsi, 'imsi'),
+    level: logLevel(input.level),
+    imsi: input.imsi === '' ? '' : imsi(input.imsi, 'imsi'),
     event: text(input.event, 'event'),
     direction: direction(input.direction),
     raw: bytes(input.raw),
@@ -161,11 +177,8 @@ export function subscriberLogRow(input: SubscriberLogInput, now: number): Insert
   };
 }
 
-const LEVELS: readonly RadioLogLevel[] = ['debug', 'info', 'warn', 'error'];
-
 export function radioLogRow(input: RadioLogInput, now: number): Insertable<RadioLogsTable> {
-  const level = input.level ?? 'info';
-  if (!LEVELS.includes(level)) fail(`level must be one of ${LEVELS.join(', ')}`);
+  const level = logLevel(input.level);
   if (typeof input.ranId !== 'string' || !RAN_ID.test(input.ranId)) {
     fail('ranId must be <mcc>:<mnc>:<node id in lower-case hex>');
   }

@@ -16,6 +16,7 @@ import {
 interface LogItem {
   id: number;
   timestamp: string;
+  level: string;
   imsi: string;
   event: string;
   direction: string;
@@ -85,6 +86,7 @@ describe('subscriber logs', () => {
       assert.equal(typeof id, 'number');
       assert.deepEqual(rest, {
         timestamp: '2026-11-22T10:00:00.000+00:00',
+        level: 'info',
         imsi: IMSI_1,
         event: 'Registration request',
         direction: 'inbound',
@@ -116,6 +118,37 @@ describe('subscriber logs', () => {
         ['2 Registration request', '1 Registration accept'],
       );
       assert.deepEqual(await events('?imsi=001010000000009'), []);
+    });
+
+    it('lists the rows of a device the core could not map (empty imsi, network.md 4); imsi filters pass them by', async () => {
+      t.records.recordSubscriberLog(subscriberLog({ imsi: IMSI_1, timestamp: at('2026-11-22T09:00:00Z') }));
+      t.records.recordSubscriberLog(
+        subscriberLog({
+          imsi: '',
+          level: 'warn',
+          event: 'Registration Reject',
+          direction: 'outbound',
+          timestamp: at('2026-11-22T09:00:01Z'),
+          details: { suci: 'suci-0-001-01-0-1-7-00aa', cause: '5GS services not allowed (7)' },
+        }),
+      );
+      await t.records.flush();
+      const [unmapped, known] = (await list()).items;
+      assert.deepEqual(
+        [unmapped?.imsi, unmapped?.level, unmapped?.event, JSON.parse(unmapped?.details ?? '{}')],
+        [
+          '',
+          'warn',
+          'Registration Reject',
+          { suci: 'suci-0-001-01-0-1-7-00aa', cause: '5GS services not allowed (7)' },
+        ],
+      );
+      assert.equal(known?.level, 'info');
+      assert.deepEqual(
+        (await list(`?imsi=${IMSI_1}`)).items.map((item) => item.imsi),
+        [IMSI_1],
+      );
+      assert.equal((await list('?event=Registration%20Reject')).total_count, 1);
     });
 
     for (const [query, error] of [

@@ -37,6 +37,12 @@ describe('record inputs', () => {
       assert.equal(radioLogRow(radioLog({ ranId }), NOW).ran_id, ranId);
   });
 
+  it('keeps a subscriber log of a device the core could not map (empty imsi) and its level, info by default', () => {
+    const row = subscriberLogRow(subscriberLog({ imsi: '', level: 'warn' }), NOW);
+    assert.deepEqual([row.imsi, row.level], ['', 'warn']);
+    assert.equal(subscriberLogRow(subscriberLog(), NOW).level, 'info');
+  });
+
   it('counts usage in the UTC day it happened', () => {
     const late = usageIncrement({ imsi: '001010000000001', uplinkBytes: 1, downlinkBytes: 2, at: NOW }, 0);
     assert.equal(late.day, Date.parse('2026-11-22T00:00:00.000Z'));
@@ -48,6 +54,10 @@ describe('record inputs', () => {
     ['a radio event whose raw is not bytes', () => radioEventRow(radioEvent({ raw: 'AQID' as never }), NOW)],
     ['details that are not an object', () => radioEventRow(radioEvent({ details: [] as never }), NOW)],
     ['a subscriber log with a short IMSI', () => subscriberLogRow(subscriberLog({ imsi: '00101' }), NOW)],
+    [
+      'a subscriber log with an unknown level',
+      () => subscriberLogRow(subscriberLog({ level: 'loud' as never }), NOW),
+    ],
     ['a radio log with a malformed radio id', () => radioLogRow(radioLog({ ranId: '001-01-1' }), NOW)],
     ['a radio log with an unknown level', () => radioLogRow(radioLog({ level: 'fatal' as never }), NOW)],
     ['a flow report with protocol 0', () => flowReportRow(flowReport({ protocol: 0 }))],

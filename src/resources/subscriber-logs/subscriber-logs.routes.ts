@@ -18,6 +18,7 @@ import type { SubscriberLogsService } from './subscriber-logs.service.ts';
 const toItem = (log: SubscriberLog) => ({
   id: log.id,
   timestamp: formatRecordTimestamp(log.timestamp),
+  level: log.level,
   imsi: log.imsi,
   event: log.event,
   direction: log.direction,

@@ -22,7 +22,11 @@ export const SubscriberLogQuery = Type.Object({
 export const SubscriberLogItem = Type.Object({
   id: Type.Integer(),
   timestamp: RecordTimestamp,
-  imsi: Type.String(),
+  level: Type.String({ description: 'info, or warn for rejects and failures' }),
+  imsi: Type.String({
+    description:
+      'the subscriber; empty for a device the core could not map to one (unknown SUPI, SUCI that could not be de-concealed, unresolvable 5G-GUTI)',
+  }),
   event: Type.String(),
   direction: LogDirection,
   raw: Base64Raw,

@@ -18,6 +18,9 @@ export interface RadioEventsTable {
 export interface SubscriberLogsTable {
   id: Generated<number>;
   timestamp: number;
+  /** Migration 0012: `warn` for rejects and failures (network.md section 4). */
+  level: Generated<'debug' | 'info' | 'warn' | 'error'>;
+  /** Empty for a device the core could not map to a subscriber (network.md section 4). */
   imsi: string;
   event: string;
   direction: 'inbound' | 'outbound';

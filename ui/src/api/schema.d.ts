@@ -7545,6 +7545,9 @@ export interface paths {
                                     id: number;
                                     /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
                                     timestamp: string;
+                                    /** @description info, or warn for rejects and failures */
+                                    level: string;
+                                    /** @description the subscriber; empty for a device the core could not map to one (unknown SUPI, SUCI that could not be de-concealed, unresolvable 5G-GUTI) */
                                     imsi: string;
                                     event: string;
                                     direction: "inbound" | "outbound";

@@ -32,7 +32,9 @@ export function SubscriberLogsPage() {
       ]}
       columns={[
         { label: 'Time', render: (log) => log.timestamp },
-        { label: 'IMSI', render: (log) => log.imsi },
+        { label: 'Level', render: (log) => log.level },
+        // Empty for a device the core could not map to a subscriber: its details name the SUCI or 5G-GUTI.
+        { label: 'IMSI', render: (log) => log.imsi || '-' },
         { label: 'Event', render: (log) => log.event },
         { label: 'Direction', render: (log) => log.direction },
       ]}
