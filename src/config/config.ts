@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
 import { amfIdentityProblem } from '../network/amf/amf-identity.ts';
+import { allowlistError } from '../network/amf/n2-peer-allowlist.ts';
 import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
 import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2-transport-choice.ts';
 import {
@@ -55,6 +56,7 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   n2_addresses?: unknown;
   n2_port?: unknown;
   n2_udp_port?: unknown;
+  n2_allowed_peers?: unknown;
   amf_name?: unknown;
   amf_region_id?: unknown;
   amf_set_id?: unknown;
@@ -80,6 +82,7 @@ const N2_KEYS = [
   'n2_addresses',
   'n2_port',
   'n2_udp_port',
+  'n2_allowed_peers',
   'amf_name',
   'amf_region_id',
   'amf_set_id',
@@ -236,6 +239,7 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
     }
     n2.addresses = list as string[];
   }
+  if (raw.n2_allowed_peers !== undefined) n2.allowedPeers = allowedPeersSetting(raw.n2_allowed_peers, source);
   if (raw.n2_port !== undefined) n2.port = integerSetting(raw.n2_port, 0, 65535, 'n2_port', source);
   if (raw.n2_udp_port !== undefined)
     n2.udpPort = integerSetting(raw.n2_udp_port, 0, 65535, 'n2_udp_port', source);
@@ -292,6 +296,25 @@ function applyAmfTimers(n2: Config['n2'], raw: RawSettings, source: string): voi
       'amf_nas_retransmissions',
       source,
     );
+}
+
+/** `n2_allowed_peers`: a YAML list, or comma-separated (environment, flag); empty admits every peer. */
+function allowedPeersSetting(value: unknown, source: string): string[] {
+  const list =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '')
+      : value;
+  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) {
+    throw new ConfigError(
+      `${source}: n2_allowed_peers must be IP addresses or CIDR networks (comma-separated)`,
+    );
+  }
+  const error = allowlistError(list);
+  if (error !== undefined) throw new ConfigError(`${source}: n2_allowed_peers: ${error}`);
+  return list;
 }
 
 /** The N2, AMF and UPF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_N3_ADDRESS`, ...) or flags. */

@@ -19,6 +19,7 @@ import type { UpfAddon } from '../network/upf/upf-addon.ts';
 import type { UpfSettings } from '../network/upf/upf-settings.ts';
 import { createUpf, type Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
+import { createPeerLogLimiter } from '../network/peer-log-limiter.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -169,6 +170,12 @@ export function createN2(
       });
       // The UE side: the AMF's 5GMM procedures over the core's ports, unless a test brings its own.
       const timers = options.timers ?? systemTimers;
+      // One limiter for N2 and the AMF's UE side: one summary line an interval covers both.
+      const peerLog = createPeerLogLimiter({
+        logger,
+        timers,
+        count: (kind) => ngapMetrics(core.metrics).peerProblem(kind),
+      });
       const userPlane =
         options.ue === undefined && options.upf !== undefined
           ? startUserPlane(core, options.upf, options.clock ?? systemClock, timers, (id) =>
@@ -189,6 +196,7 @@ export function createN2(
               records: core.records.ingestion,
               timers,
               logger,
+              peerLog,
               sessions: { userPlane: userPlane?.userPlane, state: core.networkState },
             })
           : undefined;
@@ -204,6 +212,8 @@ export function createN2(
         metrics: ngapMetrics(core.metrics),
         logger,
         timers,
+        peerLog,
+        ...(settings.allowedPeers === undefined ? {} : { allowedPeers: settings.allowedPeers }),
         ...(ue === undefined ? {} : { ue }),
         ...(options.timing === undefined ? {} : { timing: options.timing }),
       });

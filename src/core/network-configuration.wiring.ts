@@ -6,6 +6,7 @@ import type { AuditLogService } from '../resources/audit-logs/audit-logs.service
 import { createDataNetworksRepository } from '../resources/data-networks/data-networks.repository.ts';
 import { createDataNetworksService } from '../resources/data-networks/data-networks.service.ts';
 import { createHomeNetworkKeysRepository } from '../resources/operator/home-network-keys.repository.ts';
+import { createN2AllowlistService } from '../resources/operator/n2-allowlist.service.ts';
 import { createNetworkSecurityService } from '../resources/operator/network-security.service.ts';
 import { seedNetworkDefaults } from '../resources/operator/network-defaults.ts';
 import { createOperatorRepository } from '../resources/operator/operator.repository.ts';
@@ -84,6 +85,7 @@ export async function wireNetworkConfiguration(
       clock,
       changes,
     }),
+    n2Allowlist: createN2AllowlistService({ db, operator, audit, changes }),
     dataNetworks: createDataNetworksService({ db, dataNetworks, policies, audit, state, changes }),
     slices: createSlicesService({ db, slices, policies, audit, changes }),
     profiles: createProfilesService({ db, profiles, policies, subscribers, audit, changes }),

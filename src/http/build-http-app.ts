@@ -12,6 +12,7 @@ import { authRoutes } from '../resources/auth/auth.routes.ts';
 import { cellPositionsRoutes } from '../resources/cell-positions/cell-positions.routes.ts';
 import { dataNetworksRoutes } from '../resources/data-networks/data-networks.routes.ts';
 import { flowReportsRoutes } from '../resources/flow-reports/flow-reports.routes.ts';
+import { n2AllowlistRoutes } from '../resources/operator/n2-allowlist.routes.ts';
 import { networkSecurityRoutes } from '../resources/operator/network-security.routes.ts';
 import { operatorRoutes } from '../resources/operator/operator.routes.ts';
 import { policiesRoutes } from '../resources/policies/policies.routes.ts';
@@ -158,6 +159,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
 
   await app.register(operatorRoutes({ operator: config.operator }));
   await app.register(networkSecurityRoutes({ networkSecurity: config.networkSecurity }));
+  await app.register(n2AllowlistRoutes({ n2Allowlist: config.n2Allowlist }));
   await app.register(dataNetworksRoutes({ dataNetworks: config.dataNetworks }));
   await app.register(slicesRoutes({ slices: config.slices }));
   await app.register(profilesRoutes({ profiles: config.profiles }));

@@ -24,6 +24,8 @@ export const PERMISSIONS = {
   /** Operator, data networks, slices, policies, profiles, subscribers, radios. */
   'network:read': ALL,
   'network:write': MANAGERS,
+  /** The N2 allowlist: which hosts may reach the AMF as radios. */
+  'network:peers': ADMIN,
   /** Subscriber credentials (key, OPc): every read is audited. */
   'credentials:read': MANAGERS,
   /** Radio events, subscriber and radio logs, flow reports, usage. */

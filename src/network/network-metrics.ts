@@ -1,5 +1,6 @@
 import type { Metrics } from '../metrics/metrics.ts';
 import type { NetworkState } from './network-state.ts';
+import type { PeerProblemKind } from './peer-log-limiter.ts';
 
 /** Gauges over the live network picture, read at each scrape; no subscriber identity becomes a label. */
 export function installNetworkMetrics(metrics: Metrics, state: NetworkState): void {
@@ -30,6 +31,8 @@ export interface NgapMetrics {
   recordDropped(kind: 'radio_event' | 'radio_log'): void;
   /** A Registration Request rejected with #22 (congestion): the AMF held its limit of UE contexts. */
   ueContextLimitReject(): void;
+  /** Something an N2 peer sent or did that the AMF refused or ignored (peer-log-limiter.ts), by kind. */
+  peerProblem(kind: PeerProblemKind): void;
 }
 
 /**
@@ -51,9 +54,15 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     name: 'pmn_ue_context_limit_rejects_total',
     help: 'Registration Requests rejected with 5GMM cause #22 (congestion): the AMF held its limit of UE contexts',
   });
+  const peerProblems = metrics.counter<'kind'>({
+    name: 'pmn_n2_peer_problems_total',
+    help: 'What N2 peers sent or did that the AMF refused or ignored, by kind (logged once per peer and kind a minute)',
+    labelNames: ['kind'],
+  });
   return {
     message: (messageType, direction) => messages.inc({ message_type: messageType, direction }),
     recordDropped: (kind) => dropped.inc({ kind }),
     ueContextLimitReject: () => ueContextLimitRejects.inc({}),
+    peerProblem: (kind) => peerProblems.inc({ kind }),
   };
 }

@@ -1,5 +1,6 @@
 import type { TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { N2Allowlist } from '../../resources/operator/n2-allowlist.schema.ts';
 import { NasSecurity } from '../../resources/operator/network-security.schema.ts';
 import { OperatorTrackingBody } from '../../resources/operator/operator.schema.ts';
 import { LocationResultSchema } from '../../resources/positioning/positioning.schema.ts';
@@ -13,6 +14,7 @@ const JSON_COLUMNS: { table: string; column: string; schema: TSchema }[] = [
   { table: 'operator', column: 'supported_tacs', schema: OperatorTrackingBody.properties.supportedTacs },
   { table: 'operator', column: 'nas_ciphering', schema: NasSecurity.properties.ciphering },
   { table: 'operator', column: 'nas_integrity', schema: NasSecurity.properties.integrity },
+  { table: 'operator', column: 'n2_allowed_peers', schema: N2Allowlist.properties.peers },
   { table: 'positioning_sessions', column: 'last_result', schema: LocationResultSchema },
 ];
 

@@ -12,7 +12,7 @@ import type { Db } from '../../storage/database.ts';
 /** The operator configuration port: PLMN, TACs, OP, slices, NAS preferences and home network keys. */
 export function createOperatorConfiguration(deps: {
   db: Db;
-  operator: Pick<OperatorRepository, 'find' | 'nasSecurity'>;
+  operator: Pick<OperatorRepository, 'find' | 'nasSecurity' | 'n2AllowedPeers'>;
   slices: Pick<SlicesRepository, 'snssais'>;
   homeNetworkKeys: Pick<HomeNetworkKeysRepository, 'list'>;
   secretBox: SecretBox;
@@ -39,6 +39,7 @@ export function createOperatorConfiguration(deps: {
             publicKey: Buffer.from(key.publicKey, 'hex'),
             privateKey: Buffer.from(secretBox.open(key.privateKeySealed), 'hex'),
           })),
+          n2AllowedPeers: await operator.n2AllowedPeers(trx),
         };
       }),
   };

@@ -4,6 +4,7 @@ import type { RecordsIngestion } from '../../records/ingestion.ts';
 import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
 import type { NetworkState } from '../network-state.ts';
 import type { NgapMetrics } from '../network-metrics.ts';
+import type { PeerLogLimiter } from '../peer-log-limiter.ts';
 import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
 import type { Smf } from '../smf/smf.ts';
@@ -30,6 +31,8 @@ export interface AmfContext {
   readonly identity: AmfIdentity;
   readonly timers: Timers;
   readonly logger: Logger;
+  /** Warn lines a radio can trigger in bulk, per UE (peer-log-limiter.ts). */
+  readonly peerLog: PeerLogLimiter;
   readonly metrics: Pick<NgapMetrics, 'ueContextLimitReject'>;
   readonly ngap: UeNgap<AmfUe>;
   readonly ues: AmfUes;

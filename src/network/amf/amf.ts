@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
+import { createPeerLogLimiter, type PeerLogLimiter } from '../peer-log-limiter.ts';
 import { servingNetworkName } from '../../crypto/key-hierarchy.ts';
 import { randomPool } from '../../crypto/random-pool.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
@@ -38,6 +39,8 @@ export interface AmfOptions {
   records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   timers: Timers;
   logger: Logger;
+  /** Shared with the N2 service (one summary for both); one of its own, counting nothing, unless given. */
+  peerLog?: PeerLogLimiter;
   /** What the AMF counts (`pmn_ue_context_limit_rejects_total`); nothing unless given. */
   metrics?: AmfContext['metrics'];
   /** The AUSF; built over `authenticationData` unless given. */
@@ -58,7 +61,11 @@ export interface AmfOptions {
  */
 export function createAmf(options: AmfOptions) {
   const settings: AmfSettings = { ...DEFAULT_AMF_SETTINGS, ...options.settings };
+  const peerLog =
+    options.peerLog ??
+    createPeerLogLimiter({ logger: options.logger, timers: options.timers, count: () => undefined });
   const ngap = createUeNgap<AmfUe>({
+    peerLog,
     maxConnections: settings.maxConnections,
     releaseTimeoutMs: DEFAULT_RELEASE_TIMEOUT_MS,
     timers: options.timers,
@@ -97,6 +104,7 @@ export function createAmf(options: AmfOptions) {
     identity: options.identity,
     timers: options.timers,
     logger: options.logger,
+    peerLog,
     metrics: options.metrics ?? { ueContextLimitReject: () => undefined },
     ngap,
     ues: createAmfUes({ limit: settings.maxUeContexts }),

@@ -14,6 +14,11 @@ export interface N2Settings {
   /** UDP encapsulation port of the `udp` transport, 9899 (RFC 6951); 0 for a free one (tests). */
   udpPort: number;
   amf: AmfIdentity;
+  /**
+   * `n2_allowed_peers`: addresses and CIDR networks that may open an N2 association, beside the API's
+   * list (docs/n2.md); empty or absent admits every peer.
+   */
+  allowedPeers?: string[];
   /** The AMF's NAS timers where configured (docs/registration.md); the rest keep their defaults. */
   amfTimers?: Partial<AmfTimerSettings>;
   /** The AMF's limits where configured (`amf_max_ue_contexts`, docs/registration.md). */

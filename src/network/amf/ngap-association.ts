@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import type { NetworkState } from '../network-state.ts';
+import type { PeerLogLimiter, PeerProblemKind } from '../peer-log-limiter.ts';
 import type {
   AMFConfigurationUpdateFailure,
   Cause,
@@ -22,6 +23,7 @@ import {
   type AssociationUp,
   type InboundMessage,
   type N2Association,
+  type TransportAddress,
 } from '../transport/n2-transport.ts';
 import { guami, type AmfIdentity } from './amf-identity.ts';
 import {
@@ -57,6 +59,11 @@ export interface AssociationTiming {
   ngSetupTimeoutMs: number;
   /** How long the AMF waits for the answer to a procedure it initiated (AMF Configuration Update, NG Reset). */
   responseTimeoutMs: number;
+  /**
+   * A radio's association silent this long (no SCTP packet, heartbeats included, where the transport
+   * tells) gives its Global RAN Node ID up to an NG Setup over another association (docs/n2.md).
+   */
+  replaceSilentAfterMs: number;
 }
 
 /** What every association of one N2 service shares. */
@@ -68,6 +75,8 @@ export interface AssociationContext {
   recorder: NgapRecorder;
   timers: Timers;
   logger: Logger;
+  /** Warn lines a peer can trigger in bulk go through it: the first per peer and kind, then a summary. */
+  peerLog: PeerLogLimiter;
   /** The association serving each connected radio id: a new NG Setup from the same node replaces it. */
   owners: Map<string, NgapAssociation>;
   ue: UeSignalling | undefined;
@@ -105,6 +114,17 @@ const TIME_TO_WAIT_MS: Record<string, number> = {
   v60s: 60_000,
 };
 
+/** The shortest Time to Wait (TS 38.413 9.3.1.56) of at least `ms`, a minute at most. */
+function timeToWait(ms: number): TimeToWait {
+  for (const [value, wait] of Object.entries(TIME_TO_WAIT_MS)) if (wait >= ms) return value as TimeToWait;
+  return 'v60s';
+}
+
+/** The peer's IP addresses as the transport gave them, the primary first. */
+function peerIps(addresses: readonly TransportAddress[], association: N2Association): string[] {
+  return addresses.length > 0 ? addresses.map((a) => a.address) : [association.remote.address];
+}
+
 /** Time to Wait (TS 38.413 9.3.1.56) in ms; an extension value from a later release waits a minute. */
 function timeToWaitMs(value: TimeToWait): number {
   return typeof value === 'string' ? (TIME_TO_WAIT_MS[value] ?? 60_000) : 60_000;
@@ -120,6 +140,9 @@ export class NgapAssociation implements AssociationHandler {
   readonly #association: N2Association;
   readonly #context: AssociationContext;
   #address: string;
+  /** The peer's primary IP address, whom the rate-limited warn lines are counted against. */
+  readonly #peer: string;
+  #peerAddresses: readonly string[];
   #phase: Phase;
   /** Why this side is ending the association, so that its end is logged as expected. */
   #endingOnPurpose: string | undefined;
@@ -130,6 +153,8 @@ export class NgapAssociation implements AssociationHandler {
     this.#association = association;
     this.#context = context;
     this.#address = radioAddress(up.peerAddresses[0] ?? association.remote);
+    this.#peer = (up.peerAddresses[0] ?? association.remote).address;
+    this.#peerAddresses = peerIps(up.peerAddresses, association);
     this.#phase = this.#awaitingNgSetup();
     context.recorder.associationUp(this.#recordContext());
   }
@@ -143,10 +168,7 @@ export class NgapAssociation implements AssociationHandler {
     if (this.#phase.phase === 'closed') return;
     if (message.ppid !== NGAP_PPID) {
       // TS 38.412 7: NGAP is PPID 60; anything else on this association is not ours to interpret.
-      this.#context.logger.warn(
-        { radio: this.#address, ppid: message.ppid },
-        'N2 message with a foreign PPID ignored',
-      );
+      this.#problem('foreign_ppid', { ppid: message.ppid }, 'N2 message with a foreign PPID ignored');
       return;
     }
     try {
@@ -162,6 +184,7 @@ export class NgapAssociation implements AssociationHandler {
         // RFC 9260 5.2.4: the peer restarted; NGAP starts over with NG Setup, on the same association.
         if (this.#phase.phase === 'closed') return;
         const context = this.#recordContext();
+        this.#peerAddresses = peerIps(event.peerAddresses, this.#association);
         this.#stopSetupTimer();
         this.#releaseRadio();
         this.#context.recorder.associationDown(context, { expected: false, cause: 'peer restarted' });
@@ -234,6 +257,41 @@ export class NgapAssociation implements AssociationHandler {
     this.#association.abort(this.#endingOnPurpose);
   }
 
+  /**
+   * Ends the association because its peer is no longer admitted (the N2 allowlist changed): its radio
+   * leaves the list, as an operator who removed the peer expects.
+   */
+  refused(why: string): void {
+    if (this.#phase.phase === 'closed') return;
+    this.#endingOnPurpose = why;
+    this.#close({ expected: true, cause: why });
+    this.#association.abort(why);
+  }
+
+  /** The association's primary peer address, `ip:port`. */
+  get address(): string {
+    return this.#address;
+  }
+
+  /** Every address the peer gave for this association (the allowlist checks each). */
+  get peerAddresses(): readonly string[] {
+    return this.#peerAddresses;
+  }
+
+  /**
+   * How long until this association's radio may be taken over by an NG Setup over another association:
+   * 0 when the association is ending or has been silent `replaceSilentAfterMs` (a restarted radio whose
+   * old association was never closed gets back in). A transport that cannot tell silence (the kernel's
+   * SCTP) keeps the radio until its association ends: its own heartbeats end a dead one (RFC 9260 8.3).
+   */
+  holdsFor(): number {
+    if (this.#phase.phase === 'closed' || this.#association.state !== 'established') return 0;
+    const silent = this.#association.silentForMs();
+    const bound = this.#context.timing.replaceSilentAfterMs;
+    if (silent === undefined) return bound;
+    return Math.max(0, bound - silent);
+  }
+
   // ---- receiving
 
   #receive(bytes: Uint8Array, streamId: number): void {
@@ -293,6 +351,7 @@ export class NgapAssociation implements AssociationHandler {
   /** TS 38.413 10.2: a PDU that does not decode is stored as `Unknown` and answered per its header. */
   #undecodable(bytes: Uint8Array, error: string): void {
     this.#context.recorder.pdu('inbound', bytes, 'Unknown', this.#recordContext(), { error });
+    this.#problem('undecodable', { error }, 'undecodable NGAP PDU answered per TS 38.413 10.2');
     const header = readNgapHeader(bytes);
     const cause = PROTOCOL_CAUSE.transferSyntaxError;
     if (header === undefined) return void this.#sendErrorIndication(cause);
@@ -315,10 +374,12 @@ export class NgapAssociation implements AssociationHandler {
     if (pdu.choice === null) return;
     const procedure = diagnosedProcedure(pdu);
     if (this.#phase.phase !== 'ready') {
+      this.#problem('before_ng_setup', { message: messageType }, 'NGAP message before NG Setup refused');
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
     }
     const handler = this.#context.ue?.handlers.get(messageType);
     if (handler !== undefined) return handler(pdu, this.#link(this.#phase.radio), streamId);
+    this.#problem('unexpected', { message: messageType }, 'NGAP message the AMF does not handle');
     if (pdu.choice !== 'initiatingMessage') {
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
     }
@@ -351,11 +412,27 @@ export class NgapAssociation implements AssociationHandler {
     }
     const { node } = decision;
     const name = decision.name ?? node.id;
+    const previous = this.#context.owners.get(node.id);
+    const holdsFor = previous === undefined || previous === this ? 0 : previous.holdsFor();
+    if (holdsFor > 0) {
+      // The node is connected over another live association: a peer that only knows its Global RAN Node
+      // ID must not knock it off. TS 38.413 8.7.1.4 leaves the cause to the AMF; Time to Wait tells a
+      // restarted radio when to try again (by then its old association is silent long enough or gone).
+      this.#problem(
+        'node_id_in_use',
+        { node: node.id, connected: previous?.address },
+        'NG Setup refused: the Global RAN Node ID is connected over another live association',
+      );
+      this.#send(
+        ngSetupFailure({ choice: 'misc', value: 'unspecified' }, undefined, timeToWait(holdsFor)),
+        context,
+      );
+      return;
+    }
     this.#stopSetupTimer();
     // A repeated NG Setup starts the radio over; one naming another node releases the previous one.
     if (this.#phase.phase === 'ready' && this.#phase.radio.id !== node.id) this.#releaseRadio();
     if (this.#phase.phase === 'ready') this.#cancelProcedures(this.#phase.radio);
-    const previous = this.#context.owners.get(node.id);
     this.#context.owners.set(node.id, this);
     if (previous !== undefined && previous !== this) previous.replaced();
     this.#context.state.radioConnected({
@@ -382,6 +459,11 @@ export class NgapAssociation implements AssociationHandler {
   /** RAN Configuration Update (TS 38.413 8.7.2); before NG Setup a logical error answered by its failure. */
   #ranConfigurationUpdate(update: RANConfigurationUpdate): void {
     if (this.#phase.phase !== 'ready') {
+      this.#problem(
+        'before_ng_setup',
+        { message: 'RANConfigurationUpdate' },
+        'NGAP message before NG Setup refused',
+      );
       this.#send(ranConfigurationUpdateFailure(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState));
       return;
     }
@@ -401,6 +483,7 @@ export class NgapAssociation implements AssociationHandler {
   /** NG Reset from the radio (TS 38.413 8.7.4.2.2): UE contexts released, NG Reset Acknowledge. */
   #ngReset(request: NGReset): void {
     if (this.#phase.phase !== 'ready') {
+      this.#problem('before_ng_setup', { message: 'NGReset' }, 'NGAP message before NG Setup refused');
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, {
         procedureCode: 20,
         triggeringMessage: 'initiating-message',
@@ -428,6 +511,7 @@ export class NgapAssociation implements AssociationHandler {
     const radio = this.#phase.phase === 'ready' ? this.#phase.radio : undefined;
     const pending = radio?.[procedure];
     if (radio === undefined || pending?.state !== 'awaiting-response') {
+      this.#problem('unexpected', { message: ngapMessageType(pdu) }, 'NGAP answer to nothing the AMF asked');
       return void this.#sendErrorIndication(
         PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState,
         diagnosedProcedure(pdu),
@@ -501,9 +585,10 @@ export class NgapAssociation implements AssociationHandler {
     const result = this.#association.send(streamId, NGAP_PPID, bytes);
     const messageType = ngapMessageType(pdu);
     if (!result.ok) {
-      this.#context.logger.warn(
-        { radio: context.name ?? context.address, error: result.error },
-        `${messageType} not sent: ${result.error}`,
+      this.#problem(
+        'send_refused',
+        { radio: context.name ?? context.address, error: result.error, message: messageType },
+        'NGAP message not sent: the transport refused it',
       );
       return false;
     }
@@ -523,13 +608,15 @@ export class NgapAssociation implements AssociationHandler {
     const cancelTimer = this.#context.timers.after(this.#context.timing.ngSetupTimeoutMs, () => {
       if (this.#phase.phase !== 'awaiting-ng-setup') return;
       this.#endingOnPurpose = 'no NG Setup in time';
-      this.#context.logger.warn(
-        { radio: this.#address },
-        `${this.#address}: no NG Setup in time, association shut down`,
-      );
+      this.#problem('no_ng_setup', {}, 'no NG Setup in time, association shut down');
       this.#association.shutdown();
     });
     return { phase: 'awaiting-ng-setup', cancelTimer };
+  }
+
+  /** A warn line a peer can trigger in bulk: counted always, logged per the limiter (docs/n2.md). */
+  #problem(kind: PeerProblemKind, fields: Record<string, unknown>, message: string): void {
+    this.#context.peerLog.warn(kind, this.#peer, { radio: this.#address, ...fields }, message);
   }
 
   #stopSetupTimer(): void {

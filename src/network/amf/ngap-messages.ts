@@ -6,6 +6,7 @@ import type {
   ResetType,
   ServedGUAMIList,
   UEassociatedLogicalNGconnectionList,
+  TimeToWait,
 } from '../ngap/generated/types.ts';
 
 /**
@@ -39,7 +40,11 @@ export function ngSetupResponse(ies: {
 }
 
 /** NG SETUP FAILURE (TS 38.413 9.2.6.3). */
-export function ngSetupFailure(cause: Cause, diagnostics?: CriticalityDiagnostics): NGAPPDU {
+export function ngSetupFailure(
+  cause: Cause,
+  diagnostics?: CriticalityDiagnostics,
+  timeToWait?: TimeToWait,
+): NGAPPDU {
   return {
     choice: 'unsuccessfulOutcome',
     value: {
@@ -49,6 +54,9 @@ export function ngSetupFailure(cause: Cause, diagnostics?: CriticalityDiagnostic
       value: {
         protocolIEs: [
           { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
+          ...(timeToWait === undefined
+            ? []
+            : [{ id: 107, name: 'TimeToWait', criticality: 'ignore', value: timeToWait } as const]),
           ...(diagnostics === undefined
             ? []
             : [

@@ -38,7 +38,7 @@ const NO_BYTES = new Uint8Array(0);
  */
 export function createNgapRecorder(deps: {
   records: Pick<RecordsIngestion, 'recordRadioEvent' | 'recordRadioLog'>;
-  metrics: NgapMetrics;
+  metrics: Pick<NgapMetrics, 'message' | 'recordDropped'>;
   logger: Logger;
 }) {
   const { records, metrics, logger } = deps;

@@ -87,7 +87,12 @@ export async function registrationRequest(
     // 4.4.6: the whole message, in the ciphered NAS message container, replaces the cleartext one.
     const opened = openContainer(ue.security, latestUplinkCount(ue.security) ?? 0, request);
     if (opened.error !== undefined)
-      amf.logger.warn({ ue: ue.id, error: opened.error }, 'AMF: a NAS message container did not open');
+      amf.peerLog.warn(
+        'nas_container_unreadable',
+        ue.connection?.radio.id ?? '',
+        { ue: ue.id, error: opened.error },
+        'AMF: a NAS message container did not open',
+      );
     registration.request = opened.message;
     logNas(amf, ue, 'inbound', opened.message, opened.plain ?? plain);
     if (!SERVED_TYPES.includes(request.registrationType.value))

@@ -35,7 +35,12 @@ export async function serviceRequest(
       ? undefined
       : openContainer(ue.security, latestUplinkCount(ue.security) ?? 0, received);
   if (opened?.error !== undefined)
-    amf.logger.warn({ ue: ue.id, error: opened.error }, 'AMF: a NAS message container did not open');
+    amf.peerLog.warn(
+      'nas_container_unreadable',
+      ue.connection?.radio.id ?? '',
+      { ue: ue.id, error: opened.error },
+      'AMF: a NAS message container did not open',
+    );
   const request = opened?.message ?? received;
   logNas(amf, ue, 'inbound', request, opened?.plain ?? receivedPlain);
   const procedure = ue.procedure;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
+import type { PeerLogLimiter } from '../peer-log-limiter.ts';
 import type {
   Cause,
   FiveGSTMSI,
@@ -90,6 +91,8 @@ export interface UeNgapOptions {
   releaseTimeoutMs: number;
   timers: Timers;
   logger: Logger;
+  /** Warn lines a radio can trigger in bulk (peer-log-limiter.ts). */
+  peerLog: PeerLogLimiter;
 }
 
 /** A UE's registration area: tracking areas of one PLMN (TS 24.501 9.11.3.9, non-consecutive TACs). */
@@ -336,7 +339,9 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         if (stale !== undefined) end(stale, 'replaced');
         const connection = connections.open(radio, ranUeNgapId);
         if (connection === undefined) {
-          options.logger.warn(
+          options.peerLog.warn(
+            'ue_connection_limit',
+            radio.id,
             { radio: radio.name, limit: options.maxConnections },
             'AMF: UE connection limit reached; Initial UE Message refused',
           );

@@ -25,6 +25,8 @@ export interface OperatorConfiguration {
   /** Ordered preferences, most preferred first (TS 33.501 5.5 leaves the order to the operator). */
   nasSecurity: { ciphering: CipheringAlgorithm[]; integrity: IntegrityAlgorithm[] };
   homeNetworkKeys: HomeNetworkKey[];
+  /** The N2 allowlist set through the API: addresses and CIDR networks; empty admits every peer (docs/n2.md). */
+  n2AllowedPeers: string[];
 }
 
 export interface OperatorConfigurationPort {

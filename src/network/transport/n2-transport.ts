@@ -138,6 +138,12 @@ export interface N2Association {
   shutdown(): void;
   /** Sends ABORT at once, with `cause` as an upper-layer abort reason; ends with `communication-lost` `local-abort`. */
   abort(cause?: string): void;
+  /**
+   * Milliseconds since the last SCTP packet from the peer arrived, any chunk (heartbeats and their
+   * acknowledgements included, so a live peer is never silent much longer than a heartbeat interval);
+   * undefined when the transport cannot tell (the kernel's SCTP keeps that to itself).
+   */
+  silentForMs(): number | undefined;
 }
 
 /** Called when a peer's association comes up on a listener; returns the handler of its life. */

@@ -55,6 +55,24 @@ export function createOperatorRepository(db: Executor) {
         .execute();
     },
 
+    /** The N2 allowlist set through the API (docs/n2.md): addresses and CIDR networks, empty admits all. */
+    async n2AllowedPeers(executor: Executor = db): Promise<string[]> {
+      const row = await executor
+        .selectFrom('operator')
+        .select('n2_allowed_peers')
+        .where('id', '=', OPERATOR_ID)
+        .executeTakeFirstOrThrow();
+      return JSON.parse(row.n2_allowed_peers) as string[];
+    },
+
+    async updateN2AllowedPeers(peers: string[], executor: Executor = db): Promise<void> {
+      await executor
+        .updateTable('operator')
+        .set({ n2_allowed_peers: JSON.stringify(peers) })
+        .where('id', '=', OPERATOR_ID)
+        .execute();
+    },
+
     /** Inserts the operator unless it exists; returns whether this call inserted it. */
     async insertIfAbsent(operator: OperatorRow, executor: Executor = db): Promise<boolean> {
       const result = await executor

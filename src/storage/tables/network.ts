@@ -13,6 +13,8 @@ export interface OperatorTable {
   nas_ciphering: Generated<string>;
   /** JSON array of NAS integrity algorithms in order of preference (`NIA2`, ...); migration 0007. */
   nas_integrity: Generated<string>;
+  /** JSON array of the N2 allowlist set through the API (addresses, CIDR networks); migration 0013. */
+  n2_allowed_peers: Generated<string>;
 }
 
 /** A home network public/private key pair for SUCI concealment (TS 33.501 Annex C); migration 0007. */

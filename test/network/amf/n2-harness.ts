@@ -26,6 +26,7 @@ export function operatorConfiguration(overrides: Partial<OperatorConfiguration> 
     slices: [{ sst: 1, sd: '010203' }],
     nasSecurity: { ciphering: ['NEA0'], integrity: ['NIA2'] },
     homeNetworkKeys: [],
+    n2AllowedPeers: [],
     ...overrides,
   };
 }
@@ -51,7 +52,8 @@ export interface Harness {
   radioEvents: RadioEventInput[];
   radioLogs: RadioLogInput[];
   metrics: ReturnType<typeof createMetrics>;
-  connect(): Promise<TestRadio>;
+  /** A radio from 127.0.0.1 unless `address` says otherwise. */
+  connect(address?: string): Promise<TestRadio>;
   settled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -64,10 +66,13 @@ export async function createHarness(
     operator?: Partial<OperatorConfiguration>;
     /** Silent unless a test reads the logs. */
     logger?: Logger;
+    /** The process configuration's N2 allowlist (`n2_allowed_peers`). */
+    allowedPeers?: string[];
   } = {},
 ): Promise<Harness> {
-  const network = new FakeN2Network();
   const clock = manualClock();
+  // With the clock, an association tells how long its peer has been silent (messages only: no heartbeats).
+  const network = new FakeN2Network({}, { clock });
   const state = createNetworkState({ clock });
   const operator = { configuration: operatorConfiguration(options.operator) };
   const events = createConfigurationEvents({ logger: pino({ level: 'silent' }) });
@@ -89,6 +94,7 @@ export async function createHarness(
     logger: options.logger ?? pino({ level: 'silent' }),
     timers: clock,
     ...(options.ue === undefined ? {} : { ue: options.ue }),
+    ...(options.allowedPeers === undefined ? {} : { allowedPeers: options.allowedPeers }),
   });
   await n2.start();
   const radioTransport = network.transport();
@@ -103,11 +109,11 @@ export async function createHarness(
     radioEvents,
     radioLogs,
     metrics,
-    async connect() {
+    async connect(address = '127.0.0.1') {
       const received: TestRadio['received'] = [];
       const events: AssociationEvent[] = [];
       const association = (await radioTransport.connect(
-        { remote: [{ address: '127.0.0.10', port: 38412 }], local: { addresses: ['127.0.0.1'] } },
+        { remote: [{ address: '127.0.0.10', port: 38412 }], local: { addresses: [address] } },
         () => ({
           message(message: InboundMessage) {
             const decoded = decodeNgapPdu(message.payload);

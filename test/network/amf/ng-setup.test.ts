@@ -160,17 +160,51 @@ describe('NG Setup (TS 38.413 8.7.1, network.md section 2)', () => {
     await h.close();
   });
 
-  it('replaces the association of a node that sets up again over a new one; the old one is aborted', async () => {
+  it('refuses an NG Setup naming a node connected over another live association: the radio stays (issue 28)', async () => {
+    const h = await createHarness();
+    const first = await h.connect();
+    first.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
+    await h.settled();
+    const before = h.state.radios();
+    // The first radio was heard 89 s ago: within the bound, its association is live.
+    h.clock.advance(89_000);
+    const second = await h.connect('127.0.0.2');
+    second.send(ngSetupRequest({ gnbId: 1, name: 'intruder' }));
+    await h.settled();
+    emitted.add([...first.received, ...second.received]);
+
+    assert.deepEqual(second.types(), ['NGSetupFailure']);
+    const answer = second.received[0]?.pdu;
+    assert.ok(answer?.choice === 'unsuccessfulOutcome' && answer.value.name === 'NGSetup');
+    const ies = answer.value.value.protocolIEs;
+    assert.deepEqual(ieValue(ies, 'Cause'), { choice: 'misc', value: 'unspecified' });
+    // TS 38.413 8.7.1.4: a restarted radio waits at least this long, when the old association may go.
+    assert.equal(ieValue(ies, 'TimeToWait'), 'v1s');
+    assert.deepEqual(h.state.radios(), before);
+    assert.deepEqual(first.events, []);
+    const failure = h.radioLogs.find((l) => l.event === 'NG Setup Failure');
+    assert.deepEqual(
+      [failure?.level, failure?.ranId, failure?.details?.address, failure?.details?.cause],
+      ['warn', '001:01:000001', '127.0.0.2:49153', 'misc/unspecified'],
+    );
+    assert.match(await h.metrics.render(), /pmn_n2_peer_problems_total\{kind="node_id_in_use"\} 1/);
+    await h.close();
+  });
+
+  it('gives the node to a new association once the old one has been silent 90 s; the old one is aborted', async () => {
     const h = await createHarness();
     const first = await h.connect();
     first.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
     await h.settled();
     const firstAddress = h.state.radios()[0]?.address;
+    // A radio that restarted without closing its association: the old one hears nothing more.
+    h.clock.advance(90_000);
     const second = await h.connect();
     second.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1-again' }));
     await h.settled();
     emitted.add([...first.received, ...second.received]);
 
+    assert.deepEqual(second.types(), ['NGSetupResponse']);
     const radios = h.state.radios();
     assert.equal(radios.length, 1);
     assert.equal(radios[0]?.name, 'gnb-1-again');
@@ -187,6 +221,25 @@ describe('NG Setup (TS 38.413 8.7.1, network.md section 2)', () => {
     // The old association's end does not take the radio with it.
     await h.settled();
     assert.equal(h.state.radios().length, 1);
+    await h.close();
+  });
+
+  it('gives the node to a new association once the old one has ended (graceful shutdown)', async () => {
+    const h = await createHarness();
+    const first = await h.connect();
+    first.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
+    await h.settled();
+    // The radio's side began a graceful shutdown; the AMF's end is no longer established.
+    first.association.shutdown();
+    const second = await h.connect();
+    second.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1-again' }));
+    await h.settled();
+    emitted.add(second.received);
+    assert.deepEqual(second.types(), ['NGSetupResponse']);
+    assert.deepEqual(
+      h.state.radios().map((r) => r.name),
+      ['gnb-1-again'],
+    );
     await h.close();
   });
 

@@ -1,3 +1,4 @@
+import type { Clock } from '../../../clock.ts';
 import type {
   AcceptAssociation,
   AssociationEvent,
@@ -37,14 +38,20 @@ const DEFAULT_LIMITS: FakeN2Limits = { maxQueuedBytes: 1 << 20, maxMessageSize: 
 
 export class FakeN2Network {
   readonly limits: FakeN2Limits;
+  /**
+   * With a clock, an association tells how long its peer has been silent (`silentForMs`), counting
+   * messages only: the fake has no heartbeats. Without one it cannot tell, as the kernel's SCTP.
+   */
+  readonly clock: Clock | undefined;
   readonly #listeners = new Map<string, FakeListener>();
   #pending = 0;
   #idle: (() => void)[] = [];
   #nextId = 1;
   #nextPort = 49152;
 
-  constructor(limits: Partial<FakeN2Limits> = {}) {
+  constructor(limits: Partial<FakeN2Limits> = {}, options: { clock?: Clock } = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
+    this.clock = options.clock;
   }
 
   transport(): FakeN2Transport {
@@ -239,6 +246,7 @@ export class FakeN2Association implements N2Association {
   #held = false;
   #refused = false;
   #ended: (() => void)[] = [];
+  #lastReceived: number | undefined;
 
   constructor(
     private readonly network: FakeN2Network,
@@ -249,7 +257,15 @@ export class FakeN2Association implements N2Association {
     this.id = network.allocateId();
     this.remote = remote;
     this.streams = streams;
+    this.#lastReceived = network.clock?.now();
     transport.register(this);
+  }
+
+  silentForMs(): number | undefined {
+    const { clock } = this.network;
+    return clock === undefined || this.#lastReceived === undefined
+      ? undefined
+      : clock.now() - this.#lastReceived;
   }
 
   get queuedBytes(): number {
@@ -361,6 +377,7 @@ export class FakeN2Association implements N2Association {
     if (this.#held || peer === undefined || peer.state === 'closed') return;
     const queue = this.#queue;
     this.#dropQueue();
+    if (queue.length > 0) peer.#lastReceived = this.network.clock?.now();
     for (const message of queue) peer.handler?.message(message);
     if (this.#refused && this.state === 'established') {
       this.#refused = false;

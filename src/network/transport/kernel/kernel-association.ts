@@ -91,6 +91,11 @@ export class KernelAssociation implements N2Association {
     });
   }
 
+  /** The kernel does not report the packets it receives (heartbeats included): it cannot tell. */
+  silentForMs(): undefined {
+    return undefined;
+  }
+
   /** @internal A whole inbound message. */
   deliver(message: InboundMessage): void {
     if (this.state !== 'closed') this.handler?.message(message);

@@ -115,6 +115,8 @@ export class SctpAssociation implements N2Association {
   #receive: ReceiveBuffer | undefined;
   #peerRwnd = 0;
   #errorCount = 0;
+  /** When the last packet of this association (its verification tag checked) arrived, host clock ms. */
+  #lastReceived: number;
   #handler: AssociationHandler | undefined;
   readonly #host: AssociationHost;
   /** The locally offered stream counts (for INIT and for restarts). */
@@ -156,6 +158,7 @@ export class SctpAssociation implements N2Association {
     this.#localInitialTsn = tsn;
     this.#send = new SendQueue(tsn, 0);
     this.#offered = { outbound: 0, inbound: 0 };
+    this.#lastReceived = host.now();
   }
 
   /** The initiator's side: sends INIT and waits in COOKIE-WAIT (RFC 9260 5.1 A). */
@@ -256,6 +259,10 @@ export class SctpAssociation implements N2Association {
     this.#scheduleFlush();
   }
 
+  silentForMs(): number {
+    return this.#host.now() - this.#lastReceived;
+  }
+
   abort(cause?: string): void {
     if (this.#state.name === 'closed') return;
     this.#sendAbort(encodeTextCause(Cause.USER_INITIATED_ABORT, cause ?? ''));
@@ -296,6 +303,7 @@ export class SctpAssociation implements N2Association {
     } else if (!tagOk && firstChunk === 0) {
       return;
     }
+    this.#lastReceived = this.#host.now();
     const pathIndex = this.pathIndex(remote);
     const deliveries: InboundMessage[] = [];
     let sawData = false;
@@ -738,6 +746,8 @@ export class SctpAssociation implements N2Association {
       streams: this.#streams,
     });
     if (handler !== undefined) this.#handler = handler;
+    // The listener may have refused it at once (the N2 allowlist): no heartbeats for a closed association.
+    if (this.#isClosed()) return;
     this.paths.forEach((_, i) => this.#startHeartbeat(i));
   }
 
