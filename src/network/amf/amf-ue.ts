@@ -81,6 +81,11 @@ export interface AmfUe {
   supi: string | undefined;
   /** What the subscriber logs show: `suci` (as the UE sent it, hex of the IE) or `guti`. */
   suci: string | undefined;
+  /**
+   * Set once the core cannot map the UE to a subscriber (network.md section 4): its messages are then
+   * logged under `imsi`, the SUPI its SUCI shows in clear or empty, with the 5G-GUTI it named, if any.
+   */
+  unmapped: { imsi: string; guti: string | undefined } | undefined;
   /** The 5G-GUTI the UE holds (assigned by this AMF), or undefined before Registration Complete. */
   guti: Guti | undefined;
   /**

@@ -33,6 +33,7 @@ export function createAmfUes({ limit }: { limit: number }) {
         id: nextId++,
         supi: undefined,
         suci: undefined,
+        unmapped: undefined,
         guti: undefined,
         oldGuti: undefined,
         gutiReallocationPending: false,

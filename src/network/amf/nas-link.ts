@@ -7,6 +7,7 @@ import {
   type FiveGmmMessage,
   type Guti,
   type MobileIdentity,
+  type NasMessageType,
 } from '../nas/index.ts';
 import { protect, sendCountExhausted, type NasSecurityContext } from '../nas-security/index.ts';
 import type { AmfContext } from './amf-context.ts';
@@ -47,13 +48,31 @@ export function suciText(identity: MobileIdentity): string | undefined {
   ].join('-');
 }
 
+/** The identity a subscriber log names (network.md section 4): the 5G-GUTI assigned, the SUCI sent, or
+ * the 5G-GUTI an unmapped UE named itself with. */
+function identityDetails(ue: AmfUe): Record<string, string> {
+  if (ue.guti !== undefined) return { guti: gutiText(ue.guti) };
+  if (ue.suci !== undefined) return { suci: ue.suci };
+  const named = ue.unmapped?.guti;
+  return named === undefined ? {} : { guti: named };
+}
+
 /** `details` of a subscriber log (network.md section 4): radio, suci or guti, cause. */
 function logDetails(ue: AmfUe, cause: number | undefined): Record<string, unknown> {
   return {
     ...(ue.lastRadio === undefined ? {} : { radio: ue.lastRadio }),
-    ...(ue.guti !== undefined ? { guti: gutiText(ue.guti) } : ue.suci !== undefined ? { suci: ue.suci } : {}),
+    ...identityDetails(ue),
     ...(cause === undefined ? {} : { cause: causeLabel('5gmm', cause) }),
   };
+}
+
+/**
+ * A subscriber log's level (network.md section 4): `warn` for the rejects (Registration, Service,
+ * Authentication, PDU Session ... Reject), failures (Authentication Failure) and status messages
+ * (5GMM Status, 5GSM Status: an error report, TS 24.501 5.4.6, 6.5) of 5GMM and 5GSM; `info` otherwise.
+ */
+export function subscriberLogLevel(messageType: NasMessageType): 'info' | 'warn' {
+  return /(Reject|Failure|Status)$/.test(messageType) ? 'warn' : 'info';
 }
 
 /** The 5GMM cause a message carries, for the log's details. */
@@ -63,8 +82,9 @@ function causeOf(message: FiveGmmMessage): number | undefined {
 }
 
 /**
- * One subscriber log per 5GMM message either way (network.md section 4), once the SUPI is known: `raw`
- * the plain NAS message. A full records queue drops the row, never the signalling.
+ * One subscriber log per 5GMM message either way (network.md section 4), once the SUPI is known or the
+ * UE is known to be unmapped (then under the IMSI its SUCI shows in clear, or none): `raw` the plain NAS
+ * message. A full records queue drops the row, never the signalling.
  */
 export function logNas(
   amf: AmfContext,
@@ -73,9 +93,11 @@ export function logNas(
   message: FiveGmmMessage,
   plain: Uint8Array,
 ): void {
-  if (ue.supi === undefined) return;
+  const imsi = ue.supi ?? ue.unmapped?.imsi;
+  if (imsi === undefined) return;
   amf.records.recordSubscriberLog({
-    imsi: ue.supi,
+    level: subscriberLogLevel(message.messageType),
+    imsi,
     event: messageTitle(message.messageType),
     direction,
     raw: plain,

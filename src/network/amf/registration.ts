@@ -26,7 +26,7 @@ import { sendPendingConfigurationUpdate } from './configuration-update.ts';
 import { newGuti } from './guti-allocation.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
 import { IDENTITY_REQUEST, startIdentification } from './identification.ts';
-import { logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
+import { gutiText, logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
@@ -100,7 +100,8 @@ export async function registrationRequest(
     registration.generation = amf.configurationGeneration;
     const subscription = await amf.subscriptionData.getSubscriptionData(ue.supi);
     if (!current(amf, ue, registration)) return;
-    if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+    // The subscriber is gone (deleted while the UE was idle): as for an unknown SUPI, #7.
+    if (subscription === undefined) return rejectRegistration(amf, ue, NOT_A_SUBSCRIBER);
     registration.subscription = subscription;
     return acceptRegistration(amf, ue, registration);
   }
@@ -108,16 +109,95 @@ export async function registrationRequest(
   switch (identity.type) {
     case 'suci':
       return suciReceived(amf, ue, registration, plain, identity);
-    case '5g-guti':
+    case '5g-guti': {
       // 5.5.1.2.2: a 5G-GUTI the AMF cannot vouch for (unknown to it, or the request failed its
-      // integrity check) -> Identity Request for the SUCI.
-      return startIdentification(amf, ue, registration, () => abortProcedure(amf, ue));
+      // integrity check) -> Identity Request for the SUCI. A UE that never answers stays unmapped.
+      const named = gutiText(identity);
+      return startIdentification(amf, ue, registration, () => {
+        logUnmapped(amf, ue, registration, plain, { imsi: '', guti: named }, {});
+        abortProcedure(amf, ue);
+      });
+    }
     default:
-      return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+      // No SUCI and no 5G-GUTI (a PEI, or no identity): nothing a subscriber is known by (5.5.1.2.2).
+      return rejectUnmapped(amf, ue, registration, plain, { imsi: '', guti: undefined }, undefined);
   }
 }
 
-/** Identity Response (TS 24.501 5.4.3.4) with the SUCI asked for. */
+/**
+ * Registration Reject for a UE that is no subscriber of this network, or whose permanent identity the
+ * network cannot accept: #7 "5GS services not allowed", which the UE acts on for an initial registration
+ * (TS 24.501 5.5.1.2.5: USIM invalid for 5GS services, no retry) and for an update (5.5.1.3.5). Not #9:
+ * 5.5.1.2.5 does not list it for an initial registration, so a UE takes it as an abnormal case and
+ * retries every T3511 without end (5.5.1.2.7); #9 is for a 5G-GUTI or 5G-S-TMSI the network cannot
+ * resolve (Annex A.1). Not #3 "Illegal UE": that makes the USIM invalid for non-5GS services too, and is
+ * the cause of a failed authentication check. docs/registration.md, "Reject causes".
+ */
+const NOT_A_SUBSCRIBER = GMM_CAUSE.fiveGsServicesNotAllowed;
+
+/**
+ * The IMSI a SUCI shows in clear (the null scheme, TS 33.501 6.12.2) that the logs of an unmapped UE
+ * carry (network.md section 4); empty under a protection scheme, or when it is no 15-digit IMSI.
+ */
+function clearImsi(suci: Suci): string {
+  if (suci.supiFormat !== 'imsi' || suci.schemeOutput.scheme !== 'null') return '';
+  const imsi = suci.mcc + suci.mnc + suci.schemeOutput.msin;
+  return /^\d{15}$/.test(imsi) ? imsi : '';
+}
+
+/** The identification a registration went through (TS 24.501 5.4.3), if any, and its answer, if any. */
+type Identification = { response?: NasMessageOf<'identityResponse'> } | undefined;
+
+/**
+ * The messages of a registration not logged yet (the Registration Request, and the Identity Request and
+ * Response of an identification), logged in their order once the SUPI is known or the UE turns out
+ * unmapped (network.md section 4).
+ */
+function logEarlyMessages(
+  amf: AmfContext,
+  ue: AmfUe,
+  registration: PendingRegistration,
+  requestPlain: Uint8Array,
+  identification: Identification,
+): void {
+  logNas(amf, ue, 'inbound', registration.request, requestPlain);
+  if (identification === undefined) return;
+  logNas(amf, ue, 'outbound', IDENTITY_REQUEST, plainOf(IDENTITY_REQUEST));
+  if (identification.response !== undefined)
+    logNas(amf, ue, 'inbound', identification.response, plainOf(identification.response));
+}
+
+/** The UE cannot be mapped to a subscriber: what it sent so far is logged as its own (network.md 4). */
+function logUnmapped(
+  amf: AmfContext,
+  ue: AmfUe,
+  registration: PendingRegistration,
+  requestPlain: Uint8Array,
+  unmapped: NonNullable<AmfUe['unmapped']>,
+  identification: Identification,
+): void {
+  ue.unmapped = unmapped;
+  logEarlyMessages(amf, ue, registration, requestPlain, identification);
+}
+
+/** Logged as unmapped, then Registration Reject #7 (`NOT_A_SUBSCRIBER`), itself logged. */
+function rejectUnmapped(
+  amf: AmfContext,
+  ue: AmfUe,
+  registration: PendingRegistration,
+  requestPlain: Uint8Array,
+  unmapped: NonNullable<AmfUe['unmapped']>,
+  identification: Identification,
+): void {
+  logUnmapped(amf, ue, registration, requestPlain, unmapped, identification);
+  rejectRegistration(amf, ue, NOT_A_SUBSCRIBER);
+}
+
+/**
+ * Identity Response (TS 24.501 5.4.3.4) with the SUCI asked for. A UE asked for its SUCI answers with one
+ * (5.4.3.3 b); any other identity is none the network accepts for registration: #7, as for an unknown
+ * SUPI (`NOT_A_SUBSCRIBER`).
+ */
 export function identityResponse(
   amf: AmfContext,
   ue: AmfUe,
@@ -129,16 +209,22 @@ export function identityResponse(
   const { registration } = procedure;
   ue.procedure = { kind: 'registration-pending', registration };
   const identity = message.mobileIdentity;
-  if (identity.type !== 'suci') return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
   // The Registration Request was not kept as received: its log's bytes are encoded from it again.
-  return suciReceived(amf, ue, registration, plainOf(registration.request), identity, message);
+  const requestPlain = plainOf(registration.request);
+  if (identity.type !== 'suci') {
+    const named = registration.request.mobileIdentity;
+    const guti = named.type === '5g-guti' ? gutiText(named) : undefined;
+    return rejectUnmapped(amf, ue, registration, requestPlain, { imsi: '', guti }, { response: message });
+  }
+  return suciReceived(amf, ue, registration, requestPlain, identity, { response: message });
 }
 
 /**
- * The SIDF de-conceals the SUCI (TS 33.501 6.12.2); the subscriber must exist. Either failure is #9,
- * "UE identity cannot be derived by the network" (network.md section 5), and is not logged: the SUPI is
- * not a subscriber's, and a flood of made-up identities must not fill the subscriber logs. Then the
- * UE's earlier context gives way, the messages so far are logged, and 5G-AKA starts.
+ * The SIDF de-conceals the SUCI (TS 33.501 6.12.2); the subscriber must exist. A SUCI that cannot be
+ * de-concealed (unknown home network key, bad MAC, unsupported scheme) or a SUPI of no subscriber:
+ * Registration Reject #7 (`NOT_A_SUBSCRIBER`, network.md section 5), logged under the IMSI the SUCI
+ * shows in clear, or none (section 4). Then the UE's earlier context gives way, the messages so far are
+ * logged, and 5G-AKA starts.
  */
 async function suciReceived(
   amf: AmfContext,
@@ -146,13 +232,14 @@ async function suciReceived(
   registration: PendingRegistration,
   requestPlain: Uint8Array,
   suci: Suci,
-  identityResponseMessage?: NasMessageOf<'identityResponse'>,
+  identification?: Identification,
 ): Promise<void> {
   ue.suci = suciText(suci);
   const { keys } = await amf.network();
   if (!current(amf, ue, registration)) return;
   const resolved = resolveSupi(suci, keys);
-  if (!resolved.ok) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  const unmapped = { imsi: clearImsi(suci), guti: undefined };
+  if (!resolved.ok) return rejectUnmapped(amf, ue, registration, requestPlain, unmapped, identification);
   if (amf.ues.beyondLimit(ue)) {
     // Opened beyond the UE context limit in case the AMF held this UE (nas-dispatch.ts): a SUPI it
     // does not hold is a new UE, refused as any other at the limit.
@@ -162,23 +249,20 @@ async function suciReceived(
   registration.generation = amf.configurationGeneration;
   const subscription = await amf.subscriptionData.getSubscriptionData(resolved.supi);
   if (!current(amf, ue, registration)) return;
-  if (subscription === undefined) return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  if (subscription === undefined)
+    return rejectUnmapped(amf, ue, registration, requestPlain, unmapped, identification);
   registration.subscription = subscription;
 
   // Known by its SUPI, but indexed under it (and an earlier context of it giving way) only once it has
   // authenticated: a request that merely names a registered device's SUCI must not deregister it.
   ue.supi = resolved.supi;
-  logNas(amf, ue, 'inbound', registration.request, requestPlain);
-  if (identityResponseMessage !== undefined) {
-    // The Identity Request went before the SUPI was known: logged now, in its place (network.md 4).
-    logNas(amf, ue, 'outbound', IDENTITY_REQUEST, plainOf(IDENTITY_REQUEST));
-    logNas(amf, ue, 'inbound', identityResponseMessage, plainOf(identityResponseMessage));
-  }
+  logEarlyMessages(amf, ue, registration, requestPlain, identification);
   if (ue.ueSecurityCapability === undefined)
     // 5.5.1.2.2: an initial registration carries the UE security capability.
     return rejectRegistration(amf, ue, GMM_CAUSE.ueSecurityCapabilitiesMismatch);
   const started = await startAuthentication(amf, ue, registration, 0, () => abortProcedure(amf, ue));
-  if (started === 'unknown') return rejectRegistration(amf, ue, GMM_CAUSE.ueIdentityCannotBeDerived);
+  // The subscriber went between the lookup and the AUSF's: no subscriber, as above.
+  if (started === 'unknown') return rejectRegistration(amf, ue, NOT_A_SUBSCRIBER);
 }
 
 /**
@@ -441,11 +525,6 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
 }
 
 /**
- * Registration Reject (TS 24.501 5.5.1.2.5, 5.5.1.3.5) with its 5GMM cause and T3502, protected when a
- * current security context exists; then the connection is released and the context forgotten (a
- * registered UE is deregistered).
- */
-/**
  * Registration Reject #22 (congestion) with T3346, the UE's back-off (TS 24.501 5.5.1.2.5, 5.3.9), for a
  * Registration Request beyond the AMF's UE context limit.
  */
@@ -473,6 +552,11 @@ function refuseForCongestion(amf: AmfContext, ue: AmfUe): void {
   deregister(amf, ue);
 }
 
+/**
+ * Registration Reject (TS 24.501 5.5.1.2.5, 5.5.1.3.5) with its 5GMM cause and T3502, protected when a
+ * current security context exists; then the connection is released and the context forgotten (a
+ * registered UE is deregistered).
+ */
 export function rejectRegistration(amf: AmfContext, ue: AmfUe, cause: number): void {
   stopProcedure(ue);
   sendNas(

@@ -14,7 +14,7 @@ import type { N2SmItem, SmfAmfPort, UeSessionStatus } from '../smf/smf.ts';
 import { readSetupUnsuccessfulTransfer } from '../smf/n2-transfers.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
-import { gutiText, nasPduFor, sendNas } from './nas-link.ts';
+import { gutiText, nasPduFor, sendNas, subscriberLogLevel } from './nas-link.ts';
 import { paging } from './paging.ts';
 import {
   ngapSnssai,
@@ -44,6 +44,7 @@ function logSm(
   if (ue.supi === undefined) return;
   const cause = (message as { fiveGsmCause?: unknown }).fiveGsmCause;
   amf.records.recordSubscriberLog({
+    level: subscriberLogLevel(message.messageType),
     imsi: ue.supi,
     event: messageTitle(message.messageType),
     direction,

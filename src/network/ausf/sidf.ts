@@ -1,6 +1,6 @@
 // The SIDF (TS 33.501 6.12.2): the SUPI of a SUCI of SUPI type IMSI (TS 23.003 2.2B), under the null
 // scheme or an ECIES profile with the home network key the SUCI names. Every failure is a value; the AMF
-// answers all of them with 5GMM cause #9, "UE identity cannot be derived by the network" (TS 24.501 5.5.1.2.5).
+// answers all of them with 5GMM cause #7, "5GS services not allowed" (registration.ts, NOT_A_SUBSCRIBER).
 import { deconcealSuci, PROTECTION_SCHEME, type EciesProfile, type SuciError } from '../../crypto/suci.ts';
 import type { Suci } from '../nas/ie/mobile-identity.ts';
 import type { HomeNetworkKeyRing } from './home-network-keys.ts';

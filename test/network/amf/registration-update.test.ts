@@ -104,7 +104,7 @@ describe('Concealed SUCIs through the AMF (TS 33.501 6.12.2, Annex C)', () => {
     ['Profile A', 'A', PROTECTION_SCHEME.profileA],
     ['Profile B', 'B', PROTECTION_SCHEME.profileB],
   ] as const) {
-    it(`${name}: de-concealed with the operator's home network key, registered; another key -> #9`, async () => {
+    it(`${name}: de-concealed with the operator's home network key, registered; another key or an unknown key id -> #7, logged without IMSI`, async () => {
       const { privateKey, key } = generateHomeNetworkKey(profile);
       const h = await createAmfHarness(
         {},
@@ -138,13 +138,36 @@ describe('Concealed SUCIs through the AMF (TS 33.501 6.12.2, Annex C)', () => {
       const first = h.subscriberLogs[0]?.details?.['suci'];
       assert.ok(typeof first === 'string' && first.startsWith(`suci-0-001-01-0-${profile}-3-`));
 
+      // A SUCI the SIDF cannot de-conceal: concealed under another key (bad MAC), or under a key id the
+      // operator does not have. Rejected with a cause the UE acts on (5.5.1.2.5), and logged with no
+      // IMSI, as the SUCI shows none in clear (network.md section 4).
       const other = generateHomeNetworkKey(profile).key.publicKey;
-      const stranger = new TestUe({ ranUeNgapId: 5 });
-      const refused = await step(h, radio, stranger, initialUeMessage(5, encodeNasMessage(suci(other, 3))));
-      assert.deepEqual(
-        refused.nas.map((m) => m.messageType === 'registrationReject' && m.fiveGmmCause),
-        [9],
-      );
+      for (const [ran, keyId] of [
+        [5, 3],
+        [6, 4],
+      ] as const) {
+        const stranger = new TestUe({ ranUeNgapId: ran });
+        const logged = h.subscriberLogs.length;
+        const refused = await step(
+          h,
+          radio,
+          stranger,
+          initialUeMessage(ran, encodeNasMessage(suci(other, keyId))),
+        );
+        assert.deepEqual(
+          refused.nas.map((m) => m.messageType === 'registrationReject' && m.fiveGmmCause),
+          [7],
+        );
+        const rows = h.subscriberLogs.slice(logged);
+        assert.deepEqual(
+          rows.map((l) => [l.imsi, l.level, l.event, l.details?.['cause']]),
+          [
+            ['', 'info', 'Registration Request', undefined],
+            ['', 'warn', 'Registration Reject', '5GS services not allowed (7)'],
+          ],
+        );
+        assert.ok(String(rows[1]?.details?.['suci']).startsWith(`suci-0-001-01-0-${profile}-${keyId}-`));
+      }
       emitted.add(radio.received);
       await h.close();
     });

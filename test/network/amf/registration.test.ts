@@ -72,7 +72,7 @@ describe('Initial registration (TS 24.501 5.5.1.2)', () => {
     await h.close();
   });
 
-  it('a SUCI of no subscriber -> Registration Reject #9, nothing logged, nothing left', async () => {
+  it('a SUCI of no subscriber -> Registration Reject #7 (not #9), logged under its clear IMSI, nothing left', async () => {
     const h = await createAmfHarness();
     const radio = await h.radio();
     const ue = new TestUe({ imsi: '001010000000999' });
@@ -87,13 +87,33 @@ describe('Initial registration (TS 24.501 5.5.1.2)', () => {
       ['registrationReject'],
     );
     assert.ok(nas[0]?.messageType === 'registrationReject');
-    assert.equal(nas[0].fiveGmmCause, 9);
+    // TS 24.501 5.5.1.2.5: a cause the UE acts on (USIM invalid for 5GS), where #9 made it retry forever.
+    assert.equal(nas[0].fiveGmmCause, 7);
     assert.deepEqual(
       pdus.map((p) => p.choice === 'initiatingMessage' && p.value.name),
       ['DownlinkNASTransport', 'UEContextRelease'],
     );
     await step(h, radio, ue, ueContextReleaseComplete({ amf: amfUeNgapIdOf(pdus[0]!)!, ran: 1 }));
-    assert.deepEqual(h.subscriberLogs, []);
+    // network.md section 4: every reject leaves a record, under the IMSI the null-scheme SUCI shows.
+    assert.deepEqual(
+      h.subscriberLogs.map((l) => [l.imsi, l.level, l.direction, l.event, l.details]),
+      [
+        [
+          '001010000000999',
+          'info',
+          'inbound',
+          'Registration Request',
+          { radio: 'gnb-1', suci: 'suci-0-001-01-0-0-0-0000000999' },
+        ],
+        [
+          '001010000000999',
+          'warn',
+          'outbound',
+          'Registration Reject',
+          { radio: 'gnb-1', suci: 'suci-0-001-01-0-0-0-0000000999', cause: '5GS services not allowed (7)' },
+        ],
+      ],
+    );
     assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
     assert.equal(h.clock.pendingTimers(), 0);
     emitted.add(radio.received);
