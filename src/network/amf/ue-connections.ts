@@ -91,11 +91,13 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
 
     /**
      * The connection now runs through `radio` under its `ranUeNgapId` (Path Switch Request, TS 38.413
-     * 8.4.4.2: the AMF UE NGAP ID stays). False when the connection is gone or the pair is taken.
+     * 8.4.4.2: the AMF UE NGAP ID stays). False when the connection is gone or another one holds the
+     * pair; the pair it holds already is no move but no refusal either.
      */
     move(connection: UeConnection<Owner>, radio: RadioLink, ranUeNgapId: number): boolean {
       if (byAmfId.get(connection.amfUeNgapId) !== connection) return false;
-      if (byRadio.get(radio.id)?.has(ranUeNgapId) === true) return false;
+      const holder = byRadio.get(radio.id)?.get(ranUeNgapId);
+      if (holder !== undefined && holder !== connection) return false;
       unindex(connection);
       const moved = connection as Mutable<UeConnection<Owner>>;
       moved.radio = radio;

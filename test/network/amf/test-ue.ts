@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { AMF_5G } from '../../../src/crypto/five-g-aka.ts';
 import {
   deriveKamf,
@@ -32,6 +32,7 @@ import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
+import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
 import { defaultSubscription } from '../../helpers/smf-ports.ts';
 import { createHarness, operatorConfiguration, type Harness, type TestRadio } from './n2-harness.ts';
@@ -84,10 +85,13 @@ export interface AmfHarness extends Harness {
 /**
  * The N2 harness with the AMF's UE side on fake ports: one subscriber, IMSI, known by default. The AMF
  * reads the operator configuration from `harness.operator.configuration`, so a test can change it.
+ * `extra.userPlane` builds the SMF with the AMF over that UPF (PDU sessions); `extra.logger` is the
+ * AMF's and N2's logger (silent unless a test reads the logs).
  */
 export async function createAmfHarness(
   settings: Partial<AmfSettings> = {},
   operator: Partial<OperatorConfiguration> = {},
+  extra: { userPlane?: UserPlane; logger?: Logger } = {},
 ): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
   const subscriptions = new Map([[IMSI, subscription(IMSI)]]);
@@ -129,9 +133,26 @@ export async function createAmfHarness(
     state: lazyState,
     records: { recordSubscriberLog: (log) => subscriberLogs.push(log) > 0 },
     timers,
-    logger: pino({ level: 'silent' }),
+    logger: extra.logger ?? pino({ level: 'silent' }),
+    ...(extra.userPlane === undefined
+      ? {}
+      : {
+          sessions: {
+            userPlane: extra.userPlane,
+            state: {
+              sessionEstablished: (...args: Parameters<Harness['state']['sessionEstablished']>) =>
+                holder.harness!.state.sessionEstablished(...args),
+              sessionReleased: (...args: Parameters<Harness['state']['sessionReleased']>) =>
+                holder.harness!.state.sessionReleased(...args),
+            },
+          },
+        }),
   });
-  const harness = await createHarness({ ue: amf.signalling, operator: configuration });
+  const harness = await createHarness({
+    ue: amf.signalling,
+    operator: configuration,
+    ...(extra.logger === undefined ? {} : { logger: extra.logger }),
+  });
   holder.harness = harness;
   harness.events.subscribe((change) => {
     for (const listener of events) listener(change);
@@ -153,7 +174,7 @@ export async function createAmfHarness(
 }
 
 /** User Location Information of an NR cell in TAC 000001 (TS 38.413 9.3.1.16). */
-function userLocation(cell = 0x10) {
+export function userLocation(cell = 0x10) {
   return {
     choice: 'userLocationInformationNR' as const,
     value: {
