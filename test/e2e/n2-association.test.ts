@@ -7,7 +7,7 @@ import { assertTsharkAgrees, gnbConfig, startN2Service } from './n2-service.ts';
 /**
  * The end of a radio's association end to end (network.md section 2: a radio disappears when its
  * association ends by shutdown, abort or path failure; a second NG Setup for the same Global RAN Node ID
- * replaces the first association).
+ * over another association is refused while the first one is live, docs/n2.md).
  */
 
 interface Page<T> {
@@ -90,7 +90,7 @@ describe('association end and replacement, simulator against the real service (u
     }
   });
 
-  it('a second NG Setup for a connected Global RAN Node ID replaces the first association', async () => {
+  it('a second NG Setup for a Global RAN Node ID connected over a live association is refused; the first radio stays', async () => {
     const s = await startN2Service();
     try {
       const first = s.gnb(gnbConfig(11, { name: 'first' }));
@@ -98,12 +98,20 @@ describe('association end and replacement, simulator against the real service (u
       await first.connect();
       await first.ngSetup();
       await second.connect();
-      assert.equal((await second.ngSetup()).outcome, 'accepted');
-      const radios = await s.until(async () => {
-        const page = await s.get<Page<{ name: string; address: string }>>('/api/v1/ran/radios');
-        return page.items.length === 1 && page.items[0]?.name === 'second' ? page.items : undefined;
-      }, 'only the second radio listed');
-      assert.equal(radios[0]?.address, `127.0.0.1:${second.local?.port}`);
+      const outcome = await second.ngSetup();
+      assert.ok(outcome.outcome === 'refused');
+      assert.equal(outcome.failure.cause, 'misc/unspecified');
+      const radios = await s.get<Page<{ name: string; address: string }>>('/api/v1/ran/radios');
+      assert.deepEqual(
+        radios.items.map((r) => [r.name, r.address]),
+        [['first', `127.0.0.1:${first.local?.port}`]],
+      );
+      const failure = await s.until(async () => {
+        const page = await s.get<Page<RadioLog>>('/api/v1/logs/radio?event=NG%20Setup%20Failure');
+        return page.items[0];
+      }, 'the NG Setup Failure log');
+      assert.deepEqual([failure.ran_id, failure.level], ['001:01:00000b', 'warn']);
+      assert.match(failure.details, new RegExp(`127\\.0\\.0\\.1:${second.local?.port}`));
       received.push(...s.received);
     } finally {
       await s.close();

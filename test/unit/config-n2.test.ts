@@ -80,4 +80,31 @@ describe('N2 and AMF settings (docs/n2.md)', () => {
       );
     }
   });
+
+  it('n2_allowed_peers: a YAML list, or comma-separated from the environment or a flag; checked like the API', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pmn-n2-peers-'));
+    try {
+      const path = join(dir, 'config.yaml');
+      writeFileSync(path, 'n2_allowed_peers:\n  - 10.1.0.0/16\n  - 2001:db8::/32\n');
+      assert.deepEqual(loadConfig(['--config', path], {}).n2.allowedPeers, ['10.1.0.0/16', '2001:db8::/32']);
+      assert.deepEqual(loadConfig([], { PMN_N2_ALLOWED_PEERS: '192.0.2.7, 10.0.0.0/8' }).n2.allowedPeers, [
+        '192.0.2.7',
+        '10.0.0.0/8',
+      ]);
+      assert.deepEqual(loadConfig(['--n2-allowed-peers', '192.0.2.8'], {}).n2.allowedPeers, ['192.0.2.8']);
+      assert.deepEqual(loadConfig(['--n2-allowed-peers', ''], {}).n2.allowedPeers, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    for (const [value, error] of [
+      ['gnb.example.com', /n2_allowed_peers: "gnb\.example\.com" is neither/],
+      ['10.1.2.0/16', /without host bits/],
+      ['192.0.2.7,192.0.2.7', /listed twice/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig([], { PMN_N2_ALLOWED_PEERS: value }),
+        (e: unknown) => e instanceof ConfigError && error.test(e.message),
+      );
+    }
+  });
 });
