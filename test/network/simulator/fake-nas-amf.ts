@@ -66,6 +66,11 @@ export class FakeNasAmf {
   /** Every plain NAS message received, by type. */
   readonly received: NasMessage[] = [];
   supi: string | undefined;
+  /**
+   * The Registration Reject cause for an identity of no subscriber: #7 as the AMF sends it
+   * (docs/registration.md, Reject causes); a test sets #9 to play a core that made UEs retry.
+   */
+  unknownIdentityCause = 7;
   /** Replayed in the Security Mode Command instead of the UE's own (a bidding-down attempt). */
   replayedCapabilities: UeSecurityCapability | undefined;
   imeisv: string | undefined;
@@ -216,15 +221,18 @@ export class FakeNasAmf {
     } else if (identity.type === 'suci') {
       const ring = createHomeNetworkKeyRing([this.homeNetworkKeys.a, this.homeNetworkKeys.b]);
       const resolved = resolveSupi(identity, ring);
-      if (!resolved.ok) return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: 9 })];
+      if (!resolved.ok)
+        return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: this.unknownIdentityCause })];
       this.supi = resolved.supi;
-    } else return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: 9 })];
+    } else
+      return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: this.unknownIdentityCause })];
     return this.#challenge();
   }
 
   async #challenge(): Promise<NetworkAction[]> {
     const challenge = this.supi === undefined ? undefined : await this.ausf.authenticate(this.supi, SNN);
-    if (challenge === undefined) return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: 9 })];
+    if (challenge === undefined)
+      return [this.#plain({ messageType: 'registrationReject', fiveGmmCause: this.unknownIdentityCause })];
     this.#pending = challenge.pending;
     return [
       this.#plain({

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RRCEstablishmentCause } from '../../../src/network/ngap/generated/types.ts';
 import type { FiveGSTmsi } from '../../../src/network/simulator/ue/ran-ue-messages.ts';
-import { SimulatedUe } from '../../../src/network/simulator/ue/simulated-ue.ts';
+import { SimulatedUe, type UeProcedureTimers } from '../../../src/network/simulator/ue/simulated-ue.ts';
 import type { UeConfig } from '../../../src/network/simulator/ue/ue-config.ts';
 import { ALL_ALGORITHMS, imeiOf } from '../../../src/network/simulator/ue/ue-config.ts';
 import type { RadioUe, RrcConnection, UeRadio } from '../../../src/network/simulator/ue/ue-radio.ts';
@@ -104,11 +104,15 @@ function config(overrides: Partial<UeConfig> = {}): UeConfig {
   };
 }
 
-function setup(ueConfig: Partial<UeConfig> = {}, networkSqn = '000000000000') {
+function setup(
+  ueConfig: Partial<UeConfig> = {},
+  networkSqn = '000000000000',
+  procedureTimers: Partial<UeProcedureTimers> = {},
+) {
   const amf = new FakeNasAmf({ [IMSI]: { k: K, opc: OPC, sqn: Buffer.from(networkSqn, 'hex') } });
   const radio = new FakeRadio(amf);
   const timers = steppedTimers();
-  const ue = new SimulatedUe({ config: config(ueConfig), radio, timers });
+  const ue = new SimulatedUe({ config: config(ueConfig), radio, timers, procedureTimers });
   return { amf, radio, ue, timers };
 }
 
@@ -159,14 +163,41 @@ describe('simulated UE against a stand-in network', () => {
     });
   }
 
-  it('an unknown subscriber is rejected with cause 9', async () => {
-    const { ue } = setup({ imsi: '001010000009999' });
+  it('an unknown subscriber is rejected with #7: the USIM is invalid for 5GS, no more attempts (TS 24.501 5.5.1.2.5)', async () => {
+    const { amf, ue, timers } = setup({ imsi: '001010000009999' }, undefined, {
+      registrationAttempts: 5,
+      t3511: 10_000,
+    });
     assert.deepEqual(await ue.register(), {
+      outcome: 'rejected',
+      cause: 7,
+      causeName: '5GS services not allowed (7)',
+    });
+    assert.equal(ue.state, 'deregistered');
+    assert.equal(ue.usimValid, false);
+    timers.advance(60_000);
+    assert.equal(amf.received.filter((m) => m.messageType === 'registrationRequest').length, 1);
+    await assert.rejects(ue.register('suci'), /USIM is invalid for 5GS services/);
+  });
+
+  it('a reject cause 5.5.1.2.5 does not list (#9) is an abnormal case: again after T3511 (5.5.1.2.7 d)', async () => {
+    const { amf, ue, timers } = setup({ imsi: '001010000009999' }, undefined, {
+      registrationAttempts: 3,
+      t3511: 10_000,
+    });
+    amf.unknownIdentityCause = 9;
+    const outcome = ue.register();
+    for (let attempt = 0; attempt < 2; attempt++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      timers.advance(10_000);
+    }
+    assert.deepEqual(await outcome, {
       outcome: 'rejected',
       cause: 9,
       causeName: 'UE identity cannot be derived by the network (9)',
     });
-    assert.equal(ue.state, 'deregistered');
+    assert.equal(amf.received.filter((m) => m.messageType === 'registrationRequest').length, 3);
+    assert.equal(ue.usimValid, true, 'the counter ran out: the USIM stays valid');
   });
 
   it('a wrong key: Authentication Failure with MAC failure, then Authentication Reject', async () => {

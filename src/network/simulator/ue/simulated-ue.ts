@@ -59,7 +59,13 @@ import { Usim } from './usim.ts';
 /** 5GMM states of TS 24.501 5.1.3.2.1 with the procedure in progress. */
 export type UeState =
   | { kind: 'deregistered' }
-  | { kind: 'registered-initiated'; registration: RegistrationKind; settle: (o: RegistrationOutcome) => void }
+  | {
+      kind: 'registered-initiated';
+      registration: RegistrationKind;
+      settle: (o: RegistrationOutcome) => void;
+      /** The attempt failed (TS 24.501 5.5.1.2.7): true when another follows after T3511. */
+      nextAttempt: () => boolean;
+    }
   | { kind: 'registered' }
   | { kind: 'service-request-initiated'; settle: (o: ServiceOutcome) => void }
   | { kind: 'deregistered-initiated'; settle: (o: DeregistrationOutcome) => void };
@@ -178,6 +184,21 @@ const ACCEPTED_PLAIN = new Set<string>([
 
 const MS_PER_SECOND = 1000;
 
+/**
+ * The 5GMM causes of a Registration Reject that TS 24.501 5.5.1.2.5 (Release 17) lists for an initial
+ * registration; the UE treats any other as an abnormal case (5.5.1.2.7 d): another attempt after T3511.
+ */
+const INITIAL_REGISTRATION_REJECT_CAUSES: ReadonlySet<number> = new Set([
+  3, 5, 6, 7, 11, 12, 13, 15, 22, 27, 31, 36, 62, 72, 73, 74, 75, 76, 77, 78, 79, 80,
+]);
+
+/** Causes after which the UE considers the USIM invalid for 5GS services until switched off (5.5.1.2.5). */
+const USIM_INVALIDATING_CAUSES: ReadonlySet<number> = new Set([
+  GMM_CAUSE.illegalUe,
+  6, // Illegal ME
+  GMM_CAUSE.fiveGsServicesNotAllowed,
+]);
+
 export class SimulatedUe implements RadioUe {
   readonly config: UeConfig;
   readonly usim: Usim;
@@ -199,6 +220,10 @@ export class SimulatedUe implements RadioUe {
   /** The full Registration Request of the registration in progress, for the SMC's container. */
   #pendingRequest: NasMessageOf<'registrationRequest'> | undefined;
   #cancelGuard: (() => void) | undefined;
+  /** T3511 runs: the last registration attempt failed and another follows (5.5.1.2.7). */
+  #betweenAttempts = false;
+  /** The 5GMM cause that made the USIM invalid for 5GS services (5.5.1.2.5), until switched off. */
+  #usimInvalid: number | undefined;
   #silent = false;
   /** The PDU sessions the UE holds (its 5GSM side, ue-sessions.ts), for PDU session status. */
   #pduSessions: (() => number[]) | undefined;
@@ -233,6 +258,11 @@ export class SimulatedUe implements RadioUe {
 
   get guti(): Guti | undefined {
     return this.#guti;
+  }
+
+  /** The USIM is invalid for 5GS services after Registration Reject #3, #6 or #7 (TS 24.501 5.5.1.2.5). */
+  get usimValid(): boolean {
+    return this.#usimInvalid === undefined;
   }
 
   get allowedNssai(): readonly SNssai[] {
@@ -290,6 +320,12 @@ export class SimulatedUe implements RadioUe {
   register(identity: 'guti' | 'suci' = 'guti'): Promise<RegistrationOutcome> {
     if (this.#state.kind !== 'deregistered')
       return Promise.reject(new UeProcedureError(`register in state ${this.#state.kind}`));
+    if (this.#usimInvalid !== undefined)
+      return Promise.reject(
+        new UeProcedureError(
+          `the USIM is invalid for 5GS services (${causeLabel('5gmm', this.#usimInvalid)}, TS 24.501 5.5.1.2.5)`,
+        ),
+      );
     if (this.connected)
       return Promise.reject(new UeProcedureError('register while a connection is still open'));
     const mobileIdentity: MobileIdentity =
@@ -358,7 +394,7 @@ export class SimulatedUe implements RadioUe {
     if (this.connected) return Promise.reject(new UeProcedureError('service request while connected'));
     this.#cancelT3512?.();
     return new Promise<ServiceOutcome>((resolve) => {
-      const settle = this.#guarded<ServiceOutcome>(this.#procedureTimers.t3517, 'T3517', resolve);
+      const { settle } = this.#guarded<ServiceOutcome>(this.#procedureTimers.t3517, 'T3517', resolve);
       this.#setState({ kind: 'service-request-initiated', settle });
       const request: NasMessageOf<'serviceRequest'> = {
         messageType: 'serviceRequest',
@@ -391,7 +427,7 @@ export class SimulatedUe implements RadioUe {
       mobileIdentity: this.#guti,
     };
     return new Promise<DeregistrationOutcome>((resolve) => {
-      const settle = this.#guarded<DeregistrationOutcome>(this.#procedureTimers.t3521, 'T3521', resolve, {
+      const { settle } = this.#guarded<DeregistrationOutcome>(this.#procedureTimers.t3521, 'T3521', resolve, {
         times: this.#procedureTimers.t3521Retransmissions,
         waitMs: 0,
         again: () => void this.#send(request, 'mo-Signalling'),
@@ -480,7 +516,8 @@ export class SimulatedUe implements RadioUe {
     const state = this.#state;
     switch (state.kind) {
       case 'registered-initiated':
-        state.settle({ outcome: 'failed', reason: 'connection released' });
+        // Between attempts (T3511 running) the release after a reject is expected (5.5.1.2.7).
+        if (!this.#betweenAttempts) state.settle({ outcome: 'failed', reason: 'connection released' });
         return;
       case 'service-request-initiated':
         state.settle({ outcome: 'failed', reason: 'connection released' });
@@ -517,37 +554,45 @@ export class SimulatedUe implements RadioUe {
         if (!this.#send(initial, 'mo-Signalling'))
           settle({ outcome: 'failed', reason: 'no connection to the network' });
       };
-      const settle = this.#guarded<RegistrationOutcome>(this.#procedureTimers.t3510, 'T3510', resolve, {
-        times: this.#procedureTimers.registrationAttempts - 1,
-        waitMs: this.#procedureTimers.t3511,
-        again: () => {
-          // A new attempt starts over: the security context the aborted one was creating is dropped.
-          this.#authenticated = undefined;
-          this.#pendingContext = undefined;
-          attempt();
+      const { settle, nextAttempt } = this.#guarded<RegistrationOutcome>(
+        this.#procedureTimers.t3510,
+        'T3510',
+        resolve,
+        {
+          times: this.#procedureTimers.registrationAttempts - 1,
+          waitMs: this.#procedureTimers.t3511,
+          again: () => {
+            // A new attempt starts over: the security context the aborted one was creating is dropped.
+            this.#authenticated = undefined;
+            this.#pendingContext = undefined;
+            attempt();
+          },
         },
-      });
-      this.#setState({ kind: 'registered-initiated', registration: kind, settle });
+      );
+      this.#setState({ kind: 'registered-initiated', registration: kind, settle, nextAttempt });
       attempt();
     });
   }
 
   /**
    * Wraps a procedure's resolve: its guard timer, and back to a resting state when it fails. With `retry`,
-   * the first `times` expiries run `again` after `waitMs` (T3511, or at once for a retransmission) and
-   * restart the timer; the next expiry fails the procedure.
+   * the first `times` failed attempts (the timer's expiries, or `nextAttempt` when the procedure saw its
+   * attempt fail otherwise) run `again` after `waitMs` (T3511, or at once for a retransmission) and
+   * restart the timer; the next expiry fails the procedure, and `nextAttempt` answers false.
    */
   #guarded<T extends { outcome: string }>(
     ms: number,
     timer: string,
     resolve: (outcome: T | Failed) => void,
     retry: { times: number; waitMs: number; again: () => void } = { times: 0, waitMs: 0, again: () => {} },
-  ): (o: T | Failed) => void {
+  ): { settle: (o: T | Failed) => void; nextAttempt: () => boolean } {
     let settled = false;
     let expiries = 0;
+    let attempts = 0;
     const settle = (outcome: T | Failed): void => {
       if (settled) return;
       settled = true;
+      this.#betweenAttempts = false;
       this.#cancelGuard?.();
       this.#cancelGuard = undefined;
       const state = this.#state;
@@ -562,28 +607,36 @@ export class SimulatedUe implements RadioUe {
       }
       resolve(outcome);
     };
+    const nextAttempt = (): boolean => {
+      attempts += 1;
+      if (settled || attempts > retry.times) return false;
+      this.#cancelGuard?.();
+      const again = (): void => {
+        this.#betweenAttempts = false;
+        if (settled) return;
+        guard();
+        retry.again();
+      };
+      if (retry.waitMs === 0) again();
+      else {
+        this.#betweenAttempts = true;
+        this.#cancelGuard = this.#timers.after(retry.waitMs, again);
+      }
+      return true;
+    };
     const guard = (): void => {
       this.#cancelGuard = this.#timers.after(ms, () => {
         expiries += 1;
-        if (expiries > retry.times) {
-          settle({
-            outcome: 'failed',
-            reason: expiries === 1 ? `${timer} expired` : `${timer} expired ${expiries} times`,
-          });
-          return;
-        }
-        const again = (): void => {
-          if (settled) return;
-          guard();
-          retry.again();
-        };
-        if (retry.waitMs === 0) again();
-        else this.#cancelGuard = this.#timers.after(retry.waitMs, again);
+        if (nextAttempt()) return;
+        settle({
+          outcome: 'failed',
+          reason: expiries === 1 ? `${timer} expired` : `${timer} expired ${expiries} times`,
+        });
       });
     };
     this.#cancelGuard?.();
     guard();
-    return settle;
+    return { settle, nextAttempt };
   }
 
   #handle(message: NasMessage): void {
@@ -773,7 +826,25 @@ export class SimulatedUe implements RadioUe {
     const state = this.#state;
     const outcome = { outcome: 'rejected' as const, cause, causeName: causeLabel('5gmm', cause) };
     if (state.kind === 'registered-initiated') {
+      // TS 24.501 5.5.1.2.7 d: a cause 5.5.1.2.5 does not list (e.g. #9) is an abnormal case for an
+      // initial registration: the attempt counter grows and the request goes again after T3511.
+      if (
+        state.registration === 'initial' &&
+        !INITIAL_REGISTRATION_REJECT_CAUSES.has(cause) &&
+        state.nextAttempt()
+      )
+        return;
       this.#pendingRequest = undefined;
+      if (USIM_INVALIDATING_CAUSES.has(cause)) {
+        // 5.5.1.2.5, 5.5.1.3.5 (#3, #6, #7): 5G-GUTI, TAI list and ngKSI deleted; the USIM is invalid for
+        // 5GS services until the UE is switched off (here: for the rest of this UE's life).
+        this.#usimInvalid = cause;
+        this.#guti = undefined;
+        this.#taiList = [];
+        this.#security = undefined;
+        this.#authenticated = undefined;
+        this.#cancelT3512?.();
+      }
       this.#setState({ kind: 'deregistered' });
       state.settle(outcome);
     } else if (state.kind === 'service-request-initiated') {
