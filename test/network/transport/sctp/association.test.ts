@@ -287,6 +287,23 @@ describe('userland SCTP association', () => {
     assert.ok(t.net.sent.some((s) => chunkTypes(s.packet)[0] === ChunkType.HEARTBEAT_ACK));
   });
 
+  it('tells how long the peer has been silent: heartbeats count, so an idle live peer never reaches 90 s', async () => {
+    const t = await setup();
+    await t.connect();
+    const server = t.accepted[0]!.association;
+    let longest = 0;
+    for (let i = 0; i < 60; i++) {
+      await t.time.advance(10_000, t.settle);
+      longest = Math.max(longest, server.silentForMs() ?? Infinity);
+    }
+    // Ten idle minutes: both ends heartbeat every 30 s plus an RTO (RFC 9260 8.3).
+    assert.ok(longest < 90_000, `silent ${longest} ms`);
+    // The peer goes quiet (its packets are lost): the silence grows with the time that passes.
+    t.net.filter = (_packet, from) => (from === CLIENT ? 'drop' : 'deliver');
+    await t.time.advance(95_000, t.settle);
+    assert.ok((server.silentForMs() ?? 0) >= 90_000, `silent ${server.silentForMs()} ms`);
+  });
+
   it('restarts when the peer comes back with a new INIT from the same address and port (RFC 9260 5.2.4 A)', async () => {
     const t = await setup();
     const first = await t.connect();
