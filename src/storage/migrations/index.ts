@@ -10,8 +10,8 @@ import * as subscriberCount from './0008-subscriber-count.ts';
 import * as subscriberCountByProfile from './0009-subscriber-count-by-profile.ts';
 import * as profileUeIpv6Pool from './0010-profile-ue-ipv6-pool.ts';
 import * as redactKeyMaterial from './0011-redact-key-material.ts';
-import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
 import * as subscriberLogLevel from './0012-subscriber-log-level.ts';
+import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,9 +25,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-subscriber-count': subscriberCount,
   '0009-subscriber-count-by-profile': subscriberCountByProfile,
   '0010-profile-ue-ipv6-pool': profileUeIpv6Pool,
-  '0013-n2-allowed-peers': n2AllowedPeers,
   '0011-redact-key-material': redactKeyMaterial,
   '0012-subscriber-log-level': subscriberLogLevel,
+  '0013-n2-allowed-peers': n2AllowedPeers,
 };
 
 /**
