@@ -183,8 +183,10 @@ describe('POST /api/v1/restore: a backup taken before profiles had ue-ipv6-pool'
     writeFileSync(path, await takeBackup(t, token));
     const database = new SQLite(path);
     database.exec(
-      `ALTER TABLE profiles DROP COLUMN ue_ipv6_pool;
-       DELETE FROM kysely_migration WHERE name = '0010-profile-ue-ipv6-pool'`,
+      // And the migrations after 0010: a backup of that time had none of them.
+      `ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
+       ALTER TABLE operator DROP COLUMN n2_allowed_peers;
+       DELETE FROM kysely_migration WHERE name >= '0010'`,
     );
     database.close();
     await created(t, token, '/api/v1/profiles', newProfile('after', { 'ue-ipv6-pool': '2001:db8::/48' }));

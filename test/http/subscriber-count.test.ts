@@ -159,9 +159,9 @@ describe('POST /api/v1/restore: the kept subscriber count', () => {
         `DROP TRIGGER subscribers_count_by_profile_insert; DROP TRIGGER subscribers_count_by_profile_delete;
          DROP TRIGGER subscribers_count_by_profile_update; DROP TABLE subscriber_count_by_profile;
          DROP TRIGGER subscribers_count_insert; DROP TRIGGER subscribers_count_delete; DROP TABLE subscriber_count;
-         ALTER TABLE profiles DROP COLUMN ue_ipv6_pool;
-         DELETE FROM kysely_migration
-           WHERE name IN ('0008-subscriber-count', '0009-subscriber-count-by-profile', '0010-profile-ue-ipv6-pool')`,
+         ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
+         ALTER TABLE operator DROP COLUMN n2_allowed_peers;
+         DELETE FROM kysely_migration WHERE name >= '0008'`,
       );
       database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(1));
     });
