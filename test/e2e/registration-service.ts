@@ -106,6 +106,7 @@ export interface SubscriberStatus {
 }
 
 export interface SubscriberLog {
+  level: string;
   imsi: string;
   event: string;
   direction: string;
