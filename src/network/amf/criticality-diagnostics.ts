@@ -55,6 +55,11 @@ export const PROTOCOL_CAUSE = {
     choice: 'protocol',
     value: 'abstract-syntax-error-ignore-and-notify',
   },
+  /** 10.3.6: IEs in the wrong order or more than once. */
+  abstractSyntaxErrorFalselyConstructedMessage: {
+    choice: 'protocol',
+    value: 'abstract-syntax-error-falsely-constructed-message',
+  },
   /** 10.4: a logical error, e.g. a message before NG Setup or an answer to nothing sent. */
   messageNotCompatibleWithReceiverState: {
     choice: 'protocol',

@@ -2,8 +2,6 @@ import type { Cause, ExtendedRANNodeName, NGAPPDU, NGSetupRequest } from '../nga
 import { ieValue } from '../ngap/ngap-values.ts';
 import type { SupportedTai } from '../radio-registry.ts';
 import { guami, type AmfIdentity } from './amf-identity.ts';
-import { criticalityDiagnostics, PROTOCOL_CAUSE } from './criticality-diagnostics.ts';
-import { missingRejectIes } from './ie-presence.ts';
 import { ngSetupFailure, ngSetupResponse } from './ngap-messages.ts';
 import { ranNodeOf, type RanNode } from './ran-node.ts';
 import { plmnSupportList, type ServedNetwork } from './served-network.ts';
@@ -28,13 +26,6 @@ export type NgSetupDecision =
       answer: NGAPPDU;
     };
 
-/** NGSetupRequestIEs (TS 38.413 9.2.6.1): Global RAN Node ID and Supported TA List, both reject. */
-const MANDATORY = [
-  { id: 27, criticality: 'reject' },
-  { id: 102, criticality: 'reject' },
-  { id: 21, criticality: 'ignore' },
-] as const;
-
 /** The node's name: RANNodeName, else the printable or UTF-8 form of Extended-RANNodeName (9.3.1.193). */
 export function ranNodeName(
   name: string | undefined,
@@ -43,19 +34,12 @@ export function ranNodeName(
   return name ?? extended?.rANNodeNameVisibleString ?? extended?.rANNodeNameUTF8String;
 }
 
-/** The Criticality Diagnostics of a rejected NG Setup Request: the procedure is NGSetup, reject. */
-const NG_SETUP = {
-  procedureCode: 21,
-  triggeringMessage: 'initiating-message',
-  criticality: 'reject',
-} as const;
-
 /**
  * Decides an NG Setup Request (network.md section 2): accepted when one broadcast TAI carries the
  * operator's PLMN and one of its TACs, answered with the AMF's name, served GUAMI, relative capacity
- * and PLMN support (every configured slice). Refused with NG Setup Failure: a missing mandatory IE ->
- * protocol `abstract-syntax-error-reject` with the IE in Criticality Diagnostics (10.3.5); a node type
- * this AMF does not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`.
+ * and PLMN support (every configured slice). Refused with NG Setup Failure: a node type this AMF does
+ * not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`. The request's IEs passed
+ * TS 38.413 10.3 before (abstract-syntax.ts): its mandatory IEs are there.
  */
 export function decideNgSetup(
   request: NGSetupRequest,
@@ -65,14 +49,14 @@ export function decideNgSetup(
   const global = ieValue(ies, 'GlobalRANNodeID');
   const node = global === undefined ? undefined : ranNodeOf(global);
   const name = ranNodeName(ieValue(ies, 'RANNodeName'), ieValue(ies, 'Extended-RANNodeName'));
-  const refuse = (cause: Cause, withDiagnostics = false): NgSetupDecision => {
-    const missing = missingRejectIes(ies, MANDATORY);
-    const diagnostics = withDiagnostics ? criticalityDiagnostics(NG_SETUP, missing, false) : undefined;
-    return { accepted: false, node, name, cause, answer: ngSetupFailure(cause, diagnostics) };
-  };
+  const refuse = (cause: Cause): NgSetupDecision => ({
+    accepted: false,
+    node,
+    name,
+    cause,
+    answer: ngSetupFailure(cause),
+  });
 
-  if (missingRejectIes(ies, MANDATORY).length > 0)
-    return refuse(PROTOCOL_CAUSE.abstractSyntaxErrorReject, true);
   if (node === undefined) return refuse({ choice: 'misc', value: 'unspecified' });
   const tais = supportedTais(ieValue(ies, 'SupportedTAList') ?? []);
   const check = servedTaCheck(tais, context.network);

@@ -25,6 +25,7 @@ import {
   type N2Association,
   type TransportAddress,
 } from '../transport/n2-transport.ts';
+import { diagnosedProcedure, judgeAbstractSyntax, type NotifyReport } from './abstract-syntax.ts';
 import { guami, type AmfIdentity } from './amf-identity.ts';
 import {
   criticalityDiagnostics,
@@ -148,6 +149,8 @@ export class NgapAssociation implements AssociationHandler {
   #endingOnPurpose: string | undefined;
   /** The link of each radio this association connected (one per NG Setup), see #link. */
   readonly #links = new WeakMap<ConnectedRadio, RadioLink>();
+  /** IEs of criticality notify of the message being handled, for what is sent in answer (see #checked). */
+  #report: NotifyReport | undefined;
 
   constructor(association: N2Association, up: AssociationUp, context: AssociationContext) {
     this.#association = association;
@@ -305,20 +308,22 @@ export class NgapAssociation implements AssociationHandler {
     this.#context.recorder.pdu('inbound', bytes, messageType, context, { ...pduDetails(pdu) });
     const id = this.radioId;
     if (id !== undefined) this.#context.state.radioUpdated(id);
-    this.#dispatch(pdu, messageType, streamId);
+    this.#dispatch(pdu, messageType, streamId, context);
   }
 
-  #dispatch(pdu: NGAPPDU, messageType: string, streamId: number): void {
+  #dispatch(pdu: NGAPPDU, messageType: string, streamId: number, context: RadioRecordContext): void {
     switch (pdu.choice) {
       case 'initiatingMessage': {
         const message = pdu.value;
         switch (message.name) {
           case 'NGSetup':
-            return this.#ngSetup(message.value);
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngSetup(message.value));
           case 'RANConfigurationUpdate':
-            return this.#ranConfigurationUpdate(message.value);
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#ranConfigurationUpdate(message.value),
+            );
           case 'NGReset':
-            return this.#ngReset(message.value);
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngReset(message.value));
           case 'ErrorIndication':
             // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded above.
             return;
@@ -329,16 +334,22 @@ export class NgapAssociation implements AssociationHandler {
       case 'successfulOutcome':
         switch (pdu.value.name) {
           case 'AMFConfigurationUpdate':
-            return this.#answered('configurationUpdate', pdu);
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#answered('configurationUpdate', pdu),
+            );
           case 'NGReset':
-            return this.#answered('reset', pdu);
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#answered('reset', pdu));
           default:
             return this.#ueAssociated(pdu, messageType, streamId);
         }
       case 'unsuccessfulOutcome':
         switch (pdu.value.name) {
-          case 'AMFConfigurationUpdate':
-            return this.#answered('configurationUpdate', pdu, pdu.value.value);
+          case 'AMFConfigurationUpdate': {
+            const failure = pdu.value.value;
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#answered('configurationUpdate', pdu, failure),
+            );
+          }
           default:
             return this.#ueAssociated(pdu, messageType, streamId);
         }
@@ -378,7 +389,10 @@ export class NgapAssociation implements AssociationHandler {
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
     }
     const handler = this.#context.ue?.handlers.get(messageType);
-    if (handler !== undefined) return handler(pdu, this.#link(this.#phase.radio), streamId);
+    if (handler !== undefined) {
+      const link = this.#link(this.#phase.radio);
+      return this.#checked(pdu, this.#recordContext(), streamId, () => handler(pdu, link, streamId));
+    }
     this.#problem('unexpected', { message: messageType }, 'NGAP message the AMF does not handle');
     if (pdu.choice !== 'initiatingMessage') {
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
@@ -391,6 +405,36 @@ export class NgapAssociation implements AssociationHandler {
       case 'ignore':
         return;
     }
+  }
+
+  /**
+   * Handles a message of a procedure the AMF comprehends (10.3.4.1 is decided before) once its IEs
+   * pass TS 38.413 10.3.4.2, 10.3.5 and 10.3.6 (abstract-syntax.ts). A rejected one is not handled: it
+   * is answered with the procedure's failure message or an Error Indication, on its stream, or not at
+   * all when it is a response (local error handling: the procedure ends unanswered). IEs of criticality
+   * notify go into the Criticality Diagnostics of the answer the handling sends, else into an Error
+   * Indication after it.
+   */
+  #checked(pdu: DecodedPdu, context: RadioRecordContext, streamId: number, handle: () => void): void {
+    const verdict = judgeAbstractSyntax(pdu);
+    if (verdict.action === 'reject') {
+      if (verdict.answer !== undefined) this.#send(verdict.answer, context, {}, streamId);
+      else
+        this.#context.logger.debug(
+          { radio: context.address },
+          'NGAP response with an abstract syntax error not processed',
+        );
+      return;
+    }
+    const { report } = verdict;
+    if (report === undefined) return handle();
+    this.#report = report;
+    try {
+      handle();
+    } finally {
+      this.#report = undefined;
+    }
+    if (!report.reported) this.#send(report.errorIndication(), context, {}, streamId);
   }
 
   // ---- procedures
@@ -581,6 +625,7 @@ export class NgapAssociation implements AssociationHandler {
     details: Record<string, unknown> = {},
     streamId = NON_UE_STREAM,
   ): boolean {
+    if (this.#report !== undefined) pdu = this.#report.attach(pdu);
     const bytes = encodeNgapPdu(pdu);
     const result = this.#association.send(streamId, NGAP_PPID, bytes);
     const messageType = ngapMessageType(pdu);
@@ -697,15 +742,4 @@ export class NgapAssociation implements AssociationHandler {
     }
     return link;
   }
-}
-
-/** The procedure, message kind and criticality of a decoded PDU, for its Criticality Diagnostics. */
-function diagnosedProcedure(pdu: DecodedPdu): DiagnosedProcedure {
-  const triggeringMessage =
-    pdu.choice === 'initiatingMessage'
-      ? 'initiating-message'
-      : pdu.choice === 'successfulOutcome'
-        ? 'successful-outcome'
-        : 'unsuccessful-outcome';
-  return { procedureCode: pdu.value.procedureCode, triggeringMessage, criticality: pdu.value.criticality };
 }

@@ -10,13 +10,7 @@ import type {
   UserLocationInformation,
 } from '../ngap/generated/types.ts';
 import { ieValue, plmnIdentity, tac } from '../ngap/ngap-values.ts';
-import {
-  criticalityDiagnostics,
-  PROTOCOL_CAUSE,
-  type DiagnosedProcedure,
-} from './criticality-diagnostics.ts';
 import { initialNhChain } from '../security/handover-keys.ts';
-import { missingRejectIes, type MandatoryIe } from './ie-presence.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
 import { handoverPreparationFailure } from './path-switch-messages.ts';
@@ -120,28 +114,6 @@ function servesArea(radio: RadioLink, area: PagingArea): boolean {
 export const DEFAULT_MAX_CONNECTIONS = 200_000;
 export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
 
-// Mandatory IEs with criticality reject (NGAP-PDU-Contents), per message the AMF receives.
-const MANDATORY: Record<string, readonly MandatoryIe[]> = {
-  InitialUEMessage: [
-    { id: 85, criticality: 'reject' },
-    { id: 38, criticality: 'reject' },
-    { id: 121, criticality: 'reject' },
-  ],
-  UplinkNASTransport: [
-    { id: 10, criticality: 'reject' },
-    { id: 85, criticality: 'reject' },
-    { id: 38, criticality: 'reject' },
-    { id: 121, criticality: 'ignore' },
-  ],
-  PathSwitchRequest: [
-    { id: 85, criticality: 'reject' },
-    { id: 100, criticality: 'reject' },
-    { id: 121, criticality: 'ignore' },
-    { id: 119, criticality: 'ignore' },
-    { id: 76, criticality: 'reject' },
-  ],
-};
-
 type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
 
 /** The IEs of a UE-associated message: the AMF and RAN UE NGAP IDs among others. */
@@ -177,58 +149,14 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     streamId: number,
     cause: Cause,
     ids: { amfUeNgapId?: number; ranUeNgapId?: number },
-    diagnostics?: ReturnType<typeof criticalityDiagnostics>,
   ): void {
-    radio.send(
-      errorIndication({
-        cause,
-        ...ids,
-        ...(diagnostics === undefined ? {} : { diagnostics }),
-      }),
-      streamId,
-    );
+    radio.send(errorIndication({ cause, ...ids }), streamId);
   }
 
   function end(connection: UeConnection<Owner>, why: ConnectionEnd): void {
     releaseTimers.get(connection)?.();
     releaseTimers.delete(connection);
     if (connections.close(connection)) endpoint().connectionEnded(connection, why);
-  }
-
-  /** The procedure of a received initiating message, for Criticality Diagnostics in Error Indication. */
-  function procedureOf(pdu: NGAPPDU): DiagnosedProcedure | undefined {
-    if (pdu.choice === null) return undefined;
-    return {
-      procedureCode: pdu.value.procedureCode,
-      triggeringMessage:
-        pdu.choice === 'initiatingMessage'
-          ? 'initiating-message'
-          : pdu.choice === 'successfulOutcome'
-            ? 'successful-outcome'
-            : 'unsuccessful-outcome',
-      criticality: pdu.value.criticality,
-    };
-  }
-
-  /** TS 38.413 10.3.5: a message without a mandatory reject IE is not acted on; Error Indication says so. */
-  function lacksMandatory(
-    messageType: string,
-    pdu: NGAPPDU,
-    ies: readonly { id: number }[],
-    radio: RadioLink,
-    streamId: number,
-  ): boolean {
-    const missing = missingRejectIes(ies, MANDATORY[messageType] ?? []);
-    const procedure = procedureOf(pdu);
-    if (missing.length === 0 || procedure === undefined) return false;
-    sendErrorIndication(
-      radio,
-      streamId,
-      PROTOCOL_CAUSE.abstractSyntaxErrorReject,
-      {},
-      criticalityDiagnostics(procedure, missing, true),
-    );
-    return true;
   }
 
   /**
@@ -301,9 +229,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       'PathSwitchRequest',
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'PathSwitchRequest') return;
-        const request = pdu.value.value;
-        if (lacksMandatory('PathSwitchRequest', pdu, request.protocolIEs, radio, streamId)) return;
-        pathSwitch?.pathSwitchRequest(request, radio, streamId);
+        pathSwitch?.pathSwitchRequest(pdu.value.value, radio, streamId);
       },
     ],
     [
@@ -332,7 +258,6 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'InitialUEMessage') return;
         const ies = pdu.value.value.protocolIEs;
-        if (lacksMandatory('InitialUEMessage', pdu, ies, radio, streamId)) return;
         const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
         // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
         const stale = connections.byRan(radio.id, ranUeNgapId);
@@ -363,7 +288,6 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       (pdu, radio, streamId) => {
         if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkNASTransport') return;
         const ies = pdu.value.value.protocolIEs;
-        if (lacksMandatory('UplinkNASTransport', pdu, ies, radio, streamId)) return;
         const connection = connectionNamedIn(ies, radio, streamId);
         if (connection === undefined) return;
         located(connection, ieValue(ies, 'UserLocationInformation'));
