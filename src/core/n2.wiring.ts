@@ -246,17 +246,23 @@ export function createN2(
       );
     },
 
+    /**
+     * The user plane's records first: the UPF ends every session (their last flow reports and usage) and
+     * the records are written, so that nothing the network does after (radios that do not answer the
+     * SHUTDOWN, see LISTENER_SHUTDOWN_TIMEOUT_MS) can keep them from the database. Then the radios are
+     * shut down, those still there after the bound aborted, and the transport closed.
+     */
     async stop() {
       const running = service;
       service = undefined;
       endpoint = undefined;
+      await upf?.stop();
+      upf = undefined;
+      await core.records.ingestion.flush();
       await running?.stop();
       if (amf !== undefined) core.networkState.provideLocationServices(undefined);
       amf?.stop();
       amf = undefined;
-      // After the SMF released its sessions: their last flow reports and usage are written.
-      await upf?.stop();
-      upf = undefined;
     },
   };
 }

@@ -8,6 +8,7 @@ import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages
 import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
+import { FLOW_RECORD } from '../../src/network/upf/flow-records.ts';
 import type { Forwarder, ForwarderOptions, UpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
@@ -34,9 +35,33 @@ export interface ForwarderRules {
    * next poll (`takeDownlinkData`): a test pushes one to play a packet arriving on N6.
    */
   downlinkData: number[];
+  /**
+   * Bytes a session carried that the forwarder has not reported yet, by forwarder session id: its
+   * removal hands them over as the last usage, with one ended flow (UDP to 10.99.0.1:53) of that size.
+   */
+  traffic: Map<number, { uplinkBytes: number; downlinkBytes: number }>;
+}
+
+/** An ended UDP flow from the session's address to 10.99.0.1:53 (native/upf/flows.h layout). */
+function endedFlow(session: number, ipv4: string, bytes: number, now: number): Buffer {
+  const record = Buffer.alloc(FLOW_RECORD);
+  record.writeUInt32LE(session, 0);
+  record[4] = 4;
+  record[5] = 17;
+  record.writeUInt16LE(40000, 8);
+  record.writeUInt16LE(53, 10);
+  record.set(ipv4.split('.').map(Number), 12);
+  record.set([10, 99, 0, 1], 28);
+  record.writeBigUInt64LE(1n, 48);
+  record.writeBigUInt64LE(BigInt(bytes), 56);
+  record.writeDoubleLE(now - 1000, 64);
+  record.writeDoubleLE(now, 72);
+  return record;
 }
 
 function recordingAddon(rules: ForwarderRules): UpfAddon {
+  const ended: Buffer[] = [];
+  let endedCount = 0;
   class RecordingForwarder implements Forwarder {
     constructor(readonly options: ForwarderOptions) {}
     info = () => ({ n3Port: 2152, tunName: this.options.tunName });
@@ -64,13 +89,22 @@ function recordingAddon(rules: ForwarderRules): UpfAddon {
       rules.calls.push(`ambr ${id}`);
       return undefined;
     }
-    removeSession(id: number) {
-      if (!rules.sessions.delete(id)) return 'ENOENT';
+    removeSession(id: number, now: number) {
+      const session = rules.sessions.get(id);
+      if (session === undefined) return 'ENOENT';
+      rules.sessions.delete(id);
       rules.calls.push(`remove ${id}`);
-      return { uplinkBytes: 0, downlinkBytes: 0, flowsEnded: 0 };
+      const traffic = rules.traffic.get(id) ?? { uplinkBytes: 0, downlinkBytes: 0 };
+      rules.traffic.delete(id);
+      const bytes = traffic.uplinkBytes + traffic.downlinkBytes;
+      if (bytes > 0 && session.ipv4 !== null) {
+        ended.push(endedFlow(id, session.ipv4, bytes, now));
+        endedCount++;
+      }
+      return { ...traffic, flowsEnded: endedCount };
     }
     tickFlows = () => undefined;
-    takeFlows = () => Buffer.alloc(0);
+    takeFlows = () => Buffer.concat(ended.splice(0));
     takeDownlinkData = () => {
       const ids = Buffer.alloc(4 * rules.downlinkData.length);
       rules.downlinkData.splice(0).forEach((id, i) => ids.writeUInt32LE(id, 4 * i));
@@ -133,6 +167,13 @@ export interface SessionService {
   anotherGnb(n: number, cell: ServingCell, n3Address: string): Promise<{ gnb: SimulatedGnb; ues: GnbUes }>;
   /** Provisions subscriber `n` (default profile), registers it, and gives it its session side. */
   registered(n: number): Promise<{ imsi: string; ue: SimulatedUe; sessions: UeSessions }>;
+  /**
+   * The RAN side stops taking packets (a radio that lost power): the AMF hears nothing more from it.
+   * `arrived` sees each SCTP packet that reaches it from then on, unanswered.
+   */
+  silenceRan(arrived?: (packet: Uint8Array) => void): void;
+  /** Stops N2 (and its UPF) as the service's stop does; the HTTP app stays up to read the records. */
+  stopN2(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -153,7 +194,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     ...(logger === undefined ? {} : { logger }),
   });
   const token = await initialize(t);
-  const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [] };
+  const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [], traffic: new Map() };
   const n2 = createN2(
     t.core,
     { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
@@ -276,6 +317,10 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       assert.equal((await ue.register()).outcome, 'accepted');
       return { imsi, ue, sessions };
     },
+    silenceRan(arrived = () => undefined) {
+      ranSide.link.onPacket((packet) => arrived(packet));
+    },
+    stopN2: () => n2.stop(),
     async close() {
       await n2.stop();
       await ranSide.transport.close();
