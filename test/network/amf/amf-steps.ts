@@ -14,6 +14,9 @@ import {
 
 export type Ids = { amf: number; ran: number };
 
+/** What the steps use of a radio: sending, and what it received (the harness's or the fuzz's radios). */
+export type StepRadio = Pick<TestRadio, 'send' | 'received'>;
+
 /** Lets the AMF's port reads (promises) and the fake transport run to quiet. */
 export async function settle(h: AmfHarness): Promise<void> {
   await h.settled();
@@ -25,7 +28,7 @@ export async function settle(h: AmfHarness): Promise<void> {
 /** Sends `send` from the radio; returns the PDUs the AMF answered with and the NAS inside, opened by `ue`. */
 export async function step(
   h: AmfHarness,
-  radio: TestRadio,
+  radio: StepRadio,
   ue: TestUe,
   send: NGAPPDU,
 ): Promise<{ pdus: NGAPPDU[]; nas: NasMessage[] }> {
@@ -36,7 +39,7 @@ export async function step(
 }
 
 /** What the AMF sent since `from`, and the NAS messages inside, opened by `ue`. */
-export function answered(radio: TestRadio, ue: TestUe, from: number): { pdus: NGAPPDU[]; nas: NasMessage[] } {
+export function answered(radio: StepRadio, ue: TestUe, from: number): { pdus: NGAPPDU[]; nas: NasMessage[] } {
   const pdus = radio.received.slice(from).map((r) => r.pdu);
   const nas = pdus
     .map(nasPduOf)
@@ -50,7 +53,7 @@ export const namesOf = (pdus: NGAPPDU[]) => pdus.map((p) => p.choice === 'initia
 /** Initial registration to the Registration Accept; returns the connection's ids. */
 export async function registerUntilAccept(
   h: AmfHarness,
-  radio: TestRadio,
+  radio: StepRadio,
   ue: TestUe,
   request = ue.registrationRequest(),
 ) {
@@ -86,7 +89,7 @@ export async function registerUntilAccept(
 /** A full initial registration (to Registration Complete); the ids and the 5G-GUTI assigned. */
 export async function register(
   h: AmfHarness,
-  radio: TestRadio,
+  radio: StepRadio,
   ue: TestUe,
   request = ue.registrationRequest(),
 ) {

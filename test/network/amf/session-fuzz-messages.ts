@@ -37,9 +37,15 @@ export interface Transfer<T = unknown> {
 const transfer = <T>(name: string, value: T, encode: (w: PerWriter, value: T) => void): Transfer =>
   ({ name, value, encode }) as Transfer;
 
-/** The transfer's bytes; throws when a mutated value breaks its constraints. */
-export const encodeTransfer = (t: Transfer, value: unknown = t.value): Uint8Array =>
-  encodeComplete(value, true, t.encode);
+const validBytes = new WeakMap<Transfer, Uint8Array>();
+
+/** The transfer's bytes (of its valid value: encoded once); throws when a mutated value breaks its constraints. */
+export function encodeTransfer(t: Transfer, value?: unknown): Uint8Array {
+  if (value !== undefined) return encodeComplete(value, true, t.encode);
+  let bytes = validBytes.get(t);
+  if (bytes === undefined) validBytes.set(t, (bytes = encodeComplete(t.value, true, t.encode)));
+  return bytes;
+}
 
 /** The gNB's N3 tunnel end 127.0.0.2 with `teid` (TS 38.413 9.3.2.2). */
 export function gtpTunnel(teid: number): UPTransportLayerInformation {
@@ -423,6 +429,34 @@ export function handoverFailure(amf: number): NGAPPDU {
         protocolIEs: [
           { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: amf },
           { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
+        ],
+      },
+    },
+  };
+}
+
+/**
+ * NAS NON DELIVERY INDICATION (9.2.5.5): changes nothing at the AMF (its NAS timers retransmit), but
+ * names a connection, so Error Indication answers it when the AMF does not know the pair (10.6).
+ */
+export function nasNonDeliveryIndication(ids: Ids): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 19,
+      name: 'NASNonDeliveryIndication',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amf },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ran },
+          { id: 38, name: 'NAS-PDU', criticality: 'ignore', value: Uint8Array.of(0x7e, 0x00, 0x68) },
+          {
+            id: 15,
+            name: 'Cause',
+            criticality: 'ignore',
+            value: { choice: 'radioNetwork', value: 'radio-connection-with-ue-lost' },
+          },
         ],
       },
     },
