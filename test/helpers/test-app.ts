@@ -81,6 +81,8 @@ export async function createTestApp(
     /** Silent unless a test reads the logs. */
     logger?: Logger;
     connectionLimits?: Partial<ConnectionLimits>;
+    /** Serve HTTPS with this certificate and key (PEM). */
+    tls?: { cert: Buffer; key: Buffer };
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
@@ -96,6 +98,7 @@ export async function createTestApp(
   const { app, routes } = await buildHttpApp(core, {
     restoreMaxBytes: options.restoreMaxBytes,
     connectionLimits: options.connectionLimits,
+    tls: options.tls,
   });
   core.lifecycle.add({ name: 'http', stop: () => app.close() });
   await core.start();
