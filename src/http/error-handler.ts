@@ -12,6 +12,8 @@ import {
   TooLargeError,
   UnauthorizedError,
 } from '../errors.ts';
+import { requestInputs, truncateEchoes } from './echo.ts';
+import { MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { describeValidationErrors } from './validation.ts';
 
 const DOMAIN_STATUS = new Map<new (...args: never[]) => DomainError, number>([
@@ -32,8 +34,10 @@ const FASTIFY_ERRORS: Record<string, { status: number; message: string }> = {
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, message: 'request body is not valid JSON' },
 };
 
+/** Every error answer goes out here; the client's input it repeats is cut short (echo.ts). */
 function sendError(reply: FastifyReply, status: number, message: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send({ error: message });
+  const error = truncateEchoes(message, requestInputs(reply.request));
+  return reply.code(status).type('application/json; charset=utf-8').send({ error });
 }
 
 /** Maps every error to `{"error": "..."}` with its status; nothing internal reaches the client. */
@@ -74,7 +78,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   });
 
   // Known paths with another method answer 405 with Allow; everything else is 404.
-  const routes = FindMyWay();
+  // As long a parameter as the app's router takes, so a long name still finds its path's methods.
+  const routes = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const methodsByPattern = new Map<string, Set<string>>();
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];

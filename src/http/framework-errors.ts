@@ -32,19 +32,30 @@ const PARSER_ERRORS: Record<string, [number, string]> = {
   HPE_INVALID_TRANSFER_ENCODING: [400, 'Transfer-Encoding is not valid'],
 };
 
+/**
+ * The method of the request a parser error came from, when the bytes it failed in start that request
+ * (they may be a later piece of a long head: then it cannot be known).
+ */
+function methodOf(rawPacket: unknown): string | undefined {
+  if (!Buffer.isBuffer(rawPacket)) return undefined;
+  return /^([A-Z]+) /.exec(rawPacket.subarray(0, 16).toString('latin1'))?.[1];
+}
+
 /** Node's HTTP parser refused the request: answer in the API's error shape, then close the connection. */
 export function clientErrorHandler(options: { tls: boolean }) {
   const headers = securityHeaders(options);
-  return (error: Error & { code?: string }, socket: Socket): void => {
+  return (error: Error & { code?: string; rawPacket?: unknown }, socket: Socket): void => {
     if (!socket.writable || error.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
     const [status, message] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'the request is malformed'];
-    const body = JSON.stringify({ error: message });
+    // An answer to HEAD has no body (RFC 9110, 9.3.2): send one only to a request known not to be HEAD.
+    const method = methodOf(error.rawPacket);
+    const body = method === undefined || method === 'HEAD' ? '' : JSON.stringify({ error: message });
     const head = [
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
-      'content-type: application/json; charset=utf-8',
+      ...(body === '' ? [] : ['content-type: application/json; charset=utf-8']),
       `content-length: ${Buffer.byteLength(body)}`,
       'connection: close',
       ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),

@@ -58,6 +58,17 @@ describe('errors before a route runs', () => {
     assertApiError(answer, 431);
   });
 
+  // Issue 28, finding 8: the answer to HEAD carried the body.
+  it('answers HEAD with a request head over 16 KiB with 431 and no body', async () => {
+    const answer = await raw(
+      `HEAD /api/v1/status HTTP/1.1\r\nhost: x\r\nx-big: ${'a'.repeat(17_000)}\r\n\r\n`,
+    );
+    const [head = '', body] = answer.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1.1 431 /);
+    assert.match(head, /x-content-type-options: nosniff/i);
+    assert.equal(body, '');
+  });
+
   it('answers an invalid Content-Length with 400 {"error"}', async () => {
     const answer = await raw('POST /api/v1/init HTTP/1.1\r\nhost: x\r\ncontent-length: abc\r\n\r\n{}');
     assertApiError(answer, 400);
