@@ -18,7 +18,15 @@ import {
   TRANSFERS,
   type Ids,
 } from './session-fuzz-messages.ts';
-import { createAmfHarness, IMSI, TestUe, uplinkNasTransport, type AmfHarness } from './test-ue.ts';
+import {
+  createAmfHarness,
+  IMSI,
+  TestUe,
+  ueContextReleaseComplete,
+  uplinkNasTransport,
+  type AmfHarness,
+} from './test-ue.ts';
+import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
 
 /**
  * The session fuzz's rig (session-fuzz.test.ts): an AMF with its SMF over a counting UPF, two gNBs, and
@@ -310,6 +318,35 @@ export function assertBounded(rig: Rig, batch: number): void {
   assert.equal(smf.teids, rig.upf.held(), "the UPF holds exactly the SMF's live sessions");
   const timers = rig.h.clock.pendingTimers();
   assert.ok(timers <= 64 + connections, `${timers} timers`);
+}
+
+/**
+ * After the fuzz: every timer runs out (T3591 and the T3592 of the release its last expiry starts,
+ * 2 x 5 x 16 s; the NAS timers; the 10 s release guard) and the radio completes each UE Context Release
+ * the AMF asked for; then the fuzzed UE is the only one, with at most its connection (a mutated message
+ * may have asked for its release), no session waits for a Release Complete, the UPF holds exactly the
+ * SMF's sessions and at most two timers are left.
+ */
+export async function drain(rig: Rig): Promise<void> {
+  for (let step = 0; step < 20; step++) {
+    rig.h.clock.advance(10_000);
+    await settle(rig.h);
+    for (const r of [rig.serving, rig.other])
+      for (const { pdu, messageType } of r.received.splice(0)) {
+        if (messageType !== 'UEContextReleaseCommand' || pdu.choice !== 'initiatingMessage') continue;
+        const ids = ieValue((pdu.value.value as unknown as NamedIes).protocolIEs as never, 'UE-NGAP-IDs') as
+          { choice: string; value: { aMFUENGAPID: number; rANUENGAPID: number } } | undefined;
+        if (ids?.choice === 'uE-NGAP-ID-pair')
+          r.send(ueContextReleaseComplete({ amf: ids.value.aMFUENGAPID, ran: ids.value.rANUENGAPID }), 1);
+      }
+    await settle(rig.h);
+  }
+  const smf = rig.h.amf.smf!;
+  const { ues, connections } = rig.h.amf.counts();
+  assert.ok(ues === 1 && connections <= 1, `the fuzzed UE alone: ${ues} UEs, ${connections} connections`);
+  assert.deepEqual(sessionsIn(rig, 'releasing'), [], 'no session waits for its Release Complete');
+  assert.equal(smf.counts().teids, rig.upf.held());
+  assert.ok(rig.h.clock.pendingTimers() <= 2, `${rig.h.clock.pendingTimers()} timers left`);
 }
 
 /** A new device registers and gets a session: the AMF and SMF still serve. */

@@ -44,6 +44,7 @@ import {
   answersOf,
   assertBounded,
   createRig,
+  drain,
   ensureActive,
   forgetRecords,
   locate,
@@ -137,6 +138,7 @@ async function fuzz(
               : ''),
         );
         assert.ok(grown < 16, `seed 0x${seed.toString(16)} (${mode}): the heap grew ${grown.toFixed(1)} MB`);
+        await drain(rig);
         await stillServes(rig);
       } finally {
         await rig.h.close();
