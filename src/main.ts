@@ -6,12 +6,14 @@ import { createCore } from './core/create-core.ts';
 import type { Component } from './core/lifecycle.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
+import { logFatalExits } from './fatal-exit.ts';
 import { noteFirstStartFiles } from './first-start-files.ts';
 import { createLogger } from './logging.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.argv.slice(2), process.env);
   const logger = createLogger(config.logLevel);
+  logFatalExits(logger);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
 
   const firstStart = noteFirstStartFiles(
@@ -97,8 +99,8 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
     logger.info('stopped');
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  // SIGHUP (the terminal went away) would otherwise end the process without a word.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
 }
 
 // Every start failure is one line an operator can act on, without a stack trace.

@@ -11,14 +11,16 @@ let built = false;
  */
 export function spawnService(
   args: readonly string[],
-  options: { cwd?: string } = {},
+  options: { cwd?: string; nodeFlags?: readonly string[]; env?: NodeJS.ProcessEnv } = {},
 ): ChildProcessWithoutNullStreams {
   if (!built) {
     execFileSync(process.execPath, ['scripts/build.mjs', '--if-stale'], { cwd: root, stdio: 'inherit' });
     built = true;
   }
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, `${root}dist/main.js`, ...args], {
+  const flags = [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? [])];
+  return spawn(process.execPath, [...flags, `${root}dist/main.js`, ...args], {
     cwd: options.cwd ?? root,
+    env: options.env ?? process.env,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
 }
