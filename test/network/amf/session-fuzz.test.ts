@@ -67,7 +67,11 @@ import { uplinkNasTransport } from './test-ue.ts';
  */
 
 const INPUTS = 100_000;
-/** Of those, the first ones go over N2; the rest straight to the UE-associated handlers. */
+/**
+ * Of those, the first ones go over N2; the rest straight to the UE-associated handlers. Family 7 sends
+ * half over N2: most of its messages have no UE-associated handler (N2 handover is not served), so
+ * only the association's handling of them (TS 38.413 10.3.4.1) is there to exercise.
+ */
 const N2_INPUTS = 10_000;
 /** Inputs sent before the AMF is let to run and the batch's answers checked. */
 const BATCH = 250;
@@ -81,7 +85,7 @@ const heapMb = (): number => {
 };
 
 /**
- * Runs INPUTS inputs of one family from `seed`: the first N2_INPUTS over N2 (transport, association,
+ * Runs INPUTS inputs of one family from `seed`: the first `n2Inputs` over N2 (transport, association,
  * records), the rest on the UE-associated signalling seam, each part on a fresh rig. `send` sends one
  * input; after each batch `check` reads the answers. A failure names the seed and the batch.
  */
@@ -92,8 +96,10 @@ async function fuzz(
   options: {
     before?: (rig: Rig) => Promise<void>;
     check?: (rig: Rig, answers: Answers, lost: boolean) => void;
+    n2Inputs?: number;
   } = {},
 ): Promise<void> {
+  const n2Inputs = options.n2Inputs ?? N2_INPUTS;
   const rejections: unknown[] = [];
   const onRejection = (reason: unknown) => void rejections.push(reason);
   process.on('unhandledRejection', onRejection);
@@ -102,8 +108,8 @@ async function fuzz(
   let sent = 0;
   try {
     for (const [mode, inputs] of [
-      ['n2', N2_INPUTS],
-      ['direct', INPUTS - N2_INPUTS],
+      ['n2', n2Inputs],
+      ['direct', INPUTS - n2Inputs],
     ] as const) {
       const rig = await createRig(mode);
       try {
@@ -534,6 +540,9 @@ describe('session and handover signalling fuzz (fixed seeds, 100,000 inputs per 
 
   it('(7) N2 handover: Handover Required, Notify, Cancel, Uplink RAN Status Transfer, Request Acknowledge, Failure', async (t) => {
     const expected: Expected = { pathSwitch: new Map(), handoverRequired: 0 };
-    await fuzz(t, 0x5e55_0007, sendNgap(handovers, expected), { check: checkProcedures(expected) });
+    await fuzz(t, 0x5e55_0007, sendNgap(handovers, expected), {
+      check: checkProcedures(expected),
+      n2Inputs: INPUTS / 2,
+    });
   });
 });
