@@ -66,7 +66,7 @@ export const DEFAULT_AMF_TIMERS: AmfTimerSettings = {
 /**
  * Live V8 heap one registered device costs the service (its UE context, keys and timers, the API's
  * picture of it), measured: with a 512 MiB old space the service ran out of heap near 105,000 registered
- * devices (docs/performance.md, Registration, quiet runs), about 5 KB each.
+ * devices (docs/performance/history.md, Registration, quiet runs), about 5 KB each.
  */
 export const HEAP_PER_UE_CONTEXT_BYTES = 5_000;
 
