@@ -11,6 +11,23 @@ const SQLITE_DRIVER = {
   group: ['better-sqlite3'],
   message: 'only src/storage/ talks to the SQLite driver; use the storage module',
 };
+/** Kysely's query builders, its `sql` tag and the module itself: SQL, and with it the dialect. */
+const WRITES_SQL = [
+  {
+    selector:
+      'CallExpression[callee.property.name=/^(selectFrom|selectNoFrom|insertInto|replaceInto|updateTable|deleteFrom|mergeInto)$/]',
+    message: 'only src/storage/ and the repositories write SQL; go through a repository or a port',
+  },
+  {
+    selector: "TaggedTemplateExpression[tag.name='sql']",
+    message: 'only src/storage/ and the repositories write SQL; go through a repository or a port',
+  },
+  {
+    selector: "ImportDeclaration[source.value='kysely']",
+    message:
+      'only src/storage/ and the repositories know the query builder; go through a repository or a port',
+  },
+];
 const SERVICES_AND_REPOSITORIES = {
   group: ['**/resources/*/*.service.ts', '**/resources/*/*.repository.ts'],
   message: 'http/ reaches services only through the core and the routes, never a service or repository',
@@ -63,6 +80,21 @@ export const LAYERS = [
       'src/backup/backup.service.ts',
     ],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SQLITE_DRIVER] }] },
+  },
+  {
+    // The network functions reach stored state through their ports, implemented in src/storage/.
+    files: [
+      'src/network/**/*.ts',
+      'src/core/**/*.ts',
+      'src/http/**/*.ts',
+      'src/identity/**/*.ts',
+      'src/crypto/**/*.ts',
+      'src/simulator/**/*.ts',
+      'src/resources/**/*.service.ts',
+      'src/resources/**/*.routes.ts',
+      'src/main.ts',
+    ],
+    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL] },
   },
 ];
 

@@ -20,10 +20,10 @@ import { createSlicesService } from '../resources/slices/slices.service.ts';
 import { createSubscribersRepository } from '../resources/subscribers/subscribers.repository.ts';
 import { createSubscribersService } from '../resources/subscribers/subscribers.service.ts';
 import type { Db } from '../storage/database.ts';
+import { createAuthenticationData } from '../storage/network-ports/authentication-data.ts';
+import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
+import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import type { Executor } from '../storage/transaction.ts';
-import { createAuthenticationData } from './network-ports/authentication-data.ts';
-import { createOperatorConfiguration } from './network-ports/operator-configuration.ts';
-import { createSubscriptionData } from './network-ports/subscription-data.ts';
 import type { CoreWiring } from './wiring.ts';
 
 /**

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
-import { createAuthenticationData } from '../../src/core/network-ports/authentication-data.ts';
+import { createAuthenticationData } from '../../src/storage/network-ports/authentication-data.ts';
 import { createSecretBox } from '../../src/crypto/secret-box.ts';
 import { imsi, newSubscriber, TEST_SET_1 } from '../helpers/network.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';

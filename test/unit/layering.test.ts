@@ -50,6 +50,25 @@ describe('layering', () => {
     assert.deepEqual(await violations('src/storage/sqlite-file.ts', code), []);
   });
 
+  it('refuses SQL outside storage/ and the repositories', async () => {
+    for (const [file, code] of [
+      ['src/network/amf/amf.ts', "db.selectFrom('subscribers').selectAll();"],
+      ['src/core/create-core.ts', "db.updateTable('subscribers').set({ sequence_number: '0' });"],
+      ['src/network/smf/smf.ts', "await db.deleteFrom('policies').execute();"],
+      ['src/resources/slices/slices.service.ts', 'await sql`DELETE FROM slices`.execute(db);'],
+      ['src/core/network-configuration.wiring.ts', "import type { Compilable } from 'kysely';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), ['no-restricted-syntax'], file);
+    }
+    // Storage implements the network functions' ports, and a repository writes its tables' SQL.
+    for (const file of [
+      'src/storage/network-ports/subscription-data.ts',
+      'src/resources/slices/slices.repository.ts',
+    ]) {
+      assert.deepEqual(await violations(file, "db.selectFrom('subscribers').selectAll();"), [], file);
+    }
+  });
+
   it('refuses a service or repository imported by http/', async () => {
     for (const code of [
       "import { createSlicesService } from '../resources/slices/slices.service.ts';",

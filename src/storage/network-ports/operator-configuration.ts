@@ -7,7 +7,7 @@ import type {
 import type { HomeNetworkKeysRepository } from '../../resources/operator/home-network-keys.repository.ts';
 import type { OperatorRepository } from '../../resources/operator/operator.repository.ts';
 import type { SlicesRepository } from '../../resources/slices/slices.repository.ts';
-import type { Db } from '../../storage/database.ts';
+import type { Db } from '../database.ts';
 
 /** The operator configuration port: PLMN, TACs, OP, slices, NAS preferences and home network keys. */
 export function createOperatorConfiguration(deps: {

@@ -1,5 +1,5 @@
 import type { Compilable } from 'kysely';
-import { sqliteFileOf, type Db } from '../../storage/database.ts';
+import { sqliteFileOf, type Db } from '../database.ts';
 
 /** Stands where a parameter's value goes while the query is compiled. */
 class Placeholder {

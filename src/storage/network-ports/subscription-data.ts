@@ -1,5 +1,5 @@
 import type { SubscriptionDataPort } from '../../network/ports/subscription-data.ts';
-import { withConnection, type Db } from '../../storage/database.ts';
+import { withConnection, type Db } from '../database.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /**

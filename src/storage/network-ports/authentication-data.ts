@@ -2,9 +2,9 @@ import { nextSqn, SQN_BYTES } from '../../crypto/sequence-number.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { AuthenticationDataPort } from '../../network/ports/authentication-data.ts';
 import type { SubscribersRepository } from '../../resources/subscribers/subscribers.repository.ts';
-import { withConnection, type Db } from '../../storage/database.ts';
-import { tryWriteTransaction } from '../../storage/row-statement.ts';
-import { BUSY_TIMEOUT_MS } from '../../storage/sqlite-file.ts';
+import { withConnection, type Db } from '../database.ts';
+import { tryWriteTransaction } from '../row-statement.ts';
+import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** How often a generation waiting for the write lock tries again, and when it gives up (milliseconds). */
