@@ -935,9 +935,13 @@ export class Generator {
     enc.push('}');
     this.encodersOut.push(...enc);
 
-    // View (network.md section 3): the key as `<name> (<n>)` (a procedure code as its name alone), each
-    // open type under the snake_case name of its type; elementary procedures nest it under `value`.
+    // View (network.md section 3): the key as `<name> (<n>)` (a procedure code as its name alone). An
+    // elementary procedure's message sits under `value`, keyed by its type (`ng_setup_request`); an IE's
+    // or extension's value is keyed by the IE's own name, so that two IEs of one type stay apart
+    // (`NewAMF-UE-NGAP-ID` and `AMF-UE-NGAP-ID` -> `new_amf_ue_ngap_id`, `amf_ue_ngap_id`).
     const procedure = keyField === '&procedureCode';
+    if (!procedure && openComponents.length > 1)
+      throw new Error(`generator: ${name} has ${openComponents.length} open types under one IE name`);
     if (procedure) {
       const entries = members.map((m) => {
         const type = openType(openComponents[0]!, m);
@@ -958,7 +962,7 @@ export class Generator {
     for (const m of members) {
       const opens = openComponents.map((c) => {
         const type = openType(c, m);
-        const label = snakeCase(type.kind === 'REF' ? type.name : m.label);
+        const label = snakeCase(procedure && type.kind === 'REF' ? type.name : m.label);
         const body = `${label}: ${this.view(type, unit, openHint(c, m), `v.${propertyName(c.name)}`)}`;
         return procedure ? `${snakeCase(c.name)}: { ${body} }` : body;
       });

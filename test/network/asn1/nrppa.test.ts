@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { decodeComplete } from '../../../src/network/asn1/complete.ts';
 import { toHex } from '../../../src/network/asn1/hex.ts';
 import { decodeNRPPAPDU } from '../../../src/network/nrppa/generated/codec.ts';
+import type { NRPPAPDU } from '../../../src/network/nrppa/generated/types.ts';
 import { viewNRPPAPDU } from '../../../src/network/nrppa/generated/view.ts';
 import { tshark } from '../../helpers/tshark.ts';
 import { ECID_FAILURE, ECID_REQUEST, encodeNrppa } from './nrppa-samples.ts';
@@ -32,13 +33,42 @@ describe('generated NRPPa codec', () => {
         value: {
           e_cid_measurement_initiation_failure: {
             ies: [
-              { id: 'LMF-UE-Measurement-ID (2)', criticality: 'Reject (0)', ue_measurement_id: 1 },
+              { id: 'LMF-UE-Measurement-ID (2)', criticality: 'Reject (0)', lmf_ue_measurement_id: 1 },
               { id: 'Cause (0)', criticality: 'Ignore (1)', cause: { misc: 'unspecified' } },
             ],
           },
         },
       },
     });
+  });
+
+  it('names each IE after the IE, so two IEs of one type stay apart', () => {
+    // E-CID Measurement Termination (TS 38.455 9.1.1.4): LMF- and RAN-UE-Measurement-ID are both of
+    // type UE-Measurement-ID.
+    const pdu: NRPPAPDU = {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 5,
+        name: 'e-CIDMeasurementTermination',
+        criticality: 'ignore',
+        nrppatransactionID: 8,
+        value: {
+          protocolIEs: [
+            { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: 1 },
+            { id: 6, name: 'RAN-UE-Measurement-ID', criticality: 'reject', value: 2 },
+          ],
+        },
+      },
+    };
+    const decoded = decodeComplete(encodeNrppa(pdu), true, decodeNRPPAPDU);
+    assert.ok(decoded.ok);
+    const view = json(viewNRPPAPDU(decoded.value, {})) as {
+      initiating_message: { value: { e_cid_measurement_termination_command: { ies: unknown[] } } };
+    };
+    assert.deepEqual(view.initiating_message.value.e_cid_measurement_termination_command.ies, [
+      { id: 'LMF-UE-Measurement-ID (2)', criticality: 'Reject (0)', lmf_ue_measurement_id: 1 },
+      { id: 'RAN-UE-Measurement-ID (6)', criticality: 'Reject (0)', ran_ue_measurement_id: 2 },
+    ]);
   });
 
   it('tshark reads them as the intended messages, clean', async () => {

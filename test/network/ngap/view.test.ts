@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fromHex, toHex } from '../../../src/network/asn1/hex.ts';
 import { decodeNgapPdu, encodeNgapPdu, viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
-import { ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
+import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
 import { SAMPLES } from './samples.ts';
 import { FREE5GC_NG_SETUP_UNKNOWN_IE, ngapVectors } from './vectors.ts';
 
@@ -47,12 +48,85 @@ describe('NGAP JSON view', () => {
                   },
                 ],
               },
-              { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', paging_drx: 'v128' },
+              { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', default_paging_drx: 'v128' },
             ],
           },
         },
       },
     });
+  });
+
+  it('names each IE after the IE, not its type, so two IEs of one type stay apart', () => {
+    // UEContextModificationRequest (TS 38.413 9.2.2.7): AMF-UE-NGAP-ID and NewAMF-UE-NGAP-ID are
+    // both of type AMF-UE-NGAP-ID.
+    const pdu: NGAPPDU = {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 40,
+        name: 'UEContextModification',
+        criticality: 'reject',
+        value: {
+          protocolIEs: [
+            { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: 7 },
+            { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: 9 },
+            { id: 40, name: 'NewAMF-UE-NGAP-ID', criticality: 'reject', value: 2 ** 33 + 1 },
+          ],
+        },
+      },
+    };
+    const view = json(viewNgapPdu(encodeNgapPdu(pdu))) as {
+      initiating_message: { value: { ue_context_modification_request: { ies: unknown[] } } };
+    };
+    assert.deepEqual(view.initiating_message.value.ue_context_modification_request.ies, [
+      { id: 'AMF-UE-NGAP-ID (10)', criticality: 'Reject (0)', amf_ue_ngap_id: 7 },
+      { id: 'RAN-UE-NGAP-ID (85)', criticality: 'Reject (0)', ran_ue_ngap_id: 9 },
+      { id: 'NewAMF-UE-NGAP-ID (40)', criticality: 'Reject (0)', new_amf_ue_ngap_id: 8589934593 },
+    ]);
+  });
+
+  it('names an extension IE after the IE too', () => {
+    // UserLocationInformationNR's PSCellInformation extension (TS 38.413 9.3.1.16) is of type NGRAN-CGI.
+    const cgi = { nRCGI: { pLMNIdentity: plmnIdentity('001', '01'), nRCellIdentity: bits(16, 36) } };
+    const pdu: NGAPPDU = {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 46,
+        name: 'UplinkNASTransport',
+        criticality: 'ignore',
+        value: {
+          protocolIEs: [
+            { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: 7 },
+            { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: 9 },
+            { id: 38, name: 'NAS-PDU', criticality: 'reject', value: Uint8Array.of(0x7e, 0x00) },
+            {
+              id: 121,
+              name: 'UserLocationInformation',
+              criticality: 'ignore',
+              value: {
+                choice: 'userLocationInformationNR',
+                value: {
+                  ...cgi,
+                  tAI: { pLMNIdentity: plmnIdentity('001', '01'), tAC: tac(1) },
+                  iEExtensions: [
+                    {
+                      id: 149,
+                      name: 'PSCellInformation',
+                      criticality: 'ignore',
+                      extensionValue: { choice: 'nR-CGI', value: cgi.nRCGI },
+                    },
+                  ],
+                },
+              },
+            },
+          ],
+        },
+      },
+    };
+    const view = JSON.stringify(viewNgapPdu(encodeNgapPdu(pdu)));
+    assert.match(
+      view,
+      /"ie_extensions":\[\{"id":"PSCellInformation \(149\)","criticality":"Ignore \(1\)","ps_cell_information":\{"nr_cgi":\{/,
+    );
   });
 
   it('right-aligns BIT STRINGs (a 36-bit NR cell identity of 16 is 000000010) and keeps 40-bit ids exact', () => {
