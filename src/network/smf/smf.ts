@@ -113,8 +113,9 @@ export interface UplinkSmContext {
  * - `setting-up`: Accept sent in PDU Session Resource Setup Request, or the user plane asked back in
  *   Initial Context Setup Request; the gNB's tunnel not known yet;
  * - `active`: user plane up, downlink through the gNB's tunnel;
- * - `inactive`: the UE is CM-IDLE: the UPF drops downlink. `downlinkData`: the UPF saw downlink
- *   packets and the UE is being paged (TS 23.502 4.2.3.3);
+ * - `inactive`: the UE is CM-IDLE: the UPF buffers a few downlink packets (docs/upf.md "Downlink
+ *   buffering"). `downlinkData`: the UPF saw downlink packets and the UE is being paged (TS 23.502
+ *   4.2.3.3);
  * - `releasing`: Release Command sent, every resource already freed; T3592 runs until Release
  *   Complete (TS 24.501 6.3.3.2).
  */
