@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../src/network/ngap/ngap-codec.ts';
 import { bits, plmnIdentity } from '../src/network/ngap/ngap-values.ts';
-import { bringUp, createFleet } from '../src/network/simulator/gnb-fleet.ts';
+import { bringUp, createFleet } from '../src/simulator/gnb-fleet.ts';
 import { NGAP_PPID } from '../src/network/transport/n2-transport.ts';
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
 import { spawnService } from '../test/helpers/service-process.ts';

@@ -34,7 +34,7 @@ import { concealMsin, deconcealSuci, generateHomeNetworkKey, PROTECTION_SCHEME }
 import { encodeNasMessage, SECURITY_HEADER_TYPE } from '../src/network/nas/index.ts';
 import { createNasSecurityContext, protect, unprotect } from '../src/network/nas-security/index.ts';
 import { decodeNgapPdu, encodeNgapPdu } from '../src/network/ngap/ngap-codec.ts';
-import { initialUeMessage } from '../src/network/simulator/ue/ran-ue-messages.ts';
+import { initialUeMessage } from '../src/simulator/ue/ran-ue-messages.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 

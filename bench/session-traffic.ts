@@ -19,8 +19,8 @@
 import { parseArgs } from 'node:util';
 import { execFileSync, spawn } from 'node:child_process';
 import { systemClock, systemTimers } from '../src/clock.ts';
-import { createGnbUserPlane } from '../src/network/simulator/user-plane/gnb-user-plane.ts';
-import { loadGnbUserPlaneAddon } from '../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
+import { createGnbUserPlane } from '../src/simulator/user-plane/gnb-user-plane.ts';
+import { loadGnbUserPlaneAddon } from '../src/simulator/user-plane/gnb-user-plane-addon.ts';
 import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
 import { createUpf } from '../src/network/upf/upf.ts';
 import { buildPlainHelper, startHelper } from './upf-plain.ts';

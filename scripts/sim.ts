@@ -1,4 +1,4 @@
-import { runSimulator } from '../src/network/simulator/cli.ts';
+import { runSimulator } from '../src/simulator/cli.ts';
 
 /** `npm run sim -- gnb ...`: the gNB simulator's command (docs/simulator.md). Ctrl-C shuts down gracefully. */
 const stop = new Promise<void>((resolve) => {

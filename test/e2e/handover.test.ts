@@ -1,14 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { XnHandover } from '../../src/network/simulator/gnb-handover.ts';
-import {
-  pathSwitchRequest,
-  readPathSwitchAnswer,
-} from '../../src/network/simulator/gnb-handover-messages.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
-import type { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
-import type { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
+import { XnHandover } from '../../src/simulator/gnb-handover.ts';
+import { pathSwitchRequest, readPathSwitchAnswer } from '../../src/simulator/gnb-handover-messages.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
+import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { ngapSecurityCapabilities } from '../../src/network/amf/registration.ts';
 import { encodeComplete } from '../../src/network/asn1/complete.ts';
 import { encodeHandoverRequiredTransfer } from '../../src/network/ngap/generated/codec.ts';

@@ -14,9 +14,9 @@ import {
 import { milenage } from '../../src/crypto/milenage.ts';
 import { decodeNasMessage } from '../../src/network/nas/index.ts';
 import { redactNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
-import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
-import { XnHandover } from '../../src/network/simulator/gnb-handover.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
+import type { NgapExchange } from '../../src/simulator/gnb.ts';
+import { XnHandover } from '../../src/simulator/gnb-handover.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { takeBackup } from '../helpers/backup.ts';
 import { assertTsharkAgrees, OPERATOR_PLMN } from './n2-service.ts';
 import { K, OPC } from './registration-service.ts';

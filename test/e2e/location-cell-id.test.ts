@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, startRegistrationService, statusUntil } from './registration-service.ts';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GnbLocation } from '../../src/network/simulator/gnb-location.ts';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
-import type { UePositioning } from '../../src/network/simulator/ue/ue-positioning.ts';
+import { GnbLocation } from '../../src/simulator/gnb-location.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { UePositioning } from '../../src/simulator/ue/ue-positioning.ts';
 import { tshark } from '../helpers/tshark.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GnbLocation } from '../../src/network/simulator/gnb-location.ts';
-import type { UePositioning } from '../../src/network/simulator/ue/ue-positioning.ts';
+import { GnbLocation } from '../../src/simulator/gnb-location.ts';
+import type { UePositioning } from '../../src/simulator/ue/ue-positioning.ts';
 import { tshark } from '../helpers/tshark.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GnbLocation } from '../../src/network/simulator/gnb-location.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import { GnbLocation } from '../../src/simulator/gnb-location.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { assertTsharkAgrees, OPERATOR_PLMN } from './n2-service.ts';
 import type { LocationResult, TimedLocationService } from './location-service.ts';
 import { startTimedLocationService } from './location-service.ts';

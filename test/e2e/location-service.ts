@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import type { UeOptions } from '../../src/network/simulator/ue/simulated-ue.ts';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
-import type { UeConfig } from '../../src/network/simulator/ue/ue-config.ts';
+import type { UeOptions } from '../../src/simulator/ue/simulated-ue.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import type { UeConfig } from '../../src/simulator/ue/ue-config.ts';
 import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, K, OPC, startRegistrationService } from './registration-service.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
-import { runSimulator } from '../../src/network/simulator/cli.ts';
+import { runSimulator } from '../../src/simulator/cli.ts';
 import type { TestApp } from '../helpers/test-app.ts';
 import { createTestApp, initialize } from '../helpers/test-app.ts';
 import { K, OPC } from './registration-service.ts';

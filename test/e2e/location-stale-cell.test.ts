@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ieValue } from '../../src/network/ngap/ngap-values.ts';
-import { GnbLocation } from '../../src/network/simulator/gnb-location.ts';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import type { ServingCell } from '../../src/network/simulator/ue/ran-ue-messages.ts';
+import { GnbLocation } from '../../src/simulator/gnb-location.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import type { LocationAnswer, TimedLocationService } from './location-service.ts';
 import { startTimedLocationService } from './location-service.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { GnbLocation } from '../../src/network/simulator/gnb-location.ts';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import type { UePositioning } from '../../src/network/simulator/ue/ue-positioning.ts';
+import { GnbLocation } from '../../src/simulator/gnb-location.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { UePositioning } from '../../src/simulator/ue/ue-positioning.ts';
 import { gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import type { LocationAnswer, TimedLocationService } from './location-service.ts';
 import { startTimedLocationService } from './location-service.ts';

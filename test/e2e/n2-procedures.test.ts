@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { NgapExchange } from '../../src/network/simulator/gnb.ts';
+import type { NgapExchange } from '../../src/simulator/gnb.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
 
 /**

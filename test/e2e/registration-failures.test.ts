@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { generateHomeNetworkKey, PROTECTION_SCHEME } from '../../src/crypto/suci.ts';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page, RegistrationService, SubscriberLog } from './registration-service.ts';
 import {

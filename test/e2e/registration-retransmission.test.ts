@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { ManualTime, oneTurn } from '../helpers/manual-time.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import type { RegistrationService } from './registration-service.ts';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import type { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import type { UeOptions } from '../../src/network/simulator/ue/simulated-ue.ts';
-import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
-import type { UeConfig } from '../../src/network/simulator/ue/ue-config.ts';
-import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
+import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { UeOptions } from '../../src/simulator/ue/simulated-ue.ts';
+import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import type { UeConfig } from '../../src/simulator/ue/ue-config.ts';
+import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import type { N2Service, N2ServiceOptions } from './n2-service.ts';
 import { gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
+import type { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import { startSessionService, type ApiSession, type SessionService } from './session-service.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { UeSessionEvent } from '../../src/network/simulator/ue/ue-sessions.ts';
+import type { UeSessionEvent } from '../../src/simulator/ue/ue-sessions.ts';
 import { ManualTime } from '../helpers/manual-time.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
 

@@ -1,4 +1,4 @@
-import type { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 
 /**
  * The PSIs whose bit is set in a PSI-bitmap IE (PDU session status, Uplink data status, PDU session

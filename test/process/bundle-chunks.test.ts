@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
-import { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
+import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { gnbConfig } from '../e2e/n2-service.ts';
 import { spawnService } from '../helpers/service-process.ts';

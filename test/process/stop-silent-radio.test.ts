@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
-import { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
+import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { LISTENER_SHUTDOWN_TIMEOUT_MS } from '../../src/network/transport/n2-transport.ts';
 import { ChunkType } from '../../src/network/transport/sctp/chunks.ts';
 import { decodePacket } from '../../src/network/transport/sctp/packet.ts';

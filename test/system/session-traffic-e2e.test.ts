@@ -12,20 +12,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
-import { SimulatedGnb } from '../../src/network/simulator/gnb.ts';
-import { GnbUes } from '../../src/network/simulator/ue/gnb-ues.ts';
-import { SimulatedUe } from '../../src/network/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/network/simulator/ue/ue-config.ts';
-import { UeSessions } from '../../src/network/simulator/ue/ue-sessions.ts';
-import {
-  createGnbUserPlane,
-  type GnbUserPlane,
-} from '../../src/network/simulator/user-plane/gnb-user-plane.ts';
-import {
-  carrySessions,
-  type SessionTunnels,
-} from '../../src/network/simulator/user-plane/session-tunnels.ts';
-import { tunExists } from '../../src/network/simulator/user-plane/ue-tun.ts';
+import { SimulatedGnb } from '../../src/simulator/gnb.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
+import { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
+import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
+import { carrySessions, type SessionTunnels } from '../../src/simulator/user-plane/session-tunnels.ts';
+import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 import { placeN6 } from '../helpers/netns.ts';

@@ -7,11 +7,8 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import {
-  createGnbUserPlane,
-  type GnbUserPlane,
-} from '../../src/network/simulator/user-plane/gnb-user-plane.ts';
-import { loadGnbUserPlaneAddon } from '../../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
+import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
+import { loadGnbUserPlaneAddon } from '../../src/simulator/user-plane/gnb-user-plane-addon.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';

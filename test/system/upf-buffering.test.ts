@@ -14,11 +14,8 @@ import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import {
-  createGnbUserPlane,
-  type GnbUserPlane,
-} from '../../src/network/simulator/user-plane/gnb-user-plane.ts';
-import { loadGnbUserPlaneAddon } from '../../src/network/simulator/user-plane/gnb-user-plane-addon.ts';
+import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
+import { loadGnbUserPlaneAddon } from '../../src/simulator/user-plane/gnb-user-plane-addon.ts';
 import { decodeGtpu, GtpuMessageType, readPduSessionContainer } from '../../src/network/upf/gtpu-codec.ts';
 import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';

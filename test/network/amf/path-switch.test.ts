@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
-import { readPathSwitchAnswer } from '../../../src/network/simulator/gnb-handover-messages.ts';
+import { readPathSwitchAnswer } from '../../../src/simulator/gnb-handover-messages.ts';
 import { register, step } from './amf-steps.ts';
 import {
   countingUserPlane,

@@ -18,9 +18,9 @@ import { ecidAnswerOf } from '../../../src/network/lmf/nrppa-ecid.ts';
 import type { RadioMeasurement } from '../../../src/network/network-state.ts';
 import { plmnIdentity } from '../../../src/network/ngap/ngap-values.ts';
 import type { ECIDMeasurementResult, NRPPAPDU } from '../../../src/network/nrppa/generated/types.ts';
-import type { ServingCell } from '../../../src/network/simulator/ue/ran-ue-messages.ts';
-import { answerLpp } from '../../../src/network/simulator/ue/ue-lpp.ts';
-import type { UePositioning } from '../../../src/network/simulator/ue/ue-positioning.ts';
+import type { ServingCell } from '../../../src/simulator/ue/ran-ue-messages.ts';
+import { answerLpp } from '../../../src/simulator/ue/ue-lpp.ts';
+import type { UePositioning } from '../../../src/simulator/ue/ue-positioning.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 import { prng } from '../ngap/fuzz.ts';
 

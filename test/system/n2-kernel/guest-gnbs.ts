@@ -1,5 +1,5 @@
 /**
- * Runs inside the qemu guest: simulated gNBs (src/network/simulator) over our `kernel` transport, that
+ * Runs inside the qemu guest: simulated gNBs (src/simulator) over our `kernel` transport, that
  * is the Linux kernel's SCTP, against the AMF of the service on the host (our `raw` stack on the tap).
  *   1. brings `count` gNBs up (association, NG Setup) and reports each outcome;
  *   2. a UE behind the first registers, goes idle on the gNB's release request and comes back with a
@@ -16,10 +16,10 @@ import {
   guestArguments,
   report,
 } from '../../../scripts/qemu-sctp/guest-runtime.ts';
-import { bringUp, createFleet } from '../../../src/network/simulator/gnb-fleet.ts';
-import { GnbUes } from '../../../src/network/simulator/ue/gnb-ues.ts';
-import { SimulatedUe } from '../../../src/network/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../../src/network/simulator/ue/ue-config.ts';
+import { bringUp, createFleet } from '../../../src/simulator/gnb-fleet.ts';
+import { GnbUes } from '../../../src/simulator/ue/gnb-ues.ts';
+import { SimulatedUe } from '../../../src/simulator/ue/simulated-ue.ts';
+import { ALL_ALGORITHMS } from '../../../src/simulator/ue/ue-config.ts';
 import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 

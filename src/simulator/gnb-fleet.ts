@@ -1,0 +1,51 @@
+import type { Timers } from '../clock.ts';
+import type { N2Transport, TransportAddress } from '../network/transport/n2-transport.ts';
+import type { GnbConfig, RanNodeIdentity } from './gnb-config.ts';
+import type { NgSetupOutcome } from './gnb.ts';
+import { SimulatedGnb } from './gnb.ts';
+
+/** Many simulated nodes from one template, over one shared transport endpoint. */
+export interface FleetOptions {
+  /** The first node's configuration; node `i` gets the node id `template.node.value + i`. */
+  template: GnbConfig;
+  count: number;
+  transport: N2Transport;
+  amf: readonly TransportAddress[];
+  /** Names are `<namePrefix>-<n>` (n from 1); the template's name is used as the prefix when absent. */
+  namePrefix?: string;
+  local?: { addresses: readonly string[] };
+  timers?: Timers;
+  responseTimeoutMs?: number;
+  /** Each node keeps its PDUs (`sent`, `received`; default true). */
+  keepLog?: boolean;
+}
+
+export function createFleet(options: FleetOptions): SimulatedGnb[] {
+  const { template } = options;
+  const prefix = options.namePrefix ?? template.name;
+  return Array.from({ length: options.count }, (_, i) => {
+    const node: RanNodeIdentity = { ...template.node, value: template.node.value + i };
+    return new SimulatedGnb({
+      config: { ...template, node, ...(prefix === undefined ? {} : { name: `${prefix}-${i + 1}` }) },
+      transport: options.transport,
+      amf: options.amf,
+      ...(options.local === undefined ? {} : { local: options.local }),
+      ...(options.timers === undefined ? {} : { timers: options.timers }),
+      ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
+      ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
+    });
+  });
+}
+
+/** What became of one node's association and NG Setup. */
+export type BringUpResult = NgSetupOutcome | { outcome: 'error'; error: string };
+
+/** Connects a node and runs NG Setup; failures are results, so one node cannot stop the others. */
+export async function bringUp(gnb: SimulatedGnb): Promise<BringUpResult> {
+  try {
+    await gnb.connect();
+    return await gnb.ngSetup();
+  } catch (error) {
+    return { outcome: 'error', error: error instanceof Error ? error.message : String(error) };
+  }
+}

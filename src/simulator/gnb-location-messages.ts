@@ -1,0 +1,152 @@
+// The PDUs a simulated NG-RAN node sends for location: NGAP Location Report, Location Reporting Failure
+// Indication and Uplink UE Associated NRPPa Transport (TS 38.413 9.2.8, 9.2.9), and inside the latter the
+// NRPPa E-CID Measurement Initiation Response or Failure (TS 38.455 9.1.1), with the criticalities of the
+// message tables.
+import { bitStringOf } from '../network/asn1/bit-string.ts';
+import type {
+  Cause,
+  LocationReportingRequestType,
+  NGAPPDU,
+  UserLocationInformation,
+} from '../network/ngap/generated/types.ts';
+import type {
+  Cause as NrppaCause,
+  ECIDMeasurementResult,
+  NGRANCGI,
+  NRPPAPDU,
+} from '../network/nrppa/generated/types.ts';
+import { plmnIdentity, tac } from '../network/ngap/ngap-values.ts';
+import type { ServingCell } from './ue/ran-ue-messages.ts';
+
+export interface UeIds {
+  amfUeNgapId: number;
+  ranUeNgapId: number;
+}
+
+/** LOCATION REPORT (TS 38.413 9.2.9.2), echoing the request it answers. */
+export function locationReport(
+  ids: UeIds,
+  location: UserLocationInformation,
+  requestType: LocationReportingRequestType,
+): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 18,
+      name: 'LocationReport',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          { id: 121, name: 'UserLocationInformation', criticality: 'ignore', value: location },
+          { id: 33, name: 'LocationReportingRequestType', criticality: 'ignore', value: requestType },
+        ],
+      },
+    },
+  };
+}
+
+/** LOCATION REPORTING FAILURE INDICATION (TS 38.413 9.2.9.3). */
+export function locationReportingFailureIndication(ids: UeIds, cause: Cause): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 17,
+      name: 'LocationReportingFailureIndication',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
+        ],
+      },
+    },
+  };
+}
+
+/** UPLINK UE ASSOCIATED NRPPA TRANSPORT (TS 38.413 9.2.8.2). */
+export function uplinkUeAssociatedNrppaTransport(
+  ids: UeIds,
+  routingId: Uint8Array,
+  nrppaPdu: Uint8Array,
+): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 50,
+      name: 'UplinkUEAssociatedNRPPaTransport',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          { id: 89, name: 'RoutingID', criticality: 'reject', value: routingId },
+          { id: 46, name: 'NRPPa-PDU', criticality: 'reject', value: nrppaPdu },
+        ],
+      },
+    },
+  };
+}
+
+/** The serving cell as NRPPa names it (the NG-RAN CGI IE of TS 38.455). */
+export function ngRanCgi(cell: ServingCell): NGRANCGI {
+  return {
+    pLMNIdentity: plmnIdentity(cell.plmn.mcc, cell.plmn.mnc),
+    nGRANcell:
+      'eutraCellIdentity' in cell
+        ? { choice: 'eUTRA-CellID', value: bitStringOf(cell.eutraCellIdentity, 28) }
+        : { choice: 'nR-CellID', value: bitStringOf(BigInt(cell.nrCellIdentity), 36) },
+  };
+}
+
+export const servingCellTac = (cell: ServingCell): Uint8Array => tac(cell.tac);
+
+/** E-CID MEASUREMENT INITIATION RESPONSE (TS 38.455 9.1.1.2), in the request's transaction. */
+export function ecidMeasurementInitiationResponse(input: {
+  transactionId: number;
+  lmfUeMeasurementId: number;
+  ranUeMeasurementId: number;
+  result: ECIDMeasurementResult;
+}): NRPPAPDU {
+  return {
+    choice: 'successfulOutcome',
+    value: {
+      procedureCode: 2,
+      name: 'e-CIDMeasurementInitiation',
+      criticality: 'reject',
+      nrppatransactionID: input.transactionId,
+      value: {
+        protocolIEs: [
+          { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: input.lmfUeMeasurementId },
+          { id: 6, name: 'RAN-UE-Measurement-ID', criticality: 'reject', value: input.ranUeMeasurementId },
+          { id: 7, name: 'E-CID-MeasurementResult', criticality: 'ignore', value: input.result },
+        ],
+      },
+    },
+  };
+}
+
+/** E-CID MEASUREMENT INITIATION FAILURE (TS 38.455 9.1.1.3). */
+export function ecidMeasurementInitiationFailure(input: {
+  transactionId: number;
+  lmfUeMeasurementId: number;
+  cause: NrppaCause;
+}): NRPPAPDU {
+  return {
+    choice: 'unsuccessfulOutcome',
+    value: {
+      procedureCode: 2,
+      name: 'e-CIDMeasurementInitiation',
+      criticality: 'reject',
+      nrppatransactionID: input.transactionId,
+      value: {
+        protocolIEs: [
+          { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: input.lmfUeMeasurementId },
+          { id: 0, name: 'Cause', criticality: 'ignore', value: input.cause },
+        ],
+      },
+    },
+  };
+}

@@ -1,0 +1,387 @@
+// The PDU session resources of a simulated gNB (TS 38.413 8.2.1-8.2.3): it answers PDU Session Resource
+// Setup/Modify/Release for its UEs with its own N3 address and downlink TEIDs, delivers the NAS-PDUs
+// they carry, and tells the user plane (src/simulator/user-plane/) through `on(listener)` which
+// GTP-U tunnels exist. A request it cannot read is left unanswered (the AMF's timers deal with it).
+import { isIPv4 } from 'node:net';
+import { decodeComplete, encodeComplete } from '../../network/asn1/complete.ts';
+import {
+  decodePDUSessionResourceSetupRequestTransfer,
+  encodePDUSessionResourceModifyResponseTransfer,
+  encodePDUSessionResourceReleaseResponseTransfer,
+  encodePDUSessionResourceSetupResponseTransfer,
+} from '../../network/ngap/generated/codec.ts';
+import type { NGAPPDU, UPTransportLayerInformation } from '../../network/ngap/generated/types.ts';
+import { ieValue } from '../../network/ngap/ngap-values.ts';
+import type { RadioUe } from './ue-radio.ts';
+
+const ALIGNED = true;
+
+/** One end of a GTP-U tunnel (TS 38.413 9.3.2.2): IP address and TEID. */
+export interface TunnelEnd {
+  address: string;
+  teid: number;
+}
+
+/** A PDU session's user plane at the gNB, as the user plane needs it. */
+export interface GnbSession {
+  ue: RadioUe;
+  pduSessionId: number;
+  /** `ipv4`, `ipv6` or `ipv4v6` (PDU Session Type of the setup transfer). */
+  pduSessionType: string;
+  /** QFIs of the QoS flows set up (the default one first). */
+  qfis: number[];
+  /** Where uplink G-PDUs go: the UPF's N3 address and the TEID it allocated. */
+  uplink: TunnelEnd;
+  /** Where the UPF sends downlink: this gNB's N3 address and the TEID it allocated. */
+  downlink: TunnelEnd;
+}
+
+/**
+ * What the user plane hears: a session's tunnels `up` (setup answered), `modified` (its QoS changed),
+ * `down` (released by the network, or the UE's connection released: idle or lost).
+ */
+export type GnbSessionEvent =
+  | { type: 'up'; session: GnbSession }
+  | { type: 'modified'; session: GnbSession }
+  | { type: 'down'; session: GnbSession; why: 'released' | 'connection-released' };
+
+/** A set-up item of a response (…ListSURes, …ListCxtRes): the gNB's downlink tunnel in the transfer. */
+export interface SetUpItem {
+  pDUSessionID: number;
+  pDUSessionResourceSetupResponseTransfer: Uint8Array;
+}
+
+export interface UeIds {
+  amfUeNgapId: number;
+  ranUeNgapId: number;
+}
+
+export function gtpTunnel(end: TunnelEnd): UPTransportLayerInformation {
+  const bytes = isIPv4(end.address)
+    ? Uint8Array.from(end.address.split('.').map(Number))
+    : Uint8Array.from(Buffer.from(expandIpv6(end.address), 'hex'));
+  return {
+    choice: 'gTPTunnel',
+    value: {
+      transportLayerAddress: { bytes, length: bytes.length * 8 },
+      gTPTEID: Uint8Array.of(
+        end.teid >>> 24,
+        (end.teid >>> 16) & 0xff,
+        (end.teid >>> 8) & 0xff,
+        end.teid & 0xff,
+      ),
+    },
+  };
+}
+
+function expandIpv6(address: string): string {
+  const [head = '', tail] = address.split('::');
+  const h = head === '' ? [] : head.split(':');
+  const t = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = [...h, ...Array<string>(tail === undefined ? 0 : 8 - h.length - t.length).fill('0'), ...t];
+  return groups.map((g) => g.padStart(4, '0')).join('');
+}
+
+function tunnelEnd(info: UPTransportLayerInformation | undefined): TunnelEnd | undefined {
+  if (info?.choice !== 'gTPTunnel' || info.value.gTPTEID.length !== 4) return undefined;
+  const { bytes, length } = info.value.transportLayerAddress;
+  const teid = Buffer.from(info.value.gTPTEID).readUInt32BE(0);
+  if (length === 32 || length === 160) return { address: Array.from(bytes.subarray(0, 4)).join('.'), teid };
+  if (length !== 128) return undefined;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return { address: groups.join(':'), teid };
+}
+
+const answerIds = (ids: UeIds) =>
+  [
+    { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
+    { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
+  ] as const;
+
+/** The gNB's PDU session resources, for the UEs of one `GnbUes`. */
+export class GnbSessions {
+  readonly #n3Address: string;
+  readonly #send: (pdu: NGAPPDU) => boolean;
+  /** By RAN UE NGAP ID, then PDU session id. */
+  readonly #sessions = new Map<number, Map<number, GnbSession>>();
+  readonly #listeners = new Set<(event: GnbSessionEvent) => void>();
+  #nextTeid = 1;
+
+  constructor(options: { n3Address: string; send: (pdu: NGAPPDU) => boolean }) {
+    this.#n3Address = options.n3Address;
+    this.#send = options.send;
+  }
+
+  /** Hears of every session's tunnels; returns the unsubscribe function. */
+  on(listener: (event: GnbSessionEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** The sessions set up for a UE now. */
+  of(ue: RadioUe): GnbSession[] {
+    const found: GnbSession[] = [];
+    for (const sessions of this.#sessions.values())
+      for (const session of sessions.values()) if (session.ue === ue) found.push(session);
+    return found;
+  }
+
+  /**
+   * A PDU Session Resource request from the AMF; `connection` finds the UE by the ids it names. False
+   * when the PDU is not one of them.
+   */
+  receive(pdu: NGAPPDU, connection: (ids: UeIds, messageType: string) => RadioUe | undefined): boolean {
+    if (pdu.choice !== 'initiatingMessage') return false;
+    const message = pdu.value;
+    switch (message.name) {
+      case 'PDUSessionResourceSetup': {
+        const ies = message.value.protocolIEs;
+        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceSetupRequest');
+        if (ids === undefined || ue === undefined) return true;
+        const done = this.#setUpAll(
+          ue,
+          ids.ranUeNgapId,
+          (ieValue(ies, 'PDUSessionResourceSetupListSUReq') ?? []).map((item) => ({
+            pDUSessionID: item.pDUSessionID,
+            nasPdu: item.pDUSessionNASPDU,
+            transfer: item.pDUSessionResourceSetupRequestTransfer,
+          })),
+        );
+        this.#send({
+          choice: 'successfulOutcome',
+          value: {
+            procedureCode: 29,
+            name: 'PDUSessionResourceSetup',
+            criticality: 'reject',
+            value: {
+              protocolIEs: [
+                ...answerIds(ids),
+                ...(done.length === 0
+                  ? []
+                  : [
+                      {
+                        id: 75,
+                        name: 'PDUSessionResourceSetupListSURes',
+                        criticality: 'ignore',
+                        value: done,
+                      } as const,
+                    ]),
+              ],
+            },
+          },
+        });
+        return true;
+      }
+      case 'PDUSessionResourceModify': {
+        const ies = message.value.protocolIEs;
+        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceModifyRequest');
+        if (ids === undefined || ue === undefined) return true;
+        const items = ieValue(ies, 'PDUSessionResourceModifyListModReq') ?? [];
+        for (const item of items) {
+          if (item.nASPDU !== undefined) ue.downlink(item.nASPDU);
+          const session = this.#sessions.get(ids.ranUeNgapId)?.get(item.pDUSessionID);
+          if (session !== undefined) this.#emit({ type: 'modified', session });
+        }
+        this.#send({
+          choice: 'successfulOutcome',
+          value: {
+            procedureCode: 26,
+            name: 'PDUSessionResourceModify',
+            criticality: 'reject',
+            value: {
+              protocolIEs: [
+                ...answerIds(ids),
+                {
+                  id: 65,
+                  name: 'PDUSessionResourceModifyListModRes',
+                  criticality: 'ignore',
+                  value: items.map((item) => ({
+                    pDUSessionID: item.pDUSessionID,
+                    pDUSessionResourceModifyResponseTransfer: encodeComplete(
+                      {},
+                      ALIGNED,
+                      encodePDUSessionResourceModifyResponseTransfer,
+                    ),
+                  })),
+                },
+              ],
+            },
+          },
+        });
+        return true;
+      }
+      case 'PDUSessionResourceRelease': {
+        const ies = message.value.protocolIEs;
+        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
+        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceReleaseCommand');
+        if (ids === undefined || ue === undefined) return true;
+        const nasPdu = ieValue(ies, 'NAS-PDU');
+        if (nasPdu !== undefined) ue.downlink(nasPdu);
+        const items = ieValue(ies, 'PDUSessionResourceToReleaseListRelCmd') ?? [];
+        for (const item of items) {
+          const sessions = this.#sessions.get(ids.ranUeNgapId);
+          const session = sessions?.get(item.pDUSessionID);
+          if (session === undefined) continue;
+          sessions?.delete(item.pDUSessionID);
+          this.#emit({ type: 'down', session, why: 'released' });
+        }
+        this.#send({
+          choice: 'successfulOutcome',
+          value: {
+            procedureCode: 28,
+            name: 'PDUSessionResourceRelease',
+            criticality: 'reject',
+            value: {
+              protocolIEs: [
+                ...answerIds(ids),
+                {
+                  id: 70,
+                  name: 'PDUSessionResourceReleasedListRelRes',
+                  criticality: 'ignore',
+                  value: items.map((item) => ({
+                    pDUSessionID: item.pDUSessionID,
+                    pDUSessionResourceReleaseResponseTransfer: encodeComplete(
+                      {},
+                      ALIGNED,
+                      encodePDUSessionResourceReleaseResponseTransfer,
+                    ),
+                  })),
+                },
+              ],
+            },
+          },
+        });
+        return true;
+      }
+      default:
+        return false;
+    }
+  }
+
+  /** The UE's connection was released (UE Context Release, NG Reset, association loss): its tunnels go. */
+  connectionReleased(ranUeNgapId: number): void {
+    const sessions = this.#sessions.get(ranUeNgapId);
+    this.#sessions.delete(ranUeNgapId);
+    for (const session of sessions?.values() ?? [])
+      this.#emit({ type: 'down', session, why: 'connection-released' });
+  }
+
+  #ids(amfUeNgapId: number | undefined, ranUeNgapId: number | undefined): UeIds | undefined {
+    return amfUeNgapId === undefined || ranUeNgapId === undefined ? undefined : { amfUeNgapId, ranUeNgapId };
+  }
+
+  /**
+   * The PDU Session Resource Setup List of Initial Context Setup Request (TS 38.413 8.3.1.2): the same
+   * setup as PDU Session Resource Setup, answered in the Initial Context Setup Response's list.
+   */
+  setUpWithContext(
+    ue: RadioUe,
+    ids: UeIds,
+    items: readonly {
+      pDUSessionID: number;
+      nASPDU?: Uint8Array;
+      pDUSessionResourceSetupRequestTransfer: Uint8Array;
+    }[],
+  ): SetUpItem[] {
+    return this.#setUpAll(
+      ue,
+      ids.ranUeNgapId,
+      items.map((item) => ({
+        pDUSessionID: item.pDUSessionID,
+        nasPdu: item.nASPDU,
+        transfer: item.pDUSessionResourceSetupRequestTransfer,
+      })),
+    );
+  }
+
+  #setUpAll(
+    ue: RadioUe,
+    ranUeNgapId: number,
+    items: readonly { pDUSessionID: number; nasPdu: Uint8Array | undefined; transfer: Uint8Array }[],
+  ): SetUpItem[] {
+    const done: SetUpItem[] = [];
+    for (const item of items) {
+      // TS 38.413 8.2.1.2: the NAS-PDU goes to the UE whatever happens to the resources.
+      if (item.nasPdu !== undefined) ue.downlink(item.nasPdu);
+      const session = this.#setUp(ue, ranUeNgapId, item.pDUSessionID, item.transfer);
+      if (session === undefined) continue;
+      done.push({
+        pDUSessionID: item.pDUSessionID,
+        pDUSessionResourceSetupResponseTransfer: encodeComplete(
+          {
+            dLQosFlowPerTNLInformation: {
+              uPTransportLayerInformation: gtpTunnel(session.downlink),
+              associatedQosFlowList: session.qfis.map((qfi) => ({ qosFlowIdentifier: qfi })),
+            },
+          },
+          ALIGNED,
+          encodePDUSessionResourceSetupResponseTransfer,
+        ),
+      });
+    }
+    return done;
+  }
+
+  #setUp(
+    ue: RadioUe,
+    ranUeNgapId: number,
+    pduSessionId: number,
+    transfer: Uint8Array,
+  ): GnbSession | undefined {
+    const decoded = decodeComplete(transfer, ALIGNED, decodePDUSessionResourceSetupRequestTransfer);
+    if (!decoded.ok) return undefined;
+    const ies = decoded.value.protocolIEs;
+    const uplink = tunnelEnd(ieValue(ies, 'UL-NGU-UP-TNLInformation'));
+    if (uplink === undefined) return undefined;
+    const type = ieValue(ies, 'PDUSessionType');
+    const session: GnbSession = {
+      ue,
+      pduSessionId,
+      pduSessionType: typeof type === 'string' ? type : 'ipv4',
+      qfis: (ieValue(ies, 'QosFlowSetupRequestList') ?? []).map((flow) => flow.qosFlowIdentifier),
+      uplink,
+      downlink: { address: this.#n3Address, teid: this.#allocateTeid() },
+    };
+    let sessions = this.#sessions.get(ranUeNgapId);
+    if (sessions === undefined) this.#sessions.set(ranUeNgapId, (sessions = new Map<number, GnbSession>()));
+    sessions.set(pduSessionId, session);
+    this.#emit({ type: 'up', session });
+    return session;
+  }
+
+  /**
+   * Sessions handed over from another node (Xn handover, TS 38.300 9.2.3.2): the same uplink tunnel and
+   * QoS flows, a downlink TEID of this node's, for the connection `ranUeNgapId`.
+   */
+  admit(ue: RadioUe, ranUeNgapId: number, handed: readonly GnbSession[]): GnbSession[] {
+    let sessions = this.#sessions.get(ranUeNgapId);
+    if (sessions === undefined) this.#sessions.set(ranUeNgapId, (sessions = new Map<number, GnbSession>()));
+    const admitted: GnbSession[] = [];
+    for (const from of handed) {
+      const session: GnbSession = {
+        ...from,
+        ue,
+        qfis: [...from.qfis],
+        downlink: { address: this.#n3Address, teid: this.#allocateTeid() },
+      };
+      sessions.set(session.pduSessionId, session);
+      this.#emit({ type: 'up', session });
+      admitted.push(session);
+    }
+    return admitted;
+  }
+
+  /** Downlink TEIDs are unique per gNB, never 0 (TS 29.281 5.1). */
+  #allocateTeid(): number {
+    const teid = this.#nextTeid;
+    this.#nextTeid = teid === 0xffff_ffff ? 1 : teid + 1;
+    return teid;
+  }
+
+  #emit(event: GnbSessionEvent): void {
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+}

@@ -1,0 +1,334 @@
+import type { Cause, NGAPPDU, RRCEstablishmentCause } from '../../network/ngap/generated/types.ts';
+import type { NgapExchange, SimulatedGnb, UeSignalling } from '../gnb.ts';
+import type { ResetScope } from '../gnb-messages.ts';
+import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
+import {
+  initialContextSetupFailure,
+  initialContextSetupResponse,
+  initialUeMessage,
+  readAmfUeMessage,
+  ueContextReleaseComplete,
+  ueContextReleaseRequest,
+  uplinkNasTransport,
+} from './ran-ue-messages.ts';
+import { GnbSessions } from './gnb-sessions.ts';
+import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
+
+/**
+ * The UE side of a simulated gNB (TS 38.413 8.2, 8.3, 8.5, 8.6): one UE-associated logical NG-connection
+ * per connected UE, identified by the RAN UE NGAP ID this node allocates and the AMF UE NGAP ID the AMF
+ * gives in its first answer. It sends Initial UE Message and Uplink NAS Transport for its UEs, delivers
+ * Downlink NAS Transport, answers Initial Context Setup and UE Context Release, asks for a release on
+ * demand, and pages the UEs camped on it. Plugs into the node's UE seam (`attachUes`).
+ */
+
+/** Why a UE-associated message from the AMF was not acted on. */
+export interface IgnoredUeMessage {
+  messageType: string;
+  reason: 'unknown-ran-ue-ngap-id' | 'missing-ids' | 'not-for-ues';
+}
+
+/** A UE's connection as the node's location side sees it. */
+export interface UeLink {
+  readonly ranUeNgapId: number;
+  readonly amfUeNgapId: number | undefined;
+  readonly ue: RadioUe;
+  /** The cell serving the UE now (the node's cell unless moved by `changeCell`). */
+  readonly servingCell: ServingCell;
+}
+
+/** The node's location side (gnb-location.ts): what it is offered and told. */
+export interface UeLocationService {
+  /** A UE-associated PDU the UE side does not act on; true when the location side handled it. */
+  receive(pdu: NGAPPDU): boolean;
+  /** A connected UE moved to another cell of this node. */
+  cellChanged(link: UeLink): void;
+  /** The UE's connection is gone. */
+  released(link: UeLink): void;
+}
+
+/** An RRC connection and its UE-associated logical NG-connection. */
+class Connection implements RrcConnection, UeLink {
+  amfUeNgapId: number | undefined;
+  open = true;
+  servingCell: ServingCell;
+
+  /** `cell` and `ranUeNgapId` change only by an Xn handover (`GnbUes.handOver`). */
+  constructor(
+    public cell: GnbUes,
+    public ranUeNgapId: number,
+    readonly ue: RadioUe,
+  ) {
+    this.servingCell = cell.cell;
+  }
+
+  uplink(nasPdu: Uint8Array): boolean {
+    if (!this.open || this.amfUeNgapId === undefined) return false;
+    return this.cell.sendForUe(
+      uplinkNasTransport(
+        { amfUeNgapId: this.amfUeNgapId, ranUeNgapId: this.ranUeNgapId },
+        nasPdu,
+        this.servingCell,
+      ),
+    );
+  }
+}
+
+/** NGAP carries UE-associated signalling on the streams other than 0 (TS 38.412 7). */
+const UE_STREAM = 1;
+/** RAN UE NGAP ID is 0..2^32-1 (TS 38.413 9.3.3.2). */
+const RAN_UE_NGAP_ID_MODULUS = 2 ** 32;
+
+export class GnbUes implements UeSignalling, UeRadio {
+  readonly #gnb: SimulatedGnb;
+  readonly cell: ServingCell;
+  readonly #connections = new Map<number, Connection>();
+  readonly #camped = new Set<RadioUe>();
+  #nextRanUeNgapId = 1;
+  #location: UeLocationService | undefined;
+  #handover: ((pdu: NGAPPDU) => boolean) | undefined;
+  /** Messages the node did not act on, for tests. */
+  readonly ignored: IgnoredUeMessage[] = [];
+  /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
+  readonly sessions: GnbSessions;
+
+  /** `n3Address`: where this node receives downlink GTP-U (127.0.0.1 unless given). */
+  constructor(gnb: SimulatedGnb, cell: ServingCell, options: { n3Address?: string } = {}) {
+    this.#gnb = gnb;
+    this.cell = cell;
+    gnb.attachUes(this);
+    this.sessions = new GnbSessions({
+      n3Address: options.n3Address ?? '127.0.0.1',
+      send: (pdu) => this.sendForUe(pdu),
+    });
+  }
+
+  get name(): string {
+    return this.#gnb.config.name ?? 'gnb';
+  }
+
+  /** UEs with an RRC connection through this node. */
+  get connected(): number {
+    return this.#connections.size;
+  }
+
+  establish(
+    ue: RadioUe,
+    nasPdu: Uint8Array,
+    cause: RRCEstablishmentCause,
+    sTmsi: FiveGSTmsi | undefined,
+  ): RrcConnection | undefined {
+    const ranUeNgapId = this.#allocate();
+    const connection = new Connection(this, ranUeNgapId, ue);
+    const sent = this.sendForUe(
+      initialUeMessage({
+        ranUeNgapId,
+        nasPdu,
+        cell: this.cell,
+        cause,
+        ...(sTmsi === undefined ? {} : { sTmsi }),
+      }),
+    );
+    if (!sent) return undefined;
+    this.#connections.set(ranUeNgapId, connection);
+    return connection;
+  }
+
+  camp(ue: RadioUe): void {
+    this.#camped.add(ue);
+  }
+
+  leave(ue: RadioUe): void {
+    this.#camped.delete(ue);
+  }
+
+  /**
+   * UE Context Release Request (TS 38.413 8.3.2): the radio asks the AMF to release the UE's context, by
+   * default for user inactivity. False when the UE has no NG connection here.
+   */
+  requestRelease(ue: RadioUe, cause: Cause = { choice: 'radioNetwork', value: 'user-inactivity' }): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found?.amfUeNgapId === undefined) return false;
+    return this.sendForUe(
+      ueContextReleaseRequest({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }, cause),
+    );
+  }
+
+  /** Hands the location procedures (Location Reporting Control, NRPPa) to `service`. */
+  attachLocation(service: UeLocationService): void {
+    this.#location = service;
+  }
+
+  /** Hands the Xn handover's answers from the AMF (Path Switch, gnb-handover.ts) to `receive`. */
+  attachHandover(receive: (pdu: NGAPPDU) => boolean): void {
+    this.#handover = receive;
+  }
+
+  /**
+   * Xn handover (TS 38.300 9.2.3.2.1): the UE's connection moves to `target`, in the target's cell, under
+   * a RAN UE NGAP ID of the target's (the AMF UE NGAP ID stays); here its tunnels and location state end
+   * without NGAP (UE Context Release over Xn) and without telling the UE, whose RRC connection goes on
+   * through the target. `detached` runs while the UE is between the cells (reconfiguration with sync):
+   * the connection is not open then. Undefined when the UE has no connection here.
+   */
+  handOver(ue: RadioUe, target: GnbUes, detached?: () => void): UeLink | undefined {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found === undefined) return undefined;
+    this.#connections.delete(found.ranUeNgapId);
+    this.#location?.released(found);
+    this.sessions.connectionReleased(found.ranUeNgapId);
+    found.open = false;
+    detached?.();
+    found.cell = target;
+    found.ranUeNgapId = target.#allocate();
+    found.servingCell = target.cell;
+    found.open = true;
+    target.#connections.set(found.ranUeNgapId, found);
+    return found;
+  }
+
+  /** The UE connection with this RAN UE NGAP ID. */
+  link(ranUeNgapId: number): UeLink | undefined {
+    return this.#connections.get(ranUeNgapId);
+  }
+
+  /**
+   * A handover of a connected UE between two cells of this node: an intra-node handover has no NGAP of its
+   * own, so the AMF learns the new cell from the next message with User Location Information or from a
+   * Location Report. False when the UE has no connection here.
+   */
+  changeCell(ue: RadioUe, cell: ServingCell): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found === undefined) return false;
+    found.servingCell = cell;
+    this.#location?.cellChanged(found);
+    return true;
+  }
+
+  /** @internal Sends a UE-associated PDU. */
+  sendForUe(pdu: NGAPPDU): boolean {
+    return this.#gnb.send(pdu, UE_STREAM).ok;
+  }
+
+  // ----- the node's UE seam -----
+
+  receive(exchange: NgapExchange & { pdu: NGAPPDU }): void {
+    const message = readAmfUeMessage(exchange.pdu);
+    if (message === undefined) {
+      this.ignored.push({ messageType: exchange.messageType, reason: 'missing-ids' });
+      return;
+    }
+    switch (message.kind) {
+      case 'downlink-nas': {
+        const connection = this.#bind(message.ranUeNgapId, message.amfUeNgapId, exchange.messageType);
+        connection?.ue.downlink(message.nasPdu);
+        return;
+      }
+      case 'initial-context-setup': {
+        const connection = this.#bind(message.ranUeNgapId, message.amfUeNgapId, exchange.messageType);
+        if (connection === undefined) return;
+        const ids = { amfUeNgapId: message.amfUeNgapId, ranUeNgapId: message.ranUeNgapId };
+        if (connection.ue.failInitialContextSetup) {
+          // TS 38.413 8.3.1.3: the NAS-PDU is not delivered when the setup fails.
+          this.sendForUe(initialContextSetupFailure(ids, { choice: 'radioNetwork', value: 'unspecified' }));
+          return;
+        }
+        connection.ue.contextSetUp(message.securityKey);
+        // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup,
+        // with the PDU sessions set up with the context.
+        if (message.nasPdu !== undefined) connection.ue.downlink(message.nasPdu);
+        const setUp = this.sessions.setUpWithContext(connection.ue, ids, message.sessions);
+        this.sendForUe(initialContextSetupResponse(ids, setUp));
+        return;
+      }
+      case 'ue-context-release': {
+        const connection =
+          message.ranUeNgapId === undefined
+            ? [...this.#connections.values()].find((c) => c.amfUeNgapId === message.amfUeNgapId)
+            : this.#connections.get(message.ranUeNgapId);
+        // TS 38.413 8.3.3.2: the NG-RAN node releases what it has and always answers Complete.
+        const ranUeNgapId = connection?.ranUeNgapId ?? message.ranUeNgapId;
+        if (ranUeNgapId !== undefined) {
+          this.sendForUe(
+            ueContextReleaseComplete(
+              { amfUeNgapId: message.amfUeNgapId, ranUeNgapId },
+              connection?.servingCell ?? this.cell,
+            ),
+          );
+        }
+        if (connection !== undefined) this.#release(connection);
+        return;
+      }
+      case 'paging': {
+        const { sTmsi } = message;
+        if (sTmsi === undefined) return;
+        for (const ue of [...this.#camped]) {
+          const own = ue.sTmsi;
+          if (
+            own !== undefined &&
+            own.tmsi === sTmsi.tmsi &&
+            own.amfSetId === sTmsi.amfSetId &&
+            own.amfPointer === sTmsi.amfPointer
+          )
+            ue.paged();
+        }
+        return;
+      }
+      case 'other':
+        if (this.#location?.receive(exchange.pdu) === true) return;
+        if (this.#handover?.(exchange.pdu) === true) return;
+        if (
+          this.sessions.receive(
+            exchange.pdu,
+            (ids, messageType) => this.#bind(ids.ranUeNgapId, ids.amfUeNgapId, messageType)?.ue,
+          )
+        )
+          return;
+        this.ignored.push({ messageType: message.messageType, reason: 'not-for-ues' });
+        return;
+    }
+  }
+
+  reset(scope: ResetScope): void {
+    const all = [...this.#connections.values()];
+    const affected =
+      scope.kind === 'all'
+        ? all
+        : all.filter((connection) =>
+            scope.connections.some(
+              (item) =>
+                item.rANUENGAPID === connection.ranUeNgapId ||
+                (item.aMFUENGAPID !== undefined && item.aMFUENGAPID === connection.amfUeNgapId),
+            ),
+          );
+    for (const connection of affected) this.#release(connection);
+  }
+
+  // ----- internals -----
+
+  /** The connection a message names; its first message from the AMF gives the AMF UE NGAP ID (8.6.2). */
+  #bind(ranUeNgapId: number, amfUeNgapId: number, messageType: string): Connection | undefined {
+    const connection = this.#connections.get(ranUeNgapId);
+    if (connection === undefined) {
+      this.ignored.push({ messageType, reason: 'unknown-ran-ue-ngap-id' });
+      return undefined;
+    }
+    connection.amfUeNgapId = amfUeNgapId;
+    return connection;
+  }
+
+  #release(connection: Connection): void {
+    connection.open = false;
+    this.#connections.delete(connection.ranUeNgapId);
+    this.#location?.released(connection);
+    this.sessions.connectionReleased(connection.ranUeNgapId);
+    connection.ue.released();
+  }
+
+  #allocate(): number {
+    let id = this.#nextRanUeNgapId;
+    while (this.#connections.has(id)) id = (id + 1) % RAN_UE_NGAP_ID_MODULUS;
+    this.#nextRanUeNgapId = (id + 1) % RAN_UE_NGAP_ID_MODULUS;
+    return id;
+  }
+}

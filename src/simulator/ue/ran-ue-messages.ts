@@ -1,0 +1,331 @@
+// The UE-associated NGAP PDUs a gNB sends for its UEs (TS 38.413 9.2.2, 9.2.5), with the criticalities of
+// the message tables, and plain readings of what the AMF sends them. A reading never throws: an odd PDU
+// reads as undefined fields.
+import type {
+  Cause,
+  NGAPPDU,
+  PDUSessionResourceSetupListCxtReq,
+  PDUSessionResourceSetupListCxtRes,
+  RRCEstablishmentCause,
+  UserLocationInformation,
+} from '../../network/ngap/generated/types.ts';
+import { bits, ieValue, plmnIdentity, tac } from '../../network/ngap/ngap-values.ts';
+import type { Plmn } from '../../network/radio-id.ts';
+
+/**
+ * The serving cell of a UE and its TAI (TS 38.413 9.3.1.16): an NR CGI (36-bit NR cell identity), or an
+ * E-UTRA CGI (28-bit E-UTRA cell identity) when an ng-eNB serves it.
+ */
+export type ServingCell =
+  | { plmn: Plmn; nrCellIdentity: number; tac: number }
+  | { plmn: Plmn; eutraCellIdentity: number; tac: number };
+
+/**
+ * User Location Information by serving cell: a UE-associated message carries it in most PDUs, and a cell
+ * (an object nobody changes: a UE that moves gets another) always gives the same value, so it is built
+ * once per cell. The NGAP encoder only reads it.
+ */
+const locations = new WeakMap<ServingCell, UserLocationInformation>();
+
+export function userLocationInformation(cell: ServingCell): UserLocationInformation {
+  let location = locations.get(cell);
+  if (location === undefined) {
+    location = buildUserLocationInformation(cell);
+    locations.set(cell, location);
+  }
+  return location;
+}
+
+function buildUserLocationInformation(cell: ServingCell): UserLocationInformation {
+  const plmn = plmnIdentity(cell.plmn.mcc, cell.plmn.mnc);
+  if ('eutraCellIdentity' in cell) {
+    return {
+      choice: 'userLocationInformationEUTRA',
+      value: {
+        eUTRACGI: { pLMNIdentity: plmn, eUTRACellIdentity: bits(cell.eutraCellIdentity, 28) },
+        tAI: { pLMNIdentity: plmn, tAC: tac(cell.tac) },
+      },
+    };
+  }
+  return {
+    choice: 'userLocationInformationNR',
+    value: {
+      nRCGI: { pLMNIdentity: plmn, nRCellIdentity: bits(BigInt(cell.nrCellIdentity), 36) },
+      tAI: { pLMNIdentity: plmn, tAC: tac(cell.tac) },
+    },
+  };
+}
+
+/** 5G-S-TMSI (TS 38.413 9.3.3.20): AMF Set ID (10 bits), AMF Pointer (6 bits), 5G-TMSI (32 bits). */
+export interface FiveGSTmsi {
+  amfSetId: number;
+  amfPointer: number;
+  tmsi: number;
+}
+
+/** INITIAL UE MESSAGE (9.2.5.1). */
+export function initialUeMessage(input: {
+  ranUeNgapId: number;
+  nasPdu: Uint8Array;
+  cell: ServingCell;
+  cause: RRCEstablishmentCause;
+  sTmsi?: FiveGSTmsi;
+}): NGAPPDU {
+  const { sTmsi } = input;
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 15,
+      name: 'InitialUEMessage',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: input.ranUeNgapId },
+          { id: 38, name: 'NAS-PDU', criticality: 'reject', value: input.nasPdu },
+          {
+            id: 121,
+            name: 'UserLocationInformation',
+            criticality: 'reject',
+            value: userLocationInformation(input.cell),
+          },
+          { id: 90, name: 'RRCEstablishmentCause', criticality: 'ignore', value: input.cause },
+          ...(sTmsi === undefined
+            ? []
+            : [
+                {
+                  id: 26,
+                  name: 'FiveG-S-TMSI',
+                  criticality: 'reject',
+                  value: {
+                    aMFSetID: bits(sTmsi.amfSetId, 10),
+                    aMFPointer: bits(sTmsi.amfPointer, 6),
+                    fiveGTMSI: Uint8Array.of(
+                      sTmsi.tmsi >>> 24,
+                      (sTmsi.tmsi >>> 16) & 0xff,
+                      (sTmsi.tmsi >>> 8) & 0xff,
+                      sTmsi.tmsi & 0xff,
+                    ),
+                  },
+                } as const,
+              ]),
+        ],
+      },
+    },
+  };
+}
+
+interface UeIds {
+  amfUeNgapId: number;
+  ranUeNgapId: number;
+}
+
+/** UPLINK NAS TRANSPORT (9.2.5.3). */
+export function uplinkNasTransport(ids: UeIds, nasPdu: Uint8Array, cell: ServingCell): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 46,
+      name: 'UplinkNASTransport',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          { id: 38, name: 'NAS-PDU', criticality: 'reject', value: nasPdu },
+          {
+            id: 121,
+            name: 'UserLocationInformation',
+            criticality: 'ignore',
+            value: userLocationInformation(cell),
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** INITIAL CONTEXT SETUP RESPONSE (9.2.2.2), with the PDU sessions set up, if any. */
+export function initialContextSetupResponse(
+  ids: UeIds,
+  setUp: PDUSessionResourceSetupListCxtRes = [],
+): NGAPPDU {
+  return {
+    choice: 'successfulOutcome',
+    value: {
+      procedureCode: 14,
+      name: 'InitialContextSetup',
+      criticality: 'reject',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
+          ...(setUp.length === 0
+            ? []
+            : [
+                {
+                  id: 72,
+                  name: 'PDUSessionResourceSetupListCxtRes',
+                  criticality: 'ignore',
+                  value: setUp,
+                } as const,
+              ]),
+        ],
+      },
+    },
+  };
+}
+
+/** INITIAL CONTEXT SETUP FAILURE (9.2.2.3). */
+export function initialContextSetupFailure(ids: UeIds, cause: Cause): NGAPPDU {
+  return {
+    choice: 'unsuccessfulOutcome',
+    value: {
+      procedureCode: 14,
+      name: 'InitialContextSetup',
+      criticality: 'reject',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
+          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
+        ],
+      },
+    },
+  };
+}
+
+/** UE CONTEXT RELEASE REQUEST (9.2.2.4): the radio asks the AMF to release the UE's context. */
+export function ueContextReleaseRequest(ids: UeIds, cause: Cause): NGAPPDU {
+  return {
+    choice: 'initiatingMessage',
+    value: {
+      procedureCode: 42,
+      name: 'UEContextReleaseRequest',
+      criticality: 'ignore',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
+          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
+        ],
+      },
+    },
+  };
+}
+
+/** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */
+export function ueContextReleaseComplete(ids: UeIds, cell: ServingCell): NGAPPDU {
+  return {
+    choice: 'successfulOutcome',
+    value: {
+      procedureCode: 41,
+      name: 'UEContextRelease',
+      criticality: 'reject',
+      value: {
+        protocolIEs: [
+          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
+          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
+          {
+            id: 121,
+            name: 'UserLocationInformation',
+            criticality: 'ignore',
+            value: userLocationInformation(cell),
+          },
+        ],
+      },
+    },
+  };
+}
+
+/** A UE-associated message from the AMF, as the gNB acts on it. */
+export type AmfUeMessage =
+  | { kind: 'downlink-nas'; amfUeNgapId: number; ranUeNgapId: number; nasPdu: Uint8Array }
+  | {
+      kind: 'initial-context-setup';
+      amfUeNgapId: number;
+      ranUeNgapId: number;
+      nasPdu: Uint8Array | undefined;
+      /** KgNB, 256 bits (TS 38.413 9.3.1.87). */
+      securityKey: Uint8Array | undefined;
+      /** PDU sessions to set up with the context (a Service Request's reactivation). */
+      sessions: PDUSessionResourceSetupListCxtReq;
+    }
+  | {
+      kind: 'ue-context-release';
+      /** Both ids, or only the AMF's (TS 38.413 9.3.4.1 UE NGAP IDs). */
+      amfUeNgapId: number;
+      ranUeNgapId: number | undefined;
+      cause: Cause | undefined;
+    }
+  | { kind: 'paging'; sTmsi: FiveGSTmsi | undefined }
+  /** Something the gNB's UEs do not act on (the message name). */
+  | { kind: 'other'; messageType: string };
+
+/** Reads what the AMF sent a gNB's UEs; undefined when a mandatory id is missing. */
+export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
+  if (pdu.choice !== 'initiatingMessage') return { kind: 'other', messageType: pdu.choice ?? 'unknown' };
+  const message = pdu.value;
+  switch (message.name) {
+    case 'DownlinkNASTransport': {
+      const ies = message.value.protocolIEs;
+      const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
+      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
+      const nasPdu = ieValue(ies, 'NAS-PDU');
+      if (amfUeNgapId === undefined || ranUeNgapId === undefined || nasPdu === undefined) return undefined;
+      return { kind: 'downlink-nas', amfUeNgapId, ranUeNgapId, nasPdu };
+    }
+    case 'InitialContextSetup': {
+      const ies = message.value.protocolIEs;
+      const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
+      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
+      if (amfUeNgapId === undefined || ranUeNgapId === undefined) return undefined;
+      return {
+        kind: 'initial-context-setup',
+        amfUeNgapId,
+        ranUeNgapId,
+        nasPdu: ieValue(ies, 'NAS-PDU'),
+        securityKey: ieValue(ies, 'SecurityKey')?.bytes,
+        sessions: ieValue(ies, 'PDUSessionResourceSetupListCxtReq') ?? [],
+      };
+    }
+    case 'UEContextRelease': {
+      const ies = message.value.protocolIEs;
+      const ids = ieValue(ies, 'UE-NGAP-IDs');
+      const cause = ieValue(ies, 'Cause');
+      if (ids === undefined) return undefined;
+      if (ids.choice === 'uE-NGAP-ID-pair') {
+        return {
+          kind: 'ue-context-release',
+          amfUeNgapId: ids.value.aMFUENGAPID,
+          ranUeNgapId: ids.value.rANUENGAPID,
+          cause,
+        };
+      }
+      if (ids.choice === 'aMF-UE-NGAP-ID')
+        return { kind: 'ue-context-release', amfUeNgapId: ids.value, ranUeNgapId: undefined, cause };
+      return undefined;
+    }
+    case 'Paging': {
+      const identity = ieValue(message.value.protocolIEs, 'UEPagingIdentity');
+      if (identity?.choice !== 'fiveG-S-TMSI') return { kind: 'paging', sTmsi: undefined };
+      const { aMFSetID, aMFPointer, fiveGTMSI } = identity.value;
+      if (fiveGTMSI.length !== 4) return { kind: 'paging', sTmsi: undefined };
+      return {
+        kind: 'paging',
+        sTmsi: {
+          amfSetId: bitValue(aMFSetID),
+          amfPointer: bitValue(aMFPointer),
+          tmsi: Buffer.from(fiveGTMSI).readUInt32BE(0),
+        },
+      };
+    }
+    default:
+      return { kind: 'other', messageType: message.name ?? 'unknown' };
+  }
+}
+
+function bitValue(value: { bytes: Uint8Array; length: number }): number {
+  let n = 0;
+  for (const byte of value.bytes) n = n * 256 + byte;
+  return Math.floor(n / 2 ** (value.bytes.length * 8 - value.length));
+}

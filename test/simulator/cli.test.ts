@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runSimulator } from '../../src/simulator/cli.ts';
+import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
+import { ScriptedAmf, failure } from './scripted-amf.ts';
+
+describe('the simulator command (npm run sim -- gnb)', () => {
+  it('runs N gNBs over udp to an AMF, prints each PDU and outcome, and exits 0 when all are accepted', async () => {
+    const server = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+    try {
+      const amf = await ScriptedAmf.listen(server.transport);
+      const lines: string[] = [];
+      const status = await runSimulator(
+        [
+          'gnb',
+          '--udp-port',
+          String(server.link.port),
+          '--count',
+          '2',
+          '--gnb-id',
+          '0x10',
+          '--tac',
+          '1',
+          '--slice',
+          '1:010203',
+          '--error-indication',
+          '--then',
+          'shutdown',
+        ],
+        (line) => lines.push(line),
+        new Promise(() => undefined),
+      );
+      assert.equal(status, 0, lines.join('\n'));
+      assert.ok(lines.includes('gnb-1 -> NGSetupRequest'), lines.join('\n'));
+      assert.ok(lines.includes('gnb-2 <- NGSetupResponse'), lines.join('\n'));
+      assert.ok(
+        lines.includes(
+          'gnb-1 (001:01:000010): NG Setup accepted by AMF amf.scripted, capacity 200, ' +
+            'GUAMI 001-01 region ca set 3f5 pointer 01, slices 001-01 [1:010203]',
+        ),
+        lines.join('\n'),
+      );
+      assert.ok(lines.some((line) => /^2 of 2 accepted in \d+ ms$/.test(line)));
+      assert.ok(lines.includes('gnb-2: association ended: shutdown'));
+      const requests = amf.received.filter((r) => r.messageType === 'NGSetupRequest');
+      assert.equal(requests.length, 2);
+      assert.equal(amf.received.filter((r) => r.messageType === 'ErrorIndication').length, 2);
+    } finally {
+      await server.transport.close();
+    }
+  });
+
+  it('says a refusal with its cause and exits 1; refuses bad options with the usage and exit 2', async () => {
+    const server = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+    try {
+      const amf = await ScriptedAmf.listen(server.transport);
+      amf.ngSetupAnswer = () => failure('NGSetup', { choice: 'misc', value: 'unknown-PLMN-or-SNPN' });
+      const lines: string[] = [];
+      const status = await runSimulator(
+        [
+          'gnb',
+          '--udp-port',
+          String(server.link.port),
+          '--mcc',
+          '999',
+          '--mnc',
+          '70',
+          '--quiet',
+          '--then',
+          'abort',
+        ],
+        (line) => lines.push(line),
+        new Promise(() => undefined),
+      );
+      assert.equal(status, 1);
+      assert.ok(
+        lines.includes(
+          'gnb-1 (999:70:000001): NG Setup refused: misc/unknown-PLMN-or-SNPN, time to wait v10s',
+        ),
+        lines.join('\n'),
+      );
+      assert.ok(!lines.some((line) => line.includes('->')), 'quiet prints no PDUs');
+    } finally {
+      await server.transport.close();
+    }
+    for (const args of [
+      ['gnb', '--id-bits', '21'],
+      ['gnb', '--transport', 'sctp'],
+      ['enb'],
+      ['gnb', '--slice', '256'],
+    ]) {
+      const lines: string[] = [];
+      assert.equal(
+        await runSimulator(args, (line) => lines.push(line), Promise.resolve()),
+        2,
+        args.join(' '),
+      );
+      assert.ok(lines.some((line) => line.startsWith('usage: npm run sim -- gnb')));
+    }
+  });
+});
