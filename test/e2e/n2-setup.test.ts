@@ -117,7 +117,7 @@ describe('NG Setup through the simulator against the real service (udp transport
                     },
                   ],
                 },
-                { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', paging_drx: 'v128' },
+                { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', default_paging_drx: 'v128' },
               ],
             },
           },

@@ -102,7 +102,7 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
                   },
                 ],
               },
-              { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', paging_drx: 'v128' },
+              { id: 'DefaultPagingDRX (21)', criticality: 'Ignore (1)', default_paging_drx: 'v128' },
             ],
           },
         },
