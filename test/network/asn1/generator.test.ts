@@ -60,6 +60,20 @@ function encode(codec: Codec, aligned: boolean, value: Record<string, unknown>):
   return toHex(w.finish());
 }
 
+/** An IE pair container (X.681 objects with two open types per id): both would share the IE's key. */
+const PAIR = `Test DEFINITIONS AUTOMATIC TAGS ::= BEGIN
+TEST-PAIR ::= CLASS { &id INTEGER UNIQUE, &FirstValue, &SecondValue }
+WITH SYNTAX { ID &id FIRST &FirstValue SECOND &SecondValue }
+Pair {TEST-PAIR : IEsSetParam} ::= SEQUENCE {
+  id TEST-PAIR.&id ({IEsSetParam}),
+  firstValue TEST-PAIR.&FirstValue ({IEsSetParam}{@id}),
+  secondValue TEST-PAIR.&SecondValue ({IEsSetParam}{@id})
+}
+id-X INTEGER ::= 1
+Pairs TEST-PAIR ::= { { ID id-X FIRST INTEGER SECOND BOOLEAN } }
+Msg ::= SEQUENCE { p Pair {{Pairs}} }
+END`;
+
 describe('generator on a small module', () => {
   it('encodes root components bit by bit as X.691 says, in both variants', async () => {
     // ext 0, b present 1, a=5 in 3 bits 101, Colour: ext 0 + index 1, CHOICE: ext 0 + index 1, y: 1.
@@ -97,5 +111,14 @@ describe('generator on a small module', () => {
     assert.equal(back.d, 200);
     assert.equal(back.e, true);
     assert.deepEqual(back.f, Uint8Array.of(0xab, 0xcd));
+  });
+
+  it('refuses an IE with two open types, whose values would share the key named after the IE', () => {
+    const generator = new Generator(parseModules(PAIR), {
+      aligned: true,
+      runtime: RUNTIME,
+      source: 'a test',
+    });
+    assert.throws(() => generator.generate(), /Pair_Pairs has 2 open types under one IE name/);
   });
 });
