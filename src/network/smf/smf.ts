@@ -8,7 +8,7 @@ import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { AuthorisedSession, SubscriptionDataPort } from '../ports/subscription-data.ts';
 import { createTeidAllocator, type TeidAllocator } from '../upf/teid-allocator.ts';
 import type { Ambr, DownlinkTunnel, SessionRequest, UpfResult, UpfSession } from '../upf/upf.ts';
-import { createAddressPools, type AddressPools } from './address-pool.ts';
+import { createAddressPools, type AddressPools } from '../working-state/address-pools.ts';
 import { parseBitrate } from './bitrate.ts';
 import {
   modifyRequestTransfer,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createAddressPools } from '../../../src/network/smf/address-pool.ts';
+import { createAddressPools } from '../../../src/network/working-state/address-pools.ts';
 
 /**
  * IPv6 pools (network.md 6: a profile's `ue-ipv6-pool`, /64 or shorter, each session its own /64; TS

@@ -1,16 +1,14 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import type { PoolFamily } from '../ports/address-leases.ts';
 import { ipv6Text } from '../upf/flow-records.ts';
 
 /**
- * UE addresses from the profiles' pools (network.md 6): IPv4 from `ue-ip-pool`, the lowest free
- * address, never the network or broadcast address; IPv6 from `ue-ipv6-pool`, one /64 per session (TS
- * 23.501 5.8.2.2.2), the lowest free one. An address is in use from `allocate` to `release`, whatever
- * pool it came from, so two profiles with overlapping pools never share one. The SMF releases an
- * address only once the session's UPF rules are gone; nothing outlives the process (the UPF's rules
- * live in it too), so after a restart every address is free and no session holds one.
+ * UE addresses from the profiles' pools (network.md 6), in this process's memory: IPv4 from
+ * `ue-ip-pool`, the lowest free address, never the network or broadcast address; IPv6 from
+ * `ue-ipv6-pool`, one /64 per session (TS 23.501 5.8.2.2.2), the lowest free one. An address is in use
+ * from `allocate` to `release`, whatever pool it came from, so two profiles with overlapping pools never
+ * share one. `createMemoryAddressLeases` serves the `AddressLeases` port from it.
  */
-
-export type PoolFamily = 'ipv4' | 'ipv6';
 
 interface Pool {
   family: PoolFamily;

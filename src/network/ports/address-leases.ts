@@ -1,0 +1,20 @@
+export type PoolFamily = 'ipv4' | 'ipv6';
+
+export type AddressLease = { ok: true; address: string } | { ok: false; error: 'invalid' | 'exhausted' };
+
+/**
+ * UE addresses leased from the profiles' pools (network.md 6). A lease lasts from `lease` to `release`
+ * whatever pool it came from, so two profiles with overlapping pools never share an address.
+ */
+export interface AddressLeases {
+  /**
+   * The lowest free address of `cidr` (IPv4: never the network or broadcast address) or its lowest free
+   * /64 (IPv6, TS 23.501 5.8.2.2.2, as its first address, e.g. `2001:db8:0:1::`); `invalid` when the
+   * CIDR is not a usable pool (or an IPv6 prefix longer than /64), `exhausted` when all are leased.
+   */
+  lease(family: PoolFamily, cidr: string): Promise<AddressLease>;
+  /** Ends the lease of `address`; false when it was not leased. */
+  release(address: string): Promise<boolean>;
+  /** The leases this process holds. */
+  readonly held: number;
+}

@@ -1,0 +1,18 @@
+import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
+import { createTeidAllocator, type TeidAllocator } from '../upf/teid-allocator.ts';
+
+/**
+ * The UPF's TEIDs held in this process's memory: they end with it, as the UPF's rules do. `allocator`
+ * is shared with whoever else takes TEIDs of the same UPF (tests that drive the UPF directly).
+ */
+export function createMemoryTunnelEndpointIds(
+  allocator: TeidAllocator = createTeidAllocator(),
+): TunnelEndpointIds {
+  return {
+    allocate: async () => allocator.allocate(),
+    release: async (teid) => allocator.release(teid),
+    get held() {
+      return allocator.inUse;
+    },
+  };
+}
