@@ -11,6 +11,36 @@ const SQLITE_DRIVER = {
   group: ['better-sqlite3'],
   message: 'only src/storage/ talks to the SQLite driver; use the storage module',
 };
+const SIMULATOR = {
+  group: ['**/simulator/**'],
+  message: 'the simulator (src/simulator/) is a product of its own: nothing in the service imports it',
+};
+/** The simulator meets the network functions on the wire only (docs/architecture.md, "The simulator"). */
+const NETWORK_FUNCTIONS_AND_SERVICE = {
+  group: [
+    '**/network/amf/**',
+    '**/network/smf/**',
+    '**/network/upf/**',
+    '**/network/ausf/**',
+    '**/network/lmf/**',
+    '**/network/ports/**',
+    '**/core/**',
+    '**/resources/**',
+    '**/storage/**',
+  ],
+  message:
+    'the simulator meets the network on the wire: codecs, crypto, transports and neutral helpers, never a network function, its ports, the core, resources or storage',
+};
+// `no-restricted-imports` sees static imports only; these catch the same modules loaded lazily.
+const SIMULATOR_LOADED = {
+  selector: 'ImportExpression[source.value=/(^|\\/)simulator\\//]',
+  message: SIMULATOR.message,
+};
+const NETWORK_FUNCTIONS_AND_SERVICE_LOADED = {
+  selector:
+    'ImportExpression[source.value=/\\/(network\\/(amf|smf|upf|ausf|lmf|ports)|core|http|resources|storage)\\//]',
+  message: NETWORK_FUNCTIONS_AND_SERVICE.message,
+};
 /** Kysely's query builders, its `sql` tag and the module itself: SQL, and with it the dialect. */
 const WRITES_SQL = [
   {
@@ -48,19 +78,22 @@ export const LAYERS = [
       'src/backup/backup.service.ts',
     ],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK, SQLITE_DRIVER] }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [FRAMEWORK, SQLITE_DRIVER, SIMULATOR] },
+      ],
     },
   },
   {
     files: ['src/storage/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK, SIMULATOR] }] },
   },
   {
     files: ['src/http/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [SQLITE_DRIVER, SERVICES_AND_REPOSITORIES] },
+        { patterns: [SQLITE_DRIVER, SERVICES_AND_REPOSITORIES, SIMULATOR] },
       ],
     },
   },
@@ -76,10 +109,26 @@ export const LAYERS = [
       'src/identity/**',
       'src/crypto/**',
       'src/http/**',
+      'src/simulator/**',
       'src/retention/retention.service.ts',
       'src/backup/backup.service.ts',
     ],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SQLITE_DRIVER] }] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SQLITE_DRIVER, SIMULATOR] }],
+    },
+  },
+  {
+    files: ['src/simulator/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [FRAMEWORK, SQLITE_DRIVER, NETWORK_FUNCTIONS_AND_SERVICE] },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', SIMULATOR_LOADED] },
   },
   {
     // The network functions reach stored state through their ports, implemented in src/storage/.
@@ -89,12 +138,15 @@ export const LAYERS = [
       'src/http/**/*.ts',
       'src/identity/**/*.ts',
       'src/crypto/**/*.ts',
-      'src/simulator/**/*.ts',
       'src/resources/**/*.service.ts',
       'src/resources/**/*.routes.ts',
       'src/main.ts',
     ],
-    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL] },
+    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL, SIMULATOR_LOADED] },
+  },
+  {
+    files: ['src/simulator/**/*.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL, NETWORK_FUNCTIONS_AND_SERVICE_LOADED] },
   },
 ];
 

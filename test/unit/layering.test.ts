@@ -23,6 +23,7 @@ async function violations(filePath: string, code: string): Promise<string[]> {
 }
 
 const RESTRICTED = ['@typescript-eslint/no-restricted-imports'];
+const LOADED = ['no-restricted-syntax'];
 
 describe('layering', () => {
   it('refuses Fastify and http/ in services, repositories, records, network, storage and the core', async () => {
@@ -76,6 +77,95 @@ describe('layering', () => {
     ]) {
       assert.deepEqual(await violations('src/http/build-http-app.ts', code), RESTRICTED, code);
     }
+  });
+
+  it('refuses the simulator anywhere in src/ outside it', async () => {
+    for (const [file, code] of [
+      ['src/network/amf/amf.ts', "import { SimulatedGnb } from '../../simulator/gnb.ts';"],
+      ['src/network/amf/amf.ts', "import { SimulatedUe } from '../../simulator/ue/simulated-ue.ts';"],
+      ['src/core/n2.wiring.ts', "import type { GnbConfig } from '../simulator/gnb-config.ts';"],
+      ['src/storage/storage.ts', "import { Usim } from '../simulator/ue/usim.ts';"],
+      ['src/http/build-http-app.ts', "import { runSimulator } from '../simulator/cli.ts';"],
+      ['src/records/ingestion.ts', "import { GnbFleet } from '../simulator/gnb-fleet.ts';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), RESTRICTED, `${file}: ${code}`);
+    }
+    // Loaded lazily, as main.ts loads the network side.
+    for (const [file, code] of [
+      ['src/main.ts', "const { runSimulator } = await import('./simulator/cli.ts');"],
+      ['src/core/n2.wiring.ts', "const gnb = await import('../simulator/gnb.ts');"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), LOADED, `${file}: ${code}`);
+    }
+  });
+
+  it('refuses network functions, their ports, the core, http/, resources and storage in the simulator', async () => {
+    for (const [file, code] of [
+      ['src/simulator/gnb.ts', "import { createAmf } from '../network/amf/amf.ts';"],
+      ['src/simulator/gnb.ts', "import type { SmfContext } from '../network/smf/smf.ts';"],
+      [
+        'src/simulator/user-plane/gnb-user-plane.ts',
+        "import { encodeGtpu } from '../../network/upf/gtpu-codec.ts';",
+      ],
+      ['src/simulator/ue/usim.ts', "import { createAusf } from '../../network/ausf/index.ts';"],
+      ['src/simulator/ue/ue-lpp.ts', "import { Lmf } from '../../network/lmf/lmf.ts';"],
+      [
+        'src/simulator/gnb.ts',
+        "import type { SubscriptionDataPort } from '../network/ports/subscription-data.ts';",
+      ],
+      ['src/simulator/cli.ts', "import { createCore } from '../core/create-core.ts';"],
+      ['src/simulator/cli.ts', "import { ok } from '../http/schemas.ts';"],
+      [
+        'src/simulator/cli.ts',
+        "import { createSlicesService } from '../resources/slices/slices.service.ts';",
+      ],
+      ['src/simulator/cli.ts', "import { openStorage } from '../storage/storage.ts';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), RESTRICTED, `${file}: ${code}`);
+    }
+    for (const [file, code] of [
+      ['src/simulator/gnb.ts', "const { createAmf } = await import('../network/amf/amf.ts');"],
+      ['src/simulator/cli.ts', "const { createCore } = await import('../core/create-core.ts');"],
+      ['src/simulator/cli.ts', "const { openStorage } = await import('../storage/storage.ts');"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), LOADED, `${file}: ${code}`);
+    }
+  });
+
+  it('lets the simulator use the codecs, crypto, transports and neutral helpers', async () => {
+    for (const [file, code] of [
+      ['src/simulator/gnb.ts', "import { encodeNgapPdu } from '../network/ngap/ngap-codec.ts';"],
+      ['src/simulator/gnb.ts', "import { aligned } from '../network/asn1/complete.ts';"],
+      ['src/simulator/gnb-location.ts', "import { NRPPA_PDU } from '../network/nrppa/generated/codec.ts';"],
+      ['src/simulator/ue/ue-lpp.ts', "import { LPP_Message } from '../../network/lpp/generated/codec.ts';"],
+      [
+        'src/simulator/ue/simulated-ue.ts',
+        "import { decodeNasMessage } from '../../network/nas/message-codec.ts';",
+      ],
+      ['src/simulator/ue/simulated-ue.ts', "import { protect } from '../../network/nas-security/index.ts';"],
+      [
+        'src/simulator/client-transport.ts',
+        "import type { N2Transport } from '../network/transport/n2-transport.ts';",
+      ],
+      ['src/simulator/ue/usim.ts', "import { milenage } from '../../crypto/milenage.ts';"],
+      ['src/simulator/gnb.ts', "import { nrCellIdentity } from '../network/radio-id.ts';"],
+      [
+        'src/simulator/gnb-handover.ts',
+        "import { deriveKgnbStar } from '../network/security/handover-keys.ts';",
+      ],
+      ['src/simulator/gnb.ts', "import { systemClock } from '../clock.ts';"],
+      [
+        'src/simulator/user-plane/gnb-user-plane-addon.ts',
+        "import { packageRoot } from '../../package-root.ts';",
+      ],
+      ['src/simulator/ue/simulated-ue.ts', "import { Usim } from './usim.ts';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), [], `${file}: ${code}`);
+    }
+    assert.deepEqual(
+      await violations('src/simulator/cli.ts', "const { runUe } = await import('./ue/ue-cli.ts');"),
+      [],
+    );
   });
 
   it('lets routes use Fastify and http/, and http/ register routes', async () => {
