@@ -4,11 +4,13 @@ import { startRetransmissionTimer, type RetransmissionTimer } from '../amf/nas-t
 import type { FiveGsmMessage, NasMessageOf, SNssai } from '../nas/index.ts';
 import type { Cause } from '../ngap/generated/types.ts';
 import type { NetworkState, PduSession } from '../network-state.ts';
+import type { AddressLeases } from '../ports/address-leases.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { AuthorisedSession, SubscriptionDataPort } from '../ports/subscription-data.ts';
-import { createTeidAllocator, type TeidAllocator } from '../upf/teid-allocator.ts';
+import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
 import type { Ambr, DownlinkTunnel, SessionRequest, UpfResult, UpfSession } from '../upf/upf.ts';
-import { createAddressPools, type AddressPools } from '../working-state/address-pools.ts';
+import { createMemoryAddressLeases } from '../working-state/memory-address-leases.ts';
+import { createMemoryTunnelEndpointIds } from '../working-state/memory-tunnel-endpoints.ts';
 import { parseBitrate } from './bitrate.ts';
 import {
   modifyRequestTransfer,
@@ -156,7 +158,9 @@ export interface SmfOptions {
   logger: Logger;
   /** T3591 and T3592 (TS 24.501 Table 10.3.2). */
   timers: Timers;
-  teids?: TeidAllocator;
+  /** The UE addresses' and the UPF's TEIDs' leases; in this process's memory unless given. */
+  addressLeases?: AddressLeases;
+  teids?: TunnelEndpointIds;
   /** T3591 and T3592 in ms (16 s each, Table 10.3.2) and their retransmissions (4: 6.3.2.5, 6.3.3.5). */
   timing?: Partial<SmfTiming>;
 }
@@ -198,8 +202,15 @@ export function createSmf(options: SmfOptions) {
   const bySupi = new Map<string, Set<SmSession>>();
   /** By the UPF's session id, for its Downlink Data Notification. */
   const byUpfSession = new Map<number, SmSession>();
-  const addresses: AddressPools = createAddressPools();
-  const teids = options.teids ?? createTeidAllocator();
+  const addresses = options.addressLeases ?? createMemoryAddressLeases();
+  const teids = options.teids ?? createMemoryTunnelEndpointIds();
+  /** Gives a lease back; one the store failed to end stays held, and the log says which. */
+  const giveBackLease = (kind: 'address' | 'teid', value: string | number): void => {
+    const released = kind === 'address' ? addresses.release(value as string) : teids.release(value as number);
+    released.catch((error: unknown) =>
+      logger.error({ err: error, kind, value }, 'SMF: a lease was not ended'),
+    );
+  };
 
   const apiView = (s: SmSession): PduSession => ({
     id: s.pduSessionId,
@@ -246,9 +257,9 @@ export function createSmf(options: SmfOptions) {
         { supi: s.supi, pduSessionId: s.pduSessionId, error: released.error },
         'SMF: UPF release failed',
       );
-    teids.release(s.uplinkTeid);
-    if (s.ipv4 !== undefined) addresses.release(s.ipv4);
-    if (s.ipv6Prefix !== undefined) addresses.release(s.ipv6Prefix);
+    giveBackLease('teid', s.uplinkTeid);
+    if (s.ipv4 !== undefined) giveBackLease('address', s.ipv4);
+    if (s.ipv6Prefix !== undefined) giveBackLease('address', s.ipv6Prefix);
     options.state.sessionReleased(s.supi, s.pduSessionId);
   }
 
@@ -370,13 +381,13 @@ export function createSmf(options: SmfOptions) {
       ipv6: granted.ipType === 'IPv4' ? undefined : profile.ueIpv6Pool,
     };
     const taken: string[] = [];
-    const giveBack = (): void => taken.forEach((a) => addresses.release(a));
+    const giveBack = (): void => taken.forEach((a) => giveBackLease('address', a));
     for (const [family, cidr] of [
       ['ipv4', pools.ipv4],
       ['ipv6', pools.ipv6],
     ] as const) {
       if (cidr === undefined) continue;
-      const got = addresses.allocate(family, cidr);
+      const got = await addresses.lease(family, cidr);
       if (!got.ok) {
         giveBack();
         // #26: the pool is exhausted (or not a usable pool: the operator's to fix).
@@ -386,10 +397,15 @@ export function createSmf(options: SmfOptions) {
     }
     const ipv4 = pools.ipv4 === undefined ? undefined : taken[0];
     const ipv6Prefix = pools.ipv6 === undefined ? undefined : taken[taken.length - 1];
-    const uplinkTeid = teids.allocate();
+    const uplinkTeid = await teids.allocate();
     if (uplinkTeid === undefined) {
       giveBack();
       return reject(supi, pduSessionId, pti, SM_CAUSE.insufficientResources);
+    }
+    if (sessions.has(key(supi, pduSessionId))) {
+      // A retransmission was served while the leases were taken: this one gives its own back.
+      giveBackLease('teid', uplinkTeid);
+      return giveBack();
     }
     const installed = userPlane.establishSession({
       imsi: supi,
@@ -400,7 +416,7 @@ export function createSmf(options: SmfOptions) {
     });
     if (!installed.ok) {
       logger.warn({ supi, pduSessionId, error: installed.error }, 'SMF: the UPF refused a session');
-      teids.release(uplinkTeid);
+      giveBackLease('teid', uplinkTeid);
       giveBack();
       return reject(supi, pduSessionId, pti, SM_CAUSE.insufficientResources);
     }
@@ -781,7 +797,7 @@ export function createSmf(options: SmfOptions) {
       }));
     },
 
-    counts: () => ({ sessions: sessions.size, addresses: addresses.size, teids: teids.inUse }),
+    counts: () => ({ sessions: sessions.size, addresses: addresses.held, teids: teids.held }),
 
     /** Stops listening to configuration changes; every session is released locally. */
     stop(): void {
