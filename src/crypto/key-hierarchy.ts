@@ -12,7 +12,6 @@ const FC = {
   algorithmKey: 0x69,
   kgnb: 0x6e,
   nh: 0x6f,
-  kamfPrime: 0x72,
 } as const;
 
 /** TS 33.501 A.8 Table A.8-1: the algorithm type distinguishers. */
@@ -29,10 +28,6 @@ export type AlgorithmType = (typeof ALGORITHM_TYPE)[keyof typeof ALGORITHM_TYPE]
 /** TS 33.501 A.9 Table A.9-1: the access type distinguishers for KgNB / KN3IWF. */
 export const ACCESS_TYPE = { threeGpp: 0x01, nonThreeGpp: 0x02 } as const;
 export type AccessType = (typeof ACCESS_TYPE)[keyof typeof ACCESS_TYPE];
-
-/** TS 33.501 A.13: which way KAMF' is derived (idle mode mobility uses the uplink COUNT, handover the downlink). */
-export const KAMF_PRIME_DIRECTION = { idleModeMobility: 0x00, handover: 0x01 } as const;
-export type KamfPrimeDirection = (typeof KAMF_PRIME_DIRECTION)[keyof typeof KAMF_PRIME_DIRECTION];
 
 const KEY_128_BYTES = 16;
 
@@ -92,11 +87,6 @@ export function deriveKgnb(kamf: Buffer, uplinkNasCount: number, accessType: Acc
 /** TS 33.501 A.10: NH from KAMF and the SYNC-input (the fresh KgNB, then the previous NH). */
 export function deriveNh(kamf: Buffer, syncInput: Buffer): Buffer {
   return kdf(kamf, FC.nh, [syncInput]);
-}
-
-/** TS 33.501 A.13: KAMF' from KAMF in mobility, with the NAS COUNT the direction names. */
-export function deriveKamfPrime(kamf: Buffer, direction: KamfPrimeDirection, count: number): Buffer {
-  return kdf(kamf, FC.kamfPrime, [Uint8Array.of(direction), uint32(count)]);
 }
 
 function leastSignificant128(output: Buffer): Buffer {

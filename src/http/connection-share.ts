@@ -94,5 +94,3 @@ export function createConnectionShare(options: { capacity: number; perClient: nu
     },
   };
 }
-
-export type ConnectionShare = ReturnType<typeof createConnectionShare>;

@@ -40,7 +40,3 @@ export const PERMISSIONS = {
 } as const satisfies Record<string, readonly RoleId[] | 'public' | 'session'>;
 
 export type Permission = keyof typeof PERMISSIONS;
-
-export function rolesFor(permission: Permission): readonly RoleId[] | 'public' | 'session' {
-  return PERMISSIONS[permission];
-}

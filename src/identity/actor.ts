@@ -19,8 +19,6 @@ export type Actor = PersonActor | SystemActor;
 
 export const personActor = (email: string, ip: string): PersonActor => ({ kind: 'person', email, ip });
 
-export const systemActor = (component: SystemComponent): SystemActor => ({ kind: 'system', component });
-
 /** The audit log's `actor` and `ip` columns: a system component has no client address. */
 export function auditIdentity(actor: Actor): { actor: string; ip: string } {
   switch (actor.kind) {

@@ -41,5 +41,3 @@ export function createExpiringSet(deps: ExpiringSetLimits & { clock: Clock }) {
     },
   };
 }
-
-export type ExpiringSet = ReturnType<typeof createExpiringSet>;

@@ -39,5 +39,3 @@ export function createKeyedTimers(timers: Timers) {
     },
   };
 }
-
-export type KeyedTimers = ReturnType<typeof createKeyedTimers>;

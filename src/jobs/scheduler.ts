@@ -42,5 +42,3 @@ export function createScheduler(logger: Logger) {
     },
   };
 }
-
-export type Scheduler = ReturnType<typeof createScheduler>;

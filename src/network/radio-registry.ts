@@ -108,5 +108,3 @@ export function createRadioRegistry(deps: { clock: Clock }) {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-
-export type RadioRegistry = ReturnType<typeof createRadioRegistry>;

@@ -103,5 +103,3 @@ export function createRecordWriterThread(deps: { path: string; logger: Logger })
     },
   };
 }
-
-export type RecordWriterThread = ReturnType<typeof createRecordWriterThread>;

@@ -126,5 +126,3 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
     size: (): number => byAmfId.size,
   };
 }
-
-export type UeConnections<Owner> = ReturnType<typeof createUeConnections<Owner>>;

@@ -111,7 +111,6 @@ function servesArea(radio: RadioLink, area: PagingArea): boolean {
   );
 }
 
-export const DEFAULT_MAX_CONNECTIONS = 200_000;
 export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
 
 type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;

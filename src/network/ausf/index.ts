@@ -5,9 +5,7 @@ export {
   kamfFromKseaf,
   type AuthenticationChallenge,
   type Ausf,
-  type AusfOptions,
-  type ConfirmResult,
   type PendingAuthentication,
 } from './ausf.ts';
 export { createHomeNetworkKeyRing, type HomeNetworkKeyRing } from './home-network-keys.ts';
-export { resolveSupi, type SupiResolution, type SupiResolutionError } from './sidf.ts';
+export { resolveSupi } from './sidf.ts';

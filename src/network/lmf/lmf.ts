@@ -185,8 +185,6 @@ export function createLmf(deps: { transport: LmfTransport; timers: Timers; timeo
   };
 }
 
-export type Lmf = ReturnType<typeof createLmf>;
-
 const INCAPABLE: Record<LppRequest, string> = {
   'nr-ecid': 'its device does not support NR E-CID measurements (LPP capabilities: no SS-RSRP)',
   ecid: 'its device does not support E-UTRA E-CID measurements (LPP capabilities: no RSRP)',

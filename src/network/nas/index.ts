@@ -11,13 +11,9 @@ export * from './ie/tracking-area.ts';
 export {
   decodeNasMessage,
   encodeNasMessage,
-  EPD,
-  messageDefinition,
   messageTypes,
   type FiveGmmMessage,
-  type FiveGmmMessageType,
   type FiveGsmMessage,
-  type FiveGsmMessageType,
   type NasDecodeResult,
   type NasMessage,
   type NasMessageOf,

@@ -39,5 +39,3 @@ export const VACUUM_AFTER: ReadonlySet<string> = new Set(['0011-redact-key-mater
 export const migrationProvider: MigrationProvider = {
   getMigrations: () => Promise.resolve(MIGRATIONS),
 };
-
-export const LATEST_MIGRATION = Object.keys(MIGRATIONS).sort().at(-1) ?? '';
