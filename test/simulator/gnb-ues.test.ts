@@ -11,7 +11,7 @@ import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
-import { FakeN2Network } from '../../src/network/transport/fake/fake-n2-transport.ts';
+import { FakeN2Network } from '../helpers/fake-n2-transport.ts';
 import { tshark } from '../helpers/tshark.ts';
 import { PLMN } from './fake-nas-amf.ts';
 import { attachNas, paging, ueContextReleaseCommand } from './scripted-ue-network.ts';

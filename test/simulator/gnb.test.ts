@@ -7,8 +7,8 @@ import { expectedRadioId } from '../../src/simulator/gnb-config.ts';
 import type { GnbEvent, NgapExchange, UeSignalling } from '../../src/simulator/gnb.ts';
 import { NgapProcedureError, SimulatedGnb } from '../../src/simulator/gnb.ts';
 import type { ResetScope } from '../../src/simulator/gnb-messages.ts';
-import type { FakeN2Association } from '../../src/network/transport/fake/fake-n2-transport.ts';
-import { FakeN2Network } from '../../src/network/transport/fake/fake-n2-transport.ts';
+import type { FakeN2Association } from '../helpers/fake-n2-transport.ts';
+import { FakeN2Network } from '../helpers/fake-n2-transport.ts';
 import { tshark } from '../helpers/tshark.ts';
 import { AMF_NAME, ScriptedAmf, failure, steppedTimers } from './scripted-amf.ts';
 

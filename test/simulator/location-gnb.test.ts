@@ -19,7 +19,7 @@ import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import type { UePositioning } from '../../src/simulator/ue/ue-positioning.ts';
 import { NO_POSITIONING } from '../../src/simulator/ue/ue-positioning.ts';
 import type { RadioUe } from '../../src/simulator/ue/ue-radio.ts';
-import { FakeN2Network } from '../../src/network/transport/fake/fake-n2-transport.ts';
+import { FakeN2Network } from '../helpers/fake-n2-transport.ts';
 import { tshark } from '../helpers/tshark.ts';
 import { PLMN } from './fake-nas-amf.ts';
 import type { AmfReceived } from './scripted-amf.ts';

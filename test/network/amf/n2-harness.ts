@@ -9,10 +9,7 @@ import { createNetworkState, type NetworkState } from '../../../src/network/netw
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
-import {
-  FakeN2Network,
-  type FakeN2Association,
-} from '../../../src/network/transport/fake/fake-n2-transport.ts';
+import { FakeN2Network, type FakeN2Association } from '../../helpers/fake-n2-transport.ts';
 import type { AssociationEvent, InboundMessage } from '../../../src/network/transport/n2-transport.ts';
 import type { RadioEventInput, RadioLogInput } from '../../../src/records/record-inputs.ts';
 import { manualClock } from '../../helpers/test-app.ts';

@@ -6,7 +6,7 @@ import type { RadioLink } from '../../../src/network/amf/ue-signalling.ts';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
-import type { FakeN2Association } from '../../../src/network/transport/fake/fake-n2-transport.ts';
+import type { FakeN2Association } from '../../helpers/fake-n2-transport.ts';
 import type { InboundMessage } from '../../../src/network/transport/n2-transport.ts';
 import { register, settle, type StepRadio } from './amf-steps.ts';
 import { ngSetupRequest } from './messages.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FakeN2Network } from '../../../src/network/transport/fake/fake-n2-transport.ts';
+import { FakeN2Network } from '../../helpers/fake-n2-transport.ts';
 import type {
   AssociationEvent,
   AssociationHandler,

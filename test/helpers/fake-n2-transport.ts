@@ -1,4 +1,4 @@
-import type { Clock } from '../../../clock.ts';
+import type { Clock } from '../../src/clock.ts';
 import type {
   AcceptAssociation,
   AssociationEvent,
@@ -17,7 +17,7 @@ import type {
   SendResult,
   StreamCounts,
   TransportAddress,
-} from '../n2-transport.ts';
+} from '../../src/network/transport/n2-transport.ts';
 
 /**
  * An in-memory N2 transport for protocol tests: associations between transports of one `FakeN2Network`,
