@@ -24,12 +24,17 @@ const NETWORK_FUNCTIONS_AND_SERVICE = {
     '**/network/ausf/**',
     '**/network/lmf/**',
     '**/network/ports/**',
+    '**/network/working-state/**',
+    '**/network/events/**',
+    '**/network/network-state.ts',
+    '**/network/network-metrics.ts',
+    '**/network/radio-registry.ts',
     '**/core/**',
     '**/resources/**',
     '**/storage/**',
   ],
   message:
-    'the simulator meets the network on the wire: codecs, crypto, transports and neutral helpers, never a network function, its ports, the core, resources or storage',
+    'the simulator meets the network on the wire: codecs, crypto, transports and neutral helpers, never a network function, its ports or state, the core, resources or storage',
 };
 // `no-restricted-imports` sees static imports only; these catch the same modules loaded lazily.
 const SIMULATOR_LOADED = {
@@ -38,7 +43,7 @@ const SIMULATOR_LOADED = {
 };
 const NETWORK_FUNCTIONS_AND_SERVICE_LOADED = {
   selector:
-    'ImportExpression[source.value=/\\/(network\\/(amf|smf|upf|ausf|lmf|ports)|core|http|resources|storage)\\//]',
+    'ImportExpression[source.value=/\\/(network\\/((amf|smf|upf|ausf|lmf|ports|working-state|events)\\/|(network-state|network-metrics|radio-registry)\\.ts)|(core|http|resources|storage)\\/)/]',
   message: NETWORK_FUNCTIONS_AND_SERVICE.message,
 };
 /** Kysely's query builders, its `sql` tag and the module itself: SQL, and with it the dialect. */

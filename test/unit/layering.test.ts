@@ -99,7 +99,7 @@ describe('layering', () => {
     }
   });
 
-  it('refuses network functions, their ports, the core, http/, resources and storage in the simulator', async () => {
+  it('refuses network functions, their ports and state, the core, http/, resources and storage in the simulator', async () => {
     for (const [file, code] of [
       ['src/simulator/gnb.ts', "import { createAmf } from '../network/amf/amf.ts';"],
       ['src/simulator/gnb.ts', "import type { SmfContext } from '../network/smf/smf.ts';"],
@@ -113,6 +113,10 @@ describe('layering', () => {
         'src/simulator/gnb.ts',
         "import type { SubscriptionDataPort } from '../network/ports/subscription-data.ts';",
       ],
+      ['src/simulator/gnb.ts', "import { createUeContexts } from '../network/working-state/ue-contexts.ts';"],
+      ['src/simulator/gnb.ts', "import type { NetworkEvents } from '../network/events/network-events.ts';"],
+      ['src/simulator/gnb.ts', "import { createNetworkState } from '../network/network-state.ts';"],
+      ['src/simulator/gnb.ts', "import { RadioRegistry } from '../network/radio-registry.ts';"],
       ['src/simulator/cli.ts', "import { createCore } from '../core/create-core.ts';"],
       ['src/simulator/cli.ts', "import { ok } from '../http/schemas.ts';"],
       [
@@ -127,6 +131,8 @@ describe('layering', () => {
       ['src/simulator/gnb.ts', "const { createAmf } = await import('../network/amf/amf.ts');"],
       ['src/simulator/cli.ts', "const { createCore } = await import('../core/create-core.ts');"],
       ['src/simulator/cli.ts', "const { openStorage } = await import('../storage/storage.ts');"],
+      ['src/simulator/ue/ue-cli.ts', "const state = await import('../../network/network-state.ts');"],
+      ['src/simulator/gnb.ts', "const { Smf } = await import('../network/smf/smf.ts');"],
     ]) {
       assert.deepEqual(await violations(file as string, code as string), LOADED, `${file}: ${code}`);
     }
