@@ -7,7 +7,7 @@ import { Envelope, ErrorBody, FileResponse, message, MessageResult } from '../ht
 import type { BackupService } from './backup.service.ts';
 
 /** Largest database a restore accepts by default. The upload goes to disk, never to memory. */
-export const RESTORE_MAX_BYTES = 16 * 1024 ** 3;
+const RESTORE_MAX_BYTES = 16 * 1024 ** 3;
 
 const tags = ['operations'];
 

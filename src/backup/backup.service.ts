@@ -26,7 +26,7 @@ export type RestoredListener = (executor: Executor) => Promise<void>;
  */
 export type FileHold = () => Promise<() => void>;
 
-export interface Snapshot {
+interface Snapshot {
   /** The copy's bytes; the file behind it is already unlinked and disappears when the stream closes. */
   stream: Readable;
   bytes: number;

@@ -120,7 +120,7 @@ const AMF_TIMER_KEYS = [
 
 export class ConfigError extends Error {}
 
-export function parseListen(value: string, source: string): { host: string; port: number } {
+function parseListen(value: string, source: string): { host: string; port: number } {
   const match = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(value);
   const port = match ? Number(match[3]) : NaN;
   if (!match || port < 0 || port > 65535) {

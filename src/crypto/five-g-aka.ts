@@ -21,7 +21,7 @@ export interface SubscriberKeys {
   opc: Buffer;
 }
 
-export interface VectorRequest extends SubscriberKeys {
+interface VectorRequest extends SubscriberKeys {
   /** The 48-bit sequence number to put in AUTN (already advanced and stored by the caller). */
   sqn: Buffer;
   /** 128 random bits. */
@@ -33,7 +33,7 @@ export interface VectorRequest extends SubscriberKeys {
 }
 
 /** The 5G HE AV the ARPF returns (TS 33.501 6.1.3.2 step 1) and what the AUSF derives from it (step 5). */
-export interface AuthenticationVector {
+interface AuthenticationVector {
   rand: Buffer;
   /** AUTN = SQN XOR AK || AMF || MAC-A. */
   autn: Buffer;
@@ -67,7 +67,7 @@ export function resStarMatches(resStar: Buffer, xresStar: Buffer): boolean {
   return resStar.length === xresStar.length && timingSafeEqual(resStar, xresStar);
 }
 
-export type ResynchronisationResult =
+type ResynchronisationResult =
   { ok: true; sqnMs: Buffer } | { ok: false; error: 'invalid-auts-length' | 'mac-s-mismatch' };
 
 /**

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Minimal JWS compact serialisation with HS256 only (RFC 7515, RFC 7519); other algorithms are refused. */
-export interface JwtClaims {
+interface JwtClaims {
   [claim: string]: unknown;
   /** Required: a token without an expiry would be valid forever if its key ever leaked. */
   exp: number;

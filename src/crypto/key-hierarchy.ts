@@ -23,11 +23,11 @@ export const ALGORITHM_TYPE = {
   upEncryption: 0x05,
   upIntegrity: 0x06,
 } as const;
-export type AlgorithmType = (typeof ALGORITHM_TYPE)[keyof typeof ALGORITHM_TYPE];
+type AlgorithmType = (typeof ALGORITHM_TYPE)[keyof typeof ALGORITHM_TYPE];
 
 /** TS 33.501 A.9 Table A.9-1: the access type distinguishers for KgNB / KN3IWF. */
 export const ACCESS_TYPE = { threeGpp: 0x01, nonThreeGpp: 0x02 } as const;
-export type AccessType = (typeof ACCESS_TYPE)[keyof typeof ACCESS_TYPE];
+type AccessType = (typeof ACCESS_TYPE)[keyof typeof ACCESS_TYPE];
 
 const KEY_128_BYTES = 16;
 

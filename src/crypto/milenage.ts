@@ -5,7 +5,7 @@ const BLOCK_BYTES = 16;
 const SQN_BYTES = 6;
 const AMF_BYTES = 2;
 
-export interface MilenageInput {
+interface MilenageInput {
   key: Buffer;
   opc: Buffer;
   rand: Buffer;
@@ -13,7 +13,7 @@ export interface MilenageInput {
   amf: Buffer;
 }
 
-export interface MilenageOutput {
+interface MilenageOutput {
   /** f1: network authentication code (MAC-A). */
   macA: Buffer;
   /** f1*: resynchronisation authentication code (MAC-S). */

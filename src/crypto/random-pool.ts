@@ -5,7 +5,7 @@ import { randomFillSync } from 'node:crypto';
  * whatever its size (16 bytes or 4 KiB), and the AMF and the AUSF want a few bytes per registration.
  * For values sent in clear (RAND, 5G-TMSI), never for keys: a pool keeps values before they are used.
  */
-export interface RandomPool {
+interface RandomPool {
   /** `size` random bytes in a buffer of their own. */
   bytes: (size: number) => Buffer;
   /** A random 32-bit unsigned integer. */

@@ -20,7 +20,7 @@ import { createKeyCache } from './key-memory.ts';
 
 /** TS 24.501 9.11.3.4 / TS 33.501 Annex C: the protection scheme identifiers. */
 export const PROTECTION_SCHEME = { null: 0, profileA: 1, profileB: 2 } as const;
-export type ProtectionScheme = (typeof PROTECTION_SCHEME)[keyof typeof PROTECTION_SCHEME];
+type ProtectionScheme = (typeof PROTECTION_SCHEME)[keyof typeof PROTECTION_SCHEME];
 export type EciesProfile = typeof PROTECTION_SCHEME.profileA | typeof PROTECTION_SCHEME.profileB;
 
 const X25519_KEY_BYTES = 32;
@@ -54,10 +54,10 @@ export type SuciError =
   | 'mac-mismatch'
   | 'invalid-msin';
 
-export type Result<T> = { ok: true; value: T } | { ok: false; error: SuciError };
+type Result<T> = { ok: true; value: T } | { ok: false; error: SuciError };
 
 /** A SUCI's protection scheme, home network public key identifier and scheme output (TS 23.003 2.2B). */
-export interface ConcealedSupi {
+interface ConcealedSupi {
   protectionScheme: number;
   homeNetworkPublicKeyId: number;
   schemeOutput: Uint8Array;

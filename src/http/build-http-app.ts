@@ -47,7 +47,7 @@ import { buildSerializer } from './serialization.ts';
 import { validatorCompiler } from './validation.ts';
 import { installWebUi } from './web-ui.ts';
 
-export interface HttpOptions {
+interface HttpOptions {
   tls?: { cert: Buffer; key: Buffer };
   /** Largest database upload a restore accepts (default 16 GiB). */
   restoreMaxBytes?: number;
@@ -61,7 +61,7 @@ export interface RouteSummary {
   permission: Permission;
 }
 
-export interface HttpApp {
+interface HttpApp {
   app: FastifyInstance;
   /** Every route with the permission that guards it (docs and the permission test read this). */
   routes: RouteSummary[];

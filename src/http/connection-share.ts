@@ -10,7 +10,7 @@ export interface SharedConnection {
   close(): void;
 }
 
-export type Admission = { admitted: true } | { admitted: false; reason: 'client cap' | 'over share' };
+type Admission = { admitted: true } | { admitted: false; reason: 'client cap' | 'over share' };
 
 /**
  * Who a connection counts against: its IPv4 address (IPv4-mapped IPv6 included), or the /64 of an IPv6

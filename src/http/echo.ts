@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 
 /** The longest piece of a client's input an error message repeats, in characters. */
-export const MAX_ECHO = 100;
+const MAX_ECHO = 100;
 
 /** Values of one request looked at, at most (a 1 MiB body may hold far more; this is an error path). */
 const MAX_VALUES = 10_000;

@@ -10,7 +10,7 @@ export const LogDirectionQuery = Type.Enum(['inbound', 'outbound'], {
 });
 
 /** An RFC 3339 bound; the service parses it (validation/timestamp.ts) and names the parameter. */
-export const TimestampQuery = Type.String({ maxLength: 64 });
+const TimestampQuery = Type.String({ maxLength: 64 });
 
 export const TimestampRangeQuery = {
   timestamp_from: Type.Optional({

@@ -12,7 +12,7 @@ export const ErrorBody = Type.Object({
 });
 
 /** The deepest page a list serves (100 million items at 100 per page). */
-export const MAX_PAGE = 1_000_000;
+const MAX_PAGE = 1_000_000;
 
 export const PaginationQuery = Type.Object({
   page: Type.Integer({
@@ -23,7 +23,7 @@ export const PaginationQuery = Type.Object({
   }),
   per_page: Type.Integer({ minimum: 1, maximum: 100, default: 25, description: 'items per page' }),
 });
-export type Pagination = Static<typeof PaginationQuery>;
+type Pagination = Static<typeof PaginationQuery>;
 
 /** A paginated list: the items of one page, the applied pagination and the count of all matches. */
 export const Paginated = <T extends TSchema>(item: T) =>

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { SESSION_TTL_MS } from '../identity/credential-lifetimes.ts';
 
-export const SESSION_COOKIE = 'pmn_session';
+const SESSION_COOKIE = 'pmn_session';
 
 /** The session cookie value sent with a request, if any. */
 export function readSessionCookie(request: FastifyRequest): string | undefined {

@@ -7,7 +7,7 @@ import { isCidrNetwork, isIpAddress } from '../validation/ip-network.ts';
  * Schemas may carry `x-error`, a phrase that replaces Ajv's wording when that schema node fails
  * ("sd must be 6 hexadecimal characters"). It is also a valid OpenAPI extension.
  */
-export const ERROR_KEYWORD = 'x-error';
+const ERROR_KEYWORD = 'x-error';
 
 function createAjv(options: Options): Ajv {
   const ajv = new Ajv({

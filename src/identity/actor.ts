@@ -1,5 +1,5 @@
 /** A part of PMN Core that changes things on its own, named as the audit log shows it. */
-export type SystemComponent = 'amf' | 'smf' | 'upf' | 'lmf' | 'retention' | 'positioning';
+type SystemComponent = 'amf' | 'smf' | 'upf' | 'lmf' | 'retention' | 'positioning';
 
 /** An operator acting through the API: their e-mail and the client address. */
 export interface PersonActor {
@@ -9,7 +9,7 @@ export interface PersonActor {
 }
 
 /** A network function or background job acting on its own. */
-export interface SystemActor {
+interface SystemActor {
   kind: 'system';
   component: SystemComponent;
 }

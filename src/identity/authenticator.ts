@@ -20,7 +20,7 @@ function bearerToken(authorization: string): string | undefined {
 }
 
 /** A live login session and its user, as the login sessions repository finds it by id. */
-export interface LoginSessionOwner {
+interface LoginSessionOwner {
   userId: number;
   email: string;
   roleId: RoleId;
@@ -37,7 +37,7 @@ export interface ApiTokenOwner {
 }
 
 /** What the authenticator reads; the repositories of login sessions and API tokens provide it. */
-export interface CredentialSources {
+interface CredentialSources {
   loginSessions: { findById(id: string): Promise<LoginSessionOwner | undefined> };
   apiTokens: { findOwner(publicId: string): Promise<ApiTokenOwner | undefined> };
   /** The current JWT signing secret. */

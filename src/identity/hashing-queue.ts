@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { OverloadedError, RateLimitedError } from '../errors.ts';
 
 /** How much memory-hard hashing runs at once and how much may wait for it. */
-export interface HashingQueueLimits {
+interface HashingQueueLimits {
   /** Hashes running at once. */
   concurrency: number;
   /** Hashes of one key (a client address, a token id) running at once. */

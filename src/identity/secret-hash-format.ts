@@ -3,7 +3,7 @@
  * src/crypto/password-hash.ts), checked before the service trusts it: the cost travels with the hash, so a
  * row from a crafted backup could otherwise ask for gigabytes per check (scrypt needs 128 * N * r bytes).
  */
-export const MAX_SCRYPT_WORK = 2 ** 19; // N * r * p: twice the default (N = 2^15, r = 8, p = 1).
+const MAX_SCRYPT_WORK = 2 ** 19; // N * r * p: twice the default (N = 2^15, r = 8, p = 1).
 const KEY_BYTES = 32;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 

@@ -1,20 +1,20 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
-export type Labels<L extends string> = Record<L, string | number>;
+type Labels<L extends string> = Record<L, string | number>;
 
-export interface CounterMetric<L extends string> {
+interface CounterMetric<L extends string> {
   inc(labels: Labels<L>, value?: number): void;
   /** The series of these label values, for a hot path that updates it often (skips label hashing). */
   series(labels: Labels<L>): { inc(value?: number): void };
 }
 
-export interface HistogramMetric<L extends string> {
+interface HistogramMetric<L extends string> {
   observe(labels: Labels<L>, value: number): void;
   series(labels: Labels<L>): { observe(value: number): void };
 }
 
 /** One value of a gauge; a gauge without labels may return a plain number instead. */
-export interface GaugeSample<L extends string> {
+interface GaugeSample<L extends string> {
   labels: Labels<L>;
   value: number;
 }

@@ -27,7 +27,7 @@ export type PeerProblemKind =
   /** A NAS message container that did not open (TS 24.501 4.4.6). */
   | 'nas_container_unreadable';
 
-export interface PeerLogLimiterOptions {
+interface PeerLogLimiterOptions {
   logger: Logger;
   timers: Timers;
   /** Called for every occurrence, logged or not (the metric). */
@@ -38,7 +38,7 @@ export interface PeerLogLimiterOptions {
   maxEntries?: number;
 }
 
-export const PEER_LOG_INTERVAL_MS = 60_000;
+const PEER_LOG_INTERVAL_MS = 60_000;
 const MAX_ENTRIES = 1024;
 
 /**

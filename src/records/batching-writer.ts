@@ -17,7 +17,7 @@ export interface BatchingWriterOptions {
   busyDelayMs: number;
 }
 
-export const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
+const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   capacity: 50_000,
   batchSize: 2_000,
   maxDelayMs: 5,

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
  * holding `procedure_code`, `criticality` and `value`). Throws (or rejects) when the bytes do not decode.
  * It may be asynchronous, so that a large codec loads on first use instead of at start.
  */
-export type Decoder = (raw: Uint8Array) => Record<string, unknown> | Promise<Record<string, unknown>>;
+type Decoder = (raw: Uint8Array) => Record<string, unknown> | Promise<Record<string, unknown>>;
 
 /**
  * Decoders by protocol name (`NGAP`), applied when a radio event is read, so a better decoder improves

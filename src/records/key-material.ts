@@ -1,5 +1,5 @@
 /** A recorded message with its key material zeroed, and the types zeroed (see asn1/redact.ts). */
-export type Redaction = (raw: Uint8Array) => { bytes: Uint8Array; redacted: string[] };
+type Redaction = (raw: Uint8Array) => { bytes: Uint8Array; redacted: string[] };
 
 /**
  * The one place where every message on its way into the records loses its key material (network.md

@@ -19,7 +19,7 @@ type LogTable = keyof LogTables;
  * these run on one loosely typed view of the three tables; the spec is typed per table instead, and the
  * record-indexes test checks every query's plan on each table.
  */
-export interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Item> {
+interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Item> {
   table: T;
   /** The columns an insert writes (all but id). */
   columns: readonly (keyof Insertable<LogTables[T]> & string)[];

@@ -19,7 +19,7 @@ export function createRecordRepositories(db: Db) {
   };
 }
 
-export type RecordRepositories = ReturnType<typeof createRecordRepositories>;
+type RecordRepositories = ReturnType<typeof createRecordRepositories>;
 
 /**
  * Stores a batch of the writer as one transaction on the repositories' connection: the same code runs in

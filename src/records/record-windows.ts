@@ -13,7 +13,7 @@ export interface DayWindow {
   before: number;
 }
 
-export const DEFAULT_WINDOW_DAYS = 7;
+const DEFAULT_WINDOW_DAYS = 7;
 
 export function utcDay(ms: number): number {
   return Math.floor(ms / DAY_MS) * DAY_MS;

@@ -2,7 +2,7 @@ import { ConflictError } from '../errors.ts';
 import { isForeignKeyViolation, isUniqueViolation } from '../storage/constraint-errors.ts';
 
 /** Who holds a reference: a few names to show and how many there are in all. */
-export interface Holders {
+interface Holders {
   /** Singular and plural noun: `['policy', 'policies']`. */
   noun: readonly [string, string];
   names: string[];

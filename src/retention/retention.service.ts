@@ -8,7 +8,7 @@ import { DAY_MS } from '../validation/calendar-date.ts';
 import type { RetentionPoliciesRepository } from './retention-policies.repository.ts';
 
 /** A record type whose old rows retention removes. */
-export interface RetentionTarget {
+interface RetentionTarget {
   /** Key of the policy, also used in audit actions: `audit_logs`, `flow_reports`, ... */
   recordType: string;
   /** Human wording for messages: "audit log", "flow report". */
@@ -21,7 +21,7 @@ export interface RetentionTarget {
 }
 
 /** Rows per delete statement: small enough that a request waiting for the database is never held long. */
-export const RETENTION_CHUNK = 1000;
+const RETENTION_CHUNK = 1000;
 
 export function createRetentionService(deps: {
   db: Db;

@@ -163,7 +163,7 @@ export function maybeSqliteFileOf(db: Kysely<Database>): SqliteFile | undefined 
   return sqliteFiles.get(db);
 }
 
-export class MigrationError extends Error {}
+class MigrationError extends Error {}
 
 /** Applies every pending migration in one transaction: a failure leaves the schema as it was. */
 export async function migrateToLatest(db: Db): Promise<string[]> {

@@ -6,7 +6,7 @@ import { sql, type RawBuilder } from 'kysely';
  * write the column inside an expression that changes nothing (`x + 0`, `x || ''`, its documented
  * idiom); a second dialect would give its own here.
  */
-export function unindexed<T extends number | string>(column: string, type: 'number' | 'text'): RawBuilder<T> {
+function unindexed<T extends number | string>(column: string, type: 'number' | 'text'): RawBuilder<T> {
   return type === 'number' ? sql<T>`${sql.ref(column)} + 0` : sql<T>`${sql.ref(column)} || ''`;
 }
 

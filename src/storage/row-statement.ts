@@ -4,7 +4,7 @@ import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Database } from './schema.ts';
 
 /** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
-export type RowWriter<Row> = (rows: readonly Row[]) => void;
+type RowWriter<Row> = (rows: readonly Row[]) => void;
 
 /**
  * Rows one statement writes at a time. Each statement run costs a fixed overhead (and, on a table with

@@ -24,7 +24,7 @@ const STRING_TYPES = new Set([
 ]);
 
 /** Splits ASN.1 text into tokens; comments (`--` to the next `--` or the line end) are dropped. */
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   const tokens: string[] = [];
   const pattern =
     /\s+|--.*?(?:--|$)|::=|\.\.\.|\.\.|\[\[|\]\]|-?\d+|&?[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*|[{}()[\],|.@;:!<>^]/my;

@@ -6,7 +6,7 @@ export class PerError extends Error {
 }
 
 /** Open types nested deeper than this are refused (bounds recursion on hostile input). */
-export const MAX_OPEN_TYPE_DEPTH = 32;
+const MAX_OPEN_TYPE_DEPTH = 32;
 
 const K16 = 16384;
 const utf8Decoder = new TextDecoder();

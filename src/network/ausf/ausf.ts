@@ -37,7 +37,7 @@ export interface AuthenticationChallenge {
   pending: PendingAuthentication;
 }
 
-export type ConfirmResult =
+type ConfirmResult =
   | { ok: true; supi: string; kseaf: Buffer }
   /**
    * `res-star-mismatch`: Authentication Reject (TS 24.501 5.4.1.3.7); `not-pending`: the challenge was
@@ -61,7 +61,7 @@ export interface Ausf {
   resynchronise(pending: PendingAuthentication, auts: Uint8Array): Promise<boolean>;
 }
 
-export interface AusfOptions {
+interface AusfOptions {
   authenticationData: AuthenticationDataPort;
   /** Random bytes for RAND; the process's random pool unless given. */
   randomBytes?: (size: number) => Buffer;

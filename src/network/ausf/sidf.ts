@@ -5,7 +5,7 @@ import { deconcealSuci, PROTECTION_SCHEME, type EciesProfile, type SuciError } f
 import type { Suci } from '../nas/ie/mobile-identity.ts';
 import type { HomeNetworkKeyRing } from './home-network-keys.ts';
 
-export type SupiResolutionError =
+type SupiResolutionError =
   /** A SUCI in NAI form (SUPI type network specific identifier): this core serves IMSIs only. */
   | 'unsupported-supi-format'
   /** A protection scheme other than null, Profile A and Profile B. */
@@ -13,7 +13,7 @@ export type SupiResolutionError =
   | SuciError;
 
 /** The SUPI of type IMSI as its digits: MCC, MNC, MSIN. */
-export type SupiResolution = { ok: true; supi: string } | { ok: false; error: SupiResolutionError };
+type SupiResolution = { ok: true; supi: string } | { ok: false; error: SupiResolutionError };
 
 export function resolveSupi(suci: Suci, keys: HomeNetworkKeyRing): SupiResolution {
   if (suci.supiFormat !== 'imsi') return { ok: false, error: 'unsupported-supi-format' };

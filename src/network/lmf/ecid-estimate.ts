@@ -14,7 +14,7 @@ export const EARTH_RADIUS = 6_371_000;
  * The accuracy assumed for a reported angle of arrival, in degrees: the radio reports its estimate
  * in 0.5 or 0.1 degree steps, but a real antenna array is not that accurate.
  */
-export const AOA_ACCURACY_DEGREES = 5;
+const AOA_ACCURACY_DEGREES = 5;
 
 /**
  * The E-CID estimate (TS 38.305 8.6): the timing advance puts the device on a ring around the antenna

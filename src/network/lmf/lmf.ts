@@ -27,13 +27,13 @@ export interface LmfTransport {
 }
 
 /** network.md section 8: E-CID over NRPPa waits 10 s, every LPP answer 20 s. */
-export const LMF_TIMEOUTS = { nrppaMs: 10_000, lppMs: 20_000 };
+const LMF_TIMEOUTS = { nrppaMs: 10_000, lppMs: 20_000 };
 
 /** LMF UE Measurement ID (TS 38.455 9.2.4): 1..15 in the root of the range. */
 const MAX_MEASUREMENT_ID = 15;
 
 /** Why a device-side method gave nothing: it cannot do it (409), or it failed this time. */
-export type DeviceFailure = { ok: false; incapable: boolean; reason: string };
+type DeviceFailure = { ok: false; incapable: boolean; reason: string };
 
 export type NetworkEcidOutcome = { ok: true; report: NetworkEcidReport } | { ok: false; reason: string };
 export type UeEcidOutcome =

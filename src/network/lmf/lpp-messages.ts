@@ -28,7 +28,7 @@ export function namedBits(indices: readonly number[], length: number): BitString
 }
 
 /** True when named bit `index` is set. */
-export const hasBit = (bits: BitString | undefined, index: number): boolean =>
+const hasBit = (bits: BitString | undefined, index: number): boolean =>
   bits !== undefined && index < bits.length && ((bits.bytes[index >> 3] ?? 0) & (0x80 >> (index & 7))) !== 0;
 
 /** An LPP message of the location server (TS 37.355 6.2) in transaction `transaction`. */
@@ -156,7 +156,7 @@ export interface UeMeasuredCell {
 }
 
 /** The device's measurements (source `UE`) and the cells they name, or why there are none. */
-export type UeMeasurementsOutcome =
+type UeMeasurementsOutcome =
   { ok: true; measurements: RadioMeasurement[]; cells: UeMeasuredCell[] } | { ok: false; reason: string };
 
 /** NR E-CID (TS 37.355 6.5.6.5) or E-UTRA E-CID (6.5.3.5) measurements of Provide Location Information. */
@@ -270,7 +270,7 @@ function eutraMeasurement(element: MeasuredResultsElement, serving: boolean): Ra
 }
 
 /** The device's own location estimate (TS 37.355 6.4.1 LocationCoordinates) or why there is none. */
-export type GnssOutcome =
+type GnssOutcome =
   { ok: true; estimate: { lat: number; lon: number; uncertainty: number } } | { ok: false; reason: string };
 
 /** The GNSS estimate of Provide Location Information (commonIEsProvideLocationInformation, 6.4.1). */

@@ -20,14 +20,14 @@ const TS_SECONDS = 1 / (15_000 * 2048);
 const SPEED_OF_LIGHT = 299_792_458;
 
 /** One-way distance of one Ts of round-trip time: c Ts / 2, about 4.88 m. */
-export const METRES_PER_TS = (SPEED_OF_LIGHT * TS_SECONDS) / 2;
+const METRES_PER_TS = (SPEED_OF_LIGHT * TS_SECONDS) / 2;
 
 /**
  * The timing advance range (in Ts) of a reported TADV value, 0..7690 (TS 36.133 10.3, Table
  * 10.3.1-1): steps of 2 Ts below 4096 Ts, then steps of 8 Ts. NR-TADV (TS 38.455 9.2.x) uses the same
  * range and reporting table, counted in 64 Tc = Ts.
  */
-export function timingAdvanceTs(value: number): { from: number; to: number } {
+function timingAdvanceTs(value: number): { from: number; to: number } {
   if (value < 2048) return { from: 2 * value, to: 2 * value + 2 };
   const from = 4096 + 8 * (value - 2048);
   return { from, to: from + 8 };

@@ -68,7 +68,7 @@ export function ecidMeasurementInitiationRequest(
 }
 
 /** What an E-CID answer says: the report, or the failure, each under the LMF's measurement id. */
-export type EcidAnswer =
+type EcidAnswer =
   | { kind: 'report'; measurementId: number; report: NetworkEcidReport }
   | { kind: 'failure'; measurementId: number; cause: string };
 

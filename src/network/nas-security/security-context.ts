@@ -23,9 +23,9 @@ export const NAS_CONNECTION_IDENTIFIER_3GPP = 1;
  * 'new': taken into use by a Security Mode Command that has not completed (messages carry security header
  * type 3 or 4); 'current': after Security Mode Complete (TS 24.501 4.4.2, 5.4.2).
  */
-export type NasSecurityContextStatus = 'new' | 'current';
+type NasSecurityContextStatus = 'new' | 'current';
 
-export interface NasSecurityContextInput {
+interface NasSecurityContextInput {
   side: NasSecuritySide;
   /** The ngKSI the AMF assigned to KAMF at authentication (TS 24.501 9.11.3.32). */
   ngKsi: NasKeySetIdentifier;

@@ -28,9 +28,9 @@ import {
  * - `mac`: the MAC does not verify at the estimated COUNT;
  * - `replay`: the MAC verifies at a COUNT this context already accepted, or no COUNT is left.
  */
-export type UnprotectFailureReason = 'mac' | 'replay' | 'decode' | 'not-protected';
+type UnprotectFailureReason = 'mac' | 'replay' | 'decode' | 'not-protected';
 
-export type UnprotectResult =
+type UnprotectResult =
   | {
       ok: true;
       message: NasMessage;

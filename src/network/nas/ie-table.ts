@@ -4,7 +4,7 @@
 // generic message codec reads; the TypeScript type of a message's values is derived from its table.
 import type { HalfOctetCodec, IeCodec, OctetsCodec } from './ie-codec.ts';
 
-export type Format = 'V' | 'LV' | 'LV-E' | 'TV' | 'TLV' | 'TLV-E';
+type Format = 'V' | 'LV' | 'LV-E' | 'TV' | 'TLV' | 'TLV-E';
 
 /** Octets a format adds around the value: IEI and length field. */
 const OVERHEAD: Record<Format, number> = { V: 0, LV: 1, 'LV-E': 2, TV: 1, TLV: 2, 'TLV-E': 3 };
@@ -20,7 +20,7 @@ interface EntryBase<K extends string, V> {
   codec: IeCodec<V>;
 }
 
-export interface MandatoryEntry<K extends string, V> extends EntryBase<K, V> {
+interface MandatoryEntry<K extends string, V> extends EntryBase<K, V> {
   presence: 'M';
 }
 
@@ -31,7 +31,7 @@ export interface OptionalEntry<K extends string, V, P extends 'O' | 'C' = 'O' | 
 }
 
 /** A spare half octet of the mandatory part (encoded 0000, ignored on receipt). */
-export interface SpareHalfOctet {
+interface SpareHalfOctet {
   presence: 'spare';
   key: null;
 }

@@ -11,7 +11,7 @@ import { decodeNasMessage, encodeNasMessage, type NasMessageOf } from './message
 export type InitialNasMessage = NasMessageOf<'registrationRequest'> | NasMessageOf<'serviceRequest'>;
 
 /** The ciphering half of the current 5G NAS security context (a `NasSecurityContext` is one). */
-export interface ContainerCipher {
+interface ContainerCipher {
   ciphering: NasAlgorithm;
   knasEnc: Buffer;
 }
@@ -62,7 +62,7 @@ export function withCipheredContainer<M extends InitialNasMessage>(
   return { ...cleartext, nasMessageContainer: cipher(context, count, encodeNasMessage(message)) };
 }
 
-export interface OpenedContainer<M extends InitialNasMessage> {
+interface OpenedContainer<M extends InitialNasMessage> {
   /** The initial NAS message from now on: the container's when it opened, else the message itself. */
   message: M;
   /** The container's plain message octets, when it opened. */

@@ -14,8 +14,8 @@ export const EPD = { fiveGmm: 0x7e, fiveGsm: 0x2e } as const;
 type MmDefinitions = typeof FIVEGMM_MESSAGES;
 type SmDefinitions = typeof FIVEGSM_MESSAGES;
 
-export type FiveGmmMessageType = keyof MmDefinitions;
-export type FiveGsmMessageType = keyof SmDefinitions;
+type FiveGmmMessageType = keyof MmDefinitions;
+type FiveGsmMessageType = keyof SmDefinitions;
 export type NasMessageType = FiveGmmMessageType | FiveGsmMessageType;
 
 export type FiveGmmMessage = {
@@ -86,7 +86,7 @@ const BY_NAME = new Map<string, Compiled>(
 );
 
 export const FIVEGMM_HEADER_LENGTH = 3;
-export const FIVEGSM_HEADER_LENGTH = 4;
+const FIVEGSM_HEADER_LENGTH = 4;
 
 /** The table of a message type, e.g. for its title. */
 export function messageDefinition(messageType: NasMessageType): MessageDefinition {

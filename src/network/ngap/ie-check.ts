@@ -2,7 +2,7 @@ import { MESSAGE_IES } from './generated/ies.ts';
 import type { Criticality } from './generated/types.ts';
 
 /** An IE as a protocol IE container holds it, decoded or not. */
-export interface ContainerIe {
+interface ContainerIe {
   id: number;
   criticality: Criticality;
 }
@@ -14,7 +14,7 @@ export interface IeAtFault {
 }
 
 /** The abstract syntax errors of one message's IE container (TS 38.413 10.3.1). */
-export interface IeErrors {
+interface IeErrors {
   /**
    * IEs the message does not define (10.3.1 case 1, handled as 10.3.4.2), each id once, with the
    * criticality they were received with: the sender's instruction for a receiver that does not know them.

@@ -10,7 +10,7 @@ import { ownCopy } from '../../crypto/key-memory.ts';
 const FC_KGNB_STAR = 0x70;
 
 /** The NH Chaining Counter is 3 bits (TS 33.501 6.9.2.1.1; TS 38.413 9.3.1.88: 0..7). */
-export const NCC_MODULUS = 8;
+const NCC_MODULUS = 8;
 
 /**
  * One link of the chain (TS 33.501 6.9.2.1.1): at NCC 0 the key is the initial KgNB (Initial Context

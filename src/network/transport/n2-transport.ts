@@ -107,7 +107,7 @@ export interface AssociationHandler {
  * - `empty`: a message has at least one byte (RFC 9260 6.5: DATA without user data is an error).
  * - `closed`: shutdown has begun (either side) or the association has ended.
  */
-export type SendError = 'queue-full' | 'invalid-stream' | 'too-large' | 'empty' | 'closed';
+type SendError = 'queue-full' | 'invalid-stream' | 'too-large' | 'empty' | 'closed';
 
 export type SendResult = { ok: true } | { ok: false; error: SendError };
 

@@ -6,7 +6,7 @@
 
 import type { FlowReportInput } from '../../records/record-inputs.ts';
 
-export interface UsageCount {
+interface UsageCount {
   sessionId: number;
   uplinkBytes: number;
   downlinkBytes: number;

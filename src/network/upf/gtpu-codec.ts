@@ -15,13 +15,13 @@ export const GtpuMessageType = {
 } as const;
 
 /** TS 29.281 5.2.1, Figure 5.2.1-3. */
-export const GtpuExtensionType = {
+const GtpuExtensionType = {
   udpPort: 0x40,
   pduSessionContainer: 0x85,
   pdcpPduNumber: 0xc0,
 } as const;
 
-export interface GtpuExtension {
+interface GtpuExtension {
   type: number;
   /** The extension's content: its 4n octets without the length octet and the next-type octet. */
   content: Uint8Array;
@@ -37,7 +37,7 @@ export interface GtpuMessage {
   payload: Uint8Array;
 }
 
-export type GtpuDecode = { ok: true; message: GtpuMessage } | { ok: false; error: string };
+type GtpuDecode = { ok: true; message: GtpuMessage } | { ok: false; error: string };
 
 export function decodeGtpu(bytes: Uint8Array): GtpuDecode {
   if (bytes.length < 8) return { ok: false, error: 'shorter than the 8-octet header' };

@@ -10,7 +10,7 @@ import { packageRoot } from '../../package-root.ts';
  */
 
 /** 'EEXIST' (id, TEID or address in use), 'ENOSPC' (table full), 'ENOENT' (no such session), ... */
-export type ErrnoCode = string;
+type ErrnoCode = string;
 
 export interface ForwarderOptions {
   n3Address: string;
@@ -126,9 +126,9 @@ export interface UpfAddon {
   Forwarder: new (options: ForwarderOptions) => Forwarder;
 }
 
-export type UpfAddonLoad = { ok: true; addon: UpfAddon } | { ok: false; error: Error };
+type UpfAddonLoad = { ok: true; addon: UpfAddon } | { ok: false; error: Error };
 
-export const defaultUpfAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_upf.node');
+const defaultUpfAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_upf.node');
 
 const loaded = new Map<string, UpfAddonLoad>();
 

@@ -18,13 +18,13 @@ export interface UpfRecords {
  * core's ticks (every collection interval) give their times, so a flow's start and end are known to
  * within one interval: `startTime` is the tick before the one that first saw it.
  */
-export interface FlowTimeouts {
+interface FlowTimeouts {
   idleMs: number;
   activeMs: number;
 }
 
 /** network.md 7: 30 s without packets, 30 min of activity. */
-export const FLOW_TIMEOUTS: FlowTimeouts = { idleMs: 30_000, activeMs: 30 * 60_000 };
+const FLOW_TIMEOUTS: FlowTimeouts = { idleMs: 30_000, activeMs: 30 * 60_000 };
 
 /**
  * How long downlink packets of an inactive session are buffered (TS 23.501 5.8.3.2; docs/upf.md
@@ -34,7 +34,7 @@ export const FLOW_TIMEOUTS: FlowTimeouts = { idleMs: 30_000, activeMs: 30 * 60_0
  */
 export const DOWNLINK_BUFFER_MS = 10_000;
 
-export interface UpfDeps {
+interface UpfDeps {
   settings: UpfSettings;
   records: UpfRecords;
   clock: Clock;
@@ -91,7 +91,7 @@ export interface DownlinkTunnel {
  * session is released. The first such packet is told to `onDownlinkData` so that the device can be
  * paged.
  */
-export type UserPlane = { state: 'inactive' } | { state: 'active'; tunnel: Required<DownlinkTunnel> };
+type UserPlane = { state: 'inactive' } | { state: 'active'; tunnel: Required<DownlinkTunnel> };
 
 export interface UpfSession {
   readonly id: number;
@@ -103,7 +103,7 @@ export interface UpfSession {
   readonly userPlane: UserPlane;
 }
 
-export type UpfError =
+type UpfError =
   | 'not-started'
   | 'unknown-session'
   /** The TEID or an address belongs to another session. */

@@ -10,7 +10,7 @@ import { formatApiToken } from '../../identity/api-token-format.ts';
 import { hashingKeyOf, type SecretHasher } from '../../identity/secret-hasher.ts';
 import type { ApiToken, ApiTokensRepository } from './api-tokens.repository.ts';
 
-export const MAX_API_TOKENS_PER_USER = 12;
+const MAX_API_TOKENS_PER_USER = 12;
 
 export function createApiTokensService(deps: {
   db: Db;

@@ -3,9 +3,9 @@ import type { Executor } from '../../storage/transaction.ts';
 import { auditIdentity, type Actor } from '../../identity/actor.ts';
 import type { AuditLogEntry, AuditLogFilter, AuditLogsRepository } from './audit-logs.repository.ts';
 
-export type AuditLevel = 'INFO' | 'WARN';
+type AuditLevel = 'INFO' | 'WARN';
 
-export interface AuditRecord {
+interface AuditRecord {
   action: string;
   details: string;
   level?: AuditLevel;

@@ -17,7 +17,7 @@ import type { LoginSessionsRepository } from './login-sessions.repository.ts';
 import type { SigningSecret } from './signing-secret.ts';
 
 /** What a successful login hands the client: the opaque session cookie value and a bearer token. */
-export interface LoginResult {
+interface LoginResult {
   sessionToken: string;
   bearerToken: string;
 }

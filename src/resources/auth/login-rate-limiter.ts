@@ -9,7 +9,7 @@ const SWEEP_THRESHOLD = 10_000;
  * per-e-mail limit: a few people behind one address mistyping still get through, a spray of a new e-mail
  * per attempt does not.
  */
-export const ADDRESS_LIMIT_FACTOR = 3;
+const ADDRESS_LIMIT_FACTOR = 3;
 
 interface Window {
   count: number;

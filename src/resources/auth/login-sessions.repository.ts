@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Executor } from '../../storage/transaction.ts';
 import type { RoleId } from '../../identity/roles.ts';
 
-export interface LoginSessionOwner {
+interface LoginSessionOwner {
   sessionId: string;
   userId: number;
   email: string;

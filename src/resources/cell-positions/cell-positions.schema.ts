@@ -7,7 +7,7 @@ import { Mcc, Mnc } from '../../validation/network-values.ts';
  * major axis 0..179 degrees (an ellipse is the same turned by 180), confidence 0..100 percent.
  */
 
-export const Rat = Type.Enum(['nr', 'eutra'], { description: '`nr` or `eutra`' });
+const Rat = Type.Enum(['nr', 'eutra'], { description: '`nr` or `eutra`' });
 
 /** 1 to 8 hex digits: a gNB ID has 22 to 32 bits, an eNB ID 20 or 28. */
 const GnbId = Type.String({

@@ -8,7 +8,7 @@ import { withConstraintConflicts } from '../references.ts';
 import type { CellKey, CellPosition, CellPositionsRepository, CellRat } from './cell-positions.repository.ts';
 
 /** What a create or an update carries (the API's fields, before normalisation). */
-export interface CellPositionInput {
+interface CellPositionInput {
   rat: CellRat;
   mcc: string;
   mnc: string;

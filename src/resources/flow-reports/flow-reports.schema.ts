@@ -6,7 +6,7 @@ import { GROUP_REPORTS, SUBSCRIBER_GROUPS } from './flow-reports.service.ts';
 const EndpointQuery = Type.String({ minLength: 1, maxLength: 64 });
 
 /** The filters of the list, shared with `/stats`. */
-export const FlowReportFilters = {
+const FlowReportFilters = {
   subscriber_id: Type.Optional({ ...ImsiQuery, description: 'IMSI of the subscriber' }),
   protocol: Type.Optional(
     Type.Integer({

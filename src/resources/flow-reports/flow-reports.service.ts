@@ -26,9 +26,9 @@ export interface FlowReportCriteria {
  */
 export const GROUP_REPORTS = 100;
 export const SUBSCRIBER_GROUPS = 1000;
-export const TOP_DESTINATIONS = 10;
+const TOP_DESTINATIONS = 10;
 
-export type FlowReportGroups = { key: string; reports: FlowReport[] }[];
+type FlowReportGroups = { key: string; reports: FlowReport[] }[];
 
 export function createFlowReportsService(deps: {
   db: Db;

@@ -1,7 +1,7 @@
 import type { Executor } from '../../storage/transaction.ts';
 
 /** A stored home network key pair; the private key stays sealed by the secret box. */
-export interface StoredHomeNetworkKey {
+interface StoredHomeNetworkKey {
   id: number;
   scheme: 'A' | 'B';
   publicKey: string;

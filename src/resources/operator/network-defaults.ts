@@ -8,7 +8,7 @@ import type { OperatorRepository } from './operator.repository.ts';
 import { randomOperatorCode } from './operator.service.ts';
 
 /** The usable network a first start creates (decisions section 2). */
-export const NETWORK_DEFAULTS = {
+const NETWORK_DEFAULTS = {
   operator: { mcc: '001', mnc: '01', supportedTacs: ['000001'] },
   dataNetwork: 'internet',
   slice: { name: 'default', sst: 1 },

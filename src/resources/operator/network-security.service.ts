@@ -16,14 +16,14 @@ import { withConstraintConflicts } from '../references.ts';
 import type { HomeNetworkKeysRepository } from './home-network-keys.repository.ts';
 import type { OperatorRepository } from './operator.repository.ts';
 
-export type Scheme = 'A' | 'B';
+type Scheme = 'A' | 'B';
 
 const PROFILE: Record<Scheme, EciesProfile> = {
   A: PROTECTION_SCHEME.profileA,
   B: PROTECTION_SCHEME.profileB,
 };
 
-export interface NasSecurityPreferences {
+interface NasSecurityPreferences {
   ciphering: CipheringAlgorithm[];
   integrity: IntegrityAlgorithm[];
 }

@@ -9,7 +9,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
 import type { OperatorRepository, OperatorRow } from './operator.repository.ts';
 
-export interface OperatorView {
+interface OperatorView {
   mcc: string;
   mnc: string;
   supportedTacs: string[];

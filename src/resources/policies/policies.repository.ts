@@ -25,7 +25,7 @@ export interface PolicyValues {
   sliceId: number | null;
 }
 
-export type PolicyReference = 'data_network_id' | 'profile_id' | 'slice_id';
+type PolicyReference = 'data_network_id' | 'profile_id' | 'slice_id';
 
 export function createPoliciesRepository(db: Executor) {
   function selectPolicies(executor: Executor) {

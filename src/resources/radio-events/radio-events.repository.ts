@@ -13,7 +13,7 @@ export interface RadioEvent {
   details: string;
 }
 
-export interface RadioEventFilter extends TimestampWindow {
+interface RadioEventFilter extends TimestampWindow {
   protocol?: string;
   direction?: LogDirection;
   messageType?: string;

@@ -14,7 +14,7 @@ export interface RadioLog {
   details: string;
 }
 
-export interface RadioLogFilter extends TimestampWindow {
+interface RadioLogFilter extends TimestampWindow {
   ranId?: string;
   direction?: LogDirection;
   event?: string;

@@ -8,7 +8,7 @@ import type { PoliciesRepository } from '../policies/policies.repository.ts';
 import { refuseIfReferenced, withConstraintConflicts } from '../references.ts';
 import type { Slice, SlicesRepository } from './slices.repository.ts';
 
-export interface SliceInput {
+interface SliceInput {
   sst: number;
   sd?: string;
 }

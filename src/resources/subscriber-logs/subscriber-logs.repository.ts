@@ -15,7 +15,7 @@ export interface SubscriberLog {
   details: string;
 }
 
-export interface SubscriberLogFilter extends TimestampWindow {
+interface SubscriberLogFilter extends TimestampWindow {
   imsi?: string;
   direction?: LogDirection;
   event?: string;

@@ -12,7 +12,7 @@ export interface UsageTotals {
 }
 
 /** Days from `from` to `to` (UTC midnights, both included), optionally one subscriber. */
-export interface UsageFilter {
+interface UsageFilter {
   from: number;
   to: number;
   imsi?: string;

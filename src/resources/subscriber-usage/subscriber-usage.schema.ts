@@ -13,7 +13,7 @@ export const UsageQuery = Type.Object({
   subscriber: Type.Optional({ ...ImsiQuery, description: 'only this subscriber (IMSI)' }),
 });
 
-export const UsageTotals = Type.Object({
+const UsageTotals = Type.Object({
   uplink_bytes: Type.Integer(),
   downlink_bytes: Type.Integer(),
   total_bytes: Type.Integer(),

@@ -8,7 +8,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SubscriberUsageRepository, UsageTotals } from './subscriber-usage.repository.ts';
 
 /** Which usage to total: whole UTC days, grouped by day or by subscriber, optionally of one IMSI. */
-export interface UsageCriteria {
+interface UsageCriteria {
   days: CalendarDays;
   groupBy: 'day' | 'subscriber';
   imsi?: string;

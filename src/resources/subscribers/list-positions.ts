@@ -33,7 +33,7 @@ export interface Walk {
 }
 
 /** What `seek` answers for the page at an offset. */
-export type Seek =
+type Seek =
   | { kind: 'start'; start: PageStart }
   /** Read `walk`, then `fill` with `token` and what was read, and seek again. */
   | { kind: 'fill'; walk: Walk; token: number }

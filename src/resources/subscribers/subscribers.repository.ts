@@ -8,12 +8,12 @@ export interface SubscriberSummary {
   profileName: string;
 }
 
-export interface StoredSubscriber extends SubscriberSummary {
+interface StoredSubscriber extends SubscriberSummary {
   id: number;
   profileId: number;
 }
 
-export interface SealedCredentials {
+interface SealedCredentials {
   keySealed: string;
   opcSealed: string;
   sequenceNumber: string;

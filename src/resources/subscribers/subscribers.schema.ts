@@ -42,7 +42,7 @@ export const SubscriberListItem = Type.Object({
   }),
 });
 
-export const SessionItem = Type.Object({
+const SessionItem = Type.Object({
   radio_access_type: Type.String(),
   id: Type.Integer(),
   status: Type.String(),

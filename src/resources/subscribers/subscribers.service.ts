@@ -38,7 +38,7 @@ export interface SubscriberDetail extends SubscriberSummary {
   state: SubscriberState;
 }
 
-export interface Credentials {
+interface Credentials {
   key: string;
   opc: string;
   sequenceNumber: string;
@@ -47,7 +47,7 @@ export interface Credentials {
 /** One row of a bulk import: either a well-formed subscriber or the reason its shape is wrong. */
 export type ImportEntry = { row: number; subscriber: NewSubscriber } | { row: number; error: string };
 
-export const IMPORT_LIMIT = 10_000;
+const IMPORT_LIMIT = 10_000;
 
 /** Refuses an import of no subscribers or of more than `IMPORT_LIMIT`, before any row is looked at. */
 export function checkImportSize(rows: number): void {

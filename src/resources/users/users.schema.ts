@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { EmailString, PasswordString } from '../../http/schemas.ts';
 
-export const RoleIdSchema = Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
+const RoleIdSchema = Type.Union([Type.Literal(1), Type.Literal(2), Type.Literal(3)], {
   description: '1 admin, 2 read-only, 3 network manager',
   'x-error': 'must be 1 (admin), 2 (read-only) or 3 (network manager)',
 });

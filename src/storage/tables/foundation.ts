@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /** Tables of the foundation: users, login sessions, API tokens, audit log, settings, retention. Times are Unix ms. */
-export interface UsersTable {
+interface UsersTable {
   id: Generated<number>;
   email: string;
   password_hash: string;
@@ -9,7 +9,7 @@ export interface UsersTable {
   created_at: number;
 }
 
-export interface LoginSessionsTable {
+interface LoginSessionsTable {
   /** 128 random bits, base64url: bearer tokens name their session by it (`sid`). */
   id: string;
   user_id: number;
@@ -18,7 +18,7 @@ export interface LoginSessionsTable {
   expires_at: number;
 }
 
-export interface ApiTokensTable {
+interface ApiTokensTable {
   id: Generated<number>;
   public_id: string;
   user_id: number;
@@ -28,7 +28,7 @@ export interface ApiTokensTable {
   expires_at: number | null;
 }
 
-export interface AuditLogsTable {
+interface AuditLogsTable {
   id: Generated<number>;
   timestamp: number;
   level: string;
@@ -38,12 +38,12 @@ export interface AuditLogsTable {
   details: string;
 }
 
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   value: string;
 }
 
-export interface RetentionPoliciesTable {
+interface RetentionPoliciesTable {
   record_type: string;
   days: number;
 }

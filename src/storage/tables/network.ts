@@ -1,7 +1,7 @@
 import type { Generated } from 'kysely';
 
 /** Tables of the network configuration (migration 0002). Sealed columns hold AES-256-GCM secret-box values. */
-export interface OperatorTable {
+interface OperatorTable {
   /** Always 1: there is one operator. */
   id: number;
   mcc: string;
@@ -18,7 +18,7 @@ export interface OperatorTable {
 }
 
 /** A home network public/private key pair for SUCI concealment (TS 33.501 Annex C); migration 0007. */
-export interface HomeNetworkKeysTable {
+interface HomeNetworkKeysTable {
   /** The home network public key identifier, 0..255. */
   id: number;
   /** Protection scheme: `A` (X25519) or `B` (P-256). */
@@ -29,19 +29,19 @@ export interface HomeNetworkKeysTable {
   created_at: number;
 }
 
-export interface DataNetworksTable {
+interface DataNetworksTable {
   id: Generated<number>;
   name: string;
 }
 
-export interface SlicesTable {
+interface SlicesTable {
   id: Generated<number>;
   name: string;
   sst: number;
   sd: string | null;
 }
 
-export interface ProfilesTable {
+interface ProfilesTable {
   id: Generated<number>;
   name: string;
   ue_ip_pool: string;
@@ -55,7 +55,7 @@ export interface ProfilesTable {
   priority_level: number;
 }
 
-export interface PoliciesTable {
+interface PoliciesTable {
   id: Generated<number>;
   name: string;
   bitrate_uplink: string;
@@ -67,7 +67,7 @@ export interface PoliciesTable {
   slice_id: number | null;
 }
 
-export interface SubscribersTable {
+interface SubscribersTable {
   id: Generated<number>;
   imsi: string;
   profile_id: number;
@@ -78,13 +78,13 @@ export interface SubscribersTable {
 }
 
 /** The number of subscribers of each profile that has had any, kept by triggers (migration 0009). */
-export interface SubscriberCountByProfileTable {
+interface SubscriberCountByProfileTable {
   profile_id: number;
   total: number;
 }
 
 /** One row (id 1): the number of subscribers, kept by triggers (migration 0008). */
-export interface SubscriberCountTable {
+interface SubscriberCountTable {
   id: number;
   total: number;
 }

@@ -81,7 +81,7 @@ export interface FlowReportDailyUplinkDestinationsTable {
   reports: number;
 }
 
-export interface SubscriberUsageTable {
+interface SubscriberUsageTable {
   id: Generated<number>;
   imsi: string;
   /** UTC midnight of the day the bytes were counted in, Unix ms. */

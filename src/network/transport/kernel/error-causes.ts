@@ -28,14 +28,14 @@ const TEXT_CAUSES = new Set([12, 13]);
 const MAX_CAUSES = 16;
 const MAX_TEXT = 200;
 
-export interface ErrorCause {
+interface ErrorCause {
   code: number;
   name: string;
   /** The value of a User-Initiated Abort or Protocol Violation cause, as text. */
   text?: string;
 }
 
-export type ErrorCausesResult = { ok: true; causes: ErrorCause[] } | { ok: false; error: string };
+type ErrorCausesResult = { ok: true; causes: ErrorCause[] } | { ok: false; error: string };
 
 export function decodeErrorCauses(bytes: Uint8Array): ErrorCausesResult {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

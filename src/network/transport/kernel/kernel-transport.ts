@@ -20,7 +20,7 @@ export interface TransportClock {
   clearTimeout(handle: unknown): void;
 }
 
-export interface KernelTransportOptions {
+interface KernelTransportOptions {
   /** The loaded native addon (`loadNativeAddon`); check `kernelSctpSupport` first. */
   addon: NativeAddon;
   /** Largest inbound or outbound user message, in bytes. Default 256 KiB. */

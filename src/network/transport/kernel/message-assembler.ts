@@ -6,7 +6,7 @@
  * nothing and keeps associations apart. A message over `maxMessageSize` is refused, not buffered.
  */
 
-export type AssemblyResult =
+type AssemblyResult =
   { kind: 'partial' } | { kind: 'message'; payload: Uint8Array } | { kind: 'too-large'; size: number };
 
 interface Pending {

@@ -16,11 +16,11 @@ import type { Crc32c } from '../sctp/crc32c.ts';
  */
 
 /** An errno code as Node spells it, e.g. 'EAGAIN', 'EHOSTUNREACH'. */
-export type ErrnoCode = string;
+type ErrnoCode = string;
 
 export type IpFamily = 4 | 6;
 
-export interface RawSocketHandlers {
+interface RawSocketHandlers {
   /**
    * One datagram of protocol 132: its payload (the SCTP packet; an IPv4 header is already stripped),
    * where it came from and the local address it was sent to.
@@ -30,7 +30,7 @@ export interface RawSocketHandlers {
   onError(error: NodeJS.ErrnoException): void;
 }
 
-export interface SocketBufferOptions {
+interface SocketBufferOptions {
   /** SO_RCVBUF (SO_RCVBUFFORCE for raw sockets where CAP_NET_ADMIN allows it). */
   receiveBufferSize?: number;
   sendBufferSize?: number;
@@ -56,7 +56,7 @@ export interface RawSocket {
   close(): void;
 }
 
-export interface UdpSocketHandlers {
+interface UdpSocketHandlers {
   /** One datagram's payload and where it came from. */
   onPacket(packet: Buffer, address: string, port: number): void;
   /** A receive failure (an ICMP error for an earlier datagram, e.g. 'ECONNREFUSED'); not fatal. */
@@ -83,26 +83,26 @@ export interface UdpSocket {
   close(): void;
 }
 
-export type UdpSocketConstructor = new (
+type UdpSocketConstructor = new (
   family: IpFamily,
   handlers: UdpSocketHandlers,
   options?: SocketBufferOptions,
 ) => UdpSocket;
 
-export type RawSocketConstructor = new (
+type RawSocketConstructor = new (
   family: IpFamily,
   handlers: RawSocketHandlers,
   options?: SocketBufferOptions,
 ) => RawSocket;
 
 /** A peer or local transport address as the kernel reports it. */
-export interface SctpAddress {
+interface SctpAddress {
   address: string;
   port: number;
 }
 
 /** RFC 6458 6.1.1: SCTP_COMM_UP, SCTP_COMM_LOST, SCTP_RESTART, SCTP_SHUTDOWN_COMP, SCTP_CANT_STR_ASSOC. */
-export type AssocChangeState = 'comm-up' | 'comm-lost' | 'restart' | 'shutdown-comp' | 'cant-str-assoc';
+type AssocChangeState = 'comm-up' | 'comm-lost' | 'restart' | 'shutdown-comp' | 'cant-str-assoc';
 
 /** RFC 6458 6.1.2 (SCTP_ADDR_*), with Linux's SCTP_ADDR_POTENTIALLY_FAILED. */
 export type PeerAddressChangeState =
@@ -185,7 +185,7 @@ export interface SctpSocket {
   close(): void;
 }
 
-export type SctpSocketConstructor = new (
+type SctpSocketConstructor = new (
   family: IpFamily,
   handlers: SctpSocketHandlers,
   options?: SctpSocketOptions,
@@ -199,10 +199,10 @@ export interface NativeAddon {
   crc32c: Crc32c;
 }
 
-export type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; error: Error };
+type AddonLoad = { ok: true; addon: NativeAddon } | { ok: false; error: Error };
 
 /** Where `npm ci` puts the addon: `build/Release` at the repository root. */
-export const defaultAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_native.node');
+const defaultAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_native.node');
 
 const loaded = new Map<string, AddonLoad>();
 

@@ -8,7 +8,7 @@ import {
   type PacketReceiver,
 } from '../sctp/packet-link.ts';
 
-export interface RawLinkOptions {
+interface RawLinkOptions {
   /** The loaded native addon (`loadNativeAddon`). */
   addon: NativeAddon;
   /** Local addresses to receive on; `0.0.0.0` / `::` for every address of that family. */

@@ -4,7 +4,7 @@ import { SctpEndpoint } from '../sctp/endpoint.ts';
 import type { SctpLimits, SctpParameters } from '../sctp/sctp-config.ts';
 import { RawLink } from './raw-link.ts';
 
-export interface RawTransportOptions {
+interface RawTransportOptions {
   addon: NativeAddon;
   /** Local addresses (default `0.0.0.0`): the endpoint receives SCTP sent to them. */
   addresses?: readonly string[];

@@ -84,7 +84,7 @@ export function randomTag(): number {
   }
 }
 
-export interface InitiatorOptions {
+interface InitiatorOptions {
   remote: LinkAddress;
   localPort: number;
   peerPort: number;

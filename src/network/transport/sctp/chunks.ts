@@ -83,7 +83,7 @@ export interface RawChunk {
   value: Uint8Array;
 }
 
-export interface Parameter {
+interface Parameter {
   type: number;
   value: Uint8Array;
   /** The whole parameter (header and value, no padding), for reporting it back as unrecognised. */

@@ -33,7 +33,7 @@ import type { LinkAddress, PacketLink } from './packet-link.ts';
 import { DEFAULT_LIMITS, DEFAULT_PARAMETERS, type SctpLimits, type SctpParameters } from './sctp-config.ts';
 import { CookieSigner } from './state-cookie.ts';
 
-export interface SctpEndpointOptions {
+interface SctpEndpointOptions {
   kind: 'raw' | 'udp';
   link: PacketLink;
   clock?: Clock;
@@ -67,7 +67,7 @@ interface PendingConnect {
 }
 
 /** Counters of what the endpoint dropped or refused, for tests and diagnostics. */
-export interface EndpointCounters {
+interface EndpointCounters {
   badPackets: number;
   notOurs: number;
   outOfTheBlue: number;

@@ -25,7 +25,7 @@ interface InboundStream {
   waiting: Map<number, InboundMessage>;
 }
 
-export type ReceiveOutcome =
+type ReceiveOutcome =
   | 'accepted'
   | 'duplicate'
   /** No room (window or bookkeeping): dropped without being acknowledged, the peer retransmits. */

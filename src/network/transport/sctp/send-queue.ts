@@ -7,7 +7,7 @@ import { tsnAdd, tsnLt, tsnLte } from './serial-number.ts';
  * until a SACK acknowledges them. Congestion control and timers are the association's; this module
  * answers "what was newly acknowledged" and "what is missing".
  */
-export interface OutboundChunk {
+interface OutboundChunk {
   /** Assigned when first sent. */
   tsn: number;
   streamId: number;
@@ -40,7 +40,7 @@ interface PendingMessage {
   offset: number;
 }
 
-export interface SackResult {
+interface SackResult {
   /** The SACK was older than one already processed (cumulative ack behind): ignore it. */
   stale: boolean;
   /** Bytes newly acknowledged (cumulatively or by gap), per path index. */

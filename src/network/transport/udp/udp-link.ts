@@ -15,7 +15,7 @@ export const SCTP_UDP_PORT = 9899;
 /** Receive and send buffer asked for each socket (docs/performance.md, "N2: 1,000 gNBs"). */
 const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export interface UdpLinkOptions {
+interface UdpLinkOptions {
   /** Local addresses to bind, one UDP socket each (`0.0.0.0` / `::` for any). */
   addresses: readonly string[];
   /** The local UDP port; 0 for an ephemeral one. Default 9899. */

@@ -4,7 +4,7 @@ import { SctpEndpoint } from '../sctp/endpoint.ts';
 import type { SctpLimits, SctpParameters } from '../sctp/sctp-config.ts';
 import { SCTP_UDP_PORT, UdpLink } from './udp-link.ts';
 
-export interface UdpTransportOptions {
+interface UdpTransportOptions {
   /** Local addresses to bind (default `0.0.0.0`). */
   addresses?: readonly string[];
   /** Local UDP encapsulation port (default 9899; 0 for an ephemeral one). */
