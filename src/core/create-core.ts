@@ -91,7 +91,11 @@ export async function createCore(options: CoreOptions) {
       loginRateLimit: options.loginRateLimit ?? 10,
       secretBox,
     });
-    const { state: networkState, radios } = wireNetworkState(wiring, { clock, configuration });
+    const {
+      events: networkEvents,
+      state: networkState,
+      radios,
+    } = wireNetworkState(wiring, { clock, logger, configuration });
     const records = wireRecords(wiring, { db, audit: audit.service, clock, logger });
     const networkConfiguration = await wireNetworkConfiguration(wiring, {
       db,
@@ -108,6 +112,7 @@ export async function createCore(options: CoreOptions) {
       timers: options.timers ?? systemTimers,
       logger,
       state: networkState,
+      events: networkEvents,
       subscribers: networkConfiguration.subscribersRepository,
       configuration,
     });
@@ -162,6 +167,8 @@ export async function createCore(options: CoreOptions) {
       audit: audit.service,
       retention,
       identity,
+      /** What happens in the network: the network functions emit, network state and the metrics listen. */
+      networkEvents,
       networkState,
       radios,
       /** Configuration changes, published after commit. */

@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../clock.ts';
 import { createUuidV7Generator } from '../ids/uuid-v7.ts';
+import type { NetworkEvents } from '../network/events/network-events.ts';
 import type { NetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import { createCellPositionsRepository } from '../resources/cell-positions/cell-positions.repository.ts';
 import { createCellPositionsService } from '../resources/cell-positions/cell-positions.service.ts';
+import { createLocationServicesPort } from '../resources/positioning/location-services-port.ts';
 import { createLocator } from '../resources/positioning/locator.ts';
 import { createPositioningSessionsRepository } from '../resources/positioning/positioning-sessions.repository.ts';
 import { createPositioningService } from '../resources/positioning/positioning.service.ts';
@@ -24,6 +26,7 @@ export function wireLocation(
     timers: Timers;
     logger: Logger;
     state: NetworkState;
+    events: NetworkEvents;
     subscribers: SubscribersRepository;
     configuration: ConfigurationEvents;
   },
@@ -32,13 +35,15 @@ export function wireLocation(
   const newId = createUuidV7Generator(clock);
   const cellPositions = createCellPositionsRepository(db);
   const sessions = createPositioningSessionsRepository(db);
-  const locator = createLocator({ subscribers, cellPositions, state });
+  // The network offers its location services here while N2 runs (n2.wiring.ts).
+  const locationServices = createLocationServicesPort();
+  const locator = createLocator({ subscribers, cellPositions, state, locationServices });
   const runner = createSessionRunner({
     db,
     sessions,
     subscribers,
     locator,
-    state,
+    events: deps.events,
     configuration: deps.configuration,
     clock,
     timers: deps.timers,
@@ -56,6 +61,7 @@ export function wireLocation(
 
   return {
     runner,
+    locationServices,
     cellPositions: createCellPositionsService({ db, cellPositions, audit, newId }),
     positioning: createPositioningService({ db, sessions, locator, runner, audit, clock, newId }),
   };

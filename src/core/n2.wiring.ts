@@ -121,7 +121,9 @@ function ngapMetrics(metrics: Metrics): NgapMetrics {
  * sockets, else no N2 with a warning); an explicit transport the host cannot give fails the start.
  */
 export function createN2(
-  core: Pick<Core, 'logger' | 'metrics' | 'networkState' | 'records' | 'ports'>,
+  core: Pick<Core, 'logger' | 'metrics' | 'networkEvents' | 'records' | 'ports'> & {
+    location: Pick<Core['location'], 'locationServices'>;
+  },
   settings: N2Settings,
   options: {
     timers?: Timers;
@@ -192,12 +194,12 @@ export function createN2(
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,
               configurationEvents: core.ports.configurationEvents,
-              state: core.networkState,
+              events: core.networkEvents,
               records: core.records.ingestion,
               timers,
               logger,
               peerLog,
-              sessions: { userPlane: userPlane?.userPlane, state: core.networkState },
+              sessions: { userPlane: userPlane?.userPlane },
             })
           : undefined;
       const ue = options.ue ?? ownAmf?.signalling;
@@ -207,7 +209,7 @@ export function createN2(
         identity: settings.amf,
         operatorConfiguration: core.ports.operatorConfiguration,
         configurationEvents: core.ports.configurationEvents,
-        state: core.networkState,
+        events: core.networkEvents,
         records: core.records.ingestion,
         metrics: ngapMetrics(core.metrics),
         logger,
@@ -231,7 +233,7 @@ export function createN2(
       service = started;
       amf = ownAmf;
       // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
-      if (ownAmf !== undefined) core.networkState.provideLocationServices(ownAmf.location);
+      if (ownAmf !== undefined) core.location.locationServices.provide(ownAmf.location);
       upf = userPlane?.upf;
       endpoint = {
         transport: opened.kind,
@@ -260,7 +262,7 @@ export function createN2(
       upf = undefined;
       await core.records.ingestion.flush();
       await running?.stop();
-      if (amf !== undefined) core.networkState.provideLocationServices(undefined);
+      if (amf !== undefined) core.location.locationServices.provide(undefined);
       amf?.stop();
       amf = undefined;
     },

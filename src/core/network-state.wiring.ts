@@ -1,4 +1,6 @@
+import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
+import { createNetworkEvents } from '../network/events/network-events.ts';
 import { installNetworkMetrics } from '../network/network-metrics.ts';
 import { createNetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
@@ -6,17 +8,19 @@ import { createRadiosService } from '../resources/radios/radios.service.ts';
 import type { CoreWiring } from './wiring.ts';
 
 /**
- * The live picture of the network: the API's read model, written by the network functions only. A
- * subscriber deleted from the configuration leaves it at once.
+ * The network's events (the network functions emit them) and the live picture of the network built from
+ * them: the API's read model, written only from those events. A subscriber deleted from the
+ * configuration leaves it at once.
  */
 export function wireNetworkState(
   core: CoreWiring,
-  deps: { clock: Clock; configuration: ConfigurationEvents },
+  deps: { clock: Clock; logger: Logger; configuration: ConfigurationEvents },
 ) {
-  const state = createNetworkState({ clock: deps.clock });
+  const events = createNetworkEvents({ logger: deps.logger });
+  const state = createNetworkState({ clock: deps.clock, events });
   installNetworkMetrics(core.metrics, state);
   deps.configuration.subscribe(({ resource, change, name }) => {
     if (resource === 'subscriber' && change === 'deleted') state.subscriberRemoved(name);
   });
-  return { state, radios: createRadiosService({ state }) };
+  return { events, state, radios: createRadiosService({ state }) };
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.ts';
-import type { LocationServices } from './lmf/location-services.ts';
+import type { NetworkEvents } from './events/network-events.ts';
 import {
   createRadioRegistry,
   type Radio,
@@ -11,9 +11,8 @@ import {
  * The live picture of the network (architecture.md) and its one writer: the radios connected now
  * (radio-registry.ts), each subscriber's registration, the radio serving it and its PDU sessions. It is
  * the API's read model, not the network functions' working state: they keep their own contexts (NGAP
- * associations, security contexts, timers, state machines) and report here what the API shows. The
- * network functions write it through the update functions below; the API and
- * location read it. It lives in memory: registrations and sessions do not outlive the process, because
+ * associations, security contexts, timers, state machines) and emit what the API shows as network
+ * events, which this module alone turns into writes; the API and location read it. It lives in memory: registrations and sessions do not outlive the process, because
  * devices register again and re-establish their sessions when the core restarts.
  */
 
@@ -53,8 +52,6 @@ export interface RadioMeasurement {
   rsrp?: number;
   rsrq?: number;
 }
-
-export type ServingCellListener = (imsi: string, cell: ServingCell) => void;
 
 export interface Registration {
   /** Radio access types the device is registered over, e.g. `5G`. */
@@ -119,15 +116,17 @@ const sameCell = (a: ServingCell | undefined, b: ServingCell): boolean =>
   a.mnc === b.mnc &&
   a.cellIdentity.toLowerCase() === b.cellIdentity.toLowerCase();
 
-export function createNetworkState(deps: { clock: Clock }) {
-  const { clock } = deps;
+/**
+ * The network state over the network's events: it subscribes to what the network functions emit
+ * (events/network-events.ts) and is the only writer of its model; it emits `ue.servingCellChanged`.
+ */
+export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }) {
+  const { clock, events } = deps;
   const radios = createRadioRegistry({ clock });
   const subscribers = new Map<string, SubscriberEntry>();
   // Indexes kept beside the maps so the list filters and counters never scan every subscriber.
   const imsisByRadio = new Map<string, Set<string>>();
   const sessionsByDataNetwork = new Map<string, number>();
-  const servingCellListeners = new Set<ServingCellListener>();
-  let locationServices: LocationServices | undefined;
 
   function entry(imsi: string): SubscriberEntry {
     let found = subscribers.get(imsi);
@@ -170,7 +169,8 @@ export function createNetworkState(deps: { clock: Clock }) {
 
   /**
    * Records the serving cell. Measurements belong to a cell: a new cell drops the old ones, and given
-   * measurements replace the previous ones. Listeners hear of a change of cell only, after the update.
+   * measurements replace the previous ones. A change of cell is emitted (`ue.servingCellChanged`) after
+   * the update.
    */
   function setServingCell(
     imsi: string,
@@ -184,7 +184,7 @@ export function createNetworkState(deps: { clock: Clock }) {
     if (measurements) found.radioMeasurements = measurements.map(copyMeasurement);
     else if (changed) found.radioMeasurements = [];
     if (!changed) return;
-    for (const listener of servingCellListeners) listener(imsi, { ...found.servingCell });
+    events.emit('ue.servingCellChanged', { supi: imsi, servingCell: { ...found.servingCell } });
   }
 
   function releaseAll(found: SubscriberEntry): void {
@@ -201,38 +201,95 @@ export function createNetworkState(deps: { clock: Clock }) {
     imsisByRadio.delete(name);
   }
 
-  return {
-    /** A RAN node completed NG Setup (its PLMN and TACs match the operator's); it replaces one with its id. */
-    radioConnected(connection: RadioConnection): Radio {
-      const previous = radios.get(connection.id);
-      if (previous) forgetServingRadio(previous.name);
-      return radios.connected(connection);
-    },
+  /** A RAN node completed NG Setup (its PLMN and TACs match the operator's); it replaces one with its id. */
+  function radioConnected(connection: RadioConnection): void {
+    const previous = radios.get(connection.id);
+    if (previous) forgetServingRadio(previous.name);
+    radios.connected(connection);
+  }
 
-    /**
-     * The node changed its configuration or was heard from; false when it is not connected. Devices
-     * are served by a radio's name, so a renamed radio keeps them under its new name.
-     */
-    radioUpdated(id: string, changes?: RadioChanges): boolean {
-      const before = radios.get(id)?.name;
-      if (!radios.updated(id, changes)) return false;
-      const after = radios.get(id)?.name;
-      if (before !== undefined && after !== undefined && before !== after) {
-        for (const imsi of imsisByRadio.get(before) ?? []) {
-          const found = subscribers.get(imsi);
-          if (found) setServingRadio(imsi, found, after);
-        }
+  /**
+   * The node changed its configuration or was heard from; nothing when it is not connected. Devices
+   * are served by a radio's name, so a renamed radio keeps them under its new name.
+   */
+  function radioUpdated(id: string, changes?: RadioChanges): void {
+    const before = radios.get(id)?.name;
+    if (!radios.updated(id, changes)) return;
+    const after = radios.get(id)?.name;
+    if (before !== undefined && after !== undefined && before !== after) {
+      for (const imsi of imsisByRadio.get(before) ?? []) {
+        const found = subscribers.get(imsi);
+        if (found) setServingRadio(imsi, found, after);
       }
-      return true;
-    },
+    }
+  }
 
-    /** The node's association ended; false when it was not connected. Its devices stay registered. */
-    radioDisconnected(id: string): boolean {
-      const radio = radios.disconnected(id);
-      if (radio) forgetServingRadio(radio.name);
-      return radio !== undefined;
-    },
+  /** The node's association ended. Its devices stay registered. */
+  function radioDisconnected(id: string): void {
+    const radio = radios.disconnected(id);
+    if (radio) forgetServingRadio(radio.name);
+  }
 
+  /** A device registered (or re-registered) through `radio`. */
+  function subscriberRegistered(imsi: string, radio: string, registration: Registration): void {
+    const found = entry(imsi);
+    found.registration = { ...registration, radioAccessTypes: [...registration.radioAccessTypes] };
+    found.lastSeenAt = clock.now();
+    found.lastSeenRadio = radio;
+    setServingRadio(imsi, found, radio);
+  }
+
+  /** Any signalling from a device: refreshes last seen, its radio (when registered) and optionally its cell. */
+  function subscriberSeen(imsi: string, radio: string, servingCell: ServingCell | undefined): void {
+    const found = entry(imsi);
+    found.lastSeenAt = clock.now();
+    found.lastSeenRadio = radio;
+    if (servingCell) setServingCell(imsi, found, servingCell, undefined);
+    if (found.registration) setServingRadio(imsi, found, radio);
+  }
+
+  /** Deregistration ends every session; last seen is kept. */
+  function subscriberDeregistered(imsi: string): void {
+    const found = subscribers.get(imsi);
+    if (!found) return;
+    found.registration = undefined;
+    setServingRadio(imsi, found, undefined);
+    releaseAll(found);
+  }
+
+  /** Established or modified: the session as the SMF shows it now. */
+  function sessionUpdated(imsi: string, session: PduSession): void {
+    const found = entry(imsi);
+    const previous = found.sessions.get(session.id);
+    if (previous) countSession(previous.dataNetwork, -1);
+    found.sessions.set(session.id, { ...session, slice: { ...session.slice } });
+    countSession(session.dataNetwork, 1);
+  }
+
+  function sessionReleased(imsi: string, sessionId: number): void {
+    const found = subscribers.get(imsi);
+    const session = found?.sessions.get(sessionId);
+    if (!found || !session) return;
+    found.sessions.delete(sessionId);
+    countSession(session.dataNetwork, -1);
+  }
+
+  // The only writes: what the network functions emit.
+  events.on('radio.connected', radioConnected);
+  events.on('radio.updated', (e) => radioUpdated(e.id, e.changes));
+  events.on('radio.disconnected', (e) => radioDisconnected(e.id));
+  events.on('ue.registered', (e) => subscriberRegistered(e.supi, e.radio, e.registration));
+  events.on('ue.seen', (e) => subscriberSeen(e.supi, e.radio, e.servingCell));
+  // Measurements given replace the previous ones; a new cell without measurements clears them.
+  events.on('ue.servingCellReported', (e) =>
+    setServingCell(e.supi, entry(e.supi), e.servingCell, e.radioMeasurements),
+  );
+  events.on('ue.deregistered', (e) => subscriberDeregistered(e.supi));
+  events.on('session.established', (e) => sessionUpdated(e.supi, e.session));
+  events.on('session.modified', (e) => sessionUpdated(e.supi, e.session));
+  events.on('session.released', (e) => sessionReleased(e.supi, e.pduSessionId));
+
+  return {
     /** Every connected radio, by name and then id. */
     radios: (): Radio[] => radios.list(),
 
@@ -241,83 +298,10 @@ export function createNetworkState(deps: { clock: Clock }) {
 
     radioCount: (): number => radios.count(),
 
-    /** A device registered (or re-registered) through `radio`. */
-    subscriberRegistered(imsi: string, radio: string, registration: Registration): void {
-      const found = entry(imsi);
-      found.registration = { ...registration, radioAccessTypes: [...registration.radioAccessTypes] };
-      found.lastSeenAt = clock.now();
-      found.lastSeenRadio = radio;
-      setServingRadio(imsi, found, radio);
-    },
-
-    /** Any signalling from a registered device: refreshes last seen, its radio and optionally its cell. */
-    subscriberSeen(imsi: string, radio: string, servingCell?: ServingCell): void {
-      const found = entry(imsi);
-      found.lastSeenAt = clock.now();
-      found.lastSeenRadio = radio;
-      if (servingCell) setServingCell(imsi, found, servingCell, undefined);
-      if (found.registration) setServingRadio(imsi, found, radio);
-    },
-
-    /**
-     * The device's serving cell, and the radio measurements taken in it when the report carries them
-     * (measurements given replace the previous ones; a new cell without measurements clears them).
-     */
-    updateServingCell(imsi: string, cell: ServingCell, radioMeasurements?: RadioMeasurement[]): void {
-      setServingCell(imsi, entry(imsi), cell, radioMeasurements);
-    },
-
-    /**
-     * Calls `listener` after the serving cell of any subscriber changes to another cell. Listeners run
-     * synchronously inside the update, so they must not throw and must hand slow work off. Returns a
-     * function that removes the listener.
-     */
-    onServingCellChanged(listener: ServingCellListener): () => void {
-      servingCellListeners.add(listener);
-      return () => void servingCellListeners.delete(listener);
-    },
-
-    /**
-     * The network's location services while N2 runs (the AMF offers them when it starts and withdraws
-     * them with `undefined` when it stops); the API's locator asks them for fresh cells and
-     * measurements.
-     */
-    provideLocationServices(services: LocationServices | undefined): void {
-      locationServices = services;
-    },
-
     /** How long ago (ms) the network reported the subscriber's serving cell; undefined when never. */
     servingCellAge(imsi: string): number | undefined {
       const at = subscribers.get(imsi)?.servingCellReportedAt;
       return at === undefined ? undefined : clock.now() - at;
-    },
-
-    /** The location services offered now, if any. */
-    locationServices: (): LocationServices | undefined => locationServices,
-
-    /** Deregistration ends every session; last seen is kept. */
-    subscriberDeregistered(imsi: string): void {
-      const found = subscribers.get(imsi);
-      if (!found) return;
-      found.registration = undefined;
-      setServingRadio(imsi, found, undefined);
-      releaseAll(found);
-    },
-
-    sessionEstablished(imsi: string, session: PduSession): void {
-      const found = entry(imsi);
-      const previous = found.sessions.get(session.id);
-      if (previous) countSession(previous.dataNetwork, -1);
-      found.sessions.set(session.id, { ...session, slice: { ...session.slice } });
-      countSession(session.dataNetwork, 1);
-    },
-
-    sessionReleased(imsi: string, sessionId: number): void {
-      const found = subscribers.get(imsi);
-      const session = found?.sessions.get(sessionId);
-      if (!found || !session) return;
-      found.sessions.delete(sessionId);
-      countSession(session.dataNetwork, -1);
     },
 
     /** The subscriber was deleted from the configuration: nothing of it stays in the picture. */

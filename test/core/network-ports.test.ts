@@ -180,7 +180,7 @@ describe('configuration events', () => {
 
   it('remove a deleted subscriber from the network state', async () => {
     await createSubscriber(1);
-    t.networkState.subscriberRegistered(imsi(1), 'gnb-1', {
+    t.network.subscriberRegistered(imsi(1), 'gnb-1', {
       radioAccessTypes: ['5G'],
       imei: '490154203237518',
       cipheringAlgorithm: 'NEA2',

@@ -115,7 +115,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       identity: DEFAULT_N2_SETTINGS.amf,
       operatorConfiguration: t.core.ports.operatorConfiguration,
       configurationEvents: t.core.ports.configurationEvents,
-      state: t.core.networkState,
+      events: t.core.networkEvents,
       records: t.core.records.ingestion,
       metrics: createNgapMetrics(t.core.metrics),
       logger: t.core.logger,

@@ -17,13 +17,13 @@ export const nrCell = (cellIdentity: string): ServingCell => ({
 
 /** Registers subscriber `n` (as the AMF would) and reports its serving cell. */
 export function connectIn(t: TestApp, n: number, cell: ServingCell): void {
-  t.networkState.subscriberRegistered(imsi(n), 'gnb-1', {
+  t.network.subscriberRegistered(imsi(n), 'gnb-1', {
     radioAccessTypes: ['5G'],
     imei: '356938035643809',
     cipheringAlgorithm: 'NEA2',
     integrityAlgorithm: 'NIA2',
   });
-  t.networkState.updateServingCell(imsi(n), cell);
+  t.network.updateServingCell(imsi(n), cell);
 }
 
 /** Provisions the position of a cell and returns its id. */

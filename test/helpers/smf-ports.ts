@@ -6,6 +6,7 @@ import { encodePDUSessionResourceSetupResponseTransfer } from '../../src/network
 import type { ConfigurationListener } from '../../src/network/ports/configuration-events.ts';
 import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
 import type { N2SmItem, SmfOptions } from '../../src/network/smf/smf.ts';
+import type { NetworkEventMap } from '../../src/network/events/network-events.ts';
 
 /**
  * In-memory ports for `createSmf` (the SMF's unit tests and bench/sessions.ts): subscription data, the
@@ -97,7 +98,12 @@ export function inMemorySmfPorts(
         return () => undefined;
       },
     },
-    state: { sessionEstablished: () => undefined, sessionReleased: (_imsi, id) => void released.push(id) },
+    events: {
+      emit: (name, event) => {
+        if (name === 'session.released')
+          released.push((event as NetworkEventMap['session.released']).pduSessionId);
+      },
+    },
     userPlane: {
       n3Address: '127.0.0.1',
       establishSession: (r) => {

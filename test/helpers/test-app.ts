@@ -8,6 +8,7 @@ import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
 import type { Db } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
 import type { RoleId } from '../../src/identity/roles.ts';
+import { networkReports, type NetworkReports } from './network-reports.ts';
 
 /** A clock tests move by hand; it is also the timers of the app, fired as the clock passes them. */
 export function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')): Clock &
@@ -53,6 +54,8 @@ export interface TestApp {
   routes: RouteSummary[];
   db: Db;
   networkState: Core['networkState'];
+  /** Reports as the network functions make them (network events), to set the network's picture up. */
+  network: NetworkReports;
   records: Core['records']['ingestion'];
   decoders: Core['records']['decoders'];
   retention: Core['retention'];
@@ -108,6 +111,7 @@ export async function createTestApp(
     routes,
     db: core.db,
     networkState: core.networkState,
+    network: networkReports(core),
     records: core.records.ingestion,
     decoders: core.records.decoders,
     retention: core.retention,

@@ -37,8 +37,8 @@ describe('GET /api/v1/networking/data-networks', () => {
 
   it('lists data networks by name, paginated, each with its live session count', async () => {
     await created(t, token, BASE, { name: 'corp.example' });
-    t.networkState.sessionEstablished(imsi(1), session(1, 'internet'));
-    t.networkState.sessionEstablished(imsi(2), session(1, 'internet'));
+    t.network.sessionEstablished(imsi(1), session(1, 'internet'));
+    t.network.sessionEstablished(imsi(2), session(1, 'internet'));
     const response = await t.request({ method: 'GET', url: BASE, token });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), {
@@ -99,8 +99,8 @@ describe('POST /api/v1/networking/data-networks', () => {
 
 describe('GET /api/v1/networking/data-networks/{name}', () => {
   freshApp(() => {
-    t.networkState.sessionEstablished(imsi(1), session(1, 'internet'));
-    t.networkState.sessionEstablished(imsi(2), session(1, 'internet'));
+    t.network.sessionEstablished(imsi(1), session(1, 'internet'));
+    t.network.sessionEstablished(imsi(2), session(1, 'internet'));
   });
 
   it('reads one data network with its session count', async () => {

@@ -48,7 +48,7 @@ before(async () => {
   });
   connectIn(t, 1, CELL_A);
   connectIn(t, 2, CELL_UNPROVISIONED);
-  t.networkState.subscriberRegistered(imsi(4), 'gnb-1', {
+  t.network.subscriberRegistered(imsi(4), 'gnb-1', {
     radioAccessTypes: ['5G'],
     imei: '',
     cipheringAlgorithm: 'NEA0',
@@ -117,7 +117,7 @@ describe('POST /api/beta/location: immediate', () => {
       },
     ];
     connectIn(t, 6, CELL_A);
-    t.networkState.updateServingCell(imsi(6), CELL_A, measurements);
+    t.network.updateServingCell(imsi(6), CELL_A, measurements);
     const response = await locationRequest(t, token, { request_type: 'immediate', supi: supi(6) });
     assert.deepEqual(result<{ radioMeasurements: unknown }>(response).radioMeasurements, measurements);
   });
@@ -180,7 +180,7 @@ describe('POST /api/beta/location: immediate', () => {
 
   it('answers 409 once the subscriber deregisters', async () => {
     connectIn(t, 8, CELL_A);
-    t.networkState.subscriberDeregistered(imsi(8));
+    t.network.subscriberDeregistered(imsi(8));
     const response = await locationRequest(t, token, { request_type: 'immediate', supi: supi(8) });
     assert.equal(errorOf(response, 409), `subscriber ${supi(8)} is not connected to the network`);
   });

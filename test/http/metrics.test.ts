@@ -118,20 +118,20 @@ describe('GET /api/v1/metrics', () => {
 
   it('reports connected radios, registered subscribers and active sessions from the network state', async () => {
     const state = t.networkState;
-    t.networkState.radioConnected({
+    t.network.radioConnected({
       id: '001:01:00000a',
       name: 'gnb-metrics',
       address: '10.0.0.9:38412',
       ranNodeType: 'gNB',
       supportedTais: [],
     });
-    state.subscriberRegistered('001010000000077', 'gnb-metrics', {
+    t.network.subscriberRegistered('001010000000077', 'gnb-metrics', {
       radioAccessTypes: ['5G'],
       imei: '356938035643809',
       cipheringAlgorithm: 'NEA2',
       integrityAlgorithm: 'NIA2',
     });
-    state.sessionEstablished('001010000000077', {
+    t.network.sessionEstablished('001010000000077', {
       id: 1,
       radioAccessType: '5G',
       status: 'active',
@@ -149,7 +149,7 @@ describe('GET /api/v1/metrics', () => {
     assert.equal(sample(text, 'pmn_sessions_active'), 1);
     assert.doesNotMatch(text, /001010000000077/, 'no IMSI in any label');
     state.subscriberRemoved('001010000000077');
-    t.networkState.radioDisconnected('001:01:00000a');
+    t.network.radioDisconnected('001:01:00000a');
     const after = await scrape();
     assert.deepEqual(
       ['pmn_radios_connected', 'pmn_subscribers_registered', 'pmn_sessions_active'].map((n) =>

@@ -42,8 +42,7 @@ describe('radios', () => {
   });
   after(() => t.close());
   beforeEach(() => {
-    for (const id of ['001:01:000001', '001:01:000002', '001:01:000003'])
-      t.networkState.radioDisconnected(id);
+    for (const id of ['001:01:000001', '001:01:000002', '001:01:000003']) t.network.radioDisconnected(id);
   });
 
   async function get<T>(url: string): Promise<T> {
@@ -54,7 +53,7 @@ describe('radios', () => {
 
   describe('GET /api/v1/ran/radios', () => {
     it('lists the radios connected now with name, id, address and the deprecated supported_tais', async () => {
-      t.networkState.radioConnected(gnb());
+      t.network.radioConnected(gnb());
       assert.deepEqual(await get('/api/v1/ran/radios'), {
         items: [{ name: 'gnb-1', id: '001:01:000001', address: '10.0.0.5:38412', supported_tais: TAIS }],
         page: 1,
@@ -64,20 +63,19 @@ describe('radios', () => {
     });
 
     it('orders by name, names a radio that sent none by its id, and drops disconnected radios', async () => {
-      t.networkState.radioConnected(gnb({ id: '001:01:000002', name: 'b-site' }));
-      t.networkState.radioConnected(gnb({ id: '001:01:000003', name: undefined }));
-      t.networkState.radioConnected(gnb({ id: '001:01:000001', name: 'a-site' }));
+      t.network.radioConnected(gnb({ id: '001:01:000002', name: 'b-site' }));
+      t.network.radioConnected(gnb({ id: '001:01:000003', name: undefined }));
+      t.network.radioConnected(gnb({ id: '001:01:000001', name: 'a-site' }));
       const names = async () =>
         (await get<{ items: { name: string }[] }>('/api/v1/ran/radios')).items.map((r) => r.name);
       assert.deepEqual(await names(), ['001:01:000003', 'a-site', 'b-site']);
-      assert.equal(t.networkState.radioDisconnected('001:01:000002'), true);
-      assert.equal(t.networkState.radioDisconnected('001:01:000002'), false);
+      assert.equal(t.network.radioDisconnected('001:01:000002'), true);
+      assert.equal(t.network.radioDisconnected('001:01:000002'), false);
       assert.deepEqual(await names(), ['001:01:000003', 'a-site']);
     });
 
     it('pages', async () => {
-      for (const n of [1, 2, 3])
-        t.networkState.radioConnected(gnb({ id: `001:01:00000${n}`, name: `gnb-${n}` }));
+      for (const n of [1, 2, 3]) t.network.radioConnected(gnb({ id: `001:01:00000${n}`, name: `gnb-${n}` }));
       const page = await get<{ items: { name: string }[]; total_count: number }>(
         '/api/v1/ran/radios?page=2&per_page=2',
       );
@@ -96,9 +94,9 @@ describe('radios', () => {
 
   describe('GET /api/v1/ran/radios/{name}', () => {
     it('details the radio: connected_at, last_seen_at, ran_node_type and the TAI/S-NSSAI structure', async () => {
-      t.networkState.radioConnected(gnb());
+      t.network.radioConnected(gnb());
       clock.advance(61_000);
-      assert.equal(t.networkState.radioUpdated('001:01:000001'), true);
+      assert.equal(t.network.radioUpdated('001:01:000001'), true);
       assert.deepEqual(await get('/api/v1/ran/radios/gnb-1'), {
         name: 'gnb-1',
         id: '001:01:000001',
@@ -111,16 +109,16 @@ describe('radios', () => {
     });
 
     it('follows a configuration update: new name and tracking areas', async () => {
-      t.networkState.radioConnected(gnb());
+      t.network.radioConnected(gnb());
       const tais = [{ tai: { plmnID: { mcc: '001', mnc: '01' }, tac: '000002' }, snssais: [{ sst: 1 }] }];
-      t.networkState.radioUpdated('001:01:000001', { name: 'gnb-renamed', supportedTais: tais });
+      t.network.radioUpdated('001:01:000001', { name: 'gnb-renamed', supportedTais: tais });
       const radio = await get<{ name: string; supported_tais: unknown }>('/api/v1/ran/radios/gnb-renamed');
       assert.deepEqual([radio.name, radio.supported_tais], ['gnb-renamed', tais]);
-      assert.equal(t.networkState.radioUpdated('001:01:000009'), false);
+      assert.equal(t.network.radioUpdated('001:01:000009'), false);
     });
 
     it('finds a radio by its id too', async () => {
-      t.networkState.radioConnected(gnb());
+      t.network.radioConnected(gnb());
       assert.equal((await get<{ name: string }>('/api/v1/ran/radios/001:01:000001')).name, 'gnb-1');
     });
 
@@ -152,8 +150,8 @@ describe('radios', () => {
         },
       });
       assert.equal(created.statusCode, 201, created.body);
-      t.networkState.radioConnected(gnb());
-      t.networkState.subscriberRegistered(imsi, 'gnb-1', {
+      t.network.radioConnected(gnb());
+      t.network.subscriberRegistered(imsi, 'gnb-1', {
         radioAccessTypes: ['5G'],
         imei: '356938035643809',
         cipheringAlgorithm: 'NEA2',
@@ -164,7 +162,7 @@ describe('radios', () => {
           (i) => i.imsi,
         );
       assert.deepEqual(await onRadio(), [imsi]);
-      t.networkState.radioDisconnected('001:01:000001');
+      t.network.radioDisconnected('001:01:000001');
       assert.deepEqual(await onRadio(), []);
     });
   });

@@ -47,13 +47,13 @@ function freshApp(): void {
 
 /** Subscriber 2 registered through radio gnb-1 with one PDU session, as the network side reports it. */
 function registerSubscriber2(): void {
-  t.networkState.subscriberRegistered(imsi(2), 'gnb-1', {
+  t.network.subscriberRegistered(imsi(2), 'gnb-1', {
     radioAccessTypes: ['5G'],
     imei: '356938035643809',
     cipheringAlgorithm: 'NEA2',
     integrityAlgorithm: 'NIA2',
   });
-  t.networkState.sessionEstablished(imsi(2), {
+  t.network.sessionEstablished(imsi(2), {
     id: 1,
     radioAccessType: '5G',
     status: 'active',
@@ -69,7 +69,7 @@ function registerSubscriber2(): void {
 
 /** Subscriber 4 (profile gold) registered through radio gnb-2, without sessions. */
 function registerSubscriber4(): void {
-  t.networkState.subscriberRegistered(imsi(4), 'gnb-2', {
+  t.network.subscriberRegistered(imsi(4), 'gnb-2', {
     radioAccessTypes: ['5G'],
     imei: '',
     cipheringAlgorithm: 'NEA0',
@@ -266,7 +266,7 @@ describe('GET /api/v1/subscribers/{imsi}', () => {
   it('reads a subscriber with its full status and sessions, and never its key, OPc or sequence number', async () => {
     registerSubscriber2();
     clock.set(Date.parse('2026-11-22T10:05:00.000Z'));
-    t.networkState.subscriberSeen(imsi(2), 'gnb-1');
+    t.network.subscriberSeen(imsi(2), 'gnb-1');
     const response = await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(2)}`, token });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), {
@@ -522,7 +522,7 @@ describe('GET /api/v1/subscribers?radio= for a radio serving more devices than o
     assert.equal(response.statusCode, 201, response.body);
     for (let n = 5; n < named; n++) {
       if (!onRadio(n)) continue;
-      t.networkState.subscriberRegistered(imsi(n), 'gnb-big', {
+      t.network.subscriberRegistered(imsi(n), 'gnb-big', {
         radioAccessTypes: ['5G'],
         imei: '356938035643809',
         cipheringAlgorithm: 'NEA2',

@@ -26,7 +26,7 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
       payload: { ...READER, role_id: 2 },
     });
     assert.equal(created.statusCode, 201);
-    h.service.networkState.radioConnected({
+    h.service.network.radioConnected({
       id: '001:01:000001',
       name: 'gnb-1',
       address: '10.0.0.5:38412',
@@ -76,13 +76,13 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     });
     assert.equal(subscriber.statusCode, 201);
     // As the AMF and SMF report them: one registered subscriber with one PDU session.
-    h.service.networkState.subscriberRegistered(IMSI_2, 'gnb-1', {
+    h.service.network.subscriberRegistered(IMSI_2, 'gnb-1', {
       radioAccessTypes: ['5G'],
       imei: '356938035643809',
       cipheringAlgorithm: 'NEA2',
       integrityAlgorithm: 'NIA2',
     });
-    h.service.networkState.sessionEstablished(IMSI_2, {
+    h.service.network.sessionEstablished(IMSI_2, {
       id: 1,
       radioAccessType: '5G',
       status: 'active',

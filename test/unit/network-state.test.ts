@@ -7,6 +7,9 @@ import {
   type Registration,
   type ServingCell,
 } from '../../src/network/network-state.ts';
+import pino from 'pino';
+import { createNetworkEvents } from '../../src/network/events/network-events.ts';
+import { networkReports } from '../helpers/network-reports.ts';
 import { manualClock } from '../helpers/test-app.ts';
 
 const IMSI_A = '001010000000001';
@@ -32,24 +35,39 @@ const session = (id: number, dataNetwork = 'internet'): PduSession => ({
   ambrDownlink: '1 Gbps',
 });
 
+/** Network state over its events; `report` emits what the network functions would. */
 const setup = () => {
   const clock = manualClock(Date.parse('2026-11-22T10:00:00.000Z'));
-  return { clock, state: createNetworkState({ clock }) };
+  const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+  const state = createNetworkState({ clock, events });
+  return { clock, state, events, report: networkReports({ networkEvents: events, networkState: state }) };
 };
+
+describe('network state: one writer', () => {
+  it('is written only through the network events: it exposes no writer to the network functions', () => {
+    const { state } = setup();
+    // @ts-expect-error the network functions emit `ue.registered`; network state alone writes
+    assert.equal(state.subscriberRegistered, undefined);
+    // @ts-expect-error the SMF emits `session.established`
+    assert.equal(state.sessionEstablished, undefined);
+    // @ts-expect-error N2 emits `radio.connected`
+    assert.equal(state.radioConnected, undefined);
+  });
+});
 
 describe('network state: radios', () => {
   it('a disconnecting radio no longer serves its devices, which stay registered', () => {
-    const { state } = setup();
-    state.radioConnected({
+    const { state, report } = setup();
+    report.radioConnected({
       id: '001:01:000001',
       name: 'gnb-1',
       address: '10.0.0.1:38412',
       ranNodeType: 'gNB',
       supportedTais: [],
     });
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
-    assert.equal(state.radioDisconnected('001:01:000001'), true);
-    assert.equal(state.radioDisconnected('001:01:000001'), false);
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    assert.equal(report.radioDisconnected('001:01:000001'), true);
+    assert.equal(report.radioDisconnected('001:01:000001'), false);
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.equal(state.subscriber(IMSI_A).registered, true);
     assert.equal(state.subscriber(IMSI_A).lastSeenRadio, 'gnb-1');
@@ -66,19 +84,19 @@ describe('network state: radios', () => {
   });
 
   it('keeps the devices of a renamed radio under its new name', () => {
-    const { state } = setup();
-    state.radioConnected(gnb('gnb-2'));
-    state.subscriberRegistered(IMSI_A, 'gnb-2', registration);
-    assert.equal(state.radioUpdated('001:01:000002', { name: 'gnb-2b' }), true);
+    const { state, report } = setup();
+    report.radioConnected(gnb('gnb-2'));
+    report.subscriberRegistered(IMSI_A, 'gnb-2', registration);
+    assert.equal(report.radioUpdated('001:01:000002', { name: 'gnb-2b' }), true);
     assert.deepEqual(state.subscribersOnRadio('gnb-2'), []);
     assert.deepEqual(state.subscribersOnRadio('gnb-2b'), [IMSI_A]);
   });
 
   it('lets a radio that connects again under its id replace the old entry, which no longer serves devices', () => {
-    const { state } = setup();
-    state.radioConnected(gnb('gnb-2'));
-    state.subscriberRegistered(IMSI_A, 'gnb-2', registration);
-    state.radioConnected(gnb('gnb-2'));
+    const { state, report } = setup();
+    report.radioConnected(gnb('gnb-2'));
+    report.subscriberRegistered(IMSI_A, 'gnb-2', registration);
+    report.radioConnected(gnb('gnb-2'));
     assert.equal(state.radioCount(), 1);
     assert.deepEqual(state.subscribersOnRadio('gnb-2'), []);
     assert.equal(state.subscriber(IMSI_A).registered, true);
@@ -105,8 +123,8 @@ describe('network state: registrations', () => {
   });
 
   it('records a registration: RAT, IMEI, algorithms, last seen time and radio', () => {
-    const { state } = setup();
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    const { state, report } = setup();
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
     const seen = state.subscriber(IMSI_A);
     assert.deepEqual(
       [seen.registered, seen.radioAccessTypes, seen.imei, seen.cipheringAlgorithm, seen.integrityAlgorithm],
@@ -120,11 +138,11 @@ describe('network state: registrations', () => {
   });
 
   it('moves a device between radios as it is seen, and keeps its serving cell', () => {
-    const { clock, state } = setup();
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    const { clock, state, report } = setup();
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
     clock.advance(5000);
     const cell: ServingCell = { rat: 'nr', mcc: '001', mnc: '01', tac: '000001', cellIdentity: '000000010' };
-    state.subscriberSeen(IMSI_A, 'gnb-2', cell);
+    report.subscriberSeen(IMSI_A, 'gnb-2', cell);
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.deepEqual(state.subscribersOnRadio('gnb-2'), [IMSI_A]);
     const seen = state.subscriber(IMSI_A);
@@ -135,23 +153,23 @@ describe('network state: registrations', () => {
   });
 
   it('signalling from an unregistered device updates last seen but puts it on no radio', () => {
-    const { state } = setup();
-    state.subscriberSeen(IMSI_B, 'gnb-1');
+    const { state, report } = setup();
+    report.subscriberSeen(IMSI_B, 'gnb-1');
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
     assert.notEqual(state.subscriber(IMSI_B).lastSeenAt, undefined);
     // network.md 5, decisions 10: the strings of a device not registered are "".
     assert.equal(state.subscriber(IMSI_B).lastSeenRadio, '');
-    state.subscriberRegistered(IMSI_B, 'gnb-1', registration);
+    report.subscriberRegistered(IMSI_B, 'gnb-1', registration);
     assert.equal(state.subscriber(IMSI_B).lastSeenRadio, 'gnb-1');
-    state.subscriberDeregistered(IMSI_B);
+    report.subscriberDeregistered(IMSI_B);
     assert.equal(state.subscriber(IMSI_B).registered, false);
   });
 
   it('deregistration ends the registration and every session, and keeps when it was last seen', () => {
-    const { state } = setup();
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
-    state.sessionEstablished(IMSI_A, session(1));
-    state.subscriberDeregistered(IMSI_A);
+    const { state, report } = setup();
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    report.sessionEstablished(IMSI_A, session(1));
+    report.subscriberDeregistered(IMSI_A);
     const seen = state.subscriber(IMSI_A);
     assert.deepEqual([seen.registered, seen.radioAccessTypes, seen.sessions], [false, [], []]);
     assert.notEqual(seen.lastSeenAt, undefined);
@@ -161,9 +179,9 @@ describe('network state: registrations', () => {
   });
 
   it('forgets a removed subscriber entirely', () => {
-    const { state } = setup();
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
-    state.sessionEstablished(IMSI_A, session(1));
+    const { state, report } = setup();
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    report.sessionEstablished(IMSI_A, session(1));
     state.subscriberRemoved(IMSI_A);
     assert.equal(state.subscriber(IMSI_A).lastSeenAt, undefined);
     assert.deepEqual(state.subscribersOnRadio('gnb-1'), []);
@@ -171,9 +189,9 @@ describe('network state: registrations', () => {
   });
 
   it('hands out copies: changing a read value leaves the state as it was', () => {
-    const { state } = setup();
-    state.subscriberRegistered(IMSI_A, 'gnb-1', registration);
-    state.sessionEstablished(IMSI_A, session(1));
+    const { state, report } = setup();
+    report.subscriberRegistered(IMSI_A, 'gnb-1', registration);
+    report.sessionEstablished(IMSI_A, session(1));
     const read = state.subscriber(IMSI_A);
     read.radioAccessTypes.push('4G');
     read.sessions[0]!.slice.sst = 9;
@@ -185,10 +203,10 @@ describe('network state: registrations', () => {
 
 describe('network state: sessions', () => {
   it('counts sessions per subscriber and per data network', () => {
-    const { state } = setup();
-    state.sessionEstablished(IMSI_A, session(1));
-    state.sessionEstablished(IMSI_A, session(2, 'corp'));
-    state.sessionEstablished(IMSI_B, session(1));
+    const { state, report } = setup();
+    report.sessionEstablished(IMSI_A, session(1));
+    report.sessionEstablished(IMSI_A, session(2, 'corp'));
+    report.sessionEstablished(IMSI_B, session(1));
     assert.equal(state.summary(IMSI_A).sessions, 2);
     assert.deepEqual(
       state.subscriber(IMSI_A).sessions.map((s) => [s.id, s.dataNetwork]),
@@ -203,21 +221,21 @@ describe('network state: sessions', () => {
   });
 
   it('replacing a session with the same id moves its count to the new data network', () => {
-    const { state } = setup();
-    state.sessionEstablished(IMSI_A, session(1));
-    state.sessionEstablished(IMSI_A, session(1, 'corp'));
+    const { state, report } = setup();
+    report.sessionEstablished(IMSI_A, session(1));
+    report.sessionEstablished(IMSI_A, session(1, 'corp'));
     assert.equal(state.summary(IMSI_A).sessions, 1);
     assert.equal(state.sessionsOnDataNetwork('internet'), 0);
     assert.equal(state.sessionsOnDataNetwork('corp'), 1);
   });
 
   it('releasing a session removes it and its count; releasing an unknown one changes nothing', () => {
-    const { state } = setup();
-    state.sessionEstablished(IMSI_A, session(1));
-    state.sessionEstablished(IMSI_A, session(2));
-    state.sessionReleased(IMSI_A, 1);
-    state.sessionReleased(IMSI_A, 99);
-    state.sessionReleased(IMSI_B, 1);
+    const { state, report } = setup();
+    report.sessionEstablished(IMSI_A, session(1));
+    report.sessionEstablished(IMSI_A, session(2));
+    report.sessionReleased(IMSI_A, 1);
+    report.sessionReleased(IMSI_A, 99);
+    report.sessionReleased(IMSI_B, 1);
     assert.deepEqual(
       state.subscriber(IMSI_A).sessions.map((s) => s.id),
       [2],
@@ -247,15 +265,15 @@ describe('network state: serving cell and radio measurements', () => {
   };
 
   it('records the serving cell (identity in lower case) and the measurements taken in it', () => {
-    const { state } = setup();
-    state.updateServingCell(IMSI_A, nrCell('00000001F'), [nrMeasurement]);
+    const { state, report } = setup();
+    report.updateServingCell(IMSI_A, nrCell('00000001F'), [nrMeasurement]);
     const seen = state.subscriber(IMSI_A);
     assert.deepEqual(seen.servingCell, nrCell('00000001f'));
     assert.deepEqual(seen.radioMeasurements, [nrMeasurement]);
   });
 
   it('records an E-UTRA cell with its RSRP and RSRQ', () => {
-    const { state } = setup();
+    const { state, report } = setup();
     const cell: ServingCell = { rat: 'eutra', mcc: '001', mnc: '01', tac: '000001', cellIdentity: '0000a01' };
     const measurement: RadioMeasurement = {
       source: 'UE',
@@ -266,33 +284,33 @@ describe('network state: serving cell and radio measurements', () => {
       rsrp: -100,
       rsrq: -12,
     };
-    state.updateServingCell(IMSI_A, cell, [measurement]);
+    report.updateServingCell(IMSI_A, cell, [measurement]);
     assert.deepEqual(state.subscriber(IMSI_A).servingCell, cell);
     assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [measurement]);
   });
 
   it('keeps the measurements while the cell stays, replaces them when new ones come, drops them on a new cell', () => {
-    const { state } = setup();
-    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
-    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    const { state, report } = setup();
+    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    report.updateServingCell(IMSI_A, nrCell('000000010'));
     assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [nrMeasurement]);
     const newer = { ...nrMeasurement, ssRsrp: -80 };
-    state.updateServingCell(IMSI_A, nrCell('000000010'), [newer]);
+    report.updateServingCell(IMSI_A, nrCell('000000010'), [newer]);
     assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [newer]);
-    state.updateServingCell(IMSI_A, nrCell('000000020'));
+    report.updateServingCell(IMSI_A, nrCell('000000020'));
     assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, []);
   });
 
   it('tells listeners when the cell changes, not when the same cell is reported again', () => {
-    const { state } = setup();
+    const { events, report } = setup();
     const heard: [string, string][] = [];
-    state.onServingCellChanged((imsi, cell) => heard.push([imsi, cell.cellIdentity]));
-    state.updateServingCell(IMSI_A, nrCell('000000010'));
-    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
-    state.updateServingCell(IMSI_A, { ...nrCell('000000010'), tac: '000002' });
-    state.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
-    state.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
-    state.updateServingCell(IMSI_B, { ...nrCell('000000020'), mnc: '02' });
+    events.on('ue.servingCellChanged', (e) => heard.push([e.supi, e.servingCell.cellIdentity]));
+    report.updateServingCell(IMSI_A, nrCell('000000010'));
+    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    report.updateServingCell(IMSI_A, { ...nrCell('000000010'), tac: '000002' });
+    report.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
+    report.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
+    report.updateServingCell(IMSI_B, { ...nrCell('000000020'), mnc: '02' });
     assert.deepEqual(heard, [
       [IMSI_A, '000000010'],
       [IMSI_A, '000000020'],
@@ -301,18 +319,20 @@ describe('network state: serving cell and radio measurements', () => {
   });
 
   it('a listener reads the new cell in the state and stops hearing once removed', () => {
-    const { state } = setup();
+    const { state, events, report } = setup();
     const heard: (ServingCell | undefined)[] = [];
-    const remove = state.onServingCellChanged((imsi) => heard.push(state.subscriber(imsi).servingCell));
-    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    const remove = events.on('ue.servingCellChanged', (e) =>
+      heard.push(state.subscriber(e.supi).servingCell),
+    );
+    report.updateServingCell(IMSI_A, nrCell('000000010'));
     remove();
-    state.updateServingCell(IMSI_A, nrCell('000000020'));
+    report.updateServingCell(IMSI_A, nrCell('000000020'));
     assert.deepEqual(heard, [nrCell('000000010')]);
   });
 
   it('hands out copies of the cell and the measurements', () => {
-    const { state } = setup();
-    state.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
+    const { state, report } = setup();
+    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
     const read = state.subscriber(IMSI_A);
     read.servingCell!.cellIdentity = 'changed';
     read.radioMeasurements[0]!.ssbBeams![0]!.rsrp = 0;
@@ -321,8 +341,8 @@ describe('network state: serving cell and radio measurements', () => {
   });
 
   it('forgets a removed subscriber, seen by the network or not', () => {
-    const { state } = setup();
-    state.updateServingCell(IMSI_A, nrCell('000000010'));
+    const { state, report } = setup();
+    report.updateServingCell(IMSI_A, nrCell('000000010'));
     state.subscriberRemoved(IMSI_A);
     state.subscriberRemoved(IMSI_B);
     assert.equal(state.subscriber(IMSI_A).servingCell, undefined);

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
 import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
-import type { NetworkState } from '../network-state.ts';
+import type { NetworkEventEmitter } from '../events/network-events.ts';
 import type { NgapMetrics } from '../network-metrics.ts';
 import type { PeerLogLimiter } from '../peer-log-limiter.ts';
 import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
@@ -24,7 +24,7 @@ export interface AmfNetwork {
 
 /**
  * What every 5GMM procedure module works with: the settings, the N2 layer, the UE contexts, the AUSF,
- * the ports and the one network-state writer. Built once by `createAmf`.
+ * the ports and the network events it emits. Built once by `createAmf`.
  */
 export interface AmfContext {
   readonly settings: AmfSettings;
@@ -40,10 +40,8 @@ export interface AmfContext {
   /** The operator configuration, read once and again after each operator or slice change. */
   network(): Promise<AmfNetwork>;
   readonly subscriptionData: SubscriptionDataPort;
-  readonly state: Pick<
-    NetworkState,
-    'subscriberRegistered' | 'subscriberSeen' | 'subscriberDeregistered' | 'updateServingCell'
-  >;
+  /** What the UE side reports: registrations, deregistrations, signalling heard, NAS messages. */
+  readonly events: NetworkEventEmitter;
   readonly records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   /** 32 random bits for a 5G-TMSI (TS 23.003 2.10.1: unpredictable). */
   randomTmsi(): number;

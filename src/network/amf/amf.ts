@@ -9,7 +9,7 @@ import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
-import type { NetworkState } from '../network-state.ts';
+import type { NetworkEventEmitter } from '../events/network-events.ts';
 import { createSmf, type Smf, type UserPlane } from '../smf/smf.ts';
 import type { AmfContext, AmfNetwork } from './amf-context.ts';
 import type { AmfIdentity } from './amf-identity.ts';
@@ -35,7 +35,8 @@ export interface AmfOptions {
   subscriptionData: SubscriptionDataPort;
   operatorConfiguration: OperatorConfigurationPort;
   configurationEvents: ConfigurationEvents;
-  state: AmfContext['state'];
+  /** Where the AMF and its SMF report what happens (network state, metrics and records subscribe). */
+  events: NetworkEventEmitter;
   records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   timers: Timers;
   logger: Logger;
@@ -48,10 +49,7 @@ export interface AmfOptions {
   /** 32 random bits for 5G-TMSIs; node:crypto's unless given. */
   randomTmsi?: () => number;
   /** PDU sessions (docs/sessions.md): the SMF is built with the AMF over this UPF; none without it. */
-  sessions?: {
-    userPlane: UserPlane | undefined;
-    state: Pick<NetworkState, 'sessionEstablished' | 'sessionReleased'>;
-  };
+  sessions?: { userPlane: UserPlane | undefined };
 }
 
 /**
@@ -89,7 +87,7 @@ export function createAmf(options: AmfOptions) {
       : createSmf({
           subscriptionData: options.subscriptionData,
           configurationEvents: options.configurationEvents,
-          state: sessions.state,
+          events: options.events,
           userPlane: sessions.userPlane,
           amf: smfAmfPort(() => {
             if (built.amf === undefined) throw new Error('SMF used before the AMF was built');
@@ -117,17 +115,7 @@ export function createAmf(options: AmfOptions) {
       return network;
     },
     subscriptionData: options.subscriptionData,
-    state:
-      smf === undefined
-        ? options.state
-        : {
-            ...options.state,
-            // Deregistered, however it happened: the UE's PDU sessions go with it (TS 24.501 6.3.3).
-            subscriberDeregistered(imsi: string) {
-              smf.ueGone(imsi);
-              options.state.subscriberDeregistered(imsi);
-            },
-          },
+    events: options.events,
     records: options.records,
     randomTmsi: options.randomTmsi ?? randomPool.word,
     smf,

@@ -4,7 +4,7 @@ import type { AmfUe } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from './nas-timer.ts';
 import { paging } from './paging.ts';
-import { deregister, stopProcedure } from './ue-lifecycle.ts';
+import { deregister, deregistered, stopProcedure } from './ue-lifecycle.ts';
 
 /**
  * UE-initiated deregistration (TS 24.501 5.5.2.2): Deregistration Accept unless the UE switched off
@@ -30,7 +30,7 @@ export function deregistrationRequest(
  */
 export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): void {
   if (ue.procedure.kind === 'deregistration') return;
-  if (ue.registered && ue.supi !== undefined) amf.state.subscriberDeregistered(ue.supi);
+  if (ue.registered && ue.supi !== undefined) deregistered(amf, ue.supi);
   ue.registered = false;
   stopProcedure(ue);
   if (ue.connection === undefined) {

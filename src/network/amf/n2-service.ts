@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
 import type { NgapMetrics } from '../network-metrics.ts';
-import type { NetworkState } from '../network-state.ts';
+import type { NetworkEventEmitter } from '../events/network-events.ts';
 import { createPeerLogLimiter, type PeerLogLimiter } from '../peer-log-limiter.ts';
 import type { Cause } from '../ngap/generated/types.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
@@ -29,7 +29,8 @@ export interface N2ServiceOptions {
   identity: AmfIdentity;
   operatorConfiguration: OperatorConfigurationPort;
   configurationEvents: ConfigurationEvents;
-  state: Pick<NetworkState, 'radioConnected' | 'radioUpdated' | 'radioDisconnected'>;
+  /** Where the radios' life is reported (network state and the metrics subscribe). */
+  events: NetworkEventEmitter;
   records: Pick<RecordsIngestion, 'recordRadioEvent' | 'recordRadioLog'>;
   metrics: NgapMetrics;
   logger: Logger;
@@ -75,7 +76,7 @@ export function createN2Service(options: N2ServiceOptions) {
       if (network === undefined) throw new Error('N2 service used before start');
       return network;
     },
-    state: options.state,
+    events: options.events,
     recorder: createNgapRecorder({ records: options.records, metrics: options.metrics, logger }),
     timers: options.timers,
     logger,

@@ -67,7 +67,12 @@ const isFiveGmm = (message: NasMessage): message is FiveGmmMessage => !('pti' in
 /** The UE is heard through `connection`: last seen, its radio and serving cell in the API (network.md 5). */
 function seen(amf: AmfContext, ue: AmfUe, connection: Connection): void {
   ue.lastRadio = connection.radio.name;
-  if (ue.supi !== undefined) amf.state.subscriberSeen(ue.supi, connection.radio.name, connection.servingCell);
+  if (ue.supi !== undefined)
+    amf.events.emit('ue.seen', {
+      supi: ue.supi,
+      radio: connection.radio.name,
+      servingCell: connection.servingCell,
+    });
 }
 
 /** Gives `ue` the new connection; an older one it still had is released without leading back to it. */

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
-import type { NetworkState } from '../network-state.ts';
+import type { NetworkEventEmitter } from '../events/network-events.ts';
 import type { PeerLogLimiter, PeerProblemKind } from '../peer-log-limiter.ts';
 import type {
   AMFConfigurationUpdateFailure,
@@ -72,7 +72,8 @@ export interface AssociationContext {
   identity: AmfIdentity;
   /** The operator's PLMN, TACs and slices as they are now. */
   network(): ServedNetwork;
-  state: Pick<NetworkState, 'radioConnected' | 'radioUpdated' | 'radioDisconnected'>;
+  /** The radio's life as network events (radio.connected, radio.updated, radio.disconnected). */
+  events: NetworkEventEmitter;
   recorder: NgapRecorder;
   timers: Timers;
   logger: Logger;
@@ -199,7 +200,8 @@ export class NgapAssociation implements AssociationHandler {
         if (event.state === 'primary') {
           this.#address = radioAddress(event.address);
           const id = this.radioId;
-          if (id !== undefined) this.#context.state.radioUpdated(id, { address: this.#address });
+          if (id !== undefined)
+            this.#context.events.emit('radio.updated', { id, changes: { address: this.#address } });
         }
         return;
       case 'drain':
@@ -307,7 +309,7 @@ export class NgapAssociation implements AssociationHandler {
     const context = setup === undefined ? this.#recordContext() : this.#setupContext(setup);
     this.#context.recorder.pdu('inbound', bytes, messageType, context, { ...pduDetails(pdu) });
     const id = this.radioId;
-    if (id !== undefined) this.#context.state.radioUpdated(id);
+    if (id !== undefined) this.#context.events.emit('radio.updated', { id });
     this.#dispatch(pdu, messageType, streamId, context);
   }
 
@@ -479,7 +481,7 @@ export class NgapAssociation implements AssociationHandler {
     if (this.#phase.phase === 'ready') this.#cancelProcedures(this.#phase.radio);
     this.#context.owners.set(node.id, this);
     if (previous !== undefined && previous !== this) previous.replaced();
-    this.#context.state.radioConnected({
+    this.#context.events.emit('radio.connected', {
       id: node.id,
       name,
       address: this.#address,
@@ -520,7 +522,7 @@ export class NgapAssociation implements AssociationHandler {
     const { changes } = decision;
     if (changes.name !== undefined) radio.name = changes.name || radio.id;
     if (changes.supportedTais !== undefined) radio.supportedTais = changes.supportedTais;
-    this.#context.state.radioUpdated(radio.id, changes);
+    this.#context.events.emit('radio.updated', { id: radio.id, changes });
     this.#send(decision.answer);
   }
 
@@ -680,7 +682,7 @@ export class NgapAssociation implements AssociationHandler {
     this.#context.ue?.radioGone(this.#link(radio));
     if (this.#context.owners.get(radio.id) === this) {
       this.#context.owners.delete(radio.id);
-      this.#context.state.radioDisconnected(radio.id);
+      this.#context.events.emit('radio.disconnected', { id: radio.id });
     }
   }
 

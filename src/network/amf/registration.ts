@@ -505,11 +505,15 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   const supi = ue.supi;
   const security = ue.security;
   if (supi === undefined || security === undefined) return;
-  amf.state.subscriberRegistered(supi, ue.lastRadio ?? '', {
-    radioAccessTypes: ['5G'],
-    imei: ue.pei ?? '',
-    cipheringAlgorithm: `NEA${security.ciphering}`,
-    integrityAlgorithm: `NIA${security.integrity}`,
+  amf.events.emit('ue.registered', {
+    supi,
+    radio: ue.lastRadio ?? '',
+    registration: {
+      radioAccessTypes: ['5G'],
+      imei: ue.pei ?? '',
+      cipheringAlgorithm: `NEA${security.ciphering}`,
+      integrityAlgorithm: `NIA${security.integrity}`,
+    },
   });
   const { request, generation } = procedure.registration;
   // A configuration change since the subscription was read reaches the UE now (TS 24.501 5.4.4.1): a

@@ -75,8 +75,17 @@ export function abortProcedure(amf: AmfContext, ue: AmfUe): void {
 export function deregister(amf: AmfContext, ue: AmfUe): void {
   const wasRegistered = ue.registered;
   ue.registered = false;
-  if (wasRegistered && ue.supi !== undefined) amf.state.subscriberDeregistered(ue.supi);
+  if (wasRegistered && ue.supi !== undefined) deregistered(amf, ue.supi);
   removeContext(amf, ue);
+}
+
+/**
+ * However it was deregistered, the UE's PDU sessions end with it (TS 24.501 6.3.3: released locally at
+ * the SMF), then the network hears of the deregistration.
+ */
+export function deregistered(amf: AmfContext, supi: string): void {
+  amf.smf?.ueGone(supi);
+  amf.events.emit('ue.deregistered', { supi });
 }
 
 /**

@@ -21,12 +21,16 @@ export interface NetworkEventMap {
   'ue.deregistered': { supi: string };
   /**
    * Signalling from the device through the radio named `radio`, with the cell of its User Location
-   * Information when the message carries one, and the measurements taken in that cell when reported.
+   * Information when the message carries one.
    */
-  'ue.seen': {
+  'ue.seen': { supi: string; radio: string; servingCell: ServingCell | undefined };
+  /**
+   * A report of the device's serving cell (a Location Report, TS 38.413 8.12.2), with the radio
+   * measurements taken in it when the report carries them (TS 38.331 MeasResults).
+   */
+  'ue.servingCellReported': {
     supi: string;
-    radio: string;
-    servingCell?: ServingCell;
+    servingCell: ServingCell;
     radioMeasurements?: RadioMeasurement[];
   };
   /** Emitted by network state: the device's serving cell is another cell than before (location listens). */

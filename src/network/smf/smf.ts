@@ -3,7 +3,8 @@ import type { Timers } from '../../clock.ts';
 import { startRetransmissionTimer, type RetransmissionTimer } from '../amf/nas-timer.ts';
 import type { FiveGsmMessage, NasMessageOf, SNssai } from '../nas/index.ts';
 import type { Cause } from '../ngap/generated/types.ts';
-import type { NetworkState, PduSession } from '../network-state.ts';
+import type { NetworkEventEmitter } from '../events/network-events.ts';
+import type { PduSession } from '../network-state.ts';
 import type { AddressLeases } from '../ports/address-leases.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { AuthorisedSession, SubscriptionDataPort } from '../ports/subscription-data.ts';
@@ -151,7 +152,8 @@ interface SmSession {
 export interface SmfOptions {
   subscriptionData: SubscriptionDataPort;
   configurationEvents: ConfigurationEvents;
-  state: Pick<NetworkState, 'sessionEstablished' | 'sessionReleased'>;
+  /** Sessions established, modified and released, as the API shows them (network state subscribes). */
+  events: NetworkEventEmitter;
   /** The UPF; undefined when it could not start: every establishment is then refused with #26. */
   userPlane: UserPlane | undefined;
   amf: SmfAmfPort;
@@ -224,7 +226,9 @@ export function createSmf(options: SmfOptions) {
     ambrUplink: s.policy.ambrUplink,
     ambrDownlink: s.policy.ambrDownlink,
   });
-  const publish = (s: SmSession): void => options.state.sessionEstablished(s.supi, apiView(s));
+  /** The session changed: policy or AMBR, user plane activated or deactivated. */
+  const publish = (s: SmSession): void =>
+    options.events.emit('session.modified', { supi: s.supi, session: apiView(s) });
 
   function remember(s: SmSession): void {
     sessions.set(key(s.supi, s.pduSessionId), s);
@@ -260,7 +264,7 @@ export function createSmf(options: SmfOptions) {
     giveBackLease('teid', s.uplinkTeid);
     if (s.ipv4 !== undefined) giveBackLease('address', s.ipv4);
     if (s.ipv6Prefix !== undefined) giveBackLease('address', s.ipv6Prefix);
-    options.state.sessionReleased(s.supi, s.pduSessionId);
+    options.events.emit('session.released', { supi: s.supi, pduSessionId: s.pduSessionId });
   }
 
   /** Local release (no signalling): deregistration, an old session replaced, a failed setup. */
@@ -438,7 +442,7 @@ export function createSmf(options: SmfOptions) {
       t3591: undefined,
     };
     remember(s);
-    publish(s);
+    options.events.emit('session.established', { supi, session: apiView(s) });
     const accept = establishmentAccept({
       pduSessionId,
       pti,

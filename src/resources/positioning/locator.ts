@@ -6,6 +6,7 @@ import type { NetworkState, RadioMeasurement, ServingCell } from '../../network/
 import type { Executor } from '../../storage/transaction.ts';
 import type { CellPosition, CellPositionsRepository } from '../cell-positions/cell-positions.repository.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
+import type { LocationServicesPort } from './location-services-port.ts';
 import {
   CELL_ID_USED,
   cellCircle,
@@ -64,7 +65,8 @@ const CELL_ID_NOT_USED: PositioningData = { ...CELL_ID_USED, usage: 'SUCCESS_RES
 export function createLocator(deps: {
   subscribers: SubscribersRepository;
   cellPositions: CellPositionsRepository;
-  state: NetworkState;
+  state: Pick<NetworkState, 'servingCellAge' | 'subscriber'>;
+  locationServices: Pick<LocationServicesPort, 'current'>;
 }) {
   const { subscribers, cellPositions, state } = deps;
 
@@ -78,7 +80,7 @@ export function createLocator(deps: {
   async function locate(imsi: string, executor: Executor, how: LocateHow): Promise<LocateOutcome> {
     const known = await subscribers.existingImsis([imsi], executor);
     if (known.length === 0) return { kind: 'unknown-subscriber' };
-    const services = state.locationServices();
+    const services = deps.locationServices.current();
     how.observed?.();
     if (how.method !== 'cell_id' && services === undefined)
       return { kind: 'unserved', reason: NOT_RUNNING[how.method] };

@@ -2,7 +2,7 @@ import type { ConfigurationEvents } from '../../network/ports/configuration-even
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../clock.ts';
 import { createKeyedTimers } from '../../jobs/keyed-timers.ts';
-import type { NetworkState } from '../../network/network-state.ts';
+import type { NetworkEvents } from '../../network/events/network-events.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
@@ -41,14 +41,15 @@ export function createSessionRunner(deps: {
   sessions: PositioningSessionsRepository;
   subscribers: SubscribersRepository;
   locator: Locator;
-  state: NetworkState;
+  /** A change of serving cell (`ue.servingCellChanged`) evaluates the subscriber's triggered sessions. */
+  events: Pick<NetworkEvents, 'on'>;
   /** A deleted subscriber's sessions fail. */
   configuration: ConfigurationEvents;
   clock: Clock;
   timers: Timers;
   logger: Logger;
 }) {
-  const { db, sessions, subscribers, locator, state, configuration, clock, timers, logger } = deps;
+  const { db, sessions, subscribers, locator, events, configuration, clock, timers, logger } = deps;
   const followed = new Map<string, Followed>();
   const triggeredBySupi = new Map<string, Set<string>>();
   const timersById = createKeyedTimers(timers);
@@ -156,8 +157,8 @@ export function createSessionRunner(deps: {
     for (const id of failed) forget(id);
   }
 
-  state.onServingCellChanged((imsi) => {
-    for (const id of triggeredBySupi.get(supiOf(imsi)) ?? []) {
+  events.on('ue.servingCellChanged', ({ supi }) => {
+    for (const id of triggeredBySupi.get(supiOf(supi)) ?? []) {
       if (queued.has(id) || stopped) continue;
       queued.add(id);
       background(`evaluation of session ${id}`, () => evaluate(id));

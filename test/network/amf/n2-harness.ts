@@ -5,6 +5,7 @@ import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf
 import { createN2Service, type N2Service } from '../../../src/network/amf/n2-service.ts';
 import type { UeSignalling } from '../../../src/network/amf/ue-signalling.ts';
 import { createNgapMetrics } from '../../../src/network/network-metrics.ts';
+import { createNetworkEvents, type NetworkEvents } from '../../../src/network/events/network-events.ts';
 import { createNetworkState, type NetworkState } from '../../../src/network/network-state.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
@@ -43,6 +44,8 @@ export interface Harness {
   network: FakeN2Network;
   n2: N2Service;
   state: NetworkState;
+  /** What N2 and the AMF report; `state` is built from them. */
+  networkEvents: NetworkEvents;
   clock: ReturnType<typeof manualClock>;
   operator: { configuration: OperatorConfiguration };
   events: ReturnType<typeof createConfigurationEvents>;
@@ -65,12 +68,15 @@ export async function createHarness(
     logger?: Logger;
     /** The process configuration's N2 allowlist (`n2_allowed_peers`). */
     allowedPeers?: string[];
+    /** The network events the UE side emits too (an AMF built before the harness); new ones unless given. */
+    networkEvents?: NetworkEvents;
   } = {},
 ): Promise<Harness> {
   const clock = manualClock();
   // With the clock, an association tells how long its peer has been silent (messages only: no heartbeats).
   const network = new FakeN2Network({}, { clock });
-  const state = createNetworkState({ clock });
+  const networkEvents = options.networkEvents ?? createNetworkEvents({ logger: pino({ level: 'silent' }) });
+  const state = createNetworkState({ clock, events: networkEvents });
   const operator = { configuration: operatorConfiguration(options.operator) };
   const events = createConfigurationEvents({ logger: pino({ level: 'silent' }) });
   const radioEvents: RadioEventInput[] = [];
@@ -82,7 +88,7 @@ export async function createHarness(
     identity: options.identity ?? DEFAULT_AMF_IDENTITY,
     operatorConfiguration: { getOperatorConfiguration: async () => structuredClone(operator.configuration) },
     configurationEvents: events,
-    state,
+    events: networkEvents,
     records: {
       recordRadioEvent: (event) => radioEvents.push(event) > 0,
       recordRadioLog: (log) => radioLogs.push(log) > 0,
@@ -100,6 +106,7 @@ export async function createHarness(
     network,
     n2,
     state,
+    networkEvents,
     clock,
     operator,
     events,

@@ -37,6 +37,7 @@ import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
 import { defaultSubscription } from '../../helpers/smf-ports.ts';
 import { createHarness, operatorConfiguration, type Harness, type TestRadio } from './n2-harness.ts';
 import { ngSetupRequest } from './messages.ts';
+import { createNetworkEvents } from '../../../src/network/events/network-events.ts';
 
 /** TS 35.208 test set 1's K and OPc: any fixed key serves; these are published. */
 export const KEY = Buffer.from('465b5ce8b199b49faa5f0a2ee238a6bc', 'hex');
@@ -102,16 +103,8 @@ export async function createAmfHarness(
     nasSecurity: { ciphering: ['NEA2', 'NEA0'], integrity: ['NIA2', 'NIA1'] },
     ...operator,
   });
-  const lazyState = {
-    subscriberRegistered: (...args: Parameters<Harness['state']['subscriberRegistered']>) =>
-      holder.harness!.state.subscriberRegistered(...args),
-    subscriberSeen: (...args: Parameters<Harness['state']['subscriberSeen']>) =>
-      holder.harness!.state.subscriberSeen(...args),
-    subscriberDeregistered: (...args: Parameters<Harness['state']['subscriberDeregistered']>) =>
-      holder.harness!.state.subscriberDeregistered(...args),
-    updateServingCell: (...args: Parameters<Harness['state']['updateServingCell']>) =>
-      holder.harness!.state.updateServingCell(...args),
-  };
+  // One map for the AMF's UE side and N2: network state (the harness's) hears both.
+  const networkEvents = createNetworkEvents({ logger: pino({ level: 'silent' }) });
   const timers = {
     after: (ms: number, callback: () => void) => holder.harness!.clock.after(ms, callback),
   };
@@ -130,27 +123,16 @@ export async function createAmfHarness(
         return () => void events.delete(listener);
       },
     },
-    state: lazyState,
+    events: networkEvents,
     records: { recordSubscriberLog: (log) => subscriberLogs.push(log) > 0 },
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
-    ...(extra.userPlane === undefined
-      ? {}
-      : {
-          sessions: {
-            userPlane: extra.userPlane,
-            state: {
-              sessionEstablished: (...args: Parameters<Harness['state']['sessionEstablished']>) =>
-                holder.harness!.state.sessionEstablished(...args),
-              sessionReleased: (...args: Parameters<Harness['state']['sessionReleased']>) =>
-                holder.harness!.state.sessionReleased(...args),
-            },
-          },
-        }),
+    ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
   });
   const harness = await createHarness({
     ue: amf.signalling,
     operator: configuration,
+    networkEvents,
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
   });
   holder.harness = harness;
