@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.ts';
 import { createNetworkEvents } from '../network/events/network-events.ts';
-import { installNetworkMetrics } from '../network/network-metrics.ts';
+import { installNetworkEventMetrics, installNetworkMetrics } from '../network/network-metrics.ts';
 import { createNetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import { createRadiosService } from '../resources/radios/radios.service.ts';
@@ -19,6 +19,7 @@ export function wireNetworkState(
   const events = createNetworkEvents({ logger: deps.logger });
   const state = createNetworkState({ clock: deps.clock, events });
   installNetworkMetrics(core.metrics, state);
+  installNetworkEventMetrics(core.metrics, events);
   deps.configuration.subscribe(({ resource, change, name }) => {
     if (resource === 'subscriber' && change === 'deleted') state.subscriberRemoved(name);
   });

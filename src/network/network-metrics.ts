@@ -1,4 +1,5 @@
 import type { Metrics } from '../metrics/metrics.ts';
+import type { NetworkEvents } from './events/network-events.ts';
 import type { NetworkState } from './network-state.ts';
 import type { PeerProblemKind } from './peer-log-limiter.ts';
 
@@ -19,6 +20,29 @@ export function installNetworkMetrics(metrics: Metrics, state: NetworkState): vo
     help: 'PDU sessions established now',
     collect: () => state.totals().activeSessions,
   });
+}
+
+/**
+ * Counters of what happens, each a listener on the network's events (one increment, no allocation):
+ * registrations, deregistrations, PDU sessions established and released, radios connected.
+ */
+export function installNetworkEventMetrics(metrics: Metrics, events: Pick<NetworkEvents, 'on'>): void {
+  const count = (name: string, help: string) => {
+    const counter = metrics.counter({ name, help });
+    const labels = {};
+    return (): void => counter.inc(labels);
+  };
+  events.on(
+    'ue.registered',
+    count('pmn_registrations_total', 'Registrations completed (Registration Complete)'),
+  );
+  events.on(
+    'ue.deregistered',
+    count('pmn_deregistrations_total', 'Registered devices deregistered, however'),
+  );
+  events.on('session.established', count('pmn_pdu_sessions_established_total', 'PDU sessions established'));
+  events.on('session.released', count('pmn_pdu_sessions_released_total', 'PDU sessions released'));
+  events.on('radio.connected', count('pmn_radio_connections_total', 'Radios that completed NG Setup'));
 }
 
 /**

@@ -144,6 +144,9 @@ describe('GET /api/v1/metrics', () => {
       ambrDownlink: '1 Gbps',
     });
     const text = await scrape();
+    assert.equal(sample(text, 'pmn_radio_connections_total'), 1);
+    assert.equal(sample(text, 'pmn_registrations_total'), 1);
+    assert.equal(sample(text, 'pmn_pdu_sessions_established_total'), 1);
     assert.equal(sample(text, 'pmn_radios_connected'), 1);
     assert.equal(sample(text, 'pmn_subscribers_registered'), 1);
     assert.equal(sample(text, 'pmn_sessions_active'), 1);
@@ -157,6 +160,12 @@ describe('GET /api/v1/metrics', () => {
       ),
       [0, 0, 0],
     );
+    t.network.subscriberDeregistered('001010000000077');
+    t.network.sessionReleased('001010000000077', 1);
+    const counted = await scrape();
+    assert.equal(sample(counted, 'pmn_deregistrations_total'), 1);
+    assert.equal(sample(counted, 'pmn_pdu_sessions_released_total'), 1);
+    assert.equal(sample(counted, 'pmn_registrations_total'), 1, 'a counter never goes down');
   });
 
   it('reports the database size in bytes', async () => {
