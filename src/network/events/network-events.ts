@@ -35,8 +35,6 @@ export interface NetworkEventMap {
   };
   /** Emitted by network state: the device's serving cell is another cell than before (location listens). */
   'ue.servingCellChanged': { supi: string; servingCell: ServingCell };
-  /** One 5GMM or 5GSM message either way, by its TS 24.501 message name (the records keep its bytes). */
-  'nas.message': { supi: string; direction: 'inbound' | 'outbound'; messageType: string };
   /** PDU Session Establishment accepted (TS 24.501 6.4.1). */
   'session.established': { supi: string; session: PduSession };
   /** The session changed: policy or AMBR modified, user plane activated or deactivated. */
