@@ -1,0 +1,42 @@
+import type { StoredPduSession, StoredSnssai } from '../ports/ue-contexts.ts';
+import type { SNssai } from '../nas/index.ts';
+import type { DefaultQosFlow, SessionAmbrBps } from './n2-transfers.ts';
+import type { IpType } from './session-authorisation.ts';
+import type { SessionState } from './smf.ts';
+
+/** What of an SM context outlives the process (`StoredPduSession`); timers and UPF handles do not. */
+export interface SessionFacts {
+  readonly pduSessionId: number;
+  readonly state: SessionState;
+  readonly dnn: string;
+  readonly sNssai: SNssai;
+  readonly ipType: IpType;
+  readonly ipv4: string | undefined;
+  readonly ipv6Prefix: string | undefined;
+  readonly uplinkTeid: number;
+  readonly ambr: SessionAmbrBps;
+  readonly flow: DefaultQosFlow;
+}
+
+export const storedSnssai = (slice: SNssai): StoredSnssai => ({ sst: slice.sst, sd: slice.sd ?? null });
+
+/** One PDU session as the UE context record holds it (ports/ue-contexts.ts): plain JSON values. */
+export function storedPduSession(s: SessionFacts): StoredPduSession {
+  const downlink = s.state.kind === 'active' ? s.state.downlink : undefined;
+  return {
+    pduSessionId: s.pduSessionId,
+    sNssai: storedSnssai(s.sNssai),
+    dnn: s.dnn,
+    ipType: s.ipType,
+    ipv4: s.ipv4 ?? null,
+    ipv6Prefix: s.ipv6Prefix ?? null,
+    qos: { qfi: s.flow.qfi, fiveQi: s.flow.fiveQi, arp: s.flow.arp },
+    ambr: { uplinkBps: s.ambr.uplinkBps, downlinkBps: s.ambr.downlinkBps },
+    tunnel: {
+      uplinkTeid: s.uplinkTeid,
+      downlink:
+        downlink === undefined ? null : { gnbAddress: downlink.gnbAddress, teid: downlink.remoteTeid },
+    },
+    userPlane: s.state.kind,
+  };
+}
