@@ -10,7 +10,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import prettier from 'prettier';
 import type { GeneratedFiles, GeneratorOptions } from '../src/network/asn1/generator.ts';
 import { Generator } from '../src/network/asn1/generator.ts';
-import { generateIeTables } from '../src/network/asn1/ie-tables.ts';
+import { generateIeTables, ieTableData } from '../src/network/asn1/ie-tables.ts';
+import { generateMessageFunctions } from '../src/network/asn1/message-functions.ts';
 import { parseModules } from '../src/network/asn1/parser.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -24,15 +25,19 @@ export interface Protocol {
   /** Output folder, relative to the repository. */
   out: string;
   options: GeneratorOptions;
-  /** Also write `ies.ts`, the procedure and IE tables of the protocol (ie-tables.ts). */
-  ieTables?: boolean;
+  /**
+   * Also write `ies.ts`, the procedure and IE tables of the protocol (ie-tables.ts), and `messages.ts`,
+   * a typed object, builder and reader per message (message-functions.ts) over `runtime`, the module
+   * that builds and reads PDUs of `pdu` from those tables.
+   */
+  ieTables?: { runtime: string; pdu: string };
 }
 
 export const PROTOCOLS: Record<string, Protocol> = {
   ngap: {
     asn1: 'ngap',
     out: 'src/network/ngap/generated',
-    ieTables: true,
+    ieTables: { runtime: '../message-functions.ts', pdu: 'NGAPPDU' },
     options: {
       aligned: true,
       runtime: '../../asn1',
@@ -56,16 +61,21 @@ export const PROTOCOLS: Record<string, Protocol> = {
 };
 
 /** The generator's output for one protocol, before formatting. */
-export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: string } {
+export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: string; 'messages.ts'?: string } {
   const dir = join(ASN1_DIR, protocol.asn1);
   const modules = readdirSync(dir)
     .filter((file) => file.endsWith('.asn'))
     .sort()
     .flatMap((file) => parseModules(readFileSync(join(dir, file), 'utf8')));
   const files = new Generator(modules, protocol.options).generate();
-  return protocol.ieTables === true
-    ? { ...files, 'ies.ts': generateIeTables(modules, protocol.options.source) }
-    : files;
+  const tables = protocol.ieTables;
+  if (tables === undefined) return files;
+  const source = protocol.options.source;
+  return {
+    ...files,
+    'ies.ts': generateIeTables(modules, source),
+    'messages.ts': generateMessageFunctions(ieTableData(modules), { source, ...tables }),
+  };
 }
 
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

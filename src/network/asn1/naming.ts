@@ -26,3 +26,11 @@ export function snakeCase(asn1: string): string {
   }
   return words.join('_');
 }
+
+/**
+ * An IE's field in a generated message object: camelCase of its snake_case view key
+ * (`RAN-UE-NGAP-ID` -> `ranUeNgapId`, `UserLocationInformation` -> `userLocationInformation`).
+ */
+export function ieFieldName(asn1: string): string {
+  return snakeCase(asn1).replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
