@@ -194,6 +194,17 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
+  // The SMF's state machines are discriminated unions (docs/sessions.md, "States"): a switch over one
+  // names every member, or says with `default` what the others get. The AMF has switches that do not yet.
+  {
+    files: ['src/network/smf/**/*.ts'],
+    rules: {
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
+    },
+  },
   // Layering (docs/architecture.md): dependencies point inward. Checked by test/unit/layering.test.ts.
   ...LAYERS,
   // Plain JavaScript run by node itself, outside the TypeScript project.
