@@ -20,6 +20,7 @@ import type { UpfSettings } from '../network/upf/upf-settings.ts';
 import { createUpf, type Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import { createPeerLogLimiter } from '../network/peer-log-limiter.ts';
+import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -200,6 +201,8 @@ export function createN2(
               logger,
               peerLog,
               sessions: { userPlane: userPlane?.userPlane },
+              // In this process's memory, as long as this AMF: nothing else reads it yet (registration.md).
+              ueContexts: createMemoryUeContextStore(),
             })
           : undefined;
       const ue = options.ue ?? ownAmf?.signalling;

@@ -55,6 +55,8 @@ export interface NgapMetrics {
   recordDropped(kind: 'radio_event' | 'radio_log'): void;
   /** A Registration Request rejected with #22 (congestion): the AMF held its limit of UE contexts. */
   ueContextLimitReject(): void;
+  /** A write to the UE context store that failed or was fenced (amf/ue-context-writes.ts). */
+  ueContextWriteFailure(reason: 'error' | 'fenced'): void;
   /** Something an N2 peer sent or did that the AMF refused or ignored (peer-log-limiter.ts), by kind. */
   peerProblem(kind: PeerProblemKind): void;
 }
@@ -78,6 +80,11 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     name: 'pmn_ue_context_limit_rejects_total',
     help: 'Registration Requests rejected with 5GMM cause #22 (congestion): the AMF held its limit of UE contexts',
   });
+  const ueContextWriteFailures = metrics.counter<'reason'>({
+    name: 'pmn_ue_context_write_failures_total',
+    help: 'UE context records the AMF could not store: the store failed (error) or a newer owner held the UE (fenced)',
+    labelNames: ['reason'],
+  });
   const peerProblems = metrics.counter<'kind'>({
     name: 'pmn_n2_peer_problems_total',
     help: 'What N2 peers sent or did that the AMF refused or ignored, by kind (logged once per peer and kind a minute)',
@@ -87,6 +94,7 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     message: (messageType, direction) => messages.inc({ message_type: messageType, direction }),
     recordDropped: (kind) => dropped.inc({ kind }),
     ueContextLimitReject: () => ueContextLimitRejects.inc({}),
+    ueContextWriteFailure: (reason) => ueContextWriteFailures.inc({ reason }),
     peerProblem: (kind) => peerProblems.inc({ kind }),
   };
 }

@@ -12,6 +12,7 @@ import type { AmfIdentity } from './amf-identity.ts';
 import type { AmfSettings } from './amf-settings.ts';
 import type { AmfUe } from './amf-ue.ts';
 import type { AmfUes } from './amf-ues.ts';
+import type { UeContextWrites } from './ue-context-writes.ts';
 import type { UeNgap } from './ue-ngap.ts';
 
 /** The operator's configuration as the NAS procedures read it, with the home network keys prepared. */
@@ -33,9 +34,11 @@ export interface AmfContext {
   readonly logger: Logger;
   /** Warn lines a radio can trigger in bulk, per UE (peer-log-limiter.ts). */
   readonly peerLog: PeerLogLimiter;
-  readonly metrics: Pick<NgapMetrics, 'ueContextLimitReject'>;
+  readonly metrics: Pick<NgapMetrics, 'ueContextLimitReject' | 'ueContextWriteFailure'>;
   readonly ngap: UeNgap<AmfUe>;
   readonly ues: AmfUes;
+  /** Writes the UE contexts through the UE context port at the end of the procedures that change them. */
+  readonly ueContexts: UeContextWrites;
   readonly ausf: Ausf;
   /** The operator configuration, read once and again after each operator or slice change. */
   network(): Promise<AmfNetwork>;

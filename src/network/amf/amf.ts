@@ -9,6 +9,7 @@ import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
+import type { UeContextStore } from '../ports/ue-contexts.ts';
 import type { NetworkEventEmitter } from '../events/network-events.ts';
 import { createSmf, type Smf, type UserPlane } from '../smf/smf.ts';
 import type { AmfContext, AmfNetwork } from './amf-context.ts';
@@ -24,6 +25,7 @@ import { createNasDispatch } from './nas-dispatch.ts';
 import { createPathSwitch } from './path-switch.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { smfAmfPort } from './session-management.ts';
+import { createUeContextWrites, UE_CONTEXT_EPOCH } from './ue-context-writes.ts';
 import { stopTimers } from './ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './ue-ngap.ts';
 import type { UeSignalling } from './ue-signalling.ts';
@@ -42,7 +44,12 @@ export interface AmfOptions {
   logger: Logger;
   /** Shared with the N2 service (one summary for both); one of its own, counting nothing, unless given. */
   peerLog?: PeerLogLimiter;
-  /** What the AMF counts (`pmn_ue_context_limit_rejects_total`); nothing unless given. */
+  /**
+   * Where the UE contexts are written (docs/registration.md, "UE context store"), with the fixed epoch
+   * `UE_CONTEXT_EPOCH`; none unless given.
+   */
+  ueContexts?: UeContextStore;
+  /** What the AMF counts (UE context limit rejects, UE context write failures); nothing unless given. */
   metrics?: AmfContext['metrics'];
   /** The AUSF; built over `authenticationData` unless given. */
   ausf?: Ausf;
@@ -97,15 +104,26 @@ export function createAmf(options: AmfOptions) {
           timers: options.timers,
         });
   let generation = 0;
+  const metrics = options.metrics ?? {
+    ueContextLimitReject: () => undefined,
+    ueContextWriteFailure: () => undefined,
+  };
   const amf: AmfContext = {
     settings,
     identity: options.identity,
     timers: options.timers,
     logger: options.logger,
     peerLog,
-    metrics: options.metrics ?? { ueContextLimitReject: () => undefined },
+    metrics,
     ngap,
     ues: createAmfUes({ limit: settings.maxUeContexts }),
+    ueContexts: createUeContextWrites({
+      store: options.ueContexts,
+      epoch: UE_CONTEXT_EPOCH,
+      sessions: (supi) => smf?.sessionRecords(supi) ?? [],
+      logger: options.logger,
+      failed: (reason) => metrics.ueContextWriteFailure(reason),
+    }),
     ausf: options.ausf ?? createAusf({ authenticationData: options.authenticationData }),
     network: () => {
       network ??= readNetwork().catch((error: unknown) => {
@@ -175,6 +193,8 @@ export function createAmf(options: AmfOptions) {
     location: location.services,
     /** The SMF built with the AMF, if any (tests, metrics). */
     smf,
+    /** Resolves once every UE context write asked for so far has ended (tests). */
+    ueContextsWritten: () => amf.ueContexts.settled(),
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();

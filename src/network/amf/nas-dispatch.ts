@@ -272,6 +272,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       // AN release (TS 23.502 4.2.6): the sessions' user plane is deactivated.
       if (ue.supi !== undefined && ue.registered) amf.smf?.ueIdle(ue.supi);
       becomeIdle(amf, ue);
+      // Still held (registered, or paged to hear its deregistration): its sessions' user plane is down.
+      if (amf.ues.has(ue)) amf.ueContexts.save(ue);
     },
     heard(connection) {
       const ue = connection.owner;

@@ -133,6 +133,8 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
         ),
         connection.streamId,
       );
+      // The sessions' downlink tunnels now end at the target radio.
+      amf.ueContexts.save(ue);
     },
   };
 }

@@ -362,6 +362,8 @@ export function securityModeComplete(
     if (container.ueSecurityCapability !== undefined)
       ue.ueSecurityCapability = container.ueSecurityCapability;
   }
+  // The new security context is current: a process reading the store from now needs it.
+  amf.ueContexts.save(ue);
   ue.procedure = { kind: 'registration-pending', registration };
   return acceptRegistration(amf, ue, registration);
 }
@@ -515,6 +517,7 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
       integrityAlgorithm: `NIA${security.integrity}`,
     },
   });
+  amf.ueContexts.save(ue);
   const { request, generation } = procedure.registration;
   // A configuration change since the subscription was read reaches the UE now (TS 24.501 5.4.4.1): a
   // command once it is connected between procedures, or a network-initiated deregistration.

@@ -101,16 +101,18 @@ export function n1SmTransport(
     );
     return;
   }
-  return amf.smf.uplink(
-    {
-      supi,
-      allowedNssai: ue.allowedNssai,
-      requestType: message.requestType,
-      dnn: message.dnn,
-      sNssai: message.sNssai,
-    },
-    sm,
-  );
+  return amf.smf
+    .uplink(
+      {
+        supi,
+        allowedNssai: ue.allowedNssai,
+        requestType: message.requestType,
+        dnn: message.dnn,
+        sNssai: message.sNssai,
+      },
+      sm,
+    )
+    .then(() => amf.ueContexts.save(ue));
 }
 
 /** The UE's connection when the radio holds its context (Initial Context Setup done), else undefined. */
@@ -215,6 +217,7 @@ export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPD
     );
     smf.resourcesFailed(supi, item.pDUSessionID);
   }
+  amf.ueContexts.save(ue);
 }
 
 /** What the UE's PDU session status and Uplink data status lead to (`reconcileSessions`). */

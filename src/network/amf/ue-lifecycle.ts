@@ -53,6 +53,7 @@ export function removeContext(amf: AmfContext, ue: AmfUe): void {
   stopReachability(ue);
   const connection = ue.connection;
   ue.connection = undefined;
+  if (ue.supi !== undefined) amf.ueContexts.forget(ue.supi);
   if (connection !== undefined) {
     connection.owner = undefined;
     amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });

@@ -32,6 +32,7 @@ import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
+import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
 import { defaultSubscription } from '../../helpers/smf-ports.ts';
@@ -87,12 +88,13 @@ export interface AmfHarness extends Harness {
  * The N2 harness with the AMF's UE side on fake ports: one subscriber, IMSI, known by default. The AMF
  * reads the operator configuration from `harness.operator.configuration`, so a test can change it.
  * `extra.userPlane` builds the SMF with the AMF over that UPF (PDU sessions); `extra.logger` is the
- * AMF's and N2's logger (silent unless a test reads the logs).
+ * AMF's and N2's logger (silent unless a test reads the logs); `extra.ueContexts` the store the AMF
+ * writes its UE contexts to (none unless given).
  */
 export async function createAmfHarness(
   settings: Partial<AmfSettings> = {},
   operator: Partial<OperatorConfiguration> = {},
-  extra: { userPlane?: UserPlane; logger?: Logger } = {},
+  extra: { userPlane?: UserPlane; logger?: Logger; ueContexts?: UeContextStore } = {},
 ): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
   const subscriptions = new Map([[IMSI, subscription(IMSI)]]);
@@ -128,6 +130,7 @@ export async function createAmfHarness(
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
     ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
+    ...(extra.ueContexts === undefined ? {} : { ueContexts: extra.ueContexts }),
   });
   const harness = await createHarness({
     ue: amf.signalling,
