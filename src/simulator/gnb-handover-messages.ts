@@ -2,6 +2,7 @@
 // Path Switch Request Transfer, and the AMF's Acknowledge or Failure read back.
 import { encodeComplete } from '../network/asn1/complete.ts';
 import { encodePathSwitchRequestTransfer } from '../network/ngap/generated/codec.ts';
+import { buildPathSwitchRequest } from '../network/ngap/generated/messages.ts';
 import type { NGAPPDU, UESecurityCapabilities } from '../network/ngap/generated/types.ts';
 import { ieValue } from '../network/ngap/ngap-values.ts';
 import { gtpTunnel, type GnbSession } from './ue/gnb-sessions.ts';
@@ -17,49 +18,24 @@ export function pathSwitchRequest(input: {
   ueSecurityCapabilities: UESecurityCapabilities;
   sessions: readonly GnbSession[];
 }): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 25,
-      name: 'PathSwitchRequest',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: input.ranUeNgapId },
-          { id: 100, name: 'SourceAMF-UE-NGAP-ID', criticality: 'reject', value: input.sourceAmfUeNgapId },
-          {
-            id: 121,
-            name: 'UserLocationInformation',
-            criticality: 'ignore',
-            value: userLocationInformation(input.cell),
-          },
-          {
-            id: 119,
-            name: 'UESecurityCapabilities',
-            criticality: 'ignore',
-            value: input.ueSecurityCapabilities,
-          },
-          {
-            id: 76,
-            name: 'PDUSessionResourceToBeSwitchedDLList',
-            criticality: 'reject',
-            value: input.sessions.map((session) => ({
-              pDUSessionID: session.pduSessionId,
-              // Path Switch Request Transfer (9.3.4.8): the target's downlink tunnel and the flows it took.
-              pathSwitchRequestTransfer: encodeComplete(
-                {
-                  dLNGUUPTNLInformation: gtpTunnel(session.downlink),
-                  qosFlowAcceptedList: session.qfis.map((qfi) => ({ qosFlowIdentifier: qfi })),
-                },
-                ALIGNED,
-                encodePathSwitchRequestTransfer,
-              ),
-            })),
-          },
-        ],
-      },
-    },
-  };
+  return buildPathSwitchRequest({
+    ranUeNgapId: input.ranUeNgapId,
+    sourceAmfUeNgapId: input.sourceAmfUeNgapId,
+    userLocationInformation: userLocationInformation(input.cell),
+    ueSecurityCapabilities: input.ueSecurityCapabilities,
+    pduSessionResourceToBeSwitchedDlList: input.sessions.map((session) => ({
+      pDUSessionID: session.pduSessionId,
+      // Path Switch Request Transfer (9.3.4.8): the target's downlink tunnel and the flows it took.
+      pathSwitchRequestTransfer: encodeComplete(
+        {
+          dLNGUUPTNLInformation: gtpTunnel(session.downlink),
+          qosFlowAcceptedList: session.qfis.map((qfi) => ({ qosFlowIdentifier: qfi })),
+        },
+        ALIGNED,
+        encodePathSwitchRequestTransfer,
+      ),
+    })),
+  });
 }
 
 /** What the AMF answered a Path Switch Request (9.2.3.9, 9.2.3.10), by the RAN UE NGAP ID it names. */

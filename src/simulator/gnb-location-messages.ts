@@ -1,8 +1,13 @@
 // The PDUs a simulated NG-RAN node sends for location: NGAP Location Report, Location Reporting Failure
 // Indication and Uplink UE Associated NRPPa Transport (TS 38.413 9.2.8, 9.2.9), and inside the latter the
-// NRPPa E-CID Measurement Initiation Response or Failure (TS 38.455 9.1.1), with the criticalities of the
-// message tables.
+// NRPPa E-CID Measurement Initiation Response or Failure (TS 38.455 9.1.1). The NGAP ones come from the
+// generated builders; the NRPPa ones carry the criticalities of its message tables.
 import { bitStringOf } from '../network/asn1/bit-string.ts';
+import {
+  buildLocationReport,
+  buildLocationReportingFailureIndication,
+  buildUplinkUEAssociatedNRPPaTransport,
+} from '../network/ngap/generated/messages.ts';
 import type {
   Cause,
   LocationReportingRequestType,
@@ -29,41 +34,16 @@ export function locationReport(
   location: UserLocationInformation,
   requestType: LocationReportingRequestType,
 ): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 18,
-      name: 'LocationReport',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
-          { id: 121, name: 'UserLocationInformation', criticality: 'ignore', value: location },
-          { id: 33, name: 'LocationReportingRequestType', criticality: 'ignore', value: requestType },
-        ],
-      },
-    },
-  };
+  return buildLocationReport({
+    ...ids,
+    userLocationInformation: location,
+    locationReportingRequestType: requestType,
+  });
 }
 
 /** LOCATION REPORTING FAILURE INDICATION (TS 38.413 9.2.9.3). */
 export function locationReportingFailureIndication(ids: UeIds, cause: Cause): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 17,
-      name: 'LocationReportingFailureIndication',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
-          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
-        ],
-      },
-    },
-  };
+  return buildLocationReportingFailureIndication({ ...ids, cause });
 }
 
 /** UPLINK UE ASSOCIATED NRPPA TRANSPORT (TS 38.413 9.2.8.2). */
@@ -72,22 +52,7 @@ export function uplinkUeAssociatedNrppaTransport(
   routingId: Uint8Array,
   nrppaPdu: Uint8Array,
 ): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 50,
-      name: 'UplinkUEAssociatedNRPPaTransport',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
-          { id: 89, name: 'RoutingID', criticality: 'reject', value: routingId },
-          { id: 46, name: 'NRPPa-PDU', criticality: 'reject', value: nrppaPdu },
-        ],
-      },
-    },
-  };
+  return buildUplinkUEAssociatedNRPPaTransport({ ...ids, routingId, nrppaPdu });
 }
 
 /** The serving cell as NRPPa names it (the NG-RAN CGI IE of TS 38.455). */

@@ -1,9 +1,15 @@
+import {
+  buildAMFConfigurationUpdateAcknowledge,
+  buildErrorIndication,
+  buildNGReset,
+  buildNGResetAcknowledge,
+  buildNGSetupRequest,
+  buildRANConfigurationUpdate,
+} from '../network/ngap/generated/messages.ts';
 import type {
   Cause,
   CriticalityDiagnostics,
   NGAPPDU,
-  ProtocolIEField_ErrorIndicationIEs,
-  ProtocolIEField_RANConfigurationUpdateIEs,
   ResetType,
   UEassociatedLogicalNGconnectionList,
 } from '../network/ngap/generated/types.ts';
@@ -12,34 +18,18 @@ import { globalRanNodeId, supportedTaList } from './gnb-config.ts';
 
 /**
  * The NGAP PDUs a RAN node sends for the procedures without a UE (TS 38.413 8.7), built from the
- * simulator's configuration. IE criticalities are those of the message tables of TS 38.413 9.2.6.
+ * simulator's configuration through the generated message builders (ids and criticalities from the
+ * object sets of TS 38.413 9.4).
  */
 
 /** NG SETUP REQUEST (TS 38.413 9.2.6.1). */
 export function ngSetupRequest(config: GnbConfig): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 21,
-      name: 'NGSetup',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 27, name: 'GlobalRANNodeID', criticality: 'reject', value: globalRanNodeId(config) },
-          ...(config.name === undefined
-            ? []
-            : [{ id: 82, name: 'RANNodeName', criticality: 'ignore', value: config.name } as const]),
-          {
-            id: 102,
-            name: 'SupportedTAList',
-            criticality: 'reject',
-            value: supportedTaList(config.supportedTas),
-          },
-          { id: 21, name: 'DefaultPagingDRX', criticality: 'ignore', value: config.pagingDrx ?? 'v128' },
-        ],
-      },
-    },
-  };
+  return buildNGSetupRequest({
+    globalRanNodeId: globalRanNodeId(config),
+    ...(config.name === undefined ? {} : { ranNodeName: config.name }),
+    supportedTaList: supportedTaList(config.supportedTas),
+    defaultPagingDrx: config.pagingDrx ?? 'v128',
+  });
 }
 
 /** What a RAN Configuration Update changes; an absent field is not sent (TS 38.413 8.7.2.2). */
@@ -51,29 +41,11 @@ export interface RanConfigurationChanges {
 
 /** RAN CONFIGURATION UPDATE (TS 38.413 9.2.6.4). */
 export function ranConfigurationUpdate(changes: RanConfigurationChanges): NGAPPDU {
-  const ies: ProtocolIEField_RANConfigurationUpdateIEs[] = [];
-  if (changes.name !== undefined)
-    ies.push({ id: 82, name: 'RANNodeName', criticality: 'ignore', value: changes.name });
-  if (changes.supportedTas !== undefined) {
-    ies.push({
-      id: 102,
-      name: 'SupportedTAList',
-      criticality: 'reject',
-      value: supportedTaList(changes.supportedTas),
-    });
-  }
-  if (changes.pagingDrx !== undefined) {
-    ies.push({ id: 21, name: 'DefaultPagingDRX', criticality: 'ignore', value: changes.pagingDrx });
-  }
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 35,
-      name: 'RANConfigurationUpdate',
-      criticality: 'reject',
-      value: { protocolIEs: ies },
-    },
-  };
+  return buildRANConfigurationUpdate({
+    ...(changes.name === undefined ? {} : { ranNodeName: changes.name }),
+    ...(changes.supportedTas === undefined ? {} : { supportedTaList: supportedTaList(changes.supportedTas) }),
+    ...(changes.pagingDrx === undefined ? {} : { defaultPagingDrx: changes.pagingDrx }),
+  });
 }
 
 /** Which part of the NG interface a reset concerns (TS 38.413 9.3.1.68 Reset Type). */
@@ -87,20 +59,7 @@ export function resetType(scope: ResetScope): ResetType {
 
 /** NG RESET (TS 38.413 9.2.6.11). */
 export function ngReset(cause: Cause, scope: ResetScope): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 20,
-      name: 'NGReset',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
-          { id: 88, name: 'ResetType', criticality: 'reject', value: resetType(scope) },
-        ],
-      },
-    },
-  };
+  return buildNGReset({ cause, resetType: resetType(scope) });
 }
 
 /**
@@ -109,27 +68,9 @@ export function ngReset(cause: Cause, scope: ResetScope): NGAPPDU {
  */
 export function ngResetAcknowledge(reset: ResetType): NGAPPDU {
   const connections = reset.choice === 'partOfNG-Interface' ? reset.value : [];
-  return {
-    choice: 'successfulOutcome',
-    value: {
-      procedureCode: 20,
-      name: 'NGReset',
-      criticality: 'reject',
-      value: {
-        protocolIEs:
-          connections.length === 0
-            ? []
-            : [
-                {
-                  id: 111,
-                  name: 'UE-associatedLogicalNG-connectionList',
-                  criticality: 'ignore',
-                  value: connections,
-                },
-              ],
-      },
-    },
-  };
+  return buildNGResetAcknowledge(
+    connections.length === 0 ? {} : { ueAssociatedLogicalNgConnectionList: connections },
+  );
 }
 
 /** What an Error Indication says (TS 38.413 9.2.7.1: Cause or Criticality Diagnostics, at least one). */
@@ -142,27 +83,7 @@ export interface ErrorReport {
 
 /** ERROR INDICATION (TS 38.413 9.2.7.1). */
 export function errorIndication(report: ErrorReport): NGAPPDU {
-  const ies: ProtocolIEField_ErrorIndicationIEs[] = [];
-  if (report.amfUeNgapId !== undefined) {
-    ies.push({ id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: report.amfUeNgapId });
-  }
-  if (report.ranUeNgapId !== undefined) {
-    ies.push({ id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: report.ranUeNgapId });
-  }
-  if (report.cause !== undefined)
-    ies.push({ id: 15, name: 'Cause', criticality: 'ignore', value: report.cause });
-  if (report.criticalityDiagnostics !== undefined) {
-    ies.push({
-      id: 19,
-      name: 'CriticalityDiagnostics',
-      criticality: 'ignore',
-      value: report.criticalityDiagnostics,
-    });
-  }
-  return {
-    choice: 'initiatingMessage',
-    value: { procedureCode: 9, name: 'ErrorIndication', criticality: 'ignore', value: { protocolIEs: ies } },
-  };
+  return buildErrorIndication(report);
 }
 
 /**
@@ -170,13 +91,5 @@ export function errorIndication(report: ErrorReport): NGAPPDU {
  * it sets up no TNL association the AMF offers: the lists are left out.
  */
 export function amfConfigurationUpdateAcknowledge(): NGAPPDU {
-  return {
-    choice: 'successfulOutcome',
-    value: {
-      procedureCode: 0,
-      name: 'AMFConfigurationUpdate',
-      criticality: 'reject',
-      value: { protocolIEs: [] },
-    },
-  };
+  return buildAMFConfigurationUpdateAcknowledge({});
 }

@@ -29,8 +29,13 @@ export function snakeCase(asn1: string): string {
 
 /**
  * An IE's field in a generated message object: camelCase of its snake_case view key
- * (`RAN-UE-NGAP-ID` -> `ranUeNgapId`, `UserLocationInformation` -> `userLocationInformation`).
+ * (`RAN-UE-NGAP-ID` -> `ranUeNgapId`, `UserLocationInformation` -> `userLocationInformation`); a
+ * word ending in one lower-case letter stays whole (`NRPPa-PDU` -> `nrppaPdu`).
  */
 export function ieFieldName(asn1: string): string {
-  return snakeCase(asn1).replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+  const words = asn1.replace(
+    /([A-Z])([A-Z]+[a-z])(?=-|$)/g,
+    (_, a: string, b: string) => a + b.toLowerCase(),
+  );
+  return snakeCase(words).replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 }

@@ -1,6 +1,17 @@
-// The UE-associated NGAP PDUs a gNB sends for its UEs (TS 38.413 9.2.2, 9.2.5), with the criticalities of
-// the message tables, and plain readings of what the AMF sends them. A reading never throws: an odd PDU
+// The UE-associated NGAP PDUs a gNB sends for its UEs (TS 38.413 9.2.2, 9.2.5), through the generated
+// message builders, and plain readings of what the AMF sends them. A reading never throws: an odd PDU
 // reads as undefined fields.
+import {
+  buildInitialContextSetupFailure,
+  buildInitialContextSetupResponse,
+  buildInitialUEMessage,
+  buildUEContextReleaseComplete,
+  buildUEContextReleaseRequest,
+  buildUplinkNASTransport,
+  readDownlinkNASTransport,
+  readInitialContextSetupRequest,
+  readUEContextReleaseCommand,
+} from '../../network/ngap/generated/messages.ts';
 import type {
   Cause,
   NGAPPDU,
@@ -72,46 +83,26 @@ export function initialUeMessage(input: {
   sTmsi?: FiveGSTmsi;
 }): NGAPPDU {
   const { sTmsi } = input;
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 15,
-      name: 'InitialUEMessage',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: input.ranUeNgapId },
-          { id: 38, name: 'NAS-PDU', criticality: 'reject', value: input.nasPdu },
-          {
-            id: 121,
-            name: 'UserLocationInformation',
-            criticality: 'reject',
-            value: userLocationInformation(input.cell),
+  return buildInitialUEMessage({
+    ranUeNgapId: input.ranUeNgapId,
+    nasPdu: input.nasPdu,
+    userLocationInformation: userLocationInformation(input.cell),
+    rrcEstablishmentCause: input.cause,
+    ...(sTmsi === undefined
+      ? {}
+      : {
+          fiveGSTmsi: {
+            aMFSetID: bits(sTmsi.amfSetId, 10),
+            aMFPointer: bits(sTmsi.amfPointer, 6),
+            fiveGTMSI: Uint8Array.of(
+              sTmsi.tmsi >>> 24,
+              (sTmsi.tmsi >>> 16) & 0xff,
+              (sTmsi.tmsi >>> 8) & 0xff,
+              sTmsi.tmsi & 0xff,
+            ),
           },
-          { id: 90, name: 'RRCEstablishmentCause', criticality: 'ignore', value: input.cause },
-          ...(sTmsi === undefined
-            ? []
-            : [
-                {
-                  id: 26,
-                  name: 'FiveG-S-TMSI',
-                  criticality: 'reject',
-                  value: {
-                    aMFSetID: bits(sTmsi.amfSetId, 10),
-                    aMFPointer: bits(sTmsi.amfPointer, 6),
-                    fiveGTMSI: Uint8Array.of(
-                      sTmsi.tmsi >>> 24,
-                      (sTmsi.tmsi >>> 16) & 0xff,
-                      (sTmsi.tmsi >>> 8) & 0xff,
-                      sTmsi.tmsi & 0xff,
-                    ),
-                  },
-                } as const,
-              ]),
-        ],
-      },
-    },
-  };
+        }),
+  });
 }
 
 interface UeIds {
@@ -121,27 +112,7 @@ interface UeIds {
 
 /** UPLINK NAS TRANSPORT (9.2.5.3). */
 export function uplinkNasTransport(ids: UeIds, nasPdu: Uint8Array, cell: ServingCell): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 46,
-      name: 'UplinkNASTransport',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
-          { id: 38, name: 'NAS-PDU', criticality: 'reject', value: nasPdu },
-          {
-            id: 121,
-            name: 'UserLocationInformation',
-            criticality: 'ignore',
-            value: userLocationInformation(cell),
-          },
-        ],
-      },
-    },
-  };
+  return buildUplinkNASTransport({ ...ids, nasPdu, userLocationInformation: userLocationInformation(cell) });
 }
 
 /** INITIAL CONTEXT SETUP RESPONSE (9.2.2.2), with the PDU sessions set up, if any. */
@@ -149,92 +120,25 @@ export function initialContextSetupResponse(
   ids: UeIds,
   setUp: PDUSessionResourceSetupListCxtRes = [],
 ): NGAPPDU {
-  return {
-    choice: 'successfulOutcome',
-    value: {
-      procedureCode: 14,
-      name: 'InitialContextSetup',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
-          ...(setUp.length === 0
-            ? []
-            : [
-                {
-                  id: 72,
-                  name: 'PDUSessionResourceSetupListCxtRes',
-                  criticality: 'ignore',
-                  value: setUp,
-                } as const,
-              ]),
-        ],
-      },
-    },
-  };
+  return buildInitialContextSetupResponse({
+    ...ids,
+    ...(setUp.length === 0 ? {} : { pduSessionResourceSetupListCxtRes: setUp }),
+  });
 }
 
 /** INITIAL CONTEXT SETUP FAILURE (9.2.2.3). */
 export function initialContextSetupFailure(ids: UeIds, cause: Cause): NGAPPDU {
-  return {
-    choice: 'unsuccessfulOutcome',
-    value: {
-      procedureCode: 14,
-      name: 'InitialContextSetup',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
-          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
-        ],
-      },
-    },
-  };
+  return buildInitialContextSetupFailure({ ...ids, cause });
 }
 
 /** UE CONTEXT RELEASE REQUEST (9.2.2.4): the radio asks the AMF to release the UE's context. */
 export function ueContextReleaseRequest(ids: UeIds, cause: Cause): NGAPPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 42,
-      name: 'UEContextReleaseRequest',
-      criticality: 'ignore',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'reject', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'reject', value: ids.ranUeNgapId },
-          { id: 15, name: 'Cause', criticality: 'ignore', value: cause },
-        ],
-      },
-    },
-  };
+  return buildUEContextReleaseRequest({ ...ids, cause });
 }
 
 /** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */
 export function ueContextReleaseComplete(ids: UeIds, cell: ServingCell): NGAPPDU {
-  return {
-    choice: 'successfulOutcome',
-    value: {
-      procedureCode: 41,
-      name: 'UEContextRelease',
-      criticality: 'reject',
-      value: {
-        protocolIEs: [
-          { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
-          { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
-          {
-            id: 121,
-            name: 'UserLocationInformation',
-            criticality: 'ignore',
-            value: userLocationInformation(cell),
-          },
-        ],
-      },
-    },
-  };
+  return buildUEContextReleaseComplete({ ...ids, userLocationInformation: userLocationInformation(cell) });
 }
 
 /** A UE-associated message from the AMF, as the gNB acts on it. */
@@ -261,38 +165,37 @@ export type AmfUeMessage =
   /** Something the gNB's UEs do not act on (the message name). */
   | { kind: 'other'; messageType: string };
 
-/** Reads what the AMF sent a gNB's UEs; undefined when a mandatory id is missing. */
+/**
+ * Reads what the AMF sent a gNB's UEs (TS 38.413 10.3 through the generated readers); undefined when a
+ * mandatory IE of criticality reject is missing or one is not comprehended, or its IEs are out of order.
+ */
 export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
   if (pdu.choice !== 'initiatingMessage') return { kind: 'other', messageType: pdu.choice ?? 'unknown' };
   const message = pdu.value;
   switch (message.name) {
     case 'DownlinkNASTransport': {
-      const ies = message.value.protocolIEs;
-      const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
-      const nasPdu = ieValue(ies, 'NAS-PDU');
-      if (amfUeNgapId === undefined || ranUeNgapId === undefined || nasPdu === undefined) return undefined;
+      const read = readDownlinkNASTransport(pdu);
+      if (!read.ok) return undefined;
+      const { amfUeNgapId, ranUeNgapId, nasPdu } = read.message;
       return { kind: 'downlink-nas', amfUeNgapId, ranUeNgapId, nasPdu };
     }
     case 'InitialContextSetup': {
-      const ies = message.value.protocolIEs;
-      const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
-      if (amfUeNgapId === undefined || ranUeNgapId === undefined) return undefined;
+      const read = readInitialContextSetupRequest(pdu);
+      if (!read.ok) return undefined;
+      const { message: request } = read;
       return {
         kind: 'initial-context-setup',
-        amfUeNgapId,
-        ranUeNgapId,
-        nasPdu: ieValue(ies, 'NAS-PDU'),
-        securityKey: ieValue(ies, 'SecurityKey')?.bytes,
-        sessions: ieValue(ies, 'PDUSessionResourceSetupListCxtReq') ?? [],
+        amfUeNgapId: request.amfUeNgapId,
+        ranUeNgapId: request.ranUeNgapId,
+        nasPdu: request.nasPdu,
+        securityKey: request.securityKey.bytes,
+        sessions: request.pduSessionResourceSetupListCxtReq ?? [],
       };
     }
     case 'UEContextRelease': {
-      const ies = message.value.protocolIEs;
-      const ids = ieValue(ies, 'UE-NGAP-IDs');
-      const cause = ieValue(ies, 'Cause');
-      if (ids === undefined) return undefined;
+      const read = readUEContextReleaseCommand(pdu);
+      if (!read.ok) return undefined;
+      const { ueNgapIds: ids, cause } = read.message;
       if (ids.choice === 'uE-NGAP-ID-pair') {
         return {
           kind: 'ue-context-release',
