@@ -1,6 +1,6 @@
 import { systemClock, systemTimers, type Clock, type Timers } from '../clock.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { createAmf, type Amf } from '../network/amf/amf.ts';
+import type { Amf } from '../network/amf/amf.ts';
 import type { AmfSettings } from '../network/amf/amf-settings.ts';
 import { createN2Service, type N2Service } from '../network/amf/n2-service.ts';
 import {
@@ -14,10 +14,9 @@ import type { N2Settings } from '../network/amf/n2-settings.ts';
 import type { AssociationTiming } from '../network/amf/ngap-association.ts';
 import type { UeSignalling } from '../network/amf/ue-signalling.ts';
 import type { SctpParameters } from '../network/transport/sctp/sctp-config.ts';
-import type { UserPlane } from '../network/smf/smf.ts';
 import type { UpfAddon } from '../network/upf/upf-addon.ts';
 import type { UpfSettings } from '../network/upf/upf-settings.ts';
-import { createUpf, type Upf } from '../network/upf/upf.ts';
+import type { Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import { createPeerLogLimiter } from '../network/peer-log-limiter.ts';
 import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
@@ -25,6 +24,7 @@ import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
 import type { Component } from './lifecycle.ts';
+import { createNetworkFunctions, type NetworkFunctions } from './network-functions.ts';
 
 /** Where radios reach the AMF once N2 has started. */
 export interface N2Endpoint {
@@ -46,55 +46,10 @@ export interface N2Component extends Component {
   service(): N2Service | undefined;
   /** The AMF's UE side built from the core's ports (undefined before start, or when `ue` was given). */
   amf(): Amf | undefined;
+  /** The network functions (AMF, SMF, LMF, UPF) built for N2 (undefined before start, or when `ue` was given). */
+  networkFunctions(): NetworkFunctions | undefined;
   /** The UPF when it started (undefined before start, without `upf`, or when it could not start). */
   upf(): Upf | undefined;
-}
-
-/**
- * Starts the UPF (docs/upf.md) for the SMF. It needs CAP_NET_ADMIN (the TUN device) and its N3
- * address; without them the service still starts, says so once, and refuses PDU sessions with #26
- * (docs/sessions.md). Downlink data for an idle session goes to `onDownlinkData` (the SMF pages).
- */
-function startUserPlane(
-  core: Pick<Core, 'logger' | 'records'>,
-  upf: { settings: UpfSettings; addon?: UpfAddon },
-  clock: Clock,
-  timers: Timers,
-  onDownlinkData: (upfSessionId: number) => void,
-): { upf: Upf; userPlane: UserPlane } | undefined {
-  const created = createUpf({
-    settings: upf.settings,
-    records: core.records.ingestion,
-    clock,
-    timers,
-    onDownlinkData: (session) => onDownlinkData(session.id),
-    ...(upf.addon === undefined ? {} : { addon: upf.addon }),
-  });
-  try {
-    created.start();
-  } catch (error) {
-    core.logger.warn(
-      { err: error, n3: upf.settings.n3Address, tun: upf.settings.tunName },
-      `UPF not started (${(error as Error).message}): PDU sessions are refused with 5GSM cause #26 until the service starts with CAP_NET_ADMIN and a usable N3 address`,
-    );
-    return undefined;
-  }
-  core.logger.info(
-    { n3: `${upf.settings.n3Address}:${created.n3Port}`, tun: created.tunName },
-    `UPF forwarding between N3 ${upf.settings.n3Address}:${created.n3Port} and N6 ${created.tunName}`,
-  );
-  const { n3Address } = upf.settings;
-  return {
-    upf: created,
-    userPlane: {
-      n3Address,
-      establishSession: (request) => created.establishSession(request),
-      updateDownlink: (id, tunnel) => created.updateDownlink(id, tunnel),
-      deactivate: (id) => created.deactivate(id),
-      modifyAmbr: (id, ambr) => created.modifyAmbr(id, ambr),
-      release: (id) => created.release(id),
-    },
-  };
 }
 
 const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
@@ -147,14 +102,15 @@ export function createN2(
   const { logger } = core;
   let service: N2Service | undefined;
   let endpoint: N2Endpoint | undefined;
-  let amf: Amf | undefined;
+  let functions: NetworkFunctions | undefined;
   let upf: Upf | undefined;
 
   return {
     name: 'n2',
     endpoint: () => endpoint,
     service: () => service,
-    amf: () => amf,
+    amf: () => functions?.amf,
+    networkFunctions: () => functions,
     upf: () => upf,
 
     async start() {
@@ -179,18 +135,18 @@ export function createN2(
         timers,
         count: (kind) => ngapMetrics(core.metrics).peerProblem(kind),
       });
-      const userPlane =
-        options.ue === undefined && options.upf !== undefined
-          ? startUserPlane(core, options.upf, options.clock ?? systemClock, timers, (id) =>
-              ownAmf?.smf?.downlinkData(id),
-            )
-          : undefined;
-      const ownAmf =
+      // The network functions side by side (network-functions.ts), unless a test brings its own UE side.
+      const built =
         options.ue === undefined
-          ? createAmf({
-              identity: settings.amf,
-              settings: { ...settings.amfTimers, ...settings.amfLimits, ...options.amf },
-              metrics: ngapMetrics(core.metrics),
+          ? createNetworkFunctions({
+              amf: {
+                identity: settings.amf,
+                settings: { ...settings.amfTimers, ...settings.amfLimits, ...options.amf },
+                metrics: ngapMetrics(core.metrics),
+                peerLog,
+                // In this process's memory, as long as this AMF: nothing else reads it yet (registration.md).
+                ueContexts: createMemoryUeContextStore(),
+              },
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,
@@ -199,13 +155,18 @@ export function createN2(
               records: core.records.ingestion,
               timers,
               logger,
-              peerLog,
-              sessions: { userPlane: userPlane?.userPlane },
-              // In this process's memory, as long as this AMF: nothing else reads it yet (registration.md).
-              ueContexts: createMemoryUeContextStore(),
+              // The SMF always: without a UPF (none configured, or it could not start) it refuses with #26.
+              sessions:
+                options.upf === undefined
+                  ? { userPlane: undefined }
+                  : {
+                      upf: options.upf,
+                      records: core.records.ingestion,
+                      clock: options.clock ?? systemClock,
+                    },
             })
           : undefined;
-      const ue = options.ue ?? ownAmf?.signalling;
+      const ue = options.ue ?? built?.amf.signalling;
       const started = createN2Service({
         transport: opened.transport,
         listen: { addresses: settings.addresses, port: settings.port },
@@ -225,8 +186,7 @@ export function createN2(
       try {
         await started.start();
       } catch (error) {
-        ownAmf?.stop();
-        await userPlane?.upf.stop();
+        await built?.stop();
         await opened.transport.close();
         const where = settings.addresses.map((address) => `${address}:${settings.port}`).join(', ');
         throw new Error(`N2 cannot listen on ${where} (${opened.kind}): ${(error as Error).message}`, {
@@ -234,10 +194,10 @@ export function createN2(
         });
       }
       service = started;
-      amf = ownAmf;
+      functions = built;
       // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
-      if (ownAmf !== undefined) core.location.locationServices.provide(ownAmf.location);
-      upf = userPlane?.upf;
+      if (built !== undefined) core.location.locationServices.provide(built.locationServices);
+      upf = built?.upf;
       endpoint = {
         transport: opened.kind,
         local: started.local(),
@@ -265,9 +225,9 @@ export function createN2(
       upf = undefined;
       await core.records.ingestion.flush();
       await running?.stop();
-      if (amf !== undefined) core.location.locationServices.provide(undefined);
-      amf?.stop();
-      amf = undefined;
+      if (functions !== undefined) core.location.locationServices.provide(undefined);
+      await functions?.stop();
+      functions = undefined;
     },
   };
 }

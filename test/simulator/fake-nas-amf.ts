@@ -1,12 +1,7 @@
 import { servingNetworkName } from '../../src/crypto/key-hierarchy.ts';
 import { generateHomeNetworkKey, PROTECTION_SCHEME } from '../../src/crypto/suci.ts';
 import type { Ausf, PendingAuthentication } from '../../src/network/ausf/index.ts';
-import {
-  createAusf,
-  createHomeNetworkKeyRing,
-  kamfFromKseaf,
-  resolveSupi,
-} from '../../src/network/ausf/index.ts';
+import { createAusf, createHomeNetworkKeyRing, resolveSupi } from '../../src/network/ausf/index.ts';
 import type {
   Guti,
   MobileIdentity,
@@ -29,6 +24,7 @@ import {
   unprotect,
 } from '../../src/network/nas-security/index.ts';
 import type { HomeNetworkKey } from '../../src/network/ports/operator-configuration.ts';
+import { kamfFromKseaf } from '../../src/network/security/kamf.ts';
 import type { FakeAuthenticationData } from '../network/ausf/fake-authentication-data.ts';
 import { fakeAuthenticationData } from '../network/ausf/fake-authentication-data.ts';
 

@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { generateAuthenticationVector } from '../../src/crypto/five-g-aka.ts';
 import { deriveKamf, servingNetworkName } from '../../src/crypto/key-hierarchy.ts';
-import { createAusf, kamfFromKseaf } from '../../src/network/ausf/index.ts';
+import { createAusf } from '../../src/network/ausf/index.ts';
+import { kamfFromKseaf } from '../../src/network/security/kamf.ts';
 import { Usim } from '../../src/simulator/ue/usim.ts';
 import { fakeAuthenticationData } from '../network/ausf/fake-authentication-data.ts';
 

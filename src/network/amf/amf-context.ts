@@ -1,31 +1,30 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
-import type { Ausf, HomeNetworkKeyRing } from '../ausf/index.ts';
 import type { NetworkEventEmitter } from '../events/network-events.ts';
 import type { NgapMetrics } from '../network-metrics.ts';
 import type { PeerLogLimiter } from '../peer-log-limiter.ts';
 import type { OperatorConfiguration } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
-import type { Smf } from '../smf/smf.ts';
 import type { AmfIdentity } from './amf-identity.ts';
 import type { AmfSettings } from './amf-settings.ts';
 import type { AmfUe } from './amf-ue.ts';
 import type { AmfUes } from './amf-ues.ts';
+import type { Authentication } from './ports/authentication.ts';
+import type { SessionManagement } from './ports/session-management.ts';
 import type { UeContextWrites } from './ue-context-writes.ts';
 import type { UeNgap } from './ue-ngap.ts';
 
-/** The operator's configuration as the NAS procedures read it, with the home network keys prepared. */
+/** The operator's configuration as the NAS procedures read it. */
 export interface AmfNetwork {
   configuration: OperatorConfiguration;
-  keys: HomeNetworkKeyRing;
   /** TS 24.501 9.12.1: `5G:mnc<MNC>.mcc<MCC>.3gppnetwork.org`. */
   servingNetworkName: string;
 }
 
 /**
- * What every 5GMM procedure module works with: the settings, the N2 layer, the UE contexts, the AUSF,
- * the ports and the network events it emits. Built once by `createAmf`.
+ * What every 5GMM procedure module works with: the settings, the N2 layer, the UE contexts, the ports
+ * it consumes (authentication, session management) and the network events it emits. Built once by `createAmf`.
  */
 export interface AmfContext {
   readonly settings: AmfSettings;
@@ -39,7 +38,8 @@ export interface AmfContext {
   readonly ues: AmfUes;
   /** Writes the UE contexts through the UE context port at the end of the procedures that change them. */
   readonly ueContexts: UeContextWrites;
-  readonly ausf: Ausf;
+  /** The AUSF and SIDF, as the AMF sees them (ports/authentication.ts). */
+  readonly ausf: Authentication;
   /** The operator configuration, read once and again after each operator or slice change. */
   network(): Promise<AmfNetwork>;
   readonly subscriptionData: SubscriptionDataPort;
@@ -49,7 +49,7 @@ export interface AmfContext {
   /** 32 random bits for a 5G-TMSI (TS 23.003 2.10.1: unpredictable). */
   randomTmsi(): number;
   /** The SMF 5GSM messages go to (docs/sessions.md); undefined when the AMF runs without one. */
-  readonly smf: Smf | undefined;
+  readonly smf: SessionManagement | undefined;
   /**
    * Looks at a registered UE again after a subscriber, profile, policy or slice change (amf.ts): a new
    * allowed NSSAI, or a network-initiated deregistration.

@@ -1,4 +1,4 @@
-import type { PendingAuthentication } from '../ausf/index.ts';
+import type { PendingAuthentication } from './ports/authentication.ts';
 import type { Guti, NasMessageOf, NasKeySetIdentifier, SNssai, UeSecurityCapability } from '../nas/index.ts';
 import type { NasSecurityContext } from '../nas-security/index.ts';
 import type { SubscriptionData } from '../ports/subscription-data.ts';

@@ -4,14 +4,11 @@ import { createPeerLogLimiter, type PeerLogLimiter } from '../peer-log-limiter.t
 import { servingNetworkName } from '../../crypto/key-hierarchy.ts';
 import { randomPool } from '../../crypto/random-pool.ts';
 import type { RecordsIngestion } from '../../records/ingestion.ts';
-import { createAusf, createHomeNetworkKeyRing, type Ausf } from '../ausf/index.ts';
-import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../ports/operator-configuration.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
 import type { UeContextStore } from '../ports/ue-contexts.ts';
 import type { NetworkEventEmitter } from '../events/network-events.ts';
-import { createSmf, type Smf, type UserPlane } from '../smf/smf.ts';
 import type { AmfContext, AmfNetwork } from './amf-context.ts';
 import type { AmfIdentity } from './amf-identity.ts';
 import { DEFAULT_AMF_SETTINGS, type AmfSettings } from './amf-settings.ts';
@@ -24,7 +21,10 @@ import { createAmfLocation } from './location.ts';
 import { createNasDispatch } from './nas-dispatch.ts';
 import { createPathSwitch } from './path-switch.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
-import { smfAmfPort } from './session-management.ts';
+import type { Authentication } from './ports/authentication.ts';
+import type { LocationManagement } from './ports/location.ts';
+import type { SessionManagement } from './ports/session-management.ts';
+import { n1n2MessageTransfer } from './session-management.ts';
 import { createUeContextWrites, UE_CONTEXT_EPOCH } from './ue-context-writes.ts';
 import { stopTimers } from './ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './ue-ngap.ts';
@@ -33,7 +33,8 @@ import type { UeSignalling } from './ue-signalling.ts';
 export interface AmfOptions {
   identity: AmfIdentity;
   settings?: Partial<AmfSettings>;
-  authenticationData: AuthenticationDataPort;
+  /** The AUSF and SIDF (ports/authentication.ts). */
+  authentication: Authentication;
   subscriptionData: SubscriptionDataPort;
   operatorConfiguration: OperatorConfigurationPort;
   configurationEvents: ConfigurationEvents;
@@ -51,18 +52,20 @@ export interface AmfOptions {
   ueContexts?: UeContextStore;
   /** What the AMF counts (UE context limit rejects, UE context write failures); nothing unless given. */
   metrics?: AmfContext['metrics'];
-  /** The AUSF; built over `authenticationData` unless given. */
-  ausf?: Ausf;
   /** 32 random bits for 5G-TMSIs; node:crypto's unless given. */
   randomTmsi?: () => number;
-  /** PDU sessions (docs/sessions.md): the SMF is built with the AMF over this UPF; none without it. */
-  sessions?: { userPlane: UserPlane | undefined };
+  /** PDU sessions (docs/sessions.md): 5GSM messages go to this SMF; refused (#90) without one. */
+  sessionManagement?: SessionManagement;
+  /** Where uplink NRPPa and LPP go (the LMF, network.md section 8). */
+  location: LocationManagement;
 }
 
 /**
  * The AMF's UE side (docs/registration.md): UE-associated NGAP, the 5GMM procedures over a shared UE
- * context, the AUSF and UDM roles in process. `signalling` plugs into N2 (`createN2(..., { ue })`);
- * `stop` ends every timer.
+ * context. It builds no other network function: it is given the ports it consumes (authentication,
+ * session management, location) and offers what the SMF and the LMF ask of it (`n1n2`,
+ * `lmfTransport`); core/network-functions.ts wires them. `signalling` plugs into N2
+ * (`createN2(..., { ue })`); `stop` ends every timer.
  */
 export function createAmf(options: AmfOptions) {
   const settings: AmfSettings = { ...DEFAULT_AMF_SETTINGS, ...options.settings };
@@ -81,28 +84,10 @@ export function createAmf(options: AmfOptions) {
     const configuration = await options.operatorConfiguration.getOperatorConfiguration();
     return {
       configuration,
-      keys: createHomeNetworkKeyRing(configuration.homeNetworkKeys),
       servingNetworkName: servingNetworkName(configuration.plmn.mcc, configuration.plmn.mnc),
     };
   };
-  const sessions = options.sessions;
-  /** The context, once built: the SMF's requests come only after it is. */
-  const built: { amf?: AmfContext } = {};
-  const smf: Smf | undefined =
-    sessions === undefined
-      ? undefined
-      : createSmf({
-          subscriptionData: options.subscriptionData,
-          configurationEvents: options.configurationEvents,
-          events: options.events,
-          userPlane: sessions.userPlane,
-          amf: smfAmfPort(() => {
-            if (built.amf === undefined) throw new Error('SMF used before the AMF was built');
-            return built.amf;
-          }),
-          logger: options.logger,
-          timers: options.timers,
-        });
+  const smf = options.sessionManagement;
   let generation = 0;
   const metrics = options.metrics ?? {
     ueContextLimitReject: () => undefined,
@@ -124,7 +109,7 @@ export function createAmf(options: AmfOptions) {
       logger: options.logger,
       failed: (reason) => metrics.ueContextWriteFailure(reason),
     }),
-    ausf: options.ausf ?? createAusf({ authenticationData: options.authenticationData }),
+    ausf: options.authentication,
     network: () => {
       network ??= readNetwork().catch((error: unknown) => {
         network = undefined;
@@ -142,8 +127,7 @@ export function createAmf(options: AmfOptions) {
       return generation;
     },
   };
-  built.amf = amf;
-  const location = createAmfLocation(amf);
+  const location = createAmfLocation(amf, options.location);
   ngap.bind(createNasDispatch(amf, location));
   ngap.bindLocation(location.endpoint);
   ngap.bindPathSwitch(createPathSwitch(amf));
@@ -189,10 +173,12 @@ export function createAmf(options: AmfOptions) {
     signalling,
     /** UE contexts and UE-associated connections held now (metrics, tests). */
     counts: () => ({ ues: amf.ues.size(), connections: ngap.connections() }),
-    /** Location: fresh serving cells and the LMF's methods (network.md section 8). */
-    location: location.services,
-    /** The SMF built with the AMF, if any (tests, metrics). */
-    smf,
+    /** Location: a fresh serving cell (network.md section 8). */
+    refreshServingCell: location.refreshServingCell,
+    /** What the SMF asks of the AMF (N1N2 message transfer, paging). */
+    n1n2: n1n2MessageTransfer(() => amf),
+    /** What the LMF asks of the AMF (reach a device, NRPPa and LPP transport). */
+    lmfTransport: location.lmfTransport,
     /** Resolves once every UE context write asked for so far has ended (tests). */
     ueContextsWritten: () => amf.ueContexts.settled(),
     /** Stops listening to configuration changes and every UE timer (the process stops). */
@@ -200,7 +186,6 @@ export function createAmf(options: AmfOptions) {
       unsubscribe();
       for (const ue of amf.ues.all()) stopTimers(ue);
       location.stop();
-      smf?.stop();
     },
   };
 }

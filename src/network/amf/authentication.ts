@@ -1,4 +1,5 @@
-import { kamfFromKseaf, type AuthenticationChallenge } from '../ausf/index.ts';
+import { kamfFromKseaf } from '../security/kamf.ts';
+import type { AuthenticationChallenge } from './ports/authentication.ts';
 import type { NasKeySetIdentifier } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PendingRegistration, UeProcedure } from './amf-ue.ts';

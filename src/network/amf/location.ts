@@ -1,11 +1,9 @@
 import type { NasMessageOf } from '../nas/index.ts';
-import { createLmf } from '../lmf/lmf.ts';
-import type { LmfTransport } from '../lmf/lmf.ts';
-import type { LocationServices } from '../lmf/location-services.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { pageUe } from './paging.ts';
+import type { LocationManagement } from './ports/location.ts';
 import type { LocationEndpoint } from './ue-ngap.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
@@ -26,9 +24,10 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
 /**
  * The AMF's side of location (TS 23.273 4.3.1): Location Reporting Control for a fresh serving cell,
  * Paging of idle devices, and the transport of the LMF's NRPPa (to the radio) and LPP (to the device,
- * in DL NAS Transport) with their answers routed back. `services` is what the API's locator uses.
+ * in DL NAS Transport) with their answers routed back to `lmf`. `refreshServingCell` is what the API's
+ * locator asks of the AMF; `lmfTransport` is what the LMF asks (the composition wires both).
  */
-export function createAmfLocation(amf: AmfContext) {
+export function createAmfLocation(amf: AmfContext, lmf: LocationManagement) {
   /** Requests waiting for a Location Report of the UE (true) or its failure (false). */
   const reportWaiters = new Map<AmfUe, Set<(reported: boolean) => void>>();
   /** Requests waiting for the UE to be CM-CONNECTED with a context in the radio. */
@@ -71,19 +70,20 @@ export function createAmfLocation(amf: AmfContext) {
     return ue?.registered ? ue : undefined;
   };
 
-  const transport: LmfTransport = {
-    async reach(imsi, withinMs) {
+  /** The LMF's needs of the AMF (lmf/ports/amf-transport.ts): reach the device, carry NRPPa and LPP. */
+  const lmfTransport = {
+    async reach(imsi: string, withinMs: number): Promise<boolean> {
       const ue = registered(imsi);
       if (ue === undefined) return false;
       if (ue.connection !== undefined && ue.contextSetUp) return true;
       if (ue.connection === undefined && !page(ue)) return false;
       return wait(connectWaiters, ue, withinMs);
     },
-    sendNrppa(imsi, pdu) {
+    sendNrppa(imsi: string, pdu: Uint8Array): boolean {
       const connection = registered(imsi)?.connection;
       return connection !== undefined && amf.ngap.sendNrppa(connection, LMF_ROUTING_ID, pdu);
     },
-    sendLpp(imsi, message) {
+    sendLpp(imsi: string, message: Uint8Array): boolean {
       const ue = registered(imsi);
       return (
         ue !== undefined &&
@@ -101,24 +101,22 @@ export function createAmfLocation(amf: AmfContext) {
       );
     },
   };
-  const lmf = createLmf({ transport, timers: amf.timers });
 
-  const services: LocationServices = {
-    async refreshServingCell(imsi) {
-      const ue = registered(imsi);
-      if (ue === undefined) return false;
-      const connection = ue.connection;
-      if (connection === undefined) {
-        // The Initial UE Message of the Service Request carries the cell (TS 38.413 8.6.1).
-        return page(ue) && wait(connectWaiters, ue, CELL_REPORT_WAIT_MS);
-      }
-      if (!amf.ngap.requestLocationReport(connection)) return false;
-      return wait(reportWaiters, ue, CELL_REPORT_WAIT_MS);
-    },
-    ecidNetwork: (imsi, rat) => lmf.ecidNetwork(imsi, rat),
-    ueEcid: (imsi, rat) => lmf.ueEcid(imsi, rat),
-    gnss: (imsi) => lmf.gnss(imsi),
-  };
+  /**
+   * Asks the radio for the device's current cell: Location Reporting Control when the device is
+   * connected, Paging when it is idle. True once a report came, false after the wait (network.md 8).
+   */
+  async function refreshServingCell(imsi: string): Promise<boolean> {
+    const ue = registered(imsi);
+    if (ue === undefined) return false;
+    const connection = ue.connection;
+    if (connection === undefined) {
+      // The Initial UE Message of the Service Request carries the cell (TS 38.413 8.6.1).
+      return page(ue) && wait(connectWaiters, ue, CELL_REPORT_WAIT_MS);
+    }
+    if (!amf.ngap.requestLocationReport(connection)) return false;
+    return wait(reportWaiters, ue, CELL_REPORT_WAIT_MS);
+  }
 
   const endpoint: LocationEndpoint<AmfUe> = {
     locationReported(connection, reported) {
@@ -132,7 +130,8 @@ export function createAmfLocation(amf: AmfContext) {
   };
 
   return {
-    services,
+    refreshServingCell,
+    lmfTransport,
     endpoint,
 
     /** UL NAS Transport with payload container type LPP: the device's answer, for the LMF it names. */
@@ -149,7 +148,6 @@ export function createAmfLocation(amf: AmfContext) {
 
     /** Every wait ends (the AMF stops). */
     stop(): void {
-      lmf.stop();
       for (const ue of [...reportWaiters.keys()]) wake(reportWaiters, ue, false);
       for (const ue of [...connectWaiters.keys()]) wake(connectWaiters, ue, false);
     },

@@ -1,14 +1,11 @@
 import type { Cause, PathSwitchRequest, UESecurityCapabilities } from '../ngap/generated/types.ts';
 import { ieValue } from '../ngap/ngap-values.ts';
 import { nextHop } from '../security/handover-keys.ts';
-import {
-  pathSwitchUnsuccessfulTransfer,
-  type PathSwitchItem,
-  type PathSwitchOutcome,
-} from '../smf/path-switch.ts';
+import { pathSwitchUnsuccessfulTransfer } from '../smf/path-switch.ts';
 import type { AmfContext } from './amf-context.ts';
 import { pathSwitchRequestAcknowledge, pathSwitchRequestFailure } from './path-switch-messages.ts';
-import { ngapSecurityCapabilities } from './registration.ts';
+import type { PathSwitchItem, PathSwitchOutcome } from './ports/session-management.ts';
+import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
 import type { PathSwitchEndpoint } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
 
@@ -129,6 +126,7 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
               pDUSessionID: item.pduSessionId,
               pathSwitchRequestUnsuccessfulTransfer: item.transfer,
             })),
+            allowedNssai: ngapAllowedNssai(ue.allowedNssai),
           },
         ),
         connection.streamId,

@@ -1,5 +1,4 @@
 import { bitStringOf } from '../asn1/bit-string.ts';
-import { resolveSupi } from '../ausf/index.ts';
 import {
   GMM_CAUSE,
   encodeNasMessage,
@@ -235,9 +234,9 @@ async function suciReceived(
   identification?: Identification,
 ): Promise<void> {
   ue.suci = suciText(suci);
-  const { keys } = await amf.network();
+  const { configuration } = await amf.network();
   if (!current(amf, ue, registration)) return;
-  const resolved = resolveSupi(suci, keys);
+  const resolved = amf.ausf.resolveSupi(suci, configuration.homeNetworkKeys);
   const unmapped = { imsi: clearImsi(suci), guti: undefined };
   if (!resolved.ok) return rejectUnmapped(amf, ue, registration, requestPlain, unmapped, identification);
   if (amf.ues.beyondLimit(ue)) {

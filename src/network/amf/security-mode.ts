@@ -1,5 +1,5 @@
 import type { NasAlgorithm } from '../../crypto/nas-algorithms.ts';
-import { ABBA } from '../ausf/index.ts';
+import { ABBA } from '../security/kamf.ts';
 import type { NasKeySetIdentifier, UeSecurityCapability } from '../nas/index.ts';
 import { createNasSecurityContext, type NasSecurityContext } from '../nas-security/index.ts';
 import type { CipheringAlgorithm, IntegrityAlgorithm } from '../ports/operator-configuration.ts';

@@ -10,12 +10,11 @@ import type { NGAPPDU } from '../ngap/generated/types.ts';
 import { ieValue } from '../ngap/ngap-values.ts';
 import type { SubscriptionData } from '../ports/subscription-data.ts';
 import { parseBitrate } from '../smf/bitrate.ts';
-import type { N2SmItem, SmfAmfPort, UeSessionStatus } from '../smf/smf.ts';
-import { readSetupUnsuccessfulTransfer } from '../smf/n2-transfers.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { gutiText, nasPduFor, sendNas, subscriberLogLevel } from './nas-link.ts';
 import { paging } from './paging.ts';
+import type { N2SmItem, UeSessionStatus } from './ports/session-management.ts';
 import {
   ngapSnssai,
   pduSessionResourceModifyRequest,
@@ -133,13 +132,25 @@ const idsOf = (connection: UeConnection<AmfUe>) => ({
 });
 
 /**
+ * What the AMF offers the SMF (Namf_Communication_N1N2MessageTransfer, TS 23.502 5.2.2.2.7): each is
+ * false when the UE has no N2 connection (CM-IDLE) or the send failed; `pageForDownlinkData` is false
+ * when the UE is unknown, not registered, connected, or no radio serves its registration area.
+ */
+export interface N1N2MessageTransfer {
+  sendN1(supi: string, message: FiveGsmMessage): boolean;
+  setupResources(supi: string, item: N2SmItem): boolean;
+  modifyResources(supi: string, item: N2SmItem & { n1: FiveGsmMessage }): boolean;
+  releaseResources(supi: string, item: N2SmItem): boolean;
+  pageForDownlinkData(supi: string): boolean;
+}
+
+/**
  * The AMF's side of the SMF's requests (Namf_Communication_N1N2MessageTransfer): 5GSM messages in DL
  * NAS Transport, protected with the UE's current context, alone or as the NAS-PDU of a PDU Session
  * Resource Setup/Modify/Release message (TS 38.413 8.2), and paging of an idle UE for downlink data
- * (TS 23.502 4.2.3.3). `context` is read when a request comes (the SMF is built before the AMF's
- * context).
+ * (TS 23.502 4.2.3.3). `context` is read when a request comes.
  */
-export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
+export function n1n2MessageTransfer(context: () => AmfContext): N1N2MessageTransfer {
   const nasOf = (
     amf: AmfContext,
     ue: AmfUe,
@@ -189,7 +200,7 @@ export function smfAmfPort(context: () => AmfContext): SmfAmfPort {
 /**
  * A PDU Session Resource Setup Response (TS 38.413 8.2.1.2), or an Initial Context Setup Response
  * (8.3.1.2) with PDU sessions, from the UE's radio: each set-up item's transfer goes to the SMF (the
- * gNB's downlink tunnel), each failed one makes it release the session. Release and Modify Responses
+ * gNB's downlink tunnel), each failed one (with its Unsuccessful Transfer) makes it release the session. Release and Modify Responses
  * need nothing more than their radio event.
  */
 export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPDU): void {
@@ -209,14 +220,8 @@ export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPD
   } else return;
   for (const item of setUp)
     smf.resourcesSetUp(supi, item.pDUSessionID, item.pDUSessionResourceSetupResponseTransfer);
-  for (const item of failed) {
-    const cause = readSetupUnsuccessfulTransfer(item.pDUSessionResourceSetupUnsuccessfulTransfer);
-    amf.logger.info(
-      { supi, pduSessionId: item.pDUSessionID, cause },
-      'AMF: the radio could not set a PDU session up',
-    );
-    smf.resourcesFailed(supi, item.pDUSessionID);
-  }
+  for (const item of failed)
+    smf.resourcesFailed(supi, item.pDUSessionID, item.pDUSessionResourceSetupUnsuccessfulTransfer);
   amf.ueContexts.save(ue);
 }
 

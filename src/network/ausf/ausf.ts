@@ -12,12 +12,10 @@ import {
   resStarMatches,
   type SubscriberKeys,
 } from '../../crypto/five-g-aka.ts';
-import { deriveHxresStar, deriveKamf } from '../../crypto/key-hierarchy.ts';
+import { deriveHxresStar } from '../../crypto/key-hierarchy.ts';
 import { randomPool } from '../../crypto/random-pool.ts';
 import type { AuthenticationDataPort } from '../ports/authentication-data.ts';
-
-/** TS 33.501 A.7.1 / TS 24.501 9.11.3.10: ABBA 0x0000, no feature needing another value is supported. */
-export const ABBA: Buffer = Buffer.from([0x00, 0x00]);
+import { ABBA } from '../security/kamf.ts';
 
 const RAND_BYTES = 16;
 
@@ -127,9 +125,4 @@ export function createAusf(options: AusfOptions): Ausf {
       return authenticationData.resynchronise(pending.supi, recovered.sqnMs);
     },
   };
-}
-
-/** TS 33.501 A.7.1: KAMF for the AMF from KSEAF, the SUPI and ABBA. */
-export function kamfFromKseaf(kseaf: Buffer, supi: string, abba: Buffer = ABBA): Buffer {
-  return deriveKamf(kseaf, supi, abba);
 }

@@ -15,16 +15,7 @@ import {
 } from './lpp-messages.ts';
 import { decodeNrppaPdu, encodeNrppaPdu } from './nrppa-codec.ts';
 import { ecidAnswerOf, ecidMeasurementInitiationRequest, type NetworkEcidReport } from './nrppa-ecid.ts';
-
-/** How the LMF reaches a device and its radio: the AMF's side (Namf_Communication, TS 23.273 4.3). */
-export interface LmfTransport {
-  /** Resolves true once the device is CM-CONNECTED (paged first when idle), false when it cannot be. */
-  reach(imsi: string, withinMs: number): Promise<boolean>;
-  /** Downlink UE Associated NRPPa Transport to the device's radio; false when it cannot be sent. */
-  sendNrppa(imsi: string, pdu: Uint8Array): boolean;
-  /** DL NAS Transport with payload container type LPP; false when it cannot be sent. */
-  sendLpp(imsi: string, message: Uint8Array): boolean;
-}
+import type { LmfTransport } from './ports/amf-transport.ts';
 
 /** network.md section 8: E-CID over NRPPa waits 10 s, every LPP answer 20 s. */
 const LMF_TIMEOUTS = { nrppaMs: 10_000, lppMs: 20_000 };

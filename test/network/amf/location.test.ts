@@ -50,7 +50,7 @@ describe('AMF location: Location Reporting Control and NRPPa transport', () => {
     const ue = new TestUe();
     const { ids } = await register(h, radio, ue);
     const from = radio.received.length;
-    const refreshed = h.amf.location.refreshServingCell(IMSI);
+    const refreshed = h.locationServices.refreshServingCell(IMSI);
     await settle(h);
     const sent = radio.received.slice(from);
     assert.deepEqual(
@@ -69,7 +69,7 @@ describe('AMF location: Location Reporting Control and NRPPa transport', () => {
 
     // E-CID over NRPPa: Downlink UE Associated NRPPa Transport with the LMF's routing ID.
     const before = radio.received.length;
-    const ecid = h.amf.location.ecidNetwork(IMSI, 'nr');
+    const ecid = h.locationServices.ecidNetwork(IMSI, 'nr');
     await settle(h);
     const nrppa = radio.received.slice(before);
     assert.deepEqual(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
+import { readPathSwitchRequestAcknowledge } from '../../../src/network/ngap/generated/messages.ts';
 import { readPathSwitchAnswer } from '../../../src/simulator/gnb-handover-messages.ts';
 import { register, step } from './amf-steps.ts';
 import {
@@ -51,7 +52,7 @@ describe('Path Switch Request', () => {
       ue,
       setupResponse(ids, [{ psi: 1, transfer: encodeTransfer(TRANSFERS.setupResponse) }]),
     );
-    assert.deepEqual(h.amf.smf!.sessionsOf(IMSI), [{ pduSessionId: 1, state: 'active' }]);
+    assert.deepEqual(h.smf!.sessionsOf(IMSI), [{ pduSessionId: 1, state: 'active' }]);
 
     const switched = [{ psi: 1, transfer: encodeTransfer(TRANSFERS.pathSwitchRequest) }];
     const first = await step(h, radio, ue, pathSwitchRequest(ids.ran, ids.amf, switched));
@@ -61,6 +62,14 @@ describe('Path Switch Request', () => {
     assert.deepEqual(
       [answer.amfUeNgapId, answer.ranUeNgapId, answer.switched, answer.ncc],
       [ids.amf, ids.ran, [1], 1],
+    );
+    // Allowed NSSAI is mandatory (criticality reject) in the Acknowledge (TS 38.413 9.2.3.9): the UE's
+    // allowed slice.
+    const read = readPathSwitchRequestAcknowledge(first.pdus[0]!);
+    assert.ok(read.ok, JSON.stringify(read));
+    assert.deepEqual(
+      read.message.allowedNssai.map((item) => [...item.sNSSAI.sST, ...(item.sNSSAI.sD ?? [])]),
+      [[1, 1, 2, 3]],
     );
     // The connection is still there under the same pair: a second switch is acknowledged with the next NCC.
     const second = await step(h, radio, ue, pathSwitchRequest(ids.ran, ids.amf, switched));

@@ -210,7 +210,7 @@ export function establishment(ue: TestUe, psi: number, pti = psi): Uint8Array {
 
 /** The UE's PDU sessions the SMF holds in one of `states`. */
 const sessionsIn = (rig: Rig, ...states: string[]) =>
-  rig.h.amf
+  rig.h
     .smf!.sessionsOf(IMSI)
     .filter((s) => states.includes(s.state))
     .map((s) => s.pduSessionId);
@@ -312,7 +312,7 @@ export function forgetRecords(rig: Rig): void {
  */
 export function assertBounded(rig: Rig, batch: number): void {
   const { ues, connections } = rig.h.amf.counts();
-  const smf = rig.h.amf.smf!.counts();
+  const smf = rig.h.smf!.counts();
   assert.ok(ues <= 2 && connections <= 2 + batch, `${ues} UEs, ${connections} connections`);
   assert.ok(smf.sessions <= 15 * ues, `${smf.sessions} sessions for ${ues} UEs`);
   assert.equal(smf.teids, rig.upf.held(), "the UPF holds exactly the SMF's live sessions");
@@ -341,7 +341,7 @@ export async function drain(rig: Rig): Promise<void> {
       }
     await settle(rig.h);
   }
-  const smf = rig.h.amf.smf!;
+  const smf = rig.h.smf!;
   const { ues, connections } = rig.h.amf.counts();
   assert.ok(ues === 1 && connections <= 1, `the fuzzed UE alone: ${ues} UEs, ${connections} connections`);
   assert.deepEqual(sessionsIn(rig, 'releasing'), [], 'no session waits for its Release Complete');
@@ -362,6 +362,6 @@ export async function stillServes(rig: Rig): Promise<void> {
   assert.ok(setup !== undefined, 'a PDU Session Resource Setup Request for the new device');
   rig.serving.send(setupResponse(ids, [{ psi: 5, transfer: encodeTransfer(TRANSFERS.setupResponse) }]), 1);
   await settle(rig.h);
-  assert.deepEqual(rig.h.amf.smf!.sessionsOf(SECOND_IMSI), [{ pduSessionId: 5, state: 'active' }]);
+  assert.deepEqual(rig.h.smf!.sessionsOf(SECOND_IMSI), [{ pduSessionId: 5, state: 'active' }]);
   assert.deepEqual(rig.errors, []);
 }

@@ -10,7 +10,8 @@ import {
   servingNetworkName,
 } from '../../../src/crypto/key-hierarchy.ts';
 import { f1, milenage } from '../../../src/crypto/milenage.ts';
-import { createAmf, type Amf } from '../../../src/network/amf/amf.ts';
+import { createNetworkFunctions, type NetworkFunctions } from '../../../src/core/network-functions.ts';
+import type { Amf } from '../../../src/network/amf/amf.ts';
 import type { AmfSettings } from '../../../src/network/amf/amf-settings.ts';
 import {
   decodeNasPdu,
@@ -76,6 +77,10 @@ export const subscription = (imsi: string): SubscriptionData =>
 
 export interface AmfHarness extends Harness {
   amf: Amf;
+  /** The SMF built beside the AMF when the harness has a user plane. */
+  smf: NetworkFunctions['smf'];
+  /** Location as the API's locator sees it: the AMF's fresh cell and the LMF's methods. */
+  locationServices: NetworkFunctions['locationServices'];
   subscriberLogs: SubscriberLogInput[];
   subscribers: Map<string, { sqn: bigint }>;
   subscriptions: Map<string, SubscriptionData>;
@@ -87,7 +92,8 @@ export interface AmfHarness extends Harness {
 /**
  * The N2 harness with the AMF's UE side on fake ports: one subscriber, IMSI, known by default. The AMF
  * reads the operator configuration from `harness.operator.configuration`, so a test can change it.
- * `extra.userPlane` builds the SMF with the AMF over that UPF (PDU sessions); `extra.logger` is the
+ * The network functions are built as the service builds them (core/network-functions.ts);
+ * `extra.userPlane` builds the SMF over that UPF (PDU sessions); `extra.logger` is the
  * AMF's and N2's logger (silent unless a test reads the logs); `extra.ueContexts` the store the AMF
  * writes its UE contexts to (none unless given).
  */
@@ -111,9 +117,12 @@ export async function createAmfHarness(
     after: (ms: number, callback: () => void) => holder.harness!.clock.after(ms, callback),
   };
   const events = new Set<(change: Parameters<Parameters<Harness['events']['subscribe']>[0]>[0]) => void>();
-  const amf = createAmf({
-    identity: { name: 'pmn-amf', regionId: 1, setId: 1, pointer: 0, relativeCapacity: 255 },
-    settings,
+  const functions = createNetworkFunctions({
+    amf: {
+      identity: { name: 'pmn-amf', regionId: 1, setId: 1, pointer: 0, relativeCapacity: 255 },
+      settings,
+      ...(extra.ueContexts === undefined ? {} : { ueContexts: extra.ueContexts }),
+    },
     authenticationData: authentication,
     subscriptionData: { getSubscriptionData: async (imsi) => structuredClone(subscriptions.get(imsi)) },
     operatorConfiguration: {
@@ -130,8 +139,8 @@ export async function createAmfHarness(
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
     ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
-    ...(extra.ueContexts === undefined ? {} : { ueContexts: extra.ueContexts }),
   });
+  const amf = functions.amf;
   const harness = await createHarness({
     ue: amf.signalling,
     operator: configuration,
@@ -144,6 +153,8 @@ export async function createAmfHarness(
   });
   return Object.assign(harness, {
     amf,
+    smf: functions.smf,
+    locationServices: functions.locationServices,
     subscriberLogs,
     subscribers,
     subscriptions,

@@ -6,12 +6,8 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 
 import { f1, f5star, milenage } from '../../../src/crypto/milenage.ts';
-import {
-  ABBA,
-  createAusf,
-  kamfFromKseaf,
-  type PendingAuthentication,
-} from '../../../src/network/ausf/index.ts';
+import { createAusf, type PendingAuthentication } from '../../../src/network/ausf/index.ts';
+import { ABBA, kamfFromKseaf } from '../../../src/network/security/kamf.ts';
 import { fakeAuthenticationData } from './fake-authentication-data.ts';
 
 const chain = (

@@ -1,0 +1,73 @@
+// What the AMF asks of the SMF (Nsmf_PDUSession, TS 23.502 5.2.8.2), in its own terms: 5GSM messages
+// it routes, the radio's answers for PDU session resources, the UE's CM state and PDU session status.
+// core/network-functions.ts provides it from the SMF in process.
+import type { FiveGsmMessage, SNssai } from '../../nas/index.ts';
+import type { StoredPduSession } from '../../ports/ue-contexts.ts';
+
+/** What the AMF knows of the UE when it routes a 5GSM message (UL NAS Transport, TS 24.501 8.2.10). */
+export interface UplinkSmContext {
+  supi: string;
+  allowedNssai: readonly SNssai[];
+  /** Request type (9.11.3.47), DNN and S-NSSAI of UL NAS Transport. */
+  requestType: number | undefined;
+  dnn: string | undefined;
+  sNssai: SNssai | undefined;
+}
+
+/** N2 SM information for one PDU session (TS 38.413 9.3.1.x items: id, S-NSSAI, transfer). */
+export interface N2SmItem {
+  pduSessionId: number;
+  sNssai: SNssai;
+  transfer: Uint8Array;
+  /** The 5GSM message the item carries to the UE (NAS-PDU of the item), if any. */
+  n1?: FiveGsmMessage;
+}
+
+/** PDU session status and Uplink data status IEs (TS 24.501 9.11.3.44, 9.11.3.57) as PSI lists. */
+export interface UeSessionStatus {
+  pduSessionStatus: readonly number[] | undefined;
+  uplinkDataStatus: readonly number[] | undefined;
+}
+
+/** The SMF's answer: what the Accept says of the PDU sessions and what the radio sets up again. */
+export interface NetworkSessionStatus {
+  /** The PDU sessions the network holds (PDU session status IE). */
+  pduSessionStatus: number[];
+  /** Sessions of Uplink data status whose user plane cannot come back (PDU session reactivation result). */
+  reactivationFailed: number[];
+  /** The sessions whose user plane comes back (TS 23.502 4.2.3.2 step 12). */
+  reactivate: N2SmItem[];
+}
+
+/** One session of a Path Switch Request, or of its answer: its id and its transfer container. */
+export interface PathSwitchItem {
+  pduSessionId: number;
+  transfer: Uint8Array;
+}
+
+/** Per session, the container for the Switched or the Released list (TS 38.413 8.4.4). */
+export interface PathSwitchOutcome {
+  switched: PathSwitchItem[];
+  released: PathSwitchItem[];
+}
+
+export interface SessionManagement {
+  /** Nsmf_PDUSession_CreateSMContext / UpdateSMContext with N1 SM information. */
+  uplink(ue: UplinkSmContext, message: FiveGsmMessage): Promise<void>;
+  /** UpdateSMContext with the gNB's PDU Session Resource Setup Response Transfer. */
+  resourcesSetUp(supi: string, pduSessionId: number, transfer: Uint8Array): void;
+  /** UpdateSMContext: the radio could not set the session up; its Unsuccessful Transfer. */
+  resourcesFailed(supi: string, pduSessionId: number, transfer: Uint8Array): void;
+  /** UpdateSMContext on AN release: the UE went CM-IDLE (TS 23.502 4.2.6). */
+  ueIdle(supi: string): void;
+  /** Paging for downlink data failed (TS 23.502 4.2.3.3 step 4c). */
+  pagingFailed(supi: string): void;
+  /** The PDU session status of a Service or Registration Request (TS 24.501 5.6.1.4.1, 5.5.1.3.4). */
+  statusReceived(supi: string, request: UeSessionStatus): NetworkSessionStatus;
+  /** UpdateSMContext per session of a Path Switch Request (TS 23.502 4.9.1.2.2). */
+  pathSwitched(supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome;
+  /** ReleaseSMContext of every session: the UE context is gone (deregistration). */
+  ueGone(supi: string): void;
+  /** The UE's SM contexts as its UE context record holds them (ports/ue-contexts.ts). */
+  sessionRecords(supi: string): StoredPduSession[];
+}
