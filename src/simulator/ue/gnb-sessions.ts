@@ -10,6 +10,11 @@ import {
   encodePDUSessionResourceReleaseResponseTransfer,
   encodePDUSessionResourceSetupResponseTransfer,
 } from '../../network/ngap/generated/codec.ts';
+import {
+  buildPDUSessionResourceModifyResponse,
+  buildPDUSessionResourceReleaseResponse,
+  buildPDUSessionResourceSetupResponse,
+} from '../../network/ngap/generated/messages.ts';
 import type { NGAPPDU, UPTransportLayerInformation } from '../../network/ngap/generated/types.ts';
 import { ieValue } from '../../network/ngap/ngap-values.ts';
 import type { RadioUe } from './ue-radio.ts';
@@ -93,12 +98,6 @@ function tunnelEnd(info: UPTransportLayerInformation | undefined): TunnelEnd | u
   return { address: groups.join(':'), teid };
 }
 
-const answerIds = (ids: UeIds) =>
-  [
-    { id: 10, name: 'AMF-UE-NGAP-ID', criticality: 'ignore', value: ids.amfUeNgapId },
-    { id: 85, name: 'RAN-UE-NGAP-ID', criticality: 'ignore', value: ids.ranUeNgapId },
-  ] as const;
-
 /** The gNB's PDU session resources, for the UEs of one `GnbUes`. */
 export class GnbSessions {
   readonly #n3Address: string;
@@ -149,29 +148,12 @@ export class GnbSessions {
             transfer: item.pDUSessionResourceSetupRequestTransfer,
           })),
         );
-        this.#send({
-          choice: 'successfulOutcome',
-          value: {
-            procedureCode: 29,
-            name: 'PDUSessionResourceSetup',
-            criticality: 'reject',
-            value: {
-              protocolIEs: [
-                ...answerIds(ids),
-                ...(done.length === 0
-                  ? []
-                  : [
-                      {
-                        id: 75,
-                        name: 'PDUSessionResourceSetupListSURes',
-                        criticality: 'ignore',
-                        value: done,
-                      } as const,
-                    ]),
-              ],
-            },
-          },
-        });
+        this.#send(
+          buildPDUSessionResourceSetupResponse({
+            ...ids,
+            pduSessionResourceSetupListSuRes: done.length === 0 ? undefined : done,
+          }),
+        );
         return true;
       }
       case 'PDUSessionResourceModify': {
@@ -185,32 +167,19 @@ export class GnbSessions {
           const session = this.#sessions.get(ids.ranUeNgapId)?.get(item.pDUSessionID);
           if (session !== undefined) this.#emit({ type: 'modified', session });
         }
-        this.#send({
-          choice: 'successfulOutcome',
-          value: {
-            procedureCode: 26,
-            name: 'PDUSessionResourceModify',
-            criticality: 'reject',
-            value: {
-              protocolIEs: [
-                ...answerIds(ids),
-                {
-                  id: 65,
-                  name: 'PDUSessionResourceModifyListModRes',
-                  criticality: 'ignore',
-                  value: items.map((item) => ({
-                    pDUSessionID: item.pDUSessionID,
-                    pDUSessionResourceModifyResponseTransfer: encodeComplete(
-                      {},
-                      ALIGNED,
-                      encodePDUSessionResourceModifyResponseTransfer,
-                    ),
-                  })),
-                },
-              ],
-            },
-          },
-        });
+        this.#send(
+          buildPDUSessionResourceModifyResponse({
+            ...ids,
+            pduSessionResourceModifyListModRes: items.map((item) => ({
+              pDUSessionID: item.pDUSessionID,
+              pDUSessionResourceModifyResponseTransfer: encodeComplete(
+                {},
+                ALIGNED,
+                encodePDUSessionResourceModifyResponseTransfer,
+              ),
+            })),
+          }),
+        );
         return true;
       }
       case 'PDUSessionResourceRelease': {
@@ -228,32 +197,19 @@ export class GnbSessions {
           sessions?.delete(item.pDUSessionID);
           this.#emit({ type: 'down', session, why: 'released' });
         }
-        this.#send({
-          choice: 'successfulOutcome',
-          value: {
-            procedureCode: 28,
-            name: 'PDUSessionResourceRelease',
-            criticality: 'reject',
-            value: {
-              protocolIEs: [
-                ...answerIds(ids),
-                {
-                  id: 70,
-                  name: 'PDUSessionResourceReleasedListRelRes',
-                  criticality: 'ignore',
-                  value: items.map((item) => ({
-                    pDUSessionID: item.pDUSessionID,
-                    pDUSessionResourceReleaseResponseTransfer: encodeComplete(
-                      {},
-                      ALIGNED,
-                      encodePDUSessionResourceReleaseResponseTransfer,
-                    ),
-                  })),
-                },
-              ],
-            },
-          },
-        });
+        this.#send(
+          buildPDUSessionResourceReleaseResponse({
+            ...ids,
+            pduSessionResourceReleasedListRelRes: items.map((item) => ({
+              pDUSessionID: item.pDUSessionID,
+              pDUSessionResourceReleaseResponseTransfer: encodeComplete(
+                {},
+                ALIGNED,
+                encodePDUSessionResourceReleaseResponseTransfer,
+              ),
+            })),
+          }),
+        );
         return true;
       }
       default:
