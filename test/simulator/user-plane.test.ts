@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { ipv6Text } from '../../src/network/upf/flow-records.ts';
+import { ipv6Text } from '../../src/network/common/ipv6-text.ts';
 import {
   decodeErrorIndication,
   decodeGtpu,

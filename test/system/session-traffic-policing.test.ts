@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
-import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
-import type { Ambr } from '../../src/network/upf/upf.ts';
+import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
+import type { Ambr } from '../../src/network/upf/ports/session-control.ts';
 import {
   DN,
   flowReports,

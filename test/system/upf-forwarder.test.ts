@@ -20,7 +20,7 @@ import {
   readPduSessionContainer,
   type GtpuMessage,
 } from '../../src/network/upf/gtpu-codec.ts';
-import { createTeidAllocator } from '../../src/network/upf/teid-allocator.ts';
+import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
@@ -34,7 +34,7 @@ import {
   tcpSyn,
   udpPacket,
 } from '../network/upf/ip-packets.ts';
-import { ipv6Text } from '../../src/network/upf/flow-records.ts';
+import { ipv6Text } from '../../src/network/common/ipv6-text.ts';
 
 const run = promisify(execFile);
 const load = loadUpfAddon();

@@ -3,7 +3,7 @@ import type { Guti, NasMessageOf, NasKeySetIdentifier, SNssai, UeSecurityCapabil
 import type { NasSecurityContext } from '../nas-security/index.ts';
 import type { SubscriptionData } from '../ports/subscription-data.ts';
 import type { UeConnection } from './ue-connections.ts';
-import type { RetransmissionTimer } from './nas-timer.ts';
+import type { RetransmissionTimer } from '../common/nas-timer.ts';
 
 /** The Registration Request a registration serves, as last received (TS 24.501 5.5.1). */
 export interface PendingRegistration {

@@ -4,7 +4,7 @@ import type { NasKeySetIdentifier } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PendingRegistration, UeProcedure } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 
 type Authenticating = Extract<UeProcedure, { kind: 'authentication' }>;
 

@@ -3,7 +3,7 @@ import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { newGuti } from './guti-allocation.ts';
 import { sendNas } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 
 /**
  * Configuration update indication (TS 24.501 9.11.3.18): bit 1 ACK, "acknowledgement requested". The

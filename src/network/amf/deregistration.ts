@@ -2,7 +2,7 @@ import { ACCESS_TYPE, type NasMessageOf } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 import { paging } from './paging.ts';
 import { deregister, deregistered, stopProcedure } from './ue-lifecycle.ts';
 

@@ -2,7 +2,7 @@ import { IDENTITY_TYPE, type NasMessageOf } from '../nas/index.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PendingRegistration } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 
 /** The Identity Request of identification: the SUCI is what the AMF asks for. */
 export const IDENTITY_REQUEST: NasMessageOf<'identityRequest'> = {

@@ -3,7 +3,7 @@ import type { FiveGSTMSI } from '../ngap/generated/types.ts';
 import { bits } from '../ngap/ngap-values.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PagingPurpose } from './amf-ue.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 import { deregister } from './ue-lifecycle.ts';
 
 /**

@@ -1,7 +1,7 @@
 import type { Cause, PathSwitchRequest, UESecurityCapabilities } from '../ngap/generated/types.ts';
 import { ieValue } from '../ngap/ngap-values.ts';
+import { pathSwitchUnsuccessfulTransfer } from '../ngap/path-switch-unsuccessful-transfer.ts';
 import { nextHop } from '../security/handover-keys.ts';
-import { pathSwitchUnsuccessfulTransfer } from '../smf/path-switch.ts';
 import type { AmfContext } from './amf-context.ts';
 import { pathSwitchRequestAcknowledge, pathSwitchRequestFailure } from './path-switch-messages.ts';
 import type { PathSwitchItem, PathSwitchOutcome } from './ports/session-management.ts';

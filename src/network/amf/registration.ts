@@ -26,7 +26,7 @@ import { newGuti } from './guti-allocation.ts';
 import { gprsTimerOf } from './gprs-timer.ts';
 import { IDENTITY_REQUEST, startIdentification } from './identification.ts';
 import { gutiText, logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
 import { reconcileSessions } from './session-management.ts';

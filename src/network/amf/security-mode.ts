@@ -6,7 +6,7 @@ import type { CipheringAlgorithm, IntegrityAlgorithm } from '../ports/operator-c
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe, PendingRegistration } from './amf-ue.ts';
 import { sendNas } from './nas-link.ts';
-import { startRetransmissionTimer } from './nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 
 /** IMEISV request (TS 24.501 9.11.3.28): 001, IMEISV requested. */
 const IMEISV_REQUESTED = 1;

@@ -9,7 +9,7 @@ import {
 import type { NGAPPDU } from '../ngap/generated/types.ts';
 import { ieValue } from '../ngap/ngap-values.ts';
 import type { SubscriptionData } from '../ports/subscription-data.ts';
-import { parseBitrate } from '../smf/bitrate.ts';
+import { parseBitrate } from '../common/bitrate-text.ts';
 import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { gutiText, nasPduFor, sendNas, subscriberLogLevel } from './nas-link.ts';

@@ -1,7 +1,7 @@
 import type { Cause, SupportedTAList } from '../ngap/generated/types.ts';
 import type { Snssai, SupportedTai } from '../radio-registry.ts';
 import type { ServedNetwork } from './served-network.ts';
-import { plmnOf } from './ran-node.ts';
+import { plmnOf } from '../common/plmn-identity.ts';
 
 const hex = (bytes: Uint8Array): string =>
   Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');

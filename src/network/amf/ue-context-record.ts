@@ -1,5 +1,5 @@
 import type { StoredPduSession, UeContextRecord } from '../ports/ue-contexts.ts';
-import { storedSnssai } from '../smf/session-record.ts';
+import { storedSnssai } from '../common/stored-snssai.ts';
 import type { AmfUe } from './amf-ue.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { bitStringHex } from '../asn1/bit-string.ts';
 import type { ServingCell } from '../network-state.ts';
 import type { TAI, UserLocationInformation } from '../ngap/generated/types.ts';
-import { plmnOf } from './ran-node.ts';
+import { plmnOf } from '../common/plmn-identity.ts';
 
 /**
  * The serving cell named by User Location Information (TS 38.413 9.3.1.16): the NR CGI or E-UTRA CGI

@@ -1,5 +1,5 @@
 import { bitStringHex } from '../asn1/bit-string.ts';
-import { plmnOf } from '../amf/ran-node.ts';
+import { plmnOf } from '../common/plmn-identity.ts';
 import type { RadioMeasurement } from '../network-state.ts';
 import type {
   ECIDMeasurementResult,

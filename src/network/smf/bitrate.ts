@@ -1,16 +1,5 @@
 import type { BitRate } from '../nas/index.ts';
 
-/**
- * The API's bitrate form (`<number> Mbps|Gbps`, management-api.md conventions) in bits per second;
- * undefined for anything else.
- */
-export function parseBitrate(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?) (Mbps|Gbps)$/.exec(text.trim());
-  if (match === null) return undefined;
-  const bps = Number(match[1]) * (match[2] === 'Gbps' ? 1e9 : 1e6);
-  return Number.isSafeInteger(Math.round(bps)) ? Math.round(bps) : undefined;
-}
-
 // TS 24.501 9.11.4.14: unit 1 is 1 kbps, each step x4; 6 = 1 Mbps, 11 = 1 Gbps, 16 = 1 Tbps, 21 = 1 Pbps.
 const UNITS = [1, 6, 11, 16, 21] as const;
 const unitBps = (unit: number): number => 1000 ** (Math.floor((unit - 1) / 5) + 1) * 4 ** ((unit - 1) % 5);

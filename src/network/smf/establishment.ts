@@ -2,7 +2,7 @@
 // the session's resources, the Accept in PDU Session Resource Setup Request.
 import type { NasMessageOf } from '../nas/index.ts';
 import type { AuthorisedSession } from '../ports/subscription-data.ts';
-import { parseBitrate } from './bitrate.ts';
+import { parseBitrate } from '../common/bitrate-text.ts';
 import { setupRequestTransfer, type SessionAmbrBps } from './n2-transfers.ts';
 import { releaseLocally } from './release.ts';
 import { authorise, type SessionProfile } from './session-authorisation.ts';

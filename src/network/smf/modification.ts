@@ -1,7 +1,7 @@
 // PDU session modification (docs/sessions.md): the Modification Command with T3591 (TS 24.501 6.3.2),
 // UE-requested modification (6.4.2), and the network's own on configuration changes (reconfiguration,
 // TS 23.502 4.3.3.2).
-import { startRetransmissionTimer } from '../amf/nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 import type { NasMessageOf } from '../nas/index.ts';
 import { authorise, type SessionProfile } from './session-authorisation.ts';
 import { ambrOf, DEFAULT_QFI } from './establishment.ts';

@@ -5,10 +5,10 @@ import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
 import {
   decodePathSwitchRequestTransfer,
   encodePathSwitchRequestAcknowledgeTransfer,
-  encodePathSwitchRequestUnsuccessfulTransfer,
 } from '../ngap/generated/codec.ts';
 import type { Cause } from '../ngap/generated/types.ts';
-import type { DownlinkTunnel } from '../upf/upf.ts';
+import { pathSwitchUnsuccessfulTransfer } from '../ngap/path-switch-unsuccessful-transfer.ts';
+import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
 import { tunnelOf, type TunnelEndpoint } from './n2-transfers.ts';
 import { transition, userPlaneUp, type SmSession } from './session-table.ts';
 import { publish } from './session-view.ts';
@@ -49,11 +49,6 @@ export function readPathSwitchRequestTransfer(
  */
 export function pathSwitchAcknowledgeTransfer(): Uint8Array {
   return encodeComplete({}, ALIGNED, encodePathSwitchRequestAcknowledgeTransfer);
-}
-
-/** Path Switch Request Unsuccessful Transfer (9.3.4.10): why the session was not switched. */
-export function pathSwitchUnsuccessfulTransfer(cause: Cause): Uint8Array {
-  return encodeComplete({ cause }, ALIGNED, encodePathSwitchRequestUnsuccessfulTransfer);
 }
 
 /**

@@ -1,6 +1,6 @@
 // Ending a PDU session (docs/sessions.md): local release (no signalling), network-requested release
 // with T3592 (TS 24.501 6.3.3), UE-requested release (6.4.3) and Release Complete.
-import { startRetransmissionTimer } from '../amf/nas-timer.ts';
+import { startRetransmissionTimer } from '../common/nas-timer.ts';
 import type { NasMessageOf } from '../nas/index.ts';
 import type { Cause } from '../ngap/generated/types.ts';
 import { releaseCommandTransfer } from './n2-transfers.ts';

@@ -1,4 +1,5 @@
-import type { StoredPduSession, StoredSnssai } from '../ports/ue-contexts.ts';
+import { storedSnssai } from '../common/stored-snssai.ts';
+import type { StoredPduSession } from '../ports/ue-contexts.ts';
 import type { SNssai } from '../nas/index.ts';
 import type { DefaultQosFlow, SessionAmbrBps } from './n2-transfers.ts';
 import type { IpType } from './session-authorisation.ts';
@@ -17,8 +18,6 @@ export interface SessionFacts {
   readonly ambr: SessionAmbrBps;
   readonly flow: DefaultQosFlow;
 }
-
-export const storedSnssai = (slice: SNssai): StoredSnssai => ({ sst: slice.sst, sd: slice.sd ?? null });
 
 /** One PDU session as the UE context record holds it (ports/ue-contexts.ts): plain JSON values. */
 export function storedPduSession(s: SessionFacts): StoredPduSession {

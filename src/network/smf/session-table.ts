@@ -1,9 +1,9 @@
 // The SMF's sessions (docs/sessions.md): each session's state as a discriminated union with one checked
 // transition function, and the table that finds a session by UE and PDU session id or by UPF session id.
-import type { RetransmissionTimer } from '../amf/nas-timer.ts';
+import type { RetransmissionTimer } from '../common/nas-timer.ts';
 import type { SNssai } from '../nas/index.ts';
 import type { AuthorisedSession } from '../ports/subscription-data.ts';
-import type { DownlinkTunnel } from '../upf/upf.ts';
+import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
 import type { DefaultQosFlow, SessionAmbrBps } from './n2-transfers.ts';
 import type { IpType } from './session-authorisation.ts';
 import type { SessionResources } from './session-resources.ts';

@@ -8,7 +8,13 @@ import type { AddressLeases } from '../ports/address-leases.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
 import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
-import type { Ambr, DownlinkTunnel, SessionRequest, UpfResult, UpfSession } from '../upf/upf.ts';
+import type {
+  Ambr,
+  DownlinkTunnel,
+  SessionRequest,
+  UpfResult,
+  UpfSession,
+} from '../upf/ports/session-control.ts';
 import type { SessionTable } from './session-table.ts';
 
 /** The user plane the SMF drives (the UPF's control API, docs/upf.md) and where its N3 end is. */

@@ -1,7 +1,7 @@
 // A PDU session's user plane (docs/sessions.md): set up by the radio, deactivated when the UE goes idle
 // (TS 23.502 4.2.6), downlink data paging the UE (4.2.3.3), and reactivated by a Service Request or a
 // registration update (4.2.3.2, TS 24.501 5.6.1.4.1, 5.5.1.3.4).
-import type { DownlinkTunnel } from '../upf/upf.ts';
+import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
 import { setupItem } from './establishment.ts';
 import { readSetupResponseTransfer } from './n2-transfers.ts';
 import { forget, releaseByNetwork, releaseLocally, type ReleaseContext } from './release.ts';

@@ -4,6 +4,15 @@ import type { FlowReportInput, UsageInput } from '../../records/record-inputs.ts
 import { decodeFlowReports, decodeUsageCounts, FLOW_RECORD } from './flow-records.ts';
 import { loadUpfAddon, type Forwarder, type ForwarderCounters, type UpfAddon } from './upf-addon.ts';
 import type { UpfSettings } from './upf-settings.ts';
+import type {
+  Ambr,
+  DownlinkTunnel,
+  SessionRequest,
+  UpfError,
+  UpfResult,
+  UpfSession,
+  UserPlaneState,
+} from './ports/session-control.ts';
 
 /** What the UPF needs of the records pipeline (src/records/ingestion.ts). */
 export interface UpfRecords {
@@ -57,63 +66,6 @@ interface UpfDeps {
   /** How long downlink packets of an inactive session stay buffered (DOWNLINK_BUFFER_MS). */
   downlinkBufferMs?: number;
 }
-
-/** Session AMBR (TS 23.501 5.7.1.8), bits per second; 0 means not limited. */
-export interface Ambr {
-  uplinkBps: number;
-  downlinkBps: number;
-}
-
-export interface SessionRequest {
-  /** The subscriber's IMSI: flow reports and usage carry it. */
-  imsi: string;
-  ueIpv4?: string;
-  /** The session's /64 (TS 23.501 5.8.2.2.2), any address inside it, e.g. `2001:db8:1:2::`. */
-  ueIpv6Prefix?: string;
-  /** The local TEID of the uplink rule (from a TeidAllocator). */
-  uplinkTeid: number;
-  ambr: Ambr;
-}
-
-export interface DownlinkTunnel {
-  gnbAddress: string;
-  remoteTeid: number;
-  /** The QFI in the PDU Session Container (TS 38.415): the default QoS flow, 1. */
-  qfi?: number;
-  /** The gNB's GTP-U port: 2152 (TS 29.281 4.4.2.0); another one only for tests. */
-  gnbPort?: number;
-}
-
-/**
- * The user plane of a session: `active` forwards downlink packets to the gNB; `inactive` (no gNB
- * tunnel yet, or the device is idle) buffers a few of them (docs/upf.md "Downlink buffering"): sent
- * in order once `updateDownlink` makes it active, `drop` flows when they expire, do not fit, or the
- * session is released. The first such packet is told to `onDownlinkData` so that the device can be
- * paged.
- */
-type UserPlane = { state: 'inactive' } | { state: 'active'; tunnel: Required<DownlinkTunnel> };
-
-export interface UpfSession {
-  readonly id: number;
-  readonly imsi: string;
-  readonly ueIpv4?: string;
-  readonly ueIpv6Prefix?: string;
-  readonly uplinkTeid: number;
-  readonly ambr: Ambr;
-  readonly userPlane: UserPlane;
-}
-
-type UpfError =
-  | 'not-started'
-  | 'unknown-session'
-  /** The TEID or an address belongs to another session. */
-  | 'in-use'
-  | 'table-full'
-  /** The gNB address is not of the N3 address's family. */
-  | 'family-mismatch'
-  | 'invalid';
-
-export type UpfResult<T = undefined> = { ok: true; value: T } | { ok: false; error: UpfError };
 
 export interface UpfCounters extends ForwarderCounters {
   flowReports: number;
@@ -172,7 +124,7 @@ export function createUpf(deps: UpfDeps): Upf {
   const usageIntervalMs = deps.usageIntervalMs ?? 30_000;
   const timeouts = deps.flowTimeouts ?? FLOW_TIMEOUTS;
   const downlinkDataPollMs = deps.downlinkDataPollMs ?? 100;
-  const sessions = new Map<number, UpfSession & { userPlane: UserPlane; ambr: Ambr }>();
+  const sessions = new Map<number, UpfSession & { userPlane: UserPlaneState; ambr: Ambr }>();
   /** Released sessions whose flows are not all taken yet, until the forwarder's ended count `through`. */
   const released = new Map<number, { imsi: string; through: number }>();
   /** Decoded reports the records queue has not accepted yet: one chunk while running. */
@@ -292,7 +244,7 @@ export function createUpf(deps: UpfDeps): Upf {
 
   const withSession = (
     sessionId: number,
-    change: (f: Forwarder, s: UpfSession & { userPlane: UserPlane; ambr: Ambr }) => UpfResult,
+    change: (f: Forwarder, s: UpfSession & { userPlane: UserPlaneState; ambr: Ambr }) => UpfResult,
   ): UpfResult => {
     if (forwarder === undefined) return { ok: false, error: 'not-started' };
     const session = sessions.get(sessionId);
@@ -387,7 +339,7 @@ export function createUpf(deps: UpfDeps): Upf {
         ...(request.ueIpv6Prefix !== undefined && { ueIpv6Prefix: request.ueIpv6Prefix }),
         uplinkTeid: request.uplinkTeid,
         ambr: { ...request.ambr },
-        userPlane: { state: 'inactive' } as UserPlane,
+        userPlane: { state: 'inactive' } as UserPlaneState,
       };
       sessions.set(id, session);
       return { ok: true, value: session };

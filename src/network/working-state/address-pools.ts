@@ -1,6 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import type { PoolFamily } from '../ports/address-leases.ts';
-import { ipv6Text } from '../upf/flow-records.ts';
+import { ipv6Text } from '../common/ipv6-text.ts';
 
 /**
  * UE addresses from the profiles' pools (network.md 6), in this process's memory: IPv4 from

@@ -1,5 +1,5 @@
 import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
-import { createTeidAllocator, type TeidAllocator } from '../upf/teid-allocator.ts';
+import { createTeidAllocator, type TeidAllocator } from './teid-allocator.ts';
 
 /**
  * The UPF's TEIDs held in this process's memory: they end with it, as the UPF's rules do. `allocator`

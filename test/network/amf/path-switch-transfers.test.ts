@@ -6,9 +6,9 @@ import {
   decodePathSwitchRequestUnsuccessfulTransfer,
   encodePathSwitchRequestTransfer,
 } from '../../../src/network/ngap/generated/codec.ts';
+import { pathSwitchUnsuccessfulTransfer } from '../../../src/network/ngap/path-switch-unsuccessful-transfer.ts';
 import {
   pathSwitchAcknowledgeTransfer,
-  pathSwitchUnsuccessfulTransfer,
   readPathSwitchRequestTransfer,
 } from '../../../src/network/smf/path-switch.ts';
 import { prng } from '../../helpers/openapi-fuzz.ts';

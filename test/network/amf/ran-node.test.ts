@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { plmnOf, ranNodeOf } from '../../../src/network/amf/ran-node.ts';
+import { plmnOf } from '../../../src/network/common/plmn-identity.ts';
+import { ranNodeOf } from '../../../src/network/amf/ran-node.ts';
 import { bits, plmnIdentity } from '../../../src/network/ngap/ngap-values.ts';
 import { RADIO_ID_PATTERN } from '../../../src/network/radio-id.ts';
 

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { bitRateBps, PDU_SESSION_TYPE } from '../../../src/network/nas/index.ts';
 import type { AuthorisedSession } from '../../../src/network/ports/subscription-data.ts';
 import { createAddressPools } from '../../../src/network/working-state/address-pools.ts';
-import { nasBitRate, parseBitrate } from '../../../src/network/smf/bitrate.ts';
+import { parseBitrate } from '../../../src/network/common/bitrate-text.ts';
+import { nasBitRate } from '../../../src/network/smf/bitrate.ts';
 import { authorise, type SessionProfile } from '../../../src/network/smf/session-authorisation.ts';
 
 describe('address pools (network.md 6)', () => {

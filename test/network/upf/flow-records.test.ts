@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeFlowReports, decodeUsageCounts, ipv6Text } from '../../../src/network/upf/flow-records.ts';
+import { ipv6Text } from '../../../src/network/common/ipv6-text.ts';
+import { decodeFlowReports, decodeUsageCounts } from '../../../src/network/upf/flow-records.ts';
 
 describe('drained flow and usage records', () => {
   it('decodes the forwarder’s 80-octet ended-flow records (native/upf/flows.h layout) as flow reports', () => {

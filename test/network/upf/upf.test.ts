@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import type { FlowReportInput, UsageInput } from '../../../src/records/record-inputs.ts';
 import type { Forwarder, ForwarderOptions, UpfAddon } from '../../../src/network/upf/upf-addon.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
-import { createUpf, type UpfRecords, type UpfSession } from '../../../src/network/upf/upf.ts';
+import type { UpfSession } from '../../../src/network/upf/ports/session-control.ts';
+import { createUpf, type UpfRecords } from '../../../src/network/upf/upf.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createTeidAllocator } from '../../../src/network/upf/teid-allocator.ts';
+import { createTeidAllocator } from '../../../src/network/working-state/teid-allocator.ts';
 
 describe('TEID allocator', () => {
   it('hands out distinct non-zero TEIDs up to its limit and takes them back', () => {
