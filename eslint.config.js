@@ -68,6 +68,17 @@ const SERVICES_AND_REPOSITORIES = {
   message: 'http/ reaches services only through the core and the routes, never a service or repository',
 };
 
+/** The network functions: each is a room of its own, built side by side in src/core/network-functions.ts. */
+const NETWORK_FUNCTIONS = ['amf', 'smf', 'upf', 'ausf', 'lmf'];
+/**
+ * Another network function's internals, for `nf`: it reaches another only through the ports that one
+ * defines (`src/network/<other>/ports/`), the composition in core/ wiring them (docs/architecture.md).
+ */
+const otherNetworkFunctions = (nf) => ({
+  regex: `(^|/)(${NETWORK_FUNCTIONS.filter((other) => other !== nf).join('|')})/(?!ports/)`,
+  message: `a network function imports another only through its ports/ (src/network/<nf>/ports/); src/core/network-functions.ts wires them`,
+});
+
 /** One entry per layer: the files, and the import patterns they may not use. */
 export const LAYERS = [
   {
@@ -89,6 +100,16 @@ export const LAYERS = [
       ],
     },
   },
+  // The same for each network function, and none of the others' internals.
+  ...NETWORK_FUNCTIONS.map((nf) => ({
+    files: [`src/network/${nf}/**/*.ts`],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [FRAMEWORK, SQLITE_DRIVER, SIMULATOR, otherNetworkFunctions(nf)] },
+      ],
+    },
+  })),
   {
     files: ['src/storage/**/*.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [FRAMEWORK, SIMULATOR] }] },

@@ -79,6 +79,36 @@ describe('layering', () => {
     }
   });
 
+  it("refuses another network function's internals in a network function: only its ports/", async () => {
+    for (const [file, code] of [
+      ['src/network/amf/amf.ts', "import { createSmf } from '../smf/smf.ts';"],
+      ['src/network/amf/amf.ts', "import { createAusf } from '../ausf/index.ts';"],
+      ['src/network/amf/location.ts', "import { createLmf } from '../lmf/lmf.ts';"],
+      ['src/network/amf/ports/session-management.ts', "import type { Smf } from '../../smf/smf.ts';"],
+      ['src/network/smf/smf.ts', "import { sendNas } from '../amf/nas-link.ts';"],
+      ['src/network/smf/session-resources.ts', "import type { Upf } from '../upf/upf.ts';"],
+      ['src/network/lmf/nrppa-ecid.ts', "import { ranNodeOf } from '../amf/ran-node.ts';"],
+      ['src/network/ausf/ausf.ts', "import type { AmfUe } from '../amf/amf-ue.ts';"],
+      ['src/network/upf/upf.ts', "import type { SmfContext } from '../smf/smf-context.ts';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), RESTRICTED, `${file}: ${code}`);
+    }
+  });
+
+  it("lets a network function use its own files, another's ports/ and the neutral helpers; core/ wires them all", async () => {
+    for (const [file, code] of [
+      ['src/network/amf/amf.ts', "import type { SessionManagement } from './ports/session-management.ts';"],
+      ['src/network/amf/amf.ts', "import { startRetransmissionTimer } from '../common/nas-timer.ts';"],
+      ['src/network/smf/smf-context.ts', "import type { Ambr } from '../upf/ports/session-control.ts';"],
+      ['src/network/amf/location.ts', "import type { LmfTransport } from '../lmf/ports/amf-transport.ts';"],
+      ['src/network/smf/smf.ts', "import { SessionTable } from './session-table.ts';"],
+      ['src/core/network-functions.ts', "import { createSmf } from '../network/smf/smf.ts';"],
+      ['src/core/network-functions.ts', "import { createAmf } from '../network/amf/amf.ts';"],
+    ]) {
+      assert.deepEqual(await violations(file as string, code as string), [], `${file}: ${code}`);
+    }
+  });
+
   it('refuses the simulator anywhere in src/ outside it', async () => {
     for (const [file, code] of [
       ['src/network/amf/amf.ts', "import { SimulatedGnb } from '../../simulator/gnb.ts';"],
