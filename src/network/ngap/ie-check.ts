@@ -1,76 +1,19 @@
+import { checkIesAgainst, type IeErrors } from '../asn1/ie-check.ts';
 import { MESSAGE_IES } from './generated/ies.ts';
 import type { Criticality } from './generated/types.ts';
 
-/** An IE as a protocol IE container holds it, decoded or not. */
-interface ContainerIe {
-  id: number;
-  criticality: Criticality;
-}
-
-/** An IE id and the criticality that decides what its error does (TS 38.413 10.3.2). */
-export interface IeAtFault {
-  id: number;
-  criticality: Criticality;
-}
-
-/** The abstract syntax errors of one message's IE container (TS 38.413 10.3.1). */
-interface IeErrors {
-  /**
-   * IEs the message does not define (10.3.1 case 1, handled as 10.3.4.2), each id once, with the
-   * criticality they were received with: the sender's instruction for a receiver that does not know them.
-   */
-  notComprehended: IeAtFault[];
-  /** Mandatory IEs absent (case 3, 10.3.5), with the criticality the ASN.1 gives them. */
-  missing: IeAtFault[];
-  /**
-   * IEs out of the order of the message's object set, or present more than once (case 4, 10.3.6):
-   * a falsely constructed message.
-   */
-  falselyConstructed: boolean;
-}
-
-/** Per message, each IE's place in its object set; built on first use from the generated table. */
-const positions = new Map<string, ReadonlyMap<number, number>>();
-
-function positionsOf(messageType: string): ReadonlyMap<number, number> | undefined {
-  let found = positions.get(messageType);
-  if (found === undefined) {
-    const specs = MESSAGE_IES.get(messageType);
-    if (specs === undefined) return undefined;
-    found = new Map(specs.map((spec, index) => [spec.id, index]));
-    positions.set(messageType, found);
-  }
-  return found;
-}
+export type { IeAtFault } from '../asn1/ie-check.ts';
 
 /**
  * Checks a received message's protocol IEs against its object set in NGAP-PDU-Contents (the generated
  * `MESSAGE_IES`): which IEs it does not define, which mandatory ones are absent, and whether the ones
- * it defines come in the set's order, each once. Undefined for a message type without a table.
- * Conditional presence (two IEs of V17.4.0) is not judged: its conditions are prose, not ASN.1.
+ * it defines come in the set's order, each once (TS 38.413 10.3). Undefined for a message type without
+ * a table. Conditional presence (two IEs of V17.4.0) is not judged: its conditions are prose, not ASN.1.
  */
-export function checkIes(messageType: string, ies: readonly ContainerIe[]): IeErrors | undefined {
-  const places = positionsOf(messageType);
-  const specs = MESSAGE_IES.get(messageType);
-  if (places === undefined || specs === undefined) return undefined;
-  const notComprehended: IeAtFault[] = [];
-  const seen = new Set<number>();
-  let falselyConstructed = false;
-  let last = -1;
-  for (const ie of ies) {
-    const place = places.get(ie.id);
-    if (place === undefined) {
-      if (!notComprehended.some((known) => known.id === ie.id))
-        notComprehended.push({ id: ie.id, criticality: ie.criticality });
-      continue;
-    }
-    // A place not after the previous one: out of order, or the same IE again (place === last).
-    if (place <= last) falselyConstructed = true;
-    last = Math.max(last, place);
-    seen.add(ie.id);
-  }
-  const missing = specs
-    .filter((spec) => spec.presence === 'mandatory' && !seen.has(spec.id))
-    .map((spec) => ({ id: spec.id, criticality: spec.criticality }));
-  return { notComprehended, missing, falselyConstructed };
+export function checkIes(
+  messageType: string,
+  ies: readonly { id: number; criticality: Criticality }[],
+): IeErrors | undefined {
+  const set = MESSAGE_IES.get(messageType);
+  return set === undefined ? undefined : checkIesAgainst(set, ies);
 }

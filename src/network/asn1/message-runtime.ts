@@ -1,0 +1,174 @@
+import { checkIesAgainst, type Criticality, type IeSetEntry } from './ie-check.ts';
+import { ieFieldName } from './naming.ts';
+
+/**
+ * The runtime of generated message functions (`messages.ts` of NGAP and NRPPa): a message's PDU kind,
+ * procedure, IE ids, criticalities and order all come from the protocol's generated tables (`ies.ts`),
+ * so no caller types an id or a criticality.
+ */
+
+type Kind = 'initiatingMessage' | 'successfulOutcome' | 'unsuccessfulOutcome';
+
+/** The tables of a generated `ies.ts`. */
+export interface MessageTables {
+  procedures: ReadonlyMap<
+    number,
+    {
+      name: string;
+      criticality: Criticality;
+      initiatingMessage: string;
+      successfulOutcome?: string;
+      unsuccessfulOutcome?: string;
+    }
+  >;
+  messageIes: ReadonlyMap<string, readonly (IeSetEntry & { name: string })[]>;
+}
+
+/** A message's place among the elementary procedures and its IEs with their fields. */
+interface MessagePlace {
+  kind: Kind;
+  procedureCode: number;
+  procedure: string;
+  criticality: Criticality;
+  set: readonly (IeSetEntry & { name: string })[];
+  fields: readonly string[];
+}
+
+/** An IE as a protocol IE container holds it after decoding (`name` null: not of the message's set). */
+interface ReceivedIe {
+  id: number;
+  name: string | null;
+  criticality: Criticality;
+  value: unknown;
+}
+
+/** A decoded PDU of the protocol: a CHOICE of the message kinds, each naming its procedure by code. */
+interface AnyPdu {
+  choice: string | null;
+  value: unknown;
+}
+
+/** What `read<Message>` takes: the decoded PDU, or the message's protocol IEs. */
+export type Received<Pdu> = Pdu | readonly ReceivedIe[];
+
+/** An IE not comprehended or missing, as IE Criticality Diagnostics reports it (TS 38.413 9.3.1.3). */
+export interface IeFault {
+  id: number;
+  criticality: Criticality;
+  typeOfError: 'not-understood' | 'missing';
+}
+
+/**
+ * A message read per TS 38.413 10.3 (TS 38.455 10.3): `notify` lists the IEs of criticality notify
+ * not comprehended or missing, for the sender to be told (10.3.4.2, 10.3.5); IEs of criticality ignore
+ * are dropped.
+ */
+export type ReadResult<M> = { ok: true; message: M; notify: readonly IeFault[] } | ReadFailure;
+
+/**
+ * Why a message was not read: a PDU of another message; IEs out of order or repeated (10.3.6); or an
+ * IE of criticality reject not comprehended or missing (10.3.4.2, 10.3.5), `ies` then listing every
+ * such IE of criticality reject or notify for the Criticality Diagnostics.
+ */
+export type ReadFailure =
+  | { ok: false; error: 'other-message' }
+  | { ok: false; error: 'falsely-constructed' }
+  | { ok: false; error: 'reject'; ies: readonly IeFault[] };
+
+/** `M` with the fields `K` optional: mandatory IEs a receiver processes the message without (10.3.5). */
+export type Lenient<M, K extends keyof M> = Omit<M, K> & Partial<Pick<M, K>>;
+
+export interface MessageRuntime<Pdu> {
+  /** The PDU of a message: its IEs that are present, in the order of its object set; `header` joins the procedure fields (NRPPa's transaction id). */
+  buildMessage(this: void, messageType: string, message: object, header?: object): Pdu;
+  /** Reads a message's IEs into its flat object, judging them per clause 10.3 (see ReadResult). */
+  readMessage<M>(this: void, messageType: string, received: Received<Pdu>): ReadResult<M>;
+}
+
+export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables): MessageRuntime<Pdu> {
+  const places = new Map<string, MessagePlace>();
+  for (const [procedureCode, procedure] of tables.procedures) {
+    const kinds: [Kind, string | undefined][] = [
+      ['initiatingMessage', procedure.initiatingMessage],
+      ['successfulOutcome', procedure.successfulOutcome],
+      ['unsuccessfulOutcome', procedure.unsuccessfulOutcome],
+    ];
+    for (const [kind, message] of kinds) {
+      if (message === undefined) continue;
+      const set = tables.messageIes.get(message) ?? [];
+      const fields = set.map((spec) => ieFieldName(spec.name));
+      places.set(message, {
+        kind,
+        procedureCode,
+        procedure: procedure.name,
+        criticality: procedure.criticality,
+        set,
+        fields,
+      });
+    }
+  }
+  const placeOf = (messageType: string): MessagePlace => {
+    const place = places.get(messageType);
+    // Only generated code calls this, with the names of the same tables.
+    if (place === undefined) throw new Error(`no elementary procedure sends ${messageType}`);
+    return place;
+  };
+
+  return {
+    buildMessage(messageType, message, header = {}) {
+      const place = placeOf(messageType);
+      const values = message as Record<string, unknown>;
+      const protocolIEs: ReceivedIe[] = [];
+      place.set.forEach((spec, index) => {
+        const value = values[place.fields[index]!];
+        if (value !== undefined)
+          protocolIEs.push({ id: spec.id, name: spec.name, criticality: spec.criticality, value });
+      });
+      // The generated message type pairs each field with the type its IE id carries in the union;
+      // TypeScript cannot follow the table.
+      return {
+        choice: place.kind,
+        value: {
+          procedureCode: place.procedureCode,
+          name: place.procedure,
+          criticality: place.criticality,
+          ...header,
+          value: { protocolIEs },
+        },
+      } as unknown as Pdu;
+    },
+
+    readMessage<M>(messageType: string, received: Received<Pdu>): ReadResult<M> {
+      const place = placeOf(messageType);
+      const ies = Array.isArray(received)
+        ? (received as readonly ReceivedIe[])
+        : iesOf(received as Pdu, place);
+      if (ies === undefined) return { ok: false, error: 'other-message' };
+      const errors = checkIesAgainst(place.set, ies);
+      if (errors.falselyConstructed) return { ok: false, error: 'falsely-constructed' };
+      const faults: IeFault[] = [
+        ...errors.notComprehended.map((ie) => ({ ...ie, typeOfError: 'not-understood' as const })),
+        ...errors.missing.map((ie) => ({ ...ie, typeOfError: 'missing' as const })),
+      ];
+      // IE Criticality ignore is never reported (TS 38.413 9.3.1.3).
+      const reported = faults.filter((ie) => ie.criticality !== 'ignore');
+      if (reported.some((ie) => ie.criticality === 'reject'))
+        return { ok: false, error: 'reject', ies: reported };
+      const message: Record<string, unknown> = {};
+      place.set.forEach((spec, index) => {
+        const ie = ies.find((candidate) => candidate.id === spec.id && candidate.name !== null);
+        if (ie !== undefined) message[place.fields[index]!] = ie.value;
+      });
+      // Each field holds the value of the IE the message type gives it (see buildMessage).
+      return { ok: true, message: message as M, notify: reported };
+    },
+  };
+}
+
+/** The protocol IEs of a PDU when it is this message, else undefined. */
+function iesOf(pdu: AnyPdu, place: MessagePlace): readonly ReceivedIe[] | undefined {
+  if (pdu.choice !== place.kind) return undefined;
+  const message = pdu.value as { procedureCode?: unknown; value?: { protocolIEs?: ReceivedIe[] } };
+  if (message.procedureCode !== place.procedureCode) return undefined;
+  return message.value?.protocolIEs;
+}
