@@ -30,7 +30,7 @@ export interface Protocol {
    * a typed object, builder and reader per message (message-functions.ts) over `runtime`, the module
    * that builds and reads PDUs of `pdu` from those tables.
    */
-  ieTables?: { runtime: string; pdu: string };
+  ieTables?: { runtime: string; pdu: string; header?: string };
 }
 
 export const PROTOCOLS: Record<string, Protocol> = {
@@ -51,6 +51,11 @@ export const PROTOCOLS: Record<string, Protocol> = {
   nrppa: {
     asn1: 'nrppa',
     out: 'src/network/nrppa/generated',
+    ieTables: {
+      runtime: '../message-functions.ts',
+      pdu: 'NRPPAPDU',
+      header: '{ nrppatransactionID: T.NRPPATransactionID }',
+    },
     options: { aligned: true, runtime: '../../asn1', source: '3GPP TS 38.455 V17.4.0 (NRPPa)' },
   },
   lpp: {

@@ -1,7 +1,7 @@
 // The PDUs a simulated NG-RAN node sends for location: NGAP Location Report, Location Reporting Failure
 // Indication and Uplink UE Associated NRPPa Transport (TS 38.413 9.2.8, 9.2.9), and inside the latter the
-// NRPPa E-CID Measurement Initiation Response or Failure (TS 38.455 9.1.1). The NGAP ones come from the
-// generated builders; the NRPPa ones carry the criticalities of its message tables.
+// NRPPa E-CID Measurement Initiation Response or Failure (TS 38.455 9.1.1), through the generated message
+// builders of each protocol.
 import { bitStringOf } from '../network/asn1/bit-string.ts';
 import {
   buildLocationReport,
@@ -14,6 +14,10 @@ import type {
   NGAPPDU,
   UserLocationInformation,
 } from '../network/ngap/generated/types.ts';
+import {
+  buildECIDMeasurementInitiationFailure,
+  buildECIDMeasurementInitiationResponse,
+} from '../network/nrppa/generated/messages.ts';
 import type {
   Cause as NrppaCause,
   ECIDMeasurementResult,
@@ -75,22 +79,14 @@ export function ecidMeasurementInitiationResponse(input: {
   ranUeMeasurementId: number;
   result: ECIDMeasurementResult;
 }): NRPPAPDU {
-  return {
-    choice: 'successfulOutcome',
-    value: {
-      procedureCode: 2,
-      name: 'e-CIDMeasurementInitiation',
-      criticality: 'reject',
-      nrppatransactionID: input.transactionId,
-      value: {
-        protocolIEs: [
-          { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: input.lmfUeMeasurementId },
-          { id: 6, name: 'RAN-UE-Measurement-ID', criticality: 'reject', value: input.ranUeMeasurementId },
-          { id: 7, name: 'E-CID-MeasurementResult', criticality: 'ignore', value: input.result },
-        ],
-      },
+  return buildECIDMeasurementInitiationResponse(
+    {
+      lmfUeMeasurementId: input.lmfUeMeasurementId,
+      ranUeMeasurementId: input.ranUeMeasurementId,
+      eCidMeasurementResult: input.result,
     },
-  };
+    { nrppatransactionID: input.transactionId },
+  );
 }
 
 /** E-CID MEASUREMENT INITIATION FAILURE (TS 38.455 9.1.1.3). */
@@ -99,19 +95,8 @@ export function ecidMeasurementInitiationFailure(input: {
   lmfUeMeasurementId: number;
   cause: NrppaCause;
 }): NRPPAPDU {
-  return {
-    choice: 'unsuccessfulOutcome',
-    value: {
-      procedureCode: 2,
-      name: 'e-CIDMeasurementInitiation',
-      criticality: 'reject',
-      nrppatransactionID: input.transactionId,
-      value: {
-        protocolIEs: [
-          { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: input.lmfUeMeasurementId },
-          { id: 0, name: 'Cause', criticality: 'ignore', value: input.cause },
-        ],
-      },
-    },
-  };
+  return buildECIDMeasurementInitiationFailure(
+    { lmfUeMeasurementId: input.lmfUeMeasurementId, cause: input.cause },
+    { nrppatransactionID: input.transactionId },
+  );
 }

@@ -1,6 +1,11 @@
 import { bitStringHex } from '../asn1/bit-string.ts';
 import { plmnOf } from '../common/plmn-identity.ts';
 import type { RadioMeasurement } from '../network-state.ts';
+import {
+  buildECIDMeasurementInitiationRequest,
+  readECIDMeasurementInitiationFailure,
+  readECIDMeasurementInitiationResponse,
+} from '../nrppa/generated/messages.ts';
 import type {
   ECIDMeasurementResult,
   MeasuredResultsValue,
@@ -39,32 +44,19 @@ export function ecidMeasurementInitiationRequest(
   measurementId: number,
   rat: 'nr' | 'eutra',
 ): NRPPAPDU {
-  return {
-    choice: 'initiatingMessage',
-    value: {
-      procedureCode: 2,
-      name: 'e-CIDMeasurementInitiation',
-      criticality: 'reject',
-      nrppatransactionID: transactionId,
-      value: {
-        protocolIEs: [
-          { id: 2, name: 'LMF-UE-Measurement-ID', criticality: 'reject', value: measurementId },
-          { id: 3, name: 'ReportCharacteristics', criticality: 'reject', value: 'onDemand' },
-          {
-            id: 5,
-            name: 'MeasurementQuantities',
-            criticality: 'reject',
-            value: QUANTITIES[rat].map((quantity) => ({
-              id: 11,
-              name: 'MeasurementQuantities-Item',
-              criticality: 'reject',
-              value: { measurementQuantitiesValue: quantity },
-            })),
-          },
-        ],
-      },
+  return buildECIDMeasurementInitiationRequest(
+    {
+      lmfUeMeasurementId: measurementId,
+      reportCharacteristics: 'onDemand',
+      measurementQuantities: QUANTITIES[rat].map((quantity) => ({
+        id: 11,
+        name: 'MeasurementQuantities-Item',
+        criticality: 'reject',
+        value: { measurementQuantitiesValue: quantity },
+      })),
     },
-  };
+    { nrppatransactionID: transactionId },
+  );
 }
 
 /** What an E-CID answer says: the report, or the failure, each under the LMF's measurement id. */
@@ -74,25 +66,18 @@ type EcidAnswer =
 
 /** The E-CID Measurement Initiation Response or Failure in an NRPPa PDU; undefined for anything else. */
 export function ecidAnswerOf(pdu: NRPPAPDU): EcidAnswer | undefined {
-  if (pdu.choice === 'successfulOutcome' && pdu.value.name === 'e-CIDMeasurementInitiation') {
-    let measurementId: number | undefined;
-    let result: ECIDMeasurementResult | undefined;
-    for (const ie of pdu.value.value.protocolIEs) {
-      if (ie.name === 'LMF-UE-Measurement-ID') measurementId = ie.value;
-      else if (ie.name === 'E-CID-MeasurementResult') result = ie.value;
-    }
-    if (measurementId === undefined) return undefined;
+  const response = readECIDMeasurementInitiationResponse(pdu);
+  if (response.ok) {
+    const { lmfUeMeasurementId: measurementId, eCidMeasurementResult: result } = response.message;
     if (result === undefined) return { kind: 'failure', measurementId, cause: 'no E-CID measurement result' };
     return { kind: 'report', measurementId, report: reportOf(result) };
   }
-  if (pdu.choice === 'unsuccessfulOutcome' && pdu.value.name === 'e-CIDMeasurementInitiation') {
-    let measurementId: number | undefined;
-    let cause = 'unspecified';
-    for (const ie of pdu.value.value.protocolIEs) {
-      if (ie.name === 'LMF-UE-Measurement-ID') measurementId = ie.value;
-      else if (ie.name === 'Cause' && ie.value.choice !== 'choice-Extension') cause = String(ie.value.value);
-    }
-    return measurementId === undefined ? undefined : { kind: 'failure', measurementId, cause };
+  const failure = readECIDMeasurementInitiationFailure(pdu);
+  if (failure.ok) {
+    const { lmfUeMeasurementId: measurementId, cause } = failure.message;
+    const text =
+      cause === undefined || cause.choice === 'choice-Extension' ? 'unspecified' : String(cause.value);
+    return { kind: 'failure', measurementId, cause: text };
   }
   return undefined;
 }

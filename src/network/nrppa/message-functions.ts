@@ -1,0 +1,13 @@
+import { createMessageRuntime, type Received as ReceivedOf } from '../asn1/message-runtime.ts';
+import { MESSAGE_IES, PROCEDURES } from './generated/ies.ts';
+import type { NRPPAPDU } from './generated/types.ts';
+
+/** The runtime of NRPPa's generated message functions (generated/messages.ts), over its tables. */
+export const { buildMessage, readMessage } = createMessageRuntime<NRPPAPDU>({
+  procedures: PROCEDURES,
+  messageIes: MESSAGE_IES,
+});
+
+/** What `read<Message>` takes: the decoded NRPPa PDU, or the message's protocol IEs. */
+export type Received = ReceivedOf<NRPPAPDU>;
+export type { IeFault, Lenient, ReadFailure, ReadResult } from '../asn1/message-runtime.ts';
