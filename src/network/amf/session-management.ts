@@ -14,7 +14,8 @@ import type { AmfContext } from './amf-context.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { gutiText, nasPduFor, sendNas, subscriberLogLevel } from './nas-link.ts';
 import { paging } from './paging.ts';
-import type { N2SmItem, UeSessionStatus } from './ports/session-management.ts';
+import type { N2SmItem, SmfAmfPort } from '../smf/ports/amf.ts';
+import type { UeSessionStatus } from './ports/session-management.ts';
 import {
   ngapSnssai,
   pduSessionResourceModifyRequest,
@@ -132,25 +133,12 @@ const idsOf = (connection: UeConnection<AmfUe>) => ({
 });
 
 /**
- * What the AMF offers the SMF (Namf_Communication_N1N2MessageTransfer, TS 23.502 5.2.2.2.7): each is
- * false when the UE has no N2 connection (CM-IDLE) or the send failed; `pageForDownlinkData` is false
- * when the UE is unknown, not registered, connected, or no radio serves its registration area.
- */
-export interface N1N2MessageTransfer {
-  sendN1(supi: string, message: FiveGsmMessage): boolean;
-  setupResources(supi: string, item: N2SmItem): boolean;
-  modifyResources(supi: string, item: N2SmItem & { n1: FiveGsmMessage }): boolean;
-  releaseResources(supi: string, item: N2SmItem): boolean;
-  pageForDownlinkData(supi: string): boolean;
-}
-
-/**
  * The AMF's side of the SMF's requests (Namf_Communication_N1N2MessageTransfer): 5GSM messages in DL
  * NAS Transport, protected with the UE's current context, alone or as the NAS-PDU of a PDU Session
  * Resource Setup/Modify/Release message (TS 38.413 8.2), and paging of an idle UE for downlink data
  * (TS 23.502 4.2.3.3). `context` is read when a request comes.
  */
-export function n1n2MessageTransfer(context: () => AmfContext): N1N2MessageTransfer {
+export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
   const nasOf = (
     amf: AmfContext,
     ue: AmfUe,

@@ -11,7 +11,9 @@ import type { SmSession } from './session-table.ts';
 import { apiView } from './session-view.ts';
 import { SM_CAUSE } from './sm-cause.ts';
 import { answerPco, establishmentAccept, establishmentReject } from './sm-messages.ts';
-import type { N2SmItem, SmfContext, UplinkSmContext } from './smf-context.ts';
+import type { UplinkSmContext } from '../amf/ports/session-management.ts';
+import type { N2SmItem } from './ports/amf.ts';
+import type { SmfContext } from './smf-context.ts';
 
 /** The QFI of the default QoS flow (network.md 6). */
 export const DEFAULT_QFI = 1;

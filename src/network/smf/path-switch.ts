@@ -12,22 +12,11 @@ import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
 import { tunnelOf, type TunnelEndpoint } from './n2-transfers.ts';
 import { transition, userPlaneUp, type SmSession } from './session-table.ts';
 import { publish } from './session-view.ts';
+import type { PathSwitchItem, PathSwitchOutcome } from '../amf/ports/session-management.ts';
 import type { SmfContext } from './smf-context.ts';
 import { deactivate } from './user-plane.ts';
 
 const ALIGNED = true;
-
-/** One session of Path Switch Request: its id and its transfer container. */
-export interface PathSwitchItem {
-  pduSessionId: number;
-  transfer: Uint8Array;
-}
-
-/** The SMF's answer: per session, the container for the Switched or the Released list. */
-export interface PathSwitchOutcome {
-  switched: PathSwitchItem[];
-  released: PathSwitchItem[];
-}
 
 /**
  * The target gNB's downlink tunnel from Path Switch Request Transfer (9.3.4.8), or why there is none;

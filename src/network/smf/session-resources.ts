@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { AddressLeases, PoolFamily } from '../ports/address-leases.ts';
 import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
 import type { SessionRequest, UpfResult, UpfSession } from '../upf/ports/session-control.ts';
-import type { UserPlane } from './smf-context.ts';
+import type { UserPlane } from './ports/user-plane.ts';
 
 /** Where the resources come from. */
 export interface ResourceStores {

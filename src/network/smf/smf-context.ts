@@ -3,91 +3,13 @@
 import type { Logger } from 'pino';
 import type { Timers } from '../../clock.ts';
 import type { NetworkEventEmitter } from '../events/network-events.ts';
-import type { FiveGsmMessage, SNssai } from '../nas/index.ts';
 import type { AddressLeases } from '../ports/address-leases.ts';
 import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { SubscriptionDataPort } from '../ports/subscription-data.ts';
 import type { TunnelEndpointIds } from '../ports/tunnel-endpoints.ts';
-import type {
-  Ambr,
-  DownlinkTunnel,
-  SessionRequest,
-  UpfResult,
-  UpfSession,
-} from '../upf/ports/session-control.ts';
+import type { SmfAmfPort } from './ports/amf.ts';
+import type { UserPlane } from './ports/user-plane.ts';
 import type { SessionTable } from './session-table.ts';
-
-/** The user plane the SMF drives (the UPF's control API, docs/upf.md) and where its N3 end is. */
-export interface UserPlane {
-  /** The UPF's N3 address: the uplink tunnel end point the gNB sends to. */
-  readonly n3Address: string;
-  establishSession(request: SessionRequest): UpfResult<UpfSession>;
-  updateDownlink(sessionId: number, tunnel: DownlinkTunnel): UpfResult;
-  deactivate(sessionId: number): UpfResult;
-  modifyAmbr(sessionId: number, ambr: Ambr): UpfResult;
-  release(sessionId: number): UpfResult;
-}
-
-/** An N2 SM information item for one PDU session (TS 38.413 9.3.1.x items: id, S-NSSAI, transfer). */
-export interface N2SmItem {
-  pduSessionId: number;
-  sNssai: SNssai;
-  transfer: Uint8Array;
-  /** The 5GSM message the item carries to the UE (NAS-PDU of the item), if any. */
-  n1?: FiveGsmMessage;
-}
-
-/**
- * What the SMF asks of the AMF (Namf_Communication_N1N2MessageTransfer, TS 23.502 5.2.2.2.7): a 5GSM
- * message alone in DL NAS Transport, or N2 SM information in PDU Session Resource Setup/Modify/
- * Release. Each is false when the UE has no N2 connection (CM-IDLE) or the send failed.
- */
-export interface SmfAmfPort {
-  sendN1(supi: string, message: FiveGsmMessage): boolean;
-  setupResources(supi: string, item: N2SmItem): boolean;
-  modifyResources(supi: string, item: N2SmItem & { n1: FiveGsmMessage }): boolean;
-  releaseResources(supi: string, item: N2SmItem): boolean;
-  /**
-   * Downlink data for a UE in CM-IDLE (N1N2MessageTransfer with N2 SM information, TS 23.502 4.2.3.3
-   * step 3a): the AMF pages it, or is paging it already. False when it cannot: the UE is unknown, not
-   * registered, connected, or no radio serves its registration area.
-   */
-  pageForDownlinkData(supi: string): boolean;
-}
-
-/**
- * PDU session status IEs of a Registration Request or Service Request (TS 24.501 9.11.3.44, 9.11.3.57),
- * as PSI lists.
- */
-export interface UeSessionStatus {
-  /** The PDU sessions the UE holds (PDU session status IE), if it said. */
-  pduSessionStatus: readonly number[] | undefined;
-  /** The PDU sessions whose user plane the UE asks back (Uplink data status IE), if any. */
-  uplinkDataStatus: readonly number[] | undefined;
-}
-
-/**
- * What Registration Accept or Service Accept says of the UE's PDU sessions (TS 24.501 5.5.1.3.4,
- * 5.6.1.4.1), and what the radio sets up.
- */
-export interface NetworkSessionStatus {
-  /** The PDU sessions the network holds (PDU session status IE). */
-  pduSessionStatus: number[];
-  /** Sessions of Uplink data status whose user plane cannot come back (PDU session reactivation result). */
-  reactivationFailed: number[];
-  /** The sessions whose user plane comes back, for Initial Context Setup (TS 23.502 4.2.3.2 step 12). */
-  reactivate: N2SmItem[];
-}
-
-/** What the AMF knows of the UE when it routes a 5GSM message (UL NAS Transport, TS 24.501 8.2.10). */
-export interface UplinkSmContext {
-  supi: string;
-  allowedNssai: readonly SNssai[];
-  /** Request type (9.11.3.47), DNN and S-NSSAI of UL NAS Transport. */
-  requestType: number | undefined;
-  dnn: string | undefined;
-  sNssai: SNssai | undefined;
-}
 
 export interface SmfOptions {
   subscriptionData: SubscriptionDataPort;

@@ -1,3 +1,10 @@
+import type {
+  NetworkSessionStatus,
+  PathSwitchItem,
+  PathSwitchOutcome,
+  UeSessionStatus,
+  UplinkSmContext,
+} from '../amf/ports/session-management.ts';
 import type { FiveGsmMessage } from '../nas/index.ts';
 import type { StoredPduSession } from '../ports/ue-contexts.ts';
 import { createMemoryAddressLeases } from '../working-state/memory-address-leases.ts';
@@ -9,19 +16,12 @@ import {
   modificationRequested,
   reconsider,
 } from './modification.ts';
-import { pathSwitched, type PathSwitchItem, type PathSwitchOutcome } from './path-switch.ts';
+import { pathSwitched } from './path-switch.ts';
 import { releaseAllLocally, releaseCompleted, releaseRequested } from './release.ts';
 import { storedPduSession } from './session-record.ts';
 import { SessionTable, type SessionState } from './session-table.ts';
 import { SM_CAUSE } from './sm-cause.ts';
-import {
-  DEFAULT_SMF_TIMING,
-  type NetworkSessionStatus,
-  type SmfContext,
-  type SmfOptions,
-  type UeSessionStatus,
-  type UplinkSmContext,
-} from './smf-context.ts';
+import { DEFAULT_SMF_TIMING, type SmfContext, type SmfOptions } from './smf-context.ts';
 import {
   downlinkData,
   pagingFailed,
@@ -32,17 +32,9 @@ import {
 } from './user-plane.ts';
 
 export type { SessionState } from './session-table.ts';
-export {
-  DEFAULT_SMF_TIMING,
-  type N2SmItem,
-  type NetworkSessionStatus,
-  type SmfAmfPort,
-  type SmfOptions,
-  type SmfTiming,
-  type UeSessionStatus,
-  type UplinkSmContext,
-  type UserPlane,
-} from './smf-context.ts';
+export { DEFAULT_SMF_TIMING, type SmfOptions, type SmfTiming } from './smf-context.ts';
+export type { N2SmItem, SmfAmfPort } from './ports/amf.ts';
+export type { UserPlane } from './ports/user-plane.ts';
 
 /**
  * The SMF (docs/sessions.md): PDU sessions per (SUPI, PDU session id) — establishment (TS 24.501

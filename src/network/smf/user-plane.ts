@@ -8,7 +8,9 @@ import { forget, releaseByNetwork, releaseLocally, type ReleaseContext } from '.
 import { transition, type SmSession } from './session-table.ts';
 import { publish } from './session-view.ts';
 import { SM_CAUSE } from './sm-cause.ts';
-import type { N2SmItem, NetworkSessionStatus, SmfContext, UeSessionStatus } from './smf-context.ts';
+import type { NetworkSessionStatus, UeSessionStatus } from '../amf/ports/session-management.ts';
+import type { N2SmItem } from './ports/amf.ts';
+import type { SmfContext } from './smf-context.ts';
 
 export type UserPlaneContext = ReleaseContext & Pick<SmfContext, 'userPlane'>;
 

@@ -3,6 +3,7 @@
 // core/network-functions.ts provides it from the SMF in process.
 import type { FiveGsmMessage, SNssai } from '../../nas/index.ts';
 import type { StoredPduSession } from '../../ports/ue-contexts.ts';
+import type { N2SmItem } from '../../smf/ports/amf.ts';
 
 /** What the AMF knows of the UE when it routes a 5GSM message (UL NAS Transport, TS 24.501 8.2.10). */
 export interface UplinkSmContext {
@@ -12,15 +13,6 @@ export interface UplinkSmContext {
   requestType: number | undefined;
   dnn: string | undefined;
   sNssai: SNssai | undefined;
-}
-
-/** N2 SM information for one PDU session (TS 38.413 9.3.1.x items: id, S-NSSAI, transfer). */
-export interface N2SmItem {
-  pduSessionId: number;
-  sNssai: SNssai;
-  transfer: Uint8Array;
-  /** The 5GSM message the item carries to the UE (NAS-PDU of the item), if any. */
-  n1?: FiveGsmMessage;
 }
 
 /** PDU session status and Uplink data status IEs (TS 24.501 9.11.3.44, 9.11.3.57) as PSI lists. */
