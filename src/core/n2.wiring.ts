@@ -127,7 +127,6 @@ export function createN2(
         udpPort: settings.udpPort,
         ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
       });
-      // The UE side: the AMF's 5GMM procedures over the core's ports, unless a test brings its own.
       const timers = options.timers ?? systemTimers;
       // One limiter for N2 and the AMF's UE side: one summary line an interval covers both.
       const peerLog = createPeerLogLimiter({
