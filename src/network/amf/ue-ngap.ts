@@ -9,7 +9,9 @@ import type {
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
 } from '../ngap/generated/types.ts';
-import { ieValue, plmnIdentity, tac } from '../ngap/ngap-values.ts';
+import { handlerTable } from '../asn1/message-runtime.ts';
+import { READERS } from '../ngap/generated/messages.ts';
+import { plmnIdentity, tac } from '../ngap/ngap-values.ts';
 import { initialNhChain } from '../security/handover-keys.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
@@ -113,14 +115,14 @@ function servesArea(radio: RadioLink, area: PagingArea): boolean {
 
 export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
 
-type Handler = (pdu: NGAPPDU, radio: RadioLink, streamId: number) => void;
-
-/** The IEs of a UE-associated message: the AMF and RAN UE NGAP IDs among others. */
-type UeIdentifiedIes = readonly (
-  | { name: 'AMF-UE-NGAP-ID'; value: number }
-  | { name: 'RAN-UE-NGAP-ID'; value: number }
-  | { name: string | null; value: unknown }
-)[];
+/**
+ * The UE NGAP IDs a UE-associated message names (TS 38.413 9.3.3.1, 9.3.3.2); in a response they have
+ * criticality ignore, so a message may come without them (10.3.5).
+ */
+interface MessageIds {
+  amfUeNgapId?: number;
+  ranUeNgapId?: number;
+}
 
 /**
  * The UE-associated signalling of N2 (TS 38.413 8.2, 8.3, 8.6): UE-associated logical NG-connections,
@@ -195,11 +197,6 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     return connection;
   }
 
-  /** The connection named by a UE-associated message's AMF and RAN UE NGAP IDs, as `named` checks it. */
-  function connectionNamedIn(ies: UeIdentifiedIes, radio: RadioLink, streamId: number) {
-    return named(radio, streamId, ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
-  }
-
   function located(connection: UeConnection<Owner>, location: UserLocationInformation | undefined): void {
     const cell = location === undefined ? undefined : servingCellOf(location);
     if (cell !== undefined) connection.servingCell = cell;
@@ -207,193 +204,121 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   }
 
   /** A PDU Session Resource answer, for the connection it names. */
-  const sessionResources: Handler = (pdu, radio, streamId) => {
-    if (
-      pdu.choice !== 'successfulOutcome' ||
-      (pdu.value.name !== 'PDUSessionResourceSetup' &&
-        pdu.value.name !== 'PDUSessionResourceModify' &&
-        pdu.value.name !== 'PDUSessionResourceRelease')
-    )
-      return;
-    // The three answers share the leading ids (TS 38.413 9.2.1.2, 9.2.1.4, 9.2.1.6).
-    const ies: UeIdentifiedIes = pdu.value.value.protocolIEs;
-    const connection = connectionNamedIn(ies, radio, streamId);
+  function sessionResources(ids: MessageIds, pdu: NGAPPDU, radio: RadioLink, streamId: number): void {
+    const connection = named(radio, streamId, ids.amfUeNgapId, ids.ranUeNgapId);
     if (connection === undefined) return;
     endpoint().heard(connection);
     endpoint().sessionResources(connection, pdu);
-  };
+  }
 
-  const handlers = new Map<string, Handler>([
-    [
-      'PathSwitchRequest',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'PathSwitchRequest') return;
-        pathSwitch?.pathSwitchRequest(pdu.value.value, radio, streamId);
-      },
-    ],
-    [
-      'HandoverRequired',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'HandoverPreparation') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        // N2 handover is not served (docs/location.md): the preparation fails (TS 38.413 8.4.1.3).
-        radio.send(
-          handoverPreparationFailure(
-            { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
-            { choice: 'radioNetwork', value: 'ho-failure-in-target-5GC-ngran-node-or-target-system' },
-          ),
-          connection.streamId,
+  // By message: each handler gets the message as its generated reader reads it (TS 38.413 10.3 was
+  // judged, and answered, before dispatch).
+  const handlers = handlerTable<NGAPPDU, typeof READERS, [RadioLink, number]>(READERS, {
+    PathSwitchRequest: (_, pdu, radio, streamId) => {
+      if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'PathSwitchRequest') return;
+      pathSwitch?.pathSwitchRequest(pdu.value.value, radio, streamId);
+    },
+    HandoverRequired: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // N2 handover is not served (docs/location.md): the preparation fails (TS 38.413 8.4.1.3).
+      radio.send(
+        handoverPreparationFailure(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          { choice: 'radioNetwork', value: 'ho-failure-in-target-5GC-ngran-node-or-target-system' },
+        ),
+        connection.streamId,
+      );
+    },
+    PDUSessionResourceSetupResponse: sessionResources,
+    PDUSessionResourceModifyResponse: sessionResources,
+    PDUSessionResourceReleaseResponse: sessionResources,
+    InitialUEMessage: (message, _, radio, streamId) => {
+      const { ranUeNgapId } = message;
+      // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
+      const stale = connections.byRan(radio.id, ranUeNgapId);
+      if (stale !== undefined) end(stale, 'replaced');
+      const connection = connections.open(radio, ranUeNgapId);
+      if (connection === undefined) {
+        options.peerLog.warn(
+          'ue_connection_limit',
+          radio.id,
+          { radio: radio.name, limit: options.maxConnections },
+          'AMF: UE connection limit reached; Initial UE Message refused',
         );
-      },
-    ],
-    ['PDUSessionResourceSetupResponse', sessionResources],
-    ['PDUSessionResourceModifyResponse', sessionResources],
-    ['PDUSessionResourceReleaseResponse', sessionResources],
-    [
-      'InitialUEMessage',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'InitialUEMessage') return;
-        const ies = pdu.value.value.protocolIEs;
-        const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
-        // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
-        const stale = connections.byRan(radio.id, ranUeNgapId);
-        if (stale !== undefined) end(stale, 'replaced');
-        const connection = connections.open(radio, ranUeNgapId);
-        if (connection === undefined) {
-          options.peerLog.warn(
-            'ue_connection_limit',
-            radio.id,
-            { radio: radio.name, limit: options.maxConnections },
-            'AMF: UE connection limit reached; Initial UE Message refused',
-          );
-          return sendErrorIndication(
-            radio,
-            streamId,
-            { choice: 'misc', value: 'control-processing-overload' },
-            { ranUeNgapId },
-          );
-        }
-        located(connection, ieValue(ies, 'UserLocationInformation'));
-        endpoint().initialUeMessage(connection, ieValue(ies, 'NAS-PDU') ?? new Uint8Array(), {
-          fiveGSTmsi: ieValue(ies, 'FiveG-S-TMSI'),
-        });
-      },
-    ],
-    [
-      'UplinkNASTransport',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkNASTransport') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        located(connection, ieValue(ies, 'UserLocationInformation'));
-        endpoint().uplinkNas(connection, ieValue(ies, 'NAS-PDU') ?? new Uint8Array());
-      },
-    ],
-    [
-      'InitialContextSetupResponse',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        // PDU sessions set up with the context (a Service Request's reactivation) go to the SMF first.
-        endpoint().sessionResources(connection, pdu);
-        endpoint().contextSetup(connection, true, undefined);
-      },
-    ],
-    [
-      'InitialContextSetupFailure',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'InitialContextSetup') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        endpoint().contextSetup(connection, false, ieValue(ies, 'Cause'));
-      },
-    ],
-    [
-      'UEContextReleaseRequest',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UEContextReleaseRequest') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        // TS 38.413 8.3.2: the AMF answers with UE Context Release Command, giving the radio's cause back.
-        release(connection, ieValue(ies, 'Cause') ?? { choice: 'radioNetwork', value: 'unspecified' });
-      },
-    ],
-    [
-      'UEContextReleaseComplete',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'UEContextRelease') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        located(connection, ieValue(ies, 'UserLocationInformation'));
-        end(connection, 'released');
-      },
-    ],
-    [
-      'NASNonDeliveryIndication',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'NASNonDeliveryIndication') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        endpoint().nasNotDelivered(
-          connection,
-          ieValue(ies, 'NAS-PDU') ?? new Uint8Array(),
-          ieValue(ies, 'Cause') ?? { choice: 'radioNetwork', value: 'unspecified' },
+        return sendErrorIndication(
+          radio,
+          streamId,
+          { choice: 'misc', value: 'control-processing-overload' },
+          { ranUeNgapId },
         );
-      },
-    ],
-    [
-      'LocationReport',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReport') return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        located(connection, ieValue(ies, 'UserLocationInformation'));
-        location?.locationReported(connection, true);
-      },
-    ],
-    [
-      'LocationReportingFailureIndication',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'LocationReportingFailureIndication')
-          return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        location?.locationReported(connection, false);
-      },
-    ],
-    [
-      'UplinkUEAssociatedNRPPaTransport',
-      (pdu, radio, streamId) => {
-        if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UplinkUEAssociatedNRPPaTransport')
-          return;
-        const ies = pdu.value.value.protocolIEs;
-        const connection = connectionNamedIn(ies, radio, streamId);
-        if (connection === undefined) return;
-        endpoint().heard(connection);
-        const routingId = ieValue(ies, 'RoutingID');
-        const nrppaPdu = ieValue(ies, 'NRPPa-PDU');
-        if (routingId !== undefined && nrppaPdu !== undefined)
-          location?.nrppa(connection, routingId, nrppaPdu);
-      },
-    ],
-  ]);
+      }
+      located(connection, message.userLocationInformation);
+      endpoint().initialUeMessage(connection, message.nasPdu, { fiveGSTmsi: message.fiveGSTmsi });
+    },
+    UplinkNASTransport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      endpoint().uplinkNas(connection, message.nasPdu);
+    },
+    InitialContextSetupResponse: (message, pdu, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // PDU sessions set up with the context (a Service Request's reactivation) go to the SMF first.
+      endpoint().sessionResources(connection, pdu);
+      endpoint().contextSetup(connection, true, undefined);
+    },
+    InitialContextSetupFailure: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      endpoint().contextSetup(connection, false, message.cause);
+    },
+    UEContextReleaseRequest: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // TS 38.413 8.3.2: the AMF answers with UE Context Release Command, giving the radio's cause back.
+      release(connection, message.cause ?? { choice: 'radioNetwork', value: 'unspecified' });
+    },
+    UEContextReleaseComplete: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      end(connection, 'released');
+    },
+    NASNonDeliveryIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      endpoint().nasNotDelivered(
+        connection,
+        message.nasPdu ?? new Uint8Array(),
+        message.cause ?? { choice: 'radioNetwork', value: 'unspecified' },
+      );
+    },
+    LocationReport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      location?.locationReported(connection, true);
+    },
+    LocationReportingFailureIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      location?.locationReported(connection, false);
+    },
+    UplinkUEAssociatedNRPPaTransport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      location?.nrppa(connection, message.routingId, message.nrppaPdu);
+    },
+  });
 
   /**
    * UE Context Release Command (TS 38.413 8.3.3). The connection stays until UE Context Release

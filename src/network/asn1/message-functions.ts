@@ -34,12 +34,14 @@ export function generateMessageFunctions(data: IeTableData, options: MessageFunc
     '',
   ];
   const procedures: string[] = [];
+  const readers: string[] = [];
   for (const procedure of data.procedures) {
     const kinds = procedure.messages.map(([kind, message]) => `${kind}: ${typeName(message)};`);
     procedures.push(`${quoteKey(procedure.name)}: { ${kinds.join(' ')} };`);
     for (const [kind, message] of procedure.messages) {
       const ies = data.messages.get(message) ?? [];
       const name = typeName(message);
+      readers.push(`${quoteKey(message)}: read${name},`);
       const fields = ies.map((ie) => {
         const optional = ie.presence === 'mandatory' ? '' : '?';
         const type = ie.defined ? `T.${typeName(ie.type)}` : 'Uint8Array';
@@ -61,6 +63,9 @@ export function generateMessageFunctions(data: IeTableData, options: MessageFunc
     }
   }
   out.push(
+    "/** Each message's reader by its ASN.1 name, for handler tables keyed by message (`handlerTable`). */",
+    `export const READERS = { ${readers.join(' ')} } as const;`,
+    '',
     '/** Each elementary procedure by name, with the message type of each of its PDU kinds. */',
     `export interface Procedures { ${procedures.join(' ')} }`,
     '',

@@ -172,3 +172,34 @@ function iesOf(pdu: AnyPdu, place: MessagePlace): readonly ReceivedIe[] | undefi
   if (message.procedureCode !== place.procedureCode) return undefined;
   return message.value?.protocolIEs;
 }
+
+/** The message type a generated `read<Message>` gives. */
+export type MessageOf<Reader> = Reader extends (received: never) => ReadResult<infer M> ? M : never;
+
+/**
+ * A dispatch table by message name from a typed record of handlers: each handler gets the message as
+ * its generated reader reads it (with the PDU and the caller's arguments); a message its reader refuses
+ * (clause 10.3, judged and answered before dispatch) reaches no handler.
+ */
+export function handlerTable<
+  Pdu,
+  Readers extends Record<string, (received: Pdu) => ReadResult<unknown>>,
+  Args extends unknown[],
+>(
+  readers: Readers,
+  handlers: { [K in keyof Readers]?: (message: MessageOf<Readers[K]>, pdu: Pdu, ...args: Args) => void },
+): ReadonlyMap<string, (pdu: Pdu, ...args: Args) => void> {
+  const table = new Map<string, (pdu: Pdu, ...args: Args) => void>();
+  for (const [name, handle] of Object.entries(handlers) as [
+    keyof Readers & string,
+    ((message: unknown, pdu: Pdu, ...args: Args) => void) | undefined,
+  ][]) {
+    const reader = readers[name];
+    if (handle === undefined || reader === undefined) continue;
+    table.set(name, (pdu, ...args) => {
+      const read = reader(pdu);
+      if (read.ok) handle(read.message, pdu, ...args);
+    });
+  }
+  return table;
+}
