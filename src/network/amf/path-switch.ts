@@ -1,12 +1,11 @@
-import type { Cause, PathSwitchRequest, UESecurityCapabilities } from '../ngap/generated/types.ts';
-import { ieValue } from '../ngap/ngap-values.ts';
+import type { Cause, UESecurityCapabilities } from '../ngap/generated/types.ts';
 import { pathSwitchUnsuccessfulTransfer } from '../ngap/path-switch-unsuccessful-transfer.ts';
 import { nextHop } from '../security/handover-keys.ts';
 import type { AmfContext } from './amf-context.ts';
 import { pathSwitchRequestAcknowledge, pathSwitchRequestFailure } from './path-switch-messages.ts';
 import type { PathSwitchItem, PathSwitchOutcome } from './ports/session-management.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
-import type { PathSwitchEndpoint } from './ue-ngap.ts';
+import type { PathSwitchEndpoint, ReceivedPathSwitchRequest } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
 
 /** The four algorithm bit strings of UE Security Capabilities (TS 38.413 9.3.1.86) are the same. */
@@ -39,13 +38,12 @@ function releasedAll(items: readonly PathSwitchItem[], cause: Cause): PathSwitch
  */
 export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
   return {
-    pathSwitchRequest(request: PathSwitchRequest, radio: RadioLink, streamId: number): void {
-      const ies = request.protocolIEs;
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID') ?? 0;
-      const sourceAmfUeNgapId = ieValue(ies, 'SourceAMF-UE-NGAP-ID') ?? 0;
-      const toBeSwitched: PathSwitchItem[] = (ieValue(ies, 'PDUSessionResourceToBeSwitchedDLList') ?? []).map(
-        (item) => ({ pduSessionId: item.pDUSessionID, transfer: item.pathSwitchRequestTransfer }),
-      );
+    pathSwitchRequest(request: ReceivedPathSwitchRequest, radio: RadioLink, streamId: number): void {
+      const { ranUeNgapId, sourceAmfUeNgapId } = request;
+      const toBeSwitched: PathSwitchItem[] = request.pduSessionResourceToBeSwitchedDlList.map((item) => ({
+        pduSessionId: item.pDUSessionID,
+        transfer: item.pathSwitchRequestTransfer,
+      }));
       const fail = (released: PathSwitchItem[]): void => {
         radio.send(
           pathSwitchRequestFailure(
@@ -94,7 +92,7 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
       // TS 33.501 6.7.3.1: the AMF checks the capabilities the target got from the source against its
       // own; on a mismatch it logs the event and sends its own in the Acknowledge (as it always does).
       const held = ngapSecurityCapabilities(capability);
-      const received = ieValue(ies, 'UESecurityCapabilities');
+      const received = request.ueSecurityCapabilities;
       if (received !== undefined && !sameCapabilities(received, held))
         amf.logger.warn(
           { supi: ue.supi, radio: radio.name },
@@ -109,8 +107,7 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
       if (outcome.switched.length === 0) return fail(outcome.released);
 
       const next = nextHop(security.kamf, chain);
-      if (!amf.ngap.switchPath(connection, radio, ranUeNgapId, ieValue(ies, 'UserLocationInformation')))
-        return;
+      if (!amf.ngap.switchPath(connection, radio, ranUeNgapId, request.userLocationInformation)) return;
       connection.accessKeys = next;
       radio.send(
         pathSwitchRequestAcknowledge(

@@ -5,12 +5,11 @@ import type {
   Cause,
   FiveGSTMSI,
   NGAPPDU,
-  PathSwitchRequest,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
 } from '../ngap/generated/types.ts';
-import { handlerTable } from '../asn1/message-runtime.ts';
-import { READERS } from '../ngap/generated/messages.ts';
+import { handlerTable, type MessageOf } from '../asn1/message-runtime.ts';
+import { READERS, type readPathSwitchRequest } from '../ngap/generated/messages.ts';
 import { plmnIdentity, tac } from '../ngap/ngap-values.ts';
 import { initialNhChain } from '../security/handover-keys.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
@@ -74,10 +73,13 @@ export interface LocationEndpoint<Owner> {
   nrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): void;
 }
 
+/** A Path Switch Request as its generated reader gives it (TS 38.413 9.2.3.8, 10.3). */
+export type ReceivedPathSwitchRequest = MessageOf<typeof readPathSwitchRequest>;
+
 /** What the UE-associated NGAP layer hands the AMF's Xn handover (path-switch.ts). */
 export interface PathSwitchEndpoint {
   /** Path Switch Request (TS 38.413 8.4.4) from the target `radio`, its mandatory IEs present. */
-  pathSwitchRequest(request: PathSwitchRequest, radio: RadioLink, streamId: number): void;
+  pathSwitchRequest(request: ReceivedPathSwitchRequest, radio: RadioLink, streamId: number): void;
 }
 
 export interface UeNgapOptions {
@@ -214,9 +216,8 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   // By message: each handler gets the message as its generated reader reads it (TS 38.413 10.3 was
   // judged, and answered, before dispatch).
   const handlers = handlerTable<NGAPPDU, typeof READERS, [RadioLink, number]>(READERS, {
-    PathSwitchRequest: (_, pdu, radio, streamId) => {
-      if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'PathSwitchRequest') return;
-      pathSwitch?.pathSwitchRequest(pdu.value.value, radio, streamId);
+    PathSwitchRequest: (message, _, radio, streamId) => {
+      pathSwitch?.pathSwitchRequest(message, radio, streamId);
     },
     HandoverRequired: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
