@@ -1,12 +1,87 @@
-import type { StoredGuti, UeContextRecord, UeContextStore } from '../ports/ue-contexts.ts';
+import type {
+  StoredGuti,
+  StoredPduSession,
+  StoredSnssai,
+  UeContextRecord,
+  UeContextStore,
+} from '../ports/ue-contexts.ts';
+
+const snssai = (s: StoredSnssai): StoredSnssai => ({ sst: s.sst, sd: s.sd });
+
+const guti = (g: StoredGuti): StoredGuti => ({
+  mcc: g.mcc,
+  mnc: g.mnc,
+  amfRegionId: g.amfRegionId,
+  amfSetId: g.amfSetId,
+  amfPointer: g.amfPointer,
+  tmsi: g.tmsi,
+});
+
+const pduSession = (s: StoredPduSession): StoredPduSession => ({
+  pduSessionId: s.pduSessionId,
+  sNssai: snssai(s.sNssai),
+  dnn: s.dnn,
+  ipType: s.ipType,
+  ipv4: s.ipv4,
+  ipv6Prefix: s.ipv6Prefix,
+  qos: { qfi: s.qos.qfi, fiveQi: s.qos.fiveQi, arp: s.qos.arp },
+  ambr: { uplinkBps: s.ambr.uplinkBps, downlinkBps: s.ambr.downlinkBps },
+  tunnel: {
+    uplinkTeid: s.tunnel.uplinkTeid,
+    downlink:
+      s.tunnel.downlink === null
+        ? null
+        : { gnbAddress: s.tunnel.downlink.gnbAddress, teid: s.tunnel.downlink.teid },
+  },
+  userPlane: s.userPlane,
+});
 
 /**
- * UE contexts in this process's memory, each kept as its JSON text: what is read back is a value of
- * its own, exactly what a shared store would return, and a record that does not survive JSON (a
- * Buffer, a bigint) shows at once. Indexed by SUPI and by the 5G-TMSI of the 5G-GUTI.
+ * A copy of a record sharing no object with it, field by field as the port declares them: cheaper than a
+ * JSON round trip (the AMF writes every UE at each procedure end), and the literal's type makes a field
+ * added to the port a compile error here until it is copied.
+ */
+function copy(r: UeContextRecord): UeContextRecord {
+  const { security: s, ueSecurityCapability: c, registrationArea: a } = r;
+  return {
+    supi: r.supi,
+    epoch: r.epoch,
+    guti: r.guti === null ? null : guti(r.guti),
+    registered: r.registered,
+    pei: r.pei,
+    security:
+      s === null
+        ? null
+        : {
+            ngKsi: { mapped: s.ngKsi.mapped, ksi: s.ngKsi.ksi },
+            kamf: s.kamf,
+            ciphering: s.ciphering,
+            integrity: s.integrity,
+            downlinkCount: s.downlinkCount,
+            uplinkCount: s.uplinkCount,
+          },
+    ueSecurityCapability:
+      c === null
+        ? null
+        : {
+            ea: [...c.ea],
+            ia: [...c.ia],
+            eea: c.eea === null ? null : [...c.eea],
+            eia: c.eia === null ? null : [...c.eia],
+          },
+    registrationArea: a === null ? null : { mcc: a.mcc, mnc: a.mnc, tacs: [...a.tacs] },
+    allowedNssai: r.allowedNssai.map(snssai),
+    pduSessions: r.pduSessions.map(pduSession),
+  };
+}
+
+/**
+ * UE contexts in this process's memory, each kept as a copy of its own: what is put is copied in and
+ * what is read is copied out, so neither the writer's object nor the reader's shares anything with what
+ * is stored, as with a shared store. Indexed by SUPI and by the 5G-TMSI of the 5G-GUTI.
  */
 export function createMemoryUeContextStore(): UeContextStore {
-  const bySupi = new Map<string, { json: string; epoch: number; guti: StoredGuti | null }>();
+  const bySupi = new Map<string, UeContextRecord>();
   const byTmsi = new Map<number, string>();
 
   const sameGuti = (a: StoredGuti, b: StoredGuti): boolean =>
@@ -18,31 +93,30 @@ export function createMemoryUeContextStore(): UeContextStore {
     a.mnc === b.mnc;
 
   const unindex = (supi: string): void => {
-    const guti = bySupi.get(supi)?.guti;
-    if (guti != null && byTmsi.get(guti.tmsi) === supi) byTmsi.delete(guti.tmsi);
+    const stored = bySupi.get(supi)?.guti;
+    if (stored != null && byTmsi.get(stored.tmsi) === supi) byTmsi.delete(stored.tmsi);
   };
 
   return {
     async put(record) {
       const stored = bySupi.get(record.supi);
       if (stored !== undefined && stored.epoch > record.epoch) return 'fenced';
-      const json = JSON.stringify(record);
-      const guti = record.guti === null ? null : { ...record.guti };
+      const kept = copy(record);
       unindex(record.supi);
-      bySupi.set(record.supi, { json, epoch: record.epoch, guti });
+      bySupi.set(record.supi, kept);
       // A 5G-TMSI names one UE: a record that takes it over ends the other's claim to it.
-      if (guti !== null) byTmsi.set(guti.tmsi, record.supi);
+      if (kept.guti !== null) byTmsi.set(kept.guti.tmsi, record.supi);
       return 'stored';
     },
     async get(supi) {
       const stored = bySupi.get(supi);
-      return stored === undefined ? undefined : (JSON.parse(stored.json) as UeContextRecord);
+      return stored === undefined ? undefined : copy(stored);
     },
-    async findByGuti(guti) {
-      const supi = byTmsi.get(guti.tmsi);
+    async findByGuti(wanted) {
+      const supi = byTmsi.get(wanted.tmsi);
       const stored = supi === undefined ? undefined : bySupi.get(supi);
-      if (stored?.guti == null || !sameGuti(stored.guti, guti)) return undefined;
-      return JSON.parse(stored.json) as UeContextRecord;
+      if (stored?.guti == null || !sameGuti(stored.guti, wanted)) return undefined;
+      return copy(stored);
     },
     async delete(supi, epoch) {
       const stored = bySupi.get(supi);
