@@ -361,8 +361,11 @@ export function securityModeComplete(
     if (container.ueSecurityCapability !== undefined)
       ue.ueSecurityCapability = container.ueSecurityCapability;
   }
-  // The new security context is current: a process reading the store from now needs it.
-  amf.ueContexts.save(ue);
+  // A registered UE (re-authenticated in a mobility or periodic update, or one taking a registered
+  // context over) stays registered under the new security context even if Registration Complete never
+  // comes, so it is stored now. An unregistered one is of no use to another AMF until Registration
+  // Complete, which stores it; if that never comes its context goes (abortProcedure).
+  if (ue.registered) amf.ueContexts.save(ue);
   ue.procedure = { kind: 'registration-pending', registration };
   return acceptRegistration(amf, ue, registration);
 }

@@ -21,7 +21,7 @@ export type UeContextWriteFailure = 'error' | 'fenced';
 export interface UeContextWrites {
   /** Stores the UE's record as it is when the write starts (nothing before its SUPI is known). */
   save(ue: AmfUe): void;
-  /** Deletes the UE's record: its context is gone from the AMF. */
+  /** Deletes the UE's record: its context is gone from the AMF (no call when it was never saved). */
   forget(supi: string): void;
   /** Resolves once every write asked for so far has ended (tests; a stopping process). */
   settled(): Promise<void>;
@@ -43,6 +43,11 @@ export function createUeContextWrites(options: {
    * meanwhile replaces what waits (the latest state, or the deletion, is all that needs storing).
    */
   const queues = new Map<string, { next: Write | undefined; done: Promise<void> }>();
+  /**
+   * The SUPIs whose record this process may have stored (a save asked since the last deletion): a UE
+   * forgotten before any save (a first registration aborted) has nothing to delete, so no store call.
+   */
+  const saved = new Set<string>();
 
   const perform = async (target: UeContextStore, supi: string, write: Write): Promise<void> => {
     try {
@@ -85,9 +90,14 @@ export function createUeContextWrites(options: {
 
   return {
     save: (ue) => {
-      if (ue.supi !== undefined) request(ue.supi, { kind: 'put', ue });
+      if (ue.supi === undefined || store === undefined) return;
+      saved.add(ue.supi);
+      request(ue.supi, { kind: 'put', ue });
     },
-    forget: (supi) => request(supi, { kind: 'delete' }),
+    forget: (supi) => {
+      if (!saved.delete(supi)) return;
+      request(supi, { kind: 'delete' });
+    },
     async settled() {
       while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.done));
     },

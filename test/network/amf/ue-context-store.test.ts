@@ -4,7 +4,7 @@ import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { UeContextRecord } from '../../../src/network/ports/ue-contexts.ts';
 import { UE_CONTEXT_EPOCH } from '../../../src/network/amf/ue-context-writes.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
-import { register, step, type Ids, type StepRadio } from './amf-steps.ts';
+import { register, registerUntilAccept, step, type Ids, type StepRadio } from './amf-steps.ts';
 import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';
 import { createAmfHarness, IMSI, TestUe, uplinkNasTransport, type AmfHarness } from './test-ue.ts';
 
@@ -78,6 +78,22 @@ describe('UE context store', () => {
     assert.deepEqual(record.pduSessions, []);
     // Plain JSON: it round-trips unchanged.
     assert.deepEqual(JSON.parse(JSON.stringify(record)) as UeContextRecord, record);
+    await h.close();
+  });
+
+  it('an initial registration is stored once, at Registration Complete, not at Security Mode Complete', async () => {
+    const memory = createMemoryUeContextStore();
+    let puts = 0;
+    const store = { ...memory, put: async (r: UeContextRecord) => (puts++, memory.put(r)) };
+    const h = await createAmfHarness({}, {}, { ueContexts: store });
+    const radio = await h.radio();
+    const ue = new TestUe();
+    const { ids } = await registerUntilAccept(h, radio, ue);
+    // Not registered yet: no other AMF could serve it from a record (its context goes if this aborts).
+    assert.equal(await stored(h, memory), undefined);
+    await step(h, radio, ue, uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })));
+    assert.equal((await stored(h, memory))?.registered, true);
+    assert.equal(puts, 1);
     await h.close();
   });
 

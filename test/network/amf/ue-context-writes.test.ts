@@ -104,6 +104,22 @@ describe('UE context writes', () => {
     assert.equal(await memory.get('001010000000001'), undefined);
   });
 
+  it('forgetting a UE never saved asks nothing of the store; one saved is deleted', async () => {
+    const store = createMemoryUeContextStore();
+    const deleted: string[] = [];
+    const counting: UeContextStore = {
+      ...store,
+      delete: async (supi, epoch) => (deleted.push(supi), store.delete(supi, epoch)),
+    };
+    const { w } = writes(counting);
+    w.forget('001010000000001');
+    w.save(amfUe('001010000000002'));
+    w.forget('001010000000002');
+    await w.settled();
+    assert.deepEqual(deleted, ['001010000000002']);
+    assert.equal(await store.get('001010000000002'), undefined);
+  });
+
   it('nothing is written before the SUPI is known', async () => {
     const store = createMemoryUeContextStore();
     let puts = 0;
