@@ -78,7 +78,7 @@ export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: stri
   const source = protocol.options.source;
   return {
     ...files,
-    'ies.ts': generateIeTables(modules, source),
+    'ies.ts': generateIeTables(modules, source, protocol.options.keyMaterial),
     'messages.ts': generateMessageFunctions(ieTableData(modules), { source, ...tables }),
   };
 }

@@ -33,7 +33,7 @@ import {
   type DiagnosedProcedure,
 } from './criticality-diagnostics.ts';
 import { decideNgSetup, ranNodeName } from './ng-setup.ts';
-import { readNgapHeader } from './ngap-header.ts';
+import { readNgapHeader } from '../ngap/ngap-header.ts';
 import {
   amfConfigurationUpdate,
   errorIndication,

@@ -1,4 +1,4 @@
-import type { Module, Type } from './model.ts';
+import type { Actual, Module, Type } from './model.ts';
 import { propertyName } from './naming.ts';
 import { Schema, type InfoObject } from './schema.ts';
 
@@ -9,8 +9,19 @@ import { Schema, type InfoObject } from './schema.ts';
  * abstract syntax error (TS 38.413 10.3: an IE not comprehended, missing, in the wrong order or
  * repeated) without a hand-written list per message.
  */
-export function generateIeTables(modules: Module[], source: string): string {
+export function generateIeTables(modules: Module[], source: string, keyMaterial?: readonly string[]): string {
   const { kinds, procedures, messages } = ieTableData(modules);
+  const keyMessages =
+    keyMaterial === undefined
+      ? []
+      : [
+          '',
+          '/**',
+          ' * The messages that can carry a value of a key-material type (`keyMaterial` in',
+          ' * scripts/asn1-generate.ts) anywhere in their IEs: only their PDUs need decoding to be redacted.',
+          ' */',
+          `export const KEY_MATERIAL_MESSAGES: ReadonlySet<string> = new Set([${keyMaterialMessages(modules, keyMaterial).map(quote).join(', ')}]);`,
+        ];
   const procedureRows = procedures.map((procedure) => {
     const fields = [`name: ${quote(procedure.name)}`, `criticality: ${quote(procedure.criticality)}`];
     for (const [property, message] of procedure.messages) fields.push(`${property}: ${quote(message)}`);
@@ -48,6 +59,7 @@ export function generateIeTables(modules: Module[], source: string): string {
     'export const MESSAGE_IES: ReadonlyMap<string, readonly IeSpec[]> = new Map<string, readonly IeSpec[]>([',
     ...[...messages].map(([name, ies]) => `[${quote(name)}, [${ies.map(ieLiteral).join(', ')}]],`),
     ']);',
+    ...keyMessages,
     '',
   ].join('\n');
 }
@@ -185,6 +197,84 @@ function messageIes(schema: Schema, message: string): IeRow[] {
     });
   }
   return items;
+}
+
+/**
+ * The messages of the procedure set from which a value of a `keyMaterial` type can be reached: through
+ * SEQUENCE, CHOICE and SEQUENCE OF components, CONTAINING octet strings, parameterised types (protocol
+ * IE, IE pair and extension containers, with their object set arguments) and the types of the objects
+ * of the sets that class fields name. A type the modules do not define, an unknown object set or an
+ * unconstrained open type counts as possibly carrying a key (fail closed), in their alphabetical order.
+ */
+export function keyMaterialMessages(modules: Module[], keyMaterial: readonly string[]): string[] {
+  const schema = new Schema(modules);
+  const keys = new Set(keyMaterial);
+  const names = new Set<string>();
+  for (const kind of procedureKinds(schema))
+    for (const object of schema.objectsOf(kind.set)) {
+      const message = object.types.get(kind.field);
+      if (message?.kind === 'REF') names.add(message.name);
+    }
+  return [...names].filter((name) => reachesKey(schema, keys, { kind: 'REF', name, args: undefined })).sort();
+}
+
+/** Whether a value of `type` can hold a value of a type in `keys`; a depth-first walk of the type graph. */
+function reachesKey(schema: Schema, keys: ReadonlySet<string>, type: Type): boolean {
+  const visited = new Set<string>();
+  const walk = (t: Type, sets: ReadonlyMap<string, string>): boolean => {
+    switch (t.kind) {
+      case 'OCTET STRING':
+        return t.containing !== undefined && walk(t.containing, sets);
+      case 'SEQUENCE':
+        return [
+          ...t.root,
+          ...(t.additions ?? []).flatMap((a) => (a.group ? a.components : [a.component])),
+        ].some((c) => walk(c.type, sets));
+      case 'CHOICE':
+        return [...t.root, ...(t.additions ?? [])].some((c) => walk(c.type, sets));
+      case 'SEQUENCE OF':
+        return walk(t.item, sets);
+      case 'REF': {
+        if (keys.has(t.name)) return true;
+        const assignment = schema.types.get(t.name);
+        if (assignment === undefined) return true;
+        // A parameterised type's object set parameters, bound to the sets its actual arguments name.
+        const bound = new Map<string, string>();
+        (assignment.params ?? []).forEach((param, i) => {
+          const arg: Actual | undefined = t.args?.[i];
+          if (arg?.kind === 'set') bound.set(param.name, sets.get(arg.name) ?? arg.name);
+        });
+        const key = `${t.name}{${[...bound.values()].join(',')}}`;
+        if (visited.has(key)) return false;
+        visited.add(key);
+        return walk(assignment.type, bound);
+      }
+      case 'FIELD': {
+        const field = schema.classes.get(t.className)?.fields.find((f) => f.name === t.field);
+        if (field === undefined) return true;
+        // A fixed-type value field (`&id ProtocolIE-ID`): its type, whatever the set.
+        if (field.type !== undefined) return walk(field.type, new Map());
+        if (t.set === undefined) return true;
+        const set = sets.get(t.set) ?? t.set;
+        const key = `${set}.${t.field}`;
+        if (visited.has(key)) return false;
+        visited.add(key);
+        let objects: InfoObject[];
+        try {
+          objects = schema.objectsOf(set);
+        } catch {
+          return true;
+        }
+        return objects.some((object) => {
+          const value = object.types.get(t.field);
+          return value !== undefined && walk(value, new Map());
+        });
+      }
+      default:
+        return false;
+    }
+  };
+  return walk(type, new Map());
 }
 
 /** An object's value field that is a bare identifier (an ENUMERATED value such as `reject`). */

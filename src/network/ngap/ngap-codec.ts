@@ -8,9 +8,11 @@ import {
   decodeNGAPPDU,
   encodeNGAPPDU,
 } from './generated/codec.ts';
-import type { NGAPPDU } from './generated/types.ts';
+import { KEY_MATERIAL_MESSAGES, PROCEDURES, type ProcedureSpec } from './generated/ies.ts';
+import type { NGAPPDU, TriggeringMessage } from './generated/types.ts';
 import type { ViewHooks } from './view-hooks.ts';
 import { viewNGAPPDU } from './generated/view.ts';
+import { readNgapHeader } from './ngap-header.ts';
 
 /** NGAP is encoded with ALIGNED PER (TS 38.413 9.4.1). */
 const ALIGNED = true;
@@ -28,11 +30,26 @@ export function encodeNgapPdu(pdu: NGAPPDU): Uint8Array {
   return encodeComplete(pdu, ALIGNED, encodeNGAPPDU);
 }
 
+/** The PROCEDURES property naming the message of each PDU kind. */
+const KIND_MESSAGE: Record<TriggeringMessage, Exclude<keyof ProcedureSpec, 'name' | 'criticality'>> = {
+  'initiating-message': 'initiatingMessage',
+  'successful-outcome': 'successfulOutcome',
+  'unsuccessful-outcome': 'unsuccessfulOutcome',
+};
+
 /**
  * The PDU as it may be stored or shown: every SecurityKey (KgNB, NH) zeroed in place, length kept, so
- * that it still decodes (network.md section 4). Never throws.
+ * that it still decodes (network.md section 4). Never throws. The procedure code and kind fix the
+ * message the decoder would read (TS 38.413 9.4.2), so a PDU of a message whose IEs cannot hold a
+ * SecurityKey (KEY_MATERIAL_MESSAGES, from the ASN.1) is returned as it is without decoding; a header
+ * that does not read, or an unknown procedure, takes the full decode.
  */
 export function redactNgapPdu(bytes: Uint8Array): Redacted {
+  const header = readNgapHeader(bytes);
+  if (header !== undefined) {
+    const message = PROCEDURES.get(header.procedureCode)?.[KIND_MESSAGE[header.triggeringMessage]];
+    if (message !== undefined && !KEY_MATERIAL_MESSAGES.has(message)) return { bytes, redacted: [] };
+  }
   return redactKeyMaterial(bytes, ALIGNED, decodeNGAPPDU);
 }
 

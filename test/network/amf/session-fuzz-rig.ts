@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pino from 'pino';
 import { judgeAbstractSyntax } from '../../../src/network/amf/abstract-syntax.ts';
-import { readNgapHeader } from '../../../src/network/amf/ngap-header.ts';
+import { readNgapHeader } from '../../../src/network/ngap/ngap-header.ts';
 import type { RadioLink } from '../../../src/network/amf/ue-signalling.ts';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
+import { readdirSync } from 'node:fs';
+import { describe, it, mock } from 'node:test';
 import { Generator } from '../../../src/network/asn1/generator.ts';
+import { keyMaterialMessages } from '../../../src/network/asn1/ie-tables.ts';
 import { parseModules } from '../../../src/network/asn1/parser.ts';
+import { PerReader } from '../../../src/network/asn1/per-reader.ts';
+import { KEY_MATERIAL_MESSAGES } from '../../../src/network/ngap/generated/ies.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import {
   decodeNgapPdu,
@@ -117,6 +121,25 @@ describe('redactNgapPdu', () => {
     assert.deepEqual(result.redacted, []);
   });
 
+  it('does not decode a PDU whose message cannot carry a SecurityKey, even with a corrupted body', () => {
+    const original = vector('DownlinkNASTransport, Authentication request');
+    // After the CHOICE, procedure code and criticality (octets 0-2), the open type of the message.
+    const corrupted = Uint8Array.from(original).fill(0xff, 3);
+    const openType = mock.method(PerReader.prototype, 'openType');
+    try {
+      for (const bytes of [original, corrupted]) {
+        const result = redactNgapPdu(bytes);
+        assert.equal(result.bytes, bytes);
+        assert.deepEqual(result.redacted, []);
+      }
+      assert.equal(openType.mock.callCount(), 0, 'the message body was not read');
+      redactNgapPdu(vector('InitialContextSetupRequest'));
+      assert.ok(openType.mock.callCount() > 0, 'a key-bearing message is decoded');
+    } finally {
+      openType.mock.restore();
+    }
+  });
+
   it('never throws on a truncated or corrupted PDU, and keeps its length', () => {
     // Such a PDU came from a radio: the AMF records only PDUs it encoded itself or decoded.
     const original = vector('InitialContextSetupRequest');
@@ -141,6 +164,33 @@ describe('redactNgapPdu', () => {
         { info: 'PathSwitchRequestAcknowledge', malformed: false },
       ],
     );
+  });
+});
+
+describe('KEY_MATERIAL_MESSAGES', () => {
+  it('lists the messages with a SecurityKey in their IEs, not the NAS transports', () => {
+    for (const message of [
+      'InitialContextSetupRequest',
+      'UEContextModificationRequest',
+      'HandoverRequest',
+      'PathSwitchRequestAcknowledge',
+    ])
+      assert.ok(KEY_MATERIAL_MESSAGES.has(message), message);
+    for (const message of ['DownlinkNASTransport', 'InitialUEMessage', 'UplinkNASTransport'])
+      assert.ok(!KEY_MATERIAL_MESSAGES.has(message), message);
+  });
+
+  it('counts a message whose IE type is not defined in the modules as key-bearing (fail closed)', () => {
+    const dir = 'third-party/asn1/ngap';
+    const modules = readdirSync(dir)
+      .filter((file) => file.endsWith('.asn'))
+      .sort()
+      .flatMap((file) => parseModules(readFileSync(`${dir}/${file}`, 'utf8')));
+    assert.ok(!keyMaterialMessages(modules, ['SecurityKey']).includes('DownlinkNASTransport'));
+    for (const module of modules) module.types.delete('NAS-PDU');
+    const found = keyMaterialMessages(modules, ['SecurityKey']);
+    assert.ok(found.includes('DownlinkNASTransport') && found.includes('InitialUEMessage'));
+    assert.ok(!found.includes('NGSetupRequest'));
   });
 });
 

@@ -1,6 +1,6 @@
 import { PerReader } from '../asn1/per-reader.ts';
-import { decodeCriticality, decodeProcedureCode } from '../ngap/generated/codec.ts';
-import type { Criticality, TriggeringMessage } from '../ngap/generated/types.ts';
+import { decodeCriticality, decodeProcedureCode } from './generated/codec.ts';
+import type { Criticality, TriggeringMessage } from './generated/types.ts';
 
 /** The three kinds of NGAP-PDU (TS 38.413 9.4.2), in the CHOICE's order. */
 const KINDS: readonly TriggeringMessage[] = [
