@@ -38,6 +38,8 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   // NAS protect + unprotect per algorithm pair, beside AES-CMAC alone.
   'nas-security': standalone('bench/nas-security.ts'),
   'ngap-codec': standalone('bench/ngap-codec.ts'),
+  // The generated NGAP message functions and the clause 10.3 checks, with and without the codec.
+  'ngap-message-functions': standalone('bench/ngap-message-functions.ts', () => []),
   sctp: standalone('bench/sctp.ts'),
   // Needs root (raw IP sockets).
   'sctp-raw': standalone('bench/sctp-raw.ts'),

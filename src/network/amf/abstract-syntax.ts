@@ -55,25 +55,25 @@ export type SyntaxVerdict =
 export function judgeAbstractSyntax(pdu: DecodedPdu): SyntaxVerdict {
   const ies = protocolIes(pdu);
   const errors = ies === undefined ? undefined : checkIes(ngapMessageType(pdu), ies);
-  if (errors === undefined) return { action: 'process', report: undefined };
+  if (errors === undefined) return PROCESS;
+  const { notComprehended, missing, falselyConstructed } = errors;
+  if (!falselyConstructed && notComprehended.length === 0 && missing.length === 0) return PROCESS;
   const procedure = diagnosedProcedure(pdu);
-  if (errors.falselyConstructed) {
+  if (falselyConstructed) {
     const cause = PROTOCOL_CAUSE.abstractSyntaxErrorFalselyConstructedMessage;
     return { action: 'reject', cause, answer: rejection(pdu, cause, procedure, []) };
   }
-  const faults = [
-    ...errors.notComprehended.map((ie) => diagnosed(ie, 'not-understood')),
-    ...errors.missing.map((ie) => diagnosed(ie, 'missing')),
-  ];
-  // IE Criticality ignore is never reported (9.3.1.3).
-  const reported = faults.filter((ie) => ie.criticality !== 'ignore').slice(0, MAX_ERRORS);
+  const reported = reportedIes(notComprehended, missing);
   if (reported.some((ie) => ie.criticality === 'reject')) {
     const cause = PROTOCOL_CAUSE.abstractSyntaxErrorReject;
     return { action: 'reject', cause, answer: rejection(pdu, cause, procedure, reported) };
   }
-  if (reported.length === 0) return { action: 'process', report: undefined };
+  if (reported.length === 0) return PROCESS;
   return { action: 'process', report: new NotifyReport(pdu, procedure, reported) };
 }
+
+/** The verdict on a message without abstract syntax errors to report (shared: no per-message object). */
+const PROCESS: SyntaxVerdict = Object.freeze({ action: 'process', report: undefined });
 
 /**
  * IEs of criticality notify the AMF ignored in a message it processed (10.3.4.2 "Ignore IE and Notify
@@ -257,8 +257,21 @@ function ueIds(pdu: DecodedPdu): { amfUeNgapId?: number; ranUeNgapId?: number } 
   };
 }
 
-function diagnosed(ie: IeAtFault, typeOfError: DiagnosedIe['typeOfError']): DiagnosedIe {
-  return { id: ie.id, criticality: ie.criticality, typeOfError };
+/**
+ * The IEs not comprehended, then the missing ones, for Criticality Diagnostics: at most maxnoofErrors,
+ * IE Criticality ignore never reported (9.3.1.3).
+ */
+function reportedIes(notComprehended: readonly IeAtFault[], missing: readonly IeAtFault[]): DiagnosedIe[] {
+  const reported: DiagnosedIe[] = [];
+  const add = (ies: readonly IeAtFault[], typeOfError: DiagnosedIe['typeOfError']): void => {
+    for (let i = 0; i < ies.length && reported.length < MAX_ERRORS; i++) {
+      const { id, criticality } = ies[i]!;
+      if (criticality !== 'ignore') reported.push({ id, criticality, typeOfError });
+    }
+  };
+  add(notComprehended, 'not-understood');
+  add(missing, 'missing');
+  return reported;
 }
 
 /** The procedure, message kind and criticality of a decoded PDU, for its Criticality Diagnostics. */

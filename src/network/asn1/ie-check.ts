@@ -26,48 +26,122 @@ export interface IeErrors {
    * IEs the message does not define (10.3.1 case 1, handled as 10.3.4.2), each id once, with the
    * criticality they were received with: the sender's instruction for a receiver that does not know them.
    */
-  notComprehended: IeAtFault[];
+  readonly notComprehended: readonly IeAtFault[];
   /** Mandatory IEs absent (case 3, 10.3.5), with the criticality the ASN.1 gives them. */
-  missing: IeAtFault[];
+  readonly missing: readonly IeAtFault[];
   /**
    * IEs out of the order of the message's object set, or present more than once (case 4, 10.3.6):
    * a falsely constructed message.
    */
-  falselyConstructed: boolean;
+  readonly falselyConstructed: boolean;
 }
 
-/** Per object set, each IE's place in it; built on first use. */
-const positions = new WeakMap<readonly IeSetEntry[], ReadonlyMap<number, number>>();
+/** What the check needs of an object set, computed once per set: each IE's place, and the mandatory ones. */
+interface SetTable {
+  readonly places: ReadonlyMap<number, number>;
+  /** By place: whether the IE there is mandatory. */
+  readonly mandatoryAt: readonly boolean[];
+  readonly mandatory: readonly IeSetEntry[];
+}
+
+const tables = new WeakMap<readonly IeSetEntry[], SetTable>();
+
+/** Each IE's place in its object set, by id (computed once per set). */
+export function placesInSet(set: readonly IeSetEntry[]): ReadonlyMap<number, number> {
+  return tableOf(set).places;
+}
+
+function tableOf(set: readonly IeSetEntry[]): SetTable {
+  let table = tables.get(set);
+  if (table === undefined) {
+    const places = new Map<number, number>();
+    const mandatoryAt: boolean[] = [];
+    const mandatory: IeSetEntry[] = [];
+    for (let index = 0; index < set.length; index++) {
+      const spec = set[index]!;
+      places.set(spec.id, index);
+      mandatoryAt.push(spec.presence === 'mandatory');
+      if (spec.presence === 'mandatory') mandatory.push(spec);
+    }
+    table = { places, mandatoryAt, mandatory };
+    tables.set(set, table);
+  }
+  return table;
+}
+
+const NONE: readonly IeAtFault[] = Object.freeze([]);
+const NO_ERRORS: IeErrors = Object.freeze({
+  notComprehended: NONE,
+  missing: NONE,
+  falselyConstructed: false,
+});
+
+/**
+ * The last container checked and its result: the AMF judges a PDU's IEs before dispatch and its reader
+ * checks the same container again (abstract-syntax.ts, then read<Message>); a decoded container is a
+ * value nothing changes in place, so the second check reuses the first.
+ */
+let lastSet: readonly IeSetEntry[] | undefined;
+let lastIes: readonly ContainerIe[] | undefined;
+let lastLength = 0;
+let lastErrors: IeErrors = NO_ERRORS;
 
 /**
  * Checks a received message's protocol IEs against its object set: which IEs it does not define, which
  * mandatory ones are absent, and whether the ones it defines come in the set's order, each once.
- * Conditional presence is not judged: its conditions are prose, not ASN.1.
+ * Conditional presence is not judged: its conditions are prose, not ASN.1. The result is shared: read only.
  */
 export function checkIesAgainst(set: readonly IeSetEntry[], ies: readonly ContainerIe[]): IeErrors {
-  let places = positions.get(set);
-  if (places === undefined) {
-    places = new Map(set.map((spec, index) => [spec.id, index]));
-    positions.set(set, places);
-  }
-  const notComprehended: IeAtFault[] = [];
-  const seen = new Set<number>();
+  if (ies === lastIes && set === lastSet && ies.length === lastLength) return lastErrors;
+  lastErrors = check(tableOf(set), ies);
+  lastSet = set;
+  lastIes = ies;
+  lastLength = ies.length;
+  return lastErrors;
+}
+
+function check(table: SetTable, ies: readonly ContainerIe[]): IeErrors {
+  const { places, mandatoryAt, mandatory } = table;
+  let notComprehended: IeAtFault[] | undefined;
   let falselyConstructed = false;
-  let last = -1;
-  for (const ie of ies) {
+  let previous = -1;
+  // Mandatory IEs met in rising places, so each counted once: all are present when this reaches their
+  // count (else, or when places did not rise, the missing ones are looked up below).
+  let mandatoryPresent = 0;
+  for (let i = 0; i < ies.length; i++) {
+    const ie = ies[i]!;
     const place = places.get(ie.id);
     if (place === undefined) {
-      if (!notComprehended.some((known) => known.id === ie.id))
+      notComprehended ??= [];
+      if (!includesId(notComprehended, ie.id))
         notComprehended.push({ id: ie.id, criticality: ie.criticality });
       continue;
     }
-    // A place not after the previous one: out of order, or the same IE again (place === last).
-    if (place <= last) falselyConstructed = true;
-    last = Math.max(last, place);
-    seen.add(ie.id);
+    // A place not after the previous one: out of order, or the same IE again (place === previous).
+    if (place <= previous) {
+      falselyConstructed = true;
+      continue;
+    }
+    previous = place;
+    if (mandatoryAt[place]!) mandatoryPresent++;
   }
-  const missing = set
-    .filter((spec) => spec.presence === 'mandatory' && !seen.has(spec.id))
-    .map((spec) => ({ id: spec.id, criticality: spec.criticality }));
-  return { notComprehended, missing, falselyConstructed };
+  let missing: IeAtFault[] | undefined;
+  if (mandatoryPresent < mandatory.length || falselyConstructed) {
+    for (let m = 0; m < mandatory.length; m++) {
+      const spec = mandatory[m]!;
+      if (!includesId(ies, spec.id)) (missing ??= []).push({ id: spec.id, criticality: spec.criticality });
+    }
+  }
+  if (notComprehended === undefined && missing === undefined && !falselyConstructed) return NO_ERRORS;
+  // Frozen: the result is shared with the next check of the same container.
+  return Object.freeze({
+    notComprehended: notComprehended === undefined ? NONE : Object.freeze(notComprehended),
+    missing: missing === undefined ? NONE : Object.freeze(missing),
+    falselyConstructed,
+  });
+}
+
+function includesId(ies: readonly { id: number }[], id: number): boolean {
+  for (let i = 0; i < ies.length; i++) if (ies[i]!.id === id) return true;
+  return false;
 }

@@ -1,4 +1,4 @@
-import { checkIesAgainst, type Criticality, type IeSetEntry } from './ie-check.ts';
+import { checkIesAgainst, placesInSet, type Criticality, type IeSetEntry } from './ie-check.ts';
 import { ieFieldName } from './naming.ts';
 
 /**
@@ -31,7 +31,8 @@ interface MessagePlace {
   procedure: string;
   criticality: Criticality;
   set: readonly (IeSetEntry & { name: string })[];
-  fields: readonly string[];
+  /** By place in `set`: the message object's field of the IE; computed on the message's first use. */
+  fields: readonly string[] | undefined;
 }
 
 /** An IE as a protocol IE container holds it after decoding (`name` null: not of the message's set). */
@@ -95,47 +96,42 @@ export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables):
     ];
     for (const [kind, message] of kinds) {
       if (message === undefined) continue;
-      const set = tables.messageIes.get(message) ?? [];
-      const fields = set.map((spec) => ieFieldName(spec.name));
       places.set(message, {
         kind,
         procedureCode,
         procedure: procedure.name,
         criticality: procedure.criticality,
-        set,
-        fields,
+        set: tables.messageIes.get(message) ?? [],
+        fields: undefined,
       });
     }
   }
-  const placeOf = (messageType: string): MessagePlace => {
+  const placeOf = (messageType: string): MessagePlace & { fields: readonly string[] } => {
     const place = places.get(messageType);
     // Only generated code calls this, with the names of the same tables.
     if (place === undefined) throw new Error(`no elementary procedure sends ${messageType}`);
-    return place;
+    if (place.fields === undefined) place.fields = place.set.map((spec) => ieFieldName(spec.name));
+    return place as MessagePlace & { fields: readonly string[] };
   };
 
   return {
-    buildMessage(messageType, message, header = {}) {
-      const place = placeOf(messageType);
+    buildMessage(messageType, message, header) {
+      const { set, fields, kind, procedureCode, procedure, criticality } = placeOf(messageType);
       const values = message as Record<string, unknown>;
       const protocolIEs: ReceivedIe[] = [];
-      place.set.forEach((spec, index) => {
-        const value = values[place.fields[index]!];
-        if (value !== undefined)
-          protocolIEs.push({ id: spec.id, name: spec.name, criticality: spec.criticality, value });
-      });
+      for (let index = 0; index < set.length; index++) {
+        const value = values[fields[index]!];
+        if (value === undefined) continue;
+        const spec = set[index]!;
+        protocolIEs.push({ id: spec.id, name: spec.name, criticality: spec.criticality, value });
+      }
+      const procedureValue =
+        header === undefined
+          ? { procedureCode, name: procedure, criticality, value: { protocolIEs } }
+          : { procedureCode, name: procedure, criticality, ...header, value: { protocolIEs } };
       // The generated message type pairs each field with the type its IE id carries in the union;
       // TypeScript cannot follow the table.
-      return {
-        choice: place.kind,
-        value: {
-          procedureCode: place.procedureCode,
-          name: place.procedure,
-          criticality: place.criticality,
-          ...header,
-          value: { protocolIEs },
-        },
-      } as unknown as Pdu;
+      return { choice: kind, value: procedureValue } as unknown as Pdu;
     },
 
     readMessage<M>(messageType: string, received: Received<Pdu>): ReadResult<M> {
@@ -146,23 +142,46 @@ export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables):
       if (ies === undefined) return { ok: false, error: 'other-message' };
       const errors = checkIesAgainst(place.set, ies);
       if (errors.falselyConstructed) return { ok: false, error: 'falsely-constructed' };
-      const faults: IeFault[] = [
-        ...errors.notComprehended.map((ie) => ({ ...ie, typeOfError: 'not-understood' as const })),
-        ...errors.missing.map((ie) => ({ ...ie, typeOfError: 'missing' as const })),
-      ];
-      // IE Criticality ignore is never reported (TS 38.413 9.3.1.3).
-      const reported = faults.filter((ie) => ie.criticality !== 'ignore');
-      if (reported.some((ie) => ie.criticality === 'reject'))
-        return { ok: false, error: 'reject', ies: reported };
+      const reported = reportedFaults(errors.notComprehended, errors.missing);
+      for (let i = 0; i < reported.length; i++)
+        if (reported[i]!.criticality === 'reject') return { ok: false, error: 'reject', ies: reported };
+      // Not falsely constructed: each IE of the set comes at most once, in the set's order.
+      const places = placesInSet(place.set);
+      const { fields } = place;
       const message: Record<string, unknown> = {};
-      place.set.forEach((spec, index) => {
-        const ie = ies.find((candidate) => candidate.id === spec.id && candidate.name !== null);
-        if (ie !== undefined) message[place.fields[index]!] = ie.value;
-      });
+      for (let i = 0; i < ies.length; i++) {
+        const ie = ies[i]!;
+        if (ie.name === null) continue;
+        const index = places.get(ie.id);
+        if (index !== undefined) message[fields[index]!] = ie.value;
+      }
       // Each field holds the value of the IE the message type gives it (see buildMessage).
       return { ok: true, message: message as M, notify: reported };
     },
   };
+}
+
+const NO_FAULTS: readonly IeFault[] = Object.freeze([]);
+
+/**
+ * The IEs not comprehended, then the missing ones, as Criticality Diagnostics reports them: IE
+ * Criticality ignore is never reported (TS 38.413 9.3.1.3).
+ */
+function reportedFaults(
+  notComprehended: readonly { id: number; criticality: Criticality }[],
+  missing: readonly { id: number; criticality: Criticality }[],
+): readonly IeFault[] {
+  if (notComprehended.length === 0 && missing.length === 0) return NO_FAULTS;
+  const reported: IeFault[] = [];
+  for (let i = 0; i < notComprehended.length; i++) {
+    const { id, criticality } = notComprehended[i]!;
+    if (criticality !== 'ignore') reported.push({ id, criticality, typeOfError: 'not-understood' });
+  }
+  for (let i = 0; i < missing.length; i++) {
+    const { id, criticality } = missing[i]!;
+    if (criticality !== 'ignore') reported.push({ id, criticality, typeOfError: 'missing' });
+  }
+  return reported;
 }
 
 /** The protocol IEs of a PDU when it is this message, else undefined. */

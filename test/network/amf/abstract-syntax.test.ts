@@ -82,6 +82,26 @@ describe('the IE check against the object set (ie-check.ts)', () => {
     assert.equal(checkIes('NGSetupRequest', ngSetup([27, 102, 27, 21]))?.falselyConstructed, true);
     assert.equal(checkIes('NoSuchMessage', []), undefined);
   });
+
+  it('still tells missing mandatory IEs when one is repeated or out of order', () => {
+    const ngSetup = (ids: number[]) => ids.map((id) => ({ id, criticality: 'reject' as const }));
+    assert.deepEqual(checkIes('NGSetupRequest', ngSetup([27, 27, 21])), {
+      notComprehended: [],
+      missing: [{ id: 102, criticality: 'reject' }],
+      falselyConstructed: true,
+    });
+    assert.deepEqual(checkIes('NGSetupRequest', ngSetup([102, 27, 21]))?.missing, []);
+  });
+
+  it('checks each container afresh: the same one grown, or against another message, is not given the last result', () => {
+    const ngSetup = (ids: number[]) => ids.map((id) => ({ id, criticality: 'reject' as const }));
+    const container = ngSetup([27, 102]);
+    assert.deepEqual(checkIes('NGSetupRequest', container)?.missing, [{ id: 21, criticality: 'ignore' }]);
+    container.push({ id: 21, criticality: 'reject' });
+    assert.deepEqual(checkIes('NGSetupRequest', container)?.missing, []);
+    assert.deepEqual(checkIes('NGSetupResponse', container)?.notComprehended.length, 3);
+    assert.deepEqual(checkIes('NGSetupRequest', ngSetup([27, 102]))?.missing.length, 1);
+  });
 });
 
 describe('NG Setup Request: IEs not comprehended, repeated or out of order (class 1 with a failure message)', () => {
