@@ -77,27 +77,12 @@ const NO_ERRORS: IeErrors = Object.freeze({
 });
 
 /**
- * The last container checked and its result: the AMF judges a PDU's IEs before dispatch and its reader
- * checks the same container again (abstract-syntax.ts, then read<Message>); a decoded container is a
- * value nothing changes in place, so the second check reuses the first.
- */
-let lastSet: readonly IeSetEntry[] | undefined;
-let lastIes: readonly ContainerIe[] | undefined;
-let lastLength = 0;
-let lastErrors: IeErrors = NO_ERRORS;
-
-/**
  * Checks a received message's protocol IEs against its object set: which IEs it does not define, which
  * mandatory ones are absent, and whether the ones it defines come in the set's order, each once.
  * Conditional presence is not judged: its conditions are prose, not ASN.1. The result is shared: read only.
  */
 export function checkIesAgainst(set: readonly IeSetEntry[], ies: readonly ContainerIe[]): IeErrors {
-  if (ies === lastIes && set === lastSet && ies.length === lastLength) return lastErrors;
-  lastErrors = check(tableOf(set), ies);
-  lastSet = set;
-  lastIes = ies;
-  lastLength = ies.length;
-  return lastErrors;
+  return check(tableOf(set), ies);
 }
 
 function check(table: SetTable, ies: readonly ContainerIe[]): IeErrors {
