@@ -4,7 +4,7 @@
 // Run: npx tsx bench/ngap-message-functions.ts [--rounds N] (default 100,000 rounds of the four).
 import { parseArgs } from 'node:util';
 
-import { judgeAbstractSyntax } from '../src/network/amf/abstract-syntax.ts';
+import { judgeAbstractSyntax } from '../src/network/amf/n2/abstract-syntax.ts';
 import { fromHex } from '../src/network/asn1/hex.ts';
 import type { ReadResult } from '../src/network/asn1/message-runtime.ts';
 import * as messages from '../src/network/ngap/generated/messages.ts';

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
-import { amfIdentityProblem } from '../network/amf/amf-identity.ts';
-import { allowlistError } from '../network/amf/n2-peer-allowlist.ts';
-import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
-import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2-transport-choice.ts';
+import { amfIdentityProblem } from '../network/amf/context/amf-identity.ts';
+import { allowlistError } from '../network/amf/n2/n2-peer-allowlist.ts';
+import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2/n2-settings.ts';
+import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2/n2-transport-choice.ts';
 import {
   applyUpfSettings,
   DEFAULT_UPF_SETTINGS,

@@ -2,17 +2,17 @@ import { systemClock, systemTimers, type Clock, type Timers } from '../clock.ts'
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Amf } from '../network/amf/amf.ts';
 import type { AmfSettings } from '../network/amf/amf-settings.ts';
-import { createN2Service, type N2Service } from '../network/amf/n2-service.ts';
+import { createN2Service, type N2Service } from '../network/amf/n2/n2-service.ts';
 import {
   chooseN2Transport,
   HOST_SUPPORT,
   openN2Transport,
   type HostSupport,
   type N2TransportKind,
-} from '../network/amf/n2-transport-choice.ts';
-import type { N2Settings } from '../network/amf/n2-settings.ts';
-import type { AssociationTiming } from '../network/amf/ngap-association.ts';
-import type { UeSignalling } from '../network/amf/ue-signalling.ts';
+} from '../network/amf/n2/n2-transport-choice.ts';
+import type { N2Settings } from '../network/amf/n2/n2-settings.ts';
+import type { AssociationTiming } from '../network/amf/n2/ngap-association.ts';
+import type { UeSignalling } from '../network/amf/n2/ue-signalling.ts';
 import type { SctpParameters } from '../network/transport/sctp/sctp-config.ts';
 import type { UpfAddon } from '../network/upf/upf-addon.ts';
 import type { UpfSettings } from '../network/upf/upf-settings.ts';
@@ -35,7 +35,7 @@ export interface N2Endpoint {
   udpPort?: number;
 }
 
-export { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2-settings.ts';
+export { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2/n2-settings.ts';
 
 export interface N2Component extends Component {
   start(): Promise<void>;

@@ -23,7 +23,7 @@ export function wireRecords(
   // Stored NGAP PDUs decode at read time (network.md section 3), whether or not N2 runs. The codec is
   // imported on first use: it is the largest part of the bundle, and a start should not wait for it.
   decoders.register('NGAP', async (raw) =>
-    (await import('../network/amf/ngap-event-decoder.ts')).decodeNgapEvent(raw),
+    (await import('../network/amf/n2/ngap-event-decoder.ts')).decodeNgapEvent(raw),
   );
   // Filled by the network side with the redaction of each protocol it records (n2.wiring.ts).
   const redactions = createKeyMaterialRedactions();

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { systemTimers, type Clock, type Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import type { AmfSettings } from '../../src/network/amf/amf-settings.ts';
-import { createN2Service } from '../../src/network/amf/n2-service.ts';
+import { createN2Service } from '../../src/network/amf/n2/n2-service.ts';
 import { createNgapMetrics } from '../../src/network/network-metrics.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import type { NgapExchange } from '../../src/simulator/gnb.ts';

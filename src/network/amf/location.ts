@@ -1,10 +1,10 @@
 import type { NasMessageOf } from '../nas/index.ts';
-import type { AmfContext } from './amf-context.ts';
-import type { AmfUe } from './amf-ue.ts';
-import { sendNas } from './nas-link.ts';
-import { pageUe } from './paging.ts';
+import type { AmfContext } from './context/amf-context.ts';
+import type { AmfUe } from './context/amf-ue.ts';
+import { sendNas } from './gmm/nas-link.ts';
+import { pageUe } from './gmm/paging.ts';
 import type { LocationManagement } from './ports/location.ts';
-import type { LocationEndpoint } from './ue-ngap.ts';
+import type { LocationEndpoint } from './n2/ue-ngap.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
 export const PAYLOAD_CONTAINER_LPP = 3;

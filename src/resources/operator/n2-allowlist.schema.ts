@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { MAX_N2_ALLOWED_PEERS } from '../../network/amf/n2-peer-allowlist.ts';
+import { MAX_N2_ALLOWED_PEERS } from '../../network/amf/n2/n2-peer-allowlist.ts';
 
 /** The N2 allowlist set through the API (docs/n2.md); addresses and networks are checked by the service. */
 export const N2Allowlist = Type.Object(

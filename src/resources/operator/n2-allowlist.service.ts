@@ -1,6 +1,6 @@
 import { InvalidError } from '../../errors.ts';
 import type { Actor } from '../../identity/actor.ts';
-import { allowlistError } from '../../network/amf/n2-peer-allowlist.ts';
+import { allowlistError } from '../../network/amf/n2/n2-peer-allowlist.ts';
 import type { ConfigurationChanges } from '../../network/ports/configuration-events.ts';
 import type { Db } from '../../storage/database.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../../src/config/config.ts';
-import { gprsTimerOf } from '../../../src/network/amf/gprs-timer.ts';
-import { imeiOf } from '../../../src/network/amf/security-mode.ts';
+import { gprsTimerOf } from '../../../src/network/amf/gmm/gprs-timer.ts';
+import { imeiOf } from '../../../src/network/amf/gmm/security-mode.ts';
 
 describe('AMF NAS timer settings (docs/registration.md)', () => {
   it('defaults leave the timers to the AMF (network.md section 5)', () => {

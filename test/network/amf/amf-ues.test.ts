@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createAmfUes } from '../../../src/network/amf/amf-ues.ts';
+import { createAmfUes } from '../../../src/network/amf/context/amf-ues.ts';
 import type { Guti } from '../../../src/network/nas/index.ts';
 
 const gutiOf = (tmsi: number): Guti => ({

@@ -1,9 +1,9 @@
 import pino, { type Logger } from 'pino';
 import { createConfigurationEvents } from '../../../src/core/configuration-events.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
-import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/amf-identity.ts';
-import { createN2Service, type N2Service } from '../../../src/network/amf/n2-service.ts';
-import type { UeSignalling } from '../../../src/network/amf/ue-signalling.ts';
+import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
+import { createN2Service, type N2Service } from '../../../src/network/amf/n2/n2-service.ts';
+import type { UeSignalling } from '../../../src/network/amf/n2/ue-signalling.ts';
 import { createNgapMetrics } from '../../../src/network/network-metrics.ts';
 import { createNetworkEvents, type NetworkEvents } from '../../../src/network/events/network-events.ts';
 import { createNetworkState, type NetworkState } from '../../../src/network/network-state.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { chooseN2Transport, type HostSupport } from '../../../src/network/amf/n2-transport-choice.ts';
+import { chooseN2Transport, type HostSupport } from '../../../src/network/amf/n2/n2-transport-choice.ts';
 import type { NativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 
 const addon = {} as NativeAddon;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import type { RadioLink, UeSignalling } from '../../../src/network/amf/ue-signalling.ts';
+import type { RadioLink, UeSignalling } from '../../../src/network/amf/n2/ue-signalling.ts';
 import type {
   NGAPPDU,
   UEassociatedLogicalNGconnectionList,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { plmnOf } from '../../../src/network/common/plmn-identity.ts';
-import { ranNodeOf } from '../../../src/network/amf/ran-node.ts';
+import { ranNodeOf } from '../../../src/network/amf/n2/ran-node.ts';
 import { bits, plmnIdentity } from '../../../src/network/ngap/ngap-values.ts';
 import { RADIO_ID_PATTERN } from '../../../src/network/radio-id.ts';
 

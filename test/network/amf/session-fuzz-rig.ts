@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import pino from 'pino';
-import { judgeAbstractSyntax } from '../../../src/network/amf/abstract-syntax.ts';
+import { judgeAbstractSyntax } from '../../../src/network/amf/n2/abstract-syntax.ts';
 import { readNgapHeader } from '../../../src/network/ngap/ngap-header.ts';
-import type { RadioLink } from '../../../src/network/amf/ue-signalling.ts';
+import type { RadioLink } from '../../../src/network/amf/n2/ue-signalling.ts';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';

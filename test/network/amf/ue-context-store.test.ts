@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { UeContextRecord } from '../../../src/network/ports/ue-contexts.ts';
-import { UE_CONTEXT_EPOCH } from '../../../src/network/amf/ue-context-writes.ts';
+import { UE_CONTEXT_EPOCH } from '../../../src/network/amf/context/ue-context-writes.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 import { register, registerUntilAccept, step, type Ids, type StepRadio } from './amf-steps.ts';
 import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import pino from 'pino';
-import type { AmfUe } from '../../../src/network/amf/amf-ue.ts';
+import type { AmfUe } from '../../../src/network/amf/context/amf-ue.ts';
 import {
   createUeContextWrites,
   type UeContextWriteFailure,
-} from '../../../src/network/amf/ue-context-writes.ts';
+} from '../../../src/network/amf/context/ue-context-writes.ts';
 import type { UeContextRecord, UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 

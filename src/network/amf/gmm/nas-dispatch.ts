@@ -1,0 +1,297 @@
+import {
+  GMM_CAUSE,
+  decodeNasMessage,
+  decodeNasPdu,
+  encodeNasMessage,
+  type FiveGmmMessage,
+  type NasMessage,
+  type NasMessageOf,
+} from '../../nas/index.ts';
+import { unprotect } from '../../nas-security/index.ts';
+import type { AmfContext } from '../context/amf-context.ts';
+import type { AmfUe } from '../context/amf-ue.ts';
+import {
+  configurationUpdateComplete,
+  configurationUpdateInterrupted,
+  sendPendingConfigurationUpdate,
+} from './configuration-update.ts';
+import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
+import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from '../location.ts';
+import { logNas } from './nas-link.ts';
+import {
+  authenticationFailure,
+  authenticationResponse,
+  congestionReject,
+  identityResponse,
+  registrationComplete,
+  registrationRequest,
+  securityModeComplete,
+  securityModeReject,
+} from './registration.ts';
+import { rejectUnknown, serviceRequest } from './service-request.ts';
+import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
+import type { UeConnection } from '../context/ue-connections.ts';
+import { abortProcedure, becomeIdle, stopProcedure } from './ue-lifecycle.ts';
+import type { NasEndpoint } from '../n2/ue-ngap.ts';
+
+type Connection = UeConnection<AmfUe>;
+
+/**
+ * Plain 5GMM messages the AMF processes before a secure exchange exists (TS 24.501 4.4.4.3). Once the
+ * UE has a current security context only the Registration Request may still come plain (it starts
+ * over); anything else unprotected, or failing its integrity check, is discarded.
+ */
+const PLAIN_BEFORE_SECURITY = new Set<string>([
+  'registrationRequest',
+  'identityResponse',
+  'authenticationResponse',
+  'authenticationFailure',
+  'securityModeReject',
+]);
+
+/** The 5G-TMSI an initial NAS message names its UE by, if any. */
+function tmsiOf(message: NasMessage): number | undefined {
+  switch (message.messageType) {
+    case 'registrationRequest':
+    case 'deregistrationRequestUeOriginating':
+      return message.mobileIdentity.type === '5g-guti' ? message.mobileIdentity.tmsi : undefined;
+    case 'serviceRequest':
+      return message.fiveGSTmsi.type === '5g-s-tmsi' ? message.fiveGSTmsi.tmsi : undefined;
+    default:
+      return undefined;
+  }
+}
+
+const isFiveGmm = (message: NasMessage): message is FiveGmmMessage => !('pti' in message);
+
+/** The UE is heard through `connection`: last seen, its radio and serving cell in the API (network.md 5). */
+function seen(amf: AmfContext, ue: AmfUe, connection: Connection): void {
+  ue.lastRadio = connection.radio.name;
+  if (ue.supi !== undefined)
+    amf.events.emit('ue.seen', {
+      supi: ue.supi,
+      radio: connection.radio.name,
+      servingCell: connection.servingCell,
+    });
+}
+
+/** Gives `ue` the new connection; an older one it still had is released without leading back to it. */
+function attach(amf: AmfContext, ue: AmfUe, connection: Connection): void {
+  const old = ue.connection;
+  if (old !== undefined && old !== connection) {
+    old.owner = undefined;
+    amf.ngap.release(old, { choice: 'radioNetwork', value: 'release-due-to-5gc-generated-reason' });
+  }
+  ue.connection = connection;
+  ue.contextSetUp = false;
+  connection.owner = ue;
+  seen(amf, ue, connection);
+}
+
+/**
+ * The NAS side of N2 (the `NasEndpoint` of the UE NGAP layer): NAS-PDUs are decoded and their
+ * security checked here, then handed to the procedure they belong to. Asynchronous procedures report
+ * their own failures; an unexpected error is logged and the UE's procedure aborted.
+ */
+export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEndpoint<AmfUe> {
+  const guard = (ue: AmfUe, work: Promise<void> | void): void => {
+    if (work === undefined) return;
+    work.catch((error: unknown) => {
+      amf.logger.error({ err: error, ue: ue.id }, 'AMF: a NAS procedure failed');
+      if (amf.ues.has(ue)) abortProcedure(amf, ue);
+    });
+  };
+
+  /** Registration Requests refused since the limit was reached: the log speaks once per burst. */
+  let refusedInBurst = 0;
+
+  /**
+   * A new UE context for a Registration Request, or undefined at `maxUeContexts` (counted, and logged
+   * when a burst starts and ends). At the limit, a request that may come from a UE the AMF already
+   * holds (a SUCI, or the 5G-GUTI of a context it has, whose request failed the integrity check) gets a
+   * provisional context: it replaces the old one once authenticated, and gets #22 if its SUPI is new
+   * (registration.ts).
+   */
+  function newContext(
+    request: NasMessageOf<'registrationRequest'>,
+    known: AmfUe | undefined,
+  ): AmfUe | undefined {
+    const ue = amf.ues.create({ provisional: request.mobileIdentity.type === 'suci' || known !== undefined });
+    if (ue === undefined) {
+      if (refusedInBurst++ === 0)
+        amf.logger.warn(
+          { limit: amf.settings.maxUeContexts },
+          'AMF: UE context limit reached, Registration Requests rejected with #22 (congestion)',
+        );
+    } else if (refusedInBurst > 0) {
+      amf.logger.info({ refused: refusedInBurst }, 'AMF: UE contexts below the limit again');
+      refusedInBurst = 0;
+    }
+    return ue;
+  }
+
+  function dispatch(ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array, verified: boolean): void {
+    // Registration logs the Registration Request and Identity Response itself, once the SUPI is known;
+    // the Service Request is logged as its NAS message container holds it (service-request.ts).
+    if (
+      message.messageType !== 'registrationRequest' &&
+      message.messageType !== 'identityResponse' &&
+      message.messageType !== 'serviceRequest'
+    )
+      logNas(amf, ue, 'inbound', message, plain);
+    switch (message.messageType) {
+      case 'registrationRequest':
+        return guard(ue, registrationRequest(amf, ue, message, plain, verified));
+      case 'registrationComplete':
+        return registrationComplete(amf, ue);
+      case 'identityResponse':
+        return guard(ue, identityResponse(amf, ue, message));
+      case 'authenticationResponse':
+        return authenticationResponse(amf, ue, message);
+      case 'authenticationFailure':
+        return guard(ue, authenticationFailure(amf, ue, message));
+      case 'securityModeComplete':
+        return guard(ue, securityModeComplete(amf, ue, message, containedRegistration(message)));
+      case 'securityModeReject':
+        return securityModeReject(amf, ue);
+      case 'deregistrationRequestUeOriginating':
+        return deregistrationRequest(amf, ue, message);
+      case 'deregistrationAcceptUeTerminated':
+        return deregistrationAccept(amf, ue);
+      case 'serviceRequest':
+        return guard(ue, serviceRequest(amf, ue, message, plain));
+      case 'configurationUpdateComplete':
+        return configurationUpdateComplete(amf, ue);
+      case 'ulNasTransport':
+        if (message.payloadContainerType === PAYLOAD_CONTAINER_LPP) return location.lppReceived(ue, message);
+        if (message.payloadContainerType === N1_SM_INFORMATION)
+          return guard(ue, n1SmTransport(amf, ue, message));
+        return;
+      default:
+        // 5GMM Status and the rest need nothing more than their log.
+        return;
+    }
+  }
+
+  function initialUeMessage(connection: Connection, nasPdu: Uint8Array): void {
+    const decoded = decodeNasPdu(nasPdu);
+    const pdu = decoded.ok ? decoded.pdu : undefined;
+    // An initial NAS message is never ciphered (TS 24.501 4.4.6): its cleartext must be readable.
+    const message =
+      pdu === undefined
+        ? undefined
+        : pdu.kind === 'plain'
+          ? pdu.message
+          : pdu.inner?.ok
+            ? pdu.inner.message
+            : undefined;
+    if (pdu === undefined || message === undefined || !isFiveGmm(message))
+      return amf.ngap.release(connection, { choice: 'protocol', value: 'semantic-error' });
+
+    const tmsi = tmsiOf(message);
+    const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
+    if (known?.security !== undefined && pdu.kind === 'protected') {
+      const opened = unprotect(known.security, nasPdu);
+      if (opened.ok && isFiveGmm(opened.message)) {
+        // A new connection: a Configuration Update on the old one is cut short (TS 24.501 5.4.4.5 a), and
+        // the 5G-GUTI the UE named itself with is the one it holds.
+        configurationUpdateInterrupted(known);
+        if (known.procedure.kind === 'configuration-update') stopProcedure(known);
+        amf.ues.settleGuti(known, tmsi);
+        attach(amf, known, connection);
+        return dispatch(known, opened.message, opened.plain, true);
+      }
+    }
+    switch (message.messageType) {
+      case 'registrationRequest': {
+        const ue = newContext(message, known);
+        if (ue === undefined) return rejectUnknown(amf, connection, congestionReject(amf));
+        attach(amf, ue, connection);
+        return dispatch(ue, message, encodeNasMessage(message), false);
+      }
+      case 'serviceRequest':
+        // TS 24.501 5.6.1.5: a 5G-S-TMSI the AMF does not know, or an integrity check that fails: #9.
+        return rejectUnknown(amf, connection, {
+          messageType: 'serviceReject',
+          fiveGmmCause: GMM_CAUSE.ueIdentityCannotBeDerived,
+        });
+      default:
+        return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
+    }
+  }
+
+  function uplinkNas(connection: Connection, nasPdu: Uint8Array): void {
+    const ue = connection.owner;
+    if (ue === undefined) return;
+    const procedure = ue.procedure;
+    // Security Mode Complete is protected with the new context the command took into use (5.4.2.3).
+    const context = procedure.kind === 'security-mode' ? procedure.context : ue.security;
+    const decoded = decodeNasPdu(nasPdu);
+    if (!decoded.ok) return;
+    if (decoded.pdu.kind === 'protected') {
+      if (context === undefined) return;
+      const opened = unprotect(context, nasPdu);
+      if (!opened.ok || !isFiveGmm(opened.message)) return;
+      return dispatch(ue, opened.message, opened.plain, true);
+    }
+    const message = decoded.pdu.message;
+    if (!isFiveGmm(message)) return;
+    const secured = ue.security?.status === 'current';
+    if (
+      secured
+        ? message.messageType !== 'registrationRequest'
+        : !PLAIN_BEFORE_SECURITY.has(message.messageType)
+    )
+      return;
+    dispatch(ue, message, nasPdu, false);
+  }
+
+  return {
+    initialUeMessage: (connection, nasPdu) => initialUeMessage(connection, nasPdu),
+    uplinkNas,
+    contextSetup(connection, succeeded) {
+      const ue = connection.owner;
+      if (ue === undefined) return;
+      if (!succeeded) {
+        // TS 23.502 4.2.2.2.2: without the radio's context the registration cannot complete.
+        abortProcedure(amf, ue);
+        return;
+      }
+      ue.contextSetUp = true;
+      // Back from idle with a Service Request: a configuration update that waited goes now.
+      sendPendingConfigurationUpdate(amf, ue);
+      // ... and location requests waiting for it (paged) go on. (PDU sessions came back in it.)
+      location.ueConnected(ue);
+    },
+    nasNotDelivered() {
+      // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.
+    },
+    connectionEnded(connection) {
+      const ue = connection.owner;
+      if (ue === undefined || ue.connection !== connection) return;
+      // AN release (TS 23.502 4.2.6): the sessions' user plane is deactivated.
+      if (ue.supi !== undefined && ue.registered) amf.smf?.ueIdle(ue.supi);
+      becomeIdle(amf, ue);
+      // Still held (registered, or paged to hear its deregistration): its sessions' user plane is down.
+      if (amf.ues.has(ue)) amf.ueContexts.save(ue);
+    },
+    heard(connection) {
+      const ue = connection.owner;
+      if (ue !== undefined) seen(amf, ue, connection);
+    },
+    sessionResources(connection, pdu) {
+      const ue = connection.owner;
+      if (ue !== undefined) sessionResourcesAnswered(amf, ue, pdu);
+    },
+  };
+}
+
+/** The Registration Request inside Security Mode Complete's NAS message container (TS 24.501 4.4.6). */
+function containedRegistration(
+  message: NasMessageOf<'securityModeComplete'>,
+): NasMessageOf<'registrationRequest'> | undefined {
+  const container = message.nasMessageContainer;
+  if (container === undefined) return undefined;
+  const decoded = decodeNasMessage(container);
+  return decoded.ok && decoded.message.messageType === 'registrationRequest' ? decoded.message : undefined;
+}

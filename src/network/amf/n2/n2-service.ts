@@ -1,0 +1,209 @@
+import type { Logger } from 'pino';
+import type { Timers } from '../../../clock.ts';
+import type { RecordsIngestion } from '../../../records/ingestion.ts';
+import type { NgapMetrics } from '../../network-metrics.ts';
+import type { NetworkEventEmitter } from '../../events/network-events.ts';
+import { createPeerLogLimiter, type PeerLogLimiter } from '../../peer-log-limiter.ts';
+import type { Cause } from '../../ngap/generated/types.ts';
+import type { ConfigurationEvents } from '../../ports/configuration-events.ts';
+import type { OperatorConfigurationPort } from '../../ports/operator-configuration.ts';
+import type { N2Listener, N2Transport, TransportAddress } from '../../transport/n2-transport.ts';
+import type { AmfIdentity } from '../context/amf-identity.ts';
+import { peerAllowlist, type PeerAllowlist } from './n2-peer-allowlist.ts';
+import { NgapAssociation, type AssociationContext, type AssociationTiming } from './ngap-association.ts';
+import { createNgapRecorder } from './ngap-recorder.ts';
+import { sameServedNetwork, servedNetworkOf, type ServedNetwork } from '../context/served-network.ts';
+import type { UeSignalling } from './ue-signalling.ts';
+
+export const DEFAULT_ASSOCIATION_TIMING: AssociationTiming = {
+  ngSetupTimeoutMs: 30_000,
+  responseTimeoutMs: 10_000,
+  // Three heartbeat intervals (RFC 9260 8.3, 30 s): a live peer is heard at least once per interval.
+  replaceSilentAfterMs: 90_000,
+};
+
+export interface N2ServiceOptions {
+  transport: N2Transport;
+  /** Local addresses and SCTP port (38412 by default in the settings; 0 for a free one). */
+  listen: { addresses: readonly string[]; port: number };
+  identity: AmfIdentity;
+  operatorConfiguration: OperatorConfigurationPort;
+  configurationEvents: ConfigurationEvents;
+  /** Where the radios' life is reported (network state and the metrics subscribe). */
+  events: NetworkEventEmitter;
+  records: Pick<RecordsIngestion, 'recordRadioEvent' | 'recordRadioLog'>;
+  metrics: NgapMetrics;
+  logger: Logger;
+  timers: Timers;
+  ue?: UeSignalling;
+  timing?: Partial<AssociationTiming>;
+  /** The process configuration's N2 allowlist (`n2_allowed_peers`, validated); empty or absent: no limit. */
+  allowedPeers?: readonly string[];
+  /** Shared with the AMF's UE side so that one summary covers both; one of its own otherwise. */
+  peerLog?: PeerLogLimiter;
+}
+
+/** The end an association the allowlist refuses gets: nothing it sends is read. */
+const IGNORED: { message(): void; event(): void } = { message: () => undefined, event: () => undefined };
+
+/**
+ * The AMF's N2 side: listens on the transport, runs one `NgapAssociation` per radio, keeps the
+ * operator's PLMN, TACs and slices at hand and tells connected radios when they change (AMF
+ * Configuration Update, network.md section 2).
+ */
+export function createN2Service(options: N2ServiceOptions) {
+  const { transport, logger } = options;
+  const associations = new Set<NgapAssociation>();
+  let network: ServedNetwork | undefined;
+  let listener: N2Listener | undefined;
+  let unsubscribe: (() => void) | undefined;
+  let refreshing: Promise<void> = Promise.resolve();
+  const configured = peerAllowlist(options.allowedPeers ?? []);
+  /** The allowlist set through the API (operator configuration), read with the served network. */
+  let stored: PeerAllowlist = peerAllowlist([]);
+  let storedEntries: readonly string[] = [];
+  const peerLog =
+    options.peerLog ??
+    createPeerLogLimiter({
+      logger,
+      timers: options.timers,
+      count: (kind) => options.metrics.peerProblem(kind),
+    });
+
+  const context: AssociationContext = {
+    identity: options.identity,
+    network: () => {
+      if (network === undefined) throw new Error('N2 service used before start');
+      return network;
+    },
+    events: options.events,
+    recorder: createNgapRecorder({ records: options.records, metrics: options.metrics, logger }),
+    timers: options.timers,
+    logger,
+    peerLog,
+    owners: new Map(),
+    ue: options.ue,
+    timing: { ...DEFAULT_ASSOCIATION_TIMING, ...options.timing },
+  };
+
+  async function load(): Promise<{ network: ServedNetwork; allowedPeers: string[] }> {
+    const configuration = await options.operatorConfiguration.getOperatorConfiguration();
+    return { network: servedNetworkOf(configuration), allowedPeers: configuration.n2AllowedPeers };
+  }
+
+  /** Admitted when each non-empty allowlist (the configuration's, the API's) holds every peer address. */
+  const admitted = (addresses: readonly string[]): boolean =>
+    configured.admits(addresses) && stored.admits(addresses);
+
+  function useAllowlist(entries: string[]): void {
+    try {
+      stored = peerAllowlist(entries);
+    } catch (error) {
+      // Written only through the API's validation; a list that does not read admits nobody (fail closed).
+      logger.error({ err: error }, 'N2: the stored allowlist is invalid; no peer is admitted');
+      stored = { empty: false, admits: () => false };
+    }
+    storedEntries = entries;
+  }
+
+  /**
+   * Reads the configuration again: when the PLMN, TACs or slices changed, every radio hears of it; when
+   * the allowlist changed, the associations of peers it no longer admits end (their radios leave).
+   */
+  function refresh(): Promise<void> {
+    refreshing = refreshing
+      .then(async () => {
+        const next = await load();
+        if (!sameEntries(storedEntries, next.allowedPeers)) {
+          useAllowlist(next.allowedPeers);
+          for (const association of [...associations]) {
+            if (!admitted(association.peerAddresses))
+              association.refused('peer no longer admitted by the N2 allowlist');
+          }
+        }
+        if (network !== undefined && sameServedNetwork(network, next.network)) return;
+        network = next.network;
+        for (const association of associations) association.configurationChanged();
+      })
+      .catch((error: unknown) =>
+        logger.error({ err: error }, 'N2: reading the operator configuration failed'),
+      );
+    return refreshing;
+  }
+
+  return {
+    async start(): Promise<void> {
+      const loaded = await load();
+      network = loaded.network;
+      useAllowlist(loaded.allowedPeers);
+      unsubscribe = options.configurationEvents.subscribe(({ resource }) => {
+        if (resource === 'operator' || resource === 'slice') void refresh();
+      });
+      try {
+        listener = await transport.listen(
+          { addresses: options.listen.addresses, port: options.listen.port },
+          (association, up) => {
+            const peer = up.peerAddresses.length > 0 ? up.peerAddresses : [association.remote];
+            if (!admitted(peer.map((a) => a.address))) {
+              // Refused before any NGAP is read: nothing the peer sends is decoded or recorded.
+              association.abort('peer not admitted by the N2 allowlist');
+              peerLog.warn(
+                'peer_not_allowed',
+                peer[0]?.address ?? '',
+                { addresses: peer.map((a) => a.address) },
+                'N2 association from a peer the allowlist does not admit aborted',
+              );
+              return IGNORED;
+            }
+            const handler = new NgapAssociation(association, up, context);
+            associations.add(handler);
+            return {
+              message: (message) => handler.message(message),
+              event: (event) => {
+                handler.event(event);
+                if (event.type === 'communication-lost' || event.type === 'shutdown-complete')
+                  associations.delete(handler);
+              },
+            };
+          },
+        );
+      } catch (error) {
+        unsubscribe();
+        unsubscribe = undefined;
+        throw error;
+      }
+    },
+
+    /** Shuts every association down gracefully (the radios disappear), then releases the transport. */
+    async stop(): Promise<void> {
+      unsubscribe?.();
+      unsubscribe = undefined;
+      await listener?.close();
+      listener = undefined;
+      await transport.close();
+      await refreshing;
+    },
+
+    /** The bound addresses and SCTP port; empty before start. */
+    local(): readonly TransportAddress[] {
+      return listener?.local ?? [];
+    },
+
+    /** Resolves once a configuration change in flight has reached the radios (tests, shutdown). */
+    settled: (): Promise<void> => refreshing,
+
+    /**
+     * AMF-initiated NG Reset of a connected radio (TS 38.413 8.7.4.2.1); false when no radio with that
+     * id is connected.
+     */
+    reset(radioId: string, cause: Cause = { choice: 'misc', value: 'unspecified' }): boolean {
+      return context.owners.get(radioId)?.reset(cause) ?? false;
+    },
+  };
+}
+
+function sameEntries(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((entry, i) => entry === b[i]);
+}
+
+export type N2Service = ReturnType<typeof createN2Service>;

@@ -1,0 +1,747 @@
+import type { Logger } from 'pino';
+import type { Timers } from '../../../clock.ts';
+import type { NetworkEventEmitter } from '../../events/network-events.ts';
+import type { PeerLogLimiter, PeerProblemKind } from '../../peer-log-limiter.ts';
+import type {
+  AMFConfigurationUpdateFailure,
+  Cause,
+  NGAPPDU,
+  NGReset,
+  NGSetupRequest,
+  RANConfigurationUpdate,
+  TimeToWait,
+  UEassociatedLogicalNGconnectionList,
+} from '../../ngap/generated/types.ts';
+import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../ngap/ngap-codec.ts';
+import { ieValue } from '../../ngap/ngap-values.ts';
+import type { SupportedTai } from '../../radio-registry.ts';
+import { radioAddress } from '../../radio-id.ts';
+import {
+  NGAP_PPID,
+  type AssociationEvent,
+  type AssociationHandler,
+  type AssociationUp,
+  type InboundMessage,
+  type N2Association,
+  type TransportAddress,
+} from '../../transport/n2-transport.ts';
+import { diagnosedProcedure, judgeAbstractSyntax, type NotifyReport } from './abstract-syntax.ts';
+import { guami, type AmfIdentity } from '../context/amf-identity.ts';
+import {
+  criticalityDiagnostics,
+  PROTOCOL_CAUSE,
+  type DiagnosedProcedure,
+} from './criticality-diagnostics.ts';
+import { decideNgSetup, ranNodeName } from './ng-setup.ts';
+import { readNgapHeader } from '../../ngap/ngap-header.ts';
+import {
+  amfConfigurationUpdate,
+  errorIndication,
+  ngReset,
+  ngSetupFailure,
+  ngResetAcknowledge,
+  ranConfigurationUpdateFailure,
+} from './ngap-messages.ts';
+import type { NgapRecorder, RadioRecordContext } from './ngap-recorder.ts';
+import { pduDetails } from '../sm/pdu-details.ts';
+import { decideRanConfigurationUpdate } from './ran-configuration-update.ts';
+import { ranNodeOf } from './ran-node.ts';
+import { plmnSupportList, type ServedNetwork } from '../context/served-network.ts';
+import type { RadioLink, UeSignalling } from './ue-signalling.ts';
+
+/** A PDU of one of the three kinds, not an extension alternative. */
+type DecodedPdu = Exclude<NGAPPDU, { choice: null }>;
+
+/** Stream of the procedures without a UE (TS 38.412 7). */
+const NON_UE_STREAM = 0;
+
+export interface AssociationTiming {
+  /** An association that has not completed NG Setup by then is shut down. */
+  ngSetupTimeoutMs: number;
+  /** How long the AMF waits for the answer to a procedure it initiated (AMF Configuration Update, NG Reset). */
+  responseTimeoutMs: number;
+  /**
+   * A radio's association silent this long (no SCTP packet, heartbeats included, where the transport
+   * tells) gives its Global RAN Node ID up to an NG Setup over another association (docs/n2.md).
+   */
+  replaceSilentAfterMs: number;
+}
+
+/** What every association of one N2 service shares. */
+export interface AssociationContext {
+  identity: AmfIdentity;
+  /** The operator's PLMN, TACs and slices as they are now. */
+  network(): ServedNetwork;
+  /** The radio's life as network events (radio.connected, radio.updated, radio.disconnected). */
+  events: NetworkEventEmitter;
+  recorder: NgapRecorder;
+  timers: Timers;
+  logger: Logger;
+  /** Warn lines a peer can trigger in bulk go through it: the first per peer and kind, then a summary. */
+  peerLog: PeerLogLimiter;
+  /** The association serving each connected radio id: a new NG Setup from the same node replaces it. */
+  owners: Map<string, NgapAssociation>;
+  ue: UeSignalling | undefined;
+  timing: AssociationTiming;
+}
+
+/** A procedure the AMF initiates towards one radio, one at a time (TS 38.413 8.7.3, 8.7.4). */
+type InitiatedProcedure =
+  | { state: 'idle' }
+  /** Sent; `again` when the configuration changed meanwhile, so the answer is followed by a new update. */
+  | { state: 'awaiting-response'; cancelTimer: () => void; again: boolean }
+  /** Refused with Time to Wait (8.7.3.4): the update is sent again when it has passed. */
+  | { state: 'waiting-to-retry'; cancelTimer: () => void };
+
+interface ConnectedRadio {
+  id: string;
+  name: string;
+  supportedTais: SupportedTai[];
+  configurationUpdate: InitiatedProcedure;
+  reset: InitiatedProcedure;
+}
+
+/** The life of one association (TS 38.413 8.7.1: nothing but NG Setup before NG Setup). */
+type Phase =
+  | { phase: 'awaiting-ng-setup'; cancelTimer: () => void }
+  | { phase: 'ready'; radio: ConnectedRadio }
+  | { phase: 'closed' };
+
+const TIME_TO_WAIT_MS: Record<string, number> = {
+  v1s: 1000,
+  v2s: 2000,
+  v5s: 5000,
+  v10s: 10_000,
+  v20s: 20_000,
+  v60s: 60_000,
+};
+
+/** The shortest Time to Wait (TS 38.413 9.3.1.56) of at least `ms`, a minute at most. */
+function timeToWait(ms: number): TimeToWait {
+  for (const [value, wait] of Object.entries(TIME_TO_WAIT_MS)) if (wait >= ms) return value as TimeToWait;
+  return 'v60s';
+}
+
+/** The peer's IP addresses as the transport gave them, the primary first. */
+function peerIps(addresses: readonly TransportAddress[], association: N2Association): string[] {
+  return addresses.length > 0 ? addresses.map((a) => a.address) : [association.remote.address];
+}
+
+/** Time to Wait (TS 38.413 9.3.1.56) in ms; an extension value from a later release waits a minute. */
+function timeToWaitMs(value: TimeToWait): number {
+  return typeof value === 'string' ? (TIME_TO_WAIT_MS[value] ?? 60_000) : 60_000;
+}
+
+/**
+ * The AMF's side of one N2 association: the NGAP procedures without a UE (TS 38.413 8.7 interface
+ * management, 8.2.7 Error Indication and clause 10 error handling), the radio it makes appear in and
+ * disappear from the network state, and the records of every PDU. UE-associated messages go to the
+ * `UeSignalling` seam once NG Setup is complete.
+ */
+export class NgapAssociation implements AssociationHandler {
+  readonly #association: N2Association;
+  readonly #context: AssociationContext;
+  #address: string;
+  /** The peer's primary IP address, whom the rate-limited warn lines are counted against. */
+  readonly #peer: string;
+  #peerAddresses: readonly string[];
+  #phase: Phase;
+  /** Why this side is ending the association, so that its end is logged as expected. */
+  #endingOnPurpose: string | undefined;
+  /** The link of each radio this association connected (one per NG Setup), see #link. */
+  readonly #links = new WeakMap<ConnectedRadio, RadioLink>();
+  /** IEs of criticality notify of the message being handled, for what is sent in answer (see #checked). */
+  #report: NotifyReport | undefined;
+
+  constructor(association: N2Association, up: AssociationUp, context: AssociationContext) {
+    this.#association = association;
+    this.#context = context;
+    this.#address = radioAddress(up.peerAddresses[0] ?? association.remote);
+    this.#peer = (up.peerAddresses[0] ?? association.remote).address;
+    this.#peerAddresses = peerIps(up.peerAddresses, association);
+    this.#phase = this.#awaitingNgSetup();
+    context.recorder.associationUp(this.#recordContext());
+  }
+
+  /** The connected radio's id, once NG Setup has been accepted. */
+  get radioId(): string | undefined {
+    return this.#phase.phase === 'ready' ? this.#phase.radio.id : undefined;
+  }
+
+  message(message: InboundMessage): void {
+    if (this.#phase.phase === 'closed') return;
+    if (message.ppid !== NGAP_PPID) {
+      // TS 38.412 7: NGAP is PPID 60; anything else on this association is not ours to interpret.
+      this.#problem('foreign_ppid', { ppid: message.ppid }, 'N2 message with a foreign PPID ignored');
+      return;
+    }
+    try {
+      this.#receive(message.payload, message.streamId);
+    } catch (error) {
+      this.#context.logger.error({ err: error, radio: this.#address }, 'N2 message handling failed');
+    }
+  }
+
+  event(event: AssociationEvent): void {
+    switch (event.type) {
+      case 'restart': {
+        // RFC 9260 5.2.4: the peer restarted; NGAP starts over with NG Setup, on the same association.
+        if (this.#phase.phase === 'closed') return;
+        const context = this.#recordContext();
+        this.#peerAddresses = peerIps(event.peerAddresses, this.#association);
+        this.#stopSetupTimer();
+        this.#releaseRadio();
+        this.#context.recorder.associationDown(context, { expected: false, cause: 'peer restarted' });
+        this.#phase = this.#awaitingNgSetup();
+        this.#context.recorder.associationUp(this.#recordContext());
+        return;
+      }
+      case 'peer-address-change':
+        if (event.state === 'primary') {
+          this.#address = radioAddress(event.address);
+          const id = this.radioId;
+          if (id !== undefined)
+            this.#context.events.emit('radio.updated', { id, changes: { address: this.#address } });
+        }
+        return;
+      case 'drain':
+        return;
+      case 'communication-lost':
+        this.#close({
+          expected: event.reason === 'local-abort' && this.#endingOnPurpose !== undefined,
+          cause: this.#endingOnPurpose ?? event.cause ?? event.reason,
+        });
+        return;
+      case 'shutdown-complete':
+        this.#close({
+          expected: true,
+          ...(this.#endingOnPurpose === undefined ? {} : { cause: this.#endingOnPurpose }),
+        });
+        return;
+    }
+  }
+
+  /**
+   * The operator's PLMN, TACs or slices changed: AMF Configuration Update (TS 38.413 8.7.3) with the
+   * served GUAMI and PLMN support as they are now. One at a time: a change while one is pending is
+   * sent when it is answered, a change while waiting out a Time to Wait goes with the retry.
+   */
+  configurationChanged(): void {
+    if (this.#phase.phase !== 'ready') return;
+    const radio = this.#phase.radio;
+    switch (radio.configurationUpdate.state) {
+      case 'idle':
+        this.#sendConfigurationUpdate(radio);
+        return;
+      case 'awaiting-response':
+        radio.configurationUpdate.again = true;
+        return;
+      case 'waiting-to-retry':
+        return;
+    }
+  }
+
+  /**
+   * AMF-initiated NG Reset of the whole interface (TS 38.413 8.7.4.2.1): the AMF lost its UE contexts
+   * of this radio. False when the radio has not completed NG Setup.
+   */
+  reset(cause: Cause): boolean {
+    if (this.#phase.phase !== 'ready') return false;
+    const radio = this.#phase.radio;
+    if (radio.reset.state === 'awaiting-response') radio.reset.cancelTimer();
+    this.#context.ue?.reset(this.#link(radio), 'all');
+    if (!this.#send(ngReset(cause, { choice: 'nG-Interface', value: 'reset-all' }))) return false;
+    radio.reset = this.#awaitResponse(radio, 'reset', 'NG Reset Acknowledge');
+    return true;
+  }
+
+  /** Another association completed NG Setup for the same node: this one ends, its radio is the new one's. */
+  replaced(): void {
+    this.#endingOnPurpose = 'replaced by a new association of the same RAN node';
+    this.#close({ expected: true, cause: this.#endingOnPurpose });
+    this.#association.abort(this.#endingOnPurpose);
+  }
+
+  /**
+   * Ends the association because its peer is no longer admitted (the N2 allowlist changed): its radio
+   * leaves the list, as an operator who removed the peer expects.
+   */
+  refused(why: string): void {
+    if (this.#phase.phase === 'closed') return;
+    this.#endingOnPurpose = why;
+    this.#close({ expected: true, cause: why });
+    this.#association.abort(why);
+  }
+
+  /** The association's primary peer address, `ip:port`. */
+  get address(): string {
+    return this.#address;
+  }
+
+  /** Every address the peer gave for this association (the allowlist checks each). */
+  get peerAddresses(): readonly string[] {
+    return this.#peerAddresses;
+  }
+
+  /**
+   * How long until this association's radio may be taken over by an NG Setup over another association:
+   * 0 when the association is ending or has been silent `replaceSilentAfterMs` (a restarted radio whose
+   * old association was never closed gets back in). A transport that cannot tell silence (the kernel's
+   * SCTP) keeps the radio until its association ends: its own heartbeats end a dead one (RFC 9260 8.3).
+   */
+  holdsFor(): number {
+    if (this.#phase.phase === 'closed' || this.#association.state !== 'established') return 0;
+    const silent = this.#association.silentForMs();
+    const bound = this.#context.timing.replaceSilentAfterMs;
+    if (silent === undefined) return bound;
+    return Math.max(0, bound - silent);
+  }
+
+  // ---- receiving
+
+  #receive(bytes: Uint8Array, streamId: number): void {
+    const decoded = decodeNgapPdu(bytes);
+    if (!decoded.ok) return this.#undecodable(bytes, decoded.error);
+    const pdu = decoded.value;
+    const messageType = ngapMessageType(pdu);
+    const setup =
+      pdu.choice === 'initiatingMessage' && pdu.value.name === 'NGSetup' ? pdu.value.value : undefined;
+    const context = setup === undefined ? this.#recordContext() : this.#setupContext(setup);
+    this.#context.recorder.pdu('inbound', bytes, messageType, context, { ...pduDetails(pdu) });
+    const id = this.radioId;
+    if (id !== undefined) this.#context.events.emit('radio.updated', { id });
+    this.#dispatch(pdu, messageType, streamId, context);
+  }
+
+  #dispatch(pdu: NGAPPDU, messageType: string, streamId: number, context: RadioRecordContext): void {
+    switch (pdu.choice) {
+      case 'initiatingMessage': {
+        const message = pdu.value;
+        switch (message.name) {
+          case 'NGSetup':
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngSetup(message.value));
+          case 'RANConfigurationUpdate':
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#ranConfigurationUpdate(message.value),
+            );
+          case 'NGReset':
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngReset(message.value));
+          case 'ErrorIndication':
+            // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded above.
+            return;
+          default:
+            return this.#ueAssociated(pdu, messageType, streamId);
+        }
+      }
+      case 'successfulOutcome':
+        switch (pdu.value.name) {
+          case 'AMFConfigurationUpdate':
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#answered('configurationUpdate', pdu),
+            );
+          case 'NGReset':
+            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#answered('reset', pdu));
+          default:
+            return this.#ueAssociated(pdu, messageType, streamId);
+        }
+      case 'unsuccessfulOutcome':
+        switch (pdu.value.name) {
+          case 'AMFConfigurationUpdate': {
+            const failure = pdu.value.value;
+            return this.#checked(pdu, context, NON_UE_STREAM, () =>
+              this.#answered('configurationUpdate', pdu, failure),
+            );
+          }
+          default:
+            return this.#ueAssociated(pdu, messageType, streamId);
+        }
+      case null:
+        // An NGAP-PDU extension alternative (TS 38.413 9.4.2): there is no procedure to diagnose.
+        return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorReject);
+    }
+  }
+
+  /** TS 38.413 10.2: a PDU that does not decode is stored as `Unknown` and answered per its header. */
+  #undecodable(bytes: Uint8Array, error: string): void {
+    this.#context.recorder.pdu('inbound', bytes, 'Unknown', this.#recordContext(), { error });
+    this.#problem('undecodable', { error }, 'undecodable NGAP PDU answered per TS 38.413 10.2');
+    const header = readNgapHeader(bytes);
+    const cause = PROTOCOL_CAUSE.transferSyntaxError;
+    if (header === undefined) return void this.#sendErrorIndication(cause);
+    // An Error Indication is never answered by another (8.2.7), or two nodes could echo forever.
+    if (header.procedureCode === 9) return;
+    if (header.procedureCode === 21 && header.triggeringMessage === 'initiating-message') {
+      // network.md section 2: an NG Setup Request that fails to decode gets NG Setup Failure.
+      return void this.#send(ngSetupFailure(cause, criticalityDiagnostics(header, [], false)));
+    }
+    this.#sendErrorIndication(cause, header);
+  }
+
+  /**
+   * A message the procedures without a UE do not handle: UE-associated signalling goes to the seam
+   * once NG Setup is complete. Before it, any message is a logical error (TS 38.413 10.4); an
+   * outcome nothing was waiting for is one too; an initiating message with no handler is a procedure
+   * not comprehended (10.3.4.1), answered by its criticality.
+   */
+  #ueAssociated(pdu: NGAPPDU, messageType: string, streamId: number): void {
+    if (pdu.choice === null) return;
+    const procedure = diagnosedProcedure(pdu);
+    if (this.#phase.phase !== 'ready') {
+      this.#problem('before_ng_setup', { message: messageType }, 'NGAP message before NG Setup refused');
+      return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
+    }
+    const handler = this.#context.ue?.handlers.get(messageType);
+    if (handler !== undefined) {
+      const link = this.#link(this.#phase.radio);
+      return this.#checked(pdu, this.#recordContext(), streamId, () => handler(pdu, link, streamId));
+    }
+    this.#problem('unexpected', { message: messageType }, 'NGAP message the AMF does not handle');
+    if (pdu.choice !== 'initiatingMessage') {
+      return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, procedure);
+    }
+    switch (procedure.criticality) {
+      case 'reject':
+        return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorReject, procedure);
+      case 'notify':
+        return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorIgnoreAndNotify, procedure);
+      case 'ignore':
+        return;
+    }
+  }
+
+  /**
+   * Handles a message of a procedure the AMF comprehends (10.3.4.1 is decided before) once its IEs
+   * pass TS 38.413 10.3.4.2, 10.3.5 and 10.3.6 (abstract-syntax.ts). A rejected one is not handled: it
+   * is answered with the procedure's failure message or an Error Indication, on its stream, or not at
+   * all when it is a response (local error handling: the procedure ends unanswered). IEs of criticality
+   * notify go into the Criticality Diagnostics of the answer the handling sends, else into an Error
+   * Indication after it.
+   */
+  #checked(pdu: DecodedPdu, context: RadioRecordContext, streamId: number, handle: () => void): void {
+    const verdict = judgeAbstractSyntax(pdu);
+    if (verdict.action === 'reject') {
+      if (verdict.answer !== undefined) this.#send(verdict.answer, context, {}, streamId);
+      else
+        this.#context.logger.debug(
+          { radio: context.address },
+          'NGAP response with an abstract syntax error not processed',
+        );
+      return;
+    }
+    const { report } = verdict;
+    if (report === undefined) return handle();
+    this.#report = report;
+    try {
+      handle();
+    } finally {
+      this.#report = undefined;
+    }
+    if (!report.reported) this.#send(report.errorIndication(), context, {}, streamId);
+  }
+
+  // ---- procedures
+
+  /** NG Setup (TS 38.413 8.7.1); a repeated NG Setup on a ready association starts over (8.7.1.2). */
+  #ngSetup(request: NGSetupRequest): void {
+    const decision = decideNgSetup(request, {
+      identity: this.#context.identity,
+      network: this.#context.network(),
+    });
+    const context: RadioRecordContext = {
+      ranId: decision.node?.id ?? this.#address,
+      name: decision.name ?? decision.node?.id,
+      address: this.#address,
+    };
+    if (!decision.accepted) {
+      this.#send(decision.answer, context);
+      return;
+    }
+    const { node } = decision;
+    const name = decision.name ?? node.id;
+    const previous = this.#context.owners.get(node.id);
+    const holdsFor = previous === undefined || previous === this ? 0 : previous.holdsFor();
+    if (holdsFor > 0) {
+      // The node is connected over another live association: a peer that only knows its Global RAN Node
+      // ID must not knock it off. TS 38.413 8.7.1.4 leaves the cause to the AMF; Time to Wait tells a
+      // restarted radio when to try again (by then its old association is silent long enough or gone).
+      this.#problem(
+        'node_id_in_use',
+        { node: node.id, connected: previous?.address },
+        'NG Setup refused: the Global RAN Node ID is connected over another live association',
+      );
+      this.#send(
+        ngSetupFailure({ choice: 'misc', value: 'unspecified' }, undefined, timeToWait(holdsFor)),
+        context,
+      );
+      return;
+    }
+    this.#stopSetupTimer();
+    // A repeated NG Setup starts the radio over; one naming another node releases the previous one.
+    if (this.#phase.phase === 'ready' && this.#phase.radio.id !== node.id) this.#releaseRadio();
+    if (this.#phase.phase === 'ready') this.#cancelProcedures(this.#phase.radio);
+    this.#context.owners.set(node.id, this);
+    if (previous !== undefined && previous !== this) previous.replaced();
+    this.#context.events.emit('radio.connected', {
+      id: node.id,
+      name,
+      address: this.#address,
+      ranNodeType: node.ranNodeType,
+      supportedTais: decision.supportedTais,
+    });
+    this.#phase = {
+      phase: 'ready',
+      radio: {
+        id: node.id,
+        name,
+        supportedTais: decision.supportedTais,
+        configurationUpdate: { state: 'idle' },
+        reset: { state: 'idle' },
+      },
+    };
+    this.#send(decision.answer);
+    this.#context.ue?.radioReady(this.#link(this.#phase.radio));
+  }
+
+  /** RAN Configuration Update (TS 38.413 8.7.2); before NG Setup a logical error answered by its failure. */
+  #ranConfigurationUpdate(update: RANConfigurationUpdate): void {
+    if (this.#phase.phase !== 'ready') {
+      this.#problem(
+        'before_ng_setup',
+        { message: 'RANConfigurationUpdate' },
+        'NGAP message before NG Setup refused',
+      );
+      this.#send(ranConfigurationUpdateFailure(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState));
+      return;
+    }
+    const radio = this.#phase.radio;
+    const decision = decideRanConfigurationUpdate(update, this.#context.network());
+    if (!decision.accepted) {
+      this.#send(decision.answer);
+      return;
+    }
+    const { changes } = decision;
+    if (changes.name !== undefined) radio.name = changes.name || radio.id;
+    if (changes.supportedTais !== undefined) radio.supportedTais = changes.supportedTais;
+    this.#context.events.emit('radio.updated', { id: radio.id, changes });
+    this.#send(decision.answer);
+  }
+
+  /** NG Reset from the radio (TS 38.413 8.7.4.2.2): UE contexts released, NG Reset Acknowledge. */
+  #ngReset(request: NGReset): void {
+    if (this.#phase.phase !== 'ready') {
+      this.#problem('before_ng_setup', { message: 'NGReset' }, 'NGAP message before NG Setup refused');
+      return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, {
+        procedureCode: 20,
+        triggeringMessage: 'initiating-message',
+        criticality: 'reject',
+      });
+    }
+    const resetType = ieValue(request.protocolIEs, 'ResetType');
+    const link = this.#link(this.#phase.radio);
+    let released: UEassociatedLogicalNGconnectionList | undefined;
+    if (resetType?.choice === 'partOfNG-Interface') {
+      // 8.7.4.2.2: the acknowledge lists the connections in the order received.
+      released = this.#context.ue?.reset(link, resetType.value) ?? resetType.value;
+    } else {
+      this.#context.ue?.reset(link, 'all');
+    }
+    this.#send(ngResetAcknowledge(released));
+  }
+
+  /** The radio answered a procedure the AMF initiated, or answered something never asked. */
+  #answered(
+    procedure: 'configurationUpdate' | 'reset',
+    pdu: DecodedPdu,
+    failure?: AMFConfigurationUpdateFailure,
+  ): void {
+    const radio = this.#phase.phase === 'ready' ? this.#phase.radio : undefined;
+    const pending = radio?.[procedure];
+    if (radio === undefined || pending?.state !== 'awaiting-response') {
+      this.#problem('unexpected', { message: ngapMessageType(pdu) }, 'NGAP answer to nothing the AMF asked');
+      return void this.#sendErrorIndication(
+        PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState,
+        diagnosedProcedure(pdu),
+      );
+    }
+    pending.cancelTimer();
+    radio[procedure] = { state: 'idle' };
+    if (procedure !== 'configurationUpdate') return;
+    const timeToWait = failure === undefined ? undefined : ieValue(failure.protocolIEs, 'TimeToWait');
+    if (timeToWait !== undefined) {
+      // 8.7.3.4: wait at least Time to Wait before initiating the update again towards this radio.
+      const cancelTimer = this.#context.timers.after(timeToWaitMs(timeToWait), () => {
+        if (radio.configurationUpdate.state !== 'waiting-to-retry') return;
+        radio.configurationUpdate = { state: 'idle' };
+        if (this.#phase.phase === 'ready' && this.#phase.radio === radio)
+          this.#sendConfigurationUpdate(radio);
+      });
+      radio.configurationUpdate = { state: 'waiting-to-retry', cancelTimer };
+    } else if (pending.again) {
+      this.#sendConfigurationUpdate(radio);
+    }
+  }
+
+  #sendConfigurationUpdate(radio: ConnectedRadio): void {
+    const { identity } = this.#context;
+    const network = this.#context.network();
+    const sent = this.#send(
+      amfConfigurationUpdate({
+        amfName: identity.name,
+        servedGuamis: [{ gUAMI: guami(identity, network.plmn) }],
+        relativeCapacity: identity.relativeCapacity,
+        plmnSupport: plmnSupportList(network),
+      }),
+    );
+    if (sent)
+      radio.configurationUpdate = this.#awaitResponse(
+        radio,
+        'configurationUpdate',
+        'AMF Configuration Update Acknowledge',
+      );
+  }
+
+  /** Waits for the answer of a procedure this AMF initiated; when none comes, the procedure ends (logged). */
+  #awaitResponse(
+    radio: ConnectedRadio,
+    procedure: 'configurationUpdate' | 'reset',
+    answer: string,
+  ): InitiatedProcedure {
+    const cancelTimer = this.#context.timers.after(this.#context.timing.responseTimeoutMs, () => {
+      const pending = radio[procedure];
+      if (pending.state !== 'awaiting-response') return;
+      radio[procedure] = { state: 'idle' };
+      this.#context.logger.warn({ radio: radio.name }, `no ${answer} from radio ${radio.name}`);
+      if (pending.again && procedure === 'configurationUpdate' && this.#phase.phase === 'ready') {
+        this.#sendConfigurationUpdate(radio);
+      }
+    });
+    return { state: 'awaiting-response', cancelTimer, again: false };
+  }
+
+  // ---- sending
+
+  /** Encodes, sends on stream 0 (or `streamId`) and records one PDU; false when the transport refused it. */
+  #send(
+    pdu: NGAPPDU,
+    context: RadioRecordContext = this.#recordContext(),
+    details: Record<string, unknown> = {},
+    streamId = NON_UE_STREAM,
+  ): boolean {
+    if (this.#report !== undefined) pdu = this.#report.attach(pdu);
+    const bytes = encodeNgapPdu(pdu);
+    const result = this.#association.send(streamId, NGAP_PPID, bytes);
+    const messageType = ngapMessageType(pdu);
+    if (!result.ok) {
+      this.#problem(
+        'send_refused',
+        { radio: context.name ?? context.address, error: result.error, message: messageType },
+        'NGAP message not sent: the transport refused it',
+      );
+      return false;
+    }
+    this.#context.recorder.pdu('outbound', bytes, messageType, context, { ...pduDetails(pdu), ...details });
+    return true;
+  }
+
+  /** Error Indication (TS 38.413 8.2.7.2) with Criticality Diagnostics naming the faulty procedure. */
+  #sendErrorIndication(cause: Cause, procedure?: DiagnosedProcedure): boolean {
+    const diagnostics = procedure === undefined ? undefined : criticalityDiagnostics(procedure, [], true);
+    return this.#send(errorIndication({ cause, ...(diagnostics === undefined ? {} : { diagnostics }) }));
+  }
+
+  // ---- life of the association
+
+  #awaitingNgSetup(): Phase {
+    const cancelTimer = this.#context.timers.after(this.#context.timing.ngSetupTimeoutMs, () => {
+      if (this.#phase.phase !== 'awaiting-ng-setup') return;
+      this.#endingOnPurpose = 'no NG Setup in time';
+      this.#problem('no_ng_setup', {}, 'no NG Setup in time, association shut down');
+      this.#association.shutdown();
+    });
+    return { phase: 'awaiting-ng-setup', cancelTimer };
+  }
+
+  /** A warn line a peer can trigger in bulk: counted always, logged per the limiter (docs/n2.md). */
+  #problem(kind: PeerProblemKind, fields: Record<string, unknown>, message: string): void {
+    this.#context.peerLog.warn(kind, this.#peer, { radio: this.#address, ...fields }, message);
+  }
+
+  #stopSetupTimer(): void {
+    if (this.#phase.phase === 'awaiting-ng-setup') this.#phase.cancelTimer();
+  }
+
+  /**
+   * The radio of this association, if any, is no longer served through it: its procedures end, its UE
+   * contexts lose their N2 connection, and it leaves the network state unless another association of
+   * the same node has taken it over.
+   */
+  #releaseRadio(): void {
+    if (this.#phase.phase !== 'ready') return;
+    const radio = this.#phase.radio;
+    this.#cancelProcedures(radio);
+    this.#context.ue?.radioGone(this.#link(radio));
+    if (this.#context.owners.get(radio.id) === this) {
+      this.#context.owners.delete(radio.id);
+      this.#context.events.emit('radio.disconnected', { id: radio.id });
+    }
+  }
+
+  #close(how: { expected: boolean; cause?: string }): void {
+    if (this.#phase.phase === 'closed') return;
+    const context = this.#recordContext();
+    this.#stopSetupTimer();
+    this.#releaseRadio();
+    this.#phase = { phase: 'closed' };
+    this.#context.recorder.associationDown(context, how);
+  }
+
+  #cancelProcedures(radio: ConnectedRadio): void {
+    for (const procedure of [radio.configurationUpdate, radio.reset]) {
+      if (procedure.state !== 'idle') procedure.cancelTimer();
+    }
+    radio.configurationUpdate = { state: 'idle' };
+    radio.reset = { state: 'idle' };
+  }
+
+  #recordContext(): RadioRecordContext {
+    return this.#phase.phase === 'ready'
+      ? { ranId: this.#phase.radio.id, name: this.#phase.radio.name, address: this.#address }
+      : { ranId: this.#address, name: undefined, address: this.#address };
+  }
+
+  /** An NG Setup Request is recorded under the node it names, when its Global RAN Node ID reads. */
+  #setupContext(request: NGSetupRequest): RadioRecordContext {
+    const global = ieValue(request.protocolIEs, 'GlobalRANNodeID');
+    const node = global === undefined ? undefined : ranNodeOf(global);
+    const name = ranNodeName(
+      ieValue(request.protocolIEs, 'RANNodeName'),
+      ieValue(request.protocolIEs, 'Extended-RANNodeName'),
+    );
+    return { ranId: node?.id ?? this.#address, name: name ?? node?.id, address: this.#address };
+  }
+
+  /**
+   * The radio's link, made once per NG Setup: every UE connection through the radio keeps it, so a
+   * registered UE costs no link of its own (a link per message was about 400 bytes of heap per UE).
+   */
+  #link(radio: ConnectedRadio): RadioLink {
+    let link = this.#links.get(radio);
+    if (link === undefined) {
+      const association = this.#association;
+      link = {
+        id: radio.id,
+        // Read when named or paging: RAN Configuration Update replaces both.
+        get name() {
+          return radio.name;
+        },
+        outboundStreams: association.streams.outbound,
+        get supportedTais() {
+          return radio.supportedTais;
+        },
+        send: (pdu, streamId) => this.#send(pdu, this.#recordContext(), {}, streamId),
+      };
+      this.#links.set(radio, link);
+    }
+    return link;
+  }
+}

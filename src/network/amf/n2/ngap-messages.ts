@@ -1,0 +1,97 @@
+import {
+  buildAMFConfigurationUpdate,
+  buildErrorIndication,
+  buildNGReset,
+  buildNGResetAcknowledge,
+  buildNGSetupFailure,
+  buildNGSetupResponse,
+  buildRANConfigurationUpdateAcknowledge,
+  buildRANConfigurationUpdateFailure,
+} from '../../ngap/generated/messages.ts';
+import type {
+  Cause,
+  CriticalityDiagnostics,
+  NGAPPDU,
+  PLMNSupportList,
+  ResetType,
+  ServedGUAMIList,
+  UEassociatedLogicalNGconnectionList,
+  TimeToWait,
+} from '../../ngap/generated/types.ts';
+
+/**
+ * The PDUs the AMF sends in the procedures without a UE (TS 38.413 8.7, 8.2.7 Error Indication), from
+ * the AMF's own terms to the generated message builders (ids and criticalities of NGAP-PDU-Contents).
+ */
+
+/** What the AMF says of itself in NG Setup Response and AMF Configuration Update. */
+interface AmfDescriptionIes {
+  amfName: string;
+  servedGuamis: ServedGUAMIList;
+  relativeCapacity: number;
+  plmnSupport: PLMNSupportList;
+}
+
+/** NG SETUP RESPONSE (TS 38.413 9.2.6.2). */
+export function ngSetupResponse(ies: AmfDescriptionIes): NGAPPDU {
+  return buildNGSetupResponse({
+    amfName: ies.amfName,
+    servedGuamiList: ies.servedGuamis,
+    relativeAmfCapacity: ies.relativeCapacity,
+    plmnSupportList: ies.plmnSupport,
+  });
+}
+
+/** NG SETUP FAILURE (TS 38.413 9.2.6.3). */
+export function ngSetupFailure(
+  cause: Cause,
+  diagnostics?: CriticalityDiagnostics,
+  timeToWait?: TimeToWait,
+): NGAPPDU {
+  return buildNGSetupFailure({ cause, timeToWait, criticalityDiagnostics: diagnostics });
+}
+
+/** RAN CONFIGURATION UPDATE ACKNOWLEDGE (TS 38.413 9.2.6.5). */
+export function ranConfigurationUpdateAcknowledge(): NGAPPDU {
+  return buildRANConfigurationUpdateAcknowledge({});
+}
+
+/** RAN CONFIGURATION UPDATE FAILURE (TS 38.413 9.2.6.6). */
+export function ranConfigurationUpdateFailure(cause: Cause, diagnostics?: CriticalityDiagnostics): NGAPPDU {
+  return buildRANConfigurationUpdateFailure({ cause, criticalityDiagnostics: diagnostics });
+}
+
+/** NG RESET (TS 38.413 9.2.6.11), as the AMF initiates it. */
+export function ngReset(cause: Cause, resetType: ResetType): NGAPPDU {
+  return buildNGReset({ cause, resetType });
+}
+
+/**
+ * NG RESET ACKNOWLEDGE (TS 38.413 9.2.6.12). After a partial reset it lists the UE-associated logical
+ * NG-connections that were reset (8.7.4.2.2), in the order received.
+ */
+export function ngResetAcknowledge(connections?: UEassociatedLogicalNGconnectionList): NGAPPDU {
+  const reset = connections === undefined || connections.length === 0 ? undefined : connections;
+  return buildNGResetAcknowledge({ ueAssociatedLogicalNgConnectionList: reset });
+}
+
+/** ERROR INDICATION (TS 38.413 9.2.7.1): a cause and, for protocol errors, Criticality Diagnostics. */
+export function errorIndication(ies: {
+  cause: Cause;
+  diagnostics?: CriticalityDiagnostics;
+  amfUeNgapId?: number;
+  ranUeNgapId?: number;
+}): NGAPPDU {
+  const { diagnostics, ...rest } = ies;
+  return buildErrorIndication({ ...rest, criticalityDiagnostics: diagnostics });
+}
+
+/** AMF CONFIGURATION UPDATE (TS 38.413 9.2.6.7): the served GUAMIs and PLMN support as they are now. */
+export function amfConfigurationUpdate(ies: AmfDescriptionIes): NGAPPDU {
+  return buildAMFConfigurationUpdate({
+    amfName: ies.amfName,
+    servedGuamiList: ies.servedGuamis,
+    relativeAmfCapacity: ies.relativeCapacity,
+    plmnSupportList: ies.plmnSupport,
+  });
+}

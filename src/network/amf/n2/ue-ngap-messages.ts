@@ -1,0 +1,87 @@
+import type { BitString } from '../../asn1/bit-string.ts';
+import {
+  buildDownlinkNASTransport,
+  buildInitialContextSetupRequest,
+  buildPaging,
+  buildUEContextReleaseCommand,
+} from '../../ngap/generated/messages.ts';
+import type {
+  AllowedNSSAI,
+  Cause,
+  FiveGSTMSI,
+  GUAMI,
+  NGAPPDU,
+  PDUSessionResourceSetupListCxtReq,
+  TAIListForPaging,
+  UEAggregateMaximumBitRate,
+  UESecurityCapabilities,
+} from '../../ngap/generated/types.ts';
+
+/**
+ * The UE-associated PDUs the AMF sends (TS 38.413 8.2, 8.3, 8.5, 8.6), from the AMF's own terms to
+ * the generated message builders (ids and criticalities of NGAP-PDU-Contents).
+ */
+
+/** The pair that names a UE-associated logical NG-connection (TS 38.413 9.3.3.1, 9.3.3.2). */
+export interface UeNgapIds {
+  amfUeNgapId: number;
+  ranUeNgapId: number;
+}
+
+/** DOWNLINK NAS TRANSPORT (TS 38.413 9.2.5.2). */
+export function downlinkNasTransport(ids: UeNgapIds, nasPdu: Uint8Array): NGAPPDU {
+  return buildDownlinkNASTransport({ ...ids, nasPdu });
+}
+
+/** What Initial Context Setup Request carries besides the two ids (9.2.2.1). */
+export interface InitialContextSetupIes {
+  /** The subscribed UE-AMBR: present with (and only with) PDU sessions to set up (9.2.2.1). */
+  ueAggregateMaximumBitRate?: UEAggregateMaximumBitRate;
+  guami: GUAMI;
+  /** PDU sessions whose user plane is set up with the context (a Service Request's reactivation). */
+  pduSessions?: PDUSessionResourceSetupListCxtReq;
+  allowedNssai: AllowedNSSAI;
+  ueSecurityCapabilities: UESecurityCapabilities;
+  /** KgNB, 256 bits (9.3.1.87). */
+  securityKey: BitString;
+  nasPdu?: Uint8Array;
+}
+
+/** INITIAL CONTEXT SETUP REQUEST (TS 38.413 9.2.2.1). */
+export function initialContextSetupRequest(ids: UeNgapIds, ies: InitialContextSetupIes): NGAPPDU {
+  const { pduSessions, ...rest } = ies;
+  return buildInitialContextSetupRequest({
+    ...ids,
+    ...rest,
+    pduSessionResourceSetupListCxtReq:
+      pduSessions === undefined || pduSessions.length === 0 ? undefined : pduSessions,
+  });
+}
+
+/**
+ * UE CONTEXT RELEASE COMMAND (TS 38.413 9.2.2.5): by the pair when the RAN UE NGAP ID is known, else by
+ * the AMF UE NGAP ID alone.
+ */
+export function ueContextReleaseCommand(
+  ids: { amfUeNgapId: number; ranUeNgapId?: number },
+  cause: Cause,
+): NGAPPDU {
+  return buildUEContextReleaseCommand({
+    ueNgapIds:
+      ids.ranUeNgapId === undefined
+        ? { choice: 'aMF-UE-NGAP-ID', value: ids.amfUeNgapId }
+        : {
+            choice: 'uE-NGAP-ID-pair',
+            value: { aMFUENGAPID: ids.amfUeNgapId, rANUENGAPID: ids.ranUeNgapId },
+          },
+    cause,
+  });
+}
+
+/** PAGING (TS 38.413 9.2.4.1): the 5G-S-TMSI and the tracking areas of the UE's registration area. */
+export function paging(fiveGSTmsi: FiveGSTMSI, tais: TAIListForPaging): NGAPPDU {
+  return buildPaging({
+    uePagingIdentity: { choice: 'fiveG-S-TMSI', value: fiveGSTmsi },
+    taiListForPaging: tais,
+  });
+}

@@ -1,0 +1,481 @@
+import type { Logger } from 'pino';
+import type { Timers } from '../../../clock.ts';
+import type { PeerLogLimiter } from '../../peer-log-limiter.ts';
+import type {
+  Cause,
+  FiveGSTMSI,
+  NGAPPDU,
+  UEassociatedLogicalNGconnectionList,
+  UserLocationInformation,
+} from '../../ngap/generated/types.ts';
+import { handlerTable, type MessageOf } from '../../asn1/message-runtime.ts';
+import { READERS, type readPathSwitchRequest } from '../../ngap/generated/messages.ts';
+import { plmnIdentity, tac } from '../../ngap/ngap-values.ts';
+import { initialNhChain } from '../../security/handover-keys.ts';
+import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
+import { errorIndication } from './ngap-messages.ts';
+import { handoverPreparationFailure } from './path-switch-messages.ts';
+import { createUeConnections, type UeConnection } from '../context/ue-connections.ts';
+import {
+  downlinkNasTransport,
+  initialContextSetupRequest,
+  type InitialContextSetupIes,
+  paging,
+  ueContextReleaseCommand,
+} from './ue-ngap-messages.ts';
+import type { RadioLink, UeSignalling } from './ue-signalling.ts';
+import { servingCellOf } from './user-location.ts';
+
+/** Why a UE-associated logical NG-connection ended. */
+export type ConnectionEnd =
+  /** UE Context Release completed (or its answer never came). */
+  | 'released'
+  /** The radio's association ended or was replaced. */
+  | 'radio-lost'
+  /** NG Reset, either way. */
+  | 'reset'
+  /** A second Initial UE Message for the same RAN UE NGAP ID replaced it. */
+  | 'replaced';
+
+/**
+ * What the UE-associated NGAP layer hands the NAS layer (the AMF's 5GMM procedures). Each call is about
+ * one connection; `connection.owner` is the NAS layer's UE context once it set one.
+ */
+export interface NasEndpoint<Owner> {
+  /** Initial UE Message (TS 38.413 8.6.1): a new connection and the first NAS message. */
+  initialUeMessage(
+    connection: UeConnection<Owner>,
+    nasPdu: Uint8Array,
+    info: { fiveGSTmsi: FiveGSTMSI | undefined },
+  ): void;
+  /** Uplink NAS Transport (8.6.3). */
+  uplinkNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): void;
+  /** Initial Context Setup Response (true) or Failure (false, with its cause) (8.3.1). */
+  contextSetup(connection: UeConnection<Owner>, succeeded: boolean, cause: Cause | undefined): void;
+  /** NAS Non Delivery Indication (8.6.4): the radio could not deliver a downlink NAS-PDU. */
+  nasNotDelivered(connection: UeConnection<Owner>, nasPdu: Uint8Array, cause: Cause): void;
+  /** The connection is gone; the UE, if registered, is now CM-IDLE. */
+  connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
+  /** Any UE-associated message from the radio, after the serving cell was updated. */
+  heard(connection: UeConnection<Owner>): void;
+  /**
+   * PDU Session Resource Setup/Modify/Release Response (TS 38.413 8.2.1-8.2.3), or Initial Context
+   * Setup Response with its PDU session lists (8.3.1.2), for the SMF.
+   */
+  sessionResources(connection: UeConnection<Owner>, pdu: NGAPPDU): void;
+}
+
+/** What the UE-associated NGAP layer hands location (the AMF's side of the LMF, location.ts). */
+export interface LocationEndpoint<Owner> {
+  /** Location Report (true) or Location Reporting Failure Indication (false) (TS 38.413 8.12). */
+  locationReported(connection: UeConnection<Owner>, reported: boolean): void;
+  /** Uplink UE Associated NRPPa Transport (8.13.2): an NRPPa PDU for the LMF named by `routingId`. */
+  nrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): void;
+}
+
+/** A Path Switch Request as its generated reader gives it (TS 38.413 9.2.3.8, 10.3). */
+export type ReceivedPathSwitchRequest = MessageOf<typeof readPathSwitchRequest>;
+
+/** What the UE-associated NGAP layer hands the AMF's Xn handover (path-switch.ts). */
+export interface PathSwitchEndpoint {
+  /** Path Switch Request (TS 38.413 8.4.4) from the target `radio`, its mandatory IEs present. */
+  pathSwitchRequest(request: ReceivedPathSwitchRequest, radio: RadioLink, streamId: number): void;
+}
+
+export interface UeNgapOptions {
+  /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
+  maxConnections: number;
+  /** How long the AMF waits for UE Context Release Complete before forgetting the connection. */
+  releaseTimeoutMs: number;
+  timers: Timers;
+  logger: Logger;
+  /** Warn lines a radio can trigger in bulk (peer-log-limiter.ts). */
+  peerLog: PeerLogLimiter;
+}
+
+/** A UE's registration area: tracking areas of one PLMN (TS 24.501 9.11.3.9, non-consecutive TACs). */
+export interface PagingArea {
+  mcc: string;
+  mnc: string;
+  tacs: readonly number[];
+}
+
+/** TAI List for Paging (TS 38.413 9.2.4.1): every TAI of the area. */
+function pagingTais(area: PagingArea): Parameters<typeof paging>[1] {
+  return area.tacs.map((value) => ({
+    tAI: { pLMNIdentity: plmnIdentity(area.mcc, area.mnc), tAC: tac(value) },
+  }));
+}
+
+/** The radio serves at least one tracking area of `area` (its Supported TA List names it). */
+function servesArea(radio: RadioLink, area: PagingArea): boolean {
+  return radio.supportedTais.some(
+    ({ tai }) =>
+      tai.plmnID.mcc === area.mcc && tai.plmnID.mnc === area.mnc && area.tacs.includes(parseInt(tai.tac, 16)),
+  );
+}
+
+export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
+
+/**
+ * The UE NGAP IDs a UE-associated message names (TS 38.413 9.3.3.1, 9.3.3.2); in a response they have
+ * criticality ignore, so a message may come without them (10.3.5).
+ */
+interface MessageIds {
+  amfUeNgapId?: number;
+  ranUeNgapId?: number;
+}
+
+/**
+ * The UE-associated signalling of N2 (TS 38.413 8.2, 8.3, 8.6): UE-associated logical NG-connections,
+ * the NAS transport both ways, Initial Context Setup, UE Context Release either way, NAS Non Delivery,
+ * Paging, and Error Indication for messages naming a connection the AMF does not know (10.6). It plugs
+ * into the N2 association through `signalling` (the `UeSignalling` seam) and into the 5GMM procedures
+ * through `bind(endpoint)`.
+ */
+export function createUeNgap<Owner>(options: UeNgapOptions) {
+  const connections = createUeConnections<Owner>({ limit: options.maxConnections });
+  /** Radios that completed NG Setup, for Paging; forgotten when their association ends. */
+  const radios = new Map<string, RadioLink>();
+  const releaseTimers = new Map<UeConnection<Owner>, () => void>();
+  let nas: NasEndpoint<Owner> | undefined;
+  let location: LocationEndpoint<Owner> | undefined;
+  let pathSwitch: PathSwitchEndpoint | undefined;
+
+  function endpoint(): NasEndpoint<Owner> {
+    if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
+    return nas;
+  }
+
+  function sendErrorIndication(
+    radio: RadioLink,
+    streamId: number,
+    cause: Cause,
+    ids: { amfUeNgapId?: number; ranUeNgapId?: number },
+  ): void {
+    radio.send(errorIndication({ cause, ...ids }), streamId);
+  }
+
+  function end(connection: UeConnection<Owner>, why: ConnectionEnd): void {
+    releaseTimers.get(connection)?.();
+    releaseTimers.delete(connection);
+    if (connections.close(connection)) endpoint().connectionEnded(connection, why);
+  }
+
+  /**
+   * The connection a message names, checked against the radio (TS 38.413 10.6): an AMF UE NGAP ID this
+   * AMF has not assigned on this radio -> Error Indication `unknown-local-UE-NGAP-ID`; a known one with
+   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`.
+   */
+  function named(
+    radio: RadioLink,
+    streamId: number,
+    amfUeNgapId: number | undefined,
+    ranUeNgapId: number | undefined,
+  ): UeConnection<Owner> | undefined {
+    const ids = {
+      ...(amfUeNgapId === undefined ? {} : { amfUeNgapId }),
+      ...(ranUeNgapId === undefined ? {} : { ranUeNgapId }),
+    };
+    const connection = amfUeNgapId === undefined ? undefined : connections.byAmfId(amfUeNgapId);
+    if (connection === undefined || connection.radio.id !== radio.id) {
+      sendErrorIndication(
+        radio,
+        streamId,
+        { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' },
+        ids,
+      );
+      return undefined;
+    }
+    if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId) {
+      sendErrorIndication(
+        radio,
+        streamId,
+        { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' },
+        ids,
+      );
+      return undefined;
+    }
+    return connection;
+  }
+
+  function located(connection: UeConnection<Owner>, location: UserLocationInformation | undefined): void {
+    const cell = location === undefined ? undefined : servingCellOf(location);
+    if (cell !== undefined) connection.servingCell = cell;
+    endpoint().heard(connection);
+  }
+
+  /** A PDU Session Resource answer, for the connection it names. */
+  function sessionResources(ids: MessageIds, pdu: NGAPPDU, radio: RadioLink, streamId: number): void {
+    const connection = named(radio, streamId, ids.amfUeNgapId, ids.ranUeNgapId);
+    if (connection === undefined) return;
+    endpoint().heard(connection);
+    endpoint().sessionResources(connection, pdu);
+  }
+
+  // By message: each handler gets the message as its generated reader reads it (TS 38.413 10.3 was
+  // judged, and answered, before dispatch).
+  const handlers = handlerTable<NGAPPDU, typeof READERS, [RadioLink, number]>(READERS, {
+    PathSwitchRequest: (message, _, radio, streamId) => {
+      pathSwitch?.pathSwitchRequest(message, radio, streamId);
+    },
+    HandoverRequired: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // N2 handover is not served (docs/location.md): the preparation fails (TS 38.413 8.4.1.3).
+      radio.send(
+        handoverPreparationFailure(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          { choice: 'radioNetwork', value: 'ho-failure-in-target-5GC-ngran-node-or-target-system' },
+        ),
+        connection.streamId,
+      );
+    },
+    PDUSessionResourceSetupResponse: sessionResources,
+    PDUSessionResourceModifyResponse: sessionResources,
+    PDUSessionResourceReleaseResponse: sessionResources,
+    InitialUEMessage: (message, _, radio, streamId) => {
+      const { ranUeNgapId } = message;
+      // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
+      const stale = connections.byRan(radio.id, ranUeNgapId);
+      if (stale !== undefined) end(stale, 'replaced');
+      const connection = connections.open(radio, ranUeNgapId);
+      if (connection === undefined) {
+        options.peerLog.warn(
+          'ue_connection_limit',
+          radio.id,
+          { radio: radio.name, limit: options.maxConnections },
+          'AMF: UE connection limit reached; Initial UE Message refused',
+        );
+        return sendErrorIndication(
+          radio,
+          streamId,
+          { choice: 'misc', value: 'control-processing-overload' },
+          { ranUeNgapId },
+        );
+      }
+      located(connection, message.userLocationInformation);
+      endpoint().initialUeMessage(connection, message.nasPdu, { fiveGSTmsi: message.fiveGSTmsi });
+    },
+    UplinkNASTransport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      endpoint().uplinkNas(connection, message.nasPdu);
+    },
+    InitialContextSetupResponse: (message, pdu, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // PDU sessions set up with the context (a Service Request's reactivation) go to the SMF first.
+      endpoint().sessionResources(connection, pdu);
+      endpoint().contextSetup(connection, true, undefined);
+    },
+    InitialContextSetupFailure: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      endpoint().contextSetup(connection, false, message.cause);
+    },
+    UEContextReleaseRequest: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // TS 38.413 8.3.2: the AMF answers with UE Context Release Command, giving the radio's cause back.
+      release(connection, message.cause ?? { choice: 'radioNetwork', value: 'unspecified' });
+    },
+    UEContextReleaseComplete: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      end(connection, 'released');
+    },
+    NASNonDeliveryIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      endpoint().nasNotDelivered(
+        connection,
+        message.nasPdu ?? new Uint8Array(),
+        message.cause ?? { choice: 'radioNetwork', value: 'unspecified' },
+      );
+    },
+    LocationReport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      location?.locationReported(connection, true);
+    },
+    LocationReportingFailureIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      location?.locationReported(connection, false);
+    },
+    UplinkUEAssociatedNRPPaTransport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      location?.nrppa(connection, message.routingId, message.nrppaPdu);
+    },
+  });
+
+  /**
+   * UE Context Release Command (TS 38.413 8.3.3). The connection stays until UE Context Release
+   * Complete, or `releaseTimeoutMs` without it.
+   */
+  function release(connection: UeConnection<Owner>, cause: Cause): void {
+    if (connection.phase === 'releasing') return;
+    connection.phase = 'releasing';
+    connection.radio.send(
+      ueContextReleaseCommand(
+        { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+        cause,
+      ),
+      connection.streamId,
+    );
+    releaseTimers.set(
+      connection,
+      options.timers.after(options.releaseTimeoutMs, () => {
+        releaseTimers.delete(connection);
+        end(connection, 'released');
+      }),
+    );
+  }
+
+  const signalling: UeSignalling = {
+    handlers,
+    reset(radio: RadioLink, which: 'all' | UEassociatedLogicalNGconnectionList) {
+      if (which === 'all') {
+        for (const connection of connections.ofRadio(radio.id)) end(connection, 'reset');
+        return [];
+      }
+      // TS 38.413 8.7.4.2.2: each listed connection the AMF knows is released and listed back.
+      for (const item of which) {
+        const connection =
+          item.aMFUENGAPID !== undefined
+            ? connections.byAmfId(item.aMFUENGAPID)
+            : item.rANUENGAPID === undefined
+              ? undefined
+              : connections.byRan(radio.id, item.rANUENGAPID);
+        if (connection !== undefined && connection.radio.id === radio.id) end(connection, 'reset');
+      }
+      return which;
+    },
+    radioReady(radio: RadioLink) {
+      radios.set(radio.id, radio);
+    },
+    radioGone(radio: RadioLink) {
+      radios.delete(radio.id);
+      for (const connection of connections.ofRadio(radio.id)) end(connection, 'radio-lost');
+    },
+  };
+
+  return {
+    signalling,
+
+    bind(endpointToBind: NasEndpoint<Owner>): void {
+      nas = endpointToBind;
+    },
+
+    /** Where Location Reports and uplink NRPPa go; without it they only update the serving cell. */
+    bindLocation(endpointToBind: LocationEndpoint<Owner>): void {
+      location = endpointToBind;
+    },
+
+    /** Where Path Switch Requests go; without it none is answered. */
+    bindPathSwitch(endpointToBind: PathSwitchEndpoint): void {
+      pathSwitch = endpointToBind;
+    },
+
+    /** The connection with this AMF UE NGAP ID, on whichever radio (Path Switch names the source's). */
+    connectionByAmfId: (amfUeNgapId: number): UeConnection<Owner> | undefined =>
+      connections.byAmfId(amfUeNgapId),
+
+    /**
+     * Path Switch Request Acknowledge sent: the connection now runs through the target `radio` under its
+     * RAN UE NGAP ID (TS 38.413 8.4.4.2), with the serving cell of the request's User Location
+     * Information. A connection the target had under the same id is stale (9.3.3.2) and ends. False
+     * when the connection is gone.
+     */
+    switchPath(
+      connection: UeConnection<Owner>,
+      radio: RadioLink,
+      ranUeNgapId: number,
+      userLocation: UserLocationInformation | undefined,
+    ): boolean {
+      const stale = connections.byRan(radio.id, ranUeNgapId);
+      if (stale !== undefined && stale !== connection) end(stale, 'replaced');
+      if (!connections.move(connection, radio, ranUeNgapId)) return false;
+      located(connection, userLocation);
+      return true;
+    },
+
+    /** Location Reporting Control, direct (TS 38.413 8.12.1); false when the transport refused it. */
+    requestLocationReport(connection: UeConnection<Owner>): boolean {
+      return connection.radio.send(
+        locationReportingControl({
+          amfUeNgapId: connection.amfUeNgapId,
+          ranUeNgapId: connection.ranUeNgapId,
+        }),
+        connection.streamId,
+      );
+    },
+
+    /** Downlink UE Associated NRPPa Transport (TS 38.413 8.13.1); false when the transport refused it. */
+    sendNrppa(connection: UeConnection<Owner>, routingId: Uint8Array, nrppaPdu: Uint8Array): boolean {
+      return connection.radio.send(
+        downlinkUeAssociatedNrppaTransport(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          routingId,
+          nrppaPdu,
+        ),
+        connection.streamId,
+      );
+    },
+
+    /** Downlink NAS Transport (TS 38.413 8.6.2); false when the transport refused it. */
+    sendNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): boolean {
+      return connection.radio.send(
+        downlinkNasTransport(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          nasPdu,
+        ),
+        connection.streamId,
+      );
+    },
+
+    /** Initial Context Setup Request (TS 38.413 8.3.1). */
+    setUpContext(connection: UeConnection<Owner>, ies: InitialContextSetupIes): boolean {
+      const sent = connection.radio.send(
+        initialContextSetupRequest(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          ies,
+        ),
+        connection.streamId,
+      );
+      // A fresh KgNB starts the NH chain over at NCC 0 (TS 33.501 6.9.2.1.1).
+      if (sent) connection.accessKeys = initialNhChain(ies.securityKey.bytes);
+      return sent;
+    },
+
+    release,
+
+    /**
+     * Paging (TS 38.413 8.5.1), a non-UE-associated message (stream 0, TS 38.412 7), through the radios
+     * serving a tracking area of the TAI List for Paging (the UE's registration area): the NG-RAN node
+     * pages in the cells of those TAs, so no other radio can reach the UE. How many radios were asked.
+     */
+    page(fiveGSTmsi: FiveGSTMSI, area: PagingArea): number {
+      let sent = 0;
+      const pdu = paging(fiveGSTmsi, pagingTais(area));
+      for (const radio of radios.values()) if (servesArea(radio, area) && radio.send(pdu, 0)) sent += 1;
+      return sent;
+    },
+
+    connections: (): number => connections.size(),
+  };
+}
+
+export type UeNgap<Owner> = ReturnType<typeof createUeNgap<Owner>>;

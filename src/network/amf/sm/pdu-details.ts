@@ -1,0 +1,53 @@
+import type { Cause, NGAPPDU } from '../../ngap/generated/types.ts';
+import { causeText } from '../n2/criticality-diagnostics.ts';
+import { nasMessageName } from '../gmm/nas-summary.ts';
+
+/** The summary of one NGAP PDU a radio event carries in `details` (network.md section 3). */
+export interface PduDetails {
+  ran_ue_ngap_id?: number;
+  amf_ue_ngap_id?: number;
+  /** The 5GMM/5GSM message name of a plain or integrity-protected NAS-PDU inside. */
+  nas?: string;
+  /** `<group>/<value>`, e.g. `misc/unknown-PLMN-or-SNPN`. */
+  cause?: string;
+}
+
+interface AnyIe {
+  name: string | null;
+  value: unknown;
+}
+
+function protocolIes(pdu: NGAPPDU): readonly AnyIe[] {
+  if (pdu.choice === null) return [];
+  const body: unknown = pdu.value.value;
+  if (body === null || typeof body !== 'object' || !('protocolIEs' in body)) return [];
+  const ies = body.protocolIEs;
+  return Array.isArray(ies) ? (ies as AnyIe[]) : [];
+}
+
+/**
+ * The UE NGAP ids, the NAS message and the cause a PDU carries at its top level, whatever its message:
+ * the same keys serve the procedures without a UE and the UE-associated ones.
+ */
+export function pduDetails(pdu: NGAPPDU): PduDetails {
+  const details: PduDetails = {};
+  for (const ie of protocolIes(pdu)) {
+    switch (ie.name) {
+      case 'RAN-UE-NGAP-ID':
+        details.ran_ue_ngap_id = ie.value as number;
+        break;
+      case 'AMF-UE-NGAP-ID':
+        details.amf_ue_ngap_id = ie.value as number;
+        break;
+      case 'NAS-PDU': {
+        const name = nasMessageName(ie.value as Uint8Array);
+        if (name !== undefined) details.nas = name;
+        break;
+      }
+      case 'Cause':
+        details.cause = causeText(ie.value as Cause);
+        break;
+    }
+  }
+  return details;
+}
