@@ -46,11 +46,6 @@ interface SetTable {
 
 const tables = new WeakMap<readonly IeSetEntry[], SetTable>();
 
-/** Each IE's place in its object set, by id (computed once per set). */
-export function placesInSet(set: readonly IeSetEntry[]): ReadonlyMap<number, number> {
-  return tableOf(set).places;
-}
-
 function tableOf(set: readonly IeSetEntry[]): SetTable {
   let table = tables.get(set);
   if (table === undefined) {

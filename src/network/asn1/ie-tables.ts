@@ -1,4 +1,4 @@
-import type { Actual, Module, Type } from './model.ts';
+import type { Actual, Component, Module, Type } from './model.ts';
 import { propertyName } from './naming.ts';
 import { Schema, type InfoObject } from './schema.ts';
 
@@ -91,6 +91,8 @@ export interface IeTableData {
   kinds: ProcedureKind[];
   procedures: ProcedureRow[];
   messages: Map<string, IeRow[]>;
+  /** Per message, the property of its IE container (`protocolIEs`; a private message's `privateIEs`). */
+  containers: Map<string, string>;
 }
 
 /** Reads the elementary procedure set and each message's IE set out of the modules. */
@@ -103,6 +105,7 @@ export function ieTableData(modules: Module[]): IeTableData {
 
   const procedures: ProcedureRow[] = [];
   const messages = new Map<string, IeRow[]>();
+  const containers = new Map<string, string>();
   const seenCodes = new Set<number>();
   for (const object of schema.objectsOf(set)) {
     const codeValue = object.values.get('&procedureCode');
@@ -122,11 +125,14 @@ export function ieTableData(modules: Module[]): IeTableData {
       if (message === undefined) continue;
       if (message.kind !== 'REF') throw new Error(`ie-tables: procedure ${code} has an inline message`);
       row.messages.push([kind.property, message.name]);
-      if (!messages.has(message.name)) messages.set(message.name, messageIes(schema, message.name));
+      if (!messages.has(message.name)) {
+        messages.set(message.name, messageIes(schema, message.name));
+        containers.set(message.name, propertyName(containerOf(schema, message.name)?.name ?? 'protocolIEs'));
+      }
     }
     procedures.push(row);
   }
-  return { kinds, procedures, messages };
+  return { kinds, procedures, messages, containers };
 }
 
 function ieLiteral(ie: IeRow): string {
@@ -168,18 +174,26 @@ function rank(field: string): number {
   return field === '&InitiatingMessage' ? 0 : 1;
 }
 
+/** A message's component holding its IE container: the first one whose type takes an object set. */
+function containerOf(schema: Schema, message: string): Component | undefined {
+  const assignment = schema.types.get(message);
+  if (assignment?.type.kind !== 'SEQUENCE') return undefined;
+  return assignment.type.root.find((c) => c.type.kind === 'REF' && c.type.args?.[0]?.kind === 'set');
+}
+
 /** The IE rows of one message: the object set of its protocol IE container. */
 function messageIes(schema: Schema, message: string): IeRow[] {
-  const assignment = schema.types.get(message);
-  if (assignment?.type.kind !== 'SEQUENCE') return [];
-  const container = assignment.type.root
-    .map((c) => c.type)
-    .find((t): t is Extract<Type, { kind: 'REF' }> => t.kind === 'REF' && t.args?.[0]?.kind === 'set');
-  const arg = container?.args?.[0];
+  const container = containerOf(schema, message)?.type;
+  const arg = container?.kind === 'REF' ? container.args?.[0] : undefined;
   if (arg?.kind !== 'set') return [];
+  return setIes(schema, arg.name);
+}
+
+/** The IE rows of an object set of IEs, each id once, in the set's order. */
+function setIes(schema: Schema, setName: string): IeRow[] {
   const items: IeRow[] = [];
   const seen = new Set<number>();
-  for (const object of schema.objectsOf(arg.name)) {
+  for (const object of schema.objectsOf(setName)) {
     const id = object.values.get('&id');
     // A private IE's id is not a number (NGAP-PRIVATE-IES): no table for those.
     if (id === undefined || (typeof id === 'string' && !schema.values.has(id))) continue;
@@ -197,6 +211,65 @@ function messageIes(schema: Schema, message: string): IeRow[] {
     });
   }
   return items;
+}
+
+/** An object set a single-IE container takes, where a component of the modules uses it. */
+export interface SingleIeSet {
+  /** The single-IE container type (`ProtocolIE-Single-Container`, NGAP's `ProtocolIE-SingleContainer`). */
+  container: string;
+  set: string;
+  ies: IeRow[];
+}
+
+/**
+ * The object sets of IEs that single-IE containers hold (a CHOICE's `choice-Extension`, the items of
+ * NRPPa's MeasurementQuantities), in name order, those without IEs left out. A single-IE container is a
+ * parameterised type whose body is the IE field of its one object set parameter
+ * (`ProtocolIE-Single-Container {IEsSetParam} ::= ProtocolIE-Field {{IEsSetParam}}`).
+ */
+export function singleIeSets(modules: Module[]): SingleIeSet[] {
+  const schema = new Schema(modules);
+  const containers = new Set<string>();
+  for (const [name, { params, type }] of schema.types) {
+    const param = params?.length === 1 ? params[0]!.name : undefined;
+    const arg = type.kind === 'REF' ? type.args?.[0] : undefined;
+    if (param !== undefined && type.kind === 'REF' && type.args?.length === 1 && arg?.kind === 'set')
+      if (arg.name === param) containers.add(name);
+  }
+  const found = new Map<string, SingleIeSet>();
+  const visit = (type: Type): void => {
+    switch (type.kind) {
+      case 'SEQUENCE':
+        for (const c of type.root) visit(c.type);
+        for (const a of type.additions ?? [])
+          for (const c of a.group ? a.components : [a.component]) visit(c.type);
+        return;
+      case 'CHOICE':
+        for (const c of [...type.root, ...(type.additions ?? [])]) visit(c.type);
+        return;
+      case 'SEQUENCE OF':
+        return visit(type.item);
+      case 'OCTET STRING':
+        if (type.containing !== undefined) visit(type.containing);
+        return;
+      case 'REF': {
+        const arg = type.args?.[0];
+        if (!containers.has(type.name) || arg?.kind !== 'set' || found.has(arg.name)) return;
+        let ies: IeRow[];
+        try {
+          ies = setIes(schema, arg.name);
+        } catch {
+          return; // a parameter of a parameterised type, not a set
+        }
+        if (ies.length > 0) found.set(arg.name, { container: type.name, set: arg.name, ies });
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  for (const { type } of schema.types.values()) visit(type);
+  return [...found.values()].sort((a, b) => (a.set < b.set ? -1 : a.set > b.set ? 1 : 0));
 }
 
 /**

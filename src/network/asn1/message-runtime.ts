@@ -1,10 +1,9 @@
-import { checkIesAgainst, placesInSet, type Criticality, type IeSetEntry } from './ie-check.ts';
-import { ieFieldName } from './naming.ts';
+import { checkIesAgainst, type Criticality, type IeSetEntry } from './ie-check.ts';
 
 /**
- * The runtime of generated message functions (`messages.ts` of NGAP and NRPPa): a message's PDU kind,
- * procedure, IE ids, criticalities and order all come from the protocol's generated tables (`ies.ts`),
- * so no caller types an id or a criticality.
+ * The runtime of generated message readers (`messages.ts` of NGAP and NRPPa): which PDU is a message and
+ * the clause 10.3 judgement of its IEs, from the protocol's generated tables (`ies.ts`), before the
+ * generated fill takes the IEs into the message's fields.
  */
 
 type Kind = 'initiatingMessage' | 'successfulOutcome' | 'unsuccessfulOutcome';
@@ -24,15 +23,11 @@ export interface MessageTables {
   messageIes: ReadonlyMap<string, readonly (IeSetEntry & { name: string })[]>;
 }
 
-/** A message's place among the elementary procedures and its IEs with their fields. */
+/** A message's place among the elementary procedures and its IEs. */
 interface MessagePlace {
   kind: Kind;
   procedureCode: number;
-  procedure: string;
-  criticality: Criticality;
-  set: readonly (IeSetEntry & { name: string })[];
-  /** By place in `set`: the message object's field of the IE; computed on the message's first use. */
-  fields: readonly string[] | undefined;
+  set: readonly IeSetEntry[];
 }
 
 /** An IE as a protocol IE container holds it after decoding (`name` null: not of the message's set). */
@@ -80,10 +75,16 @@ export type ReadFailure =
 export type Lenient<M, K extends keyof M> = Omit<M, K> & Partial<Pick<M, K>>;
 
 export interface MessageRuntime<Pdu> {
-  /** The PDU of a message: its IEs that are present, in the order of its object set; `header` joins the procedure fields (NRPPa's transaction id). */
-  buildMessage(this: void, messageType: string, message: object, header?: object): Pdu;
-  /** Reads a message's IEs into its flat object, judging them per clause 10.3 (see ReadResult). */
-  readMessage<M>(this: void, messageType: string, received: Received<Pdu>): ReadResult<M>;
+  /**
+   * Reads a message, judging its IEs per clause 10.3 (see ReadResult); when they pass, `fill` (the
+   * generated one of the message) takes them into its flat object. `Ies` is the message's container type.
+   */
+  readMessage<M, Ies extends readonly ReceivedIe[]>(
+    this: void,
+    messageType: string,
+    received: Received<Pdu>,
+    fill: (ies: Ies) => M,
+  ): ReadResult<M>;
 }
 
 export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables): MessageRuntime<Pdu> {
@@ -96,46 +97,19 @@ export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables):
     ];
     for (const [kind, message] of kinds) {
       if (message === undefined) continue;
-      places.set(message, {
-        kind,
-        procedureCode,
-        procedure: procedure.name,
-        criticality: procedure.criticality,
-        set: tables.messageIes.get(message) ?? [],
-        fields: undefined,
-      });
+      places.set(message, { kind, procedureCode, set: tables.messageIes.get(message) ?? [] });
     }
   }
-  const placeOf = (messageType: string): MessagePlace & { fields: readonly string[] } => {
-    const place = places.get(messageType);
-    // Only generated code calls this, with the names of the same tables.
-    if (place === undefined) throw new Error(`no elementary procedure sends ${messageType}`);
-    if (place.fields === undefined) place.fields = place.set.map((spec) => ieFieldName(spec.name));
-    return place as MessagePlace & { fields: readonly string[] };
-  };
 
   return {
-    buildMessage(messageType, message, header) {
-      const { set, fields, kind, procedureCode, procedure, criticality } = placeOf(messageType);
-      const values = message as Record<string, unknown>;
-      const protocolIEs: ReceivedIe[] = [];
-      for (let index = 0; index < set.length; index++) {
-        const value = values[fields[index]!];
-        if (value === undefined) continue;
-        const spec = set[index]!;
-        protocolIEs.push({ id: spec.id, name: spec.name, criticality: spec.criticality, value });
-      }
-      const procedureValue =
-        header === undefined
-          ? { procedureCode, name: procedure, criticality, value: { protocolIEs } }
-          : { procedureCode, name: procedure, criticality, ...header, value: { protocolIEs } };
-      // The generated message type pairs each field with the type its IE id carries in the union;
-      // TypeScript cannot follow the table.
-      return { choice: kind, value: procedureValue } as unknown as Pdu;
-    },
-
-    readMessage<M>(messageType: string, received: Received<Pdu>): ReadResult<M> {
-      const place = placeOf(messageType);
+    readMessage<M, Ies extends readonly ReceivedIe[]>(
+      messageType: string,
+      received: Received<Pdu>,
+      fill: (ies: Ies) => M,
+    ): ReadResult<M> {
+      const place = places.get(messageType);
+      // Only generated code calls this, with the names of the same tables.
+      if (place === undefined) throw new Error(`no elementary procedure sends ${messageType}`);
       const ies = Array.isArray(received)
         ? (received as readonly ReceivedIe[])
         : iesOf(received as Pdu, place);
@@ -145,18 +119,8 @@ export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables):
       const reported = reportedFaults(errors.notComprehended, errors.missing);
       for (let i = 0; i < reported.length; i++)
         if (reported[i]!.criticality === 'reject') return { ok: false, error: 'reject', ies: reported };
-      // Not falsely constructed: each IE of the set comes at most once, in the set's order.
-      const places = placesInSet(place.set);
-      const { fields } = place;
-      const message: Record<string, unknown> = {};
-      for (let i = 0; i < ies.length; i++) {
-        const ie = ies[i]!;
-        if (ie.name === null) continue;
-        const index = places.get(ie.id);
-        if (index !== undefined) message[fields[index]!] = ie.value;
-      }
-      // Each field holds the value of the IE the message type gives it (see buildMessage).
-      return { ok: true, message: message as M, notify: reported };
+      // The container of this message: its IEs carry the values its union type pairs with their names.
+      return { ok: true, message: fill(ies as unknown as Ies), notify: reported };
     },
   };
 }

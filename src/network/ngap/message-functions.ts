@@ -2,8 +2,8 @@ import { createMessageRuntime, type Received as ReceivedOf } from '../asn1/messa
 import { MESSAGE_IES, PROCEDURES } from './generated/ies.ts';
 import type { NGAPPDU } from './generated/types.ts';
 
-/** The runtime of NGAP's generated message functions (generated/messages.ts), over its tables. */
-export const { buildMessage, readMessage } = createMessageRuntime<NGAPPDU>({
+/** The runtime of NGAP's generated message readers (generated/messages.ts), over its tables. */
+export const { readMessage } = createMessageRuntime<NGAPPDU>({
   procedures: PROCEDURES,
   messageIes: MESSAGE_IES,
 });

@@ -2,8 +2,8 @@ import { createMessageRuntime, type Received as ReceivedOf } from '../asn1/messa
 import { MESSAGE_IES, PROCEDURES } from './generated/ies.ts';
 import type { NRPPAPDU } from './generated/types.ts';
 
-/** The runtime of NRPPa's generated message functions (generated/messages.ts), over its tables. */
-export const { buildMessage, readMessage } = createMessageRuntime<NRPPAPDU>({
+/** The runtime of NRPPa's generated message readers (generated/messages.ts), over its tables. */
+export const { readMessage } = createMessageRuntime<NRPPAPDU>({
   procedures: PROCEDURES,
   messageIes: MESSAGE_IES,
 });
