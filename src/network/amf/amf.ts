@@ -29,6 +29,7 @@ import { createUeContextWrites, UE_CONTEXT_EPOCH } from './context/ue-context-wr
 import { stopTimers } from './gmm/ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
+import { isRegistered } from './context/gmm-state.ts';
 
 export interface AmfOptions {
   identity: AmfIdentity;
@@ -142,12 +143,12 @@ export function createAmf(options: AmfOptions) {
    */
   async function reconsider(ue: AmfUe): Promise<void> {
     const supi = ue.supi;
-    if (supi === undefined || !ue.registered) return;
+    if (supi === undefined || !isRegistered(ue)) return;
     const [subscription, current] = await Promise.all([
       options.subscriptionData.getSubscriptionData(supi),
       amf.network(),
     ]);
-    if (!amf.ues.has(ue) || !ue.registered) return;
+    if (!amf.ues.has(ue) || !isRegistered(ue)) return;
     if (subscription === undefined) return deregisterByNetwork(amf, ue, GMM_CAUSE.fiveGsServicesNotAllowed);
     const allowed = allowedNssaiFor(ue.requestedNssai, current.configuration.slices, subscription);
     if (allowed.length === 0) return deregisterByNetwork(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);

@@ -5,6 +5,8 @@ import { sendNas } from './gmm/nas-link.ts';
 import { pageUe } from './gmm/paging.ts';
 import type { LocationManagement } from './ports/location.ts';
 import type { LocationEndpoint } from './n2/ue-ngap.ts';
+import { isRegistered } from './context/gmm-state.ts';
+import { connectionOf, contextSetUp } from './context/cm-state.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
 export const PAYLOAD_CONTAINER_LPP = 3;
@@ -67,7 +69,7 @@ export function createAmfLocation(amf: AmfContext, lmf: LocationManagement) {
 
   const registered = (imsi: string): AmfUe | undefined => {
     const ue = amf.ues.bySupi(imsi);
-    return ue?.registered ? ue : undefined;
+    return ue !== undefined && isRegistered(ue) ? ue : undefined;
   };
 
   /** The LMF's needs of the AMF (lmf/ports/amf-transport.ts): reach the device, carry NRPPa and LPP. */
@@ -75,12 +77,13 @@ export function createAmfLocation(amf: AmfContext, lmf: LocationManagement) {
     async reach(imsi: string, withinMs: number): Promise<boolean> {
       const ue = registered(imsi);
       if (ue === undefined) return false;
-      if (ue.connection !== undefined && ue.contextSetUp) return true;
-      if (ue.connection === undefined && !page(ue)) return false;
+      if (contextSetUp(ue)) return true;
+      if (connectionOf(ue) === undefined && !page(ue)) return false;
       return wait(connectWaiters, ue, withinMs);
     },
     sendNrppa(imsi: string, pdu: Uint8Array): boolean {
-      const connection = registered(imsi)?.connection;
+      const ue = registered(imsi);
+      const connection = ue === undefined ? undefined : connectionOf(ue);
       return connection !== undefined && amf.ngap.sendNrppa(connection, LMF_ROUTING_ID, pdu);
     },
     sendLpp(imsi: string, message: Uint8Array): boolean {
@@ -109,7 +112,7 @@ export function createAmfLocation(amf: AmfContext, lmf: LocationManagement) {
   async function refreshServingCell(imsi: string): Promise<boolean> {
     const ue = registered(imsi);
     if (ue === undefined) return false;
-    const connection = ue.connection;
+    const connection = connectionOf(ue);
     if (connection === undefined) {
       // The Initial UE Message of the Service Request carries the cell (TS 38.413 8.6.1).
       return page(ue) && wait(connectWaiters, ue, CELL_REPORT_WAIT_MS);

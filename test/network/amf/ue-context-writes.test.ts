@@ -31,16 +31,14 @@ function amfUe(supi: string | undefined): AmfUe {
     } as AmfUe['security'],
     ueSecurityCapability: undefined,
     pei: undefined,
-    registered: true,
+    gmm: { name: 'registered' },
     allowedNssai: [{ sst: 1 }],
     requestedNssai: undefined,
     pendingAllowedNssai: undefined,
     registrationArea: undefined,
-    connection: undefined,
-    contextSetUp: false,
+    cm: { name: 'idle', reachability: undefined },
     procedure: { kind: 'none' },
     lastRadio: undefined,
-    reachability: undefined,
     lastKsi: undefined,
   };
 }

@@ -1,8 +1,16 @@
 import type { PendingAuthentication } from '../ports/authentication.ts';
-import type { Guti, NasMessageOf, NasKeySetIdentifier, SNssai, UeSecurityCapability } from '../../nas/index.ts';
+import type {
+  Guti,
+  NasMessageOf,
+  NasKeySetIdentifier,
+  SNssai,
+  UeSecurityCapability,
+} from '../../nas/index.ts';
 import type { NasSecurityContext } from '../../nas-security/index.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import type { UeConnection } from './ue-connections.ts';
+import type { CmState } from './cm-state.ts';
+import type { GmmState } from './gmm-state.ts';
 import type { RetransmissionTimer } from '../../common/nas-timer.ts';
 
 /** The Registration Request a registration serves, as last received (TS 24.501 5.5.1). */
@@ -100,8 +108,8 @@ export interface AmfUe {
   ueSecurityCapability: UeSecurityCapability | undefined;
   /** IMEISV digits from Security Mode Complete, or IMEI digits from a PEI. */
   pei: string | undefined;
-  /** 5GMM-REGISTERED (TS 24.501 5.1.3.2.2), as the API shows it. */
-  registered: boolean;
+  /** The 5GMM state (gmm-state.ts); only `enterGmmState` changes it. */
+  gmm: GmmState;
   allowedNssai: SNssai[];
   /** The requested NSSAI of the last accepted registration, to work the allowed NSSAI out again. */
   requestedNssai: SNssai[] | undefined;
@@ -109,15 +117,11 @@ export interface AmfUe {
   pendingAllowedNssai: SNssai[] | undefined;
   /** The tracking areas of the TAI list in Registration Accept: where paging looks for the UE. */
   registrationArea: { mcc: string; mnc: string; tacs: number[] } | undefined;
-  /** Present while CM-CONNECTED. */
-  connection: UeConnection<AmfUe> | undefined;
-  /** True once Initial Context Setup succeeded on the current connection. */
-  contextSetUp: boolean;
+  /** CM-IDLE with its reachability timer, or CM-CONNECTED with its connection (cm-state.ts). */
+  cm: CmState<UeConnection<AmfUe>>;
   procedure: UeProcedure;
   /** The radio last heard from, for the API and for paging. */
   lastRadio: string | undefined;
-  /** Mobile reachable or implicit deregistration timer while CM-IDLE (24.501 5.3.7). */
-  reachability: { timer: 'mobile-reachable' | 'implicit-deregistration'; cancel: () => void } | undefined;
   /** The last ngKSI assigned, so the next authentication takes another (9.11.3.32: 0..6). */
   lastKsi: number | undefined;
 }

@@ -1,5 +1,7 @@
 import type { Guti } from '../../nas/index.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { INITIAL_CM_STATE } from './cm-state.ts';
+import { INITIAL_GMM_STATE } from './gmm-state.ts';
 
 /**
  * The AMF's UE contexts, bounded by `limit`: by SUPI once known and by the 5G-TMSI of the 5G-GUTI the
@@ -40,16 +42,14 @@ export function createAmfUes({ limit }: { limit: number }) {
         security: undefined,
         ueSecurityCapability: undefined,
         pei: undefined,
-        registered: false,
+        gmm: INITIAL_GMM_STATE,
         allowedNssai: [],
         requestedNssai: undefined,
         pendingAllowedNssai: undefined,
         registrationArea: undefined,
-        connection: undefined,
-        contextSetUp: false,
+        cm: INITIAL_CM_STATE,
         procedure: { kind: 'none' },
         lastRadio: undefined,
-        reachability: undefined,
         lastKsi: undefined,
       };
       all.add(ue);

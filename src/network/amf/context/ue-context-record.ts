@@ -1,6 +1,7 @@
 import type { StoredPduSession, UeContextRecord } from '../../ports/ue-contexts.ts';
 import { storedSnssai } from '../../common/stored-snssai.ts';
 import type { AmfUe } from './amf-ue.ts';
+import { isRegistered } from './gmm-state.ts';
 
 /**
  * The UE context record (ports/ue-contexts.ts) of an AMF UE context and the SM contexts its SMF holds,
@@ -28,7 +29,7 @@ export function ueContextRecord(
             amfPointer: guti.amfPointer,
             tmsi: guti.tmsi,
           },
-    registered: ue.registered,
+    registered: isRegistered(ue),
     pei: ue.pei ?? null,
     security:
       security === undefined

@@ -4,6 +4,8 @@ import type { AmfUe } from '../context/amf-ue.ts';
 import { newGuti } from '../context/guti-allocation.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
+import { isRegistered } from '../context/gmm-state.ts';
+import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 
 /**
  * Configuration update indication (TS 24.501 9.11.3.18): bit 1 ACK, "acknowledgement requested". The
@@ -39,8 +41,8 @@ export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SN
  * next is kept.
  */
 export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void {
-  if (!ue.registered || ue.procedure.kind !== 'none') return;
-  if (ue.connection === undefined || !ue.contextSetUp) return;
+  if (!isRegistered(ue) || ue.procedure.kind !== 'none') return;
+  if (connectionOf(ue) === undefined || !contextSetUp(ue)) return;
   const pending = ue.pendingAllowedNssai;
   ue.pendingAllowedNssai = undefined;
   const allowedNssai = pending === undefined || sameNssai(pending, ue.allowedNssai) ? undefined : pending;

@@ -5,6 +5,8 @@ import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import { paging } from './paging.ts';
 import { deregister, deregistered, stopProcedure } from './ue-lifecycle.ts';
+import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
+import { connectionOf } from '../context/cm-state.ts';
 
 /**
  * UE-initiated deregistration (TS 24.501 5.5.2.2): Deregistration Accept unless the UE switched off
@@ -30,10 +32,10 @@ export function deregistrationRequest(
  */
 export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): void {
   if (ue.procedure.kind === 'deregistration') return;
-  if (ue.registered && ue.supi !== undefined) deregistered(amf, ue.supi);
-  ue.registered = false;
+  if (isRegistered(ue) && ue.supi !== undefined) deregistered(amf, ue.supi);
+  enterGmmState(ue, 'deregistered-initiated');
   stopProcedure(ue);
-  if (ue.connection === undefined) {
+  if (connectionOf(ue) === undefined) {
     if (!paging(amf, ue, { kind: 'deregistration', cause })) deregister(amf, ue);
     return;
   }

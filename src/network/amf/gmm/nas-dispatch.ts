@@ -33,6 +33,8 @@ import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../s
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeIdle, stopProcedure } from './ue-lifecycle.ts';
 import type { NasEndpoint } from '../n2/ue-ngap.ts';
+import { isRegistered } from '../context/gmm-state.ts';
+import { connectionOf, enterConnected, markContextSetUp } from '../context/cm-state.ts';
 
 type Connection = UeConnection<AmfUe>;
 
@@ -77,13 +79,12 @@ function seen(amf: AmfContext, ue: AmfUe, connection: Connection): void {
 
 /** Gives `ue` the new connection; an older one it still had is released without leading back to it. */
 function attach(amf: AmfContext, ue: AmfUe, connection: Connection): void {
-  const old = ue.connection;
+  const old = connectionOf(ue);
   if (old !== undefined && old !== connection) {
     old.owner = undefined;
     amf.ngap.release(old, { choice: 'radioNetwork', value: 'release-due-to-5gc-generated-reason' });
   }
-  ue.connection = connection;
-  ue.contextSetUp = false;
+  enterConnected(ue, connection);
   connection.owner = ue;
   seen(amf, ue, connection);
 }
@@ -257,7 +258,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
         abortProcedure(amf, ue);
         return;
       }
-      ue.contextSetUp = true;
+      markContextSetUp(ue);
       // Back from idle with a Service Request: a configuration update that waited goes now.
       sendPendingConfigurationUpdate(amf, ue);
       // ... and location requests waiting for it (paged) go on. (PDU sessions came back in it.)
@@ -268,9 +269,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     },
     connectionEnded(connection) {
       const ue = connection.owner;
-      if (ue === undefined || ue.connection !== connection) return;
+      if (ue === undefined || connectionOf(ue) !== connection) return;
       // AN release (TS 23.502 4.2.6): the sessions' user plane is deactivated.
-      if (ue.supi !== undefined && ue.registered) amf.smf?.ueIdle(ue.supi);
+      if (ue.supi !== undefined && isRegistered(ue)) amf.smf?.ueIdle(ue.supi);
       becomeIdle(amf, ue);
       // Still held (registered, or paged to hear its deregistration): its sessions' user plane is down.
       if (amf.ues.has(ue)) amf.ueContexts.save(ue);

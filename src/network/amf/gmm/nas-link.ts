@@ -12,6 +12,7 @@ import {
 import { protect, sendCountExhausted, type NasSecurityContext } from '../../nas-security/index.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
+import { connectionOf } from '../context/cm-state.ts';
 
 /**
  * A 5G-GUTI as the subscriber logs show it (TS 23.003 2.10.1): MCC, MNC, the AMF Identifier (region,
@@ -151,7 +152,7 @@ export function sendNas(
   message: FiveGmmMessage,
   protection: Protection,
 ): boolean {
-  const connection = ue.connection;
+  const connection = connectionOf(ue);
   if (connection === undefined || connection.phase !== 'active') return false;
   const pdu = nasPduFor(amf, ue, message, protection);
   return pdu !== undefined && amf.ngap.sendNas(connection, pdu);

@@ -38,6 +38,8 @@ import {
   removeContext,
   stopProcedure,
 } from './ue-lifecycle.ts';
+import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
+import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 
 type RegistrationRequest = NasMessageOf<'registrationRequest'>;
 
@@ -78,6 +80,7 @@ export async function registrationRequest(
   // A new Registration Request ends the common procedure in progress (5.4.1.3.7 e, 5.4.2.7 e, 5.4.3.7 d).
   stopProcedure(ue);
   becomeConnected(ue);
+  if (!isRegistered(ue)) enterGmmState(ue, 'registered-initiated');
   const registration: PendingRegistration = { request };
   ue.procedure = { kind: 'registration-pending', registration };
   if (request.ueSecurityCapability !== undefined) ue.ueSecurityCapability = request.ueSecurityCapability;
@@ -88,7 +91,7 @@ export async function registrationRequest(
     if (opened.error !== undefined)
       amf.peerLog.warn(
         'nas_container_unreadable',
-        ue.connection?.radio.id ?? '',
+        connectionOf(ue)?.radio.id ?? '',
         { ue: ue.id, error: opened.error },
         'AMF: a NAS message container did not open',
       );
@@ -270,8 +273,8 @@ async function suciReceived(
  * registration state and 5G-GUTI over and the old one goes, with its timers and connection.
  */
 function takeOver(amf: AmfContext, previous: AmfUe, ue: AmfUe): void {
-  ue.registered = previous.registered;
-  previous.registered = false;
+  if (isRegistered(previous)) enterGmmState(ue, 'registered');
+  enterGmmState(previous, 'deregistered');
   const guti = previous.guti;
   removeContext(amf, previous);
   if (guti !== undefined && amf.ues.byTmsi(guti.tmsi) === undefined) {
@@ -365,7 +368,7 @@ export function securityModeComplete(
   // context over) stays registered under the new security context even if Registration Complete never
   // comes, so it is stored now. An unregistered one is of no use to another AMF until Registration
   // Complete, which stores it; if that never comes its context goes (abortProcedure).
-  if (ue.registered) amf.ueContexts.save(ue);
+  if (isRegistered(ue)) amf.ueContexts.save(ue);
   ue.procedure = { kind: 'registration-pending', registration };
   return acceptRegistration(amf, ue, registration);
 }
@@ -423,7 +426,7 @@ async function acceptRegistration(
   const { configuration } = network;
   const subscription = registration.subscription;
   const security = ue.security;
-  const connection = ue.connection;
+  const connection = connectionOf(ue);
   if (subscription === undefined || security === undefined || connection === undefined)
     return abortProcedure(amf, ue);
   const allowedNssai = allowedNssaiFor(
@@ -478,7 +481,7 @@ async function acceptRegistration(
   ue.guti = guti;
   ue.gutiReallocationPending = false;
 
-  if (ue.contextSetUp) return void send();
+  if (contextSetUp(ue)) return void send();
   const nasPdu = nasPduFor(amf, ue, accept, { kind: 'current' });
   const kgnb = deriveContextKgnb(security);
   const capability = ue.ueSecurityCapability;
@@ -505,7 +508,7 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   if (procedure.kind !== 'registration-accept') return;
   procedure.timer.stop();
   ue.procedure = { kind: 'none' };
-  ue.registered = true;
+  enterGmmState(ue, 'registered');
   const supi = ue.supi;
   const security = ue.security;
   if (supi === undefined || security === undefined) return;

@@ -10,6 +10,8 @@ import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
+import { isRegistered } from '../context/gmm-state.ts';
+import { connectionOf } from '../context/cm-state.ts';
 
 /**
  * A Service Request verified under the UE's current context (TS 24.501 5.6.1), its ciphered NAS message
@@ -37,7 +39,7 @@ export async function serviceRequest(
   if (opened?.error !== undefined)
     amf.peerLog.warn(
       'nas_container_unreadable',
-      ue.connection?.radio.id ?? '',
+      connectionOf(ue)?.radio.id ?? '',
       { ue: ue.id, error: opened.error },
       'AMF: a NAS message container did not open',
     );
@@ -52,10 +54,10 @@ export async function serviceRequest(
     // TS 24.501 5.4.4.1 a: a new 5G-GUTI once the radio has the context (sendPendingConfigurationUpdate).
     ue.gutiReallocationPending = true;
   }
-  const connection = ue.connection;
+  const connection = connectionOf(ue);
   const security = ue.security;
   const capability = ue.ueSecurityCapability;
-  if (!ue.registered || connection === undefined || security === undefined || capability === undefined) {
+  if (!isRegistered(ue) || connection === undefined || security === undefined || capability === undefined) {
     return serviceReject(amf, ue, GMM_CAUSE.implicitlyDeregistered);
   }
   const supi = ue.supi;
@@ -63,7 +65,7 @@ export async function serviceRequest(
     amf.network(),
     supi === undefined ? undefined : amf.subscriptionData.getSubscriptionData(supi),
   ]);
-  if (!amf.ues.has(ue) || ue.connection !== connection || supi === undefined) return;
+  if (!amf.ues.has(ue) || connectionOf(ue) !== connection || supi === undefined) return;
   const sessions = reconcileSessions(amf, ue, request, subscription?.profile);
   const accept = nasPduFor(
     amf,
@@ -86,7 +88,7 @@ export async function serviceRequest(
 
 /** Service Reject (TS 24.501 5.6.1.5) with its cause; the connection is released. */
 export function serviceReject(amf: AmfContext, ue: AmfUe, cause: number): void {
-  const connection = ue.connection;
+  const connection = connectionOf(ue);
   if (connection === undefined) return;
   const pdu = nasPduFor(
     amf,

@@ -3,6 +3,8 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { configurationUpdateInterrupted } from './configuration-update.ts';
 import { paging } from './paging.ts';
+import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
+import { connectionOf, enterIdle, setReachability } from '../context/cm-state.ts';
 
 /** Stops the running procedure's timer; the UE is between procedures afterwards. */
 export function stopProcedure(ue: AmfUe): void {
@@ -31,8 +33,8 @@ export function stopTimers(ue: AmfUe): void {
 }
 
 function stopReachability(ue: AmfUe): void {
-  ue.reachability?.cancel();
-  ue.reachability = undefined;
+  if (ue.cm.name === 'idle') ue.cm.reachability?.cancel();
+  setReachability(ue, undefined);
 }
 
 /** Asks the radio to release the UE's connection (UE Context Release Command); it ends on Complete. */
@@ -41,7 +43,8 @@ export function releaseConnection(
   ue: AmfUe,
   cause: Cause = { choice: 'nas', value: 'normal-release' },
 ): void {
-  if (ue.connection !== undefined) amf.ngap.release(ue.connection, cause);
+  const connection = connectionOf(ue);
+  if (connection !== undefined) amf.ngap.release(connection, cause);
 }
 
 /**
@@ -50,9 +53,8 @@ export function releaseConnection(
  */
 export function removeContext(amf: AmfContext, ue: AmfUe): void {
   stopProcedure(ue);
-  stopReachability(ue);
-  const connection = ue.connection;
-  ue.connection = undefined;
+  const connection = connectionOf(ue);
+  enterIdle(ue);
   if (ue.supi !== undefined) amf.ueContexts.forget(ue.supi);
   if (connection !== undefined) {
     connection.owner = undefined;
@@ -68,14 +70,14 @@ export function removeContext(amf: AmfContext, ue: AmfUe): void {
  */
 export function abortProcedure(amf: AmfContext, ue: AmfUe): void {
   stopProcedure(ue);
-  if (ue.registered) releaseConnection(amf, ue);
+  if (isRegistered(ue)) releaseConnection(amf, ue);
   else removeContext(amf, ue);
 }
 
 /** Deregistered (UE-initiated, network-initiated or implicit): the API shows it at once. */
 export function deregister(amf: AmfContext, ue: AmfUe): void {
-  const wasRegistered = ue.registered;
-  ue.registered = false;
+  const wasRegistered = isRegistered(ue);
+  enterGmmState(ue, 'deregistered');
   if (wasRegistered && ue.supi !== undefined) deregistered(amf, ue.supi);
   removeContext(amf, ue);
 }
@@ -98,9 +100,8 @@ export function deregistered(amf: AmfContext, supi: string): void {
  * connection. The UE still believes it is registered, so it is paged to hear it (5.5.2.3.1, 5.6.2).
  */
 export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
-  ue.connection = undefined;
-  ue.contextSetUp = false;
-  if (!ue.registered) {
+  enterIdle(ue);
+  if (!isRegistered(ue)) {
     const unacknowledged = ue.procedure.kind === 'deregistration' ? ue.procedure.cause : undefined;
     stopProcedure(ue);
     if (unacknowledged === undefined || !paging(amf, ue, { kind: 'deregistration', cause: unacknowledged }))
@@ -110,15 +111,14 @@ export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
   // A procedure that needs the connection cannot go on; paging waits for the UE to come back.
   configurationUpdateInterrupted(ue);
   if (ue.procedure.kind !== 'paging') stopProcedure(ue);
-  stopReachability(ue);
   const cancel = amf.timers.after(amf.settings.mobileReachableMs, () => {
     const cancelImplicit = amf.timers.after(amf.settings.implicitDeregistrationMs, () => {
-      ue.reachability = undefined;
+      setReachability(ue, undefined);
       deregister(amf, ue);
     });
-    ue.reachability = { timer: 'implicit-deregistration', cancel: cancelImplicit };
+    setReachability(ue, { timer: 'implicit-deregistration', cancel: cancelImplicit });
   });
-  ue.reachability = { timer: 'mobile-reachable', cancel };
+  enterIdle(ue, { timer: 'mobile-reachable', cancel });
 }
 
 /** The UE is connected again (Service Request, Registration Request): reachability timers stop. */

@@ -7,6 +7,8 @@ import type { PathSwitchItem, PathSwitchOutcome } from '../ports/session-managem
 import { ngapAllowedNssai, ngapSecurityCapabilities } from '../gmm/registration.ts';
 import type { PathSwitchEndpoint, ReceivedPathSwitchRequest } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
+import { isRegistered } from '../context/gmm-state.ts';
+import { connectionOf } from '../context/cm-state.ts';
 
 /** The four algorithm bit strings of UE Security Capabilities (TS 38.413 9.3.1.86) are the same. */
 function sameCapabilities(a: UESecurityCapabilities, b: UESecurityCapabilities): boolean {
@@ -59,7 +61,7 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
 
       const connection = amf.ngap.connectionByAmfId(sourceAmfUeNgapId);
       const ue = connection?.owner;
-      if (connection === undefined || ue === undefined || ue.connection !== connection) {
+      if (connection === undefined || ue === undefined || connectionOf(ue) !== connection) {
         amf.logger.info(
           { radio: radio.name, sourceAmfUeNgapId },
           'AMF: Path Switch Request for an unknown AMF UE NGAP ID',
@@ -75,7 +77,7 @@ export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
       const chain = connection.accessKeys;
       const capability = ue.ueSecurityCapability;
       if (
-        !ue.registered ||
+        !isRegistered(ue) ||
         ue.supi === undefined ||
         security?.status !== 'current' ||
         chain === undefined ||

@@ -24,6 +24,8 @@ import {
 } from '../n2/session-ngap-messages.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import type { InitialContextSetupIes } from '../n2/ue-ngap-messages.ts';
+import { isRegistered } from '../context/gmm-state.ts';
+import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 
 /** Payload container type "N1 SM information" (TS 24.501 9.11.3.40). */
 export const N1_SM_INFORMATION = 1;
@@ -82,7 +84,7 @@ export function n1SmTransport(
   message: NasMessageOf<'ulNasTransport'>,
 ): Promise<void> | void {
   const supi = ue.supi;
-  if (supi === undefined || !ue.registered) return;
+  if (supi === undefined || !isRegistered(ue)) return;
   const decoded = decodeNasMessage(message.payloadContainer);
   const sm = decoded.ok && 'pti' in decoded.message ? decoded.message : undefined;
   if (sm !== undefined) logSm(amf, ue, 'inbound', sm, message.payloadContainer);
@@ -121,9 +123,9 @@ function readyConnection(
   supi: string,
 ): { ue: AmfUe; connection: UeConnection<AmfUe> } | undefined {
   const ue = amf.ues.bySupi(supi);
-  const connection = ue?.connection;
-  if (ue === undefined || connection === undefined || connection.phase !== 'active' || !ue.contextSetUp)
-    return undefined;
+  if (ue === undefined || ue.cm.name !== 'connected') return undefined;
+  const { connection } = ue.cm;
+  if (connection.phase !== 'active' || !ue.cm.contextSetUp) return undefined;
   return { ue, connection };
 }
 
@@ -177,7 +179,7 @@ export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
     pageForDownlinkData(supi) {
       const amf = context();
       const ue = amf.ues.bySupi(supi);
-      if (ue === undefined || !ue.registered || ue.connection !== undefined) return false;
+      if (ue === undefined || !isRegistered(ue) || connectionOf(ue) !== undefined) return false;
       // Paged already (for another session's data): one paging brings the UE back for all.
       if (ue.procedure.kind === 'paging') return ue.procedure.purpose.kind === 'downlink-data';
       return paging(amf, ue, { kind: 'downlink-data' });
@@ -251,8 +253,8 @@ export function reconcileSessions(
       ? {}
       : { pduSessionReactivationResult: status.reactivationFailed }),
   };
-  const connection = ue.connection;
-  if (ue.contextSetUp && connection !== undefined) {
+  const connection = connectionOf(ue);
+  if (contextSetUp(ue) && connection !== undefined) {
     for (const item of status.reactivate)
       connection.radio.send(
         pduSessionResourceSetupRequest(idsOf(connection), { ...item, nasPdu: undefined }),
