@@ -7,9 +7,10 @@ const FRAMEWORK = {
   message:
     'inner layers never see HTTP: services, repositories, records, network, storage and the core take domain inputs',
 };
-const SQLITE_DRIVER = {
-  group: ['better-sqlite3'],
-  message: 'only src/storage/ talks to the SQLite driver; use the storage module',
+/** Which database runs (SQLite, PostgreSQL) is known to src/storage/ alone. */
+const DATABASE_DRIVERS = {
+  group: ['better-sqlite3', 'postgres', 'pg'],
+  message: 'only src/storage/ talks to the database drivers (SQLite, PostgreSQL); use the storage module',
 };
 const SIMULATOR = {
   group: ['**/simulator/**'],
@@ -96,7 +97,7 @@ export const LAYERS = [
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [FRAMEWORK, SQLITE_DRIVER, SIMULATOR] },
+        { patterns: [FRAMEWORK, DATABASE_DRIVERS, SIMULATOR] },
       ],
     },
   },
@@ -106,7 +107,7 @@ export const LAYERS = [
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [FRAMEWORK, SQLITE_DRIVER, SIMULATOR, otherNetworkFunctions(nf)] },
+        { patterns: [FRAMEWORK, DATABASE_DRIVERS, SIMULATOR, otherNetworkFunctions(nf)] },
       ],
     },
   })),
@@ -119,7 +120,7 @@ export const LAYERS = [
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [SQLITE_DRIVER, SERVICES_AND_REPOSITORIES, SIMULATOR] },
+        { patterns: [DATABASE_DRIVERS, SERVICES_AND_REPOSITORIES, SIMULATOR] },
       ],
     },
   },
@@ -140,7 +141,7 @@ export const LAYERS = [
       'src/backup/backup.service.ts',
     ],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SQLITE_DRIVER, SIMULATOR] }],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [DATABASE_DRIVERS, SIMULATOR] }],
     },
   },
   {
@@ -148,7 +149,7 @@ export const LAYERS = [
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [FRAMEWORK, SQLITE_DRIVER, NETWORK_FUNCTIONS_AND_SERVICE] },
+        { patterns: [FRAMEWORK, DATABASE_DRIVERS, NETWORK_FUNCTIONS_AND_SERVICE] },
       ],
     },
   },

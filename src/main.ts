@@ -8,6 +8,7 @@ import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
 import { logFatalExits } from './fatal-exit.ts';
 import { noteFirstStartFiles } from './first-start-files.ts';
+import { databaseFiles, shownLocation } from './storage/database-location.ts';
 import { createLogger } from './logging.ts';
 
 async function main(): Promise<void> {
@@ -17,9 +18,7 @@ async function main(): Promise<void> {
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
 
   const firstStart = noteFirstStartFiles(
-    config.db === ':memory:'
-      ? []
-      : [config.db, `${config.db}-wal`, `${config.db}-shm`, secretKeyPath(config)],
+    config.db === ':memory:' ? [] : [...databaseFiles(config.db), secretKeyPath(config)],
   );
   try {
     await start(config, logger, tls);
@@ -39,7 +38,7 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
       : loadOrCreateKeyFile(secretKeyPath(config));
 
   const core = await createCore({
-    storage: { path: config.db },
+    storage: { path: config.db, poolSize: config.dbPoolSize },
     logger,
     secretKey,
     loginRateLimit: config.loginRateLimit,
@@ -86,7 +85,8 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
   });
 
   await core.start();
-  logger.info({ db: config.db, migrationsApplied: core.migrationsApplied }, `database ready at ${config.db}`);
+  const db = shownLocation(config.db);
+  logger.info({ db, migrationsApplied: core.migrationsApplied }, `database ready at ${db}`);
   if (core.networkConfiguration.firstStart)
     logger.info('first start: default operator, data network, slice, profile and policy created');
 

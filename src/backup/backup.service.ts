@@ -57,7 +57,8 @@ function fileStamp(ms: number): string {
  */
 export function createBackupService(deps: {
   db: Db;
-  file: SqliteFile;
+  /** The SQLite file; undefined on PostgreSQL, whose backups are its own tools' (docs/operations.md). */
+  file: SqliteFile | undefined;
   audit: AuditLogService;
   clock: Clock;
   logger: Logger;
@@ -65,7 +66,14 @@ export function createBackupService(deps: {
   /** Opens the sealed values of a restored database, to check them before it is installed. */
   secretBox: SecretBox;
 }) {
-  const { db, file, audit, clock, logger, version, secretBox } = deps;
+  const { db, audit, clock, logger, version, secretBox } = deps;
+  /** The SQLite file, or the 409 naming PostgreSQL's own tools (the only dialect without a file). */
+  function sqliteFile(): SqliteFile {
+    if (deps.file !== undefined) return deps.file;
+    throw new ConflictError(
+      "backup and restore of a PostgreSQL database are PostgreSQL's own: pg_dump and pg_restore, or base backups (pg_basebackup) with point-in-time recovery (docs/operations.md)",
+    );
+  }
   const restoredListeners: RestoredListener[] = [];
   const fileHolds: FileHold[] = [];
   let running: 'backup' | 'restore' | undefined;
@@ -85,7 +93,7 @@ export function createBackupService(deps: {
 
   /** A fresh temporary path beside the database, so a rename can move it into place. */
   function workPath(kind: 'backup' | 'restore'): string {
-    const dir = file.path === ':memory:' ? tmpdir() : dirname(file.path);
+    const dir = sqliteFile().path === ':memory:' ? tmpdir() : dirname(sqliteFile().path);
     return join(dir, `.pmn-${kind}-${randomBytes(6).toString('hex')}.tmp`);
   }
 
@@ -93,15 +101,15 @@ export function createBackupService(deps: {
   function swapIn(candidate: string, previous: string): void {
     for (const suffix of ['-wal', '-shm']) {
       // SQLite deletes these when its last connection closes; one left means another process has it open.
-      if (existsSync(`${file.path}${suffix}`)) {
+      if (existsSync(`${sqliteFile().path}${suffix}`)) {
         throw new ConflictError(
-          `the database is open in another process (${basename(file.path)}${suffix} exists); stop it first`,
+          `the database is open in another process (${basename(sqliteFile().path)}${suffix} exists); stop it first`,
         );
       }
     }
-    linkSync(file.path, previous);
+    linkSync(sqliteFile().path, previous);
     try {
-      renameSync(candidate, file.path);
+      renameSync(candidate, sqliteFile().path);
     } catch (error) {
       // Still the live file under a second name: drop it, or it would keep changing with the live one.
       unlinkSync(previous);
@@ -139,7 +147,7 @@ export function createBackupService(deps: {
       return exclusively('backup', async () => {
         const path = workPath('backup');
         try {
-          await file.backupTo(path);
+          await sqliteFile().backupTo(path);
           const { size } = await stat(path);
           await audit.record(actor, {
             action: 'backup_database',
@@ -165,7 +173,7 @@ export function createBackupService(deps: {
      * a database this version can run on. Returns the path the previous database is kept at.
      */
     async restore(upload: Readable, actor: Actor): Promise<{ previous: string; bytes: number }> {
-      if (file.path === ':memory:') {
+      if (sqliteFile().path === ':memory:') {
         throw new ConflictError('restore needs a database file; this service runs on an in-memory database');
       }
       return exclusively('restore', async () => {
@@ -185,9 +193,9 @@ export function createBackupService(deps: {
           const { size } = await stat(candidate);
           await prepareRestorableDatabase(candidate);
           await refuseUntrustworthyRows(candidate);
-          const previous = `${file.path}.pre-restore-${fileStamp(clock.now())}`;
+          const previous = `${sqliteFile().path}.pre-restore-${fileStamp(clock.now())}`;
           await db.connection().execute(async (connection) => {
-            file.reopen(() => swapIn(candidate, previous));
+            sqliteFile().reopen(() => swapIn(candidate, previous));
             for (const listener of restoredListeners) await listener(connection);
             await audit.record(
               actor,

@@ -2,6 +2,12 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { parse as parseYaml } from 'yaml';
+import {
+  DatabaseLocationError,
+  DEFAULT_POOL_SIZE,
+  isPostgresUrl,
+  parseDatabaseLocation,
+} from '../storage/database-location.ts';
 import { amfIdentityProblem } from '../network/amf/context/amf-identity.ts';
 import { allowlistError } from '../network/amf/n2/n2-peer-allowlist.ts';
 import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2/n2-settings.ts';
@@ -19,14 +25,17 @@ const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debu
 
 export interface Config {
   listen: { host: string; port: number };
+  /** An SQLite file path, `:memory:`, or a PostgreSQL URL (src/storage/database-location.ts). */
   db: string;
+  /** Connections kept to PostgreSQL (SQLite has one). */
+  dbPoolSize: number;
   logLevel: LogLevel;
   tls?: { cert: string; key: string };
   /** Login attempts allowed per client address and e-mail in one minute. */
   loginRateLimit: number;
   /**
    * The key file that seals secrets at rest (subscriber keys, OPcs, the OP). Default: the database path
-   * with `.key` appended, created at first start with mode 0600.
+   * with `.key` appended, created at first start with mode 0600. Required with a PostgreSQL database.
    */
   secretKeyFile?: string;
   /** N2 towards radios: transport, listen addresses and ports, and the AMF's identity (docs/n2.md). */
@@ -38,6 +47,7 @@ export interface Config {
 export const DEFAULT_CONFIG: Config = {
   listen: { host: '127.0.0.1', port: 5002 },
   db: './data/core.db',
+  dbPoolSize: DEFAULT_POOL_SIZE,
   logLevel: 'info',
   loginRateLimit: 10,
   n2: DEFAULT_N2_SETTINGS,
@@ -48,6 +58,7 @@ export const DEFAULT_CONFIG: Config = {
 interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   listen?: unknown;
   db?: unknown;
+  db_pool_size?: unknown;
   log_level?: unknown;
   tls?: { cert?: unknown; key?: unknown };
   login_rate_limit?: unknown;
@@ -149,6 +160,7 @@ function readConfigFile(path: string): RawSettings {
   const known = new Set<string>([
     'listen',
     'db',
+    'db_pool_size',
     'log_level',
     'tls',
     'login_rate_limit',
@@ -168,8 +180,18 @@ function applySettings(config: Config, raw: RawSettings, source: string): void {
     config.listen = parseListen(raw.listen, source);
   }
   if (raw.db !== undefined) {
-    if (typeof raw.db !== 'string' || raw.db === '') throw new ConfigError(`${source}: db must be a path`);
+    if (typeof raw.db !== 'string' || raw.db === '')
+      throw new ConfigError(`${source}: db must be a path or a PostgreSQL URL`);
+    try {
+      parseDatabaseLocation(raw.db);
+    } catch (error) {
+      if (error instanceof DatabaseLocationError) throw new ConfigError(`${source}: ${error.message}`);
+      throw error;
+    }
     config.db = raw.db;
+  }
+  if (raw.db_pool_size !== undefined) {
+    config.dbPoolSize = integerSetting(raw.db_pool_size, 1, 1000, 'db_pool_size', source);
   }
   if (raw.log_level !== undefined) {
     const level = raw.log_level as LogLevel;
@@ -328,6 +350,18 @@ export function secretKeyPath(config: Config): string {
 }
 
 /**
+ * A PostgreSQL database has no file to keep the key beside, and every core on it needs the same key:
+ * it must be named.
+ */
+function checkSecretKeyFile(config: Config): void {
+  if (isPostgresUrl(config.db) && config.secretKeyFile === undefined) {
+    throw new ConfigError(
+      'with a PostgreSQL database, secret_key_file (--secret-key-file, PMN_SECRET_KEY_FILE) must be set: every core on the database needs the same key file',
+    );
+  }
+}
+
+/**
  * Settings come from defaults, then the YAML file, then PMN_* environment variables, then flags:
  * each later source overrides the earlier ones.
  */
@@ -340,6 +374,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
         config: { type: 'string' },
         listen: { type: 'string' },
         db: { type: 'string' },
+        'db-pool-size': { type: 'string' },
         'log-level': { type: 'string' },
         'secret-key-file': { type: 'string' },
         ...Object.fromEntries(
@@ -361,6 +396,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     {
       listen: env.PMN_LISTEN,
       db: env.PMN_DB,
+      db_pool_size: env.PMN_DB_POOL_SIZE,
       log_level: env.PMN_LOG_LEVEL,
       secret_key_file: env.PMN_SECRET_KEY_FILE,
       ...n2Sources((key) => env[`PMN_${key.toUpperCase()}`]),
@@ -372,6 +408,7 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     {
       listen: flags.listen,
       db: flags.db,
+      db_pool_size: flags['db-pool-size'],
       log_level: flags['log-level'],
       secret_key_file: flags['secret-key-file'],
       ...n2Sources((key) => {
@@ -381,5 +418,6 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
     },
     'flags',
   );
+  checkSecretKeyFile(config);
   return config;
 }

@@ -118,7 +118,7 @@ export async function createCore(options: CoreOptions) {
     });
 
     // Operations: metrics, profiling, backup and restore.
-    registerDatabaseMetrics(metrics, storage.file);
+    registerDatabaseMetrics(metrics, storage);
     const retentionMetrics = createRetentionMetrics(metrics);
     const profiler = createProfiler(options.timers ?? systemTimers);
     const diagnostics = createDiagnostics();

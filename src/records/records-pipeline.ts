@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Clock } from '../clock.ts';
-import { sqliteFileOf, type Db } from '../storage/database.ts';
+import { maybeSqliteFileOf, type Db } from '../storage/database.ts';
 import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } from './batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
 import type { KeyMaterialRedactions } from './key-material.ts';
@@ -32,8 +32,11 @@ export function createRecordsPipeline(deps: {
   const { db, logger } = deps;
   const repositories = createRecordRepositories(db);
   const inServiceThread = createRecordStore(db, repositories);
-  const { path } = sqliteFileOf(db);
-  const thread = path === ':memory:' ? undefined : createRecordWriterThread({ path, logger });
+  // The writer thread opens the database file itself: without one (in memory, PostgreSQL) batches are
+  // stored from the service's thread.
+  const path = maybeSqliteFileOf(db)?.path;
+  const thread =
+    path === undefined || path === ':memory:' ? undefined : createRecordWriterThread({ path, logger });
   let holds = 0;
   const store: BatchStore<RecordRows> = (batch) =>
     thread && holds === 0 ? thread.store(batch) : inServiceThread(batch);

@@ -12,7 +12,7 @@ import {
   type Driver,
   type KyselyConfig,
 } from 'kysely';
-import { migrationProvider, VACUUM_AFTER } from './migrations/index.ts';
+import { migrationProviderFor, VACUUM_AFTER, type SqlDialect } from './migrations/index.ts';
 import type { Database } from './schema.ts';
 import { createSqliteFile, type ConnectionRole, type SqliteFile } from './sqlite-file.ts';
 
@@ -166,15 +166,15 @@ export function maybeSqliteFileOf(db: Kysely<Database>): SqliteFile | undefined 
 class MigrationError extends Error {}
 
 /** Applies every pending migration in one transaction: a failure leaves the schema as it was. */
-export async function migrateToLatest(db: Db): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: migrationProvider });
+export async function migrateToLatest(db: Db, dialect: SqlDialect = 'sqlite'): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: migrationProviderFor(dialect) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new MigrationError(`migration ${failed} failed: ${(error as Error).message}`);
   }
   const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-  // After the migrations' transaction: VACUUM cannot run inside one.
-  if (applied.some((name) => VACUUM_AFTER.has(name))) await sql`VACUUM`.execute(db);
+  // After the migrations' transaction: VACUUM cannot run inside one. (SQLite only: see migration 0011.)
+  if (dialect === 'sqlite' && applied.some((name) => VACUUM_AFTER.has(name))) await sql`VACUUM`.execute(db);
   return applied;
 }

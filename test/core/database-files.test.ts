@@ -3,6 +3,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { sqliteFileOf } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'pmn-files-'));
@@ -36,7 +37,7 @@ describe('database files', () => {
     const path = join(dir, 'backup-source.db');
     const storage = await openStorage({ path });
     const copy = join(dir, 'copy.db');
-    await storage.file.backupTo(copy);
+    await sqliteFileOf(storage.db).backupTo(copy);
     assert.equal(mode(copy), 0o600);
     await storage.close();
   });

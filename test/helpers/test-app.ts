@@ -5,10 +5,11 @@ import type { Clock, Timers } from '../../src/clock.ts';
 import { createCore, type Core } from '../../src/core/create-core.ts';
 import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
 import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
-import type { Db } from '../../src/storage/database.ts';
+import { sqliteFileOf, type Db } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
 import type { RoleId } from '../../src/identity/roles.ts';
 import { networkReports, type NetworkReports } from './network-reports.ts';
+import { freshPostgresDatabase, onPostgres } from './postgres-test-database.ts';
 
 /** A clock tests move by hand; it is also the timers of the app, fired as the clock passes them. */
 export function manualClock(start = Date.parse('2026-11-22T10:00:00.000Z')): Clock &
@@ -69,8 +70,8 @@ export interface TestApp {
 export const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
 
 /**
- * The whole service on an in-memory database (or the SQLite file `database`), with a cheap password hash
- * so tests stay fast.
+ * The whole service on an in-memory database (or the SQLite file `database`; with PMN_TEST_DB=postgres, a
+ * fresh PostgreSQL database), with a cheap password hash so tests stay fast.
  */
 export async function createTestApp(
   options: {
@@ -89,7 +90,11 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
-    storage: options.database ? { path: options.database } : { path: ':memory:', image: await template() },
+    storage: options.database
+      ? { path: options.database }
+      : onPostgres
+        ? { path: await freshPostgresDatabase(), poolSize: 4 }
+        : { path: ':memory:', image: await template() },
     logger: options.logger ?? pino({ level: 'silent' }),
     clock: options.clock,
     timers: options.timers,
@@ -135,7 +140,7 @@ let templateImage: Promise<Buffer> | undefined;
 function template(): Promise<Buffer> {
   templateImage ??= (async () => {
     const storage = await openStorage({ path: ':memory:' });
-    const image = storage.file.serialize();
+    const image = sqliteFileOf(storage.db).serialize();
     await storage.close();
     return image;
   })();

@@ -1,4 +1,4 @@
-import type { Migration, MigrationProvider } from 'kysely';
+import type { Kysely, Migration, MigrationProvider } from 'kysely';
 import * as foundation from './0001-foundation.ts';
 import * as networkConfiguration from './0002-network-configuration.ts';
 import * as records from './0003-records.ts';
@@ -36,6 +36,20 @@ const MIGRATIONS: Record<string, Migration> = {
  */
 export const VACUUM_AFTER: ReadonlySet<string> = new Set(['0011-redact-key-material']);
 
-export const migrationProvider: MigrationProvider = {
-  getMigrations: () => Promise.resolve(MIGRATIONS),
-};
+/** Which SQL the database speaks; only the few migrations that cannot say it in the schema builder ask. */
+export type SqlDialect = 'sqlite' | 'postgres';
+
+/** The migrations as run on `dialect`: each `up` is told the dialect as its second argument. */
+export function migrationProviderFor(dialect: SqlDialect): MigrationProvider {
+  const told = Object.fromEntries(
+    Object.entries(MIGRATIONS).map(([name, migration]) => [
+      name,
+      { up: (db: Kysely<unknown>) => (migration.up as DialectUp)(db, dialect) },
+    ]),
+  );
+  return { getMigrations: () => Promise.resolve(told) };
+}
+
+type DialectUp = (db: Kysely<unknown>, dialect: SqlDialect) => Promise<void>;
+
+export const migrationProvider: MigrationProvider = migrationProviderFor('sqlite');
