@@ -1,4 +1,7 @@
 {
+  "variables": {
+    "upf_xdp%": "<!(sh native/upf/bpf/available.sh)"
+  },
   "targets": [
     {
       "target_name": "pmn_native",
@@ -24,11 +27,29 @@
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",
         "native/upf/map.c",
-        "native/upf/n3-socket.c"
+        "native/upf/n3-socket.c",
+        "native/upf/xdp.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
       "ldflags": ["-pthread"],
-      "defines": ["_GNU_SOURCE"]
+      "defines": ["_GNU_SOURCE"],
+      "conditions": [
+        [
+          "upf_xdp==1",
+          {
+            "defines": ["PMN_UPF_XDP"],
+            "libraries": ["-lbpf"],
+            "actions": [
+              {
+                "action_name": "upf_bpf_object",
+                "inputs": ["native/upf/bpf/upf.bpf.c", "native/upf/bpf/upf-xdp.h"],
+                "outputs": ["<(PRODUCT_DIR)/upf.bpf.o"],
+                "action": ["sh", "native/upf/bpf/compile.sh", "native/upf/bpf/upf.bpf.c", "<(PRODUCT_DIR)/upf.bpf.o"]
+              }
+            ]
+          }
+        ]
+      ]
     },
     {
       "target_name": "pmn_gnb_user_plane",

@@ -23,7 +23,7 @@ static upf *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_val
 }
 
 /* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond,
- * downlinkBufferMs }) */
+ * downlinkBufferMs, datapath: 'auto' | 'xdp' | 'tun', bpfObject, n6Interface }) */
 static napi_value construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], self, value;
@@ -47,6 +47,27 @@ static napi_value construct(napi_env env, napi_callback_info info) {
   CHECK(napi_get_named_property(env, argv[0], "tunName", &value));
   if (!get_string(env, value, "tunName", tun, sizeof tun)) return NULL;
   config.tun_name = tun;
+  char datapath[8] = "tun", bpf_object[4096] = "", n6[16] = "";
+  napi_valuetype type_of;
+  CHECK(napi_get_named_property(env, argv[0], "datapath", &value));
+  CHECK(napi_typeof(env, value, &type_of));
+  if (type_of != napi_undefined && !get_string(env, value, "datapath", datapath, sizeof datapath))
+    return NULL;
+  if (strcmp(datapath, "tun") == 0) {
+    config.datapath = UPF_DATAPATH_TUN;
+  } else if (strcmp(datapath, "auto") == 0 || strcmp(datapath, "xdp") == 0) {
+    config.datapath = datapath[0] == 'a' ? UPF_DATAPATH_AUTO : UPF_DATAPATH_XDP;
+    CHECK(napi_get_named_property(env, argv[0], "bpfObject", &value));
+    if (!get_string(env, value, "bpfObject", bpf_object, sizeof bpf_object)) return NULL;
+    CHECK(napi_get_named_property(env, argv[0], "n6Interface", &value));
+    CHECK(napi_typeof(env, value, &type_of));
+    if (type_of != napi_undefined && !get_string(env, value, "n6Interface", n6, sizeof n6))
+      return NULL;
+  } else {
+    return throw_type(env, "datapath must be 'auto', 'xdp' or 'tun'");
+  }
+  config.bpf_object = bpf_object;
+  config.n6_interface = n6;
   config.max_sessions = (uint32_t)sessions;
   config.max_flows = (uint32_t)flows;
   config.error_indications_per_second = (uint32_t)rate;
@@ -62,12 +83,16 @@ static napi_value info_of(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   upf *u = unwrap(env, info, &argc, NULL);
   if (u == NULL) return NULL;
-  napi_value result, port, name;
+  napi_value result, port, name, datapath, reason;
   CHECK(napi_create_object(env, &result));
   CHECK(napi_create_uint32(env, upf_n3_port(u), &port));
   CHECK(napi_create_string_utf8(env, upf_tun_name(u), NAPI_AUTO_LENGTH, &name));
+  CHECK(napi_create_string_utf8(env, upf_datapath(u), NAPI_AUTO_LENGTH, &datapath));
+  CHECK(napi_create_string_utf8(env, upf_datapath_reason(u), NAPI_AUTO_LENGTH, &reason));
   CHECK(napi_set_named_property(env, result, "n3Port", port));
   CHECK(napi_set_named_property(env, result, "tunName", name));
+  CHECK(napi_set_named_property(env, result, "datapath", datapath));
+  CHECK(napi_set_named_property(env, result, "datapathReason", reason));
   return result;
 }
 

@@ -41,14 +41,14 @@ static uint32_t hash_key(const upf_flow_key *key) {
   return h;
 }
 
-bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t bytes,
+bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, uint64_t bytes,
                    uint32_t *session_head) {
   uint32_t hash = hash_key(key);
   uint32_t i = hash & flows->mask;
   for (; flows->slots[i] != 0; i = (i + 1) & flows->mask) {
     upf_flow *flow = &flows->pool[flows->slots[i] - 1];
     if (flow->hash == hash && memcmp(&flow->key, key, sizeof *key) == 0) {
-      flow->packets++;
+      flow->packets += packets;
       flow->bytes += bytes;
       flow->dirty = true;
       return true;
@@ -59,7 +59,7 @@ bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t bytes,
   upf_flow *flow = &flows->pool[index];
   memset(flow, 0, sizeof *flow);
   flow->key = *key;
-  flow->packets = 1;
+  flow->packets = packets;
   flow->bytes = bytes;
   flow->hash = hash;
   flow->dirty = true;

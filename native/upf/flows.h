@@ -65,9 +65,10 @@ typedef struct {
 
 bool upf_flows_init(upf_flows *flows, uint32_t limit);
 void upf_flows_free(upf_flows *flows);
-/* Counts a packet; *session_head is the session's list of open flows. false when the flow is new
- * and no slot is free. */
-bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t bytes, uint32_t *session_head);
+/* Counts packets (one, or those the XDP program counted) of octets in all; *session_head is the
+ * session's list of open flows. false when the flow is new and no slot is free. */
+bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, uint64_t bytes,
+                   uint32_t *session_head);
 /* Stamps the flows seen since the last tick with now_ms (a new one starts at previous_ms) and ends
  * those idle for idle_ms or active for active_ms. */
 void upf_flows_tick(upf_flows *flows, double now_ms, double previous_ms, double idle_ms,

@@ -6,6 +6,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -17,6 +18,7 @@
 #include "gtpu.h"
 #include "map.h"
 #include "n3-socket.h"
+#include "xdp.h"
 
 #define UPF_COUNTER_NAME(name, text) text,
 const char *const upf_counter_names[UPF_COUNTER_COUNT] = {UPF_COUNTERS(UPF_COUNTER_NAME)};
@@ -28,6 +30,10 @@ const char *const upf_counter_names[UPF_COUNTER_COUNT] = {UPF_COUNTERS(UPF_COUNT
 #define BUFFER_SIZE 65536
 /* The largest UDP payload over IPv4. */
 #define MAX_GTPU_MESSAGE 65507
+/* Packets per second the XDP program hands to this thread at most (what it cannot do itself): a
+ * little less than the thread moves (docs/upf.md "Performance"), so a flood of unknown TEIDs or
+ * malformed G-PDUs is shed in the kernel instead of filling the socket. */
+#define XDP_TO_STACK_PER_SECOND 50000
 
 /* A token bucket in bytes; rate 0 means no limit. */
 typedef struct {
@@ -59,6 +65,9 @@ typedef struct {
   bool downlink_data_reported;
   /* Downlink packets that came while inactive, until the downlink is set again. */
   upf_buffer_queue buffer;
+  /* The XDP program's usage of this session already added to the usage above. */
+  uint64_t xdp_uplink_seen;
+  uint64_t xdp_downlink_seen;
 } session;
 
 struct upf {
@@ -91,6 +100,9 @@ struct upf {
   /* Uplink receive buffers and downlink send buffers (GTP-U header room in front of the T-PDU). */
   uint8_t *rx;
   uint8_t *tx;
+  /* The XDP datapath when it runs (NULL: the TUN alone), and why it does or does not. */
+  upf_xdp *xdp;
+  char datapath_reason[256];
 };
 
 static uint64_t now_ns(void) {
@@ -131,7 +143,7 @@ static uint64_t ipv6_key(const uint8_t *prefix) {
 static void count(upf *u, upf_counter c) { u->counters[c]++; }
 
 static void account(upf *u, session *s, const upf_flow_key *key, size_t bytes) {
-  if (!upf_flows_add(&u->flows, key, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
+  if (!upf_flows_add(&u->flows, key, 1, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
 }
 
 static size_t parse_ip(const uint8_t *p, size_t length, upf_flow_key *key);
@@ -459,6 +471,51 @@ static void *run(void *arg) {
   return NULL;
 }
 
+/* The XDP datapath in front of the TUN, as the config asks; its reason in words either way. */
+static int open_xdp(upf *u, const upf_config *config, const char **syscall) {
+  if (config->datapath == UPF_DATAPATH_TUN) {
+    snprintf(u->datapath_reason, sizeof u->datapath_reason, "the TUN datapath was chosen");
+    return 0;
+  }
+  struct sockaddr_storage n3;
+  memset(&n3, 0, sizeof n3);
+  if (u->n3.family == AF_INET) {
+    struct sockaddr_in *a = (struct sockaddr_in *)&n3;
+    a->sin_family = AF_INET;
+    a->sin_port = htons(u->n3.port);
+    memcpy(&a->sin_addr, u->n3.address, 4);
+  } else {
+    struct sockaddr_in6 *a = (struct sockaddr_in6 *)&n3;
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(u->n3.port);
+    memcpy(&a->sin6_addr, u->n3.address, 16);
+  }
+  upf_xdp_config x = {
+      .object_path = config->bpf_object,
+      .n3 = &n3,
+      .n6_interface = config->n6_interface,
+      .max_sessions = config->max_sessions,
+      .max_flows = config->max_flows,
+      .to_stack_per_second = XDP_TO_STACK_PER_SECOND,
+  };
+  char reason[200];
+  int err = upf_xdp_open(&x, &u->xdp, reason, sizeof reason);
+  if (err == 0) {
+    snprintf(u->datapath_reason, sizeof u->datapath_reason, "XDP on %s, the TUN for the rest",
+             upf_xdp_description(u->xdp));
+    return 0;
+  }
+  u->xdp = NULL;
+  snprintf(u->datapath_reason, sizeof u->datapath_reason, "XDP cannot run: %s", reason);
+  if (config->datapath == UPF_DATAPATH_AUTO) return 0;
+  *syscall = u->datapath_reason;
+  return err;
+}
+
+const char *upf_datapath(const upf *u) { return u->xdp != NULL ? "xdp" : "tun"; }
+
+const char *upf_datapath_reason(const upf *u) { return u->datapath_reason; }
+
 int upf_open(const upf_config *config, upf **out, const char **syscall) {
   upf *u = calloc(1, sizeof *u);
   if (u == NULL) return ENOMEM;
@@ -507,6 +564,8 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
     err = errno;
     goto fail;
   }
+  err = open_xdp(u, config, syscall);
+  if (err != 0) goto fail;
   *syscall = "pthread_create";
   err = pthread_create(&u->thread, NULL, run, u);
   if (err != 0) goto fail;
@@ -529,6 +588,7 @@ void upf_close(upf *u) {
   if (u->n3_fd >= 0) close(u->n3_fd);
   if (u->tun_fd >= 0) close(u->tun_fd);
   if (u->wake_fd >= 0) close(u->wake_fd);
+  upf_xdp_close(u->xdp);
   upf_map_free(&u->by_id);
   upf_map_free(&u->by_teid);
   upf_map_free(&u->by_ipv4);
@@ -552,6 +612,35 @@ const char *upf_tun_name(const upf *u) { return u->tun_name; }
 static session *find(upf *u, uint32_t id) {
   uint32_t slot;
   return upf_map_get(&u->by_id, id, &slot) ? &u->sessions[slot] : NULL;
+}
+
+/* Takes a session out of the tables and frees its slot. */
+static void forget(upf *u, session *s, uint32_t slot) {
+  upf_map_remove(&u->by_id, s->id);
+  upf_map_remove(&u->by_teid, s->uplink_teid);
+  if (s->has_ipv4) upf_map_remove(&u->by_ipv4, ipv4_key(s->ipv4));
+  if (s->has_ipv6) upf_map_remove(&u->by_ipv6, ipv6_key(s->ipv6_prefix));
+  s->used = false;
+  u->free_slots[u->free_count++] = slot;
+}
+
+/* What the XDP program forwarded for the session since last asked, into its usage. */
+static void take_xdp_usage(upf *u, session *s) {
+  if (u->xdp == NULL) return;
+  uint64_t uplink, downlink;
+  upf_xdp_usage(u->xdp, (uint32_t)(s - u->sessions), &uplink, &downlink);
+  s->uplink_usage += uplink - s->xdp_uplink_seen;
+  s->downlink_usage += downlink - s->xdp_downlink_seen;
+  s->xdp_uplink_seen = uplink;
+  s->xdp_downlink_seen = downlink;
+}
+
+/* A flow the XDP program counted, into the flow table like the thread's own packets. */
+static void on_xdp_flow(void *context, const upf_flow_key *key, uint64_t packets, uint64_t bytes) {
+  upf *u = context;
+  session *s = find(u, key->session);
+  if (s == NULL) return; /* released while the packet was in flight */
+  if (!upf_flows_add(&u->flows, key, packets, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
 }
 
 int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ipv4,
@@ -589,6 +678,11 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
     }
     bucket_set(&s->uplink_ambr, (double)uplink_bps / 8, 16384);
     bucket_set(&s->downlink_ambr, (double)downlink_bps / 8, 16384);
+    if (u->xdp != NULL) {
+      err = upf_xdp_add_session(u->xdp, slot, id, uplink_teid, ipv4, ipv6_prefix, uplink_bps,
+                                downlink_bps);
+      if (err != 0) forget(u, s, slot);
+    }
   }
   pthread_mutex_unlock(&u->lock);
   return err;
@@ -663,6 +757,9 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
     s->downlink = true;
     s->downlink_data_reported = false;
     flush_buffered(u, s);
+    /* The buffered packets went first; the program's packets follow them. */
+    if (u->xdp != NULL)
+      err = upf_xdp_set_downlink(u->xdp, (uint32_t)(s - u->sessions), gnb, remote_teid, qfi);
   }
   pthread_mutex_unlock(&u->lock);
   return err;
@@ -672,6 +769,8 @@ int upf_clear_downlink(upf *u, uint32_t id) {
   pthread_mutex_lock(&u->lock);
   session *s = find(u, id);
   if (s != NULL) {
+    /* The program first, so that its next packets go to this thread, which buffers them. */
+    if (u->xdp != NULL) upf_xdp_clear_downlink(u->xdp, (uint32_t)(s - u->sessions));
     s->downlink = false;
     s->downlink_data_reported = false;
   }
@@ -685,9 +784,18 @@ int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps
   if (s != NULL) {
     bucket_set(&s->uplink_ambr, (double)uplink_bps / 8, 16384);
     bucket_set(&s->downlink_ambr, (double)downlink_bps / 8, 16384);
+    if (u->xdp != NULL)
+      upf_xdp_set_ambr(u->xdp, (uint32_t)(s - u->sessions), uplink_bps, downlink_bps);
   }
   pthread_mutex_unlock(&u->lock);
   return s == NULL ? ENOENT : 0;
+}
+
+static void upf_xdp_remove_session_rules(upf *u, session *s, uint32_t slot) {
+  take_xdp_usage(u, s);
+  upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
+  upf_xdp_remove_session(u->xdp, slot, s->uplink_teid, s->has_ipv4 ? s->ipv4 : NULL,
+                         s->has_ipv6 ? s->ipv6_prefix : NULL);
 }
 
 int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
@@ -699,17 +807,16 @@ int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
     err = ENOENT;
   } else {
     session *s = &u->sessions[slot];
+    if (u->xdp != NULL) {
+      /* The program's rules go first; then what it counted joins the session's usage and flows. */
+      upf_xdp_remove_session_rules(u, s, slot);
+    }
     *uplink_bytes = s->uplink_usage;
     drop_buffered(u, s, UPF_DROP_BUFFER_RELEASED, 0);
     *downlink_bytes = s->downlink_usage;
     upf_flows_end_session(&u->flows, &s->flow_head, now_ms, previous_ms);
     *flows_ended = u->flows.ended_total;
-    upf_map_remove(&u->by_id, id);
-    upf_map_remove(&u->by_teid, s->uplink_teid);
-    if (s->has_ipv4) upf_map_remove(&u->by_ipv4, ipv4_key(s->ipv4));
-    if (s->has_ipv6) upf_map_remove(&u->by_ipv6, ipv6_key(s->ipv6_prefix));
-    s->used = false;
-    u->free_slots[u->free_count++] = slot;
+    forget(u, s, slot);
   }
   pthread_mutex_unlock(&u->lock);
   return err;
@@ -726,6 +833,7 @@ void upf_tick_flows(upf *u, double now_ms, double previous_ms, double idle_ms, d
     drop_buffered(u, s, UPF_DROP_BUFFER_EXPIRED, now_ms - u->buffer_ms);
     q = next;
   }
+  if (u->xdp != NULL) upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
   upf_flows_tick(&u->flows, now_ms, previous_ms, idle_ms, active_ms);
   pthread_mutex_unlock(&u->lock);
 }
@@ -775,6 +883,7 @@ uint8_t *upf_drain_usage(upf *u, size_t *count_out) {
   if (out != NULL) {
     for (uint32_t i = 0; i < u->max_sessions; i++) {
       session *s = &u->sessions[i];
+      if (s->used) take_xdp_usage(u, s);
       if (!s->used || (s->uplink_usage == 0 && s->downlink_usage == 0)) continue;
       uint8_t *r = out + n * UPF_USAGE_RECORD;
       put_le64(r, s->id);
@@ -793,6 +902,22 @@ uint8_t *upf_drain_usage(upf *u, size_t *count_out) {
 void upf_read_counters(upf *u, uint64_t *out) {
   pthread_mutex_lock(&u->lock);
   memcpy(out, u->counters, sizeof u->counters);
+  if (u->xdp != NULL) {
+    /* The program's packets never reach this thread: its counts add to the thread's. */
+    upf_xdp_counters x;
+    upf_xdp_read_counters(u->xdp, &x);
+    out[UPF_N3_RECEIVED] += x.n3_received;
+    out[UPF_UPLINK_PACKETS] += x.uplink_packets;
+    out[UPF_UPLINK_BYTES] += x.uplink_bytes;
+    out[UPF_DOWNLINK_PACKETS] += x.downlink_packets;
+    out[UPF_DOWNLINK_BYTES] += x.downlink_bytes;
+    out[UPF_DROP_SPOOFED] += x.drop_spoofed;
+    out[UPF_DROP_UPLINK_AMBR] += x.drop_uplink_ambr;
+    out[UPF_DROP_DOWNLINK_AMBR] += x.drop_downlink_ambr;
+    out[UPF_FLOW_TABLE_FULL] += x.flow_table_full;
+    out[UPF_XDP_TO_STACK] += x.to_stack;
+    out[UPF_XDP_TO_STACK_LIMITED] += x.to_stack_limited;
+  }
   pthread_mutex_unlock(&u->lock);
 }
 

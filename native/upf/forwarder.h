@@ -38,7 +38,9 @@
   X(DROP_BUFFER_RELEASED, "dropBufferReleased")                                                  \
   X(DROP_N6_WRITE, "dropN6Write")                                                                \
   X(DROP_N3_SEND, "dropN3Send")                                                                  \
-  X(FLOW_TABLE_FULL, "flowTableFull")
+  X(FLOW_TABLE_FULL, "flowTableFull")                                                            \
+  X(XDP_TO_STACK, "xdpToStack")                                                                  \
+  X(XDP_TO_STACK_LIMITED, "xdpToStackLimited")
 
 #define UPF_COUNTER_ENUM(name, text) UPF_##name,
 typedef enum { UPF_COUNTERS(UPF_COUNTER_ENUM) UPF_COUNTER_COUNT } upf_counter;
@@ -57,10 +59,17 @@ typedef struct {
   uint32_t error_indications_per_second;
   /* How long downlink packets of an inactive session are buffered (the core's clock, in ms). */
   double downlink_buffer_ms;
+  /* The XDP datapath (xdp.h) in front of the TUN: never, when it loads, or required. */
+  enum { UPF_DATAPATH_TUN, UPF_DATAPATH_AUTO, UPF_DATAPATH_XDP } datapath;
+  const char *bpf_object;   /* the compiled XDP program */
+  const char *n6_interface; /* the interface towards the data network, for XDP */
 } upf_config;
 
-/* 0, or an errno; *syscall names the failing call. */
+/* 0, or an errno; *syscall names the failing call (or why the required XDP datapath cannot run). */
 int upf_open(const upf_config *config, upf **out, const char **syscall);
+/* Which datapath runs ("xdp" or "tun") and why, in words, for the start's log line. */
+const char *upf_datapath(const upf *upf);
+const char *upf_datapath_reason(const upf *upf);
 /* Stops the thread, closes the socket and the TUN, frees everything. */
 void upf_close(upf *upf);
 /* The bound N3 port (when 0 was asked) and the TUN's name as the kernel made it. */

@@ -26,7 +26,18 @@ export interface ForwarderOptions {
    * (default 10,000 ms; docs/upf.md "Downlink buffering").
    */
   downlinkBufferMs?: number;
+  /**
+   * The XDP datapath in front of the TUN (docs/upf.md "The XDP datapath"): `auto` runs it where it
+   * loads, `xdp` requires it (the constructor throws why not), `tun` (the default) never.
+   */
+  datapath?: UpfDatapathChoice;
+  /** The compiled XDP program (`upfBpfObject()`); needed unless `datapath` is `tun`. */
+  bpfObject?: string;
+  /** The interface towards the data network, where the downlink fast path runs. */
+  n6Interface?: string;
 }
+
+export type UpfDatapathChoice = 'auto' | 'xdp' | 'tun';
 
 /**
  * The forwarder's counters since it started (docs/upf.md), plus `sessions` (rules installed),
@@ -63,6 +74,8 @@ export type ForwarderCounters = Record<
   | 'dropN6Write'
   | 'dropN3Send'
   | 'flowTableFull'
+  | 'xdpToStack'
+  | 'xdpToStackLimited'
   | 'sessions'
   | 'openFlows'
   | 'endedFlows'
@@ -71,7 +84,8 @@ export type ForwarderCounters = Record<
 >;
 
 export interface Forwarder {
-  info(): { n3Port: number; tunName: string };
+  /** `datapath`: which runs; `datapathReason`: why, in words (for the start's log line). */
+  info(): { n3Port: number; tunName: string; datapath?: 'xdp' | 'tun'; datapathReason?: string };
   /** Rates in bits per second, 0 for no limit. */
   addSession(
     id: number,
@@ -129,6 +143,9 @@ export interface UpfAddon {
 type UpfAddonLoad = { ok: true; addon: UpfAddon } | { ok: false; error: Error };
 
 const defaultUpfAddonPath = (): string => join(packageRoot(), 'build', 'Release', 'pmn_upf.node');
+
+/** The XDP program built beside the addon (binding.gyp; absent when clang or libbpf-dev were missing). */
+export const upfBpfObject = (): string => join(packageRoot(), 'build', 'Release', 'upf.bpf.o');
 
 const loaded = new Map<string, UpfAddonLoad>();
 

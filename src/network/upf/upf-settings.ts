@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import type { UpfDatapathChoice } from './upf-addon.ts';
 
 /**
  * The UPF's process settings (config.ts; README "Configuration"; docs/upf.md "Settings"). The TUN
@@ -15,6 +16,13 @@ export interface UpfSettings {
   maxFlows: number;
   /** Error Indications for unknown TEIDs sent per second at most (a flood of them is not answered). */
   errorIndicationsPerSecond: number;
+  /**
+   * `auto`: the XDP datapath where it loads on the N3 and N6 interfaces, else the TUN (docs/upf.md
+   * "The XDP datapath"); absent: `tun`.
+   */
+  datapath?: UpfDatapathChoice;
+  /** The interface towards the data network, for the XDP datapath's downlink; unset: no XDP. */
+  n6Interface?: string;
 }
 
 export const DEFAULT_UPF_SETTINGS: UpfSettings = {
@@ -24,6 +32,7 @@ export const DEFAULT_UPF_SETTINGS: UpfSettings = {
   maxSessions: 65_536,
   maxFlows: 262_144,
   errorIndicationsPerSecond: 100,
+  datapath: 'auto',
 };
 
 /** The settings' names in the configuration file; `PMN_<NAME>` in the environment, `--name-with-dashes` as flags. */
@@ -34,6 +43,8 @@ export const UPF_KEYS = [
   'upf_max_sessions',
   'upf_max_flows',
   'upf_error_indications_per_second',
+  'upf_datapath',
+  'n6_interface',
 ] as const;
 
 export type UpfKey = (typeof UPF_KEYS)[number];
@@ -68,6 +79,17 @@ export function applyUpfSettings(
     if (typeof raw.n6_tun !== 'string' || !INTERFACE_NAME.test(raw.n6_tun))
       return { ok: false, error: `${source}: n6_tun must be an interface name of 1..15 characters` };
     settings.tunName = raw.n6_tun;
+  }
+  if (raw.upf_datapath !== undefined) {
+    const choice = raw.upf_datapath;
+    if (choice !== 'auto' && choice !== 'xdp' && choice !== 'tun')
+      return { ok: false, error: `${source}: upf_datapath must be auto, xdp or tun` };
+    settings.datapath = choice;
+  }
+  if (raw.n6_interface !== undefined) {
+    if (typeof raw.n6_interface !== 'string' || !INTERFACE_NAME.test(raw.n6_interface))
+      return { ok: false, error: `${source}: n6_interface must be an interface name of 1..15 characters` };
+    settings.n6Interface = raw.n6_interface;
   }
   for (const [key, [field, min, max]] of Object.entries(INTEGERS) as [
     keyof typeof INTEGERS,

@@ -2,7 +2,13 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { Clock, Timers } from '../../clock.ts';
 import type { FlowReportInput, UsageInput } from '../../records/record-inputs.ts';
 import { decodeFlowReports, decodeUsageCounts, FLOW_RECORD } from './flow-records.ts';
-import { loadUpfAddon, type Forwarder, type ForwarderCounters, type UpfAddon } from './upf-addon.ts';
+import {
+  loadUpfAddon,
+  upfBpfObject,
+  type Forwarder,
+  type ForwarderCounters,
+  type UpfAddon,
+} from './upf-addon.ts';
 import type { UpfSettings } from './upf-settings.ts';
 import type {
   Ambr,
@@ -86,6 +92,8 @@ export interface Upf {
   stop(): Promise<void>;
   readonly n3Port: number;
   readonly tunName: string;
+  /** Which datapath runs since `start` and why (docs/upf.md "The XDP datapath"). */
+  readonly datapath: { kind: 'xdp' | 'tun'; reason: string };
   establishSession(request: SessionRequest): UpfResult<UpfSession>;
   /**
    * Installs or moves the downlink tunnel (an End Marker goes down the old one when it moves); what was
@@ -132,7 +140,12 @@ export function createUpf(deps: UpfDeps): Upf {
   /** While the pipeline's queue is full: resolves once the waiting chunk was offered again. */
   let queueWait: Promise<void> | undefined;
   let forwarder: Forwarder | undefined;
-  let info = { n3Port: 0, tunName: settings.tunName };
+  let info: ReturnType<Forwarder['info']> = {
+    n3Port: 0,
+    tunName: settings.tunName,
+    datapath: 'tun',
+    datapathReason: 'not started',
+  };
   let nextId = 1;
   let lastTick = 0;
   let flowsTaken = 0;
@@ -282,6 +295,9 @@ export function createUpf(deps: UpfDeps): Upf {
         maxFlows: settings.maxFlows,
         errorIndicationsPerSecond: settings.errorIndicationsPerSecond,
         downlinkBufferMs: deps.downlinkBufferMs ?? DOWNLINK_BUFFER_MS,
+        datapath: settings.datapath ?? 'tun',
+        bpfObject: upfBpfObject(),
+        ...(settings.n6Interface !== undefined && { n6Interface: settings.n6Interface }),
       });
       info = forwarder.info();
       lastTick = clock.now();
@@ -307,6 +323,9 @@ export function createUpf(deps: UpfDeps): Upf {
     },
     get tunName() {
       return info.tunName;
+    },
+    get datapath() {
+      return { kind: info.datapath ?? 'tun', reason: info.datapathReason ?? 'the TUN datapath' };
     },
     establishSession(request) {
       if (forwarder === undefined) return { ok: false, error: 'not-started' };

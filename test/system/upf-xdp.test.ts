@@ -1,0 +1,457 @@
+/**
+ * The UPF's XDP datapath with real packets (docs/upf.md "The XDP datapath"). Three namespaces: a gNB
+ * namespace and a data network namespace, each joined by a veth pair to this process's namespace (the
+ * core), where the UPF runs with its N3 address on the gNB pair and `n6Interface` the data network's.
+ * A peer process in each namespace sends and receives UDP. The N6 TUN stays in the core with the UE
+ * pool routed to it: what the program hands to the stack reaches the userspace forwarder through it,
+ * so the TUN's own packet counters tell whether a packet took the fast path. Needs root and a build
+ * with the XDP program (clang, libbpf-dev); skipped otherwise, with the reason.
+ */
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import {
+  decodeErrorIndication,
+  decodeGtpu,
+  encodeEchoRequest,
+  encodeGtpu,
+  encodeUplinkGPdu,
+  GtpuMessageType,
+  readPduSessionContainer,
+} from '../../src/network/upf/gtpu-codec.ts';
+import { loadUpfAddon, upfBpfObject } from '../../src/network/upf/upf-addon.ts';
+import { createUpf, type Upf, type UpfCounters } from '../../src/network/upf/upf.ts';
+import type { FlowReportInput, UsageInput } from '../../src/records/record-inputs.ts';
+import { createVethNamespace, namespacesUnavailable, type VethNamespace } from '../helpers/netns.ts';
+import { manualClock } from '../helpers/test-app.ts';
+import { readIpv4, udpPacket } from '../network/upf/ip-packets.ts';
+
+const run = promisify(execFile);
+const load = loadUpfAddon();
+const skip =
+  namespacesUnavailable() ??
+  (load.ok ? undefined : load.error.message) ??
+  (existsSync(upfBpfObject()) ? undefined : 'built without the XDP program (clang or libbpf-dev missing)');
+
+const n = process.pid % 250;
+const TUN = `pmnx${process.pid % 100000}`;
+/** The UE pool, routed to the TUN in the core and to the core in the data network. */
+const UE_POOL = `10.231.${n}.0/24`;
+const ue = (host: number) => `10.231.${n}.${host}`;
+const SERVER_PORT = 7000;
+
+interface Datagram {
+  from: string;
+  port: number;
+  bytes: Buffer;
+}
+
+/** A UDP socket in a namespace, in a child process: send() and the datagrams it received. */
+async function udpPeer(namespace: VethNamespace, address: string, port: number) {
+  const script = `
+    const s = require('node:dgram').createSocket('udp4');
+    s.on('message', (m, r) => process.stdout.write(JSON.stringify({ from: r.address, port: r.port, hex: m.toString('hex') }) + '\\n'));
+    s.bind(Number(process.argv[2]), process.argv[1], () => process.stdout.write('{"ready":true}\\n'));
+    require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+      const j = JSON.parse(l);
+      s.send(Buffer.from(j.hex, 'hex'), j.port, j.to, () => process.stdout.write('{"sent":true}\\n'));
+    });`;
+  const child: ChildProcessWithoutNullStreams = spawn(
+    'ip',
+    namespace.exec(process.execPath, '-e', script, address, String(port)),
+  );
+  const received: Datagram[] = [];
+  let sent = 0;
+  const ready = new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`peer in ${namespace.name} exited (${code})`)));
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const j = JSON.parse(line) as { ready?: true; sent?: true; from: string; port: number; hex: string };
+      if (j.ready) resolve();
+      else if (j.sent) sent++;
+      else received.push({ from: j.from, port: j.port, bytes: Buffer.from(j.hex, 'hex') });
+    });
+  });
+  await ready;
+  let asked = 0;
+  return {
+    received,
+    /** Sends and resolves once the datagram left the peer's socket. */
+    async send(bytes: Uint8Array, to: string, toPort: number): Promise<void> {
+      asked++;
+      child.stdin.write(`${JSON.stringify({ to, port: toPort, hex: Buffer.from(bytes).toString('hex') })}\n`);
+      await until(() => sent >= asked, 'the peer sent');
+    },
+    close: () => child.kill(),
+  };
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(done(), what);
+}
+
+/** Packets the TUN carried each way: anything but 0 means the userspace forwarder saw traffic. */
+function tunPackets(): { rx: number; tx: number } {
+  const read = (what: string) =>
+    Number(readFileSync(`/sys/class/net/${TUN}/statistics/${what}_packets`, 'utf8'));
+  return { rx: read('rx'), tx: read('tx') };
+}
+
+describe('UPF XDP datapath with real packets', { skip }, () => {
+  const clock = manualClock(Date.now());
+  const reports: FlowReportInput[] = [];
+  const usage: UsageInput[] = [];
+  const paged: number[] = [];
+  let gnbNs: VethNamespace;
+  let dnNs: VethNamespace;
+  let upf: Upf;
+  let gnb: Awaited<ReturnType<typeof udpPeer>>;
+  let server: Awaited<ReturnType<typeof udpPeer>>;
+  let nextTeid = 0x1000;
+
+  const session = (host: number, ambr = { uplinkBps: 0, downlinkBps: 0 }) => {
+    const imsi = `00101${String(process.pid).padStart(6, '0')}${String(host).padStart(4, '0')}`;
+    const uplinkTeid = nextTeid++;
+    const made = upf.establishSession({ imsi, ueIpv4: ue(host), uplinkTeid, ambr });
+    assert.ok(made.ok, JSON.stringify(made));
+    return { ...made.value, remoteTeid: 0x8000 + host };
+  };
+  const activate = (s: ReturnType<typeof session>) =>
+    assert.deepEqual(
+      upf.updateDownlink(s.id, { gnbAddress: gnbNs.peerAddress, remoteTeid: s.remoteTeid, qfi: 5 }),
+      {
+        ok: true,
+        value: undefined,
+      },
+    );
+  const uplinkPacket = (s: ReturnType<typeof session>, payload: Buffer, source = s.ueIpv4 ?? '') =>
+    udpPacket(source, dnNs.peerAddress, 40000, SERVER_PORT, payload);
+  const counters = (): UpfCounters => upf.counters();
+
+  before(async () => {
+    gnbNs = await createVethNamespace('x', 229);
+    dnNs = await createVethNamespace('y', 230);
+    // The core routes between N3, N6 and the TUN (the program's FIB lookups too, which the datapath
+    // checks at start): forwarding on those interfaces only.
+    for (const dev of [gnbNs.hostInterface, dnNs.hostInterface])
+      await run('sysctl', ['-qw', `net.ipv4.conf.${dev}.forwarding=1`]);
+    upf = createUpf({
+      settings: {
+        n3Address: gnbNs.hostAddress,
+        n3Port: 2152,
+        tunName: TUN,
+        maxSessions: 64,
+        maxFlows: 4096,
+        errorIndicationsPerSecond: 100,
+        datapath: 'xdp',
+        n6Interface: dnNs.hostInterface,
+      },
+      records: {
+        recordFlowReports: (r) => (reports.push(...r), true),
+        recordUsage: (u) => (usage.push(u), true),
+        whenWritable: () => Promise.resolve(),
+      },
+      clock,
+      timers: clock,
+      onDownlinkData: (s) => paged.push(s.id),
+    });
+    upf.start();
+    await run('ip', ['link', 'set', TUN, 'up']);
+    await run('ip', ['route', 'add', UE_POOL, 'dev', TUN]);
+    await run('ip', ['-n', dnNs.name, 'route', 'add', UE_POOL, 'via', dnNs.hostAddress]);
+    await run('sysctl', ['-qw', `net.ipv4.conf.${TUN}.forwarding=1`]);
+    gnb = await udpPeer(gnbNs, gnbNs.peerAddress, 2152);
+    server = await udpPeer(dnNs, dnNs.peerAddress, SERVER_PORT);
+    // The neighbours the program's FIB lookups need (a first packet through userspace would resolve
+    // them too; set here so that every packet of the tests takes the path it is meant to).
+    for (const ns of [gnbNs, dnNs]) {
+      const { stdout } = await run('ip', ['-n', ns.name, '-j', 'link', 'show', ns.peerInterface]);
+      const [link] = JSON.parse(stdout) as { address: string }[];
+      await run('ip', [
+        'neigh',
+        'replace',
+        ns.peerAddress,
+        'lladdr',
+        link?.address ?? '',
+        'dev',
+        ns.hostInterface,
+      ]);
+    }
+  });
+
+  beforeEach(() => {
+    gnb.received.length = 0;
+    server.received.length = 0;
+  });
+
+  after(async () => {
+    gnb?.close();
+    server?.close();
+    await upf?.stop();
+    await run('ip', ['link', 'del', TUN]).catch(() => undefined);
+    await gnbNs?.remove();
+    await dnNs?.remove();
+  });
+
+  it('runs XDP and says where', () => {
+    assert.equal(upf.datapath.kind, 'xdp', upf.datapath.reason);
+    assert.match(upf.datapath.reason, new RegExp(`N3 ${gnbNs.hostInterface} .*N6 ${dnNs.hostInterface}`));
+  });
+
+  it('forwards a session both ways in the kernel, counted to the byte, flows and usage exact', async () => {
+    const s = session(2);
+    activate(s);
+    const tunBefore = tunPackets();
+    const before = counters();
+    const sizes = [1, 100, 1000, 1400, 37];
+    let uplinkBytes = 0;
+    for (const [i, size] of sizes.entries()) {
+      const packet = uplinkPacket(s, Buffer.alloc(size, i));
+      uplinkBytes += packet.length;
+      await gnb.send(encodeUplinkGPdu(s.uplinkTeid, packet), gnbNs.hostAddress, 2152);
+    }
+    await until(() => server.received.length === sizes.length, 'the data network got every uplink packet');
+    assert.deepEqual(
+      server.received.map((d) => [d.from, d.port, d.bytes.length]),
+      sizes.map((size) => [s.ueIpv4, 40000, size]),
+    );
+    let downlinkBytes = 0;
+    for (const [i, size] of sizes.entries()) {
+      downlinkBytes += 28 + size;
+      await server.send(Buffer.alloc(size, 0x80 + i), s.ueIpv4 ?? '', 40000);
+    }
+    await until(() => gnb.received.length === sizes.length, 'the gNB got every downlink packet');
+    for (const [i, d] of gnb.received.entries()) {
+      const decoded = decodeGtpu(d.bytes);
+      assert.ok(decoded.ok);
+      assert.equal(decoded.message.type, GtpuMessageType.gPdu);
+      assert.equal(decoded.message.teid, s.remoteTeid);
+      assert.deepEqual(readPduSessionContainer(decoded.message), { pduType: 0, qfi: 5 });
+      assert.equal(d.from, gnbNs.hostAddress);
+      const inner = readIpv4(decoded.message.payload);
+      assert.equal(inner.source, dnNs.peerAddress);
+      assert.equal(inner.destination, s.ueIpv4);
+      assert.equal(decoded.message.payload[8], 63, 'one router hop: TTL 64 less one');
+      assert.deepEqual(inner.payload.subarray(8), Buffer.alloc(sizes[i] ?? 0, 0x80 + i));
+    }
+    const c = counters();
+    assert.equal(c.uplinkPackets - before.uplinkPackets, sizes.length);
+    assert.equal(c.uplinkBytes - before.uplinkBytes, uplinkBytes);
+    assert.equal(c.downlinkPackets - before.downlinkPackets, sizes.length);
+    assert.equal(c.downlinkBytes - before.downlinkBytes, downlinkBytes);
+    assert.equal(
+      c.xdpToStack - before.xdpToStack,
+      0,
+      `nothing went to userspace: ${JSON.stringify(c)} ${JSON.stringify(tunPackets())} ${JSON.stringify(tunBefore)}`,
+    );
+    assert.deepEqual(tunPackets(), tunBefore, 'the TUN carried nothing');
+
+    assert.deepEqual(upf.release(s.id), { ok: true, value: undefined });
+    const mine = reports.filter((r) => r.subscriberId === s.imsi);
+    assert.deepEqual(mine.map((r) => [r.direction, r.action, r.protocol, r.packets, r.bytes]).sort(), [
+      ['downlink', 'allow', 17, sizes.length, downlinkBytes],
+      ['uplink', 'allow', 17, sizes.length, uplinkBytes],
+    ]);
+    assert.deepEqual(
+      usage.filter((u) => u.imsi === s.imsi).map((u) => [u.uplinkBytes, u.downlinkBytes]),
+      [[uplinkBytes, downlinkBytes]],
+    );
+  });
+
+  it('drops a spoofed inner source in the kernel, as a drop flow, no usage', async () => {
+    const s = session(3);
+    activate(s);
+    const before = counters();
+    const tunBefore = tunPackets();
+    const spoofed = uplinkPacket(s, Buffer.alloc(20), ue(99));
+    await gnb.send(encodeUplinkGPdu(s.uplinkTeid, spoofed), gnbNs.hostAddress, 2152);
+    await until(() => counters().dropSpoofed === before.dropSpoofed + 1, 'dropSpoofed');
+    assert.equal(counters().uplinkPackets, before.uplinkPackets);
+    assert.deepEqual(tunPackets(), tunBefore);
+    upf.release(s.id);
+    assert.deepEqual(
+      reports
+        .filter((r) => r.subscriberId === s.imsi)
+        .map((r) => [r.direction, r.action, r.sourceIp, r.bytes]),
+      [['uplink', 'drop', ue(99), spoofed.length]],
+    );
+    assert.equal(usage.filter((u) => u.imsi === s.imsi).length, 0);
+    assert.equal(server.received.length, 0);
+  });
+
+  it('hands an unknown TEID and an echo to userspace: Error Indication and Echo Response', async () => {
+    const before = counters();
+    await gnb.send(
+      encodeUplinkGPdu(0xdead, udpPacket(ue(4), dnNs.peerAddress, 1, 2, Buffer.alloc(8))),
+      gnbNs.hostAddress,
+      2152,
+    );
+    await gnb.send(encodeEchoRequest(77), gnbNs.hostAddress, 2152);
+    await until(() => gnb.received.length === 2, 'two answers');
+    const types = gnb.received.map((d) => {
+      const m = decodeGtpu(d.bytes);
+      assert.ok(m.ok);
+      return m.message;
+    });
+    const indication = types.find((m) => m.type === GtpuMessageType.errorIndication);
+    assert.ok(indication);
+    const ies = decodeErrorIndication(indication.payload);
+    assert.ok(ies.ok);
+    assert.equal(ies.teid, 0xdead);
+    assert.equal(types.find((m) => m.type === GtpuMessageType.echoResponse)?.sequence, 77);
+    const c = counters();
+    assert.equal(c.xdpToStack - before.xdpToStack, 2);
+    assert.equal(c.dropUnknownTeid - before.dropUnknownTeid, 1);
+  });
+
+  it('release removes the rules from the program: the old TEID is unknown, downlink goes nowhere', async () => {
+    const s = session(5);
+    activate(s);
+    await gnb.send(
+      encodeUplinkGPdu(s.uplinkTeid, uplinkPacket(s, Buffer.alloc(10))),
+      gnbNs.hostAddress,
+      2152,
+    );
+    await until(() => server.received.length === 1, 'forwarded while established');
+    upf.release(s.id);
+    const before = counters();
+    await gnb.send(
+      encodeUplinkGPdu(s.uplinkTeid, uplinkPacket(s, Buffer.alloc(10))),
+      gnbNs.hostAddress,
+      2152,
+    );
+    await server.send(Buffer.alloc(10), s.ueIpv4 ?? '', 40000);
+    await until(
+      () =>
+        counters().dropUnknownTeid === before.dropUnknownTeid + 1 &&
+        counters().dropUnknownDestination === before.dropUnknownDestination + 1,
+      'both refused by userspace',
+    );
+    assert.equal(server.received.length, 1);
+    const gpdus = gnb.received.filter((d) => {
+      const m = decodeGtpu(d.bytes);
+      return m.ok && m.message.type === GtpuMessageType.gPdu;
+    });
+    assert.equal(gpdus.length, 0);
+  });
+
+  it('an idle session: downlink to userspace, buffered, paged, flushed when the tunnel is back', async () => {
+    const s = session(6);
+    activate(s);
+    upf.deactivate(s.id);
+    const before = counters();
+    await server.send(Buffer.from('wake up'), s.ueIpv4 ?? '', 40000);
+    await until(() => counters().downlinkBuffered === before.downlinkBuffered + 1, 'buffered');
+    clock.advance(100);
+    await until(() => paged.includes(s.id), 'paged');
+    activate(s);
+    await until(() => gnb.received.length === 1, 'flushed to the gNB');
+    const m = decodeGtpu(gnb.received[0]?.bytes ?? Buffer.alloc(0));
+    assert.ok(m.ok);
+    assert.equal(m.message.teid, s.remoteTeid);
+    assert.deepEqual(readIpv4(m.message.payload).payload.subarray(8), Buffer.from('wake up'));
+    // Active again: the next one takes the fast path.
+    const tunBefore = tunPackets();
+    await server.send(Buffer.from('again'), s.ueIpv4 ?? '', 40000);
+    await until(() => gnb.received.length === 2, 'the next one');
+    assert.deepEqual(tunPackets(), tunBefore);
+    upf.release(s.id);
+  });
+
+  it('polices the uplink AMBR in the kernel: what passed and what was dropped add up', async () => {
+    // 16 KiB bucket (the minimum) at 8 kbit/s: a burst of 40 packets of 1,028 octets cannot all fit.
+    const s = session(7, { uplinkBps: 8000, downlinkBps: 0 });
+    activate(s);
+    const before = counters();
+    const packet = uplinkPacket(s, Buffer.alloc(1000));
+    for (let i = 0; i < 40; i++)
+      await gnb.send(encodeUplinkGPdu(s.uplinkTeid, packet), gnbNs.hostAddress, 2152);
+    await until(
+      () =>
+        counters().uplinkPackets +
+          counters().dropUplinkAmbr -
+          before.uplinkPackets -
+          before.dropUplinkAmbr ===
+        40,
+      'all 40 judged',
+    );
+    const c = counters();
+    const passed = c.uplinkPackets - before.uplinkPackets;
+    assert.ok(passed >= 15 && passed <= 17, `16 KiB holds 15 or 16 packets (${passed})`);
+    await until(() => server.received.length === passed, 'the data network got those that passed');
+    upf.release(s.id);
+    const mine = reports.filter((r) => r.subscriberId === s.imsi);
+    assert.deepEqual(mine.map((r) => [r.action, r.packets, r.bytes]).sort(), [
+      ['allow', passed, passed * packet.length],
+      ['drop', 40 - passed, (40 - passed) * packet.length],
+    ]);
+  });
+
+  it('a G-PDU the program does not handle (extension header with length 0) is judged by userspace', async () => {
+    const s = session(8);
+    activate(s);
+    const before = counters();
+    const bad = Buffer.from(
+      encodeGtpu({
+        type: GtpuMessageType.gPdu,
+        teid: s.uplinkTeid,
+        payload: uplinkPacket(s, Buffer.alloc(4)),
+      }),
+    );
+    // E flag with a zero-length extension header: TS 29.281 5.2.1 malformed.
+    bad[0] = (bad[0] ?? 0) | 0x04;
+    const withExtension = Buffer.concat([
+      bad.subarray(0, 8),
+      Buffer.from([0, 0, 0, 0x85, 0, 0, 0, 0]),
+      bad.subarray(8),
+    ]);
+    withExtension.writeUInt16BE(withExtension.length - 8, 2);
+    await gnb.send(withExtension, gnbNs.hostAddress, 2152);
+    await until(() => counters().dropMalformed === before.dropMalformed + 1, 'dropMalformed');
+    assert.equal(counters().xdpToStack - before.xdpToStack, 1);
+    assert.equal(server.received.length, 0);
+    upf.release(s.id);
+  });
+});
+
+describe(
+  'UPF datapath choice',
+  { skip: namespacesUnavailable() ?? (load.ok ? undefined : load.error.message) },
+  () => {
+    const records = {
+      recordFlowReports: () => true,
+      recordUsage: () => true,
+      whenWritable: () => Promise.resolve(),
+    };
+    const settings = (datapath: 'auto' | 'xdp' | 'tun', tunName: string) => ({
+      n3Address: '127.0.0.1',
+      n3Port: 0,
+      tunName,
+      maxSessions: 4,
+      maxFlows: 16,
+      errorIndicationsPerSecond: 1,
+      datapath,
+      n6Interface: 'lo',
+    });
+
+    it('auto falls back to the TUN and says why; xdp refuses to start', async () => {
+      const clock = manualClock();
+      const auto = createUpf({ settings: settings('auto', `${TUN}a`), records, clock, timers: clock });
+      auto.start();
+      assert.equal(auto.datapath.kind, 'tun');
+      assert.match(auto.datapath.reason, /^XDP cannot run: /);
+      await auto.stop();
+      const xdp = createUpf({ settings: settings('xdp', `${TUN}b`), records, clock, timers: clock });
+      assert.throws(() => xdp.start(), /XDP cannot run/);
+      const tun = createUpf({ settings: settings('tun', `${TUN}c`), records, clock, timers: clock });
+      tun.start();
+      assert.deepEqual(tun.datapath, { kind: 'tun', reason: 'the TUN datapath was chosen' });
+      await tun.stop();
+      for (const suffix of ['a', 'b', 'c'])
+        await run('ip', ['link', 'del', `${TUN}${suffix}`]).catch(() => undefined);
+    });
+  },
+);
