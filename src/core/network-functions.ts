@@ -211,9 +211,10 @@ function startUpf(
     );
     return undefined;
   }
+  // One line says which datapath runs and why (docs/upf.md "The XDP datapath").
   options.logger.info(
-    { n3: `${settings.n3Address}:${created.n3Port}`, tun: created.tunName },
-    `UPF forwarding between N3 ${settings.n3Address}:${created.n3Port} and N6 ${created.tunName}`,
+    { n3: `${settings.n3Address}:${created.n3Port}`, tun: created.tunName, datapath: created.datapath.kind },
+    `UPF forwarding between N3 ${settings.n3Address}:${created.n3Port} and N6 ${created.tunName}, ${created.datapath.kind} datapath: ${created.datapath.reason}`,
   );
   return {
     upf: created,
