@@ -170,6 +170,7 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
     await shot(page, 'account');
     const me = await service.request({ method: 'GET', url: '/api/v1/users/me', token });
     assert.equal(me.statusCode, 200);
+    page.once('dialog', (confirm) => void confirm.accept());
     await page.getByRole('button', { name: 'Revoke token ci token' }).click();
     await page.getByText('No API tokens.').waitFor();
     const revoked = await service.request({ method: 'GET', url: '/api/v1/users/me', token });

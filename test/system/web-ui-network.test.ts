@@ -230,7 +230,7 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
       .fill([header, row('001010000000011'), row('001010000000012')].join('\n'));
     await dialog.getByRole('button', { name: 'Import' }).click();
     await dialog.getByText('Imported', { exact: true }).waitFor();
-    await dialog.getByRole('button', { name: 'Close' }).click();
+    await dialog.getByRole('button', { name: 'Close', exact: true }).click();
     await page.getByRole('link', { name: '001010000000012' }).click();
 
     await page.getByRole('heading', { name: 'Subscriber 001010000000012' }).waitFor();

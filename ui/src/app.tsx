@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, useEffect, type ComponentType } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { api, result } from './api/client.ts';
-import { initialize, refresh, signIn, useSession } from './auth/session.ts';
+import { initialize, resume, signIn, useSession } from './auth/session.ts';
 import { ErrorAlert } from './components/error-alert.tsx';
 import { AccountPage } from './pages/account.tsx';
 import { CredentialsForm } from './pages/credentials-form.tsx';
@@ -43,7 +43,7 @@ export function App() {
   });
 
   useEffect(() => {
-    void refresh();
+    void resume();
   }, []);
   // Cached answers belong to the user who asked: a sign-out forgets them.
   useEffect(() => {

@@ -1,5 +1,6 @@
 import { useSyncExternalStore } from 'react';
 import { api, result, setBearerToken, setUnauthorizedHandler } from '../api/client.ts';
+import { browserStorage, mayHaveSession, noteSession } from './session-hint.ts';
 import { refreshDelay } from './token-timing.ts';
 
 /**
@@ -20,12 +21,16 @@ function set(next: Session): void {
   cancelRefresh = () => undefined;
   switch (next.state) {
     case 'signed-in': {
+      noteSession(true, browserStorage());
       setBearerToken(next.token);
       const timer = setTimeout(() => void refresh(), refreshDelay(next.token, Date.now()));
       cancelRefresh = () => clearTimeout(timer);
       break;
     }
     case 'signed-out':
+      noteSession(false, browserStorage());
+      setBearerToken(undefined);
+      break;
     case 'checking':
       setBearerToken(undefined);
       break;
@@ -41,6 +46,12 @@ export async function refresh(): Promise<void> {
   } catch {
     set({ state: 'signed-out' });
   }
+}
+
+/** At load: a browser that never signed in (or signed out) has no session to refresh. */
+export async function resume(): Promise<void> {
+  if (mayHaveSession(browserStorage())) await refresh();
+  else set({ state: 'signed-out' });
 }
 
 export async function signIn(email: string, password: string): Promise<void> {

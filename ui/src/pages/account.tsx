@@ -171,7 +171,10 @@ function ApiTokens() {
                     variant="subtle"
                     color="red"
                     aria-label={`Revoke token ${token.name}`}
-                    onClick={() => revoke.mutate(String(token.id))}
+                    onClick={() => {
+                      const question = `Revoke the API token "${token.name}"? Scripts using it stop working at once.`;
+                      if (window.confirm(question)) revoke.mutate(String(token.id));
+                    }}
                   >
                     Revoke
                   </Button>

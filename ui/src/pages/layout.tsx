@@ -45,6 +45,7 @@ export function Layout() {
   const [opened, { toggle, close }] = useDisclosure();
   const me = useMe();
   const navigate = useNavigate();
+  const userText = me ? `${me.email} (${ROLE_NAMES[me.roleId] ?? me.roleId})` : '…';
   return (
     <AppShell
       header={{ height: 56 }}
@@ -61,15 +62,14 @@ export function Layout() {
           </Group>
           <Menu position="bottom-end">
             <Menu.Target>
-              <UnstyledButton aria-label="User menu">
-                <Text size="sm">{me ? `${me.email} (${ROLE_NAMES[me.roleId] ?? me.roleId})` : '…'}</Text>
+              {/* The name starts with the text shown, so speech control finds it by what it reads (WCAG 2.5.3). */}
+              <UnstyledButton aria-label={`${userText}: user menu`}>
+                <Text size="sm">{userText}</Text>
               </UnstyledButton>
             </Menu.Target>
             <Menu.Dropdown>
               <Menu.Item onClick={() => void navigate('/account')}>Password and API tokens</Menu.Item>
-              <Menu.Item color="red" onClick={() => void signOut()}>
-                Sign out
-              </Menu.Item>
+              <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
             </Menu.Dropdown>
           </Menu>
         </Group>

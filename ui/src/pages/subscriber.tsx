@@ -192,7 +192,6 @@ export function SubscriberPage() {
                   <Group>
                     <Button
                       variant="outline"
-                      color="orange"
                       loading={credentials.isPending}
                       onClick={() => credentials.mutate()}
                     >

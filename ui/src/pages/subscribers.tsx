@@ -36,13 +36,19 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
     profile_name: '',
     opc: '',
   });
+  // Until one is picked, the profile is `default` when it exists, else the first: the service requires one.
+  const profile = values.profile_name || (profiles.includes('default') ? 'default' : (profiles[0] ?? ''));
   const create = useMutation({
-    mutationFn: () =>
-      result(
+    mutationFn: () => {
+      // Sent empty, the service would answer about the name's characters, which is not the mistake.
+      if (profile === '')
+        throw new ApiError(400, 'profile_name must name a profile: create one under Profiles first');
+      return result(
         api.POST('/api/v1/subscribers', {
-          body: { ...values, opc: values.opc === '' ? undefined : values.opc },
+          body: { ...values, profile_name: profile, opc: values.opc === '' ? undefined : values.opc },
         }),
-      ),
+      );
+    },
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['subscribers'] });
       onDone();
@@ -82,7 +88,7 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
           label="Profile"
           required
           data={profiles}
-          value={values.profile_name || null}
+          value={profile || null}
           error={errorOf('profile_name')}
           onChange={(name) => setValues({ ...values, profile_name: name ?? '' })}
         />

@@ -3,6 +3,7 @@ import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, result } from '../../api/client.ts';
 import { refresh } from '../../auth/session.ts';
+import { useMe } from '../../auth/use-me.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 
 /** Saves a blob under a file name through a temporary link. */
@@ -15,8 +16,27 @@ function download(blob: Blob, name: string): void {
   URL.revokeObjectURL(url);
 }
 
-/** Admin only: a consistent copy of the database, and a restore from one. */
+/**
+ * Admin only: a consistent copy of the database, and a restore from one. Other roles reach the page only by
+ * its address; they are told so, and offered no action the service would refuse.
+ */
 export function BackupPage() {
+  const me = useMe();
+  if (!me) return null;
+  if (!me.can.backup) {
+    return (
+      <Stack maw={800}>
+        <Title order={1} size="h3">
+          Backup and restore
+        </Title>
+        <Alert color="gray">Only administrators can back up and restore the database.</Alert>
+      </Stack>
+    );
+  }
+  return <BackupActions />;
+}
+
+function BackupActions() {
   const [file, setFile] = useState<File | null>(null);
   const backup = useMutation({
     mutationFn: async () => {
