@@ -216,10 +216,11 @@ export default tseslint.config(
       '@typescript-eslint/require-await': 'off',
     },
   },
-  // The SMF's state machines are discriminated unions (docs/sessions.md, "States"): a switch over one
-  // names every member, or says with `default` what the others get. The AMF has switches that do not yet.
+  // The SMF's and the AMF's state machines are discriminated unions (docs/sessions.md, "States";
+  // docs/registration.md, "UE states"): a switch over one names every member, or says with `default`
+  // what the others get.
   {
-    files: ['src/network/smf/**/*.ts'],
+    files: ['src/network/smf/**/*.ts', 'src/network/amf/**/*.ts'],
     rules: {
       '@typescript-eslint/switch-exhaustiveness-check': [
         'error',

@@ -43,7 +43,7 @@ import {
   ranConfigurationUpdateFailure,
 } from './ngap-messages.ts';
 import type { NgapRecorder, RadioRecordContext } from './ngap-recorder.ts';
-import { pduDetails } from '../sm/pdu-details.ts';
+import { pduDetails } from './pdu-details.ts';
 import { decideRanConfigurationUpdate } from './ran-configuration-update.ts';
 import { ranNodeOf } from './ran-node.ts';
 import { plmnSupportList, type ServedNetwork } from '../context/served-network.ts';

@@ -1,5 +1,5 @@
 import type { Cause, NGAPPDU } from '../../ngap/generated/types.ts';
-import { causeText } from '../n2/criticality-diagnostics.ts';
+import { causeText } from './criticality-diagnostics.ts';
 import { nasMessageName } from '../gmm/nas-summary.ts';
 
 /** The summary of one NGAP PDU a radio event carries in `details` (network.md section 3). */
@@ -46,6 +46,9 @@ export function pduDetails(pdu: NGAPPDU): PduDetails {
       }
       case 'Cause':
         details.cause = causeText(ie.value as Cause);
+        break;
+      default:
+        // Other IEs are in the decoded PDU, not in the summary.
         break;
     }
   }
