@@ -1,0 +1,44 @@
+/**
+ * A million mutated packets through the UPF's XDP program in the kernel (BPF_PROG_TEST_RUN), by the C
+ * driver beside this file (what it sends and checks: its header comment). Needs root, `cc`, libbpf and
+ * a build with the program; skipped with the reason otherwise.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { upfBpfObject } from '../../src/network/upf/upf-addon.ts';
+import { namespacesUnavailable } from '../helpers/netns.ts';
+
+const run = promisify(execFile);
+const skip =
+  namespacesUnavailable() ??
+  (existsSync(upfBpfObject()) ? undefined : 'built without the XDP program (clang or libbpf-dev missing)');
+
+describe('UPF XDP program under a million mutated packets', { skip }, () => {
+  const directory = mkdtempSync(join(tmpdir(), 'pmn-xdp-fuzz-'));
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  it('answers PASS, DROP or REDIRECT, hands packets to the stack unchanged, counts every drop', async () => {
+    const driver = join(directory, 'upf-xdp-fuzz');
+    const source = join(import.meta.dirname, 'upf-xdp-fuzz.c');
+    await run('cc', ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', source, '-lbpf', '-o', driver]);
+    const { stdout } = await run(driver, [upfBpfObject(), '1000000', '31'], { timeout: 120_000 }).catch(
+      (error: { stdout?: string; message: string }) => {
+        assert.fail(`the driver found a violation: ${error.stdout ?? error.message}`);
+      },
+    );
+    const tally = JSON.parse(stdout) as Record<string, number>;
+    assert.equal(tally.packets, 1_000_000);
+    assert.equal(tally.unexpected, 0);
+    assert.equal(tally.changedOnPass, 0);
+    assert.equal(tally.drop, (tally.dropSpoofed ?? 0) + (tally.dropAmbr ?? 0) + (tally.toStackLimited ?? 0));
+    // Both of the program's outcomes were reached: drops (spoofed sources survive some mutations) and
+    // hand-overs of what it does not forward itself.
+    assert.ok((tally.dropSpoofed ?? 0) > 10_000, stdout);
+    assert.ok((tally.toStack ?? 0) > 100_000, stdout);
+  });
+});
