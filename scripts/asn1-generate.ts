@@ -10,9 +10,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import prettier from 'prettier';
 import type { GeneratedFiles, GeneratorOptions } from '../src/network/asn1/generator.ts';
 import { Generator } from '../src/network/asn1/generator.ts';
-import { generateIeTables, ieTableData } from '../src/network/asn1/ie-tables.ts';
+import { generateIeTables, ieTableData, singleIeSets } from '../src/network/asn1/ie-tables.ts';
 import { generateMessageFunctions } from '../src/network/asn1/message-functions.ts';
 import { parseModules } from '../src/network/asn1/parser.ts';
+import { generateSingleIes } from '../src/network/asn1/single-ies.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,9 +27,10 @@ export interface Protocol {
   out: string;
   options: GeneratorOptions;
   /**
-   * Also write `ies.ts`, the procedure and IE tables of the protocol (ie-tables.ts), and `messages.ts`,
+   * Also write `ies.ts`, the procedure and IE tables of the protocol (ie-tables.ts), `messages.ts`,
    * a typed object, builder and reader per message (message-functions.ts) over `runtime`, the module
-   * that builds and reads PDUs of `pdu` from those tables.
+   * that judges received PDUs of `pdu` against those tables, and `single-ies.ts`, the builders of the
+   * IEs of single-IE containers (single-ies.ts).
    */
   ieTables?: { runtime: string; pdu: string; header?: string };
 }
@@ -66,7 +68,9 @@ export const PROTOCOLS: Record<string, Protocol> = {
 };
 
 /** The generator's output for one protocol, before formatting. */
-export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: string; 'messages.ts'?: string } {
+export function generate(
+  protocol: Protocol,
+): GeneratedFiles & { 'ies.ts'?: string; 'messages.ts'?: string; 'single-ies.ts'?: string } {
   const dir = join(ASN1_DIR, protocol.asn1);
   const modules = readdirSync(dir)
     .filter((file) => file.endsWith('.asn'))
@@ -80,6 +84,7 @@ export function generate(protocol: Protocol): GeneratedFiles & { 'ies.ts'?: stri
     ...files,
     'ies.ts': generateIeTables(modules, source, protocol.options.keyMaterial),
     'messages.ts': generateMessageFunctions(ieTableData(modules), { source, ...tables }),
+    'single-ies.ts': generateSingleIes(singleIeSets(modules), source),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   readECIDMeasurementInitiationFailure,
   readECIDMeasurementInitiationResponse,
 } from '../nrppa/generated/messages.ts';
+import { MeasurementQuantitiesItemIEs } from '../nrppa/generated/single-ies.ts';
 import type {
   ECIDMeasurementResult,
   MeasuredResultsValue,
@@ -48,12 +49,9 @@ export function ecidMeasurementInitiationRequest(
     {
       lmfUeMeasurementId: measurementId,
       reportCharacteristics: 'onDemand',
-      measurementQuantities: QUANTITIES[rat].map((quantity) => ({
-        id: 11,
-        name: 'MeasurementQuantities-Item',
-        criticality: 'reject',
-        value: { measurementQuantitiesValue: quantity },
-      })),
+      measurementQuantities: QUANTITIES[rat].map((quantity) =>
+        MeasurementQuantitiesItemIEs.measurementQuantitiesItem({ measurementQuantitiesValue: quantity }),
+      ),
     },
     { nrppatransactionID: transactionId },
   );

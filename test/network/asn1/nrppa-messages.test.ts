@@ -8,6 +8,10 @@ import {
   readECIDMeasurementInitiationRequest,
   readECIDMeasurementInitiationResponse,
 } from '../../../src/network/nrppa/generated/messages.ts';
+import {
+  MeasuredResultsValueExtensionIE,
+  MeasurementQuantitiesItemIEs,
+} from '../../../src/network/nrppa/generated/single-ies.ts';
 import type { NRPPAPDU } from '../../../src/network/nrppa/generated/types.ts';
 import { tshark } from '../../helpers/tshark.ts';
 import { ECID_FAILURE, ECID_REQUEST } from './nrppa-samples.ts';
@@ -70,6 +74,31 @@ describe('generated NRPPa message functions (TS 38.455 9.1, 10.3)', () => {
     assert.deepEqual(readECIDMeasurementInitiationResponse(ECID_REQUEST), {
       ok: false,
       error: 'other-message',
+    });
+  });
+
+  it('builds single-IE containers with the id and criticality of their object sets (TS 38.455 9.3)', () => {
+    // id-MeasurementQuantities-Item 11, reject; id-NR-TADV 94, id-ResultSS-RSRP 32, ignore.
+    assert.deepEqual(
+      MeasurementQuantitiesItemIEs.measurementQuantitiesItem({ measurementQuantitiesValue: 'cell-ID' }),
+      {
+        id: 11,
+        name: 'MeasurementQuantities-Item',
+        criticality: 'reject',
+        value: { measurementQuantitiesValue: 'cell-ID' },
+      },
+    );
+    assert.deepEqual(MeasuredResultsValueExtensionIE.nrTadv(12), {
+      id: 94,
+      name: 'NR-TADV',
+      criticality: 'ignore',
+      value: 12,
+    });
+    assert.deepEqual(MeasuredResultsValueExtensionIE.resultSsRsrp([]), {
+      id: 32,
+      name: 'ResultSS-RSRP',
+      criticality: 'ignore',
+      value: [],
     });
   });
 
