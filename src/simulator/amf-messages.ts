@@ -1,26 +1,29 @@
 import { bitStringHex } from '../network/asn1/bit-string.ts';
 import { toHex } from '../network/asn1/hex.ts';
+import {
+  readAMFConfigurationUpdate,
+  readErrorIndication as readErrorIndicationMessage,
+  readNGSetupFailure,
+  readNGSetupResponse,
+  readRANConfigurationUpdateFailure,
+} from '../network/ngap/generated/messages.ts';
 import type {
   Cause,
   CriticalityDiagnostics,
+  NGAPPDU,
   PLMNSupportList,
   ServedGUAMIList,
   TimeToWait,
 } from '../network/ngap/generated/types.ts';
-import type {
-  AMFConfigurationUpdate,
-  ErrorIndication,
-  NGSetupFailure,
-  NGSetupResponse,
-  RANConfigurationUpdateFailure,
-} from '../network/ngap/generated/types.ts';
-import { ieValue } from '../network/ngap/ngap-values.ts';
 import type { Plmn } from '../network/radio-id.ts';
 import type { Slice } from './gnb-config.ts';
 
 /**
- * Plain readings of what an AMF sends a RAN node, for tests and the command to assert on and print.
- * The AMF is a peer: a missing or odd IE gives `undefined` or an empty list, never an exception.
+ * Plain readings of what an AMF sends a RAN node, for tests and the command to assert on and print,
+ * through the generated readers (TS 38.413 10.3): a message its reader refuses (an IE of criticality
+ * reject missing or not comprehended, IEs out of order) reads as undefined; an optional IE, or a
+ * mandatory one of criticality ignore, that is absent gives `undefined` or an empty list. Never an
+ * exception: the AMF is a peer.
  */
 
 export interface Guami {
@@ -93,13 +96,16 @@ function readPlmnSupport(list: PLMNSupportList | undefined): PlmnSupport[] {
   }));
 }
 
-export function readNgSetupResponse(message: NGSetupResponse): AmfDescription {
-  const ies = message.protocolIEs;
+/** The AMF as its NG Setup Response describes it; undefined when `pdu` is none that reads. */
+export function readNgSetupResponse(pdu: NGAPPDU): AmfDescription | undefined {
+  const read = readNGSetupResponse(pdu);
+  if (!read.ok) return undefined;
+  const { amfName, servedGuamiList, relativeAmfCapacity, plmnSupportList } = read.message;
   return {
-    name: ieValue(ies, 'AMFName'),
-    servedGuamis: readGuamis(ieValue(ies, 'ServedGUAMIList')),
-    relativeCapacity: ieValue(ies, 'RelativeAMFCapacity'),
-    plmnSupport: readPlmnSupport(ieValue(ies, 'PLMNSupportList')),
+    name: amfName,
+    servedGuamis: readGuamis(servedGuamiList),
+    relativeCapacity: relativeAmfCapacity,
+    plmnSupport: readPlmnSupport(plmnSupportList),
   };
 }
 
@@ -111,15 +117,16 @@ export interface AmfConfigurationChanges {
   plmnSupport: PlmnSupport[] | undefined;
 }
 
-export function readAmfConfigurationUpdate(message: AMFConfigurationUpdate): AmfConfigurationChanges {
-  const ies = message.protocolIEs;
-  const guamis = ieValue(ies, 'ServedGUAMIList');
-  const support = ieValue(ies, 'PLMNSupportList');
+/** The changes an AMF Configuration Update carries; undefined when `pdu` is none that reads. */
+export function readAmfConfigurationUpdate(pdu: NGAPPDU): AmfConfigurationChanges | undefined {
+  const read = readAMFConfigurationUpdate(pdu);
+  if (!read.ok) return undefined;
+  const { amfName, servedGuamiList, relativeAmfCapacity, plmnSupportList } = read.message;
   return {
-    name: ieValue(ies, 'AMFName'),
-    servedGuamis: guamis === undefined ? undefined : readGuamis(guamis),
-    relativeCapacity: ieValue(ies, 'RelativeAMFCapacity'),
-    plmnSupport: support === undefined ? undefined : readPlmnSupport(support),
+    name: amfName,
+    servedGuamis: servedGuamiList === undefined ? undefined : readGuamis(servedGuamiList),
+    relativeCapacity: relativeAmfCapacity,
+    plmnSupport: plmnSupportList === undefined ? undefined : readPlmnSupport(plmnSupportList),
   };
 }
 
@@ -136,23 +143,29 @@ export function applyAmfConfigurationChanges(
   };
 }
 
-export function readFailure(message: NGSetupFailure | RANConfigurationUpdateFailure): ProcedureFailure {
-  const ies = message.protocolIEs;
-  const cause = ieValue(ies, 'Cause');
-  return {
-    cause: cause === undefined ? undefined : causeText(cause),
-    timeToWait: ieValue(ies, 'TimeToWait'),
-    criticalityDiagnostics: ieValue(ies, 'CriticalityDiagnostics'),
-  };
+/**
+ * Why the AMF refused NG Setup or a RAN Configuration Update: the NG Setup Failure or RAN Configuration
+ * Update Failure in `pdu`; undefined when it is neither, or does not read.
+ */
+export function readFailure(pdu: NGAPPDU): ProcedureFailure | undefined {
+  const read =
+    pdu.choice === 'unsuccessfulOutcome' && pdu.value.name === 'RANConfigurationUpdate'
+      ? readRANConfigurationUpdateFailure(pdu)
+      : readNGSetupFailure(pdu);
+  if (!read.ok) return undefined;
+  const { cause, timeToWait, criticalityDiagnostics } = read.message;
+  return { cause: cause === undefined ? undefined : causeText(cause), timeToWait, criticalityDiagnostics };
 }
 
-export function readErrorIndication(message: ErrorIndication): ErrorIndicationReading {
-  const ies = message.protocolIEs;
-  const cause = ieValue(ies, 'Cause');
+/** What an Error Indication from the AMF says; undefined when `pdu` is none that reads. */
+export function readErrorIndication(pdu: NGAPPDU): ErrorIndicationReading | undefined {
+  const read = readErrorIndicationMessage(pdu);
+  if (!read.ok) return undefined;
+  const { cause, criticalityDiagnostics, amfUeNgapId, ranUeNgapId } = read.message;
   return {
     cause: cause === undefined ? undefined : causeText(cause),
-    criticalityDiagnostics: ieValue(ies, 'CriticalityDiagnostics'),
-    amfUeNgapId: ieValue(ies, 'AMF-UE-NGAP-ID'),
-    ranUeNgapId: ieValue(ies, 'RAN-UE-NGAP-ID'),
+    criticalityDiagnostics,
+    amfUeNgapId,
+    ranUeNgapId,
   };
 }

@@ -181,6 +181,11 @@ function printer(gnb: SimulatedGnb, quiet: boolean, say: (line: string) => void)
       case 'error-indication':
         say(`${who}: Error Indication from the AMF: ${event.report.cause ?? 'no cause'}`);
         return;
+      case 'unreadable':
+        say(
+          `${who}: ${event.exchange.messageType} from the AMF not read (abstract syntax error); not acted on`,
+        );
+        return;
       case 'restart':
         say(`${who}: the AMF restarted the association; NG Setup is needed again`);
         return;

@@ -2,9 +2,12 @@
 // Path Switch Request Transfer, and the AMF's Acknowledge or Failure read back.
 import { encodeComplete } from '../network/asn1/complete.ts';
 import { encodePathSwitchRequestTransfer } from '../network/ngap/generated/codec.ts';
-import { buildPathSwitchRequest } from '../network/ngap/generated/messages.ts';
+import {
+  buildPathSwitchRequest,
+  readPathSwitchRequestAcknowledge,
+  readPathSwitchRequestFailure,
+} from '../network/ngap/generated/messages.ts';
 import type { NGAPPDU, UESecurityCapabilities } from '../network/ngap/generated/types.ts';
-import { ieValue } from '../network/ngap/ngap-values.ts';
 import { gtpTunnel, type GnbSession } from './ue/gnb-sessions.ts';
 import { userLocationInformation, type ServingCell } from './ue/ran-ue-messages.ts';
 
@@ -52,34 +55,37 @@ export type PathSwitchAnswer =
     }
   | { kind: 'failure'; ranUeNgapId: number; amfUeNgapId: number; released: number[] };
 
-/** The answer in `pdu`, or undefined when it is not one (or lacks its ids or security context). */
+/**
+ * The answer in `pdu`, or undefined when it is not one, its generated reader refuses it (TS 38.413
+ * 10.3: the Acknowledge's Security Context is of criticality reject) or it lacks the ids.
+ */
 export function readPathSwitchAnswer(pdu: NGAPPDU): PathSwitchAnswer | undefined {
   if (pdu.choice === 'successfulOutcome' && pdu.value.name === 'PathSwitchRequest') {
-    const ies = pdu.value.value.protocolIEs;
-    const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
-    const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
-    const security = ieValue(ies, 'SecurityContext');
-    if (ranUeNgapId === undefined || amfUeNgapId === undefined || security === undefined) return undefined;
+    const read = readPathSwitchRequestAcknowledge(pdu);
+    if (!read.ok) return undefined;
+    // The ids are of criticality ignore here: read, they may still be absent.
+    const { ranUeNgapId, amfUeNgapId, securityContext } = read.message;
+    if (ranUeNgapId === undefined || amfUeNgapId === undefined) return undefined;
     return {
       kind: 'acknowledge',
       ranUeNgapId,
       amfUeNgapId,
-      ncc: security.nextHopChainingCount,
-      nh: Buffer.from(security.nextHopNH.bytes),
-      switched: (ieValue(ies, 'PDUSessionResourceSwitchedList') ?? []).map((item) => item.pDUSessionID),
-      released: (ieValue(ies, 'PDUSessionResourceReleasedListPSAck') ?? []).map((item) => item.pDUSessionID),
+      ncc: securityContext.nextHopChainingCount,
+      nh: Buffer.from(securityContext.nextHopNH.bytes),
+      switched: (read.message.pduSessionResourceSwitchedList ?? []).map((item) => item.pDUSessionID),
+      released: (read.message.pduSessionResourceReleasedListPsAck ?? []).map((item) => item.pDUSessionID),
     };
   }
   if (pdu.choice === 'unsuccessfulOutcome' && pdu.value.name === 'PathSwitchRequest') {
-    const ies = pdu.value.value.protocolIEs;
-    const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
-    const amfUeNgapId = ieValue(ies, 'AMF-UE-NGAP-ID');
+    const read = readPathSwitchRequestFailure(pdu);
+    if (!read.ok) return undefined;
+    const { ranUeNgapId, amfUeNgapId, pduSessionResourceReleasedListPsFail: released } = read.message;
     if (ranUeNgapId === undefined || amfUeNgapId === undefined) return undefined;
     return {
       kind: 'failure',
       ranUeNgapId,
       amfUeNgapId,
-      released: (ieValue(ies, 'PDUSessionResourceReleasedListPSFail') ?? []).map((item) => item.pDUSessionID),
+      released: (released ?? []).map((item) => item.pDUSessionID),
     };
   }
   return undefined;

@@ -5,7 +5,7 @@
 // Information, and keeps the {NH, NCC} of the Acknowledge for the next handover. The UE derives KgNB*
 // itself (ue-handover.ts), so the outcome says whether it agrees with the target.
 import type { UESecurityCapabilities } from '../network/ngap/generated/types.ts';
-import { ieValue } from '../network/ngap/ngap-values.ts';
+import { readInitialContextSetupRequest } from '../network/ngap/generated/messages.ts';
 import { deriveKgnbStar, type NhChain } from '../network/security/handover-keys.ts';
 import type { SimulatedGnb } from './gnb.ts';
 import { pathSwitchRequest, readPathSwitchAnswer, type PathSwitchAnswer } from './gnb-handover-messages.ts';
@@ -61,15 +61,11 @@ export class XnHandover {
     this.cell = cell;
     // The AS context comes with Initial Context Setup Request (KgNB, NCC 0, TS 33.501 6.9.2.1.1).
     gnb.on((event) => {
-      if (event.type !== 'received' || event.exchange.pdu?.choice !== 'initiatingMessage') return;
-      const message = event.exchange.pdu.value;
-      if (message.name !== 'InitialContextSetup') return;
-      const ies = message.value.protocolIEs;
-      const ranUeNgapId = ieValue(ies, 'RAN-UE-NGAP-ID');
-      const key = ieValue(ies, 'SecurityKey');
-      const ueSecurityCapabilities = ieValue(ies, 'UESecurityCapabilities');
-      if (ranUeNgapId === undefined || key === undefined || ueSecurityCapabilities === undefined) return;
-      const kgnb = Buffer.from(key.bytes);
+      if (event.type !== 'received' || event.exchange.pdu === undefined) return;
+      const read = readInitialContextSetupRequest(event.exchange.pdu);
+      if (!read.ok) return;
+      const { ranUeNgapId, securityKey, ueSecurityCapabilities } = read.message;
+      const kgnb = Buffer.from(securityKey.bytes);
       this.#contexts.set(ranUeNgapId, { kgnb, ncc: 0, fresh: undefined, ueSecurityCapabilities });
       const ue = ues.link(ranUeNgapId)?.ue;
       const kamf = ue === undefined || !isSimulatedUe(ue) ? undefined : ueKamf(ue);

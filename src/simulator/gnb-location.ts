@@ -3,11 +3,16 @@
 // Associated NRPPa Transport answered in Uplink UE Associated NRPPa Transport (TS 38.413 8.13) with what the
 // radio measures of the UE (its positioning configuration's `radio`), or refused, or not at all.
 import { decodeComplete, encodeComplete } from '../network/asn1/complete.ts';
+import {
+  readDownlinkUEAssociatedNRPPaTransport,
+  readLocationReportingControl,
+} from '../network/ngap/generated/messages.ts';
 import type { LocationReportingRequestType, NGAPPDU } from '../network/ngap/generated/types.ts';
-import { ieValue } from '../network/ngap/ngap-values.ts';
+import type { ReadFailure } from '../network/ngap/message-functions.ts';
 import { decodeNRPPAPDU, encodeNRPPAPDU } from '../network/nrppa/generated/codec.ts';
+import { readECIDMeasurementInitiationRequest } from '../network/nrppa/generated/messages.ts';
+import { MeasuredResultsValueExtensionIE } from '../network/nrppa/generated/single-ies.ts';
 import type {
-  ECIDMeasurementInitiationRequest,
   ECIDMeasurementResult,
   MeasuredResultsValue,
   MeasurementQuantitiesValue,
@@ -82,28 +87,35 @@ export class GnbLocation implements UeLocationService {
 
   receive(pdu: NGAPPDU): boolean {
     if (pdu.choice !== 'initiatingMessage') return false;
-    const message = pdu.value;
-    switch (message.name) {
+    const messageType = pdu.value.name;
+    switch (messageType) {
       case 'LocationReportingControl': {
-        const ies = message.value.protocolIEs;
-        const link = this.#link(message.name, ieValue(ies, 'RAN-UE-NGAP-ID'));
-        const requestType = ieValue(ies, 'LocationReportingRequestType');
-        if (link === undefined || requestType === undefined) return true;
-        this.#locationReportingControl(link, requestType);
+        const read = readLocationReportingControl(pdu);
+        if (!read.ok) return this.#unread(messageType, read);
+        const { ranUeNgapId, locationReportingRequestType: requestType } = read.message;
+        const link = this.#link(messageType, ranUeNgapId);
+        // Of criticality ignore (TS 38.413 9.2.9.1): without it there is nothing to report.
+        if (link !== undefined && requestType !== undefined)
+          this.#locationReportingControl(link, requestType);
         return true;
       }
       case 'DownlinkUEAssociatedNRPPaTransport': {
-        const ies = message.value.protocolIEs;
-        const link = this.#link(message.name, ieValue(ies, 'RAN-UE-NGAP-ID'));
-        const routingId = ieValue(ies, 'RoutingID');
-        const nrppa = ieValue(ies, 'NRPPa-PDU');
-        if (link === undefined || routingId === undefined || nrppa === undefined) return true;
-        this.#nrppa(link, routingId, nrppa);
+        const read = readDownlinkUEAssociatedNRPPaTransport(pdu);
+        if (!read.ok) return this.#unread(messageType, read);
+        const { ranUeNgapId, routingId, nrppaPdu } = read.message;
+        const link = this.#link(messageType, ranUeNgapId);
+        if (link !== undefined) this.#nrppa(link, routingId, nrppaPdu);
         return true;
       }
       default:
         return false;
     }
+  }
+
+  /** A message the generated reader refused (TS 38.413 10.3): noted, not acted on. */
+  #unread(messageType: string, read: ReadFailure): true {
+    this.ignored.push({ messageType, reason: `abstract syntax error: ${read.error}` });
+    return true;
   }
 
   cellChanged(link: UeLink): void {
@@ -180,7 +192,7 @@ export class GnbLocation implements UeLocationService {
       this.ignored.push({ messageType: `NRPPa ${name}`, reason: 'not simulated' });
       return;
     }
-    const answer = this.#ecid(link, pdu.value.nrppatransactionID, pdu.value.value);
+    const answer = this.#ecid(link, pdu.value.nrppatransactionID, pdu);
     if (answer === undefined || link.amfUeNgapId === undefined) return;
     this.#ues.sendForUe(
       uplinkUeAssociatedNrppaTransport(
@@ -191,17 +203,16 @@ export class GnbLocation implements UeLocationService {
     );
   }
 
-  #ecid(
-    link: UeLink,
-    transactionId: number,
-    request: ECIDMeasurementInitiationRequest,
-  ): NRPPAPDU | undefined {
-    const ies = request.protocolIEs;
-    const lmfUeMeasurementId = ieValue(ies, 'LMF-UE-Measurement-ID');
-    if (lmfUeMeasurementId === undefined) {
-      this.ignored.push({ messageType: 'E-CID Measurement Initiation', reason: 'no LMF UE Measurement ID' });
+  #ecid(link: UeLink, transactionId: number, request: NRPPAPDU): NRPPAPDU | undefined {
+    const read = readECIDMeasurementInitiationRequest(request);
+    if (!read.ok) {
+      this.ignored.push({
+        messageType: 'E-CID Measurement Initiation',
+        reason: `abstract syntax error: ${read.error}`,
+      });
       return undefined;
     }
+    const { lmfUeMeasurementId, reportCharacteristics, measurementQuantities } = read.message;
     const answer = this.#config.ecid ?? 'respond';
     if (answer === 'silent') return undefined;
     const fail = (value: 'unspecified' | 'requested-item-not-supported') =>
@@ -212,8 +223,8 @@ export class GnbLocation implements UeLocationService {
       });
     if (answer === 'fail') return fail('unspecified');
     // 8.2.1.2: periodic reporting needs E-CID Measurement Report procedures the simulator does not run.
-    if (ieValue(ies, 'ReportCharacteristics') !== 'onDemand') return fail('requested-item-not-supported');
-    const quantities = (ieValue(ies, 'MeasurementQuantities') ?? []).flatMap((item) =>
+    if (reportCharacteristics !== 'onDemand') return fail('requested-item-not-supported');
+    const quantities = measurementQuantities.flatMap((item) =>
       item.name === 'MeasurementQuantities-Item' ? [item.value.measurementQuantitiesValue] : [],
     );
     const ranUeMeasurementId = this.#nextRanUeMeasurementId;
@@ -255,45 +266,31 @@ export class GnbLocation implements UeLocationService {
     if (wanted.has('timingAdvanceNR')) {
       results.push({
         choice: 'choice-Extension',
-        value: {
-          id: 94,
-          name: 'NR-TADV',
-          criticality: 'ignore',
-          value: timingAdvanceValue(radio.distanceMetres),
-        },
+        value: MeasuredResultsValueExtensionIE.nrTadv(timingAdvanceValue(radio.distanceMetres)),
       });
     }
     if (wanted.has('angleOfArrivalNR') && radio.bearingDegrees !== undefined) {
       results.push({
         choice: 'choice-Extension',
-        value: {
-          id: 36,
-          name: 'AngleOfArrivalNR',
-          criticality: 'ignore',
-          value: { azimuthAoA: nrAzimuthValue(radio.bearingDegrees) },
-        },
+        value: MeasuredResultsValueExtensionIE.angleOfArrivalNr({
+          azimuthAoA: nrAzimuthValue(radio.bearingDegrees),
+        }),
       });
     }
     if (wanted.has('sS-RSRP') && radio.rsrpDbm !== undefined) {
       results.push({
         choice: 'choice-Extension',
-        value: {
-          id: 32,
-          name: 'ResultSS-RSRP',
-          criticality: 'ignore',
-          value: [{ nRPCI: pci, nRARFCN: arfcn, ...cgi, valueSSRSRPCell: ssRsrpValue(radio.rsrpDbm) }],
-        },
+        value: MeasuredResultsValueExtensionIE.resultSsRsrp([
+          { nRPCI: pci, nRARFCN: arfcn, ...cgi, valueSSRSRPCell: ssRsrpValue(radio.rsrpDbm) },
+        ]),
       });
     }
     if (wanted.has('sS-RSRQ') && radio.rsrqDb !== undefined) {
       results.push({
         choice: 'choice-Extension',
-        value: {
-          id: 33,
-          name: 'ResultSS-RSRQ',
-          criticality: 'ignore',
-          value: [{ nRPCI: pci, nRARFCN: arfcn, ...cgi, valueSSRSRQCell: ssRsrqValue(radio.rsrqDb) }],
-        },
+        value: MeasuredResultsValueExtensionIE.resultSsRsrq([
+          { nRPCI: pci, nRARFCN: arfcn, ...cgi, valueSSRSRQCell: ssRsrqValue(radio.rsrqDb) },
+        ]),
       });
     }
     return results;

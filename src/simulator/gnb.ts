@@ -7,7 +7,7 @@ import type {
   UEassociatedLogicalNGconnectionList,
 } from '../network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../network/ngap/ngap-codec.ts';
-import { ieValue } from '../network/ngap/ngap-values.ts';
+import { readNGReset, readNGResetAcknowledge } from '../network/ngap/generated/messages.ts';
 import type {
   AssociationEvent,
   AssociationHandler,
@@ -91,6 +91,11 @@ export type GnbEvent =
   /** The AMF's configuration update (TS 38.413 8.7.3), already acknowledged. */
   | { type: 'amf-configuration-update'; changes: AmfConfigurationChanges; amf: AmfDescription }
   | { type: 'error-indication'; report: ErrorIndicationReading }
+  /**
+   * A message of the node's own procedures its generated reader refused (TS 38.413 10.3: an IE of
+   * criticality reject missing or not comprehended, IEs out of order): not acted on.
+   */
+  | { type: 'unreadable'; exchange: NgapExchange }
   /** The peer restarted its SCTP association (RFC 9260 5.2.4): NG Setup is needed again. */
   | { type: 'restart' }
   | { type: 'closed'; end: GnbEnd };
@@ -279,10 +284,10 @@ export class SimulatedGnb {
     const { pdu } = answer;
     if (answer.kind === 'unsuccessful') {
       if (pdu.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'NGSetup') return wrongAnswer(pdu);
-      return { outcome: 'refused', failure: readFailure(pdu.value.value) };
+      return { outcome: 'refused', failure: readFailure(pdu) ?? unreadableAnswer(pdu) };
     }
     if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'NGSetup') return wrongAnswer(pdu);
-    const amf = readNgSetupResponse(pdu.value.value);
+    const amf = readNgSetupResponse(pdu) ?? unreadableAnswer(pdu);
     const state = this.#state;
     if (state.kind === 'associated' || state.kind === 'ready') {
       this.#state = { kind: 'ready', association: state.association, up: state.up, amf };
@@ -308,7 +313,7 @@ export class SimulatedGnb {
       if (pdu.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'RANConfigurationUpdate') {
         return wrongAnswer(pdu);
       }
-      return { outcome: 'refused', failure: readFailure(pdu.value.value) };
+      return { outcome: 'refused', failure: readFailure(pdu) ?? unreadableAnswer(pdu) };
     }
     this.#config = next;
     return { outcome: 'acknowledged' };
@@ -322,8 +327,9 @@ export class SimulatedGnb {
     if (answer.kind !== 'successful' || pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'NGReset') {
       return wrongAnswer(pdu);
     }
-    const connections = ieValue(pdu.value.value.protocolIEs, 'UE-associatedLogicalNG-connectionList') ?? [];
-    return { outcome: 'acknowledged', connections };
+    const read = readNGResetAcknowledge(pdu);
+    if (!read.ok) return unreadableAnswer(pdu);
+    return { outcome: 'acknowledged', connections: read.message.ueAssociatedLogicalNgConnectionList ?? [] };
   }
 
   /** Error Indication (TS 38.413 8.7.5) towards the AMF. */
@@ -485,13 +491,19 @@ export class SimulatedGnb {
       case 'initiatingMessage': {
         const message = pdu.value;
         switch (message.name) {
-          case 'AMFConfigurationUpdate':
-            this.#amfConfigurationUpdate(readAmfConfigurationUpdate(message.value));
+          case 'AMFConfigurationUpdate': {
+            const changes = readAmfConfigurationUpdate(pdu);
+            if (changes === undefined) this.#emit({ type: 'unreadable', exchange });
+            else this.#amfConfigurationUpdate(changes);
             return;
+          }
           case 'NGReset': {
-            const ies = message.value.protocolIEs;
-            const reset = ieValue(ies, 'ResetType') ?? { choice: 'nG-Interface', value: 'reset-all' };
-            const cause = ieValue(ies, 'Cause');
+            const read = readNGReset(pdu);
+            if (!read.ok) {
+              this.#emit({ type: 'unreadable', exchange });
+              return;
+            }
+            const { resetType: reset, cause } = read.message;
             this.#ues?.reset(
               reset.choice === 'partOfNG-Interface'
                 ? { kind: 'part', connections: reset.value }
@@ -505,9 +517,13 @@ export class SimulatedGnb {
             });
             return;
           }
-          case 'ErrorIndication':
-            this.#emit({ type: 'error-indication', report: readErrorIndication(message.value) });
+          case 'ErrorIndication': {
+            const report = readErrorIndication(pdu);
+            this.#emit(
+              report === undefined ? { type: 'unreadable', exchange } : { type: 'error-indication', report },
+            );
             return;
+          }
           default:
             this.#ues?.receive(exchange);
             return;
@@ -551,4 +567,9 @@ export class SimulatedGnb {
 
 function wrongAnswer(pdu: NGAPPDU): never {
   throw new NgapProcedureError(`unexpected answer ${ngapMessageType(pdu)}`);
+}
+
+/** The answer a generated reader refused (TS 38.413 10.3.5: the procedure ends, unsuccessfully). */
+function unreadableAnswer(pdu: NGAPPDU): never {
+  throw new NgapProcedureError(`unreadable answer ${ngapMessageType(pdu)}: an abstract syntax error`);
 }

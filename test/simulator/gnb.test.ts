@@ -4,13 +4,14 @@ import { viewNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
 import { plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import { expectedRadioId } from '../../src/simulator/gnb-config.ts';
-import type { GnbEvent, NgapExchange, UeSignalling } from '../../src/simulator/gnb.ts';
+import type { NGAPPDU } from '../../src/network/ngap/generated/types.ts';
+import type { GnbEvent, GnbState, NgapExchange, UeSignalling } from '../../src/simulator/gnb.ts';
 import { NgapProcedureError, SimulatedGnb } from '../../src/simulator/gnb.ts';
 import type { ResetScope } from '../../src/simulator/gnb-messages.ts';
 import type { FakeN2Association } from '../helpers/fake-n2-transport.ts';
 import { FakeN2Network } from '../helpers/fake-n2-transport.ts';
 import { tshark } from '../helpers/tshark.ts';
-import { AMF_NAME, ScriptedAmf, failure, steppedTimers } from './scripted-amf.ts';
+import { AMF_NAME, ScriptedAmf, failure, ngSetupResponse, steppedTimers } from './scripted-amf.ts';
 
 const AMF = [{ address: '127.0.0.1', port: 38412 }];
 const config: GnbConfig = {
@@ -308,6 +309,94 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
     assert.equal(event.amf.name, AMF_NAME);
     await acknowledged;
     assert.deepEqual(gnb.state.kind === 'ready' && gnb.state.amf.plmnSupport, event.changes.plmnSupport);
+  });
+
+  it('what its generated readers refuse (TS 38.413 10.3) is not taken: an NG Setup Response without its AMF Name ends NG Setup unsuccessfully; an AMF Configuration Update out of order and an NG Reset without its Reset Type are not acted on', async () => {
+    const { amf, gnb, network, events } = await setup();
+    const response = ngSetupResponse();
+    assert.ok(response.choice === 'successfulOutcome' && response.value.name === 'NGSetup');
+    // AMF Name is mandatory with criticality reject (9.2.6.2): its absence fails the procedure (10.3.5).
+    const withoutName: NGAPPDU = {
+      choice: 'successfulOutcome',
+      value: {
+        ...response.value,
+        value: { protocolIEs: response.value.value.protocolIEs.filter((ie) => ie.name !== 'AMFName') },
+      },
+    };
+    amf.ngSetupAnswer = () => withoutName;
+    await assert.rejects(
+      gnb.ngSetup(),
+      (error: Error) =>
+        error instanceof NgapProcedureError && /unreadable answer NGSetupResponse/.test(error.message),
+    );
+    assert.equal(gnb.state.kind, 'associated');
+    amf.ngSetupAnswer = ngSetupResponse;
+    await gnb.ngSetup();
+
+    const association = [...amf.associations.keys()][0]!;
+    const unreadable = () => gnb.next((event) => (event.type === 'unreadable' ? event.exchange : undefined));
+    const update = unreadable();
+    // PLMN Support List before AMF Name: not the order of the object set (10.3.6, falsely constructed).
+    amf.send(association, {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 0,
+        name: 'AMFConfigurationUpdate',
+        criticality: 'reject',
+        value: {
+          protocolIEs: [
+            {
+              id: 80,
+              name: 'PLMNSupportList',
+              criticality: 'reject',
+              value: [
+                {
+                  pLMNIdentity: plmnIdentity('999', '070'),
+                  sliceSupportList: [{ sNSSAI: { sST: Uint8Array.of(3) } }],
+                },
+              ],
+            },
+            { id: 1, name: 'AMFName', criticality: 'reject', value: 'amf.renamed' },
+          ],
+        },
+      },
+    });
+    assert.equal((await update).messageType, 'AMFConfigurationUpdate');
+    const reset = unreadable();
+    const resets: ResetScope[] = [];
+    gnb.attachUes({ receive: () => undefined, reset: (scope) => resets.push(scope) });
+    amf.send(association, {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 20,
+        name: 'NGReset',
+        criticality: 'reject',
+        value: {
+          protocolIEs: [
+            {
+              id: 15,
+              name: 'Cause',
+              criticality: 'ignore',
+              value: { choice: 'transport', value: 'unspecified' },
+            },
+          ],
+        },
+      },
+    });
+    assert.equal((await reset).messageType, 'NGReset');
+    await network.settled();
+    assert.deepEqual(
+      amf.received.map((r) => r.messageType).filter((type) => type.endsWith('Acknowledge')),
+      [],
+    );
+    assert.deepEqual(resets, []);
+    // Read afresh: NG Setup since made the node ready.
+    const state = gnb.state as GnbState;
+    assert.equal(state.kind === 'ready' && state.amf.name, AMF_NAME);
+    assert.equal(
+      events.filter((event) => event.type === 'amf-configuration-update' || event.type === 'ng-reset').length,
+      0,
+    );
   });
 
   it('Error Indication both ways, garbage from the AMF answered with a transfer syntax error, garbage sent on demand', async () => {

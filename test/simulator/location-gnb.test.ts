@@ -428,6 +428,46 @@ describe('simulated gNB: location (fake transport, scripted AMF)', () => {
     assert.deepEqual(Object.keys(result), ['servingCellID', 'servingCellTAC']);
   });
 
+  it('what the generated readers refuse (TS 38.413 10.3, TS 38.455 10.3) is noted, not answered', async () => {
+    const { amf, location, send } = await setup(NR_CELL, { pci: 101, arfcn: 632628 });
+    // NRPPa-PDU before Routing ID: not the order of the object set (10.3.6, falsely constructed).
+    const transport = downlinkNrppa(ecidRequest(6, NR_QUANTITIES));
+    assert.ok(
+      transport.choice === 'initiatingMessage' &&
+        transport.value.name === 'DownlinkUEAssociatedNRPPaTransport',
+    );
+    send({
+      ...transport,
+      value: { ...transport.value, value: { protocolIEs: [...transport.value.value.protocolIEs].reverse() } },
+    });
+    // An E-CID request without its LMF UE Measurement ID, of criticality reject (10.3.5).
+    const request = decodeComplete(ecidRequest(7, NR_QUANTITIES), true, decodeNRPPAPDU);
+    assert.ok(request.ok && request.value.choice === 'initiatingMessage');
+    const { value } = request.value;
+    assert.ok(value.name === 'e-CIDMeasurementInitiation');
+    const withoutId = value.value.protocolIEs.filter((ie) => ie.name !== 'LMF-UE-Measurement-ID');
+    send(
+      downlinkNrppa(
+        encodeComplete(
+          { choice: 'initiatingMessage', value: { ...value, value: { protocolIEs: withoutId } } },
+          true,
+          encodeNRPPAPDU,
+        ),
+      ),
+    );
+    const report = amf.next('LocationReport');
+    send(locationReportingControl('direct'));
+    await report;
+    assert.deepEqual(
+      location.ignored.map((i) => `${i.messageType}: ${i.reason}`),
+      [
+        'DownlinkUEAssociatedNRPPaTransport: abstract syntax error: falsely-constructed',
+        'E-CID Measurement Initiation: abstract syntax error: reject',
+      ],
+    );
+    assert.equal(amf.received.filter((r) => r.messageType === 'UplinkUEAssociatedNRPPaTransport').length, 0);
+  });
+
   it('an unknown RAN UE NGAP ID and undecodable NRPPa are not acted on', async () => {
     const { amf, location, send } = await setup(NR_CELL, { pci: 101, arfcn: 632628 });
     send(downlinkNrppa(Uint8Array.of(0xde, 0xad)));

@@ -14,6 +14,9 @@ import {
   buildPDUSessionResourceModifyResponse,
   buildPDUSessionResourceReleaseResponse,
   buildPDUSessionResourceSetupResponse,
+  readPDUSessionResourceModifyRequest,
+  readPDUSessionResourceReleaseCommand,
+  readPDUSessionResourceSetupRequest,
 } from '../../network/ngap/generated/messages.ts';
 import type { NGAPPDU, UPTransportLayerInformation } from '../../network/ngap/generated/types.ts';
 import { ieValue } from '../../network/ngap/ngap-values.ts';
@@ -132,17 +135,20 @@ export class GnbSessions {
    */
   receive(pdu: NGAPPDU, connection: (ids: UeIds, messageType: string) => RadioUe | undefined): boolean {
     if (pdu.choice !== 'initiatingMessage') return false;
-    const message = pdu.value;
-    switch (message.name) {
+    // A request its generated reader refuses (TS 38.413 10.3: an IE of criticality reject missing or not
+    // comprehended, IEs out of order) is not acted on.
+    switch (pdu.value.name) {
       case 'PDUSessionResourceSetup': {
-        const ies = message.value.protocolIEs;
-        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
-        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceSetupRequest');
-        if (ids === undefined || ue === undefined) return true;
+        const read = readPDUSessionResourceSetupRequest(pdu);
+        if (!read.ok) return true;
+        const { amfUeNgapId, ranUeNgapId, pduSessionResourceSetupListSuReq } = read.message;
+        const ids = { amfUeNgapId, ranUeNgapId };
+        const ue = connection(ids, 'PDUSessionResourceSetupRequest');
+        if (ue === undefined) return true;
         const done = this.#setUpAll(
           ue,
           ids.ranUeNgapId,
-          (ieValue(ies, 'PDUSessionResourceSetupListSUReq') ?? []).map((item) => ({
+          pduSessionResourceSetupListSuReq.map((item) => ({
             pDUSessionID: item.pDUSessionID,
             nasPdu: item.pDUSessionNASPDU,
             transfer: item.pDUSessionResourceSetupRequestTransfer,
@@ -157,11 +163,12 @@ export class GnbSessions {
         return true;
       }
       case 'PDUSessionResourceModify': {
-        const ies = message.value.protocolIEs;
-        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
-        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceModifyRequest');
-        if (ids === undefined || ue === undefined) return true;
-        const items = ieValue(ies, 'PDUSessionResourceModifyListModReq') ?? [];
+        const read = readPDUSessionResourceModifyRequest(pdu);
+        if (!read.ok) return true;
+        const { amfUeNgapId, ranUeNgapId, pduSessionResourceModifyListModReq: items } = read.message;
+        const ids = { amfUeNgapId, ranUeNgapId };
+        const ue = connection(ids, 'PDUSessionResourceModifyRequest');
+        if (ue === undefined) return true;
         for (const item of items) {
           if (item.nASPDU !== undefined) ue.downlink(item.nASPDU);
           const session = this.#sessions.get(ids.ranUeNgapId)?.get(item.pDUSessionID);
@@ -183,13 +190,18 @@ export class GnbSessions {
         return true;
       }
       case 'PDUSessionResourceRelease': {
-        const ies = message.value.protocolIEs;
-        const ids = this.#ids(ieValue(ies, 'AMF-UE-NGAP-ID'), ieValue(ies, 'RAN-UE-NGAP-ID'));
-        const ue = ids === undefined ? undefined : connection(ids, 'PDUSessionResourceReleaseCommand');
-        if (ids === undefined || ue === undefined) return true;
-        const nasPdu = ieValue(ies, 'NAS-PDU');
+        const read = readPDUSessionResourceReleaseCommand(pdu);
+        if (!read.ok) return true;
+        const {
+          amfUeNgapId,
+          ranUeNgapId,
+          nasPdu,
+          pduSessionResourceToReleaseListRelCmd: items,
+        } = read.message;
+        const ids = { amfUeNgapId, ranUeNgapId };
+        const ue = connection(ids, 'PDUSessionResourceReleaseCommand');
+        if (ue === undefined) return true;
         if (nasPdu !== undefined) ue.downlink(nasPdu);
-        const items = ieValue(ies, 'PDUSessionResourceToReleaseListRelCmd') ?? [];
         for (const item of items) {
           const sessions = this.#sessions.get(ids.ranUeNgapId);
           const session = sessions?.get(item.pDUSessionID);
@@ -223,10 +235,6 @@ export class GnbSessions {
     this.#sessions.delete(ranUeNgapId);
     for (const session of sessions?.values() ?? [])
       this.#emit({ type: 'down', session, why: 'connection-released' });
-  }
-
-  #ids(amfUeNgapId: number | undefined, ranUeNgapId: number | undefined): UeIds | undefined {
-    return amfUeNgapId === undefined || ranUeNgapId === undefined ? undefined : { amfUeNgapId, ranUeNgapId };
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   buildUplinkNASTransport,
   readDownlinkNASTransport,
   readInitialContextSetupRequest,
+  readPaging,
   readUEContextReleaseCommand,
 } from '../../network/ngap/generated/messages.ts';
 import type {
@@ -20,7 +21,7 @@ import type {
   RRCEstablishmentCause,
   UserLocationInformation,
 } from '../../network/ngap/generated/types.ts';
-import { bits, ieValue, plmnIdentity, tac } from '../../network/ngap/ngap-values.ts';
+import { bits, plmnIdentity, tac } from '../../network/ngap/ngap-values.ts';
 import type { Plmn } from '../../network/radio-id.ts';
 
 /**
@@ -209,7 +210,10 @@ export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
       return undefined;
     }
     case 'Paging': {
-      const identity = ieValue(message.value.protocolIEs, 'UEPagingIdentity');
+      const read = readPaging(pdu);
+      if (!read.ok) return undefined;
+      // Of criticality ignore (TS 38.413 9.2.4.1): a paging without it names no UE.
+      const identity = read.message.uePagingIdentity;
       if (identity?.choice !== 'fiveG-S-TMSI') return { kind: 'paging', sTmsi: undefined };
       const { aMFSetID, aMFPointer, fiveGTMSI } = identity.value;
       if (fiveGTMSI.length !== 4) return { kind: 'paging', sTmsi: undefined };
