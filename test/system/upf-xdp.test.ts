@@ -390,6 +390,27 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     ]);
   });
 
+  it('polices the downlink AMBR in the kernel too', async () => {
+    const s = session(9, { uplinkBps: 0, downlinkBps: 8000 });
+    activate(s);
+    const before = counters();
+    for (let i = 0; i < 40; i++) await server.send(Buffer.alloc(1000), s.ueIpv4 ?? '', 40000);
+    await until(
+      () =>
+        counters().downlinkPackets +
+          counters().dropDownlinkAmbr -
+          before.downlinkPackets -
+          before.dropDownlinkAmbr ===
+        40,
+      'all 40 judged',
+    );
+    const passed = counters().downlinkPackets - before.downlinkPackets;
+    assert.ok(passed >= 15 && passed <= 17, `16 KiB holds 15 or 16 packets (${passed})`);
+    await until(() => gnb.received.length === passed, 'the gNB got those that passed');
+    assert.equal(counters().xdpToStack, before.xdpToStack);
+    upf.release(s.id);
+  });
+
   it('a G-PDU the program does not handle (extension header with length 0) is judged by userspace', async () => {
     const s = session(8);
     activate(s);
