@@ -280,9 +280,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       const ue = connection.owner;
       if (ue !== undefined) seen(amf, ue, connection);
     },
-    sessionResources(connection, pdu) {
+    sessionResources(connection, answer) {
       const ue = connection.owner;
-      if (ue !== undefined) sessionResourcesAnswered(amf, ue, pdu);
+      if (ue !== undefined) sessionResourcesAnswered(amf, ue, answer);
     },
   };
 }

@@ -1,5 +1,6 @@
-import type { Cause, ExtendedRANNodeName, NGAPPDU, NGSetupRequest } from '../../ngap/generated/types.ts';
-import { ieValue } from '../../ngap/ngap-values.ts';
+import type { MessageOf } from '../../asn1/message-runtime.ts';
+import type { readNGSetupRequest } from '../../ngap/generated/messages.ts';
+import type { Cause, ExtendedRANNodeName, NGAPPDU } from '../../ngap/generated/types.ts';
 import type { SupportedTai } from '../../radio-registry.ts';
 import { guami, type AmfIdentity } from '../context/amf-identity.ts';
 import { ngSetupFailure, ngSetupResponse } from './ngap-messages.ts';
@@ -38,17 +39,15 @@ export function ranNodeName(
  * Decides an NG Setup Request (network.md section 2): accepted when one broadcast TAI carries the
  * operator's PLMN and one of its TACs, answered with the AMF's name, served GUAMI, relative capacity
  * and PLMN support (every configured slice). Refused with NG Setup Failure: a node type this AMF does
- * not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`. The request's IEs passed
- * TS 38.413 10.3 before (abstract-syntax.ts): its mandatory IEs are there.
+ * not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`. The request is read by its
+ * generated reader (TS 38.413 10.3): its mandatory IEs of criticality reject are there.
  */
 export function decideNgSetup(
-  request: NGSetupRequest,
+  request: MessageOf<typeof readNGSetupRequest>,
   context: { identity: AmfIdentity; network: ServedNetwork },
 ): NgSetupDecision {
-  const ies = request.protocolIEs;
-  const global = ieValue(ies, 'GlobalRANNodeID');
-  const node = global === undefined ? undefined : ranNodeOf(global);
-  const name = ranNodeName(ieValue(ies, 'RANNodeName'), ieValue(ies, 'Extended-RANNodeName'));
+  const node = ranNodeOf(request.globalRanNodeId);
+  const name = ranNodeName(request.ranNodeName, request.extendedRanNodeName);
   const refuse = (cause: Cause): NgSetupDecision => ({
     accepted: false,
     node,
@@ -58,7 +57,7 @@ export function decideNgSetup(
   });
 
   if (node === undefined) return refuse({ choice: 'misc', value: 'unspecified' });
-  const tais = supportedTais(ieValue(ies, 'SupportedTAList') ?? []);
+  const tais = supportedTais(request.supportedTaList);
   const check = servedTaCheck(tais, context.network);
   if (!check.ok) return refuse(check.cause);
 

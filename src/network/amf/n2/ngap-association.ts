@@ -2,18 +2,20 @@ import type { Logger } from 'pino';
 import type { Timers } from '../../../clock.ts';
 import type { NetworkEventEmitter } from '../../events/network-events.ts';
 import type { PeerLogLimiter, PeerProblemKind } from '../../peer-log-limiter.ts';
+import { handlerTable, type MessageOf } from '../../asn1/message-runtime.ts';
+import {
+  READERS,
+  readNGSetupRequest,
+  type readNGReset,
+  type readRANConfigurationUpdate,
+} from '../../ngap/generated/messages.ts';
 import type {
-  AMFConfigurationUpdateFailure,
   Cause,
   NGAPPDU,
-  NGReset,
-  NGSetupRequest,
-  RANConfigurationUpdate,
   TimeToWait,
   UEassociatedLogicalNGconnectionList,
 } from '../../ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../ngap/ngap-codec.ts';
-import { ieValue } from '../../ngap/ngap-values.ts';
 import type { SupportedTai } from '../../radio-registry.ts';
 import { radioAddress } from '../../radio-id.ts';
 import {
@@ -304,61 +306,35 @@ export class NgapAssociation implements AssociationHandler {
     if (!decoded.ok) return this.#undecodable(bytes, decoded.error);
     const pdu = decoded.value;
     const messageType = ngapMessageType(pdu);
-    const setup =
-      pdu.choice === 'initiatingMessage' && pdu.value.name === 'NGSetup' ? pdu.value.value : undefined;
-    const context = setup === undefined ? this.#recordContext() : this.#setupContext(setup);
+    const context = messageType === 'NGSetupRequest' ? this.#setupContext(pdu) : this.#recordContext();
     this.#context.recorder.pdu('inbound', bytes, messageType, context, { ...pduDetails(pdu) });
     const id = this.radioId;
     if (id !== undefined) this.#context.events.emit('radio.updated', { id });
     this.#dispatch(pdu, messageType, streamId, context);
   }
 
+  /**
+   * The procedures without a UE (TS 38.413 8.7), each reached with its message as the generated reader
+   * reads it; every other message is UE-associated (`#ueAssociated`).
+   */
+  readonly #handlers = handlerTable<DecodedPdu, typeof READERS, []>(READERS, {
+    NGSetupRequest: (request) => this.#ngSetup(request),
+    RANConfigurationUpdate: (update) => this.#ranConfigurationUpdate(update),
+    NGReset: (request) => this.#ngReset(request),
+    NGResetAcknowledge: (_, pdu) => this.#answered('reset', pdu),
+    AMFConfigurationUpdateAcknowledge: (_, pdu) => this.#answered('configurationUpdate', pdu),
+    AMFConfigurationUpdateFailure: (failure, pdu) =>
+      this.#answered('configurationUpdate', pdu, failure.timeToWait),
+  });
+
   #dispatch(pdu: NGAPPDU, messageType: string, streamId: number, context: RadioRecordContext): void {
-    switch (pdu.choice) {
-      case 'initiatingMessage': {
-        const message = pdu.value;
-        switch (message.name) {
-          case 'NGSetup':
-            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngSetup(message.value));
-          case 'RANConfigurationUpdate':
-            return this.#checked(pdu, context, NON_UE_STREAM, () =>
-              this.#ranConfigurationUpdate(message.value),
-            );
-          case 'NGReset':
-            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#ngReset(message.value));
-          case 'ErrorIndication':
-            // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded above.
-            return;
-          default:
-            return this.#ueAssociated(pdu, messageType, streamId);
-        }
-      }
-      case 'successfulOutcome':
-        switch (pdu.value.name) {
-          case 'AMFConfigurationUpdate':
-            return this.#checked(pdu, context, NON_UE_STREAM, () =>
-              this.#answered('configurationUpdate', pdu),
-            );
-          case 'NGReset':
-            return this.#checked(pdu, context, NON_UE_STREAM, () => this.#answered('reset', pdu));
-          default:
-            return this.#ueAssociated(pdu, messageType, streamId);
-        }
-      case 'unsuccessfulOutcome':
-        switch (pdu.value.name) {
-          case 'AMFConfigurationUpdate': {
-            const failure = pdu.value.value;
-            return this.#checked(pdu, context, NON_UE_STREAM, () =>
-              this.#answered('configurationUpdate', pdu, failure),
-            );
-          }
-          default:
-            return this.#ueAssociated(pdu, messageType, streamId);
-        }
-      case null:
-        // An NGAP-PDU extension alternative (TS 38.413 9.4.2): there is no procedure to diagnose.
-        return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorReject);
-    }
+    // An NGAP-PDU extension alternative (TS 38.413 9.4.2): there is no procedure to diagnose.
+    if (pdu.choice === null) return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorReject);
+    // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded on receipt.
+    if (messageType === 'ErrorIndication') return;
+    const handler = this.#handlers.get(messageType);
+    if (handler === undefined) return this.#ueAssociated(pdu, messageType, streamId);
+    this.#checked(pdu, context, NON_UE_STREAM, () => handler(pdu));
   }
 
   /** TS 38.413 10.2: a PDU that does not decode is stored as `Unknown` and answered per its header. */
@@ -442,7 +418,7 @@ export class NgapAssociation implements AssociationHandler {
   // ---- procedures
 
   /** NG Setup (TS 38.413 8.7.1); a repeated NG Setup on a ready association starts over (8.7.1.2). */
-  #ngSetup(request: NGSetupRequest): void {
+  #ngSetup(request: MessageOf<typeof readNGSetupRequest>): void {
     const decision = decideNgSetup(request, {
       identity: this.#context.identity,
       network: this.#context.network(),
@@ -503,7 +479,7 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /** RAN Configuration Update (TS 38.413 8.7.2); before NG Setup a logical error answered by its failure. */
-  #ranConfigurationUpdate(update: RANConfigurationUpdate): void {
+  #ranConfigurationUpdate(update: MessageOf<typeof readRANConfigurationUpdate>): void {
     if (this.#phase.phase !== 'ready') {
       this.#problem(
         'before_ng_setup',
@@ -527,7 +503,7 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /** NG Reset from the radio (TS 38.413 8.7.4.2.2): UE contexts released, NG Reset Acknowledge. */
-  #ngReset(request: NGReset): void {
+  #ngReset(request: MessageOf<typeof readNGReset>): void {
     if (this.#phase.phase !== 'ready') {
       this.#problem('before_ng_setup', { message: 'NGReset' }, 'NGAP message before NG Setup refused');
       return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, {
@@ -536,10 +512,10 @@ export class NgapAssociation implements AssociationHandler {
         criticality: 'reject',
       });
     }
-    const resetType = ieValue(request.protocolIEs, 'ResetType');
+    const { resetType } = request;
     const link = this.#link(this.#phase.radio);
     let released: UEassociatedLogicalNGconnectionList | undefined;
-    if (resetType?.choice === 'partOfNG-Interface') {
+    if (resetType.choice === 'partOfNG-Interface') {
       // 8.7.4.2.2: the acknowledge lists the connections in the order received.
       released = this.#context.ue?.reset(link, resetType.value) ?? resetType.value;
     } else {
@@ -549,11 +525,7 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /** The radio answered a procedure the AMF initiated, or answered something never asked. */
-  #answered(
-    procedure: 'configurationUpdate' | 'reset',
-    pdu: DecodedPdu,
-    failure?: AMFConfigurationUpdateFailure,
-  ): void {
+  #answered(procedure: 'configurationUpdate' | 'reset', pdu: DecodedPdu, timeToWait?: TimeToWait): void {
     const radio = this.#phase.phase === 'ready' ? this.#phase.radio : undefined;
     const pending = radio?.[procedure];
     if (radio === undefined || pending?.state !== 'awaiting-response') {
@@ -566,7 +538,6 @@ export class NgapAssociation implements AssociationHandler {
     pending.cancelTimer();
     radio[procedure] = { state: 'idle' };
     if (procedure !== 'configurationUpdate') return;
-    const timeToWait = failure === undefined ? undefined : ieValue(failure.protocolIEs, 'TimeToWait');
     if (timeToWait !== undefined) {
       // 8.7.3.4: wait at least Time to Wait before initiating the update again towards this radio.
       const cancelTimer = this.#context.timers.after(timeToWaitMs(timeToWait), () => {
@@ -710,13 +681,11 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /** An NG Setup Request is recorded under the node it names, when its Global RAN Node ID reads. */
-  #setupContext(request: NGSetupRequest): RadioRecordContext {
-    const global = ieValue(request.protocolIEs, 'GlobalRANNodeID');
-    const node = global === undefined ? undefined : ranNodeOf(global);
-    const name = ranNodeName(
-      ieValue(request.protocolIEs, 'RANNodeName'),
-      ieValue(request.protocolIEs, 'Extended-RANNodeName'),
-    );
+  #setupContext(pdu: NGAPPDU): RadioRecordContext {
+    const read = readNGSetupRequest(pdu);
+    const request = read.ok ? read.message : undefined;
+    const node = request === undefined ? undefined : ranNodeOf(request.globalRanNodeId);
+    const name = request && ranNodeName(request.ranNodeName, request.extendedRanNodeName);
     return { ranId: node?.id ?? this.#address, name: name ?? node?.id, address: this.#address };
   }
 

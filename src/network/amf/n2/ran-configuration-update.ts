@@ -1,5 +1,6 @@
-import type { Cause, NGAPPDU, RANConfigurationUpdate } from '../../ngap/generated/types.ts';
-import { ieValue } from '../../ngap/ngap-values.ts';
+import type { MessageOf } from '../../asn1/message-runtime.ts';
+import type { readRANConfigurationUpdate } from '../../ngap/generated/messages.ts';
+import type { Cause, NGAPPDU } from '../../ngap/generated/types.ts';
 import type { RadioChanges } from '../../radio-registry.ts';
 import { ranConfigurationUpdateAcknowledge, ranConfigurationUpdateFailure } from './ngap-messages.ts';
 import { ranNodeName } from './ng-setup.ts';
@@ -17,14 +18,13 @@ export type RanConfigurationUpdateDecision =
  * radio keeps its previous configuration. Absent IEs leave what they describe unchanged (8.7.2.2).
  */
 export function decideRanConfigurationUpdate(
-  update: RANConfigurationUpdate,
+  update: MessageOf<typeof readRANConfigurationUpdate>,
   network: ServedNetwork,
 ): RanConfigurationUpdateDecision {
-  const ies = update.protocolIEs;
   const changes: RadioChanges = {};
-  const name = ranNodeName(ieValue(ies, 'RANNodeName'), ieValue(ies, 'Extended-RANNodeName'));
+  const name = ranNodeName(update.ranNodeName, update.extendedRanNodeName);
   if (name !== undefined) changes.name = name;
-  const list = ieValue(ies, 'SupportedTAList');
+  const list = update.supportedTaList;
   if (list !== undefined) {
     const tais = supportedTais(list);
     const check = servedTaCheck(tais, network);

@@ -59,10 +59,16 @@ export interface NasEndpoint<Owner> {
   /** Any UE-associated message from the radio, after the serving cell was updated. */
   heard(connection: UeConnection<Owner>): void;
   /**
-   * PDU Session Resource Setup/Modify/Release Response (TS 38.413 8.2.1-8.2.3), or Initial Context
-   * Setup Response with its PDU session lists (8.3.1.2), for the SMF.
+   * The PDU session lists of a PDU Session Resource Setup Response (TS 38.413 8.2.1.2) or an Initial
+   * Context Setup Response (8.3.1.2), for the SMF.
    */
-  sessionResources(connection: UeConnection<Owner>, pdu: NGAPPDU): void;
+  sessionResources(connection: UeConnection<Owner>, answer: SessionResourcesAnswer): void;
+}
+
+/** The sessions a radio set up (with their response transfers) and failed to (with their unsuccessful transfers). */
+export interface SessionResourcesAnswer {
+  setUp: readonly { pDUSessionID: number; pDUSessionResourceSetupResponseTransfer: Uint8Array }[];
+  failed: readonly { pDUSessionID: number; pDUSessionResourceSetupUnsuccessfulTransfer: Uint8Array }[];
 }
 
 /** What the UE-associated NGAP layer hands location (the AMF's side of the LMF, location.ts). */
@@ -206,11 +212,10 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   }
 
   /** A PDU Session Resource answer, for the connection it names. */
-  function sessionResources(ids: MessageIds, pdu: NGAPPDU, radio: RadioLink, streamId: number): void {
+  /** A PDU Session Resource Modify or Release Response: nothing more than its radio event. */
+  function sessionResourcesAnswered(ids: MessageIds, _: NGAPPDU, radio: RadioLink, streamId: number): void {
     const connection = named(radio, streamId, ids.amfUeNgapId, ids.ranUeNgapId);
-    if (connection === undefined) return;
-    endpoint().heard(connection);
-    endpoint().sessionResources(connection, pdu);
+    if (connection !== undefined) endpoint().heard(connection);
   }
 
   // By message: each handler gets the message as its generated reader reads it (TS 38.413 10.3 was
@@ -232,9 +237,17 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         connection.streamId,
       );
     },
-    PDUSessionResourceSetupResponse: sessionResources,
-    PDUSessionResourceModifyResponse: sessionResources,
-    PDUSessionResourceReleaseResponse: sessionResources,
+    PDUSessionResourceSetupResponse: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      endpoint().sessionResources(connection, {
+        setUp: message.pduSessionResourceSetupListSuRes ?? [],
+        failed: message.pduSessionResourceFailedToSetupListSuRes ?? [],
+      });
+    },
+    PDUSessionResourceModifyResponse: sessionResourcesAnswered,
+    PDUSessionResourceReleaseResponse: sessionResourcesAnswered,
     InitialUEMessage: (message, _, radio, streamId) => {
       const { ranUeNgapId } = message;
       // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
@@ -264,12 +277,15 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       located(connection, message.userLocationInformation);
       endpoint().uplinkNas(connection, message.nasPdu);
     },
-    InitialContextSetupResponse: (message, pdu, radio, streamId) => {
+    InitialContextSetupResponse: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
       endpoint().heard(connection);
       // PDU sessions set up with the context (a Service Request's reactivation) go to the SMF first.
-      endpoint().sessionResources(connection, pdu);
+      endpoint().sessionResources(connection, {
+        setUp: message.pduSessionResourceSetupListCxtRes ?? [],
+        failed: message.pduSessionResourceFailedToSetupListCxtRes ?? [],
+      });
       endpoint().contextSetup(connection, true, undefined);
     },
     InitialContextSetupFailure: (message, _, radio, streamId) => {

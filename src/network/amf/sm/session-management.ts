@@ -7,7 +7,6 @@ import {
   type NasMessageOf,
 } from '../../nas/index.ts';
 import type { NGAPPDU } from '../../ngap/generated/types.ts';
-import { ieValue } from '../../ngap/ngap-values.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import { parseBitrate } from '../../common/bitrate-text.ts';
 import type { AmfContext } from '../context/amf-context.ts';
@@ -24,6 +23,7 @@ import {
 } from '../n2/session-ngap-messages.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import type { InitialContextSetupIes } from '../n2/ue-ngap-messages.ts';
+import type { SessionResourcesAnswer } from '../n2/ue-ngap.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 
@@ -190,24 +190,13 @@ export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
 /**
  * A PDU Session Resource Setup Response (TS 38.413 8.2.1.2), or an Initial Context Setup Response
  * (8.3.1.2) with PDU sessions, from the UE's radio: each set-up item's transfer goes to the SMF (the
- * gNB's downlink tunnel), each failed one (with its Unsuccessful Transfer) makes it release the session. Release and Modify Responses
- * need nothing more than their radio event.
+ * gNB's downlink tunnel), each failed one (with its Unsuccessful Transfer) makes it release the session.
  */
-export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, pdu: NGAPPDU): void {
+export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, answer: SessionResourcesAnswer): void {
   const supi = ue.supi;
   const smf = amf.smf;
-  if (supi === undefined || smf === undefined || pdu.choice !== 'successfulOutcome') return;
-  let setUp: { pDUSessionID: number; pDUSessionResourceSetupResponseTransfer: Uint8Array }[];
-  let failed: { pDUSessionID: number; pDUSessionResourceSetupUnsuccessfulTransfer: Uint8Array }[];
-  if (pdu.value.name === 'PDUSessionResourceSetup') {
-    const ies = pdu.value.value.protocolIEs;
-    setUp = ieValue(ies, 'PDUSessionResourceSetupListSURes') ?? [];
-    failed = ieValue(ies, 'PDUSessionResourceFailedToSetupListSURes') ?? [];
-  } else if (pdu.value.name === 'InitialContextSetup') {
-    const ies = pdu.value.value.protocolIEs;
-    setUp = ieValue(ies, 'PDUSessionResourceSetupListCxtRes') ?? [];
-    failed = ieValue(ies, 'PDUSessionResourceFailedToSetupListCxtRes') ?? [];
-  } else return;
+  if (supi === undefined || smf === undefined) return;
+  const { setUp, failed } = answer;
   for (const item of setUp)
     smf.resourcesSetUp(supi, item.pDUSessionID, item.pDUSessionResourceSetupResponseTransfer);
   for (const item of failed)
