@@ -14,6 +14,7 @@
  *    beside the bookkeeping alone, an ICMP echo out and back on every session, release of all (nothing
  *    left), the same TEIDs and addresses established again.
  * 3. 100,000 concurrent flows: the cost of ending, taking and decoding them as flow reports.
+ * 4. The XDP datapath against a plain veth and a plain XDP forwarder (bench/upf-xdp.ts).
  *
  *   npx tsx bench/upf.ts [--seconds N]   (N per throughput case, default 3)
  */
@@ -30,6 +31,7 @@ import { createUpf } from '../src/network/upf/upf.ts';
 import type { FlowReportInput } from '../src/records/record-inputs.ts';
 import { icmpEcho, udpPacket } from '../test/network/upf/ip-packets.ts';
 import { buildPlainHelper, startHelper } from './upf-plain.ts';
+import { xdpThroughput } from './upf-xdp.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const { values: args } = parseArgs({ options: { seconds: { type: 'string', default: '3' } } });
@@ -376,6 +378,7 @@ try {
   forwarder.drainUsage();
   await flowAccounting(forwarder);
   await sessionsAtScale(10_000);
+  await xdpThroughput(addon, helper, seconds, print);
 } finally {
   forwarder.close();
   ip('netns', 'del', `u6bench${tag}`);
