@@ -1,8 +1,10 @@
-import { Kysely } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kysely, type TransactionBuilder } from 'kysely';
 import postgres from 'postgres';
 import type { Db } from './database.ts';
 import { DEFAULT_POOL_SIZE } from './database-location.ts';
 import { PostgresJsDialect } from './postgres-dialect.ts';
+import { runInTransaction } from './postgres-transaction-context.ts';
 import type { Database } from './schema.ts';
 
 /** Seconds to wait for a connection to the server (each host of a multi-host URL in turn). */
@@ -40,5 +42,43 @@ export async function openPostgresDatabase(
     await sql.end({ timeout: 0 });
     throw new Error(`cannot open the PostgreSQL database ${shown}: ${describe(error)}`);
   }
-  return new Kysely<Database>({ dialect: new PostgresJsDialect(sql) });
+  return new SerializableKysely({ dialect: new PostgresJsDialect(sql) });
+}
+
+/** SQLSTATEs after which a transaction may simply run again: serialization_failure, deadlock_detected. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/** Runs of one transaction before its serialization failure is given to the caller. */
+export const TRANSACTION_ATTEMPTS = 16;
+/** The longest pause between two runs (milliseconds); pauses grow from 2 ms, doubling, each random below its bound. */
+const MAX_PAUSE_MS = 100;
+
+/**
+ * Transactions run SERIALIZABLE and run again (bounded, with a short random pause) when PostgreSQL
+ * aborts one for a conflict with another. The services check a rule and then write (the last admin,
+ * duplicate names, the 12-token limit, references between configuration rows) inside one transaction,
+ * which on SQLite holds the only write lock; SERIALIZABLE gives every such transaction the same outcome
+ * on PostgreSQL as if they ran one after the other, whatever their number of connections or processes.
+ * A callback may therefore run more than once: it must not act outside the database before it returns
+ * (the services publish their changes after the commit). Row statements called inside it join it
+ * (postgres-transaction-context.ts).
+ */
+class SerializableKysely extends Kysely<Database> {
+  override transaction(): TransactionBuilder<Database> {
+    const builder = super.transaction().setIsolationLevel('serializable');
+    const retrying = Object.create(builder) as TransactionBuilder<Database>;
+    retrying.execute = async (callback) => {
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          return await builder.execute((trx) => runInTransaction(trx, callback));
+        } catch (error) {
+          const code = (error as { code?: unknown } | null)?.code;
+          if (attempt >= TRANSACTION_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code))
+            throw error;
+          // Apart, so the transactions that collided do not collide again at once.
+          await sleep(Math.random() * Math.min(MAX_PAUSE_MS, 2 ** attempt));
+        }
+      }
+    };
+    return retrying;
+  }
 }

@@ -1,7 +1,14 @@
-import { sql, type Compilable, type Kysely } from 'kysely';
-import { sqliteFileOf, withConnection, type Db } from './database.ts';
+import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
+import { maybeSqliteFileOf, sqliteFileOf, withConnection, type Db } from './database.ts';
+import { sendInTransaction, transactionContext } from './postgres-transaction-context.ts';
 import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Database } from './schema.ts';
+
+/**
+ * The row queries of each PostgreSQL database, read as each of its write transactions begins: on
+ * PostgreSQL, whose driver is asynchronous, a synchronous read can only answer what was read before.
+ */
+const rowQueries = new WeakMap<Db, CompiledQuery[]>();
 
 /** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
 type RowWriter<Row> = (rows: readonly Row[]) => void;
@@ -59,7 +66,9 @@ export function rowStatement<Row extends object>(
       const { row, column } = sources[index] as CompiledRows['sources'][number];
       values[index] = (rows[first + row] as Record<string, unknown>)[column];
     }
-    sqliteFileOf(db).prepare(compiled.sql).run(values);
+    const file = maybeSqliteFileOf(db);
+    if (file) file.prepare(compiled.sql).run(values);
+    else sendInTransaction(CompiledQuery.raw(compiled.sql, values.slice()));
   }
 
   return (rows) => {
@@ -112,9 +121,23 @@ export function counterRows<Row extends object>(
   };
 }
 
-/** A query Kysely compiles once and SQLite runs synchronously, for reads inside a `writeTransaction`. */
+/**
+ * A query Kysely compiles once and SQLite runs synchronously, for reads inside a `writeTransaction`. On
+ * PostgreSQL it answers what the database held as the `writeTransaction` began (it is read then): a
+ * read after a write of the same transaction does not see that write.
+ */
 export function rowQuery<Row>(db: Db, query: Compilable<Row>): () => Row[] {
   const { sql, parameters } = query.compile();
+  if (!maybeSqliteFileOf(db)) {
+    const queries = rowQueries.get(db) ?? [];
+    queries.push(CompiledQuery.raw(sql, [...parameters]));
+    rowQueries.set(db, queries);
+    return () => {
+      const reads = transactionContext()?.reads;
+      if (!reads) throw new Error('on PostgreSQL, row queries run inside writeTransaction');
+      return reads.get(sql) as Row[];
+    };
+  }
   return () => sqliteFileOf(db).prepare(sql).all(parameters) as Row[];
 }
 
@@ -124,8 +147,18 @@ export function rowQuery<Row>(db: Db, query: Compilable<Row>): () => Row[] {
  * the writes themselves.
  */
 export async function writeTransaction(db: Db, work: () => void): Promise<void> {
-  const file = sqliteFileOf(db);
-  await withConnection(db, () => file.connection().transaction(work).immediate());
+  const file = maybeSqliteFileOf(db);
+  if (file) {
+    await withConnection(db, () => file.connection().transaction(work).immediate());
+    return;
+  }
+  await db.transaction().execute(async (trx) => {
+    const reads = new Map<string, unknown[]>();
+    for (const query of rowQueries.get(db) ?? []) reads.set(query.sql, (await trx.executeQuery(query)).rows);
+    const context = transactionContext();
+    if (context) context.reads = reads;
+    work();
+  });
 }
 
 /**

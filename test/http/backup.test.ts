@@ -417,7 +417,7 @@ describe('backup and restore', () => {
     });
 
     it('answers 409 on a service running on an in-memory database', async () => {
-      const memory = await createTestApp();
+      const memory = await createTestApp({ database: ':memory:' });
       try {
         const token = await initialize(memory);
         const backup = await takeBackup(memory, token);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ROLE } from '../../src/identity/roles.ts';
+import { sql } from 'kysely';
 import { sqliteFileOf } from '../../src/storage/database.ts';
+import { onPostgres } from '../helpers/postgres-test-database.ts';
 import { flowReport } from '../helpers/records.ts';
 import {
   createApiToken,
@@ -170,7 +172,11 @@ describe('GET /api/v1/metrics', () => {
 
   it('reports the database size in bytes', async () => {
     const size = sample(await scrape(), 'pmn_database_size_bytes');
-    assert.equal(size, sqliteFileOf(t.db).sizeBytes());
+    const expected = onPostgres
+      ? (await sql<{ size: number }>`select pg_database_size(current_database()) as size`.execute(t.db))
+          .rows[0]?.size
+      : sqliteFileOf(t.db).sizeBytes();
+    assert.equal(size, expected);
     assert.ok((size ?? 0) > 0);
   });
 
