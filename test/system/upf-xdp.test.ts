@@ -476,3 +476,56 @@ describe(
     });
   },
 );
+
+describe('UPF XDP program attachment', { skip }, () => {
+  const xdpOf = async (dev: string) =>
+    (
+      JSON.parse((await run('ip', ['-j', '-d', 'link', 'show', 'dev', dev])).stdout) as {
+        xdp?: { mode: number };
+      }[]
+    )[0]?.xdp ?? undefined;
+
+  it('attaches to N3 and N6 while open, and nothing is left on them once closed', async () => {
+    const n3 = await createVethNamespace('v', 227);
+    const n6 = await createVethNamespace('w', 228);
+    try {
+      for (const dev of [n3.hostInterface, n6.hostInterface])
+        await run('sysctl', ['-qw', `net.ipv4.conf.${dev}.forwarding=1`]);
+      assert.ok(load.ok);
+      const forwarder = new load.addon.Forwarder({
+        n3Address: n3.hostAddress,
+        n3Port: 0,
+        tunName: `${TUN}d`,
+        maxSessions: 4,
+        maxFlows: 16,
+        datapath: 'xdp',
+        bpfObject: upfBpfObject(),
+        n6Interface: n6.hostInterface,
+      });
+      assert.equal(forwarder.info().datapath, 'xdp');
+      assert.ok(await xdpOf(n3.hostInterface), 'on N3');
+      assert.ok(await xdpOf(n6.hostInterface), 'on N6');
+      forwarder.close();
+      assert.equal(await xdpOf(n3.hostInterface), undefined);
+      assert.equal(await xdpOf(n6.hostInterface), undefined);
+      // Off on N6: the datapath cannot route there, so it does not start.
+      await run('sysctl', ['-qw', `net.ipv4.conf.${n6.hostInterface}.forwarding=0`]);
+      assert.throws(
+        () =>
+          new load.addon.Forwarder({
+            n3Address: n3.hostAddress,
+            n3Port: 0,
+            tunName: `${TUN}d`,
+            datapath: 'xdp',
+            bpfObject: upfBpfObject(),
+            n6Interface: n6.hostInterface,
+          }),
+        new RegExp(`IPv4 forwarding is off on ${n6.hostInterface}`),
+      );
+    } finally {
+      await run('ip', ['link', 'del', `${TUN}d`]).catch(() => undefined);
+      await n3.remove();
+      await n6.remove();
+    }
+  });
+});

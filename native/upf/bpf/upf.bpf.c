@@ -515,8 +515,9 @@ int upf_xdp(struct xdp_md *ctx) {
     struct ipv6hdr *h = (struct ipv6hdr *)(eth + 1);
     if ((void *)(h + 1) > data_end) return XDP_PASS;
     if (config->family == 6 && same(&h->daddr, config->n3, 16)) {
-      /* Extension headers in front of UDP: userspace. */
-      if (h->nexthdr != IPPROTO_UDP) return h->nexthdr == 58 ? XDP_PASS : to_stack();
+      /* Not UDP first (ICMPv6, the host's own TCP, or extension headers in front of UDP): the stack's,
+       * outside the budget. */
+      if (h->nexthdr != IPPROTO_UDP) return XDP_PASS;
       struct udphdr *udp = (struct udphdr *)(h + 1);
       if ((void *)(udp + 1) > data_end) return XDP_PASS;
       if (udp->dest != config->n3_port) return XDP_PASS;
