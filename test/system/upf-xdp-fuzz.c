@@ -1,9 +1,10 @@
 /* Drives the UPF's XDP program (build/Release/upf.bpf.o) with mutated packets through
  * BPF_PROG_TEST_RUN, in the kernel, without interfaces (test/system/upf-xdp-fuzz.test.ts):
  *   upf-xdp-fuzz <object> <packets> <seed>
- * One session (TEID 0x1234, UE 10.45.0.2, tunnel active) and N3 10.0.0.1:2152. The seeds are an uplink
- * G-PDU with a PDU Session Container, a downlink packet to the UE, an Echo Request and a spoofed
- * G-PDU; each run mutates one (octets flipped or set, lengths lied about, extension headers chained,
+ * One session (TEID 0x1234, UE 10.45.0.2 and 2001:db8:45:1::/64, tunnel active) and N3 10.0.0.1:2152.
+ * The seeds are an uplink G-PDU with a PDU Session Container, a downlink packet to the UE, an Echo
+ * Request, a spoofed G-PDU, and an IPv6 G-PDU from inside the /64 and one from outside it, each first
+ * run once as it is (their verdicts printed); each further run mutates one (octets flipped or set, lengths lied about, extension headers chained,
  * truncated or lengthened). Checks on every packet: the verdict is PASS, DROP or REDIRECT; a packet
  * handed to the stack (PASS) leaves unchanged. At the end: every DROP is counted once as spoofed,
  * AMBR or over the hand-over budget. Prints one JSON line with the tallies; exits 1 on a violation.
@@ -22,6 +23,8 @@
 #include <unistd.h>
 
 #include "../../native/upf/bpf/upf-xdp.h"
+
+#define SEEDS 6
 
 static uint32_t state;
 static uint32_t next(void) { /* xorshift32: the same packets for the same seed */
@@ -58,6 +61,10 @@ static size_t ipv4(uint8_t *p, const uint8_t *source, const uint8_t *destination
 
 static const uint8_t N3[4] = {10, 0, 0, 1}, GNB[4] = {10, 0, 0, 2}, UE[4] = {10, 45, 0, 2},
                      DN[4] = {192, 0, 2, 9}, OTHER[4] = {10, 45, 0, 3};
+/* The session's /64 and an address in it, and one outside it. */
+static const uint8_t PREFIX[8] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x45, 0, 1},
+                     UE6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x45, 0, 1, [15] = 7},
+                     OTHER6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x45, 0, 2, [15] = 7};
 
 /* A G-PDU (or another type) from the gNB carrying an inner UDP packet from `from`. */
 static size_t gtpu(uint8_t *p, uint8_t type, const uint8_t *from, size_t data) {
@@ -77,6 +84,30 @@ static size_t gtpu(uint8_t *p, uint8_t type, const uint8_t *from, size_t data) {
   memset(udp, 0, 8);
   put16(udp, 2152), put16(udp + 2, 2152), put16(udp + 4, (unsigned)(8 + 16 + inner_length));
   return ipv4(p, GNB, N3, 17, 8 + 16 + inner_length);
+}
+
+/* The same G-PDU with an inner IPv6 UDP packet from `from` (16 octets) to 2001:db8:99::9. */
+static size_t gtpu6(uint8_t *p, const uint8_t *from, size_t data) {
+  size_t length = gtpu(p, 255, UE, data); /* the outer headers; the inner one is rewritten below */
+  uint8_t *inner = p + 34 + 8 + 16;
+  size_t inner_length = 40 + 8 + data;
+  memset(inner, 0, 48);
+  inner[0] = 0x60;
+  put16(inner + 4, (unsigned)(8 + data));
+  inner[6] = 17;
+  inner[7] = 64;
+  memcpy(inner + 8, from, 16);
+  static const uint8_t dn6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99, [15] = 9};
+  memcpy(inner + 24, dn6, 16);
+  put16(inner + 40, 40000), put16(inner + 42, 7000), put16(inner + 44, (unsigned)(8 + data));
+  for (size_t i = 0; i < data; i++) inner[48 + i] = (uint8_t)i;
+  put16(p + 34 + 8 + 2, (unsigned)(8 + inner_length));
+  put16(p + 34 + 4, (unsigned)(8 + 16 + inner_length));
+  put16(p + 14 + 2, (unsigned)(20 + 8 + 16 + inner_length));
+  p[14 + 10] = p[14 + 11] = 0;
+  put16(p + 14 + 10, checksum(p + 14, 20));
+  (void)length;
+  return 14 + 20 + 8 + 16 + inner_length;
 }
 
 static int fd_of(struct bpf_object *o, const char *name) {
@@ -110,8 +141,10 @@ int main(int argc, char **argv) {
   budget.bucket.rate = 1ull << XDP_FP; /* one packet per ns: only the burst can run out */
   budget.bucket.burst = budget.bucket.tokens = 1000000ull << XDP_FP;
   budget.bucket.fill_ns = 1000000;
-  struct xdp_rule rule = {.id = 7, .active = 1, .qfi = 5, .has_ipv4 = 1, .gnb_port = htons(2152)};
+  struct xdp_rule rule = {.id = 7, .active = 1, .qfi = 5, .has_ipv4 = 1, .has_ipv6 = 1,
+                          .gnb_port = htons(2152)};
   memcpy(rule.ipv4, UE, 4);
+  memcpy(rule.ipv6_prefix, PREFIX, 8);
   memcpy(rule.gnb, GNB, 4);
   rule.remote_teid = htonl(0x5678);
   struct xdp_policer policer = {0};
@@ -120,18 +153,29 @@ int main(int argc, char **argv) {
       bpf_map_update_elem(fd_of(o, "xdp_rules"), &slot, &rule, 0) ||
       bpf_map_update_elem(fd_of(o, "xdp_policers"), &slot, &policer, BPF_F_LOCK) ||
       bpf_map_update_elem(fd_of(o, "xdp_by_teid"), &teid, &slot, 0) ||
-      bpf_map_update_elem(fd_of(o, "xdp_by_ipv4"), UE, &slot, 0))
+      bpf_map_update_elem(fd_of(o, "xdp_by_ipv4"), UE, &slot, 0) ||
+      bpf_map_update_elem(fd_of(o, "xdp_by_ipv6"), PREFIX, &slot, 0))
     return perror("maps"), 2;
 
-  static uint8_t seed[4][2048], in[4096], out[4096 + 256];
-  size_t seed_length[4];
+  static uint8_t seed[SEEDS][2048], in[4096], out[4096 + 256];
+  size_t seed_length[SEEDS];
   seed_length[0] = gtpu(seed[0], 255, UE, 64);
   seed_length[1] = ipv4(seed[1], DN, UE, 17, 8 + 64); /* downlink */
   seed_length[2] = gtpu(seed[2], 1, UE, 0);           /* type 1: Echo Request */
   seed_length[3] = gtpu(seed[3], 255, OTHER, 32);     /* spoofed */
+  seed_length[4] = gtpu6(seed[4], UE6, 32);
+  seed_length[5] = gtpu6(seed[5], OTHER6, 32); /* spoofed, outside the /64 */
   long verdicts[5] = {0}, changed = 0, unexpected = 0;
-  for (long n = 0; n < packets; n++) {
-    int which = (int)(next() % 4);
+  /* Each seed once as it is: its verdict (printed; the test knows what each must be). */
+  uint32_t seed_verdicts[SEEDS];
+  for (int i = 0; i < SEEDS; i++) {
+    LIBBPF_OPTS(bpf_test_run_opts, once, .data_in = seed[i], .data_size_in = (uint32_t)seed_length[i],
+                .data_out = out, .data_size_out = sizeof out, .repeat = 1);
+    if (bpf_prog_test_run_opts(program, &once) != 0) return perror("test run"), 2;
+    seed_verdicts[i] = once.retval;
+    if (once.retval <= XDP_REDIRECT) verdicts[once.retval]++;
+  }  for (long n = 0; n < packets; n++) {
+    int which = (int)(next() % SEEDS);
     size_t length = seed_length[which];
     memcpy(in, seed[which], length);
     int mutations = (int)(next() % 4);
@@ -172,7 +216,9 @@ int main(int argc, char **argv) {
                   counter(counters, XDP_C_DROP_DOWNLINK_AMBR, cpus),
            limited = counter(counters, XDP_C_TO_STACK_LIMITED, cpus),
            to_stack = counter(counters, XDP_C_TO_STACK, cpus);
-  printf("{\"packets\":%ld,\"pass\":%ld,\"drop\":%ld,\"redirect\":%ld,\"unexpected\":%ld,"
+  printf("{\"seedVerdicts\":[%u,%u,%u,%u,%u,%u],", seed_verdicts[0], seed_verdicts[1],
+         seed_verdicts[2], seed_verdicts[3], seed_verdicts[4], seed_verdicts[5]);
+  printf("\"packets\":%ld,\"pass\":%ld,\"drop\":%ld,\"redirect\":%ld,\"unexpected\":%ld,"
          "\"changedOnPass\":%ld,\"dropSpoofed\":%llu,\"dropAmbr\":%llu,\"toStackLimited\":%llu,"
          "\"toStack\":%llu}\n",
          packets, verdicts[XDP_PASS], verdicts[XDP_DROP], verdicts[XDP_REDIRECT], unexpected, changed,
