@@ -320,7 +320,7 @@ export class NgapAssociation implements AssociationHandler {
   readonly #handlers = handlerTable<DecodedPdu, typeof READERS, []>(READERS, {
     NGSetupRequest: (request) => this.#ngSetup(request),
     RANConfigurationUpdate: (update) => this.#ranConfigurationUpdate(update),
-    NGReset: (request) => this.#ngReset(request),
+    NGReset: (request, pdu) => this.#ngReset(request, pdu),
     NGResetAcknowledge: (_, pdu) => this.#answered('reset', pdu),
     AMFConfigurationUpdateAcknowledge: (_, pdu) => this.#answered('configurationUpdate', pdu),
     AMFConfigurationUpdateFailure: (failure, pdu) =>
@@ -503,14 +503,13 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /** NG Reset from the radio (TS 38.413 8.7.4.2.2): UE contexts released, NG Reset Acknowledge. */
-  #ngReset(request: MessageOf<typeof readNGReset>): void {
+  #ngReset(request: MessageOf<typeof readNGReset>, pdu: DecodedPdu): void {
     if (this.#phase.phase !== 'ready') {
       this.#problem('before_ng_setup', { message: 'NGReset' }, 'NGAP message before NG Setup refused');
-      return void this.#sendErrorIndication(PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState, {
-        procedureCode: 20,
-        triggeringMessage: 'initiating-message',
-        criticality: 'reject',
-      });
+      return void this.#sendErrorIndication(
+        PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState,
+        diagnosedProcedure(pdu),
+      );
     }
     const { resetType } = request;
     const link = this.#link(this.#phase.radio);
