@@ -2,7 +2,7 @@ import { nextSqn, SQN_BYTES } from '../../crypto/sequence-number.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { AuthenticationDataPort } from '../../network/ports/authentication-data.ts';
 import type { SubscribersRepository } from '../../resources/subscribers/subscribers.repository.ts';
-import { withConnection, type Db } from '../database.ts';
+import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import { tryWriteTransaction } from '../row-statement.ts';
 import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
 import { preparedQuery } from './prepared-query.ts';
@@ -64,8 +64,8 @@ export function createAuthenticationData(deps: {
   let waiting: Waiting[] = [];
   let scheduled = false;
 
-  function advance(imsi: string): Generated | Error | undefined {
-    const sealed = findCredentials.all({ imsi })[0];
+  /** The next SQN of a subscriber's stored credentials (TS 33.102 C.3.2), or why there is none. */
+  function next(sealed: { key_sealed: string; opc_sealed: string; sequence_number: string } | undefined) {
     if (sealed === undefined) return undefined;
     let sqn: Buffer;
     try {
@@ -74,8 +74,31 @@ export function createAuthenticationData(deps: {
       // A stored SQN that cannot advance fails this subscriber's generation, not the group's.
       return error as Error;
     }
-    storeSequenceNumber.run({ imsi, sequenceNumber: sqn.toString('hex') });
     return { keySealed: sealed.key_sealed, opcSealed: sealed.opc_sealed, sqn };
+  }
+
+  function advance(imsi: string): Generated | Error | undefined {
+    const generated = next(findCredentials.all({ imsi })[0]);
+    if (generated && !(generated instanceof Error))
+      storeSequenceNumber.run({ imsi, sequenceNumber: generated.sqn.toString('hex') });
+    return generated;
+  }
+
+  /**
+   * PostgreSQL: the group in one SERIALIZABLE transaction (postgres-database.ts), run again whole if
+   * another connection or process advanced one of its subscribers meanwhile, so no SQN is handed out twice.
+   */
+  function advanceOnPostgres(group: Waiting[]): Promise<(Generated | Error | undefined)[]> {
+    return db.transaction().execute(async (trx) => {
+      const generated: (Generated | Error | undefined)[] = [];
+      for (const { imsi } of group) {
+        const found = next((await findCredentials.query(trx, { imsi }))[0]);
+        if (found && !(found instanceof Error))
+          await storeSequenceNumber.query(trx, { imsi, sequenceNumber: found.sqn.toString('hex') });
+        generated.push(found);
+      }
+      return generated;
+    });
   }
 
   function schedule(delayMs: number): void {
@@ -93,9 +116,11 @@ export function createAuthenticationData(deps: {
     let committed: { value: (Generated | Error | undefined)[] } | undefined;
     try {
       // Statements run in order: a second generation for one subscriber reads the first one's SQN.
-      committed = await withConnection(db, () =>
-        tryWriteTransaction(db, () => group.map(({ imsi }) => advance(imsi))),
-      );
+      committed = maybeSqliteFileOf(db)
+        ? await withConnection(db, () =>
+            tryWriteTransaction(db, () => group.map(({ imsi }) => advance(imsi))),
+          )
+        : { value: await advanceOnPostgres(group) };
     } catch (error) {
       for (const { reject } of group) reject(error as Error);
       return;

@@ -1,12 +1,12 @@
 import type { SubscriptionDataPort } from '../../network/ports/subscription-data.ts';
-import { withConnection, type Db } from '../database.ts';
+import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /**
  * The subscription data port: the profile and its authorising policies (a policy of the profile, or of
  * no profile), read by two prepared statements while holding the connection that every configuration
  * write goes through, so both see one state. No transaction: it takes no write lock, so it neither waits
- * for the records writer nor holds it up.
+ * for the records writer nor holds it up. On PostgreSQL the two reads run in one (read) transaction.
  */
 export function createSubscriptionData(deps: { db: Db }): SubscriptionDataPort {
   const { db } = deps;
@@ -51,10 +51,23 @@ export function createSubscriptionData(deps: { db: Db }): SubscriptionDataPort {
 
   return {
     async getSubscriptionData(imsi) {
-      const read = await withConnection(db, () => {
-        const profile = findProfile.all({ imsi })[0];
-        return profile && { profile, authorising: findAuthorising.all({ profileId: profile.profile_id }) };
-      });
+      const read = maybeSqliteFileOf(db)
+        ? await withConnection(db, () => {
+            const profile = findProfile.all({ imsi })[0];
+            return (
+              profile && { profile, authorising: findAuthorising.all({ profileId: profile.profile_id }) }
+            );
+          })
+        : // PostgreSQL: both reads in one transaction, so they too see one state.
+          await db.transaction().execute(async (trx) => {
+            const profile = (await findProfile.query(trx, { imsi }))[0];
+            return (
+              profile && {
+                profile,
+                authorising: await findAuthorising.query(trx, { profileId: profile.profile_id }),
+              }
+            );
+          });
       if (read === undefined) return undefined;
       const { profile, authorising } = read;
       return {
