@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { WEB_UI_DIRECTORY } from '../../src/http/web-ui.ts';
 import { createTestApp, type TestApp } from '../helpers/test-app.ts';
 
@@ -17,7 +17,8 @@ export interface Harness {
   browser: Browser;
   base: string;
   consoleErrors: string[];
-  newPage(width?: number): Promise<Page>;
+  /** A page in a context of its own; `options` add to the context's (a time zone, a colour scheme). */
+  newPage(width?: number, options?: BrowserContextOptions): Promise<Page>;
   shot(page: Page, name: string): Promise<void>;
   signIn(page: Page, user: { email: string; password: string }): Promise<void>;
   /** A bearer token of the user, from the API. */
@@ -52,8 +53,12 @@ export async function startHarness(options: { database?: string } = {}): Promise
     browser,
     base,
     consoleErrors,
-    async newPage(width = 1280) {
-      const context = await browser.newContext({ viewport: { width, height: 800 }, acceptDownloads: true });
+    async newPage(width = 1280, options = {}) {
+      const context = await browser.newContext({
+        viewport: { width, height: 800 },
+        acceptDownloads: true,
+        ...options,
+      });
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
       page.on('console', (message) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
+import { radioEvent, radioLog, RADIO_1, subscriberLog } from '../helpers/records.ts';
 import { seriousViolations } from './web-ui-axe.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
@@ -10,6 +10,9 @@ import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 const READER = { email: 'reader@example.com', password: 'reader-password' };
 const IMSI = '001010000000001';
 const KEY = '465b5ce8b199b49faa5f0a2ee238a6bc';
+// An NG Setup Request from free5gc's NGAP tests (as in web-ui-records.test.ts): 72 bytes, five dump lines.
+const NG_SETUP_REQUEST =
+  '00150044000004001b00080002f839000000040052400b0400667265653567632d310066001d00000000010402f83900001008010203000001020007001000000000100015400140';
 
 /** Every page of the navigation (by its link) and its heading, as an admin sees them. */
 const PAGES: [link: string, heading: string][] = [
@@ -56,6 +59,12 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     });
     assert.equal(subscriber.statusCode, 201);
     h.service.records.recordRadioEvent(radioEvent());
+    h.service.records.recordRadioEvent(
+      radioEvent({
+        raw: Buffer.from(NG_SETUP_REQUEST, 'hex'),
+        details: { radio: 'gnb-lab', ran_id: RADIO_1 },
+      }),
+    );
     h.service.records.recordRadioLog(radioLog());
     h.service.records.recordSubscriberLog(subscriberLog());
     await h.service.records.flush();
@@ -144,6 +153,94 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Revoke token kept token' }).click();
     await page.getByText('No API tokens.').waitFor();
+    await page.context().close();
+  });
+
+  it('a radio event opens titled by message, radio and time, its hex dump with offsets beside the decoded tree', async () => {
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await open(page, 'Radio events');
+    const row = page.getByRole('row').filter({ hasText: 'gnb-lab' });
+    await row.getByRole('button', { name: /^Open record/ }).click();
+    const dialog = page.getByRole('dialog');
+    const title = (await dialog.getByRole('heading').first().textContent()) ?? '';
+    assert.match(title, /^NGSetupRequest from gnb-lab · \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/);
+    await dialog.getByText('Raw message (72 bytes)').waitFor();
+    const dump = (await dialog.getByLabel('Raw message as hex').textContent()) ?? '';
+    const lines = dump.split('\n');
+    assert.equal(lines.length, 5);
+    assert.equal(lines[0], '0000  00 15 00 44 00 00 04 00  1b 00 08 00 02 f8 39 00  ...D..........9.');
+    assert.match(lines[4], /^0040 {2}/);
+    await dialog.getByText('Decoded message').waitFor();
+    await h.shot(page, 'radio-event');
+    await page.context().close();
+  });
+
+  it('shows every time in UTC or, as chosen, in the browser zone with its offset, and reads filters in it', async () => {
+    const page = await h.newPage(1280, { timezoneId: 'Asia/Kolkata' });
+    await h.signIn(page, ADMIN);
+    await open(page, 'Radio events');
+    const firstTime = page.getByRole('row').nth(1).getByRole('cell').first();
+    assert.match((await firstTime.textContent()) ?? '', / UTC$/);
+    await page.getByLabel('From (UTC)').waitFor();
+    await page.getByText('Local (UTC+05:30)').click();
+    await page.getByLabel('From (UTC+05:30)').waitFor();
+    assert.match((await firstTime.textContent()) ?? '', / UTC\+05:30$/);
+    // A time entered in the chosen zone: 10:00 in Kolkata is 04:30 UTC, after every record here was made.
+    const later = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.getByLabel('From (UTC+05:30)').fill(`${later}T10:00`);
+    await page.getByText('No records match.').waitFor();
+    // The choice stays with the browser.
+    await page.reload();
+    await page
+      .getByRole('heading', { name: 'Dashboard' })
+      .or(page.getByRole('heading', { name: 'Radio events' }))
+      .first()
+      .waitFor();
+    await open(page, 'Radio events');
+    assert.match((await firstTime.textContent()) ?? '', / UTC\+05:30$/);
+    await page.context().close();
+  });
+
+  it('the refresh is visible and can be paused: paused, a new record waits for resume', async () => {
+    const page = await h.newPage();
+    // A clock of the test's own: the 10 s refresh runs when the test moves the clock, not on the wall clock.
+    await page.clock.install();
+    await h.signIn(page, ADMIN);
+    await open(page, 'Radio events');
+    await page.getByText(/^Live, updated \d{4}-/).waitFor();
+    h.service.records.recordRadioEvent(radioEvent({ messageType: 'NGReset' }));
+    await h.service.records.flush();
+    await page.clock.fastForward(11_000);
+    await page.getByRole('cell', { name: 'NGReset', exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Pause refresh' }).click();
+    await page.getByText(/^Paused, updated/).waitFor();
+    h.service.records.recordRadioEvent(radioEvent({ messageType: 'AMFStatusIndication' }));
+    await h.service.records.flush();
+    await page.clock.fastForward(31_000);
+    await page.getByRole('cell', { name: 'NGReset', exact: true }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'AMFStatusIndication' }).count(), 0);
+
+    await page.getByRole('button', { name: 'Resume refresh' }).click();
+    await page.clock.fastForward(11_000);
+    await page.getByRole('cell', { name: 'AMFStatusIndication' }).waitFor();
+    await page.context().close();
+  });
+
+  it('suggests subscribers, message types and protocols in the record filters', async () => {
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await open(page, 'Subscriber logs');
+    await page.getByRole('combobox', { name: 'IMSI' }).fill('00101000000000');
+    await page.getByRole('option', { name: IMSI }).click();
+    assert.equal(await page.getByRole('combobox', { name: 'IMSI' }).inputValue(), IMSI);
+    await page.getByRole('cell', { name: IMSI }).first().waitFor();
+    await open(page, 'Radio events');
+    await page.getByRole('combobox', { name: 'Message type' }).click();
+    await page.getByRole('option', { name: 'NGSetupRequest' }).click();
+    await page.getByRole('combobox', { name: 'Protocol' }).click();
+    await page.getByRole('option', { name: 'NGAP' }).waitFor();
     await page.context().close();
   });
 

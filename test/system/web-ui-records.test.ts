@@ -57,7 +57,7 @@ describe('web UI records and administration in a browser', { timeout: 120_000 },
     await h.signIn(page, ADMIN);
     await open(page, 'Radio events');
     await page.getByRole('cell', { name: 'NGSetupResponse' }).waitFor();
-    await page.getByLabel('Message type').fill('NGSetupRequest');
+    await page.getByRole('combobox', { name: 'Message type' }).fill('NGSetupRequest');
     await page.getByRole('cell', { name: 'NGSetupResponse' }).waitFor({ state: 'detached' });
     assert.equal(await rows(page).count(), 2); // the header and the one request
     await page.getByRole('button', { name: /^Open record / }).click();
@@ -76,7 +76,7 @@ describe('web UI records and administration in a browser', { timeout: 120_000 },
     await h.signIn(page, ADMIN);
     await open(page, 'Radio logs');
     await page.getByRole('cell', { name: 'NG Reset' }).waitFor();
-    await page.getByLabel('Radio ID').fill(RADIO_1);
+    await page.getByRole('combobox', { name: 'Radio ID' }).fill(RADIO_1);
     await page.getByRole('cell', { name: 'NG Reset' }).waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'NG Setup', exact: true }).waitFor();
 
@@ -88,7 +88,7 @@ describe('web UI records and administration in a browser', { timeout: 120_000 },
     await page.getByText('No records match.').waitFor();
     await direction.click();
     await page.getByRole('option', { name: 'inbound' }).click();
-    await page.getByLabel('IMSI').fill('001010000000002');
+    await page.getByRole('combobox', { name: 'IMSI' }).fill('001010000000002');
     await page
       .getByRole('cell', { name: 'Registration request', exact: true })
       .waitFor({ state: 'detached' });

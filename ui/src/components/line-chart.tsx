@@ -10,9 +10,12 @@ import {
   YAxis,
 } from 'recharts';
 import type { Series } from './bar-chart.tsx';
+import { usePreferences } from './preferences.ts';
+import { formatTime } from './time-format.ts';
 
 /**
- * A line chart (recharts) of rows keyed by a time in milliseconds, shown as the browser's local clock time.
+ * A line chart (recharts) of rows keyed by a time in milliseconds: ticks show the clock time, the tooltip
+ * the whole time with its zone, both in the zone the operator chose (components/time-format.ts).
  * Like the bar chart: axis text in the page's text colour, an accessible name, no animation.
  */
 export function LineChart(props: {
@@ -23,7 +26,9 @@ export function LineChart(props: {
   series: readonly Series[];
   height?: number;
 }) {
-  const time = (ms: number) => new Date(ms).toLocaleTimeString();
+  const { zone } = usePreferences();
+  // `YYYY-MM-DD HH:MM:SS.mmm ZONE`: the tick keeps the clock, HH:MM:SS.
+  const clock = (ms: number) => formatTime(ms, zone).slice(11, 19);
   return (
     <Box role="img" aria-label={props.label} h={props.height ?? 220} c="var(--mantine-color-text)">
       <ResponsiveContainer width="100%" height="100%">
@@ -34,12 +39,12 @@ export function LineChart(props: {
             type="number"
             scale="time"
             domain={['dataMin', 'dataMax']}
-            tickFormatter={time}
+            tickFormatter={clock}
             tick={{ fill: 'currentColor', fontSize: 12 }}
           />
           <YAxis allowDecimals={false} tick={{ fill: 'currentColor', fontSize: 12 }} width={48} />
           <Tooltip
-            labelFormatter={(value) => time(Number(value))}
+            labelFormatter={(value) => formatTime(Number(value), zone)}
             contentStyle={{ background: 'var(--mantine-color-body)', color: 'var(--mantine-color-text)' }}
           />
           <Legend />

@@ -1,9 +1,22 @@
-import { Button, Group, Modal, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import {
+  Autocomplete,
+  Button,
+  Group,
+  Modal,
+  Select,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { ErrorAlert } from './error-alert.tsx';
 import { filterQuery, type FilterSpec } from './filter-query.ts';
 import { Pager } from './pager.tsx';
+import { usePreferences, useRefreshInterval } from './preferences.ts';
+import { zoneLabel } from './time-format.ts';
 import { PER_PAGE, type Column } from './resource-page.tsx';
 
 export interface RecordPage<T> {
@@ -23,6 +36,8 @@ export function RecordsPage<T extends { id: number }>(props: {
   columns: readonly Column<T>[];
   list: (query: Record<string, string | number>) => Promise<RecordPage<T>>;
   detail?: (item: T) => ReactNode;
+  /** The detail dialog's title: what the record is, where and when (by default its number). */
+  titleOf?: (item: T) => string;
   /** Present when the role may clear these records. */
   clear?: () => Promise<unknown>;
   /** Filter values to start with (a link from another page). */
@@ -32,12 +47,13 @@ export function RecordsPage<T extends { id: number }>(props: {
   const [page, setPage] = useState(1);
   const [values, setValues] = useState<Record<string, string>>(props.initial ?? {});
   const [shown, setShown] = useState<T | undefined>();
-  const query = { page, per_page: PER_PAGE, ...filterQuery(props.filters, values) };
+  const { zone } = usePreferences();
+  const query = { page, per_page: PER_PAGE, ...filterQuery(props.filters, values, zone) };
   const list = useQuery({
     queryKey: [props.queryKey, query],
     queryFn: () => props.list(query),
     placeholderData: keepPreviousData,
-    refetchInterval: 10_000,
+    refetchInterval: useRefreshInterval(10_000),
   });
   const clear = useMutation({
     mutationFn: () => props.clear?.() ?? Promise.resolve(),
@@ -79,10 +95,19 @@ export function RecordsPage<T extends { id: number }>(props: {
               onChange={(value) => set(filter.name, value ?? '')}
               w={160}
             />
+          ) : filter.kind === 'suggest' ? (
+            <Autocomplete
+              key={filter.name}
+              label={filter.label}
+              data={filter.options ?? []}
+              value={values[filter.name] ?? ''}
+              onChange={(value) => set(filter.name, value)}
+            />
           ) : (
             <TextInput
               key={filter.name}
-              label={filter.label}
+              // A time is entered in the zone times are shown in, and the label says which.
+              label={filter.kind === 'datetime' ? `${filter.label} (${zoneLabel(zone)})` : filter.label}
               type={filter.kind === 'datetime' ? 'datetime-local' : filter.kind === 'date' ? 'date' : 'text'}
               value={values[filter.name] ?? ''}
               onChange={(event) => set(filter.name, event.currentTarget.value)}
@@ -129,8 +154,8 @@ export function RecordsPage<T extends { id: number }>(props: {
       <Modal
         opened={shown !== undefined}
         onClose={() => setShown(undefined)}
-        title={`Record ${shown?.id ?? ''}`}
-        size="xl"
+        title={shown === undefined ? '' : (props.titleOf?.(shown) ?? `Record ${shown.id}`)}
+        size={1200}
       >
         {shown && props.detail?.(shown)}
       </Modal>

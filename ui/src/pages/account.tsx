@@ -17,6 +17,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, api, result } from '../api/client.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { fieldOfError } from '../components/field-error.ts';
+import { Time } from '../components/time.tsx';
 
 function ChangePassword() {
   const [current, setCurrent] = useState('');
@@ -164,7 +165,7 @@ function ApiTokens() {
             {tokens.data?.items.map((token) => (
               <Table.Tr key={token.id}>
                 <Table.Td>{token.name}</Table.Td>
-                <Table.Td>{token.expires_at ?? 'never'}</Table.Td>
+                <Table.Td>{token.expires_at ? <Time value={token.expires_at} /> : 'never'}</Table.Td>
                 <Table.Td>
                   <Button
                     size="xs"

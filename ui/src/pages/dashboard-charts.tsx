@@ -6,6 +6,7 @@ import { formatBytes, usagePoints } from '../components/chart-data.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { LineChart } from '../components/line-chart.tsx';
 import type { LiveSample } from '../components/live-series.ts';
+import { useRefreshInterval } from '../components/preferences.ts';
 
 // The dashboard's charts, loaded apart from the first page (recharts is large) into room the dashboard
 // keeps for them at the same height, so nothing moves when they arrive.
@@ -31,7 +32,7 @@ export function TrafficChart({ height }: { height: number }) {
   const usage = useQuery({
     queryKey: ['usage', { group_by: 'day' }],
     queryFn: () => result(api.GET('/api/v1/subscriber-usage', { params: { query: { group_by: 'day' } } })),
-    refetchInterval: 60_000,
+    refetchInterval: useRefreshInterval(60_000),
   });
   return (
     <Stack gap="xs">

@@ -7,9 +7,9 @@ import { ErrorAlert } from '../components/error-alert.tsx';
 import { appendSample, type LiveSample } from '../components/live-series.ts';
 import { sampleValue } from '../components/prometheus-text.ts';
 import { recentWarnings } from '../components/recent-warnings.ts';
+import { useRefreshInterval } from '../components/preferences.ts';
+import { Time } from '../components/time.tsx';
 
-/** Live figures, refreshed every 10 seconds: what the network side reports as it arrives. */
-const LIVE = { refetchInterval: 10_000 };
 /** The latest page of each log the warnings are picked from (the API does not filter by level). */
 const SCANNED = 100;
 const CHART_HEIGHT = 220;
@@ -67,6 +67,8 @@ async function liveCounts(): Promise<LiveSample> {
 export function DashboardPage() {
   const me = useMe();
   const queryClient = useQueryClient();
+  // Live figures, refreshed every 10 seconds unless paused: what the network side reports as it arrives.
+  const LIVE = { refetchInterval: useRefreshInterval(10_000) };
   const radios = useQuery({
     queryKey: ['radios', 'count'],
     queryFn: () => result(api.GET('/api/v1/ran/radios', { params: { query: { per_page: 1 } } })),
@@ -151,7 +153,9 @@ export function DashboardPage() {
               <Table.Tbody>
                 {warnings.map((warning) => (
                   <Table.Tr key={warning.id}>
-                    <Table.Td>{warning.timestamp}</Table.Td>
+                    <Table.Td>
+                      <Time value={warning.timestamp} />
+                    </Table.Td>
                     <Table.Td>
                       <Badge color={warning.level === 'error' ? 'red' : 'yellow'} variant="light">
                         {warning.level}
@@ -185,7 +189,9 @@ export function DashboardPage() {
             <Table.Tbody>
               {events.data?.items.map((event) => (
                 <Table.Tr key={event.id}>
-                  <Table.Td>{event.timestamp}</Table.Td>
+                  <Table.Td>
+                    <Time value={event.timestamp} />
+                  </Table.Td>
                   <Table.Td>{event.protocol}</Table.Td>
                   <Table.Td>{event.message_type}</Table.Td>
                   <Table.Td>{event.direction}</Table.Td>

@@ -17,6 +17,7 @@ import { NavLink as RouterLink, Outlet, useNavigate } from 'react-router';
 import { ROLE_NAMES, type Abilities } from '../auth/roles.ts';
 import { signOut } from '../auth/session.ts';
 import { useMe } from '../auth/use-me.ts';
+import { RefreshControl, ZoneControl } from '../components/display-controls.tsx';
 
 /** The navigation: every page a role may read (the service decides again on each request). */
 const PAGES: { to: string; label: string; shown?: (can: Abilities) => boolean }[] = [
@@ -60,18 +61,21 @@ export function Layout() {
               PMN Core
             </Title>
           </Group>
-          <Menu position="bottom-end">
-            <Menu.Target>
-              {/* The name starts with the text shown, so speech control finds it by what it reads (WCAG 2.5.3). */}
-              <UnstyledButton aria-label={`${userText}: user menu`}>
-                <Text size="sm">{userText}</Text>
-              </UnstyledButton>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Item onClick={() => void navigate('/account')}>Password and API tokens</Menu.Item>
-              <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <Group gap="md" wrap="nowrap">
+            <RefreshControl />
+            <Menu position="bottom-end">
+              <Menu.Target>
+                {/* The name starts with the text shown, so speech control finds it by what it reads (WCAG 2.5.3). */}
+                <UnstyledButton aria-label={`${userText}: user menu`}>
+                  <Text size="sm">{userText}</Text>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => void navigate('/account')}>Password and API tokens</Menu.Item>
+                <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Pages">
@@ -86,6 +90,9 @@ export function Layout() {
               onClick={close}
             />
           ))}
+        </AppShell.Section>
+        <AppShell.Section p="xs">
+          <ZoneControl />
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

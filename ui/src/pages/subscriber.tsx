@@ -12,14 +12,16 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { useNames } from './network/use-names.ts';
+import { useRefreshInterval } from '../components/preferences.ts';
+import { Time } from '../components/time.tsx';
 
-function Field({ label, value }: { label: string; value: string | number | undefined }) {
+function Field({ label, value }: { label: string; value: ReactNode }) {
   return (
     <div>
       <Text size="xs" c="dimmed">
@@ -83,7 +85,7 @@ export function SubscriberPage() {
   const subscriber = useQuery({
     queryKey: ['subscribers', imsi],
     queryFn: () => result(api.GET('/api/v1/subscribers/{imsi}', { params: { path: { imsi } } })),
-    refetchInterval: 10_000,
+    refetchInterval: useRefreshInterval(10_000),
   });
   // Each reveal is a request the service writes to the audit log: never cached, never automatic.
   const credentials = useMutation({
@@ -122,7 +124,10 @@ export function SubscriberPage() {
               <Field label="Registered" value={data.status.registered ? 'yes' : 'no'} />
               <Field label="Radio access" value={data.status.radio_access_types.join(', ')} />
               <Field label="IMEI" value={data.status.imei} />
-              <Field label="Last seen" value={data.status.last_seen_at} />
+              <Field
+                label="Last seen"
+                value={data.status.last_seen_at && <Time value={data.status.last_seen_at} />}
+              />
               <Field label="Last radio" value={data.status.last_seen_radio} />
               <Field label="Ciphering" value={data.status.ciphering_algorithm} />
               <Field label="Integrity" value={data.status.integrity_algorithm} />

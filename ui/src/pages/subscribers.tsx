@@ -22,6 +22,7 @@ import { Pager } from '../components/pager.tsx';
 import { useNames } from './network/use-names.ts';
 import { SubscriberImport } from './subscriber-import.tsx';
 import classes from './subscribers.module.css';
+import { useRefreshInterval } from '../components/preferences.ts';
 
 const PAGE_SIZES = ['25', '50', '100'];
 const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
@@ -174,7 +175,7 @@ export function SubscribersPage() {
     queryKey: ['subscribers', query],
     queryFn: () => result(api.GET('/api/v1/subscribers', { params: { query } })),
     placeholderData: keepPreviousData,
-    refetchInterval: 10_000,
+    refetchInterval: useRefreshInterval(10_000),
   });
   const remove = useMutation({
     mutationFn: (imsi: string) =>

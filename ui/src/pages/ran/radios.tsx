@@ -1,13 +1,13 @@
 import { Badge, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, result } from '../../api/client.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { Pager } from '../../components/pager.tsx';
 import { PER_PAGE } from '../../components/resource-page.tsx';
-
-const LIVE = { refetchInterval: 10_000 };
+import { useRefreshInterval } from '../../components/preferences.ts';
+import { Time } from '../../components/time.tsx';
 
 /** The RAN nodes connected now (they come and go with their N2 association). */
 export function RadiosPage() {
@@ -16,7 +16,7 @@ export function RadiosPage() {
     queryKey: ['radios', page],
     queryFn: () => result(api.GET('/api/v1/ran/radios', { params: { query: { page, per_page: PER_PAGE } } })),
     placeholderData: keepPreviousData,
-    ...LIVE,
+    refetchInterval: useRefreshInterval(10_000),
   });
   return (
     <Stack>
@@ -58,7 +58,7 @@ export function RadiosPage() {
   );
 }
 
-function Field({ label, value }: { label: string; value: string }) {
+function Field({ label, value }: { label: string; value: ReactNode }) {
   return (
     <div>
       <Text size="xs" c="dimmed">
@@ -74,7 +74,7 @@ export function RadioPage() {
   const radio = useQuery({
     queryKey: ['radios', 'one', name],
     queryFn: () => result(api.GET('/api/v1/ran/radios/{name}', { params: { path: { name } } })),
-    ...LIVE,
+    refetchInterval: useRefreshInterval(10_000),
   });
   const data = radio.data;
   return (
@@ -93,8 +93,8 @@ export function RadioPage() {
               <Field label="ID" value={data.id} />
               <Field label="Type" value={data.ran_node_type} />
               <Field label="Address" value={data.address} />
-              <Field label="Connected at" value={data.connected_at} />
-              <Field label="Last seen" value={data.last_seen_at} />
+              <Field label="Connected at" value={data.connected_at && <Time value={data.connected_at} />} />
+              <Field label="Last seen" value={data.last_seen_at && <Time value={data.last_seen_at} />} />
             </SimpleGrid>
           </Card>
           <Group>

@@ -1,9 +1,12 @@
+import { useQuery } from '@tanstack/react-query';
 import { useSearchParams } from 'react-router';
 import { api, result } from '../../api/client.ts';
 import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
 import { RecordsPage } from '../../components/records-page.tsx';
+import { Time, useFormatTime } from '../../components/time.tsx';
 import { LogDetail } from './record-detail.tsx';
+import { distinct, recordTitle } from './record-title.ts';
 
 const DIRECTION = {
   name: 'direction',
@@ -14,8 +17,28 @@ const DIRECTION = {
 const FROM = { name: 'timestamp_from', label: 'From', kind: 'datetime' } as const;
 const TO = { name: 'timestamp_to', label: 'To', kind: 'datetime' } as const;
 
+/** The first 100 subscribers' IMSIs: what the IMSI picker suggests. */
+function useImsis(): string[] {
+  const list = useQuery({
+    queryKey: ['subscribers', 'imsis'],
+    queryFn: () => result(api.GET('/api/v1/subscribers', { params: { query: { per_page: 100 } } })),
+  });
+  return distinct(list.data?.items, (subscriber) => subscriber.imsi);
+}
+
+/** The connected radios' ids: what the radio picker suggests (a log may name one gone since). */
+function useRadioIds(): string[] {
+  const list = useQuery({
+    queryKey: ['radios', 'ids'],
+    queryFn: () => result(api.GET('/api/v1/ran/radios', { params: { query: { per_page: 100 } } })),
+  });
+  return distinct(list.data?.items, (radio) => radio.id);
+}
+
 export function SubscriberLogsPage() {
   const me = useMe();
+  const imsis = useImsis();
+  const format = useFormatTime();
   const [search] = useSearchParams();
   const imsi = search.get('imsi');
   return (
@@ -24,14 +47,14 @@ export function SubscriberLogsPage() {
       queryKey="subscriber-logs"
       initial={imsi ? { imsi } : undefined}
       filters={[
-        { name: 'imsi', label: 'IMSI', kind: 'text' },
+        { name: 'imsi', label: 'IMSI', kind: 'suggest', options: imsis },
         { name: 'event', label: 'Event', kind: 'text' },
         DIRECTION,
         FROM,
         TO,
       ]}
       columns={[
-        { label: 'Time', render: (log) => log.timestamp },
+        { label: 'Time', render: (log) => <Time value={log.timestamp} /> },
         { label: 'Level', render: (log) => log.level },
         // Empty for a device the core could not map to a subscriber: its details name the SUCI or 5G-GUTI.
         { label: 'IMSI', render: (log) => log.imsi || '-' },
@@ -46,6 +69,14 @@ export function SubscriberLogsPage() {
         )
       }
       detail={(log) => <LogDetail details={log.details} raw={log.raw} />}
+      titleOf={(log) =>
+        recordTitle({
+          what: log.event,
+          direction: log.direction,
+          peer: log.imsi,
+          time: format(log.timestamp),
+        })
+      }
       clear={me?.can.writeRecords ? () => result(api.DELETE('/api/v1/logs/subscribers')) : undefined}
     />
   );
@@ -53,6 +84,8 @@ export function SubscriberLogsPage() {
 
 export function RadioLogsPage() {
   const me = useMe();
+  const radios = useRadioIds();
+  const format = useFormatTime();
   const [search] = useSearchParams();
   const ranId = search.get('ran_id');
   return (
@@ -61,14 +94,14 @@ export function RadioLogsPage() {
       queryKey="radio-logs"
       initial={ranId ? { ran_id: ranId } : undefined}
       filters={[
-        { name: 'ran_id', label: 'Radio ID', kind: 'text' },
+        { name: 'ran_id', label: 'Radio ID', kind: 'suggest', options: radios },
         { name: 'event', label: 'Event', kind: 'text' },
         DIRECTION,
         FROM,
         TO,
       ]}
       columns={[
-        { label: 'Time', render: (log) => log.timestamp },
+        { label: 'Time', render: (log) => <Time value={log.timestamp} /> },
         { label: 'Level', render: (log) => log.level },
         { label: 'Radio', render: (log) => log.ran_id },
         { label: 'Event', render: (log) => log.event },
@@ -76,6 +109,14 @@ export function RadioLogsPage() {
       ]}
       list={(query) => result(api.GET('/api/v1/logs/radio', { params: { query } }))}
       detail={(log) => <LogDetail details={log.details} raw={log.raw} />}
+      titleOf={(log) =>
+        recordTitle({
+          what: log.event,
+          direction: log.direction,
+          peer: log.ran_id,
+          time: format(log.timestamp),
+        })
+      }
       clear={me?.can.writeRecords ? () => result(api.DELETE('/api/v1/logs/radio')) : undefined}
     />
   );
@@ -93,7 +134,7 @@ export function AuditLogsPage() {
         { name: 'end', label: 'To day', kind: 'date' },
       ]}
       columns={[
-        { label: 'Time', render: (log) => log.timestamp },
+        { label: 'Time', render: (log) => <Time value={log.timestamp} /> },
         { label: 'Level', render: (log) => log.level },
         { label: 'Actor', render: (log) => log.actor },
         { label: 'Action', render: (log) => log.action },

@@ -1,31 +1,34 @@
-import { Code, Stack, Text, Title } from '@mantine/core';
+import { Code, SimpleGrid, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { api, result } from '../../api/client.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
+import { base64Bytes, hexDumpLines } from '../../components/hex-dump.ts';
 import { JsonTree } from '../../components/json-tree-view.tsx';
 import { parseDetails } from '../../components/json-tree.ts';
 
+/** The raw message as a hex dump with offsets (base64 as given when it is not base64). */
 function RawMessage({ raw }: { raw: string }) {
   if (raw === '') return null;
+  const bytes = base64Bytes(raw);
   return (
-    <>
-      <Text size="sm" fw={500}>
-        Raw message (base64)
-      </Text>
-      <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap' }}>
-        {raw}
+    <Stack gap={4}>
+      <Title order={2} size="h5">
+        {bytes ? `Raw message (${bytes.length} bytes)` : 'Raw message (base64)'}
+      </Title>
+      <Code block aria-label="Raw message as hex" style={{ whiteSpace: 'pre', overflowX: 'auto' }}>
+        {bytes ? hexDumpLines(bytes).join('\n') : raw}
       </Code>
-    </>
+    </Stack>
   );
 }
 
-/** A log record's details (JSON text) as a tree, and its raw message (base64) when it has one. */
+/** A log record's details (JSON text) as a tree, beside its raw message when it has one. */
 export function LogDetail({ details, raw }: { details: string; raw: string }) {
   return (
-    <Stack>
+    <SimpleGrid cols={{ base: 1, md: raw === '' ? 1 : 2 }}>
       <JsonTree label="details" value={parseDetails(details)} />
       <RawMessage raw={raw} />
-    </Stack>
+    </SimpleGrid>
   );
 }
 
@@ -39,13 +42,16 @@ export function RadioEventDetail({ id }: { id: number }) {
     <Stack>
       <ErrorAlert error={event.error} />
       {event.data && (
-        <>
-          <Title order={2} size="h5">
-            Decoded message
-          </Title>
-          <JsonTree label="decoded" value={event.data.decoded} />
+        // The decoded tree beside the bytes it came from, on a wide screen.
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
+          <Stack gap={4}>
+            <Title order={2} size="h5">
+              Decoded message
+            </Title>
+            <JsonTree label="decoded" value={event.data.decoded} />
+          </Stack>
           <RawMessage raw={event.data.raw} />
-        </>
+        </SimpleGrid>
       )}
     </Stack>
   );

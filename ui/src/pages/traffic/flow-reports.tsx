@@ -21,6 +21,7 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { filterQuery, type FilterSpec } from '../../components/filter-query.ts';
 import { Pager } from '../../components/pager.tsx';
 import { PER_PAGE } from '../../components/resource-page.tsx';
+import { usePreferences } from '../../components/preferences.ts';
 
 const FILTERS: FilterSpec[] = [
   { name: 'subscriber_id', label: 'Subscriber (IMSI)', kind: 'text' },
@@ -123,7 +124,8 @@ export function FlowReportsPage() {
   const [values, setValues] = useState<Record<string, string>>({});
   const [grouping, setGrouping] = useState<Grouping>('none');
   const [page, setPage] = useState(1);
-  const filters = filterQuery(FILTERS, values);
+  const { zone } = usePreferences();
+  const filters = filterQuery(FILTERS, values, zone);
   const query =
     grouping === 'none' ? { ...filters, page, per_page: PER_PAGE } : { ...filters, group_by: grouping };
   const reports = useQuery({

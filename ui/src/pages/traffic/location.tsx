@@ -22,6 +22,8 @@ import { ErrorAlert } from '../../components/error-alert.tsx';
 import { errorsOf } from '../../components/field-error.ts';
 import type { FieldSpec } from '../../components/form-values.ts';
 import { ResourcePage } from '../../components/resource-page.tsx';
+import { useRefreshInterval } from '../../components/preferences.ts';
+import { Time } from '../../components/time.tsx';
 
 const CELL_FIELDS: FieldSpec[] = [
   { name: 'rat', label: 'Radio access', kind: 'select', required: true, options: ['nr', 'eutra'] },
@@ -214,7 +216,7 @@ function Sessions({ imsi, canWrite }: { imsi: string; canWrite: boolean }) {
     queryFn: () =>
       result(api.GET('/api/beta/positioning/sessions', { params: { query: { supi: `imsi-${imsi}` } } })),
     enabled: imsi !== '',
-    refetchInterval: 10_000,
+    refetchInterval: useRefreshInterval(10_000),
   });
   const cancel = useMutation({
     mutationFn: async (id: string) => {
@@ -256,7 +258,9 @@ function Sessions({ imsi, canWrite }: { imsi: string; canWrite: boolean }) {
                     {STATUS[session.status] ?? session.status}
                   </Badge>
                 </Table.Td>
-                <Table.Td>{new Date(session.updated_at * 1000).toISOString()}</Table.Td>
+                <Table.Td>
+                  <Time value={session.updated_at * 1000} />
+                </Table.Td>
                 {canWrite && (
                   <Table.Td>
                     {session.status === 0 && (

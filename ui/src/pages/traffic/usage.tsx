@@ -7,6 +7,7 @@ import { BarChart } from '../../components/bar-chart.tsx';
 import { formatBytes, usagePoints } from '../../components/chart-data.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 import { filterQuery, type FilterSpec } from '../../components/filter-query.ts';
+import { usePreferences, useRefreshInterval } from '../../components/preferences.ts';
 
 const FILTERS: FilterSpec[] = [
   { name: 'subscriber', label: 'Subscriber (IMSI)', kind: 'text' },
@@ -20,12 +21,13 @@ export function UsagePage() {
   const queryClient = useQueryClient();
   const [values, setValues] = useState<Record<string, string>>({});
   const [groupBy, setGroupBy] = useState<'day' | 'subscriber'>('day');
-  const query = { ...filterQuery(FILTERS, values), group_by: groupBy };
+  const { zone } = usePreferences();
+  const query = { ...filterQuery(FILTERS, values, zone), group_by: groupBy };
   const usage = useQuery({
     queryKey: ['usage', query],
     queryFn: () => result(api.GET('/api/v1/subscriber-usage', { params: { query } })),
     placeholderData: keepPreviousData,
-    refetchInterval: 30_000,
+    refetchInterval: useRefreshInterval(30_000),
   });
   const clear = useMutation({
     mutationFn: () => result(api.DELETE('/api/v1/subscriber-usage')),
