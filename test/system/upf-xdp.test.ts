@@ -55,9 +55,16 @@ async function udpPeer(namespace: VethNamespace, address: string, port: number) 
     const s = require('node:dgram').createSocket('udp4');
     s.on('message', (m, r) => process.stdout.write(JSON.stringify({ from: r.address, port: r.port, hex: m.toString('hex') }) + '\\n'));
     s.bind(Number(process.argv[2]), process.argv[1], () => process.stdout.write('{"ready":true}\\n'));
-    require('node:readline').createInterface({ input: process.stdin }).on('line', (l) => {
+    require('node:readline').createInterface({ input: process.stdin }).on('line', async (l) => {
       const j = JSON.parse(l);
-      s.send(Buffer.from(j.hex, 'hex'), j.port, j.to, () => process.stdout.write('{"sent":true}\\n'));
+      const bytes = Buffer.from(j.hex, 'hex');
+      // count > 1: copies with the 16-bit field at varyAt set to 1, 2, ... (distinct flows), paced.
+      for (let i = 1; i <= (j.count ?? 1); i++) {
+        if (j.count) bytes.writeUInt16BE(i, j.varyAt);
+        await new Promise((resolve) => s.send(bytes, j.port, j.to, resolve));
+        if (i % 64 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      process.stdout.write('{"sent":true}\\n');
     });`;
   const child: ChildProcessWithoutNullStreams = spawn(
     'ip',
@@ -84,12 +91,26 @@ async function udpPeer(namespace: VethNamespace, address: string, port: number) 
       child.stdin.write(`${JSON.stringify({ to, port: toPort, hex: Buffer.from(bytes).toString('hex') })}\n`);
       await until(() => sent >= asked, 'the peer sent');
     },
+    /** `count` copies with the 16-bit field at `varyAt` set to 1..count. */
+    async sendMany(
+      bytes: Uint8Array,
+      to: string,
+      toPort: number,
+      count: number,
+      varyAt: number,
+    ): Promise<void> {
+      asked++;
+      child.stdin.write(
+        `${JSON.stringify({ to, port: toPort, hex: Buffer.from(bytes).toString('hex'), count, varyAt })}\n`,
+      );
+      await until(() => sent >= asked, 'the peer sent them all', 60_000);
+    },
     close: () => child.kill(),
   };
 }
 
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+async function until(done: () => boolean, what: string, ms = 5000): Promise<void> {
+  for (let i = 0; i < ms / 10 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
   assert.ok(done(), what);
 }
 
@@ -144,7 +165,7 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
         n3Port: 2152,
         tunName: TUN,
         maxSessions: 64,
-        maxFlows: 4096,
+        maxFlows: 131_072,
         errorIndicationsPerSecond: 100,
         datapath: 'xdp',
         n6Interface: dnNs.hostInterface,
@@ -409,6 +430,34 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     await until(() => gnb.received.length === passed, 'the gNB got those that passed');
     assert.equal(counters().xdpToStack, before.xdpToStack);
     upf.release(s.id);
+  });
+
+  it('counts 100,000 concurrent flows in the kernel, each reported with its packet', async () => {
+    const s = session(10);
+    activate(s);
+    const before = counters();
+    // Inner UDP checksum 0 (RFC 768: none), so that changing the source port keeps the packet valid.
+    const inner = uplinkPacket(s, Buffer.alloc(8));
+    inner.writeUInt16BE(0, 26);
+    const gpdu = Buffer.from(encodeUplinkGPdu(s.uplinkTeid, inner));
+    const sourcePortAt = gpdu.length - inner.length + 20;
+    const flows = 100_000;
+    // Source ports 1..50,000 towards two destination ports: 100,000 distinct 5-tuples.
+    await gnb.sendMany(gpdu, gnbNs.hostAddress, 2152, flows / 2, sourcePortAt);
+    gpdu.writeUInt16BE(SERVER_PORT + 1, sourcePortAt + 2);
+    await gnb.sendMany(gpdu, gnbNs.hostAddress, 2152, flows / 2, sourcePortAt);
+    await until(() => counters().uplinkPackets - before.uplinkPackets === flows, 'all forwarded', 20_000);
+    clock.advance(1000); // a collection tick: the program's flows join the flow table
+    const c = counters();
+    // And the data network's ICMP port unreachable answers to port 7001: one downlink flow.
+    assert.ok(c.openFlows - before.openFlows >= flows);
+    assert.equal(c.flowTableFull, before.flowTableFull);
+    assert.equal(c.xdpToStack, before.xdpToStack);
+    upf.release(s.id);
+    const mine = reports.filter((r) => r.subscriberId === s.imsi && r.direction === 'uplink');
+    assert.equal(mine.length, flows);
+    assert.equal(new Set(mine.map((r) => `${r.sourcePort}/${r.destinationPort}`)).size, flows);
+    assert.ok(mine.every((r) => r.packets === 1 && r.bytes === inner.length && r.action === 'allow'));
   });
 
   it('a G-PDU the program does not handle (extension header with length 0) is judged by userspace', async () => {
