@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig, secretKeyPath, type Config } from './config/config.ts';
 import { createCore } from './core/create-core.ts';
-import type { Component } from './core/lifecycle.ts';
+import type { N2Component } from './core/n2.wiring.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
 import { logFatalExits } from './fatal-exit.ts';
@@ -43,7 +43,10 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
     secretKey,
     loginRateLimit: config.loginRateLimit,
   });
-  const { app } = await buildHttpApp(core, { tls });
+  // The network side starts after HTTP (below); the status's health view reads it as it then runs.
+  let n2: N2Component | undefined;
+  const network = { endpoint: () => n2?.endpoint(), upf: () => n2?.upf() };
+  const { app } = await buildHttpApp(core, { tls, network });
   const { host, port } = config.listen;
   core.lifecycle.add({
     name: 'http',
@@ -71,7 +74,6 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
   // The network side (N2, N1, N3) is added here, after HTTP, so that it stops first. Its code is
   // imported as it starts, once the API listens: in the bundle it is a chunk of its own, and compiling
   // it does not delay the API's first answer (docs/operations.md, "Starting fast").
-  let n2: Component | undefined;
   core.lifecycle.add({
     name: 'n2',
     async start() {
@@ -79,9 +81,9 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
       // The UPF starts with N2 when it can (CAP_NET_ADMIN for its N6 TUN); otherwise one warning, and
       // PDU sessions are refused with 5GSM cause #26 (docs/upf.md).
       n2 = createN2(core, config.n2, { upf: { settings: config.upf } });
-      await n2.start?.();
+      await n2.start();
     },
-    stop: () => n2?.stop?.(),
+    stop: () => n2?.stop(),
   });
 
   await core.start();

@@ -64,6 +64,24 @@ function admit(
   return undefined;
 }
 
+/**
+ * Whether a request to a public route carries valid credentials (any role). A public route answers
+ * everyone, so an invalid token is not refused here: the caller is simply not authenticated.
+ */
+export function credentialsValid(authenticator: Authenticator) {
+  return async (authorization: string | undefined): Promise<boolean> => {
+    if (!authorization) return false;
+    const remembered = authenticator.rememberedApiToken(authorization);
+    if (remembered !== undefined) return remembered !== null;
+    try {
+      return (await authenticator.authenticate(authorization)) !== undefined;
+    } catch {
+      // The credentials could not be checked (the database failing): the status still answers, bare.
+      return false;
+    }
+  };
+}
+
 /** The authenticated caller; only valid on routes whose permission requires credentials. */
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new UnauthorizedError('authentication required');

@@ -22,6 +22,7 @@ import { radioEventsRoutes } from '../resources/radio-events/radio-events.routes
 import { radioLogsRoutes } from '../resources/radio-logs/radio-logs.routes.ts';
 import { radiosRoutes } from '../resources/radios/radios.routes.ts';
 import { slicesRoutes } from '../resources/slices/slices.routes.ts';
+import { createHealthReader, type NetworkSource } from '../resources/status/health.ts';
 import { statusRoutes } from '../resources/status/status.routes.ts';
 import { subscriberLogsRoutes } from '../resources/subscriber-logs/subscriber-logs.routes.ts';
 import { subscriberUsageRoutes } from '../resources/subscriber-usage/subscriber-usage.routes.ts';
@@ -30,7 +31,7 @@ import { subscribersRoutes } from '../resources/subscribers/subscribers.routes.t
 import { usersRoutes } from '../resources/users/users.routes.ts';
 import { retentionRoutes } from '../retention/retention.routes.ts';
 import type { App } from './app-types.ts';
-import { installAuthentication } from './authentication.ts';
+import { credentialsValid, installAuthentication } from './authentication.ts';
 import {
   applyConnectionLimits,
   checkingInterval,
@@ -53,6 +54,8 @@ interface HttpOptions {
   restoreMaxBytes?: number;
   /** Timeouts and connection caps (defaults in connection-limits.ts). */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** The network side as it runs (main.ts passes its N2 component), for the status's health view. */
+  network?: NetworkSource;
 }
 
 export interface RouteSummary {
@@ -134,7 +137,24 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     done();
   });
 
-  await app.register(statusRoutes({ initialization: identity.initialization, version: core.version }));
+  await app.register(
+    statusRoutes({
+      initialization: identity.initialization,
+      version: core.version,
+      health: createHealthReader({ metrics: core.metrics, network: options.network }),
+      authenticated: credentialsValid(identity.authenticator),
+      summary: async () => {
+        const totals = core.networkState.totals();
+        const { total } = await config.subscribers.list({}, 1, 0);
+        return {
+          radios_connected: core.networkState.radioCount(),
+          subscribers: total,
+          subscribers_registered: totals.registeredSubscribers,
+          sessions_active: totals.activeSessions,
+        };
+      },
+    }),
+  );
   await app.register(
     authRoutes({ auth: identity.auth, authenticator: identity.authenticator, secureCookies: !!options.tls }),
   );

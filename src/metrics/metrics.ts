@@ -103,6 +103,17 @@ export function createMetrics() {
       });
     },
 
+    /**
+     * The sum of a metric's series now (a gauge's `collect` runs), or undefined when none has that name:
+     * the status and summary endpoints read the figures the scrape shows without rendering it all.
+     */
+    async read(name: string): Promise<number | undefined> {
+      const metric = registry.getSingleMetric(name);
+      if (metric === undefined) return undefined;
+      const { values } = await metric.get();
+      return values.reduce((sum, sample) => sum + sample.value, 0);
+    },
+
     contentType: registry.contentType,
 
     /** Every metric in the Prometheus text exposition format. */

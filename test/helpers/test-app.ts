@@ -4,6 +4,7 @@ import pino, { type Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createCore, type Core } from '../../src/core/create-core.ts';
 import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
+import type { NetworkSource } from '../../src/resources/status/health.ts';
 import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
 import { sqliteFileOf, type Db } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
@@ -87,6 +88,8 @@ export async function createTestApp(
     connectionLimits?: Partial<ConnectionLimits>;
     /** Serve HTTPS with this certificate and key (PEM). */
     tls?: { cert: Buffer; key: Buffer };
+    /** The network side the status's health view reads (main.ts passes its N2 component). */
+    network?: NetworkSource;
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
@@ -107,6 +110,7 @@ export async function createTestApp(
     restoreMaxBytes: options.restoreMaxBytes,
     connectionLimits: options.connectionLimits,
     tls: options.tls,
+    network: options.network,
   });
   core.lifecycle.add({ name: 'http', stop: () => app.close() });
   await core.start();

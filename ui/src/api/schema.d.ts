@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service status */
+        /**
+         * Service status
+         * @description Without credentials: version, initialized, ready. With a valid bearer or API token of any role, also the health view: uptime, N2 and its listeners, the UPF datapath, the database and the records queue. Invalid credentials are not refused here: the answer is the one without credentials.
+         */
         get: {
             parameters: {
                 query?: never;
@@ -32,7 +35,119 @@ export interface paths {
                                 initialized: boolean;
                                 /** @description true when the database is migrated and the service accepts work */
                                 ready: boolean;
+                                /** @description seconds since the service started */
+                                uptime_seconds?: number;
+                                /** @description N2: where radios reach the AMF */
+                                n2?: {
+                                    /** @description true once N2 listens for radios */
+                                    running: boolean;
+                                    /** @description kernel, raw or udp (docs/n2.md); null when N2 does not run */
+                                    transport: string | null;
+                                    /** @description the SCTP addresses radios connect to, host:port */
+                                    listeners: string[];
+                                    /** @description udp transport only: the UDP encapsulation port */
+                                    udp_port?: number;
+                                };
+                                /** @description The user plane function */
+                                upf?: {
+                                    /** @description true when the UPF forwards (it needs CAP_NET_ADMIN) */
+                                    running: boolean;
+                                    /** @description xdp or tun (docs/upf.md); null when it does not run */
+                                    datapath: string | null;
+                                    /** @description why this datapath runs */
+                                    reason?: string;
+                                    /** @description the GTP-U port on N3 */
+                                    n3_port?: number;
+                                    /** @description the N6 TUN interface */
+                                    n6_interface?: string;
+                                };
+                                database?: {
+                                    /** @description true when the database answered now */
+                                    healthy: boolean;
+                                    /** @description its size (SQLite without the WAL); null when it did not answer */
+                                    size_bytes: number | null;
+                                };
+                                records?: {
+                                    /** @description records accepted and waiting to be written */
+                                    queue_depth: number;
+                                };
                             };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/status/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The dashboard's figures
+         * @description The counts the dashboard shows, read now: a few bytes instead of the metrics text. Every role may read it, as it may read the metrics.
+         *
+         *     Roles allowed: admin (1), read-only (2), network manager (3) (permission `metrics:read`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                /** @description radios (RAN nodes) connected now */
+                                radios_connected: number;
+                                /** @description subscribers provisioned */
+                                subscribers: number;
+                                /** @description subscribers registered now */
+                                subscribers_registered: number;
+                                /** @description PDU sessions established now */
+                                sessions_active: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
                         };
                     };
                 };
