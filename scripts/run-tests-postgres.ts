@@ -11,8 +11,8 @@
 import { spawn } from 'node:child_process';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 
-/** The storage tests and the HTTP API suites (docs/postgresql.md, "Tests"). */
-const POSTGRES_SUITES = ['test/storage', 'test/http'];
+/** The storage tests, the HTTP API suites and the core's (docs/postgresql.md, "Tests"). */
+const POSTGRES_SUITES = ['test/storage', 'test/http', 'test/core'];
 
 async function main(args: string[]): Promise<number> {
   const cluster = await startPostgresCluster();

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
-import { freshPostgresDatabase } from '../helpers/postgres-test-database.ts';
+import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
 
-const skip = !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
+// On PostgreSQL runs only (npm run test:postgres, or PMN_TEST_DB=postgres for one file), which start a cluster.
+const skip = !onPostgres
+  ? 'a PostgreSQL test: npm run test:postgres'
+  : !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
 const TOOLS =
   /PostgreSQL database are PostgreSQL's own: pg_dump and pg_restore, or base backups \(pg_basebackup\) with point-in-time recovery/;
 

@@ -4,9 +4,12 @@ import { sql, type Kysely } from 'kysely';
 import { isUniqueViolation } from '../../src/storage/constraint-errors.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
-import { freshPostgresDatabase } from '../helpers/postgres-test-database.ts';
+import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 
-const skip = !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
+// On PostgreSQL runs only (npm run test:postgres, or PMN_TEST_DB=postgres for one file), which start a cluster.
+const skip = !onPostgres
+  ? 'a PostgreSQL test: npm run test:postgres'
+  : !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
 
 interface Column {
   table: string;
