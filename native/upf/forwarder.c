@@ -624,15 +624,24 @@ static void forget(upf *u, session *s, uint32_t slot) {
   u->free_slots[u->free_count++] = slot;
 }
 
-/* What the XDP program forwarded for the session since last asked, into its usage. */
-static void take_xdp_usage(upf *u, session *s) {
-  if (u->xdp == NULL) return;
-  uint64_t uplink, downlink;
-  upf_xdp_usage(u->xdp, (uint32_t)(s - u->sessions), &uplink, &downlink);
+/* The XDP program's octets for a session (since its slot was added) into its usage. */
+static void add_xdp_usage(session *s, uint64_t uplink, uint64_t downlink) {
   s->uplink_usage += uplink - s->xdp_uplink_seen;
   s->downlink_usage += downlink - s->xdp_downlink_seen;
   s->xdp_uplink_seen = uplink;
   s->xdp_downlink_seen = downlink;
+}
+
+static void take_xdp_usage(upf *u, session *s) {
+  if (u->xdp == NULL) return;
+  uint64_t uplink, downlink;
+  upf_xdp_usage(u->xdp, (uint32_t)(s - u->sessions), &uplink, &downlink);
+  add_xdp_usage(s, uplink, downlink);
+}
+
+static void on_xdp_usage(void *context, uint32_t slot, uint64_t uplink, uint64_t downlink) {
+  upf *u = context;
+  if (slot < u->max_sessions && u->sessions[slot].used) add_xdp_usage(&u->sessions[slot], uplink, downlink);
 }
 
 /* A flow the XDP program counted, into the flow table like the thread's own packets. */
@@ -881,9 +890,9 @@ uint8_t *upf_drain_usage(upf *u, size_t *count_out) {
   uint8_t *out = malloc((size_t)active * UPF_USAGE_RECORD + 1);
   size_t n = 0;
   if (out != NULL) {
+    if (u->xdp != NULL) upf_xdp_usage_all(u->xdp, on_xdp_usage, u);
     for (uint32_t i = 0; i < u->max_sessions; i++) {
       session *s = &u->sessions[i];
-      if (s->used) take_xdp_usage(u, s);
       if (!s->used || (s->uplink_usage == 0 && s->downlink_usage == 0)) continue;
       uint8_t *r = out + n * UPF_USAGE_RECORD;
       put_le64(r, s->id);

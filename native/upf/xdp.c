@@ -47,6 +47,9 @@ void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t
   (void)xdp, (void)slot;
   *uplink_bytes = *downlink_bytes = 0;
 }
+void upf_xdp_usage_all(upf_xdp *xdp, upf_xdp_usage_fn *fn, void *context) {
+  (void)xdp, (void)fn, (void)context;
+}
 void upf_xdp_read_counters(upf_xdp *xdp, upf_xdp_counters *out) {
   (void)xdp;
   memset(out, 0, sizeof *out);
@@ -84,11 +87,14 @@ struct upf_xdp {
   uint64_t *counter_values;
   struct xdp_flow_key *flow_keys;
   struct xdp_flow_value *flow_values;
+  uint32_t *usage_keys;         /* USAGE_BATCH */
+  struct xdp_usage *usage_batch; /* USAGE_BATCH x cpus */
   char description[128];
 };
 
-/* Flows taken from the map per system call. */
+/* Flows taken from the map, and sessions' usage read, per system call. */
 #define FLOW_BATCH 1024
+#define USAGE_BATCH 1024
 
 static uint64_t monotonic_ns(void) {
   struct timespec ts;
@@ -265,8 +271,10 @@ int upf_xdp_open(const upf_xdp_config *c, upf_xdp **out, char *reason, size_t re
   x->counter_values = calloc((size_t)x->cpus, sizeof *x->counter_values);
   x->flow_keys = calloc(FLOW_BATCH, sizeof *x->flow_keys);
   x->flow_values = calloc(FLOW_BATCH, sizeof *x->flow_values);
+  x->usage_keys = calloc(USAGE_BATCH, sizeof *x->usage_keys);
+  x->usage_batch = calloc((size_t)USAGE_BATCH * (size_t)x->cpus, sizeof *x->usage_batch);
   if (x->usage_values == NULL || x->counter_values == NULL || x->flow_keys == NULL ||
-      x->flow_values == NULL) {
+      x->flow_values == NULL || x->usage_keys == NULL || x->usage_batch == NULL) {
     err = ENOMEM;
     snprintf(reason, reason_size, "out of memory");
     goto fail;
@@ -319,6 +327,8 @@ void upf_xdp_close(upf_xdp *x) {
   free(x->counter_values);
   free(x->flow_keys);
   free(x->flow_values);
+  free(x->usage_keys);
+  free(x->usage_batch);
   free(x);
 }
 
@@ -415,6 +425,27 @@ void upf_xdp_usage(upf_xdp *x, uint32_t slot, uint64_t *uplink_bytes, uint64_t *
   for (int i = 0; i < x->cpus; i++) {
     *uplink_bytes += x->usage_values[i].uplink_bytes;
     *downlink_bytes += x->usage_values[i].downlink_bytes;
+  }
+}
+
+void upf_xdp_usage_all(upf_xdp *x, upf_xdp_usage_fn *fn, void *context) {
+  uint32_t position = 0;
+  bool first = true;
+  for (;;) {
+    __u32 count = USAGE_BATCH;
+    int status = bpf_map_lookup_batch(x->usage_fd, first ? NULL : &position, &position,
+                                      x->usage_keys, x->usage_batch, &count, NULL);
+    int err = status == 0 ? 0 : errno;
+    for (__u32 i = 0; i < count; i++) {
+      uint64_t uplink = 0, downlink = 0;
+      for (int c = 0; c < x->cpus; c++) {
+        uplink += x->usage_batch[(size_t)i * (size_t)x->cpus + (size_t)c].uplink_bytes;
+        downlink += x->usage_batch[(size_t)i * (size_t)x->cpus + (size_t)c].downlink_bytes;
+      }
+      fn(context, x->usage_keys[i], uplink, downlink);
+    }
+    first = false;
+    if (err != 0) return; /* ENOENT: every slot was read */
   }
 }
 

@@ -42,6 +42,10 @@ void upf_xdp_remove_session(upf_xdp *xdp, uint32_t slot, uint32_t uplink_teid, c
                             const uint8_t *ipv6_prefix);
 /* Inner IP octets the program forwarded for the slot since it was added. */
 void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes);
+/* The same for every slot, read in batches (a few system calls for all sessions). */
+typedef void upf_xdp_usage_fn(void *context, uint32_t slot, uint64_t uplink_bytes,
+                              uint64_t downlink_bytes);
+void upf_xdp_usage_all(upf_xdp *xdp, upf_xdp_usage_fn *fn, void *context);
 
 /* The program's counters, summed over the CPUs, in the forwarder's terms. */
 typedef struct {

@@ -270,6 +270,10 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     );
     assert.deepEqual(tunPackets(), tunBefore, 'the TUN carried nothing');
 
+    // The 30 s usage drain (all sessions' usage read from the program at once), then the release.
+    clock.advance(30_000);
+    const drained = usage.filter((u) => u.imsi === s.imsi).map((u) => [u.uplinkBytes, u.downlinkBytes]);
+    assert.deepEqual(drained, [[uplinkBytes, downlinkBytes]]);
     assert.deepEqual(upf.release(s.id), { ok: true, value: undefined });
     const mine = reports.filter((r) => r.subscriberId === s.imsi);
     assert.deepEqual(mine.map((r) => [r.direction, r.action, r.protocol, r.packets, r.bytes]).sort(), [
