@@ -754,6 +754,9 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
     bool moved = s->downlink && (s->remote_teid != remote_teid || s->gnb_length != gnb_length ||
                                  memcmp(&s->gnb, gnb, gnb_length) != 0);
     if (moved) {
+      /* The program stops using the old tunnel before the End Marker goes down it: from here its
+       * packets of the session come to this thread, which sends them down the new one. */
+      if (u->xdp != NULL) upf_xdp_clear_downlink(u->xdp, (uint32_t)(s - u->sessions));
       uint8_t message[8];
       size_t n = gtpu_write_end_marker(message, s->remote_teid);
       send_to(u, message, n, (struct sockaddr *)&s->gnb, s->gnb_length);

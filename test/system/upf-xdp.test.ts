@@ -386,6 +386,35 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     upf.release(s.id);
   });
 
+  it('a moved tunnel: End Marker down the old one, then the program sends down the new one', async () => {
+    const s = session(11);
+    activate(s);
+    await server.send(Buffer.from('before'), s.ueIpv4 ?? '', 40000);
+    await until(() => gnb.received.length === 1, 'one down the first tunnel');
+    assert.deepEqual(
+      upf.updateDownlink(s.id, { gnbAddress: gnbNs.peerAddress, remoteTeid: 0x7777, qfi: 5 }),
+      {
+        ok: true,
+        value: undefined,
+      },
+    );
+    const tunBefore = tunPackets();
+    await server.send(Buffer.from('after'), s.ueIpv4 ?? '', 40000);
+    await until(() => gnb.received.length === 3, 'the End Marker and the next packet');
+    const messages = gnb.received.map((d) => {
+      const m = decodeGtpu(d.bytes);
+      assert.ok(m.ok);
+      return [m.message.type, m.message.teid];
+    });
+    assert.deepEqual(messages, [
+      [GtpuMessageType.gPdu, s.remoteTeid],
+      [GtpuMessageType.endMarker, s.remoteTeid],
+      [GtpuMessageType.gPdu, 0x7777],
+    ]);
+    assert.deepEqual(tunPackets(), tunBefore, 'the new tunnel by the program');
+    upf.release(s.id);
+  });
+
   it('polices the uplink AMBR in the kernel: what passed and what was dropped add up', async () => {
     // 16 KiB bucket (the minimum) at 8 kbit/s: a burst of 40 packets of 1,028 octets cannot all fit.
     const s = session(7, { uplinkBps: 8000, downlinkBps: 0 });
