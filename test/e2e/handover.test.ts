@@ -6,7 +6,7 @@ import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
-import { ngapSecurityCapabilities } from '../../src/network/amf/gmm/registration.ts';
+import { ngapSecurityCapabilities } from '../../src/network/amf/n2/ngap-ue-values.ts';
 import { encodeComplete } from '../../src/network/asn1/complete.ts';
 import { encodeHandoverRequiredTransfer } from '../../src/network/ngap/generated/codec.ts';
 import { plmnIdentity, tac } from '../../src/network/ngap/ngap-values.ts';

@@ -7,6 +7,11 @@ import type { LocationManagement } from './ports/location.ts';
 import type { LocationEndpoint } from './n2/ue-ngap.ts';
 import { isRegistered } from './context/gmm-state.ts';
 import { connectionOf, contextSetUp } from './context/cm-state.ts';
+import type { NasLinkAmf } from './gmm/nas-link.ts';
+import type { LifecycleAmf } from './gmm/ue-lifecycle.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type LocationAmf = Pick<AmfContext, 'ngap' | 'timers' | 'ues'> & NasLinkAmf & LifecycleAmf;
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
 export const PAYLOAD_CONTAINER_LPP = 3;
@@ -29,7 +34,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
  * in DL NAS Transport) with their answers routed back to `lmf`. `refreshServingCell` is what the API's
  * locator asks of the AMF; `lmfTransport` is what the LMF asks (the composition wires both).
  */
-export function createAmfLocation(amf: AmfContext, lmf: LocationManagement) {
+export function createAmfLocation(amf: LocationAmf, lmf: LocationManagement) {
   /** Requests waiting for a Location Report of the UE (true) or its failure (false). */
   const reportWaiters = new Map<AmfUe, Set<(reported: boolean) => void>>();
   /** Requests waiting for the UE to be CM-CONNECTED with a context in the radio. */

@@ -5,6 +5,11 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe, PendingRegistration, UeProcedure } from '../context/amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
+import type { NasLinkAmf } from './nas-link.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type AuthenticationAmf = Pick<AmfContext, 'ausf' | 'network' | 'settings' | 'timers' | 'ues'> &
+  NasLinkAmf;
 
 type Authenticating = Extract<UeProcedure, { kind: 'authentication' }>;
 
@@ -28,7 +33,7 @@ function nextNgKsi(ue: AmfUe, held: NasKeySetIdentifier | undefined): NasKeySetI
  * Request with a new ngKSI and ABBA; T3560 retransmits it. `unknown` when the subscriber does not exist.
  */
 export async function startAuthentication(
-  amf: AmfContext,
+  amf: AuthenticationAmf,
   ue: AmfUe,
   registration: PendingRegistration,
   resynchronisations: number,
@@ -46,7 +51,7 @@ export async function startAuthentication(
 }
 
 function sendChallenge(
-  amf: AmfContext,
+  amf: AuthenticationAmf,
   ue: AmfUe,
   registration: PendingRegistration,
   challenge: AuthenticationChallenge,
@@ -89,7 +94,7 @@ function sendChallenge(
  * A.7.1) when it matches.
  */
 export function confirmAuthentication(
-  amf: AmfContext,
+  amf: AuthenticationAmf,
   procedure: Authenticating,
   resStar: Uint8Array | undefined,
 ): { ok: true; kamf: Buffer; ngKsi: NasKeySetIdentifier } | { ok: false } {
@@ -106,7 +111,7 @@ export function confirmAuthentication(
  * the UE reports a second synch failure in a row: the authentication has failed.
  */
 export async function resynchronise(
-  amf: AmfContext,
+  amf: AuthenticationAmf,
   ue: AmfUe,
   procedure: Authenticating,
   auts: Uint8Array | undefined,
@@ -128,6 +133,6 @@ export async function resynchronise(
 }
 
 /** Authentication Reject (TS 24.501 5.4.1.3.5), plain. */
-export function sendAuthenticationReject(amf: AmfContext, ue: AmfUe): void {
+export function sendAuthenticationReject(amf: AuthenticationAmf, ue: AmfUe): void {
   sendNas(amf, ue, { messageType: 'authenticationReject' }, { kind: 'plain' });
 }

@@ -6,6 +6,13 @@ import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
+import type { GutiAllocationAmf } from '../context/guti-allocation.ts';
+import type { NasLinkAmf } from './nas-link.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type ConfigurationUpdateAmf = Pick<AmfContext, 'settings' | 'timers' | 'ues'> &
+  GutiAllocationAmf &
+  NasLinkAmf;
 
 /**
  * Configuration update indication (TS 24.501 9.11.3.18): bit 1 ACK, "acknowledgement requested". The
@@ -25,7 +32,7 @@ export function sameNssai(a: readonly SNssai[], b: readonly SNssai[]): boolean {
  * procedures (5.4.4.1): otherwise the new NSSAI waits in `pendingAllowedNssai` until the UE is back
  * (Registration Complete, or the radio's context after a Service Request).
  */
-export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SNssai[]): void {
+export function allowedNssaiChanged(amf: ConfigurationUpdateAmf, ue: AmfUe, allowedNssai: SNssai[]): void {
   ue.pendingAllowedNssai = allowedNssai;
   sendPendingConfigurationUpdate(amf, ue);
 }
@@ -40,7 +47,7 @@ export function allowedNssaiChanged(amf: AmfContext, ue: AmfUe, allowedNssai: SN
  * registration (or with a command a later change brings), and whichever 5G-GUTI it names itself with
  * next is kept.
  */
-export function sendPendingConfigurationUpdate(amf: AmfContext, ue: AmfUe): void {
+export function sendPendingConfigurationUpdate(amf: ConfigurationUpdateAmf, ue: AmfUe): void {
   if (!isRegistered(ue) || ue.procedure.kind !== 'none') return;
   if (connectionOf(ue) === undefined || !contextSetUp(ue)) return;
   const pending = ue.pendingAllowedNssai;
@@ -92,7 +99,7 @@ export function configurationUpdateInterrupted(ue: AmfUe): void {
  * the 5G-GUTI the command carried, if any: the old one is no longer valid. A change that came meanwhile
  * goes now.
  */
-export function configurationUpdateComplete(amf: AmfContext, ue: AmfUe): void {
+export function configurationUpdateComplete(amf: ConfigurationUpdateAmf, ue: AmfUe): void {
   const procedure = ue.procedure;
   if (procedure.kind !== 'configuration-update') return;
   procedure.timer.stop();

@@ -7,13 +7,18 @@ import { paging } from './paging.ts';
 import { deregister, deregistered, stopProcedure } from './ue-lifecycle.ts';
 import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
 import { connectionOf } from '../context/cm-state.ts';
+import type { NasLinkAmf } from './nas-link.ts';
+import type { LifecycleAmf } from './ue-lifecycle.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type DeregistrationAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf & LifecycleAmf;
 
 /**
  * UE-initiated deregistration (TS 24.501 5.5.2.2): Deregistration Accept unless the UE switched off
  * (5.5.2.2.2), then the UE is deregistered and its connection released.
  */
 export function deregistrationRequest(
-  amf: AmfContext,
+  amf: DeregistrationAmf,
   ue: AmfUe,
   message: NasMessageOf<'deregistrationRequestUeOriginating'>,
 ): void {
@@ -30,7 +35,7 @@ export function deregistrationRequest(
  * idle one is paged first (5.6.2) and hears it once it answers with a Service Request. Without an
  * answer the AMF deregisters it locally (5.5.2.3.5 b).
  */
-export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): void {
+export function deregisterByNetwork(amf: DeregistrationAmf, ue: AmfUe, cause: number): void {
   if (ue.procedure.kind === 'deregistration') return;
   if (isRegistered(ue) && ue.supi !== undefined) deregistered(amf, ue.supi);
   enterGmmState(ue, 'deregistered-initiated');
@@ -65,7 +70,7 @@ export function deregisterByNetwork(amf: AmfContext, ue: AmfUe, cause: number): 
 }
 
 /** Deregistration Accept for the network's request (TS 24.501 5.5.2.3.3): the connection is released. */
-export function deregistrationAccept(amf: AmfContext, ue: AmfUe): void {
+export function deregistrationAccept(amf: DeregistrationAmf, ue: AmfUe): void {
   if (ue.procedure.kind !== 'deregistration') return;
   deregister(amf, ue);
 }

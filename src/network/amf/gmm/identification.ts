@@ -3,6 +3,10 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe, PendingRegistration } from '../context/amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
+import type { NasLinkAmf } from './nas-link.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type IdentificationAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
 
 /** The Identity Request of identification: the SUCI is what the AMF asks for. */
 export const IDENTITY_REQUEST: NasMessageOf<'identityRequest'> = {
@@ -16,7 +20,7 @@ export const IDENTITY_REQUEST: NasMessageOf<'identityRequest'> = {
  * (`expired`). Sent plain: no security context is shared yet.
  */
 export function startIdentification(
-  amf: AmfContext,
+  amf: IdentificationAmf,
   ue: AmfUe,
   registration: PendingRegistration,
   expired: () => void,

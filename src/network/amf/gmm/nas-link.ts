@@ -14,6 +14,9 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf } from '../context/cm-state.ts';
 
+/** The parts of the AMF context this procedure uses. */
+export type NasLinkAmf = Pick<AmfContext, 'ngap' | 'records'>;
+
 /**
  * A 5G-GUTI as the subscriber logs show it (TS 23.003 2.10.1): MCC, MNC, the AMF Identifier (region,
  * set and pointer: 6 hex digits) and the 5G-TMSI (8 hex digits).
@@ -88,7 +91,7 @@ function causeOf(message: FiveGmmMessage): number | undefined {
  * message. A full records queue drops the row, never the signalling.
  */
 export function logNas(
-  amf: AmfContext,
+  amf: NasLinkAmf,
   ue: AmfUe,
   direction: 'inbound' | 'outbound',
   message: FiveGmmMessage,
@@ -121,7 +124,7 @@ export type Protection =
  * AMF never sends under a wrapped COUNT.
  */
 export function nasPduFor(
-  amf: AmfContext,
+  amf: NasLinkAmf,
   ue: AmfUe,
   message: FiveGmmMessage,
   protection: Protection,
@@ -147,7 +150,7 @@ export function nasPduFor(
 
 /** Sends a 5GMM message in Downlink NAS Transport; false when the UE has no connection or it failed. */
 export function sendNas(
-  amf: AmfContext,
+  amf: NasLinkAmf,
   ue: AmfUe,
   message: FiveGmmMessage,
   protection: Protection,

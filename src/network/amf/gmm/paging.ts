@@ -1,10 +1,13 @@
 import type { Guti } from '../../nas/index.ts';
 import type { FiveGSTMSI } from '../../ngap/generated/types.ts';
 import { bits } from '../../ngap/ngap-values.ts';
-import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe, PagingPurpose } from '../context/amf-ue.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import { deregister } from './ue-lifecycle.ts';
+import type { LifecycleAmf } from './ue-lifecycle.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type PagingAmf = LifecycleAmf;
 
 /**
  * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE, for a network-initiated deregistration or
@@ -15,7 +18,7 @@ import { deregister } from './ue-lifecycle.ts';
  * (TS 23.502 4.2.3.3 step 4c). False when the UE cannot be paged (no 5G-GUTI, or no radio to page
  * through).
  */
-export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): boolean {
+export function paging(amf: PagingAmf, ue: AmfUe, purpose: PagingPurpose): boolean {
   const send = (): number => pageUe(amf, ue);
   if (send() === 0) return false;
   const timer = startRetransmissionTimer(
@@ -43,7 +46,7 @@ export function paging(amf: AmfContext, ue: AmfUe, purpose: PagingPurpose): bool
  * While a Configuration Update's new 5G-GUTI is unacknowledged the UE may hold either one, so it is
  * paged under both (TS 24.501 5.4.4.5: both stay valid).
  */
-export function pageUe(amf: AmfContext, ue: AmfUe): number {
+export function pageUe(amf: PagingAmf, ue: AmfUe): number {
   const area = ue.registrationArea;
   if (ue.guti === undefined || area === undefined) return 0;
   const radios = amf.ngap.page(fiveGSTmsiOf(ue.guti), area);

@@ -1,17 +1,14 @@
-import { bitStringOf } from '../../asn1/bit-string.ts';
+import { ngapAllowedNssai, ngapSecurityCapabilities } from '../n2/ngap-ue-values.ts';
 import {
   GMM_CAUSE,
   encodeNasMessage,
   REGISTRATION_TYPE,
   type FiveGmmMessage,
   type NasMessageOf,
-  type SNssai,
   type Suci,
-  type UeSecurityCapability,
 } from '../../nas/index.ts';
 import { openContainer } from '../../nas/initial-message-container.ts';
 import { deriveContextKgnb, latestUplinkCount, makeCurrent } from '../../nas-security/index.ts';
-import type { AllowedNSSAI, UESecurityCapabilities } from '../../ngap/generated/types.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import { guami } from '../context/amf-identity.ts';
 import type { AmfUe, PendingRegistration } from '../context/amf-ue.ts';
@@ -377,35 +374,6 @@ export function securityModeComplete(
 export function securityModeReject(amf: AmfContext, ue: AmfUe): void {
   if (ue.procedure.kind !== 'security-mode') return;
   abortProcedure(amf, ue);
-}
-
-/** NGAP's UE Security Capabilities (TS 38.413 9.3.1.86): bit 1 is 128-NEA1/NIA1, up to 3, of 16 bits. */
-function ngapAlgorithms(algorithms: readonly number[] | undefined): ReturnType<typeof bitStringOf> {
-  const value = (algorithms ?? []).reduce(
-    (bits, a) => (a >= 1 && a <= 3 ? bits | (0x8000 >> (a - 1)) : bits),
-    0,
-  );
-  return bitStringOf(value, 16);
-}
-
-export function ngapSecurityCapabilities(capability: UeSecurityCapability): UESecurityCapabilities {
-  return {
-    nRencryptionAlgorithms: ngapAlgorithms(capability.ea),
-    nRintegrityProtectionAlgorithms: ngapAlgorithms(capability.ia),
-    eUTRAencryptionAlgorithms: ngapAlgorithms(capability.eea),
-    eUTRAintegrityProtectionAlgorithms: ngapAlgorithms(capability.eia),
-  };
-}
-
-export function ngapAllowedNssai(slices: readonly SNssai[]): AllowedNSSAI {
-  return slices.map((slice) => ({
-    sNSSAI: {
-      sST: Uint8Array.of(slice.sst),
-      ...(slice.sd === undefined
-        ? {}
-        : { sD: Uint8Array.of(slice.sd >> 16, (slice.sd >> 8) & 0xff, slice.sd & 0xff) }),
-    },
-  }));
 }
 
 /**

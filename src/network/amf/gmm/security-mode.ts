@@ -7,6 +7,10 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe, PendingRegistration } from '../context/amf-ue.ts';
 import { sendNas } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
+import type { NasLinkAmf } from './nas-link.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type SecurityModeAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
 
 /** IMEISV request (TS 24.501 9.11.3.28): 001, IMEISV requested. */
 const IMEISV_REQUESTED = 1;
@@ -44,7 +48,7 @@ export function selectAlgorithms(
  * context, not ciphered; T3560 retransmits it.
  */
 export function startSecurityMode(
-  amf: AmfContext,
+  amf: SecurityModeAmf,
   ue: AmfUe,
   registration: PendingRegistration,
   key: { kamf: Buffer; ngKsi: NasKeySetIdentifier },

@@ -6,12 +6,22 @@ import { guami } from '../context/amf-identity.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
 import { logNas, nasPduFor } from './nas-link.ts';
-import { ngapAllowedNssai, ngapSecurityCapabilities } from './registration.ts';
+import { ngapAllowedNssai, ngapSecurityCapabilities } from '../n2/ngap-ue-values.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf } from '../context/cm-state.ts';
+import type { DeregistrationAmf } from './deregistration.ts';
+import type { SessionManagementAmf } from '../sm/session-management.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type ServiceRequestAmf = Pick<
+  AmfContext,
+  'identity' | 'network' | 'ngap' | 'peerLog' | 'subscriptionData' | 'ues'
+> &
+  DeregistrationAmf &
+  SessionManagementAmf;
 
 /**
  * A Service Request verified under the UE's current context (TS 24.501 5.6.1), its ciphered NAS message
@@ -25,7 +35,7 @@ import { connectionOf } from '../context/cm-state.ts';
  * registered -> Service Reject #10 (5.6.1.5).
  */
 export async function serviceRequest(
-  amf: AmfContext,
+  amf: ServiceRequestAmf,
   ue: AmfUe,
   received: NasMessageOf<'serviceRequest'>,
   receivedPlain: Uint8Array,
@@ -87,7 +97,7 @@ export async function serviceRequest(
 }
 
 /** Service Reject (TS 24.501 5.6.1.5) with its cause; the connection is released. */
-export function serviceReject(amf: AmfContext, ue: AmfUe, cause: number): void {
+export function serviceReject(amf: ServiceRequestAmf, ue: AmfUe, cause: number): void {
   const connection = connectionOf(ue);
   if (connection === undefined) return;
   const pdu = nasPduFor(
@@ -105,7 +115,7 @@ export function serviceReject(amf: AmfContext, ue: AmfUe, cause: number): void {
  * context limit): the plain message, then the connection's release.
  */
 export function rejectUnknown(
-  amf: AmfContext,
+  amf: ServiceRequestAmf,
   connection: UeConnection<AmfUe>,
   message: Parameters<typeof encodeNasMessage>[0],
 ): void {

@@ -5,6 +5,14 @@ import { configurationUpdateInterrupted } from './configuration-update.ts';
 import { paging } from './paging.ts';
 import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, enterIdle, setReachability } from '../context/cm-state.ts';
+import type { ConfigurationUpdateAmf } from './configuration-update.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type LifecycleAmf = Pick<
+  AmfContext,
+  'events' | 'ngap' | 'settings' | 'smf' | 'timers' | 'ueContexts' | 'ues'
+> &
+  ConfigurationUpdateAmf;
 
 /** Stops the running procedure's timer; the UE is between procedures afterwards. */
 export function stopProcedure(ue: AmfUe): void {
@@ -39,7 +47,7 @@ function stopReachability(ue: AmfUe): void {
 
 /** Asks the radio to release the UE's connection (UE Context Release Command); it ends on Complete. */
 export function releaseConnection(
-  amf: AmfContext,
+  amf: LifecycleAmf,
   ue: AmfUe,
   cause: Cause = { choice: 'nas', value: 'normal-release' },
 ): void {
@@ -51,7 +59,7 @@ export function releaseConnection(
  * Forgets a UE context: its timers stop, its connection (if any) is released and no longer leads to
  * it. The API's picture is the caller's to update.
  */
-export function removeContext(amf: AmfContext, ue: AmfUe): void {
+export function removeContext(amf: LifecycleAmf, ue: AmfUe): void {
   stopProcedure(ue);
   const connection = connectionOf(ue);
   enterIdle(ue);
@@ -68,14 +76,14 @@ export function removeContext(amf: AmfContext, ue: AmfUe): void {
  * TS 24.501 says "abort the procedure" and the AMF releases the NAS signalling connection. A registered
  * UE stays registered (idle once released); an unregistered one leaves nothing behind.
  */
-export function abortProcedure(amf: AmfContext, ue: AmfUe): void {
+export function abortProcedure(amf: LifecycleAmf, ue: AmfUe): void {
   stopProcedure(ue);
   if (isRegistered(ue)) releaseConnection(amf, ue);
   else removeContext(amf, ue);
 }
 
 /** Deregistered (UE-initiated, network-initiated or implicit): the API shows it at once. */
-export function deregister(amf: AmfContext, ue: AmfUe): void {
+export function deregister(amf: LifecycleAmf, ue: AmfUe): void {
   const wasRegistered = isRegistered(ue);
   enterGmmState(ue, 'deregistered');
   if (wasRegistered && ue.supi !== undefined) deregistered(amf, ue.supi);
@@ -86,7 +94,7 @@ export function deregister(amf: AmfContext, ue: AmfUe): void {
  * However it was deregistered, the UE's PDU sessions end with it (TS 24.501 6.3.3: released locally at
  * the SMF), then the network hears of the deregistration.
  */
-export function deregistered(amf: AmfContext, supi: string): void {
+export function deregistered(amf: LifecycleAmf, supi: string): void {
   amf.smf?.ueGone(supi);
   amf.events.emit('ue.deregistered', { supi });
 }
@@ -99,7 +107,7 @@ export function deregistered(amf: AmfContext, supi: string): void {
  * over a connection already being released (UE Context Release Command sent), or was lost with the
  * connection. The UE still believes it is registered, so it is paged to hear it (5.5.2.3.1, 5.6.2).
  */
-export function becomeIdle(amf: AmfContext, ue: AmfUe): void {
+export function becomeIdle(amf: LifecycleAmf, ue: AmfUe): void {
   enterIdle(ue);
   if (!isRegistered(ue)) {
     const unacknowledged = ue.procedure.kind === 'deregistration' ? ue.procedure.cause : undefined;

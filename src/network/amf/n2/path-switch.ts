@@ -4,11 +4,14 @@ import { nextHop } from '../../security/handover-keys.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import { pathSwitchRequestAcknowledge, pathSwitchRequestFailure } from './path-switch-messages.ts';
 import type { PathSwitchItem, PathSwitchOutcome } from '../ports/session-management.ts';
-import { ngapAllowedNssai, ngapSecurityCapabilities } from '../gmm/registration.ts';
+import { ngapAllowedNssai, ngapSecurityCapabilities } from './ngap-ue-values.ts';
 import type { PathSwitchEndpoint, ReceivedPathSwitchRequest } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf } from '../context/cm-state.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type PathSwitchAmf = Pick<AmfContext, 'logger' | 'ngap' | 'smf' | 'ueContexts'>;
 
 /** The four algorithm bit strings of UE Security Capabilities (TS 38.413 9.3.1.86) are the same. */
 function sameCapabilities(a: UESecurityCapabilities, b: UESecurityCapabilities): boolean {
@@ -38,7 +41,7 @@ function releasedAll(items: readonly PathSwitchItem[], cause: Cause): PathSwitch
  * Location Information. An unknown UE, a UE without an AS security context, repeated PDU session ids
  * (8.4.4.4) or no session switched -> Path Switch Request Failure, nothing changed.
  */
-export function createPathSwitch(amf: AmfContext): PathSwitchEndpoint {
+export function createPathSwitch(amf: PathSwitchAmf): PathSwitchEndpoint {
   return {
     pathSwitchRequest(request: ReceivedPathSwitchRequest, radio: RadioLink, streamId: number): void {
       const { ranUeNgapId, sourceAmfUeNgapId } = request;

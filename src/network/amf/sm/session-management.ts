@@ -26,6 +26,13 @@ import type { InitialContextSetupIes } from '../n2/ue-ngap-messages.ts';
 import type { SessionResourcesAnswer } from '../n2/ue-ngap.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
+import type { NasLinkAmf } from '../gmm/nas-link.ts';
+import type { LifecycleAmf } from '../gmm/ue-lifecycle.ts';
+
+/** The parts of the AMF context this procedure uses. */
+export type SessionManagementAmf = Pick<AmfContext, 'records' | 'smf' | 'ueContexts' | 'ues'> &
+  NasLinkAmf &
+  LifecycleAmf;
 
 /** Payload container type "N1 SM information" (TS 24.501 9.11.3.40). */
 export const N1_SM_INFORMATION = 1;
@@ -37,7 +44,7 @@ const PAYLOAD_NOT_FORWARDED = 90;
  * `details` with `pdu_session_id` and the 5GSM cause it carries.
  */
 function logSm(
-  amf: AmfContext,
+  amf: SessionManagementAmf,
   ue: AmfUe,
   direction: 'inbound' | 'outbound',
   message: FiveGsmMessage,
@@ -61,7 +68,11 @@ function logSm(
 }
 
 /** DL NAS Transport (TS 24.501 8.2.11) carrying one 5GSM message, logged. */
-function dlNasTransport(amf: AmfContext, ue: AmfUe, message: FiveGsmMessage): NasMessageOf<'dlNasTransport'> {
+function dlNasTransport(
+  amf: SessionManagementAmf,
+  ue: AmfUe,
+  message: FiveGsmMessage,
+): NasMessageOf<'dlNasTransport'> {
   const plain = encodeNasMessage(message);
   logSm(amf, ue, 'outbound', message, plain);
   return {
@@ -79,7 +90,7 @@ function dlNasTransport(amf: AmfContext, ue: AmfUe, message: FiveGsmMessage): Na
  * with #90 "payload was not forwarded" (5.4.5.2.5).
  */
 export function n1SmTransport(
-  amf: AmfContext,
+  amf: SessionManagementAmf,
   ue: AmfUe,
   message: NasMessageOf<'ulNasTransport'>,
 ): Promise<void> | void {
@@ -119,7 +130,7 @@ export function n1SmTransport(
 
 /** The UE's connection when the radio holds its context (Initial Context Setup done), else undefined. */
 function readyConnection(
-  amf: AmfContext,
+  amf: SessionManagementAmf,
   supi: string,
 ): { ue: AmfUe; connection: UeConnection<AmfUe> } | undefined {
   const ue = amf.ues.bySupi(supi);
@@ -142,7 +153,7 @@ const idsOf = (connection: UeConnection<AmfUe>) => ({
  */
 export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
   const nasOf = (
-    amf: AmfContext,
+    amf: SessionManagementAmf,
     ue: AmfUe,
     n1: FiveGsmMessage | undefined,
   ): Uint8Array | undefined | false => {
@@ -192,7 +203,11 @@ export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
  * (8.3.1.2) with PDU sessions, from the UE's radio: each set-up item's transfer goes to the SMF (the
  * gNB's downlink tunnel), each failed one (with its Unsuccessful Transfer) makes it release the session.
  */
-export function sessionResourcesAnswered(amf: AmfContext, ue: AmfUe, answer: SessionResourcesAnswer): void {
+export function sessionResourcesAnswered(
+  amf: SessionManagementAmf,
+  ue: AmfUe,
+  answer: SessionResourcesAnswer,
+): void {
   const supi = ue.supi;
   const smf = amf.smf;
   if (supi === undefined || smf === undefined) return;
@@ -223,7 +238,7 @@ export interface SessionReconciliation {
  * connection) gets them in PDU Session Resource Setup Request instead.
  */
 export function reconcileSessions(
-  amf: AmfContext,
+  amf: SessionManagementAmf,
   ue: AmfUe,
   request: Partial<UeSessionStatus>,
   profile: SubscriptionData['profile'] | undefined,
