@@ -1,7 +1,7 @@
 /**
  * The two maintained PostgreSQL drivers, `pg` (node-postgres) and `postgres` (Postgres.js), on the work
  * PMN Core gives its database, in one run on one throwaway cluster (test/helpers/postgres-cluster.ts):
- * `npx tsx bench/postgres-drivers.ts [--seconds N] [--in-flight N]`.
+ * `npx tsx bench/postgres-drivers.ts [--seconds N] [--in-flight N] [--rounds N]`.
  *
  * Per driver, with a pool of 10 connections: a lookup by a unique key (the API's authenticated read, the
  * AMF's credentials read), one at a time and `--in-flight` at once; a one-row insert at once; and a
@@ -15,10 +15,15 @@ import postgres from 'postgres';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '2' }, 'in-flight': { type: 'string', default: '32' } },
+  options: {
+    seconds: { type: 'string', default: '2' },
+    'in-flight': { type: 'string', default: '32' },
+    rounds: { type: 'string', default: '3' },
+  },
 });
 const SECONDS = Number(values.seconds);
 const IN_FLIGHT = Number(values['in-flight']);
+const ROUNDS = Number(values.rounds);
 const POOL = 10;
 
 interface Driver {
@@ -74,30 +79,46 @@ async function main(): Promise<void> {
     const insert = 'INSERT INTO audit (timestamp, actor, details) VALUES ($1, $2, $3)';
     const page =
       'SELECT imsi, profile_id, key_sealed, sequence_number FROM subscribers WHERE imsi > $1 ORDER BY imsi LIMIT 100';
-    const figures: Record<string, Record<string, number>> = {};
-    for (const [name, open] of [
-      ['pg', pgDriver],
-      ['postgres', postgresDriver],
-    ] as const) {
-      const driver = open(cluster.url('bench'));
-      // Warm: every connection open, statements prepared.
+    const drivers = { pg: pgDriver(cluster.url('bench')), postgres: postgresDriver(cluster.url('bench')) };
+    const operations: [string, number, (driver: Driver, i: number) => Promise<unknown>][] = [
+      ['lookup, 1 at a time', 1, (d, i) => d.query('lookup', lookup, [imsi(i)])],
+      [`lookup, ${IN_FLIGHT} in flight`, IN_FLIGHT, (d, i) => d.query('lookup', lookup, [imsi(i)])],
+      [
+        `insert, ${IN_FLIGHT} in flight`,
+        IN_FLIGHT,
+        (d, i) => d.query('insert', insert, [Date.now(), 'b', `${i}`]),
+      ],
+      [`page of 100, ${IN_FLIGHT} in flight`, IN_FLIGHT, (d, i) => d.query('page', page, [imsi(i)])],
+    ];
+    // Warm: every connection open, statements prepared.
+    for (const driver of Object.values(drivers))
       await rate(POOL, (i) => driver.query('lookup', lookup, [imsi(i)]));
-      figures[name] = {
-        'lookup, 1 at a time': await rate(1, (i) => driver.query('lookup', lookup, [imsi(i)])),
-        [`lookup, ${IN_FLIGHT} in flight`]: await rate(IN_FLIGHT, (i) =>
-          driver.query('lookup', lookup, [imsi(i)]),
-        ),
-        [`insert, ${IN_FLIGHT} in flight`]: await rate(IN_FLIGHT, (i) =>
-          driver.query('insert', insert, [Date.now(), 'bench', `{"n":${i}}`]),
-        ),
-        [`page of 100, ${IN_FLIGHT} in flight`]: await rate(IN_FLIGHT, (i) =>
-          driver.query('page', page, [imsi(i)]),
-        ),
-      };
-      await driver.close();
+    // The drivers alternate, operation by operation and round by round, so a change of the machine's load
+    // reaches both; each figure is the median of its rounds.
+    const samples: Record<string, Record<string, number[]>> = { pg: {}, postgres: {} };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const [operation, inFlight, run] of operations) {
+        for (const [name, driver] of Object.entries(drivers)) {
+          const figure = await rate(inFlight, (i) => run(driver, i));
+          ((samples[name] ??= {})[operation] ??= []).push(figure);
+        }
+      }
     }
+    for (const driver of Object.values(drivers)) await driver.close();
+    const median = (values: number[] = []) =>
+      [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)] ?? 0;
+    const figures = Object.fromEntries(
+      Object.entries(samples).map(([name, byOperation]) => [
+        name,
+        Object.fromEntries(
+          Object.entries(byOperation).map(([operation, values]) => [operation, median(values)]),
+        ),
+      ]),
+    );
     const lines: string[] = [];
-    lines.push(`PostgreSQL drivers, ${SECONDS} s each, pool ${POOL} (operations/s)`);
+    lines.push(
+      `PostgreSQL drivers, ${SECONDS} s each, median of ${ROUNDS} alternated rounds, pool ${POOL} (operations/s)`,
+    );
     lines.push(
       ['operation'.padEnd(28), 'pg'.padStart(10), 'postgres'.padStart(10), 'ratio'.padStart(7)].join(' '),
     );
