@@ -1,6 +1,7 @@
 /* Drives the UPF's XDP program (build/Release/upf.bpf.o) with mutated packets through
  * BPF_PROG_TEST_RUN, in the kernel, without interfaces (test/system/upf-xdp-fuzz.test.ts):
- *   upf-xdp-fuzz <object> <packets> <seed>
+ *   upf-xdp-fuzz <object> <packets> <seed> [budget]
+ * budget: packets the program may hand to the stack (about one more per second), a million when absent.
  * One session (TEID 0x1234, UE 10.45.0.2 and 2001:db8:45:1::/64, tunnel active) and N3 10.0.0.1:2152.
  * The seeds are an uplink G-PDU with a PDU Session Container, a downlink packet to the UE, an Echo
  * Request, a spoofed G-PDU, and an IPv6 G-PDU from inside the /64 and one from outside it, each first
@@ -138,9 +139,11 @@ int main(int argc, char **argv) {
   struct xdp_config config = {.family = 4, .n3_port = htons(2152), .to_stack_per_second = 1000000};
   memcpy(config.n3, N3, 4);
   struct xdp_budget budget = {0};
-  budget.bucket.rate = 1ull << XDP_FP; /* one packet per ns: only the burst can run out */
-  budget.bucket.burst = budget.bucket.tokens = 1000000ull << XDP_FP;
-  budget.bucket.fill_ns = 1000000;
+  /* The burst is the budget; the refill about one packet per second (the rate's smallest step). */
+  unsigned long long allowed = argc > 4 ? (unsigned long long)atoll(argv[4]) : 1000000;
+  budget.bucket.rate = 1;
+  budget.bucket.burst = budget.bucket.tokens = allowed << XDP_FP;
+  budget.bucket.fill_ns = budget.bucket.burst + 1;
   struct xdp_rule rule = {.id = 7, .active = 1, .qfi = 5, .has_ipv4 = 1, .has_ipv6 = 1,
                           .gnb_port = htons(2152)};
   memcpy(rule.ipv4, UE, 4);

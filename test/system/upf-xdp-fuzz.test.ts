@@ -45,4 +45,25 @@ describe('UPF XDP program under a million mutated packets', { skip }, () => {
     assert.ok((tally.dropSpoofed ?? 0) > 10_000, stdout);
     assert.ok((tally.toStack ?? 0) > 100_000, stdout);
   });
+
+  it('hands at most its budget to the stack and drops the rest, counted', async () => {
+    const driver = join(directory, 'upf-xdp-fuzz-budget');
+    await run('cc', [
+      '-std=gnu11',
+      '-O2',
+      '-Wall',
+      '-Wextra',
+      '-Werror',
+      join(import.meta.dirname, 'upf-xdp-fuzz.c'),
+      '-lbpf',
+      '-o',
+      driver,
+    ]);
+    const { stdout } = await run(driver, [upfBpfObject(), '20000', '5', '1000'], { timeout: 60_000 });
+    const tally = JSON.parse(stdout) as Record<string, number>;
+    // 1,000 and the refill of about one a second while it runs.
+    assert.ok((tally.toStack ?? 0) >= 1000 && (tally.toStack ?? 0) <= 1010, stdout);
+    assert.ok((tally.toStackLimited ?? 0) > 10_000, stdout);
+    assert.equal(tally.drop, (tally.dropSpoofed ?? 0) + (tally.dropAmbr ?? 0) + (tally.toStackLimited ?? 0));
+  });
 });

@@ -332,6 +332,26 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     assert.equal(c.dropUnknownTeid - before.dropUnknownTeid, 1);
   });
 
+  it('a flood of unknown TEIDs: all handed over, Error Indications at most as the setting allows', async () => {
+    const before = counters();
+    const gpdu = Buffer.from(encodeUplinkGPdu(0, udpPacket(ue(4), dnNs.peerAddress, 1, 2, Buffer.alloc(8))));
+    // TEIDs 1..300 (low 16 bits at octet 6): none is a session's.
+    await gnb.sendMany(gpdu, gnbNs.hostAddress, 2152, 300, 6);
+    const judged = (c: UpfCounters) =>
+      c.errorIndicationsSent +
+      c.errorIndicationsSuppressed -
+      before.errorIndicationsSent -
+      before.errorIndicationsSuppressed;
+    await until(() => judged(counters()) === 300, 'all 300 judged by the forwarder');
+    const c = counters();
+    assert.equal(c.xdpToStack - before.xdpToStack, 300);
+    assert.equal(c.dropUnknownTeid - before.dropUnknownTeid, 300);
+    // A bucket of 100 (errorIndicationsPerSecond) refilled at 100/s while the 300 arrive.
+    const sent = c.errorIndicationsSent - before.errorIndicationsSent;
+    assert.ok(sent >= 99 && sent < 300, `${sent} Error Indications`);
+    await until(() => gnb.received.length === sent, 'each sent one arrived');
+  });
+
   it('release removes the rules from the program: the old TEID is unknown, downlink goes nowhere', async () => {
     const s = session(5);
     activate(s);
