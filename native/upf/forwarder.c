@@ -641,7 +641,8 @@ static void take_xdp_usage(upf *u, session *s) {
 
 static void on_xdp_usage(void *context, uint32_t slot, uint64_t uplink, uint64_t downlink) {
   upf *u = context;
-  if (slot < u->max_sessions && u->sessions[slot].used) add_xdp_usage(&u->sessions[slot], uplink, downlink);
+  if (slot < u->max_sessions && u->sessions[slot].used)
+    add_xdp_usage(&u->sessions[slot], uplink, downlink);
 }
 
 /* A flow the XDP program counted, into the flow table like the thread's own packets. */

@@ -169,7 +169,8 @@ static int attach(upf_xdp *x, int program, unsigned ifindex, const char *name, c
   char driver[32];
   driver_of(name, driver, sizeof driver);
   bool generic = strcmp(driver, "veth") == 0;
-  LIBBPF_OPTS(bpf_link_create_opts, options, .flags = generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
+  LIBBPF_OPTS(bpf_link_create_opts, options,
+              .flags = generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
   int link = bpf_link_create(program, (int)ifindex, BPF_XDP, &options);
   if (link < 0 && !generic) {
     generic = true;
@@ -204,7 +205,8 @@ int upf_xdp_open(const upf_xdp_config *c, upf_xdp **out, char *reason, size_t re
   char n3_name[IF_NAMESIZE] = "";
   unsigned n3_index = interface_of(c->n3, n3_name, sizeof n3_name);
   if (c->n6_interface == NULL || c->n6_interface[0] == 0) {
-    snprintf(reason, reason_size, "n6_interface is not set (the interface towards the data network)");
+    snprintf(reason, reason_size,
+             "n6_interface is not set (the interface towards the data network)");
     return EINVAL;
   }
   unsigned n6_index = if_nametoindex(c->n6_interface);

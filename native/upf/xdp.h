@@ -26,7 +26,8 @@ typedef struct {
 /* 0, or an errno with reason (a sentence) saying why the datapath cannot run here. */
 int upf_xdp_open(const upf_xdp_config *config, upf_xdp **out, char *reason, size_t reason_size);
 void upf_xdp_close(upf_xdp *xdp);
-/* Where and how it is attached, for the start's log line: "N3 veth0 (generic), N6 veth1 (generic)". */
+/* Where and how it is attached, for the start's log line:
+ * "N3 veth0 (generic), N6 veth1 (generic)". */
 const char *upf_xdp_description(const upf_xdp *xdp);
 
 /* Each returns 0 or an errno (the maps are sized by the settings, so only ENOMEM is expected). */
