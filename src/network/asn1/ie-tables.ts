@@ -10,7 +10,7 @@ import { Schema, type InfoObject } from './schema.ts';
  * repeated) without a hand-written list per message.
  */
 export function generateIeTables(modules: Module[], source: string, keyMaterial?: readonly string[]): string {
-  const { kinds, procedures, messages } = ieTableData(modules);
+  const { kinds, procedures, messages, containerTypes } = ieTableData(modules);
   const keyMessages =
     keyMaterial === undefined
       ? []
@@ -59,6 +59,11 @@ export function generateIeTables(modules: Module[], source: string, keyMaterial?
     'export const MESSAGE_IES: ReadonlyMap<string, readonly IeSpec[]> = new Map<string, readonly IeSpec[]>([',
     ...[...messages].map(([name, ies]) => `[${quote(name)}, [${ies.map(ieLiteral).join(', ')}]],`),
     ']);',
+    '',
+    "/** The IEs of each protocol IE container outside the messages (NGAP's request transfers), in its set's order. */",
+    'export const CONTAINER_IES: ReadonlyMap<string, readonly IeSpec[]> = new Map<string, readonly IeSpec[]>([',
+    ...[...containerTypes].map(([name, ies]) => `[${quote(name)}, [${ies.map(ieLiteral).join(', ')}]],`),
+    ']);',
     ...keyMessages,
     '',
   ].join('\n');
@@ -93,6 +98,11 @@ export interface IeTableData {
   messages: Map<string, IeRow[]>;
   /** Per message, the property of its IE container (`protocolIEs`; a private message's `privateIEs`). */
   containers: Map<string, string>;
+  /**
+   * The types outside the messages whose values are a protocol IE container (a `protocolIEs` component:
+   * NGAP's PDU Session Resource Setup and Modify Request Transfers...), with their IE rows, by name.
+   */
+  containerTypes: Map<string, IeRow[]>;
 }
 
 /** Reads the elementary procedure set and each message's IE set out of the modules. */
@@ -132,7 +142,14 @@ export function ieTableData(modules: Module[]): IeTableData {
     }
     procedures.push(row);
   }
-  return { kinds, procedures, messages, containers };
+  const containerTypes = new Map<string, IeRow[]>();
+  for (const [name, { params, type }] of [...schema.types].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (params !== undefined || type.kind !== 'SEQUENCE' || messages.has(name)) continue;
+    const ies = type.root.find((c) => c.name === 'protocolIEs')?.type;
+    const arg = ies?.kind === 'REF' ? ies.args?.[0] : undefined;
+    if (arg?.kind === 'set') containerTypes.set(name, setIes(schema, arg.name));
+  }
+  return { kinds, procedures, messages, containers, containerTypes };
 }
 
 function ieLiteral(ie: IeRow): string {

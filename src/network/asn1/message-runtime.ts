@@ -21,6 +21,8 @@ export interface MessageTables {
     }
   >;
   messageIes: ReadonlyMap<string, readonly (IeSetEntry & { name: string })[]>;
+  /** The IE containers outside the messages (NGAP's request transfers), by type name. */
+  containerIes?: ReadonlyMap<string, readonly IeSetEntry[]>;
 }
 
 /** A message's place among the elementary procedures and its IEs. */
@@ -85,6 +87,16 @@ export interface MessageRuntime<Pdu> {
     received: Received<Pdu>,
     fill: (ies: Ies) => M,
   ): ReadResult<M>;
+  /**
+   * Reads a protocol IE container outside the messages (a request transfer's `protocolIEs`) as
+   * `readMessage` reads a message's: judged per clause 10.3 against its type's set, then filled.
+   */
+  readContainer<M, Ies extends readonly ReceivedIe[]>(
+    this: void,
+    type: string,
+    ies: Ies,
+    fill: (ies: Ies) => M,
+  ): ReadResult<M>;
 }
 
 export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables): MessageRuntime<Pdu> {
@@ -114,15 +126,35 @@ export function createMessageRuntime<Pdu extends AnyPdu>(tables: MessageTables):
         ? (received as readonly ReceivedIe[])
         : iesOf(received as Pdu, place);
       if (ies === undefined) return { ok: false, error: 'other-message' };
-      const errors = checkIesAgainst(place.set, ies);
-      if (errors.falselyConstructed) return { ok: false, error: 'falsely-constructed' };
-      const reported = reportedFaults(errors.notComprehended, errors.missing);
-      for (let i = 0; i < reported.length; i++)
-        if (reported[i]!.criticality === 'reject') return { ok: false, error: 'reject', ies: reported };
       // The container of this message: its IEs carry the values its union type pairs with their names.
-      return { ok: true, message: fill(ies as unknown as Ies), notify: reported };
+      return judged(place.set, ies as unknown as Ies, fill);
+    },
+
+    readContainer<M, Ies extends readonly ReceivedIe[]>(
+      type: string,
+      ies: Ies,
+      fill: (ies: Ies) => M,
+    ): ReadResult<M> {
+      const set = tables.containerIes?.get(type);
+      // Only generated code calls this, with the names of the same tables.
+      if (set === undefined) throw new Error(`no IE container type ${type}`);
+      return judged(set, ies, fill);
     },
   };
+}
+
+/** The clause 10.3 judgement of an IE container against its set; when it passes, `fill` reads it. */
+function judged<M, Ies extends readonly ReceivedIe[]>(
+  set: readonly IeSetEntry[],
+  ies: Ies,
+  fill: (ies: Ies) => M,
+): ReadResult<M> {
+  const errors = checkIesAgainst(set, ies);
+  if (errors.falselyConstructed) return { ok: false, error: 'falsely-constructed' };
+  const reported = reportedFaults(errors.notComprehended, errors.missing);
+  for (let i = 0; i < reported.length; i++)
+    if (reported[i]!.criticality === 'reject') return { ok: false, error: 'reject', ies: reported };
+  return { ok: true, message: fill(ies), notify: reported };
 }
 
 const NO_FAULTS: readonly IeFault[] = Object.freeze([]);

@@ -17,9 +17,9 @@ import {
   readPDUSessionResourceModifyRequest,
   readPDUSessionResourceReleaseCommand,
   readPDUSessionResourceSetupRequest,
+  readPDUSessionResourceSetupRequestTransfer,
 } from '../../network/ngap/generated/messages.ts';
 import type { NGAPPDU, UPTransportLayerInformation } from '../../network/ngap/generated/types.ts';
-import { ieValue } from '../../network/ngap/ngap-values.ts';
 import type { RadioUe } from './ue-radio.ts';
 
 const ALIGNED = true;
@@ -297,15 +297,18 @@ export class GnbSessions {
   ): GnbSession | undefined {
     const decoded = decodeComplete(transfer, ALIGNED, decodePDUSessionResourceSetupRequestTransfer);
     if (!decoded.ok) return undefined;
-    const ies = decoded.value.protocolIEs;
-    const uplink = tunnelEnd(ieValue(ies, 'UL-NGU-UP-TNLInformation'));
+    // TS 38.413 10.3 as for a message: a transfer its generated reader refuses sets nothing up.
+    const read = readPDUSessionResourceSetupRequestTransfer(decoded.value);
+    if (!read.ok) return undefined;
+    const { ulNguUpTnlInformation, pduSessionType, qosFlowSetupRequestList } = read.message;
+    const uplink = tunnelEnd(ulNguUpTnlInformation);
     if (uplink === undefined) return undefined;
-    const type = ieValue(ies, 'PDUSessionType');
     const session: GnbSession = {
       ue,
       pduSessionId,
-      pduSessionType: typeof type === 'string' ? type : 'ipv4',
-      qfis: (ieValue(ies, 'QosFlowSetupRequestList') ?? []).map((flow) => flow.qosFlowIdentifier),
+      // An extension value this release does not know reads as its index.
+      pduSessionType: typeof pduSessionType === 'string' ? pduSessionType : 'ipv4',
+      qfis: qosFlowSetupRequestList.map((flow) => flow.qosFlowIdentifier),
       uplink,
       downlink: { address: this.#n3Address, teid: this.#allocateTeid() },
     };

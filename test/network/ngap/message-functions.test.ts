@@ -6,13 +6,20 @@ import {
   buildNGSetupRequest,
   buildPathSwitchRequest,
   buildPathSwitchRequestAcknowledge,
+  buildPDUSessionResourceSetupRequestTransfer,
   readErrorIndication,
   readInitialUEMessage,
   readNGSetupRequest,
   readPathSwitchRequest,
   readPathSwitchRequestAcknowledge,
+  readPDUSessionResourceSetupRequestTransfer,
   type PathSwitchRequest,
 } from '../../../src/network/ngap/generated/messages.ts';
+import { decodeComplete, encodeComplete } from '../../../src/network/asn1/complete.ts';
+import {
+  decodePDUSessionResourceSetupRequestTransfer,
+  encodePDUSessionResourceSetupRequestTransfer,
+} from '../../../src/network/ngap/generated/codec.ts';
 import type { NGAPPDU, UserLocationInformation } from '../../../src/network/ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../../src/network/ngap/ngap-codec.ts';
 import { bits, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
@@ -210,6 +217,56 @@ describe('generated NGAP message functions (TS 38.413 9.2, 10.3)', () => {
     const pdu = overTheWire(samples.errorIndication);
     assert.ok(pdu.choice === 'initiatingMessage' && pdu.value.name === 'ErrorIndication');
     assert.equal(readErrorIndication(pdu.value.value.protocolIEs).ok, true);
+  });
+
+  it('builds and reads a request transfer, an IE container outside the messages, by the same rules (9.3.4.1, 10.3)', () => {
+    const transfer = buildPDUSessionResourceSetupRequestTransfer({
+      ulNguUpTnlInformation: {
+        choice: 'gTPTunnel',
+        value: { transportLayerAddress: bits(0x0a000001, 32), gTPTEID: Uint8Array.of(0, 0, 0, 9) },
+      },
+      pduSessionType: 'ipv4',
+      qosFlowSetupRequestList: [
+        {
+          qosFlowIdentifier: 1,
+          qosFlowLevelQosParameters: {
+            qosCharacteristics: { choice: 'nonDynamic5QI', value: { fiveQI: 9 } },
+            allocationAndRetentionPriority: {
+              priorityLevelARP: 8,
+              preEmptionCapability: 'shall-not-trigger-pre-emption',
+              preEmptionVulnerability: 'not-pre-emptable',
+            },
+          },
+        },
+      ],
+    });
+    // id-UL-NGU-UP-TNLInformation 139, id-PDUSessionType 134, id-QosFlowSetupRequestList 136: reject.
+    assert.deepEqual(
+      transfer.protocolIEs.map(({ id, criticality }) => [id, criticality]),
+      [
+        [139, 'reject'],
+        [134, 'reject'],
+        [136, 'reject'],
+      ],
+    );
+    const bytes = encodeComplete(transfer, true, encodePDUSessionResourceSetupRequestTransfer);
+    const decoded = decodeComplete(bytes, true, decodePDUSessionResourceSetupRequestTransfer);
+    assert.ok(decoded.ok);
+    const read = readPDUSessionResourceSetupRequestTransfer(decoded.value);
+    assert.ok(read.ok);
+    assert.equal(read.message.pduSessionType, 'ipv4');
+    assert.equal(read.message.qosFlowSetupRequestList[0]?.qosFlowIdentifier, 1);
+    assert.equal(read.message.pduSessionAggregateMaximumBitRate, undefined);
+    const [tunnel, type, flows] = decoded.value.protocolIEs;
+    assert.deepEqual(readPDUSessionResourceSetupRequestTransfer({ protocolIEs: [tunnel!, flows!] }), {
+      ok: false,
+      error: 'reject',
+      ies: [{ id: 134, criticality: 'reject', typeOfError: 'missing' }],
+    });
+    assert.deepEqual(readPDUSessionResourceSetupRequestTransfer({ protocolIEs: [type!, tunnel!, flows!] }), {
+      ok: false,
+      error: 'falsely-constructed',
+    });
   });
 
   it('tshark reads each built PDU as the intended message, not malformed, with no expert error', async () => {
