@@ -804,11 +804,13 @@ int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps
   return s == NULL ? ENOENT : 0;
 }
 
-static void upf_xdp_remove_session_rules(upf *u, session *s, uint32_t slot) {
-  take_xdp_usage(u, s);
-  upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
+/* The program's keys of the session go first, so it counts no more for it; then what it counted
+ * joins the session's usage and flows. */
+static void retire_from_xdp(upf *u, session *s, uint32_t slot) {
   upf_xdp_remove_session(u->xdp, slot, s->uplink_teid, s->has_ipv4 ? s->ipv4 : NULL,
                          s->has_ipv6 ? s->ipv6_prefix : NULL);
+  take_xdp_usage(u, s);
+  upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
 }
 
 int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
@@ -820,10 +822,7 @@ int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
     err = ENOENT;
   } else {
     session *s = &u->sessions[slot];
-    if (u->xdp != NULL) {
-      /* The program's rules go first; then what it counted joins the session's usage and flows. */
-      upf_xdp_remove_session_rules(u, s, slot);
-    }
+    if (u->xdp != NULL) retire_from_xdp(u, s, slot);
     *uplink_bytes = s->uplink_usage;
     drop_buffered(u, s, UPF_DROP_BUFFER_RELEASED, 0);
     *downlink_bytes = s->downlink_usage;

@@ -357,8 +357,11 @@ int upf_xdp_add_session(upf_xdp *x, uint32_t slot, uint32_t id, uint32_t uplink_
   bucket_set(&policer.uplink, (double)uplink_bps / 8, 16384);
   bucket_set(&policer.downlink, (double)downlink_bps / 8, 16384);
   uint32_t teid = htonl(uplink_teid);
-  /* The rule first, the keys that lead to it last: the program never finds a half-made session. */
-  int err = result(bpf_map_update_elem(x->rules_fd, &slot, &rule, BPF_ANY));
+  /* The slot's usage from zero, the rule, and the keys that lead to it last: the program never finds
+   * a half-made session. */
+  memset(x->usage_values, 0, (size_t)x->cpus * sizeof *x->usage_values);
+  int err = result(bpf_map_update_elem(x->usage_fd, &slot, x->usage_values, BPF_ANY));
+  if (err == 0) err = result(bpf_map_update_elem(x->rules_fd, &slot, &rule, BPF_ANY));
   if (err == 0) err = result(bpf_map_update_elem(x->policers_fd, &slot, &policer, BPF_F_LOCK));
   if (err == 0 && ipv4 != NULL)
     err = result(bpf_map_update_elem(x->by_ipv4_fd, ipv4, &slot, BPF_ANY));
@@ -416,9 +419,7 @@ void upf_xdp_remove_session(upf_xdp *x, uint32_t slot, uint32_t uplink_teid, con
   bpf_map_delete_elem(x->by_teid_fd, &teid);
   if (ipv4 != NULL) bpf_map_delete_elem(x->by_ipv4_fd, ipv4);
   if (ipv6_prefix != NULL) bpf_map_delete_elem(x->by_ipv6_fd, ipv6_prefix);
-  /* The slot's usage restarts from zero for its next session. */
-  memset(x->usage_values, 0, (size_t)x->cpus * sizeof *x->usage_values);
-  bpf_map_update_elem(x->usage_fd, &slot, x->usage_values, BPF_ANY);
+  (void)slot; /* its rule and usage stay until the slot's next session overwrites them */
 }
 
 void upf_xdp_usage(upf_xdp *x, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes) {

@@ -39,6 +39,8 @@ int upf_xdp_set_ambr(upf_xdp *xdp, uint32_t slot, uint64_t uplink_bps, uint64_t 
 int upf_xdp_set_downlink(upf_xdp *xdp, uint32_t slot, const struct sockaddr *gnb,
                          uint32_t remote_teid, uint8_t qfi);
 int upf_xdp_clear_downlink(upf_xdp *xdp, uint32_t slot);
+/* Removes the keys that lead to the slot; its usage stays readable (upf_xdp_usage) until the slot
+ * is added again. */
 void upf_xdp_remove_session(upf_xdp *xdp, uint32_t slot, uint32_t uplink_teid, const uint8_t *ipv4,
                             const uint8_t *ipv6_prefix);
 /* Inner IP octets the program forwarded for the slot since it was added. */
