@@ -26,12 +26,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { database?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: {
+    database?: string;
+    /** Sign-ins a minute per address and e-mail (a file that signs in often raises it). */
+    loginRateLimit?: number;
+  } = {},
+): Promise<Harness> {
   assert.ok(existsSync(join(WEB_UI_DIRECTORY, 'index.html')), 'dist/ui is not built: run npm run build:ui');
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
   const screenshots = process.env.UI_SCREENSHOTS;
   if (screenshots) mkdirSync(screenshots, { recursive: true });
-  const service = await createTestApp({ database: options.database });
+  const service = await createTestApp({ database: options.database, loginRateLimit: options.loginRateLimit });
   const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
   // Playwright gives each launch a new empty profile of its own.
   const browser = await chromium.launch({

@@ -45,10 +45,12 @@ export function App() {
   useEffect(() => {
     void resume();
   }, []);
-  // Cached answers belong to the user who asked: a sign-out forgets them.
+  // Cached answers belong to the user who asked: a sign-out forgets them. The status is asked again,
+  // without credentials: signed in, the service added its health view to it.
   useEffect(() => {
-    if (session.state === 'signed-out')
-      queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'status' });
+    if (session.state !== 'signed-out') return;
+    queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== 'status' });
+    void queryClient.invalidateQueries({ queryKey: ['status'], exact: true });
   }, [session.state, queryClient]);
 
   if (status.error) return <ErrorAlert error={status.error} title="PMN Core cannot be reached" />;

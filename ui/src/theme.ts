@@ -1,4 +1,12 @@
-import { createTheme, Menu, Modal, NavLink, Pagination, type CSSVariablesResolver } from '@mantine/core';
+import {
+  createTheme,
+  defaultVariantColorsResolver,
+  Menu,
+  Modal,
+  NavLink,
+  Pagination,
+  type CSSVariablesResolver,
+} from '@mantine/core';
 
 /**
  * The look, chosen for WCAG 2.x AA contrast (4.5:1 for text) in light and dark, and names for the controls
@@ -7,6 +15,12 @@ import { createTheme, Menu, Modal, NavLink, Pagination, type CSSVariablesResolve
 export const theme = createTheme({
   // Filled buttons and badges take shade 9 (light) or 8 (dark): white text on blue 6 is only 3.5:1.
   primaryShade: { light: 9, dark: 8 },
+  // Light variants (badges, alerts, light buttons) write in the page's text colour on their tint: a yellow
+  // or orange text on its own pale tint stays under 3:1.
+  variantColorResolver: (input) => {
+    const colors = defaultVariantColorsResolver(input);
+    return input.variant === 'light' ? { ...colors, color: 'var(--mantine-color-text)' } : colors;
+  },
   // Dialogs and menus appear without fading in for those who ask the system for less motion.
   respectReducedMotion: true,
   components: {

@@ -1,11 +1,25 @@
-import { Badge, Card, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import {
+  Anchor,
+  Badge,
+  Card,
+  List,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  ThemeIcon,
+  Title,
+} from '@mantine/core';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, type ReactNode } from 'react';
-import { api, ApiError, result } from '../api/client.ts';
+import { Link } from 'react-router';
+import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { appendSample, type LiveSample } from '../components/live-series.ts';
-import { sampleValue } from '../components/prometheus-text.ts';
+import { formatBytes } from '../components/chart-data.ts';
+import { gettingStartedSteps, isEmptyNetwork, type Summary } from '../components/getting-started.ts';
 import { recentWarnings } from '../components/recent-warnings.ts';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
@@ -49,19 +63,107 @@ function ChartSection(props: { id: string; title: string; children: ReactNode })
   );
 }
 
-/** The registered and session counts of the metrics endpoint (Prometheus text). */
-async function liveCounts(): Promise<LiveSample> {
-  const answer = await api.GET('/api/v1/metrics', { parseAs: 'text' }).catch(() => {
-    throw new ApiError(0, 'the service is unreachable');
-  });
-  const text = answer.data;
-  if (typeof text !== 'string') throw new ApiError(answer.response.status, 'no metrics');
-  const registered = sampleValue(text, 'pmn_subscribers_registered');
-  const sessions = sampleValue(text, 'pmn_sessions_active');
-  if (registered === undefined || sessions === undefined) {
-    throw new ApiError(answer.response.status, 'the metrics lack the registration and session counts');
-  }
-  return { at: Date.now(), registered, sessions };
+/** The steps from a new core to a device with a data session, while the network is empty. */
+function GettingStarted({ summary, listeners }: { summary: Summary; listeners: string[] | undefined }) {
+  return (
+    <Card withBorder component="section" aria-labelledby="start-title">
+      <Stack gap="xs">
+        <Title order={2} size="h4" id="start-title">
+          Getting started
+        </Title>
+        <List spacing="xs" listStyleType="none">
+          {gettingStartedSteps(summary, listeners).map((step) => (
+            <List.Item
+              key={step.label}
+              icon={
+                <ThemeIcon size={20} radius="xl" color={step.done ? 'green' : 'gray'} aria-hidden>
+                  {step.done ? '✓' : '·'}
+                </ThemeIcon>
+              }
+            >
+              <Anchor component={Link} to={step.to}>
+                {step.label}
+              </Anchor>
+              {step.done ? ' (done)' : ''}
+              <Text size="sm" c="dimmed">
+                {step.hint}
+              </Text>
+            </List.Item>
+          ))}
+        </List>
+      </Stack>
+    </Card>
+  );
+}
+
+type Health = Awaited<ReturnType<typeof readHealth>>;
+
+/** The status with the health view (the caller is signed in, so the service adds it). */
+function readHealth() {
+  return result(api.GET('/api/v1/status'));
+}
+
+function duration(seconds: number): string {
+  const days = Math.floor(seconds / 86_400);
+  const hours = Math.floor((seconds % 86_400) / 3_600);
+  const minutes = Math.floor((seconds % 3_600) / 60);
+  return days > 0 ? `${days} d ${hours} h` : hours > 0 ? `${hours} h ${minutes} min` : `${minutes} min`;
+}
+
+/** The service's health in words: N2, the UPF, the database, the records queue, the uptime. */
+function ServiceHealth({ health }: { health: Health }) {
+  const rows: [string, string, boolean][] = [
+    [
+      'N2',
+      health.n2?.running
+        ? `${health.n2.transport ?? ''} on ${health.n2.listeners.join(', ')}`
+        : 'not running: radios cannot connect',
+      health.n2?.running ?? false,
+    ],
+    [
+      'User plane',
+      health.upf?.running
+        ? `${health.upf.datapath ?? ''} datapath (${health.upf.reason ?? ''})`
+        : 'not running: data sessions are refused',
+      health.upf?.running ?? false,
+    ],
+    [
+      'Database',
+      health.database?.healthy
+        ? `answering, ${formatBytes(health.database.size_bytes ?? 0)}`
+        : 'not answering',
+      health.database?.healthy ?? false,
+    ],
+    ['Records waiting to be written', String(health.records?.queue_depth ?? 0), true],
+    ['Running for', `${duration(health.uptime_seconds ?? 0)}, version ${health.version}`, true],
+  ];
+  return (
+    <Stack gap="xs" component="section" aria-labelledby="health-title">
+      <Title order={2} size="h4" id="health-title">
+        Service
+      </Title>
+      <Table aria-labelledby="health-title">
+        <Table.Tbody>
+          {rows.map(([label, value, good]) => (
+            <Table.Tr key={label}>
+              <Table.Th scope="row" w={220}>
+                {label}
+              </Table.Th>
+              <Table.Td>
+                {good ? (
+                  value
+                ) : (
+                  <Badge color="yellow" variant="light">
+                    {value}
+                  </Badge>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Stack>
+  );
 }
 
 export function DashboardPage() {
@@ -69,17 +171,13 @@ export function DashboardPage() {
   const queryClient = useQueryClient();
   // Live figures, refreshed every 10 seconds unless paused: what the network side reports as it arrives.
   const LIVE = { refetchInterval: useRefreshInterval(10_000) };
-  const radios = useQuery({
-    queryKey: ['radios', 'count'],
-    queryFn: () => result(api.GET('/api/v1/ran/radios', { params: { query: { per_page: 1 } } })),
+  // The four counts in one small answer (GET /status/summary), not the whole metrics text.
+  const summary = useQuery({
+    queryKey: ['dashboard', 'summary'],
+    queryFn: () => result(api.GET('/api/v1/status/summary')),
     ...LIVE,
   });
-  const subscribers = useQuery({
-    queryKey: ['subscribers', 'count'],
-    queryFn: () => result(api.GET('/api/v1/subscribers', { params: { query: { per_page: 1 } } })),
-    ...LIVE,
-  });
-  const counts = useQuery({ queryKey: ['metrics', 'live-counts'], queryFn: liveCounts, ...LIVE });
+  const health = useQuery({ queryKey: ['dashboard', 'health'], queryFn: readHealth, ...LIVE });
   const series = useQuery<LiveSample[]>({
     queryKey: SERIES_KEY,
     queryFn: () => [],
@@ -88,9 +186,15 @@ export function DashboardPage() {
     gcTime: Infinity,
   });
   useEffect(() => {
-    const sample = counts.data;
-    if (sample) queryClient.setQueryData<LiveSample[]>(SERIES_KEY, (old) => appendSample(old ?? [], sample));
-  }, [counts.data, queryClient]);
+    const counts = summary.data;
+    if (!counts) return;
+    const sample = {
+      at: summary.dataUpdatedAt,
+      registered: counts.subscribers_registered,
+      sessions: counts.sessions_active,
+    };
+    queryClient.setQueryData<LiveSample[]>(SERIES_KEY, (old) => appendSample(old ?? [], sample));
+  }, [summary.data, summary.dataUpdatedAt, queryClient]);
   const radioLogs = useQuery({
     queryKey: ['radio-logs', 'recent'],
     queryFn: () => result(api.GET('/api/v1/logs/radio', { params: { query: { per_page: SCANNED } } })),
@@ -115,13 +219,16 @@ export function DashboardPage() {
       <Title order={1} size="h3">
         Dashboard
       </Title>
-      <ErrorAlert error={radios.error ?? subscribers.error ?? counts.error} />
+      <ErrorAlert error={summary.error ?? health.error} />
       <SimpleGrid cols={{ base: 2, sm: 4 }}>
-        <Figure label="Connected radios" value={radios.data?.total_count} />
-        <Figure label="Subscribers" value={subscribers.data?.total_count} />
-        <Figure label="Registered subscribers" value={counts.data?.registered} />
-        <Figure label="Active sessions" value={counts.data?.sessions} />
+        <Figure label="Connected radios" value={summary.data?.radios_connected} />
+        <Figure label="Subscribers" value={summary.data?.subscribers} />
+        <Figure label="Registered subscribers" value={summary.data?.subscribers_registered} />
+        <Figure label="Active sessions" value={summary.data?.sessions_active} />
       </SimpleGrid>
+      {summary.data && isEmptyNetwork(summary.data) && (
+        <GettingStarted summary={summary.data} listeners={health.data?.n2?.listeners} />
+      )}
       <SimpleGrid cols={{ base: 1, md: 2 }}>
         <ChartSection id="live-title" title="Live registrations and sessions">
           <LiveCountsChart live={series.data} height={CHART_HEIGHT} />
@@ -172,6 +279,7 @@ export function DashboardPage() {
         )}
         {warningsLoaded && warnings.length === 0 && <Text c="dimmed">No recent warnings.</Text>}
       </Stack>
+      {health.data && <ServiceHealth health={health.data} />}
       <Stack gap="xs" component="section" aria-labelledby="events-title">
         <Title order={2} size="h4" id="events-title">
           Recent radio events
