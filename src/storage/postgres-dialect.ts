@@ -16,6 +16,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import type postgres from 'postgres';
+import { OverloadedError } from '../errors.ts';
 
 /**
  * Kysely's PostgreSQL dialect over Postgres.js (docs/postgresql.md says why that driver: measured
@@ -108,6 +109,42 @@ class PostgresJsDriver implements Driver {
   }
 }
 
+/**
+ * Failures that say the database cannot be used now rather than that the query is wrong: the server is
+ * down, restarting, unreachable or out of resources, or it is a standby that cannot write (after a
+ * failover, until the pool reaches the promoted server). SQLSTATE classes 08 (connection exception) and
+ * 53 (insufficient resources), 57P01-57P03 (shutdown, cannot connect now), 25006 (read-only
+ * transaction); the driver's and the socket's own codes for a lost or refused connection.
+ */
+const UNAVAILABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '25006',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+]);
+
+/** Seconds a client is told to wait before trying again while the database is unavailable. */
+const RETRY_AFTER_SECONDS = 1;
+
+/** An OverloadedError (503 with Retry-After) for a failure of the database rather than of the query. */
+export function unavailable(error: unknown): OverloadedError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (!UNAVAILABLE_CODES.has(code) && !code.startsWith('08') && !code.startsWith('53')) return undefined;
+  return new OverloadedError(`the database is unavailable (${code}); try again`, RETRY_AFTER_SECONDS);
+}
+
 /** Commands whose row count Kysely reports as `numAffectedRows` (as its `pg` driver does). */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
@@ -117,12 +154,12 @@ class PostgresJsConnection implements DatabaseConnection {
   constructor(private readonly sql: postgres.Sql) {}
 
   async begin(statement: string): Promise<void> {
-    this.#reserved = await this.sql.reserve();
     try {
+      this.#reserved = await this.sql.reserve();
       await this.#reserved.unsafe(statement);
     } catch (error) {
       this.release();
-      throw error;
+      throw unavailable(error) ?? error;
     }
   }
 
@@ -132,11 +169,16 @@ class PostgresJsConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const result = await (this.#reserved ?? this.sql).unsafe(
-      query.sql,
-      query.parameters as postgres.ParameterOrJSON<never>[],
-      { prepare: true },
-    );
+    let result: postgres.RowList<postgres.Row[]>;
+    try {
+      result = await (this.#reserved ?? this.sql).unsafe(
+        query.sql,
+        query.parameters as postgres.ParameterOrJSON<never>[],
+        { prepare: true },
+      );
+    } catch (error) {
+      throw unavailable(error) ?? error;
+    }
     return {
       rows: [...result] as R[],
       numAffectedRows: WRITES.has(result.command) ? BigInt(result.count) : undefined,

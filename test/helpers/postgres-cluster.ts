@@ -19,6 +19,10 @@ export interface PostgresCluster {
   url(database: string): string;
   /** Runs SQL through `psql` on the `postgres` database (administration: create and drop databases). */
   psql(sql: string): string;
+  /** Stops the server (fast shutdown: connections are ended), keeping its data; `startServer` starts it again. */
+  stopServer(): void;
+  startServer(): void;
+  /** Stops the server and removes the cluster. */
   stop(): void;
 }
 
@@ -97,7 +101,9 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     '-c synchronous_commit=off',
     '-c max_connections=400',
   ].join(' ');
-  run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(root, 'server.log'), '-o', options, '-w', 'start']);
+  const startServer = () =>
+    void run(join(bin, 'pg_ctl'), ['-D', data, '-l', join(root, 'server.log'), '-o', options, '-w', 'start']);
+  startServer();
 
   let stopped = false;
   const stop = (): void => {
@@ -115,6 +121,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
     user: USER,
     password: PASSWORD,
     url: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`,
+    startServer,
+    stopServer: () => void run(join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']),
     psql: (sql) =>
       execFileSync(
         join(bin, 'psql'),
