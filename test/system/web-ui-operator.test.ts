@@ -175,7 +175,7 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     const lines = dump.split('\n');
     assert.equal(lines.length, 5);
     assert.equal(lines[0], '0000  00 15 00 44 00 00 04 00  1b 00 08 00 02 f8 39 00  ...D..........9.');
-    assert.match(lines[4], /^0040 {2}/);
+    assert.match(lines[4] ?? '', /^0040 {2}/);
     await dialog.getByText('Decoded message').waitFor();
     await page.context().close();
   });
