@@ -24,7 +24,8 @@ export function installNetworkMetrics(metrics: Metrics, state: NetworkState): vo
 
 /**
  * Counters of what happens, each a listener on the network's events (one increment, no allocation):
- * registrations, deregistrations, PDU sessions established and released, radios connected.
+ * registrations, deregistrations, PDU sessions established and released, radios connected, and the
+ * NAS rejects, failures and status messages by message and cause.
  */
 export function installNetworkEventMetrics(metrics: Metrics, events: Pick<NetworkEvents, 'on'>): void {
   const count = (name: string, help: string) => {
@@ -43,6 +44,17 @@ export function installNetworkEventMetrics(metrics: Metrics, events: Pick<Networ
   events.on('session.established', count('pmn_pdu_sessions_established_total', 'PDU sessions established'));
   events.on('session.released', count('pmn_pdu_sessions_released_total', 'PDU sessions released'));
   events.on('radio.connected', count('pmn_radio_connections_total', 'Radios that completed NG Setup'));
+  // Labelled by message name and TS 24.501 cause: both bounded sets; no subscriber identity.
+  const warnings = metrics.counter<'message' | 'cause'>({
+    name: 'pmn_nas_warnings_total',
+    help: '5GMM and 5GSM rejects, failures and status messages to or from devices, by message and cause (TS 24.501)',
+    labelNames: ['message', 'cause'],
+  });
+  events.on('nas.message', (message) => {
+    if (message.level !== 'warn') return;
+    const cause = message.details.cause;
+    warnings.inc({ message: message.event, cause: typeof cause === 'string' ? cause : '' });
+  });
 }
 
 /**

@@ -41,6 +41,24 @@ export interface NetworkEventMap {
   'session.modified': { supi: string; session: PduSession };
   /** The session is gone (released by the UE or the network, or locally). */
   'session.released': { supi: string; pduSessionId: number };
+  /** A 5GMM or 5GSM message to or from a device, as its subscriber log records it (network.md 4). */
+  'nas.message': NasMessageEvent;
+}
+
+/**
+ * One NAS message of a device the core has identified: by its SUPI, or as a device it cannot map to a
+ * subscriber (`imsi` then the IMSI its SUCI shows in clear, or empty). `event` is the message's name in
+ * TS 24.501 title case, `level` `warn` for rejects, failures and status messages; `details` the radio,
+ * the identity it used (`suci`, `guti`), `pdu_session_id` and the cause as TS 24.501 names it
+ * (`Illegal UE (3)`). `raw` is the plain NAS message (after security removed).
+ */
+export interface NasMessageEvent {
+  readonly imsi: string;
+  readonly direction: 'inbound' | 'outbound';
+  readonly event: string;
+  readonly level: 'info' | 'warn';
+  readonly raw: Uint8Array;
+  readonly details: Readonly<Record<string, unknown>>;
 }
 
 export type NetworkEventName = keyof NetworkEventMap;

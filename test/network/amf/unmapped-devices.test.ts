@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import { createMetrics } from '../../../src/metrics/metrics.ts';
+import type { NasMessageEvent } from '../../../src/network/events/network-events.ts';
 import { encodeNasMessage, REGISTRATION_TYPE, type MobileIdentity } from '../../../src/network/nas/index.ts';
+import { installNetworkEventMetrics } from '../../../src/network/network-metrics.ts';
 import { register, step } from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import {
@@ -59,6 +62,10 @@ const rows = (h: AmfHarness) =>
 describe('Devices the core cannot map to a subscriber', () => {
   it('an unknown 5G-GUTI, then the SUCI of no subscriber: #7, the four messages logged under its clear IMSI', async () => {
     const h = await createAmfHarness();
+    const metrics = createMetrics();
+    installNetworkEventMetrics(metrics, h.networkEvents);
+    const heard: NasMessageEvent[] = [];
+    h.networkEvents.on('nas.message', (message) => heard.push(message));
     const ue = new TestUe({ imsi: '001010000000999' });
     const { radio, ids } = await withUnknownGuti(h, ue);
     const suci = ue.registrationRequest().mobileIdentity;
@@ -80,6 +87,14 @@ describe('Devices the core cannot map to a subscriber', () => {
       [imsi, 'warn', 'outbound', 'Registration Reject', REJECT_7],
     ]);
     assert.equal(h.subscriberLogs[3]?.details?.['suci'], 'suci-0-001-01-0-0-0-0000000999');
+    // The network's events carry the same messages (live subscribers), and the reject is counted.
+    assert.deepEqual(heard, h.subscriberLogs);
+    const exposition = await metrics.render();
+    assert.match(
+      exposition,
+      /pmn_nas_warnings_total\{message="Registration Reject",cause="5GS services not allowed \(7\)"\} 1/,
+    );
+    assert.doesNotMatch(exposition, /pmn_nas_warnings_total\{message="Identity Request"/);
     await step(h, radio, ue, ueContextReleaseComplete(ids));
     assert.deepEqual(h.amf.counts(), { ues: 0, connections: 0 });
     emitted.add(radio.received);

@@ -10,12 +10,13 @@ import {
   type NasMessageType,
 } from '../../nas/index.ts';
 import { protect, sendCountExhausted, type NasSecurityContext } from '../../nas-security/index.ts';
+import type { NasMessageEvent } from '../../events/network-events.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf } from '../context/cm-state.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type NasLinkAmf = Pick<AmfContext, 'ngap' | 'records'>;
+export type NasLinkAmf = Pick<AmfContext, 'events' | 'ngap' | 'records'>;
 
 /**
  * A 5G-GUTI as the subscriber logs show it (TS 23.003 2.10.1): MCC, MNC, the AMF Identifier (region,
@@ -86,6 +87,15 @@ function causeOf(message: FiveGmmMessage): number | undefined {
 }
 
 /**
+ * A NAS message of an identified device: its subscriber log (the records' path, with its back-pressure)
+ * and the network's event (metrics, live subscribers).
+ */
+export function recordNas(amf: Pick<AmfContext, 'events' | 'records'>, message: NasMessageEvent): void {
+  amf.records.recordSubscriberLog(message);
+  amf.events.emit('nas.message', message);
+}
+
+/**
  * One subscriber log per 5GMM message either way (network.md section 4), once the SUPI is known or the
  * UE is known to be unmapped (then under the IMSI its SUCI shows in clear, or none): `raw` the plain NAS
  * message. A full records queue drops the row, never the signalling.
@@ -99,7 +109,7 @@ export function logNas(
 ): void {
   const imsi = ue.supi ?? ue.unmapped?.imsi;
   if (imsi === undefined) return;
-  amf.records.recordSubscriberLog({
+  recordNas(amf, {
     level: subscriberLogLevel(message.messageType),
     imsi,
     event: messageTitle(message.messageType),

@@ -11,7 +11,7 @@ import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import { parseBitrate } from '../../common/bitrate-text.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
-import { gutiText, nasPduFor, sendNas, subscriberLogLevel } from '../gmm/nas-link.ts';
+import { gutiText, nasPduFor, recordNas, sendNas, subscriberLogLevel } from '../gmm/nas-link.ts';
 import { paging } from '../gmm/paging.ts';
 import type { N2SmItem, SmfAmfPort } from '../../smf/ports/amf.ts';
 import type { UeSessionStatus } from '../ports/session-management.ts';
@@ -52,7 +52,7 @@ function logSm(
 ): void {
   if (ue.supi === undefined) return;
   const cause = (message as { fiveGsmCause?: unknown }).fiveGsmCause;
-  amf.records.recordSubscriberLog({
+  recordNas(amf, {
     level: subscriberLogLevel(message.messageType),
     imsi: ue.supi,
     event: messageTitle(message.messageType),
