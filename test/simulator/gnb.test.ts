@@ -5,7 +5,7 @@ import { plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import { expectedRadioId } from '../../src/simulator/gnb-config.ts';
 import type { NGAPPDU } from '../../src/network/ngap/generated/types.ts';
-import type { GnbEvent, GnbState, NgapExchange, UeSignalling } from '../../src/simulator/gnb.ts';
+import type { GnbEvent, NgapExchange, UeSignalling } from '../../src/simulator/gnb.ts';
 import { NgapProcedureError, SimulatedGnb } from '../../src/simulator/gnb.ts';
 import type { ResetScope } from '../../src/simulator/gnb-messages.ts';
 import type { FakeN2Association } from '../helpers/fake-n2-transport.ts';
@@ -391,7 +391,7 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
     );
     assert.deepEqual(resets, []);
     // Read afresh: NG Setup since made the node ready.
-    const state = gnb.state as GnbState;
+    const state = gnb.state as SimulatedGnb['state'];
     assert.equal(state.kind === 'ready' && state.amf.name, AMF_NAME);
     assert.equal(
       events.filter((event) => event.type === 'amf-configuration-update' || event.type === 'ng-reset').length,
