@@ -29,8 +29,12 @@ const { values } = parseArgs({
 });
 const perOperation = Number(values.requests);
 const seed = Number(values.seed);
-/** Sample the process for `seconds` by design (see the test). */
-const SAMPLING = new Set(['GET /api/v1/pprof/profile', 'GET /api/v1/pprof/trace']);
+/** Sample the process for `seconds` by design, or stream until the client leaves (see the test). */
+const SAMPLING = new Set([
+  'GET /api/v1/pprof/profile',
+  'GET /api/v1/pprof/trace',
+  'GET /api/v1/events/stream',
+]);
 
 const t = await createTestApp();
 try {

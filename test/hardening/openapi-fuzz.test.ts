@@ -10,8 +10,15 @@ import { createApiToken, createTestApp, initialize, type TestApp } from '../help
 // requests; a failure replays with its seed.
 const SEED = 12;
 const REQUESTS_PER_OPERATION = 8;
-/** These sample the process for `seconds` (30 by default) by design: fuzzing them only waits. */
-const SAMPLING = new Set(['GET /api/v1/pprof/profile', 'GET /api/v1/pprof/trace']);
+/**
+ * These sample the process for `seconds` (30 by default) by design, and the event stream answers until
+ * its client leaves (its bad input is tested in test/http/event-stream.test.ts): fuzzing them only waits.
+ */
+const SAMPLING = new Set([
+  'GET /api/v1/pprof/profile',
+  'GET /api/v1/pprof/trace',
+  'GET /api/v1/events/stream',
+]);
 
 let t: TestApp;
 let document: OpenApiDocument;

@@ -16,6 +16,8 @@ import {
 
 /** Routes that run for as long as they are asked (CPU profile, trace): the walk asks for the shortest. */
 const TIMED = new Set(['/api/v1/pprof/profile', '/api/v1/pprof/trace']);
+/** The event stream answers until its client leaves: the walk asks for an unknown kind (400 once permitted). */
+const STREAM = '/api/v1/events/stream';
 
 /** The app's timers pass at once (the next turn of the event loop): a 1 s profile does not wait 1 s here. */
 const instant: Timers = {
@@ -30,6 +32,7 @@ function concrete(url: string): string {
   const filled = url.replace(/:([a-z_]+)/g, (_m, name: string) =>
     name === 'email' ? 'nobody@example.com' : 'unknown-id',
   );
+  if (url === STREAM) return `${filled}?kinds=none`;
   return TIMED.has(url) ? `${filled}?seconds=1` : filled;
 }
 

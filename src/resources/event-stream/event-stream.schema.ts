@@ -1,0 +1,26 @@
+import { Type } from 'typebox';
+import { NameQuery } from '../../http/record-schemas.ts';
+
+export const EventStreamQuery = Type.Object({
+  radio: Type.Optional({
+    ...NameQuery,
+    description: 'only events about this radio (its id, or its name in NAS details)',
+  }),
+  imsi: Type.Optional(
+    Type.String({ pattern: '^[0-9]{5,15}$', description: 'only events about this subscriber (IMSI)' }),
+  ),
+  kinds: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description:
+        'comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ' +
+        'ue.rejected, session.established, session.released, nas.message (default: all)',
+    }),
+  ),
+  last_event_id: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,15}$',
+      description: 'resume after this event id (as the Last-Event-ID header does)',
+    }),
+  ),
+});
