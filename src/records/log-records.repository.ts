@@ -70,6 +70,31 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
       return rows.map((row) => spec.item(row as unknown as Selectable<LogTables[T]>));
     },
 
+    /**
+     * Oldest first, by timestamp then id, after the `after` position: one page of a walk over every
+     * match (an export), whose cost does not grow with the pages already read as an offset's would.
+     */
+    async listOldestAfter(
+      filter: Filter,
+      after: { timestamp: number; id: number } | undefined,
+      limit: number,
+    ): Promise<Item[]> {
+      const rows = await loose
+        .selectFrom(table)
+        .selectAll()
+        .where((eb) => conditions(eb, filter))
+        .$if(after !== undefined, (query) =>
+          query.where((eb) =>
+            eb(eb.refTuple('timestamp', 'id'), '>', eb.tuple(after?.timestamp ?? 0, after?.id ?? 0)),
+          ),
+        )
+        .orderBy('timestamp', 'asc')
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => spec.item(row as unknown as Selectable<LogTables[T]>));
+    },
+
     async count(filter: Filter): Promise<number> {
       const row = await loose
         .selectFrom(table)

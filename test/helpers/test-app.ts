@@ -3,7 +3,6 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pino, { type Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createCore, type Core } from '../../src/core/create-core.ts';
-import type { EventStreamLimits } from '../../src/resources/event-stream/event-stream.routes.ts';
 import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
 import type { NetworkSource } from '../../src/resources/status/health.ts';
 import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
@@ -91,7 +90,7 @@ export async function createTestApp(
     tls?: { cert: Buffer; key: Buffer };
     /** The network side the status's health view reads (main.ts passes its N2 component). */
     network?: NetworkSource;
-    eventStreamLimits?: Partial<EventStreamLimits>;
+    exportMaxRows?: number;
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
@@ -113,7 +112,7 @@ export async function createTestApp(
     connectionLimits: options.connectionLimits,
     tls: options.tls,
     network: options.network,
-    eventStreamLimits: options.eventStreamLimits,
+    exportMaxRows: options.exportMaxRows,
   });
   core.lifecycle.add({ name: 'http', stop: () => app.close() });
   await core.start();

@@ -136,30 +136,40 @@ export async function tsharkFields(
       'protocol' in options
         ? ['-o', `uat:user_dlts:"User 0 (DLT=147)","${options.protocol}","0","","0",""`]
         : [];
-    const { stdout } = await run(
-      'tshark',
-      [
-        ...uat,
-        '-r',
-        file,
-        '-T',
-        'fields',
-        '-E',
-        'separator=;',
-        ...(options.args ?? []),
-        ...fields.flatMap((field) => ['-e', field]),
-      ],
-      { maxBuffer: 1 << 28 },
-    );
-    // One line per frame; a frame without any of the fields is an empty line, so nothing is trimmed.
-    const rows = stdout
-      .split('\n')
-      .slice(0, frames.length)
-      .map((line) => line.split(options.separator ?? ';'));
+    const rows = await tsharkFileFields(file, fields, {
+      args: [...uat, ...(options.args ?? [])],
+      separator: options.separator,
+    });
     if (rows.length !== frames.length)
       throw new Error(`tshark returned ${rows.length} frames for ${frames.length}`);
     return rows;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Named fields of each frame of a capture file (pcap or pcapng), one row per frame, in order. */
+export async function tsharkFileFields(
+  file: string,
+  fields: readonly string[],
+  options: { args?: readonly string[]; separator?: string } = {},
+): Promise<string[][]> {
+  const { stdout } = await run(
+    'tshark',
+    [
+      '-r',
+      file,
+      '-T',
+      'fields',
+      '-E',
+      'separator=;',
+      ...(options.args ?? []),
+      ...fields.flatMap((field) => ['-e', field]),
+    ],
+    { maxBuffer: 1 << 28 },
+  );
+  // One line per frame; a frame without any of the fields is an empty line, so nothing is trimmed.
+  const lines = stdout.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => line.split(options.separator ?? ';'));
 }

@@ -80,6 +80,14 @@ describe('record indexes', () => {
       ordered: false,
     });
   }
+  // The pcapng export's walk: NGAP always, oldest first after a position (radio-events-export.ts).
+  for (const filter of [{}, { direction: 'inbound' as const }, { messageType: 'x' }, { to: 1 }]) {
+    cases.push({
+      name: `radio events export ${JSON.stringify(filter)}`,
+      run: () => radioEvents.listOldestAfter({ ...filter, protocol: 'NGAP' }, { timestamp: 0, id: 0 }, 1000),
+      ordered: true,
+    });
+  }
   const subscriberLogs = createSubscriberLogsRepository(db);
   for (const filter of [...logFilters, { imsi: '001010000000001' }]) {
     cases.push({

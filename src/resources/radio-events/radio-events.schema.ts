@@ -18,6 +18,20 @@ export const RadioEventQuery = Type.Object({
   ...TimestampRangeQuery,
 });
 
+/** The list's filters without pagination, for the pcapng export (radio-events-export.ts). */
+export const RadioEventExportQuery = Type.Object({
+  protocol: Type.Optional({ ...NameQuery, description: 'NGAP, the only protocol the export carries' }),
+  direction: Type.Optional(LogDirectionQuery),
+  message_type: Type.Optional({ ...NameQuery, description: 'message type, e.g. NGSetupRequest' }),
+  ...TimestampRangeQuery,
+  imsi: Type.Optional({
+    ...NameQuery,
+    description:
+      'Not offered yet (400): radio events are not linked to subscribers (their details carry the UE ' +
+      'NGAP ids, which subscriber logs do not)',
+  }),
+});
+
 export const RadioEventItem = Type.Object({
   id: Type.Integer(),
   timestamp: RecordTimestamp,

@@ -11,6 +11,12 @@ export function createRadioEventsService(
   return {
     ...createLogRecordsService(deps, { action: 'clear_radio_events', records: 'radio events' }),
 
+    count: (filter: Parameters<RadioEventsRepository['count']>[0]) => repository.count(filter),
+
+    /** Oldest first after a position, page by page: the walk of an export (radio-events-export.ts). */
+    listOldestAfter: (...args: Parameters<RadioEventsRepository['listOldestAfter']>) =>
+      repository.listOldestAfter(...args),
+
     /** The stored message and what its protocol's decoder makes of it (`{}` without a decoder). */
     async get(id: number): Promise<{ raw: Buffer; decoded: Record<string, unknown> }> {
       const event = await repository.findMessage(id);

@@ -1,0 +1,260 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { ROLE } from '../../src/identity/roles.ts';
+import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
+import { initialUeMessage, ngSetupRequest } from '../network/amf/messages.ts';
+import { at, radioEvent } from '../helpers/records.ts';
+import { createTestApp, initialize, manualClock, userWithRole, type TestApp } from '../helpers/test-app.ts';
+import { tsharkFileFields } from '../helpers/tshark.ts';
+
+const URL = '/api/v1/ran/events/export.pcapng';
+const MAX_ROWS = 5;
+
+interface Block {
+  type: number;
+  body: Buffer;
+}
+
+/** The blocks of a little-endian pcapng file, checking each block's two length fields agree. */
+function blocksOf(file: Buffer): Block[] {
+  const blocks: Block[] = [];
+  for (let at = 0; at < file.length;) {
+    const type = file.readUInt32LE(at);
+    const length = file.readUInt32LE(at + 4);
+    assert.equal(length % 4, 0);
+    assert.equal(file.readUInt32LE(at + length - 4), length, `block at ${at}: trailing length`);
+    blocks.push({ type, body: file.subarray(at + 8, at + length - 4) });
+    at += length;
+  }
+  return blocks;
+}
+
+/** Each Enhanced Packet Block's time (µs) and IP packet. */
+function packetsOf(file: Buffer): { micros: number; packet: Buffer }[] {
+  return blocksOf(file)
+    .filter((block) => block.type === 6)
+    .map(({ body }) => ({
+      micros: body.readUInt32LE(4) * 2 ** 32 + body.readUInt32LE(8),
+      packet: body.subarray(20, 20 + body.readUInt32LE(12)),
+    }));
+}
+
+describe('GET /api/v1/ran/events/export.pcapng', () => {
+  let t: TestApp;
+  let admin: string;
+  let readOnly: string;
+  let manager: string;
+  let dir: string;
+  const clock = manualClock();
+  const setup = Buffer.from(encodeNgapPdu(ngSetupRequest({ name: 'gnb-a' })));
+  const initialUe = Buffer.from(encodeNgapPdu(initialUeMessage()));
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'pmn-export-'));
+    t = await createTestApp({
+      clock,
+      exportMaxRows: MAX_ROWS,
+      network: {
+        endpoint: () => ({ transport: 'kernel', local: [{ address: '10.0.0.1', port: 38412 }] }),
+        upf: () => undefined,
+      },
+    });
+    admin = await initialize(t);
+    readOnly = await userWithRole(t, admin, ROLE.readOnly);
+    manager = await userWithRole(t, admin, ROLE.networkManager);
+    t.network.radioConnected({
+      id: '001:01:000001',
+      name: 'gnb-a',
+      address: '192.0.2.7:40000',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
+  });
+  after(async () => {
+    await t.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    const response = await t.request({ method: 'DELETE', url: '/api/v1/ran/events', token: admin });
+    assert.equal(response.statusCode, 200);
+  });
+
+  async function exported(query = '', token = readOnly): Promise<Buffer> {
+    const response = await t.request({ method: 'GET', url: `${URL}${query}`, token });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], 'application/x-pcapng');
+    assert.equal(response.headers['content-disposition'], 'attachment; filename="radio-events.pcapng"');
+    return response.rawPayload;
+  }
+
+  async function refused(query: string): Promise<string> {
+    const response = await t.request({ method: 'GET', url: `${URL}${query}`, token: readOnly });
+    assert.equal(response.statusCode, 400, response.body);
+    return response.json<{ error: string }>().error;
+  }
+
+  /** Fields of every frame as tshark reads the file, SCTP checksums verified, TSNs as written. */
+  async function tshark(file: Buffer, fields: string[]): Promise<string[][]> {
+    const path = join(dir, `${Math.random().toString(36).slice(2)}.pcapng`);
+    await writeFile(path, file);
+    return tsharkFileFields(path, fields, {
+      args: ['-o', 'sctp.checksum:CRC 32c', '-o', 'sctp.relative_tsns:FALSE', '-E', 'occurrence=f'],
+    });
+  }
+
+  function record(): void {
+    t.records.recordRadioEvent(
+      radioEvent({
+        messageType: 'NGSetupRequest',
+        raw: setup,
+        timestamp: at('2026-11-22T10:00:00.123Z'),
+        details: { radio: 'gnb-a' },
+      }),
+    );
+    t.records.recordRadioEvent(
+      radioEvent({
+        messageType: 'InitialUEMessage',
+        raw: initialUe,
+        timestamp: at('2026-11-22T10:00:01.456Z'),
+        details: { radio: 'gnb-a', ran_ue_ngap_id: 7, nas: 'Identity response' },
+      }),
+    );
+    t.records.recordRadioEvent(
+      radioEvent({
+        messageType: 'NGSetupRequest',
+        direction: 'outbound',
+        raw: setup,
+        timestamp: at('2026-11-22T10:00:02.789Z'),
+        details: { radio: 'gnb-a' },
+      }),
+    );
+  }
+
+  it('an empty result is a valid file: a section header and one raw-IP interface, no packet', async () => {
+    const file = await exported();
+    const blocks = blocksOf(file);
+    assert.deepEqual(
+      blocks.map((block) => block.type),
+      [0x0a0d0d0a, 1],
+    );
+    assert.equal(blocks[0]?.body.readUInt32LE(0), 0x1a2b3c4d);
+    assert.equal(blocks[1]?.body.readUInt16LE(0), 101);
+    assert.deepEqual(await tshark(file, ['frame.number']), []);
+  });
+
+  it('writes one packet per event, oldest first, with its time in microseconds and IPv4 SCTP to the AMF', async () => {
+    record();
+    await t.records.flush();
+    const packets = packetsOf(await exported());
+    assert.deepEqual(
+      packets.map((p) => p.micros),
+      [
+        at('2026-11-22T10:00:00.123Z') * 1000,
+        at('2026-11-22T10:00:01.456Z') * 1000,
+        at('2026-11-22T10:00:02.789Z') * 1000,
+      ],
+    );
+    const [first] = packets;
+    assert.equal(first?.packet[0], 0x45);
+    assert.equal(first?.packet[9], 132);
+    // The NGAP PDU is the DATA chunk's user data, after 20 bytes of IP, 12 of SCTP and 16 of chunk header.
+    assert.deepEqual(first?.packet.subarray(48, 48 + setup.length), setup);
+    assert.equal(first?.packet.readUInt32BE(44), 60);
+  });
+
+  it('tshark reads every packet with a good checksum, no malformed mark, and decodes NGAP and the NAS inside', async () => {
+    record();
+    await t.records.flush();
+    const rows = await tshark(await exported(), [
+      'ip.src',
+      'ip.dst',
+      'sctp.srcport',
+      'sctp.dstport',
+      'sctp.checksum.status',
+      'sctp.data_tsn_raw',
+      'sctp.data_sid',
+      'sctp.data_ssn',
+      'sctp.data_payload_proto_id',
+      'ngap.procedureCode',
+      'nas_5gs.mm.message_type',
+      '_ws.malformed',
+      '_ws.expert.message',
+    ]);
+    // Checksum status 1 is "good"; UE-associated signalling goes on stream 1 (TS 38.412 section 7).
+    assert.deepEqual(rows, [
+      ['192.0.2.7', '10.0.0.1', '40000', '38412', '1', '1', '0x0000', '0', '60', '21', '', '', ''],
+      ['192.0.2.7', '10.0.0.1', '40000', '38412', '1', '2', '0x0001', '0', '60', '15', '0x5c', '', ''],
+      // Outbound: from the AMF, with that direction's own TSNs.
+      ['10.0.0.1', '192.0.2.7', '38412', '40000', '1', '1', '0x0000', '0', '60', '21', '', '', ''],
+    ]);
+  });
+
+  it('marks a radio not connected now as 0.0.0.0 port 0, and still decodes', async () => {
+    t.records.recordRadioEvent(radioEvent({ raw: setup, details: { radio: 'gone' } }));
+    t.records.recordRadioEvent(radioEvent({ raw: setup, details: {} }));
+    await t.records.flush();
+    const rows = await tshark(await exported(), [
+      'ip.src',
+      'sctp.srcport',
+      'ngap.procedureCode',
+      '_ws.malformed',
+    ]);
+    assert.deepEqual(rows, [
+      ['0.0.0.0', '0', '21', ''],
+      ['0.0.0.0', '0', '21', ''],
+    ]);
+  });
+
+  it('filters as the list does: direction, message_type and the time window', async () => {
+    record();
+    await t.records.flush();
+    const count = async (query: string) => packetsOf(await exported(query)).length;
+    assert.equal(await count('?direction=outbound'), 1);
+    assert.equal(await count('?message_type=InitialUEMessage'), 1);
+    assert.equal(await count('?message_type=NGSetupRequest&direction=inbound'), 1);
+    assert.equal(await count('?timestamp_from=2026-11-22T10:00:01.456Z'), 2);
+    assert.equal(await count('?timestamp_to=2026-11-22T10:00:01.455Z'), 1);
+    assert.equal(await count('?protocol=NGAP'), 3);
+  });
+
+  it('carries NGAP only: other protocols are left out, and asking for one is a 400', async () => {
+    t.records.recordRadioEvent(radioEvent({ protocol: 'NAS', raw: Buffer.from('7e005c', 'hex') }));
+    t.records.recordRadioEvent(radioEvent({ raw: setup, details: { radio: 'gnb-a' } }));
+    await t.records.flush();
+    assert.equal(packetsOf(await exported()).length, 1);
+    assert.match(await refused('?protocol=NAS'), /protocol must be NGAP/);
+  });
+
+  it('refuses with 400 past its bound in rows, before sending anything, and accepts the bound itself', async () => {
+    for (let i = 0; i < MAX_ROWS; i++) t.records.recordRadioEvent(radioEvent({ raw: setup }));
+    await t.records.flush();
+    assert.equal(packetsOf(await exported()).length, MAX_ROWS);
+    t.records.recordRadioEvent(radioEvent({ raw: setup }));
+    await t.records.flush();
+    assert.equal(
+      await refused(''),
+      `6 radio events match; an export carries at most 5: narrow it with timestamp_from, timestamp_to, direction or message_type`,
+    );
+    // A narrower filter fits again.
+    assert.equal(packetsOf(await exported('?direction=inbound&timestamp_to=2000-01-01T00:00:00Z')).length, 0);
+  });
+
+  it('answers 400 for imsi (not offered yet) and for bad filters', async () => {
+    assert.match(await refused('?imsi=001010000000001'), /imsi is not offered yet/);
+    assert.match(await refused('?direction=up'), /direction/);
+    assert.match(await refused('?timestamp_from=yesterday'), /timestamp_from/);
+    assert.match(
+      await refused('?timestamp_from=2026-11-22T10:00:01Z&timestamp_to=2026-11-22T10:00:00Z'),
+      /timestamp_from must not be after timestamp_to/,
+    );
+  });
+
+  it('is for every role that reads records, and no one without credentials', async () => {
+    for (const token of [admin, readOnly, manager]) await exported('', token);
+    const response = await t.request({ method: 'GET', url: URL });
+    assert.equal(response.statusCode, 401);
+  });
+});
