@@ -7789,7 +7789,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/events/stream": {
+    "/api/v1/ran/events/export.pcapng": {
         parameters: {
             query?: never;
             header?: never;
@@ -7797,22 +7797,25 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The network's events as they happen (Server-Sent Events)
-         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
+         * Radio events as a pcapng capture, oldest first
+         * @description The NGAP messages the list’s filters select, each as an IP packet carrying SCTP with one DATA chunk (PPID 60), from the radio’s address to the AMF’s N2 address (the reverse when outbound), with its timestamp. At most 100000 events: 400 past that bound, before anything is sent. A radio not connected now shows as 0.0.0.0 port 0 (docs/api.md).
          *
          *     Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description only events about this radio (its id, or its name in NAS details) */
-                    radio?: string;
-                    /** @description only events about this subscriber (IMSI) */
+                    /** @description NGAP, the only protocol the export carries */
+                    protocol?: string;
+                    direction?: "inbound" | "outbound";
+                    /** @description message type, e.g. NGSetupRequest */
+                    message_type?: string;
+                    /** @description RFC 3339; records at or after this instant */
+                    timestamp_from?: string;
+                    /** @description RFC 3339; records at or before this instant */
+                    timestamp_to?: string;
+                    /** @description Not offered yet (400): radio events are not linked to subscribers (their details carry the UE NGAP ids, which subscriber logs do not) */
                     imsi?: string;
-                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message (default: all) */
-                    kinds?: string;
-                    /** @description resume after this event id (as the Last-Event-ID header does) */
-                    last_event_id?: string;
                 };
                 header?: never;
                 path?: never;
@@ -7820,13 +7823,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Server-Sent Events */
+                /** @description A pcapng file (raw IP link type) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "text/event-stream": string;
+                        "application/x-pcapng": string;
                     };
                 };
                 /** @description Default Response */
@@ -7855,18 +7858,6 @@ export interface paths {
                 };
                 /** @description The role lacks the permission */
                 403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description What went wrong, naming the field or resource at fault */
-                            error: string;
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
                     headers: {
                         [name: string]: unknown;
                     };
