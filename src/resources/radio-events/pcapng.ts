@@ -126,7 +126,8 @@ export function createNgapCapture() {
       const ssn = state.ssn.get(message.stream) ?? 0;
       state.ssn.set(message.stream, (ssn + 1) & 0xffff);
       const ipHeader = message.from.ip.length === 4 ? IPV4_HEADER : 0;
-      const maxData = MAX_IP_LENGTH - ipHeader - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER;
+      // A multiple of 4, so that the chunk's padding fits the IP length field too.
+      const maxData = (MAX_IP_LENGTH - ipHeader - SCTP_COMMON_HEADER - DATA_CHUNK_HEADER) & ~3;
       const { raw } = message;
       const blocks: Buffer[] = [];
       for (let at = 0; at < raw.length || at === 0; at += maxData) {
