@@ -27,5 +27,10 @@ export function downlinkUeAssociatedNrppaTransport(
   routingId: Uint8Array,
   nrppaPdu: Uint8Array,
 ): NGAPPDU {
-  return buildDownlinkUEAssociatedNRPPaTransport({ ...ids, routingId, nrppaPdu });
+  return buildDownlinkUEAssociatedNRPPaTransport({
+    amfUeNgapId: ids.amfUeNgapId,
+    ranUeNgapId: ids.ranUeNgapId,
+    routingId,
+    nrppaPdu,
+  });
 }

@@ -55,10 +55,18 @@ export function pathSwitchRequestFailure(
   ids: UeNgapIds,
   released: PDUSessionResourceReleasedListPSFail,
 ): NGAPPDU {
-  return buildPathSwitchRequestFailure({ ...ids, pduSessionResourceReleasedListPsFail: released });
+  return buildPathSwitchRequestFailure({
+    amfUeNgapId: ids.amfUeNgapId,
+    ranUeNgapId: ids.ranUeNgapId,
+    pduSessionResourceReleasedListPsFail: released,
+  });
 }
 
 /** HANDOVER PREPARATION FAILURE (TS 38.413 9.2.3.3) with its cause. */
 export function handoverPreparationFailure(ids: UeNgapIds, cause: Cause): NGAPPDU {
-  return buildHandoverPreparationFailure({ ...ids, cause });
+  return buildHandoverPreparationFailure({
+    amfUeNgapId: ids.amfUeNgapId,
+    ranUeNgapId: ids.ranUeNgapId,
+    cause,
+  });
 }

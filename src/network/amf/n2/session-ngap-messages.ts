@@ -25,14 +25,16 @@ export function ngapSnssai(slice: SNssai): SNSSAI {
 /** PDU SESSION RESOURCE SETUP REQUEST (9.2.1.1) with the session's NAS-PDU (e.g. Establishment Accept). */
 export function pduSessionResourceSetupRequest(
   ueIds: UeNgapIds,
-  item: { pduSessionId: number; sNssai: SNssai; transfer: Uint8Array; nasPdu: Uint8Array | undefined },
+  item: { pduSessionId: number; sNssai: SNssai; transfer: Uint8Array },
+  nasPdu: Uint8Array | undefined,
 ): NGAPPDU {
   return buildPDUSessionResourceSetupRequest({
-    ...ueIds,
+    amfUeNgapId: ueIds.amfUeNgapId,
+    ranUeNgapId: ueIds.ranUeNgapId,
     pduSessionResourceSetupListSuReq: [
       {
         pDUSessionID: item.pduSessionId,
-        ...(item.nasPdu === undefined ? {} : { pDUSessionNASPDU: item.nasPdu }),
+        ...(nasPdu === undefined ? {} : { pDUSessionNASPDU: nasPdu }),
         sNSSAI: ngapSnssai(item.sNssai),
         pDUSessionResourceSetupRequestTransfer: item.transfer,
       },
@@ -43,14 +45,16 @@ export function pduSessionResourceSetupRequest(
 /** PDU SESSION RESOURCE MODIFY REQUEST (9.2.1.5) with the Modification Command. */
 export function pduSessionResourceModifyRequest(
   ueIds: UeNgapIds,
-  item: { pduSessionId: number; transfer: Uint8Array; nasPdu: Uint8Array },
+  item: { pduSessionId: number; transfer: Uint8Array },
+  nasPdu: Uint8Array,
 ): NGAPPDU {
   return buildPDUSessionResourceModifyRequest({
-    ...ueIds,
+    amfUeNgapId: ueIds.amfUeNgapId,
+    ranUeNgapId: ueIds.ranUeNgapId,
     pduSessionResourceModifyListModReq: [
       {
         pDUSessionID: item.pduSessionId,
-        nASPDU: item.nasPdu,
+        nASPDU: nasPdu,
         pDUSessionResourceModifyRequestTransfer: item.transfer,
       },
     ],
@@ -60,11 +64,13 @@ export function pduSessionResourceModifyRequest(
 /** PDU SESSION RESOURCE RELEASE COMMAND (9.2.1.3) with the Release Command in its NAS-PDU. */
 export function pduSessionResourceReleaseCommand(
   ueIds: UeNgapIds,
-  item: { pduSessionId: number; transfer: Uint8Array; nasPdu: Uint8Array | undefined },
+  item: { pduSessionId: number; transfer: Uint8Array },
+  nasPdu: Uint8Array | undefined,
 ): NGAPPDU {
   return buildPDUSessionResourceReleaseCommand({
-    ...ueIds,
-    nasPdu: item.nasPdu,
+    amfUeNgapId: ueIds.amfUeNgapId,
+    ranUeNgapId: ueIds.ranUeNgapId,
+    nasPdu,
     pduSessionResourceToReleaseListRelCmd: [
       { pDUSessionID: item.pduSessionId, pDUSessionResourceReleaseCommandTransfer: item.transfer },
     ],

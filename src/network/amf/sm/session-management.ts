@@ -180,13 +180,11 @@ export function n1n2MessageTransfer(context: () => AmfContext): SmfAmfPort {
       return sendNas(amf, ue, dlNasTransport(amf, ue, message), { kind: 'current' });
     },
     setupResources: (supi, item) =>
-      n2(supi, item, (ids, nasPdu) => pduSessionResourceSetupRequest(ids, { ...item, nasPdu })),
+      n2(supi, item, (ids, nasPdu) => pduSessionResourceSetupRequest(ids, item, nasPdu)),
     modifyResources: (supi, item) =>
-      n2(supi, item, (ids, nasPdu) =>
-        pduSessionResourceModifyRequest(ids, { ...item, nasPdu: nasPdu ?? new Uint8Array() }),
-      ),
+      n2(supi, item, (ids, nasPdu) => pduSessionResourceModifyRequest(ids, item, nasPdu ?? new Uint8Array())),
     releaseResources: (supi, item) =>
-      n2(supi, item, (ids, nasPdu) => pduSessionResourceReleaseCommand(ids, { ...item, nasPdu })),
+      n2(supi, item, (ids, nasPdu) => pduSessionResourceReleaseCommand(ids, item, nasPdu)),
     pageForDownlinkData(supi) {
       const amf = context();
       const ue = amf.ues.bySupi(supi);
@@ -261,7 +259,7 @@ export function reconcileSessions(
   if (contextSetUp(ue) && connection !== undefined) {
     for (const item of status.reactivate)
       connection.radio.send(
-        pduSessionResourceSetupRequest(idsOf(connection), { ...item, nasPdu: undefined }),
+        pduSessionResourceSetupRequest(idsOf(connection), item, undefined),
         connection.streamId,
       );
     return { accept, context: {} };
