@@ -229,6 +229,10 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('button', { name: 'Navigation' }).click();
     await page.getByRole('link', { name: 'Subscribers' }).click();
     await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
+    // The screenshot shows the page once the drawer has slid away.
+    await page.waitForFunction(
+      'document.querySelector(\'nav[aria-label="Pages"]\').getBoundingClientRect().right <= 0',
+    );
     await shot(page, 'phone-subscribers');
     await page.context().close();
   });

@@ -284,6 +284,22 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     await page.context().close();
   });
 
+  it('at phone width the header keeps one row: the refresh control and the user menu stay inside it', async () => {
+    const page = await h.newPage(375);
+    await h.signIn(page, ADMIN);
+    const header = await page.getByRole('banner').boundingBox();
+    assert.ok(header);
+    for (const control of [
+      page.getByRole('button', { name: 'Pause refresh' }),
+      page.getByRole('button', { name: 'User menu' }),
+    ]) {
+      const box = await control.boundingBox();
+      assert.ok(box && box.y >= header.y && box.y + box.height <= header.y + header.height);
+      assert.ok(box.x + box.width <= 375);
+    }
+    await page.context().close();
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`axe finds no critical or serious violation on any page or main dialog (${scheme})`, async () => {
       const page = await h.newPage();

@@ -54,10 +54,11 @@ export function Layout() {
       padding="md"
     >
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group>
+        {/* One row at any width: on a phone the name gives way and the user's text is cut short. */}
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Navigation" />
-            <Title order={2} size="h4">
+            <Title order={2} size="h4" visibleFrom="sm">
               PMN Core
             </Title>
           </Group>
@@ -67,7 +68,9 @@ export function Layout() {
               <Menu.Target>
                 {/* The name starts with the text shown, so speech control finds it by what it reads (WCAG 2.5.3). */}
                 <UnstyledButton aria-label={`${userText}: user menu`}>
-                  <Text size="sm">{userText}</Text>
+                  <Text size="sm" truncate="end" maw={{ base: 150, sm: 'none' }}>
+                    {userText}
+                  </Text>
                 </UnstyledButton>
               </Menu.Target>
               <Menu.Dropdown>
