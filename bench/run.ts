@@ -66,6 +66,8 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   // PDU session establishments through the SMF with in-memory ports, beside the bare message work (a
   // count, not a duration).
   sessions: standalone('bench/sessions.ts', () => []),
+  // 100,000 radio events exported to pcapng, beside the list reading them; tshark reads the capture.
+  'radio-events-export': standalone('bench/radio-events-export.ts', () => []),
 };
 
 const USAGE = `npm run bench -- [--only SUITE[,SUITE...]] [--duration SECONDS] [--profile]
