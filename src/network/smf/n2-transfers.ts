@@ -3,6 +3,10 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
 import {
+  buildPDUSessionResourceModifyRequestTransfer,
+  buildPDUSessionResourceSetupRequestTransfer,
+} from '../ngap/generated/messages.ts';
+import {
   decodePDUSessionResourceSetupResponseTransfer,
   decodePDUSessionResourceSetupUnsuccessfulTransfer,
   encodePDUSessionResourceModifyRequestTransfer,
@@ -111,34 +115,17 @@ export function setupRequestTransfer(input: {
   flow: DefaultQosFlow;
 }): Uint8Array {
   return encodeComplete(
-    {
-      protocolIEs: [
-        {
-          id: 130,
-          name: 'PDUSessionAggregateMaximumBitRate',
-          criticality: 'reject',
-          value: {
-            pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
-            pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
-          },
-        },
-        {
-          id: 139,
-          name: 'UL-NGU-UP-TNLInformation',
-          criticality: 'reject',
-          value: upTransportLayerInformation(input.uplink),
-        },
-        { id: 134, name: 'PDUSessionType', criticality: 'reject', value: PDU_SESSION_TYPE[input.ipType] },
-        {
-          id: 136,
-          name: 'QosFlowSetupRequestList',
-          criticality: 'reject',
-          value: [
-            { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
-          ],
-        },
+    buildPDUSessionResourceSetupRequestTransfer({
+      pduSessionAggregateMaximumBitRate: {
+        pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
+        pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
+      },
+      ulNguUpTnlInformation: upTransportLayerInformation(input.uplink),
+      pduSessionType: PDU_SESSION_TYPE[input.ipType],
+      qosFlowSetupRequestList: [
+        { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
       ],
-    },
+    }),
     ALIGNED,
     encodePDUSessionResourceSetupRequestTransfer,
   );
@@ -150,27 +137,15 @@ export function setupRequestTransfer(input: {
  */
 export function modifyRequestTransfer(input: { ambr: SessionAmbrBps; flow: DefaultQosFlow }): Uint8Array {
   return encodeComplete(
-    {
-      protocolIEs: [
-        {
-          id: 130,
-          name: 'PDUSessionAggregateMaximumBitRate',
-          criticality: 'reject',
-          value: {
-            pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
-            pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
-          },
-        },
-        {
-          id: 135,
-          name: 'QosFlowAddOrModifyRequestList',
-          criticality: 'reject',
-          value: [
-            { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
-          ],
-        },
+    buildPDUSessionResourceModifyRequestTransfer({
+      pduSessionAggregateMaximumBitRate: {
+        pDUSessionAggregateMaximumBitRateDL: input.ambr.downlinkBps,
+        pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
+      },
+      qosFlowAddOrModifyRequestList: [
+        { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
       ],
-    },
+    }),
     ALIGNED,
     encodePDUSessionResourceModifyRequestTransfer,
   );
