@@ -15,6 +15,8 @@ import { flowReportsRoutes } from '../resources/flow-reports/flow-reports.routes
 import { n2AllowlistRoutes } from '../resources/operator/n2-allowlist.routes.ts';
 import { networkSecurityRoutes } from '../resources/operator/network-security.routes.ts';
 import { operatorRoutes } from '../resources/operator/operator.routes.ts';
+import { createEventStream } from '../resources/event-stream/event-stream.ts';
+import { eventStreamRoutes, type EventStreamLimits } from '../resources/event-stream/event-stream.routes.ts';
 import { policiesRoutes } from '../resources/policies/policies.routes.ts';
 import { positioningRoutes } from '../resources/positioning/positioning.routes.ts';
 import { profilesRoutes } from '../resources/profiles/profiles.routes.ts';
@@ -58,6 +60,8 @@ interface HttpOptions {
   connectionLimits?: Partial<ConnectionLimits>;
   /** The network side as it runs (main.ts passes its N2 component), for the status's health view. */
   network?: NetworkSource;
+  /** Live event stream bounds (defaults in event-stream.routes.ts). */
+  eventStreamLimits?: Partial<EventStreamLimits>;
   /** Most radio events one pcapng export carries (default in radio-events-export.ts). */
   exportMaxRows?: number;
 }
@@ -203,6 +207,21 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
       }),
     }),
   );
+  // The live stream subscribes once per app; its clients end before the server closes.
+  const eventStreamCuts = core.metrics.counter({
+    name: 'pmn_event_stream_clients_cut_total',
+    help: 'Event stream clients cut because they left too much unread',
+  });
+  const eventStream = createEventStream({
+    events: core.networkEvents,
+    now: () => new Date(core.clock.now()),
+    onCut: () => eventStreamCuts.inc({}),
+  });
+  root.addHook('preClose', (done) => {
+    eventStream.close();
+    done();
+  });
+  await app.register(eventStreamRoutes({ stream: eventStream, limits: options.eventStreamLimits }));
   await app.register(subscriberLogsRoutes({ subscriberLogs: records.subscriberLogs }));
   await app.register(radioLogsRoutes({ radioLogs: records.radioLogs }));
   await app.register(flowReportsRoutes({ flowReports: records.flowReports }));

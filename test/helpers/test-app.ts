@@ -3,6 +3,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import pino, { type Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createCore, type Core } from '../../src/core/create-core.ts';
+import type { EventStreamLimits } from '../../src/resources/event-stream/event-stream.routes.ts';
 import { buildHttpApp, type RouteSummary } from '../../src/http/build-http-app.ts';
 import type { NetworkSource } from '../../src/resources/status/health.ts';
 import type { ConnectionLimits } from '../../src/http/connection-limits.ts';
@@ -91,6 +92,7 @@ export async function createTestApp(
     /** The network side the status's health view reads (main.ts passes its N2 component). */
     network?: NetworkSource;
     exportMaxRows?: number;
+    eventStreamLimits?: Partial<EventStreamLimits>;
   } = {},
 ): Promise<TestApp> {
   const core = await createCore({
@@ -113,6 +115,7 @@ export async function createTestApp(
     tls: options.tls,
     network: options.network,
     exportMaxRows: options.exportMaxRows,
+    eventStreamLimits: options.eventStreamLimits,
   });
   core.lifecycle.add({ name: 'http', stop: () => app.close() });
   await core.start();
