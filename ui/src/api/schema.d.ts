@@ -7878,6 +7878,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The network's events as they happen (Server-Sent Events)
+         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
+         *
+         *     Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only events about this radio (its id, or its name in NAS details) */
+                    radio?: string;
+                    /** @description only events about this subscriber (IMSI) */
+                    imsi?: string;
+                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message (default: all) */
+                    kinds?: string;
+                    /** @description resume after this event id (as the Last-Event-ID header does) */
+                    last_event_id?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Server-Sent Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/logs/subscribers": {
         parameters: {
             query?: never;
