@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ROLE } from '../../src/identity/roles.ts';
 import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
+import { createRadioEventsRepository } from '../../src/resources/radio-events/radio-events.repository.ts';
 import { initialUeMessage, ngSetupRequest } from '../network/amf/messages.ts';
 import { at, radioEvent } from '../helpers/records.ts';
 import { createTestApp, initialize, manualClock, userWithRole, type TestApp } from '../helpers/test-app.ts';
@@ -226,6 +227,25 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
     await t.records.flush();
     assert.equal(packetsOf(await exported()).length, 1);
     assert.match(await refused('?protocol=NAS'), /protocol must be NGAP/);
+  });
+
+  it('walks every event once, in time then id order, across pages whose boundary splits equal times', async () => {
+    const times = ['10:00:02', '10:00:01', '10:00:01', '10:00:01', '10:00:00', '10:00:01'];
+    for (const [i, time] of times.entries()) {
+      t.records.recordRadioEvent(radioEvent({ messageType: `m${i}`, timestamp: at(`2026-11-22T${time}Z`) }));
+    }
+    await t.records.flush();
+    const repository = createRadioEventsRepository(t.db);
+    const seen: string[] = [];
+    let after: { timestamp: number; id: number } | undefined;
+    for (;;) {
+      const page = await repository.listOldestAfter({ protocol: 'NGAP' }, after, 2);
+      if (page.length === 0) break;
+      seen.push(...page.map((event) => event.messageType));
+      const last = page.at(-1) as { timestamp: number; id: number };
+      after = { timestamp: last.timestamp, id: last.id };
+    }
+    assert.deepEqual(seen, ['m4', 'm1', 'm2', 'm3', 'm5', 'm0']);
   });
 
   it('refuses with 400 past its bound in rows, before sending anything, and accepts the bound itself', async () => {
