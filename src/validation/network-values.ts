@@ -115,3 +115,16 @@ export const NameParams = Type.Object({ name: Type.String({ maxLength: 256 }) })
 
 /** `{id}` in a path (cell positions, positioning sessions): any text; an unknown id is a 404, not a 400. */
 export const IdParams = Type.Object({ id: Type.String({ maxLength: 256 }) });
+
+/**
+ * An MSISDN (TS 23.003 3.3, ITU-T E.164): country code first, which never starts with 0, and at most 15
+ * digits in all. A leading "+" is accepted and not stored (docs/decisions.md 23).
+ */
+export const Msisdn = Type.String({
+  pattern: '^\\+?[1-9][0-9]{0,14}$',
+  'x-error': 'must be an E.164 number: 1 to 15 digits, the first not 0, optionally after a "+"',
+  examples: ['15551234567', '+15551234567'],
+});
+
+/** An MSISDN as stored: its digits only (no "+"). */
+export const StoredMsisdn = Type.String({ pattern: '^[1-9][0-9]{0,14}$' });

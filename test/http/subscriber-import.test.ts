@@ -166,7 +166,7 @@ describe('POST /api/v1/subscribers/import', () => {
     const response = await importCsv(`imsi,ki,sequenceNumber,profile_name\n${imsi(501)},x,y,z\n`);
     assert.equal(
       errorOf(response, 400),
-      'CSV header names an unknown column "ki"; columns are imsi, key, sequenceNumber, profile_name, opc',
+      'CSV header names an unknown column "ki"; columns are imsi, key, sequenceNumber, profile_name, opc, msisdn',
     );
   });
 

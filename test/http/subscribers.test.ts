@@ -95,11 +95,13 @@ describe('GET /api/v1/subscribers', () => {
       items: [
         {
           imsi: imsi(3),
+          msisdn: null,
           profile_name: 'default',
           status: { registered: false, radio_access_types: [], num_sessions: 0 },
         },
         {
           imsi: imsi(4),
+          msisdn: null,
           profile_name: 'gold',
           status: { registered: false, radio_access_types: [], num_sessions: 0 },
         },
@@ -271,6 +273,7 @@ describe('GET /api/v1/subscribers/{imsi}', () => {
     assert.equal(response.statusCode, 200);
     assert.deepEqual(result(response), {
       imsi: imsi(2),
+      msisdn: null,
       profile_name: 'default',
       status: {
         registered: true,

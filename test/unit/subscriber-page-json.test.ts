@@ -22,6 +22,7 @@ const bySchema = (items: Item[], page: number, perPage: number, total: number): 
     result: {
       items: items.map((item) => ({
         imsi: item.imsi,
+        msisdn: item.msisdn,
         profile_name: item.profileName,
         status: {
           registered: item.registered,
@@ -35,9 +36,15 @@ const bySchema = (items: Item[], page: number, perPage: number, total: number): 
     },
   });
 
-const item = (imsi: string, profileName: string, live?: { types: string[]; sessions: number }): Item => ({
+const item = (
+  imsi: string,
+  profileName: string,
+  live?: { types: string[]; sessions: number },
+  msisdn: string | null = null,
+): Item => ({
   imsi,
   profileName,
+  msisdn,
   registered: live !== undefined,
   radioAccessTypes: live?.types ?? [],
   sessions: live?.sessions ?? 0,
@@ -47,13 +54,14 @@ describe('subscriber page JSON', () => {
   it('is the bytes the response schema serialises, for registered and idle subscribers', () => {
     const items = [
       item('001010000000001', 'default'),
-      item('001010000000002', 'iot.fleet-2', { types: ['5G'], sessions: 2 }),
+      item('001010000000002', 'iot.fleet-2', { types: ['5G'], sessions: 2 }, '15551234567'),
       item('001010000000003', 'x', { types: ['5G', '4G'], sessions: 0 }),
     ];
     const text = subscriberPageJson(items, 3, 100, 123_456);
     assert.equal(text, bySchema(items, 3, 100, 123_456));
     assert.deepEqual((JSON.parse(text) as { result: { items: unknown[] } }).result.items[1], {
       imsi: '001010000000002',
+      msisdn: '15551234567',
       profile_name: 'iot.fleet-2',
       status: { registered: true, radio_access_types: ['5G'], num_sessions: 2 },
     });
@@ -71,7 +79,7 @@ describe('subscriber page JSON', () => {
       '\udfff',
     ];
     const items = strange.map((text, index) =>
-      item(`00101000000000${index}`, text, { types: [text], sessions: 1 }),
+      item(`00101000000000${index}`, text, { types: [text], sessions: 1 }, text),
     );
     assert.equal(subscriberPageJson(items, 1, 25, items.length), bySchema(items, 1, 25, items.length));
   });

@@ -14,6 +14,7 @@ import {
   SequenceNumber,
   Imsi,
   IPV6_POOL_PATTERN,
+  StoredMsisdn,
   Sst,
   Var5qi,
 } from '../../validation/network-values.ts';
@@ -70,7 +71,14 @@ const VALUE_COLUMNS: { table: string; columns: Record<string, Rule> }[] = [
       arp: schema(Arp),
     },
   },
-  { table: 'subscribers', columns: { imsi: schema(Imsi), sequence_number: schema(SequenceNumber) } },
+  {
+    table: 'subscribers',
+    columns: {
+      imsi: schema(Imsi),
+      sequence_number: schema(SequenceNumber),
+      msisdn: schema(StoredMsisdn),
+    },
+  },
 ];
 
 /**

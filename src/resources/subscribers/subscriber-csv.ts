@@ -1,7 +1,9 @@
 import { InvalidError } from '../../errors.ts';
 
 const REQUIRED_COLUMNS = ['imsi', 'key', 'sequenceNumber', 'profile_name'] as const;
-const COLUMNS: readonly string[] = [...REQUIRED_COLUMNS, 'opc'];
+const COLUMNS: readonly string[] = [...REQUIRED_COLUMNS, 'opc', 'msisdn'];
+/** Optional columns whose empty cell means "none" (opc: derive it; msisdn: the subscriber has none). */
+const EMPTY_MEANS_NONE: readonly string[] = ['opc', 'msisdn'];
 
 /** Splits CSV text (RFC 4180: quoted fields, doubled quotes, CRLF or LF) into records of fields. */
 export function parseCsvRecords(text: string): string[][] {
@@ -38,8 +40,8 @@ export function parseCsvRecords(text: string): string[][] {
 }
 
 /**
- * Subscribers from CSV with a header row naming the create fields (any order; `opc` optional, an empty
- * opc cell meaning "derive it"). Each record becomes an object shaped like a POST /subscribers body; the
+ * Subscribers from CSV with a header row naming the create fields (any order; `opc` and `msisdn`
+ * optional, an empty opc cell meaning "derive it", an empty msisdn cell "none"). Each record becomes an object shaped like a POST /subscribers body; the
  * values are checked later, row by row, with the create rules.
  */
 export function parseSubscriberCsv(text: string): Record<string, string>[] {
@@ -65,7 +67,7 @@ export function parseSubscriberCsv(text: string): Record<string, string>[] {
     const subscriber: Record<string, string> = {};
     columns.forEach((name, column) => {
       const value = fields[column] ?? '';
-      if (!(name === 'opc' && value === '')) subscriber[name] = value;
+      if (!(EMPTY_MEANS_NONE.includes(name) && value === '')) subscriber[name] = value;
     });
     return subscriber;
   });

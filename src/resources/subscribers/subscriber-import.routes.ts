@@ -35,6 +35,7 @@ export function subscriberImportRoutes(deps: { subscribers: SubscribersService }
       sequenceNumber: string;
       profile_name: string;
       opc?: string;
+      msisdn?: string | null;
     };
     const subscriber: NewSubscriber = {
       imsi: body.imsi,
@@ -42,6 +43,7 @@ export function subscriberImportRoutes(deps: { subscribers: SubscribersService }
       sequenceNumber: body.sequenceNumber,
       profileName: body.profile_name,
       opc: body.opc,
+      msisdn: body.msisdn,
     };
     return { row, subscriber };
   };

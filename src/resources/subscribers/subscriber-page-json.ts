@@ -30,7 +30,8 @@ export function subscriberPageJson(
     const item = items[index] as SubscriberListItem;
     const types = item.radioAccessTypes;
     parts[index] =
-      `{"imsi":${quote(item.imsi)},"profile_name":${quote(item.profileName)},"status":{"registered":${item.registered},` +
+      `{"imsi":${quote(item.imsi)},"msisdn":${item.msisdn === null ? 'null' : quote(item.msisdn)},` +
+      `"profile_name":${quote(item.profileName)},"status":{"registered":${item.registered},` +
       `"radio_access_types":${types.length === 0 ? '[]' : JSON.stringify(types)},"num_sessions":${item.sessions}}}`;
   }
   return `{"result":{"items":[${parts.join(',')}],"page":${page},"per_page":${perPage},"total_count":${total}}}`;

@@ -6,6 +6,8 @@ import type { WalkedAnchor } from './list-positions.ts';
 export interface SubscriberSummary {
   imsi: string;
   profileName: string;
+  /** E.164 digits, or null when it has none. */
+  msisdn: string | null;
 }
 
 interface StoredSubscriber extends SubscriberSummary {
@@ -23,6 +25,7 @@ export interface NewSubscriberRow extends SealedCredentials {
   imsi: string;
   profileId: number;
   createdAt: number;
+  msisdn: string | null;
 }
 
 export interface SubscriberFilter {
@@ -32,6 +35,8 @@ export interface SubscriberFilter {
   imsis?: string[];
   /** Only subscribers whose profile reaches this data network: a policy for it names their profile or none. */
   dataNetwork?: string;
+  /** Only the subscriber with this MSISDN (stored form, digits only). */
+  msisdn?: string;
 }
 
 interface Page {
@@ -48,6 +53,7 @@ export function createSubscribersRepository(db: Executor) {
     let query = executor.selectFrom('subscribers');
     if (filter.imsiFrom !== undefined) query = query.where('subscribers.imsi', '>=', filter.imsiFrom);
     if (filter.imsis !== undefined) query = query.where('subscribers.imsi', 'in', filter.imsis);
+    if (filter.msisdn !== undefined) query = query.where('subscribers.msisdn', '=', filter.msisdn);
     const { dataNetwork } = filter;
     if (dataNetwork !== undefined) {
       query = query.where((outer) =>
@@ -71,7 +77,8 @@ export function createSubscribersRepository(db: Executor) {
 
   /**
    * One page, by IMSI. The page is cut from the (imsi, profile_id) index alone and only its rows are
-   * joined to their profiles, so a deep page skips index entries rather than table rows.
+   * joined to their profiles and, by the unique IMSI, to their MSISDNs, so a deep page skips index
+   * entries rather than table rows.
    */
   function pageQuery(filter: SubscriberFilter, limit: number, offset: number) {
     const page = matching(db, filter)
@@ -83,14 +90,19 @@ export function createSubscribersRepository(db: Executor) {
     return db
       .selectFrom(page)
       .innerJoin('profiles', 'profiles.id', 'page.profile_id')
-      .select(['page.imsi', 'profiles.name'])
+      .innerJoin('subscribers as row', 'row.imsi', 'page.imsi')
+      .select(['page.imsi', 'profiles.name', 'row.msisdn'])
       .orderBy('page.imsi');
   }
 
   // The reads every page and every single read make, built once (query-template.ts). A page of the
   // unfiltered list starts at an IMSI (the empty string when it starts at the beginning).
-  // A page's rows as [imsi, profile name]: 100 row objects built by the binding cost a fifth of the page.
-  const unfilteredPage = valuesTemplate<Page, [imsi: string, profileName: string]>(
+  // A page's rows as [imsi, profile name, msisdn]: 100 row objects built by the binding cost a fifth of
+  // the page.
+  const unfilteredPage = valuesTemplate<
+    Page,
+    [imsi: string, profileName: string, msisdn: string | null]
+  >(
     ['from', 'limit', 'offset'],
     (p) => pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
   );
@@ -99,7 +111,13 @@ export function createSubscribersRepository(db: Executor) {
     db
       .selectFrom('subscribers')
       .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
-      .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id', 'profiles.name'])
+      .select([
+        'subscribers.id',
+        'subscribers.imsi',
+        'subscribers.profile_id',
+        'subscribers.msisdn',
+        'profiles.name',
+      ])
       .where('subscribers.imsi', '=', p.imsi),
   );
 
@@ -165,28 +183,26 @@ export function createSubscribersRepository(db: Executor) {
             continue;
           }
           const rows = await pageQuery(chunk, limit - found.length, skip).execute();
-          for (const row of rows) found.push({ imsi: row.imsi, profileName: row.name });
+          for (const row of rows) found.push({ imsi: row.imsi, profileName: row.name, msisdn: row.msisdn });
           skip = 0;
           if (found.length === limit) break;
         }
         return found;
       }
-      if (filter.imsis === undefined && filter.dataNetwork === undefined) {
+      if (filter.imsis === undefined && filter.dataNetwork === undefined && filter.msisdn === undefined) {
         const rows = await unfilteredPage(db, { from: filter.imsiFrom ?? '', limit, offset });
-        return rows.map(([imsi, profileName]) => ({ imsi, profileName }));
+        return rows.map(([imsi, profileName, msisdn]) => ({ imsi, profileName, msisdn }));
       }
       const rows = await pageQuery(filter, limit, offset).execute();
-      return rows.map((row) => ({ imsi: row.imsi, profileName: row.name }));
+      return rows.map((row) => ({ imsi: row.imsi, profileName: row.name, msisdn: row.msisdn }));
     },
 
     async count(filter: SubscriberFilter): Promise<number> {
       if (filter.imsis?.length === 0) return 0;
-      if (filter.imsis === undefined && filter.dataNetwork === undefined && filter.imsiFrom === undefined) {
-        return countAll();
-      }
-      if (filter.imsis === undefined && filter.imsiFrom === undefined && filter.dataNetwork !== undefined) {
-        return countReaching(filter.dataNetwork);
-      }
+      // With an MSISDN (at most one subscriber, found by its unique index) the count is a plain one.
+      const only = filter.imsis === undefined && filter.imsiFrom === undefined && filter.msisdn === undefined;
+      if (only && filter.dataNetwork === undefined) return countAll();
+      if (only && filter.dataNetwork !== undefined) return countReaching(filter.dataNetwork);
       if (filter.imsis !== undefined && filter.imsis.length > CHUNK) {
         let total = 0;
         for (const imsis of amongChunks(filter.imsis)) total += await countMatching({ ...filter, imsis });
@@ -222,7 +238,15 @@ export function createSubscribersRepository(db: Executor) {
 
     async findByImsi(imsi: string, executor: Executor = db): Promise<StoredSubscriber | undefined> {
       const [row] = await byImsi(executor, { imsi });
-      return row && { id: row.id, imsi: row.imsi, profileId: row.profile_id, profileName: row.name };
+      return (
+        row && {
+          id: row.id,
+          imsi: row.imsi,
+          profileId: row.profile_id,
+          profileName: row.name,
+          msisdn: row.msisdn,
+        }
+      );
     },
 
     async findCredentials(imsi: string, executor: Executor = db): Promise<SealedCredentials | undefined> {
@@ -283,6 +307,7 @@ export function createSubscribersRepository(db: Executor) {
               opc_sealed: row.opcSealed,
               sequence_number: row.sequenceNumber,
               created_at: row.createdAt,
+              msisdn: row.msisdn,
             })),
           )
           .execute();
@@ -303,8 +328,32 @@ export function createSubscribersRepository(db: Executor) {
       return found;
     },
 
-    async updateProfile(id: number, profileId: number, executor: Executor = db): Promise<void> {
-      await executor.updateTable('subscribers').set({ profile_id: profileId }).where('id', '=', id).execute();
+    /** Which subscriber holds each of these MSISDNs (stored form), by MSISDN. */
+    async msisdnHolders(msisdns: string[], executor: Executor = db): Promise<Map<string, string>> {
+      const holders = new Map<string, string>();
+      for (let start = 0; start < msisdns.length; start += CHUNK) {
+        const rows = await executor
+          .selectFrom('subscribers')
+          .select(['msisdn', 'imsi'])
+          .where('msisdn', 'in', msisdns.slice(start, start + CHUNK))
+          .execute();
+        for (const row of rows) holders.set(row.msisdn as string, row.imsi);
+      }
+      return holders;
+    },
+
+    /** Sets the profile, and the MSISDN when given (null clears it). */
+    async update(
+      id: number,
+      changes: { profileId: number; msisdn?: string | null },
+      executor: Executor = db,
+    ): Promise<void> {
+      const { profileId, msisdn } = changes;
+      await executor
+        .updateTable('subscribers')
+        .set(msisdn === undefined ? { profile_id: profileId } : { profile_id: profileId, msisdn })
+        .where('id', '=', id)
+        .execute();
     },
 
     async delete(id: number, executor: Executor = db): Promise<void> {

@@ -28,8 +28,9 @@ const toSession = (session: PduSession) => ({
   ambr_downlink: session.ambrDownlink,
 });
 
-const toResult = ({ imsi, profileName, state }: SubscriberDetail) => ({
+const toResult = ({ imsi, profileName, msisdn, state }: SubscriberDetail) => ({
   imsi,
+  msisdn,
   profile_name: profileName,
   status: {
     registered: state.registered,
@@ -60,8 +61,8 @@ export function subscribersRoutes(deps: { subscribers: SubscribersService }) {
       },
       async (request, reply) => {
         const { limit, offset } = pageWindow(request.query);
-        const { radio, data_network: dataNetwork } = request.query;
-        const { items, total } = await subscribers.list({ radio, dataNetwork }, limit, offset);
+        const { radio, data_network: dataNetwork, msisdn } = request.query;
+        const { items, total } = await subscribers.list({ radio, dataNetwork, msisdn }, limit, offset);
         return sendJsonText(
           reply,
           subscriberPageJson(items, request.query.page, request.query.per_page, total),
@@ -81,8 +82,8 @@ export function subscribersRoutes(deps: { subscribers: SubscribersService }) {
         },
       },
       async (request, reply) => {
-        const { imsi, key, sequenceNumber, profile_name: profileName, opc } = request.body;
-        await subscribers.create({ imsi, key, sequenceNumber, profileName, opc }, actorOf(request));
+        const { imsi, key, sequenceNumber, profile_name: profileName, opc, msisdn } = request.body;
+        await subscribers.create({ imsi, key, sequenceNumber, profileName, opc, msisdn }, actorOf(request));
         return reply.code(201).send(message(`subscriber ${imsi} created`));
       },
     );
@@ -107,7 +108,7 @@ export function subscribersRoutes(deps: { subscribers: SubscribersService }) {
         config: { permission: 'network:write' },
         schema: {
           tags: ['subscribers'],
-          summary: 'Move a subscriber to another profile',
+          summary: 'Move a subscriber to another profile; set or remove its MSISDN',
           params: ImsiParams,
           body: UpdateSubscriberBody,
           response: { 200: Envelope(MessageResult) },
@@ -115,7 +116,8 @@ export function subscribersRoutes(deps: { subscribers: SubscribersService }) {
       },
       async (request) => {
         const { imsi } = request.params;
-        await subscribers.update(imsi, { profileName: request.body.profile_name }, actorOf(request));
+        const { profile_name: profileName, msisdn } = request.body;
+        await subscribers.update(imsi, { profileName, msisdn }, actorOf(request));
         return message(`subscriber ${imsi} updated`);
       },
     );

@@ -1,8 +1,19 @@
 import { Type } from 'typebox';
-import { Hex128, Imsi, ResourceName, SequenceNumber } from '../../validation/network-values.ts';
+import { Hex128, Imsi, Msisdn, ResourceName, SequenceNumber } from '../../validation/network-values.ts';
 import { PaginationQuery } from '../../http/schemas.ts';
 
 const profileName = { ...ResourceName, description: 'name of an existing profile' };
+
+/** In bodies: an MSISDN, or null for none. */
+const msisdnOrNull = (description: string) =>
+  Type.Union([Msisdn, Type.Null()], {
+    description: `${description}; unique across subscribers, stored as digits without "+"`,
+  });
+
+/** In reads: the stored MSISDN (digits only), or null. */
+const StoredMsisdnOrNull = Type.Union([Type.String(), Type.Null()], {
+  description: 'E.164 digits without "+"; null when the subscriber has none',
+});
 
 export const CreateSubscriberBody = Type.Object(
   {
@@ -11,12 +22,16 @@ export const CreateSubscriberBody = Type.Object(
     sequenceNumber: SequenceNumber,
     profile_name: profileName,
     opc: Type.Optional({ ...Hex128, description: "OPc; derived from the operator's OP and key when absent" }),
+    msisdn: Type.Optional(msisdnOrNull('E.164 number (TS 23.003 3.3); none when absent or null')),
   },
   { additionalProperties: false },
 );
 
 export const UpdateSubscriberBody = Type.Object(
-  { profile_name: profileName },
+  {
+    profile_name: profileName,
+    msisdn: Type.Optional(msisdnOrNull('E.164 number (TS 23.003 3.3); null removes it, absent keeps it')),
+  },
   { additionalProperties: false },
 );
 
@@ -28,12 +43,14 @@ export const SubscriberListQuery = Type.Object({
   data_network: Type.Optional(
     Type.String({ maxLength: 256, description: 'only subscribers whose profile reaches this data network' }),
   ),
+  msisdn: Type.Optional({ ...Msisdn, description: 'only the subscriber with this MSISDN ("+" optional)' }),
 });
 
 export const ImsiParams = Type.Object({ imsi: Type.String({ maxLength: 64 }) });
 
 export const SubscriberListItem = Type.Object({
   imsi: Type.String(),
+  msisdn: StoredMsisdnOrNull,
   profile_name: Type.String(),
   status: Type.Object({
     registered: Type.Boolean(),
@@ -57,6 +74,7 @@ const SessionItem = Type.Object({
 
 export const SubscriberResult = Type.Object({
   imsi: Type.String(),
+  msisdn: StoredMsisdnOrNull,
   profile_name: Type.String(),
   status: Type.Object(
     {
@@ -84,5 +102,6 @@ export const ImportBody = Type.Array(Type.Unknown(), {
   description:
     'Up to 10,000 subscribers, each with the fields of POST /api/v1/subscribers; or the same as CSV ' +
     '(Content-Type text/csv) whose header row names the columns imsi, key, sequenceNumber, profile_name ' +
-    'and optionally opc (an empty opc cell means derive it). All are created or none.',
+    'and optionally opc (an empty opc cell means derive it) and msisdn (an empty cell means none). All ' +
+    'are created or none.',
 });

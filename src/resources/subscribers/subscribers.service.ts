@@ -4,6 +4,7 @@ import { deriveOpc } from '../../crypto/milenage.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
+import { isUniqueViolation } from '../../storage/constraint-errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
@@ -13,6 +14,7 @@ import type { OperatorIdentity, OperatorService } from '../operator/operator.ser
 import type { ProfilesRepository } from '../profiles/profiles.repository.ts';
 import { withConstraintConflicts } from '../references.ts';
 import { createListPositions, type Change, type PageStart } from './list-positions.ts';
+import { msisdnTaken, storedMsisdn } from './msisdn.ts';
 import type {
   NewSubscriberRow,
   SubscriberFilter,
@@ -26,6 +28,14 @@ export interface NewSubscriber {
   sequenceNumber: string;
   profileName: string;
   opc?: string;
+  /** As sent (a leading "+" allowed); null or absent: none. */
+  msisdn?: string | null;
+}
+
+/** A subscriber's new profile and, when given, its new MSISDN (null clears it; absent keeps it). */
+export interface SubscriberChanges {
+  profileName: string;
+  msisdn?: string | null;
 }
 
 export interface SubscriberListItem extends SubscriberSummary {
@@ -147,7 +157,39 @@ export function createSubscribersService(deps: {
       opcSealed: secretBox.seal(opc),
       sequenceNumber: subscriber.sequenceNumber.toLowerCase(),
       createdAt,
+      msisdn: msisdnOf(subscriber),
     };
+  }
+
+  /** The MSISDN a new subscriber is stored with, or null. */
+  function msisdnOf(subscriber: { msisdn?: string | null }): string | null {
+    return subscriber.msisdn == null ? null : storedMsisdn(subscriber.msisdn);
+  }
+
+  /** Refuses (409) an MSISDN that a subscriber other than `imsi` holds. */
+  async function checkMsisdnFree(executor: Executor, msisdn: string, imsi: string): Promise<void> {
+    const holder = (await subscribers.msisdnHolders([msisdn], executor)).get(msisdn);
+    if (holder !== undefined && holder !== imsi) throw new ConflictError(msisdnTaken(msisdn, holder));
+  }
+
+  /**
+   * Runs a write whose checks passed, turning a unique violation the database caught (another write
+   * committed the same IMSI or MSISDN meanwhile) into the 409 its checks would have given: that write
+   * has committed by then, so the reads after the failure see it.
+   */
+  async function withUniqueConflicts(
+    imsi: string,
+    msisdn: string | null | undefined,
+    write: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await write();
+    } catch (error) {
+      if (!isUniqueViolation(error) || msisdn == null) throw error;
+      const holder = (await subscribers.msisdnHolders([msisdn])).get(msisdn);
+      if (holder === undefined || holder === imsi) throw error;
+      throw new ConflictError(msisdnTaken(msisdn, holder));
+    }
   }
 
   async function getIn(executor: Executor, imsi: string) {
@@ -163,8 +205,9 @@ export function createSubscribersService(deps: {
   }
 
   /**
-   * Every reason each row cannot be imported, by row: prefix, repeats within the import, unknown profiles
-   * and IMSIs that already exist. `existing` tells the caller whether the only faults are existing IMSIs.
+   * Every reason each row cannot be imported, by row: prefix, repeats within the import (IMSI, MSISDN),
+   * unknown profiles, and IMSIs or MSISDNs that subscribers already hold. `onlyExisting` tells the caller
+   * whether those last are the only faults.
    */
   async function importFaults(
     executor: Executor,
@@ -196,12 +239,23 @@ export function createSubscribersService(deps: {
         faults.set(row, missingReference('profile_name', 'profile', subscriber.profileName).message);
       }
     }
+    const rowOfMsisdn = new Map<string, number>();
+    for (const { row, subscriber } of wellFormed) {
+      const msisdn = msisdnOf(subscriber);
+      if (msisdn === null || faults.has(row)) continue;
+      const first = rowOfMsisdn.get(msisdn);
+      if (first !== undefined) faults.set(row, `msisdn ${msisdn} repeats row ${first}`);
+      else rowOfMsisdn.set(msisdn, row);
+    }
     const invalidCount = faults.size;
     const existing = new Set(await subscribers.existingImsis([...firstRowOf.keys()], executor));
+    const holders = await subscribers.msisdnHolders([...rowOfMsisdn.keys()], executor);
     for (const { row, subscriber } of wellFormed) {
-      if (existing.has(subscriber.imsi) && !faults.has(row)) {
-        faults.set(row, `subscriber ${subscriber.imsi} already exists`);
-      }
+      const msisdn = msisdnOf(subscriber);
+      const holder = msisdn === null ? undefined : holders.get(msisdn);
+      if (faults.has(row)) continue;
+      if (existing.has(subscriber.imsi)) faults.set(row, `subscriber ${subscriber.imsi} already exists`);
+      else if (holder !== undefined) faults.set(row, msisdnTaken(msisdn as string, holder));
     }
     return { faults, onlyExisting: invalidCount === 0, profileIds };
   }
@@ -214,15 +268,18 @@ export function createSubscribersService(deps: {
 
   return {
     async list(
-      filter: { radio?: string; dataNetwork?: string },
+      filter: { radio?: string; dataNetwork?: string; msisdn?: string },
       limit: number,
       offset: number,
     ): Promise<{ items: SubscriberListItem[]; total: number }> {
       const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
       if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
+      if (filter.msisdn !== undefined) query.msisdn = storedMsisdn(filter.msisdn);
       let total = await subscribers.count(query);
       let start: PageStart | undefined;
-      if (filter.radio === undefined && filter.dataNetwork === undefined && offset < total) {
+      const unfiltered =
+        filter.radio === undefined && filter.dataNetwork === undefined && filter.msisdn === undefined;
+      if (unfiltered && offset < total) {
         ({ start, total } = await pageStart(offset, total));
       }
       let rows: SubscriberSummary[] = [];
@@ -234,6 +291,7 @@ export function createSubscribersService(deps: {
         return {
           imsi: row.imsi,
           profileName: row.profileName,
+          msisdn: row.msisdn,
           registered: live.registered,
           radioAccessTypes: live.radioAccessTypes,
           sessions: live.sessions,
@@ -249,11 +307,17 @@ export function createSubscribersService(deps: {
 
     async get(imsi: string): Promise<SubscriberDetail> {
       const found = await getIn(db, imsi);
-      return { imsi: found.imsi, profileName: found.profileName, state: state.subscriber(imsi) };
+      return {
+        imsi: found.imsi,
+        profileName: found.profileName,
+        msisdn: found.msisdn,
+        state: state.subscriber(imsi),
+      };
     },
 
     async create(input: NewSubscriber, actor: Actor): Promise<void> {
       const duplicate = `subscriber ${input.imsi} already exists`;
+      const msisdn = msisdnOf(input);
       const write = () =>
         db.transaction().execute(async (trx) => {
           // Inside the transaction, so the operator cannot change between the prefix check and the insert.
@@ -262,18 +326,20 @@ export function createSubscribersService(deps: {
           if (fault) throw new InvalidError(fault);
           const id = await profileId(trx, input.profileName);
           if (await subscribers.findByImsi(input.imsi, trx)) throw new ConflictError(duplicate);
+          if (msisdn !== null) await checkMsisdnFree(trx, msisdn, input.imsi);
           await subscribers.insertMany([{ ...seal(input, identity, clock.now()), profileId: id }], trx);
+          const withMsisdn = msisdn === null ? '' : ` and MSISDN ${msisdn}`;
           await audit.record(
             actor,
             {
               action: 'create_subscriber',
-              details: `Subscriber ${input.imsi} created with profile ${input.profileName}`,
+              details: `Subscriber ${input.imsi} created with profile ${input.profileName}${withMsisdn}`,
             },
             trx,
           );
         });
       await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
-        tracked({ inserted: [input.imsi] }, write),
+        withUniqueConflicts(input.imsi, msisdn, () => tracked({ inserted: [input.imsi] }, write)),
       );
       changes.publish({ resource: 'subscriber', change: 'created', name: input.imsi });
     },
@@ -318,27 +384,39 @@ export function createSubscribersService(deps: {
         });
       const inserted = prepared.map(({ row }) => row.imsi);
       await withConstraintConflicts(
-        { duplicate: 'a subscriber of this import was created meanwhile; retry', reference: PROFILE_GONE },
+        {
+          duplicate: 'a subscriber or an MSISDN of this import was created meanwhile; retry',
+          reference: PROFILE_GONE,
+        },
         () => tracked({ inserted }, write),
       );
       for (const imsi of inserted) changes.publish({ resource: 'subscriber', change: 'created', name: imsi });
       return prepared.length;
     },
 
-    async update(imsi: string, input: { profileName: string }, actor: Actor): Promise<void> {
-      await withConstraintConflicts({ reference: PROFILE_GONE }, () =>
+    async update(imsi: string, input: SubscriberChanges, actor: Actor): Promise<void> {
+      const msisdn = input.msisdn == null ? input.msisdn : storedMsisdn(input.msisdn);
+      const write = () =>
         db.transaction().execute(async (trx) => {
           const found = await getIn(trx, imsi);
-          await subscribers.updateProfile(found.id, await profileId(trx, input.profileName), trx);
+          const id = await profileId(trx, input.profileName);
+          if (msisdn != null) await checkMsisdnFree(trx, msisdn, imsi);
+          await subscribers.update(found.id, { profileId: id, msisdn }, trx);
+          const changed =
+            msisdn === undefined
+              ? ''
+              : `, MSISDN changed from ${found.msisdn ?? 'none'} to ${msisdn ?? 'none'}`;
           await audit.record(
             actor,
             {
               action: 'update_subscriber',
-              details: `Subscriber ${imsi} profile changed from ${found.profileName} to ${input.profileName}`,
+              details: `Subscriber ${imsi} profile changed from ${found.profileName} to ${input.profileName}${changed}`,
             },
             trx,
           );
-        }),
+        });
+      await withConstraintConflicts({ reference: PROFILE_GONE }, () =>
+        withUniqueConflicts(imsi, msisdn, write),
       );
       changes.publish({ resource: 'subscriber', change: 'changed', name: imsi });
     },

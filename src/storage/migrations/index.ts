@@ -12,6 +12,7 @@ import * as profileUeIpv6Pool from './0010-profile-ue-ipv6-pool.ts';
 import * as redactKeyMaterial from './0011-redact-key-material.ts';
 import * as subscriberLogLevel from './0012-subscriber-log-level.ts';
 import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
+import * as subscriberMsisdn from './0014-subscriber-msisdn.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -28,6 +29,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-redact-key-material': redactKeyMaterial,
   '0012-subscriber-log-level': subscriberLogLevel,
   '0013-n2-allowed-peers': n2AllowedPeers,
+  '0014-subscriber-msisdn': subscriberMsisdn,
 };
 
 /**

@@ -75,6 +75,8 @@ interface SubscribersTable {
   opc_sealed: string;
   sequence_number: string;
   created_at: number;
+  /** E.164 digits without "+", unique; NULL: none (migration 0014). */
+  msisdn: string | null;
 }
 
 /** The number of subscribers of each profile that has had any, kept by triggers (migration 0009). */
