@@ -94,7 +94,7 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
           const replay = stream.replay(lastId, filter);
           if (replay.gap)
             raw.write(`event: gap\ndata: ${JSON.stringify({ after: lastId, next: stream.nextId() })}\n\n`);
-          for (const event of replay.events) raw.write(event.frame);
+          for (const frame of replay.frames) raw.write(frame);
         }
         const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), limits.heartbeatMs);
         heartbeat.unref();

@@ -1,4 +1,4 @@
-import type { NetworkEvents } from '../../network/events/network-events.ts';
+import type { NasMessageEvent, NetworkEventMap, NetworkEvents } from '../../network/events/network-events.ts';
 
 /** The kinds a client can ask for (`kinds` filter), in the order they are documented (docs/api.md). */
 export const STREAM_KINDS = [
@@ -14,7 +14,7 @@ export const STREAM_KINDS = [
 
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
-/** One event as streamed: its id (increasing, for `Last-Event-ID`), kind, time, whom it is about, and its frame. */
+/** One event as streamed: its id (increasing, for `Last-Event-ID`), kind, and whom it is about. */
 export interface StreamEvent {
   readonly id: number;
   readonly kind: StreamKind;
@@ -22,8 +22,16 @@ export interface StreamEvent {
   readonly radio: string | undefined;
   /** The subscriber's IMSI it is about, if any (empty for a device the core cannot map). */
   readonly imsi: string | undefined;
-  /** The Server-Sent Events frame, serialised once for every client. */
-  readonly frame: string;
+}
+
+/**
+ * An event as kept in the window: the network event it came from, serialised only when a client needs
+ * it (once, then shared), so that a core with no stream client pays one small object per event.
+ */
+interface Entry extends StreamEvent {
+  readonly at: number;
+  readonly source: object;
+  frame: string | undefined;
 }
 
 /** Which events a client wants: every one when a field is absent. */
@@ -46,9 +54,11 @@ export interface StreamClient {
   end(reason: 'slow' | 'closing'): void;
 }
 
-/** What a resumed client gets: the events after its last one, or `gap` when they left the window. */
-export type Replay =
-  { gap: false; events: readonly StreamEvent[] } | { gap: true; events: readonly StreamEvent[] };
+/** What a resumed client gets: the frames of the events after its last one; `gap` when some left the window. */
+export interface Replay {
+  gap: boolean;
+  frames: readonly string[];
+}
 
 /** Rejects of 5GMM procedures a device sees as "could not attach" (TS 24.501 8.2). */
 const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authentication Reject']);
@@ -62,30 +72,42 @@ const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authenticatio
  */
 export function createEventStream(deps: {
   events: Pick<NetworkEvents, 'on'>;
-  now: () => Date;
+  /** Milliseconds since the epoch (the core's clock). */
+  now: () => number;
   window?: number;
   onCut?: () => void;
 }) {
   const windowSize = deps.window ?? 1024;
-  const recent: StreamEvent[] = [];
+  // A ring of the last `windowSize` events: `ring[(id - 1) % windowSize]` holds event `id`.
+  const ring: (Entry | undefined)[] = new Array<Entry | undefined>(windowSize);
   const clients = new Set<StreamClient>();
   let nextId = 1;
 
-  function publish(kind: StreamKind, about: { radio?: string; imsi?: string }, data: object): void {
+  function frameOf(entry: Entry): string {
+    if (entry.frame === undefined) {
+      const body = JSON.stringify({
+        kind: entry.kind,
+        timestamp: new Date(entry.at).toISOString(),
+        ...fieldsOf(entry.kind, entry.source),
+      });
+      entry.frame = `id: ${entry.id}\nevent: ${entry.kind}\ndata: ${body}\n\n`;
+    }
+    return entry.frame;
+  }
+
+  function publish(
+    kind: StreamKind,
+    radio: string | undefined,
+    imsi: string | undefined,
+    source: object,
+  ): void {
     const id = nextId++;
-    const body = JSON.stringify({ kind, timestamp: deps.now().toISOString(), ...data });
-    const event: StreamEvent = {
-      id,
-      kind,
-      radio: about.radio,
-      imsi: about.imsi,
-      frame: `id: ${id}\nevent: ${kind}\ndata: ${body}\n\n`,
-    };
-    recent.push(event);
-    if (recent.length > windowSize) recent.shift();
+    const entry: Entry = { id, kind, radio, imsi, at: deps.now(), source, frame: undefined };
+    ring[(id - 1) % windowSize] = entry;
+    if (clients.size === 0) return;
     for (const client of clients) {
-      if (!matches(event, client.filter)) continue;
-      if (!client.deliver(event.frame)) {
+      if (!matches(entry, client.filter)) continue;
+      if (!client.deliver(frameOf(entry))) {
         clients.delete(client);
         deps.onCut?.();
         client.end('slow');
@@ -94,49 +116,32 @@ export function createEventStream(deps: {
   }
 
   const unsubscribe = [
+    // Rare events whose payload objects live on in the network's state: their fields are taken now.
     deps.events.on('radio.connected', (r) =>
-      publish(
-        'radio.connected',
-        { radio: r.id },
-        { radio: r.id, name: r.name, address: r.address, ran_node_type: r.ranNodeType },
-      ),
+      publish('radio.connected', r.id, undefined, {
+        radio: r.id,
+        name: r.name,
+        address: r.address,
+        ran_node_type: r.ranNodeType,
+      }),
     ),
-    deps.events.on('radio.disconnected', (r) =>
-      publish('radio.disconnected', { radio: r.id }, { radio: r.id }),
+    deps.events.on('radio.disconnected', (r) => publish('radio.disconnected', r.id, undefined, r)),
+    deps.events.on('ue.registered', (e) => publish('ue.registered', e.radio, e.supi, e)),
+    deps.events.on('ue.deregistered', (e) => publish('ue.deregistered', undefined, e.supi, e)),
+    deps.events.on('session.established', ({ supi, session }) =>
+      publish('session.established', undefined, supi, {
+        imsi: supi,
+        pdu_session_id: session.id,
+        data_network: session.dataNetwork,
+        ipv4_address: session.ipv4Address,
+        ipv6_prefix: session.ipv6Prefix,
+      }),
     ),
-    deps.events.on('ue.registered', (e) =>
-      publish('ue.registered', { radio: e.radio, imsi: e.supi }, { imsi: e.supi, radio: e.radio }),
-    ),
-    deps.events.on('ue.deregistered', (e) => publish('ue.deregistered', { imsi: e.supi }, { imsi: e.supi })),
-    deps.events.on('session.established', (e) =>
-      publish(
-        'session.established',
-        { imsi: e.supi },
-        {
-          imsi: e.supi,
-          pdu_session_id: e.session.id,
-          data_network: e.session.dataNetwork,
-          ipv4_address: e.session.ipv4Address,
-          ipv6_prefix: e.session.ipv6Prefix,
-        },
-      ),
-    ),
-    deps.events.on('session.released', (e) =>
-      publish('session.released', { imsi: e.supi }, { imsi: e.supi, pdu_session_id: e.pduSessionId }),
-    ),
+    deps.events.on('session.released', (e) => publish('session.released', undefined, e.supi, e)),
     deps.events.on('nas.message', (m) => {
       const radio = typeof m.details.radio === 'string' ? m.details.radio : undefined;
-      const about = { imsi: m.imsi, ...(radio === undefined ? {} : { radio }) };
-      const data = {
-        imsi: m.imsi,
-        direction: m.direction,
-        message: m.event,
-        level: m.level,
-        details: m.details,
-      };
-      publish('nas.message', about, data);
-      if (m.direction === 'outbound' && REJECTS.has(m.event))
-        publish('ue.rejected', about, { imsi: m.imsi, message: m.event, details: m.details });
+      publish('nas.message', radio, m.imsi, m);
+      if (m.direction === 'outbound' && REJECTS.has(m.event)) publish('ue.rejected', radio, m.imsi, m);
     }),
   ];
 
@@ -149,11 +154,15 @@ export function createEventStream(deps: {
     },
     clientCount: (): number => clients.size,
 
-    /** The events after `lastId` that match `filter`; `gap` when some after it have left the window. */
+    /** The frames of the events after `lastId` that match `filter`; `gap` when some after it left the window. */
     replay(lastId: number, filter: StreamFilter): Replay {
-      const oldest = recent[0]?.id ?? nextId;
-      const events = recent.filter((e) => e.id > lastId && matches(e, filter));
-      return { gap: lastId + 1 < oldest, events };
+      const oldest = Math.max(1, nextId - windowSize);
+      const frames: string[] = [];
+      for (let id = Math.max(lastId + 1, oldest); id < nextId; id++) {
+        const entry = ring[(id - 1) % windowSize];
+        if (entry !== undefined && entry.id === id && matches(entry, filter)) frames.push(frameOf(entry));
+      }
+      return { gap: lastId + 1 < oldest, frames };
     },
 
     /** The id the next event gets, so a client knows where the stream stands. */
@@ -166,6 +175,35 @@ export function createEventStream(deps: {
       clients.clear();
     },
   };
+}
+
+/** The JSON fields of each kind (docs/api.md, "The live event stream"), from the network event or as taken. */
+function fieldsOf(kind: StreamKind, source: object): Record<string, unknown> {
+  switch (kind) {
+    case 'radio.connected':
+    case 'session.established':
+      return source as Record<string, unknown>;
+    case 'radio.disconnected':
+      return { radio: (source as NetworkEventMap['radio.disconnected']).id };
+    case 'ue.registered': {
+      const e = source as NetworkEventMap['ue.registered'];
+      return { imsi: e.supi, radio: e.radio };
+    }
+    case 'ue.deregistered':
+      return { imsi: (source as NetworkEventMap['ue.deregistered']).supi };
+    case 'session.released': {
+      const e = source as NetworkEventMap['session.released'];
+      return { imsi: e.supi, pdu_session_id: e.pduSessionId };
+    }
+    case 'nas.message': {
+      const m = source as NasMessageEvent;
+      return { imsi: m.imsi, direction: m.direction, message: m.event, level: m.level, details: m.details };
+    }
+    case 'ue.rejected': {
+      const m = source as NasMessageEvent;
+      return { imsi: m.imsi, message: m.event, details: m.details };
+    }
+  }
 }
 
 export type EventStream = ReturnType<typeof createEventStream>;
