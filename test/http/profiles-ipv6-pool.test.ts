@@ -186,6 +186,7 @@ describe('POST /api/v1/restore: a backup taken before profiles had ue-ipv6-pool'
       // And the migrations after 0010: a backup of that time had none of them.
       `ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
        ALTER TABLE operator DROP COLUMN n2_allowed_peers;
+       DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
        DELETE FROM kysely_migration WHERE name >= '0010'`,
     );
     database.close();

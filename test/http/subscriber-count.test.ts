@@ -161,6 +161,7 @@ describe('POST /api/v1/restore: the kept subscriber count', () => {
          DROP TRIGGER subscribers_count_insert; DROP TRIGGER subscribers_count_delete; DROP TABLE subscriber_count;
          ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
          ALTER TABLE operator DROP COLUMN n2_allowed_peers;
+         DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
          DELETE FROM kysely_migration WHERE name >= '0008'`,
       );
       database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(1));

@@ -6559,6 +6559,8 @@ export interface paths {
                     radio?: string;
                     /** @description only subscribers whose profile reaches this data network */
                     data_network?: string;
+                    /** @description only the subscriber with this MSISDN ("+" optional) */
+                    msisdn?: string;
                 };
                 header?: never;
                 path?: never;
@@ -6576,6 +6578,8 @@ export interface paths {
                             result: {
                                 items: {
                                     imsi: string;
+                                    /** @description E.164 digits without "+"; null when the subscriber has none */
+                                    msisdn: string | null;
                                     profile_name: string;
                                     status: {
                                         registered: boolean;
@@ -6666,6 +6670,8 @@ export interface paths {
                          * @example 465b5ce8b199b49faa5f0a2ee238a6bc
                          */
                         opc?: string;
+                        /** @description E.164 number (TS 23.003 3.3); none when absent or null; unique across subscribers, stored as digits without "+" */
+                        msisdn?: string | null;
                     };
                 };
             };
@@ -6794,6 +6800,8 @@ export interface paths {
                         "application/json": {
                             result: {
                                 imsi: string;
+                                /** @description E.164 digits without "+"; null when the subscriber has none */
+                                msisdn: string | null;
                                 profile_name: string;
                                 /** @description unknown string values are "" */
                                 status: {
@@ -6876,7 +6884,7 @@ export interface paths {
             };
         };
         /**
-         * Move a subscriber to another profile
+         * Move a subscriber to another profile; set or remove its MSISDN
          * @description Roles allowed: admin (1), network manager (3) (permission `network:write`).
          */
         put: {
@@ -6896,6 +6904,8 @@ export interface paths {
                          * @example default
                          */
                         profile_name: string;
+                        /** @description E.164 number (TS 23.003 3.3); null removes it, absent keeps it; unique across subscribers, stored as digits without "+" */
+                        msisdn?: string | null;
                     };
                 };
             };
@@ -7200,7 +7210,7 @@ export interface paths {
                 path?: never;
                 cookie?: never;
             };
-            /** @description Up to 10,000 subscribers, each with the fields of POST /api/v1/subscribers; or the same as CSV (Content-Type text/csv) whose header row names the columns imsi, key, sequenceNumber, profile_name and optionally opc (an empty opc cell means derive it). All are created or none. */
+            /** @description Up to 10,000 subscribers, each with the fields of POST /api/v1/subscribers; or the same as CSV (Content-Type text/csv) whose header row names the columns imsi, key, sequenceNumber, profile_name and optionally opc (an empty opc cell means derive it) and msisdn (an empty cell means none). All are created or none. */
             requestBody: {
                 content: {
                     "application/json": unknown[];
