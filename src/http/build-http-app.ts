@@ -29,6 +29,7 @@ import { slicesRoutes } from '../resources/slices/slices.routes.ts';
 import { createHealthReader, type NetworkSource } from '../resources/status/health.ts';
 import { statusRoutes } from '../resources/status/status.routes.ts';
 import { subscriberLogsRoutes } from '../resources/subscriber-logs/subscriber-logs.routes.ts';
+import { subscriberTimelineRoutes } from '../resources/subscriber-timeline/subscriber-timeline.routes.ts';
 import { subscriberUsageRoutes } from '../resources/subscriber-usage/subscriber-usage.routes.ts';
 import { subscriberImportRoutes } from '../resources/subscribers/subscriber-import.routes.ts';
 import { subscribersRoutes } from '../resources/subscribers/subscribers.routes.ts';
@@ -223,6 +224,16 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   });
   await app.register(eventStreamRoutes({ stream: eventStream, limits: options.eventStreamLimits }));
   await app.register(subscriberLogsRoutes({ subscriberLogs: records.subscriberLogs }));
+  await app.register(
+    subscriberTimelineRoutes({
+      subscribers: config.subscribers,
+      subscriberLogs: records.subscriberLogs,
+      radioEvents: records.radioEvents,
+      decoders: records.decoders,
+      networkSecurity: config.networkSecurity,
+      policies: config.policies,
+    }),
+  );
   await app.register(radioLogsRoutes({ radioLogs: records.radioLogs }));
   await app.register(flowReportsRoutes({ flowReports: records.flowReports }));
   await app.register(subscriberUsageRoutes({ subscriberUsage: records.subscriberUsage }));
