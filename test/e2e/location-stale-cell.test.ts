@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ieValue } from '../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../helpers/ie-value.ts';
 import { GnbLocation } from '../../src/simulator/gnb-location.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ieValue } from '../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../helpers/ie-value.ts';
 import { nasOf, psisOf } from '../helpers/nas-psis.ts';
 import { newProfile } from '../helpers/network.ts';
 import { tsharkTree } from '../helpers/tshark.ts';

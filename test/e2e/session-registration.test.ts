@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeNasMessage, encodeNasMessage } from '../../src/network/nas/index.ts';
-import { ieValue } from '../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../helpers/ie-value.ts';
 import { nasOf, psisOf } from '../helpers/nas-psis.ts';
 import { tsharkTree } from '../helpers/tshark.ts';
 import { assertTsharkAgrees } from './n2-service.ts';

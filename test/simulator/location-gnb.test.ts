@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { bitStringOf } from '../../src/network/asn1/bit-string.ts';
 import { decodeComplete, encodeComplete } from '../../src/network/asn1/complete.ts';
 import type { EventType, NGAPPDU } from '../../src/network/ngap/generated/types.ts';
-import { ieValue } from '../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../helpers/ie-value.ts';
 import { decodeNRPPAPDU, encodeNRPPAPDU } from '../../src/network/nrppa/generated/codec.ts';
 import type { MeasurementQuantitiesValue, NRPPAPDU } from '../../src/network/nrppa/generated/types.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';

@@ -1,5 +1,6 @@
 import type { NGAPPDU } from '../../src/network/ngap/generated/types.ts';
-import { bits, ieValue, plmnIdentity, tac } from '../../src/network/ngap/ngap-values.ts';
+import { bits, plmnIdentity, tac } from '../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../helpers/ie-value.ts';
 import type { NetworkAction } from './fake-nas-amf.ts';
 import { FakeNasAmf } from './fake-nas-amf.ts';
 import type { AmfReceived, ScriptedAmf } from './scripted-amf.ts';

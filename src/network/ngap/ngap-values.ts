@@ -24,12 +24,3 @@ export function tac(value: number): Uint8Array {
 export function bits(value: number | bigint, length: number): BitString {
   return bitStringOf(value, length);
 }
-
-/** The value of the first IE of a container with that name, typed by the container's object set. */
-export function ieValue<F extends { name: string | null; value: unknown }, N extends F['name'] & string>(
-  ies: readonly F[],
-  name: N,
-): Extract<F, { name: N }>['value'] | undefined {
-  const found = ies.find((ie): ie is Extract<F, { name: N }> => ie.name === name);
-  return found?.value;
-}

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { Criticality, NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { checkIes } from '../../../src/network/ngap/ie-check.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { answered, settle } from './amf-steps.ts';
 import { causeAndDiagnostics, emittedPdus } from './emitted.ts';
 import { createHarness, type Harness, type TestRadio } from './n2-harness.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeNasPdu, encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { lastGuti, namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
 import {
   amfUeNgapIdOf,

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { bits, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
 import { tshark } from '../../helpers/tshark.ts';
 import { register, settle } from './amf-steps.ts';
 import { createAmfHarness, IMSI, TestUe } from './test-ue.ts';

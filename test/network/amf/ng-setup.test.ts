@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { bitStringHex } from '../../../src/network/asn1/bit-string.ts';
 import { encodeNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { causeAndDiagnostics, emittedPdus } from './emitted.ts';
 import { createHarness } from './n2-harness.ts';
 import { ngSetupRequest, taList } from './messages.ts';

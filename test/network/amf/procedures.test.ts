@@ -5,7 +5,7 @@ import type {
   NGAPPDU,
   UEassociatedLogicalNGconnectionList,
 } from '../../../src/network/ngap/generated/types.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { causeAndDiagnostics, emittedPdus } from './emitted.ts';
 import { createHarness, type Harness, type TestRadio } from './n2-harness.ts';
 import {

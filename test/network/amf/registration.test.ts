@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { bitStringHex } from '../../../src/network/asn1/bit-string.ts';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { register, step } from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import {

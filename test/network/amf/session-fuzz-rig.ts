@@ -26,7 +26,7 @@ import {
   uplinkNasTransport,
   type AmfHarness,
 } from './test-ue.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 
 /**
  * The session fuzz's rig (session-fuzz.test.ts): an AMF with its SMF over a counting UPF, two gNBs, and

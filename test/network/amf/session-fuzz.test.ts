@@ -11,7 +11,7 @@ import {
 } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import { encodeNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
-import { ieValue } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { SM_CAUSE } from '../../../src/network/smf/sm-cause.ts';
 import { INSTANCES } from '../nas/instances.ts';
 import { settle } from './amf-steps.ts';

@@ -29,7 +29,8 @@ import {
   type NasSecurityContext,
 } from '../../../src/network/nas-security/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
-import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import { bits, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';

@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { fromHex, toHex } from '../../../src/network/asn1/hex.ts';
 import { decodeNgapPdu, encodeNgapPdu, viewNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
-import { bits, ieValue, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import { bits, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
 import { SAMPLES } from './samples.ts';
 import { FREE5GC_NG_SETUP_UNKNOWN_IE, ngapVectors } from './vectors.ts';
 
