@@ -43,6 +43,8 @@ const IDS = { amfUeNgapId: 7, ranUeNgapId: 3 };
 const AUTH_FAILURE = Buffer.from('7e005914', 'hex');
 const AUTH_REJECT = Buffer.from('7e0058', 'hex');
 const REGISTRATION_COMPLETE = Buffer.from('7e0043', 'hex');
+// A 5GSM PDU Session Establishment Accept's first octets (TS 24.501 8.3.2): session 1, PTI 1.
+const SESSION_ACCEPT = Buffer.from('2e0101c2110009', 'hex');
 
 /** A security protected NAS-PDU (TS 24.501 9.1.1): header type, a MAC, a sequence number, the message. */
 const protectedPdu = (headerType: number, message: Uint8Array) =>
@@ -249,6 +251,26 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
       ul(protectedPdu(2, REGISTRATION_COMPLETE)),
       '2026-11-22T10:04:00.001Z',
     );
+    // The bytes inside another, longer message: not the message the NAS-PDU carries.
+    nas('Registration Complete', 'inbound', REGISTRATION_COMPLETE, '2026-11-22T10:05:00.000Z');
+    ngap(
+      'UplinkNASTransport',
+      'inbound',
+      ul(protectedPdu(2, Buffer.concat([Buffer.from('7e0054', 'hex'), REGISTRATION_COMPLETE]))),
+      '2026-11-22T10:05:00.001Z',
+    );
+    // A 5GSM message travels inside DL NAS Transport (TS 24.501 8.2.11): payload container type N1 SM
+    // information, the container, the PDU session id.
+    nas('PDU Session Establishment Accept', 'outbound', SESSION_ACCEPT, '2026-11-22T10:06:00.000Z', {
+      details: { pdu_session_id: 1 },
+    });
+    const transport = Buffer.concat([
+      Buffer.from('7e00680100', 'hex'),
+      Buffer.from([SESSION_ACCEPT.length]),
+      SESSION_ACCEPT,
+      Buffer.from('1201', 'hex'),
+    ]);
+    ngap('DownlinkNASTransport', 'outbound', dl(protectedPdu(2, transport)), '2026-11-22T10:06:00.001Z');
     await t.records.flush();
     const page = await timeline('?order=oldest');
     assert.deepEqual(
@@ -262,10 +284,15 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
         '03:00.000 nas -',
         '04:00.000 nas linked',
         '04:00.001 ngap linked',
+        '05:00.000 nas -',
+        '06:00.000 nas linked',
+        '06:00.001 ngap linked',
       ],
     );
     // The carrier inside the window is found though the NAS message's log is just outside it.
-    const [carrier, ...others] = (await timeline('?timestamp_from=2026-11-22T10:04:00.001Z')).items;
+    const [carrier, ...others] = (
+      await timeline('?timestamp_from=2026-11-22T10:04:00.001Z&timestamp_to=2026-11-22T10:04:59Z')
+    ).items;
     assert.deepEqual(
       [carrier?.kind, carrier?.linked_record_id, others],
       ['ngap', page.items[3]?.record_id, []],
