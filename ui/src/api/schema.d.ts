@@ -8146,6 +8146,133 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/subscribers/{imsi}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subscriber's NAS messages and the NGAP messages that carried them, in time order
+         * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1-based page index, at most 1000000 */
+                    page?: number;
+                    /** @description items per page */
+                    per_page?: number;
+                    /** @description newest first (the default) or oldest first */
+                    order?: "newest" | "oldest";
+                    /** @description RFC 3339; records at or after this instant */
+                    timestamp_from?: string;
+                    /** @description RFC 3339; records at or before this instant */
+                    timestamp_to?: string;
+                };
+                header?: never;
+                path: {
+                    imsi: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                items: {
+                                    /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
+                                    timestamp: string;
+                                    /** @description nas: a 5GMM/5GSM message (a subscriber log); ngap: the NGAP message that carried one (a radio event) */
+                                    kind: "nas" | "ngap";
+                                    direction: "inbound" | "outbound";
+                                    /** @description the NAS message (TS 24.501 name) or NGAP message type */
+                                    message: string;
+                                    /** @description info, or warn for rejects and failures (an NGAP message: that of the NAS message it carried) */
+                                    level: string;
+                                    /** @description the name of the radio it went through */
+                                    radio: string | null;
+                                    /** @description the message with its cause, identity, PDU session or UE NGAP ids */
+                                    summary: string;
+                                    /** @description the subscriber log (nas) or the radio event (ngap, GET /api/v1/ran/events/{id}) it shows */
+                                    record_id: number;
+                                    /** @description nas: the radio event that carried it; ngap: the subscriber log it carried; null when no carrier is proven (a ciphered message, or one identical to another device’s) */
+                                    linked_record_id: number | null;
+                                    /** @description for a reject or failure: its cause in plain words and what to check */
+                                    explanation: string | null;
+                                }[];
+                                page: number;
+                                per_page: number;
+                                total_count: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: malformed JSON, a wrong, missing or unknown field, or a bad parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/logs/radio": {
         parameters: {
             query?: never;
