@@ -4,8 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
 import { requestRestore, restoreBackup, takeBackup } from '../helpers/backup.ts';
 import { created, errorOf, imsi, newSubscriber, TEST_SET_1 } from '../helpers/network.ts';
+import { postgresBinDir } from '../helpers/postgres-cluster.ts';
+import { onPostgres } from '../helpers/postgres-test-database.ts';
 import { auditEntries, createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
 
 /**
@@ -96,14 +99,10 @@ describe('POST /api/v1/subscribers: msisdn', () => {
 
   it('gives one of two concurrent creates with the same MSISDN 201 and the other 409', async () => {
     const [first, second] = await Promise.all([create(30, '33123456789'), create(31, '+33123456789')]);
-    const statuses = [first?.statusCode, second?.statusCode].sort();
-    assert.deepEqual(statuses, [201, 409]);
-    const refused = first?.statusCode === 409 ? first : second;
-    const winner = first?.statusCode === 201 ? 30 : 31;
-    assert.equal(
-      errorOf(refused!, 409),
-      `msisdn 33123456789 already belongs to subscriber ${imsi(winner)}`,
-    );
+    assert.deepEqual([first.statusCode, second.statusCode].sort(), [201, 409]);
+    const refused = first.statusCode === 409 ? first : second;
+    const winner = first.statusCode === 201 ? 30 : 31;
+    assert.equal(errorOf(refused, 409), `msisdn 33123456789 already belongs to subscriber ${imsi(winner)}`);
     assert.deepEqual(
       (await list('?msisdn=33123456789')).items.map((item) => item.imsi),
       [imsi(winner)],
@@ -159,7 +158,7 @@ describe('PUT /api/v1/subscribers/{imsi}: msisdn', () => {
       update(3, { profile_name: 'default', msisdn: '15550000099' }),
       update(4, { profile_name: 'default', msisdn: '15550000099' }),
     ]);
-    assert.deepEqual([first?.statusCode, second?.statusCode].sort(), [200, 409]);
+    assert.deepEqual([first.statusCode, second.statusCode].sort(), [200, 409]);
     const holders = (await list('?msisdn=15550000099')).items.map((item) => item.imsi);
     assert.equal(holders.length, 1);
   });
@@ -309,3 +308,90 @@ describe('POST /api/v1/restore: msisdn', () => {
     assert.equal(await msisdnOf(1), '15550000001');
   });
 });
+
+// Only PostgreSQL runs two writes at once; SQLite's one connection orders them, so the checks see all.
+const skipRace = !onPostgres
+  ? 'a PostgreSQL test: npm run test:postgres'
+  : !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
+
+describe('msisdn: a write racing another transaction that gives the number away', { skip: skipRace }, () => {
+  freshApp();
+  before(async () => {
+    for (const n of [1, 2, 3]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
+  });
+
+  /**
+   * Runs `request` while another transaction has given subscriber 1 the MSISDN `msisdn` and not yet
+   * committed: the request's check does not see it, its transaction waits, fails once the other commits
+   * (SERIALIZABLE), and runs again, when its check does see it.
+   */
+  async function racing<T>(msisdn: string, request: () => Promise<T>): Promise<T> {
+    let release = (): void => {};
+    const released = new Promise<void>((done) => (release = done));
+    let written = (): void => {};
+    const isWritten = new Promise<void>((done) => (written = done));
+    const holder = t.db.transaction().execute(async (trx) => {
+      await trx.updateTable('subscribers').set({ msisdn }).where('imsi', '=', imsi(1)).execute();
+      written();
+      await released;
+    });
+    await isWritten;
+    const pending = request();
+    // Until the request waits for the holder's lock (a condition, not a time).
+    for (;;) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.db);
+      if ((rows[0]?.n ?? 0) > 0) break;
+      await new Promise((done) => setImmediate(done));
+    }
+    release();
+    await holder;
+    return pending;
+  }
+
+  it('answers a create 409 naming the holder', async () => {
+    const response = await racing('15557770001', () => create(4, '15557770001'));
+    assert.equal(errorOf(response, 409), `msisdn 15557770001 already belongs to subscriber ${imsi(1)}`);
+    const read = await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(4)}`, token });
+    assert.equal(read.statusCode, 404);
+  });
+
+  it('answers an update 409 naming the holder', async () => {
+    const response = await racing('15557770002', () =>
+      update(2, { profile_name: 'default', msisdn: '15557770002' }),
+    );
+    assert.equal(errorOf(response, 409), `msisdn 15557770002 already belongs to subscriber ${imsi(1)}`);
+    assert.equal(await msisdnOf(2), null);
+  });
+});
+
+describe(
+  'msisdn: the unique index refuses what the checks could not see',
+  { skip: onPostgres && 'SQLite triggers' },
+  () => {
+    freshApp();
+    before(async () => {
+      for (const n of [1, 2]) await created(t, token, '/api/v1/subscribers', newSubscriber(n));
+      // Stands for another process writing the database: as subscriber 2's write runs, after its checks,
+      // subscriber 1 takes the number in the same statement.
+      await sql`CREATE TRIGGER take_msisdn_on_update BEFORE UPDATE OF msisdn ON subscribers
+      WHEN NEW.msisdn = '15556660001' AND NEW.imsi <> ${sql.lit(imsi(1))}
+      BEGIN UPDATE subscribers SET msisdn = NEW.msisdn WHERE imsi = ${sql.lit(imsi(1))}; END`.execute(t.db);
+      await sql`CREATE TRIGGER take_msisdn_on_insert BEFORE INSERT ON subscribers
+      WHEN NEW.msisdn = '15556660002'
+      BEGIN UPDATE subscribers SET msisdn = NEW.msisdn WHERE imsi = ${sql.lit(imsi(1))}; END`.execute(t.db);
+    });
+
+    it('answers an update 409 naming the field, not 500', async () => {
+      const response = await update(2, { profile_name: 'default', msisdn: '15556660001' });
+      assert.equal(errorOf(response, 409), 'msisdn 15556660001 already belongs to another subscriber');
+      assert.deepEqual([await msisdnOf(1), await msisdnOf(2)], [null, null]);
+    });
+
+    it('answers a create 409 naming both unique values', async () => {
+      const response = await create(3, '15556660002');
+      assert.equal(errorOf(response, 409), `subscriber ${imsi(3)} or msisdn 15556660002 already exists`);
+      assert.equal(await msisdnOf(1), null);
+    });
+  },
+);

@@ -99,10 +99,7 @@ export function createSubscribersRepository(db: Executor) {
   // unfiltered list starts at an IMSI (the empty string when it starts at the beginning).
   // A page's rows as [imsi, profile name, msisdn]: 100 row objects built by the binding cost a fifth of
   // the page.
-  const unfilteredPage = valuesTemplate<
-    Page,
-    [imsi: string, profileName: string, msisdn: string | null]
-  >(
+  const unfilteredPage = valuesTemplate<Page, [imsi: string, profileName: string, msisdn: string | null]>(
     ['from', 'limit', 'offset'],
     (p) => pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
   );

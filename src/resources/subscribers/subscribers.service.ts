@@ -4,7 +4,6 @@ import { deriveOpc } from '../../crypto/milenage.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
-import { isUniqueViolation } from '../../storage/constraint-errors.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
@@ -172,26 +171,6 @@ export function createSubscribersService(deps: {
     if (holder !== undefined && holder !== imsi) throw new ConflictError(msisdnTaken(msisdn, holder));
   }
 
-  /**
-   * Runs a write whose checks passed, turning a unique violation the database caught (another write
-   * committed the same IMSI or MSISDN meanwhile) into the 409 its checks would have given: that write
-   * has committed by then, so the reads after the failure see it.
-   */
-  async function withUniqueConflicts(
-    imsi: string,
-    msisdn: string | null | undefined,
-    write: () => Promise<void>,
-  ): Promise<void> {
-    try {
-      await write();
-    } catch (error) {
-      if (!isUniqueViolation(error) || msisdn == null) throw error;
-      const holder = (await subscribers.msisdnHolders([msisdn])).get(msisdn);
-      if (holder === undefined || holder === imsi) throw error;
-      throw new ConflictError(msisdnTaken(msisdn, holder));
-    }
-  }
-
   async function getIn(executor: Executor, imsi: string) {
     const found = await subscribers.findByImsi(imsi, executor);
     if (!found) throw new NotFoundError(`subscriber ${imsi} not found`);
@@ -338,8 +317,11 @@ export function createSubscribersService(deps: {
             trx,
           );
         });
-      await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, () =>
-        withUniqueConflicts(input.imsi, msisdn, () => tracked({ inserted: [input.imsi] }, write)),
+      // The unique indexes' answer to a write the checks could not see (another process's): either value.
+      const raced =
+        msisdn === null ? duplicate : `subscriber ${input.imsi} or msisdn ${msisdn} already exists`;
+      await withConstraintConflicts({ duplicate: raced, reference: PROFILE_GONE }, () =>
+        tracked({ inserted: [input.imsi] }, write),
       );
       changes.publish({ resource: 'subscriber', change: 'created', name: input.imsi });
     },
@@ -415,9 +397,9 @@ export function createSubscribersService(deps: {
             trx,
           );
         });
-      await withConstraintConflicts({ reference: PROFILE_GONE }, () =>
-        withUniqueConflicts(imsi, msisdn, write),
-      );
+      // Only the MSISDN can collide here: the unique index's answer to a write the checks could not see.
+      const duplicate = msisdn == null ? undefined : msisdnTaken(msisdn, undefined);
+      await withConstraintConflicts({ duplicate, reference: PROFILE_GONE }, write);
       changes.publish({ resource: 'subscriber', change: 'changed', name: imsi });
     },
 
