@@ -43,4 +43,20 @@ describe('timeline explanations', () => {
       'Service Reject: Congestion (22) (TS 24.501 9.11.3.2, 9.11.4.2).',
     );
   });
+
+  it('tells apart the causes of a Security Mode Reject and points #26 at the user plane and the pools', () => {
+    const smc = (cause: string) =>
+      explain({ event: 'Security Mode Reject', level: 'warn', details: { cause } }, context) ?? '';
+    assert.match(smc('UE security capabilities mismatch (23)'), /capabilities the core replayed differ/);
+    assert.match(smc('Security mode rejected, unspecified (24)'), /could not use the algorithms chosen/);
+    const session = explain(
+      {
+        event: 'PDU Session Establishment Reject',
+        level: 'warn',
+        details: { pdu_session_id: 2, cause: 'Insufficient resources (26)' },
+      },
+      context,
+    );
+    assert.match(session ?? '', /^PDU session 2 refused for lack of resources: the user plane \(UPF\)/);
+  });
 });

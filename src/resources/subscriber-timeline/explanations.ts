@@ -104,7 +104,8 @@ function sessionRefused(cause: number, log: ExplainedLog, context: ExplanationCo
     case 33:
       return `PDU session${session} refused: no policy authorises this data network and slice for the subscriber; ${granted}.`;
     case 26:
-      return `PDU session${session} refused for lack of resources: check the profile's address pools (ue-ip-pool, ue-ipv6-pool) for free addresses.`;
+      // establishment.ts: no user plane, an exhausted pool, no TEID, or the UPF refused the session.
+      return `PDU session${session} refused for lack of resources: the user plane (UPF) is not running or refused it, or the profile's address pools (ue-ip-pool, ue-ipv6-pool) have no free address. Check the upf part of GET /api/v1/status and the pools.`;
     default:
       return undefined;
   }
@@ -136,7 +137,10 @@ export function explain(log: ExplainedLog, context: ExplanationContext): string 
       if (cause === 22) return 'The core was at its limit of devices (congestion); the device retries later.';
       break;
     case 'Security Mode Reject':
-      return `The device refused the Security Mode Command${named === undefined ? '' : ` (${named})`}: compare GET /api/v1/operator/nas-security with what the device supports, and ${CHECK_CREDENTIALS}.`;
+      // TS 24.501 5.4.2.5: #23 when the replayed security capabilities differ from those the UE sent.
+      if (cause === 23)
+        return 'The device refused the Security Mode Command: the security capabilities the core replayed differ from those it sent (UE security capabilities mismatch). Something between the device and the core altered its Registration Request.';
+      return `The device refused the Security Mode Command${named === undefined ? '' : ` (${named})`}: it could not use the algorithms chosen. Compare GET /api/v1/operator/nas-security with what the device supports.`;
     case 'PDU Session Establishment Reject': {
       const refused = cause === undefined ? undefined : sessionRefused(cause, log, context);
       if (refused !== undefined) return refused;
