@@ -61,7 +61,9 @@ export function decodeTimestamp(bytes: Uint8Array, offset: number): SmsTimestamp
   const quarters = unbcd(zone & 0xf7);
   if (quarters === undefined) return undefined;
   const [year, month, day, hour, minute, second] = values as [number, number, number, number, number, number];
-  return { year, month, day, hour, minute, second, timeZoneQuarters: zone & 0x08 ? -quarters : quarters };
+  // A sign bit on zero quarters ("-0") reads as 0: there is one UTC.
+  const timeZoneQuarters = zone & 0x08 && quarters !== 0 ? -quarters : quarters;
+  return { year, month, day, hour, minute, second, timeZoneQuarters };
 }
 
 /** The instant a time stamp names (years 00-99 as 2000-2099). */

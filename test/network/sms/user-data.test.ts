@@ -173,6 +173,9 @@ describe('time stamps and validity periods', () => {
     assert.deepEqual(decodeTimestamp(encodeTimestamp(time), 0), time);
     assert.equal(timestampToDate(time).toISOString(), '2026-12-07T01:10:05.000Z');
     assert.deepEqual(timestampFromDate(timestampToDate(time), -22), time);
+    // Time zone octet 0x08: the sign bit on zero quarters. It reads as UTC, not -0 (which would
+    // re-encode to 0x00 and change the bytes of a decoded message).
+    assert.ok(Object.is(decodeTimestamp(hex('62216091045008'), 0)?.timeZoneQuarters, 0));
     assert.equal(decodeTimestamp(hex('62136091345000'), 0), undefined, 'month 31');
     assert.equal(decodeTimestamp(hex('6a2160913450'), 0), undefined, 'cut off');
   });
