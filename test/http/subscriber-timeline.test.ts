@@ -216,6 +216,22 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
     assert.deepEqual(steps(window), ['ngap DownlinkNASTransport', 'nas Authentication Reject']);
   });
 
+  it('orders the messages of one instant as recorded, each NGAP message beside the NAS message it carried', async () => {
+    const time = '2026-11-22T10:00:00.000Z';
+    // Recorded in another order than the signalling went: the outbound NGAP message first.
+    ngap('DownlinkNASTransport', 'outbound', dl(AUTH_REJECT), time);
+    ngap('UplinkNASTransport', 'inbound', ul(protectedPdu(1, AUTH_FAILURE)), time);
+    nas('Authentication Failure', 'inbound', AUTH_FAILURE, time, { level: 'warn' });
+    nas('Authentication Reject', 'outbound', AUTH_REJECT, time, { level: 'warn' });
+    await t.records.flush();
+    assert.deepEqual(steps(await timeline('?order=oldest')), [
+      'ngap UplinkNASTransport',
+      'nas Authentication Failure',
+      'nas Authentication Reject',
+      'ngap DownlinkNASTransport',
+    ]);
+  });
+
   it('links an NGAP message only where the bytes prove it carried the NAS message', async () => {
     // Ciphered (NEA1-3): the plain message is not in the NAS-PDU.
     nas('Registration Complete', 'inbound', REGISTRATION_COMPLETE, '2026-11-22T10:01:00.000Z');

@@ -99,14 +99,21 @@ function ngapSummary(
   return parts.join(', ');
 }
 
+/** Where an item stands among items of the same instant (see `compareOldestFirst`). */
+interface Place {
+  /** The rank of the NAS message (its own, or the one an NGAP message carried) in recording order. */
+  nas: number;
+  /** -1: an inbound NGAP message, read before its NAS message; 1: an outbound one, sent after it. */
+  side: -1 | 0 | 1;
+}
+
 /**
- * In time order: at one instant an inbound NGAP message comes before the NAS message read from it, an
- * outbound NAS message before the NGAP message sending it; then by record id.
+ * In time order; at one instant the NAS messages in the order they were recorded (record ids), each
+ * inbound NGAP message just before the NAS message read from it, each outbound one just after the NAS
+ * message it sends.
  */
-function compareOldestFirst(a: TimelineItem, b: TimelineItem): number {
-  if (a.timestamp !== b.timestamp) return a.timestamp - b.timestamp;
-  const rank = (item: TimelineItem) => ((item.kind === 'ngap') === (item.direction === 'inbound') ? 0 : 1);
-  return rank(a) - rank(b) || a.recordId - b.recordId;
+function compareOldestFirst(a: Place & { timestamp: number }, b: Place & { timestamp: number }): number {
+  return a.timestamp - b.timestamp || a.nas - b.nas || a.side - b.side;
 }
 
 /**
@@ -219,7 +226,10 @@ export function createSubscriberTimelineService(deps: {
       const eventsById = new Map(events.map(({ event }) => [event.id, event]));
       const items: TimelineItem[] = [];
       const explained = new Map<TimelineItem, ParsedLog>();
-      for (const parsed of logs) {
+      const places = new Map<TimelineItem, Place>();
+      const shown = new Set<number>();
+      // The logs came newest first (by timestamp, then id): their recording order is the reverse.
+      for (const [rank, parsed] of [...logs].reverse().entries()) {
         const { log, radio } = parsed;
         const carrierId = links.get(log.id);
         const item: TimelineItem = {
@@ -236,10 +246,13 @@ export function createSubscriberTimelineService(deps: {
         };
         items.push(item);
         explained.set(item, parsed);
+        places.set(item, { nas: rank, side: 0 });
         const event = carrierId === undefined ? undefined : eventsById.get(carrierId);
-        if (event === undefined) continue;
+        // One NGAP message may carry two NAS messages (each in its NAS-PDU): it shows once.
+        if (event === undefined || shown.has(event.id)) continue;
+        shown.add(event.id);
         const details = parseDetails(event.details);
-        items.push({
+        const carrier: TimelineItem = {
           timestamp: event.timestamp,
           kind: 'ngap',
           direction: event.direction,
@@ -250,14 +263,17 @@ export function createSubscriberTimelineService(deps: {
           recordId: event.id,
           linkedRecordId: log.id,
           explanation: null,
-        });
+        };
+        items.push(carrier);
+        places.set(carrier, { nas: rank, side: event.direction === 'inbound' ? -1 : 1 });
       }
       const inWindow = items.filter(
         (item) =>
           (query.from === undefined || item.timestamp >= query.from) &&
           (query.to === undefined || item.timestamp <= query.to),
       );
-      inWindow.sort(compareOldestFirst);
+      const placed = (item: TimelineItem) => ({ timestamp: item.timestamp, ...(places.get(item) as Place) });
+      inWindow.sort((a, b) => compareOldestFirst(placed(a), placed(b)));
       if (query.order === 'newest') inWindow.reverse();
       const page = inWindow.slice(offset, offset + limit);
       let context: ExplanationContext | undefined;
