@@ -127,10 +127,21 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
     await dialog.getByRole('button', { name: 'Create subscriber' }).click();
     await dialog.getByText(/^key /).waitFor();
     await dialog.getByLabel('Key (K)').fill(KEY);
+    await dialog.getByLabel(/^MSISDN/).fill('0155512345');
+    await dialog.getByRole('button', { name: 'Create subscriber' }).click();
+    await dialog.getByText(/^msisdn must be an E\.164 number/).waitFor();
+    await dialog.getByLabel(/^MSISDN/).fill('+15551230001');
     await dialog.getByRole('button', { name: 'Create subscriber' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('link', { name: IMSI }).waitFor();
+    await page.getByRole('cell', { name: '15551230001', exact: true }).waitFor();
     await shot(page, 'subscribers');
+
+    await page.getByLabel('MSISDN').fill('+15559999999');
+    await page.getByText('No subscribers match.').waitFor();
+    await page.getByLabel('MSISDN').fill('+15551230001');
+    await page.getByRole('link', { name: IMSI }).waitFor();
+    await page.getByLabel('MSISDN').fill('');
 
     await page.getByLabel('Radio').fill('no-such-radio');
     await page.getByText('No subscribers match.').waitFor();

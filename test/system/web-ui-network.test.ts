@@ -244,6 +244,20 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     });
     assert.equal(read.json<{ result: { profile_name: string } }>().result.profile_name, 'silver');
 
+    await page.getByLabel(/^MSISDN/).fill('+4930123456');
+    await page.getByRole('button', { name: 'Save MSISDN' }).click();
+    await page.getByText('MSISDN saved.').waitFor();
+    const numbered = await h.service.request({
+      method: 'GET',
+      url: '/api/v1/subscribers/001010000000012',
+      token,
+    });
+    const saved = numbered.json<{ result: { profile_name: string; msisdn: string | null } }>().result;
+    assert.deepEqual([saved.profile_name, saved.msisdn], ['silver', '4930123456']);
+    await page.getByLabel(/^MSISDN/).fill('');
+    await page.getByRole('button', { name: 'Save MSISDN' }).click();
+    await page.getByText('MSISDN removed.').waitFor();
+
     page.once('dialog', (confirm) => void confirm.accept());
     await page.getByRole('button', { name: 'Delete subscriber' }).click();
     await page.getByRole('heading', { name: 'Subscribers', level: 1 }).waitFor();
@@ -263,7 +277,7 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     await open(page, 'Subscribers');
     await page.getByRole('link', { name: '001010000000011' }).click();
     await page.getByRole('heading', { name: 'Subscriber 001010000000011' }).waitFor();
-    for (const name of ['Delete subscriber', 'Change profile', 'Reveal credentials']) {
+    for (const name of ['Delete subscriber', 'Change profile', 'Save MSISDN', 'Reveal credentials']) {
       assert.equal(await page.getByRole('button', { name }).count(), 0, name);
     }
     await open(page, 'Operator');

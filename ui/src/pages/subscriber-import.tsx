@@ -40,8 +40,8 @@ export function SubscriberImport({ onDone }: { onDone: () => void }) {
     >
       <Stack>
         <Text size="sm">
-          CSV with the header <code>imsi,key,sequenceNumber,profile_name,opc</code> (opc optional), or a JSON
-          array of subscribers. Up to 10,000; all are created or none.
+          CSV with the header <code>imsi,key,sequenceNumber,profile_name,opc,msisdn</code> (opc and msisdn
+          optional), or a JSON array of subscribers. Up to 10,000; all are created or none.
         </Text>
         <FileInput
           label="File"

@@ -18,6 +18,7 @@ import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { useNames } from './network/use-names.ts';
+import { EditMsisdn } from './subscriber-msisdn.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
 
@@ -121,6 +122,7 @@ export function SubscriberPage() {
           <Card withBorder>
             <SimpleGrid cols={{ base: 1, xs: 2, md: 4 }}>
               <Field label="Profile" value={data.profile_name} />
+              <Field label="MSISDN" value={data.msisdn ?? ''} />
               <Field label="Registered" value={data.status.registered ? 'yes' : 'no'} />
               <Field label="Radio access" value={data.status.radio_access_types.join(', ')} />
               <Field label="IMEI" value={data.status.imei} />
@@ -134,6 +136,9 @@ export function SubscriberPage() {
             </SimpleGrid>
           </Card>
           {me?.can.writeNetwork && <EditProfile imsi={imsi} current={data.profile_name} />}
+          {me?.can.writeNetwork && (
+            <EditMsisdn imsi={imsi} profile={data.profile_name} current={data.msisdn} />
+          )}
           <Title order={2} size="h4">
             Sessions
           </Title>

@@ -25,7 +25,7 @@ import classes from './subscribers.module.css';
 import { useRefreshInterval } from '../components/preferences.ts';
 
 const PAGE_SIZES = ['25', '50', '100'];
-const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc'] as const;
+const FIELDS = ['imsi', 'key', 'sequenceNumber', 'profile_name', 'opc', 'msisdn'] as const;
 
 function CreateSubscriber({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
@@ -36,6 +36,7 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
     sequenceNumber: '000000000001',
     profile_name: '',
     opc: '',
+    msisdn: '',
   });
   // Until one is picked, the profile is `default` when it exists, else the first: the service requires one.
   const profile = values.profile_name || (profiles.includes('default') ? 'default' : (profiles[0] ?? ''));
@@ -46,7 +47,12 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
         throw new ApiError(400, 'profile_name must name a profile: create one under Profiles first');
       return result(
         api.POST('/api/v1/subscribers', {
-          body: { ...values, profile_name: profile, opc: values.opc === '' ? undefined : values.opc },
+          body: {
+            ...values,
+            profile_name: profile,
+            opc: values.opc === '' ? undefined : values.opc,
+            msisdn: values.msisdn === '' ? undefined : values.msisdn,
+          },
         }),
       );
     },
@@ -98,6 +104,11 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
           description="Optional: derived from the operator's OP and the key when empty"
           {...input('opc')}
         />
+        <TextInput
+          label="MSISDN"
+          description="Optional: E.164, up to 15 digits, country code first (a leading + is dropped)"
+          {...input('msisdn')}
+        />
         {errorField === undefined && <ErrorAlert error={create.error} title="Not created" />}
         <Button type="submit" loading={create.isPending}>
           Create subscriber
@@ -109,6 +120,7 @@ function CreateSubscriber({ onDone }: { onDone: () => void }) {
 
 type Subscriber = {
   imsi: string;
+  msisdn: string | null;
   profile_name: string;
   status: { registered: boolean; radio_access_types: string[]; num_sessions: number };
 };
@@ -129,6 +141,7 @@ const SubscriberRow = memo(function SubscriberRow(props: {
       <Table.Td>
         <Link to={`/subscribers/${subscriber.imsi}`}>{subscriber.imsi}</Link>
       </Table.Td>
+      <Table.Td>{subscriber.msisdn ?? ''}</Table.Td>
       <Table.Td>{subscriber.profile_name}</Table.Td>
       <Table.Td>
         <span className={classes.status} data-registered={subscriber.status.registered || undefined}>
@@ -163,6 +176,7 @@ export function SubscribersPage() {
   const [search] = useSearchParams();
   const [radio, setRadio] = useState(search.get('radio') ?? '');
   const [dataNetwork, setDataNetwork] = useState('');
+  const [msisdn, setMsisdn] = useState('');
   const [creating, creatingModal] = useDisclosure();
   const [importing, importingModal] = useDisclosure();
   const query = {
@@ -170,6 +184,7 @@ export function SubscribersPage() {
     per_page: perPage,
     ...(radio && { radio }),
     ...(dataNetwork && { data_network: dataNetwork }),
+    ...(msisdn && { msisdn }),
   };
   const list = useQuery({
     queryKey: ['subscribers', query],
@@ -222,6 +237,7 @@ export function SubscribersPage() {
           value={dataNetwork}
           onChange={filter(setDataNetwork)}
         />
+        <TextInput label="MSISDN" placeholder="number" value={msisdn} onChange={filter(setMsisdn)} />
       </Group>
       <ErrorAlert error={list.error ?? remove.error} />
       <Table.ScrollContainer minWidth={600}>
@@ -229,6 +245,7 @@ export function SubscribersPage() {
           <Table.Thead>
             <Table.Tr>
               <Table.Th>IMSI</Table.Th>
+              <Table.Th>MSISDN</Table.Th>
               <Table.Th>Profile</Table.Th>
               <Table.Th>Status</Table.Th>
               <Table.Th>Sessions</Table.Th>
