@@ -56,13 +56,13 @@ function carriedIn(event: CarrierEvent, log: CarriedLog): number {
   return event.nasPdus.findIndex((pdu) => nasPduCarries(pdu, log.raw));
 }
 
-/** The first index of `events` (sorted by timestamp) at or after `timestamp`. */
-function firstAtOrAfter(events: readonly CarrierEvent[], timestamp: number): number {
+/** The first index of `sorted` (by timestamp) at or after `timestamp`. */
+export function firstAtOrAfter(sorted: readonly { timestamp: number }[], timestamp: number): number {
   let low = 0;
-  let high = events.length;
+  let high = sorted.length;
   while (low < high) {
     const middle = (low + high) >>> 1;
-    if ((events[middle] as CarrierEvent).timestamp < timestamp) low = middle + 1;
+    if ((sorted[middle] as { timestamp: number }).timestamp < timestamp) low = middle + 1;
     else high = middle;
   }
   return low;

@@ -9,7 +9,7 @@ import type { SubscriberLog } from '../subscriber-logs/subscriber-logs.repositor
 import type { SubscriberLogsService } from '../subscriber-logs/subscriber-logs.service.ts';
 import type { SubscribersService } from '../subscribers/subscribers.service.ts';
 import { explain, type ExplanationContext } from './explanations.ts';
-import { CARRIER_WINDOW_MS, linkCarriers, type CarrierEvent } from './nas-carriers.ts';
+import { CARRIER_WINDOW_MS, firstAtOrAfter, linkCarriers, type CarrierEvent } from './nas-carriers.ts';
 
 /** One step of a device's story: a NAS message it sent or got, or the NGAP message that carried one. */
 export interface TimelineItem {
@@ -130,32 +130,36 @@ export function createSubscriberTimelineService(deps: {
 }) {
   const { subscribers, subscriberLogs, radioEvents, decoders, networkSecurity, policies } = deps;
 
-  /** Every NGAP event in the spans; those that may carry a log (its bytes inside) with their NAS-PDUs. */
+  /** The NGAP events within `CARRIER_WINDOW_MS` of a log that hold one's bytes, with their NAS-PDUs. */
   async function carrierEvents(
     logs: readonly ParsedLog[],
   ): Promise<{ event: RadioEvent; carrier: CarrierEvent }[]> {
+    const byTime = logs.map(({ log }) => log).sort((a, b) => a.timestamp - b.timestamp);
+    // A message that carries a log holds its bytes: only those events are decoded and kept.
+    const holdsALog = (event: RadioEvent): boolean => {
+      for (let i = firstAtOrAfter(byTime, event.timestamp - CARRIER_WINDOW_MS); i < byTime.length; i++) {
+        const log = byTime[i] as SubscriberLog;
+        if (log.timestamp > event.timestamp + CARRIER_WINDOW_MS) return false;
+        if (log.direction === event.direction && log.raw.length > 0 && event.raw.indexOf(log.raw) >= 0)
+          return true;
+      }
+      return false;
+    };
     const found: { event: RadioEvent; carrier: CarrierEvent }[] = [];
-    for (const span of spansAround(logs.map(({ log }) => log.timestamp))) {
-      const near = logs.filter(({ log }) => log.timestamp >= span.from && log.timestamp <= span.to);
+    for (const span of spansAround(byTime.map((log) => log.timestamp))) {
       let after: { timestamp: number; id: number } | undefined;
       for (;;) {
         const page = await radioEvents.listOldestAfter({ protocol: 'NGAP', ...span }, after, EVENT_PAGE);
         for (const event of page) {
-          // A message that carries a log holds its bytes; only those are decoded.
-          const holds = near.some(
-            ({ log }) =>
-              log.direction === event.direction && log.raw.length > 0 && event.raw.indexOf(log.raw) >= 0,
-          );
-          const details = parseDetails(event.details);
-          const nasPdus = holds ? nasPdusOf(await decoders.decode('NGAP', event.raw)) : [];
+          if (!holdsALog(event)) continue;
           found.push({
             event,
             carrier: {
               id: event.id,
               timestamp: event.timestamp,
               direction: event.direction,
-              radio: textOf(details.radio),
-              nasPdus,
+              radio: textOf(parseDetails(event.details).radio),
+              nasPdus: nasPdusOf(await decoders.decode('NGAP', event.raw)),
             },
           });
         }
