@@ -90,7 +90,7 @@ export function decodeTpAddress(
 export function encodeRpAddressValue(address: SmsAddress | undefined): Uint8Array {
   if (address === undefined) return new Uint8Array(0);
   const digits = encodeSemiOctets(address.value);
-  if (digits === undefined || digits.length + 1 > RP_MAX_VALUE_OCTETS)
+  if (digits === undefined || digits.length === 0 || digits.length + 1 > RP_MAX_VALUE_OCTETS)
     throw new RangeError(`RP address digits not encodable: ${address.value}`);
   return Uint8Array.of(typeOctet(address), ...digits);
 }

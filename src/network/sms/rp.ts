@@ -41,8 +41,10 @@ export const RP_CAUSE_NAMES: ReadonlyMap<number, string> = new Map([
   [11, 'Reserved'],
   [17, 'Network failure'],
   [21, 'Short message transfer rejected'],
+  // 22 is "Memory capacity exceeded" in an MT transfer (Table 8.4 part 2); Annex E lists it as
+  // "Congestion" for MO.
   [22, 'Memory capacity exceeded'],
-  [27, 'Destination out of order'],
+  [27, 'Destination out of service'],
   [28, 'Unidentified subscriber'],
   [29, 'Facility rejected'],
   [30, 'Unknown subscriber'],
@@ -69,7 +71,7 @@ export const RP_CAUSE = {
   networkFailure: 17,
   shortMessageTransferRejected: 21,
   memoryCapacityExceeded: 22,
-  destinationOutOfOrder: 27,
+  destinationOutOfService: 27,
   unidentifiedSubscriber: 28,
   facilityRejected: 29,
   unknownSubscriber: 30,
@@ -115,13 +117,22 @@ export function encodeRpMessage(message: RpMessage): Uint8Array {
   const userData = (tpdu: Uint8Array | undefined): number[] =>
     tpdu === undefined ? [] : [IEI_RP_USER_DATA, ...lv(checkTpdu(tpdu))];
   switch (message.type) {
-    case 'rp-data':
+    case 'rp-data': {
+      const [carried, empty] =
+        message.direction === 'ms-to-network'
+          ? [message.destination, message.originator]
+          : [message.originator, message.destination];
+      if (carried === undefined || empty !== undefined)
+        throw new RangeError(
+          'RP-DATA carries the SC address only: the destination from the MS, the originator to it',
+        );
       return Uint8Array.from([
         ...head,
         ...lv(encodeRpAddressValue(message.originator)),
         ...lv(encodeRpAddressValue(message.destination)),
         ...lv(checkTpdu(message.tpdu)),
       ]);
+    }
     case 'rp-ack':
       return Uint8Array.from([...head, ...userData(message.tpdu)]);
     case 'rp-error': {
@@ -198,9 +209,13 @@ export function decodeRpMessage(bytes: Uint8Array): SmsDecodeResult<RpMessage> {
   const userData = destinationIe && readLv(bytes, destinationIe.next);
   if (originatorIe === undefined || destinationIe === undefined || userData === undefined)
     return invalid('RP-DATA information element missing or cut off');
+  // 8.2.5.1-2: the address that is carried is 2-11 octets (type and at least one digit octet), the
+  // other is empty.
   const fromMs = direction === 'ms-to-network';
   if ((fromMs ? originatorIe : destinationIe).value.length !== 0)
     return invalid(`RP-${fromMs ? 'Originator' : 'Destination'} Address not empty`);
+  if ((fromMs ? destinationIe : originatorIe).value.length < 2)
+    return invalid(`RP-${fromMs ? 'Destination' : 'Originator'} Address missing`);
   const originator = decodeRpAddressValue(originatorIe.value);
   const destination = decodeRpAddressValue(destinationIe.value);
   if (originator !== undefined && 'error' in originator) return invalid(originator.error);

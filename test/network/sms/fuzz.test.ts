@@ -48,7 +48,13 @@ const RPDUS = [
   '060b',
 ].map(hex);
 const RP_WITH_TPDUS = TPDUS.map((tpdu) =>
-  encodeRpMessage({ type: 'rp-data', direction: 'network-to-ms', messageReference: 1, tpdu }),
+  encodeRpMessage({
+    type: 'rp-data',
+    direction: 'network-to-ms',
+    messageReference: 1,
+    originator: { typeOfNumber: 1, numberingPlan: 1, value: '123456' },
+    tpdu,
+  }),
 );
 const CPDUS = [
   ...RPDUS.concat(RP_WITH_TPDUS).map((rpdu) =>
