@@ -125,6 +125,16 @@ describe('RP layer', () => {
       RP_CAUSE.invalidMandatoryInformation,
       'a filler mid-number',
     );
+    assert.equal(
+      cause('0001 00 00 01 00'),
+      RP_CAUSE.invalidMandatoryInformation,
+      'no SC address from the MS',
+    );
+    assert.equal(
+      cause('0101 01 91 00 01 00'),
+      RP_CAUSE.invalidMandatoryInformation,
+      'no digits in the SC address',
+    );
     assert.equal(cause('0401'), RP_CAUSE.invalidMandatoryInformation, 'RP-Cause missing');
     assert.equal(cause('0401 03 010203'), RP_CAUSE.invalidMandatoryInformation, 'RP-Cause too long');
     assert.equal(cause('0201 42 01 00'), RP_CAUSE.informationElementNonExistent, 'unknown IE');
