@@ -343,6 +343,26 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
     );
   });
 
+  it('refuses a window of more than 10,000 NAS messages with a 400 that says to narrow it', async () => {
+    for (let i = 0; i <= 10_000; i++) {
+      const second = String(Math.floor(i / 1000)).padStart(2, '0');
+      const ms = String(i % 1000).padStart(3, '0');
+      nas('Registration Complete', 'inbound', REGISTRATION_COMPLETE, `2026-11-22T11:00:${second}.${ms}Z`);
+      if (i % 1000 === 999) await t.records.flush();
+    }
+    await t.records.flush();
+    const response = await t.request({
+      method: 'GET',
+      url: `/api/v1/subscribers/${IMSI}/timeline`,
+      token: readOnly,
+    });
+    assert.equal(
+      errorOf(response, 400),
+      `the timeline of ${IMSI} holds 10001 NAS messages in this window, more than 10000: narrow it with timestamp_from and timestamp_to`,
+    );
+    assert.equal((await timeline('?timestamp_to=2026-11-22T11:00:04.999Z')).total_count, 5000);
+  });
+
   it('answers every role with records:read, 401 without credentials, 404 for an unknown IMSI, 400 for bad queries', async () => {
     for (const token of [admin, readOnly, manager])
       assert.equal((await timeline('', IMSI, token)).total_count, 0);
