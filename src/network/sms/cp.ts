@@ -4,6 +4,8 @@
 import { fail, ok, type SmsDecodeResult } from './result.ts';
 
 export const SMS_PROTOCOL_DISCRIMINATOR = 9;
+/** TS 24.501 9.11.3.40: the payload container type of UL/DL NAS Transport that carries CP messages. */
+export const PAYLOAD_CONTAINER_SMS = 2;
 
 /** TS 24.011 8.1.3, Table 8.1. */
 const CP_MESSAGE_TYPE = { 'cp-data': 0x01, 'cp-ack': 0x04, 'cp-error': 0x10 } as const;

@@ -11,6 +11,7 @@ import {
   encodeRpMessage,
   encodeTpdu,
   encodeUserData,
+  PAYLOAD_CONTAINER_SMS,
   splitText,
   type RawUserData,
   type SmsAddress,
@@ -19,8 +20,6 @@ import {
 } from '../../../src/network/sms/index.ts';
 import { tsharkFields } from '../../helpers/tshark.ts';
 
-/** TS 24.501 9.11.3.40: payload container type "SMS". */
-const PAYLOAD_CONTAINER_SMS = 2;
 const SC: SmsAddress = { typeOfNumber: 1, numberingPlan: 1, value: '123456' };
 const PHONE: SmsAddress = { typeOfNumber: 1, numberingPlan: 1, value: '46708251358' };
 const SCTS = { year: 26, month: 12, day: 6, hour: 19, minute: 40, second: 5, timeZoneQuarters: -22 };
