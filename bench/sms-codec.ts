@@ -48,7 +48,13 @@ const deliver: SmsDeliver = {
   userData: userData.value,
 };
 const tpdu = encodeTpdu(deliver);
-const rp = { type: 'rp-data', direction: 'network-to-ms', messageReference: 9, tpdu } as const;
+const rp = {
+  type: 'rp-data',
+  direction: 'network-to-ms',
+  messageReference: 9,
+  originator: { typeOfNumber: 1, numberingPlan: 1, value: '123456' },
+  tpdu,
+} as const;
 const rpdu = encodeRpMessage(rp);
 const cp = { type: 'cp-data', transactionId: 1, tiFlag: false, rpdu } as const;
 const cpdu = encodeCpMessage(cp);
