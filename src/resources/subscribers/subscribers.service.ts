@@ -385,7 +385,7 @@ export function createSubscribersService(deps: {
           if (msisdn != null) await checkMsisdnFree(trx, msisdn, imsi);
           await subscribers.update(found.id, { profileId: id, msisdn }, trx);
           const changed =
-            msisdn === undefined
+            msisdn === undefined || msisdn === found.msisdn
               ? ''
               : `, MSISDN changed from ${found.msisdn ?? 'none'} to ${msisdn ?? 'none'}`;
           await audit.record(
