@@ -76,7 +76,7 @@ export function encodeCpMessage(message: CpMessage): Uint8Array {
 /**
  * Decodes a CP message; never throws. Failures follow TS 24.011 9.2: too short or not SMS (no cause:
  * ignored), TI value 7 (#81), unknown message type (#97), a CP-User data or CP-cause missing or of a
- * wrong length (#96). Octets after the message are ignored (TS 24.007 11.4.1 "extraneous data").
+ * wrong length (#96). Octets after the last IE are not read.
  */
 export function decodeCpMessage(bytes: Uint8Array): SmsDecodeResult<CpMessage> {
   if (bytes.length < 2) return fail('CP message too short');

@@ -170,7 +170,7 @@ function readOptionalUserData(bytes: Uint8Array, offset: number): SmsDecodeResul
 /**
  * Decodes an RP message; never throws. Failures follow TS 24.011 9.3: too short (no cause: ignored), the
  * reserved message type indicator (#97), a mandatory IE missing, cut off or of a wrong length (#96), an
- * unknown IE or a bad optional RP-User data (#99, #95). Octets after the last IE are ignored.
+ * unknown IE or a bad optional RP-User data (#99, #95). Octets after RP-DATA's or RP-SMMA's last IE are not read.
  */
 export function decodeRpMessage(bytes: Uint8Array): SmsDecodeResult<RpMessage> {
   if (bytes.length < 2) return fail('RP message too short');
