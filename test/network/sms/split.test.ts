@@ -11,6 +11,7 @@ import {
   splitText,
   type SplitMessage,
 } from '../../../src/network/sms/index.ts';
+import { prng } from '../../helpers/openapi-fuzz.ts';
 
 function split(text: string, referenceBits: 8 | 16 = 8): SplitMessage {
   const result = splitText(text, {
@@ -163,5 +164,28 @@ describe('SmsReassembler', () => {
     r.expire(1000);
     assert.deepEqual(r.size, { messages: 0, bytes: 0 });
     assert.equal(r.add('A', part(2, 2), 'y', 1000).status, 'pending', 'the first part is gone');
+  });
+
+  it('stays within its bounds under 100,000 random parts (fixed seed)', () => {
+    const limits = { maxMessages: 50, maxBytes: 4000, timeoutMs: 5000 };
+    const r = new SmsReassembler(limits);
+    const random = prng(35);
+    let completed = 0;
+    for (let now = 0; now < 100_000; now++) {
+      const total = 1 + random.int(6);
+      const content = random.chance(0.5) ? 'x'.repeat(random.int(80)) : new Uint8Array(random.int(160));
+      const result = r.add(
+        `+4670${random.int(20)}`,
+        { reference: random.int(4), referenceBits: 8, total, sequence: random.int(total + 2) },
+        content,
+        now,
+      );
+      if (result.status === 'complete') completed++;
+      assert.ok(
+        r.size.messages <= limits.maxMessages && r.size.bytes <= limits.maxBytes,
+        JSON.stringify(r.size),
+      );
+    }
+    assert.ok(completed > 0);
   });
 });

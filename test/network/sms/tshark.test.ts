@@ -168,6 +168,20 @@ describe('tshark reads the SMS we send over NAS', () => {
       mt(statusReport),
       mo(submit),
       mo({ ...submit, validityPeriod: { format: 'absolute', time: SCTS } }),
+      mo({
+        ...submit,
+        validityPeriod: {
+          format: 'enhanced',
+          singleShot: true,
+          period: { kind: 'hhmmss', hours: 1, minutes: 30, seconds: 0 },
+        },
+      }),
+      mt({
+        ...statusReport,
+        protocolIdentifier: 0,
+        dataCodingScheme: 0,
+        userData: userData('delivered', 'gsm7'),
+      }),
       // CP-ACK from the MS, CP-ERROR (111) towards it.
       nas('ul', encodeCpMessage({ type: 'cp-ack', transactionId: 1, tiFlag: true })),
       nas('dl', encodeCpMessage({ type: 'cp-error', transactionId: 1, tiFlag: false, cause: 111 })),
@@ -207,8 +221,25 @@ describe('tshark reads the SMS we send over NAS', () => {
       assert.equal(row['_ws.expert.message'], '', `frame ${i}: ${row['_ws.expert.message']}`);
     }
     assert.equal(rows.length, pdus.length);
-    const [text, ucs2, alpha, c1, c2, u1, u2, report, sub, subAbs, cpAck, cpError, rpAck, rpError, smma] =
-      rows;
+    const [
+      text,
+      ucs2,
+      alpha,
+      c1,
+      c2,
+      u1,
+      u2,
+      report,
+      sub,
+      subAbs,
+      subEnh,
+      reportUd,
+      cpAck,
+      cpError,
+      rpAck,
+      rpError,
+      smma,
+    ] = rows;
     // SMS-DELIVER in RP-DATA (network to MS, 0x01) in CP-DATA (0x01).
     assert.equal(text?.['gsm_a.dtap.msg_sms_type'], '0x01');
     assert.equal(text?.['gsm_a.rp.msg_type'], '0x01');
@@ -247,6 +278,10 @@ describe('tshark reads the SMS we send over NAS', () => {
     assert.equal(sub?.['gsm_sms.sms_text'], 'hellohello');
     assert.equal(subAbs?.['gsm_sms.tp-vpf'], '3');
     assert.equal(subAbs?.['gsm_sms.sms_text'], 'hellohello');
+    assert.equal(subEnh?.['gsm_sms.tp-vpf'], '1');
+    assert.equal(subEnh?.['gsm_sms.sms_text'], 'hellohello');
+    assert.equal(reportUd?.['gsm_sms.tp-mti'], '2');
+    assert.equal(reportUd?.['gsm_sms.sms_text'], 'delivered');
     assert.equal(cpAck?.['gsm_a.dtap.msg_sms_type'], '0x04');
     assert.equal(cpError?.['gsm_a.dtap.msg_sms_type'], '0x10');
     assert.equal(cpError?.['gsm_a.dtap.cp_cause'], '111');
