@@ -170,7 +170,7 @@ export function decodeValidityPeriod(
   bytes: Uint8Array,
   offset: number,
   vpf: number,
-): { period: ValidityPeriod | undefined; length: number } | { error: string } {
+): { period: ValidityPeriod | undefined; length: number } | { error: string; unsupported?: true } {
   if (vpf === 0) return { period: undefined, length: 0 };
   if (vpf === VALIDITY_FORMAT.relative) {
     const value = bytes[offset];
@@ -186,8 +186,9 @@ export function decodeValidityPeriod(
       : { period: { format: 'absolute', time }, length: 7 };
   }
   const functionality = bytes[offset] as number;
-  if (functionality & 0x80) return { error: 'enhanced TP-VP extension octets not supported' };
-  if (functionality & 0x38) return { error: 'enhanced TP-VP reserved bits set' };
+  if (functionality & 0x80)
+    return { error: 'enhanced TP-VP extension octets not supported', unsupported: true };
+  if (functionality & 0x38) return { error: 'enhanced TP-VP reserved bits set', unsupported: true };
   const singleShot = (functionality & 0x40) !== 0;
   const first = bytes[offset + 1] as number;
   let period: EnhancedPeriod;
@@ -215,7 +216,7 @@ export function decodeValidityPeriod(
       break;
     }
     default:
-      return { error: 'enhanced TP-VP reserved format' };
+      return { error: 'enhanced TP-VP reserved format', unsupported: true };
   }
   return { period: { format: 'enhanced', singleShot, period }, length: 7 };
 }

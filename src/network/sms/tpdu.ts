@@ -293,7 +293,11 @@ function decodeSubmit(r: Reader, first: number): SmsDecodeResult<SmsSubmit> {
   if (protocolIdentifier === undefined || dataCodingScheme === undefined)
     return malformed('TP-PID or TP-DCS missing');
   const vp = decodeValidityPeriod(r.bytes, r.at, (first >> 3) & 0x3);
-  if ('error' in vp) return fail(`TP-VP: ${vp.error}`, TP_FAILURE_CAUSE.tpVpNotSupported);
+  if ('error' in vp)
+    return fail(
+      `TP-VP: ${vp.error}`,
+      vp.unsupported ? TP_FAILURE_CAUSE.tpVpNotSupported : TP_FAILURE_CAUSE.unspecified,
+    );
   r.at += vp.length;
   const userData = readUserData(r, dataCodingScheme, (first & UDHI) !== 0);
   if (!userData.ok) return userData;
@@ -395,7 +399,8 @@ function decodeReport(
  * Decodes a TPDU sent in `direction`, carried in `carrier` (RP-DATA for SMS-SUBMIT, SMS-DELIVER and
  * SMS-STATUS-REPORT; RP-ACK or RP-ERROR for the reports). Never throws; failures carry the TP-FCS to
  * answer with: 0xB0 "TPDU not supported" for a TP-MTI with no TPDU here (SMS-COMMAND is not built),
- * 0xC7 "TP-VP not supported", else 0xFF "unspecified error cause".
+ * 0xC7 "TP-VP not supported" for an enhanced TP-VP with a coding 9.2.3.12.3 reserves, else 0xFF
+ * "unspecified error cause".
  */
 export function decodeTpdu(
   bytes: Uint8Array,

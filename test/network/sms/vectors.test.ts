@@ -75,6 +75,28 @@ describe('published TPDUs', () => {
 });
 
 describe('TPDUs written from TS 23.040 9.2.2', () => {
+  it('refuses a TPDU with the TP-FCS TS 23.040 9.2.3.22 gives', () => {
+    const cause = (
+      h: string,
+      direction: TpduDirection,
+      carrier: TpduCarrier = 'rp-data',
+    ): number | undefined => {
+      const result = decodeTpdu(hex(h), direction, carrier);
+      assert.equal(result.ok, false, h);
+      return result.ok ? undefined : result.cause;
+    };
+    // Enhanced TP-VP with the reserved format 101: "TP-VP not supported" (0xC7).
+    assert.equal(cause('09000B916407281553F800000500000000000001C8', 'ms-to-sc'), 0xc7);
+    // The same TPDU cut inside its TP-VP: malformed, "unspecified error cause" (0xFF).
+    assert.equal(cause('09000B916407281553F800000300', 'ms-to-sc'), 0xff);
+    // TP-UDL 10 septets with 8 octets of TP-UD: 0xFF.
+    assert.equal(cause('11000B916407281553F80000AA0AE8329BFD4697D9EC', 'ms-to-sc'), 0xff);
+    // SMS-COMMAND (TP-MTI 10 from the MS) is not built: "TPDU not supported" (0xB0).
+    assert.equal(cause('02000000', 'ms-to-sc'), 0xb0);
+    // An SMS-DELIVER-REPORT where RP-DATA is expected: 0xB0.
+    assert.equal(cause('0000', 'ms-to-sc'), 0xb0);
+  });
+
   it('SMS-SUBMIT in UCS-2 with a status report request and no validity period', () => {
     // 0x21: TP-MTI 01, TP-VPF 00, TP-SRR 1; TP-MR 0x2A; TP-DA; TP-PID 00; TP-DCS 08 (UCS-2);
     // TP-UDL 4 octets: U+4F60 U+597D.
