@@ -122,6 +122,7 @@ describe('NG Reset (TS 38.413 8.7.4)', () => {
       },
       radioReady: () => undefined,
       radioGone: () => undefined,
+      subscriberOf: () => undefined,
     };
     const { h, radio } = await connected({ ue });
     const answers = await exchange(h, radio, ngReset());
@@ -272,6 +273,7 @@ describe('UE-associated signalling seam', () => {
       reset: () => [],
       radioReady: (link) => void ready.push([link.id, link.supportedTais.map(({ tai }) => tai.tac)]),
       radioGone: () => undefined,
+      subscriberOf: () => undefined,
     };
     const { h, radio } = await connected({ ue });
     assert.deepEqual(ready, [['001:01:000001', ['000001']]], 'told of the radio and its TAs at NG Setup');

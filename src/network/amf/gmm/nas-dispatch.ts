@@ -280,6 +280,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       const ue = connection.owner;
       if (ue !== undefined) seen(amf, ue, connection);
     },
+    subscriberOf: (connection) => connection.owner?.supi,
     sessionResources(connection, answer) {
       const ue = connection.owner;
       if (ue !== undefined) sessionResourcesAnswered(amf, ue, answer);

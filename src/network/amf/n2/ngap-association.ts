@@ -45,7 +45,7 @@ import {
   ranConfigurationUpdateFailure,
 } from './ngap-messages.ts';
 import type { NgapRecorder, RadioRecordContext } from './ngap-recorder.ts';
-import { pduDetails } from './pdu-details.ts';
+import { pduDetails, type PduDetails } from './pdu-details.ts';
 import { decideRanConfigurationUpdate } from './ran-configuration-update.ts';
 import { ranNodeOf } from './ran-node.ts';
 import { plmnSupportList, type ServedNetwork } from '../context/served-network.ts';
@@ -307,7 +307,7 @@ export class NgapAssociation implements AssociationHandler {
     const pdu = decoded.value;
     const messageType = ngapMessageType(pdu);
     const context = messageType === 'NGSetupRequest' ? this.#setupContext(pdu) : this.#recordContext();
-    this.#context.recorder.pdu('inbound', bytes, messageType, context, { ...pduDetails(pdu) });
+    this.#context.recorder.pdu('inbound', bytes, messageType, context, this.#details(pdu));
     const id = this.radioId;
     if (id !== undefined) this.#context.events.emit('radio.updated', { id });
     this.#dispatch(pdu, messageType, streamId, context);
@@ -609,7 +609,10 @@ export class NgapAssociation implements AssociationHandler {
       );
       return false;
     }
-    this.#context.recorder.pdu('outbound', bytes, messageType, context, { ...pduDetails(pdu), ...details });
+    this.#context.recorder.pdu('outbound', bytes, messageType, context, {
+      ...this.#details(pdu),
+      ...details,
+    });
     return true;
   }
 
@@ -671,6 +674,17 @@ export class NgapAssociation implements AssociationHandler {
     }
     radio.configurationUpdate = { state: 'idle' };
     radio.reset = { state: 'idle' };
+  }
+
+  /** A PDU's summary for its radio event, with the SUPI of the UE its ids name (network.md section 3). */
+  #details(pdu: NGAPPDU): PduDetails {
+    const details = pduDetails(pdu);
+    const { amf_ue_ngap_id: amfUeNgapId, ran_ue_ngap_id: ranUeNgapId } = details;
+    if (this.#phase.phase !== 'ready' || (amfUeNgapId === undefined && ranUeNgapId === undefined))
+      return details;
+    const imsi = this.#context.ue?.subscriberOf(this.#phase.radio.id, amfUeNgapId, ranUeNgapId);
+    if (imsi !== undefined) details.imsi = imsi;
+    return details;
   }
 
   #recordContext(): RadioRecordContext {

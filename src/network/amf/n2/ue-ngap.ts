@@ -58,6 +58,8 @@ export interface NasEndpoint<Owner> {
   connectionEnded(connection: UeConnection<Owner>, why: ConnectionEnd): void;
   /** Any UE-associated message from the radio, after the serving cell was updated. */
   heard(connection: UeConnection<Owner>): void;
+  /** The SUPI of the UE the connection serves, once known. */
+  subscriberOf(connection: UeConnection<Owner>): string | undefined;
   /**
    * The PDU session lists of a PDU Session Resource Setup Response (TS 38.413 8.2.1.2) or an Initial
    * Context Setup Response (8.3.1.2), for the SMF.
@@ -385,6 +387,16 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     radioGone(radio: RadioLink) {
       radios.delete(radio.id);
       for (const connection of connections.ofRadio(radio.id)) end(connection, 'radio-lost');
+    },
+    subscriberOf(radioId, amfUeNgapId, ranUeNgapId) {
+      const connection =
+        amfUeNgapId !== undefined
+          ? connections.byAmfId(amfUeNgapId)
+          : ranUeNgapId === undefined
+            ? undefined
+            : connections.byRan(radioId, ranUeNgapId);
+      if (connection === undefined || connection.radio.id !== radioId || nas === undefined) return undefined;
+      return nas.subscriberOf(connection);
     },
   };
 

@@ -39,4 +39,13 @@ export interface UeSignalling {
   radioReady(radio: RadioLink): void;
   /** The radio's association ended or was replaced: its UE contexts lose their N2 connection. */
   radioGone(radio: RadioLink): void;
+  /**
+   * The SUPI of the UE a PDU's UE NGAP ids name on the radio `radioId`, once the AMF knows it: the
+   * `imsi` of its radio event's details (network.md section 3).
+   */
+  subscriberOf(
+    radioId: string,
+    amfUeNgapId: number | undefined,
+    ranUeNgapId: number | undefined,
+  ): string | undefined;
 }
