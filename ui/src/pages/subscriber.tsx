@@ -19,6 +19,7 @@ import { useMe } from '../auth/use-me.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { useNames } from './network/use-names.ts';
 import { EditMsisdn } from './subscriber-msisdn.tsx';
+import { SubscriberTimeline } from './subscriber-timeline.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
 
@@ -175,6 +176,7 @@ export function SubscriberPage() {
               </Table>
             </Table.ScrollContainer>
           )}
+          <SubscriberTimeline imsi={imsi} />
           {me?.can.readCredentials && (
             <Card withBorder>
               <Stack>

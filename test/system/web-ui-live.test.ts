@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { downlinkNasTransport } from '../../src/network/amf/n2/ue-ngap-messages.ts';
+import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
+import { uplinkNasTransport } from '../../src/simulator/ue/ran-ue-messages.ts';
+import { imsi, newSubscriber } from '../helpers/network.ts';
+import { at, subscriberLog } from '../helpers/records.ts';
+import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
+
+// Following one device and the network as it happens, in Chromium against the real service: the
+// subscriber's timeline, the radio events' capture download, and the live stream feeding the lists.
+const IMSI = imsi(1);
+const CELL = { plmn: { mcc: '001', mnc: '01' }, nrCellIdentity: 1, tac: 1 };
+const IDS = { amfUeNgapId: 7, ranUeNgapId: 3 };
+// Plain 5GMM messages (TS 24.501 8.2): Authentication Failure #20 (MAC failure), Authentication Reject.
+const AUTH_FAILURE = Buffer.from('7e005914', 'hex');
+const AUTH_REJECT = Buffer.from('7e0058', 'hex');
+
+describe('web UI timeline, capture and live stream in a browser', { timeout: 120_000 }, () => {
+  let h: Harness;
+  let token: string;
+
+  before(async () => {
+    h = await startHarness();
+    const init = await h.service.request({ method: 'POST', url: '/api/v1/init', payload: ADMIN });
+    assert.equal(init.statusCode, 201);
+    token = await h.tokenOf(ADMIN);
+    const subscriber = await h.service.request({
+      method: 'POST',
+      url: '/api/v1/subscribers',
+      token,
+      payload: newSubscriber(1),
+    });
+    assert.equal(subscriber.statusCode, 201);
+    // A failed authentication: the NAS messages and the NGAP messages that carried them.
+    const records = h.service.records;
+    const details = { radio: 'gnb-1', ran_ue_ngap_id: IDS.ranUeNgapId, amf_ue_ngap_id: IDS.amfUeNgapId };
+    records.recordRadioEvent({
+      protocol: 'NGAP',
+      messageType: 'UplinkNASTransport',
+      direction: 'inbound',
+      raw: Buffer.from(encodeNgapPdu(uplinkNasTransport(IDS, AUTH_FAILURE, CELL))),
+      details,
+      timestamp: at('2026-11-22T10:00:00.000Z'),
+    });
+    records.recordSubscriberLog(
+      subscriberLog({
+        imsi: IMSI,
+        level: 'warn',
+        event: 'Authentication Failure',
+        direction: 'inbound',
+        raw: AUTH_FAILURE,
+        details: { radio: 'gnb-1', cause: 'MAC failure (20)' },
+        timestamp: at('2026-11-22T10:00:00.000Z'),
+      }),
+    );
+    records.recordSubscriberLog(
+      subscriberLog({
+        imsi: IMSI,
+        level: 'warn',
+        event: 'Authentication Reject',
+        direction: 'outbound',
+        raw: AUTH_REJECT,
+        details: { radio: 'gnb-1' },
+        timestamp: at('2026-11-22T10:00:00.010Z'),
+      }),
+    );
+    records.recordRadioEvent({
+      protocol: 'NGAP',
+      messageType: 'DownlinkNASTransport',
+      direction: 'outbound',
+      raw: Buffer.from(encodeNgapPdu(downlinkNasTransport(IDS, AUTH_REJECT))),
+      details,
+      timestamp: at('2026-11-22T10:00:00.010Z'),
+    });
+    await records.flush();
+  });
+  after(async () => {
+    await h?.close();
+    assert.deepEqual(h?.consoleErrors ?? [], []);
+  });
+
+  it("shows a subscriber's timeline as a sequence, its failure explained, each NGAP step opening its event", async () => {
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await page.goto(`${h.base}/subscribers/${IMSI}`);
+    const timeline = page.getByRole('table', { name: `Timeline of ${IMSI}` });
+    await timeline.waitFor();
+    for (const lane of ['UE', 'gNB', 'AMF/SMF']) {
+      await timeline.getByRole('columnheader', { name: lane, exact: true }).waitFor();
+    }
+    const rows = timeline.getByRole('row');
+    assert.equal(await rows.count(), 5); // the header and four steps, newest first
+    // Inbound: towards the core, from the UE to the AMF; warned; explained in words.
+    const failure = rows.filter({ has: page.getByText('Authentication Failure →') });
+    await failure.getByText('UE to AMF/SMF').waitFor();
+    await failure.getByText('2026-11-22 10:00:00.000 UTC').waitFor();
+    await failure.getByText('warn', { exact: true }).waitFor();
+    await failure.getByText(/K and OPc/).waitFor();
+    await timeline.getByText('← Authentication Reject').waitFor();
+    await failure.getByRole('link', { name: /^Subscriber log / }).waitFor();
+    const downlink = rows.filter({ has: page.getByText('← DownlinkNASTransport') });
+    await downlink.getByText('AMF to gNB').waitFor();
+    await downlink.getByRole('button', { name: /^Open radio event / }).click();
+    const dialog = page.getByRole('dialog', { name: /^DownlinkNASTransport to gnb-1 · 2026-11-22/ });
+    await dialog.getByRole('list', { name: 'decoded' }).waitFor();
+    await dialog.getByLabel('Raw message as hex').waitFor();
+    await h.shot(page, 'subscriber-timeline');
+    await page.keyboard.press('Escape');
+    await page.context().close();
+  });
+});
