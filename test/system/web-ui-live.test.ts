@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { downlinkNasTransport } from '../../src/network/amf/n2/ue-ngap-messages.ts';
 import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
@@ -107,6 +108,34 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await dialog.getByLabel('Raw message as hex').waitFor();
     await h.shot(page, 'subscriber-timeline');
     await page.keyboard.press('Escape');
+    await page.context().close();
+  });
+
+  it('downloads the radio events the filters select as a capture, and says why one is refused', async () => {
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await page.getByRole('navigation').getByRole('link', { name: 'Radio events', exact: true }).click();
+    await page.getByRole('cell', { name: 'DownlinkNASTransport' }).waitFor();
+    await page.getByRole('combobox', { name: 'Message type' }).fill('UplinkNASTransport');
+    await page.getByRole('cell', { name: 'DownlinkNASTransport' }).waitFor({ state: 'detached' });
+    const [request, saved] = await Promise.all([
+      page.waitForRequest(/\/api\/v1\/ran\/events\/export\.pcapng/),
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download capture' }).click(),
+    ]);
+    assert.equal(new URL(request.url()).searchParams.get('message_type'), 'UplinkNASTransport');
+    assert.equal(saved.suggestedFilename(), 'radio-events.pcapng');
+    const file = await readFile(await saved.path());
+    // A pcapng Section Header Block (0x0A0D0D0A), then the interface and one packet: the uplink only.
+    assert.equal(file.readUInt32LE(0), 0x0a0d0d0a);
+    const blocks: number[] = [];
+    for (let at = 0; at < file.length; at += file.readUInt32LE(at + 4)) blocks.push(file.readUInt32LE(at));
+    assert.deepEqual(blocks, [0x0a0d0d0a, 1, 6]);
+
+    // The export carries NGAP only: another protocol is refused, and the page says so in words.
+    await page.getByRole('combobox', { name: 'Protocol' }).fill('RRC');
+    await page.getByRole('button', { name: 'Download capture' }).click();
+    await page.getByRole('alert').filter({ hasText: 'protocol must be NGAP' }).waitFor();
     await page.context().close();
   });
 });

@@ -40,6 +40,8 @@ export function RecordsPage<T extends { id: number }>(props: {
   titleOf?: (item: T) => string;
   /** Present when the role may clear these records. */
   clear?: () => Promise<unknown>;
+  /** Actions on what the filters select (a capture download), shown beside the title. */
+  actions?: (filters: Record<string, string>) => ReactNode;
   /** Filter values to start with (a link from another page). */
   initial?: Record<string, string>;
 }) {
@@ -48,7 +50,8 @@ export function RecordsPage<T extends { id: number }>(props: {
   const [values, setValues] = useState<Record<string, string>>(props.initial ?? {});
   const [shown, setShown] = useState<T | undefined>();
   const { zone } = usePreferences();
-  const query = { page, per_page: PER_PAGE, ...filterQuery(props.filters, values, zone) };
+  const filters = filterQuery(props.filters, values, zone);
+  const query = { page, per_page: PER_PAGE, ...filters };
   const list = useQuery({
     queryKey: [props.queryKey, query],
     queryFn: () => props.list(query),
@@ -69,18 +72,21 @@ export function RecordsPage<T extends { id: number }>(props: {
         <Title order={1} size="h3">
           {props.title}
         </Title>
-        {props.clear && (
-          <Button
-            color="red"
-            variant="outline"
-            loading={clear.isPending}
-            onClick={() => {
-              if (window.confirm(`Delete every record of ${props.title.toLowerCase()}?`)) clear.mutate();
-            }}
-          >
-            Clear all
-          </Button>
-        )}
+        <Group>
+          {props.actions?.(filters)}
+          {props.clear && (
+            <Button
+              color="red"
+              variant="outline"
+              loading={clear.isPending}
+              onClick={() => {
+                if (window.confirm(`Delete every record of ${props.title.toLowerCase()}?`)) clear.mutate();
+              }}
+            >
+              Clear all
+            </Button>
+          )}
+        </Group>
       </Group>
       {props.intro}
       <Group align="flex-end" role="search" aria-label={`Filter ${props.title.toLowerCase()}`}>

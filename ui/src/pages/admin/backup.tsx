@@ -4,17 +4,8 @@ import { useState } from 'react';
 import { api, result } from '../../api/client.ts';
 import { refresh } from '../../auth/session.ts';
 import { useMe } from '../../auth/use-me.ts';
+import { download } from '../../components/download.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
-
-/** Saves a blob under a file name through a temporary link. */
-function download(blob: Blob, name: string): void {
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.click();
-  URL.revokeObjectURL(url);
-}
 
 /**
  * Admin only: a consistent copy of the database, and a restore from one. Other roles reach the page only by

@@ -4,6 +4,7 @@ import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
 import { RecordsPage } from '../../components/records-page.tsx';
 import { Time, useFormatTime } from '../../components/time.tsx';
+import { DownloadCapture } from './download-capture.tsx';
 import { RadioEventDetail } from './record-detail.tsx';
 import { distinct, radioOfDetails, recordTitle } from './record-title.ts';
 
@@ -53,6 +54,7 @@ export function RadioEventsPage() {
           time: format(event.timestamp),
         })
       }
+      actions={(filters) => <DownloadCapture query={filters} />}
       clear={me?.can.writeRecords ? () => result(api.DELETE('/api/v1/ran/events')) : undefined}
     />
   );
