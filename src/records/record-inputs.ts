@@ -162,7 +162,14 @@ export function radioEventRow(input: RadioEventInput, now: number): Insertable<R
     direction: direction(input.direction),
     raw: bytes(input.raw),
     details: details(input.details),
+    imsi: detailsImsi(input.details),
   };
+}
+
+/** The subscriber a radio event's details name (network.md section 3), when it is an IMSI. */
+function detailsImsi(value: Record<string, unknown> | undefined): string | null {
+  const named = value?.['imsi'];
+  return typeof named === 'string' && IMSI.test(named) ? named : null;
 }
 
 export function subscriberLogRow(input: SubscriberLogInput, now: number): Insertable<SubscriberLogsTable> {

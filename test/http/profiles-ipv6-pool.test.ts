@@ -187,6 +187,7 @@ describe('POST /api/v1/restore: a backup taken before profiles had ue-ipv6-pool'
       `ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
        ALTER TABLE operator DROP COLUMN n2_allowed_peers;
        DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
+         DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
        DELETE FROM kysely_migration WHERE name >= '0010'`,
     );
     database.close();

@@ -262,8 +262,37 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
     assert.equal(packetsOf(await exported('?direction=inbound&timestamp_to=2000-01-01T00:00:00Z')).length, 0);
   });
 
-  it('answers 400 for imsi (not offered yet) and for bad filters', async () => {
-    assert.match(await refused('?imsi=001010000000001'), /imsi is not offered yet/);
+  it('filters by subscriber: the events whose details name it (network.md section 3)', async () => {
+    record();
+    t.records.recordRadioEvent(
+      radioEvent({
+        messageType: 'InitialUEMessage',
+        raw: initialUe,
+        timestamp: at('2026-11-22T10:00:02.000Z'),
+        details: { radio: 'gnb-a', ran_ue_ngap_id: 8, amf_ue_ngap_id: 3, imsi: '001010000000001' },
+      }),
+    );
+    await t.records.flush();
+    const packets = packetsOf(await exported('?imsi=001010000000001'));
+    assert.equal(packets.length, 1);
+    assert.equal(packets[0]?.micros, at('2026-11-22T10:00:02.000Z') * 1000);
+    assert.equal(packetsOf(await exported('?imsi=001010000000002')).length, 0);
+    const list = await t.request({
+      method: 'GET',
+      url: '/api/v1/ran/events?imsi=001010000000001',
+      token: readOnly,
+    });
+    assert.equal(list.statusCode, 200);
+    assert.deepEqual(
+      list
+        .json<{ result: { items: { details: string }[] } }>()
+        .result.items.map((i) => (JSON.parse(i.details) as { imsi?: string }).imsi),
+      ['001010000000001'],
+    );
+  });
+
+  it('answers 400 for bad filters', async () => {
+    assert.match(await refused('?imsi=0010100000'), /imsi/);
     assert.match(await refused('?direction=up'), /direction/);
     assert.match(await refused('?timestamp_from=yesterday'), /timestamp_from/);
     assert.match(

@@ -299,6 +299,7 @@ describe('POST /api/v1/restore: msisdn', () => {
     const bytes = await editedBackup('before-0014.db', (database) =>
       database.exec(
         `DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
+         DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
          DELETE FROM kysely_migration WHERE name >= '0014'`,
       ),
     );

@@ -101,7 +101,7 @@ describe('storage on PostgreSQL', { skip }, () => {
     try {
       assert.deepEqual(again.migrationsApplied, []);
       const { rows } = await sql<{ n: number }>`SELECT count(*) AS n FROM kysely_migration`.execute(again.db);
-      assert.equal(rows[0]?.n, 14);
+      assert.equal(rows[0]?.n, 15);
     } finally {
       await again.close();
     }

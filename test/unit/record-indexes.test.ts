@@ -68,7 +68,12 @@ describe('record indexes', () => {
 
   const cases: { name: string; run: () => Promise<unknown>; ordered: boolean }[] = [];
   const radioEvents = createRadioEventsRepository(db);
-  for (const filter of [...logFilters, { protocol: 'NGAP' }, { messageType: 'x' }]) {
+  for (const filter of [
+    ...logFilters,
+    { protocol: 'NGAP' },
+    { messageType: 'x' },
+    { imsi: '001010000000001' },
+  ]) {
     cases.push({
       name: `radio events ${JSON.stringify(filter)}`,
       run: () => radioEvents.list(filter, 25, 0),
@@ -81,7 +86,13 @@ describe('record indexes', () => {
     });
   }
   // The pcapng export's walk: NGAP always, oldest first after a position (radio-events-export.ts).
-  for (const filter of [{}, { direction: 'inbound' as const }, { messageType: 'x' }, { to: 1 }]) {
+  for (const filter of [
+    {},
+    { direction: 'inbound' as const },
+    { messageType: 'x' },
+    { to: 1 },
+    { imsi: '001010000000001' },
+  ]) {
     cases.push({
       name: `radio events export ${JSON.stringify(filter)}`,
       run: () => radioEvents.listOldestAfter({ ...filter, protocol: 'NGAP' }, { timestamp: 0, id: 0 }, 1000),

@@ -34,17 +34,13 @@ export function radioEventsExportRoutes(deps: { radioEventsExport: RadioEventsEx
       },
       async (request, reply) => {
         const { protocol, direction, message_type: messageType, imsi } = request.query;
-        if (imsi !== undefined) {
-          throw new InvalidError(
-            'imsi is not offered yet: radio events are not linked to subscribers; filter by time instead',
-          );
-        }
         if (protocol !== undefined && protocol !== 'NGAP') {
           throw new InvalidError('protocol must be NGAP: the export carries NGAP messages only');
         }
         const blocks = await radioEventsExport.open({
           direction,
           messageType,
+          imsi,
           ...timestampWindowOf(request.query),
         });
         return reply

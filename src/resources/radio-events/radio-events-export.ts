@@ -17,6 +17,7 @@ const NGAP_PORT = 38412;
 export interface RadioEventsExportFilter extends TimestampWindow {
   direction?: LogDirection;
   messageType?: string;
+  imsi?: string;
 }
 
 /** What the export reads: the radio events, oldest first, and their count. */

@@ -17,14 +17,15 @@ interface RadioEventFilter extends TimestampWindow {
   protocol?: string;
   direction?: LogDirection;
   messageType?: string;
+  imsi?: string;
 }
 
 export function createRadioEventsRepository(db: Db) {
   return {
     ...createLogRecordsRepository<'radio_events', RadioEventFilter, RadioEvent>(db, {
       table: 'radio_events',
-      columns: ['timestamp', 'protocol', 'message_type', 'direction', 'raw', 'details'],
-      filters: { protocol: 'protocol', direction: 'direction', messageType: 'message_type' },
+      columns: ['timestamp', 'protocol', 'message_type', 'direction', 'raw', 'details', 'imsi'],
+      filters: { protocol: 'protocol', direction: 'direction', messageType: 'message_type', imsi: 'imsi' },
       item: (row) => ({
         id: row.id,
         timestamp: Number(row.timestamp),

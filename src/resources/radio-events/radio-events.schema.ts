@@ -10,11 +10,19 @@ import {
 } from '../../http/record-schemas.ts';
 import { PaginationQuery } from '../../http/schemas.ts';
 
+/** The subscriber filter: events whose `details.imsi` names it (recorded once the AMF knew the SUPI). */
+const RadioEventImsi = Type.String({
+  pattern: '^[0-9]{15}$',
+  'x-error': 'must be 15 digits',
+  description: 'only the events of this subscriber (their details name it once the AMF knew its SUPI)',
+});
+
 export const RadioEventQuery = Type.Object({
   ...PaginationQuery.properties,
   protocol: Type.Optional({ ...NameQuery, description: 'protocol, e.g. NGAP' }),
   direction: Type.Optional(LogDirectionQuery),
   message_type: Type.Optional({ ...NameQuery, description: 'message type, e.g. NGSetupRequest' }),
+  imsi: Type.Optional(RadioEventImsi),
   ...TimestampRangeQuery,
 });
 
@@ -24,12 +32,7 @@ export const RadioEventExportQuery = Type.Object({
   direction: Type.Optional(LogDirectionQuery),
   message_type: Type.Optional({ ...NameQuery, description: 'message type, e.g. NGSetupRequest' }),
   ...TimestampRangeQuery,
-  imsi: Type.Optional({
-    ...NameQuery,
-    description:
-      'Not offered yet (400): radio events are not linked to subscribers (their details carry the UE ' +
-      'NGAP ids, which subscriber logs do not)',
-  }),
+  imsi: Type.Optional(RadioEventImsi),
 });
 
 export const RadioEventItem = Type.Object({

@@ -13,6 +13,7 @@ import * as redactKeyMaterial from './0011-redact-key-material.ts';
 import * as subscriberLogLevel from './0012-subscriber-log-level.ts';
 import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
 import * as subscriberMsisdn from './0014-subscriber-msisdn.ts';
+import * as radioEventImsi from './0015-radio-event-imsi.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-subscriber-log-level': subscriberLogLevel,
   '0013-n2-allowed-peers': n2AllowedPeers,
   '0014-subscriber-msisdn': subscriberMsisdn,
+  '0015-radio-event-imsi': radioEventImsi,
 };
 
 /**

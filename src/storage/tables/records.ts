@@ -13,6 +13,8 @@ export interface RadioEventsTable {
   direction: 'inbound' | 'outbound';
   raw: Buffer;
   details: string;
+  /** Migration 0015: the subscriber `details.imsi` names, for the filter by subscriber. */
+  imsi: string | null;
 }
 
 export interface SubscriberLogsTable {
