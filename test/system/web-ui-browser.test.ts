@@ -241,9 +241,14 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('link', { name: 'Subscribers' }).click();
     await page.getByRole('heading', { name: 'Subscribers' }).waitFor();
     // The screenshot shows the page once the drawer has slid away.
-    await page.waitForFunction(
-      'document.querySelector(\'nav[aria-label="Pages"]\').getBoundingClientRect().right <= 0',
-    );
+    // A function, not a string: the page's Content Security Policy refuses eval.
+    await page.waitForFunction(() => {
+      const { document } = globalThis as unknown as {
+        document: { querySelector(selector: string): { getBoundingClientRect(): { right: number } } | null };
+      };
+      const nav = document.querySelector('nav[aria-label="Pages"]');
+      return nav !== null && nav.getBoundingClientRect().right <= 0;
+    });
     await shot(page, 'phone-subscribers');
     await page.context().close();
   });
