@@ -7566,6 +7566,8 @@ export interface paths {
                     direction?: "inbound" | "outbound";
                     /** @description message type, e.g. NGSetupRequest */
                     message_type?: string;
+                    /** @description only the events of this subscriber (their details name it once the AMF knew its SUPI) */
+                    imsi?: string;
                     /** @description RFC 3339; records at or after this instant */
                     timestamp_from?: string;
                     /** @description RFC 3339; records at or before this instant */
@@ -7824,7 +7826,7 @@ export interface paths {
                     timestamp_from?: string;
                     /** @description RFC 3339; records at or before this instant */
                     timestamp_to?: string;
-                    /** @description Not offered yet (400): radio events are not linked to subscribers (their details carry the UE NGAP ids, which subscriber logs do not) */
+                    /** @description only the events of this subscriber (their details name it once the AMF knew its SUPI) */
                     imsi?: string;
                 };
                 header?: never;
