@@ -49,8 +49,10 @@ describe('API rules with two services on one PostgreSQL database', { skip }, () 
   });
 
   it('give a user no more than 12 API tokens', async () => {
+    // 16 at once, 8 per service: one caller's hashing beyond 1 running and 8 waiting is refused with
+    // 429 (identity/hashing-queue.ts on two cores), a bound that is not the rule tested here.
     const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
+      Array.from({ length: 16 }, (_, i) =>
         (i % 2 ? a : b).request({
           method: 'POST',
           url: '/api/v1/users/me/api-tokens',
@@ -60,9 +62,10 @@ describe('API rules with two services on one PostgreSQL database', { skip }, () 
       ),
     );
     assert.equal(answers.filter((r) => r.statusCode === 201).length, 12);
-    assert.ok(
-      answers.every((r) => r.statusCode === 201 || r.statusCode === 409),
-      answers[0]?.body,
+    const others = answers.filter((r) => r.statusCode !== 201 && r.statusCode !== 409);
+    assert.deepEqual(
+      others.map((r) => `${r.statusCode} ${r.body}`),
+      [],
     );
     const stored = await a.db.selectFrom('api_tokens').select('id').execute();
     assert.equal(stored.length, 12);
