@@ -208,7 +208,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
         const ue = newContext(message, known);
         if (ue === undefined) return rejectUnknown(amf, connection, congestionReject(amf));
         attach(amf, ue, connection);
-        return dispatch(ue, message, encodeNasMessage(message), false);
+        // The plain message's bytes: as received when plain, else read again from the decoded message.
+        return dispatch(ue, message, pdu.kind === 'plain' ? nasPdu : encodeNasMessage(message), false);
       }
       case 'serviceRequest':
         // TS 24.501 5.6.1.5: a 5G-S-TMSI the AMF does not know, or an integrity check that fails: #9.
