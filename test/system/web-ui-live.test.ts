@@ -5,7 +5,8 @@ import { downlinkNasTransport } from '../../src/network/amf/n2/ue-ngap-messages.
 import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
 import { uplinkNasTransport } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { imsi, newSubscriber } from '../helpers/network.ts';
-import { at, subscriberLog } from '../helpers/records.ts';
+import { at, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
+import type { Locator, Page } from 'playwright-core';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // Following one device and the network as it happens, in Chromium against the real service: the
@@ -136,6 +137,56 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.getByRole('combobox', { name: 'Protocol' }).fill('RRC');
     await page.getByRole('button', { name: 'Download capture' }).click();
     await page.getByRole('alert').filter({ hasText: 'protocol must be NGAP' }).waitFor();
+    await page.context().close();
+  });
+
+  /** A network event, and the list's request it makes the page send, answered to the end. */
+  async function reloadOnEvent(page: Page, list: RegExp): Promise<void> {
+    const reload = page.waitForResponse(list);
+    h.service.network.subscriberDeregistered(IMSI);
+    await (await reload).finished();
+  }
+
+  /**
+   * Waits for a cell while moving the paused clock a little at a time (the query cache tells the page of
+   * new data on a timer), 2.5 s of the page's time at most: far from the 10 s polling.
+   */
+  async function shows(page: Page, cell: Locator): Promise<void> {
+    for (let step = 0; step < 5; step++) {
+      await page.clock.runFor(500);
+      if (
+        await cell.waitFor({ timeout: 2_000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
+    assert.fail('the reloaded list does not show the new record');
+  }
+
+  it('reloads the recent warnings and radio events as the live stream reports events, not by polling', async () => {
+    const page = await h.newPage();
+    // A clock of the test's own, paused once signed in: the 10 s polling never comes by itself.
+    await page.clock.install();
+    const stream = page.waitForResponse(/\/api\/v1\/events\/stream/);
+    await h.signIn(page, ADMIN);
+    await page.getByText('No recent warnings.').waitFor();
+    assert.equal((await stream).status(), 200);
+    // Time stops here: from now on it moves only when the test moves it.
+    await page.clock.pauseAt(Date.now() + 2_000);
+    h.service.records.recordRadioLog(radioLog({ level: 'warn', event: 'NG Setup refused' }));
+    await h.service.records.flush();
+    // An event on the stream: the lists reload (the clock stands still, so no polling does it).
+    await reloadOnEvent(page, /\/api\/v1\/logs\/radio\?/);
+    await shows(page, page.getByRole('cell', { name: 'NG Setup refused' }));
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Radio events', exact: true }).click();
+    await shows(page, page.getByRole('cell', { name: 'DownlinkNASTransport' }).first());
+    h.service.records.recordRadioEvent(radioEvent({ messageType: 'NGReset' }));
+    await h.service.records.flush();
+    await reloadOnEvent(page, /\/api\/v1\/ran\/events\?/);
+    await shows(page, page.getByRole('cell', { name: 'NGReset', exact: true }));
     await page.context().close();
   });
 });

@@ -15,6 +15,7 @@ import { useState, type ReactNode } from 'react';
 import { ErrorAlert } from './error-alert.tsx';
 import { filterQuery, type FilterSpec } from './filter-query.ts';
 import { Pager } from './pager.tsx';
+import { useLiveReload } from './live-events.ts';
 import { usePreferences, useRefreshInterval } from './preferences.ts';
 import { zoneLabel } from './time-format.ts';
 import { PER_PAGE, type Column } from './resource-page.tsx';
@@ -42,6 +43,8 @@ export function RecordsPage<T extends { id: number }>(props: {
   clear?: () => Promise<unknown>;
   /** Actions on what the filters select (a capture download), shown beside the title. */
   actions?: (filters: Record<string, string>) => ReactNode;
+  /** Reloaded as the live event stream reports the network's events, rather than polled every 10 s. */
+  live?: boolean;
   /** Filter values to start with (a link from another page). */
   initial?: Record<string, string>;
 }) {
@@ -52,11 +55,13 @@ export function RecordsPage<T extends { id: number }>(props: {
   const { zone } = usePreferences();
   const filters = filterQuery(props.filters, values, zone);
   const query = { page, per_page: PER_PAGE, ...filters };
+  const pollInterval = useRefreshInterval(10_000);
+  const streamInterval = useLiveReload([[props.queryKey]], props.live ?? false);
   const list = useQuery({
     queryKey: [props.queryKey, query],
     queryFn: () => props.list(query),
     placeholderData: keepPreviousData,
-    refetchInterval: useRefreshInterval(10_000),
+    refetchInterval: props.live ? streamInterval : pollInterval,
   });
   const clear = useMutation({
     mutationFn: () => props.clear?.() ?? Promise.resolve(),

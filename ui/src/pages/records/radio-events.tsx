@@ -54,6 +54,7 @@ export function RadioEventsPage() {
           time: format(event.timestamp),
         })
       }
+      live
       actions={(filters) => <DownloadCapture query={filters} />}
       clear={me?.can.writeRecords ? () => result(api.DELETE('/api/v1/ran/events')) : undefined}
     />
