@@ -7,6 +7,7 @@ import { uplinkNasTransport } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { imsi, newSubscriber } from '../helpers/network.ts';
 import { at, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
 import type { Locator, Page } from 'playwright-core';
+import { seriousViolations } from './web-ui-axe.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // Following one device and the network as it happens, in Chromium against the real service: the
@@ -101,14 +102,19 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await failure.getByText(/K and OPc/).waitFor();
     await timeline.getByText('← Authentication Reject').waitFor();
     await failure.getByRole('link', { name: /^Subscriber log / }).waitFor();
+    await h.shot(page, 'subscriber-timeline');
     const downlink = rows.filter({ has: page.getByText('← DownlinkNASTransport') });
     await downlink.getByText('AMF to gNB').waitFor();
     await downlink.getByRole('button', { name: /^Open radio event / }).click();
     const dialog = page.getByRole('dialog', { name: /^DownlinkNASTransport to gnb-1 · 2026-11-22/ });
     await dialog.getByRole('list', { name: 'decoded' }).waitFor();
     await dialog.getByLabel('Raw message as hex').waitFor();
-    await h.shot(page, 'subscriber-timeline');
+    assert.deepEqual(await seriousViolations(page), []);
     await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    assert.deepEqual(await seriousViolations(page), []);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    assert.deepEqual(await seriousViolations(page), []);
     await page.context().close();
   });
 
@@ -137,6 +143,7 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.getByRole('combobox', { name: 'Protocol' }).fill('RRC');
     await page.getByRole('button', { name: 'Download capture' }).click();
     await page.getByRole('alert').filter({ hasText: 'protocol must be NGAP' }).waitFor();
+    assert.deepEqual(await seriousViolations(page), []);
     await page.context().close();
   });
 

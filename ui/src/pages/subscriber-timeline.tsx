@@ -101,11 +101,12 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
                     <Time value={step.timestamp} />
                   </Table.Td>
                   <Lanes step={step} />
-                  <Table.Td>
+                  {/* As wide as its badge: a narrower cell would cut the level's word. */}
+                  <Table.Td style={{ width: '1%', whiteSpace: 'nowrap' }}>
                     {step.level === 'info' ? (
                       step.level
                     ) : (
-                      <Badge color="red" variant="filled">
+                      <Badge color="red" variant="filled" miw="max-content">
                         {step.level}
                       </Badge>
                     )}
