@@ -19,12 +19,14 @@ describe('migration 0014: subscribers get a nullable, unique msisdn', () => {
 
   it('migrates a database with subscribers: none has an MSISDN, two cannot share one', async () => {
     const path = onPostgres ? await freshPostgresDatabase() : join(dir, 'core.db');
-    // A database as migration 0013 left it: the migrated one, with 0014 undone.
+    // A database as migration 0013 left it: the migrated one, with 0014 and the later ones undone.
     const before = await openStorage({ path, poolSize: 1 });
     try {
+      await sql`DROP INDEX radio_events_imsi_timestamp`.execute(before.db);
+      await sql`ALTER TABLE radio_events DROP COLUMN imsi`.execute(before.db);
       await sql`DROP INDEX subscribers_msisdn`.execute(before.db);
       await sql`ALTER TABLE subscribers DROP COLUMN msisdn`.execute(before.db);
-      await sql`DELETE FROM kysely_migration WHERE name = '0014-subscriber-msisdn'`.execute(before.db);
+      await sql`DELETE FROM kysely_migration WHERE name >= '0014'`.execute(before.db);
       await sql`INSERT INTO profiles (name, ue_ip_pool, dns, mtu, bitrate_uplink, bitrate_downlink, var5qi,
         priority_level) VALUES ('p', '10.45.0.0/16', '8.8.8.8', 1400, '100 Mbps', '100 Mbps', 9, 90)`.execute(
         before.db,
@@ -39,7 +41,7 @@ describe('migration 0014: subscribers get a nullable, unique msisdn', () => {
 
     const storage = await openStorage({ path, poolSize: 1 });
     try {
-      assert.deepEqual(storage.migrationsApplied, ['0014-subscriber-msisdn']);
+      assert.deepEqual(storage.migrationsApplied, ['0014-subscriber-msisdn', '0015-radio-event-imsi']);
       const { db } = storage;
       const rows = await db.selectFrom('subscribers').select('msisdn').execute();
       assert.deepEqual(
