@@ -1,14 +1,12 @@
 import { Type } from 'typebox';
-import { NameQuery } from '../../http/record-schemas.ts';
+import { ImsiQuery, NameQuery } from '../../http/record-schemas.ts';
 
 export const EventStreamQuery = Type.Object({
   radio: Type.Optional({
     ...NameQuery,
     description: 'only events about this radio (its id, or its name in NAS details)',
   }),
-  imsi: Type.Optional(
-    Type.String({ pattern: '^[0-9]{5,15}$', description: 'only events about this subscriber (IMSI)' }),
-  ),
+  imsi: Type.Optional({ ...ImsiQuery, description: 'only events about this subscriber (IMSI)' }),
   kinds: Type.Optional(
     Type.String({
       maxLength: 512,

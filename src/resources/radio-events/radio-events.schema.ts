@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import {
   Base64Raw,
+  ImsiQuery,
   JsonDetails,
   LogDirection,
   LogDirectionQuery,
@@ -11,11 +12,10 @@ import {
 import { PaginationQuery } from '../../http/schemas.ts';
 
 /** The subscriber filter: events whose `details.imsi` names it (recorded once the AMF knew the SUPI). */
-const RadioEventImsi = Type.String({
-  pattern: '^[0-9]{15}$',
-  'x-error': 'must be 15 digits',
+const RadioEventImsi = {
+  ...ImsiQuery,
   description: 'only the events of this subscriber (their details name it once the AMF knew its SUPI)',
-});
+};
 
 export const RadioEventQuery = Type.Object({
   ...PaginationQuery.properties,
