@@ -17,6 +17,11 @@ interface AxeResults {
 
 /** The critical and serious violations on the page as it is now, one line each: `rule: target why; ...`. */
 export async function seriousViolations(page: Page): Promise<string[]> {
+  // Colours read mid-transition (a scheme just switched, a control just moved) are neither the old nor the
+  // new ones: wait for running CSS transitions to end first.
+  await page.evaluate(
+    'Promise.all(document.getAnimations().filter((a) => a instanceof CSSTransition).map((a) => a.finished.catch(() => undefined)))',
+  );
   // Evaluated through the debugging protocol, which the page's content security policy does not govern.
   if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(AXE_SOURCE);
   const results = await page.evaluate(

@@ -19,7 +19,11 @@ export const theme = createTheme({
   // or orange text on its own pale tint stays under 3:1.
   variantColorResolver: (input) => {
     const colors = defaultVariantColorsResolver(input);
-    return input.variant === 'light' ? { ...colors, color: 'var(--mantine-color-text)' } : colors;
+    if (input.variant === 'light') return { ...colors, color: 'var(--mantine-color-text)' };
+    // A subtle button hovered or focused (as after its dialog closes) shows the light tint: its coloured
+    // text on that tint is 4:1, the page's text colour is far above 4.5:1.
+    if (input.variant === 'subtle') return { ...colors, hoverColor: 'var(--mantine-color-text)' };
+    return colors;
   },
   // Dialogs and menus appear without fading in for those who ask the system for less motion.
   respectReducedMotion: true,
