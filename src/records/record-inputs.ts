@@ -116,8 +116,12 @@ function integer(value: unknown, field: string, min: number, max: number): numbe
   return value;
 }
 
+/**
+ * Whole milliseconds, as given ones must be: a clock with fractions (a manual one moved by jittered
+ * timers) would be refused by PostgreSQL's bigint and fail the whole batch.
+ */
 function time(value: unknown, field: string, now: number): number {
-  return value === undefined ? now : integer(value, field, 0, Number.MAX_SAFE_INTEGER);
+  return value === undefined ? Math.trunc(now) : integer(value, field, 0, Number.MAX_SAFE_INTEGER);
 }
 
 function direction(value: unknown): LogDirection {

@@ -18,6 +18,7 @@ import type { NgapExchange } from '../../src/simulator/gnb.ts';
 import { XnHandover } from '../../src/simulator/gnb-handover.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { takeBackup } from '../helpers/backup.ts';
+import { onPostgres } from '../helpers/postgres-test-database.ts';
 import { assertTsharkAgrees, OPERATOR_PLMN } from './n2-service.ts';
 import { K, OPC } from './registration-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
@@ -158,11 +159,10 @@ describe('key material in records, logs, backups and API answers (real service)'
     assert.deepEqual(leaks(keys, Buffer.from(redactNgapPdu(withKey.bytes).bytes), 'the redacted PDU'), []);
 
     const found: string[] = [];
-    // Every row of every table.
-    const tables = await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(
-      s.t.db,
-    );
-    for (const { name } of tables.rows) {
+    // Every row of every table (Kysely's introspection: SQLite's schema table or PostgreSQL's catalog).
+    const tables = await s.t.db.introspection.getTables({ withInternalKyselyTables: true });
+    assert.ok(tables.length > 0);
+    for (const { name } of tables) {
       const rows = await sql<Record<string, unknown>>`SELECT * FROM ${sql.table(name)}`.execute(s.t.db);
       for (const row of rows.rows)
         for (const [column, value] of Object.entries(row))
@@ -209,8 +209,9 @@ describe('key material in records, logs, backups and API answers (real service)'
     assert.ok(
       answers.includes(`/api/v1/subscribers/${imsi}?per_page=100`) || answers.some((u) => u.includes(imsi)),
     );
-    // A backup, every byte of the database file.
-    found.push(...leaks(keys, await takeBackup(s.t, s.token), 'the backup'));
+    // A backup, every byte of the database file. (PostgreSQL's backups are pg_dump's and base backups,
+    // not the API's, which answers 409 there: the rows read above are what pg_dump would write.)
+    if (!onPostgres) found.push(...leaks(keys, await takeBackup(s.t, s.token), 'the backup'));
     // Every log line at trace level.
     assert.ok(logLines.length > 0);
     found.push(...leaks(keys, logLines.join(''), 'the log'));

@@ -30,11 +30,14 @@ describe('mobility registration update to a second simulated gNB against the rea
   let cell2: GnbUes;
   before(async () => {
     s = await startRegistrationService();
-    // The operator serves TAC 1 and TAC 2; gnb-2 serves TAC 2 only.
+    // The operator serves TAC 1 and TAC 2; gnb-2 serves TAC 2 only. The AMF reads the change after the
+    // API's answer: its AMF Configuration Update to gnb-1 (TS 38.413 8.7.3) says it now serves TAC 2.
+    const applied = s.gnb1.next((event) => (event.type === 'amf-configuration-update' ? event : undefined));
     assert.equal(
       await s.request('PUT', '/api/v1/operator/tracking', { supportedTacs: ['000001', '000002'] }),
       200,
     );
+    await applied;
     gnb2 = s.gnb(
       gnbConfig(2, {
         name: 'gnb-2',

@@ -44,13 +44,25 @@ describe('registered device lifecycle through the simulator against the real ser
    * Context Release Complete, so that what the test does next meets an idle UE in the AMF too.
    */
   async function idle(ue: ReturnType<RegistrationService['ue']>): Promise<void> {
-    const completes = async () =>
-      (await s.get<Page<unknown>>('/api/v1/ran/events?message_type=UEContextReleaseComplete')).total_count;
+    const released = await releasing(ue);
+    assert.equal(s.ues.requestRelease(ue), true);
+    await released();
+  }
+
+  const completes = async () =>
+    (await s.get<Page<unknown>>('/api/v1/ran/events?message_type=UEContextReleaseComplete')).total_count;
+
+  /**
+   * Resolves to a wait for the UE's next release (by the radio or the AMF): until the UE hears it and the
+   * service has stored the UE Context Release Complete.
+   */
+  async function releasing(ue: ReturnType<RegistrationService['ue']>): Promise<() => Promise<void>> {
     const before = await completes();
     const released = ue.next((e) => (e.type === 'released' ? e : undefined));
-    assert.equal(s.ues.requestRelease(ue), true);
-    await released;
-    await s.until(async () => ((await completes()) > before ? true : undefined), 'release complete stored');
+    return async () => {
+      await released;
+      await s.until(async () => ((await completes()) > before ? true : undefined), 'release complete stored');
+    };
   }
 
   it('idle stays registered; a service request brings the device back (new KgNB); logs show it', async () => {
@@ -77,11 +89,13 @@ describe('registered device lifecycle through the simulator against the real ser
     const { imsi, ue } = await registered(25);
     const tmsi = ue.guti?.tmsi;
     await idle(ue);
+    const released = await releasing(ue);
     const periodic = await ue.registrationUpdate('periodic');
     assert.equal(periodic.outcome, 'accepted', JSON.stringify(periodic));
     // network.md section 5: a 5G-GUTI reallocated at every registration.
     assert.notEqual(ue.guti?.tmsi, tmsi);
-    await idle(ue);
+    // Without a follow-on request the AMF releases the connection itself (TS 24.501 5.5.1.3.4).
+    await released();
     assert.equal((await ue.registrationUpdate('mobility')).outcome, 'accepted');
     assert.equal((await statusOf(s, imsi)).registered, true);
   });

@@ -41,6 +41,12 @@ describe('stopping N2 with a silent radio (simulator against the real service, u
         assert.equal(outcome.outcome, 'accepted');
         const [forwarderSession] = [...s.rules.sessions.keys()];
         assert.ok(forwarderSession !== undefined);
+        // Live: the radio's Setup Response reached the SMF and the UPF has the downlink tunnel. Stopping
+        // before it would fail the downlink and release the session towards the silent radio instead.
+        await s.until(
+          async () => (s.rules.sessions.get(forwarderSession)?.downlink === undefined ? undefined : true),
+          'the downlink tunnel',
+        );
         // Carried since the last usage report: only the session's end at the stop reports it.
         s.rules.traffic.set(forwarderSession, { uplinkBytes: 1200, downlinkBytes: 3400 });
 
