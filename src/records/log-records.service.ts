@@ -1,4 +1,5 @@
 import type { Actor } from '../identity/actor.ts';
+import { readSnapshot } from '../storage/read-snapshot.ts';
 import type { Executor } from '../storage/transaction.ts';
 import { clearRecords } from './clear-records.ts';
 
@@ -22,10 +23,10 @@ export function createLogRecordsService<Filter, Item>(
 
   return {
     async list(filter: Filter, limit: number, offset: number): Promise<{ items: Item[]; total: number }> {
-      const [items, total] = await Promise.all([
-        repository.list(filter, limit, offset),
-        repository.count(filter),
-      ]);
+      // One moment for both: a record committed between them would be counted but not listed.
+      const [items, total] = await readSnapshot(deps.db, () =>
+        Promise.all([repository.list(filter, limit, offset), repository.count(filter)]),
+      );
       return { items, total };
     },
 

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   CompiledQuery,
   PostgresAdapter,
@@ -148,10 +149,39 @@ export function unavailable(error: unknown): OverloadedError | undefined {
 /** Commands whose row count Kysely reports as `numAffectedRows` (as its `pg` driver does). */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
+/** The connection a `readSnapshot` holds, for the queries its work sends outside a transaction. */
+const snapshots = new AsyncLocalStorage<postgres.ReservedSql>();
+
+/**
+ * Runs `work` with every query it sends outside a transaction on one connection, in one read-only
+ * REPEATABLE READ transaction: they all see the database as the first of them did (a page's items and
+ * its total count from one moment, whatever commits meanwhile). `connection` is one of this driver's.
+ */
+export async function inReadSnapshot<T>(connection: DatabaseConnection, work: () => Promise<T>): Promise<T> {
+  const { sql } = connection as PostgresJsConnection;
+  let reserved: postgres.ReservedSql;
+  try {
+    reserved = await sql.reserve();
+    await reserved.unsafe('begin isolation level repeatable read read only');
+  } catch (error) {
+    throw unavailable(error) ?? error;
+  }
+  try {
+    const result = await snapshots.run(reserved, work);
+    await reserved.unsafe('commit');
+    return result;
+  } catch (error) {
+    await reserved.unsafe('rollback').catch(() => {});
+    throw unavailable(error) ?? error;
+  } finally {
+    reserved.release();
+  }
+}
+
 class PostgresJsConnection implements DatabaseConnection {
   #reserved: postgres.ReservedSql | undefined;
 
-  constructor(private readonly sql: postgres.Sql) {}
+  constructor(readonly sql: postgres.Sql) {}
 
   async begin(statement: string): Promise<void> {
     try {
@@ -171,7 +201,7 @@ class PostgresJsConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     let result: postgres.RowList<postgres.Row[]>;
     try {
-      result = await (this.#reserved ?? this.sql).unsafe(
+      result = await (this.#reserved ?? snapshots.getStore() ?? this.sql).unsafe(
         query.sql,
         query.parameters as postgres.ParameterOrJSON<never>[],
         { prepare: true },
@@ -186,7 +216,7 @@ class PostgresJsConnection implements DatabaseConnection {
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize = 100): AsyncIterableIterator<QueryResult<R>> {
-    const pending = (this.#reserved ?? this.sql).unsafe(
+    const pending = (this.#reserved ?? snapshots.getStore() ?? this.sql).unsafe(
       query.sql,
       query.parameters as postgres.ParameterOrJSON<never>[],
       { prepare: true },

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
+import { createLogRecordsService } from '../../src/records/log-records.service.ts';
 import { createRecordsPipeline, type RecordsPipeline } from '../../src/records/records-pipeline.ts';
+import type { AuditLogService } from '../../src/resources/audit-logs/audit-logs.service.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 
@@ -50,4 +52,51 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
       [1_001_542, 1_001_542],
     );
   });
+
+  // PostgreSQL's pool reads them on two connections; SQLite reads them one after the other on its one.
+  const pool = onPostgres ? {} : { skip: 'PostgreSQL reads a page and its count on two connections' };
+  it(
+    'lists a page and counts its total at one moment, whatever commits between the two reads',
+    pool,
+    async () => {
+      const radioLogs = pipeline.repositories.radioLogs;
+      const record = () =>
+        pipeline.ingestion.recordRadioLog({
+          ranId: '001:01:00000b',
+          event: 'NG Setup',
+          direction: 'inbound',
+          raw: new Uint8Array(),
+        });
+      record();
+      await pipeline.ingestion.flush();
+      // A record committed after the list was read and before the count is: the service must not see it.
+      let listed!: () => void;
+      const afterList = new Promise<void>((resolve) => (listed = resolve));
+      const service = createLogRecordsService(
+        {
+          db: storage.db,
+          audit: {} as AuditLogService,
+          flushRecords: () => pipeline.ingestion.flush(),
+          repository: {
+            ...radioLogs,
+            async list(filter, limit, offset) {
+              const items = await radioLogs.list(filter, limit, offset);
+              record();
+              await pipeline.ingestion.flush();
+              listed();
+              return items;
+            },
+            async count(filter) {
+              await afterList;
+              return radioLogs.count(filter);
+            },
+          },
+        },
+        { action: 'clear_radio_logs', records: 'radio logs' },
+      );
+      const page = await service.list({ ranId: '001:01:00000b' }, 100, 0);
+      assert.equal(page.total, page.items.length);
+      assert.equal((await service.list({ ranId: '001:01:00000b' }, 100, 0)).total, 2);
+    },
+  );
 });
