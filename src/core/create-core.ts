@@ -53,7 +53,7 @@ export async function createCore(options: CoreOptions) {
   const { logger } = options;
   const clock = options.clock ?? systemClock;
   const lifecycle = createLifecycle({ logger });
-  const storage = await openStorage(options.storage);
+  const storage = await openStorage({ ...options.storage, logger });
   try {
     const { db } = storage;
     lifecycle.add({ name: 'database', stop: () => storage.close() });
@@ -75,13 +75,14 @@ export async function createCore(options: CoreOptions) {
     const wiring: CoreWiring = {
       retention,
       metrics,
+      notices: storage.notices,
       onRestored: (listener) => void restoredListeners.push(listener),
       onFileHold: (hold) => void fileHolds.push(hold),
       job: (job) => void jobs.push(job),
       component: (component) => void components.push(component),
     };
 
-    const configuration = createConfigurationEvents({ logger });
+    const configuration = createConfigurationEvents({ logger, notices: storage.notices });
     const secretBox = createSecretBox(options.secretKey);
     const identity = await wireIdentity(wiring, {
       db,
@@ -104,6 +105,7 @@ export async function createCore(options: CoreOptions) {
       secretBox,
       state: networkState,
       changes: configuration,
+      changesFromOthers: configuration.fromOthers,
     });
     const location = wireLocation(wiring, {
       db,

@@ -4,6 +4,7 @@ import type { SecretBox } from '../crypto/secret-box.ts';
 import { createAuthenticator } from '../identity/authenticator.ts';
 import { createHashingQueue, defaultHashingLimits } from '../identity/hashing-queue.ts';
 import { createSecretHasher } from '../identity/secret-hasher.ts';
+import { shareCredentialCache } from '../identity/shared-credential-cache.ts';
 import { createApiTokensRepository } from '../resources/api-tokens/api-tokens.repository.ts';
 import { createApiTokensService } from '../resources/api-tokens/api-tokens.service.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
@@ -37,13 +38,14 @@ export async function wireIdentity(
   const users = createUsersRepository(db);
   const loginSessions = createLoginSessionsRepository(db);
   const apiTokens = createApiTokensRepository(db);
-  const signingSecret = await loadSigningSecret(db, deps.secretBox);
+  const signingSecret = await loadSigningSecret(db, deps.secretBox, core.notices);
   const initialization = createInitializationState(users);
   const authenticator = createAuthenticator({ loginSessions, apiTokens, signingSecret, clock, hasher });
+  const credentialCache = shareCredentialCache(authenticator.credentialCache, core.notices);
   const rateLimiter = createLoginRateLimiter({ limit: deps.loginRateLimit, clock });
 
   core.onRestored((executor) => signingSecret.reload(executor));
-  core.onRestored(async () => authenticator.credentialCache.forgetAll());
+  core.onRestored(async () => credentialCache.forgetAll());
   core.onRestored(async () => initialization.forget());
   core.job({
     name: 'expired-login-sessions',
@@ -71,7 +73,7 @@ export async function wireIdentity(
       audit,
       clock,
       hasher,
-      credentialCache: authenticator.credentialCache,
+      credentialCache,
     }),
     apiTokens: createApiTokensService({
       db,
@@ -80,7 +82,7 @@ export async function wireIdentity(
       audit,
       clock,
       hasher,
-      credentialCache: authenticator.credentialCache,
+      credentialCache,
     }),
   };
 }

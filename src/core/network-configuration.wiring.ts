@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.ts';
 import type { SecretBox } from '../crypto/secret-box.ts';
 import type { NetworkState } from '../network/network-state.ts';
-import type { ConfigurationChanges } from '../network/ports/configuration-events.ts';
+import type { ConfigurationChanges, ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import { createDataNetworksRepository } from '../resources/data-networks/data-networks.repository.ts';
 import { createDataNetworksService } from '../resources/data-networks/data-networks.service.ts';
@@ -40,6 +40,8 @@ export async function wireNetworkConfiguration(
     secretBox: SecretBox;
     state: NetworkState;
     changes: ConfigurationChanges;
+    /** Changes made through other processes on the database. */
+    changesFromOthers: ConfigurationEvents;
   },
 ) {
   const { db, audit, clock, secretBox, state, changes } = deps;
@@ -70,6 +72,11 @@ export async function wireNetworkConfiguration(
     changes,
   });
   core.onRestored(async () => subscribersService.forgetListPositions());
+  // The list positions follow this process's writes; another's insert or delete shifts them unseen.
+  deps.changesFromOthers.subscribe(({ resource, change }) => {
+    if (resource === 'subscriber' && change !== 'changed') subscribersService.forgetListPositions();
+  });
+  core.notices.onMissed(() => subscribersService.forgetListPositions());
 
   return {
     /** True when this start created the default operator, data network, slice, profile and policy. */

@@ -32,6 +32,7 @@ export function wireRecords(
   registerRecordRetention(core.retention, repositories);
   core.onFileHold(() => pipeline.holdFile());
   core.onRestored(async () => repositories.flowReports.forgetCounts());
+  repositories.flowReports.shareCounts(core.notices);
   // Every record accepted before the stop is written before the database closes.
   core.component({ name: 'records', stop: () => pipeline.ingestion.close() });
   const flushRecords = () => pipeline.ingestion.flush();

@@ -2,6 +2,7 @@ import type { FileHold, RestoredListener } from '../backup/backup.service.ts';
 import type { Job } from '../jobs/scheduler.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { RetentionService } from '../retention/retention.service.ts';
+import type { ChangeNotices } from '../storage/change-notices.ts';
 import type { Component } from './lifecycle.ts';
 
 /** Work the core runs at start and then every `intervalMs` while it runs. */
@@ -18,6 +19,8 @@ export interface BackgroundJob {
 export interface CoreWiring {
   retention: RetentionService;
   metrics: Metrics;
+  /** Changes told to and heard from the other processes on the database (what memory keeps follows them). */
+  notices: ChangeNotices;
   /** Runs after a restore installed another database: reload what was cached from the old one. */
   onRestored(listener: RestoredListener): void;
   /** Asked before a backup or restore takes the database file. */

@@ -22,12 +22,13 @@ function describe(error: unknown): string {
  * back as numbers, as SQLite gives them: `bigint` (timestamps, counts) and `numeric` (sums of bigints)
  * hold byte counts and milliseconds far below 2^53. Connects once before returning, so that a wrong
  * host, database or password fails here with one line naming it (`shown`: the URL without password).
+ * Returns the driver's client beside Kysely for LISTEN (postgres-change-notices.ts).
  */
 export async function openPostgresDatabase(
   url: string,
   shown: string,
   poolSize = DEFAULT_POOL_SIZE,
-): Promise<Db> {
+): Promise<{ db: Db; client: postgres.Sql }> {
   const asNumber = (to: number) => ({ to, from: [to], serialize: String, parse: Number });
   const sql = postgres(url, {
     max: poolSize,
@@ -42,7 +43,7 @@ export async function openPostgresDatabase(
     await sql.end({ timeout: 0 });
     throw new Error(`cannot open the PostgreSQL database ${shown}: ${describe(error)}`);
   }
-  return new SerializableKysely({ dialect: new PostgresJsDialect(sql) });
+  return { db: new SerializableKysely({ dialect: new PostgresJsDialect(sql) }), client: sql };
 }
 
 /** SQLSTATEs after which a transaction may simply run again: serialization_failure, deadlock_detected. */

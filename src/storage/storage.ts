@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
+import type { Logger } from 'pino';
+import type postgres from 'postgres';
+import { localChangeNotices, type ChangeNotices } from './change-notices.ts';
 import { migrateToLatest, openSqliteDatabase, sqliteFileOf, type Db } from './database.ts';
 import { parseDatabaseLocation } from './database-location.ts';
+import { openPostgresChangeNotices } from './postgres-change-notices.ts';
 import { openPostgresDatabase } from './postgres-database.ts';
 import type { SqliteFile } from './sqlite-file.ts';
 
@@ -11,6 +15,8 @@ export interface StorageOptions {
   image?: Buffer;
   /** Connections to PostgreSQL (SQLite has one). */
   poolSize?: number;
+  /** Hears what goes wrong with change notices (PostgreSQL); silent when absent. */
+  logger?: Logger;
 }
 
 /** The database, opened and migrated: the one entry to storage the core uses. */
@@ -20,6 +26,8 @@ export interface Storage {
   file: SqliteFile | undefined;
   /** Size of the database in bytes (see the `pmn_database_size_bytes` metric). */
   sizeBytes(): Promise<number>;
+  /** Changes told to and heard from the other processes on the database (change-notices.ts). */
+  notices: ChangeNotices;
   /** Migrations this open applied, in order. */
   migrationsApplied: string[];
   close(): Promise<void>;
@@ -27,11 +35,19 @@ export interface Storage {
 
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   const location = parseDatabaseLocation(options.path);
-  const db =
-    location.dialect === 'postgres'
-      ? await openPostgresDatabase(location.url, location.shown, options.poolSize)
-      : openSqliteDatabase(location.path, { image: options.image });
+  let db: Db;
+  let client: postgres.Sql | undefined;
+  if (location.dialect === 'postgres')
+    ({ db, client } = await openPostgresDatabase(location.url, location.shown, options.poolSize));
+  else db = openSqliteDatabase(location.path, { image: options.image });
+  let notices = localChangeNotices;
   try {
+    if (client) {
+      const { logger } = options;
+      notices = await openPostgresChangeNotices(client, (message, error) =>
+        logger?.warn(error === undefined ? {} : { err: error }, message),
+      );
+    }
     const migrationsApplied = await migrateToLatest(db, location.dialect);
     const file = location.dialect === 'sqlite' ? sqliteFileOf(db) : undefined;
     const sizeBytes = file
@@ -39,8 +55,13 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       : async () =>
           (await sql<{ size: number }>`select pg_database_size(current_database()) as size`.execute(db))
             .rows[0]?.size ?? 0;
-    return { db, file, sizeBytes, migrationsApplied, close: () => db.destroy() };
+    const close = async () => {
+      await notices.close();
+      await db.destroy();
+    };
+    return { db, file, sizeBytes, notices, migrationsApplied, close };
   } catch (error) {
+    await notices.close();
     await db.destroy();
     throw error;
   }

@@ -1,17 +1,24 @@
 import { randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import { localChangeNotices, type ChangeNotices } from '../../storage/change-notices.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 
 const SETTING = 'jwt_signing_secret';
 const SECRET_BYTES = 32;
+const TOPIC = 'signing-secret';
 
 /**
  * The JWT signing secret lives in the database, sealed under the key file (so a backup or a copy of the
  * database alone cannot mint tokens, and every restart keeps sessions valid), and in memory (so verifying
- * a token costs no query). `replace` rotates it.
+ * a token costs no query). `replace` rotates it; the other processes on the database hear of it
+ * (`notices`) and read it again, as they do when notices may have been missed.
  */
-export async function loadSigningSecret(db: Db, secretBox: SecretBox) {
+export async function loadSigningSecret(
+  db: Db,
+  secretBox: SecretBox,
+  notices: ChangeNotices = localChangeNotices,
+) {
   const sealedSecret = (): { secret: Buffer; sealed: string } => {
     const secret = randomBytes(SECRET_BYTES);
     return { secret, sealed: secretBox.seal(secret.toString('hex')) };
@@ -46,6 +53,20 @@ export async function loadSigningSecret(db: Db, secretBox: SecretBox) {
   }
 
   let current = await readOrCreate(db);
+  // Moves at every change of `current`: a read that started before one must not undo it.
+  let version = 0;
+  const set = (secret: Buffer) => {
+    current = secret;
+    version += 1;
+  };
+
+  const readAgain = async (): Promise<void> => {
+    const started = version;
+    const secret = await readOrCreate(db);
+    if (version === started) set(secret);
+  };
+  notices.listen(TOPIC, readAgain);
+  notices.onMissed(readAgain);
 
   return {
     current: (): Buffer => current,
@@ -55,13 +76,14 @@ export async function loadSigningSecret(db: Db, secretBox: SecretBox) {
       await executor.updateTable('settings').set({ value: sealed }).where('key', '=', SETTING).execute();
       return {
         commit: () => {
-          current = next;
+          set(next);
+          notices.send(TOPIC, null);
         },
       };
     },
     /** Reads the secret again, after a restore has replaced the database it came from. */
     async reload(executor: Executor): Promise<void> {
-      current = await readOrCreate(executor);
+      set(await readOrCreate(executor));
     },
   };
 }

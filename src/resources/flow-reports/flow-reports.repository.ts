@@ -1,6 +1,7 @@
 import { maybeIndexed } from '../../storage/index-hints.ts';
 import type { ExpressionBuilder, Insertable } from 'kysely';
 import { utcDay, type DayWindow } from '../../records/record-windows.ts';
+import { localChangeNotices, type ChangeNotices } from '../../storage/change-notices.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
 import { counterRows, rowQuery, rowStatement } from '../../storage/row-statement.ts';
@@ -154,6 +155,9 @@ const COUNTED_FILTERS = 256;
  */
 const COUNT_BY_ID_LIMIT = 100_000;
 
+/** The notice that reports were deleted (change-notices.ts): sent with the deleting transaction. */
+const COUNTS_TOPIC = 'flow-report-counts';
+
 export function createFlowReportsRepository(db: Db) {
   const insertReports = rowStatement<Insertable<FlowReportsTable>>(
     db,
@@ -226,6 +230,8 @@ export function createFlowReportsRepository(db: Db) {
     counted.clear();
     countsGeneration += 1;
   }
+  /** The other processes on the database, told when reports are deleted (their kept counts go too). */
+  let notices = localChangeNotices;
 
   /** Matches with ids in (after, upTo]; the id bound is written `id + 0` unless ids lead. */
   async function countMatches(filter: FlowReportFilter, lead: Lead, after: number, upTo: number) {
@@ -356,6 +362,13 @@ export function createFlowReportsRepository(db: Db) {
     /** Forgets the kept counts: reports were deleted other than through this repository (a restore). */
     forgetCounts,
 
+    /** Keeps the counts right beside other processes: each forgets its kept counts when another deletes. */
+    shareCounts(shared: ChangeNotices): void {
+      notices = shared;
+      notices.listen(COUNTS_TOPIC, forgetCounts);
+      notices.onMissed(forgetCounts);
+    },
+
     /** End time of the oldest and newest matching report (two index seeks); undefined when none matches. */
     async endTimeSpan(filter: FlowReportFilter): Promise<{ first: number; last: number } | undefined> {
       const edge = (order: 'asc' | 'desc') =>
@@ -450,6 +463,7 @@ export function createFlowReportsRepository(db: Db) {
     /** Called inside the caller's transaction, so counts forgotten here cannot be kept again stale. */
     async deleteAll(executor: Executor = db): Promise<number> {
       forgetCounts();
+      await notices.sendWithin(executor, COUNTS_TOPIC, null);
       const result = await executor.deleteFrom('flow_reports').executeTakeFirst();
       await executor.deleteFrom('flow_report_buckets').execute();
       await executor.deleteFrom('flow_report_daily_protocols').execute();
@@ -478,6 +492,7 @@ export function createFlowReportsRepository(db: Db) {
           )
           .returning(['end_time', 'protocol', 'direction', 'destination_ip'])
           .execute();
+        if (expired.length > 0) await notices.sendWithin(trx, COUNTS_TOPIC, null);
         // The transaction holds the connection the count statements run on, so they are part of it.
         adjustDailyCounts(expired, -1);
         const days = [...new Set(expired.map((report) => utcDay(report.end_time)))];
