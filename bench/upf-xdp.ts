@@ -1,27 +1,44 @@
 /**
  * The UPF's XDP datapath against its ceilings, in one run (bench/upf.ts part 4; docs/upf.md "The XDP
- * datapath", docs/performance.md "User plane"). A gNB namespace and a data-network namespace, each on a
- * veth pair to this process's namespace (the core); 64-octet IP packets from the C blaster
- * (bench/upf-plain.c, sendmmsg) for `seconds`, counted where they arrive (the receiving veth's
- * rx_packets), each way, over three paths between the same interfaces:
- *   - veth: the core's kernel routes them (no XDP);
- *   - plain XDP: bench/xdp-plain.bpf.c redirects every IPv4 packet to the other veth (no GTP-U, no
- *     lookup), in the same generic mode the UPF's program gets on veth;
- *   - UPF XDP: G-PDUs uplink, plain packets downlink, through the forwarder with `datapath: 'xdp'`.
- * Needs root, clang and a build with the XDP program; otherwise one line says why.
+ * datapath", docs/performance.md "User plane"). A gNB namespace and a data-network namespace, each on
+ * a veth pair to this process's namespace (the core). All XDP programs run in native mode, the UPF's
+ * too (`xdpNativeOnVeth`): generic mode on veth runs in the sender's context, where no program can
+ * be told apart from the generator that feeds it.
+ *
+ * Generator: bench/xdp-gen.c sends Ethernet frames (64-octet IP packets, as G-PDUs uplink) through a
+ * packet socket that skips the qdisc, 1,024 per system call, pinned to CPU 0. Every veth that receives
+ * runs its NAPI in a thread of its own (threaded NAPI): the core's veth's thread runs the program
+ * under test and the redirect, the receiving namespace's veth's thread the sink (bench/xdp-sink.bpf.c:
+ * count and drop), so the CPU each takes per packet is read from its thread (/proc/<pid>/stat), apart
+ * from the generator's and the sink's. Both threads run on CPU 1 (real-time, the sink's first), the
+ * generator on CPU 0.
+ *
+ * Cases, each way: `receive and drop` (the sink on the core's veth: what a veth's NAPI costs before
+ * any forwarding, the floor of every program here), `plain XDP` (bench/xdp-plain.bpf.c: redirect to the
+ * other veth, no GTP-U, no lookup), `UPF, 1 session` and `UPF, 10,000 sessions x 10 flows` (100,000
+ * flows each way, the forwarder ticking its flows every second as createUpf does). Then the cost of
+ * establishing and releasing 10,000 sessions on the XDP forwarder beside the same calls on a TUN-only
+ * one. Needs root, clang, cc and libbpf; otherwise one line says why.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
-import { upfBpfObject, type UpfAddon } from '../src/network/upf/upf-addon.ts';
+import { upfBpfObject, type Forwarder, type UpfAddon } from '../src/network/upf/upf-addon.ts';
 import { packageRoot } from '../src/package-root.ts';
 import { udpPacket } from '../test/network/upf/ip-packets.ts';
-import { startHelper } from './upf-plain.ts';
 
 const ip = (...a: string[]) => execFileSync('ip', a, { encoding: 'utf8' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const number = (n: number) => Math.round(n).toLocaleString('en-US');
+const number = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+const bench = join(packageRoot(), '.bench');
+const GENERATOR_CPU = 0;
+const FORWARDER_CPU = 1;
+const SESSIONS = 10_000;
+const FLOWS_PER_SESSION = 10;
+const TEID_BASE = 0x10000;
+const UE_BASE = '10.45.0.2';
 
 /** Why the XDP part cannot run here, or undefined. */
 function unavailable(): string | undefined {
@@ -29,28 +46,60 @@ function unavailable(): string | undefined {
   try {
     execFileSync('clang', ['--version'], { stdio: 'ignore' });
   } catch {
-    return 'needs clang for the plain XDP forwarder';
+    return 'needs clang for the plain XDP forwarder and the sink';
   }
   return undefined;
 }
 
+/** Compiles the generator (cc, libbpf) and the sink program (clang) into .bench/. */
+function build(): { generator: string; sink: string } {
+  mkdirSync(bench, { recursive: true });
+  const generator = join(bench, 'xdp-gen');
+  const sink = join(bench, 'xdp-sink.bpf.o');
+  execFileSync('cc', [
+    '-O2',
+    '-Wall',
+    '-Wextra',
+    '-Werror',
+    '-o',
+    generator,
+    join(packageRoot(), 'bench', 'xdp-gen.c'),
+    '-lbpf',
+  ]);
+  execFileSync('clang', [
+    '-O2',
+    '-g', // BTF: libbpf needs it for the map definitions
+    '-target',
+    'bpf',
+    `-I/usr/include/${execFileSync('cc', ['-print-multiarch'], { encoding: 'utf8' }).trim()}`,
+    '-c',
+    join(packageRoot(), 'bench', 'xdp-sink.bpf.c'),
+    '-o',
+    sink,
+  ]);
+  return { generator, sink };
+}
+
 interface Side {
   namespace: string;
+  /** The core's end of the pair (in this namespace). */
   core: string;
+  /** The namespace's end. */
+  peer: string;
   coreAddress: string;
   peerAddress: string;
 }
 
-function pair(namespace: string, core: string, subnet: string): Side {
+function pair(namespace: string, core: string, peer: string, subnet: string): Side {
   ip('netns', 'add', namespace);
-  ip('link', 'add', core, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', namespace);
+  ip('link', 'add', core, 'type', 'veth', 'peer', 'name', peer, 'netns', namespace);
   ip('addr', 'add', `${subnet}.1/24`, 'dev', core);
   ip('link', 'set', core, 'up');
-  ip('-n', namespace, 'addr', 'add', `${subnet}.2/24`, 'dev', 'eth0');
-  ip('-n', namespace, 'link', 'set', 'eth0', 'up');
+  ip('-n', namespace, 'addr', 'add', `${subnet}.2/24`, 'dev', peer);
+  ip('-n', namespace, 'link', 'set', peer, 'up');
   ip('-n', namespace, 'link', 'set', 'lo', 'up');
   execFileSync('sysctl', ['-qw', `net.ipv4.conf.${core}.forwarding=1`]);
-  return { namespace, core, coreAddress: `${subnet}.1`, peerAddress: `${subnet}.2` };
+  return { namespace, core, peer, coreAddress: `${subnet}.1`, peerAddress: `${subnet}.2` };
 }
 
 /** An interface's MAC address, in a namespace or here. */
@@ -60,12 +109,6 @@ const mac = (dev: string, namespace?: string): string =>
       ip(...(namespace === undefined ? [] : ['-n', namespace]), '-j', 'link', 'show', 'dev', dev),
     ) as { address: string }[]
   )[0]?.address ?? '';
-const rxPackets = (side: Side): number =>
-  (
-    JSON.parse(ip('-n', side.namespace, '-s', '-j', 'link', 'show', 'eth0')) as {
-      stats64: { rx: { packets: number } };
-    }[]
-  )[0]?.stats64.rx.packets ?? 0;
 const octets = (address: string) =>
   address
     .split(':')
@@ -74,7 +117,7 @@ const octets = (address: string) =>
 
 /** Compiles the plain forwarder towards `to` (its veth's MAC as source, the peer's as destination). */
 function plainProgram(to: Side): string {
-  const object = join(packageRoot(), '.bench', `xdp-plain-${to.core}.o`);
+  const object = join(bench, `xdp-plain-${to.core}.o`);
   execFileSync('clang', [
     '-O2',
     '-target',
@@ -82,7 +125,7 @@ function plainProgram(to: Side): string {
     `-I/usr/include/${execFileSync('cc', ['-print-multiarch'], { encoding: 'utf8' }).trim()}`,
     `-DOUT_IFINDEX=${readFileSync(`/sys/class/net/${to.core}/ifindex`, 'utf8').trim()}`,
     `-DSOURCE_MAC=${octets(mac(to.core))}`,
-    `-DDESTINATION_MAC=${octets(mac('eth0', to.namespace))}`,
+    `-DDESTINATION_MAC=${octets(mac(to.peer, to.namespace))}`,
     '-c',
     join(packageRoot(), 'bench', 'xdp-plain.bpf.c'),
     '-o',
@@ -91,41 +134,211 @@ function plainProgram(to: Side): string {
   return object;
 }
 
+/** An Ethernet frame from `from`'s namespace end to the core's end, carrying an IPv4 packet. */
+const frame = (from: Side, packet: Uint8Array): Buffer =>
+  Buffer.concat([
+    Buffer.from(mac(from.core).replaceAll(':', ''), 'hex'),
+    Buffer.from(mac(from.peer, from.namespace).replaceAll(':', ''), 'hex'),
+    Buffer.from([0x08, 0x00]),
+    packet,
+  ]);
+const ETHERNET = 14;
+
+/** What the generator varies: offsets in the frame, 0 for none (bench/xdp-gen.c). */
+interface Spread {
+  sessions: number;
+  flows: number;
+  teidAt: number;
+  addressAt: number;
+  ipAt: number;
+  portAt: number;
+}
+const NO_SPREAD: Spread = { sessions: 1, flows: 1, teidAt: 0, addressAt: 0, ipAt: 0, portAt: 0 };
+
+/** The kernel threads running a device's NAPI (threaded NAPI: "napi/<dev>-<id>", cut at 15). */
+function napiThread(dev: string): number {
+  const want = `napi/${dev}-`.slice(0, 15);
+  let found = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith(want))
+        found = Math.max(found, Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  if (found === 0) throw new Error(`no NAPI thread for ${dev}`);
+  return found;
+}
+
+/** A thread's CPU time (utime + stime) in microseconds. */
+function threadCpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1e6) / 100; // USER_HZ
+}
+
 /**
- * Packets per second arriving at `at` while the blaster runs in `from` for `seconds`, and how many per
- * second the blaster sent over its whole run (when the two are close, the generator is the limit).
+ * Gives a veth (here or in a namespace) a NAPI thread, pinned to `cpu` with real-time `priority`;
+ * returns its pid. Real-time, so that the machine's other work does not leave the thread's ring of 256
+ * frames to overflow while it waits (the thread is busy only while frames come).
  */
-async function rate(
-  helper: string,
+function threaded(dev: string, cpu: number, priority: number, namespace?: string): number {
+  const write = `echo 1 > /sys/class/net/${dev}/threaded`;
+  if (namespace === undefined) execFileSync('sh', ['-c', write]);
+  else execFileSync('ip', ['netns', 'exec', namespace, 'sh', '-c', write]);
+  const pid = napiThread(dev);
+  execFileSync('taskset', ['-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+  execFileSync('chrt', ['-f', '-p', String(priority), String(pid)]);
+  return pid;
+}
+
+/** The sink on `dev` (here or in a namespace) until stop() gives the frames it counted. */
+function startSink(generatorPath: string, sinkObject: string, dev: string, namespace?: string) {
+  const command = [generatorPath, 'sink', sinkObject, dev];
+  const child =
+    namespace === undefined
+      ? spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] })
+      : spawn('ip', ['netns', 'exec', namespace, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    ready: async () => {
+      for (let i = 0; i < 300 && !out.includes('ready'); i++) await sleep(10);
+      if (!out.includes('ready')) throw new Error(`the sink on ${dev} did not attach`);
+    },
+    stop: async (): Promise<number> => {
+      child.kill('SIGTERM');
+      await exited;
+      return Number(out.trim().split('\n').at(-1) ?? 0);
+    },
+  };
+}
+
+interface Measure {
+  sent: number;
+  arrived: number;
+  seconds: number;
+  generatorCpuUs: number;
+  forwardCpuUs: number;
+}
+
+/**
+ * Frames from `from`'s namespace into the core for `seconds`; `forward` is the veth whose NAPI runs
+ * the program under test, `sinkDev`/`sinkNamespace` where they are counted.
+ */
+async function measure(
+  tools: { generator: string; sink: string },
   seconds: number,
   from: Side,
-  at: Side,
-  to: string,
-  port: number,
-  payload: Uint8Array,
-): Promise<[number, number]> {
-  const sink = startHelper(helper, ['sink', at.peerAddress, String(port)], at.namespace);
-  await sleep(200);
-  const blaster = startHelper(
-    helper,
-    ['blast', to, String(port), Buffer.from(payload).toString('hex')],
-    from.namespace,
-  );
-  await sleep(300);
-  const before = rxPackets(at);
-  const started = performance.now();
-  await sleep(seconds * 1000);
-  const packets = rxPackets(at) - before;
-  const elapsed = (performance.now() - started) / 1000;
-  const sent = await blaster.stop();
-  const total = (performance.now() - started) / 1000 + 0.3;
-  await sink.stop();
-  return [packets / elapsed, sent.packets / total];
+  bytes: Buffer,
+  spread: Spread,
+  forward: string,
+  sinkDev: string,
+  sinkNamespace: string | undefined,
+  tick?: () => void,
+): Promise<Measure> {
+  const sink = startSink(tools.generator, tools.sink, sinkDev, sinkNamespace);
+  await sink.ready();
+  // The forwarding veth's NAPI exists once a native program is on it (the sink's or the forwarder's).
+  const forwarder = threaded(forward, FORWARDER_CPU, 50);
+  // The sink's thread shares the forwarding thread's CPU, not the generator's (which would starve
+  // it), and goes first: a frame lost in its ring would be the sink's, not the program's.
+  if (sinkNamespace !== undefined) threaded(sinkDev, FORWARDER_CPU, 60, sinkNamespace);
+  const before = threadCpuUs(forwarder);
+  const ticker = tick === undefined ? undefined : setInterval(tick, 1000);
+  const out = await new Promise<string>((resolve, reject) => {
+    const child = spawn(
+      'ip',
+      [
+        'netns',
+        'exec',
+        from.namespace,
+        tools.generator,
+        'gen',
+        from.peer,
+        String(GENERATOR_CPU),
+        String(seconds),
+        ...spreadArgs(bytes, spread),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let text = '';
+    child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`xdp-gen exited ${code}`))));
+  });
+  if (ticker !== undefined) clearInterval(ticker);
+  await sleep(100); // the last frames in the rings
+  const forwardCpuUs = threadCpuUs(forwarder) - before;
+  const arrived = await sink.stop();
+  const [sent = 0, generatorCpuUs = 0, wallUs = 1] = out.trim().split(' ').map(Number);
+  return { sent, arrived, seconds: wallUs / 1e6, generatorCpuUs, forwardCpuUs };
+}
+
+const COST_RUNS = 200_000;
+
+/**
+ * The program attached to `dev` run on COST_RUNS frames spread as the generator's, one per
+ * BPF_PROG_TEST_RUN, timed by the kernel around the program: ns per packet, and how many of the runs
+ * ended in a redirect (all, when the program forwarded them).
+ */
+function programCost(
+  generator: string,
+  dev: string,
+  bytes: Buffer,
+  spread: Spread,
+): { ns: number; redirects: number } {
+  const [ns = 0, redirects = 0] = execFileSync(
+    generator,
+    ['cost', dev, String(COST_RUNS), ...spreadArgs(bytes, spread)],
+    { encoding: 'utf8' },
+  )
+    .trim()
+    .split(' ')
+    .map(Number);
+  return { ns, redirects };
+}
+
+/** bench/xdp-gen.c's frame and spread arguments. */
+const spreadArgs = (bytes: Buffer, spread: Spread): string[] => [
+  bytes.toString('hex'),
+  String(spread.sessions),
+  String(spread.flows),
+  String(spread.teidAt),
+  String(TEID_BASE),
+  String(spread.addressAt),
+  String(ipv4Number(UE_BASE)),
+  String(spread.ipAt),
+  String(spread.portAt),
+];
+
+const ipv4Number = (address: string) => address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
+const ipv4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+
+/** The CPU cost of adding (with a downlink tunnel) and removing `count` sessions, µs each. */
+function sessionCost(forwarder: Forwarder, count: number, gnb: string): { add: number; remove: number } {
+  const cpu = () => {
+    const u = process.cpuUsage();
+    return u.user + u.system;
+  };
+  let start = cpu();
+  for (let i = 0; i < count; i++) {
+    const failed =
+      forwarder.addSession(i + 1, TEID_BASE + i, ipv4Text(ipv4Number(UE_BASE) + i), null, 0, 0) ??
+      forwarder.setDownlink(i + 1, gnb, 2152, 0x20000 + i, 1);
+    if (failed !== undefined) throw new Error(`session ${i + 1}: ${failed}`);
+  }
+  const add = (cpu() - start) / count;
+  start = cpu();
+  for (let i = 0; i < count; i++) forwarder.removeSession(i + 1, 0, 0);
+  return { add, remove: (cpu() - start) / count };
 }
 
 export async function xdpThroughput(
   addon: UpfAddon,
-  helper: string,
   seconds: number,
   print: (line: string) => void,
 ): Promise<void> {
@@ -134,81 +347,222 @@ export async function xdpThroughput(
     print(`XDP datapath: skipped (${why})`);
     return;
   }
+  const tools = build();
   const tag = process.pid % 100000;
   const n = process.pid % 250;
-  const gnb = pair(`pmnbg${tag}`, `bg${tag}`, `10.234.${n}`);
-  const dn = pair(`pmnbd${tag}`, `bd${tag}`, `10.235.${n}`);
-  const UE = '10.45.0.2';
-  const tun = `bx${tag}`;
+  const gnb = pair(`pmnbg${tag}`, `bg${tag}`, `g${tag}`, `10.234.${n}`);
+  const dn = pair(`pmnbd${tag}`, `bd${tag}`, `d${tag}`, `10.235.${n}`);
+  const rows: { path: string; direction: string; m: Measure }[] = [];
+  const programs: { path: string; direction: string; ns: number; redirects: number }[] = [];
+  const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const loads = [load()];
   try {
-    ip('-n', gnb.namespace, 'route', 'add', `10.235.${n}.0/24`, 'via', gnb.coreAddress);
-    ip('-n', dn.namespace, 'route', 'add', `10.234.${n}.0/24`, 'via', dn.coreAddress);
-    ip('-n', dn.namespace, 'route', 'add', '10.45.0.0/16', 'via', dn.coreAddress);
     for (const side of [gnb, dn])
-      ip('neigh', 'replace', side.peerAddress, 'lladdr', mac('eth0', side.namespace), 'dev', side.core);
-    // 64-octet IP packets: 36 octets of UDP payload.
+      ip('neigh', 'replace', side.peerAddress, 'lladdr', mac(side.peer, side.namespace), 'dev', side.core);
+    // 64-octet IP packets: 36 octets of UDP payload. UDP checksums 0 (none, RFC 768), since the
+    // generator changes ports and addresses.
     const data = Buffer.alloc(36);
-    const results: Record<string, [number, number][]> = {};
+    const noChecksum = (packet: Buffer, udpAt: number) => {
+      packet.writeUInt16BE(0, udpAt + 6);
+      return packet;
+    };
+    const plainUp = frame(gnb, noChecksum(udpPacket(gnb.peerAddress, dn.peerAddress, 40000, 9, data), 20));
+    const plainDown = frame(dn, noChecksum(udpPacket(dn.peerAddress, gnb.peerAddress, 40000, 9, data), 20));
+    const inner = noChecksum(udpPacket(UE_BASE, dn.peerAddress, 40000, 9, data), 20);
+    const gpdu = frame(
+      gnb,
+      noChecksum(
+        udpPacket(gnb.peerAddress, gnb.coreAddress, 2152, 2152, encodeUplinkGPdu(TEID_BASE, inner)),
+        20,
+      ),
+    );
+    const downlink = frame(dn, noChecksum(udpPacket(dn.peerAddress, UE_BASE, 40000, 9, data), 20));
+    // Offsets: the outer IPv4 at 14, UDP at 34, GTP-U at 42 (TEID at 46, 16 octets with the PDU
+    // Session Container), the inner IPv4 at 58.
+    const INNER = ETHERNET + 20 + 8 + 16;
+    const upSpread: Spread = {
+      sessions: SESSIONS,
+      flows: FLOWS_PER_SESSION,
+      teidAt: ETHERNET + 20 + 8 + 4,
+      addressAt: INNER + 12,
+      ipAt: INNER,
+      portAt: INNER + 20,
+    };
+    const downSpread: Spread = {
+      sessions: SESSIONS,
+      flows: FLOWS_PER_SESSION,
+      teidAt: 0,
+      addressAt: ETHERNET + 16,
+      ipAt: ETHERNET,
+      portAt: ETHERNET + 20,
+    };
 
-    results.veth = [
-      await rate(helper, seconds, gnb, dn, dn.peerAddress, 9, data),
-      await rate(helper, seconds, dn, gnb, gnb.peerAddress, 9, data),
-    ];
+    rows.push({
+      path: 'receive and drop',
+      direction: 'uplink',
+      m: await measure(tools, seconds, gnb, gpdu, NO_SPREAD, gnb.core, gnb.core, undefined),
+    });
+    rows.push({
+      path: 'receive and drop',
+      direction: 'downlink',
+      m: await measure(tools, seconds, dn, downlink, NO_SPREAD, dn.core, dn.core, undefined),
+    });
 
-    const plainUp = plainProgram(dn);
-    const plainDown = plainProgram(gnb);
-    ip('link', 'set', 'dev', gnb.core, 'xdpgeneric', 'obj', plainUp, 'sec', 'xdp');
-    ip('link', 'set', 'dev', dn.core, 'xdpgeneric', 'obj', plainDown, 'sec', 'xdp');
+    const up = plainProgram(dn);
+    const down = plainProgram(gnb);
+    ip('link', 'set', 'dev', gnb.core, 'xdpdrv', 'obj', up, 'sec', 'xdp');
+    ip('link', 'set', 'dev', dn.core, 'xdpdrv', 'obj', down, 'sec', 'xdp');
     try {
-      results.plain = [
-        await rate(helper, seconds, gnb, dn, dn.peerAddress, 9, data),
-        await rate(helper, seconds, dn, gnb, gnb.peerAddress, 9, data),
-      ];
+      rows.push({
+        path: 'plain XDP',
+        direction: 'uplink',
+        m: await measure(tools, seconds, gnb, plainUp, NO_SPREAD, gnb.core, dn.peer, dn.namespace),
+      });
+      rows.push({
+        path: 'plain XDP',
+        direction: 'downlink',
+        m: await measure(tools, seconds, dn, plainDown, NO_SPREAD, dn.core, gnb.peer, gnb.namespace),
+      });
+      programs.push({
+        path: 'plain XDP',
+        direction: 'uplink',
+        ...programCost(tools.generator, gnb.core, plainUp, NO_SPREAD),
+      });
+      programs.push({
+        path: 'plain XDP',
+        direction: 'downlink',
+        ...programCost(tools.generator, dn.core, plainDown, NO_SPREAD),
+      });
     } finally {
-      ip('link', 'set', 'dev', gnb.core, 'xdpgeneric', 'off');
-      ip('link', 'set', 'dev', dn.core, 'xdpgeneric', 'off');
+      ip('link', 'set', 'dev', gnb.core, 'xdpdrv', 'off');
+      ip('link', 'set', 'dev', dn.core, 'xdpdrv', 'off');
     }
 
     const forwarder = new addon.Forwarder({
       n3Address: gnb.coreAddress,
-      tunName: tun,
-      maxSessions: 16,
-      maxFlows: 131_072,
+      tunName: `bx${tag}`,
+      maxSessions: SESSIONS,
+      maxFlows: 262_144,
       datapath: 'xdp',
       bpfObject: upfBpfObject(),
       n6Interface: dn.core,
+      xdpNativeOnVeth: true,
     });
+    let previous = Date.now();
+    const tick = () => {
+      const now = Date.now();
+      forwarder.tickFlows(now, previous, 30_000, 1_800_000);
+      previous = now;
+      while (forwarder.takeFlows(2000).length > 0) continue;
+    };
     try {
-      forwarder.addSession(1, 0x1234, UE, null, 0, 0);
-      forwarder.setDownlink(1, gnb.peerAddress, 2152, 0x9999, 1);
-      const inner = udpPacket(UE, dn.peerAddress, 40000, 9, data);
-      results.upf = [
-        await rate(helper, seconds, gnb, dn, gnb.coreAddress, 2152, encodeUplinkGPdu(0x1234, inner)),
-        await rate(helper, seconds, dn, gnb, UE, 2152, data),
-      ];
-      const c = forwarder.counters();
-      print(
-        `UPF XDP counters: uplink ${number(c.uplinkPackets)}, downlink ${number(c.downlinkPackets)}, to the stack ${number(c.xdpToStack)} (${number(c.xdpToStackLimited)} over the budget)`,
-      );
+      print(`UPF XDP: ${forwarder.info().datapathReason ?? ''}`);
+      for (let i = 0; i < SESSIONS; i++) {
+        forwarder.addSession(i + 1, TEID_BASE + i, ipv4Text(ipv4Number(UE_BASE) + i), null, 0, 0);
+        forwarder.setDownlink(i + 1, gnb.peerAddress, 2152, 0x20000 + i, 1);
+      }
+      for (const [path, upS, downS] of [
+        ['UPF, 1 session', NO_SPREAD, NO_SPREAD],
+        [`UPF, ${number(SESSIONS)} sessions x ${FLOWS_PER_SESSION} flows`, upSpread, downSpread],
+      ] as const) {
+        const before = forwarder.counters();
+        rows.push({
+          path,
+          direction: 'uplink',
+          m: await measure(tools, seconds, gnb, gpdu, upS, gnb.core, dn.peer, dn.namespace, tick),
+        });
+        rows.push({
+          path,
+          direction: 'downlink',
+          m: await measure(tools, seconds, dn, downlink, downS, dn.core, gnb.peer, gnb.namespace, tick),
+        });
+        tick();
+        programs.push({ path, direction: 'uplink', ...programCost(tools.generator, gnb.core, gpdu, upS) });
+        programs.push({
+          path,
+          direction: 'downlink',
+          ...programCost(tools.generator, dn.core, downlink, downS),
+        });
+        const c = forwarder.counters();
+        print(
+          `${path}: uplink ${number(c.uplinkPackets - before.uplinkPackets)}, downlink ${number(c.downlinkPackets - before.downlinkPackets)} packets by the program; to the stack ${number(c.xdpToStack - before.xdpToStack)} (${number(c.xdpToStackLimited - before.xdpToStackLimited)} over the budget); flow table full ${number(c.flowTableFull - before.flowTableFull)}; open flows ${number(c.openFlows)}`,
+        );
+      }
     } finally {
       forwarder.close();
     }
-    const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-    print('');
-    print(`XDP datapath, 64-octet IP packets per second arriving (${seconds} s each; load average ${load}):`);
+    loads.push(load());
+
+    // Establishment and release: the same calls on an XDP forwarder and on a TUN-only one.
+    const costs: Record<string, { add: number; remove: number }> = {};
+    for (const datapath of ['xdp', 'tun'] as const) {
+      const f = new addon.Forwarder({
+        n3Address: gnb.coreAddress,
+        tunName: `bx${tag}`,
+        maxSessions: SESSIONS,
+        datapath,
+        bpfObject: upfBpfObject(),
+        n6Interface: dn.core,
+        xdpNativeOnVeth: true,
+      });
+      try {
+        costs[datapath] = sessionCost(f, SESSIONS, gnb.peerAddress);
+      } finally {
+        f.close();
+      }
+    }
+    loads.push(load());
+
     print('');
     print(
-      '| direction | veth (kernel routing) | plain XDP forwarder | UPF XDP | UPF / plain XDP | UPF / veth |',
+      `XDP datapath, 64-octet IP packets (${seconds} s each; generator on CPU ${GENERATOR_CPU}, the forwarding veth's NAPI thread on CPU ${FORWARDER_CPU}; load average ${loads.join(' -> ')}):`,
     );
-    print('| --- | ---: | ---: | ---: | ---: | ---: |');
-    for (const [i, direction] of ['uplink', 'downlink'].entries()) {
-      const pick = (path: string): [number, number] => results[path]?.[i] ?? [0, 0];
-      const [veth, plain, upf] = [pick('veth'), pick('plain'), pick('upf')];
-      const cell = ([arrived, sent]: [number, number]) => `${number(arrived)} (${number(sent)} sent)`;
+    print('');
+    print(
+      '| path | direction | sent /s | arrived /s | generator CPU per frame | forwarding thread CPU per packet | forwarding thread busy | one core at that CPU, packets/s |',
+    );
+    print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+    for (const { path, direction, m } of rows) {
+      const perPacket = m.forwardCpuUs / Math.max(1, m.arrived);
       print(
-        `| ${direction} | ${cell(veth)} | ${cell(plain)} | ${cell(upf)} | ${number((100 * upf[0]) / plain[0])}% | ${number((100 * upf[0]) / veth[0])}% |`,
+        `| ${path} | ${direction} | ${number(m.sent / m.seconds)} | ${number(m.arrived / m.seconds)} | ${number(m.generatorCpuUs / Math.max(1, m.sent), 2)} µs | ${number(perPacket, 3)} µs | ${number((100 * m.forwardCpuUs) / (m.seconds * 1e6))}% | ${number(1 / (perPacket / 1e6))} |`,
       );
     }
+    const find = (path: string, direction: string) =>
+      rows.find((r) => r.path.startsWith(path) && r.direction === direction)?.m;
+    print('');
+    for (const direction of ['uplink', 'downlink']) {
+      const plain = find('plain XDP', direction);
+      const floor = find('receive and drop', direction);
+      for (const upfPath of ['UPF, 1 session', 'UPF, 10']) {
+        const upf = find(upfPath, direction);
+        if (plain === undefined || upf === undefined || floor === undefined) continue;
+        const cpu = (m: Measure) => m.forwardCpuUs / Math.max(1, m.arrived);
+        print(
+          `${direction}, ${upfPath.startsWith('UPF, 1 ') ? '1 session' : '100,000 flows'}: arrived ${number((100 * upf.arrived) / upf.seconds / (plain.arrived / plain.seconds))}% of plain XDP's; CPU per packet ${number(cpu(upf) / cpu(plain), 2)}x plain XDP's; above receive and drop: UPF ${number(cpu(upf) - cpu(floor), 3)} µs, plain ${number(cpu(plain) - cpu(floor), 3)} µs`,
+        );
+      }
+    }
+    print('');
+    print(
+      `The programs alone (BPF_PROG_TEST_RUN on ${number(COST_RUNS)} frames each, one per call, the veth as ingress; the kernel times the program; a redirect is decided, not carried out):`,
+    );
+    print('');
+    print(
+      '| direction | program | ns per packet | of plain XDP | redirected | packets/s per core at that cost |',
+    );
+    print('| --- | --- | ---: | ---: | ---: | ---: |');
+    for (const direction of ['uplink', 'downlink']) {
+      const plain = programs.find((p) => p.path === 'plain XDP' && p.direction === direction);
+      for (const p of programs.filter((q) => q.direction === direction))
+        print(
+          `| ${direction} | ${p.path} | ${number(p.ns, 1)} | ${plain === undefined ? '' : `${number(p.ns / plain.ns, 2)}x`} | ${number((100 * p.redirects) / COST_RUNS)}% | ${number(1e9 / p.ns)} |`,
+        );
+    }
+    print('');
+    print(
+      `${number(SESSIONS)} sessions on the forwarder (addSession + setDownlink, then removeSession), CPU per session: XDP ${number(costs.xdp?.add ?? 0, 1)} / ${number(costs.xdp?.remove ?? 0, 1)} µs, TUN only ${number(costs.tun?.add ?? 0, 1)} / ${number(costs.tun?.remove ?? 0, 1)} µs`,
+    );
   } finally {
     ip('link', 'del', gnb.core);
     ip('link', 'del', dn.core);

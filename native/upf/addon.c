@@ -23,7 +23,7 @@ static upf *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_val
 }
 
 /* new Upf({ n3Address, n3Port, tunName, maxSessions, maxFlows, errorIndicationsPerSecond,
- * downlinkBufferMs, datapath: 'auto' | 'xdp' | 'tun', bpfObject, n6Interface }) */
+ * downlinkBufferMs, datapath: 'auto' | 'xdp' | 'tun', bpfObject, n6Interface, xdpNativeOnVeth }) */
 static napi_value construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], self, value;
@@ -63,6 +63,13 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     CHECK(napi_typeof(env, value, &type_of));
     if (type_of != napi_undefined && !get_string(env, value, "n6Interface", n6, sizeof n6))
       return NULL;
+    CHECK(napi_get_named_property(env, argv[0], "xdpNativeOnVeth", &value));
+    CHECK(napi_typeof(env, value, &type_of));
+    if (type_of == napi_boolean) {
+      CHECK(napi_get_value_bool(env, value, &config.xdp_native_on_veth));
+    } else if (type_of != napi_undefined) {
+      return throw_type(env, "xdpNativeOnVeth must be a boolean");
+    }
   } else {
     return throw_type(env, "datapath must be 'auto', 'xdp' or 'tun'");
   }

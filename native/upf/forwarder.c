@@ -497,6 +497,7 @@ static int open_xdp(upf *u, const upf_config *config, const char **syscall) {
       .max_sessions = config->max_sessions,
       .max_flows = config->max_flows,
       .to_stack_per_second = XDP_TO_STACK_PER_SECOND,
+      .native_on_veth = config->xdp_native_on_veth,
   };
   char reason[200];
   int err = upf_xdp_open(&x, &u->xdp, reason, sizeof reason);

@@ -63,6 +63,7 @@ typedef struct {
   enum { UPF_DATAPATH_TUN, UPF_DATAPATH_AUTO, UPF_DATAPATH_XDP } datapath;
   const char *bpf_object;   /* the compiled XDP program */
   const char *n6_interface; /* the interface towards the data network, for XDP */
+  bool xdp_native_on_veth;  /* xdp.h's native_on_veth */
 } upf_config;
 
 /* 0, or an errno; *syscall names the failing call (or why the required XDP datapath cannot run). */

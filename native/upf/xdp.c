@@ -163,12 +163,12 @@ static void driver_of(const char *name, char *driver, size_t size) {
 /* Attaches through a BPF link, which the kernel removes when its descriptor closes (also when the
  * process dies, so no program outlives its maps' owner). Native mode, except on veth: a frame
  * redirected into a veth in native mode is dropped unless its peer runs XDP or GRO, which the
- * UPF does not control, so veth gets the generic (skb) mode. */
+ * UPF does not control, so veth gets the generic (skb) mode unless the caller says its peers do. */
 static int attach(upf_xdp *x, int program, unsigned ifindex, const char *name, const char *role,
-                  char *reason, size_t reason_size) {
+                  bool native_on_veth, char *reason, size_t reason_size) {
   char driver[32];
   driver_of(name, driver, sizeof driver);
-  bool generic = strcmp(driver, "veth") == 0;
+  bool generic = !native_on_veth && strcmp(driver, "veth") == 0;
   LIBBPF_OPTS(bpf_link_create_opts, options,
               .flags = generic ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE);
   int link = bpf_link_create(program, (int)ifindex, BPF_XDP, &options);
@@ -310,9 +310,10 @@ int upf_xdp_open(const upf_xdp_config *c, upf_xdp **out, char *reason, size_t re
     goto fail;
   }
   int program = bpf_program__fd(bpf_object__find_program_by_name(x->object, "upf_xdp"));
-  err = attach(x, program, n3_index, n3_name, "N3", reason, reason_size);
+  err = attach(x, program, n3_index, n3_name, "N3", c->native_on_veth, reason, reason_size);
   if (err == 0 && n6_index != n3_index)
-    err = attach(x, program, n6_index, c->n6_interface, "N6", reason, reason_size);
+    err = attach(x, program, n6_index, c->n6_interface, "N6", c->native_on_veth, reason,
+                 reason_size);
   if (err != 0) goto fail;
   *out = x;
   return 0;

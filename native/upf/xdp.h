@@ -5,6 +5,7 @@
 #ifndef PMN_UPF_XDP_H
 #define PMN_UPF_XDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -21,6 +22,9 @@ typedef struct {
   uint32_t max_flows;
   /* Packets per second the program hands to the stack (so to the userspace forwarder) at most. */
   uint32_t to_stack_per_second;
+  /* Native mode on veth too (generic otherwise): only where every veth peer the program redirects
+   * into runs XDP or GRO, as the benches' sinks do (bench/upf-xdp.ts). */
+  bool native_on_veth;
 } upf_xdp_config;
 
 /* 0, or an errno with reason (a sentence) saying why the datapath cannot run here. */

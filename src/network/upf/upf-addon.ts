@@ -35,6 +35,11 @@ export interface ForwarderOptions {
   bpfObject?: string;
   /** The interface towards the data network, where the downlink fast path runs. */
   n6Interface?: string;
+  /**
+   * XDP in native mode on veth interfaces too (generic by default): only where every veth peer the
+   * program redirects into runs XDP or GRO, else those frames are dropped (bench/upf-xdp.ts's sinks).
+   */
+  xdpNativeOnVeth?: boolean;
 }
 
 export type UpfDatapathChoice = 'auto' | 'xdp' | 'tun';
