@@ -68,6 +68,8 @@ typedef struct {
   /* The XDP program's usage of this session already added to the usage above. */
   uint64_t xdp_uplink_seen;
   uint64_t xdp_downlink_seen;
+  /* Packets of the session's flows taken out of the program's flow map (on_xdp_flow). */
+  uint64_t xdp_flow_packets_taken;
 } session;
 
 struct upf {
@@ -633,11 +635,12 @@ static void add_xdp_usage(session *s, uint64_t uplink, uint64_t downlink) {
   s->xdp_downlink_seen = downlink;
 }
 
-static void take_xdp_usage(upf *u, session *s) {
-  if (u->xdp == NULL) return;
-  uint64_t uplink, downlink;
-  upf_xdp_usage(u->xdp, (uint32_t)(s - u->sessions), &uplink, &downlink);
+/* Returns the packets the program counted in the session's flows since its slot was added. */
+static uint64_t take_xdp_usage(upf *u, session *s) {
+  uint64_t uplink, downlink, flow_packets;
+  upf_xdp_usage(u->xdp, (uint32_t)(s - u->sessions), &uplink, &downlink, &flow_packets);
   add_xdp_usage(s, uplink, downlink);
+  return flow_packets;
 }
 
 static void on_xdp_usage(void *context, uint32_t slot, uint64_t uplink, uint64_t downlink) {
@@ -651,6 +654,7 @@ static void on_xdp_flow(void *context, const upf_flow_key *key, uint64_t packets
   upf *u = context;
   session *s = find(u, key->session);
   if (s == NULL) return; /* released while the packet was in flight */
+  s->xdp_flow_packets_taken += packets;
   if (!upf_flows_add(&u->flows, key, packets, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
 }
 
@@ -806,12 +810,14 @@ int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps
 }
 
 /* The program's keys of the session go first, so it counts no more for it; then what it counted
- * joins the session's usage and flows. */
+ * joins the session's usage and flows. The flow map is walked only when some of the session's
+ * packets are still in it: a walk visits every bucket of the map (upf_max_flows of them, about
+ * 0.2 ms at the default), all sessions' flows, which the tick takes anyway. */
 static void retire_from_xdp(upf *u, session *s, uint32_t slot) {
   upf_xdp_remove_session(u->xdp, slot, s->uplink_teid, s->has_ipv4 ? s->ipv4 : NULL,
                          s->has_ipv6 ? s->ipv6_prefix : NULL);
-  take_xdp_usage(u, s);
-  upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
+  if (take_xdp_usage(u, s) != s->xdp_flow_packets_taken)
+    upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
 }
 
 int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,

@@ -43,9 +43,10 @@ void upf_xdp_remove_session(upf_xdp *xdp, uint32_t slot, uint32_t uplink_teid, c
                             const uint8_t *ipv6_prefix) {
   (void)xdp, (void)slot, (void)uplink_teid, (void)ipv4, (void)ipv6_prefix;
 }
-void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes) {
+void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes,
+                   uint64_t *flow_packets) {
   (void)xdp, (void)slot;
-  *uplink_bytes = *downlink_bytes = 0;
+  *uplink_bytes = *downlink_bytes = *flow_packets = 0;
 }
 void upf_xdp_usage_all(upf_xdp *xdp, upf_xdp_usage_fn *fn, void *context) {
   (void)xdp, (void)fn, (void)context;
@@ -423,12 +424,14 @@ void upf_xdp_remove_session(upf_xdp *x, uint32_t slot, uint32_t uplink_teid, con
   (void)slot; /* its rule and usage stay until the slot's next session overwrites them */
 }
 
-void upf_xdp_usage(upf_xdp *x, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes) {
-  *uplink_bytes = *downlink_bytes = 0;
+void upf_xdp_usage(upf_xdp *x, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes,
+                   uint64_t *flow_packets) {
+  *uplink_bytes = *downlink_bytes = *flow_packets = 0;
   if (bpf_map_lookup_elem(x->usage_fd, &slot, x->usage_values) != 0) return;
   for (int i = 0; i < x->cpus; i++) {
     *uplink_bytes += x->usage_values[i].uplink_bytes;
     *downlink_bytes += x->usage_values[i].downlink_bytes;
+    *flow_packets += x->usage_values[i].flow_packets;
   }
 }
 

@@ -47,8 +47,10 @@ int upf_xdp_clear_downlink(upf_xdp *xdp, uint32_t slot);
  * is added again. */
 void upf_xdp_remove_session(upf_xdp *xdp, uint32_t slot, uint32_t uplink_teid, const uint8_t *ipv4,
                             const uint8_t *ipv6_prefix);
-/* Inner IP octets the program forwarded for the slot since it was added. */
-void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes);
+/* Inner IP octets the program forwarded for the slot since it was added, and the packets it counted in
+ * its flow map for the slot (allow or drop) in that time. */
+void upf_xdp_usage(upf_xdp *xdp, uint32_t slot, uint64_t *uplink_bytes, uint64_t *downlink_bytes,
+                   uint64_t *flow_packets);
 /* The same for every slot, read in batches (a few system calls for all sessions). */
 typedef void upf_xdp_usage_fn(void *context, uint32_t slot, uint64_t uplink_bytes,
                               uint64_t downlink_bytes);

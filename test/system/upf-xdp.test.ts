@@ -383,6 +383,36 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     assert.equal(gpdus.length, 0);
   });
 
+  it("releasing a session whose flows were all taken leaves the other sessions' flows in the program", async () => {
+    const idle = session(40);
+    const busy = session(41);
+    activate(idle);
+    activate(busy);
+    await gnb.send(
+      encodeUplinkGPdu(idle.uplinkTeid, uplinkPacket(idle, Buffer.alloc(10))),
+      gnbNs.hostAddress,
+      2152,
+    );
+    await until(() => server.received.length === 1, 'the idle one sent once');
+    clock.advance(1000); // a collection tick: its flow is in the flow table now
+    await gnb.send(
+      encodeUplinkGPdu(busy.uplinkTeid, uplinkPacket(busy, Buffer.alloc(20))),
+      gnbNs.hostAddress,
+      2152,
+    );
+    await until(() => server.received.length === 2, 'the busy one sent since');
+    const open = counters().openFlows;
+    assert.deepEqual(upf.release(idle.id), { ok: true, value: undefined });
+    // Only the idle session's flow ended; the busy one's is still the program's (not walked for).
+    assert.equal(counters().openFlows, open - 1);
+    const of = (imsi: string) =>
+      reports.filter((r) => r.subscriberId === imsi).map((r) => [r.direction, r.action, r.packets, r.bytes]);
+    assert.deepEqual(of(idle.imsi), [['uplink', 'allow', 1, 38]]);
+    // A release with packets still in the program's map takes them.
+    assert.deepEqual(upf.release(busy.id), { ok: true, value: undefined });
+    assert.deepEqual(of(busy.imsi), [['uplink', 'allow', 1, 48]]);
+  });
+
   it('an idle session: downlink to userspace, buffered, paged, flushed when the tunnel is back', async () => {
     const s = session(6);
     activate(s);

@@ -74,12 +74,15 @@ struct xdp_rule {
   __u16 pad;
 };
 
-/* Per session slot, per CPU: what the program forwarded (inner IP octets). */
+/* Per session slot, per CPU: what the program forwarded (inner IP octets), and the packets it counted
+ * in xdp_flows (allow or drop): while these equal what the loader drained of the session's flows, the
+ * map holds none of them and a release need not walk it. */
 struct xdp_usage {
   __u64 uplink_packets;
   __u64 uplink_bytes;
   __u64 downlink_packets;
   __u64 downlink_bytes;
+  __u64 flow_packets;
 };
 
 /* The forwarder's flow key (flows.h upf_flow_key), field for field; ports in host order. */

@@ -164,23 +164,26 @@ static __always_inline int to_stack(void) {
   return XDP_PASS;
 }
 
-/* Counts a packet in its flow; a new flow that finds the map full is counted, the packet goes on. */
-static __always_inline void account(struct xdp_flow_key *key, __u64 octets) {
+/* Counts a packet in its flow, and in the slot's flow_packets once it is in the map; a new flow that
+ * finds the map full is counted, the packet goes on. */
+static __always_inline void account(struct xdp_flow_key *key, __u64 octets, __u32 *slot) {
   struct xdp_flow_value *v = bpf_map_lookup_elem(&xdp_flows, key);
+  if (!v) {
+    struct xdp_flow_value fresh = {.packets = 1, .bytes = octets};
+    if (bpf_map_update_elem(&xdp_flows, key, &fresh, BPF_NOEXIST) != 0) {
+      v = bpf_map_lookup_elem(&xdp_flows, key); /* another CPU made it first */
+      if (!v) {
+        add(XDP_C_FLOW_TABLE_FULL, 1);
+        return;
+      }
+    }
+  }
   if (v) {
     __sync_fetch_and_add(&v->packets, 1);
     __sync_fetch_and_add(&v->bytes, octets);
-    return;
   }
-  struct xdp_flow_value fresh = {.packets = 1, .bytes = octets};
-  if (bpf_map_update_elem(&xdp_flows, key, &fresh, BPF_NOEXIST) == 0) return;
-  v = bpf_map_lookup_elem(&xdp_flows, key); /* another CPU made it first */
-  if (v) {
-    __sync_fetch_and_add(&v->packets, 1);
-    __sync_fetch_and_add(&v->bytes, octets);
-    return;
-  }
-  add(XDP_C_FLOW_TABLE_FULL, 1);
+  struct xdp_usage *usage = bpf_map_lookup_elem(&xdp_usage, slot);
+  if (usage) usage->flow_packets++;
 }
 
 /* The inner packet at ip (IPv4 or IPv6, checked against data_end): fills the key's addresses,
@@ -313,7 +316,7 @@ static __always_inline int uplink(struct xdp_md *ctx, const struct xdp_config *c
     key.action = 1;
     add(XDP_C_N3_RECEIVED, 1);
     add(XDP_C_DROP_SPOOFED, 1);
-    account(&key, total);
+    account(&key, total, slot);
     return XDP_DROP;
   }
   /* TTL or hop limit running out: the kernel sends the ICMP error, as on the TUN path. */
@@ -348,7 +351,7 @@ static __always_inline int uplink(struct xdp_md *ctx, const struct xdp_config *c
   if (!fits) {
     key.action = 1;
     add(XDP_C_DROP_UPLINK_AMBR, 1);
-    account(&key, total);
+    account(&key, total, slot);
     return XDP_DROP;
   }
   struct xdp_usage *usage = bpf_map_lookup_elem(&xdp_usage, slot);
@@ -358,7 +361,7 @@ static __always_inline int uplink(struct xdp_md *ctx, const struct xdp_config *c
   }
   add(XDP_C_UPLINK_PACKETS, 1);
   add(XDP_C_UPLINK_BYTES, total);
-  account(&key, total);
+  account(&key, total, slot);
 
   if (key.family == 4)
     decrease_ttl((struct iphdr *)inner);
@@ -416,7 +419,7 @@ static __always_inline int downlink(struct xdp_md *ctx, const struct xdp_config 
   if (!fits) {
     key.action = 1;
     add(XDP_C_DROP_DOWNLINK_AMBR, 1);
-    account(&key, total);
+    account(&key, total, slot);
     return XDP_DROP;
   }
   struct xdp_usage *usage = bpf_map_lookup_elem(&xdp_usage, slot);
@@ -426,7 +429,7 @@ static __always_inline int downlink(struct xdp_md *ctx, const struct xdp_config 
   }
   add(XDP_C_DOWNLINK_PACKETS, 1);
   add(XDP_C_DOWNLINK_BYTES, total);
-  account(&key, total);
+  account(&key, total, slot);
 
   if (key.family == 4)
     decrease_ttl((struct iphdr *)ip);
