@@ -11,8 +11,11 @@
 import { spawn } from 'node:child_process';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 
-/** The storage tests, the HTTP API suites and the core's (docs/postgresql.md, "Tests"). */
-const POSTGRES_SUITES = ['test/storage', 'test/http', 'test/core'];
+/**
+ * The storage tests, the HTTP API suites, the core's and the end-to-end suite (the simulator against the
+ * real service; about 80 s on two cores) (docs/postgresql.md, "Tests").
+ */
+const POSTGRES_SUITES = ['test/storage', 'test/http', 'test/core', 'test/e2e'];
 
 async function main(args: string[]): Promise<number> {
   const cluster = await startPostgresCluster();

@@ -38,8 +38,16 @@ export function createRecordsPipeline(deps: {
   const thread =
     path === undefined || path === ':memory:' ? undefined : createRecordWriterThread({ path, logger });
   let holds = 0;
+  // One batch at a time from this thread: on PostgreSQL two at once run on two connections, and the later
+  // batch (higher ids) may commit first, which a reader following a table by id would step over.
+  let previous: Promise<unknown> = Promise.resolve();
+  const inTurn: BatchStore<RecordRows> = (batch) => {
+    const stored = previous.then(() => inServiceThread(batch));
+    previous = stored.catch(() => {});
+    return stored;
+  };
   const store: BatchStore<RecordRows> = (batch) =>
-    thread && holds === 0 ? thread.store(batch) : inServiceThread(batch);
+    thread && holds === 0 ? thread.store(batch) : inTurn(batch);
   const measured = deps.metrics && createRecordsMetrics(deps.metrics);
   const writer = createBatchingWriter<RecordRows>({
     store,

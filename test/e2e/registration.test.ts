@@ -110,7 +110,11 @@ describe('initial registration through the simulator against the real service', 
       });
       assert.equal((await ue.register()).outcome, 'accepted');
       await statusUntil(s, imsi, (st) => st.registered, 'registered');
-      const [first] = await logsOf(s, imsi);
+      // The status is the AMF's at once; the logs reach the database a batch of the records writer later.
+      const [first] = await s.until(async () => {
+        const logs = await logsOf(s, imsi);
+        return logs.length > 0 ? logs : undefined;
+      }, 'the subscriber logs');
       assert.match(
         detailsOf(first).suci ?? '',
         new RegExp(`^suci-0-001-01-0-${scheme === 'A' ? 1 : 2}-${id}-`),

@@ -53,8 +53,8 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     );
   });
 
-  // PostgreSQL's pool reads them on two connections; SQLite reads them one after the other on its one.
-  const pool = onPostgres ? {} : { skip: 'PostgreSQL reads a page and its count on two connections' };
+  // SQLite has one connection: a pool's reads and writes at once are PostgreSQL's.
+  const pool = onPostgres ? {} : { skip: 'on PostgreSQL: a pool of connections' };
   it(
     'lists a page and counts its total at one moment, whatever commits between the two reads',
     pool,
@@ -99,4 +99,53 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
       assert.equal((await service.list({ ranId: '001:01:00000b' }, 100, 0)).total, 2);
     },
   );
+
+  it('stores one batch at a time, so ids commit in order', pool, async () => {
+    // Transactions of the records writer at once, seen through the database it is given.
+    let open = 0;
+    let most = 0;
+    const counted = new Proxy(storage.db, {
+      get(target, property) {
+        if (property !== 'transaction') {
+          // Kysely's members are private (#props): its methods run on the database itself.
+          const value = Reflect.get(target, property, target) as unknown;
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        }
+        return () => {
+          const builder = target.transaction();
+          return {
+            execute: async (callback: Parameters<typeof builder.execute>[0]) => {
+              open += 1;
+              most = Math.max(most, open);
+              try {
+                return await builder.execute(callback);
+              } finally {
+                open -= 1;
+              }
+            },
+          };
+        };
+      },
+    });
+    const writer = createRecordsPipeline({
+      db: counted,
+      clock: { now: () => 1_000 },
+      logger: pino({ level: 'silent' }),
+      writerOptions: { batchSize: 2 },
+    });
+    const log = {
+      ranId: '001:01:00000c',
+      event: 'NG Setup',
+      direction: 'inbound',
+      raw: new Uint8Array(),
+    } as const;
+    // Two full batches wait: the writer hands both to the store at once (batching-writer.ts).
+    for (let i = 0; i < 6; i += 1) writer.ingestion.recordRadioLog(log);
+    await writer.ingestion.close();
+    assert.equal(most, 1);
+    const ids = (await writer.repositories.radioLogs.list({ ranId: '001:01:00000c' }, 10, 0)).map(
+      (r) => r.id,
+    );
+    assert.equal(ids.length, 6);
+  });
 });
