@@ -163,6 +163,11 @@ export function createN2(
                       records: core.records.ingestion,
                       clock: options.clock ?? systemClock,
                     },
+              sms: {
+                store: core.ports.smsStore,
+                subscribers: core.ports.smsSubscribers,
+                clock: options.clock ?? systemClock,
+              },
             })
           : undefined;
       const ue = options.ue ?? built?.amf.signalling;

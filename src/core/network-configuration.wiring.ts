@@ -22,6 +22,7 @@ import { createSubscribersService } from '../resources/subscribers/subscribers.s
 import type { Db } from '../storage/database.ts';
 import { createAuthenticationData } from '../storage/network-ports/authentication-data.ts';
 import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
+import { createSmsStore, createSmsSubscribers } from '../storage/network-ports/sms-store.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { CoreWiring } from './wiring.ts';
@@ -109,6 +110,9 @@ export async function wireNetworkConfiguration(
         homeNetworkKeys,
         secretBox,
       }),
+      /** The SMSF's message store and the subscribers' SMS data (docs/sms.md). */
+      smsStore: createSmsStore({ db }),
+      smsSubscribers: createSmsSubscribers({ db }),
     },
   };
 }

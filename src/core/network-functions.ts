@@ -17,7 +17,10 @@ import type { LmfTransport } from '../network/lmf/ports/amf-transport.ts';
 import type { AuthenticationDataPort } from '../network/ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { HomeNetworkKey, OperatorConfigurationPort } from '../network/ports/operator-configuration.ts';
+import type { SmsStore, SmsSubscribers } from '../network/ports/sms-store.ts';
 import type { SubscriptionDataPort } from '../network/ports/subscription-data.ts';
+import { createSmsf, type Smsf } from '../network/smsf/smsf.ts';
+import type { SmsfSettings } from '../network/smsf/smsf-settings.ts';
 import { readSetupUnsuccessfulTransfer } from '../network/smf/n2-transfers.ts';
 import { createSmf, type Smf, type UserPlane } from '../network/smf/smf.ts';
 import type { UpfAddon } from '../network/upf/upf-addon.ts';
@@ -44,15 +47,18 @@ export interface NetworkFunctionsOptions {
   sessions?:
     | { upf: { settings: UpfSettings; addon?: UpfAddon }; records: RecordsIngestion; clock: Clock }
     | { userPlane: UserPlane | undefined };
+  /** SMS over NAS (docs/sms.md): the SMSF over the message store and the subscribers' SMS data. */
+  sms?: { store: SmsStore; subscribers: SmsSubscribers; clock: Clock; settings?: Partial<SmsfSettings> };
 }
 
 /**
  * The network side's functions, built side by side (docs/architecture.md "Network functions"): the
- * AUSF, the UPF, the SMF, the LMF and the AMF. None builds another; each consumes the ports it defines,
+ * AUSF, the UPF, the SMF, the LMF, the SMSF and the AMF. None builds another; each consumes the ports it defines,
  * and the adapters between them live here. Two pairs call each other: the AMF and the SMF (5GSM up,
  * N1N2 message transfer down), and the AMF and the LMF (positioning messages up, transport down); the
- * UPF and the SMF too (Downlink Data Notification). Each cycle is closed by late binding below: the SMF
- * and the LMF are built with a port that reaches the AMF once it exists.
+ * UPF and the SMF too (Downlink Data Notification), and the AMF and the SMSF (uplink SMS and
+ * activation up, N1N2 message transfer down). Each cycle is closed by late binding below: the SMF, the
+ * LMF and the SMSF are built with a port that reaches the AMF once it exists.
  */
 export function createNetworkFunctions(options: NetworkFunctionsOptions) {
   const { logger, timers } = options;
@@ -94,6 +100,16 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
   };
   const lmf = createLmf({ transport: lmfTransport, timers });
 
+  const smsf: Smsf | undefined =
+    options.sms === undefined
+      ? undefined
+      : createSmsf({
+          ...options.sms,
+          amf: { transfer: (supi, container) => toAmf().smsTransfer.transfer(supi, container) },
+          timers,
+          logger,
+        });
+
   const amf = createAmf({
     ...options.amf,
     authentication,
@@ -109,6 +125,16 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
       nrppaReceived: (supi, pdu) => lmf.nrppaReceived(supi, pdu),
       lppReceived: (supi, message) => lmf.lppReceived(supi, message),
     },
+    ...(smsf === undefined
+      ? {}
+      : {
+          sms: {
+            activate: (supi) => smsf.activate(supi),
+            deactivate: (supi) => smsf.deactivate(supi),
+            uplinkSms: (supi, container) => smsf.uplinkSms(supi, container),
+            ueReachable: (supi) => smsf.ueReachable(supi),
+          },
+        }),
   });
   late.amf = amf;
 
@@ -126,6 +152,8 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
     smf,
     /** The UPF when it started. */
     upf: upf?.upf,
+    /** The SMSF, when SMS was asked for. */
+    smsf,
     locationServices,
     /**
      * The UPF ends every session and reports its last flows first (the records are written before
@@ -136,6 +164,7 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
       amf.stop();
       lmf.stop();
       smf?.stop();
+      smsf?.stop();
     },
   };
 }

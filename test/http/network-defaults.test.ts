@@ -58,6 +58,7 @@ describe('first-start network defaults', () => {
       'bitrate-downlink': '1 Gbps',
       var5qi: 9,
       'priority-level': 90,
+      'sms-allowed': true,
     });
     assert.deepEqual(await get(first, '/api/v1/policies/default'), {
       name: 'default',

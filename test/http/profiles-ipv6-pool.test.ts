@@ -55,6 +55,7 @@ describe('profiles: ue-ipv6-pool', () => {
       'bitrate-downlink': '200 Mbps',
       var5qi: 8,
       'priority-level': 20,
+      'sms-allowed': true,
     });
     assert.equal(
       (await auditEntries(t, token))[0]?.details,
@@ -188,6 +189,7 @@ describe('POST /api/v1/restore: a backup taken before profiles had ue-ipv6-pool'
        ALTER TABLE operator DROP COLUMN n2_allowed_peers;
        DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
          DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
+       DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
        DELETE FROM kysely_migration WHERE name >= '0010'`,
     );
     database.close();

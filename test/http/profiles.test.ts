@@ -153,6 +153,7 @@ describe('GET /api/v1/profiles/{name}', () => {
       var5qi: 9,
       'priority-level': 90,
       mtu: 1400,
+      'sms-allowed': true,
     });
   });
 

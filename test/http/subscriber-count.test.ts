@@ -163,6 +163,7 @@ describe('POST /api/v1/restore: the kept subscriber count', () => {
          ALTER TABLE operator DROP COLUMN n2_allowed_peers;
          DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
          DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
+         DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
          DELETE FROM kysely_migration WHERE name >= '0008'`,
       );
       database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(1));

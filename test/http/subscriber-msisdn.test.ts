@@ -300,6 +300,7 @@ describe('POST /api/v1/restore: msisdn', () => {
       database.exec(
         `DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
          DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
+         DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
          DELETE FROM kysely_migration WHERE name >= '0014'`,
       ),
     );

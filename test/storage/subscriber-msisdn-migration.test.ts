@@ -22,6 +22,8 @@ describe('migration 0014: subscribers get a nullable, unique msisdn', () => {
     // A database as migration 0013 left it: the migrated one, with 0014 and the later ones undone.
     const before = await openStorage({ path, poolSize: 1 });
     try {
+      await sql`DROP TABLE sms_messages`.execute(before.db);
+      await sql`ALTER TABLE profiles DROP COLUMN sms_allowed`.execute(before.db);
       await sql`DROP INDEX radio_events_imsi_timestamp`.execute(before.db);
       await sql`ALTER TABLE radio_events DROP COLUMN imsi`.execute(before.db);
       await sql`DROP INDEX subscribers_msisdn`.execute(before.db);
@@ -41,7 +43,11 @@ describe('migration 0014: subscribers get a nullable, unique msisdn', () => {
 
     const storage = await openStorage({ path, poolSize: 1 });
     try {
-      assert.deepEqual(storage.migrationsApplied, ['0014-subscriber-msisdn', '0015-radio-event-imsi']);
+      assert.deepEqual(storage.migrationsApplied, [
+        '0014-subscriber-msisdn',
+        '0015-radio-event-imsi',
+        '0016-sms',
+      ]);
       const { db } = storage;
       const rows = await db.selectFrom('subscribers').select('msisdn').execute();
       assert.deepEqual(

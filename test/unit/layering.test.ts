@@ -90,6 +90,9 @@ describe('layering', () => {
       ['src/network/lmf/nrppa-ecid.ts', "import { ranNodeOf } from '../amf/ran-node.ts';"],
       ['src/network/ausf/ausf.ts', "import type { AmfUe } from '../amf/amf-ue.ts';"],
       ['src/network/upf/upf.ts', "import type { SmfContext } from '../smf/smf-context.ts';"],
+      ['src/network/amf/gmm/sms.ts', "import { createSmsf } from '../../smsf/smsf.ts';"],
+      ['src/network/smsf/smsf.ts', "import { sendNas } from '../amf/gmm/nas-link.ts';"],
+      ['src/network/smsf/submission.ts', "import type { Smf } from '../smf/smf.ts';"],
     ]) {
       assert.deepEqual(await violations(file as string, code as string), RESTRICTED, `${file}: ${code}`);
     }
@@ -101,6 +104,8 @@ describe('layering', () => {
       ['src/network/amf/amf.ts', "import { startRetransmissionTimer } from '../common/nas-timer.ts';"],
       ['src/network/smf/smf-context.ts', "import type { Ambr } from '../upf/ports/session-control.ts';"],
       ['src/network/amf/location.ts', "import type { LmfTransport } from '../lmf/ports/amf-transport.ts';"],
+      ['src/network/amf/gmm/sms.ts', "import type { SmsfAmfPort } from '../../smsf/ports/amf.ts';"],
+      ['src/network/smsf/smsf.ts', "import type { SmsStore } from '../ports/sms-store.ts';"],
       ['src/network/smf/smf.ts', "import { SessionTable } from './session-table.ts';"],
       ['src/core/network-functions.ts', "import { createSmf } from '../network/smf/smf.ts';"],
       ['src/core/network-functions.ts', "import { createAmf } from '../network/amf/amf.ts';"],
@@ -139,6 +144,7 @@ describe('layering', () => {
       ],
       ['src/simulator/ue/usim.ts', "import { createAusf } from '../../network/ausf/index.ts';"],
       ['src/simulator/ue/ue-lpp.ts', "import { Lmf } from '../../network/lmf/lmf.ts';"],
+      ['src/simulator/ue/usim.ts', "import { createSmsf } from '../../network/smsf/smsf.ts';"],
       [
         'src/simulator/gnb.ts',
         "import type { SubscriptionDataPort } from '../network/ports/subscription-data.ts';",

@@ -24,6 +24,8 @@ import { allowedNssaiFor } from './gmm/nssai-selection.ts';
 import type { Authentication } from './ports/authentication.ts';
 import type { LocationManagement } from './ports/location.ts';
 import type { SessionManagement } from './ports/session-management.ts';
+import type { SmsService } from './ports/sms.ts';
+import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites, UE_CONTEXT_EPOCH } from './context/ue-context-writes.ts';
 import { stopTimers } from './gmm/ue-lifecycle.ts';
@@ -59,6 +61,8 @@ export interface AmfOptions {
   sessionManagement?: SessionManagement;
   /** Where uplink NRPPa and LPP go (the LMF, network.md section 8). */
   location: LocationManagement;
+  /** SMS over NAS (docs/sms.md): the SMSF; without one no UE is told SMS is allowed. */
+  sms?: SmsService;
 }
 
 /**
@@ -123,6 +127,7 @@ export function createAmf(options: AmfOptions) {
     records: options.records,
     randomTmsi: options.randomTmsi ?? randomPool.word,
     smf,
+    sms: options.sms,
     reconsider: (ue) => void reconsider(ue).catch(failed),
     get configurationGeneration() {
       return generation;
@@ -180,6 +185,11 @@ export function createAmf(options: AmfOptions) {
     n1n2: n1n2MessageTransfer(() => amf),
     /** What the LMF asks of the AMF (reach a device, NRPPa and LPP transport). */
     lmfTransport: location.lmfTransport,
+    /** What the SMSF asks of the AMF (SMS containers to a device, paged when idle). */
+    smsTransfer: smsTransfer(
+      () => amf,
+      (imsi, withinMs) => location.lmfTransport.reach(imsi, withinMs),
+    ),
     /** Resolves once every UE context write asked for so far has ended (tests). */
     ueContextsWritten: () => amf.ueContexts.settled(),
     /** Stops listening to configuration changes and every UE timer (the process stops). */

@@ -12,6 +12,8 @@ export interface Profile {
   bitrateDownlink: string;
   var5qi: number;
   priorityLevel: number;
+  /** SMS over NAS for the profile's subscribers (docs/sms.md); read always, absent on input: true. */
+  smsAllowed?: boolean;
 }
 
 const COLUMNS = [
@@ -25,6 +27,7 @@ const COLUMNS = [
   'bitrate_downlink',
   'var5qi',
   'priority_level',
+  'sms_allowed',
 ] as const;
 
 interface Row {
@@ -38,6 +41,7 @@ interface Row {
   bitrate_downlink: string;
   var5qi: number;
   priority_level: number;
+  sms_allowed: number;
 }
 
 const toProfile = (row: Row): Profile => ({
@@ -51,6 +55,7 @@ const toProfile = (row: Row): Profile => ({
   bitrateDownlink: row.bitrate_downlink,
   var5qi: row.var5qi,
   priorityLevel: row.priority_level,
+  smsAllowed: row.sms_allowed === 1,
 });
 
 const toColumns = (profile: Omit<Profile, 'id' | 'name'>) => ({
@@ -63,6 +68,8 @@ const toColumns = (profile: Omit<Profile, 'id' | 'name'>) => ({
   bitrate_downlink: profile.bitrateDownlink,
   var5qi: profile.var5qi,
   priority_level: profile.priorityLevel,
+  // SMS is on unless the profile says otherwise (an update without it turns it back on: PUT replaces).
+  sms_allowed: profile.smsAllowed === false ? 0 : 1,
 });
 
 export function createProfilesRepository(db: Executor) {

@@ -21,6 +21,7 @@ const toResult = (profile: Profile) => ({
   ...toListItem(profile),
   mtu: profile.mtu,
   ...(profile.ueIpv6Pool === undefined ? {} : { 'ue-ipv6-pool': profile.ueIpv6Pool }),
+  'sms-allowed': profile.smsAllowed !== false,
 });
 
 const toInput = (body: {
@@ -32,6 +33,7 @@ const toInput = (body: {
   var5qi: number;
   'priority-level': number;
   'ue-ipv6-pool'?: string;
+  'sms-allowed'?: boolean;
 }): ProfileInput => ({
   ueIpPool: body['ue-ip-pool'],
   ...(body['ue-ipv6-pool'] === undefined ? {} : { ueIpv6Pool: body['ue-ipv6-pool'] }),
@@ -41,6 +43,7 @@ const toInput = (body: {
   bitrateDownlink: body['bitrate-downlink'],
   var5qi: body.var5qi,
   priorityLevel: body['priority-level'],
+  ...(body['sms-allowed'] === undefined ? {} : { smsAllowed: body['sms-allowed'] }),
 });
 
 export function profilesRoutes(deps: { profiles: ProfilesService }) {

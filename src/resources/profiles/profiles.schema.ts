@@ -27,6 +27,11 @@ const profileFields = {
     ...Ipv6Pool,
     description: 'each IPv6 or IPv4v6 session gets its own /64 of it; IPv4 sessions only when absent',
   }),
+  'sms-allowed': Type.Optional(
+    Type.Boolean({
+      description: "SMS over NAS for the profile's subscribers; true when absent (docs/sms.md)",
+    }),
+  ),
 };
 
 export const CreateProfileBody = Type.Object(
@@ -34,7 +39,10 @@ export const CreateProfileBody = Type.Object(
   { additionalProperties: false },
 );
 
-/** PUT replaces the profile: an absent `ue-ipv6-pool` removes the profile's IPv6 pool. */
+/**
+ * PUT replaces the profile: an absent `ue-ipv6-pool` removes the profile's IPv6 pool, an absent
+ * `sms-allowed` allows SMS (the default).
+ */
 export const UpdateProfileBody = Type.Object(profileFields, { additionalProperties: false });
 
 /** List items leave out `mtu` and `ue-ipv6-pool` (the spec's Profile section); the single read carries them. */
@@ -52,4 +60,5 @@ export const ProfileResult = Type.Object({
   ...ProfileListItem.properties,
   mtu: Type.Integer(),
   'ue-ipv6-pool': Type.Optional(Type.String({ description: 'absent when the profile has no IPv6 pool' })),
+  'sms-allowed': Type.Boolean({ description: "SMS over NAS for the profile's subscribers" }),
 });

@@ -14,6 +14,7 @@ import * as subscriberLogLevel from './0012-subscriber-log-level.ts';
 import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
 import * as subscriberMsisdn from './0014-subscriber-msisdn.ts';
 import * as radioEventImsi from './0015-radio-event-imsi.ts';
+import * as sms from './0016-sms.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013-n2-allowed-peers': n2AllowedPeers,
   '0014-subscriber-msisdn': subscriberMsisdn,
   '0015-radio-event-imsi': radioEventImsi,
+  '0016-sms': sms,
 };
 
 /**

@@ -53,6 +53,8 @@ interface ProfilesTable {
   bitrate_downlink: string;
   var5qi: number;
   priority_level: number;
+  /** 1: the profile's subscribers may use SMS over NAS (the default), 0: not (migration 0016). */
+  sms_allowed: Generated<number>;
 }
 
 interface PoliciesTable {

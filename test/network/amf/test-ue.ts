@@ -10,7 +10,11 @@ import {
   servingNetworkName,
 } from '../../../src/crypto/key-hierarchy.ts';
 import { f1, milenage } from '../../../src/crypto/milenage.ts';
-import { createNetworkFunctions, type NetworkFunctions } from '../../../src/core/network-functions.ts';
+import {
+  createNetworkFunctions,
+  type NetworkFunctions,
+  type NetworkFunctionsOptions,
+} from '../../../src/core/network-functions.ts';
 import type { Amf } from '../../../src/network/amf/amf.ts';
 import type { AmfSettings } from '../../../src/network/amf/amf-settings.ts';
 import {
@@ -82,6 +86,8 @@ export interface AmfHarness extends Harness {
   smf: NetworkFunctions['smf'];
   /** Location as the API's locator sees it: the AMF's fresh cell and the LMF's methods. */
   locationServices: NetworkFunctions['locationServices'];
+  /** The SMSF, when the harness was built with `extra.sms`. */
+  smsf: NetworkFunctions['smsf'];
   subscriberLogs: SubscriberLogInput[];
   subscribers: Map<string, { sqn: bigint }>;
   subscriptions: Map<string, SubscriptionData>;
@@ -96,12 +102,17 @@ export interface AmfHarness extends Harness {
  * The network functions are built as the service builds them (core/network-functions.ts);
  * `extra.userPlane` builds the SMF over that UPF (PDU sessions); `extra.logger` is the
  * AMF's and N2's logger (silent unless a test reads the logs); `extra.ueContexts` the store the AMF
- * writes its UE contexts to (none unless given).
+ * writes its UE contexts to (none unless given); `extra.sms` builds the SMSF over that store.
  */
 export async function createAmfHarness(
   settings: Partial<AmfSettings> = {},
   operator: Partial<OperatorConfiguration> = {},
-  extra: { userPlane?: UserPlane; logger?: Logger; ueContexts?: UeContextStore } = {},
+  extra: {
+    userPlane?: UserPlane;
+    logger?: Logger;
+    ueContexts?: UeContextStore;
+    sms?: Omit<NonNullable<NetworkFunctionsOptions['sms']>, 'clock'>;
+  } = {},
 ): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
   const subscriptions = new Map([[IMSI, subscription(IMSI)]]);
@@ -140,6 +151,10 @@ export async function createAmfHarness(
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
     ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
+    // The SMSF tells time by the harness's manual clock, as its timers do.
+    ...(extra.sms === undefined
+      ? {}
+      : { sms: { ...extra.sms, clock: { now: () => holder.harness!.clock.now() } } }),
   });
   const amf = functions.amf;
   const harness = await createHarness({
@@ -156,6 +171,7 @@ export async function createAmfHarness(
     amf,
     smf: functions.smf,
     locationServices: functions.locationServices,
+    smsf: functions.smsf,
     subscriberLogs,
     subscribers,
     subscriptions,

@@ -40,6 +40,7 @@ function amfUe(supi: string | undefined): AmfUe {
     procedure: { kind: 'none' },
     lastRadio: undefined,
     lastKsi: undefined,
+    smsOverNas: false,
   };
 }
 

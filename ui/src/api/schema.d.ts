@@ -5563,6 +5563,8 @@ export interface paths {
                          * @example 2001:db8:45::/48
                          */
                         "ue-ipv6-pool"?: string;
+                        /** @description SMS over NAS for the profile's subscribers; true when absent (docs/sms.md) */
+                        "sms-allowed"?: boolean;
                     };
                 };
             };
@@ -5700,6 +5702,8 @@ export interface paths {
                                 mtu: number;
                                 /** @description absent when the profile has no IPv6 pool */
                                 "ue-ipv6-pool"?: string;
+                                /** @description SMS over NAS for the profile's subscribers */
+                                "sms-allowed": boolean;
                             };
                         };
                     };
@@ -5799,6 +5803,8 @@ export interface paths {
                          * @example 2001:db8:45::/48
                          */
                         "ue-ipv6-pool"?: string;
+                        /** @description SMS over NAS for the profile's subscribers; true when absent (docs/sms.md) */
+                        "sms-allowed"?: boolean;
                     };
                 };
             };

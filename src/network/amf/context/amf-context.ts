@@ -12,6 +12,7 @@ import type { AmfUe } from './amf-ue.ts';
 import type { AmfUes } from './amf-ues.ts';
 import type { Authentication } from '../ports/authentication.ts';
 import type { SessionManagement } from '../ports/session-management.ts';
+import type { SmsService } from '../ports/sms.ts';
 import type { UeContextWrites } from './ue-context-writes.ts';
 import type { UeNgap } from '../n2/ue-ngap.ts';
 
@@ -50,6 +51,8 @@ export interface AmfContext {
   randomTmsi(): number;
   /** The SMF 5GSM messages go to (docs/sessions.md); undefined when the AMF runs without one. */
   readonly smf: SessionManagement | undefined;
+  /** The SMSF SMS over NAS goes to (docs/sms.md); undefined when the AMF runs without one. */
+  readonly sms: SmsService | undefined;
   /**
    * Looks at a registered UE again after a subscriber, profile, policy or slice change (amf.ts): a new
    * allowed NSSAI, or a network-initiated deregistration.

@@ -124,4 +124,6 @@ export interface AmfUe {
   lastRadio: string | undefined;
   /** The last ngKSI assigned, so the next authentication takes another (9.11.3.32: 0..6). */
   lastKsi: number | undefined;
+  /** SMS over NAS allowed in the last Registration Accept (TS 24.501 9.11.3.6; gmm/sms.ts). */
+  smsOverNas: boolean;
 }

@@ -50,6 +50,7 @@ export function createAmfUes({ limit }: { limit: number }) {
         cm: INITIAL_CM_STATE,
         procedure: { kind: 'none' },
         lastRadio: undefined,
+        smsOverNas: false,
         lastKsi: undefined,
       };
       all.add(ue);

@@ -18,6 +18,8 @@ import {
 import { deregistrationAccept, deregistrationRequest } from './deregistration.ts';
 import { PAYLOAD_CONTAINER_LPP, type AmfLocation } from '../location.ts';
 import { logNas } from './nas-link.ts';
+import { PAYLOAD_CONTAINER_SMS } from '../../sms/index.ts';
+import { smsUplink } from './sms.ts';
 import {
   authenticationFailure,
   authenticationResponse,
@@ -165,6 +167,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
         return configurationUpdateComplete(amf, ue);
       case 'ulNasTransport':
         if (message.payloadContainerType === PAYLOAD_CONTAINER_LPP) return location.lppReceived(ue, message);
+        if (message.payloadContainerType === PAYLOAD_CONTAINER_SMS) return smsUplink(amf, ue, message);
         if (message.payloadContainerType === N1_SM_INFORMATION)
           return guard(ue, n1SmTransport(amf, ue, message));
         return;
@@ -264,6 +267,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       sendPendingConfigurationUpdate(amf, ue);
       // ... and location requests waiting for it (paged) go on. (PDU sessions came back in it.)
       location.ueConnected(ue);
+      // Short messages stored for a registered UE go now (a registering one's go at Registration Complete).
+      if (ue.supi !== undefined && isRegistered(ue)) amf.sms?.ueReachable(ue.supi);
     },
     nasNotDelivered() {
       // The procedure's NAS timer retransmits or gives up; nothing else depends on one delivery.

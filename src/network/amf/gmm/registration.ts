@@ -27,6 +27,7 @@ import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
+import { smsOverNas } from './sms.ts';
 import {
   abortProcedure,
   becomeConnected,
@@ -403,6 +404,8 @@ async function acceptRegistration(
     subscription,
   );
   if (allowedNssai.length === 0) return rejectRegistration(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
+  const smsAllowed = await smsOverNas(amf, ue, registration.request);
+  if (!current(amf, ue, registration)) return;
 
   const { plmn } = configuration;
   const guti = newGuti(amf, plmn);
@@ -411,7 +414,7 @@ async function acceptRegistration(
     messageType: 'registrationAccept',
     registrationResult: {
       value: 1,
-      smsAllowed: false,
+      smsAllowed,
       nssaaToBePerformed: false,
       emergencyRegistered: false,
       disasterRoamingRegistration: false,
@@ -491,6 +494,8 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
     },
   });
   amf.ueContexts.save(ue);
+  // Short messages stored for the UE go now (TS 23.502 4.13.3.9: the UE is reachable).
+  if (ue.smsOverNas) amf.sms?.ueReachable(supi);
   const { request, generation } = procedure.registration;
   // A configuration change since the subscription was read reaches the UE now (TS 24.501 5.4.4.1): a
   // command once it is connected between procedures, or a network-initiated deregistration.

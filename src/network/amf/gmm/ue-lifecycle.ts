@@ -10,7 +10,7 @@ import type { ConfigurationUpdateAmf } from './configuration-update.ts';
 /** The parts of the AMF context this procedure uses. */
 export type LifecycleAmf = Pick<
   AmfContext,
-  'events' | 'ngap' | 'settings' | 'smf' | 'timers' | 'ueContexts' | 'ues'
+  'events' | 'ngap' | 'settings' | 'smf' | 'sms' | 'timers' | 'ueContexts' | 'ues'
 > &
   ConfigurationUpdateAmf;
 
@@ -92,10 +92,12 @@ export function deregister(amf: LifecycleAmf, ue: AmfUe): void {
 
 /**
  * However it was deregistered, the UE's PDU sessions end with it (TS 24.501 6.3.3: released locally at
- * the SMF), then the network hears of the deregistration.
+ * the SMF) and so does its SMS context at the SMSF (TS 23.502 4.13.2.3), then the network hears of the
+ * deregistration.
  */
 export function deregistered(amf: LifecycleAmf, supi: string): void {
   amf.smf?.ueGone(supi);
+  amf.sms?.deactivate(supi);
   amf.events.emit('ue.deregistered', { supi });
 }
 

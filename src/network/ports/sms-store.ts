@@ -1,0 +1,61 @@
+// What the SMSF keeps of short messages and asks of the subscriber data (docs/sms.md). The SMSF defines
+// these in its own terms; storage serves them (storage/network-ports/sms-store.ts), tests may fake them.
+
+/** Where a stored message stands: waiting for its recipient, handed over, refused, or out of time. */
+export type SmsStatus = 'queued' | 'delivered' | 'failed' | 'expired';
+
+/** A TP address as stored: its type of number (TS 23.040 9.1.2.5) and digits or alphanumeric text. */
+export interface StoredAddress {
+  typeOfNumber: number;
+  value: string;
+}
+
+/** A short message for a subscriber of this network, as the SMSF stores it before answering RP-ACK. */
+export interface NewSms {
+  createdAt: number;
+  /** The sending subscriber; absent for an operator-originated message. */
+  originatorImsi?: string;
+  /** TP-OA of the SMS-DELIVER: the sender's MSISDN, or an alphanumeric sender id. */
+  originator: StoredAddress;
+  destinationImsi: string;
+  destinationMsisdn?: string;
+  /** TP-MR of the SMS-SUBMIT, which a status report names (TS 23.040 9.2.3.6). */
+  messageReference: number;
+  protocolIdentifier: number;
+  dataCodingScheme: number;
+  /** TP-UDHI, TP-UDL and TP-UD as the SMS-SUBMIT carried them. */
+  userData: { headerIndicator: boolean; length: number; bytes: Uint8Array };
+  statusReportRequested: boolean;
+  /** When the message expires (its TP-VP, or the SMSF's default); Unix ms. */
+  validUntil: number;
+}
+
+export interface StoredSms extends NewSms {
+  id: number;
+  status: SmsStatus;
+  /** Why it failed (the RP-cause the device answered with), when it did. */
+  cause?: string;
+  attempts: number;
+}
+
+export interface SmsStore {
+  /** Stores a queued message; resolves once it is durable (committed), with its id. */
+  save(message: NewSms): Promise<StoredSms>;
+  /** The queued messages for `imsi`, oldest first, at most `limit`. */
+  queuedFor(imsi: string, limit: number): Promise<StoredSms[]>;
+  /** A delivery attempt began (it counts attempts). */
+  attempted(id: number): Promise<void>;
+  /** The message's outcome: delivered, failed (with the cause), expired. */
+  settle(
+    id: number,
+    outcome: { status: Exclude<SmsStatus, 'queued'>; cause?: string; at: number },
+  ): Promise<void>;
+}
+
+/** The subscriber data the SMSF reads (the UDM's SMS subscription data, TS 23.502 4.13.2.2). */
+export interface SmsSubscribers {
+  /** The subscriber holding `msisdn` (E.164 digits, decisions 23), or undefined. */
+  imsiOf(msisdn: string): Promise<string | undefined>;
+  /** The subscriber's MSISDN and whether its profile allows SMS; undefined for no subscriber. */
+  smsSubscription(imsi: string): Promise<{ msisdn?: string; smsAllowed: boolean } | undefined>;
+}

@@ -1,0 +1,73 @@
+import type { NewSms, SmsStore, SmsSubscribers, StoredSms } from '../../src/network/ports/sms-store.ts';
+
+/**
+ * The SMSF's store in memory, as the SQL one behaves (storage/network-ports/sms-store.ts): ids in
+ * order, queued messages oldest first, only a queued message settles. `hold()` makes the next saves
+ * wait until the function it returns is called, so a test sees what the SMSF does before a message
+ * is stored; `failSaves` makes them fail.
+ */
+export function memorySmsStore(): SmsStore & {
+  messages: StoredSms[];
+  hold(): () => void;
+  failSaves: boolean;
+} {
+  const messages: StoredSms[] = [];
+  let held: Promise<void> | undefined;
+  const store = {
+    messages,
+    failSaves: false,
+    hold(): () => void {
+      let release = (): void => undefined;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
+    async save(message: NewSms): Promise<StoredSms> {
+      if (held !== undefined) await held;
+      if (store.failSaves) throw new Error('the disk is full');
+      const stored: StoredSms = {
+        ...structuredClone(message),
+        id: messages.length + 1,
+        status: 'queued',
+        attempts: 0,
+      };
+      messages.push(stored);
+      return structuredClone(stored);
+    },
+    async queuedFor(imsi: string, limit: number): Promise<StoredSms[]> {
+      return messages
+        .filter((m) => m.destinationImsi === imsi && m.status === 'queued')
+        .slice(0, limit)
+        .map((m) => structuredClone(m));
+    },
+    async attempted(id: number): Promise<void> {
+      const found = messages.find((m) => m.id === id);
+      if (found !== undefined) found.attempts++;
+    },
+    async settle(id: number, outcome: Parameters<SmsStore['settle']>[1]): Promise<void> {
+      const found = messages.find((m) => m.id === id);
+      if (found === undefined || found.status !== 'queued') return;
+      found.status = outcome.status;
+      if (outcome.cause !== undefined) found.cause = outcome.cause;
+    },
+  };
+  return store;
+}
+
+/** Subscribers' SMS data in memory: IMSI -> MSISDN and whether the profile allows SMS. */
+export function memorySmsSubscribers(
+  entries: Record<string, { msisdn?: string; smsAllowed: boolean }>,
+): SmsSubscribers & { entries: typeof entries } {
+  return {
+    entries,
+    async imsiOf(msisdn) {
+      return Object.entries(entries).find(([, entry]) => entry.msisdn === msisdn)?.[0];
+    },
+    async smsSubscription(imsi) {
+      const entry = entries[imsi];
+      return entry === undefined ? undefined : { ...entry };
+    },
+  };
+}
