@@ -18,6 +18,7 @@ import {
 } from 'kysely';
 import type postgres from 'postgres';
 import { OverloadedError } from '../errors.ts';
+import { copyTextOf } from './postgres-copy.ts';
 
 /**
  * Kysely's PostgreSQL dialect over Postgres.js (docs/postgresql.md says why that driver: measured
@@ -199,6 +200,8 @@ class PostgresJsConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const copied = copyTextOf(query);
+    if (copied !== undefined) return this.#copy(query.sql, copied);
     let result: postgres.RowList<postgres.Row[]>;
     try {
       result = await (this.#reserved ?? snapshots.getStore() ?? this.sql).unsafe(
@@ -213,6 +216,21 @@ class PostgresJsConnection implements DatabaseConnection {
       rows: [...result] as R[],
       numAffectedRows: WRITES.has(result.command) ? BigInt(result.count) : undefined,
     };
+  }
+
+  /** COPY ... FROM STDIN with its rows as one chunk of text (the records writer's batches, postgres-copy.ts). */
+  async #copy<R>(statement: string, text: string): Promise<QueryResult<R>> {
+    try {
+      const stream = await (this.#reserved ?? this.sql).unsafe(statement).writable();
+      await new Promise<void>((resolve, reject) => {
+        stream.once('error', reject);
+        stream.once('finish', resolve);
+        stream.end(text);
+      });
+    } catch (error) {
+      throw unavailable(error) ?? error;
+    }
+    return { rows: [] };
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize = 100): AsyncIterableIterator<QueryResult<R>> {

@@ -79,14 +79,18 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
           flushRecords: () => pipeline.ingestion.flush(),
           repository: {
             ...radioLogs,
-            async list(filter, limit, offset) {
+            async list(
+              filter: Parameters<RecordsPipeline['repositories']['radioLogs']['list']>[0],
+              limit: number,
+              offset: number,
+            ) {
               const items = await radioLogs.list(filter, limit, offset);
               record();
               await pipeline.ingestion.flush();
               listed();
               return items;
             },
-            async count(filter) {
+            async count(filter: Parameters<RecordsPipeline['repositories']['radioLogs']['list']>[0]) {
               await afterList;
               return radioLogs.count(filter);
             },
@@ -147,5 +151,60 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
       (r) => r.id,
     );
     assert.equal(ids.length, 6);
+  });
+
+  it('gives back every value as written: tabs, line ends and backslashes in text, every byte, no imsi', async () => {
+    // On PostgreSQL the rows go in with COPY's text format, which escapes these (postgres-copy.ts).
+    const raw = new Uint8Array([0x00, 0x09, 0x0a, 0x0d, 0x5c, 0x4e, 0xff]);
+    const awkward = 'tab\there\nnew line\r\\N back\\slash \u00e9';
+    pipeline.ingestion.recordRadioEvent({
+      protocol: 'NGAP',
+      messageType: 'NGSetupRequest',
+      direction: 'inbound',
+      raw,
+      details: { text: awkward },
+      timestamp: 5_000,
+    });
+    pipeline.ingestion.recordSubscriberLog({
+      imsi: '001010000000002',
+      event: awkward,
+      direction: 'outbound',
+      raw,
+      timestamp: 5_001,
+    });
+    const report = {
+      subscriberId: '001010000000002',
+      sourceIp: '10.45.0.2',
+      destinationIp: '2001:db8::1',
+      sourcePort: 40_000,
+      destinationPort: 443,
+      protocol: 6,
+      packets: 3,
+      bytes: 2 ** 40,
+      startTime: 5_000,
+      endTime: 5_002,
+      direction: 'uplink',
+      action: 'drop',
+    } as const;
+    pipeline.ingestion.recordFlowReports([report, { ...report, sourcePort: 40_001 }]);
+    await pipeline.ingestion.flush();
+    const { radioEvents, subscriberLogs, flowReports } = pipeline.repositories;
+    const [event] = await radioEvents.list({ messageType: 'NGSetupRequest' }, 10, 0);
+    assert.deepEqual([event?.raw, JSON.parse(event?.details ?? '{}')], [Buffer.from(raw), { text: awkward }]);
+    assert.equal((await radioEvents.findMessage(event?.id ?? 0))?.raw.equals(raw), true);
+    const [log] = await subscriberLogs.list({ imsi: '001010000000002' }, 10, 0);
+    assert.deepEqual([log?.event, log?.raw], [awkward, Buffer.from(raw)]);
+    const reports = await flowReports.list(
+      { subscriberId: '001010000000002', from: 0, before: 10_000 },
+      10,
+      0,
+    );
+    assert.deepEqual(
+      reports.map(({ id: _, ...rest }) => rest),
+      [
+        { ...report, sourcePort: 40_001 },
+        { ...report, sourcePort: 40_000 },
+      ],
+    );
   });
 });
