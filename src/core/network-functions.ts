@@ -206,6 +206,10 @@ function sessionManagementOf(smf: Smf, logger: Logger): SessionManagement {
     pagingFailed: (supi) => smf.pagingFailed(supi),
     statusReceived: (supi, request) => smf.statusReceived(supi, request),
     pathSwitched: (supi, toBeSwitched) => smf.pathSwitched(supi, toBeSwitched),
+    handoverRequired: (supi, items) => smf.handoverRequired(supi, items),
+    handoverAcknowledged: (supi, admitted, failed) => smf.handoverAcknowledged(supi, admitted, failed),
+    handoverExecuted: (supi) => smf.handoverExecuted(supi),
+    handoverCancelled: (supi) => smf.handoverCancelled(supi),
     ueGone: (supi) => smf.ueGone(supi),
     sessionRecords: (supi) => smf.sessionRecords(supi),
   };

@@ -22,7 +22,7 @@ export interface HandoverCell {
 }
 
 /** A UE's AS security context at this node (TS 33.501 6.9.2.3.3). */
-interface AsContext {
+export interface AsContext {
   kgnb: Buffer;
   ncc: number;
   /** The {NH, NCC} of the last Path Switch Request Acknowledge, not used yet. */
@@ -47,6 +47,31 @@ export type HandoverOutcome =
 /** The UE's side of its AS keys, wherever it is served. */
 const ueKeys = new WeakMap<RadioUe, UeAsKeys>();
 
+/** The UE's own AS keys (ue-handover.ts), once a node of either handover kind saw its context set up. */
+export const ueAsKeysOf = (ue: RadioUe): UeAsKeys | undefined => ueKeys.get(ue);
+
+/**
+ * Each UE's AS context as Initial Context Setup Request gives it (KgNB, NCC 0, TS 33.501 6.9.2.1.1),
+ * to `keep` by RAN UE NGAP ID; the UE's own side starts from the same KgNB and the KAMF it derives.
+ */
+export function watchContextSetup(
+  gnb: SimulatedGnb,
+  ues: GnbUes,
+  keep: (ranUeNgapId: number, context: AsContext) => void,
+): void {
+  gnb.on((event) => {
+    if (event.type !== 'received' || event.exchange.pdu === undefined) return;
+    const read = readInitialContextSetupRequest(event.exchange.pdu);
+    if (!read.ok) return;
+    const { ranUeNgapId, securityKey, ueSecurityCapabilities } = read.message;
+    const kgnb = Buffer.from(securityKey.bytes);
+    keep(ranUeNgapId, { kgnb, ncc: 0, fresh: undefined, ueSecurityCapabilities });
+    const ue = ues.link(ranUeNgapId)?.ue;
+    const kamf = ue === undefined || !isSimulatedUe(ue) ? undefined : ueKamf(ue);
+    if (ue !== undefined && kamf !== undefined) ueKeys.set(ue, new UeAsKeys(kamf, kgnb));
+  });
+}
+
 /** The Xn side of one simulated node (one per `GnbUes`). */
 export class XnHandover {
   readonly #gnb: SimulatedGnb;
@@ -59,18 +84,7 @@ export class XnHandover {
     this.#gnb = gnb;
     this.#ues = ues;
     this.cell = cell;
-    // The AS context comes with Initial Context Setup Request (KgNB, NCC 0, TS 33.501 6.9.2.1.1).
-    gnb.on((event) => {
-      if (event.type !== 'received' || event.exchange.pdu === undefined) return;
-      const read = readInitialContextSetupRequest(event.exchange.pdu);
-      if (!read.ok) return;
-      const { ranUeNgapId, securityKey, ueSecurityCapabilities } = read.message;
-      const kgnb = Buffer.from(securityKey.bytes);
-      this.#contexts.set(ranUeNgapId, { kgnb, ncc: 0, fresh: undefined, ueSecurityCapabilities });
-      const ue = ues.link(ranUeNgapId)?.ue;
-      const kamf = ue === undefined || !isSimulatedUe(ue) ? undefined : ueKamf(ue);
-      if (ue !== undefined && kamf !== undefined) ueKeys.set(ue, new UeAsKeys(kamf, kgnb));
-    });
+    watchContextSetup(gnb, ues, (ranUeNgapId, context) => this.#contexts.set(ranUeNgapId, context));
     ues.attachHandover((pdu) => readPathSwitchAnswer(pdu) !== undefined);
   }
 

@@ -21,7 +21,8 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * handover is vertical: it uses the NH the AMF chained, so the UE's NH and the AMF's are the same); the
  * UPF's downlink rule moves to the target; the API shows the new radio and cell; a triggered positioning
  * session reports the cell change; radio events hold the procedure, and tshark reads every PDU the
- * service sent. A Path Switch Request naming an unknown AMF UE NGAP ID fails and changes nothing.
+ * service sent. A Path Switch Request naming an unknown AMF UE NGAP ID fails and changes nothing. (N2
+ * handover: n2-handover.test.ts; here only a Handover Required with no session that can move.)
  */
 
 const CELL_B: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x8001, tac: 1 };
@@ -179,7 +180,7 @@ describe('Xn handover with path switch (real service)', () => {
     assert.equal(JSON.stringify([...s.rules.sessions.entries()]), rulesBefore);
   });
 
-  it('Handover Required (N2 handover, not served) gets Handover Preparation Failure with a cause', async () => {
+  it('Handover Required for a UE without a session to hand over gets Handover Preparation Failure', async () => {
     const { ue } = await s.registered(3);
     let link: ReturnType<GnbUes['link']>;
     for (let ran = 1; ran < 100 && link?.ue !== ue; ran += 1) link = s.ues.link(ran);

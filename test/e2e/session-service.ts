@@ -174,6 +174,8 @@ export interface SessionService {
   silenceRan(arrived?: (packet: Uint8Array) => void): void;
   /** Stops N2 (and its UPF) as the service's stop does; the HTTP app stays up to read the records. */
   stopN2(): Promise<void>;
+  /** What the AMF and the SMF hold: connections and handovers in progress (leak checks). */
+  held(): { connections: number; handovers: number; smfHandovers: number };
   close(): Promise<void>;
 }
 
@@ -321,6 +323,15 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       ranSide.link.onPacket((packet) => arrived(packet));
     },
     stopN2: () => n2.stop(),
+    held() {
+      const functions = n2.networkFunctions();
+      assert.ok(functions !== undefined);
+      return {
+        connections: functions.amf.counts().connections,
+        handovers: functions.amf.handoversInProgress(),
+        smfHandovers: functions.smf?.handoversInProgress() ?? 0,
+      };
+    },
     async close() {
       await n2.stop();
       await ranSide.transport.close();

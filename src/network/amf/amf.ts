@@ -19,6 +19,7 @@ import { deregisterByNetwork } from './gmm/deregistration.ts';
 import { GMM_CAUSE } from '../nas/index.ts';
 import { createAmfLocation } from './location.ts';
 import { createNasDispatch } from './gmm/nas-dispatch.ts';
+import { createHandover, type HandoverTiming } from './n2/handover.ts';
 import { createPathSwitch } from './n2/path-switch.ts';
 import { allowedNssaiFor } from './gmm/nssai-selection.ts';
 import type { Authentication } from './ports/authentication.ts';
@@ -61,6 +62,8 @@ export interface AmfOptions {
   sessionManagement?: SessionManagement;
   /** Where uplink NRPPa and LPP go (the LMF, network.md section 8). */
   location: LocationManagement;
+  /** How long an N2 handover waits for the target and for the UE (n2/handover.ts); defaults there. */
+  handoverTiming?: HandoverTiming;
   /** SMS over NAS (docs/sms.md): the SMSF; without one no UE is told SMS is allowed. */
   sms?: SmsService;
 }
@@ -137,6 +140,8 @@ export function createAmf(options: AmfOptions) {
   ngap.bind(createNasDispatch(amf, location));
   ngap.bindLocation(location.endpoint);
   ngap.bindPathSwitch(createPathSwitch(amf));
+  const handover = createHandover(amf, options.handoverTiming);
+  ngap.bindHandover(handover);
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
@@ -179,6 +184,8 @@ export function createAmf(options: AmfOptions) {
     signalling,
     /** UE contexts and UE-associated connections held now (metrics, tests). */
     counts: () => ({ ues: amf.ues.size(), connections: ngap.connections() }),
+    /** N2 handovers in progress (tests: nothing leaks after a failure path). */
+    handoversInProgress: () => handover.inProgress(),
     /** Location: a fresh serving cell (network.md section 8). */
     refreshServingCell: location.refreshServingCell,
     /** What the SMF asks of the AMF (N1N2 message transfer, paging). */

@@ -1,4 +1,6 @@
 import type {
+  HandoverCommandLists,
+  HandoverPreparation,
   NetworkSessionStatus,
   PathSwitchItem,
   PathSwitchOutcome,
@@ -16,6 +18,7 @@ import {
   modificationRequested,
   reconsider,
 } from './modification.ts';
+import { createSmfHandovers } from './handover.ts';
 import { pathSwitched } from './path-switch.ts';
 import { releaseAllLocally, releaseCompleted, releaseRequested } from './release.ts';
 import { storedPduSession } from './session-record.ts';
@@ -58,6 +61,7 @@ export function createSmf(options: SmfOptions) {
     teids: options.teids ?? createMemoryTunnelEndpointIds(),
   };
   const { table } = ctx;
+  const handovers = createSmfHandovers(ctx);
 
   const failed = (error: unknown): void =>
     ctx.logger.error({ err: error }, 'SMF: a configuration change could not be applied to sessions');
@@ -124,8 +128,20 @@ export function createSmf(options: SmfOptions) {
     pathSwitched: (supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome =>
       pathSwitched(ctx, supi, toBeSwitched),
 
+    /** N2 handover (TS 23.502 4.9.1.3; handover.ts): preparation, the target's answer, execution, cancel. */
+    handoverRequired: (supi: string, items: readonly PathSwitchItem[]): HandoverPreparation =>
+      handovers.required(supi, items),
+    handoverAcknowledged: (
+      supi: string,
+      admitted: readonly PathSwitchItem[],
+      failed: readonly PathSwitchItem[],
+    ): HandoverCommandLists => handovers.acknowledged(supi, admitted, failed),
+    handoverExecuted: (supi: string): void => handovers.executed(supi),
+    handoverCancelled: (supi: string): void => handovers.cancelled(supi),
+
     /** Deregistration or the subscriber's deletion: every session released locally (TS 24.501 6.3.3). */
     ueGone(supi: string): void {
+      handovers.cancelled(supi);
       releaseAllLocally(ctx, table.ofUe(supi));
     },
 
@@ -147,6 +163,9 @@ export function createSmf(options: SmfOptions) {
     },
 
     counts: () => ({ sessions: table.size, addresses: ctx.addresses.held, teids: ctx.teids.held }),
+
+    /** UEs whose N2 handover the SMF still holds (tests: nothing leaks after a failure path). */
+    handoversInProgress: (): number => handovers.inProgress(),
 
     /** Stops listening to configuration changes; every session is released locally. */
     stop(): void {

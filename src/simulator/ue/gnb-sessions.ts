@@ -320,6 +320,26 @@ export class GnbSessions {
   }
 
   /**
+   * The sessions of a Handover Request (TS 38.413 8.4.2.2) for the connection `ranUeNgapId`, each from
+   * its PDU Session Resource Setup Request Transfer (9.3.4.1) as in a setup; those whose transfer does
+   * not read are not set up.
+   */
+  setUpForHandover(
+    ue: RadioUe,
+    ranUeNgapId: number,
+    items: readonly { pduSessionId: number; transfer: Uint8Array }[],
+  ): { admitted: GnbSession[]; failed: number[] } {
+    const admitted: GnbSession[] = [];
+    const failed: number[] = [];
+    for (const item of items) {
+      const session = this.#setUp(ue, ranUeNgapId, item.pduSessionId, item.transfer);
+      if (session === undefined) failed.push(item.pduSessionId);
+      else admitted.push(session);
+    }
+    return { admitted, failed };
+  }
+
+  /**
    * Sessions handed over from another node (Xn handover, TS 38.300 9.2.3.2): the same uplink tunnel and
    * QoS flows, a downlink TEID of this node's, for the connection `ranUeNgapId`.
    */

@@ -86,7 +86,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly #camped = new Set<RadioUe>();
   #nextRanUeNgapId = 1;
   #location: UeLocationService | undefined;
-  #handover: ((pdu: NGAPPDU) => boolean) | undefined;
+  readonly #handover: ((pdu: NGAPPDU) => boolean)[] = [];
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
@@ -159,9 +159,12 @@ export class GnbUes implements UeSignalling, UeRadio {
     this.#location = service;
   }
 
-  /** Hands the Xn handover's answers from the AMF (Path Switch, gnb-handover.ts) to `receive`. */
+  /**
+   * Hands the handovers' messages from the AMF (Path Switch, gnb-handover.ts; N2 handover,
+   * gnb-handover-n2.ts) to `receive`, which says whether it took the PDU.
+   */
   attachHandover(receive: (pdu: NGAPPDU) => boolean): void {
-    this.#handover = receive;
+    this.#handover.push(receive);
   }
 
   /**
@@ -169,9 +172,16 @@ export class GnbUes implements UeSignalling, UeRadio {
    * a RAN UE NGAP ID of the target's (the AMF UE NGAP ID stays); here its tunnels and location state end
    * without NGAP (UE Context Release over Xn) and without telling the UE, whose RRC connection goes on
    * through the target. `detached` runs while the UE is between the cells (reconfiguration with sync):
-   * the connection is not open then. Undefined when the UE has no connection here.
+   * the connection is not open then. Undefined when the UE has no connection here. `ids`: those the
+   * target gave the UE in an N2 handover (its RAN UE NGAP ID, and the AMF UE NGAP ID of its connection,
+   * TS 38.413 8.4.2); an Xn handover takes a RAN UE NGAP ID of the target's and keeps the AMF's.
    */
-  handOver(ue: RadioUe, target: GnbUes, detached?: () => void): UeLink | undefined {
+  handOver(
+    ue: RadioUe,
+    target: GnbUes,
+    detached?: () => void,
+    ids?: { ranUeNgapId: number; amfUeNgapId: number },
+  ): UeLink | undefined {
     const found = [...this.#connections.values()].find((c) => c.ue === ue);
     if (found === undefined) return undefined;
     this.#connections.delete(found.ranUeNgapId);
@@ -180,11 +190,17 @@ export class GnbUes implements UeSignalling, UeRadio {
     found.open = false;
     detached?.();
     found.cell = target;
-    found.ranUeNgapId = target.#allocate();
+    found.ranUeNgapId = ids?.ranUeNgapId ?? target.#allocate();
+    if (ids !== undefined) found.amfUeNgapId = ids.amfUeNgapId;
     found.servingCell = target.cell;
     found.open = true;
     target.#connections.set(found.ranUeNgapId, found);
     return found;
+  }
+
+  /** A RAN UE NGAP ID for a UE coming by N2 handover (Handover Request Acknowledge, TS 38.413 8.4.2.2). */
+  allocateForHandover(): number {
+    return this.#allocate();
   }
 
   /** The UE connection with this RAN UE NGAP ID. */
@@ -257,6 +273,8 @@ export class GnbUes implements UeSignalling, UeRadio {
           );
         }
         if (connection !== undefined) this.#release(connection);
+        // A handover target's context for a UE that never arrived: its tunnels go.
+        else if (ranUeNgapId !== undefined) this.sessions.connectionReleased(ranUeNgapId);
         return;
       }
       case 'paging': {
@@ -276,7 +294,7 @@ export class GnbUes implements UeSignalling, UeRadio {
       }
       case 'other':
         if (this.#location?.receive(exchange.pdu) === true) return;
-        if (this.#handover?.(exchange.pdu) === true) return;
+        if (this.#handover.some((receive) => receive(exchange.pdu))) return;
         if (
           this.sessions.receive(
             exchange.pdu,

@@ -344,6 +344,8 @@ export async function drain(rig: Rig): Promise<void> {
   const smf = rig.h.smf!;
   const { ues, connections } = rig.h.amf.counts();
   assert.ok(ues === 1 && connections <= 1, `the fuzzed UE alone: ${ues} UEs, ${connections} connections`);
+  assert.equal(rig.h.amf.handoversInProgress(), 0, 'no N2 handover left');
+  assert.equal(smf.handoversInProgress(), 0, 'the SMF holds no handover');
   assert.deepEqual(sessionsIn(rig, 'releasing'), [], 'no session waits for its Release Complete');
   assert.equal(smf.counts().teids, rig.upf.held());
   assert.ok(rig.h.clock.pendingTimers() <= 2, `${rig.h.clock.pendingTimers()} timers left`);

@@ -30,6 +30,11 @@ export interface UeConnection<Owner = unknown> {
   phase: 'active' | 'releasing';
 }
 
+/** The stream for a UE's messages: spread over streams 1.. (TS 38.412 7); 0 when the radio has one. */
+export function streamFor(amfUeNgapId: number, radio: Pick<RadioLink, 'outboundStreams'>): number {
+  return radio.outboundStreams > 1 ? 1 + (amfUeNgapId % (radio.outboundStreams - 1)) : 0;
+}
+
 /**
  * The UE-associated logical NG-connections of every radio, keyed by AMF UE NGAP ID and by (radio, RAN
  * UE NGAP ID), bounded by `limit`. AMF UE NGAP IDs come from a counter that only wraps after 2^40
@@ -39,19 +44,16 @@ export interface UeConnection<Owner = unknown> {
 export function createUeConnections<Owner>(options: { limit: number; firstId?: number }) {
   const byAmfId = new Map<number, UeConnection<Owner>>();
   const byRadio = new Map<string, Map<number, UeConnection<Owner>>>();
+  /** AMF UE NGAP IDs given to a handover target before it names its RAN UE NGAP ID (TS 38.413 8.4.2). */
+  const reserved = new Set<number>();
   let nextId = options.firstId ?? 1;
 
   function allocateId(): number {
     for (;;) {
       const id = nextId;
       nextId = nextId >= MAX_AMF_UE_NGAP_ID ? 0 : nextId + 1;
-      if (!byAmfId.has(id)) return id;
+      if (!byAmfId.has(id) && !reserved.has(id)) return id;
     }
-  }
-
-  /** The stream for a UE's messages: spread over streams 1.. (TS 38.412 7); 0 when the radio has one. */
-  function streamFor(id: number, radio: RadioLink): number {
-    return radio.outboundStreams > 1 ? 1 + (id % (radio.outboundStreams - 1)) : 0;
   }
 
   function index(connection: UeConnection<Owner>): void {
@@ -70,10 +72,27 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
   }
 
   return {
-    /** A new connection, or undefined when `limit` connections exist already. */
-    open(radio: RadioLink, ranUeNgapId: number): UeConnection<Owner> | undefined {
-      if (byAmfId.size >= options.limit) return undefined;
-      const amfUeNgapId = allocateId();
+    /**
+     * An AMF UE NGAP ID for a connection that has no RAN UE NGAP ID yet (Handover Request, TS 38.413
+     * 8.4.2.2), counted against `limit`; undefined at the limit. `open` takes it, `unreserve` frees it.
+     */
+    reserve(): number | undefined {
+      if (byAmfId.size + reserved.size >= options.limit) return undefined;
+      const id = allocateId();
+      reserved.add(id);
+      return id;
+    },
+
+    unreserve: (amfUeNgapId: number): void => void reserved.delete(amfUeNgapId),
+
+    /**
+     * A new connection, or undefined when `limit` connections exist already; under `reservedId` when
+     * given (and reserved: else undefined).
+     */
+    open(radio: RadioLink, ranUeNgapId: number, reservedId?: number): UeConnection<Owner> | undefined {
+      if (reservedId !== undefined && !reserved.delete(reservedId)) return undefined;
+      if (reservedId === undefined && byAmfId.size + reserved.size >= options.limit) return undefined;
+      const amfUeNgapId = reservedId ?? allocateId();
       const connection: UeConnection<Owner> = {
         amfUeNgapId,
         ranUeNgapId,

@@ -1,11 +1,9 @@
 import {
-  buildHandoverPreparationFailure,
   buildPathSwitchRequestAcknowledge,
   buildPathSwitchRequestFailure,
 } from '../../ngap/generated/messages.ts';
 import type {
   AllowedNSSAI,
-  Cause,
   NGAPPDU,
   PDUSessionResourceReleasedListPSAck,
   PDUSessionResourceReleasedListPSFail,
@@ -16,9 +14,8 @@ import type { NhChain } from '../../security/handover-keys.ts';
 import type { UeNgapIds } from './ue-ngap-messages.ts';
 
 /**
- * The AMF's answers in the UE mobility procedures it serves (TS 38.413 8.4): Path Switch Request
- * Acknowledge and Failure (8.4.4), and Handover Preparation Failure for the N2 handover it does not
- * serve (8.4.1.3), through the generated message builders.
+ * The AMF's answers in the Xn handover (TS 38.413 8.4.4): Path Switch Request Acknowledge and Failure,
+ * through the generated message builders. N2 handover's: handover-messages.ts.
  */
 
 /** What Path Switch Request Acknowledge carries besides the two ids (9.2.3.9). */
@@ -59,14 +56,5 @@ export function pathSwitchRequestFailure(
     amfUeNgapId: ids.amfUeNgapId,
     ranUeNgapId: ids.ranUeNgapId,
     pduSessionResourceReleasedListPsFail: released,
-  });
-}
-
-/** HANDOVER PREPARATION FAILURE (TS 38.413 9.2.3.3) with its cause. */
-export function handoverPreparationFailure(ids: UeNgapIds, cause: Cause): NGAPPDU {
-  return buildHandoverPreparationFailure({
-    amfUeNgapId: ids.amfUeNgapId,
-    ranUeNgapId: ids.ranUeNgapId,
-    cause,
   });
 }

@@ -9,12 +9,20 @@ import type {
   UserLocationInformation,
 } from '../../ngap/generated/types.ts';
 import { handlerTable, type MessageOf } from '../../asn1/message-runtime.ts';
-import { READERS, type readPathSwitchRequest } from '../../ngap/generated/messages.ts';
+import {
+  READERS,
+  type readHandoverCancel,
+  type readHandoverFailure,
+  type readHandoverRequestAcknowledge,
+  type readHandoverRequired,
+  type readPathSwitchRequest,
+  type readUplinkRANStatusTransfer,
+} from '../../ngap/generated/messages.ts';
 import { plmnIdentity, tac } from '../../ngap/ngap-values.ts';
 import { initialNhChain } from '../../security/handover-keys.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
-import { handoverPreparationFailure } from './path-switch-messages.ts';
+import { handoverPreparationFailure } from './handover-messages.ts';
 import { createUeConnections, type UeConnection } from '../context/ue-connections.ts';
 import {
   downlinkNasTransport,
@@ -90,6 +98,34 @@ export interface PathSwitchEndpoint {
   pathSwitchRequest(request: ReceivedPathSwitchRequest, radio: RadioLink, streamId: number): void;
 }
 
+/** The messages of an N2 handover as their generated readers give them (TS 38.413 9.2.3, 10.3). */
+export type ReceivedHandoverRequired = MessageOf<typeof readHandoverRequired>;
+export type ReceivedHandoverRequestAcknowledge = MessageOf<typeof readHandoverRequestAcknowledge>;
+export type ReceivedHandoverFailure = MessageOf<typeof readHandoverFailure>;
+export type ReceivedHandoverCancel = MessageOf<typeof readHandoverCancel>;
+export type ReceivedUplinkRanStatusTransfer = MessageOf<typeof readUplinkRANStatusTransfer>;
+
+/**
+ * What the UE-associated NGAP layer hands the AMF's N2 handover (handover.ts). The source's messages
+ * come with the connection they name (checked against the radio, 10.6); the target's answers to
+ * Handover Request name an AMF UE NGAP ID that has no connection yet, so they come with the radio, and
+ * a false return (no handover waits for them there) gets Error Indication `unknown-local-UE-NGAP-ID`.
+ */
+export interface HandoverEndpoint<Owner> {
+  /** Handover Required (8.4.1) from the source. */
+  required(connection: UeConnection<Owner>, message: ReceivedHandoverRequired): void;
+  /** Handover Cancel (8.4.5) from the source. */
+  cancel(connection: UeConnection<Owner>, message: ReceivedHandoverCancel): void;
+  /** Uplink RAN Status Transfer (8.4.6) from the source; false when no handover is prepared for it. */
+  uplinkStatus(connection: UeConnection<Owner>, message: ReceivedUplinkRanStatusTransfer): boolean;
+  /** Handover Request Acknowledge (8.4.2.2) from `radio`. */
+  acknowledged(message: ReceivedHandoverRequestAcknowledge, radio: RadioLink): boolean;
+  /** Handover Failure (8.4.2.3) from `radio`. */
+  failed(message: ReceivedHandoverFailure, radio: RadioLink): boolean;
+  /** Handover Notify (8.4.3) on the target's connection; false when no handover is prepared for it. */
+  notified(connection: UeConnection<Owner>): boolean;
+}
+
 export interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
@@ -125,6 +161,21 @@ function servesArea(radio: RadioLink, area: PagingArea): boolean {
 
 export const DEFAULT_RELEASE_TIMEOUT_MS = 10_000;
 
+const UNKNOWN_LOCAL_ID: Cause = { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' };
+/** TS 38.413 10.4: a message the connection's state does not expect. */
+const NOT_IN_STATE: Cause = { choice: 'protocol', value: 'message-not-compatible-with-receiver-state' };
+
+const idsOf = (connection: UeConnection<unknown>) => ({
+  amfUeNgapId: connection.amfUeNgapId,
+  ranUeNgapId: connection.ranUeNgapId,
+});
+
+/** The ids a message carries, for an Error Indication about it. */
+const presentIds = (ids: MessageIds): MessageIds => ({
+  ...(ids.amfUeNgapId === undefined ? {} : { amfUeNgapId: ids.amfUeNgapId }),
+  ...(ids.ranUeNgapId === undefined ? {} : { ranUeNgapId: ids.ranUeNgapId }),
+});
+
 /**
  * The UE NGAP IDs a UE-associated message names (TS 38.413 9.3.3.1, 9.3.3.2); in a response they have
  * criticality ignore, so a message may come without them (10.3.5).
@@ -149,6 +200,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   let nas: NasEndpoint<Owner> | undefined;
   let location: LocationEndpoint<Owner> | undefined;
   let pathSwitch: PathSwitchEndpoint | undefined;
+  let handover: HandoverEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -230,7 +282,8 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
       endpoint().heard(connection);
-      // N2 handover is not served (docs/location.md): the preparation fails (TS 38.413 8.4.1.3).
+      if (handover !== undefined) return handover.required(connection, message);
+      // Without the handover bound the preparation fails (TS 38.413 8.4.1.3).
       radio.send(
         handoverPreparationFailure(
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
@@ -238,6 +291,35 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         ),
         connection.streamId,
       );
+    },
+    HandoverCancel: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      handover?.cancel(connection, message);
+    },
+    UplinkRANStatusTransfer: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      if (handover?.uplinkStatus(connection, message) !== true)
+        sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
+    },
+    HandoverRequestAcknowledge: (message, _, radio, streamId) => {
+      if (handover?.acknowledged(message, radio) !== true)
+        sendErrorIndication(radio, streamId, UNKNOWN_LOCAL_ID, presentIds(message));
+    },
+    HandoverFailure: (message, _, radio, streamId) => {
+      if (handover?.failed(message, radio) !== true)
+        sendErrorIndication(radio, streamId, UNKNOWN_LOCAL_ID, presentIds(message));
+    },
+    HandoverNotify: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      // The UE arrived: the connection now serves it, then it is seen in the target's cell.
+      if (handover?.notified(connection) !== true)
+        return sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
+      located(connection, message.userLocationInformation);
     },
     PDUSessionResourceSetupResponse: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
@@ -415,6 +497,34 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     /** Where Path Switch Requests go; without it none is answered. */
     bindPathSwitch(endpointToBind: PathSwitchEndpoint): void {
       pathSwitch = endpointToBind;
+    },
+
+    /** Where N2 handover messages go; without it Handover Required fails and the others are refused. */
+    bindHandover(endpointToBind: HandoverEndpoint<Owner>): void {
+      handover = endpointToBind;
+    },
+
+    /** A radio that completed NG Setup, by its id (a handover's target). */
+    radio: (radioId: string): RadioLink | undefined => radios.get(radioId),
+
+    /** An AMF UE NGAP ID for a handover target's connection (connections.reserve); undefined at the limit. */
+    reserveConnection: (): number | undefined => connections.reserve(),
+
+    unreserveConnection: (amfUeNgapId: number): void => connections.unreserve(amfUeNgapId),
+
+    /**
+     * The target's connection once Handover Request Acknowledge names its RAN UE NGAP ID (TS 38.413
+     * 8.4.2.2), under the reserved AMF UE NGAP ID; a connection the target had under the same RAN UE NGAP
+     * ID is stale (9.3.3.2) and ends. Undefined when the id was not reserved.
+     */
+    openHandoverTarget(
+      reservedId: number,
+      radio: RadioLink,
+      ranUeNgapId: number,
+    ): UeConnection<Owner> | undefined {
+      const stale = connections.byRan(radio.id, ranUeNgapId);
+      if (stale !== undefined) end(stale, 'replaced');
+      return connections.open(radio, ranUeNgapId, reservedId);
     },
 
     /** The connection with this AMF UE NGAP ID, on whichever radio (Path Switch names the source's). */

@@ -43,6 +43,26 @@ export interface PathSwitchOutcome {
   released: PathSwitchItem[];
 }
 
+/**
+ * Handover preparation (Nsmf_PDUSession_UpdateSMContext, TS 23.502 4.9.1.3.2 steps 3-6): the sessions
+ * that go to the target with their N2 SM information (PDU Session Resource Setup Request Transfer,
+ * TS 38.413 9.3.4.1), and those that do not, each with Handover Preparation Unsuccessful Transfer
+ * (9.3.4.18) for the Handover Command's To Release list.
+ */
+export interface HandoverPreparation {
+  toSetUp: N2SmItem[];
+  notHandedOver: PathSwitchItem[];
+}
+
+/**
+ * The target's answer read (4.9.1.3.2 step 9-10): per session Handover Command Transfer (9.3.4.10)
+ * for the Handover List, or Handover Preparation Unsuccessful Transfer for the To Release list.
+ */
+export interface HandoverCommandLists {
+  handedOver: PathSwitchItem[];
+  toRelease: PathSwitchItem[];
+}
+
 export interface SessionManagement {
   /** Nsmf_PDUSession_CreateSMContext / UpdateSMContext with N1 SM information. */
   uplink(ue: UplinkSmContext, message: FiveGsmMessage): Promise<void>;
@@ -58,6 +78,24 @@ export interface SessionManagement {
   statusReceived(supi: string, request: UeSessionStatus): NetworkSessionStatus;
   /** UpdateSMContext per session of a Path Switch Request (TS 23.502 4.9.1.2.2). */
   pathSwitched(supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome;
+  /**
+   * UpdateSMContext, handover preparation, per session of Handover Required with its Handover Required
+   * Transfer (9.3.4.14): the SMF keeps the sessions accepted until the handover ends.
+   */
+  handoverRequired(supi: string, items: readonly PathSwitchItem[]): HandoverPreparation;
+  /**
+   * UpdateSMContext with the target's Handover Request Acknowledge Transfers (9.3.4.11) of the admitted
+   * sessions and the Handover Resource Allocation Unsuccessful Transfers (9.3.4.20) of the failed ones.
+   */
+  handoverAcknowledged(
+    supi: string,
+    admitted: readonly PathSwitchItem[],
+    failed: readonly PathSwitchItem[],
+  ): HandoverCommandLists;
+  /** UpdateSMContext, handover execution (4.9.1.3.3 steps 3-5): downlinks switched to the target. */
+  handoverExecuted(supi: string): void;
+  /** UpdateSMContext, handover cancel (4.9.1.4): what the preparation kept is dropped. */
+  handoverCancelled(supi: string): void;
   /** ReleaseSMContext of every session: the UE context is gone (deregistration). */
   ueGone(supi: string): void;
   /** The UE's SM contexts as its UE context record holds them (ports/ue-contexts.ts). */

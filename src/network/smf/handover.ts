@@ -1,0 +1,177 @@
+// The SMF's side of an intra-AMF N2 handover (TS 23.502 4.9.1.3): preparation (the target's PDU
+// Session Resource Setup Request Transfers), the target's answer read (its downlink tunnels), execution
+// (each downlink switched to the target, the UPF sending an End Marker down the old path) and cancel.
+// Its N2 SM information (TS 38.413 9.3.4.10-9.3.4.20) through the generated codec.
+import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
+import {
+  decodeHandoverRequestAcknowledgeTransfer,
+  decodeHandoverRequiredTransfer,
+  decodeHandoverResourceAllocationUnsuccessfulTransfer,
+  encodeHandoverCommandTransfer,
+  encodeHandoverPreparationUnsuccessfulTransfer,
+} from '../ngap/generated/codec.ts';
+import type { Cause } from '../ngap/generated/types.ts';
+import type {
+  HandoverCommandLists,
+  HandoverPreparation,
+  PathSwitchItem,
+} from '../amf/ports/session-management.ts';
+import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
+import { setupItem } from './establishment.ts';
+import { tunnelOf } from './n2-transfers.ts';
+import { transition, userPlaneUp } from './session-table.ts';
+import { publish } from './session-view.ts';
+import type { SmfContext } from './smf-context.ts';
+import { deactivate } from './user-plane.ts';
+
+const ALIGNED = true;
+
+/** Handover Preparation Unsuccessful Transfer (9.3.4.18): why a session does not go to the target. */
+export function handoverPreparationUnsuccessfulTransfer(cause: Cause): Uint8Array {
+  return encodeComplete({ cause }, ALIGNED, encodeHandoverPreparationUnsuccessfulTransfer);
+}
+
+/**
+ * Handover Command Transfer (9.3.4.10) with no IE: no data forwarding tunnel is offered to the source
+ * (docs/n2.md: data forwarding is not built).
+ */
+function handoverCommandTransfer(): Uint8Array {
+  return encodeComplete({}, ALIGNED, encodeHandoverCommandTransfer);
+}
+
+/** The target's downlink tunnel from Handover Request Acknowledge Transfer (9.3.4.11); never throws. */
+function targetTunnel(bytes: Uint8Array): ReturnType<typeof tunnelOf> {
+  const decoded = decodeComplete(bytes, ALIGNED, decodeHandoverRequestAcknowledgeTransfer);
+  return decoded.ok ? tunnelOf(decoded.value.dLNGUUPTNLInformation) : undefined;
+}
+
+/** The target's cause in Handover Resource Allocation Unsuccessful Transfer (9.3.4.20), when it reads. */
+function targetCause(bytes: Uint8Array): Cause {
+  const decoded = decodeComplete(bytes, ALIGNED, decodeHandoverResourceAllocationUnsuccessfulTransfer);
+  return decoded.ok ? decoded.value.cause : { choice: 'misc', value: 'unspecified' };
+}
+
+type HandoverContext = Pick<SmfContext, 'table' | 'userPlane' | 'events' | 'logger'>;
+
+/**
+ * One SMF's handovers in progress: per UE, the sessions prepared for the target and, once the target
+ * answered, the downlink tunnel it gave each. A UE has at most one (the AMF serves one at a time); what
+ * is kept goes at execution or cancel.
+ */
+export function createSmfHandovers(ctx: HandoverContext) {
+  const prepared = new Map<string, Map<number, DownlinkTunnel | undefined>>();
+
+  return {
+    /**
+     * Handover Required (TS 23.502 4.9.1.3.2 step 3-4): each session whose user plane is active and whose
+     * Handover Required Transfer reads goes to the target with the setup transfer of its UPF tunnel (the
+     * UPF keeps its N3 address and uplink TEID: no new UPF, 4.9.1.3.2 step 4 without I-UPF); the others
+     * do not (an unknown or inactive session, an unreadable transfer).
+     */
+    required(supi: string, items: readonly PathSwitchItem[]): HandoverPreparation {
+      const answer: HandoverPreparation = { toSetUp: [], notHandedOver: [] };
+      const kept = new Map<number, DownlinkTunnel | undefined>();
+      for (const { pduSessionId, transfer } of items) {
+        const s = ctx.table.get(supi, pduSessionId);
+        let cause: Cause | undefined;
+        if (s?.state.kind !== 'active') cause = { choice: 'radioNetwork', value: 'unknown-PDU-session-ID' };
+        else if (!decodeComplete(transfer, ALIGNED, decodeHandoverRequiredTransfer).ok)
+          cause = { choice: 'protocol', value: 'semantic-error' };
+        else if (ctx.userPlane === undefined)
+          cause = { choice: 'misc', value: 'not-enough-user-plane-processing-resources' };
+        if (s === undefined || cause !== undefined || kept.has(pduSessionId)) {
+          answer.notHandedOver.push({
+            pduSessionId,
+            transfer: handoverPreparationUnsuccessfulTransfer(
+              cause ?? { choice: 'radioNetwork', value: 'multiple-PDU-session-ID-instances' },
+            ),
+          });
+          continue;
+        }
+        kept.set(pduSessionId, undefined);
+        answer.toSetUp.push(setupItem(ctx, s));
+      }
+      if (kept.size > 0) prepared.set(supi, kept);
+      else prepared.delete(supi);
+      return answer;
+    },
+
+    /**
+     * Handover Request Acknowledge (4.9.1.3.2 steps 9-10): an admitted session's target tunnel is kept
+     * for execution and it gets a Handover Command Transfer; a session the target failed, or one whose
+     * transfer does not read, goes to the To Release list (its user plane is deactivated at execution).
+     */
+    acknowledged(
+      supi: string,
+      admitted: readonly PathSwitchItem[],
+      failed: readonly PathSwitchItem[],
+    ): HandoverCommandLists {
+      const answer: HandoverCommandLists = { handedOver: [], toRelease: [] };
+      const kept = prepared.get(supi);
+      for (const { pduSessionId, transfer } of admitted) {
+        const tunnel = kept?.has(pduSessionId) === true ? targetTunnel(transfer) : undefined;
+        const s = ctx.table.get(supi, pduSessionId);
+        if (tunnel === undefined || s === undefined || kept === undefined) {
+          kept?.delete(pduSessionId);
+          answer.toRelease.push({
+            pduSessionId,
+            transfer: handoverPreparationUnsuccessfulTransfer({
+              choice: 'protocol',
+              value: 'semantic-error',
+            }),
+          });
+          continue;
+        }
+        kept.set(pduSessionId, { gnbAddress: tunnel.address, remoteTeid: tunnel.teid, qfi: s.flow.qfi });
+        answer.handedOver.push({ pduSessionId, transfer: handoverCommandTransfer() });
+      }
+      for (const { pduSessionId, transfer } of failed) {
+        kept?.delete(pduSessionId);
+        answer.toRelease.push({
+          pduSessionId,
+          transfer: handoverPreparationUnsuccessfulTransfer(targetCause(transfer)),
+        });
+      }
+      // Sessions the target named in neither list were not admitted either (TS 38.413 8.4.2.2).
+      if (kept !== undefined) for (const [id, tunnel] of kept) if (tunnel === undefined) kept.delete(id);
+      return answer;
+    },
+
+    /**
+     * Handover Notify (4.9.1.3.3 steps 3-5): each admitted session's downlink moves to the target's
+     * tunnel (the UPF sends an End Marker on the old path, TS 29.281 7.3.2); a session the UPF refuses,
+     * and every other session whose user plane was up, is deactivated (a Service Request brings it back).
+     */
+    executed(supi: string): void {
+      const kept = prepared.get(supi) ?? new Map<number, DownlinkTunnel | undefined>();
+      prepared.delete(supi);
+      for (const s of ctx.table.ofUe(supi)) {
+        if (!userPlaneUp(s.state)) continue;
+        const downlink = kept.get(s.pduSessionId);
+        const moved =
+          downlink === undefined
+            ? undefined
+            : ctx.userPlane?.updateDownlink(s.resources.upfSessionId, downlink);
+        if (downlink !== undefined && moved?.ok === true) {
+          transition(s, { kind: 'active', downlink });
+          publish(ctx, s);
+          continue;
+        }
+        if (downlink !== undefined)
+          ctx.logger.warn(
+            { supi, pduSessionId: s.pduSessionId },
+            'SMF: the UPF refused the handed-over downlink',
+          );
+        deactivate(ctx, s);
+      }
+    },
+
+    /** Handover cancelled or failed (4.9.1.4): the sessions stay on the source as they are. */
+    cancelled(supi: string): void {
+      prepared.delete(supi);
+    },
+
+    /** UEs with a handover kept (tests: nothing leaks after a failure path). */
+    inProgress: (): number => prepared.size,
+  };
+}

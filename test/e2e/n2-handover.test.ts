@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
+import { handoverRequired, readN2HandoverAnswer } from '../../src/simulator/gnb-handover-n2-messages.ts';
+import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
+import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
+import { assertTsharkAgrees, gnbConfig } from './n2-service.ts';
+import { OPERATOR_PLMN } from './n2-service.ts';
+import { startSessionService, type SessionService } from './session-service.ts';
+
+/**
+ * Intra-AMF N2 handover end to end (TS 23.502 4.9.1.3, TS 38.413 8.4.1-8.4.6) through the real service,
+ * between two simulated gNBs: Handover Required -> Handover Request with the next {NH, NCC} (the UE,
+ * deriving its own keys from its USIM, agrees with the target's KgNB*) -> Acknowledge -> Command ->
+ * Uplink / Downlink RAN Status Transfer -> Notify: the UPF's downlink moves to the target, the source's
+ * context is released with successful-handover, the API shows the target radio and NAS goes on through
+ * it. Failure paths (unknown target, Handover Failure, no session admitted, a session refused, Handover
+ * Cancel before and after the Command) leave nothing behind: connections, handovers and the UPF's rules
+ * are counted. tshark reads every PDU the service sent.
+ */
+
+const CELL_B: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x8001, tac: 1 };
+
+interface RadioEvent {
+  id: number;
+  message_type: string;
+  direction: string;
+  details: string;
+}
+
+/** The UE's connection at `ues`: its RAN and AMF UE NGAP IDs. */
+function idsAt(ues: GnbUes, ue: SimulatedUe): { amfUeNgapId: number; ranUeNgapId: number } {
+  for (let ran = 1; ran < 1000; ran += 1) {
+    const link = ues.link(ran);
+    if (link?.ue === ue && link.amfUeNgapId !== undefined)
+      return { amfUeNgapId: link.amfUeNgapId, ranUeNgapId: ran };
+  }
+  assert.fail('the UE has no connection there');
+}
+
+describe('N2 handover (real service)', () => {
+  let s: SessionService;
+  let gnb2: SimulatedGnb;
+  let ues2: GnbUes;
+  let n2A: N2Handover;
+  let n2B: N2Handover;
+  before(async () => {
+    s = await startSessionService();
+    ({ gnb: gnb2, ues: ues2 } = await s.anotherGnb(2, CELL_B, '127.0.0.3'));
+    n2A = new N2Handover(s.gnb, s.ues, { pci: 1, arfcnDl: 632628 });
+    n2B = new N2Handover(gnb2, ues2, { pci: 2, arfcnDl: 632628 });
+  });
+  after(async () => {
+    await assertTsharkAgrees(s.received);
+    await s.close();
+  });
+
+  /** Registers subscriber `n` with one session whose downlink the UPF holds towards gnb-1. */
+  async function withSession(n: number) {
+    const registered = await s.registered(n);
+    const { ue, sessions } = registered;
+    assert.equal(
+      (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+      'accepted',
+    );
+    const [own] = s.ues.sessions.of(ue);
+    assert.ok(own !== undefined);
+    const downlink = `127.0.0.2:2152 teid ${own.downlink.teid} qfi 1`;
+    await s.until(
+      async () => [...s.rules.sessions.values()].find((r) => r.downlink === downlink),
+      'the downlink towards gnb-1',
+    );
+    return registered;
+  }
+
+  /** What must be back to where it was after a failed or cancelled handover. */
+  async function nothingLeft(connections: number, rules: string): Promise<void> {
+    await s.until(async () => (s.held().connections === connections ? true : undefined), 'connections back');
+    assert.deepEqual(s.held(), { connections, handovers: 0, smfHandovers: 0 });
+    assert.equal(JSON.stringify([...s.rules.sessions.entries()]), rules);
+  }
+
+  it('moves the UE and its session downlink to the target; keys agree; the source is released', async () => {
+    const { imsi, ue, sessions } = await s.registered(1);
+    assert.equal(
+      (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+      'accepted',
+    );
+    const upfSession = await s.until(
+      async () => [...s.rules.sessions.values()].find((r) => r.downlink?.startsWith('127.0.0.2:') === true),
+      'the downlink towards gnb-1',
+    );
+    const connections = s.held().connections;
+    const releasedAtSource = s.gnb.nextReceived('UEContextReleaseCommand');
+
+    const first = await n2A.handOver(ue, n2B);
+    assert.ok(first.outcome === 'handed-over');
+    // The AMF's first NH comes with NCC 1; the UE chains its own NH to it and gets the same KgNB*.
+    assert.equal(first.ncc, 1);
+    assert.ok(first.ueKgnbStar !== undefined);
+    assert.deepEqual(first.ueKgnbStar, first.kgnbStar);
+    assert.deepEqual(first.command.handedOver, [1]);
+    assert.deepEqual(first.command.released, []);
+    assert.deepEqual(n2B.statusTransfers, [first.ranUeNgapId], 'the PDCP status reached the target');
+    assert.equal(ue.connected, true);
+    assert.equal(ue.radio, ues2);
+
+    // The UPF's downlink now points at gnb-2's N3 address and the TEID it gave in its Acknowledge.
+    const [admitted] = ues2.sessions.of(ue);
+    assert.ok(admitted !== undefined);
+    assert.equal(upfSession.downlink, `127.0.0.3:2152 teid ${admitted.downlink.teid} qfi 1`);
+    assert.deepEqual(s.ues.sessions.of(ue), [], 'the source released its side');
+    const release = await releasedAtSource;
+    assert.ok(release.pdu?.choice === 'initiatingMessage' && release.pdu.value.name === 'UEContextRelease');
+    const cause = release.pdu.value.value.protocolIEs.find((ie) => ie.name === 'Cause');
+    assert.deepEqual(cause?.value, { choice: 'radioNetwork', value: 'successful-handover' });
+    await s.until(async () => (s.held().connections === connections ? true : undefined), 'one connection');
+    assert.deepEqual(s.held(), { connections, handovers: 0, smfHandovers: 0 });
+
+    await s.until(async () => {
+      const read = await s.get<{ status: { last_seen_radio: string } }>(`/api/v1/subscribers/${imsi}`);
+      return read.status.last_seen_radio === 'gnb-2' ? read : undefined;
+    }, 'the subscriber seen through gnb-2');
+    const [apiSession] = await s.sessionsOf(imsi);
+    assert.equal(apiSession?.status, 'active');
+
+    // NAS goes on through the target's connection: a second session comes up on gnb-2.
+    const second = await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
+    assert.equal(second.outcome, 'accepted');
+    assert.equal(ues2.sessions.of(ue).length, 2);
+
+    // And back: the AMF's NH chain moves on (NCC 2), both sessions go.
+    const back = await n2B.handOver(ue, n2A);
+    assert.ok(back.outcome === 'handed-over');
+    assert.equal(back.ncc, 2);
+    assert.deepEqual(back.ueKgnbStar, back.kgnbStar);
+    assert.deepEqual(back.command.handedOver.sort(), [1, 2]);
+    assert.equal(ue.radio, s.ues);
+    const [again] = s.ues.sessions.of(ue).filter((session) => session.pduSessionId === 1);
+    assert.ok(again !== undefined);
+    assert.equal(upfSession.downlink, `127.0.0.2:2152 teid ${again.downlink.teid} qfi 1`);
+
+    await s.t.records.flush();
+    const events = await s.get<{ items: RadioEvent[] }>(`/api/v1/ran/events?protocol=NGAP&limit=500`);
+    const types = new Set(events.items.map((event) => `${event.direction} ${event.message_type}`));
+    for (const expected of [
+      'inbound HandoverRequired',
+      'outbound HandoverRequest',
+      'inbound HandoverRequestAcknowledge',
+      'outbound HandoverCommand',
+      'inbound UplinkRANStatusTransfer',
+      'outbound DownlinkRANStatusTransfer',
+      'inbound HandoverNotify',
+    ])
+      assert.ok(types.has(expected), expected);
+    // The source's messages name the subscriber (network.md section 3).
+    for (const type of ['HandoverRequired', 'HandoverCommand']) {
+      const event = events.items.find((item) => item.message_type === type);
+      assert.match(event?.details ?? '', new RegExp(`"imsi":"${imsi}"`), type);
+    }
+  });
+
+  it('a target the AMF does not know: Handover Preparation Failure unknown-targetID, nothing held', async () => {
+    const { ue } = await s.registered(2);
+    const connections = s.held().connections;
+    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const ids = idsAt(s.ues, ue);
+    const answered = s.gnb.next((event) =>
+      event.type === 'received' && event.exchange.pdu !== undefined
+        ? readN2HandoverAnswer(event.exchange.pdu)
+        : undefined,
+    );
+    s.gnb.send(
+      handoverRequired({
+        ids,
+        target: globalRanNodeId(gnbConfig(9)),
+        sourceCell: s.ues.cell,
+        targetCell: CELL_B,
+        pduSessionIds: [1],
+      }),
+      1,
+    );
+    assert.deepEqual(await answered, {
+      kind: 'preparation-failure',
+      ...ids,
+      cause: { choice: 'radioNetwork', value: 'unknown-targetID' },
+    });
+    await nothingLeft(connections, rules);
+  });
+
+  it('Handover Failure from the target: the source hears its cause; the UE and its downlink stay', async () => {
+    const { ue } = await withSession(3);
+    const connections = s.held().connections;
+    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    n2B.behaviour = 'fail';
+    try {
+      const outcome = await n2A.handOver(ue, n2B);
+      assert.deepEqual(outcome, {
+        outcome: 'failed',
+        cause: { choice: 'radioNetwork', value: 'no-radio-resources-available-in-target-cell' },
+      });
+    } finally {
+      n2B.behaviour = 'admit';
+    }
+    assert.equal(ue.radio, s.ues);
+    await nothingLeft(connections, rules);
+    // A session the target refuses (a slice it does not serve) and nothing else: no session admitted.
+    n2B.refusedSessions.add(1);
+    try {
+      const outcome = await n2A.handOver(ue, n2B);
+      assert.equal(outcome.outcome, 'failed');
+    } finally {
+      n2B.refusedSessions.clear();
+    }
+    await nothingLeft(connections, rules);
+    assert.equal(ues2.sessions.of(ue).length, 0, 'the target holds no tunnel');
+  });
+
+  it('a session the target refuses goes in the Command’s To Release list; the others move', async () => {
+    const { imsi, ue, sessions } = await s.registered(4);
+    for (let i = 0; i < 2; i += 1)
+      assert.equal(
+        (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+        'accepted',
+      );
+    n2B.refusedSessions.add(2);
+    try {
+      const outcome = await n2A.handOver(ue, n2B);
+      assert.ok(outcome.outcome === 'handed-over');
+      assert.deepEqual(outcome.command.handedOver, [1]);
+      assert.deepEqual(outcome.command.released, [2]);
+    } finally {
+      n2B.refusedSessions.clear();
+    }
+    // The refused session is kept, its user plane down until a Service Request brings it back.
+    const api = await s.until(async () => {
+      const read = await s.sessionsOf(imsi);
+      return read.find((session) => session.id === 2)?.status === 'inactive' ? read : undefined;
+    }, 'session 2 inactive');
+    assert.equal(api.find((session) => session.id === 1)?.status, 'active');
+    assert.deepEqual(s.held().handovers, 0);
+  });
+
+  it('Handover Cancel before and after the Command: Acknowledge, the target’s context released', async () => {
+    const { ue } = await withSession(5);
+    const connections = s.held().connections;
+    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+
+    const releasedAtTarget = gnb2.nextReceived('UEContextReleaseCommand');
+    assert.deepEqual(await n2A.handOver(ue, n2B, 'cancel-after-command'), { outcome: 'cancelled' });
+    const release = await releasedAtTarget;
+    assert.ok(release.pdu?.choice === 'initiatingMessage' && release.pdu.value.name === 'UEContextRelease');
+    const cause = release.pdu.value.value.protocolIEs.find((ie) => ie.name === 'Cause');
+    assert.deepEqual(cause?.value, { choice: 'radioNetwork', value: 'handover-cancelled' });
+    await nothingLeft(connections, rules);
+    assert.equal(ues2.sessions.of(ue).length, 0, 'the target released the tunnels it had set up');
+
+    assert.deepEqual(await n2A.handOver(ue, n2B, 'cancel-after-required'), { outcome: 'cancelled' });
+    await nothingLeft(connections, rules);
+    await s.until(
+      async () => (ues2.sessions.of(ue).length === 0 ? true : undefined),
+      'no tunnel at the target',
+    );
+
+    // The UE is still served at the source, and a later handover goes through.
+    const done = await n2A.handOver(ue, n2B);
+    assert.equal(done.outcome, 'handed-over');
+  });
+});
