@@ -13,16 +13,25 @@
  *
  *   sudo npx tsx bench/session-traffic.ts [--seconds per case, default 3] [--rounds, default 1]
  *
- * Needs root and cc; skips otherwise. With several rounds the three paths alternate (veth, plain, core,
- * veth, ...) so that a shared machine's load falls on all of them alike.
+ * A fourth path, **core XDP**, runs where the UPF's XDP program loads: the same simulated gNB's user
+ * plane with its N3 socket in a gNB namespace of its own (a veth link to the core, as a real gNB's) and a
+ * second UPF with `datapath: 'xdp'` on that link and on a veth to the data network, so that the UPF's
+ * packets never cross a TUN or a system call (the gNB's still do: the UE's TUN is the gNB's radio side).
+ * Its forwarders' CPU is this process's too (the gNB's thread; the program runs in the softirqs that its
+ * sends and the data network's raise, which the kernel charges to whoever it interrupts).
+ *
+ * Needs root and cc; skips otherwise. With several rounds the paths alternate (veth, plain, core, core
+ * XDP, veth, ...) so that a shared machine's load falls on all of them alike.
  */
 import { parseArgs } from 'node:util';
 import { execFileSync, spawn } from 'node:child_process';
 import { systemClock, systemTimers } from '../src/clock.ts';
 import { createGnbUserPlane } from '../src/simulator/user-plane/gnb-user-plane.ts';
 import { loadGnbUserPlaneAddon } from '../src/simulator/user-plane/gnb-user-plane-addon.ts';
-import { loadUpfAddon } from '../src/network/upf/upf-addon.ts';
+import { loadUpfAddon, upfBpfObject } from '../src/network/upf/upf-addon.ts';
+import { existsSync } from 'node:fs';
 import { createUpf } from '../src/network/upf/upf.ts';
+import { txChecksumOff } from '../test/helpers/tx-checksum.ts';
 import { buildPlainHelper, startHelper } from './upf-plain.ts';
 
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -47,6 +56,22 @@ const PLAIN_DN = '127.78.1.2';
 const UE_NS = `u6bu${id}`;
 const DN_NS = `u6bd${id}`;
 const N6 = `u6bn${id}`;
+// The core XDP path: the gNB's namespace and two veth links (core side / namespace side), its own
+// addresses so that nothing is routed in this namespace for the other paths' UE and data network.
+const GNB_NS = `u6bg${id}`;
+const n = id % 250;
+const X = {
+  n3: `10.237.${n}.1`,
+  gnb: `10.237.${n}.2`,
+  dnLink: `10.238.${n}.1`,
+  dn: `10.238.${n}.2`,
+  ue: `10.239.${n}.2`,
+  gnbCore: `u6gc${id}`,
+  gnbPeer: `u6gp${id}`,
+  dnCore: `u6dc${id}`,
+  dnPeer: `u6dp${id}`,
+  tun: `u6bx${id}`,
+};
 const helper = buildPlainHelper();
 const ip = (...args: string[]): void =>
   void execFileSync('ip', args, { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -126,7 +151,9 @@ interface Measurement {
 
 /** A path between the two namespaces: set up before one case, torn down after it with its forwarders' CPU. */
 interface Path {
-  name: 'veth' | 'plain' | 'core';
+  name: 'veth' | 'plain' | 'core' | 'core XDP';
+  /** The receiver's address in the data network. */
+  dn: string;
   setUp(): Promise<void>;
   tearDown(): Promise<Cpu | undefined>;
 }
@@ -134,10 +161,10 @@ interface Path {
 async function measure(kind: 'tcp' | 'udp', path: Path): Promise<Measurement> {
   await path.setUp();
   try {
-    const receiver = child(DN_NS, RECEIVER, [kind, DN]);
+    const receiver = child(DN_NS, RECEIVER, [kind, path.dn]);
     await receiver.ready;
     const start = process.hrtime.bigint();
-    const sender = JSON.parse(await child(UE_NS, SENDER, [kind, DN, String(seconds * 1000)]).done) as {
+    const sender = JSON.parse(await child(UE_NS, SENDER, [kind, path.dn, String(seconds * 1000)]).done) as {
       sent: number;
       cpu: Cpu;
     };
@@ -171,7 +198,7 @@ function row(path: string, m: Measurement): string {
     m.kind === 'tcp'
       ? `${mbps.toFixed(1)} Mbit/s`
       : `${Math.round(m.received.packets / m.seconds)} packets/s (${((100 * m.received.packets) / m.sent).toFixed(1)}% of sent)`;
-  return `${path.padEnd(5)} ${m.kind.toUpperCase()}: ${rate}; CPU µs per ${m.kind === 'tcp' ? 'MiB' : 'packet'}: sender ${per(
+  return `${path.padEnd(8)} ${m.kind.toUpperCase()}: ${rate}; CPU µs per ${m.kind === 'tcp' ? 'MiB' : 'packet'}: sender ${per(
     m.senderCpu,
   )}, receiver ${per(m.received.cpu)}, forwarders ${m.forwarderCpu === undefined ? '(kernel: in the two before)' : per(m.forwarderCpu)}`;
 }
@@ -181,7 +208,7 @@ const rate = (m: Measurement): number =>
 const percent = (a: Measurement, b: Measurement): string => `${((100 * rate(a)) / rate(b)).toFixed(0)}%`;
 
 const cleanup = (): void => {
-  for (const ns of [UE_NS, DN_NS]) {
+  for (const ns of [UE_NS, DN_NS, GNB_NS]) {
     try {
       execFileSync('ip', ['netns', 'del', ns], { stdio: 'ignore' });
     } catch {
@@ -226,6 +253,69 @@ const upf = createUpf({
   timers: systemTimers,
 });
 const gnb = createGnbUserPlane({ n3Address: GNB });
+const xdpWhy = existsSync(upfBpfObject()) ? undefined : 'built without the XDP program';
+let xdp: { upf: ReturnType<typeof createUpf>; gnb: ReturnType<typeof createGnbUserPlane> } | undefined;
+/** The core XDP path's links, addresses, neighbours and forwarding; its UPF and gNB user plane. */
+async function setUpXdp(): Promise<NonNullable<typeof xdp>> {
+  ip('netns', 'add', GNB_NS);
+  ip('-n', GNB_NS, 'link', 'set', 'lo', 'up');
+  for (const [core, peer, ns, coreAddress, peerAddress] of [
+    [X.gnbCore, X.gnbPeer, GNB_NS, X.n3, X.gnb],
+    [X.dnCore, X.dnPeer, DN_NS, X.dnLink, X.dn],
+  ] as const) {
+    // N3 carries the UE's 1,500-octet packets with 44 octets of outer IPv4, UDP and GTP-U (the
+    // PDU Session Container): a larger MTU there, as an operator's N3 would have.
+    const mtu = ns === GNB_NS ? '1600' : '1500';
+    ip('link', 'add', core, 'mtu', mtu, 'type', 'veth', 'peer', 'name', peer, 'mtu', mtu, 'netns', ns);
+    ip('addr', 'add', `${coreAddress}/24`, 'dev', core);
+    ip('link', 'set', core, 'up');
+    ip('-n', ns, 'addr', 'add', `${peerAddress}/24`, 'dev', peer);
+    ip('-n', ns, 'link', 'set', peer, 'up');
+    execFileSync('sysctl', ['-qw', `net.ipv4.conf.${core}.forwarding=1`]);
+    // The program's FIB lookups need the neighbour before the first packet.
+    const mac = (
+      JSON.parse(execFileSync('ip', ['-n', ns, '-j', 'link', 'show', peer]).toString()) as {
+        address: string;
+      }[]
+    )[0]?.address;
+    ip('neigh', 'replace', peerAddress, 'lladdr', mac ?? '', 'dev', core);
+  }
+  ip('-n', DN_NS, 'route', 'add', `${X.ue}/32`, 'via', X.dnLink);
+  await txChecksumOff(DN_NS, X.dnPeer);
+  const upfX = createUpf({
+    settings: {
+      n3Address: X.n3,
+      n3Port: 2152,
+      tunName: X.tun,
+      maxSessions: 16,
+      maxFlows: 65536,
+      errorIndicationsPerSecond: 100,
+      datapath: 'xdp',
+      n6Interface: X.dnCore,
+    },
+    records: {
+      recordFlowReports: (reports) => ((stats.flowReports += reports.length), true),
+      recordUsage: () => true,
+      whenWritable: () => Promise.resolve(),
+    },
+    clock: systemClock,
+    timers: systemTimers,
+  });
+  upfX.start();
+  // What the program hands to the stack reaches the forwarder through its TUN, here.
+  ip('link', 'set', X.tun, 'up');
+  ip('route', 'add', `${X.ue}/32`, 'dev', X.tun);
+  execFileSync('sysctl', ['-qw', `net.ipv4.conf.${X.tun}.forwarding=1`]);
+  const s = upfX.establishSession({
+    imsi: '001010000000002',
+    ueIpv4: X.ue,
+    uplinkTeid: 0x1002,
+    ambr: { uplinkBps: 0, downlinkBps: 0 },
+  });
+  if (!s.ok) throw new Error(s.error);
+  upfX.updateDownlink(s.value.id, { gnbAddress: X.gnb, remoteTeid: 0x2002 });
+  return { upf: upfX, gnb: createGnbUserPlane({ n3Address: X.gnb, n3Namespace: GNB_NS }) };
+}
 let ueTun = '';
 let tunDropped = 0;
 try {
@@ -243,6 +333,7 @@ try {
 
   const veth: Path = {
     name: 'veth',
+    dn: DN,
     async setUp() {
       ip('link', 'add', 'u6bv0', 'netns', UE_NS, 'type', 'veth', 'peer', 'name', 'u6bv1', 'netns', DN_NS);
       ueSide('u6bv0');
@@ -257,6 +348,7 @@ try {
   let plainPair: ReturnType<typeof startHelper>[] = [];
   const plain: Path = {
     name: 'plain',
+    dn: DN,
     async setUp() {
       const [ueTunName, dnTunName] = [`u6pu${id}`, `u6pd${id}`];
       plainPair = [
@@ -281,6 +373,7 @@ try {
   let coreCpu = process.cpuUsage();
   const core: Path = {
     name: 'core',
+    dn: DN,
     async setUp() {
       const up = await gnb.bringUp(
         { pduSessionId: 1, ueIpv4: UE, qfi: 1, upfAddress: N3, uplinkTeid: 0x1001, downlinkTeid: 0x2001 },
@@ -306,13 +399,41 @@ try {
     },
   };
 
+  let xdpTunnel: { release(): void } | undefined;
+  let xdpCpu = process.cpuUsage();
+  const coreXdp: Path = {
+    name: 'core XDP',
+    dn: X.dn,
+    async setUp() {
+      if (xdp === undefined) throw new Error('no XDP path');
+      const up = await xdp.gnb.bringUp(
+        { pduSessionId: 2, ueIpv4: X.ue, qfi: 1, upfAddress: X.n3, uplinkTeid: 0x1002, downlinkTeid: 0x2002 },
+        { namespace: UE_NS },
+      );
+      if (!up.ok) throw new Error(up.detail);
+      xdpTunnel = up.value;
+      xdpCpu = process.cpuUsage();
+    },
+    async tearDown() {
+      const cpu = process.cpuUsage(xdpCpu);
+      xdpTunnel?.release();
+      return cpu;
+    },
+  };
+  if (xdpWhy === undefined) {
+    xdp = await setUpXdp();
+    print(`core XDP: ${xdp.upf.datapath.kind} datapath: ${xdp.upf.datapath.reason}`);
+    if (xdp.upf.datapath.kind !== 'xdp') throw new Error('the XDP datapath did not start');
+  } else print(`core XDP: skipped (${xdpWhy})`);
+  const paths = xdp === undefined ? [veth, plain, core] : [veth, plain, core, coreXdp];
+
   print(
     `session traffic, ${seconds} s per case, ${rounds} round(s) (${new Date().toISOString()}, load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ').slice(0, 3).join(' ')})`,
   );
   for (let round = 1; round <= rounds; round++) {
     const results = new Map<string, Measurement>();
     for (const kind of ['tcp', 'udp'] as const)
-      for (const path of [veth, plain, core]) {
+      for (const path of paths) {
         const m = await measure(kind, path);
         results.set(`${path.name} ${kind}`, m);
         print(row(path.name, m));
@@ -325,7 +446,10 @@ try {
     print(
       `round ${round}: core/veth TCP ${percent(get('core tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('core udp'), get('veth udp'))}; ` +
         `core/plain TCP ${percent(get('core tcp'), get('plain tcp'))}, UDP 64 B ${percent(get('core udp'), get('plain udp'))}; ` +
-        `plain/veth TCP ${percent(get('plain tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('plain udp'), get('veth udp'))} ` +
+        `plain/veth TCP ${percent(get('plain tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('plain udp'), get('veth udp'))}` +
+        (xdp === undefined
+          ? ' '
+          : `; core XDP/veth TCP ${percent(get('core XDP tcp'), get('veth tcp'))}, UDP 64 B ${percent(get('core XDP udp'), get('veth udp'))}; core XDP/plain TCP ${percent(get('core XDP tcp'), get('plain tcp'))}, UDP 64 B ${percent(get('core XDP udp'), get('plain udp'))} `) +
         `(load ${execFileSync('cat', ['/proc/loadavg']).toString().split(' ')[0]})`,
     );
   }
@@ -343,8 +467,22 @@ try {
       Object.fromEntries(Object.entries(gnb.counters()).filter(([k, v]) => k.startsWith('drop') && v > 0)),
     )}`,
   );
+  if (xdp !== undefined) {
+    const x = xdp.upf.counters();
+    print(
+      `core XDP: the program forwarded ${x.uplinkPackets} uplink, ${x.downlinkPackets} downlink packets; handed to the stack ${x.xdpToStack} (${x.xdpToStackLimited} over the budget)`,
+    );
+  }
 } finally {
   gnb.close();
   await upf.stop();
+  xdp?.gnb.close();
+  await xdp?.upf.stop();
+  for (const dev of [X.gnbCore, X.dnCore])
+    try {
+      execFileSync('ip', ['link', 'del', dev], { stdio: 'ignore' });
+    } catch {
+      // absent
+    }
   cleanup();
 }

@@ -22,7 +22,7 @@ static gnb_up *unwrap(napi_env env, napi_callback_info info, size_t *argc, napi_
   return pmn_handle_unwrap(env, info, argc, argv);
 }
 
-/* new GnbUserPlane({ n3Address, n3Port, maxSessions, errorIndicationsPerSecond }) */
+/* new GnbUserPlane({ n3Address, n3Port, maxSessions, errorIndicationsPerSecond, n3Namespace }) */
 static napi_value construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], self, value;
@@ -42,6 +42,19 @@ static napi_value construct(napi_env env, napi_callback_info info) {
     return NULL;
   config.max_sessions = (uint32_t)sessions;
   config.error_indications_per_second = (uint32_t)rate;
+  char namespace_path[300];
+  napi_valuetype type_of;
+  CHECK(napi_get_named_property(env, argv[0], "n3Namespace", &value));
+  CHECK(napi_typeof(env, value, &type_of));
+  if (type_of != napi_undefined) {
+    char name[256];
+    if (!get_string(env, value, "n3Namespace", name, sizeof name)) return NULL;
+    if (name[0] == 0 || strchr(name, '/') != NULL || strcmp(name, ".") == 0 ||
+        strcmp(name, "..") == 0)
+      return throw_type(env, "n3Namespace must be the name of a network namespace");
+    snprintf(namespace_path, sizeof namespace_path, "/var/run/netns/%s", name);
+    config.n3_namespace = namespace_path;
+  }
   gnb_up *object;
   const char *syscall = "";
   int err = gnb_up_open(&config, &object, &syscall);

@@ -2,7 +2,9 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if.h>
+#include <sched.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -325,6 +327,43 @@ static void *run(void *arg) {
   return NULL;
 }
 
+/* Opens the N3 socket inside another network namespace: on a thread of its own, since setns changes
+ * the calling thread's namespace; the socket keeps the namespace it was made in. */
+typedef struct {
+  const gnb_up_config *config;
+  n3_endpoint *n3;
+  const char **syscall;
+  int fd; /* or -errno */
+} n3_in_namespace;
+
+static void *open_n3_in_namespace(void *arg) {
+  n3_in_namespace *job = arg;
+  int ns = open(job->config->n3_namespace, O_RDONLY | O_CLOEXEC);
+  if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) {
+    job->fd = -errno;
+    *job->syscall = ns < 0 ? "open" : "setns";
+    if (ns >= 0) close(ns);
+    return NULL;
+  }
+  close(ns);
+  job->fd = n3_socket_open(&job->config->n3, job->config->n3_length, job->n3, job->syscall);
+  return NULL;
+}
+
+static int open_n3(const gnb_up_config *config, n3_endpoint *n3, const char **syscall) {
+  if (config->n3_namespace == NULL)
+    return n3_socket_open(&config->n3, config->n3_length, n3, syscall);
+  n3_in_namespace job = {.config = config, .n3 = n3, .syscall = syscall, .fd = -EINVAL};
+  pthread_t thread;
+  int err = pthread_create(&thread, NULL, open_n3_in_namespace, &job);
+  if (err != 0) {
+    *syscall = "pthread_create";
+    return -err;
+  }
+  pthread_join(thread, NULL);
+  return job.fd;
+}
+
 static bool watch(gnb_up *g, int fd, uint64_t tag) {
   struct epoll_event event = {.events = EPOLLIN, .data.u64 = tag};
   return epoll_ctl(g->epoll_fd, EPOLL_CTL_ADD, fd, &event) == 0;
@@ -353,7 +392,7 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->ei_rate = config->error_indications_per_second;
   g->ei_tokens = g->ei_rate;
   g->ei_last_ns = now_ns();
-  int fd = n3_socket_open(&config->n3, config->n3_length, &g->n3, syscall);
+  int fd = open_n3(config, &g->n3, syscall);
   if (fd < 0) {
     err = -fd;
     goto fail;

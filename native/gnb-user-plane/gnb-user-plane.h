@@ -48,6 +48,9 @@ typedef struct gnb_up gnb_up;
 typedef struct {
   struct sockaddr_storage n3; /* the gNB's N3 address and port to bind */
   socklen_t n3_length;
+  /* A network namespace file (/var/run/netns/<name>) to open the N3 socket in, so that GTP-U
+   * leaves through that namespace's interfaces (a gNB on its own link); NULL: the caller's. */
+  const char *n3_namespace;
   uint32_t max_sessions;
   uint32_t error_indications_per_second;
 } gnb_up_config;

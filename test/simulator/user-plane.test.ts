@@ -362,6 +362,49 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   });
 });
 
+describe('a gNB user plane with its N3 socket in a namespace of its own', { skip }, () => {
+  const namespace = `pmnsg${id}`;
+  const address = `10.251.${id % 250}.1`;
+
+  before(async () => {
+    await run('ip', ['netns', 'add', namespace]);
+    await run('ip', ['-n', namespace, 'link', 'add', 'n3', 'type', 'veth', 'peer', 'name', 'n3peer']);
+    await run('ip', ['-n', namespace, 'addr', 'add', `${address}/32`, 'dev', 'n3']);
+    for (const dev of ['n3', 'n3peer']) await run('ip', ['-n', namespace, 'link', 'set', dev, 'up']);
+    await run('ip', ['-n', namespace, 'link', 'set', 'lo', 'up']);
+  });
+  after(() => run('ip', ['netns', 'del', namespace]).catch(() => undefined));
+
+  it('binds an address only that namespace has, and answers an Echo Request sent there', async () => {
+    assert.throws(() => createGnbUserPlane({ n3Address: address, n3Port: 0 }), { code: 'EADDRNOTAVAIL' });
+    const gnb = createGnbUserPlane({ n3Address: address, n3Port: 0, n3Namespace: namespace });
+    try {
+      const script = `const s = require('dgram').createSocket('udp4');
+        s.on('message', (m) => { process.stdout.write(m.toString('hex')); process.exit(0); });
+        s.send(Buffer.from('${Buffer.from(encodeEchoRequest(7)).toString('hex')}', 'hex'), ${gnb.n3Port}, '${address}');
+        setTimeout(() => process.exit(1), 3000);`;
+      const { stdout } = await run('ip', ['netns', 'exec', namespace, process.execPath, '-e', script]);
+      const answer = decodeGtpu(Buffer.from(stdout, 'hex'));
+      assert.ok(answer.ok);
+      assert.deepEqual([answer.message.type, answer.message.sequence], [GtpuMessageType.echoResponse, 7]);
+    } finally {
+      gnb.close();
+    }
+  });
+
+  it('refuses a namespace that does not exist or a name that is a path', () => {
+    assert.throws(() => createGnbUserPlane({ n3Address: address, n3Port: 0, n3Namespace: `pmnnone${id}` }), {
+      code: 'ENOENT',
+      syscall: 'open',
+    });
+    for (const name of ['', '../x', '.', '..'])
+      assert.throws(
+        () => createGnbUserPlane({ n3Address: address, n3Port: 0, n3Namespace: name }),
+        TypeError,
+      );
+  });
+});
+
 describe('the native user plane object', { skip: load.ok ? undefined : load.error.message }, () => {
   it('counts from zero, and once closed refuses every method with its code; closing twice is harmless', () => {
     assert.ok(load.ok);

@@ -20,6 +20,8 @@ export interface GnbUserPlaneOptions {
   n3Port?: number;
   maxSessions?: number;
   errorIndicationsPerSecond?: number;
+  /** A network namespace (`ip netns` name) to open the N3 socket in; by default this process's. */
+  n3Namespace?: string;
 }
 
 export type GnbUserPlaneCounters = Record<

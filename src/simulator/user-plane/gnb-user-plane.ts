@@ -91,6 +91,12 @@ export interface GnbUserPlaneDeps {
   maxSessions?: number;
   /** Error Indications for unknown TEIDs per second at most (default 100). */
   errorIndicationsPerSecond?: number;
+  /**
+   * The network namespace (`ip netns` name) whose interfaces carry N3: the gNB on a link of its own,
+   * as a real one is, rather than on this host's loopback (the UPF's XDP datapath runs on a real
+   * link, never on loopback). By default this process's. The UEs' TUN devices are made here as before.
+   */
+  n3Namespace?: string;
   addon?: GnbUserPlaneAddon;
 }
 
@@ -145,6 +151,7 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
     n3Port: deps.n3Port ?? 2152,
     maxSessions: deps.maxSessions ?? 4096,
     errorIndicationsPerSecond: deps.errorIndicationsPerSecond ?? 100,
+    ...(deps.n3Namespace === undefined ? {} : { n3Namespace: deps.n3Namespace }),
   });
   const n3Port = native.n3Port();
   const live = new Set<number>();
