@@ -191,6 +191,33 @@ describe('N2 handover (real service)', () => {
     await nothingLeft(connections, rules);
   });
 
+  it('a Handover Required naming an AMF UE NGAP ID the AMF does not know: Preparation Failure, unknown-local-UE-NGAP-ID', async () => {
+    const connections = s.held().connections;
+    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const ids = { amfUeNgapId: 999_999, ranUeNgapId: 4242 };
+    const answered = s.gnb.next((event) =>
+      event.type === 'received' && event.exchange.pdu !== undefined
+        ? readN2HandoverAnswer(event.exchange.pdu)
+        : undefined,
+    );
+    s.gnb.send(
+      handoverRequired({
+        ids,
+        target: globalRanNodeId(gnbConfig(2)),
+        sourceCell: s.ues.cell,
+        targetCell: CELL_B,
+        pduSessionIds: [1],
+      }),
+      1,
+    );
+    assert.deepEqual(await answered, {
+      kind: 'preparation-failure',
+      ...ids,
+      cause: { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' },
+    });
+    await nothingLeft(connections, rules);
+  });
+
   it('Handover Failure from the target: the source hears its cause; the UE and its downlink stay', async () => {
     const { ue } = await withSession(3);
     const connections = s.held().connections;

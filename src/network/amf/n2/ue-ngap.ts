@@ -225,37 +225,29 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   /**
    * The connection a message names, checked against the radio (TS 38.413 10.6): an AMF UE NGAP ID this
    * AMF has not assigned on this radio -> Error Indication `unknown-local-UE-NGAP-ID`; a known one with
-   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`.
+   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`. `refuse`, when given, answers with the
+   * procedure's failure message instead (10.6: "the appropriate failure message").
    */
   function named(
     radio: RadioLink,
     streamId: number,
     amfUeNgapId: number | undefined,
     ranUeNgapId: number | undefined,
+    refuse?: (cause: Cause) => void,
   ): UeConnection<Owner> | undefined {
     const ids = {
       ...(amfUeNgapId === undefined ? {} : { amfUeNgapId }),
       ...(ranUeNgapId === undefined ? {} : { ranUeNgapId }),
     };
+    const answer = (cause: Cause): undefined => {
+      if (refuse === undefined) sendErrorIndication(radio, streamId, cause, ids);
+      else refuse(cause);
+      return undefined;
+    };
     const connection = amfUeNgapId === undefined ? undefined : connections.byAmfId(amfUeNgapId);
-    if (connection === undefined || connection.radio.id !== radio.id) {
-      sendErrorIndication(
-        radio,
-        streamId,
-        { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' },
-        ids,
-      );
-      return undefined;
-    }
-    if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId) {
-      sendErrorIndication(
-        radio,
-        streamId,
-        { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' },
-        ids,
-      );
-      return undefined;
-    }
+    if (connection === undefined || connection.radio.id !== radio.id) return answer(UNKNOWN_LOCAL_ID);
+    if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId)
+      return answer({ choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' });
     return connection;
   }
 
@@ -279,7 +271,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       pathSwitch?.pathSwitchRequest(message, radio, streamId);
     },
     HandoverRequired: (message, _, radio, streamId) => {
-      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      // A handover for a UE the AMF does not know on this radio: Handover Preparation Failure (8.4.1.3).
+      const { amfUeNgapId, ranUeNgapId } = message;
+      const connection = named(radio, streamId, amfUeNgapId, ranUeNgapId, (cause) =>
+        radio.send(handoverPreparationFailure({ amfUeNgapId, ranUeNgapId }, cause), streamId),
+      );
       if (connection === undefined) return;
       endpoint().heard(connection);
       if (handover !== undefined) return handover.required(connection, message);
