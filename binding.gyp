@@ -22,6 +22,7 @@
         "native/upf/addon.c",
         "native/napi-args.c",
         "native/napi-handle.c",
+        "native/upf/default-route.c",
         "native/upf/downlink-buffer.c",
         "native/upf/flows.c",
         "native/upf/forwarder.c",

@@ -104,7 +104,7 @@ struct upf {
   uint8_t *tx;
   /* The XDP datapath when it runs (NULL: the TUN alone), and why it does or does not. */
   upf_xdp *xdp;
-  char datapath_reason[256];
+  char datapath_reason[384];
 };
 
 static uint64_t now_ns(void) {
@@ -501,7 +501,7 @@ static int open_xdp(upf *u, const upf_config *config, const char **syscall) {
       .to_stack_per_second = XDP_TO_STACK_PER_SECOND,
       .native_on_veth = config->xdp_native_on_veth,
   };
-  char reason[200];
+  char reason[300];
   int err = upf_xdp_open(&x, &u->xdp, reason, sizeof reason);
   if (err == 0) {
     snprintf(u->datapath_reason, sizeof u->datapath_reason, "XDP on %s, the TUN for the rest",

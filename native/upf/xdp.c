@@ -65,6 +65,8 @@ void upf_xdp_drain_flows(upf_xdp *xdp, upf_xdp_flow_fn *fn, void *context) {
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <ifaddrs.h>
+
+#include "default-route.h"
 #include <linux/ethtool.h>
 #include <linux/if_link.h>
 #include <linux/sockios.h>
@@ -90,7 +92,7 @@ struct upf_xdp {
   struct xdp_flow_value *flow_values;
   uint32_t *usage_keys;         /* USAGE_BATCH */
   struct xdp_usage *usage_batch; /* USAGE_BATCH x cpus */
-  char description[128];
+  char description[256];
 };
 
 /* Flows taken from the map, and sessions' usage read, per system call. */
@@ -205,30 +207,36 @@ static int silent(enum libbpf_print_level level, const char *format, va_list arg
 int upf_xdp_open(const upf_xdp_config *c, upf_xdp **out, char *reason, size_t reason_size) {
   char n3_name[IF_NAMESIZE] = "";
   unsigned n3_index = interface_of(c->n3, n3_name, sizeof n3_name);
-  if (c->n6_interface == NULL || c->n6_interface[0] == 0) {
-    snprintf(reason, reason_size,
-             "n6_interface is not set (the interface towards the data network)");
-    return EINVAL;
-  }
-  unsigned n6_index = if_nametoindex(c->n6_interface);
   if (n3_index == 0) {
     snprintf(reason, reason_size, "no interface holds the N3 address");
     return EADDRNOTAVAIL;
-  }
-  if (n6_index == 0) {
-    snprintf(reason, reason_size, "no interface %s (n6_interface)", c->n6_interface);
-    return ENODEV;
   }
   if (strcmp(n3_name, "lo") == 0) {
     snprintf(reason, reason_size, "the N3 address is on the loopback interface");
     return EINVAL;
   }
+  /* Unset, N6 is where the host sends traffic for the internet: the default route's interface. */
+  char n6_name[IF_NAMESIZE] = "";
+  bool defaulted = c->n6_interface == NULL || c->n6_interface[0] == 0;
+  if (!defaulted) {
+    snprintf(n6_name, sizeof n6_name, "%s", c->n6_interface);
+  } else if (!upf_default_route_interface(n6_name, sizeof n6_name)) {
+    snprintf(reason, reason_size,
+             "n6_interface is not set and no default route names an interface to take instead");
+    return EINVAL;
+  }
+  unsigned n6_index = if_nametoindex(n6_name);
+  if (n6_index == 0) {
+    snprintf(reason, reason_size, "no interface %s (n6_interface)", n6_name);
+    return ENODEV;
+  }
   /* bpf_fib_lookup answers only for interfaces that forward, as the kernel routes. */
   for (int i = 0; i < 2; i++) {
-    const char *name = i == 0 ? n3_name : c->n6_interface;
+    const char *name = i == 0 ? n3_name : n6_name;
     if (!forwarding(name)) {
-      snprintf(reason, reason_size, "IPv4 forwarding is off on %s (net.ipv4.conf.%s.forwarding)",
-               name, name);
+      snprintf(reason, reason_size, "IPv4 forwarding is off on %s (net.ipv4.conf.%s.forwarding)%s",
+               name, name,
+               i == 1 && defaulted ? ", N6 being the default route's interface" : "");
       return EPERM;
     }
   }
@@ -313,8 +321,16 @@ int upf_xdp_open(const upf_xdp_config *c, upf_xdp **out, char *reason, size_t re
   int program = bpf_program__fd(bpf_object__find_program_by_name(x->object, "upf_xdp"));
   err = attach(x, program, n3_index, n3_name, "N3", c->native_on_veth, reason, reason_size);
   if (err == 0 && n6_index != n3_index)
-    err = attach(x, program, n6_index, c->n6_interface, "N6", c->native_on_veth, reason,
-                 reason_size);
+    err = attach(x, program, n6_index, n6_name, "N6", c->native_on_veth, reason, reason_size);
+  if (err == 0 && n6_index == n3_index) {
+    size_t used = strlen(x->description);
+    snprintf(x->description + used, sizeof x->description - used, ", N6 %s too", n6_name);
+  }
+  if (err == 0 && defaulted) {
+    size_t used = strlen(x->description);
+    snprintf(x->description + used, sizeof x->description - used,
+             " (N6: the default route's interface, n6_interface being unset)");
+  }
   if (err != 0) goto fail;
   *out = x;
   return 0;

@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -608,6 +609,65 @@ describe(
     });
   },
 );
+
+describe("UPF XDP: N6 unset takes the default route's interface", { skip }, () => {
+  // Each case runs a forwarder in a namespace of its own (a child process), whose routes the test
+  // sets: this process's default route is the machine's, where no test attaches a program.
+  const namespace = `pmnxr${process.pid % 100000}`;
+  const choose = async (n3Address: string) => {
+    const script = `const { Forwarder } = require(${JSON.stringify(join(dirname(upfBpfObject()), 'pmn_upf.node'))});
+      const f = new Forwarder({ n3Address: '${n3Address}', n3Port: 0, tunName: 'pmnt0', maxSessions: 4,
+        maxFlows: 16, datapath: 'auto', bpfObject: ${JSON.stringify(upfBpfObject())} });
+      console.log(JSON.stringify(f.info())); f.close();`;
+    const { stdout } = await run('ip', ['netns', 'exec', namespace, process.execPath, '-e', script]);
+    return JSON.parse(stdout) as { datapath: string; datapathReason: string };
+  };
+
+  before(async () => {
+    await run('ip', ['netns', 'add', namespace]);
+    const ns = (...a: string[]) => run('ip', ['-n', namespace, ...a]);
+    await ns('link', 'set', 'lo', 'up');
+    for (const [dev, address] of [
+      ['n3', '10.242.0.1/24'],
+      ['wan', '10.243.0.1/24'],
+    ] as const) {
+      await ns('link', 'add', dev, 'type', 'veth', 'peer', 'name', `${dev}peer`);
+      await ns('addr', 'add', address, 'dev', dev);
+      for (const d of [dev, `${dev}peer`]) await ns('link', 'set', d, 'up');
+      await run('ip', ['netns', 'exec', namespace, 'sysctl', '-qw', `net.ipv4.conf.${dev}.forwarding=1`]);
+    }
+    await ns('route', 'add', 'default', 'via', '10.243.0.2', 'dev', 'wan');
+  });
+  after(() => run('ip', ['netns', 'del', namespace]).catch(() => undefined));
+
+  it("runs XDP with N6 on the default route's interface and says so", async () => {
+    const info = await choose('10.242.0.1');
+    assert.equal(info.datapath, 'xdp', info.datapathReason);
+    assert.match(
+      info.datapathReason,
+      /N3 n3 .*N6 wan .*the default route's interface, n6_interface being unset/,
+    );
+  });
+
+  it('N3 on loopback (the default settings): the TUN, as before, and why', async () => {
+    const info = await choose('127.0.0.1');
+    assert.deepEqual(info, {
+      ...info,
+      datapath: 'tun',
+      datapathReason: 'XDP cannot run: the N3 address is on the loopback interface',
+    });
+  });
+
+  it('no default route: the TUN, and why', async () => {
+    await run('ip', ['-n', namespace, 'route', 'del', 'default']);
+    const info = await choose('10.242.0.1');
+    assert.equal(info.datapath, 'tun');
+    assert.equal(
+      info.datapathReason,
+      'XDP cannot run: n6_interface is not set and no default route names an interface to take instead',
+    );
+  });
+});
 
 describe('UPF XDP program attachment', { skip }, () => {
   const xdpOf = async (dev: string) =>

@@ -21,7 +21,10 @@ export interface UpfSettings {
    * "The XDP datapath"); absent: `tun`.
    */
   datapath?: UpfDatapathChoice;
-  /** The interface towards the data network, for the XDP datapath's downlink; unset: no XDP. */
+  /**
+   * The interface towards the data network, for the XDP datapath's downlink; unset: the interface of
+   * the default route, found at start (docs/upf.md "The XDP datapath").
+   */
   n6Interface?: string;
 }
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { applyUpfSettings, DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
 
 describe('UPF settings: the datapath', () => {
-  it('defaults to auto with no N6 interface (so the TUN runs, as before XDP)', () => {
+  it("defaults to auto with no N6 interface (the forwarder takes the default route's at start)", () => {
     assert.equal(DEFAULT_UPF_SETTINGS.datapath, 'auto');
     assert.equal(DEFAULT_UPF_SETTINGS.n6Interface, undefined);
   });
