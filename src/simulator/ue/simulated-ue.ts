@@ -36,6 +36,8 @@ import {
   UE_CAUSE,
 } from './ue-nas-messages.ts';
 import { lppUplink } from './ue-lpp.ts';
+import { UeSms } from './ue-sms.ts';
+import { PAYLOAD_CONTAINER_SMS } from '../../network/sms/cp.ts';
 import { NO_POSITIONING } from './ue-positioning.ts';
 import type { UePositioning } from './ue-positioning.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
@@ -231,6 +233,10 @@ export class SimulatedUe implements RadioUe {
   /** Every NAS message, both ways, in order (unless `keepLog` is false). */
   readonly log: NasExchange[] = [];
   readonly #keepLog: boolean;
+  /** SMS over NAS (ue-sms.ts): send text, and the inbox of what the network delivered. */
+  readonly sms: UeSms;
+  /** The last Registration Accept said "SMS over NAS allowed" (TS 24.501 9.11.3.6). */
+  #smsAllowed = false;
 
   constructor(options: UeOptions) {
     validateUeConfig(options.config);
@@ -240,6 +246,15 @@ export class SimulatedUe implements RadioUe {
     this.#procedureTimers = { ...DEFAULT_UE_TIMERS, ...options.procedureTimers };
     this.#radio = options.radio;
     this.#keepLog = options.keepLog ?? true;
+    this.sms = new UeSms(
+      (container) =>
+        void this.#send({
+          messageType: 'ulNasTransport',
+          payloadContainerType: PAYLOAD_CONTAINER_SMS,
+          payloadContainer: container,
+        }),
+      this.#timers,
+    );
     this.#radio.camp(this);
   }
 
@@ -263,6 +278,11 @@ export class SimulatedUe implements RadioUe {
   /** The USIM is invalid for 5GS services after Registration Reject #3, #6 or #7 (TS 24.501 5.5.1.2.5). */
   get usimValid(): boolean {
     return this.#usimInvalid === undefined;
+  }
+
+  /** The network allows SMS over NAS (the last Registration Accept's 5GS registration result). */
+  get smsAllowed(): boolean {
+    return this.#smsAllowed;
   }
 
   get allowedNssai(): readonly SNssai[] {
@@ -336,6 +356,7 @@ export class SimulatedUe implements RadioUe {
       identity: mobileIdentity,
       securityCapability: this.config.securityCapability,
       requestedNssai: this.config.requestedNssai,
+      smsRequested: this.config.sms === true,
     };
     this.#pendingRequest = fullRegistrationRequest(input);
     return this.#registration('initial', cleartextRegistrationRequest(input));
@@ -360,6 +381,7 @@ export class SimulatedUe implements RadioUe {
       identity: this.#guti,
       securityCapability: this.config.securityCapability,
       requestedNssai: this.config.requestedNssai,
+      smsRequested: this.config.sms === true,
     };
     const sessions = {
       ...(options.uplinkData === undefined ? {} : { uplinkDataStatus: options.uplinkData }),
@@ -683,7 +705,10 @@ export class SimulatedUe implements RadioUe {
         return;
       }
       case 'dlNasTransport': {
-        // TS 24.501 5.4.5.3: an LPP payload goes to the device's positioning side (ue-lpp.ts).
+        // TS 24.501 5.4.5.3: an SMS payload goes to the device's SMS side (ue-sms.ts) ...
+        if (message.payloadContainerType === PAYLOAD_CONTAINER_SMS)
+          return this.sms.handle(message.payloadContainer);
+        // ... and an LPP payload to its positioning side (ue-lpp.ts).
         const answer = lppUplink(message, this.config.positioning ?? NO_POSITIONING, {
           cell: this.#radio.cell,
           nowMs: Date.now(),
@@ -806,6 +831,7 @@ export class SimulatedUe implements RadioUe {
     if (state.kind !== 'registered-initiated') return;
     if (message.fiveGGuti?.type === '5g-guti') this.#guti = message.fiveGGuti;
     this.#allowedNssai = message.allowedNssai ?? [];
+    this.#smsAllowed = message.registrationResult.smsAllowed;
     this.#taiList = message.taiList ?? this.#taiList;
     this.#t3512Seconds =
       message.t3512Value === undefined ? undefined : timerSeconds(message.t3512Value, 'timer3');

@@ -18,6 +18,7 @@ import { ALL_ALGORITHMS } from './ue-config.ts';
 import { createUes, withConcurrency } from './ue-fleet.ts';
 import { validateUePositioning, type NrCellMeasurement, type UePositioning } from './ue-positioning.ts';
 import { UeSessions, type EstablishmentOutcome, type UeIpType } from './ue-sessions.ts';
+import type { SmsSendOutcome } from './ue-sms.ts';
 
 /**
  * `npm run sim -- ue [options]` (scripts/sim.ts): simulated gNBs with simulated UEs behind them. The gNBs
@@ -58,6 +59,11 @@ const USAGE = `usage: npm run sim -- ue [options]
   --silent-after <message>     the UEs stop answering after this NAS message (e.g. authenticationRequest)
   --timeout <ms>               NG Setup answer wait (default 5000)
   --quiet                      outcomes only, not every NAS message
+ SMS over NAS (docs/sms.md):
+  --sms                        the UEs ask for SMS over NAS and print every message they receive
+  --sms-to <msisdn>            after the steps above each UE sends --text to this MSISDN (implies --sms)
+  --text <text>                what --sms-to sends (default "hello"); split into parts when long
+  --status-report              ask for a status report of each message sent
  location (what the devices answer over LPP, what the gNBs measure over NRPPa; docs/simulator.md):
   --positioning <file.json>    every UE's positioning configuration (UePositioning as JSON)
   --gnss <lat>,<lon>[,<m>]     a GNSS fix (WGS-84 degrees, uncertainty in metres, default 10)
@@ -97,6 +103,11 @@ interface Plan {
   silentAfter: string | undefined;
   timeoutMs: number;
   quiet: boolean;
+  /** SMS over NAS asked for; what each UE sends, to whom, and whether it asks for a status report. */
+  sms: boolean;
+  smsTo: string | undefined;
+  text: string;
+  statusReport: boolean;
   /** Every UE's positioning configuration; undefined: devices without positioning. */
   positioning: UePositioning | undefined;
   /** The gNBs' location side (every gNB answers Location Reporting Control and E-CID). */
@@ -146,6 +157,10 @@ function plan(argv: readonly string[]): Plan {
       'silent-after': { type: 'string' },
       timeout: { type: 'string', default: '5000' },
       quiet: { type: 'boolean', default: false },
+      sms: { type: 'boolean', default: false },
+      'sms-to': { type: 'string' },
+      text: { type: 'string', default: 'hello' },
+      'status-report': { type: 'boolean', default: false },
       positioning: { type: 'string' },
       gnss: { type: 'string' },
       'nr-cell': { type: 'string', multiple: true },
@@ -194,6 +209,11 @@ function plan(argv: readonly string[]): Plan {
     if (!/^[A-Za-z0-9_.-]{1,24}$/.test(tunNetns))
       throw new UsageError(`--tun-netns must be 1 to 24 letters, digits, "_", "." or "-", got ${tunNetns}`);
   }
+  const smsTo = values['sms-to'];
+  // An MSISDN as decisions 23 stores it: E.164 digits, a leading "+" dropped.
+  const to = smsTo?.replace(/^\+/, '');
+  if (to !== undefined && !/^[1-9]\d{0,14}$/.test(to))
+    throw new UsageError(`--sms-to must be an MSISDN (E.164 digits, at most 15), got ${smsTo}`);
   const amf = amfAddress(values.amf);
   const positioning = positioningOf(values);
   const serving = positioning?.nrCells?.[0];
@@ -234,6 +254,10 @@ function plan(argv: readonly string[]): Plan {
     silentAfter: values['silent-after'],
     timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
     quiet: values.quiet,
+    sms: values.sms || to !== undefined,
+    smsTo: to,
+    text: values.text,
+    statusReport: values['status-report'],
     positioning,
     // The serving cell's PCI and ARFCN name the gNB's own measurements; any will do without --nr-cell.
     gnbPositioning: {
@@ -364,6 +388,17 @@ function sessionLine(ue: SimulatedUe, outcome: EstablishmentOutcome): string {
 
 const ALGORITHM = (kind: 'NEA' | 'NIA', n: number): string => `${kind}${n}`;
 
+function smsLine(to: string, outcome: SmsSendOutcome): string {
+  switch (outcome.outcome) {
+    case 'sent':
+      return `SMS to ${to} sent (${outcome.parts} part${outcome.parts === 1 ? '' : 's'}, TP-MR ${outcome.messageReferences.join(' ')})`;
+    case 'refused':
+      return `SMS to ${to} refused: ${outcome.cause}`;
+    case 'no-answer':
+      return `SMS to ${to}: no answer from the network`;
+  }
+}
+
 function registrationLine(ue: SimulatedUe, outcome: RegistrationOutcome): string {
   const who = `imsi-${ue.imsi}`;
   switch (outcome.outcome) {
@@ -450,6 +485,7 @@ export async function runUeSimulator(
         securityCapability: ALL_ALGORITHMS,
         requestedNssai: p.slices,
         ...(p.positioning === undefined ? {} : { positioning: p.positioning }),
+        sms: p.sms,
         misbehaviour: {
           failInitialContextSetup: p.failIcs,
           ...(p.silentAfter === undefined ? {} : { silentAfter: p.silentAfter }),
@@ -472,6 +508,16 @@ export async function runUeSimulator(
           }
         });
     }
+    // What the network delivers is printed as it comes, quiet or not: it is an outcome.
+    if (p.sms)
+      for (const ue of ues)
+        ue.sms.onReceived((entry) =>
+          say(
+            entry.kind === 'message'
+              ? `imsi-${ue.imsi}: SMS from ${entry.from}: ${entry.text}`
+              : `imsi-${ue.imsi}: status report for message ${entry.messageReference} to ${entry.recipient}: ${entry.status === 0 ? 'received' : `TP-ST ${entry.status}`}`,
+          ),
+        );
     let failures = 0;
     const started = performance.now();
     const outcomes = await withConcurrency(ues, p.concurrency, (ue) => ue.register('suci'));
@@ -556,6 +602,17 @@ export async function runUeSimulator(
         `${accepted} of ${registered.length} PDU sessions established in ${Math.round(sessionSeconds * 1000)} ms (${Math.round(accepted / sessionSeconds)}/s)`,
       );
       await tunnels?.carried.settled();
+    }
+    if (p.smsTo !== undefined) {
+      const to = p.smsTo;
+      const sent = await withConcurrency(registered, p.concurrency, async (ue) => {
+        const outcome = await ue.sms.sendText(to, p.text, { statusReport: p.statusReport });
+        say(`imsi-${ue.imsi}: ${smsLine(to, outcome)}`);
+        return outcome.outcome === 'sent';
+      });
+      const count = sent.filter(Boolean).length;
+      failures += registered.length - count;
+      say(`${count} of ${registered.length} SMS sent to ${to}`);
     }
     if (p.then === 'hold') {
       say('holding; Ctrl-C deregisters nothing and shuts the associations down');

@@ -42,6 +42,8 @@ export interface UeConfig {
   misbehaviour?: UeMisbehaviour;
   /** What it answers over LPP and what its gNB measures of it; absent: a device without positioning. */
   positioning?: UePositioning;
+  /** It asks for SMS over NAS when it registers (the 5GS update type, TS 24.501 9.11.3.9A); ue-sms.ts. */
+  sms?: boolean;
 }
 
 /** The UE security capability of a device supporting NEA0-3 and NIA0-3 (NIA0 only for emergency). */

@@ -27,6 +27,8 @@ export interface RegistrationRequestInput {
   identity: MobileIdentity;
   securityCapability: UeSecurityCapability;
   requestedNssai: readonly SNssai[];
+  /** SMS over NAS asked for: the 5GS update type's "SMS requested" bit (TS 24.501 9.11.3.9A). */
+  smsRequested?: boolean;
 }
 
 /** The cleartext IEs of TS 24.501 4.4.6 only: what an unprotected initial Registration Request may carry. */
@@ -49,6 +51,8 @@ export function fullRegistrationRequest(
   return {
     ...cleartextRegistrationRequest(input),
     ...(input.requestedNssai.length === 0 ? {} : { requestedNssai: [...input.requestedNssai] }),
+    // Not a cleartext IE (4.4.6): it travels in the container.
+    ...(input.smsRequested === true ? { fiveGsUpdateType: Uint8Array.of(0x01) } : {}),
   };
 }
 

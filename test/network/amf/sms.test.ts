@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CP_CAUSE, encodeCpMessage, RP_CAUSE, TP_FAILURE_CAUSE } from '../../../src/network/sms/index.ts';
+import { tsharkFields } from '../../helpers/tshark.ts';
 import { namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
 import {
   amfUeNgapIdOf,
@@ -374,6 +375,56 @@ describe('SMS over NAS: recipients idle or away', () => {
     const b = await registerForSms(h, IMSI_B, 2);
     assert.deepEqual(cpMessagesOf(b.ue.received), []);
     assert.equal(h.store.messages[0]!.status, 'expired');
+    await h.close();
+  });
+});
+
+describe('SMS over NAS: tshark reads what the AMF sends', () => {
+  it('every DL NAS Transport with an SMS container decodes (gsm_sms), with the causes and the text as sent', async () => {
+    const h = await smsHarness();
+    const a = await registerForSms(h, IMSI, 1);
+    const b = await registerForSms(h, IMSI_B, 2);
+    // MO with a status report asked for, its SMS-DELIVER, RP-ACK, the status report; then two refusals.
+    await sendSms(
+      h,
+      a,
+      moCpData(0, 1, smsSubmit(MSISDN_B, 'Hello {world} [€10]', { statusReportRequest: true })),
+    );
+    await sendSms(h, a, cpAck(0, true));
+    const delivery = inbox(b)[0]!;
+    await sendSms(h, b, cpAck(delivery.transactionId, false));
+    await sendSms(h, b, mtRpAck(delivery.transactionId, rpOf(delivery).messageReference));
+    h.smsData.entries[IMSI]!.smsAllowed = false;
+    await sendSms(h, a, moCpData(1, 2, smsSubmit(MSISDN_B, 'no')));
+    await sendSms(h, a, Uint8Array.of(0x29, 0x7f));
+
+    // The plain NAS messages as the AMF protected them: their subscriber logs (network.md section 4).
+    const sent = h.subscriberLogs.filter((log) => log.event === 'DL NAS Transport').map((log) => log.raw);
+    const fields = [
+      '_ws.malformed',
+      '_ws.expert.message',
+      'gsm_a.dtap.msg_sms_type',
+      'gsm_a.rp.msg_type',
+      'gsm_a.rp.cause',
+      'gsm_a.dtap.cp_cause',
+      'gsm_sms.tp-mti',
+      'gsm_sms.sms_text',
+    ];
+    const rows = await tsharkFields(sent, fields, {
+      protocol: 'nas-5gs',
+      args: ['-E', 'separator=/t', '-E', 'occurrence=f'],
+      separator: '\t',
+    });
+    assert.ok(rows.length >= 8, `${rows.length} DL NAS Transports`);
+    for (const [i, row] of rows.entries()) {
+      assert.equal(row[0], '', `frame ${i} malformed`);
+      assert.equal(row[1], '', `frame ${i}: ${row[1]}`);
+      assert.notEqual(row[2], '', `frame ${i} carries a CP message`);
+    }
+    const column = (name: string) => rows.map((row) => row[fields.indexOf(name)]).filter((v) => v !== '');
+    assert.ok(column('gsm_sms.sms_text').includes('Hello {world} [€10]'));
+    assert.deepEqual(column('gsm_a.rp.cause'), ['50']);
+    assert.deepEqual(column('gsm_a.dtap.cp_cause'), ['97']);
     await h.close();
   });
 });
