@@ -216,11 +216,18 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   const eventStream = createEventStream({
     events: core.networkEvents,
     now: () => core.clock.now(),
+    records: {
+      radioEvents: records.radioEvents,
+      subscriberLogs: records.subscriberLogs,
+      radioLogs: records.radioLogs,
+    },
+    radioIdOf: (name) => core.networkState.findRadio(name)?.id,
+    logger,
     onCut: () => eventStreamCuts.inc({}),
   });
-  root.addHook('preClose', (done) => {
-    eventStream.close();
-    done();
+  // Its record reads end before the database closes.
+  root.addHook('preClose', async () => {
+    await eventStream.close();
   });
   await app.register(eventStreamRoutes({ stream: eventStream, limits: options.eventStreamLimits }));
   await app.register(subscriberLogsRoutes({ subscriberLogs: records.subscriberLogs }));

@@ -95,6 +95,27 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
       return rows.map((row) => spec.item(row as unknown as Selectable<LogTables[T]>));
     },
 
+    /** The rows after `afterId`, by id: what a follower of the table (the live event stream) has not read. */
+    async listAfterId(afterId: number, limit: number): Promise<Item[]> {
+      const rows = await loose
+        .selectFrom(table)
+        .selectAll()
+        .where('id', '>', afterId)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => spec.item(row as unknown as Selectable<LogTables[T]>));
+    },
+
+    /** The highest id stored, 0 when the table is empty. */
+    async lastId(): Promise<number> {
+      const row = await loose
+        .selectFrom(table)
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     async count(filter: Filter): Promise<number> {
       const row = await loose
         .selectFrom(table)

@@ -7,6 +7,8 @@ import { clearRecords } from './clear-records.ts';
 interface LogRecords<Filter, Item> {
   list(filter: Filter, limit: number, offset: number): Promise<Item[]>;
   count(filter: Filter): Promise<number>;
+  listAfterId(afterId: number, limit: number): Promise<Item[]>;
+  lastId(): Promise<number>;
   deleteAll(executor: Executor): Promise<number>;
 }
 
@@ -29,6 +31,10 @@ export function createLogRecordsService<Filter, Item>(
       );
       return { items, total };
     },
+
+    /** The records after `afterId`, by id, and the highest id: the live event stream follows the table. */
+    listAfterId: (afterId: number, limit: number): Promise<Item[]> => repository.listAfterId(afterId, limit),
+    lastId: (): Promise<number> => repository.lastId(),
 
     clear: (actor: Actor): Promise<number> =>
       clearRecords(deps, actor, {

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createNetworkEvents, type NasMessageEvent } from '../../src/network/events/network-events.ts';
 import { createEventStream } from '../../src/resources/event-stream/event-stream.ts';
+import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
 
 const IMSI = '001010000000001';
@@ -133,86 +134,202 @@ describe('GET /api/v1/events/stream', () => {
     assert.ok(typeof resume.json<{ error: string }>().error === 'string');
   });
 
-  it('streams the network events as they happen, with filters, rejects named and heartbeats', async () => {
-    const all = await open(port, '/api/v1/events/stream', token);
-    const mine = await open(
-      port,
-      `/api/v1/events/stream?imsi=${IMSI}&kinds=ue.registered,ue.rejected`,
-      token,
-    );
-    assert.equal(all.status, 200);
-    assert.match(String(all.headers['content-type']), /^text\/event-stream/);
+  it(
+    'streams the network events as they happen, with filters, rejects named and heartbeats',
+    { timeout: 30_000 },
+    async () => {
+      const all = await open(port, '/api/v1/events/stream', token);
+      const mine = await open(
+        port,
+        `/api/v1/events/stream?imsi=${IMSI}&kinds=ue.registered,ue.rejected`,
+        token,
+      );
+      assert.equal(all.status, 200);
+      assert.match(String(all.headers['content-type']), /^text\/event-stream/);
 
-    t.network.radioConnected({
-      id: RADIO,
-      name: 'gnb-1',
-      address: '10.0.0.5:38412',
-      ranNodeType: 'gNB',
-      supportedTais: [],
-    });
-    t.network.subscriberRegistered(OTHER, 'gnb-1', {
-      radioAccessTypes: ['5G'],
-      imei: '',
-      cipheringAlgorithm: 'NEA2',
-      integrityAlgorithm: 'NIA2',
-    });
-    t.network.subscriberRegistered(IMSI, 'gnb-1', {
-      radioAccessTypes: ['5G'],
-      imei: '',
-      cipheringAlgorithm: 'NEA2',
-      integrityAlgorithm: 'NIA2',
-    });
-    t.core.networkEvents.emit('nas.message', nas(IMSI, 'Service Request', 'inbound'));
-    t.core.networkEvents.emit('nas.message', nas(IMSI, 'Service Reject', 'outbound', 'Illegal UE (3)'));
-    t.network.sessionReleased(IMSI, 1);
+      t.network.radioConnected({
+        id: RADIO,
+        name: 'gnb-1',
+        address: '10.0.0.5:38412',
+        ranNodeType: 'gNB',
+        supportedTais: [],
+      });
+      t.network.subscriberRegistered(OTHER, 'gnb-1', {
+        radioAccessTypes: ['5G'],
+        imei: '',
+        cipheringAlgorithm: 'NEA2',
+        integrityAlgorithm: 'NIA2',
+      });
+      t.network.subscriberRegistered(IMSI, 'gnb-1', {
+        radioAccessTypes: ['5G'],
+        imei: '',
+        cipheringAlgorithm: 'NEA2',
+        integrityAlgorithm: 'NIA2',
+      });
+      // The reject is told as the AMF sends it; its message comes with its record once written.
+      t.core.networkEvents.emit('nas.message', nas(IMSI, 'Service Reject', 'outbound', 'Illegal UE (3)'));
+      t.network.sessionReleased(IMSI, 1);
+      t.records.recordSubscriberLog(nas(IMSI, 'Service Request', 'inbound'));
+      t.records.recordSubscriberLog(nas(IMSI, 'Service Reject', 'outbound', 'Illegal UE (3)'));
 
-    const seen = await all.next(7);
-    assert.deepEqual(
-      seen.map((f) => f.event),
-      [
-        'radio.connected',
-        'ue.registered',
-        'ue.registered',
-        'nas.message',
-        'nas.message',
-        'ue.rejected',
-        'session.released',
-      ],
-    );
-    const ids = seen.map((f) => Number(f.id));
-    assert.deepEqual(
-      ids,
-      [...ids].sort((a, b) => a - b),
-      'ids increase',
-    );
-    assert.equal(new Set(ids).size, ids.length);
-    assert.deepEqual(seen[0]?.data, {
-      kind: 'radio.connected',
-      timestamp: seen[0]?.data?.['timestamp'],
-      radio: RADIO,
-      name: 'gnb-1',
-      address: '10.0.0.5:38412',
-      ran_node_type: 'gNB',
-    });
-    assert.equal(seen[5]?.data?.['message'], 'Service Reject');
-    assert.deepEqual(seen[5]?.data?.['details'], { radio: 'gnb-1', cause: 'Illegal UE (3)' });
-    assert.equal(seen[4]?.data?.['level'], 'warn');
-    assert.equal('raw' in (seen[4]?.data ?? {}), false, 'the stream carries summaries, not the bytes');
+      const seen = await all.next(7);
+      assert.deepEqual(
+        seen.map((f) => f.event),
+        [
+          'radio.connected',
+          'ue.registered',
+          'ue.registered',
+          'ue.rejected',
+          'session.released',
+          'nas.message',
+          'nas.message',
+        ],
+      );
+      const ids = seen.map((f) => Number(f.id));
+      assert.deepEqual(
+        ids,
+        [...ids].sort((a, b) => a - b),
+        'ids increase',
+      );
+      assert.equal(new Set(ids).size, ids.length);
+      assert.deepEqual(seen[0]?.data, {
+        kind: 'radio.connected',
+        timestamp: seen[0]?.data?.['timestamp'],
+        radio: RADIO,
+        name: 'gnb-1',
+        address: '10.0.0.5:38412',
+        ran_node_type: 'gNB',
+      });
+      assert.equal(seen[3]?.data?.['message'], 'Service Reject');
+      assert.deepEqual(seen[3]?.data?.['details'], { radio: 'gnb-1', cause: 'Illegal UE (3)' });
+      assert.equal(seen[6]?.data?.['level'], 'warn');
+      assert.deepEqual(seen[6]?.data?.['details'], { radio: 'gnb-1', cause: 'Illegal UE (3)' });
+      assert.equal('raw' in (seen[6]?.data ?? {}), false, 'the stream carries summaries, not the bytes');
+      // Each message names its record, which the subscriber logs list holds.
+      const logs = await t.request({ method: 'GET', url: `/api/v1/logs/subscribers?imsi=${IMSI}`, token });
+      const logIds = logs.json<{ result: { items: { id: number; event: string }[] } }>().result.items;
+      assert.deepEqual(
+        [seen[5]?.data?.['record_id'], seen[6]?.data?.['record_id']],
+        [
+          logIds.find((l) => l.event === 'Service Request')?.id,
+          logIds.find((l) => l.event === 'Service Reject')?.id,
+        ],
+      );
 
-    const filtered = await mine.next(2);
-    assert.deepEqual(
-      filtered.map((f) => [f.event, f.data?.['imsi']]),
-      [
-        ['ue.registered', IMSI],
-        ['ue.rejected', IMSI],
-      ],
-    );
-    // A quiet stream still hears from the service (heartbeat comments).
-    await new Promise((resolve) => setTimeout(resolve, 120));
-    assert.ok(mine.frames.some((f) => f.comment === 'heartbeat'));
-    all.close();
-    mine.close();
-  });
+      const filtered = await mine.next(2);
+      assert.deepEqual(
+        filtered.map((f) => [f.event, f.data?.['imsi']]),
+        [
+          ['ue.registered', IMSI],
+          ['ue.rejected', IMSI],
+        ],
+      );
+      // A quiet stream still hears from the service (heartbeat comments).
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      assert.ok(mine.frames.some((f) => f.comment === 'heartbeat'));
+      all.close();
+      mine.close();
+    },
+  );
+
+  it(
+    'carries radio events and radio logs as they are recorded, with ids that open them, filtered by radio',
+    { timeout: 30_000 },
+    async () => {
+      const byId = await open(
+        port,
+        `/api/v1/events/stream?radio=${RADIO}&kinds=ngap.message,radio.log`,
+        token,
+      );
+      const byName = await open(port, '/api/v1/events/stream?radio=gnb-1&kinds=ngap.message', token);
+      const subscriber = await open(port, `/api/v1/events/stream?imsi=${IMSI}&kinds=ngap.message`, token);
+      assert.deepEqual([byId.status, byName.status, subscriber.status], [200, 200, 200]);
+      // Radio events name their radio; the filter by id finds them while that radio is connected.
+      t.network.radioConnected({
+        id: RADIO,
+        name: 'gnb-1',
+        address: '10.0.0.5:38412',
+        ranNodeType: 'gNB',
+        supportedTais: [],
+      });
+      t.records.recordRadioLog({
+        level: 'info',
+        ranId: RADIO,
+        event: 'NG Setup Request',
+        direction: 'inbound',
+        raw: Uint8Array.of(0x00, 0x15),
+        details: { radio: 'gnb-1', address: '10.0.0.5:38412' },
+      });
+      t.records.recordRadioEvent({
+        protocol: 'NGAP',
+        messageType: 'InitialUEMessage',
+        direction: 'inbound',
+        raw: Uint8Array.of(0x00, 0x0f, 0x40, 0x00),
+        details: { radio: 'gnb-1', ran_ue_ngap_id: 1 },
+      });
+      t.records.recordRadioEvent({
+        protocol: 'NGAP',
+        messageType: 'DownlinkNASTransport',
+        direction: 'outbound',
+        raw: Uint8Array.of(0x00, 0x04, 0x40, 0x00),
+        details: { radio: 'gnb-1', ran_ue_ngap_id: 1, amf_ue_ngap_id: 1, imsi: IMSI },
+      });
+
+      // Recorded in one millisecond or not: radio events and radio logs come in their tables' order.
+      const frames = await byId.next(3);
+      const log = frames.find((f) => f.event === 'radio.log');
+      const [initial, downlink] = frames.filter((f) => f.event === 'ngap.message');
+      assert.deepEqual(
+        { ...log?.data, record_id: undefined, timestamp: undefined },
+        {
+          kind: 'radio.log',
+          timestamp: undefined,
+          record_id: undefined,
+          ran_id: RADIO,
+          event: 'NG Setup Request',
+          level: 'info',
+          direction: 'inbound',
+          details: { radio: 'gnb-1', address: '10.0.0.5:38412' },
+        },
+      );
+      assert.deepEqual(
+        [initial?.event, initial?.data?.['message_type'], initial?.data?.['radio'], initial?.data?.['imsi']],
+        ['ngap.message', 'InitialUEMessage', 'gnb-1', null],
+      );
+      assert.deepEqual(downlink?.data?.['details'], {
+        radio: 'gnb-1',
+        ran_ue_ngap_id: 1,
+        amf_ue_ngap_id: 1,
+        imsi: IMSI,
+      });
+      // The record id opens the record: the radio event decodes, the radio log is in its list.
+      const opened = await t.request({
+        method: 'GET',
+        url: `/api/v1/ran/events/${String(downlink?.data?.['record_id'])}`,
+        token,
+      });
+      assert.equal(opened.statusCode, 200);
+      assert.equal(
+        opened.json<{ result: { raw: string } }>().result.raw,
+        Buffer.of(0x00, 0x04, 0x40, 0x00).toString('base64'),
+      );
+      const radioLogs = await t.request({ method: 'GET', url: `/api/v1/logs/radio?ran_id=${RADIO}`, token });
+      assert.ok(
+        radioLogs
+          .json<{ result: { items: { id: number }[] } }>()
+          .result.items.some((item) => item.id === log?.data?.['record_id']),
+      );
+      assert.deepEqual(
+        (await byName.next(2)).map((f) => f.data?.['record_id']),
+        [initial?.data?.['record_id'], downlink?.data?.['record_id']],
+      );
+      assert.deepEqual(
+        (await subscriber.next(1)).map((f) => f.data?.['record_id']),
+        [downlink?.data?.['record_id']],
+      );
+      for (const s of [byId, byName, subscriber]) s.close();
+    },
+  );
 
   it('resumes after Last-Event-ID, and says so when events left the window', async () => {
     const first = await open(port, '/api/v1/events/stream?kinds=ue.deregistered', token);
@@ -267,7 +384,7 @@ describe('GET /api/v1/events/stream', () => {
 });
 
 describe('the event stream hub', () => {
-  it('cuts a client that cannot take an event, counts it, and keeps serving the others', () => {
+  it('cuts a client that cannot take an event, counts it, and keeps serving the others', async () => {
     const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
     let cuts = 0;
     const stream = createEventStream({ events, now: () => 0, onCut: () => cuts++ });
@@ -285,9 +402,70 @@ describe('the event stream hub', () => {
     assert.equal(cuts, 1);
     assert.equal(stream.clientCount(), 1);
     assert.equal(fast.length, 2);
-    stream.close();
+    await stream.close();
     assert.deepEqual(ends, ['slow', 'fast closing']);
     events.emit('ue.deregistered', { supi: IMSI });
     assert.equal(fast.length, 2, 'no events after close');
+  });
+});
+
+describe('the record follower', () => {
+  /** A table whose rows are committed by the test, in any order. */
+  function table() {
+    const rows = new Map<number, { id: number }>();
+    return {
+      commit: (...ids: number[]) => ids.forEach((id) => rows.set(id, { id })),
+      clear: () => rows.clear(),
+      listAfterId: async (afterId: number, limit: number) =>
+        [...rows.values()]
+          .filter((r) => r.id > afterId)
+          .sort((a, b) => a.id - b.id)
+          .slice(0, limit),
+      lastId: async () => Math.max(0, ...rows.keys()),
+    };
+  }
+
+  it('starts at the newest row, then reads each new row once, a late commit below a read id too', async () => {
+    const rows = table();
+    rows.commit(1, 2);
+    const read: number[] = [];
+    const follower = createRecordFollower(rows, {
+      onRow: (row) => read.push(row.id),
+      onSkipped: () => assert.fail('nothing is skipped'),
+      maxBehind: 100,
+    });
+    await follower.start();
+    await follower.poll();
+    assert.deepEqual(read, [], 'history is not replayed');
+    // Two batches written at once (PostgreSQL): ids 3-4 commit after 5-6.
+    rows.commit(5, 6);
+    await follower.poll();
+    rows.commit(3, 4, 7);
+    await follower.poll();
+    await follower.poll();
+    assert.deepEqual(read, [5, 6, 3, 4, 7]);
+  });
+
+  it('starts again at the highest id after a clear or a restore, and skips what is past its window', async () => {
+    const rows = table();
+    rows.commit(1, 2, 3);
+    const read: number[] = [];
+    const skipped: number[] = [];
+    const follower = createRecordFollower(rows, {
+      onRow: (row) => read.push(row.id),
+      onSkipped: (count) => skipped.push(count),
+      maxBehind: 5,
+    });
+    await follower.start();
+    rows.clear();
+    rows.commit(1);
+    await follower.poll();
+    rows.commit(2);
+    await follower.poll();
+    assert.deepEqual(read, [2], 'the restored table is followed from its own highest id');
+    rows.commit(...Array.from({ length: 10 }, (_, i) => i + 3));
+    await follower.poll();
+    assert.deepEqual(skipped, [5]);
+    assert.deepEqual(read, [2, 8, 9, 10, 11, 12]);
   });
 });

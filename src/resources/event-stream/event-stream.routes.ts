@@ -59,7 +59,8 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
           summary: "The network's events as they happen (Server-Sent Events)",
           description:
             'Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields ' +
-            'of its kind). Resume with the Last-Event-ID header (or `last_event_id`): events still in the ' +
+            'of its kind). NAS and NGAP messages and radio logs come as they are recorded, with the ' +
+            '`record_id` that opens them. Resume with the Last-Event-ID header (or `last_event_id`): events still in the ' +
             'window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line ' +
             'every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.',
           querystring: EventStreamQuery,

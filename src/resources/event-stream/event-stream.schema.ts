@@ -4,7 +4,7 @@ import { ImsiQuery, NameQuery } from '../../http/record-schemas.ts';
 export const EventStreamQuery = Type.Object({
   radio: Type.Optional({
     ...NameQuery,
-    description: 'only events about this radio (its id, or its name in NAS details)',
+    description: 'only events about this radio (its id, or its name)',
   }),
   imsi: Type.Optional({ ...ImsiQuery, description: 'only events about this subscriber (IMSI)' }),
   kinds: Type.Optional(
@@ -12,7 +12,8 @@ export const EventStreamQuery = Type.Object({
       maxLength: 512,
       description:
         'comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ' +
-        'ue.rejected, session.established, session.released, nas.message (default: all)',
+        'ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log ' +
+        '(default: all)',
     }),
   ),
   last_event_id: Type.Optional(

@@ -1,4 +1,9 @@
+import type { Logger } from 'pino';
 import type { NasMessageEvent, NetworkEventMap, NetworkEvents } from '../../network/events/network-events.ts';
+import type { RadioLog } from '../radio-logs/radio-logs.repository.ts';
+import type { SubscriberLog } from '../subscriber-logs/subscriber-logs.repository.ts';
+import type { RadioEvent } from '../radio-events/radio-events.repository.ts';
+import { createRecordFollower, type FollowedTable } from './record-follower.ts';
 
 /** The kinds a client can ask for (`kinds` filter), in the order they are documented (docs/api.md). */
 export const STREAM_KINDS = [
@@ -10,6 +15,8 @@ export const STREAM_KINDS = [
   'session.established',
   'session.released',
   'nas.message',
+  'ngap.message',
+  'radio.log',
 ] as const;
 
 export type StreamKind = (typeof STREAM_KINDS)[number];
@@ -18,8 +25,10 @@ export type StreamKind = (typeof STREAM_KINDS)[number];
 export interface StreamEvent {
   readonly id: number;
   readonly kind: StreamKind;
-  /** The radio it is about (radio id, or the radio name a NAS message's details give), if any. */
+  /** The radio it is about (its id, when connected now or named by the event), if any. */
   readonly radio: string | undefined;
+  /** The radio's name, when the event or record names it. */
+  readonly radioName: string | undefined;
   /** The subscriber's IMSI it is about, if any (empty for a device the core cannot map). */
   readonly imsi: string | undefined;
 }
@@ -43,7 +52,7 @@ export interface StreamFilter {
 
 export const matches = (event: StreamEvent, filter: StreamFilter): boolean =>
   (filter.kinds === undefined || filter.kinds.has(event.kind)) &&
-  (filter.radio === undefined || event.radio === filter.radio) &&
+  (filter.radio === undefined || event.radio === filter.radio || event.radioName === filter.radio) &&
   (filter.imsi === undefined || event.imsi === filter.imsi);
 
 /** A connected client: `deliver` gets each matching event's frame and says whether the client keeps up. */
@@ -60,12 +69,24 @@ export interface Replay {
   frames: readonly string[];
 }
 
+/** The record tables the stream follows: each row is an event with its record id. */
+export interface StreamedRecords {
+  radioEvents: FollowedTable<RadioEvent>;
+  subscriberLogs: FollowedTable<SubscriberLog>;
+  radioLogs: FollowedTable<RadioLog>;
+}
+
+/** How often the record tables are read for new rows while a client is connected. */
+const RECORD_POLL_MS = 20;
+
 /** Rejects of 5GMM procedures a device sees as "could not attach" (TS 24.501 8.2). */
 const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authentication Reject']);
 
 /**
  * The network's live events for API clients (GET /api/v1/events/stream): one subscription per network
- * event name, each event numbered and serialised once, fanned out to the clients whose filter it
+ * event name, and, while a client is connected, a follower of each record table (radio events,
+ * subscriber logs, radio logs) that turns each record into an event carrying its id as soon as it is
+ * written. Each event is numbered and serialised once, fanned out to the clients whose filter it
  * matches, and kept in a window of the last `window` events so a client that reconnects with
  * `Last-Event-ID` misses nothing inside it. A client that cannot take an event (its buffer is full) is
  * cut, so a slow client never slows the network functions that emit.
@@ -74,10 +95,17 @@ export function createEventStream(deps: {
   events: Pick<NetworkEvents, 'on'>;
   /** Milliseconds since the epoch (the core's clock). */
   now: () => number;
+  /** The tables whose records the stream carries; without them, only the network's events. */
+  records?: StreamedRecords;
+  /** The id of the radio of this name connected now, so a filter by id finds what names it. */
+  radioIdOf?: (name: string) => string | undefined;
+  logger?: Pick<Logger, 'warn'>;
   window?: number;
+  pollMs?: number;
   onCut?: () => void;
 }) {
   const windowSize = deps.window ?? 1024;
+  const radioIdOf = deps.radioIdOf ?? (() => undefined);
   // A ring of the last `windowSize` events: `ring[(id - 1) % windowSize]` holds event `id`.
   const ring: (Entry | undefined)[] = new Array<Entry | undefined>(windowSize);
   const clients = new Set<StreamClient>();
@@ -97,12 +125,14 @@ export function createEventStream(deps: {
 
   function publish(
     kind: StreamKind,
-    radio: string | undefined,
-    imsi: string | undefined,
+    about: { radio?: string | undefined; radioName?: string | undefined; imsi?: string | undefined },
     source: object,
+    at = deps.now(),
   ): void {
     const id = nextId++;
-    const entry: Entry = { id, kind, radio, imsi, at: deps.now(), source, frame: undefined };
+    const { radioName } = about;
+    const radio = about.radio ?? (radioName === undefined ? undefined : radioIdOf(radioName));
+    const entry: Entry = { id, kind, radio, radioName, imsi: about.imsi, at, source, frame: undefined };
     ring[(id - 1) % windowSize] = entry;
     if (clients.size === 0) return;
     for (const client of clients) {
@@ -118,36 +148,116 @@ export function createEventStream(deps: {
   const unsubscribe = [
     // Rare events whose payload objects live on in the network's state: their fields are taken now.
     deps.events.on('radio.connected', (r) =>
-      publish('radio.connected', r.id, undefined, {
-        radio: r.id,
-        name: r.name,
-        address: r.address,
-        ran_node_type: r.ranNodeType,
-      }),
+      publish(
+        'radio.connected',
+        { radio: r.id, radioName: r.name },
+        { radio: r.id, name: r.name, address: r.address, ran_node_type: r.ranNodeType },
+      ),
     ),
-    deps.events.on('radio.disconnected', (r) => publish('radio.disconnected', r.id, undefined, r)),
-    deps.events.on('ue.registered', (e) => publish('ue.registered', e.radio, e.supi, e)),
-    deps.events.on('ue.deregistered', (e) => publish('ue.deregistered', undefined, e.supi, e)),
+    deps.events.on('radio.disconnected', (r) => publish('radio.disconnected', { radio: r.id }, r)),
+    deps.events.on('ue.registered', (e) => publish('ue.registered', { radioName: e.radio, imsi: e.supi }, e)),
+    deps.events.on('ue.deregistered', (e) => publish('ue.deregistered', { imsi: e.supi }, e)),
     deps.events.on('session.established', ({ supi, session }) =>
-      publish('session.established', undefined, supi, {
-        imsi: supi,
-        pdu_session_id: session.id,
-        data_network: session.dataNetwork,
-        ipv4_address: session.ipv4Address,
-        ipv6_prefix: session.ipv6Prefix,
-      }),
+      publish(
+        'session.established',
+        { imsi: supi },
+        {
+          imsi: supi,
+          pdu_session_id: session.id,
+          data_network: session.dataNetwork,
+          ipv4_address: session.ipv4Address,
+          ipv6_prefix: session.ipv6Prefix,
+        },
+      ),
     ),
-    deps.events.on('session.released', (e) => publish('session.released', undefined, e.supi, e)),
+    deps.events.on('session.released', (e) => publish('session.released', { imsi: e.supi }, e)),
+    // The NAS message itself comes with its record (its subscriber log, below); a reject is told at once.
     deps.events.on('nas.message', (m) => {
-      const radio = typeof m.details.radio === 'string' ? m.details.radio : undefined;
-      publish('nas.message', radio, m.imsi, m);
-      if (m.direction === 'outbound' && REJECTS.has(m.event)) publish('ue.rejected', radio, m.imsi, m);
+      if (m.direction !== 'outbound' || !REJECTS.has(m.event)) return;
+      const radioName = typeof m.details.radio === 'string' ? m.details.radio : undefined;
+      publish('ue.rejected', { radioName, imsi: m.imsi }, m);
     }),
   ];
+
+  const followers = deps.records === undefined ? [] : recordFollowers(deps.records);
+  let polling: Promise<void> | undefined;
+  let closed = false;
+
+  /** The rows one poll read, published together in the order they were recorded. */
+  let read: { at: number; publish: () => void }[] = [];
+
+  function recordFollowers(records: StreamedRecords) {
+    // Events skipped while no client listened are numbered all the same, so a client resuming from
+    // before them is told of the gap.
+    const follow = { maxBehind: windowSize, onSkipped: (count: number) => void (nextId += count) };
+    function follower<Row extends { id: number; timestamp: number; details: string }>(
+      table: FollowedTable<Row>,
+      kind: StreamKind,
+      about: (row: Row, details: ReturnType<typeof detailsOf>) => Parameters<typeof publish>[1],
+    ) {
+      return createRecordFollower(table, {
+        ...follow,
+        onRow: (row) =>
+          read.push({
+            at: row.timestamp,
+            publish: () => {
+              const details = detailsOf(row.details);
+              publish(kind, about(row, details), { ...row, details }, row.timestamp);
+            },
+          }),
+      });
+    }
+    return [
+      follower(records.radioEvents, 'ngap.message', (_, details) => ({
+        radioName: stringField(details, 'radio'),
+        imsi: stringField(details, 'imsi'),
+      })),
+      follower(records.subscriberLogs, 'nas.message', (row, details) => ({
+        radioName: stringField(details, 'radio'),
+        imsi: row.imsi,
+      })),
+      follower(records.radioLogs, 'radio.log', (row, details) => ({
+        radio: row.ranId,
+        radioName: stringField(details, 'radio'),
+      })),
+    ];
+  }
+
+  /** Publishes what one poll read, by record time (a stable sort: radio events, NAS, radio logs). */
+  function publishRead(): void {
+    const rows = read;
+    read = [];
+    rows.sort((a, b) => a.at - b.at);
+    for (const row of rows) row.publish();
+  }
+
+  /** Reads the record tables every `pollMs` while a client is connected; one read at a time. */
+  async function pollRecords(): Promise<void> {
+    try {
+      for (const follower of followers) await follower.start();
+      while (clients.size > 0 && !closed) {
+        for (const follower of followers) {
+          try {
+            await follower.poll();
+          } catch (error) {
+            // A restore holding the database, a lost PostgreSQL connection: the next poll tries again.
+            deps.logger?.warn({ err: error }, 'the event stream could not read new records');
+          }
+        }
+        publishRead();
+        await new Promise((resolve) => setTimeout(resolve, deps.pollMs ?? RECORD_POLL_MS));
+      }
+    } catch (error) {
+      deps.logger?.warn({ err: error }, 'the event stream could not start following the records');
+    } finally {
+      polling = undefined;
+    }
+  }
 
   return {
     add(client: StreamClient): void {
       clients.add(client);
+      if (followers.length > 0 && polling === undefined && !closed) polling = pollRecords();
     },
     remove(client: StreamClient): void {
       clients.delete(client);
@@ -168,14 +278,35 @@ export function createEventStream(deps: {
     /** The id the next event gets, so a client knows where the stream stands. */
     nextId: (): number => nextId,
 
-    /** Ends every client and stops listening (the service stops). */
-    close(): void {
+    /** Ends every client and stops listening (the service stops); resolves once no read is running. */
+    async close(): Promise<void> {
+      closed = true;
       for (const stop of unsubscribe) stop();
       for (const client of clients) client.end('closing');
       clients.clear();
+      await polling;
     },
   };
 }
+
+/** A record's details (a JSON object text) as an object; text that is not one is kept as text. */
+function detailsOf(text: string): Record<string, unknown> | string {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : text;
+  } catch {
+    return text;
+  }
+}
+
+function stringField(details: Record<string, unknown> | string, key: string): string | undefined {
+  const value = typeof details === 'string' ? undefined : details[key];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+type Streamed<R> = Omit<R, 'details'> & { details: Record<string, unknown> | string };
 
 /** The JSON fields of each kind (docs/api.md, "The live event stream"), from the network event or as taken. */
 function fieldsOf(kind: StreamKind, source: object): Record<string, unknown> {
@@ -195,13 +326,42 @@ function fieldsOf(kind: StreamKind, source: object): Record<string, unknown> {
       const e = source as NetworkEventMap['session.released'];
       return { imsi: e.supi, pdu_session_id: e.pduSessionId };
     }
-    case 'nas.message': {
-      const m = source as NasMessageEvent;
-      return { imsi: m.imsi, direction: m.direction, message: m.event, level: m.level, details: m.details };
-    }
     case 'ue.rejected': {
       const m = source as NasMessageEvent;
       return { imsi: m.imsi, message: m.event, details: m.details };
+    }
+    case 'nas.message': {
+      const log = source as Streamed<SubscriberLog>;
+      return {
+        record_id: log.id,
+        imsi: log.imsi,
+        direction: log.direction,
+        message: log.event,
+        level: log.level,
+        details: log.details,
+      };
+    }
+    case 'ngap.message': {
+      const event = source as Streamed<RadioEvent>;
+      return {
+        record_id: event.id,
+        radio: stringField(event.details, 'radio') ?? null,
+        imsi: stringField(event.details, 'imsi') ?? null,
+        direction: event.direction,
+        message_type: event.messageType,
+        details: event.details,
+      };
+    }
+    case 'radio.log': {
+      const log = source as Streamed<RadioLog>;
+      return {
+        record_id: log.id,
+        ran_id: log.ranId,
+        event: log.event,
+        level: log.level,
+        direction: log.direction,
+        details: log.details,
+      };
     }
   }
 }

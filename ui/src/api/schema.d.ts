@@ -7905,18 +7905,18 @@ export interface paths {
         };
         /**
          * The network's events as they happen (Server-Sent Events)
-         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
+         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). NAS and NGAP messages and radio logs come as they are recorded, with the `record_id` that opens them. Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
          *
          *     Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
          */
         get: {
             parameters: {
                 query?: {
-                    /** @description only events about this radio (its id, or its name in NAS details) */
+                    /** @description only events about this radio (its id, or its name) */
                     radio?: string;
                     /** @description only events about this subscriber (IMSI) */
                     imsi?: string;
-                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message (default: all) */
+                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log (default: all) */
                     kinds?: string;
                     /** @description resume after this event id (as the Last-Event-ID header does) */
                     last_event_id?: string;
