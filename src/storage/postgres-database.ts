@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, type TransactionBuilder } from 'kysely';
+import { Kysely, type KyselyConfig, type TransactionBuilder } from 'kysely';
 import postgres from 'postgres';
 import type { Db } from './database.ts';
 import { DEFAULT_POOL_SIZE } from './database-location.ts';
@@ -18,6 +18,17 @@ function describe(error: unknown): string {
 }
 
 /**
+ * libpq's `read-write` (the libpq docs, `target_session_attrs`) takes a server that is not in hot standby
+ * and whose transactions are read-write by default. Postgres.js checks the second only, and so connects
+ * to a hot standby (read-write by default, refusing writes): after a failover, to the standby that was
+ * not promoted. Its `primary` checks the first, and a primary whose transactions are read-only by
+ * default refuses writes with 25006, which answers 503 like a standby (postgres-dialect.ts).
+ */
+function sessionAttributes(url: string): { target_session_attrs?: 'primary' } {
+  return /[?&]target_session_attrs=read-write(?:&|$)/.test(url) ? { target_session_attrs: 'primary' } : {};
+}
+
+/**
  * The service's PostgreSQL database at `url`, through a pool of `poolSize` connections. Integers come
  * back as numbers, as SQLite gives them: `bigint` (timestamps, counts) and `numeric` (sums of bigints)
  * hold byte counts and milliseconds far below 2^53. Connects once before returning, so that a wrong
@@ -28,9 +39,11 @@ export async function openPostgresDatabase(
   url: string,
   shown: string,
   poolSize = DEFAULT_POOL_SIZE,
+  log?: KyselyConfig['log'],
 ): Promise<{ db: Db; client: postgres.Sql }> {
   const asNumber = (to: number) => ({ to, from: [to], serialize: String, parse: Number });
   const sql = postgres(url, {
+    ...sessionAttributes(url),
     max: poolSize,
     connect_timeout: CONNECT_TIMEOUT_SECONDS,
     types: { int8: asNumber(20), numeric: asNumber(1700) },
@@ -43,7 +56,10 @@ export async function openPostgresDatabase(
     await sql.end({ timeout: 0 });
     throw new Error(`cannot open the PostgreSQL database ${shown}: ${describe(error)}`);
   }
-  return { db: new SerializableKysely({ dialect: new PostgresJsDialect(sql) }), client: sql };
+  return {
+    db: new SerializableKysely({ dialect: new PostgresJsDialect(sql), ...(log ? { log } : {}) }),
+    client: sql,
+  };
 }
 
 /** SQLSTATEs after which a transaction may simply run again: serialization_failure, deadlock_detected. */

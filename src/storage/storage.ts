@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type KyselyConfig } from 'kysely';
 import type { Logger } from 'pino';
 import type postgres from 'postgres';
 import { localChangeNotices, type ChangeNotices } from './change-notices.ts';
@@ -15,6 +15,8 @@ export interface StorageOptions {
   image?: Buffer;
   /** Connections to PostgreSQL (SQLite has one). */
   poolSize?: number;
+  /** Kysely's log of every query (tests read the statements the API runs: postgres-plans.test.ts). */
+  log?: KyselyConfig['log'];
   /** Hears what goes wrong with change notices (PostgreSQL); silent when absent. */
   logger?: Logger;
 }
@@ -38,8 +40,13 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
   let db: Db;
   let client: postgres.Sql | undefined;
   if (location.dialect === 'postgres')
-    ({ db, client } = await openPostgresDatabase(location.url, location.shown, options.poolSize));
-  else db = openSqliteDatabase(location.path, { image: options.image });
+    ({ db, client } = await openPostgresDatabase(
+      location.url,
+      location.shown,
+      options.poolSize,
+      options.log,
+    ));
+  else db = openSqliteDatabase(location.path, { image: options.image, log: options.log });
   let notices = localChangeNotices;
   try {
     if (client) {
