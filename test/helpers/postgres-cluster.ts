@@ -44,7 +44,8 @@ export function postgresBinDir(): string | undefined {
   return found;
 }
 
-function freePort(): Promise<number> {
+/** A TCP port free on 127.0.0.1 now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
