@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Kysely, type TransactionBuilder } from 'kysely';
+import { Kysely, type KyselyConfig, type TransactionBuilder } from 'kysely';
 import postgres from 'postgres';
 import type { Db } from './database.ts';
 import { DEFAULT_POOL_SIZE } from './database-location.ts';
@@ -39,6 +39,7 @@ export async function openPostgresDatabase(
   url: string,
   shown: string,
   poolSize = DEFAULT_POOL_SIZE,
+  log?: KyselyConfig['log'],
 ): Promise<{ db: Db; client: postgres.Sql }> {
   const asNumber = (to: number) => ({ to, from: [to], serialize: String, parse: Number });
   const sql = postgres(url, {
@@ -55,7 +56,10 @@ export async function openPostgresDatabase(
     await sql.end({ timeout: 0 });
     throw new Error(`cannot open the PostgreSQL database ${shown}: ${describe(error)}`);
   }
-  return { db: new SerializableKysely({ dialect: new PostgresJsDialect(sql) }), client: sql };
+  return {
+    db: new SerializableKysely({ dialect: new PostgresJsDialect(sql), ...(log ? { log } : {}) }),
+    client: sql,
+  };
 }
 
 /** SQLSTATEs after which a transaction may simply run again: serialization_failure, deadlock_detected. */
