@@ -150,10 +150,14 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.context().close();
   });
 
-  /** A network event, and the list's request it makes the page send, answered to the end. */
-  async function reloadOnEvent(page: Page, list: RegExp): Promise<void> {
+  /**
+   * A record written, and the list's request its event on the stream makes the page send, answered to
+   * the end: the stream carries each record once written (docs/api.md, "The live event stream").
+   */
+  async function reloadOnRecord(page: Page, list: RegExp, record: () => void): Promise<void> {
     const reload = page.waitForResponse(list);
-    h.service.network.subscriberDeregistered(IMSI);
+    record();
+    await h.service.records.flush();
     await (await reload).finished();
   }
 
@@ -175,7 +179,7 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     assert.fail('the reloaded list does not show the new record');
   }
 
-  it('reloads the recent warnings and radio events as the live stream reports events, not by polling', async () => {
+  it('reloads the recent warnings, radio events and logs as the live stream carries their records, not by polling', async () => {
     const page = await h.newPage();
     // A clock of the test's own, paused once signed in: the 10 s polling never comes by itself.
     await page.clock.install();
@@ -185,18 +189,32 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     assert.equal((await stream).status(), 200);
     // Time stops here: from now on it moves only when the test moves it.
     await page.clock.pauseAt(Date.now() + 2_000);
-    h.service.records.recordRadioLog(radioLog({ level: 'warn', event: 'NG Setup refused' }));
-    await h.service.records.flush();
-    // An event on the stream: the lists reload (the clock stands still, so no polling does it).
-    await reloadOnEvent(page, /\/api\/v1\/logs\/radio\?/);
+    // A record on the stream: its list reloads (the clock stands still, so no polling does it).
+    await reloadOnRecord(page, /\/api\/v1\/logs\/radio\?/, () =>
+      h.service.records.recordRadioLog(radioLog({ level: 'warn', event: 'NG Setup refused' })),
+    );
     await shows(page, page.getByRole('cell', { name: 'NG Setup refused' }));
 
     await page.getByRole('navigation').getByRole('link', { name: 'Radio events', exact: true }).click();
     await shows(page, page.getByRole('cell', { name: 'DownlinkNASTransport' }).first());
-    h.service.records.recordRadioEvent(radioEvent({ messageType: 'NGReset' }));
-    await h.service.records.flush();
-    await reloadOnEvent(page, /\/api\/v1\/ran\/events\?/);
+    await reloadOnRecord(page, /\/api\/v1\/ran\/events\?/, () =>
+      h.service.records.recordRadioEvent(radioEvent({ messageType: 'NGReset' })),
+    );
     await shows(page, page.getByRole('cell', { name: 'NGReset', exact: true }));
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Subscriber logs', exact: true }).click();
+    await shows(page, page.getByRole('cell', { name: 'Authentication Reject' }).first());
+    await reloadOnRecord(page, /\/api\/v1\/logs\/subscribers\?/, () =>
+      h.service.records.recordSubscriberLog(subscriberLog({ imsi: IMSI, event: 'Service Request' })),
+    );
+    await shows(page, page.getByRole('cell', { name: 'Service Request', exact: true }));
+
+    await page.getByRole('navigation').getByRole('link', { name: 'Radio logs', exact: true }).click();
+    await shows(page, page.getByRole('cell', { name: 'NG Setup refused' }));
+    await reloadOnRecord(page, /\/api\/v1\/logs\/radio\?/, () =>
+      h.service.records.recordRadioLog(radioLog({ event: 'NG Reset' })),
+    );
+    await shows(page, page.getByRole('cell', { name: 'NG Reset', exact: true }));
     await page.context().close();
   });
 });

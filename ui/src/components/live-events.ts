@@ -1,5 +1,5 @@
 import { useQueryClient, type QueryKey } from '@tanstack/react-query';
-import { useEffect, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { api } from '../api/client.ts';
 import { runEventStream, type StreamAnswer } from '../api/event-stream.ts';
 import { usePreferences } from './preferences.ts';
@@ -8,7 +8,7 @@ import { usePreferences } from './preferences.ts';
  * The network's live events (GET /events/stream), one connection for the whole tab, open while a page
  * listens. EventSource cannot send the bearer token, so the body of a fetch is read as it arrives.
  */
-type Listener = () => void;
+type Listener = (kind: string) => void;
 const listeners = new Set<Listener>();
 const openWatchers = new Set<() => void>();
 let connection: AbortController | undefined;
@@ -52,8 +52,8 @@ function listen(listener: Listener): () => void {
     connection = controller;
     void runEventStream({
       open: openStream,
-      // Every kind (and `gap`, events missed) may mean new records: each listener reloads its lists.
-      onEvent: () => listeners.forEach((each) => each()),
+      // Each listener picks the kinds that carry its records (and `gap`: events were missed).
+      onEvent: (event) => listeners.forEach((each) => each(event.event)),
       // A connection being closed says nothing about the one that may have replaced it.
       onOpen: (open) => {
         if (connection === controller) setOpen(open);
@@ -76,21 +76,33 @@ function listen(listener: Listener): () => void {
 }
 
 /**
- * An event may arrive before its records are written (the records writer batches them a few ms later), and
- * a registration brings a burst of events: the lists reload at the first event of a burst, and once more
- * this long after it, for what the burst added meanwhile.
+ * The stream's kinds that carry each record list's records, as they are written (docs/api.md, "The
+ * live event stream"): a list reloads when one of its records arrives.
+ */
+export const RECORD_KINDS = {
+  radioEvents: ['ngap.message'],
+  subscriberLogs: ['nas.message'],
+  radioLogs: ['radio.log'],
+} as const;
+
+/**
+ * A registration brings a burst of records: the lists reload at the first of a burst, and once more this
+ * long after it, for what the burst added meanwhile.
  */
 const RELOAD_DELAY_MS = 250;
-/** While the stream is open, a slow poll still picks up what it does not carry (NGAP-only messages, audit logs). */
-const STREAM_OPEN_POLL_MS = 60_000;
 const POLL_MS = 10_000;
 
 /**
  * Lists kept current by the live stream while the refresh is live: the queries under `keys` reload after
- * each burst of events; the answer is their refetch interval (slow while the stream is open, 10 s while
- * it is not, none when paused).
+ * each burst of events of `kinds` (the kinds that carry their records), after `gap`, and on resuming. The
+ * answer is their refetch interval: none while the stream is open (it carries every record they list) or
+ * paused, 10 s while the stream is not open (a role without the records, a service restarting).
  */
-export function useLiveReload(keys: readonly QueryKey[], enabled = true): number | false {
+export function useLiveReload(
+  keys: readonly QueryKey[],
+  kinds: readonly string[],
+  enabled = true,
+): number | false {
   const { live } = usePreferences();
   const queryClient = useQueryClient();
   const open = useSyncExternalStore(
@@ -100,16 +112,22 @@ export function useLiveReload(keys: readonly QueryKey[], enabled = true): number
     },
     () => isOpen,
   );
+  // The first listening follows the page's own first load; a later one (after a pause) reloads.
+  const listened = useRef(false);
   const keysText = JSON.stringify(keys);
+  const kindsText = JSON.stringify(kinds);
   useEffect(() => {
     if (!live || !enabled) return;
     const reloaded = JSON.parse(keysText) as QueryKey[];
+    const wanted = new Set<string>([...(JSON.parse(kindsText) as string[]), 'gap']);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reload = () => {
       for (const queryKey of reloaded) void queryClient.invalidateQueries({ queryKey });
     };
-    const stop = listen(() => {
-      if (timer !== undefined) return;
+    if (listened.current) reload();
+    listened.current = true;
+    const stop = listen((kind) => {
+      if (!wanted.has(kind) || timer !== undefined) return;
       reload();
       timer = setTimeout(() => {
         timer = undefined;
@@ -120,7 +138,7 @@ export function useLiveReload(keys: readonly QueryKey[], enabled = true): number
       clearTimeout(timer);
       stop();
     };
-  }, [live, enabled, keysText, queryClient]);
+  }, [live, enabled, keysText, kindsText, queryClient]);
   if (!live) return false;
-  return enabled && open ? STREAM_OPEN_POLL_MS : POLL_MS;
+  return enabled && open ? false : POLL_MS;
 }

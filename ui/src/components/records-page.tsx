@@ -43,8 +43,11 @@ export function RecordsPage<T extends { id: number }>(props: {
   clear?: () => Promise<unknown>;
   /** Actions on what the filters select (a capture download), shown beside the title. */
   actions?: (filters: Record<string, string>) => ReactNode;
-  /** Reloaded as the live event stream reports the network's events, rather than polled every 10 s. */
-  live?: boolean;
+  /**
+   * The live event stream's kinds that carry these records (RECORD_KINDS): the list reloads as they
+   * arrive, rather than every 10 s.
+   */
+  liveKinds?: readonly string[];
   /** Filter values to start with (a link from another page). */
   initial?: Record<string, string>;
 }) {
@@ -56,12 +59,16 @@ export function RecordsPage<T extends { id: number }>(props: {
   const filters = filterQuery(props.filters, values, zone);
   const query = { page, per_page: PER_PAGE, ...filters };
   const pollInterval = useRefreshInterval(10_000);
-  const streamInterval = useLiveReload([[props.queryKey]], props.live ?? false);
+  const streamInterval = useLiveReload(
+    [[props.queryKey]],
+    props.liveKinds ?? [],
+    props.liveKinds !== undefined,
+  );
   const list = useQuery({
     queryKey: [props.queryKey, query],
     queryFn: () => props.list(query),
     placeholderData: keepPreviousData,
-    refetchInterval: props.live ? streamInterval : pollInterval,
+    refetchInterval: props.liveKinds ? streamInterval : pollInterval,
   });
   const clear = useMutation({
     mutationFn: () => props.clear?.() ?? Promise.resolve(),

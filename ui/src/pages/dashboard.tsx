@@ -21,7 +21,7 @@ import { appendSample, type LiveSample } from '../components/live-series.ts';
 import { formatBytes } from '../components/chart-data.ts';
 import { gettingStartedSteps, isEmptyNetwork, type Summary } from '../components/getting-started.ts';
 import { recentWarnings } from '../components/recent-warnings.ts';
-import { useLiveReload } from '../components/live-events.ts';
+import { RECORD_KINDS, useLiveReload } from '../components/live-events.ts';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
 
@@ -167,12 +167,6 @@ function ServiceHealth({ health }: { health: Health }) {
   );
 }
 
-const STREAMED_KEYS = [
-  ['radio-logs', 'recent'],
-  ['audit-logs', 'recent'],
-  ['radio-events', 'recent'],
-];
-
 export function DashboardPage() {
   const me = useMe();
   const queryClient = useQueryClient();
@@ -202,24 +196,24 @@ export function DashboardPage() {
     };
     queryClient.setQueryData<LiveSample[]>(SERIES_KEY, (old) => appendSample(old ?? [], sample));
   }, [summary.data, summary.dataUpdatedAt, queryClient]);
-  // The warnings and the latest radio events reload as the live stream reports the network's events.
-  const STREAMED = { refetchInterval: useLiveReload(STREAMED_KEYS) };
+  // The radio logs' warnings and the latest radio events reload as the live stream carries new ones;
+  // the stream carries no audit logs, which are polled.
   const radioLogs = useQuery({
     queryKey: ['radio-logs', 'recent'],
     queryFn: () => result(api.GET('/api/v1/logs/radio', { params: { query: { per_page: SCANNED } } })),
-    ...STREAMED,
+    refetchInterval: useLiveReload([['radio-logs', 'recent']], RECORD_KINDS.radioLogs),
   });
   const readAudit = me?.can.readAudit ?? false;
   const auditLogs = useQuery({
     queryKey: ['audit-logs', 'recent'],
     queryFn: () => result(api.GET('/api/v1/logs/audit', { params: { query: { per_page: SCANNED } } })),
     enabled: readAudit,
-    ...STREAMED,
+    ...LIVE,
   });
   const events = useQuery({
     queryKey: ['radio-events', 'recent'],
     queryFn: () => result(api.GET('/api/v1/ran/events', { params: { query: { per_page: 10 } } })),
-    ...STREAMED,
+    refetchInterval: useLiveReload([['radio-events', 'recent']], RECORD_KINDS.radioEvents),
   });
   const warnings = recentWarnings(radioLogs.data?.items ?? [], auditLogs.data?.items ?? []);
   const warningsLoaded = radioLogs.data !== undefined && (!readAudit || auditLogs.data !== undefined);

@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router';
 import { api, result } from '../../api/client.ts';
 import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
+import { RECORD_KINDS } from '../../components/live-events.ts';
 import { RecordsPage } from '../../components/records-page.tsx';
 import { Time, useFormatTime } from '../../components/time.tsx';
 import { LogDetail } from './record-detail.tsx';
@@ -69,6 +70,7 @@ export function SubscriberLogsPage() {
         )
       }
       detail={(log) => <LogDetail details={log.details} raw={log.raw} />}
+      liveKinds={RECORD_KINDS.subscriberLogs}
       titleOf={(log) =>
         recordTitle({
           what: log.event,
@@ -109,6 +111,7 @@ export function RadioLogsPage() {
       ]}
       list={(query) => result(api.GET('/api/v1/logs/radio', { params: { query } }))}
       detail={(log) => <LogDetail details={log.details} raw={log.raw} />}
+      liveKinds={RECORD_KINDS.radioLogs}
       titleOf={(log) =>
         recordTitle({
           what: log.event,

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, result } from '../../api/client.ts';
 import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
+import { RECORD_KINDS } from '../../components/live-events.ts';
 import { RecordsPage } from '../../components/records-page.tsx';
 import { Time, useFormatTime } from '../../components/time.tsx';
 import { DownloadCapture } from './download-capture.tsx';
@@ -54,7 +55,7 @@ export function RadioEventsPage() {
           time: format(event.timestamp),
         })
       }
-      live
+      liveKinds={RECORD_KINDS.radioEvents}
       actions={(filters) => <DownloadCapture query={filters} />}
       clear={me?.can.writeRecords ? () => result(api.DELETE('/api/v1/ran/events')) : undefined}
     />
