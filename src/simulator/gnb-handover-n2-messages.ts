@@ -2,8 +2,9 @@
 // (Handover Required, Uplink RAN Status Transfer, Handover Cancel) and the target sends (Handover Request
 // Acknowledge, Handover Failure, Handover Notify), with their transfers and transparent containers,
 // through the generated builders; and what the AMF answers, read back.
-import { encodeComplete } from '../network/asn1/complete.ts';
+import { decodeComplete, encodeComplete } from '../network/asn1/complete.ts';
 import {
+  decodeHandoverCommandTransfer,
   encodeHandoverRequestAcknowledgeTransfer,
   encodeHandoverRequiredTransfer,
   encodeHandoverResourceAllocationUnsuccessfulTransfer,
@@ -23,7 +24,7 @@ import {
 } from '../network/ngap/generated/messages.ts';
 import type { Cause, GlobalRANNodeID, NGAPPDU, NGRANCGI } from '../network/ngap/generated/types.ts';
 import { bits, plmnIdentity, tac } from '../network/ngap/ngap-values.ts';
-import { gtpTunnel, type TunnelEnd } from './ue/gnb-sessions.ts';
+import { gtpTunnel, tunnelEnd, type TunnelEnd } from './ue/gnb-sessions.ts';
 import { userLocationInformation, type ServingCell } from './ue/ran-ue-messages.ts';
 
 const ALIGNED = true;
@@ -84,6 +85,8 @@ export function handoverRequired(input: {
   sourceCell: ServingCell;
   targetCell: ServingCell;
   pduSessionIds: readonly number[];
+  /** The source has a direct path to the target for data forwarding (9.3.4.14). */
+  directForwarding?: boolean;
   cause?: Cause;
 }): NGAPPDU {
   const plmn = plmnIdentity(input.targetCell.plmn.mcc, input.targetCell.plmn.mnc);
@@ -100,8 +103,12 @@ export function handoverRequired(input: {
     },
     pduSessionResourceListHoRqd: input.pduSessionIds.map((pDUSessionID) => ({
       pDUSessionID,
-      // Handover Required Transfer (9.3.4.14): no direct forwarding path offered.
-      handoverRequiredTransfer: encodeComplete({}, ALIGNED, encodeHandoverRequiredTransfer),
+      // Handover Required Transfer (9.3.4.14): whether the source has a direct forwarding path.
+      handoverRequiredTransfer: encodeComplete(
+        input.directForwarding === true ? { directForwardingPathAvailability: 'direct-path-available' } : {},
+        ALIGNED,
+        encodeHandoverRequiredTransfer,
+      ),
     })),
     sourceToTargetTransparentContainer: sourceToTarget(input.sourceCell, input.targetCell),
   });
@@ -129,11 +136,15 @@ export function handoverCancel(ids: Ids, cause: Cause): NGAPPDU {
   return buildHandoverCancel({ ...ids, cause });
 }
 
-/** A session the target admits: its downlink tunnel and the QoS flows it set up. */
+/**
+ * A session the target admits: its downlink tunnel and the QoS flows it set up, and the DL forwarding
+ * tunnel it offers, if any (every flow accepted for forwarding then).
+ */
 export interface AdmittedSession {
   pduSessionId: number;
   downlink: TunnelEnd;
   qfis: readonly number[];
+  forwarding: TunnelEnd | undefined;
 }
 
 /** HANDOVER REQUEST ACKNOWLEDGE (TS 38.413 9.2.3.5), the sessions admitted and those failed. */
@@ -150,7 +161,13 @@ export function handoverRequestAcknowledge(
       handoverRequestAcknowledgeTransfer: encodeComplete(
         {
           dLNGUUPTNLInformation: gtpTunnel(session.downlink),
-          qosFlowSetupResponseList: session.qfis.map((qosFlowIdentifier) => ({ qosFlowIdentifier })),
+          dLForwardingUPTNLInformation:
+            session.forwarding === undefined ? undefined : gtpTunnel(session.forwarding),
+          qosFlowSetupResponseList: session.qfis.map((qosFlowIdentifier) =>
+            session.forwarding === undefined
+              ? { qosFlowIdentifier }
+              : { qosFlowIdentifier, dataForwardingAccepted: 'data-forwarding-accepted' as const },
+          ),
         },
         ALIGNED,
         encodeHandoverRequestAcknowledgeTransfer,
@@ -193,6 +210,8 @@ export type N2HandoverAnswer =
       amfUeNgapId: number;
       handedOver: number[];
       released: number[];
+      /** Per session handed over with a DL forwarding tunnel: where to forward, and which flows. */
+      forwarding: { pduSessionId: number; tunnel: TunnelEnd; qfis: number[] }[];
     }
   | { kind: 'preparation-failure'; ranUeNgapId: number; amfUeNgapId: number; cause: Cause }
   | { kind: 'cancel-acknowledge'; ranUeNgapId: number; amfUeNgapId: number };
@@ -209,6 +228,13 @@ export function readN2HandoverAnswer(pdu: NGAPPDU): N2HandoverAnswer | undefined
       ranUeNgapId,
       handedOver: (read.message.pduSessionResourceHandoverList ?? []).map((item) => item.pDUSessionID),
       released: (read.message.pduSessionResourceToReleaseListHoCmd ?? []).map((item) => item.pDUSessionID),
+      forwarding: (read.message.pduSessionResourceHandoverList ?? []).flatMap((item) => {
+        const transfer = decodeComplete(item.handoverCommandTransfer, ALIGNED, decodeHandoverCommandTransfer);
+        const tunnel = transfer.ok ? tunnelEnd(transfer.value.dLForwardingUPTNLInformation) : undefined;
+        if (!transfer.ok || tunnel === undefined) return [];
+        const qfis = (transfer.value.qosFlowToBeForwardedList ?? []).map((flow) => flow.qosFlowIdentifier);
+        return [{ pduSessionId: item.pDUSessionID, tunnel, qfis }];
+      }),
     };
   }
   if (pdu.choice === 'unsuccessfulOutcome' && pdu.value.name === 'HandoverPreparation') {

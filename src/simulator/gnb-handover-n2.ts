@@ -23,6 +23,7 @@ import {
   uplinkRanStatusTransfer,
   type N2HandoverAnswer,
 } from './gnb-handover-n2-messages.ts';
+import type { TunnelEnd } from './ue/gnb-sessions.ts';
 import type { GnbUes } from './ue/gnb-ues.ts';
 import type { RadioUe } from './ue/ue-radio.ts';
 import type { SimulatedUe } from './ue/simulated-ue.ts';
@@ -53,6 +54,8 @@ export type N2HandoverOutcome =
       ncc: number;
       kgnbStar: Buffer;
       ueKgnbStar: Buffer | undefined;
+      /** The DL forwarding tunnels the target offered in its Acknowledge, by session. */
+      offered: { pduSessionId: number; tunnel: TunnelEnd }[];
     }
   | { outcome: 'failed'; cause: Cause }
   | { outcome: 'cancelled' }
@@ -65,6 +68,7 @@ interface Prepared {
   ncc: number;
   kgnbStar: Buffer;
   ueSecurityCapabilities: UESecurityCapabilities;
+  offered: { pduSessionId: number; tunnel: TunnelEnd }[];
 }
 
 /** The N2 handover side of one simulated node (one per `GnbUes`), as source and as target. */
@@ -109,10 +113,17 @@ export class N2Handover {
    * Hands `ue` over to `target` by N2 (TS 38.300 9.2.3.3): Handover Required with every session the
    * source holds; on Handover Command, Uplink RAN Status Transfer, the UE moves to the target's cell
    * (deriving KgNB* from the NCC the target was given) and the target sends Handover Notify; resolves
-   * once the AMF released the source's context. `stop` stops the source at that point. Rejects when the
-   * UE has no AS context here or an answer does not come in time.
+   * once the AMF released the source's context. `stop` stops the source at that point; `directForwarding`
+   * tells the AMF the source has a direct forwarding path to the target (the Command then says where to
+   * forward; no packet is forwarded). Rejects when the UE has no AS context here or an answer does not
+   * come in time.
    */
-  async handOver(ue: SimulatedUe, target: N2Handover, stop?: StopPoint): Promise<N2HandoverOutcome> {
+  async handOver(
+    ue: SimulatedUe,
+    target: N2Handover,
+    options: { stop?: StopPoint; directForwarding?: boolean } = {},
+  ): Promise<N2HandoverOutcome> {
+    const { stop } = options;
     const source = [...this.#contexts.entries()].find(([ran]) => this.#ues.link(ran)?.ue === ue);
     const link = source === undefined ? undefined : this.#ues.link(source[0]);
     if (source === undefined || link?.amfUeNgapId === undefined)
@@ -145,6 +156,7 @@ export class N2Handover {
         sourceCell: link.servingCell,
         targetCell: target.#ues.cell,
         pduSessionIds: sessions,
+        directForwarding: options.directForwarding === true,
       }),
     );
     if (prepared === undefined) return cancelled();
@@ -198,6 +210,7 @@ export class N2Handover {
       ncc: at.ncc,
       kgnbStar: at.kgnbStar,
       ueKgnbStar,
+      offered: at.offered,
     };
   }
 
@@ -244,6 +257,9 @@ export class N2Handover {
       ncc,
       kgnbStar,
       ueSecurityCapabilities: request.ueSecurityCapabilities,
+      offered: admitted.flatMap(({ pduSessionId, forwarding }) =>
+        forwarding === undefined ? [] : [{ pduSessionId, tunnel: forwarding }],
+      ),
     });
     this.#send(
       handoverRequestAcknowledge(
@@ -252,6 +268,7 @@ export class N2Handover {
           pduSessionId: session.pduSessionId,
           downlink: session.downlink,
           qfis: session.qfis,
+          forwarding: session.forwarding,
         })),
         [...refused, ...unreadable],
       ),

@@ -83,7 +83,7 @@ describe('N2 handover guards (real service, manual time)', () => {
     const { ue } = await withSession(2);
     const connections = s.held().connections;
     const rules = JSON.stringify([...s.rules.sessions.entries()]);
-    const outcome = await n2A.handOver(ue, n2B, 'after-command');
+    const outcome = await n2A.handOver(ue, n2B, { stop: 'after-command' });
     assert.equal(outcome.outcome, 'commanded');
     assert.equal(s.held().connections, connections + 1, 'the target’s connection waits for the UE');
     const released = gnb2.nextReceived('UEContextReleaseCommand');

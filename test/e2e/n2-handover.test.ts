@@ -104,6 +104,9 @@ describe('N2 handover (real service)', () => {
     assert.deepEqual(first.ueKgnbStar, first.kgnbStar);
     assert.deepEqual(first.command.handedOver, [1]);
     assert.deepEqual(first.command.released, []);
+    // No direct path named by the source: the SMF tells the target forwarding is not possible.
+    assert.deepEqual(first.offered, []);
+    assert.deepEqual(first.command.forwarding, []);
     assert.deepEqual(n2B.statusTransfers, [first.ranUeNgapId], 'the PDCP status reached the target');
     assert.equal(ue.connected, true);
     assert.equal(ue.radio, ues2);
@@ -271,13 +274,27 @@ describe('N2 handover (real service)', () => {
     assert.deepEqual(s.held().handovers, 0);
   });
 
+  it('direct forwarding: the target’s DL forwarding tunnel goes to the source in the Command', async () => {
+    const { ue } = await withSession(6);
+    const outcome = await n2A.handOver(ue, n2B, { directForwarding: true });
+    assert.ok(outcome.outcome === 'handed-over');
+    const [admitted] = ues2.sessions.of(ue);
+    assert.ok(admitted !== undefined);
+    const [offered] = outcome.offered;
+    assert.ok(offered !== undefined);
+    assert.deepEqual(outcome.command.forwarding, [{ pduSessionId: 1, tunnel: offered.tunnel, qfis: [1] }]);
+    assert.equal(offered.tunnel.address, '127.0.0.3');
+    assert.notEqual(offered.tunnel.teid, admitted.downlink.teid, 'a tunnel of its own');
+    assert.deepEqual(s.held().handovers, 0);
+  });
+
   it('Handover Cancel before and after the Command: Acknowledge, the target’s context released', async () => {
     const { ue } = await withSession(5);
     const connections = s.held().connections;
     const rules = JSON.stringify([...s.rules.sessions.entries()]);
 
     const releasedAtTarget = gnb2.nextReceived('UEContextReleaseCommand');
-    assert.deepEqual(await n2A.handOver(ue, n2B, 'cancel-after-command'), { outcome: 'cancelled' });
+    assert.deepEqual(await n2A.handOver(ue, n2B, { stop: 'cancel-after-command' }), { outcome: 'cancelled' });
     const release = await releasedAtTarget;
     assert.ok(release.pdu?.choice === 'initiatingMessage' && release.pdu.value.name === 'UEContextRelease');
     const cause = release.pdu.value.value.protocolIEs.find((ie) => ie.name === 'Cause');
@@ -285,7 +302,9 @@ describe('N2 handover (real service)', () => {
     await nothingLeft(connections, rules);
     assert.equal(ues2.sessions.of(ue).length, 0, 'the target released the tunnels it had set up');
 
-    assert.deepEqual(await n2A.handOver(ue, n2B, 'cancel-after-required'), { outcome: 'cancelled' });
+    assert.deepEqual(await n2A.handOver(ue, n2B, { stop: 'cancel-after-required' }), {
+      outcome: 'cancelled',
+    });
     await nothingLeft(connections, rules);
     await s.until(
       async () => (ues2.sessions.of(ue).length === 0 ? true : undefined),

@@ -3,7 +3,7 @@
 import type { NasMessageOf } from '../nas/index.ts';
 import type { AuthorisedSession } from '../ports/subscription-data.ts';
 import { parseBitrate } from '../common/bitrate-text.ts';
-import { setupRequestTransfer, type SessionAmbrBps } from './n2-transfers.ts';
+import { setupRequestTransfer, type HandoverForwarding, type SessionAmbrBps } from './n2-transfers.ts';
 import { releaseLocally } from './release.ts';
 import { authorise, type SessionProfile } from './session-authorisation.ts';
 import { SessionResources } from './session-resources.ts';
@@ -128,7 +128,11 @@ export async function establish(
 }
 
 /** The N2 SM item that sets the session's user plane up (PDU Session Resource Setup Request Transfer). */
-export function setupItem(ctx: Pick<SmfContext, 'userPlane'>, s: SmSession): N2SmItem {
+export function setupItem(
+  ctx: Pick<SmfContext, 'userPlane'>,
+  s: SmSession,
+  forwarding?: HandoverForwarding,
+): N2SmItem {
   if (ctx.userPlane === undefined) throw new Error('SMF: a session without a user plane');
   return {
     pduSessionId: s.pduSessionId,
@@ -138,6 +142,7 @@ export function setupItem(ctx: Pick<SmfContext, 'userPlane'>, s: SmSession): N2S
       uplink: { address: ctx.userPlane.n3Address, teid: s.resources.uplinkTeid },
       ipType: s.ipType,
       flow: s.flow,
+      ...(forwarding === undefined ? {} : { forwarding }),
     }),
   };
 }

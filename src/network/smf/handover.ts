@@ -10,7 +10,7 @@ import {
   encodeHandoverCommandTransfer,
   encodeHandoverPreparationUnsuccessfulTransfer,
 } from '../ngap/generated/codec.ts';
-import type { Cause } from '../ngap/generated/types.ts';
+import type { Cause, UPTransportLayerInformation } from '../ngap/generated/types.ts';
 import type {
   HandoverCommandLists,
   HandoverPreparation,
@@ -18,7 +18,7 @@ import type {
 } from '../amf/ports/session-management.ts';
 import type { DownlinkTunnel } from '../upf/ports/session-control.ts';
 import { setupItem } from './establishment.ts';
-import { tunnelOf } from './n2-transfers.ts';
+import { tunnelOf, type TunnelEndpoint } from './n2-transfers.ts';
 import { transition, userPlaneUp } from './session-table.ts';
 import { publish } from './session-view.ts';
 import type { SmfContext } from './smf-context.ts';
@@ -31,18 +31,49 @@ export function handoverPreparationUnsuccessfulTransfer(cause: Cause): Uint8Arra
   return encodeComplete({ cause }, ALIGNED, encodeHandoverPreparationUnsuccessfulTransfer);
 }
 
-/**
- * Handover Command Transfer (9.3.4.10) with no IE: no data forwarding tunnel is offered to the source
- * (docs/n2.md: data forwarding is not built).
- */
-function handoverCommandTransfer(): Uint8Array {
-  return encodeComplete({}, ALIGNED, encodeHandoverCommandTransfer);
+/** Where the source forwards a session's downlink during the handover (direct forwarding). */
+interface Forwarding {
+  tunnel: UPTransportLayerInformation;
+  qfis: number[];
 }
 
-/** The target's downlink tunnel from Handover Request Acknowledge Transfer (9.3.4.11); never throws. */
-function targetTunnel(bytes: Uint8Array): ReturnType<typeof tunnelOf> {
+/**
+ * Handover Command Transfer (9.3.4.10): the target's DL forwarding tunnel and the QoS flows it accepted
+ * to forward, when the source has a direct path to it (TS 23.502 4.9.1.3.2 step 11); else no IE.
+ */
+function handoverCommandTransfer(forwarding: Forwarding | undefined): Uint8Array {
+  return encodeComplete(
+    forwarding === undefined
+      ? {}
+      : {
+          dLForwardingUPTNLInformation: forwarding.tunnel,
+          qosFlowToBeForwardedList: forwarding.qfis.map((qosFlowIdentifier) => ({ qosFlowIdentifier })),
+        },
+    ALIGNED,
+    encodeHandoverCommandTransfer,
+  );
+}
+
+/**
+ * The target's downlink tunnel from Handover Request Acknowledge Transfer (9.3.4.11), and its DL
+ * forwarding tunnel with the flows it accepts to forward, if it offers one; never throws.
+ */
+function targetAnswer(
+  bytes: Uint8Array,
+): { tunnel: TunnelEndpoint; forwarding: Forwarding | undefined } | undefined {
   const decoded = decodeComplete(bytes, ALIGNED, decodeHandoverRequestAcknowledgeTransfer);
-  return decoded.ok ? tunnelOf(decoded.value.dLNGUUPTNLInformation) : undefined;
+  if (!decoded.ok) return undefined;
+  const tunnel = tunnelOf(decoded.value.dLNGUUPTNLInformation);
+  if (tunnel === undefined) return undefined;
+  const offered = decoded.value.dLForwardingUPTNLInformation;
+  const qfis = decoded.value.qosFlowSetupResponseList
+    .filter((flow) => flow.dataForwardingAccepted === 'data-forwarding-accepted')
+    .map((flow) => flow.qosFlowIdentifier);
+  const forwarding =
+    offered === undefined || tunnelOf(offered) === undefined || qfis.length === 0
+      ? undefined
+      : { tunnel: offered, qfis };
+  return { tunnel, forwarding };
 }
 
 /** The target's cause in Handover Resource Allocation Unsuccessful Transfer (9.3.4.20), when it reads. */
@@ -58,25 +89,33 @@ type HandoverContext = Pick<SmfContext, 'table' | 'userPlane' | 'events' | 'logg
  * answered, the downlink tunnel it gave each. A UE has at most one (the AMF serves one at a time); what
  * is kept goes at execution or cancel.
  */
+/** A session prepared for the target: whether the source has a direct path, then the target's tunnel. */
+interface Kept {
+  direct: boolean;
+  downlink: DownlinkTunnel | undefined;
+}
+
 export function createSmfHandovers(ctx: HandoverContext) {
-  const prepared = new Map<string, Map<number, DownlinkTunnel | undefined>>();
+  const prepared = new Map<string, Map<number, Kept>>();
 
   return {
     /**
      * Handover Required (TS 23.502 4.9.1.3.2 step 3-4): each session whose user plane is active and whose
-     * Handover Required Transfer reads goes to the target with the setup transfer of its UPF tunnel (the
-     * UPF keeps its N3 address and uplink TEID: no new UPF, 4.9.1.3.2 step 4 without I-UPF); the others
-     * do not (an unknown or inactive session, an unreadable transfer).
+     * Handover Required Transfer (9.3.4.14) reads goes to the target with the setup transfer of its UPF
+     * tunnel (the UPF keeps its N3 address and uplink TEID: no new UPF, 4.9.1.3.2 step 4 without I-UPF),
+     * saying whether the source has a direct forwarding path; without one, data forwarding is not
+     * possible (indirect forwarding is not built). The others do not go (an unknown or inactive session,
+     * an unreadable transfer).
      */
     required(supi: string, items: readonly PathSwitchItem[]): HandoverPreparation {
       const answer: HandoverPreparation = { toSetUp: [], notHandedOver: [] };
-      const kept = new Map<number, DownlinkTunnel | undefined>();
+      const kept = new Map<number, Kept>();
       for (const { pduSessionId, transfer } of items) {
         const s = ctx.table.get(supi, pduSessionId);
+        const read = decodeComplete(transfer, ALIGNED, decodeHandoverRequiredTransfer);
         let cause: Cause | undefined;
         if (s?.state.kind !== 'active') cause = { choice: 'radioNetwork', value: 'unknown-PDU-session-ID' };
-        else if (!decodeComplete(transfer, ALIGNED, decodeHandoverRequiredTransfer).ok)
-          cause = { choice: 'protocol', value: 'semantic-error' };
+        else if (!read.ok) cause = { choice: 'protocol', value: 'semantic-error' };
         else if (ctx.userPlane === undefined)
           cause = { choice: 'misc', value: 'not-enough-user-plane-processing-resources' };
         if (s === undefined || cause !== undefined || kept.has(pduSessionId)) {
@@ -88,8 +127,9 @@ export function createSmfHandovers(ctx: HandoverContext) {
           });
           continue;
         }
-        kept.set(pduSessionId, undefined);
-        answer.toSetUp.push(setupItem(ctx, s));
+        const direct = read.ok && read.value.directForwardingPathAvailability === 'direct-path-available';
+        kept.set(pduSessionId, { direct, downlink: undefined });
+        answer.toSetUp.push(setupItem(ctx, s, direct ? 'direct-path-available' : 'not-possible'));
       }
       if (kept.size > 0) prepared.set(supi, kept);
       else prepared.delete(supi);
@@ -109,9 +149,10 @@ export function createSmfHandovers(ctx: HandoverContext) {
       const answer: HandoverCommandLists = { handedOver: [], toRelease: [] };
       const kept = prepared.get(supi);
       for (const { pduSessionId, transfer } of admitted) {
-        const tunnel = kept?.has(pduSessionId) === true ? targetTunnel(transfer) : undefined;
+        const session = kept?.get(pduSessionId);
+        const target = session === undefined ? undefined : targetAnswer(transfer);
         const s = ctx.table.get(supi, pduSessionId);
-        if (tunnel === undefined || s === undefined || kept === undefined) {
+        if (target === undefined || s === undefined || session === undefined) {
           kept?.delete(pduSessionId);
           answer.toRelease.push({
             pduSessionId,
@@ -122,8 +163,14 @@ export function createSmfHandovers(ctx: HandoverContext) {
           });
           continue;
         }
-        kept.set(pduSessionId, { gnbAddress: tunnel.address, remoteTeid: tunnel.teid, qfi: s.flow.qfi });
-        answer.handedOver.push({ pduSessionId, transfer: handoverCommandTransfer() });
+        session.downlink = {
+          gnbAddress: target.tunnel.address,
+          remoteTeid: target.tunnel.teid,
+          qfi: s.flow.qfi,
+        };
+        // A forwarding tunnel the target offers though the SMF said forwarding was not possible is unused.
+        const forwarding = session.direct ? target.forwarding : undefined;
+        answer.handedOver.push({ pduSessionId, transfer: handoverCommandTransfer(forwarding) });
       }
       for (const { pduSessionId, transfer } of failed) {
         kept?.delete(pduSessionId);
@@ -133,7 +180,8 @@ export function createSmfHandovers(ctx: HandoverContext) {
         });
       }
       // Sessions the target named in neither list were not admitted either (TS 38.413 8.4.2.2).
-      if (kept !== undefined) for (const [id, tunnel] of kept) if (tunnel === undefined) kept.delete(id);
+      if (kept !== undefined)
+        for (const [id, { downlink }] of kept) if (downlink === undefined) kept.delete(id);
       return answer;
     },
 
@@ -143,11 +191,11 @@ export function createSmfHandovers(ctx: HandoverContext) {
      * and every other session whose user plane was up, is deactivated (a Service Request brings it back).
      */
     executed(supi: string): void {
-      const kept = prepared.get(supi) ?? new Map<number, DownlinkTunnel | undefined>();
+      const kept = prepared.get(supi);
       prepared.delete(supi);
       for (const s of ctx.table.ofUe(supi)) {
         if (!userPlaneUp(s.state)) continue;
-        const downlink = kept.get(s.pduSessionId);
+        const downlink = kept?.get(s.pduSessionId)?.downlink;
         const moved =
           downlink === undefined
             ? undefined

@@ -105,14 +105,22 @@ function qosParameters(flow: DefaultQosFlow): QosFlowLevelQosParameters {
 }
 
 /**
+ * How a handover target may forward (TS 38.413 9.3.4.1, TS 23.502 4.9.1.3.2 step 4): the source has a
+ * direct path to it, or data forwarding is not possible (no indirect forwarding tunnel is offered).
+ */
+export type HandoverForwarding = 'direct-path-available' | 'not-possible';
+
+/**
  * PDU Session Resource Setup Request Transfer (TS 38.413 9.3.4.1): Session-AMBR, the UPF's uplink
- * tunnel end point, the PDU session type and the default QoS flow.
+ * tunnel end point, the PDU session type and the default QoS flow; in a Handover Request, how the
+ * target may forward.
  */
 export function setupRequestTransfer(input: {
   ambr: SessionAmbrBps;
   uplink: TunnelEndpoint;
   ipType: IpType;
   flow: DefaultQosFlow;
+  forwarding?: HandoverForwarding;
 }): Uint8Array {
   return encodeComplete(
     buildPDUSessionResourceSetupRequestTransfer({
@@ -121,10 +129,14 @@ export function setupRequestTransfer(input: {
         pDUSessionAggregateMaximumBitRateUL: input.ambr.uplinkBps,
       },
       ulNguUpTnlInformation: upTransportLayerInformation(input.uplink),
+      dataForwardingNotPossible:
+        input.forwarding === 'not-possible' ? 'data-forwarding-not-possible' : undefined,
       pduSessionType: PDU_SESSION_TYPE[input.ipType],
       qosFlowSetupRequestList: [
         { qosFlowIdentifier: input.flow.qfi, qosFlowLevelQosParameters: qosParameters(input.flow) },
       ],
+      directForwardingPathAvailability:
+        input.forwarding === 'direct-path-available' ? 'direct-path-available' : undefined,
     }),
     ALIGNED,
     encodePDUSessionResourceSetupRequestTransfer,

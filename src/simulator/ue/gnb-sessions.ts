@@ -90,7 +90,7 @@ function expandIpv6(address: string): string {
   return groups.map((g) => g.padStart(4, '0')).join('');
 }
 
-function tunnelEnd(info: UPTransportLayerInformation | undefined): TunnelEnd | undefined {
+export function tunnelEnd(info: UPTransportLayerInformation | undefined): TunnelEnd | undefined {
   if (info?.choice !== 'gTPTunnel' || info.value.gTPTEID.length !== 4) return undefined;
   const { bytes, length } = info.value.transportLayerAddress;
   const teid = Buffer.from(info.value.gTPTEID).readUInt32BE(0);
@@ -322,19 +322,29 @@ export class GnbSessions {
   /**
    * The sessions of a Handover Request (TS 38.413 8.4.2.2) for the connection `ranUeNgapId`, each from
    * its PDU Session Resource Setup Request Transfer (9.3.4.1) as in a setup; those whose transfer does
-   * not read are not set up.
+   * not read are not set up. Each admitted one gets a DL forwarding tunnel of this node's unless the
+   * transfer says data forwarding is not possible.
    */
   setUpForHandover(
     ue: RadioUe,
     ranUeNgapId: number,
     items: readonly { pduSessionId: number; transfer: Uint8Array }[],
-  ): { admitted: GnbSession[]; failed: number[] } {
-    const admitted: GnbSession[] = [];
+  ): { admitted: (GnbSession & { forwarding: TunnelEnd | undefined })[]; failed: number[] } {
+    const admitted: (GnbSession & { forwarding: TunnelEnd | undefined })[] = [];
     const failed: number[] = [];
     for (const item of items) {
       const session = this.#setUp(ue, ranUeNgapId, item.pduSessionId, item.transfer);
-      if (session === undefined) failed.push(item.pduSessionId);
-      else admitted.push(session);
+      if (session === undefined) {
+        failed.push(item.pduSessionId);
+        continue;
+      }
+      const decoded = decodeComplete(item.transfer, ALIGNED, decodePDUSessionResourceSetupRequestTransfer);
+      const read = decoded.ok ? readPDUSessionResourceSetupRequestTransfer(decoded.value) : undefined;
+      const forwarding =
+        read?.ok === true && read.message.dataForwardingNotPossible === undefined
+          ? { address: this.#n3Address, teid: this.#allocateTeid() }
+          : undefined;
+      admitted.push({ ...session, forwarding });
     }
     return { admitted, failed };
   }
