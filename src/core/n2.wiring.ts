@@ -103,6 +103,8 @@ export function createN2(
   let service: N2Service | undefined;
   let endpoint: N2Endpoint | undefined;
   let functions: NetworkFunctions | undefined;
+  /** Stops handing the API's queued messages to the SMSF. */
+  let stopSmsQueued: (() => void) | undefined;
   let upf: Upf | undefined;
 
   return {
@@ -201,6 +203,9 @@ export function createN2(
       functions = built;
       // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
       if (built !== undefined) core.location.locationServices.provide(built.locationServices);
+      // A message the operator queued through the API goes now if its recipient is reachable (docs/sms.md).
+      const smsf = built?.smsf;
+      stopSmsQueued = smsf === undefined ? undefined : core.ports.smsQueued((imsi) => smsf.ueReachable(imsi));
       upf = built?.upf;
       endpoint = {
         transport: opened.kind,
@@ -230,6 +235,8 @@ export function createN2(
       await core.records.ingestion.flush();
       await running?.stop();
       if (functions !== undefined) core.location.locationServices.provide(undefined);
+      stopSmsQueued?.();
+      stopSmsQueued = undefined;
       await functions?.stop();
       functions = undefined;
     },

@@ -23,6 +23,8 @@ import type { Db } from '../storage/database.ts';
 import { createAuthenticationData } from '../storage/network-ports/authentication-data.ts';
 import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
 import { createSmsStore, createSmsSubscribers } from '../storage/network-ports/sms-store.ts';
+import { createSmsRepository } from '../resources/sms/sms.repository.ts';
+import { createSmsService } from '../resources/sms/sms.service.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { CoreWiring } from './wiring.ts';
@@ -79,6 +81,14 @@ export async function wireNetworkConfiguration(
   });
   core.notices.onMissed(() => subscribersService.forgetListPositions());
 
+  const smsSubscribers = createSmsSubscribers({ db });
+  const sms = createSmsService({
+    db,
+    sms: createSmsRepository(db),
+    subscribers: smsSubscribers,
+    audit,
+    clock,
+  });
   return {
     /** True when this start created the default operator, data network, slice, profile and policy. */
     firstStart,
@@ -112,8 +122,12 @@ export async function wireNetworkConfiguration(
       }),
       /** The SMSF's message store and the subscribers' SMS data (docs/sms.md). */
       smsStore: createSmsStore({ db }),
-      smsSubscribers: createSmsSubscribers({ db }),
+      smsSubscribers,
+      /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
+      smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
     },
+    /** Operator-originated short messages, their list and clear (docs/sms.md, "API"). */
+    sms,
   };
 }
 

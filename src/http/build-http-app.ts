@@ -29,6 +29,7 @@ import { slicesRoutes } from '../resources/slices/slices.routes.ts';
 import { createHealthReader, type NetworkSource } from '../resources/status/health.ts';
 import { statusRoutes } from '../resources/status/status.routes.ts';
 import { subscriberLogsRoutes } from '../resources/subscriber-logs/subscriber-logs.routes.ts';
+import { smsRoutes } from '../resources/sms/sms.routes.ts';
 import { subscriberTimelineRoutes } from '../resources/subscriber-timeline/subscriber-timeline.routes.ts';
 import { subscriberUsageRoutes } from '../resources/subscriber-usage/subscriber-usage.routes.ts';
 import { subscriberImportRoutes } from '../resources/subscribers/subscriber-import.routes.ts';
@@ -269,6 +270,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     );
   }
 
+  await app.register(smsRoutes({ sms: config.sms }));
   await app.register(cellPositionsRoutes({ cellPositions: location.cellPositions }));
   await app.register(positioningRoutes({ positioning: location.positioning }));
 

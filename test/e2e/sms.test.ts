@@ -74,6 +74,22 @@ describe('SMS between simulated UEs through the core', () => {
       c.sms.inbox.map((entry) => entry.kind === 'message' && [entry.from, entry.text]),
       [['15550000001', 'for when you are back']],
     );
+
+    // The operator sends one through the API: it goes to the registered UE at once.
+    const sent = await s.t.request({
+      method: 'POST',
+      url: '/api/v1/sms',
+      token: s.token,
+      payload: { msisdn: '15550000002', text: 'from the operator', from: 'Ops' },
+    });
+    assert.equal(sent.statusCode, 201, sent.body);
+    assert.equal(await b.sms.received(2, 5_000), true);
+    assert.deepEqual(b.sms.inbox[1], { ...b.sms.inbox[1], from: 'Ops', text: 'from the operator' });
+    const listed = await s.until(async () => {
+      const page = await s.get<{ items: { status: string; text?: string }[] }>('/api/v1/sms?per_page=100');
+      return page.items.every((item) => item.status === 'delivered') ? page.items : undefined;
+    }, 'every message delivered');
+    assert.equal(listed.length, 5, 'two parts, three single messages (the refused one was never stored)');
   });
 });
 

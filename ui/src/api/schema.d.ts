@@ -9738,6 +9738,304 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Short messages (one item per part), newest first
+         * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description 1-based page index, at most 1000000 */
+                    page?: number;
+                    /** @description items per page */
+                    per_page?: number;
+                    /** @description a subscriber, as sender or recipient */
+                    imsi?: string;
+                    /** @description a number, as sender or recipient */
+                    msisdn?: string;
+                    direction?: "mobile-originated" | "network-originated";
+                    status?: "queued" | "delivered" | "failed" | "expired";
+                    /** @description RFC 3339; records at or after this instant */
+                    timestamp_from?: string;
+                    /** @description RFC 3339; records at or before this instant */
+                    timestamp_to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                items: {
+                                    id: number;
+                                    /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
+                                    created_at: string;
+                                    /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
+                                    updated_at: string;
+                                    direction: "mobile-originated" | "network-originated";
+                                    /** @description the sender's MSISDN, or the operator's sender id */
+                                    from: string;
+                                    /** @description the sending device; null from the API */
+                                    from_imsi: string | null;
+                                    to_imsi: string;
+                                    to_msisdn: string | null;
+                                    /** @description the text of this part, when it is text */
+                                    text?: string;
+                                    /** @description the octets of this part in hexadecimal, when they are not text */
+                                    data?: string;
+                                    status: "queued" | "delivered" | "failed" | "expired";
+                                    /** @description why it failed: the RP-cause the device answered */
+                                    cause: string | null;
+                                    attempts: number;
+                                    /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
+                                    valid_until: string;
+                                }[];
+                                page: number;
+                                per_page: number;
+                                total_count: number;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: malformed JSON, a wrong, missing or unknown field, or a bad parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Send a short message to a subscriber (by MSISDN or IMSI): stored, then delivered over NAS
+         * @description Roles allowed: admin (1), network manager (3) (permission `network:write`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description the recipient by MSISDN (or give imsi)
+                         * @example 15551234567
+                         * @example +15551234567
+                         */
+                        msisdn?: string;
+                        /**
+                         * @description the recipient by IMSI (or give msisdn)
+                         * @example 001010000000001
+                         */
+                        imsi?: string;
+                        /** @description GSM 7-bit when every character is in it, else UCS-2; split into up to 255 parts */
+                        text?: string;
+                        /** @description 8-bit data (TP-DCS 8-bit) in one message, instead of text */
+                        data?: string;
+                        /** @description the sender: an E.164 number, or an id of at most 11 GSM 7-bit characters (default "PMN Core") */
+                        from?: string;
+                        /** @description how long it waits for its recipient (default 7 days) */
+                        validity_seconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                message: string;
+                                /** @description the recipient's IMSI */
+                                imsi: string;
+                                /** @description one per part, in order */
+                                ids: number[];
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: malformed JSON, a wrong, missing or unknown field, or a bad parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state (duplicate, still referenced, limit reached) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Body larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Delete every short message, delivered or not
+         * @description Roles allowed: admin (1), network manager (3) (permission `records:write`).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/beta/cell-positions": {
         parameters: {
             query?: never;
