@@ -147,23 +147,35 @@ describe('N2 handover (real service)', () => {
     assert.equal(upfSession.downlink, `127.0.0.2:2152 teid ${again.downlink.teid} qfi 1`);
 
     await s.t.records.flush();
-    const events = await s.get<{ items: RadioEvent[] }>(`/api/v1/ran/events?protocol=NGAP&limit=500`);
-    const types = new Set(events.items.map((event) => `${event.direction} ${event.message_type}`));
-    for (const expected of [
-      'inbound HandoverRequired',
-      'outbound HandoverRequest',
-      'inbound HandoverRequestAcknowledge',
-      'outbound HandoverCommand',
-      'inbound UplinkRANStatusTransfer',
-      'outbound DownlinkRANStatusTransfer',
-      'inbound HandoverNotify',
-    ])
-      assert.ok(types.has(expected), expected);
+    const eventsOf = async (type: string): Promise<RadioEvent[]> =>
+      (await s.get<{ items: RadioEvent[] }>(`/api/v1/ran/events?protocol=NGAP&message_type=${type}`)).items;
+    for (const [type, direction] of [
+      ['HandoverRequired', 'inbound'],
+      ['HandoverRequest', 'outbound'],
+      ['HandoverRequestAcknowledge', 'inbound'],
+      ['HandoverCommand', 'outbound'],
+      ['UplinkRANStatusTransfer', 'inbound'],
+      ['DownlinkRANStatusTransfer', 'outbound'],
+      ['HandoverNotify', 'inbound'],
+    ] as const) {
+      const events = await eventsOf(type);
+      assert.equal(events.length, 2, type);
+      assert.ok(
+        events.every((event) => event.direction === direction),
+        type,
+      );
+    }
     // The source's messages name the subscriber (network.md section 3).
     for (const type of ['HandoverRequired', 'HandoverCommand']) {
-      const event = events.items.find((item) => item.message_type === type);
+      const [event] = await eventsOf(type);
       assert.match(event?.details ?? '', new RegExp(`"imsi":"${imsi}"`), type);
     }
+    // The NH given to the target is never stored (network.md section 4).
+    const [request] = await eventsOf('HandoverRequest');
+    assert.ok(request !== undefined);
+    assert.deepEqual((JSON.parse(request.details) as { redacted: string[] }).redacted, ['SecurityKey']);
+    const detail = await s.get<{ decoded: unknown }>(`/api/v1/ran/events/${request.id}`);
+    assert.match(JSON.stringify(detail.decoded), /"next_hop_nh":\{"redacted":true\}/);
   });
 
   it('a target the AMF does not know: Handover Preparation Failure unknown-targetID, nothing held', async () => {
