@@ -43,10 +43,16 @@ const UE_BASE = '10.45.0.2';
 /** Why the XDP part cannot run here, or undefined. */
 function unavailable(): string | undefined {
   if (!existsSync(upfBpfObject())) return 'built without the XDP program (clang or libbpf-dev missing)';
-  try {
-    execFileSync('clang', ['--version'], { stdio: 'ignore' });
-  } catch {
-    return 'needs clang for the plain XDP forwarder and the sink';
+  for (const [command, why] of [
+    ['clang', 'clang for the plain XDP forwarder and the sink'],
+    ['taskset', 'taskset (util-linux) to pin the generator and the NAPI threads'],
+    ['chrt', 'chrt (util-linux) for the NAPI threads'],
+  ] as const) {
+    try {
+      execFileSync(command, ['--version'], { stdio: 'ignore' });
+    } catch {
+      return `needs ${why}`;
+    }
   }
   return undefined;
 }
