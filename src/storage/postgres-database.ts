@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Kysely, type KyselyConfig, type TransactionBuilder } from 'kysely';
 import postgres from 'postgres';
+import { OverloadedError } from '../errors.ts';
 import type { Db } from './database.ts';
 import { DEFAULT_POOL_SIZE } from './database-location.ts';
 import { PostgresJsDialect } from './postgres-dialect.ts';
@@ -66,6 +67,8 @@ export async function openPostgresDatabase(
 const RETRYABLE = new Set(['40001', '40P01']);
 /** Runs of one transaction before its serialization failure is given to the caller. */
 export const TRANSACTION_ATTEMPTS = 16;
+/** Seconds a client is told to wait after a transaction collided on every run. */
+const BUSY_RETRY_AFTER_SECONDS = 1;
 /** The longest pause between two runs (milliseconds); pauses grow from 2 ms, doubling, each random below its bound. */
 const MAX_PAUSE_MS = 100;
 
@@ -89,8 +92,11 @@ class SerializableKysely extends Kysely<Database> {
           return await builder.execute((trx) => runInTransaction(trx, callback));
         } catch (error) {
           const code = (error as { code?: unknown } | null)?.code;
-          if (attempt >= TRANSACTION_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code))
-            throw error;
+          if (typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+          // Still colliding after every run: too many writers on the same rows now, which a client may
+          // try again later (503), not a fault of the request or of the service (500).
+          if (attempt >= TRANSACTION_ATTEMPTS)
+            throw new OverloadedError(`the database is busy (${code}); try again`, BUSY_RETRY_AFTER_SECONDS);
           // Apart, so the transactions that collided do not collide again at once.
           await sleep(Math.random() * Math.min(MAX_PAUSE_MS, 2 ** attempt));
         }

@@ -139,11 +139,22 @@ const UNAVAILABLE_CODES = new Set([
 /** Seconds a client is told to wait before trying again while the database is unavailable. */
 const RETRY_AFTER_SECONDS = 1;
 
-/** An OverloadedError (503 with Retry-After) for a failure of the database rather than of the query. */
-export function unavailable(error: unknown): OverloadedError | undefined {
+/**
+ * A transaction's `begin` refused with feature_not_supported: every transaction begins SERIALIZABLE, which
+ * a hot standby refuses (a URL without `target_session_attrs=read-write` may reach one after a failover).
+ */
+const STANDBY_AT_BEGIN = '0A000';
+
+/**
+ * An OverloadedError (503 with Retry-After) for a failure of the database rather than of the query;
+ * `atBegin` when the failure is of a transaction's `begin`.
+ */
+export function unavailable(error: unknown, atBegin = false): OverloadedError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
-  if (!UNAVAILABLE_CODES.has(code) && !code.startsWith('08') && !code.startsWith('53')) return undefined;
+  const standby = atBegin && code === STANDBY_AT_BEGIN;
+  if (!standby && !UNAVAILABLE_CODES.has(code) && !code.startsWith('08') && !code.startsWith('53'))
+    return undefined;
   return new OverloadedError(`the database is unavailable (${code}); try again`, RETRY_AFTER_SECONDS);
 }
 
@@ -190,7 +201,7 @@ class PostgresJsConnection implements DatabaseConnection {
       await this.#reserved.unsafe(statement);
     } catch (error) {
       this.release();
-      throw unavailable(error) ?? error;
+      throw unavailable(error, true) ?? error;
     }
   }
 

@@ -18,8 +18,6 @@ export interface ReplicatedPostgres {
   password: string;
   primaryPort: number;
   standbyPort: number;
-  /** Both hosts, the primary first, with `target_session_attrs=read-write`. */
-  url(database: string): string;
   /** Runs SQL through `psql` on `database` of the server at `port`; the rows, one a line. */
   psql(port: number, database: string, sql: string): string;
   /** Stops the primary as a crash would (`pg_ctl -m immediate`): no shutdown checkpoint, connections cut. */
@@ -151,9 +149,6 @@ export async function startReplicatedPostgres(databases: string[]): Promise<Repl
       password: PASSWORD,
       primaryPort,
       standbyPort,
-      url: (database) =>
-        `postgres://${USER}:${PASSWORD}@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/${database}` +
-        '?target_session_attrs=read-write',
       psql,
       crashPrimary: () => void run(join(bin, 'pg_ctl'), ['-D', primaryData, '-m', 'immediate', '-w', 'stop']),
       promoteStandby: () => void run(join(bin, 'pg_ctl'), ['-D', standbyData, '-w', 'promote']),
