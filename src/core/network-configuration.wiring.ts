@@ -24,6 +24,7 @@ import { createAuthenticationData } from '../storage/network-ports/authenticatio
 import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
 import { createSmsStore, createSmsSubscribers } from '../storage/network-ports/sms-store.ts';
 import { createSmsRepository } from '../resources/sms/sms.repository.ts';
+import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { createSmsService } from '../resources/sms/sms.service.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import type { Executor } from '../storage/transaction.ts';
@@ -82,12 +83,11 @@ export async function wireNetworkConfiguration(
   core.notices.onMissed(() => subscribersService.forgetListPositions());
 
   const smsSubscribers = createSmsSubscribers({ db });
-  const sms = createSmsService({
-    db,
-    sms: createSmsRepository(db),
-    subscribers: smsSubscribers,
-    audit,
-    clock,
+  const smsRepository = createSmsRepository(db);
+  const sms = createSmsService({ db, sms: smsRepository, subscribers: smsSubscribers, audit, clock });
+  core.retention.register({
+    ...SMS_RETENTION,
+    deleteOlderThan: (cutoff, limit) => smsRepository.deleteOlderThan(cutoff, limit),
   });
   return {
     /** True when this start created the default operator, data network, slice, profile and policy. */

@@ -30,6 +30,7 @@ import { createHealthReader, type NetworkSource } from '../resources/status/heal
 import { statusRoutes } from '../resources/status/status.routes.ts';
 import { subscriberLogsRoutes } from '../resources/subscriber-logs/subscriber-logs.routes.ts';
 import { smsRoutes } from '../resources/sms/sms.routes.ts';
+import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { subscriberTimelineRoutes } from '../resources/subscriber-timeline/subscriber-timeline.routes.ts';
 import { subscriberUsageRoutes } from '../resources/subscriber-usage/subscriber-usage.routes.ts';
 import { subscriberImportRoutes } from '../resources/subscribers/subscriber-import.routes.ts';
@@ -271,6 +272,17 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   }
 
   await app.register(smsRoutes({ sms: config.sms }));
+  await app.register(
+    retentionRoutes({
+      retention: core.retention,
+      path: '/api/v1/sms/retention',
+      recordType: SMS_RETENTION.recordType,
+      label: SMS_RETENTION.label,
+      tag: 'sms',
+      readPermission: 'records:read',
+      writePermission: 'records:write',
+    }),
+  );
   await app.register(cellPositionsRoutes({ cellPositions: location.cellPositions }));
   await app.register(positioningRoutes({ positioning: location.positioning }));
 

@@ -4,8 +4,10 @@ import { ROLE } from '../../src/identity/roles.ts';
 import { created, errorOf, imsi, newSubscriber } from '../helpers/network.ts';
 import {
   auditEntries,
+  createApiToken,
   createTestApp,
   initialize,
+  manualClock,
   result,
   userWithRole,
   type TestApp,
@@ -169,5 +171,42 @@ describe('DELETE /api/v1/sms', () => {
     assert.deepEqual([response.statusCode, result(response)], [200, { message: '1 SMS messages deleted' }]);
     assert.equal((await list()).total_count, 0);
     assert.equal((await auditEntries(t, token))[0]?.action, 'clear_sms');
+  });
+});
+
+describe('/api/v1/sms/retention', () => {
+  it('30 days unless set; retention deletes settled messages older than that and keeps queued ones', async () => {
+    const clock = manualClock();
+    const app = await createTestApp({ clock });
+    try {
+      // An API token: a session would expire as the clock moves on by days.
+      const admin = await createApiToken(app, await initialize(app));
+      await created(app, admin, '/api/v1/subscribers', newSubscriber(1));
+      const url = '/api/v1/sms/retention';
+      const read = async () =>
+        result<{ days: number }>(await app.request({ method: 'GET', url, token: admin })).days;
+      assert.equal(await read(), 30);
+      const put = await app.request({ method: 'PUT', url, token: admin, payload: { days: 1 } });
+      assert.equal(put.statusCode, 200, put.body);
+      assert.equal(await read(), 1);
+      assert.equal((await auditEntries(app, admin))[0]?.action, 'update_sms_messages_retention');
+
+      const post = (text: string) =>
+        app.request({ method: 'POST', url: '/api/v1/sms', token: admin, payload: { imsi: imsi(1), text } });
+      const ids = [];
+      for (const text of ['settled', 'still waiting'])
+        ids.push(result<{ ids: number[] }>(await post(text)).ids[0]!);
+      await app.core.ports.smsStore.settle(ids[0]!, { status: 'delivered', at: clock.now() });
+      clock.advance(2 * 86_400_000);
+      await app.core.retention.enforce();
+      const page = await app.request({ method: 'GET', url: '/api/v1/sms', token: admin });
+      assert.deepEqual(
+        result<{ items: Item[] }>(page).items.map((item) => item.id),
+        [ids[1]],
+        'the delivered one went; the queued one stays within its validity (7 days)',
+      );
+    } finally {
+      await app.close();
+    }
   });
 });

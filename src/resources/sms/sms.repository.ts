@@ -136,6 +136,26 @@ export function createSmsRepository(db: Db) {
       return rows.map((row) => Number(row.id));
     },
 
+    /**
+     * Retention: deletes at most `limit` messages last changed before `cutoff` that are settled, or queued
+     * past their validity (their recipient never came back to have them marked expired); how many.
+     */
+    async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
+      const result = await db
+        .deleteFrom('sms_messages')
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('sms_messages')
+            .select('id')
+            .where('updated_at', '<', cutoff)
+            .where((inner) => inner.or([inner('status', '!=', 'queued'), inner('valid_until', '<', cutoff)]))
+            .orderBy('id')
+            .limit(limit),
+        )
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+
     /** Deletes every message; how many. */
     async deleteAll(executor: Executor = db): Promise<number> {
       const result = await executor.deleteFrom('sms_messages').executeTakeFirst();
