@@ -1,4 +1,12 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type Selectable } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type Selectable,
+  type SqlBool,
+} from 'kysely';
 import type { Db } from '../storage/database.ts';
 import { rowStatement } from '../storage/row-statement.ts';
 import type { RadioEventsTable, RadioLogsTable, SubscriberLogsTable } from '../storage/tables/records.ts';
@@ -24,9 +32,18 @@ interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Ite
   /** The columns an insert writes (all but id). */
   columns: readonly (keyof Insertable<LogTables[T]> & string)[];
   /** Each equality filter and the column it matches. */
-  filters: { [K in Exclude<keyof Filter, keyof TimestampWindow>]-?: keyof LogTables[T] & string };
+  filters: {
+    [K in Exclude<keyof Filter, keyof TimestampWindow | keyof Matchers>]-?: keyof LogTables[T] & string;
+  };
+  /** Filters that are no column's equality: each one's condition on the row. */
+  matchers?: { [K in keyof Matchers & keyof Filter]-?: (value: string) => Expression<SqlBool> };
   /** A row as the API's service layer sees it. */
   item: (row: Selectable<LogTables[T]>) => Item;
+}
+
+/** The filters a table may match by a condition of its own rather than a column (`matchers`). */
+interface Matchers {
+  radio?: string;
 }
 
 type Row = { id: number; timestamp: number } & Record<string, unknown>;
@@ -42,9 +59,16 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
   const filterColumns = Object.entries(spec.filters) as [keyof Filter, string][];
 
   function conditions(eb: ExpressionBuilder<Record<string, Row>, string>, filter: Filter) {
-    const list = filterColumns
+    const list: Expression<SqlBool>[] = filterColumns
       .filter(([key]) => filter[key] !== undefined)
       .map(([key, column]) => eb(sql.ref(column), '=', filter[key]));
+    for (const [key, condition] of Object.entries(spec.matchers ?? {}) as [
+      keyof Filter,
+      (value: string) => Expression<SqlBool>,
+    ][]) {
+      const value = filter[key];
+      if (typeof value === 'string') list.push(condition(value));
+    }
     if (filter.from !== undefined) list.push(eb('timestamp', '>=', filter.from));
     if (filter.to !== undefined) list.push(eb('timestamp', '<=', filter.to));
     return eb.and(list);

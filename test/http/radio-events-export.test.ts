@@ -291,6 +291,50 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
     );
   });
 
+  it('filters by radio: the events whose details name it, wherever the name stands among the details', async () => {
+    record();
+    t.records.recordRadioEvent(
+      radioEvent({
+        messageType: 'InitialUEMessage',
+        raw: initialUe,
+        timestamp: at('2026-11-22T10:00:03.000Z'),
+        details: { ran_ue_ngap_id: 9, radio: 'gnb-b' },
+      }),
+    );
+    // A name that only starts like another, and one differing in case, are other radios.
+    t.records.recordRadioEvent(
+      radioEvent({ raw: setup, timestamp: at('2026-11-22T10:00:04.000Z'), details: { radio: 'gnb-bb' } }),
+    );
+    t.records.recordRadioEvent(
+      radioEvent({ raw: setup, timestamp: at('2026-11-22T10:00:05.000Z'), details: { radio: 'GNB-B' } }),
+    );
+    await t.records.flush();
+    const packets = packetsOf(await exported('?radio=gnb-b'));
+    assert.deepEqual(
+      packets.map((p) => p.micros),
+      [at('2026-11-22T10:00:03.000Z') * 1000],
+    );
+    assert.equal(packetsOf(await exported('?radio=gnb-a')).length, 3);
+    assert.equal(packetsOf(await exported('?radio=gnb-c')).length, 0);
+    const list = await t.request({
+      method: 'GET',
+      url: '/api/v1/ran/events?radio=gnb-a&direction=inbound',
+      token: readOnly,
+    });
+    assert.equal(list.statusCode, 200);
+    const { items, total_count: total } = list.json<{
+      result: { items: { message_type: string; details: string }[]; total_count: number };
+    }>().result;
+    assert.equal(total, 2);
+    assert.deepEqual(
+      items.map((i) => [i.message_type, (JSON.parse(i.details) as { radio?: string }).radio]),
+      [
+        ['InitialUEMessage', 'gnb-a'],
+        ['NGSetupRequest', 'gnb-a'],
+      ],
+    );
+  });
+
   it('answers 400 for bad filters', async () => {
     assert.match(await refused('?imsi=0010100000'), /imsi/);
     assert.match(await refused('?direction=up'), /direction/);

@@ -150,6 +150,68 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.context().close();
   });
 
+  /** Clicks "Download capture" on the page: the export's query and the pcapng file's block types. */
+  async function capture(page: Page): Promise<{ query: URLSearchParams; name: string; blocks: number[] }> {
+    const [request, saved] = await Promise.all([
+      page.waitForRequest(/\/api\/v1\/ran\/events\/export\.pcapng/),
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download capture' }).click(),
+    ]);
+    const file = await readFile(await saved.path());
+    const blocks: number[] = [];
+    for (let at = 0; at < file.length; at += file.readUInt32LE(at + 4)) blocks.push(file.readUInt32LE(at));
+    return { query: new URL(request.url()).searchParams, name: saved.suggestedFilename(), blocks };
+  }
+
+  it("downloads one subscriber's and one radio's capture from their pages, and lists a radio's events", async () => {
+    // The subscriber's one message whose details name it (the AMF knew its SUPI), and another radio's.
+    h.service.records.recordRadioEvent({
+      protocol: 'NGAP',
+      messageType: 'DownlinkNASTransport',
+      direction: 'outbound',
+      raw: Buffer.from(encodeNgapPdu(downlinkNasTransport(IDS, AUTH_REJECT))),
+      details: {
+        radio: 'gnb-1',
+        ran_ue_ngap_id: IDS.ranUeNgapId,
+        amf_ue_ngap_id: IDS.amfUeNgapId,
+        imsi: IMSI,
+      },
+      timestamp: at('2026-11-22T10:00:01.000Z'),
+    });
+    h.service.records.recordRadioEvent(
+      radioEvent({ messageType: 'AMFStatusIndication', details: { radio: 'gnb-2' } }),
+    );
+    await h.service.records.flush();
+    h.service.network.radioConnected({
+      id: '001:01:000001',
+      name: 'gnb-1',
+      address: '10.0.0.5:38412',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await page.goto(`${h.base}/subscribers/${IMSI}`);
+    const mine = await capture(page);
+    assert.deepEqual([...mine.query], [['imsi', IMSI]]);
+    assert.equal(mine.name, `radio-events-${IMSI}.pcapng`);
+    assert.deepEqual(mine.blocks, [0x0a0d0d0a, 1, 6], 'a section, the interface and its one packet');
+    assert.deepEqual(await seriousViolations(page), []);
+
+    await page.goto(`${h.base}/radios/gnb-1`);
+    const radio = await capture(page);
+    assert.deepEqual([...radio.query], [['radio', 'gnb-1']]);
+    assert.equal(radio.name, 'radio-events-gnb-1.pcapng');
+    // The before hook's two NGAP messages of gnb-1 and the one above; not gnb-2's.
+    assert.deepEqual(radio.blocks, [0x0a0d0d0a, 1, 6, 6, 6]);
+    assert.deepEqual(await seriousViolations(page), []);
+    await page.getByRole('link', { name: 'Its radio events' }).click();
+    await page.getByRole('combobox', { name: 'Radio' }).and(page.locator('[value="gnb-1"]')).waitFor();
+    await page.getByRole('cell', { name: 'DownlinkNASTransport' }).first().waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'AMFStatusIndication' }).count(), 0);
+    await page.context().close();
+  });
+
   /**
    * A record written, and the list's request its event on the stream makes the page send, answered to
    * the end: the stream carries each record once written (docs/api.md, "The live event stream").

@@ -33,7 +33,7 @@ export function radioEventsExportRoutes(deps: { radioEventsExport: RadioEventsEx
         },
       },
       async (request, reply) => {
-        const { protocol, direction, message_type: messageType, imsi } = request.query;
+        const { protocol, direction, message_type: messageType, imsi, radio } = request.query;
         if (protocol !== undefined && protocol !== 'NGAP') {
           throw new InvalidError('protocol must be NGAP: the export carries NGAP messages only');
         }
@@ -41,6 +41,7 @@ export function radioEventsExportRoutes(deps: { radioEventsExport: RadioEventsEx
           direction,
           messageType,
           imsi,
+          radio,
           ...timestampWindowOf(request.query),
         });
         return reply

@@ -18,6 +18,7 @@ export interface RadioEventsExportFilter extends TimestampWindow {
   direction?: LogDirection;
   messageType?: string;
   imsi?: string;
+  radio?: string;
 }
 
 /** What the export reads: the radio events, oldest first, and their count. */

@@ -47,8 +47,15 @@ export function radioEventsRoutes(deps: { radioEvents: RadioEventsService }) {
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { protocol, direction, message_type: messageType, imsi } = request.query;
-        const filter = { protocol, direction, messageType, imsi, ...timestampWindowOf(request.query) };
+        const { protocol, direction, message_type: messageType, imsi, radio } = request.query;
+        const filter = {
+          protocol,
+          direction,
+          messageType,
+          imsi,
+          radio,
+          ...timestampWindowOf(request.query),
+        };
         const { items, total } = await radioEvents.list(filter, limit, offset);
         return ok(paginated(items.map(toItem), total, request.query));
       },

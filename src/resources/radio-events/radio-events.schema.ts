@@ -17,12 +17,19 @@ const RadioEventImsi = {
   description: 'only the events of this subscriber (their details name it once the AMF knew its SUPI)',
 };
 
+/** The radio filter: events whose `details.radio` is this name (network.md section 3). */
+const RadioEventRadio = {
+  ...NameQuery,
+  description: 'only the events of the radio of this name (their details.radio)',
+};
+
 export const RadioEventQuery = Type.Object({
   ...PaginationQuery.properties,
   protocol: Type.Optional({ ...NameQuery, description: 'protocol, e.g. NGAP' }),
   direction: Type.Optional(LogDirectionQuery),
   message_type: Type.Optional({ ...NameQuery, description: 'message type, e.g. NGSetupRequest' }),
   imsi: Type.Optional(RadioEventImsi),
+  radio: Type.Optional(RadioEventRadio),
   ...TimestampRangeQuery,
 });
 
@@ -33,6 +40,7 @@ export const RadioEventExportQuery = Type.Object({
   message_type: Type.Optional({ ...NameQuery, description: 'message type, e.g. NGSetupRequest' }),
   ...TimestampRangeQuery,
   imsi: Type.Optional(RadioEventImsi),
+  radio: Type.Optional(RadioEventRadio),
 });
 
 export const RadioEventItem = Type.Object({

@@ -7574,6 +7574,8 @@ export interface paths {
                     message_type?: string;
                     /** @description only the events of this subscriber (their details name it once the AMF knew its SUPI) */
                     imsi?: string;
+                    /** @description only the events of the radio of this name (their details.radio) */
+                    radio?: string;
                     /** @description RFC 3339; records at or after this instant */
                     timestamp_from?: string;
                     /** @description RFC 3339; records at or before this instant */
@@ -7834,6 +7836,8 @@ export interface paths {
                     timestamp_to?: string;
                     /** @description only the events of this subscriber (their details name it once the AMF knew its SUPI) */
                     imsi?: string;
+                    /** @description only the events of the radio of this name (their details.radio) */
+                    radio?: string;
                 };
                 header?: never;
                 path?: never;

@@ -20,6 +20,7 @@ import { ErrorAlert } from '../components/error-alert.tsx';
 import { useNames } from './network/use-names.ts';
 import { EditMsisdn } from './subscriber-msisdn.tsx';
 import { SubscriberTimeline } from './subscriber-timeline.tsx';
+import { DownloadCapture } from './records/download-capture.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
 
@@ -104,18 +105,22 @@ export function SubscriberPage() {
         <Title order={1} size="h3">
           Subscriber {imsi}
         </Title>
-        {me?.can.writeNetwork && data && (
-          <Button
-            color="red"
-            variant="outline"
-            loading={remove.isPending}
-            onClick={() => {
-              if (window.confirm(`Delete subscriber ${imsi}?`)) remove.mutate();
-            }}
-          >
-            Delete subscriber
-          </Button>
-        )}
+        <Group align="flex-start">
+          {/* Its signalling for Wireshark: the radio events whose details name it. */}
+          {data && <DownloadCapture query={{ imsi }} filename={`radio-events-${imsi}.pcapng`} />}
+          {me?.can.writeNetwork && data && (
+            <Button
+              color="red"
+              variant="outline"
+              loading={remove.isPending}
+              onClick={() => {
+                if (window.confirm(`Delete subscriber ${imsi}?`)) remove.mutate();
+              }}
+            >
+              Delete subscriber
+            </Button>
+          )}
+        </Group>
       </Group>
       <ErrorAlert error={subscriber.error ?? remove.error} />
       {data && (

@@ -8,6 +8,7 @@ import { Pager } from '../../components/pager.tsx';
 import { PER_PAGE } from '../../components/resource-page.tsx';
 import { useRefreshInterval } from '../../components/preferences.ts';
 import { Time } from '../../components/time.tsx';
+import { DownloadCapture } from '../records/download-capture.tsx';
 
 /** The RAN nodes connected now (they come and go with their N2 association). */
 export function RadiosPage() {
@@ -100,7 +101,9 @@ export function RadioPage() {
           <Group>
             <Link to={`/subscribers?radio=${encodeURIComponent(data.name)}`}>Subscribers on this radio</Link>
             <Link to={`/logs/radio?ran_id=${encodeURIComponent(data.id)}`}>Its radio logs</Link>
+            <Link to={`/radio-events?radio=${encodeURIComponent(data.name)}`}>Its radio events</Link>
           </Group>
+          <DownloadCapture query={{ radio: data.name }} filename={`radio-events-${data.name}.pcapng`} />
           <Title order={2} size="h4">
             Tracking areas and slices
           </Title>

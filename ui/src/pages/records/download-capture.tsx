@@ -5,11 +5,17 @@ import { download } from '../../components/download.ts';
 import { ErrorAlert } from '../../components/error-alert.tsx';
 
 /**
- * "Download capture": the radio events the filters select as a pcapng file for Wireshark
- * (GET /ran/events/export.pcapng with the list's query). A refusal (another protocol than NGAP, more
- * events than the export's bound) is shown in the service's words.
+ * "Download capture": the radio events a query selects (the list's filters, one subscriber's `imsi`, one
+ * radio's `radio`) as a pcapng file for Wireshark (GET /ran/events/export.pcapng). A refusal (another
+ * protocol than NGAP, more events than the export's bound) is shown in the service's words.
  */
-export function DownloadCapture({ query }: { query: Record<string, string> }) {
+export function DownloadCapture({
+  query,
+  filename = 'radio-events.pcapng',
+}: {
+  query: Record<string, string>;
+  filename?: string;
+}) {
   const capture = useMutation({
     mutationFn: async () => {
       const answer = await api.GET('/api/v1/ran/events/export.pcapng', {
@@ -23,7 +29,7 @@ export function DownloadCapture({ query }: { query: Record<string, string> }) {
           message ?? `the service answered ${answer.response.status}`,
         );
       }
-      download(answer.data, 'radio-events.pcapng');
+      download(answer.data, filename);
     },
   });
   return (

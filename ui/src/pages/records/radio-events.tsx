@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useSearchParams } from 'react-router';
 import { api, result } from '../../api/client.ts';
 import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
@@ -23,15 +24,29 @@ function useRecentEvents() {
   };
 }
 
+/** The connected radios' names: what the radio picker suggests (an event may name one gone since). */
+function useRadioNames(): string[] {
+  const list = useQuery({
+    queryKey: ['radios', 'names'],
+    queryFn: () => result(api.GET('/api/v1/ran/radios', { params: { query: { per_page: 100 } } })),
+  });
+  return distinct(list.data?.items, (radio) => radio.name);
+}
+
 export function RadioEventsPage() {
   const me = useMe();
   const recent = useRecentEvents();
+  const radios = useRadioNames();
   const format = useFormatTime();
+  const [search] = useSearchParams();
+  const radio = search.get('radio');
   return (
     <RecordsPage<RadioEvent>
       title="Radio events"
       queryKey="radio-events"
+      initial={radio ? { radio } : undefined}
       filters={[
+        { name: 'radio', label: 'Radio', kind: 'suggest', options: radios },
         { name: 'protocol', label: 'Protocol', kind: 'suggest', options: recent.protocols },
         { name: 'message_type', label: 'Message type', kind: 'suggest', options: recent.messageTypes },
         { name: 'direction', label: 'Direction', kind: 'select', options: ['inbound', 'outbound'] },
