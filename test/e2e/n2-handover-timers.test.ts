@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
+import {
+  handoverCancel,
+  handoverRequired,
+  readN2HandoverAnswer,
+} from '../../src/simulator/gnb-handover-n2-messages.ts';
+import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
 import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { ManualTime } from '../helpers/manual-time.ts';
-import { assertTsharkAgrees, OPERATOR_PLMN } from './n2-service.ts';
+import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
 
 /**
@@ -97,5 +103,46 @@ describe('N2 handover guards (real service, manual time)', () => {
     assert.equal(JSON.stringify([...s.rules.sessions.entries()]), rules, 'the downlink stays at the source');
     assert.equal(ues2.sessions.of(ue).length, 0, 'the target released the tunnels it had set up');
     assert.equal(ue.radio, s.ues);
+  });
+
+  it('cancelled while the target has not answered: the source may hand over again at once', async () => {
+    const { ue } = await withSession(3);
+    const connections = s.held().connections;
+    let ids: { amfUeNgapId: number; ranUeNgapId: number } | undefined;
+    for (let ran = 1; ran < 1000 && ids === undefined; ran += 1) {
+      const link = s.ues.link(ran);
+      if (link?.ue === ue && link.amfUeNgapId !== undefined)
+        ids = { amfUeNgapId: link.amfUeNgapId, ranUeNgapId: ran };
+    }
+    assert.ok(ids !== undefined);
+    // Handover Required by hand, so that the target (silent) hears of no incoming UE.
+    n2B.behaviour = 'silent';
+    const asked = gnb2.nextReceived('HandoverRequest');
+    s.gnb.send(
+      handoverRequired({
+        ids,
+        target: globalRanNodeId(gnbConfig(2)),
+        sourceCell: s.ues.cell,
+        targetCell: CELL_B,
+        pduSessionIds: [1],
+      }),
+      1,
+    );
+    await asked;
+    const acknowledged = s.gnb.next((event) =>
+      event.type === 'received' && event.exchange.pdu !== undefined
+        ? readN2HandoverAnswer(event.exchange.pdu)
+        : undefined,
+    );
+    s.gnb.send(handoverCancel(ids, { choice: 'radioNetwork', value: 'handover-cancelled' }), 1);
+    assert.equal((await acknowledged).kind, 'cancel-acknowledge');
+    n2B.behaviour = 'admit';
+    // TS 38.413 8.4.5: the cancelled preparation is over for the source; a new one goes through.
+    const again = await n2A.handOver(ue, n2B);
+    assert.equal(again.outcome, 'handed-over');
+    // The first one's reservation goes with its guard; nothing is left.
+    await advance(GUARD_MS);
+    await s.until(async () => (s.held().connections === connections ? true : undefined), 'connections back');
+    assert.deepEqual(s.held(), { connections, handovers: 0, smfHandovers: 0 });
   });
 });

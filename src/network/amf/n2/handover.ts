@@ -120,16 +120,23 @@ export function createHandover(
   const failPreparation = (source: Connection, why: Cause): void =>
     void source.radio.send(handoverPreparationFailure(idsOf(source), why), source.streamId);
 
-  /** The handover ends: its guard stops, the SMF forgets it unless `executed`, the reservation goes. */
+  /**
+   * The handover ends: its guard stops, the reservation goes, and the SMF forgets it unless `executed`
+   * or cancelled already (a cancelled one is no longer the UE's: another may have started).
+   */
   function end(h: N2Handover, executed = false): void {
     h.stopGuard();
     if (h.phase.kind === 'preparing' || h.phase.kind === 'cancelled')
       amf.ngap.unreserveConnection(h.targetAmfUeNgapId);
     enterPhase(h, { kind: 'ended' });
-    bySource.delete(h.source);
     byTarget.delete(h.targetAmfUeNgapId);
+    if (bySource.get(h.source) !== h) return;
+    bySource.delete(h.source);
     if (!executed) amf.smf?.handoverCancelled(h.supi);
   }
+
+  /** One handover at a time per UE: the SMF keeps one per SUPI. */
+  const handingOver = (supi: string): boolean => [...bySource.values()].some((h) => h.supi === supi);
 
   /** The target's connection goes (UE Context Release Command, TS 38.413 8.3.3) with `why`. */
   const releaseTarget = (target: Connection, why: Cause): void => amf.ngap.release(target, why);
@@ -215,7 +222,7 @@ export function createHandover(
         !isRegistered(ue) ||
         ue.security?.status !== 'current' ||
         source.phase !== 'active' ||
-        bySource.has(source)
+        handingOver(supi)
       )
         return failPreparation(source, cause.notInState);
       // Only NG-RAN to NG-RAN (intra5gs) is served; EPS and the others need an MME or N26.
@@ -346,8 +353,10 @@ export function createHandover(
       switch (h.phase.kind) {
         case 'preparing':
           if (!h.phase.requested) return end(h);
-          // The target may still answer: its context is released then, or when the guard expires.
+          // The target may still answer: its context is released then, or when the guard expires. The
+          // source may start another handover meanwhile.
           amf.smf?.handoverCancelled(h.supi);
+          bySource.delete(source);
           return enterPhase(h, { kind: 'cancelled' });
         case 'prepared': {
           const { target } = h.phase;
@@ -399,6 +408,7 @@ export function createHandover(
       return true;
     },
 
-    inProgress: () => bySource.size,
+    /** Handovers the AMF still holds, cancelled ones waiting for a late answer included. */
+    inProgress: () => byTarget.size,
   };
 }
