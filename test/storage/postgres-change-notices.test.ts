@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import type { ConfigurationChange } from '../../src/network/ports/configuration-events.ts';
+import { NOTICE_CHANNEL } from '../../src/storage/postgres-change-notices.ts';
 import { created, newProfile, omit } from '../helpers/network.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
@@ -121,6 +122,30 @@ describe(
       const cleared = await a.request({ method: 'DELETE', url: '/api/v1/flow-reports', token: adminA });
       assert.equal(cleared.statusCode, 200, cleared.body);
       await eventually('the reports deleted', async () => (await count(b)) === 0);
+    });
+
+    it('ignores a malformed notice and keeps hearing the well-formed ones', async () => {
+      const heard: ConfigurationChange[] = [];
+      const stop = b.core.configuration.subscribe((change) => heard.push(change));
+      try {
+        // Sent straight to the channel, as a confused or hostile client of the database could.
+        for (const payload of [
+          'not json',
+          'null',
+          '{"n":[]}',
+          '{"o":"elsewhere","n":"not a list"}',
+          '{"o":"elsewhere","n":[42,["configuration",{"resource":"nothing","change":"created","name":"x"}],["configuration",null],["signing-secret",{"x":1}]]}',
+        ])
+          await sql`select pg_notify(${NOTICE_CHANNEL}, ${payload})`.execute(a.db);
+        await created(a, adminA, '/api/v1/profiles', newProfile('after-garbage'));
+        await eventually('the profile created after the malformed notices', () =>
+          heard.some((c) => c.resource === 'profile' && c.name === 'after-garbage'),
+        );
+        assert.deepEqual(heard, [{ resource: 'profile', change: 'created', name: 'after-garbage' }]);
+        assert.equal((await me(b, adminA)).statusCode, 200);
+      } finally {
+        stop();
+      }
     });
 
     it('forgets what it kept when its listening connection was lost, since notices may have been missed', async () => {
