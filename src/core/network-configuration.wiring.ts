@@ -89,6 +89,16 @@ export async function wireNetworkConfiguration(
     ...SMS_RETENTION,
     deleteOlderThan: (cutoff, limit) => smsRepository.deleteOlderThan(cutoff, limit),
   });
+  core.metrics.gauge({
+    name: 'pmn_sms_messages',
+    help: 'Short messages stored, by direction (mobile-originated, network-originated) and status',
+    labelNames: ['direction', 'status'],
+    collect: async () =>
+      (await smsRepository.countsByDirectionAndStatus()).map(({ direction, status, count }) => ({
+        labels: { direction, status },
+        value: count,
+      })),
+  });
   return {
     /** True when this start created the default operator, data network, slice, profile and policy. */
     firstStart,

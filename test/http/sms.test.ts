@@ -174,6 +174,21 @@ describe('DELETE /api/v1/sms', () => {
   });
 });
 
+describe('GET /api/v1/metrics: short messages', () => {
+  it('counts the stored messages by direction and status', async () => {
+    await send({ imsi: imsi(1), text: 'one' });
+    await send({ imsi: imsi(1), text: 'two' });
+    const delivered = (await list()).items[0]!;
+    await t.core.ports.smsStore.settle(delivered.id, { status: 'delivered', at: 1 });
+    const response = await t.request({ method: 'GET', url: '/api/v1/metrics', token });
+    const lines = response.body.split('\n').filter((line) => line.startsWith('pmn_sms_messages{'));
+    assert.deepEqual(lines.sort(), [
+      'pmn_sms_messages{direction="network-originated",status="delivered"} 1',
+      'pmn_sms_messages{direction="network-originated",status="queued"} 1',
+    ]);
+  });
+});
+
 describe('/api/v1/sms/retention', () => {
   it('30 days unless set; retention deletes settled messages older than that and keeps queued ones', async () => {
     const clock = manualClock();

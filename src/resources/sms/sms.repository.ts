@@ -156,6 +156,26 @@ export function createSmsRepository(db: Db) {
       return Number(result.numDeletedRows);
     },
 
+    /** How many messages there are by direction and status (the metrics, read at each scrape). */
+    async countsByDirectionAndStatus(): Promise<{ direction: string; status: string; count: number }[]> {
+      const rows = await db
+        .selectFrom('sms_messages')
+        .select((eb) => [
+          eb
+            .case()
+            .when('originator_imsi', 'is', null)
+            .then('network-originated')
+            .else('mobile-originated')
+            .end()
+            .as('direction'),
+          'status',
+          eb.fn.countAll<number>().as('count'),
+        ])
+        .groupBy(['direction', 'status'])
+        .execute();
+      return rows.map((row) => ({ direction: row.direction, status: row.status, count: Number(row.count) }));
+    },
+
     /** Deletes every message; how many. */
     async deleteAll(executor: Executor = db): Promise<number> {
       const result = await executor.deleteFrom('sms_messages').executeTakeFirst();
