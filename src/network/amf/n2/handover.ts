@@ -225,6 +225,10 @@ export function createHandover(
         handingOver(supi)
       )
         return failPreparation(source, cause.notInState);
+      // A cancelled preparation of the UE's still waiting for the target goes now: at most one is held
+      // per UE besides the current one (a late answer to it gets Error Indication, TS 38.413 10.6).
+      for (const old of [...byTarget.values()])
+        if (old.supi === supi && old.phase.kind === 'cancelled') end(old);
       // Only NG-RAN to NG-RAN (intra5gs) is served; EPS and the others need an MME or N26.
       if (message.handoverType !== 'intra5gs') return failPreparation(source, cause.targetNotAllowed);
       const target = targetOf(amf, message.targetId);
