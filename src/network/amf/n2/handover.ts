@@ -108,7 +108,7 @@ function targetOf(amf: HandoverAmf, targetId: TargetID): RadioLink | Cause {
  * Request Acknowledge -> Handover Command to the source (or Handover Preparation Failure) -> Uplink RAN
  * Status Transfer relayed -> Handover Notify: the SMF switches the downlinks, the UE is served by the
  * target's connection, the source's is released (successful-handover). Handover Cancel at any step
- * releases what the target holds. One handover at a time per source connection.
+ * releases what the target holds. One handover at a time per UE.
  */
 export function createHandover(
   amf: HandoverAmf,
@@ -173,7 +173,13 @@ export function createHandover(
     const capability = h.ue.ueSecurityCapability;
     const downlink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrDownlink);
     const uplink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrUplink);
-    if (security === undefined || chain === undefined || capability === undefined) {
+    // The UE may have left the source's connection while the subscription was read.
+    if (
+      security === undefined ||
+      chain === undefined ||
+      capability === undefined ||
+      connectionOf(h.ue) !== h.source
+    ) {
       failPreparation(h.source, cause.notInState);
       return end(h);
     }
