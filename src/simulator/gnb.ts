@@ -20,6 +20,8 @@ import type {
   TransportAddress,
 } from '../network/transport/n2-transport.ts';
 import { NGAP_PPID } from '../network/transport/n2-transport.ts';
+import type { StreamCounts } from '../network/transport/n2-transport.ts';
+import { ueNgapIdsOf } from '../network/ngap/ue-ngap-ids.ts';
 import type {
   AmfConfigurationChanges,
   AmfDescription,
@@ -98,7 +100,21 @@ export type GnbEvent =
   | { type: 'unreadable'; exchange: NgapExchange }
   /** The peer restarted its SCTP association (RFC 9260 5.2.4): NG Setup is needed again. */
   | { type: 'restart' }
+  /** A strict node found a PDU on a stream TS 38.412 7 does not allow (`streamViolations`). */
+  | { type: 'stream-violation'; violation: StreamViolation }
   | { type: 'closed'; end: GnbEnd };
+
+/**
+ * A PDU from the AMF on a stream TS 38.412 7 does not allow, as a strict node sees it: UE-associated
+ * signalling on stream 0 (reserved for the procedures without a UE), a message without a UE on another
+ * stream, or a UE's messages moving to another stream during its UE-associated logical NG-connection.
+ */
+export interface StreamViolation {
+  rule: 'ue-associated-on-stream-0' | 'non-ue-associated-off-stream-0' | 'ue-stream-changed';
+  messageType: string;
+  streamId: number;
+  amfUeNgapId?: number;
+}
 
 export type NgSetupOutcome =
   { outcome: 'accepted'; amf: AmfDescription } | { outcome: 'refused'; failure: ProcedureFailure };
@@ -124,8 +140,17 @@ export interface GnbOptions {
   /** The AMF's SCTP addresses (tried in order) and port. */
   amf: readonly TransportAddress[];
   local?: { addresses: readonly string[]; port?: number };
-  /** Streams asked for in both directions (stream 0 carries the procedures without a UE). */
-  streams?: number;
+  /**
+   * Streams asked for: one count for both directions, or outbound (OS) and inbound (MIS) apart; stream 0
+   * carries the procedures without a UE. 2 each unless given.
+   */
+  streams?: number | StreamCounts;
+  /**
+   * Act as the strict commercial gNBs of docs/interop.md: check the AMF's stream ids (TS 38.412 7,
+   * `streamViolations`) and refuse a standalone PDU Session Resource Setup for a UE whose context is not
+   * set up yet (ue/gnb-ues.ts).
+   */
+  strict?: boolean;
   timers?: Timers;
   /** How long a procedure waits for the AMF's answer before its promise rejects. */
   responseTimeoutMs?: number;
@@ -168,6 +193,10 @@ export class SimulatedGnb {
   readonly #received: NgapExchange[] = [];
   readonly #keepLog: boolean;
   #ues: UeSignalling | undefined;
+  /** A strict node's view: the stream each UE's messages from the AMF came on, by AMF UE NGAP ID. */
+  readonly #ueStreams = new Map<number, number>();
+  /** What a strict node found wrong in the AMF's stream ids, in order (never cleared). */
+  readonly streamViolations: StreamViolation[] = [];
   #resolveClosed: (end: GnbEnd) => void = () => undefined;
   /** Resolves with how the association ended (never rejects). */
   readonly closed: Promise<GnbEnd>;
@@ -187,6 +216,22 @@ export class SimulatedGnb {
 
   get state(): GnbState {
     return this.#state;
+  }
+
+  /** True when the node acts as a strict commercial gNB (`GnbOptions.strict`). */
+  get strict(): boolean {
+    return this.#options.strict ?? false;
+  }
+
+  /**
+   * The stream of a UE's signalling (TS 38.412 7: one stream other than 0 for the whole UE-associated
+   * logical NG-connection, if the association has one): spread by RAN UE NGAP ID over the outbound
+   * streams the association negotiated, as the AMF spreads by AMF UE NGAP ID.
+   */
+  ueStream(ranUeNgapId: number): number {
+    const state = this.#state;
+    const outbound = state.kind === 'associated' || state.kind === 'ready' ? state.up.streams.outbound : 1;
+    return outbound > 1 ? 1 + (ranUeNgapId % (outbound - 1)) : 0;
   }
 
   /** Every PDU sent, in order (none without `keepLog`). */
@@ -249,15 +294,16 @@ export class SimulatedGnb {
   async connect(): Promise<AssociationUp> {
     if (this.#state.kind !== 'idle') throw new NgapProcedureError(`connect in state ${this.#state.kind}`);
     this.#state = { kind: 'connecting' };
-    const streams = this.#options.streams ?? DEFAULT_STREAMS;
+    const asked = this.#options.streams ?? DEFAULT_STREAMS;
+    const streams = typeof asked === 'number' ? { outbound: asked, inbound: asked } : asked;
     let up: AssociationUp | undefined;
     try {
       await this.#options.transport.connect(
         {
           remote: this.#options.amf,
           ...(this.#options.local === undefined ? {} : { local: this.#options.local }),
-          outboundStreams: streams,
-          inboundStreams: streams,
+          outboundStreams: streams.outbound,
+          inboundStreams: streams.inbound,
         },
         (association, facts) => {
           up = facts;
@@ -321,6 +367,7 @@ export class SimulatedGnb {
 
   /** NG Reset initiated by the node (TS 38.413 8.7.4.2.2); its UE contexts in `scope` are released. */
   async ngReset(cause: Cause, scope: ResetScope = { kind: 'all' }): Promise<NgResetOutcome> {
+    this.#forgetUeStreams(scope);
     this.#ues?.reset(scope);
     const answer = await this.#request(NG_RESET, ngReset(cause, scope));
     const { pdu } = answer;
@@ -385,6 +432,7 @@ export class SimulatedGnb {
           this.#state = { kind: 'associated', association: state.association, up: state.up };
         }
         this.#failPending('the peer restarted the association');
+        this.#ueStreams.clear();
         this.#ues?.reset({ kind: 'all' });
         this.#emit({ type: 'restart' });
         return;
@@ -411,6 +459,13 @@ export class SimulatedGnb {
     this.#resolveClosed(end);
   }
 
+  /** NG Reset ends the UE-associated logical NG-connections in `scope` (TS 38.413 8.7.4). */
+  #forgetUeStreams(scope: ResetScope): void {
+    if (scope.kind === 'all') return this.#ueStreams.clear();
+    for (const item of scope.connections)
+      if (item.aMFUENGAPID !== undefined) this.#ueStreams.delete(item.aMFUENGAPID);
+  }
+
   #failPending(why: string): void {
     const pending = [...this.#pending.values()];
     this.#pending.clear();
@@ -421,6 +476,17 @@ export class SimulatedGnb {
     const state = this.#state;
     if (state.kind !== 'associated' && state.kind !== 'ready') return { ok: false, error: 'closed' };
     const result = state.association.send(streamId, NGAP_PPID, bytes);
+    // The UE-associated logical NG-connection ends with UE Context Release Complete (TS 38.413 8.3.3):
+    // a later connection under the same AMF UE NGAP ID may use another stream.
+    if (
+      result.ok &&
+      this.strict &&
+      pdu !== undefined &&
+      ngapMessageType(pdu) === 'UEContextReleaseComplete'
+    ) {
+      const { amfUeNgapId } = ueNgapIdsOf(pdu);
+      if (amfUeNgapId !== undefined) this.#ueStreams.delete(amfUeNgapId);
+    }
     if (result.ok && (this.#keepLog || this.#listeners.size > 0)) {
       const exchange: NgapExchange = {
         bytes,
@@ -477,7 +543,39 @@ export class SimulatedGnb {
     const pdu = decoded.value;
     const exchange = { bytes, streamId, messageType: ngapMessageType(pdu), pdu };
     this.#recordReceived(exchange);
+    if (this.strict) this.#checkStream(exchange);
     this.#dispatch(exchange);
+  }
+
+  /**
+   * TS 38.412 7: stream 0 carries the procedures without a UE only; a UE's messages come on one other
+   * stream for the whole UE-associated logical NG-connection (when the association has more than one
+   * stream towards this node). An Error Indication naming a UE may come on the stream of the message it
+   * answers (TS 38.413 8.2.7), so it is held to the first rule only. A violation is counted and reported,
+   * the message still handled.
+   */
+  #checkStream(exchange: NgapExchange & { pdu: NGAPPDU }): void {
+    const { pdu, streamId, messageType } = exchange;
+    const { amfUeNgapId, ranUeNgapId } = ueNgapIdsOf(pdu);
+    const state = this.#state;
+    const inbound = state.kind === 'associated' || state.kind === 'ready' ? state.up.streams.inbound : 1;
+    const report = (violation: StreamViolation): void => {
+      this.streamViolations.push(violation);
+      this.#emit({ type: 'stream-violation', violation });
+    };
+    if (amfUeNgapId === undefined && ranUeNgapId === undefined) {
+      if (streamId !== 0) report({ rule: 'non-ue-associated-off-stream-0', messageType, streamId });
+      return;
+    }
+    const ids = amfUeNgapId === undefined ? {} : { amfUeNgapId };
+    if (streamId === 0 && inbound > 1) {
+      report({ rule: 'ue-associated-on-stream-0', messageType, streamId, ...ids });
+      return;
+    }
+    if (amfUeNgapId === undefined || messageType === 'ErrorIndication') return;
+    const known = this.#ueStreams.get(amfUeNgapId);
+    if (known === undefined) this.#ueStreams.set(amfUeNgapId, streamId);
+    else if (known !== streamId) report({ rule: 'ue-stream-changed', messageType, streamId, ...ids });
   }
 
   #recordReceived(exchange: NgapExchange): void {
@@ -504,11 +602,12 @@ export class SimulatedGnb {
               return;
             }
             const { resetType: reset, cause } = read.message;
-            this.#ues?.reset(
+            const scope: ResetScope =
               reset.choice === 'partOfNG-Interface'
                 ? { kind: 'part', connections: reset.value }
-                : { kind: 'all' },
-            );
+                : { kind: 'all' };
+            this.#forgetUeStreams(scope);
+            this.#ues?.reset(scope);
             this.send(ngResetAcknowledge(reset));
             this.#emit({
               type: 'ng-reset',

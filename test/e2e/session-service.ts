@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
-import { SimulatedGnb, type NgapExchange } from '../../src/simulator/gnb.ts';
+import { SimulatedGnb, type GnbOptions, type NgapExchange } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
@@ -187,6 +187,8 @@ export interface SessionServiceOptions {
   time?: Clock & Timers;
   /** The service's logger (silent unless given), e.g. one at level `trace` whose lines a test reads. */
   logger?: Logger;
+  /** The first gNB's streams and strictness (docs/interop.md); 2 streams each way, lenient, unless given. */
+  gnb?: Pick<GnbOptions, 'streams' | 'strict'>;
 }
 
 export async function startSessionService(options: SessionServiceOptions = {}): Promise<SessionService> {
@@ -219,6 +221,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     config: gnbConfig(1),
     transport: ranSide.transport,
     amf: [amfAddress],
+    ...options.gnb,
   });
   gnb.on((event) => {
     if (event.type === 'received') received.push(event.exchange);

@@ -12,6 +12,8 @@ import {
   uplinkNasTransport,
 } from './ran-ue-messages.ts';
 import { GnbSessions } from './gnb-sessions.ts';
+import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
+import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
 
 /**
@@ -52,6 +54,8 @@ class Connection implements RrcConnection, UeLink {
   amfUeNgapId: number | undefined;
   open = true;
   servingCell: ServingCell;
+  /** The node holds the UE's context (Initial Context Setup done, or it came by handover). */
+  contextSetUp = false;
 
   /** `cell` and `ranUeNgapId` change only by an Xn handover (`GnbUes.handOver`). */
   constructor(
@@ -74,8 +78,6 @@ class Connection implements RrcConnection, UeLink {
   }
 }
 
-/** NGAP carries UE-associated signalling on the streams other than 0 (TS 38.412 7). */
-const UE_STREAM = 1;
 /** RAN UE NGAP ID is 0..2^32-1 (TS 38.413 9.3.3.2). */
 const RAN_UE_NGAP_ID_MODULUS = 2 ** 32;
 
@@ -89,6 +91,8 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly #handover: ((pdu: NGAPPDU) => boolean)[] = [];
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
+  /** Standalone PDU Session Resource Setup Requests a strict node refused (gnb-strict.ts). */
+  readonly refusedSetups: RefusedSetup[] = [];
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
   readonly sessions: GnbSessions;
 
@@ -193,6 +197,8 @@ export class GnbUes implements UeSignalling, UeRadio {
     found.ranUeNgapId = ids?.ranUeNgapId ?? target.#allocate();
     if (ids !== undefined) found.amfUeNgapId = ids.amfUeNgapId;
     found.servingCell = target.cell;
+    // The UE's context comes with the handover (Xn, or Handover Request over N2).
+    found.contextSetUp = true;
     found.open = true;
     target.#connections.set(found.ranUeNgapId, found);
     return found;
@@ -221,9 +227,10 @@ export class GnbUes implements UeSignalling, UeRadio {
     return true;
   }
 
-  /** @internal Sends a UE-associated PDU. */
+  /** @internal Sends a UE-associated PDU on its UE's stream (TS 38.412 7, `SimulatedGnb.ueStream`). */
   sendForUe(pdu: NGAPPDU): boolean {
-    return this.#gnb.send(pdu, UE_STREAM).ok;
+    const ranUeNgapId = ueNgapIdsOf(pdu).ranUeNgapId ?? 0;
+    return this.#gnb.send(pdu, this.#gnb.ueStream(ranUeNgapId)).ok;
   }
 
   // ----- the node's UE seam -----
@@ -249,6 +256,7 @@ export class GnbUes implements UeSignalling, UeRadio {
           this.sendForUe(initialContextSetupFailure(ids, { choice: 'radioNetwork', value: 'unspecified' }));
           return;
         }
+        connection.contextSetUp = true;
         connection.ue.contextSetUp(message.securityKey);
         // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup,
         // with the PDU sessions set up with the context.
@@ -295,6 +303,7 @@ export class GnbUes implements UeSignalling, UeRadio {
       case 'other':
         if (this.#location?.receive(exchange.pdu) === true) return;
         if (this.#handover.some((receive) => receive(exchange.pdu))) return;
+        if (this.#refusedAsStrict(exchange.pdu)) return;
         if (
           this.sessions.receive(
             exchange.pdu,
@@ -323,6 +332,21 @@ export class GnbUes implements UeSignalling, UeRadio {
   }
 
   // ----- internals -----
+
+  /**
+   * A strict node refuses a standalone PDU Session Resource Setup for a UE whose context it has not set
+   * up (after a Service Request, before Initial Context Setup): gnb-strict.ts. True when refused.
+   */
+  #refusedAsStrict(pdu: NGAPPDU): boolean {
+    if (!this.#gnb.strict) return false;
+    const refusal = refuseStandaloneSetup(pdu);
+    if (refusal === undefined) return false;
+    const connection = this.#connections.get(refusal.refused.ranUeNgapId);
+    if (connection === undefined || connection.contextSetUp) return false;
+    this.refusedSetups.push(refusal.refused);
+    this.sendForUe(refusal.answer);
+    return true;
+  }
 
   /** The connection a message names; its first message from the AMF gives the AMF UE NGAP ID (8.6.2). */
   #bind(ranUeNgapId: number, amfUeNgapId: number, messageType: string): Connection | undefined {

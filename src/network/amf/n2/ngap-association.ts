@@ -50,6 +50,7 @@ import { decideRanConfigurationUpdate } from './ran-configuration-update.ts';
 import { ranNodeOf } from './ran-node.ts';
 import { plmnSupportList, type ServedNetwork } from '../context/served-network.ts';
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
+import { streamFor } from '../context/ue-connections.ts';
 
 /** A PDU of one of the three kinds, not an extension alternative. */
 type DecodedPdu = Exclude<NGAPPDU, { choice: null }>;
@@ -599,7 +600,12 @@ export class NgapAssociation implements AssociationHandler {
   ): boolean {
     if (this.#report !== undefined) pdu = this.#report.attach(pdu);
     const bytes = encodeNgapPdu(pdu);
-    const result = this.#association.send(streamId, NGAP_PPID, bytes);
+    const { outbound } = this.#association.streams;
+    // An answer on the stream the radio used (TS 38.413 8.2.7 Error Indication, a procedure's failure)
+    // must fit the streams this side may send on: a radio may open more streams towards the AMF than it
+    // accepts back (RFC 9260 5.1.1), so a stream beyond them maps onto the UE streams (TS 38.412 7).
+    const stream = streamId < outbound ? streamId : streamFor(streamId, { outboundStreams: outbound });
+    const result = this.#association.send(stream, NGAP_PPID, bytes);
     const messageType = ngapMessageType(pdu);
     if (!result.ok) {
       this.#problem(

@@ -1,4 +1,5 @@
-import type { Cause, NGAPPDU, UENGAPIDs } from '../../ngap/generated/types.ts';
+import type { Cause, NGAPPDU } from '../../ngap/generated/types.ts';
+import { protocolIes, ueNgapIdsOf } from '../../ngap/ue-ngap-ids.ts';
 import { causeText } from './criticality-diagnostics.ts';
 import { nasMessageName } from '../gmm/nas-summary.ts';
 
@@ -14,33 +15,17 @@ export type PduDetails = {
   imsi?: string;
 };
 
-interface AnyIe {
-  name: string | null;
-  value: unknown;
-}
-
-function protocolIes(pdu: NGAPPDU): readonly AnyIe[] {
-  if (pdu.choice === null) return [];
-  const body: unknown = pdu.value.value;
-  if (body === null || typeof body !== 'object' || !('protocolIEs' in body)) return [];
-  const ies = body.protocolIEs;
-  return Array.isArray(ies) ? (ies as AnyIe[]) : [];
-}
-
 /**
  * The UE NGAP ids, the NAS message and the cause a PDU carries at its top level, whatever its message:
  * the same keys serve the procedures without a UE and the UE-associated ones.
  */
 export function pduDetails(pdu: NGAPPDU): PduDetails {
   const details: PduDetails = {};
+  const { amfUeNgapId, ranUeNgapId } = ueNgapIdsOf(pdu);
+  if (ranUeNgapId !== undefined) details.ran_ue_ngap_id = ranUeNgapId;
+  if (amfUeNgapId !== undefined) details.amf_ue_ngap_id = amfUeNgapId;
   for (const ie of protocolIes(pdu)) {
     switch (ie.name) {
-      case 'RAN-UE-NGAP-ID':
-        details.ran_ue_ngap_id = ie.value as number;
-        break;
-      case 'AMF-UE-NGAP-ID':
-        details.amf_ue_ngap_id = ie.value as number;
-        break;
       case 'NAS-PDU': {
         const name = nasMessageName(ie.value as Uint8Array);
         if (name !== undefined) details.nas = name;
@@ -49,15 +34,6 @@ export function pduDetails(pdu: NGAPPDU): PduDetails {
       case 'Cause':
         details.cause = causeText(ie.value as Cause);
         break;
-      case 'UE-NGAP-IDs': {
-        // UE Context Release Command names the UE by this CHOICE (TS 38.413 9.2.2.5, 9.3.3.13).
-        const ids = ie.value as UENGAPIDs;
-        if (ids.choice === 'uE-NGAP-ID-pair') {
-          details.amf_ue_ngap_id = ids.value.aMFUENGAPID;
-          details.ran_ue_ngap_id = ids.value.rANUENGAPID;
-        } else if (ids.choice === 'aMF-UE-NGAP-ID') details.amf_ue_ngap_id = ids.value;
-        break;
-      }
       default:
         // Other IEs are in the decoded PDU, not in the summary.
         break;
