@@ -428,3 +428,20 @@ describe('SMS over NAS: tshark reads what the AMF sends', () => {
     await h.close();
   });
 });
+
+describe('SMS over NAS: subscriber logs name the short messages', () => {
+  it("each UL and DL NAS Transport's log says which CP, RP and TPDU it carried, and an error's cause", async () => {
+    const h = await smsHarness();
+    const a = await registerForSms(h, IMSI, 1);
+    await sendSms(h, a, moCpData(0, 1, smsSubmit('4930123456', 'away')));
+    const logs = h.subscriberLogs
+      .filter((log) => log.event === 'UL NAS Transport' || log.event === 'DL NAS Transport')
+      .map((log) => [log.event, log.details.sms, log.details.sms_cause]);
+    assert.deepEqual(logs, [
+      ['UL NAS Transport', 'CP-DATA, RP-DATA, SMS-SUBMIT', undefined],
+      ['DL NAS Transport', 'CP-ACK', undefined],
+      ['DL NAS Transport', 'CP-DATA, RP-ERROR', 'Unassigned (unallocated) number (1)'],
+    ]);
+    await h.close();
+  });
+});

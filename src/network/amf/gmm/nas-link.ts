@@ -14,6 +14,7 @@ import type { NasMessageEvent } from '../../events/network-events.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf } from '../context/cm-state.ts';
+import { smsLogDetails } from './sms-summary.ts';
 
 /** The parts of the AMF context this procedure uses. */
 export type NasLinkAmf = Pick<AmfContext, 'events' | 'ngap' | 'records'>;
@@ -115,7 +116,11 @@ export function logNas(
     event: messageTitle(message.messageType),
     direction,
     raw: plain,
-    details: logDetails(ue, causeOf(message)),
+    // A NAS Transport's SMS is named in its log (sms-summary.ts); no other message pays for the look.
+    details:
+      message.messageType === 'ulNasTransport' || message.messageType === 'dlNasTransport'
+        ? { ...logDetails(ue, causeOf(message)), ...smsLogDetails(message) }
+        : logDetails(ue, causeOf(message)),
   });
 }
 
