@@ -140,8 +140,10 @@ export function createSmsf(options: SmsfOptions) {
     if (transfer.rp.name !== 'idle') enterRp(transfer, RP_IDLE);
     const key = keyOf(transfer.direction, transfer.ti);
     if (ue.transfers.get(key) === transfer) ue.transfers.delete(key);
+    // An MT message given up is the operator's concern; a UE's own transfer given up is its own (and a
+    // device sending garbage must not fill the log).
     if (why !== undefined)
-      logger.info(
+      logger[transfer.direction === 'mt' ? 'info' : 'debug'](
         { supi: ue.supi, direction: transfer.direction, ti: transfer.ti, message: messageIdOf(transfer) },
         `SMSF: transfer given up: ${why}`,
       );
