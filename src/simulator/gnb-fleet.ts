@@ -18,6 +18,8 @@ export interface FleetOptions {
   responseTimeoutMs?: number;
   /** Each node keeps its PDUs (`sent`, `received`; default true). */
   keepLog?: boolean;
+  /** Every node acts as the strict gNB of docs/interop.md (`GnbOptions.strict`). */
+  strict?: boolean;
 }
 
 export function createFleet(options: FleetOptions): SimulatedGnb[] {
@@ -33,6 +35,7 @@ export function createFleet(options: FleetOptions): SimulatedGnb[] {
       ...(options.timers === undefined ? {} : { timers: options.timers }),
       ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
       ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
+      ...(options.strict === undefined ? {} : { strict: options.strict }),
     });
   });
 }

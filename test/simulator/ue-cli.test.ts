@@ -59,6 +59,32 @@ describe('the simulator command for UEs (npm run sim -- ue)', () => {
     assert.equal(amf.received.filter((r) => r.messageType === 'UEContextReleaseRequest').length, 3);
   });
 
+  it('--strict: the scripted AMF sends UE-associated messages on stream 0; each is printed, counted, and fails the run (exit 1)', async () => {
+    const { status, lines } = await run([
+      '--ues',
+      '1',
+      '--key',
+      K,
+      '--opc',
+      OPC,
+      '--strict',
+      '--then',
+      'deregister',
+    ]);
+    const all = lines.join('\n');
+    assert.equal(status, 1, all);
+    assert.ok(
+      lines.includes('gnb-1: DownlinkNASTransport on stream 0: ue-associated-on-stream-0 (TS 38.412 7)'),
+      all,
+    );
+    assert.ok(
+      lines.some((line) =>
+        /^strict: [1-9]\d* stream id violations, 0 standalone resource setups refused$/.test(line),
+      ),
+      all,
+    );
+  });
+
   it('a wrong key is rejected (exit 1); bad options print the usage (exit 2)', async () => {
     const wrong = await run(['--key', '00'.repeat(16), '--opc', OPC, '--quiet', '--then', 'switch-off']);
     assert.equal(wrong.status, 1);

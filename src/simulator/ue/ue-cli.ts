@@ -56,6 +56,8 @@ const USAGE = `usage: npm run sim -- ue [options]
                                made beforehand with ip netns add; root; one gNB; IPv4 addresses only)
   --then hold|deregister|switch-off   after that: stay until Ctrl-C (default), deregister, or switch off
   --fail-ics                   the gNB answers Initial Context Setup with a failure
+  --strict                     the gNBs act as strict commercial gNBs (docs/interop.md): stream ids checked,
+                               a standalone PDU Session Resource Setup before the UE's context refused
   --silent-after <message>     the UEs stop answering after this NAS message (e.g. authenticationRequest)
   --timeout <ms>               NG Setup answer wait (default 5000)
   --quiet                      outcomes only, not every NAS message
@@ -100,6 +102,7 @@ interface Plan {
   tunNetns: string | undefined;
   then: 'hold' | 'deregister' | 'switch-off';
   failIcs: boolean;
+  strict: boolean;
   silentAfter: string | undefined;
   timeoutMs: number;
   quiet: boolean;
@@ -154,6 +157,7 @@ function plan(argv: readonly string[]): Plan {
       'tun-netns': { type: 'string' },
       then: { type: 'string', default: 'hold' },
       'fail-ics': { type: 'boolean', default: false },
+      strict: { type: 'boolean', default: false },
       'silent-after': { type: 'string' },
       timeout: { type: 'string', default: '5000' },
       quiet: { type: 'boolean', default: false },
@@ -251,6 +255,7 @@ function plan(argv: readonly string[]): Plan {
     tunNetns,
     then,
     failIcs: values['fail-ics'],
+    strict: values.strict,
     silentAfter: values['silent-after'],
     timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
     quiet: values.quiet,
@@ -455,6 +460,7 @@ export async function runUeSimulator(
       responseTimeoutMs: p.timeoutMs,
       // Thousands of UEs: the PDUs are not kept (each UE's NAS messages are printed as they go).
       keepLog: false,
+      strict: p.strict,
     });
     // TS 38.300 8.2: the NR cell identity is the gNB id (its 22 leftmost bits here) and a local cell id.
     const radios = gnbs.map(
@@ -466,6 +472,13 @@ export async function runUeSimulator(
         ),
     );
     for (const radio of radios) new GnbLocation(radio, p.gnbPositioning);
+    if (p.strict)
+      for (const gnb of gnbs)
+        gnb.on((event) => {
+          if (event.type !== 'stream-violation') return;
+          const { rule, messageType, streamId } = event.violation;
+          say(`${gnb.config.name ?? 'gnb'}: ${messageType} on stream ${streamId}: ${rule} (TS 38.412 7)`);
+        });
     const setups = await Promise.all(gnbs.map(bringUp));
     const refused = setups.filter((s) => s.outcome !== 'accepted').length;
     if (refused > 0) {
@@ -626,6 +639,13 @@ export async function runUeSimulator(
       const done = gone.filter((o) => o.outcome !== 'failed').length;
       failures += registered.length - done;
       say(`${done} of ${registered.length} deregistered${p.then === 'switch-off' ? ' (switch-off)' : ''}`);
+    }
+    if (p.strict) {
+      // What a strict commercial gNB would have refused or flagged (docs/interop.md) fails the run.
+      const violations = gnbs.reduce((n, gnb) => n + gnb.streamViolations.length, 0);
+      const refusedSetups = radios.reduce((n, radio) => n + radio.refusedSetups.length, 0);
+      say(`strict: ${violations} stream id violations, ${refusedSetups} standalone resource setups refused`);
+      failures += violations + refusedSetups;
     }
     await Promise.all(gnbs.map((gnb) => gnb.shutdown()));
     return failures === 0 ? 0 : 1;
