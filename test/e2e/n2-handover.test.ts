@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
-import { handoverRequired, readN2HandoverAnswer } from '../../src/simulator/gnb-handover-n2-messages.ts';
+import {
+  handoverRequired,
+  readN2HandoverAnswer,
+  uplinkRanStatusTransfer,
+} from '../../src/simulator/gnb-handover-n2-messages.ts';
 import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
+import { readErrorIndication } from '../../src/network/ngap/generated/messages.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
@@ -178,7 +183,7 @@ describe('N2 handover (real service)', () => {
     assert.match(JSON.stringify(detail.decoded), /"next_hop_nh":\{"redacted":true\}/);
   });
 
-  it('a target the AMF does not know: Handover Preparation Failure unknown-targetID, nothing held', async () => {
+  it('a target the AMF does not know, or not serving the TAI: Preparation Failure; status outside a handover: Error Indication', async () => {
     const { ue } = await s.registered(2);
     const connections = s.held().connections;
     const rules = JSON.stringify([...s.rules.sessions.entries()]);
@@ -204,6 +209,41 @@ describe('N2 handover (real service)', () => {
       cause: { choice: 'radioNetwork', value: 'unknown-targetID' },
     });
     await nothingLeft(connections, rules);
+
+    // A known target, but a selected TAI it does not serve (gnb-2 serves TAC 1 only).
+    const refused = s.gnb.next((event) =>
+      event.type === 'received' && event.exchange.pdu !== undefined
+        ? readN2HandoverAnswer(event.exchange.pdu)
+        : undefined,
+    );
+    s.gnb.send(
+      handoverRequired({
+        ids,
+        target: globalRanNodeId(gnbConfig(2)),
+        sourceCell: s.ues.cell,
+        targetCell: { ...CELL_B, tac: 2 },
+        pduSessionIds: [1],
+      }),
+      1,
+    );
+    assert.deepEqual(await refused, {
+      kind: 'preparation-failure',
+      ...ids,
+      cause: { choice: 'radioNetwork', value: 'ho-target-not-allowed' },
+    });
+    await nothingLeft(connections, rules);
+
+    // Uplink RAN Status Transfer with no handover prepared: Error Indication (TS 38.413 10.4).
+    const indicated = s.gnb.nextReceived('ErrorIndication');
+    s.gnb.send(uplinkRanStatusTransfer(ids, 1), 1);
+    const indication = await indicated;
+    assert.ok(indication.pdu !== undefined);
+    const read = readErrorIndication(indication.pdu);
+    assert.ok(read.ok);
+    assert.deepEqual(read.message.cause, {
+      choice: 'protocol',
+      value: 'message-not-compatible-with-receiver-state',
+    });
   });
 
   it('a Handover Required naming an AMF UE NGAP ID the AMF does not know: Preparation Failure, unknown-local-UE-NGAP-ID', async () => {
