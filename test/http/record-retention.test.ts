@@ -4,6 +4,7 @@ import { createFlowReportsRepository } from '../../src/resources/flow-reports/fl
 import { ROLE } from '../../src/identity/roles.ts';
 import { RECORD_RETENTION } from '../../src/records/records-retention.ts';
 import { DAY_MS } from '../../src/validation/calendar-date.ts';
+import { onPostgres } from '../helpers/postgres-test-database.ts';
 import { at, flowReport, IMSI_1, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
 import {
   auditEntries,
@@ -160,6 +161,12 @@ describe('record retention', () => {
       }
       await t.records.flush();
       const repository = createFlowReportsRepository(t.db);
+      if (onPostgres) {
+        // Whole expired days go at once, with their partitions (migration 0017), whatever the chunk.
+        assert.equal(await repository.deleteOlderThan(now - 7 * DAY_MS, 10), count);
+        assert.equal((await t.retention.enforce()).flow_reports, 0);
+        return;
+      }
       assert.equal(await repository.deleteOlderThan(now - 7 * DAY_MS, 10), 10);
       const window = { from: 0, before: now };
       const [oldest] = await repository.list(window, 1, count - 11);

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import postgres from 'postgres';
 import { createCore, type Core } from '../../src/core/create-core.ts';
 import { buildHttpApp } from '../../src/http/build-http-app.ts';
+import { dayPartition } from '../../src/storage/migrations/0017-flow-report-partitions.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { initialize, type TestApp } from '../helpers/test-app.ts';
@@ -29,6 +30,8 @@ const LARGE = [
 const DAY = 86_400_000;
 /** Days the records span: the flow reports' default window (8 days) holds a small part of them. */
 const SPAN_DAYS = 90;
+/** Days the flow reports span: a few thousand a day partition (migration 0017), most in the default 8-day window. */
+const FLOW_SPAN_DAYS = 10;
 const NOW = Date.now();
 const IMSI = '001010000000007';
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -59,7 +62,26 @@ const SAMPLES: Record<string, string> = {
   destination: '93.184.0.7',
   action: 'drop',
 };
-const FLOW_SAMPLES: Record<string, string> = { protocol: '17', direction: 'uplink', group_by: 'subscriber' };
+/**
+ * Filters that read a whole table by design, on SQLite too, each with its reason. The test names any
+ * other that does.
+ */
+const UNINDEXED: Record<string, string> = {
+  // Filters without an index of their own read the window (flow-reports.repository.ts, docs/records.md):
+  // SQLite through its window index, PostgreSQL the window's day partitions, which it holds whole.
+  '/api/v1/flow-reports direction': 'read from the window: its day partitions',
+  '/api/v1/flow-reports action': 'read from the window: its day partitions',
+  '/api/v1/flow-reports destination':
+    'a destination with many reports is walked through the window newest first: its day partitions',
+  '/api/v1/ran/events radio':
+    'details.radio is read from the JSON of each event, with no index on either database (radio-events.repository.ts)',
+};
+
+/** Values whose meaning differs by list. */
+const BY_LIST: Record<string, Record<string, string>> = {
+  '/api/v1/flow-reports': { protocol: '17', direction: 'uplink', group_by: 'subscriber' },
+  '/api/v1/sms': { direction: 'mobile-originated', status: 'queued' },
+};
 
 interface PlanNode {
   'Node Type': string;
@@ -74,15 +96,21 @@ interface PlanNode {
  */
 const UNSELECTIVE = 0.2;
 
-/** The Seq Scans of large tables that keep less than UNSELECTIVE of their rows. */
-function seqScans(node: PlanNode): string[] {
+/** Rows from which a table (or a partition of one) is large: below, reading all of it is as cheap as an index. */
+const LARGE_ROWS = 2_000;
+
+/** The Seq Scans of large tables that keep less than UNSELECTIVE of their rows (`sizes`: rows by table). */
+function seqScans(node: PlanNode, sizes: Map<string, number>): string[] {
+  const relation = node['Relation Name'] ?? '';
+  const size = sizes.get(relation) ?? 0;
   const own =
     node['Node Type'] === 'Seq Scan' &&
-    LARGE.some((table) => node['Relation Name']?.startsWith(table)) &&
-    node['Plan Rows'] < UNSELECTIVE * ROWS
-      ? [`${node['Relation Name']} (${node['Plan Rows']} rows estimated)`]
+    LARGE.some((table) => relation.startsWith(table)) &&
+    size >= LARGE_ROWS &&
+    node['Plan Rows'] < UNSELECTIVE * size
+      ? [`${relation} (${node['Plan Rows']} of ${size} rows estimated)`]
       : [];
-  return [...own, ...(node.Plans ?? []).flatMap(seqScans)];
+  return [...own, ...(node.Plans ?? []).flatMap((child) => seqScans(child, sizes))];
 }
 
 /**
@@ -99,6 +127,7 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
   let token: string;
   let routes: { method: string; url: string }[];
   let admin: postgres.Sql;
+  const sizes = new Map<string, number>();
   let capturing = false;
   const statements: CompiledQuery[] = [];
 
@@ -132,7 +161,15 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
     admin = postgres(url, { max: 1, onnotice: () => {} });
     const rows = `generate_series(1, ${ROWS}) i`;
     const time = `(${NOW} - (i::bigint * ${Math.floor((SPAN_DAYS * DAY) / ROWS)}))`;
+    const flowTime = `(${NOW} - (i::bigint * ${Math.floor((FLOW_SPAN_DAYS * DAY) / ROWS)}))`;
     const imsi = `'00101' || lpad(i::text, 10, '0')`;
+    // Flow reports go into day partitions (migration 0017), which the records writer makes as it writes.
+    const firstDay = NOW - (NOW % DAY) - (FLOW_SPAN_DAYS + 1) * DAY;
+    for (let day = firstDay; day <= NOW; day += DAY) {
+      await admin.unsafe(
+        `create table ${dayPartition(day)} partition of flow_reports for values from (${day}) to (${day + DAY})`,
+      );
+    }
     await admin
       .unsafe(
         `
@@ -153,7 +190,7 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
           protocol, packets, bytes, start_time, end_time, direction, action)
         select i / 8192, ${imsi}, '10.45.' || (i / 256 % 256) || '.' || (i % 256), '93.184.0.' || (i % 200),
           1024 + i % 1000, case when i % 3 = 0 then 53 else 443 end, case when i % 3 = 0 then 17 else 6 end,
-          1, 100, ${time} - 1000, ${time}, case when i % 2 = 0 then 'uplink' else 'downlink' end, 'allow'
+          1, 100, ${flowTime} - 1000, ${flowTime}, case when i % 2 = 0 then 'uplink' else 'downlink' end, 'allow'
         from ${rows};
       insert into flow_report_buckets (bucket, first_end_time, last_end_time)
         select bucket, min(end_time), max(end_time) from flow_reports group by bucket;
@@ -163,6 +200,9 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
       )
       .simple();
     await admin.unsafe('vacuum analyze');
+    const tables = await admin<{ name: string; rows: number }[]>`
+      select relname as name, reltuples::bigint as rows from pg_class where relkind = 'r'`;
+    for (const { name, rows: count } of tables) sizes.set(name, Number(count));
   });
   after(async () => {
     await admin?.end();
@@ -186,8 +226,7 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
       for (const filter of [undefined, ...parameters]) {
         let query = 'per_page=100';
         if (filter !== undefined) {
-          const value =
-            (path === '/api/v1/flow-reports' ? FLOW_SAMPLES[filter] : undefined) ?? SAMPLES[filter];
+          const value = BY_LIST[path]?.[filter] ?? SAMPLES[filter];
           if (value === undefined) {
             missing.push(`${path} ${filter}`);
             continue;
@@ -206,8 +245,8 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
             statement.parameters as never[],
           );
           planned += 1;
-          const scans = seqScans(row?.['QUERY PLAN'][0].Plan as PlanNode);
-          if (scans.length > 0)
+          const scans = seqScans(row?.['QUERY PLAN'][0].Plan as PlanNode, sizes);
+          if (scans.length > 0 && (filter === undefined || !UNINDEXED[`${path} ${filter}`]))
             findings.push(`${path}?${query}: Seq Scan on ${scans.join(', ')}: ${statement.sql}`);
         }
       }

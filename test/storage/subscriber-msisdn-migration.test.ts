@@ -47,6 +47,7 @@ describe('migration 0014: subscribers get a nullable, unique msisdn', () => {
         '0014-subscriber-msisdn',
         '0015-radio-event-imsi',
         '0016-sms',
+        '0017-flow-report-partitions',
       ]);
       const { db } = storage;
       const rows = await db.selectFrom('subscribers').select('msisdn').execute();

@@ -4,6 +4,7 @@ import { utcDay, type DayWindow } from '../../records/record-windows.ts';
 import { localChangeNotices, type ChangeNotices } from '../../storage/change-notices.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Database } from '../../storage/schema.ts';
+import { createFlowReportPartitions } from '../../storage/flow-report-partitions.ts';
 import { counterRows, rowQuery, rowStatement } from '../../storage/row-statement.ts';
 import type {
   FlowReportBucketsTable,
@@ -159,6 +160,7 @@ const COUNT_BY_ID_LIMIT = 100_000;
 const COUNTS_TOPIC = 'flow-report-counts';
 
 export function createFlowReportsRepository(db: Db) {
+  const partitions = createFlowReportPartitions(db);
   const insertReports = rowStatement<Insertable<FlowReportsTable>>(
     db,
     [...COLUMNS.filter((column) => column !== 'id'), 'bucket'],
@@ -233,6 +235,24 @@ export function createFlowReportsRepository(db: Db) {
   /** The other processes on the database, told when reports are deleted (their kept counts go too). */
   let notices = localChangeNotices;
 
+  /** A bucket whose reports are all gone no longer needs searching. */
+  async function deleteEmptyBuckets(executor: Executor, cutoff: number): Promise<void> {
+    await executor
+      .deleteFrom('flow_report_buckets')
+      .where('last_end_time', '<', cutoff)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('flow_reports')
+              .select('id')
+              .whereRef('flow_reports.bucket', '=', 'flow_report_buckets.bucket'),
+          ),
+        ),
+      )
+      .execute();
+  }
+
   /** Matches with ids in (after, upTo]; the id bound is written `id + 0` unless ids lead. */
   async function countMatches(filter: FlowReportFilter, lead: Lead, after: number, upTo: number) {
     const id = maybeIndexed<number>('id', 'number', lead === 'ids');
@@ -268,6 +288,7 @@ export function createFlowReportsRepository(db: Db) {
           span.last_end_time = Math.max(span.last_end_time, row.end_time);
         }
       });
+      partitions.ensureDays(placed.map((row) => row.end_time));
       insertReports(placed);
       widenBucketSpans([...spans.values()]);
       adjustDailyCounts(rows, 1);
@@ -480,6 +501,18 @@ export function createFlowReportsRepository(db: Db) {
         // Inside the transaction, which holds the connection: no count can read between this and the
         // commit, and one that read before cannot keep what it found.
         forgetCounts();
+        // PostgreSQL: whole days go with their partitions, and their daily counts with them.
+        const dropped = await partitions.dropDaysBefore(trx, cutoff);
+        if (dropped.days.length > 0) {
+          await notices.sendWithin(trx, COUNTS_TOPIC, null);
+          await trx.deleteFrom('flow_report_daily_protocols').where('day', 'in', dropped.days).execute();
+          await trx
+            .deleteFrom('flow_report_daily_uplink_destinations')
+            .where('day', 'in', dropped.days)
+            .execute();
+          await deleteEmptyBuckets(trx, cutoff);
+          return dropped.reports;
+        }
         const expired = await trx
           .deleteFrom('flow_reports')
           .where('id', 'in', (eb) =>
@@ -508,21 +541,7 @@ export function createFlowReportsRepository(db: Db) {
             .where('reports', '<=', 0)
             .execute();
         }
-        // A bucket whose reports are all gone no longer needs searching.
-        await trx
-          .deleteFrom('flow_report_buckets')
-          .where('last_end_time', '<', cutoff)
-          .where((eb) =>
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('flow_reports')
-                  .select('id')
-                  .whereRef('flow_reports.bucket', '=', 'flow_report_buckets.bucket'),
-              ),
-            ),
-          )
-          .execute();
+        await deleteEmptyBuckets(trx, cutoff);
         return expired.length;
       });
     },

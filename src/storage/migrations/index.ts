@@ -15,6 +15,7 @@ import * as n2AllowedPeers from './0013-n2-allowed-peers.ts';
 import * as subscriberMsisdn from './0014-subscriber-msisdn.ts';
 import * as radioEventImsi from './0015-radio-event-imsi.ts';
 import * as sms from './0016-sms.ts';
+import * as flowReportPartitions from './0017-flow-report-partitions.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -34,6 +35,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0014-subscriber-msisdn': subscriberMsisdn,
   '0015-radio-event-imsi': radioEventImsi,
   '0016-sms': sms,
+  '0017-flow-report-partitions': flowReportPartitions,
 };
 
 /**
