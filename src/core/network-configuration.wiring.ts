@@ -89,6 +89,13 @@ export async function wireNetworkConfiguration(
     ...SMS_RETENTION,
     deleteOlderThan: (cutoff, limit) => smsRepository.deleteOlderThan(cutoff, limit),
   });
+  // A message whose recipient never comes back is shown expired all the same (the SMSF marks the others
+  // when their recipient returns).
+  core.job({
+    name: 'sms-expiry',
+    intervalMs: 10 * 60_000,
+    job: async () => void (await smsRepository.expireQueued(clock.now())),
+  });
   core.metrics.gauge({
     name: 'pmn_sms_messages',
     help: 'Short messages stored, by direction (mobile-originated, network-originated) and status',

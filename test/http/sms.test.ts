@@ -189,6 +189,38 @@ describe('GET /api/v1/metrics: short messages', () => {
   });
 });
 
+describe('the sms-expiry background job', () => {
+  it('marks expired the queued messages whose validity ended, leaves the others', async () => {
+    const clock = manualClock();
+    const app = await createTestApp({ clock });
+    try {
+      const admin = await createApiToken(app, await initialize(app));
+      await created(app, admin, '/api/v1/subscribers', newSubscriber(1));
+      for (const validity of [60, 3600])
+        await app.request({
+          method: 'POST',
+          url: '/api/v1/sms',
+          token: admin,
+          payload: { imsi: imsi(1), text: `valid ${validity} s`, validity_seconds: validity },
+        });
+      clock.advance(120_000);
+      const job = app.backgroundJobs.find((j) => j.name === 'sms-expiry');
+      assert.ok(job !== undefined);
+      await job.job(new AbortController().signal);
+      const page = await app.request({ method: 'GET', url: '/api/v1/sms', token: admin });
+      assert.deepEqual(
+        result<{ items: Item[] }>(page).items.map((item) => [item.text, item.status]),
+        [
+          ['valid 3600 s', 'queued'],
+          ['valid 60 s', 'expired'],
+        ],
+      );
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('/api/v1/sms/retention', () => {
   it('30 days unless set; retention deletes settled messages older than that and keeps queued ones', async () => {
     const clock = manualClock();

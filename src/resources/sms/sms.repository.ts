@@ -156,6 +156,17 @@ export function createSmsRepository(db: Db) {
       return Number(result.numDeletedRows);
     },
 
+    /** Marks `expired` the queued messages whose validity ended by `now`; how many. */
+    async expireQueued(now: number): Promise<number> {
+      const result = await db
+        .updateTable('sms_messages')
+        .set({ status: 'expired', updated_at: now })
+        .where('status', '=', 'queued')
+        .where('valid_until', '<=', now)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+
     /** How many messages there are by direction and status (the metrics, read at each scrape). */
     async countsByDirectionAndStatus(): Promise<{ direction: string; status: string; count: number }[]> {
       const rows = await db

@@ -436,7 +436,7 @@ describe('SMS over NAS: subscriber logs name the short messages', () => {
     await sendSms(h, a, moCpData(0, 1, smsSubmit('4930123456', 'away')));
     const logs = h.subscriberLogs
       .filter((log) => log.event === 'UL NAS Transport' || log.event === 'DL NAS Transport')
-      .map((log) => [log.event, log.details.sms, log.details.sms_cause]);
+      .map((log) => [log.event, log.details?.sms, log.details?.sms_cause]);
     assert.deepEqual(logs, [
       ['UL NAS Transport', 'CP-DATA, RP-DATA, SMS-SUBMIT', undefined],
       ['DL NAS Transport', 'CP-ACK', undefined],
