@@ -2,12 +2,18 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
 import {
+  handoverCancel,
+  handoverRequestAcknowledge,
   handoverRequired,
   readN2HandoverAnswer,
   uplinkRanStatusTransfer,
 } from '../../src/simulator/gnb-handover-n2-messages.ts';
 import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
-import { readErrorIndication } from '../../src/network/ngap/generated/messages.ts';
+import {
+  readErrorIndication,
+  readHandoverRequest,
+  readUEContextReleaseCommand,
+} from '../../src/network/ngap/generated/messages.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
@@ -366,5 +372,68 @@ describe('N2 handover (real service)', () => {
     // The UE is still served at the source, and a later handover goes through.
     const done = await n2A.handOver(ue, n2B);
     assert.equal(done.outcome, 'handed-over');
+  });
+
+  it('an Acknowledge that comes after Handover Cancel: the target’s context is released, handover-cancelled', async () => {
+    const { ue } = await withSession(7);
+    const connections = s.held().connections;
+    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const ids = idsAt(s.ues, ue);
+    // The target is driven by hand here: it answers only after the source has cancelled.
+    n2B.behaviour = 'silent';
+    try {
+      const asked = gnb2.nextReceived('HandoverRequest');
+      s.gnb.send(
+        handoverRequired({
+          ids,
+          target: globalRanNodeId(gnbConfig(2)),
+          sourceCell: s.ues.cell,
+          targetCell: CELL_B,
+          pduSessionIds: [1],
+        }),
+        1,
+      );
+      const request = await asked;
+      assert.ok(request.pdu !== undefined);
+      const read = readHandoverRequest(request.pdu);
+      assert.ok(read.ok);
+      const acknowledged = s.gnb.next((event) =>
+        event.type === 'received' && event.exchange.pdu !== undefined
+          ? readN2HandoverAnswer(event.exchange.pdu)
+          : undefined,
+      );
+      s.gnb.send(handoverCancel(ids, { choice: 'radioNetwork', value: 'handover-cancelled' }), 1);
+      assert.deepEqual(await acknowledged, { kind: 'cancel-acknowledge', ...ids });
+
+      const released = gnb2.nextReceived('UEContextReleaseCommand');
+      const late = { amfUeNgapId: read.message.amfUeNgapId, ranUeNgapId: 777 };
+      gnb2.send(
+        handoverRequestAcknowledge(
+          late,
+          [
+            {
+              pduSessionId: 1,
+              downlink: { address: '127.0.0.3', teid: 4711 },
+              qfis: [1],
+              forwarding: undefined,
+            },
+          ],
+          [],
+        ),
+        1,
+      );
+      const release = await released;
+      assert.ok(release.pdu !== undefined);
+      const command = readUEContextReleaseCommand(release.pdu);
+      assert.ok(command.ok);
+      const pair = command.message.ueNgapIds;
+      assert.ok(pair.choice === 'uE-NGAP-ID-pair');
+      assert.deepEqual({ amfUeNgapId: pair.value.aMFUENGAPID, ranUeNgapId: pair.value.rANUENGAPID }, late);
+      assert.deepEqual(command.message.cause, { choice: 'radioNetwork', value: 'handover-cancelled' });
+    } finally {
+      n2B.behaviour = 'admit';
+    }
+    await nothingLeft(connections, rules);
+    assert.equal(ue.radio, s.ues);
   });
 });
