@@ -39,6 +39,7 @@ export function wireRecords(
 
   return {
     ingestion: pipeline.ingestion,
+    onWritten: (listener: Parameters<typeof pipeline.onWritten>[0]) => pipeline.onWritten(listener),
     decoders,
     redactions,
     radioEvents: createRadioEventsService({

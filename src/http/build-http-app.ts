@@ -222,6 +222,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
       radioEvents: records.radioEvents,
       subscriberLogs: records.subscriberLogs,
       radioLogs: records.radioLogs,
+      onWritten: records.onWritten,
     },
     radioIdOf: (name) => core.networkState.findRadio(name)?.id,
     logger,

@@ -56,8 +56,10 @@ export function createBatchingWriter<Rows extends object>(deps: {
   options?: Partial<BatchingWriterOptions>;
   /** Told of every accepted offer (the records metrics count them). */
   onAccepted?: (kind: keyof Rows, records: number) => void;
+  /** Told after each batch is stored, with the kinds it held (the live event stream reads those). */
+  onWritten?: (kinds: readonly (keyof Rows)[]) => void;
 }) {
-  const { store, logger, onAccepted } = deps;
+  const { store, logger, onAccepted, onWritten } = deps;
   const { capacity, batchSize, maxDelayMs, busyDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
   /** The queue; slots before `head` are taken and emptied, and dropped from time to time. */
   const entries: (Entry<Rows> | undefined)[] = [];
@@ -103,6 +105,7 @@ export function createBatchingWriter<Rows extends object>(deps: {
     for (let attempt = 1; ; attempt += 1) {
       try {
         await store(batch);
+        onWritten?.([...batch.keys()]);
         return;
       } catch (error) {
         if (attempt === WRITE_ATTEMPTS) {

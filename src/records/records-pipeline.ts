@@ -49,11 +49,14 @@ export function createRecordsPipeline(deps: {
   const store: BatchStore<RecordRows> = (batch) =>
     thread && holds === 0 ? thread.store(batch) : inTurn(batch);
   const measured = deps.metrics && createRecordsMetrics(deps.metrics);
+  type WrittenListener = (kinds: readonly (keyof RecordRows)[]) => void;
+  const writtenListeners = new Set<WrittenListener>();
   const writer = createBatchingWriter<RecordRows>({
     store,
     logger,
     options: deps.writerOptions,
     onAccepted: measured?.accepted,
+    onWritten: (kinds) => writtenListeners.forEach((listener) => listener(kinds)),
   });
   measured?.watch(writer);
   const ingestion = createRecordsIngestion({
@@ -66,6 +69,13 @@ export function createRecordsPipeline(deps: {
   return {
     repositories,
     ingestion,
+    /** Calls `listener` after each batch is stored, with its kinds; returns the function that stops it. */
+    onWritten(listener: WrittenListener): () => void {
+      writtenListeners.add(listener);
+      return () => {
+        writtenListeners.delete(listener);
+      };
+    },
     /**
      * Makes the service's connection the only one on the file until the returned release is called:
      * waits for the batch the writer thread is storing, then closes the thread's connection.

@@ -191,4 +191,25 @@ describe('batching writer', () => {
       ['1', '2'],
     );
   });
+
+  it('tells onWritten the kinds of each batch once it is stored', async () => {
+    const written: (keyof Rows)[][] = [];
+    let stored = 0;
+    const w = createBatchingWriter<Rows>({
+      logger: pino({ level: 'silent' }),
+      options: { batchSize: 2, capacity: 10, maxDelayMs: 1, busyDelayMs: 1 },
+      store: async () => {
+        await Promise.resolve();
+        assert.equal(written.length, stored, 'told only after the store resolved');
+        stored += 1;
+      },
+      onWritten: (kinds) => written.push([...kinds]),
+    });
+    w.offer('a', ['1']);
+    w.offer('b', ['2']);
+    await w.flush();
+    w.offer('b', ['3']);
+    await w.flush();
+    assert.deepEqual(written, [['a', 'b'], ['b']]);
+  });
 });

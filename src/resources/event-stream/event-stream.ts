@@ -3,7 +3,7 @@ import type { NasMessageEvent, NetworkEventMap, NetworkEvents } from '../../netw
 import type { RadioLog } from '../radio-logs/radio-logs.repository.ts';
 import type { SubscriberLog } from '../subscriber-logs/subscriber-logs.repository.ts';
 import type { RadioEvent } from '../radio-events/radio-events.repository.ts';
-import { createRecordFollower, type FollowedTable } from './record-follower.ts';
+import { createRecordFollower, type FollowedTable, type RecordFollower } from './record-follower.ts';
 
 /** The kinds a client can ask for (`kinds` filter), in the order they are documented (docs/api.md). */
 export const STREAM_KINDS = [
@@ -69,15 +69,14 @@ export interface Replay {
   frames: readonly string[];
 }
 
-/** The record tables the stream follows: each row is an event with its record id. */
+/** The record tables the stream follows (each row an event with its record id), and when to read them. */
 export interface StreamedRecords {
   radioEvents: FollowedTable<RadioEvent>;
   subscriberLogs: FollowedTable<SubscriberLog>;
   radioLogs: FollowedTable<RadioLog>;
+  /** Calls the listener after each batch the records writer stored, with its tables; returns the unsubscribe. */
+  onWritten(listener: (tables: readonly string[]) => void): () => void;
 }
-
-/** How often the record tables are read for new rows while a client is connected. */
-const RECORD_POLL_MS = 20;
 
 /** Rejects of 5GMM procedures a device sees as "could not attach" (TS 24.501 8.2). */
 const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authentication Reject']);
@@ -85,8 +84,8 @@ const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authenticatio
 /**
  * The network's live events for API clients (GET /api/v1/events/stream): one subscription per network
  * event name, and, while a client is connected, a follower of each record table (radio events,
- * subscriber logs, radio logs) that turns each record into an event carrying its id as soon as it is
- * written. Each event is numbered and serialised once, fanned out to the clients whose filter it
+ * subscriber logs, radio logs), read after each batch the records writer stores, that turns each record
+ * into an event carrying its id. Each event is numbered and serialised once, fanned out to the clients whose filter it
  * matches, and kept in a window of the last `window` events so a client that reconnects with
  * `Last-Event-ID` misses nothing inside it. A client that cannot take an event (its buffer is full) is
  * cut, so a slow client never slows the network functions that emit.
@@ -101,7 +100,6 @@ export function createEventStream(deps: {
   radioIdOf?: (name: string) => string | undefined;
   logger?: Pick<Logger, 'warn'>;
   window?: number;
-  pollMs?: number;
   onCut?: () => void;
 }) {
   const windowSize = deps.window ?? 1024;
@@ -179,7 +177,12 @@ export function createEventStream(deps: {
     }),
   ];
 
-  const followers = deps.records === undefined ? [] : recordFollowers(deps.records);
+  // Each follower under the table it reads, as the records writer names it.
+  const followers = new Map<string, RecordFollower>(
+    deps.records === undefined ? [] : recordFollowers(deps.records),
+  );
+  /** The tables written since the last read began. */
+  const written = new Set<string>();
   let polling: Promise<void> | undefined;
   let closed = false;
 
@@ -208,19 +211,28 @@ export function createEventStream(deps: {
       });
     }
     return [
-      follower(records.radioEvents, 'ngap.message', (_, details) => ({
-        radioName: stringField(details, 'radio'),
-        imsi: stringField(details, 'imsi'),
-      })),
-      follower(records.subscriberLogs, 'nas.message', (row, details) => ({
-        radioName: stringField(details, 'radio'),
-        imsi: row.imsi,
-      })),
-      follower(records.radioLogs, 'radio.log', (row, details) => ({
-        radio: row.ranId,
-        radioName: stringField(details, 'radio'),
-      })),
-    ];
+      [
+        'radio_events',
+        follower(records.radioEvents, 'ngap.message', (_, details) => ({
+          radioName: stringField(details, 'radio'),
+          imsi: stringField(details, 'imsi'),
+        })),
+      ],
+      [
+        'subscriber_logs',
+        follower(records.subscriberLogs, 'nas.message', (row, details) => ({
+          radioName: stringField(details, 'radio'),
+          imsi: row.imsi,
+        })),
+      ],
+      [
+        'radio_logs',
+        follower(records.radioLogs, 'radio.log', (row, details) => ({
+          radio: row.ranId,
+          radioName: stringField(details, 'radio'),
+        })),
+      ],
+    ] as const;
   }
 
   /** Publishes what one poll read, by record time (a stable sort: radio events, NAS, radio logs). */
@@ -231,33 +243,45 @@ export function createEventStream(deps: {
     for (const row of rows) row.publish();
   }
 
-  /** Reads the record tables every `pollMs` while a client is connected; one read at a time. */
-  async function pollRecords(): Promise<void> {
-    try {
-      for (const follower of followers) await follower.start();
-      while (clients.size > 0 && !closed) {
-        for (const follower of followers) {
-          try {
-            await follower.poll();
-          } catch (error) {
-            // A restore holding the database, a lost PostgreSQL connection: the next poll tries again.
-            deps.logger?.warn({ err: error }, 'the event stream could not read new records');
+  /**
+   * Reads the record tables for what was written since the last read: each table after a batch that
+   * wrote it stored, while a client is connected, and all of them when one connects. One read at a time;
+   * tables written meanwhile are read next.
+   */
+  function readRecords(tables: Iterable<string>): void {
+    if (closed || clients.size === 0 || followers.size === 0) return;
+    for (const table of tables) if (followers.has(table)) written.add(table);
+    if (polling !== undefined || written.size === 0) return;
+    polling = (async () => {
+      try {
+        for (const follower of followers.values()) await follower.start();
+        while (written.size > 0 && clients.size > 0 && !closed) {
+          const tables = [...written];
+          written.clear();
+          for (const table of tables) {
+            try {
+              await followers.get(table)?.poll();
+            } catch (error) {
+              // A restore holding the database, a lost PostgreSQL connection: the next batch reads again.
+              deps.logger?.warn({ err: error }, 'the event stream could not read new records');
+            }
           }
+          publishRead();
         }
-        publishRead();
-        await new Promise((resolve) => setTimeout(resolve, deps.pollMs ?? RECORD_POLL_MS));
+      } catch (error) {
+        deps.logger?.warn({ err: error }, 'the event stream could not start following the records');
+      } finally {
+        written.clear();
+        polling = undefined;
       }
-    } catch (error) {
-      deps.logger?.warn({ err: error }, 'the event stream could not start following the records');
-    } finally {
-      polling = undefined;
-    }
+    })();
   }
+  const stopReading = deps.records?.onWritten(readRecords);
 
   return {
     add(client: StreamClient): void {
       clients.add(client);
-      if (followers.length > 0 && polling === undefined && !closed) polling = pollRecords();
+      readRecords(followers.keys());
     },
     remove(client: StreamClient): void {
       clients.delete(client);
@@ -282,6 +306,7 @@ export function createEventStream(deps: {
     async close(): Promise<void> {
       closed = true;
       for (const stop of unsubscribe) stop();
+      stopReading?.();
       for (const client of clients) client.end('closing');
       clients.clear();
       await polling;

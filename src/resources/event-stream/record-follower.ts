@@ -8,9 +8,9 @@ export interface FollowedTable<Row extends { id: number }> {
 const ROWS_PER_READ = 2_048;
 
 /**
- * Polls an id below a row already read is waited for. On PostgreSQL two record batches may be written at
- * once, so a row can commit after one with a higher id; a sequence value a failed batch took is never
- * filled: after this many polls (or past this span of ids) the follower stops waiting for it.
+ * Polls an id below a row already read is waited for: a row may commit after one with a higher id (two
+ * writers on one PostgreSQL database), and a sequence value a failed batch took is never filled, so after
+ * this many polls (or past this span of ids) the follower stops waiting for it.
  */
 const HOLE_POLLS = 40;
 const HOLE_SPAN = 8_192;
@@ -65,24 +65,38 @@ export function createRecordFollower<Row extends { id: number }>(
       started = true;
     },
 
+    /** One query when rows came (the usual case); the highest id is read only when none or many did. */
     async poll(): Promise<void> {
-      const highest = await table.lastId();
-      if (highest < last) {
-        // A restore or a clear: the rows below `last` are another history.
-        last = highest;
-        settle();
-        return;
+      let rows = await table.listAfterId(last, ROWS_PER_READ);
+      if (rows.length === 0) {
+        const highest = await table.lastId();
+        if (highest < last) {
+          // A restore or a clear: the rows below `last` are another history.
+          last = highest;
+          settle();
+          return;
+        }
+      } else if (rows.length === ROWS_PER_READ) {
+        const highest = await table.lastId();
+        if (highest - last > deps.maxBehind) {
+          deps.onSkipped(highest - last - deps.maxBehind);
+          last = highest - deps.maxBehind;
+          settle();
+          rows = await table.listAfterId(last, ROWS_PER_READ);
+        }
       }
-      if (highest - last > deps.maxBehind) {
-        deps.onSkipped(highest - last - deps.maxBehind);
-        last = highest - deps.maxBehind;
+      if (rows.length > deps.maxBehind) {
+        const skipped = rows.length - deps.maxBehind;
+        deps.onSkipped(skipped);
+        last = (rows[skipped - 1] as Row).id;
         settle();
+        rows = rows.slice(skipped);
       }
       if (floor < last) {
         if (++holePolls > HOLE_POLLS || last - floor > HOLE_SPAN) settle();
         else read((await table.listAfterId(floor, last - floor)).filter((row) => row.id <= last));
       }
-      if (highest > last) read(await table.listAfterId(last, ROWS_PER_READ));
+      read(rows);
     },
   };
 }
