@@ -12,7 +12,7 @@ import {
   Title,
 } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type ReactNode } from 'react';
+import { lazy, Suspense, useState, type ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, result } from '../api/client.ts';
 import { useMe } from '../auth/use-me.ts';
@@ -23,6 +23,11 @@ import { SubscriberTimeline } from './subscriber-timeline.tsx';
 import { DownloadCapture } from './records/download-capture.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time } from '../components/time.tsx';
+
+// Loaded when a subscriber is opened: its part counter brings the SMS alphabet tables, kept off the first load.
+const SubscriberMessages = lazy(async () => ({
+  default: (await import('./subscriber-sms.tsx')).SubscriberMessages,
+}));
 
 function Field({ label, value }: { label: string; value: ReactNode }) {
   return (
@@ -181,6 +186,9 @@ export function SubscriberPage() {
               </Table>
             </Table.ScrollContainer>
           )}
+          <Suspense fallback={null}>
+            <SubscriberMessages imsi={imsi} canSend={me?.can.writeNetwork ?? false} />
+          </Suspense>
           <SubscriberTimeline imsi={imsi} />
           {me?.can.readCredentials && (
             <Card withBorder>
