@@ -16,6 +16,8 @@
 // DIR/<run>.heapprofile and its live heap after a full collection before and after it (per held device with
 // --hold, whose snapshot is left in DIR/held.heapsnapshot); it needs Node 20's WebSocket:
 // `node --experimental-websocket --import tsx bench/registration.ts --heap-prof DIR ...`;
+// [--db URL]: the service's database is this PostgreSQL database (empty; a key file of the run's own beside),
+// instead of an SQLite file in a temporary directory (docs/performance.md, PostgreSQL);
 // [--trace-gc]: the service runs under `node --trace-gc-nvp` and each row is followed by the heap bytes it
 // allocated per registration (the sum of each collection's `allocated=` in the run) and its scavenges and
 // mark-compacts per 1,000 registrations.
@@ -49,6 +51,7 @@ const { values } = parseArgs({
     'sim-cpu-prof': { type: 'string' },
     'heap-prof': { type: 'string' },
     'trace-gc': { type: 'boolean', default: false },
+    db: { type: 'string' },
     suci: { type: 'string', default: 'both' },
     warmup: { type: 'string', default: '3000' },
     // A run whose devices also establish a PDU session each (IPv4, through the service's SMF and UPF).
@@ -198,7 +201,10 @@ interface Service {
 async function startService(): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), 'pmn-registration-bench-'));
   const args = [
-    ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
+    ...['--listen', '127.0.0.1:0'],
+    ...(values.db === undefined
+      ? ['--db', join(dir, 'pmn.db')]
+      : ['--db', values.db, '--secret-key-file', join(dir, 'core.key')]),
     ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
   ];
   const cpuProfileDir = values['cpu-prof'];

@@ -1,0 +1,235 @@
+/**
+ * Issue 30's goals, PostgreSQL beside SQLite in one run (ratios: the machine is shared), the service in
+ * this process (core and Fastify app, requests through inject) on an SQLite file in a temporary directory
+ * and on a database of a throwaway cluster (test/helpers/postgres-cluster.ts):
+ * - the authenticated read (GET /api/v1/users/me with an API token) and a page of 100 subscribers over
+ *   `--subscribers` (100,000), requests a second with 10 in flight;
+ * - the first page and a deep page (offset 90 %) of `--million` (1,000,000) subscribers: median latency;
+ * - flow-report ingestion while the list is queried: `--reports` (300,000) reports through the records
+ *   pipeline, as the UPF hands them over, while GET /api/v1/flow-reports runs 4 at a time.
+ * Registrations per second are bench/registration.ts's, with `--db` for PostgreSQL.
+ *
+ *   npx tsx bench/postgres-goals.ts [--seconds N] [--subscribers N] [--million N] [--reports N]
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { createCore } from '../src/core/create-core.ts';
+import { buildHttpApp } from '../src/http/build-http-app.ts';
+import type { FlowReportInput } from '../src/records/record-inputs.ts';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    subscribers: { type: 'string', default: '100000' },
+    million: { type: 'string', default: '1000000' },
+    reports: { type: 'string', default: '300000' },
+  },
+});
+const SECONDS = Number(values.seconds);
+const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
+const secretKey = randomBytes(32);
+
+type Dialect = 'sqlite' | 'postgres';
+
+async function startService(path: string) {
+  const core = await createCore({
+    storage: { path, poolSize: 10 },
+    logger: pino({ level: 'silent' }),
+    secretKey,
+    scryptCost: { N: 1024, r: 8, p: 1 },
+    backgroundJobs: false,
+  });
+  const { app } = await buildHttpApp(core, {});
+  core.lifecycle.add({ name: 'http', stop: () => app.close() });
+  await core.start();
+  const call = async (method: 'GET' | 'POST', url: string, token?: string, payload?: object) => {
+    const response = await app.inject({
+      method,
+      url,
+      ...(token ? { headers: { authorization: `Bearer ${token}` } } : {}),
+      ...(payload === undefined ? {} : { payload }),
+    });
+    if (response.statusCode > 299) throw new Error(`${url}: ${response.statusCode} ${response.body}`);
+    return response.json<{ result: Record<string, unknown> }>().result;
+  };
+  const session = (await call('POST', '/api/v1/init', undefined, ADMIN)).token as string;
+  const token = (await call('POST', '/api/v1/users/me/api-tokens', session, { name: 'bench' }))
+    .token as string;
+  return { core, call, token, stop: () => core.stop() };
+}
+
+type Service = Awaited<ReturnType<typeof startService>>;
+
+/** `count` subscribers under the first profile, by SQL (sealed values are placeholders: lists never open them). */
+async function seedSubscribers(service: Service, dialect: Dialect, count: number): Promise<void> {
+  const imsi = dialect === 'sqlite' ? sql`printf('00101%010d', i)` : sql`'00101' || lpad(i::text, 10, '0')`;
+  for (let first = 1; first <= count; first += 100_000) {
+    const last = Math.min(count, first + 99_999);
+    await sql`with recursive n(i) as (select ${sql.lit(first)} union all select i + 1 from n where i < ${sql.lit(last)})
+      insert into subscribers (imsi, profile_id, key_sealed, opc_sealed, sequence_number, created_at)
+      select ${imsi}, (select min(id) from profiles), 'k', 'o', '000000000001', 1 from n`.execute(
+      service.core.db,
+    );
+  }
+}
+
+/** Requests a second, `inFlight` at a time, for SECONDS. */
+async function rate(inFlight: number, request: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 50; i += 1) await request(i);
+  let done = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (performance.now() < end) await request(done++);
+    }),
+  );
+  return done / SECONDS;
+}
+
+async function medianMs(times: number, request: () => Promise<unknown>): Promise<number> {
+  const spent: number[] = [];
+  for (let i = 0; i < times; i += 1) {
+    const start = performance.now();
+    await request();
+    spent.push(performance.now() - start);
+  }
+  return spent.sort((a, b) => a - b)[Math.floor(times / 2)] ?? 0;
+}
+
+async function api(service: Service, dialect: Dialect) {
+  const total = Number(values.subscribers);
+  await seedSubscribers(service, dialect, total);
+  const pages = Math.floor(total / 100);
+  return {
+    read: await rate(10, () => service.call('GET', '/api/v1/users/me', service.token)),
+    page: await rate(10, (i) =>
+      service.call('GET', `/api/v1/subscribers?per_page=100&page=${1 + ((i * 7919) % pages)}`, service.token),
+    ),
+  };
+}
+
+async function million(service: Service, dialect: Dialect) {
+  const total = Number(values.million);
+  await seedSubscribers(service, dialect, total);
+  const deep = Math.floor((total / 100) * 0.9);
+  // The first deep page after the start builds the list's positions (issue 12); then it is warm.
+  const start = performance.now();
+  await service.call('GET', `/api/v1/subscribers?per_page=100&page=${deep}`, service.token);
+  const firstDeep = performance.now() - start;
+  return {
+    first: await medianMs(21, () => service.call('GET', '/api/v1/subscribers?per_page=100', service.token)),
+    deep: await medianMs(21, () =>
+      service.call('GET', `/api/v1/subscribers?per_page=100&page=${deep}`, service.token),
+    ),
+    firstDeep,
+  };
+}
+
+async function ingestion(service: Service) {
+  const total = Number(values.reports);
+  const ingest = service.core.records.ingestion;
+  const now = Date.now();
+  const batch = (from: number): FlowReportInput[] =>
+    Array.from({ length: 1000 }, (_, k) => {
+      const i = from + k;
+      return {
+        subscriberId: `00101${String(i % 10_000).padStart(10, '0')}`,
+        sourceIp: `10.45.${(i >> 8) & 255}.${i & 255}`,
+        destinationIp: `93.184.${(i * 7) & 255}.${(i * 13) & 255}`,
+        sourcePort: 1024 + (i % 50_000),
+        destinationPort: i % 3 === 0 ? 53 : 443,
+        protocol: i % 3 === 0 ? 17 : 6,
+        packets: 1 + (i % 40),
+        bytes: 100 + (i % 60_000),
+        startTime: now - 1000,
+        endTime: now,
+        direction: i % 2 === 0 ? 'uplink' : 'downlink',
+        action: 'allow',
+      };
+    });
+  let querying = true;
+  let queries = 0;
+  const readers = Array.from({ length: 4 }, async () => {
+    while (querying) {
+      await service.call('GET', '/api/v1/flow-reports?per_page=100', service.token);
+      queries += 1;
+      // Injected requests on SQLite never leave the microtask queue: the writer's timers need a turn.
+      await yieldToEventLoop();
+    }
+  });
+  const start = performance.now();
+  for (let from = 0; from < total; from += 1000) {
+    const reports = batch(from);
+    while (!ingest.recordFlowReports(reports)) await ingest.whenWritable(reports.length);
+  }
+  await ingest.flush();
+  const seconds = (performance.now() - start) / 1000;
+  querying = false;
+  await Promise.all(readers);
+  return { rowsPerSecond: total / seconds, queriesPerSecond: queries / seconds };
+}
+
+async function main(): Promise<void> {
+  const cluster = await startPostgresCluster();
+  const dir = mkdtempSync(join(tmpdir(), 'pmn-postgres-goals-'));
+  let database = 0;
+  const open = async (dialect: Dialect) => {
+    database += 1;
+    if (dialect === 'sqlite') return startService(join(dir, `${database}.db`));
+    cluster.psql(`CREATE DATABASE goals${database} TEMPLATE template0 LOCALE 'C' ENCODING 'UTF8'`);
+    return startService(cluster.url(`goals${database}`));
+  };
+  const lines: string[] = [
+    `load average at the start: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  ];
+  const figures: Record<string, Record<Dialect, number>> = {};
+  const put = (name: string, dialect: Dialect, value: number) =>
+    ((figures[name] ??= { sqlite: 0, postgres: 0 })[dialect] = value);
+  try {
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const service = await open(dialect);
+      const a = await api(service, dialect);
+      put('authenticated read (req/s)', dialect, a.read);
+      put(`page of 100 over ${values.subscribers} subscribers (req/s)`, dialect, a.page);
+      const i = await ingestion(service);
+      put('flow reports ingested while queried (rows/s)', dialect, i.rowsPerSecond);
+      put('flow report pages meanwhile (req/s)', dialect, i.queriesPerSecond);
+      await service.stop();
+    }
+    for (const dialect of ['sqlite', 'postgres'] as const) {
+      const service = await open(dialect);
+      const m = await million(service, dialect);
+      put(`first page of ${values.million} (ms, median)`, dialect, m.first);
+      put(`deep page of ${values.million} (ms, median)`, dialect, m.deep);
+      put(`first deep page after the start (ms)`, dialect, m.firstDeep);
+      await service.stop();
+    }
+  } finally {
+    cluster.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  lines.push(
+    `${'figure'.padEnd(50)} ${'SQLite'.padStart(9)} ${'PostgreSQL'.padStart(10)} ${'PG/SQLite'.padStart(9)}`,
+  );
+  for (const [name, { sqlite, postgres }] of Object.entries(figures))
+    lines.push(
+      `${name.padEnd(50)} ${sqlite.toFixed(1).padStart(9)} ${postgres.toFixed(1).padStart(10)} ${(postgres / sqlite).toFixed(2).padStart(9)}`,
+    );
+  lines.push(
+    `load average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+await main();
