@@ -30,6 +30,7 @@ const PAGES: [link: string, heading: string][] = [
   ['Location', 'Cell positions'],
   ['Radio logs', 'Radio logs'],
   ['Subscriber logs', 'Subscriber logs'],
+  ['Short messages', 'Short messages'],
   ['Audit logs', 'Audit logs'],
   ['Users', 'Users'],
   ['Retention', 'Retention'],

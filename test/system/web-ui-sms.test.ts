@@ -15,7 +15,8 @@ describe('web UI short messages in a browser', { timeout: 120_000 }, () => {
   let h: Harness;
 
   before(async () => {
-    h = await startHarness();
+    // Each test signs in anew (and the scans once per scheme), more often than the default 10 a minute allows.
+    h = await startHarness({ loginRateLimit: 100 });
     const init = await h.service.request({ method: 'POST', url: '/api/v1/init', payload: ADMIN });
     assert.equal(init.statusCode, 201);
     const token = await h.tokenOf(ADMIN);
@@ -127,6 +128,54 @@ describe('web UI short messages in a browser', { timeout: 120_000 }, () => {
     }
   });
 
+  it('lists every short message on the records page, filtered by status, direction, IMSI and MSISDN', async () => {
+    await sendByApi({ msisdn: '+15550000001', text: 'For the records page' });
+    const page = await h.newPage();
+    await h.signIn(page, ADMIN);
+    await page.getByRole('navigation').getByRole('link', { name: 'Short messages', exact: true }).click();
+    await page.getByRole('heading', { name: 'Short messages', level: 1 }).waitFor();
+    const rows = page.getByRole('row').filter({ has: page.getByRole('cell') });
+    const listed = page.getByRole('row').filter({ hasText: 'For the records page' });
+    await listed.getByRole('cell', { name: 'network-originated' }).waitFor();
+    await listed.getByRole('cell', { name: '15550000001', exact: true }).waitFor();
+
+    const filters = page.getByRole('search', { name: 'Filter short messages' });
+    const choose = async (label: string, option: string) => {
+      await filters.getByLabel(label).and(page.locator('input')).click();
+      await page.getByRole('option', { name: option, exact: true }).click();
+    };
+    await choose('Status', 'expired');
+    await page.getByText('No records match.').waitFor();
+    assert.equal(await rows.count(), 0);
+    await choose('Status', 'queued');
+    await listed.waitFor();
+    await choose('Direction', 'mobile-originated');
+    await page.getByText('No records match.').waitFor();
+    await choose('Direction', 'network-originated');
+    await listed.waitFor();
+    await filters.getByLabel('IMSI').fill(imsi(2));
+    await page.getByText('No records match.').waitFor();
+    await filters.getByLabel('IMSI').fill(SUBSCRIBER);
+    await listed.waitFor();
+    await filters.getByLabel('MSISDN').fill('+15550000009');
+    await page.getByText('No records match.').waitFor();
+    await filters.getByLabel('MSISDN').fill('+15550000001');
+    await listed.waitFor();
+    await h.shot(page, 'sms');
+    await page.context().close();
+
+    // The scheme is set before the page loads, as a system's would be.
+    for (const scheme of ['light', 'dark'] as const) {
+      const scanned = await h.newPage();
+      await scanned.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      await h.signIn(scanned, ADMIN);
+      await scanned.goto(`${h.base}/sms`);
+      await scanned.getByRole('row').filter({ hasText: 'For the records page' }).waitFor();
+      assert.deepEqual(await seriousViolations(scanned), [], scheme);
+      await scanned.context().close();
+    }
+  });
+
   it('shows the read-only role the messages without a send box', async () => {
     await sendByApi({ msisdn: '+15550000001', text: 'Shown to readers' });
     const page = await h.newPage();
@@ -139,6 +188,9 @@ describe('web UI short messages in a browser', { timeout: 120_000 }, () => {
       .waitFor();
     assert.equal(await page.getByLabel('Message', { exact: true }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Send message' }).count(), 0);
+    await page.getByRole('navigation').getByRole('link', { name: 'Short messages', exact: true }).click();
+    await page.getByRole('row').filter({ hasText: 'Shown to readers' }).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Clear all' }).count(), 0);
     await page.context().close();
     assert.deepEqual(h.consoleErrors, []);
   });

@@ -26,6 +26,7 @@ const RadioEventsPage = page(() => import('./pages/records/radio-events.tsx'), '
 const RadioLogsPage = page(() => import('./pages/records/logs.tsx'), 'RadioLogsPage');
 const SubscriberLogsPage = page(() => import('./pages/records/logs.tsx'), 'SubscriberLogsPage');
 const AuditLogsPage = page(() => import('./pages/records/logs.tsx'), 'AuditLogsPage');
+const SmsPage = page(() => import('./pages/records/sms.tsx'), 'SmsPage');
 const UsersPage = page(() => import('./pages/admin/users.tsx'), 'UsersPage');
 const RetentionPage = page(() => import('./pages/admin/retention.tsx'), 'RetentionPage');
 const BackupPage = page(() => import('./pages/admin/backup.tsx'), 'BackupPage');
@@ -105,6 +106,7 @@ export function App() {
           <Route path="logs/radio" element={<RadioLogsPage />} />
           <Route path="logs/subscribers" element={<SubscriberLogsPage />} />
           <Route path="logs/audit" element={<AuditLogsPage />} />
+          <Route path="sms" element={<SmsPage />} />
           <Route path="users" element={<UsersPage />} />
           <Route path="retention" element={<RetentionPage />} />
           <Route path="backup" element={<BackupPage />} />

@@ -35,6 +35,7 @@ const PAGES: { to: string; label: string; shown?: (can: Abilities) => boolean }[
   { to: '/location', label: 'Location' },
   { to: '/logs/radio', label: 'Radio logs' },
   { to: '/logs/subscribers', label: 'Subscriber logs' },
+  { to: '/sms', label: 'Short messages' },
   { to: '/logs/audit', label: 'Audit logs', shown: (can) => can.readAudit },
   { to: '/users', label: 'Users', shown: (can) => can.readUsers },
   { to: '/retention', label: 'Retention' },

@@ -1,4 +1,4 @@
-import { Badge, Button, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Group, Stack, Table, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, result } from '../api/client.ts';
@@ -7,18 +7,12 @@ import { ErrorAlert } from '../components/error-alert.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { partCount } from '../components/sms-parts.ts';
+import { SmsContent, SmsStatus } from '../components/sms-status.tsx';
 import { Time } from '../components/time.tsx';
 
 type Message = ListItem<'/api/v1/sms'>;
 
 const PER_PAGE = 25;
-
-const STATUS_COLOR: Record<Message['status'], string> = {
-  queued: 'blue',
-  delivered: 'green',
-  failed: 'red',
-  expired: 'gray',
-};
 
 /** The send box: text with the part count the service will store, and its refusal in words. */
 function SendBox({ imsi }: { imsi: string }) {
@@ -83,17 +77,10 @@ function MessageRow({ imsi, message }: { imsi: string; message: Message }) {
       <Table.Td>{received ? 'received' : 'sent'}</Table.Td>
       <Table.Td>{received ? message.from : (message.to_msisdn ?? message.to_imsi)}</Table.Td>
       <Table.Td style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-        {message.text ?? (
-          <Text span size="sm" c="dimmed">
-            binary ({(message.data ?? '').length / 2} octets)
-          </Text>
-        )}
+        <SmsContent message={message} />
       </Table.Td>
       <Table.Td>
-        <Badge color={STATUS_COLOR[message.status]} variant="light" miw="max-content">
-          {message.status}
-        </Badge>
-        {message.cause && <Text size="xs">{message.cause}</Text>}
+        <SmsStatus message={message} />
       </Table.Td>
     </Table.Tr>
   );
