@@ -25,7 +25,9 @@ export type PeerProblemKind =
   /** An Initial UE Message beyond the AMF's UE connection limit. */
   | 'ue_connection_limit'
   /** A NAS message container that did not open (TS 24.501 4.4.6). */
-  | 'nas_container_unreadable';
+  | 'nas_container_unreadable'
+  /** A UE Radio Capability Info Indication above the size the AMF keeps per UE (amf/n2/radio-capability.ts). */
+  | 'radio_capability_too_large';
 
 interface PeerLogLimiterOptions {
   logger: Logger;

@@ -31,6 +31,7 @@ import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites, UE_CONTEXT_EPOCH } from './context/ue-context-writes.ts';
 import { stopTimers } from './gmm/ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
+import { createRadioCapability } from './n2/radio-capability.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
 import { isRegistered } from './context/gmm-state.ts';
 
@@ -142,6 +143,7 @@ export function createAmf(options: AmfOptions) {
   ngap.bindPathSwitch(createPathSwitch(amf));
   const handover = createHandover(amf, options.handoverTiming);
   ngap.bindHandover(handover);
+  ngap.bindRadioCapability(createRadioCapability(peerLog));
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is

@@ -9,6 +9,7 @@ import {
   readAmfUeMessage,
   ueContextReleaseComplete,
   ueContextReleaseRequest,
+  ueRadioCapabilityInfoIndication,
   uplinkNasTransport,
 } from './ran-ue-messages.ts';
 import { GnbSessions } from './gnb-sessions.ts';
@@ -155,6 +156,21 @@ export class GnbUes implements UeSignalling, UeRadio {
     if (found?.amfUeNgapId === undefined) return false;
     return this.sendForUe(
       ueContextReleaseRequest({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }, cause),
+    );
+  }
+
+  /**
+   * UE Radio Capability Info Indication (TS 38.413 8.14.1): the UE's radio capability (opaque RRC bytes)
+   * for the AMF to keep. False when the UE has no NG connection here.
+   */
+  indicateRadioCapability(ue: RadioUe, capability: Uint8Array): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found?.amfUeNgapId === undefined) return false;
+    return this.sendForUe(
+      ueRadioCapabilityInfoIndication(
+        { amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId },
+        capability,
+      ),
     );
   }
 

@@ -7,6 +7,7 @@ import {
   buildInitialUEMessage,
   buildUEContextReleaseComplete,
   buildUEContextReleaseRequest,
+  buildUERadioCapabilityInfoIndication,
   buildUplinkNASTransport,
   readDownlinkNASTransport,
   readInitialContextSetupRequest,
@@ -135,6 +136,11 @@ export function initialContextSetupFailure(ids: UeIds, cause: Cause): NGAPPDU {
 /** UE CONTEXT RELEASE REQUEST (9.2.2.4): the radio asks the AMF to release the UE's context. */
 export function ueContextReleaseRequest(ids: UeIds, cause: Cause): NGAPPDU {
   return buildUEContextReleaseRequest({ ...ids, cause });
+}
+
+/** UE RADIO CAPABILITY INFO INDICATION (9.2.9.1): the UE's radio capability, as RRC gave it, for the AMF to keep. */
+export function ueRadioCapabilityInfoIndication(ids: UeIds, ueRadioCapability: Uint8Array): NGAPPDU {
+  return buildUERadioCapabilityInfoIndication({ ...ids, ueRadioCapability });
 }
 
 /** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */

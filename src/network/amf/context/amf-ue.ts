@@ -9,6 +9,7 @@ import type {
 import type { NasSecurityContext } from '../../nas-security/index.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import type { UeConnection } from './ue-connections.ts';
+import type { UeRadioCapability } from '../n2/radio-capability.ts';
 import type { CmState } from './cm-state.ts';
 import type { GmmState } from './gmm-state.ts';
 import type { RetransmissionTimer } from '../../common/nas-timer.ts';
@@ -126,4 +127,9 @@ export interface AmfUe {
   lastKsi: number | undefined;
   /** SMS over NAS allowed in the last Registration Accept (TS 24.501 9.11.3.6; gmm/sms.ts). */
   smsOverNas: boolean;
+  /**
+   * The UE radio capability the radio last indicated (TS 38.413 8.14.1), for the next Initial Context
+   * Setup (n2/radio-capability.ts); held while CM-IDLE, gone with the context.
+   */
+  radioCapability?: UeRadioCapability;
 }

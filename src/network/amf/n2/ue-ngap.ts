@@ -16,6 +16,7 @@ import {
   type readHandoverRequestAcknowledge,
   type readHandoverRequired,
   type readPathSwitchRequest,
+  type readUERadioCapabilityInfoIndication,
   type readUplinkRANStatusTransfer,
 } from '../../ngap/generated/messages.ts';
 import { plmnIdentity, tac } from '../../ngap/ngap-values.ts';
@@ -33,6 +34,7 @@ import {
 } from './ue-ngap-messages.ts';
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
 import { servingCellOf } from './user-location.ts';
+import type { UeRadioCapability } from './radio-capability.ts';
 
 /** Why a UE-associated logical NG-connection ended. */
 export type ConnectionEnd =
@@ -126,6 +128,21 @@ export interface HandoverEndpoint<Owner> {
   notified(connection: UeConnection<Owner>): boolean;
 }
 
+/** A UE Radio Capability Info Indication as its generated reader gives it (TS 38.413 9.2.9.1). */
+export type ReceivedUeRadioCapabilityInfoIndication = MessageOf<
+  typeof readUERadioCapabilityInfoIndication
+> & {
+  ueRadioCapability: Uint8Array;
+};
+
+/** Where the UE radio capability is kept per UE context (radio-capability.ts). */
+export interface RadioCapabilityEndpoint<Owner> {
+  /** UE Radio Capability Info Indication (8.14.1) on the connection, its UE Radio Capability present. */
+  indicated(connection: UeConnection<Owner>, message: ReceivedUeRadioCapabilityInfoIndication): void;
+  /** The capability kept for the connection's UE, for Initial Context Setup Request (9.2.2.1). */
+  of(connection: UeConnection<Owner>): UeRadioCapability | undefined;
+}
+
 export interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
@@ -201,6 +218,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   let location: LocationEndpoint<Owner> | undefined;
   let pathSwitch: PathSwitchEndpoint | undefined;
   let handover: HandoverEndpoint<Owner> | undefined;
+  let radioCapability: RadioCapabilityEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -397,6 +415,15 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         message.cause ?? { choice: 'radioNetwork', value: 'unspecified' },
       );
     },
+    UERadioCapabilityInfoIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // UE Radio Capability has criticality ignore (9.2.9.1): without it there is nothing to keep.
+      const { ueRadioCapability } = message;
+      if (ueRadioCapability !== undefined)
+        radioCapability?.indicated(connection, { ...message, ueRadioCapability });
+    },
     LocationReport: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
@@ -490,6 +517,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       location = endpointToBind;
     },
 
+    /** Where UE radio capabilities are kept; without it they are not, and Initial Context Setup has none. */
+    bindRadioCapability(endpointToBind: RadioCapabilityEndpoint<Owner>): void {
+      radioCapability = endpointToBind;
+    },
+
     /** Where Path Switch Requests go; without it none is answered. */
     bindPathSwitch(endpointToBind: PathSwitchEndpoint): void {
       pathSwitch = endpointToBind;
@@ -580,12 +612,16 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       );
     },
 
-    /** Initial Context Setup Request (TS 38.413 8.3.1). */
+    /**
+     * Initial Context Setup Request (TS 38.413 8.3.1), with the UE radio capability the AMF holds for
+     * the UE (9.2.2.1: the radio then need not ask the UE for it).
+     */
     setUpContext(connection: UeConnection<Owner>, ies: InitialContextSetupIes): boolean {
       const sent = connection.radio.send(
         initialContextSetupRequest(
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
           ies,
+          radioCapability?.of(connection),
         ),
         connection.streamId,
       );
