@@ -27,7 +27,9 @@ export type PeerProblemKind =
   /** A NAS message container that did not open (TS 24.501 4.4.6). */
   | 'nas_container_unreadable'
   /** A UE Radio Capability Info Indication above the size the AMF keeps per UE (amf/n2/radio-capability.ts). */
-  | 'radio_capability_too_large';
+  | 'radio_capability_too_large'
+  /** A NAS Non Delivery Indication (TS 38.413 8.6.4): the radio could not deliver a downlink NAS PDU. */
+  | 'nas_not_delivered';
 
 interface PeerLogLimiterOptions {
   logger: Logger;

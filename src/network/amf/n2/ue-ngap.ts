@@ -23,6 +23,7 @@ import { plmnIdentity, tac } from '../../ngap/ngap-values.ts';
 import { initialNhChain } from '../../security/handover-keys.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
+import { causeText } from './criticality-diagnostics.ts';
 import { handoverPreparationFailure } from './handover-messages.ts';
 import { createUeConnections, type UeConnection } from '../context/ue-connections.ts';
 import {
@@ -409,11 +410,22 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
       endpoint().heard(connection);
-      endpoint().nasNotDelivered(
-        connection,
-        message.nasPdu ?? new Uint8Array(),
-        message.cause ?? { choice: 'radioNetwork', value: 'unspecified' },
+      // Cause has criticality ignore (9.2.5.5): a radio may leave it out.
+      const cause = message.cause ?? { choice: 'radioNetwork', value: 'unspecified' };
+      // A radio can send these at any rate: the limiter logs the first per radio and minute.
+      options.peerLog.warn(
+        'nas_not_delivered',
+        radio.id,
+        {
+          radio: radio.name,
+          amfUeNgapId: connection.amfUeNgapId,
+          ranUeNgapId: connection.ranUeNgapId,
+          imsi: endpoint().subscriberOf(connection),
+          cause: causeText(cause),
+        },
+        'AMF: the radio could not deliver a NAS PDU',
       );
+      endpoint().nasNotDelivered(connection, message.nasPdu ?? new Uint8Array(), cause);
     },
     UERadioCapabilityInfoIndication: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
