@@ -57,10 +57,24 @@ describe('web UI network pages in a browser', { timeout: 120_000 }, () => {
     await page.getByRole('cell', { name: '10.46.0.0/16' }).waitFor();
 
     await page.getByRole('button', { name: 'Edit profile gold' }).click();
+    assert.equal(await dialog.getByLabel('SMS over NAS allowed').isChecked(), true);
+    await dialog.getByLabel('SMS over NAS allowed').uncheck();
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // An edit of another field keeps the switch as saved: PUT replaces the profile.
+    await page.getByRole('button', { name: 'Edit profile gold' }).click();
+    assert.equal(await dialog.getByLabel('SMS over NAS allowed').isChecked(), false);
     await dialog.getByLabel('DNS server').fill('9.9.9.9');
     await dialog.getByRole('button', { name: 'Save' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: '9.9.9.9' }).waitFor();
+    const saved = await fetch(`${h.base}/api/v1/profiles/gold`, {
+      headers: { authorization: `Bearer ${await h.tokenOf(ADMIN)}` },
+    });
+    assert.equal(
+      ((await saved.json()) as { result: { 'sms-allowed': boolean } }).result['sms-allowed'],
+      false,
+    );
     await h.shot(page, 'profiles');
 
     page.once('dialog', (confirm) => void confirm.accept());

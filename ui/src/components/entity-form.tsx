@@ -1,4 +1,4 @@
-import { Button, Select, Stack, TextInput } from '@mantine/core';
+import { Button, Select, Stack, Switch, TextInput } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ApiError } from '../api/client.ts';
@@ -43,6 +43,20 @@ export function EntityForm(props: {
             error: errorField === field.name ? message : undefined,
           };
           const value = values[field.name] ?? '';
+          if (field.kind === 'boolean')
+            return (
+              <Switch
+                key={field.name}
+                label={field.label}
+                description={field.description}
+                disabled={common.disabled}
+                error={common.error}
+                checked={value === 'true'}
+                onChange={(event) =>
+                  setValues({ ...values, [field.name]: String(event.currentTarget.checked) })
+                }
+              />
+            );
           return field.kind === 'select' ? (
             <Select
               key={field.name}

@@ -33,4 +33,25 @@ describe('resource form values', () => {
     expect(bodyOf(SLICE, { name: 'a', sst: '12a', sd: '' }, 'create')).toEqual({ name: 'a', sst: '12a' });
     expect(bodyOf(SLICE, { name: 'a', sst: '', sd: '' }, 'create')).toEqual({ name: 'a', sst: '' });
   });
+
+  it('reads a boolean as text, starts a new one at its initial value and always sends it as a boolean', () => {
+    const fields: FieldSpec[] = [
+      { name: 'name', label: 'Name', kind: 'text', required: true },
+      { name: 'sms-allowed', label: 'SMS', kind: 'boolean', initial: 'true' },
+    ];
+    expect(valuesOf(fields)).toEqual({ name: '', 'sms-allowed': 'true' });
+    expect(valuesOf(fields, { name: 'p', 'sms-allowed': false })).toEqual({
+      name: 'p',
+      'sms-allowed': 'false',
+    });
+    // PUT replaces the resource: an unset boolean would fall back to its default, so it is always sent.
+    expect(bodyOf(fields, { name: 'p', 'sms-allowed': 'false' }, 'update')).toEqual({
+      name: 'p',
+      'sms-allowed': false,
+    });
+    expect(bodyOf(fields, { name: 'p', 'sms-allowed': 'true' }, 'create')).toEqual({
+      name: 'p',
+      'sms-allowed': true,
+    });
+  });
 });

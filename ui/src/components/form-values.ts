@@ -6,24 +6,29 @@
 export interface FieldSpec {
   name: string;
   label: string;
-  kind: 'text' | 'integer' | 'number' | 'select';
+  kind: 'text' | 'integer' | 'number' | 'select' | 'boolean';
   required?: boolean;
   description?: string;
   /** The choices of a `select` field. */
   options?: readonly string[];
   /** Only on create: the field names the resource (its path key) and cannot change. */
   createOnly?: boolean;
+  /** A new resource's value, as the service's default (`'true'` for a boolean the service turns on). */
+  initial?: string;
 }
 
 export type FormValues = Record<string, string>;
-export type Body = Record<string, string | number>;
+export type Body = Record<string, string | number | boolean>;
 
 /** The form's text for an existing resource, or empty text for a new one. */
 export function valuesOf(fields: readonly FieldSpec[], item?: Record<string, unknown>): FormValues {
   const values: FormValues = {};
   for (const field of fields) {
-    const value = item?.[field.name];
-    values[field.name] = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+    const value = item === undefined ? field.initial : item[field.name];
+    values[field.name] =
+      typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+        ? String(value)
+        : '';
   }
   return values;
 }
@@ -36,6 +41,11 @@ export function bodyOf(fields: readonly FieldSpec[], values: FormValues, mode: '
   const body: Body = {};
   for (const field of fields) {
     if (mode === 'update' && field.createOnly) continue;
+    // Always sent: PUT replaces the resource, so a boolean left out would fall back to its default.
+    if (field.kind === 'boolean') {
+      body[field.name] = values[field.name] === 'true';
+      continue;
+    }
     const text = (values[field.name] ?? '').trim();
     if (text === '' && !field.required) continue;
     if (field.kind === 'integer' || field.kind === 'number') {

@@ -27,6 +27,13 @@ export const PROFILE_FIELDS: FieldSpec[] = [
   { name: 'bitrate-downlink', label: 'Downlink bitrate', kind: 'text', required: true, description: BITRATE },
   { name: 'var5qi', label: '5QI', kind: 'integer', required: true, description: '1 to 255' },
   {
+    name: 'sms-allowed',
+    label: 'SMS over NAS allowed',
+    kind: 'boolean',
+    initial: 'true',
+    description: 'Subscribers of this profile may send and receive short messages',
+  },
+  {
     name: 'priority-level',
     label: 'Priority level',
     kind: 'integer',
