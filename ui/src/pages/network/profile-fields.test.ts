@@ -13,6 +13,7 @@ const READ = {
   'bitrate-downlink': '200 Mbps',
   var5qi: 9,
   'priority-level': 90,
+  'sms-allowed': false,
 };
 
 const without = (item: Record<string, unknown>, field: string) =>
