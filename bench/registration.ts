@@ -39,6 +39,7 @@ import { decodeNgapPdu, encodeNgapPdu } from '../src/network/ngap/ngap-codec.ts'
 import { initialUeMessage } from '../src/simulator/ue/ran-ue-messages.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
+import { initialisedApi } from './service-api.ts';
 
 const { values } = parseArgs({
   options: {
@@ -253,25 +254,7 @@ async function startService(): Promise<Service> {
   if (heapProfileDir !== undefined && inspectorUrl === undefined)
     throw new Error('no inspector URL from the service');
   const base = url;
-  let token = '';
-  const call = async (method: string, path: string, body?: unknown): Promise<unknown> => {
-    const response = await fetch(`${base}${path}`, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return (JSON.parse(text) as { result: unknown }).result;
-  };
-  token = (
-    (await call('POST', '/api/v1/init', { email: 'admin@example.com', password: 'admin-password' })) as {
-      token: string;
-    }
-  ).token;
+  const call = await initialisedApi(base);
   const inspector = inspectorUrl === undefined ? undefined : await connectInspector(inspectorUrl);
   return {
     pid: child.pid!,

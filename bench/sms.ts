@@ -29,6 +29,7 @@ import type { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
 import { createUes, withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
+import { initialisedApi } from './service-api.ts';
 
 const { values } = parseArgs({
   options: {
@@ -309,25 +310,7 @@ await new Promise<void>((resolve, reject) => {
   service.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
 });
 if (base === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
-let token = '';
-async function call(method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(token === '' ? {} : { authorization: `Bearer ${token}` }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return (JSON.parse(text) as { result: unknown }).result;
-}
-token = (
-  (await call('POST', '/api/v1/init', { email: 'admin@example.com', password: 'admin-password' })) as {
-    token: string;
-  }
-).token;
+const call = await initialisedApi(base);
 
 /** Subscribers first .. first+count-1, each with its MSISDN, SMS allowed by the default profile. */
 async function provision(first: number, count: number): Promise<void> {
