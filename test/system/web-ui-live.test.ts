@@ -116,7 +116,12 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     assert.deepEqual(await seriousViolations(page), []);
     await page.emulateMedia({ colorScheme: 'dark' });
     // Mantine follows the system's scheme from a script: scanned once it has switched.
-    await page.waitForFunction('document.documentElement.dataset.mantineColorScheme === "dark"');
+    // Polled from here: waitForFunction's string predicate is an eval the page's policy refuses.
+    for (let tries = 0; ; tries++) {
+      if ((await page.evaluate('document.documentElement.dataset.mantineColorScheme')) === 'dark') break;
+      assert.ok(tries < 200, 'the page never switched to the dark scheme');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     assert.deepEqual(await seriousViolations(page), []);
     await page.context().close();
   });
