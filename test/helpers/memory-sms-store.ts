@@ -4,26 +4,35 @@ import type { NewSms, SmsStore, SmsSubscribers, StoredSms } from '../../src/netw
  * The SMSF's store in memory, as the SQL one behaves (storage/network-ports/sms-store.ts): ids in
  * order, queued messages oldest first, only a queued message settles. `hold()` makes the next saves
  * wait until the function it returns is called, so a test sees what the SMSF does before a message
- * is stored; `failSaves` makes them fail.
+ * is stored; `holdSettles()` does the same for settles (a write another connection has not committed
+ * yet, as on PostgreSQL's pool); `failSaves` makes saves fail.
  */
 export function memorySmsStore(): SmsStore & {
   messages: StoredSms[];
   hold(): () => void;
+  holdSettles(): () => void;
   failSaves: boolean;
 } {
   const messages: StoredSms[] = [];
   let held: Promise<void> | undefined;
+  let settlesHeld: Promise<void> | undefined;
+  const holder = (set: (gate: Promise<void> | undefined) => void) => (): (() => void) => {
+    let release = (): void => undefined;
+    set(new Promise<void>((resolve) => (release = resolve)));
+    return () => {
+      set(undefined);
+      release();
+    };
+  };
   const store = {
     messages,
     failSaves: false,
-    hold(): () => void {
-      let release = (): void => undefined;
-      held = new Promise<void>((resolve) => (release = resolve));
-      return () => {
-        held = undefined;
-        release();
-      };
-    },
+    hold: holder((gate) => {
+      held = gate;
+    }),
+    holdSettles: holder((gate) => {
+      settlesHeld = gate;
+    }),
     async save(message: NewSms): Promise<StoredSms> {
       if (held !== undefined) await held;
       if (store.failSaves) throw new Error('the disk is full');
@@ -47,6 +56,7 @@ export function memorySmsStore(): SmsStore & {
       if (found !== undefined) found.attempts++;
     },
     async settle(id: number, outcome: Parameters<SmsStore['settle']>[1]): Promise<void> {
+      if (settlesHeld !== undefined) await settlesHeld;
       const found = messages.find((m) => m.id === id);
       if (found === undefined || found.status !== 'queued') return;
       found.status = outcome.status;

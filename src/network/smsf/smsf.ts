@@ -99,6 +99,24 @@ export function createSmsf(options: SmsfOptions) {
   const failed = (supi: string) => (error: unknown) =>
     logger.error({ err: error, supi }, 'SMSF: a short message transfer failed');
 
+  /**
+   * Deliveries' outcomes still being written, by recipient. Its queue is read again only after them
+   * (also after a new registration): with a pool of connections a read can overtake a write, and a
+   * delivered message would be sent twice.
+   */
+  const settling = new Map<string, Promise<void>>();
+
+  function settle(ue: SmsfUe, id: number, outcome: Parameters<SmsStore['settle']>[1]): void {
+    const { supi } = ue;
+    const written: Promise<void> = Promise.all([
+      settling.get(supi),
+      store.settle(id, outcome).catch(failed(supi)),
+    ]).then(() => {
+      if (settling.get(supi) === written) settling.delete(supi);
+    });
+    settling.set(supi, written);
+  }
+
   /** Sends a CP message; a CP-ACK or CP-ERROR needs no outcome (the peer's timer repeats what it needs). */
   function sendCp(ue: SmsfUe, message: CpMessage): void {
     void amf.transfer(ue.supi, encodeCpMessage(message)).catch(failed(ue.supi));
@@ -319,7 +337,7 @@ export function createSmsf(options: SmsfOptions) {
     if (delivery?.kind === 'message') {
       const { message } = delivery;
       const at = clock.now();
-      void store.settle(message.id, { status: 'delivered', at }).catch(failed(ue.supi));
+      settle(ue, message.id, { status: 'delivered', at });
       if (message.statusReportRequested && message.originatorImsi !== undefined) {
         const sender = contextOf(message.originatorImsi);
         if (sender.reports.length < settings.maxPendingReports)
@@ -342,9 +360,7 @@ export function createSmsf(options: SmsfOptions) {
       return end(ue, transfer, 'the UE has no memory for it (RP-SMMA awaited)');
     }
     if (delivery?.kind === 'message')
-      void store
-        .settle(delivery.message.id, { status: 'failed', cause: rpCauseLabel(cause), at: clock.now() })
-        .catch(failed(ue.supi));
+      settle(ue, delivery.message.id, { status: 'failed', cause: rpCauseLabel(cause), at: clock.now() });
     end(ue, transfer);
   }
 
@@ -375,6 +391,7 @@ export function createSmsf(options: SmsfOptions) {
   }
 
   async function nextQueued(ue: SmsfUe): Promise<{ message: StoredSms; more: boolean } | undefined> {
+    await settling.get(ue.supi);
     for (;;) {
       const queued = await store.queuedFor(ue.supi, 8);
       const now = clock.now();
@@ -404,9 +421,7 @@ export function createSmsf(options: SmsfOptions) {
       // A stored message that no longer encodes (an address changed under it) cannot be delivered.
       logger.warn({ err: error, supi: ue.supi }, 'SMSF: a message could not be encoded');
       if (delivery.kind === 'message')
-        void store
-          .settle(delivery.message.id, { status: 'failed', cause: 'not encodable', at: clock.now() })
-          .catch(failed(ue.supi));
+        settle(ue, delivery.message.id, { status: 'failed', cause: 'not encodable', at: clock.now() });
       return deliverNext(ue);
     }
     const transfer: Transfer = { direction: 'mt', ti, cp: CP_IDLE, rp: RP_IDLE, delivery };
