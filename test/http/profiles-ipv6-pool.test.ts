@@ -7,6 +7,7 @@ import SQLite from 'better-sqlite3';
 import { restoreBackup, takeBackup } from '../helpers/backup.ts';
 import { created, errorOf, newProfile, omit } from '../helpers/network.ts';
 import { auditEntries, createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
+import { undoMigrationsScript } from '../helpers/migration-undo.ts';
 
 /**
  * A profile's optional `ue-ipv6-pool` (network.md 6 and 9): an IPv6 prefix of /64 or shorter, checked
@@ -183,15 +184,8 @@ describe('POST /api/v1/restore: a backup taken before profiles had ue-ipv6-pool'
     const path = join(dir, 'before-0010.db');
     writeFileSync(path, await takeBackup(t, token));
     const database = new SQLite(path);
-    database.exec(
-      // And the migrations after 0010: a backup of that time had none of them.
-      `ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
-       ALTER TABLE operator DROP COLUMN n2_allowed_peers;
-       DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
-         DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
-       DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
-       DELETE FROM kysely_migration WHERE name >= '0010'`,
-    );
+    // And the migrations after 0010: a backup of that time had none of them.
+    database.exec(await undoMigrationsScript('0010'));
     database.close();
     await created(t, token, '/api/v1/profiles', newProfile('after', { 'ue-ipv6-pool': '2001:db8::/48' }));
 

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import { restoreBackup, takeBackup } from '../helpers/backup.ts';
 import { imsi, newPolicy, newProfile, newSubscriber } from '../helpers/network.ts';
 import { createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
+import { undoMigrationsScript } from '../helpers/migration-undo.ts';
 
 // The list's total_count comes from a count kept by triggers (migration 0008), not from counting the
 // rows on every page: it must equal COUNT(*) whatever changed the table.
@@ -154,18 +155,9 @@ describe('POST /api/v1/restore: the kept subscriber count', () => {
 
   it('counts the subscribers of a backup taken before the counts were kept', async () => {
     const before = await rowCount(t);
+    const undo = await undoMigrationsScript('0008');
     const bytes = await editedBackup((database) => {
-      database.exec(
-        `DROP TRIGGER subscribers_count_by_profile_insert; DROP TRIGGER subscribers_count_by_profile_delete;
-         DROP TRIGGER subscribers_count_by_profile_update; DROP TABLE subscriber_count_by_profile;
-         DROP TRIGGER subscribers_count_insert; DROP TRIGGER subscribers_count_delete; DROP TABLE subscriber_count;
-         ALTER TABLE profiles DROP COLUMN ue_ipv6_pool; ALTER TABLE subscriber_logs DROP COLUMN level;
-         ALTER TABLE operator DROP COLUMN n2_allowed_peers;
-         DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
-         DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
-         DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
-         DELETE FROM kysely_migration WHERE name >= '0008'`,
-      );
+      database.exec(undo);
       database.prepare('DELETE FROM subscribers WHERE imsi = ?').run(imsi(1));
     });
     await restoreBackup(t, token, bytes);

@@ -10,6 +10,7 @@ import { created, errorOf, imsi, newSubscriber, TEST_SET_1 } from '../helpers/ne
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { onPostgres } from '../helpers/postgres-test-database.ts';
 import { auditEntries, createTestApp, initialize, result, type TestApp } from '../helpers/test-app.ts';
+import { undoMigrationsScript } from '../helpers/migration-undo.ts';
 
 /**
  * A subscriber's optional MSISDN (docs/decisions.md 23): E.164 digits (TS 23.003 3.3), a leading "+"
@@ -296,14 +297,8 @@ describe('POST /api/v1/restore: msisdn', () => {
   });
 
   it('migrates a backup taken before subscribers had an MSISDN: none has one, and one can be set', async () => {
-    const bytes = await editedBackup('before-0014.db', (database) =>
-      database.exec(
-        `DROP INDEX subscribers_msisdn; ALTER TABLE subscribers DROP COLUMN msisdn;
-         DROP INDEX radio_events_imsi_timestamp; ALTER TABLE radio_events DROP COLUMN imsi;
-         DROP TABLE sms_messages; ALTER TABLE profiles DROP COLUMN sms_allowed;
-         DELETE FROM kysely_migration WHERE name >= '0014'`,
-      ),
-    );
+    const undo = await undoMigrationsScript('0014');
+    const bytes = await editedBackup('before-0014.db', (database) => database.exec(undo));
     await restoreBackup(t, token, bytes);
     assert.equal(await msisdnOf(1), null);
     assert.equal((await update(1, { profile_name: 'default', msisdn: '15550000001' })).statusCode, 200);
