@@ -33,17 +33,10 @@ interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Ite
   columns: readonly (keyof Insertable<LogTables[T]> & string)[];
   /** Each equality filter and the column it matches. */
   filters: {
-    [K in Exclude<keyof Filter, keyof TimestampWindow | keyof Matchers>]-?: keyof LogTables[T] & string;
+    [K in Exclude<keyof Filter, keyof TimestampWindow>]-?: keyof LogTables[T] & string;
   };
-  /** Filters that are no column's equality: each one's condition on the row. */
-  matchers?: { [K in keyof Matchers & keyof Filter]-?: (value: string) => Expression<SqlBool> };
   /** A row as the API's service layer sees it. */
   item: (row: Selectable<LogTables[T]>) => Item;
-}
-
-/** The filters a table may match by a condition of its own rather than a column (`matchers`). */
-interface Matchers {
-  radio?: string;
 }
 
 type Row = { id: number; timestamp: number } & Record<string, unknown>;
@@ -62,13 +55,6 @@ export function createLogRecordsRepository<T extends LogTable, Filter extends Ti
     const list: Expression<SqlBool>[] = filterColumns
       .filter(([key]) => filter[key] !== undefined)
       .map(([key, column]) => eb(sql.ref(column), '=', filter[key]));
-    for (const [key, condition] of Object.entries(spec.matchers ?? {}) as [
-      keyof Filter,
-      (value: string) => Expression<SqlBool>,
-    ][]) {
-      const value = filter[key];
-      if (typeof value === 'string') list.push(condition(value));
-    }
     if (filter.from !== undefined) list.push(eb('timestamp', '>=', filter.from));
     if (filter.to !== undefined) list.push(eb('timestamp', '<=', filter.to));
     return eb.and(list);

@@ -167,6 +167,7 @@ export function radioEventRow(input: RadioEventInput, now: number): Insertable<R
     raw: bytes(input.raw),
     details: details(input.details),
     imsi: detailsImsi(input.details),
+    radio: detailsRadio(input.details),
   };
 }
 
@@ -174,6 +175,12 @@ export function radioEventRow(input: RadioEventInput, now: number): Insertable<R
 function detailsImsi(value: Record<string, unknown> | undefined): string | null {
   const named = value?.['imsi'];
   return typeof named === 'string' && IMSI.test(named) ? named : null;
+}
+
+/** The radio a radio event's details name (network.md section 3). */
+function detailsRadio(value: Record<string, unknown> | undefined): string | null {
+  const named = value?.['radio'];
+  return typeof named === 'string' ? named : null;
 }
 
 export function subscriberLogRow(input: SubscriberLogInput, now: number): Insertable<SubscriberLogsTable> {

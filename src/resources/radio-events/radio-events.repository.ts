@@ -1,8 +1,7 @@
 import type { LogDirection } from '../../records/record-inputs.ts';
 import type { TimestampWindow } from '../../records/record-windows.ts';
-import { sql } from 'kysely';
 import { createLogRecordsRepository } from '../../records/log-records.repository.ts';
-import { maybeSqliteFileOf, type Db } from '../../storage/database.ts';
+import type { Db } from '../../storage/database.ts';
 
 export interface RadioEvent {
   id: number;
@@ -24,17 +23,17 @@ interface RadioEventFilter extends TimestampWindow {
 }
 
 export function createRadioEventsRepository(db: Db) {
-  // details is JSON text; its `radio` is read by each dialect's JSON function. No index holds it: the
-  // time window bounds what is read.
-  const detailsRadio = maybeSqliteFileOf(db)
-    ? sql<string>`json_extract(details, '$.radio')`
-    : sql<string>`(details::jsonb ->> 'radio')`;
   return {
     ...createLogRecordsRepository<'radio_events', RadioEventFilter, RadioEvent>(db, {
       table: 'radio_events',
-      columns: ['timestamp', 'protocol', 'message_type', 'direction', 'raw', 'details', 'imsi'],
-      filters: { protocol: 'protocol', direction: 'direction', messageType: 'message_type', imsi: 'imsi' },
-      matchers: { radio: (name) => sql<boolean>`${detailsRadio} = ${name}` },
+      columns: ['timestamp', 'protocol', 'message_type', 'direction', 'raw', 'details', 'imsi', 'radio'],
+      filters: {
+        protocol: 'protocol',
+        direction: 'direction',
+        messageType: 'message_type',
+        imsi: 'imsi',
+        radio: 'radio',
+      },
       item: (row) => ({
         id: row.id,
         timestamp: Number(row.timestamp),

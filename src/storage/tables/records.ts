@@ -15,6 +15,8 @@ export interface RadioEventsTable {
   details: string;
   /** Migration 0015: the subscriber `details.imsi` names, for the filter by subscriber. */
   imsi: string | null;
+  /** Migration 0022: the radio `details.radio` names, for the filter by radio. */
+  radio: string | null;
 }
 
 export interface SubscriberLogsTable {
