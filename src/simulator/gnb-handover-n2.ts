@@ -115,7 +115,8 @@ export class N2Handover {
    * (deriving KgNB* from the NCC the target was given) and the target sends Handover Notify; resolves
    * once the AMF released the source's context. `stop` stops the source at that point; `directForwarding`
    * tells the AMF the source has a direct forwarding path to the target (the Command then says where to
-   * forward; no packet is forwarded). Rejects when the UE has no AS context here or an answer does not
+   * forward; no packet is forwarded). Once moved, a UE outside its registration area starts a mobility
+   * registration update (`SimulatedUe.handedOver`). Rejects when the UE has no AS context here or an answer does not
    * come in time.
    */
   async handOver(
@@ -202,6 +203,8 @@ export class N2Handover {
     });
     target.#send(handoverNotify({ amfUeNgapId: at.amfUeNgapId, ranUeNgapId }, target.#ues.cell));
     await released;
+    // A target cell outside the UE's registration area: the UE updates its registration now.
+    ue.handedOver();
     return {
       outcome: 'handed-over',
       command,

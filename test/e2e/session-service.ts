@@ -4,6 +4,7 @@ import type { Clock, Timers } from '../../src/clock.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { SimulatedGnb, type GnbOptions, type NgapExchange } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
@@ -163,8 +164,16 @@ export interface SessionService {
   get<T>(url: string): Promise<T>;
   request(method: 'PUT' | 'POST' | 'DELETE', url: string, payload?: unknown): Promise<number>;
   until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
-  /** Another simulated gNB on the same AMF and UPF (NG Setup done), serving `cell`, its N3 at `n3Address`. */
-  anotherGnb(n: number, cell: ServingCell, n3Address: string): Promise<{ gnb: SimulatedGnb; ues: GnbUes }>;
+  /**
+   * Another simulated gNB on the same AMF and UPF (NG Setup done), serving `cell`, its N3 at `n3Address`;
+   * it broadcasts TAC 1 unless `config` says otherwise.
+   */
+  anotherGnb(
+    n: number,
+    cell: ServingCell,
+    n3Address: string,
+    config?: Partial<GnbConfig>,
+  ): Promise<{ gnb: SimulatedGnb; ues: GnbUes }>;
   /** Provisions subscriber `n` (default profile), registers it, and gives it its session side. */
   registered(n: number): Promise<{ imsi: string; ue: SimulatedUe; sessions: UeSessions }>;
   /**
@@ -279,9 +288,9 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
-    async anotherGnb(n, cell, n3Address) {
+    async anotherGnb(n, cell, n3Address, config = {}) {
       const other = new SimulatedGnb({
-        config: gnbConfig(n, { name: `gnb-${n}` }),
+        config: gnbConfig(n, { name: `gnb-${n}`, ...config }),
         transport: ranSide.transport,
         amf: [amfAddress],
       });

@@ -129,7 +129,9 @@ export type UeEvent =
   | { type: 'configuration-update'; guti: Guti | undefined }
   | { type: 'deregistered-by-network'; cause: number | undefined; reRegistrationRequired: boolean }
   | { type: 'paged'; outcome: ServiceOutcome }
-  | { type: 'periodic-registration'; outcome: RegistrationOutcome };
+  | { type: 'periodic-registration'; outcome: RegistrationOutcome }
+  /** The mobility registration update a handover out of the registration area started (`handedOver`). */
+  | { type: 'mobility-registration'; outcome: RegistrationOutcome };
 
 export interface UeProcedureTimers {
   /** T3510, registration (15 s). */
@@ -363,10 +365,11 @@ export class SimulatedUe implements RadioUe {
   }
 
   /**
-   * Mobility or periodic registration updating (TS 24.501 5.5.1.3) from idle, integrity-protected with the
-   * current security context, its non-cleartext IEs in the ciphered NAS message container (4.4.6). Like
-   * a Service Request it carries the PDU session status IE when the UE's sessions are known
-   * (`providePduSessions`) and Uplink data status with `uplinkData` (5.5.1.3.2).
+   * Mobility or periodic registration updating (TS 24.501 5.5.1.3): from idle, integrity-protected with
+   * the current security context, its non-cleartext IEs in the ciphered NAS message container (4.4.6);
+   * a mobility update also in 5GMM-CONNECTED mode, over the open connection (5.5.1.3.2 a, after a
+   * handover: `handedOver`). Like a Service Request it carries the PDU session status IE when the UE's
+   * sessions are known (`providePduSessions`) and Uplink data status with `uplinkData` (5.5.1.3.2).
    */
   registrationUpdate(
     kind: 'mobility' | 'periodic',
@@ -374,7 +377,9 @@ export class SimulatedUe implements RadioUe {
   ): Promise<RegistrationOutcome> {
     if (this.#state.kind !== 'registered' || this.#guti === undefined || this.#security === undefined)
       return Promise.reject(new UeProcedureError(`registration update in state ${this.#state.kind}`));
-    if (this.connected) return Promise.reject(new UeProcedureError('registration update while connected'));
+    // T3512 runs only in 5GMM-IDLE (5.3.7): a periodic update never starts from a connection.
+    if (this.connected && kind === 'periodic')
+      return Promise.reject(new UeProcedureError('periodic registration update while connected'));
     const input = {
       kind,
       ngKsi: this.#security.ngKsi,
@@ -389,6 +394,37 @@ export class SimulatedUe implements RadioUe {
     };
     this.#pendingRequest = { ...fullRegistrationRequest(input), ...sessions };
     return this.#registration(kind, this.#pendingRequest);
+  }
+
+  /**
+   * The UE reached a new cell by handover (RRC reconfiguration with sync, TS 38.331 5.3.5.5): when the
+   * cell's TAI is not in its registration area (the last TAI list), it starts a mobility registration
+   * update over the connection (TS 24.501 5.5.1.3.2 a; TS 23.502 4.9.1.3.3 step 9), reported by a
+   * `mobility-registration` event. True when it started one.
+   */
+  handedOver(): boolean {
+    if (this.#state.kind !== 'registered' || !this.connected || this.inRegistrationArea) return false;
+    void this.registrationUpdate('mobility').then((outcome) =>
+      this.#emit({ type: 'mobility-registration', outcome }),
+    );
+    return true;
+  }
+
+  /** The serving cell's TAI is in the TAI list of the last Registration Accept or Configuration Update. */
+  get inRegistrationArea(): boolean {
+    const { plmn, tac } = this.#radio.cell;
+    const ours = (entry: { mcc: string; mnc: string }): boolean =>
+      entry.mcc === plmn.mcc && entry.mnc === plmn.mnc;
+    return this.#taiList.some((list) => {
+      switch (list.type) {
+        case 'non-consecutive-tacs':
+          return ours(list.plmn) && list.tacs.includes(tac);
+        case 'consecutive-tacs':
+          return ours(list.plmn) && tac >= list.firstTac && tac < list.firstTac + list.count;
+        case 'multiple-plmns':
+          return list.tais.some((entry) => ours(entry) && entry.tac === tac);
+      }
+    });
   }
 
   /**

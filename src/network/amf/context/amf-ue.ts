@@ -24,6 +24,11 @@ export interface PendingRegistration {
    * profile, policy or slice) has the UE looked at again at Registration Complete.
    */
   generation?: number;
+  /**
+   * The request came over a connection whose UE context the radio already held (the UE was in
+   * CM-CONNECTED before it, e.g. after a handover): the registration does not end in an AN release.
+   */
+  connectedBefore?: boolean;
 }
 
 /**

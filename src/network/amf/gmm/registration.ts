@@ -77,9 +77,10 @@ export async function registrationRequest(
 ): Promise<void> {
   // A new Registration Request ends the common procedure in progress (5.4.1.3.7 e, 5.4.2.7 e, 5.4.3.7 d).
   stopProcedure(ue);
+  const connectedBefore = contextSetUp(ue);
   becomeConnected(ue);
   if (!isRegistered(ue)) enterGmmState(ue, 'registered-initiated');
-  const registration: PendingRegistration = { request };
+  const registration: PendingRegistration = { request, connectedBefore };
   ue.procedure = { kind: 'registration-pending', registration };
   if (request.ueSecurityCapability !== undefined) ue.ueSecurityCapability = request.ueSecurityCapability;
 
@@ -470,9 +471,11 @@ async function acceptRegistration(
 
 /**
  * Registration Complete (TS 24.501 5.5.1.2.4): the UE is 5GMM-REGISTERED with its new 5G-GUTI, shown
- * registered with its IMEI and algorithms (network.md 5). After a mobility or periodic update without
- * a follow-on request or Uplink data status (the user plane it asked back) the connection is released
- * (5.5.1.3.4).
+ * registered with its IMEI and algorithms (network.md 5). After a mobility or periodic update from idle
+ * without a follow-on request or Uplink data status (the user plane it asked back) the connection the
+ * update opened is released (5.5.1.3.4, TS 23.502 4.2.6). An update sent over a connection the UE held
+ * already (after a handover into a new tracking area, TS 23.502 4.9.1.3.3 step 9) keeps it: releasing
+ * it would take down the user plane the UE is using.
  */
 export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   const procedure = ue.procedure;
@@ -496,11 +499,12 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
   amf.ueContexts.save(ue);
   // Short messages stored for the UE go now (TS 23.502 4.13.3.9: the UE is reachable).
   if (ue.smsOverNas) amf.sms?.ueReachable(supi);
-  const { request, generation } = procedure.registration;
+  const { request, generation, connectedBefore } = procedure.registration;
   // A configuration change since the subscription was read reaches the UE now (TS 24.501 5.4.4.1): a
   // command once it is connected between procedures, or a network-initiated deregistration.
   if (generation !== undefined && generation !== amf.configurationGeneration) amf.reconsider(ue);
   if (
+    connectedBefore !== true &&
     request.registrationType.value !== REGISTRATION_TYPE.initial &&
     !request.registrationType.followOnRequestPending &&
     (request.uplinkDataStatus ?? []).length === 0
