@@ -97,7 +97,7 @@ export async function createCore(options: CoreOptions) {
       state: networkState,
       radios,
     } = wireNetworkState(wiring, { clock, logger, configuration });
-    const records = wireRecords(wiring, { db, audit: audit.service, clock, logger });
+    const records = wireRecords(wiring, { db, audit: audit.service, clock, logger, events: networkEvents });
     const networkConfiguration = await wireNetworkConfiguration(wiring, {
       db,
       audit: audit.service,

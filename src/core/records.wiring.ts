@@ -4,19 +4,21 @@ import { createDecoderRegistry } from '../records/decoders.ts';
 import { createKeyMaterialRedactions } from '../records/key-material.ts';
 import { createRecordsPipeline } from '../records/records-pipeline.ts';
 import { registerRecordRetention } from '../records/records-retention.ts';
+import type { NetworkEvents } from '../network/events/network-events.ts';
 import type { AuditLogService } from '../resources/audit-logs/audit-logs.service.ts';
 import { createFlowReportsService } from '../resources/flow-reports/flow-reports.service.ts';
 import { createRadioEventsService } from '../resources/radio-events/radio-events.service.ts';
 import { createRadioLogsService } from '../resources/radio-logs/radio-logs.service.ts';
 import { createSubscriberLogsService } from '../resources/subscriber-logs/subscriber-logs.service.ts';
+import { recordSubscriberEvents } from '../resources/subscriber-timeline/subscriber-events-recorder.ts';
 import { createSubscriberUsageService } from '../resources/subscriber-usage/subscriber-usage.service.ts';
 import type { Db } from '../storage/database.ts';
 import type { CoreWiring } from './wiring.ts';
 
-/** Radio events, subscriber and radio logs, flow reports and usage (docs/records.md). */
+/** Radio events, subscriber logs and events, radio logs, flow reports and usage (docs/records.md). */
 export function wireRecords(
   core: CoreWiring,
-  deps: { db: Db; audit: AuditLogService; clock: Clock; logger: Logger },
+  deps: { db: Db; audit: AuditLogService; clock: Clock; logger: Logger; events: NetworkEvents },
 ) {
   const { db, audit, clock, logger } = deps;
   const decoders = createDecoderRegistry({ logger });
@@ -36,6 +38,8 @@ export function wireRecords(
   // Every record accepted before the stop is written before the database closes.
   core.component({ name: 'records', stop: () => pipeline.ingestion.close() });
   const flushRecords = () => pipeline.ingestion.flush();
+  // A subscriber's state changes and sessions, for its timeline; kept and cleared with its logs.
+  recordSubscriberEvents({ events: deps.events, records: pipeline.ingestion });
 
   return {
     ingestion: pipeline.ingestion,
@@ -51,10 +55,20 @@ export function wireRecords(
     }),
     subscriberLogs: createSubscriberLogsService({
       db,
-      repository: repositories.subscriberLogs,
+      repository: {
+        ...repositories.subscriberLogs,
+        // The subscriber events go with the logs they stand beside in the timeline; the count is the logs'.
+        deleteAll: async (executor) => {
+          await repositories.subscriberEvents.deleteAll(executor);
+          return repositories.subscriberLogs.deleteAll(executor);
+        },
+      },
       audit,
       flushRecords,
     }),
+    subscriberEvents: repositories.subscriberEvents,
+    /** The flow reports by subscriber and exact time, for the subscriber timeline's UPF items. */
+    flowReportsRepository: repositories.flowReports,
     radioLogs: createRadioLogsService({ db, repository: repositories.radioLogs, audit, flushRecords }),
     flowReports: createFlowReportsService({
       db,

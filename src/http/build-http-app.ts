@@ -238,7 +238,9 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     subscriberTimelineRoutes({
       subscribers: config.subscribers,
       subscriberLogs: records.subscriberLogs,
+      subscriberEvents: records.subscriberEvents,
       radioEvents: records.radioEvents,
+      flowReports: records.flowReportsRepository,
       decoders: records.decoders,
       networkSecurity: config.networkSecurity,
       policies: config.policies,

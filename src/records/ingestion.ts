@@ -4,6 +4,7 @@ import type {
   NewFlowReport,
   RadioEventsTable,
   RadioLogsTable,
+  SubscriberEventsTable,
   SubscriberLogsTable,
 } from '../storage/tables/records.ts';
 import type { BatchingWriter } from './batching-writer.ts';
@@ -12,11 +13,13 @@ import {
   flowReportRow,
   radioEventRow,
   radioLogRow,
+  subscriberEventRow,
   subscriberLogRow,
   usageIncrement,
   type FlowReportInput,
   type RadioEventInput,
   type RadioLogInput,
+  type SubscriberEventInput,
   type SubscriberLogInput,
   type UsageIncrement,
   type UsageInput,
@@ -26,6 +29,7 @@ import {
 export interface RecordRows {
   radio_events: Insertable<RadioEventsTable>;
   subscriber_logs: Insertable<SubscriberLogsTable>;
+  subscriber_events: Insertable<SubscriberEventsTable>;
   radio_logs: Insertable<RadioLogsTable>;
   flow_reports: NewFlowReport;
   subscriber_usage: UsageIncrement;
@@ -41,6 +45,8 @@ export interface RecordRows {
 export interface RecordsIngestion {
   recordRadioEvent(event: RadioEventInput): boolean;
   recordSubscriberLog(log: SubscriberLogInput): boolean;
+  /** A state change or session event of a subscriber (its timeline). */
+  recordSubscriberEvent(event: SubscriberEventInput): boolean;
   recordRadioLog(log: RadioLogInput): boolean;
   /** All or none of the batch is accepted. */
   recordFlowReports(reports: FlowReportInput[]): boolean;
@@ -70,6 +76,8 @@ export function createRecordsIngestion(deps: {
         radioEventRow(redactions?.apply(event.protocol, event) ?? event, clock.now()),
       ]),
     recordSubscriberLog: (log) => writer.offer('subscriber_logs', [subscriberLogRow(log, clock.now())]),
+    recordSubscriberEvent: (event) =>
+      writer.offer('subscriber_events', [subscriberEventRow(event, clock.now())]),
     // A radio log's raw bytes are the NGAP PDU of its event (network.md section 4).
     recordRadioLog: (log) =>
       writer.offer('radio_logs', [radioLogRow(redactions?.apply('NGAP', log) ?? log, clock.now())]),

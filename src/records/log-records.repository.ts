@@ -9,7 +9,12 @@ import {
 } from 'kysely';
 import type { Db } from '../storage/database.ts';
 import { rowStatement } from '../storage/row-statement.ts';
-import type { RadioEventsTable, RadioLogsTable, SubscriberLogsTable } from '../storage/tables/records.ts';
+import type {
+  RadioEventsTable,
+  RadioLogsTable,
+  SubscriberEventsTable,
+  SubscriberLogsTable,
+} from '../storage/tables/records.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { TimestampWindow } from './record-windows.ts';
 
@@ -17,6 +22,7 @@ import type { TimestampWindow } from './record-windows.ts';
 interface LogTables {
   radio_events: RadioEventsTable;
   subscriber_logs: SubscriberLogsTable;
+  subscriber_events: SubscriberEventsTable;
   radio_logs: RadioLogsTable;
 }
 
@@ -24,7 +30,7 @@ type LogTable = keyof LogTables;
 
 /**
  * One table's part of the queries below. Kysely cannot check a query on a table chosen at run time, so
- * these run on one loosely typed view of the three tables; the spec is typed per table instead, and the
+ * these run on one loosely typed view of these tables; the spec is typed per table instead, and the
  * record-indexes test checks every query's plan on each table.
  */
 interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Item> {
@@ -42,7 +48,10 @@ interface LogRecordsSpec<T extends LogTable, Filter extends TimestampWindow, Ite
 type Row = { id: number; timestamp: number } & Record<string, unknown>;
 type Loose = Kysely<Record<string, Row>>;
 
-/** List, count, insert, clear and retention of a log table: radio events, subscriber logs, radio logs. */
+/**
+ * List, count, insert, clear and retention of a log table: radio events, subscriber logs and events,
+ * radio logs.
+ */
 export function createLogRecordsRepository<T extends LogTable, Filter extends TimestampWindow, Item>(
   db: Db,
   spec: LogRecordsSpec<T, Filter, Item>,

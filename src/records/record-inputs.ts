@@ -6,6 +6,7 @@ import type {
   NewFlowReport,
   RadioEventsTable,
   RadioLogsTable,
+  SubscriberEventsTable,
   SubscriberLogsTable,
 } from '../storage/tables/records.ts';
 
@@ -44,6 +45,25 @@ export interface SubscriberLogInput {
   event: string;
   direction: LogDirection;
   raw: Uint8Array;
+  details?: Record<string, unknown>;
+  timestamp?: number;
+}
+
+/** What the network tells of a subscriber beyond its NAS messages, for its timeline (migration 0021). */
+export const SUBSCRIBER_EVENTS = [
+  'registered',
+  'deregistered',
+  'session.established',
+  'session.modified',
+  'session.released',
+] as const;
+
+export type SubscriberEventName = (typeof SUBSCRIBER_EVENTS)[number];
+
+export interface SubscriberEventInput {
+  imsi: string;
+  event: SubscriberEventName;
+  /** The radio, or the session's data network, slice, addresses and state; stored as JSON. */
   details?: Record<string, unknown>;
   timestamp?: number;
 }
@@ -191,6 +211,19 @@ export function subscriberLogRow(input: SubscriberLogInput, now: number): Insert
     event: text(input.event, 'event'),
     direction: direction(input.direction),
     raw: bytes(input.raw),
+    details: details(input.details),
+  };
+}
+
+export function subscriberEventRow(
+  input: SubscriberEventInput,
+  now: number,
+): Insertable<SubscriberEventsTable> {
+  if (!SUBSCRIBER_EVENTS.includes(input.event)) fail(`event must be one of ${SUBSCRIBER_EVENTS.join(', ')}`);
+  return {
+    timestamp: time(input.timestamp, 'timestamp', now),
+    imsi: imsi(input.imsi, 'imsi'),
+    event: input.event,
     details: details(input.details),
   };
 }

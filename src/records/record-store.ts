@@ -1,6 +1,7 @@
 import { createFlowReportsRepository } from '../resources/flow-reports/flow-reports.repository.ts';
 import { createRadioEventsRepository } from '../resources/radio-events/radio-events.repository.ts';
 import { createRadioLogsRepository } from '../resources/radio-logs/radio-logs.repository.ts';
+import { createSubscriberEventsRepository } from '../resources/subscriber-timeline/subscriber-events.repository.ts';
 import { createSubscriberLogsRepository } from '../resources/subscriber-logs/subscriber-logs.repository.ts';
 import { createSubscriberUsageRepository } from '../resources/subscriber-usage/subscriber-usage.repository.ts';
 import type { Db } from '../storage/database.ts';
@@ -13,6 +14,7 @@ export function createRecordRepositories(db: Db) {
   return {
     radioEvents: createRadioEventsRepository(db),
     subscriberLogs: createSubscriberLogsRepository(db),
+    subscriberEvents: createSubscriberEventsRepository(db),
     radioLogs: createRadioLogsRepository(db),
     flowReports: createFlowReportsRepository(db),
     subscriberUsage: createSubscriberUsageRepository(db),
@@ -29,6 +31,7 @@ export function createRecordStore(db: Db, repositories: RecordRepositories): Bat
   const sinks: { [K in keyof RecordRows]: (rows: RecordRows[K][]) => void } = {
     radio_events: (rows) => repositories.radioEvents.insert(rows),
     subscriber_logs: (rows) => repositories.subscriberLogs.insert(rows),
+    subscriber_events: (rows) => repositories.subscriberEvents.insert(rows),
     radio_logs: (rows) => repositories.radioLogs.insert(rows),
     flow_reports: (rows) => repositories.flowReports.insert(rows),
     subscriber_usage: (rows) => repositories.subscriberUsage.add(rows),

@@ -22,7 +22,14 @@ export function registerRecordRetention(
     const repository = repositories[key];
     retention.register({
       ...RECORD_RETENTION[key],
-      deleteOlderThan: (cutoff, limit) => repository.deleteOlderThan(cutoff, limit),
+      deleteOlderThan:
+        key === 'subscriberLogs'
+          ? // The subscriber events (the timeline's state and session items) expire with the logs. The
+            // sum reaches `limit` while either still has a full chunk to delete, so the loop goes on.
+            async (cutoff, limit) =>
+              (await repository.deleteOlderThan(cutoff, limit)) +
+              (await repositories.subscriberEvents.deleteOlderThan(cutoff, limit))
+          : (cutoff, limit) => repository.deleteOlderThan(cutoff, limit),
     });
   }
 }

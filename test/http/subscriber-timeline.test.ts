@@ -18,14 +18,16 @@ import {
 interface Item {
   timestamp: string;
   kind: string;
-  direction: string;
+  direction: string | null;
   message: string;
   level: string;
   radio: string | null;
   summary: string;
+  source: string;
   record_id: number;
   linked_record_id: number | null;
   explanation: string | null;
+  details: Record<string, unknown> | null;
 }
 interface Page {
   items: Item[];
@@ -146,7 +148,7 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
 
   it('merges the NAS messages with the NGAP messages that carried them, newest first, each with its record', async () => {
     await failedAuthentication();
-    const page = await timeline();
+    const page = await timeline('?kinds=nas,ngap');
     assert.equal(page.total_count, 4);
     assert.deepEqual(steps(page), [
       'ngap DownlinkNASTransport',
@@ -174,6 +176,8 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
       level: 'warn',
       radio: 'gnb-1',
       summary: 'Authentication Failure, cause MAC failure (20), 5G-GUTI 00101000040000000001',
+      source: 'subscriber_log',
+      details: null,
     });
     assert.match(explanation ?? '', /MAC failure.*check the K and OPc/);
     assert.deepEqual(
@@ -196,23 +200,23 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
 
   it('lists oldest first on order=oldest, pages, and keeps to the timestamp window', async () => {
     await failedAuthentication();
-    assert.deepEqual(steps(await timeline('?order=oldest')), [
+    assert.deepEqual(steps(await timeline('?order=oldest&kinds=nas,ngap')), [
       'ngap UplinkNASTransport',
       'nas Authentication Failure',
       'nas Authentication Reject',
       'ngap DownlinkNASTransport',
     ]);
-    const second = await timeline('?order=oldest&per_page=3&page=2');
+    const second = await timeline('?order=oldest&per_page=3&page=2&kinds=nas,ngap');
     assert.deepEqual(
       [second.page, second.per_page, second.total_count, steps(second)],
       [2, 3, 4, ['ngap DownlinkNASTransport']],
     );
-    assert.deepEqual((await timeline('?page=3&per_page=2')).items, []);
+    assert.deepEqual((await timeline('?page=3&per_page=2&kinds=nas,ngap')).items, []);
     assert.deepEqual(steps(await timeline('?timestamp_to=2026-11-22T10:00:00.000Z')), [
       'nas Authentication Failure',
       'ngap UplinkNASTransport',
     ]);
-    const window = await timeline('?timestamp_from=2026-11-22T10:00:00.010Z');
+    const window = await timeline('?timestamp_from=2026-11-22T10:00:00.010Z&kinds=nas,ngap');
     assert.deepEqual(steps(window), ['ngap DownlinkNASTransport', 'nas Authentication Reject']);
   });
 
@@ -224,7 +228,7 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
     nas('Authentication Failure', 'inbound', AUTH_FAILURE, time, { level: 'warn' });
     nas('Authentication Reject', 'outbound', AUTH_REJECT, time, { level: 'warn' });
     await t.records.flush();
-    assert.deepEqual(steps(await timeline('?order=oldest')), [
+    assert.deepEqual(steps(await timeline('?order=oldest&kinds=nas,ngap')), [
       'ngap UplinkNASTransport',
       'nas Authentication Failure',
       'nas Authentication Reject',
@@ -288,7 +292,7 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
     ]);
     ngap('DownlinkNASTransport', 'outbound', dl(protectedPdu(2, transport)), '2026-11-22T10:06:00.001Z');
     await t.records.flush();
-    const page = await timeline('?order=oldest');
+    const page = await timeline('?order=oldest&kinds=nas,ngap');
     assert.deepEqual(
       page.items.map(
         (item) =>
@@ -333,7 +337,7 @@ describe('GET /api/v1/subscribers/{imsi}/timeline', () => {
     );
     nas('Registration Request', 'inbound', Buffer.from('7e0041', 'hex'), '2026-11-22T10:00:01.000Z');
     await t.records.flush();
-    const [slices] = (await timeline('', BARE_IMSI)).items;
+    const [slices] = (await timeline('?kinds=nas', BARE_IMSI)).items;
     assert.match(slices?.explanation ?? '', /profile bare has no policy, so no slice is allowed to it/);
     const [request, session] = (await timeline()).items;
     assert.equal(request?.explanation, null);

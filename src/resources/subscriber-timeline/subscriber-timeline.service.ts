@@ -8,42 +8,31 @@ import type { RadioEventsService } from '../radio-events/radio-events.service.ts
 import type { SubscriberLog } from '../subscriber-logs/subscriber-logs.repository.ts';
 import type { SubscriberLogsService } from '../subscriber-logs/subscriber-logs.service.ts';
 import type { SubscribersService } from '../subscribers/subscribers.service.ts';
+import type { FlowReportsRepository } from '../flow-reports/flow-reports.repository.ts';
 import { explain, type ExplanationContext } from './explanations.ts';
 import { CARRIER_WINDOW_MS, firstAtOrAfter, linkCarriers, type CarrierEvent } from './nas-carriers.ts';
+import type { SubscriberEventsRepository } from './subscriber-events.repository.ts';
+import {
+  connectionItem,
+  flowReportItem,
+  parseDetails,
+  rejectedItem,
+  subscriberEventItem,
+  textOf,
+  UE_REJECTS,
+  type TimelineItem,
+  type TimelineKind,
+} from './timeline-items.ts';
 
-/** One step of a device's story: a NAS message it sent or got, or the NGAP message that carried one. */
-export interface TimelineItem {
-  timestamp: number;
-  kind: 'nas' | 'ngap';
-  direction: 'inbound' | 'outbound';
-  message: string;
-  level: string;
-  radio: string | null;
-  summary: string;
-  /** The subscriber log (`nas`) or radio event (`ngap`) the item shows. */
-  recordId: number;
-  /** The radio event that carried the NAS message, or the subscriber log an NGAP message carried. */
-  linkedRecordId: number | null;
-  explanation: string | null;
-}
+export type { TimelineItem, TimelineKind } from './timeline-items.ts';
 
-/** The most subscriber logs one timeline reads: past it, a 400 asks for a narrower window. */
+/**
+ * The most records of one kind one timeline reads (NAS messages, subscriber events, connection ends,
+ * flow reports): past it, a 400 asks for a narrower window.
+ */
 export const TIMELINE_MAX_LOGS = 10_000;
 /** Radio events read per query while looking for carriers. */
 const EVENT_PAGE = 1_000;
-
-function parseDetails(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
-const textOf = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /** The NAS-PDU and PDU Session NAS-PDU IEs of a decoded NGAP view (network.md section 3: `{hex, ...}`). */
 function nasPdusOf(view: unknown, into: Uint8Array[] = []): Uint8Array[] {
@@ -101,29 +90,53 @@ function ngapSummary(
 
 /** Where an item stands among items of the same instant (see `compareOldestFirst`). */
 interface Place {
-  /** The rank of the NAS message (its own, or the one an NGAP message carried) in recording order. */
+  /**
+   * The rank of the NAS message (its own, the one an NGAP message carried, or the one a state change
+   * comes from) in recording order; `AFTER_MESSAGES` for what the network told after its messages.
+   */
   nas: number;
-  /** -1: an inbound NGAP message, read before its NAS message; 1: an outbound one, sent after it. */
-  side: -1 | 0 | 1;
+  /**
+   * Beside one NAS message: -2 the connection its Initial UE Message began, -1 an inbound NGAP message
+   * (read before its NAS message), 1 an outbound one (sent after it), 2 the reject it tells. After the
+   * messages: 0 state changes and sessions, 1 connection ends, 2 flow reports.
+   */
+  side: number;
+  /** Among those of one kind after the messages: their record ids. */
+  seq: number;
 }
+
+const AFTER_MESSAGES = Number.MAX_SAFE_INTEGER;
 
 /**
  * In time order; at one instant the NAS messages in the order they were recorded (record ids), each
  * inbound NGAP message just before the NAS message read from it, each outbound one just after the NAS
- * message it sends.
+ * message it sends; then what the network told of that instant (a registration, a session) and the
+ * flow reports that ended in it.
  */
 function compareOldestFirst(a: Place & { timestamp: number }, b: Place & { timestamp: number }): number {
-  return a.timestamp - b.timestamp || a.nas - b.nas || a.side - b.side;
+  return a.timestamp - b.timestamp || a.nas - b.nas || a.side - b.side || a.seq - b.seq;
+}
+
+/** Refuses a window holding more than `TIMELINE_MAX_LOGS` records of one kind (docs/api.md, "Bounded"). */
+function bounded(imsi: string, what: string, total: number): void {
+  if (total > TIMELINE_MAX_LOGS)
+    throw new InvalidError(
+      `the timeline of ${imsi} holds ${total} ${what} in this window, more than ${TIMELINE_MAX_LOGS}: narrow it with timestamp_from and timestamp_to`,
+    );
 }
 
 /**
- * One subscriber's signalling story (issue 32 item 3, docs/api.md): its subscriber logs, the NGAP radio
- * events that carried them (nas-carriers.ts), merged in time order, with an explanation of each failure.
+ * One subscriber's story (issue 32 item 3, docs/api.md): its subscriber logs, the NGAP radio events that
+ * carried them (nas-carriers.ts), its state changes (registered, deregistered, connected, idle, rejected),
+ * its sessions (subscriber events) and its flow reports (the UPF's side), merged in time order, with an
+ * explanation of each failure.
  */
 export function createSubscriberTimelineService(deps: {
   subscribers: Pick<SubscribersService, 'get'>;
   subscriberLogs: Pick<SubscriberLogsService, 'list'>;
-  radioEvents: Pick<RadioEventsService, 'listOldestAfter'>;
+  subscriberEvents: Pick<SubscriberEventsRepository, 'list' | 'count'>;
+  radioEvents: Pick<RadioEventsService, 'listOldestAfter' | 'list'>;
+  flowReports: Pick<FlowReportsRepository, 'list' | 'count'>;
   decoders: DecoderRegistry;
   networkSecurity: Pick<NetworkSecurityService, 'listKeys'>;
   policies: Pick<PoliciesService, 'list'>;
@@ -192,31 +205,65 @@ export function createSubscriberTimelineService(deps: {
     };
   }
 
+  /** The subscriber events (state changes and sessions) of the window. */
+  async function eventItems(imsi: string, window: TimestampWindow): Promise<TimelineItem[]> {
+    const filter = { imsi, ...window };
+    bounded(imsi, 'state changes and session events', await deps.subscriberEvents.count(filter));
+    return (await deps.subscriberEvents.list(filter, TIMELINE_MAX_LOGS, 0)).map(subscriberEventItem);
+  }
+
+  /** The ends of its N2 connections (UE Context Release Complete, recorded with its IMSI). */
+  async function idleItems(imsi: string, window: TimestampWindow): Promise<TimelineItem[]> {
+    const read = await radioEvents.list(
+      { imsi, protocol: 'NGAP', messageType: 'UEContextReleaseComplete', ...window },
+      TIMELINE_MAX_LOGS,
+      0,
+    );
+    bounded(imsi, 'connection releases', read.total);
+    return read.items.map((event) => connectionItem(event, 'idle'));
+  }
+
+  /** Its flow reports that ended in the window (flow reports select by end time). */
+  async function upfItems(imsi: string, window: TimestampWindow): Promise<TimelineItem[]> {
+    const filter = {
+      subscriberId: imsi,
+      from: window.from ?? 0,
+      before: window.to === undefined ? Number.MAX_SAFE_INTEGER : window.to + 1,
+    };
+    bounded(imsi, 'flow reports', await deps.flowReports.count(filter));
+    return (await deps.flowReports.list(filter, TIMELINE_MAX_LOGS, 0)).map(flowReportItem);
+  }
+
   return {
     async list(
       imsi: string,
-      query: TimestampWindow & { order: 'newest' | 'oldest' },
+      query: TimestampWindow & { order: 'newest' | 'oldest'; kinds?: ReadonlySet<TimelineKind> },
       limit: number,
       offset: number,
     ): Promise<{ items: TimelineItem[]; total: number }> {
       const subscriber = await subscribers.get(imsi);
+      const wanted = (kind: TimelineKind) => query.kinds === undefined || query.kinds.has(kind);
+      const window = {
+        ...(query.from === undefined ? {} : { from: query.from }),
+        ...(query.to === undefined ? {} : { to: query.to }),
+      };
       // Logs just outside the window are read too: their carriers may be inside it.
       const widened = {
         imsi,
         ...(query.from === undefined ? {} : { from: query.from - CARRIER_WINDOW_MS }),
         ...(query.to === undefined ? {} : { to: query.to + CARRIER_WINDOW_MS }),
       };
-      const read = await subscriberLogs.list(widened, TIMELINE_MAX_LOGS, 0);
-      if (read.total > TIMELINE_MAX_LOGS) {
-        throw new InvalidError(
-          `the timeline of ${imsi} holds ${read.total} NAS messages in this window, more than ${TIMELINE_MAX_LOGS}: narrow it with timestamp_from and timestamp_to`,
-        );
-      }
+      // NAS messages are read for the NGAP messages and state changes they make too.
+      const readLogs = wanted('nas') || wanted('ngap') || wanted('state');
+      const read = readLogs
+        ? await subscriberLogs.list(widened, TIMELINE_MAX_LOGS, 0)
+        : { items: [], total: 0 };
+      bounded(imsi, 'NAS messages', read.total);
       const logs = read.items.map((log): ParsedLog => {
         const details = parseDetails(log.details);
         return { log, details, radio: textOf(details.radio) };
       });
-      const events = await carrierEvents(logs);
+      const events = wanted('ngap') || wanted('state') ? await carrierEvents(logs) : [];
       const links = linkCarriers(
         logs.map(({ log, radio }) => ({
           id: log.id,
@@ -231,6 +278,10 @@ export function createSubscriberTimelineService(deps: {
       const items: TimelineItem[] = [];
       const explained = new Map<TimelineItem, ParsedLog>();
       const places = new Map<TimelineItem, Place>();
+      const place = (item: TimelineItem, at: Place) => {
+        items.push(item);
+        places.set(item, at);
+      };
       const shown = new Set<number>();
       // The logs came newest first (by timestamp, then id): their recording order is the reverse.
       for (const [rank, parsed] of [...logs].reverse().entries()) {
@@ -244,35 +295,54 @@ export function createSubscriberTimelineService(deps: {
           level: log.level,
           radio: radio ?? null,
           summary: nasSummary(parsed),
+          source: 'subscriber_log',
           recordId: log.id,
           linkedRecordId: carrierId ?? null,
           explanation: null,
+          details: null,
         };
-        items.push(item);
+        place(item, { nas: rank, side: 0, seq: 0 });
         explained.set(item, parsed);
-        places.set(item, { nas: rank, side: 0 });
+        if (log.direction === 'outbound' && UE_REJECTS.has(log.event))
+          place(rejectedItem(log, parsed.details), { nas: rank, side: 2, seq: 0 });
         const event = carrierId === undefined ? undefined : eventsById.get(carrierId);
         // One NGAP message may carry two NAS messages (each in its NAS-PDU): it shows once.
         if (event === undefined || shown.has(event.id)) continue;
         shown.add(event.id);
+        // The Initial UE Message that carried it began the device's N2 connection.
+        if (event.messageType === 'InitialUEMessage')
+          place(connectionItem(event, 'connected'), { nas: rank, side: -2, seq: 0 });
         const details = parseDetails(event.details);
-        const carrier: TimelineItem = {
-          timestamp: event.timestamp,
-          kind: 'ngap',
-          direction: event.direction,
-          message: event.messageType,
-          level: log.level,
-          radio: textOf(details.radio) ?? null,
-          summary: ngapSummary(event, details, log.event),
-          recordId: event.id,
-          linkedRecordId: log.id,
-          explanation: null,
-        };
-        items.push(carrier);
-        places.set(carrier, { nas: rank, side: event.direction === 'inbound' ? -1 : 1 });
+        place(
+          {
+            timestamp: event.timestamp,
+            kind: 'ngap',
+            direction: event.direction,
+            message: event.messageType,
+            level: log.level,
+            radio: textOf(details.radio) ?? null,
+            summary: ngapSummary(event, details, log.event),
+            source: 'radio_event',
+            recordId: event.id,
+            linkedRecordId: log.id,
+            explanation: null,
+            details: null,
+          },
+          { nas: rank, side: event.direction === 'inbound' ? -1 : 1, seq: 0 },
+        );
       }
+      if (wanted('state') || wanted('session'))
+        for (const item of await eventItems(imsi, window))
+          place(item, { nas: AFTER_MESSAGES, side: 0, seq: item.recordId });
+      if (wanted('state'))
+        for (const item of await idleItems(imsi, window))
+          place(item, { nas: AFTER_MESSAGES, side: 1, seq: item.recordId });
+      if (wanted('upf'))
+        for (const item of await upfItems(imsi, window))
+          place(item, { nas: AFTER_MESSAGES, side: 2, seq: item.recordId });
       const inWindow = items.filter(
         (item) =>
+          wanted(item.kind) &&
           (query.from === undefined || item.timestamp >= query.from) &&
           (query.to === undefined || item.timestamp <= query.to),
       );

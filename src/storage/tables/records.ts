@@ -32,6 +32,18 @@ export interface SubscriberLogsTable {
   details: string;
 }
 
+/**
+ * Migration 0021: what the network tells of a subscriber beyond its NAS messages (registered,
+ * deregistered, a session established, modified or released), for its timeline.
+ */
+export interface SubscriberEventsTable {
+  id: Generated<number>;
+  timestamp: number;
+  imsi: string;
+  event: string;
+  details: string;
+}
+
 export interface RadioLogsTable {
   id: Generated<number>;
   timestamp: number;
@@ -97,6 +109,7 @@ interface SubscriberUsageTable {
 export interface RecordsTables {
   radio_events: RadioEventsTable;
   subscriber_logs: SubscriberLogsTable;
+  subscriber_events: SubscriberEventsTable;
   radio_logs: RadioLogsTable;
   flow_reports: FlowReportsTable;
   flow_report_buckets: FlowReportBucketsTable;
