@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { systemClock, type Clock, type Timers } from '../clock.ts';
 
 export interface BatchingWriterOptions {
   /** Records that may wait in the queue; beyond it `offer` refuses (back-pressure). */
@@ -15,6 +15,12 @@ export interface BatchingWriterOptions {
    * every few milliseconds cost the writer several page writes per record (docs/records.md).
    */
   busyDelayMs: number;
+  /**
+   * How long a batch whose transaction fails is tried again before its records are given up: long
+   * enough for a database failover (a standby promoted) or a restarted server, bounded so that a
+   * database gone for good does not hold the queue (which then refuses new records) forever.
+   */
+  retryForMs: number;
 }
 
 const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
@@ -22,6 +28,7 @@ const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   batchSize: 2_000,
   maxDelayMs: 5,
   busyDelayMs: 50,
+  retryForMs: 60_000,
 };
 
 /** A batch: the records of each kind, in the order they were offered. */
@@ -33,8 +40,17 @@ export type BatchStore<Rows extends object> = (batch: Batch<Rows>) => Promise<vo
 /** Batches handed to the store at once: one being written, the next one waiting beside it. */
 const MAX_WRITES_IN_FLIGHT = 2;
 
-/** Attempts at writing one batch before its records are given up (logged as lost). */
-const WRITE_ATTEMPTS = 5;
+/** Pauses between the attempts at one batch: from 100 ms, doubling, up to 5 s. */
+const FIRST_RETRY_PAUSE_MS = 100;
+const MAX_RETRY_PAUSE_MS = 5_000;
+
+/** Unlike the service's timers these keep the process alive: a tool's records wait for their retry. */
+const retryTimers: Timers = {
+  after(ms, callback) {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
 
 interface Entry<Rows extends object> {
   kind: keyof Rows;
@@ -58,9 +74,20 @@ export function createBatchingWriter<Rows extends object>(deps: {
   onAccepted?: (kind: keyof Rows, records: number) => void;
   /** Told after each batch is stored, with the kinds it held (the live event stream reads those). */
   onWritten?: (kinds: readonly (keyof Rows)[]) => void;
+  /** Told of each failed transaction that will be tried again, with its records (the metrics count them). */
+  onRetry?: (records: number) => void;
+  /** Told of the records of each kind given up after `retryForMs` of failures. */
+  onLost?: (kind: keyof Rows, records: number) => void;
+  /** The retries' pauses and their bound; the batching delays stay on the event loop's timers. */
+  clock?: Clock;
+  timers?: Timers;
 }) {
-  const { store, logger, onAccepted, onWritten } = deps;
-  const { capacity, batchSize, maxDelayMs, busyDelayMs } = { ...DEFAULT_WRITER_OPTIONS, ...deps.options };
+  const { store, logger, onAccepted, onWritten, onRetry, onLost } = deps;
+  const { clock = systemClock, timers = retryTimers } = deps;
+  const { capacity, batchSize, maxDelayMs, busyDelayMs, retryForMs } = {
+    ...DEFAULT_WRITER_OPTIONS,
+    ...deps.options,
+  };
   /** The queue; slots before `head` are taken and emptied, and dropped from time to time. */
   const entries: (Entry<Rows> | undefined)[] = [];
   let head = 0;
@@ -102,18 +129,26 @@ export function createBatchingWriter<Rows extends object>(deps: {
 
   async function write(batch: Batch<Rows>): Promise<void> {
     const count = [...batch.values()].reduce((sum, rows) => sum + rows.length, 0);
+    const since = clock.now();
     for (let attempt = 1; ; attempt += 1) {
       try {
         await store(batch);
         onWritten?.([...batch.keys()]);
         return;
       } catch (error) {
-        if (attempt === WRITE_ATTEMPTS) {
-          logger.error({ err: error, records: count }, `records writer gave up: ${count} records lost`);
+        if (clock.now() - since >= retryForMs) {
+          logger.error(
+            { err: error, records: count, attempts: attempt },
+            `records writer gave up: ${count} records lost`,
+          );
+          for (const [kind, rows] of batch) onLost?.(kind, rows.length);
           return;
         }
-        logger.warn({ err: error, records: count, attempt }, 'records writer failed; retrying');
-        await sleep(100 * 2 ** (attempt - 1));
+        // One line per batch: a database down for a minute must not log every attempt.
+        if (attempt === 1) logger.warn({ err: error, records: count }, 'records writer failed; retrying');
+        onRetry?.(count);
+        const pause = Math.min(MAX_RETRY_PAUSE_MS, FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1));
+        await new Promise<void>((resume) => timers.after(pause, resume));
       }
     }
   }

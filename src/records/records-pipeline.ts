@@ -56,6 +56,8 @@ export function createRecordsPipeline(deps: {
     logger,
     options: deps.writerOptions,
     onAccepted: measured?.accepted,
+    onRetry: measured?.retried,
+    onLost: measured?.lost,
     onWritten: (kinds) => writtenListeners.forEach((listener) => listener(kinds)),
   });
   measured?.watch(writer);

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createBatchingWriter, type BatchingWriterOptions } from '../../src/records/batching-writer.ts';
+import { ManualTime } from '../helpers/manual-time.ts';
 
 /** A full garbage collection, without starting the test process with --expose-gc. */
 function collectGarbage(): void {
@@ -189,6 +190,78 @@ describe('batching writer', () => {
     assert.deepEqual(
       batches.flat().flatMap((part) => part.rows),
       ['1', '2'],
+    );
+  });
+
+  it('keeps trying a batch through a minute of failures (a database failover), counting each retry', async () => {
+    const time = new ManualTime();
+    let retries = 0;
+    const lost: [keyof Rows, number][] = [];
+    let down = true;
+    const w = createBatchingWriter<Rows>({
+      logger: pino({ level: 'silent' }),
+      options: { capacity: 10, batchSize: 10, maxDelayMs: 1 },
+      clock: time,
+      timers: time,
+      onRetry: () => void (retries += 1),
+      onLost: (kind, records) => void lost.push([kind, records]),
+      store: async (batch) => {
+        await Promise.resolve();
+        if (down) throw new Error('connection refused');
+        batches.push([...batch].map(([kind, rows]) => ({ kind, rows: [...rows] })));
+      },
+    });
+    w.offer('a', ['1', '2']);
+    w.offer('b', ['3']);
+    const flushed = w.flush();
+    const turns = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await turns();
+    // 50 s down: the old bound (five attempts, 1.5 s of pauses) gave these records up long before.
+    await time.advance(50_000, turns);
+    assert.equal(batches.length, 0);
+    assert.ok(retries >= 10, `${retries} retries`);
+    down = false;
+    await time.advance(5_000, turns);
+    await flushed;
+    assert.deepEqual(
+      batches.flat().flatMap((part) => part.rows),
+      ['1', '2', '3'],
+    );
+    assert.deepEqual(lost, []);
+  });
+
+  it('gives a batch up after a minute of failures, counting its records by kind, and goes on', async () => {
+    const time = new ManualTime();
+    const lost: [keyof Rows, number][] = [];
+    let down = true;
+    const w = createBatchingWriter<Rows>({
+      logger: pino({ level: 'silent' }),
+      options: { capacity: 10, batchSize: 10, maxDelayMs: 1 },
+      clock: time,
+      timers: time,
+      onLost: (kind, records) => void lost.push([kind, records]),
+      store: async (batch) => {
+        await Promise.resolve();
+        if (down) throw new Error('could not extend file: No space left on device');
+        batches.push([...batch].map(([kind, rows]) => ({ kind, rows: [...rows] })));
+      },
+    });
+    w.offer('a', ['1', '2']);
+    w.offer('b', ['3']);
+    const flushed = w.flush();
+    const turns = () => new Promise<void>((resolve) => setImmediate(resolve));
+    await time.advance(70_000, turns);
+    await flushed;
+    assert.deepEqual(lost, [
+      ['a', 2],
+      ['b', 1],
+    ]);
+    down = false;
+    w.offer('a', ['4']);
+    await w.flush();
+    assert.deepEqual(
+      batches.flat().flatMap((part) => part.rows),
+      ['4'],
     );
   });
 
