@@ -19,7 +19,6 @@ import type { UpfSettings } from '../network/upf/upf-settings.ts';
 import type { Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import { createPeerLogLimiter } from '../network/peer-log-limiter.ts';
-import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -145,8 +144,8 @@ export function createN2(
                 settings: { ...settings.amfTimers, ...settings.amfLimits, ...options.amf },
                 metrics: ngapMetrics(core.metrics),
                 peerLog,
-                // In this process's memory, as long as this AMF: nothing else reads it yet (registration.md).
-                ueContexts: createMemoryUeContextStore(),
+                // In the database: the AMF set's members share it, and a restart keeps it (docs/amf-set.md).
+                ueContexts: core.ports.ueContexts,
               },
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,

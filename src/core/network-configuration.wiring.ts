@@ -27,6 +27,7 @@ import { createSmsRepository } from '../resources/sms/sms.repository.ts';
 import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { createSmsService } from '../resources/sms/sms.service.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
+import { createUeContextStore } from '../storage/network-ports/ue-context-store.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { CoreWiring } from './wiring.ts';
 
@@ -140,6 +141,11 @@ export async function wireNetworkConfiguration(
       /** The SMSF's message store and the subscribers' SMS data (docs/sms.md). */
       smsStore: createSmsStore({ db }),
       smsSubscribers,
+      /**
+       * The AMF's UE contexts (the UDSF role), in the database on SQLite and PostgreSQL alike: shared by the
+       * members of an AMF set, and kept across a restart (docs/amf-set.md).
+       */
+      ueContexts: createUeContextStore({ db, secretBox }),
       /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
       smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
     },

@@ -4,6 +4,7 @@ import type { LocationTables } from './tables/location.ts';
 import type { NetworkTables } from './tables/network.ts';
 import type { RecordsTables } from './tables/records.ts';
 import type { SmsTables } from './tables/sms.ts';
+import type { WorkingStateTables } from './tables/working-state.ts';
 
 /**
  * Every table Kysely knows, one interface per area (src/storage/tables/). The single source of truth for
@@ -14,4 +15,5 @@ export type Database = FoundationTables &
   RecordsTables &
   LocationTables &
   SmsTables &
+  WorkingStateTables &
   AmfSetTables;

@@ -31,6 +31,7 @@ const UNDO: Readonly<Record<string, readonly string[]>> = {
   // On PostgreSQL it partitions flow reports; test/storage/flow-report-partitions.test.ts undoes that.
   '0017-flow-report-partitions': [],
   '0018-amf-set-members': ['DROP TABLE amf_set_members'],
+  '0019-ue-contexts': ['DROP TABLE ue_contexts'],
   '0021-subscriber-events': ['DROP TABLE subscriber_events'],
   '0022-radio-event-radio': [
     'DROP INDEX radio_events_radio_timestamp',

@@ -28,8 +28,8 @@ import type { SessionManagement } from './ports/session-management.ts';
 import type { SmsService } from './ports/sms.ts';
 import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
-import { createUeContextWrites, UE_CONTEXT_EPOCH } from './context/ue-context-writes.ts';
-import { stopTimers } from './gmm/ue-lifecycle.ts';
+import { createUeContextWrites } from './context/ue-context-writes.ts';
+import { dropTakenOver, stopTimers } from './gmm/ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
@@ -51,8 +51,8 @@ export interface AmfOptions {
   /** Shared with the N2 service (one summary for both); one of its own, counting nothing, unless given. */
   peerLog?: PeerLogLimiter;
   /**
-   * Where the UE contexts are written (docs/registration.md, "UE context store"), with the fixed epoch
-   * `UE_CONTEXT_EPOCH`; none unless given.
+   * Where the UE contexts are written, owned by this AMF (its AMF Name) with a fencing epoch per UE,
+   * and read to take over a UE of the set (docs/amf-set.md); none unless given.
    */
   ueContexts?: UeContextStore;
   /** What the AMF counts (UE context limit rejects, UE context write failures); nothing unless given. */
@@ -113,10 +113,11 @@ export function createAmf(options: AmfOptions) {
     ues: createAmfUes({ limit: settings.maxUeContexts }),
     ueContexts: createUeContextWrites({
       store: options.ueContexts,
-      epoch: UE_CONTEXT_EPOCH,
+      owner: options.identity.name,
       sessions: (supi) => smf?.sessionRecords(supi) ?? [],
       logger: options.logger,
       failed: (reason) => metrics.ueContextWriteFailure(reason),
+      lost: (ue) => dropTakenOver(amf, ue),
     }),
     ausf: options.authentication,
     network: () => {

@@ -10,9 +10,12 @@ export interface UeContextRecord {
   supi: string;
   /**
    * The owner's fencing epoch: a write from an owner whose epoch is older than the stored one is
-   * refused, so a process that lost the UE to another cannot overwrite what the new owner wrote.
+   * refused, so a process that lost the UE to another cannot overwrite what the new owner wrote. Only
+   * `takeOver` raises it.
    */
   epoch: number;
+  /** The AMF set member that owns the UE (its AMF Name), as of `epoch`. */
+  owner: string;
   /** The 5G-GUTI the UE holds (TS 23.003 2.10.1). */
   guti: StoredGuti | null;
   /** 5GMM-REGISTERED (TS 24.501 5.1.3.2.2). */
@@ -79,12 +82,30 @@ export interface StoredPduSession {
 export type UeContextWrite = 'stored' | 'fenced';
 
 /**
+ * The epoch a take-over expects stored: a number (0 for no record) makes it a compare-and-set, which a
+ * member taking over another's UE uses (the record it read, TS 23.501 5.21.2.3); `any` takes the UE
+ * whatever is stored, for a member that has just authenticated it (its keys are the UE's current ones).
+ */
+export type UeContextSeen = number | 'any';
+
+/**
  * Where UE contexts outlive the process that serves the UE. An implementation keeps each record as a
  * value: a later change of the object given to `put` does not show in what `get` returns.
  */
 export interface UeContextStore {
-  /** Stores the UE's record under its SUPI and under the 5G-TMSI of its 5G-GUTI, replacing both. */
+  /**
+   * Stores the UE's record under its SUPI and under the 5G-TMSI of its 5G-GUTI, replacing both, unless
+   * the stored epoch is newer than `record.epoch` or no record is stored (`fenced`: nothing changes; an
+   * owner is made only by `takeOver`, so a fenced member cannot bring back a record its new owner deleted).
+   */
   put(record: UeContextRecord): Promise<UeContextWrite>;
+  /**
+   * Makes `record.owner` the UE's owner in one compare-and-set: when the stored epoch is `seen` (0: no
+   * record; `any`: whatever is stored), stores `record` with the stored epoch + 1 and returns that epoch, the
+   * one the new owner writes with from then on; otherwise `fenced` and nothing changes. `record.epoch`
+   * is not read.
+   */
+  takeOver(record: UeContextRecord, seen: UeContextSeen): Promise<number | 'fenced'>;
   get(supi: string): Promise<UeContextRecord | undefined>;
   /** The record whose 5G-GUTI is exactly `guti`. */
   findByGuti(guti: StoredGuti): Promise<UeContextRecord | undefined>;

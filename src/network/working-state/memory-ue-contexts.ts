@@ -46,6 +46,7 @@ function copy(r: UeContextRecord): UeContextRecord {
   return {
     supi: r.supi,
     epoch: r.epoch,
+    owner: r.owner,
     guti: r.guti === null ? null : guti(r.guti),
     registered: r.registered,
     pei: r.pei,
@@ -97,16 +98,27 @@ export function createMemoryUeContextStore(): UeContextStore {
     if (stored != null && byTmsi.get(stored.tmsi) === supi) byTmsi.delete(stored.tmsi);
   };
 
+  const store = (record: UeContextRecord, epoch: number): void => {
+    const kept = { ...copy(record), epoch };
+    unindex(record.supi);
+    bySupi.set(record.supi, kept);
+    // A 5G-TMSI names one UE: a record that takes it over ends the other's claim to it.
+    if (kept.guti !== null) byTmsi.set(kept.guti.tmsi, record.supi);
+  };
+
   return {
     async put(record) {
       const stored = bySupi.get(record.supi);
-      if (stored !== undefined && stored.epoch > record.epoch) return 'fenced';
-      const kept = copy(record);
-      unindex(record.supi);
-      bySupi.set(record.supi, kept);
-      // A 5G-TMSI names one UE: a record that takes it over ends the other's claim to it.
-      if (kept.guti !== null) byTmsi.set(kept.guti.tmsi, record.supi);
+      // Only a take-over makes an owner: no record, no owner to write it.
+      if (stored === undefined || stored.epoch > record.epoch) return 'fenced';
+      store(record, record.epoch);
       return 'stored';
+    },
+    async takeOver(record, seen) {
+      const epoch = bySupi.get(record.supi)?.epoch ?? 0;
+      if (seen !== 'any' && seen !== epoch) return 'fenced';
+      store(record, epoch + 1);
+      return epoch + 1;
     },
     async get(supi) {
       const stored = bySupi.get(supi);

@@ -17,6 +17,7 @@ import * as radioEventImsi from './0015-radio-event-imsi.ts';
 import * as sms from './0016-sms.ts';
 import * as flowReportPartitions from './0017-flow-report-partitions.ts';
 import * as amfSetMembers from './0018-amf-set-members.ts';
+import * as ueContexts from './0019-ue-contexts.ts';
 import * as subscriberEvents from './0021-subscriber-events.ts';
 import * as radioEventRadio from './0022-radio-event-radio.ts';
 
@@ -40,6 +41,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-sms': sms,
   '0017-flow-report-partitions': flowReportPartitions,
   '0018-amf-set-members': amfSetMembers,
+  '0019-ue-contexts': ueContexts,
   '0021-subscriber-events': subscriberEvents,
   '0022-radio-event-radio': radioEventRadio,
 };

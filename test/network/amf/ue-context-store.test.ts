@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { UeContextRecord } from '../../../src/network/ports/ue-contexts.ts';
-import { UE_CONTEXT_EPOCH } from '../../../src/network/amf/context/ue-context-writes.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 import { register, registerUntilAccept, step, type Ids, type StepRadio } from './amf-steps.ts';
 import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';
@@ -51,7 +50,9 @@ describe('UE context store', () => {
     assert.ok(record !== undefined, 'a record after Registration Complete');
     const security = ue.security!;
     assert.equal(record.supi, IMSI);
-    assert.equal(record.epoch, UE_CONTEXT_EPOCH);
+    // Its first write took the UE over: this AMF (by its AMF Name) owns it at epoch 1.
+    assert.equal(record.epoch, 1);
+    assert.equal(record.owner, 'pmn-amf');
     assert.equal(record.registered, true);
     assert.deepEqual(record.guti, {
       mcc: guti.mcc,
@@ -84,7 +85,11 @@ describe('UE context store', () => {
   it('an initial registration is stored once, at Registration Complete, not at Security Mode Complete', async () => {
     const memory = createMemoryUeContextStore();
     let puts = 0;
-    const store = { ...memory, put: async (r: UeContextRecord) => (puts++, memory.put(r)) };
+    const store = {
+      ...memory,
+      put: async (r: UeContextRecord) => (puts++, memory.put(r)),
+      takeOver: async (r: UeContextRecord, seen: number | 'any') => (puts++, memory.takeOver(r, seen)),
+    };
     const h = await createAmfHarness({}, {}, { ueContexts: store });
     const radio = await h.radio();
     const ue = new TestUe();

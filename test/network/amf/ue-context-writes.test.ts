@@ -6,7 +6,7 @@ import {
   createUeContextWrites,
   type UeContextWriteFailure,
 } from '../../../src/network/amf/context/ue-context-writes.ts';
-import type { UeContextRecord, UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
+import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 
 const KAMF = 'ab'.repeat(32);
@@ -44,25 +44,27 @@ function amfUe(supi: string | undefined): AmfUe {
   };
 }
 
-function writes(store: UeContextStore, epoch = 0) {
+function writes(store: UeContextStore) {
   const failures: UeContextWriteFailure[] = [];
   const lines: string[] = [];
+  const lost: AmfUe[] = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) });
   const w = createUeContextWrites({
     store,
-    epoch,
+    owner: 'amf-a',
     sessions: () => [],
     logger,
     failed: (r) => failures.push(r),
+    lost: (ue) => lost.push(ue),
   });
-  return { w, failures, lines };
+  return { w, failures, lines, lost };
 }
 
 describe('UE context writes', () => {
   it('a store that fails is logged without the record and counted; nothing is thrown', async () => {
     const failing: UeContextStore = {
       ...createMemoryUeContextStore(),
-      put: async () => {
+      takeOver: async () => {
         throw new Error('store down');
       },
     };
@@ -76,12 +78,40 @@ describe('UE context writes', () => {
 
   it('a write refused for a newer owner is counted as fenced', async () => {
     const store = createMemoryUeContextStore();
-    await store.put({ ...(await recordOf(amfUe('001010000000001'))), epoch: 5 });
-    const { w, failures } = writes(store, 0);
-    w.save(amfUe('001010000000001'));
+    const { w, failures, lost, lines } = writes(store);
+    const ue = amfUe('001010000000001');
+    w.save(ue);
+    await w.settled();
+    assert.equal(ue.contextEpoch, 1, 'the first write took the UE over');
+    assert.equal((await store.get('001010000000001'))?.owner, 'amf-a');
+    // Another member takes the UE over from the record it read (epoch 1 -> 2).
+    const record = (await store.get('001010000000001'))!;
+    assert.equal(await store.takeOver({ ...record, owner: 'amf-b', pei: 'b' }, 1), 2);
+    w.save(ue);
     await w.settled();
     assert.deepEqual(failures, ['fenced']);
-    assert.equal((await store.get('001010000000001'))?.epoch, 5);
+    assert.deepEqual(lost, [ue], 'the AMF drops its copy');
+    // Dropping the copy forgets it: no deletion of what is now the new owner's.
+    w.forget(ue);
+    await w.settled();
+    assert.deepEqual(failures, ['fenced']);
+    assert.ok(lines.some((line) => line.includes('took the UE over') && line.includes('"level":40')));
+    const kept = await store.get('001010000000001');
+    assert.equal(kept?.owner, 'amf-b');
+    assert.equal(kept?.pei, 'b', 'the fenced write changed nothing');
+  });
+
+  it("a deletion uses the epoch the take-over gave: a later owner's record stays", async () => {
+    const store = createMemoryUeContextStore();
+    const { w } = writes(store);
+    const ue = amfUe('001010000000001');
+    w.save(ue);
+    await w.settled();
+    const record = (await store.get('001010000000001'))!;
+    await store.takeOver({ ...record, owner: 'amf-b' }, 1);
+    w.forget(ue);
+    await w.settled();
+    assert.equal((await store.get('001010000000001'))?.owner, 'amf-b');
   });
 
   it('one write in flight per UE: a deletion asked while a save is in flight lands last', async () => {
@@ -89,15 +119,15 @@ describe('UE context writes', () => {
     let release: (() => void) | undefined;
     const slow: UeContextStore = {
       ...memory,
-      async put(record) {
+      async takeOver(record, seen) {
         await new Promise<void>((resolve) => (release = resolve));
-        return memory.put(record);
+        return memory.takeOver(record, seen);
       },
     };
     const { w } = writes(slow);
     const ue = amfUe('001010000000001');
     w.save(ue);
-    w.forget('001010000000001');
+    w.forget(ue);
     release?.();
     await w.settled();
     assert.equal(await memory.get('001010000000001'), undefined);
@@ -111,9 +141,10 @@ describe('UE context writes', () => {
       delete: async (supi, epoch) => (deleted.push(supi), store.delete(supi, epoch)),
     };
     const { w } = writes(counting);
-    w.forget('001010000000001');
-    w.save(amfUe('001010000000002'));
-    w.forget('001010000000002');
+    w.forget(amfUe('001010000000001'));
+    const saved = amfUe('001010000000002');
+    w.save(saved);
+    w.forget(saved);
     await w.settled();
     assert.deepEqual(deleted, ['001010000000002']);
     assert.equal(await store.get('001010000000002'), undefined);
@@ -122,18 +153,14 @@ describe('UE context writes', () => {
   it('nothing is written before the SUPI is known', async () => {
     const store = createMemoryUeContextStore();
     let puts = 0;
-    const counting: UeContextStore = { ...store, put: async (r) => (puts++, store.put(r)) };
+    const counting: UeContextStore = {
+      ...store,
+      put: async (r) => (puts++, store.put(r)),
+      takeOver: async (r, seen) => (puts++, store.takeOver(r, seen)),
+    };
     const { w } = writes(counting);
     w.save(amfUe(undefined));
     await w.settled();
     assert.equal(puts, 0);
   });
 });
-
-async function recordOf(ue: AmfUe): Promise<UeContextRecord> {
-  const store = createMemoryUeContextStore();
-  const { w } = writes(store);
-  w.save(ue);
-  await w.settled();
-  return (await store.get(ue.supi!))!;
-}

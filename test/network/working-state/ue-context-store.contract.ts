@@ -16,6 +16,7 @@ export function ueContextRecord(supi: string, overrides: Partial<UeContextRecord
   return {
     supi,
     epoch: 1,
+    owner: 'amf-a',
     guti: GUTI,
     registered: true,
     pei: '3534900698733109',
@@ -52,6 +53,19 @@ export function ueContextRecord(supi: string, overrides: Partial<UeContextRecord
 }
 
 /**
+ * Stores `record` as its owner would: take-overs until the stored epoch is `record.epoch` (only a
+ * take-over makes an owner), then the owner's write.
+ */
+export async function own(store: UeContextStore, record: UeContextRecord): Promise<void> {
+  for (let epoch = 0; epoch < record.epoch;) {
+    const taken = await store.takeOver(record, 'any');
+    if (taken === 'fenced') throw new Error('a take-over of any epoch cannot be fenced');
+    epoch = taken;
+  }
+  assert.equal(await store.put(record), 'stored');
+}
+
+/**
  * The `UeContextStore` contract: run against every implementation (`create` gives an empty store), so
  * that a shared store behaves as the in-memory one the tests use.
  */
@@ -60,7 +74,9 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
     it('reads back by SUPI exactly what was put, and the record survives JSON', async () => {
       const store = await create();
       const record = ueContextRecord('001010000000001');
-      assert.equal(await store.put(record), 'stored');
+      assert.equal(await store.put(record), 'fenced', 'no record: only a take-over makes an owner');
+      assert.equal(await store.get('001010000000001'), undefined);
+      await own(store, record);
       const read = await store.get('001010000000001');
       assert.deepEqual(read, record);
       assert.deepEqual(JSON.parse(JSON.stringify(read)), record);
@@ -70,7 +86,7 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
     it('keeps a value: changing the object put, or the one read, changes nothing stored', async () => {
       const store = await create();
       const record = ueContextRecord('001010000000001');
-      await store.put(record);
+      await own(store, record);
       record.security!.downlinkCount = 99;
       record.pduSessions.pop();
       const read = await store.get('001010000000001');
@@ -83,7 +99,7 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
 
     it('finds a UE by its whole 5G-GUTI, not by a 5G-TMSI under another AMF or PLMN', async () => {
       const store = await create();
-      await store.put(ueContextRecord('001010000000001'));
+      await own(store, ueContextRecord('001010000000001'));
       assert.equal((await store.findByGuti(GUTI))?.supi, '001010000000001');
       assert.equal(await store.findByGuti({ ...GUTI, amfPointer: 1 }), undefined);
       assert.equal(await store.findByGuti({ ...GUTI, mnc: '02' }), undefined);
@@ -92,12 +108,12 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
 
     it('a new 5G-GUTI replaces the old one; a 5G-TMSI taken over names only its new UE', async () => {
       const store = await create();
-      await store.put(ueContextRecord('001010000000001'));
+      await own(store, ueContextRecord('001010000000001'));
       const moved = { ...GUTI, tmsi: 42 };
       await store.put(ueContextRecord('001010000000001', { guti: moved }));
       assert.equal(await store.findByGuti(GUTI), undefined);
       assert.equal((await store.findByGuti(moved))?.supi, '001010000000001');
-      await store.put(ueContextRecord('001010000000002', { guti: moved }));
+      await own(store, ueContextRecord('001010000000002', { guti: moved }));
       assert.equal((await store.findByGuti(moved))?.supi, '001010000000002');
       await store.put(ueContextRecord('001010000000001', { guti: null }));
       assert.equal((await store.findByGuti(moved))?.supi, '001010000000002');
@@ -105,7 +121,7 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
 
     it('refuses a write or delete from an older epoch than the one stored (fencing)', async () => {
       const store = await create();
-      await store.put(ueContextRecord('001010000000001', { epoch: 2 }));
+      await own(store, ueContextRecord('001010000000001', { epoch: 2 }));
       assert.equal(
         await store.put(ueContextRecord('001010000000001', { epoch: 1, registered: false })),
         'fenced',
@@ -117,9 +133,65 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
       assert.equal(await store.put(ueContextRecord('001010000000001', { epoch: 3 })), 'stored');
     });
 
+    it('takes a UE over by compare-and-set: epoch + 1, and the old owner is fenced', async () => {
+      const store = await create();
+      assert.equal(await store.takeOver(ueContextRecord('001010000000001', { epoch: 9 }), 0), 1);
+      assert.equal(
+        (await store.get('001010000000001'))?.epoch,
+        1,
+        'the store sets the epoch, not the record',
+      );
+      assert.equal(await store.put(ueContextRecord('001010000000001', { epoch: 1, pei: null })), 'stored');
+      const taken = ueContextRecord('001010000000001', { owner: 'amf-b', pei: '35' });
+      assert.equal(await store.takeOver(taken, 0), 'fenced', 'the stored epoch is no longer 0');
+      assert.equal(await store.takeOver(taken, 1), 2);
+      const read = await store.get('001010000000001');
+      assert.equal(read?.owner, 'amf-b');
+      assert.equal(read?.epoch, 2);
+      assert.equal(read?.pei, '35');
+      // The old owner, back after a pause, writes with its epoch: nothing changes.
+      assert.equal(await store.put(ueContextRecord('001010000000001', { epoch: 1, pei: 'late' })), 'fenced');
+      assert.equal(await store.delete('001010000000001', 1), 'fenced');
+      assert.equal((await store.get('001010000000001'))?.pei, '35');
+      assert.equal(await store.takeOver(taken, 1), 'fenced', 'a second take-over from the same read fails');
+      assert.equal(await store.takeOver(ueContextRecord('001010000000001', { owner: 'amf-c' }), 'any'), 3);
+      assert.equal((await store.get('001010000000001'))?.owner, 'amf-c');
+      assert.equal(await store.takeOver(ueContextRecord('001010000000002'), 'any'), 1);
+      assert.equal(await store.takeOver(ueContextRecord('001010000000003'), 4), 'fenced', 'no record');
+      assert.equal(await store.get('001010000000003'), undefined);
+    });
+
+    it("a fenced write frees no other UE's 5G-TMSI", async () => {
+      const store = await create();
+      await own(store, ueContextRecord('001010000000001', { epoch: 5 }));
+      await own(store, ueContextRecord('001010000000002', { epoch: 1, guti: { ...GUTI, tmsi: 7 } }));
+      // The first UE's old owner writes the 5G-TMSI of the second's record: fenced, both stay.
+      const stale = ueContextRecord('001010000000001', { epoch: 4, guti: { ...GUTI, tmsi: 7 } });
+      assert.equal(await store.put(stale), 'fenced');
+      assert.equal((await store.findByGuti({ ...GUTI, tmsi: 7 }))?.supi, '001010000000002');
+      assert.equal((await store.findByGuti(GUTI))?.supi, '001010000000001');
+    });
+
+    it('of concurrent take-overs from one read, exactly one wins; a write racing them keeps its epoch', async () => {
+      const store = await create();
+      await own(store, ueContextRecord('001010000000001', { epoch: 3 }));
+      const members = ['amf-b', 'amf-c', 'amf-d', 'amf-e'];
+      const outcomes = await Promise.all([
+        ...members.map((owner) => store.takeOver(ueContextRecord('001010000000001', { owner }), 3)),
+        store.put(ueContextRecord('001010000000001', { epoch: 3, pei: 'old owner' })),
+      ]);
+      const won = outcomes.slice(0, members.length).filter((outcome) => outcome === 4);
+      assert.equal(won.length, 1, `one take-over wins: ${outcomes.join(', ')}`);
+      const read = await store.get('001010000000001');
+      assert.equal(read?.epoch, 4);
+      assert.equal(read?.owner, members[outcomes.indexOf(4)]);
+      // The old owner's write landed before the take-over or was fenced after it: never over the new owner.
+      assert.notEqual(read?.pei, 'old owner');
+    });
+
     it('delete forgets the UE under its SUPI and its 5G-GUTI', async () => {
       const store = await create();
-      await store.put(ueContextRecord('001010000000001'));
+      await own(store, ueContextRecord('001010000000001'));
       assert.equal(await store.delete('001010000000001', 1), 'stored');
       assert.equal(await store.get('001010000000001'), undefined);
       assert.equal(await store.findByGuti(GUTI), undefined);

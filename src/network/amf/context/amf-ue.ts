@@ -137,4 +137,9 @@ export interface AmfUe {
    * Setup (n2/radio-capability.ts); held while CM-IDLE, gone with the context.
    */
   radioCapability?: UeRadioCapability;
+  /**
+   * The fencing epoch this AMF owns the UE's stored context with (ports/ue-contexts.ts), from the
+   * take-over that made it the owner; undefined until then (ue-context-writes.ts).
+   */
+  contextEpoch?: number;
 }

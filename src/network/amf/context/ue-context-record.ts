@@ -12,12 +12,14 @@ export function ueContextRecord(
   ue: AmfUe,
   pduSessions: StoredPduSession[],
   epoch: number,
+  owner: string,
 ): UeContextRecord | undefined {
   if (ue.supi === undefined) return undefined;
   const { guti, security, ueSecurityCapability: capability, registrationArea: area } = ue;
   return {
     supi: ue.supi,
     epoch,
+    owner,
     guti:
       guti === undefined
         ? null

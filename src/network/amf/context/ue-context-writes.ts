@@ -3,12 +3,6 @@ import type { StoredPduSession, UeContextStore } from '../../ports/ue-contexts.t
 import type { AmfUe } from './amf-ue.ts';
 import { ueContextRecord } from './ue-context-record.ts';
 
-/**
- * The owner epoch this process writes UE context records with. Until leases hand epochs out (issue 33)
- * every process writes with the same one, so the store's fencing does not yet keep two AMFs apart.
- */
-export const UE_CONTEXT_EPOCH = 0;
-
 /** Why a write did not take effect: the store failed, or refused it for a newer owner's epoch. */
 export type UeContextWriteFailure = 'error' | 'fenced';
 
@@ -17,27 +11,35 @@ export type UeContextWriteFailure = 'error' | 'fenced';
  * changed what the record holds asks for a write at its end and goes on without waiting, so the port's
  * latency never holds a NAS message back. A failed write is logged (without the record: KAMF is in it)
  * and counted, never thrown into the protocol; the next write of the UE stores its context again.
+ *
+ * Ownership (docs/amf-set.md): a UE context's first write takes the UE over whatever is stored (this AMF
+ * has just authenticated it), and the epoch the store hands back (`AmfUe.contextEpoch`) goes with every
+ * later write and the deletion. A write the store fences means another member of the set took the UE
+ * over: `lost` drops this AMF's copy, and nothing more of it is written.
  */
 export interface UeContextWrites {
   /** Stores the UE's record as it is when the write starts (nothing before its SUPI is known). */
   save(ue: AmfUe): void;
   /** Deletes the UE's record: its context is gone from the AMF (no call when it was never saved). */
-  forget(supi: string): void;
+  forget(ue: AmfUe): void;
   /** Resolves once every write asked for so far has ended (tests; a stopping process). */
   settled(): Promise<void>;
 }
 
-type Write = { kind: 'put'; ue: AmfUe } | { kind: 'delete' };
+type Write = { kind: 'put' | 'delete'; ue: AmfUe };
 
 export function createUeContextWrites(options: {
   store: UeContextStore | undefined;
-  epoch: number;
+  /** The member that owns what it writes: the AMF Name. */
+  owner: string;
   /** The UE's PDU sessions as its SMF holds them, read when its record is built. */
   sessions: (supi: string) => StoredPduSession[];
   logger: Logger;
   failed: (reason: UeContextWriteFailure) => void;
+  /** Another member took `ue` over (a write was fenced): the AMF drops its copy without a write. */
+  lost: (ue: AmfUe) => void;
 }): UeContextWrites {
-  const { store, epoch, logger } = options;
+  const { store, owner, logger } = options;
   /**
    * One write in flight per UE, so a slower earlier write never lands after a later one; what is asked
    * meanwhile replaces what waits (the latest state, or the deletion, is all that needs storing).
@@ -49,29 +51,49 @@ export function createUeContextWrites(options: {
    */
   const saved = new Set<string>();
 
-  const perform = async (target: UeContextStore, supi: string, write: Write): Promise<void> => {
+  /** Performs one write; true when the store fenced it (the UE is another member's now). */
+  const perform = async (target: UeContextStore, supi: string, write: Write): Promise<boolean> => {
+    const { ue } = write;
+    const epoch = ue.contextEpoch;
     try {
       let outcome;
-      if (write.kind === 'delete') outcome = await target.delete(supi, epoch);
-      else {
-        const record = ueContextRecord(write.ue, options.sessions(supi), epoch);
-        if (record === undefined) return;
-        outcome = await target.put(record);
+      if (write.kind === 'delete') {
+        // Never taken (its take-over failed): this context has nothing of its own to delete.
+        if (epoch === undefined) return false;
+        outcome = await target.delete(supi, epoch);
+      } else {
+        const record = ueContextRecord(ue, options.sessions(supi), epoch ?? 0, owner);
+        if (record === undefined) return false;
+        if (epoch !== undefined) outcome = await target.put(record);
+        else {
+          const taken = await target.takeOver(record, 'any');
+          if (taken !== 'fenced') ue.contextEpoch = taken;
+          outcome = taken === 'fenced' ? taken : 'stored';
+        }
       }
       if (outcome === 'fenced') {
         options.failed('fenced');
-        logger.warn({ supi, epoch }, 'AMF: UE context write refused: a newer owner holds the UE');
+        logger.warn(
+          { supi, epoch },
+          'AMF: UE context write refused: another AMF of the set took the UE over',
+        );
+        return true;
       }
     } catch (error) {
       options.failed('error');
       logger.error({ supi, err: error }, 'AMF: UE context write failed; the AMF serves the UE from memory');
     }
+    return false;
   };
 
   const drain = async (target: UeContextStore, supi: string, queue: { next: Write | undefined }) => {
     for (let write = queue.next; write !== undefined; write = queue.next) {
       queue.next = undefined;
-      await perform(target, supi, write);
+      if (!(await perform(target, supi, write))) continue;
+      // Fenced: nothing more of this context is written (a newer context of the SUPI may still be).
+      // (`perform` awaited: another request may have queued meanwhile.)
+      if ((queue.next as Write | undefined)?.ue === write.ue) queue.next = undefined;
+      if (write.kind === 'put' && saved.delete(supi)) options.lost(write.ue);
     }
     queues.delete(supi);
   };
@@ -94,9 +116,9 @@ export function createUeContextWrites(options: {
       saved.add(ue.supi);
       request(ue.supi, { kind: 'put', ue });
     },
-    forget: (supi) => {
-      if (!saved.delete(supi)) return;
-      request(supi, { kind: 'delete' });
+    forget: (ue) => {
+      if (ue.supi === undefined || !saved.delete(ue.supi)) return;
+      request(ue.supi, { kind: 'delete', ue });
     },
     async settled() {
       while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.done));

@@ -63,7 +63,7 @@ export function removeContext(amf: LifecycleAmf, ue: AmfUe): void {
   stopProcedure(ue);
   const connection = connectionOf(ue);
   enterIdle(ue);
-  if (ue.supi !== undefined) amf.ueContexts.forget(ue.supi);
+  amf.ueContexts.forget(ue);
   if (connection !== undefined) {
     connection.owner = undefined;
     amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
@@ -80,6 +80,20 @@ export function abortProcedure(amf: LifecycleAmf, ue: AmfUe): void {
   stopProcedure(ue);
   if (isRegistered(ue)) releaseConnection(amf, ue);
   else removeContext(amf, ue);
+}
+
+/**
+ * Another AMF of the set took the UE over (its write of the UE's context was fenced, docs/amf-set.md):
+ * this AMF's copy goes without a word to the UE, which the new owner serves, and without a write (the
+ * stored context is the new owner's). Its PDU sessions end here locally (this UPF's forwarding state,
+ * the new owner has its own) and this member's picture no longer shows it registered.
+ */
+export function dropTakenOver(amf: LifecycleAmf, ue: AmfUe): void {
+  if (!amf.ues.has(ue)) return;
+  const wasRegistered = isRegistered(ue);
+  enterGmmState(ue, 'deregistered');
+  if (wasRegistered && ue.supi !== undefined) deregistered(amf, ue.supi);
+  removeContext(amf, ue);
 }
 
 /** Deregistered (UE-initiated, network-initiated or implicit): the API shows it at once. */

@@ -1,0 +1,263 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import type {
+  UeContextRecord,
+  UeContextSeen,
+  UeContextStore,
+  UeContextWrite,
+} from '../../network/ports/ue-contexts.ts';
+import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
+import { tryWriteTransaction } from '../row-statement.ts';
+import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
+import type { UeContextsTable } from '../tables/working-state.ts';
+import type { Executor } from '../transaction.ts';
+import { preparedQuery } from './prepared-query.ts';
+
+/** One statement of a write and its values; the driver answers with the rows it returned. */
+type Step = { run: (executor: Executor | undefined) => Promise<unknown[]> | unknown[] };
+
+/**
+ * A write as a sequence of statements (a generator yields each and gets its rows back), so that one
+ * body runs synchronously in SQLite's write transaction and awaited in PostgreSQL's.
+ */
+type Steps<T> = Generator<Step, T, unknown[]>;
+
+/** A row as a type alias (an interface is no `Record<string, unknown>` for the prepared query). */
+type Row = { [K in keyof UeContextsTable]: UeContextsTable[K] };
+
+/** What SQL does not see of a record: all but its keys and KAMF, as JSON. */
+type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
+  security: Omit<NonNullable<UeContextRecord['security']>, 'kamf'> | null;
+};
+
+/**
+ * The UE context port (the UDSF role, TS 23.501 6.2.15) over `ue_contexts` (migration 0019; docs/amf-set.md),
+ * on SQLite and PostgreSQL. Every write checks the fencing epoch in the statement that writes, so a
+ * fenced write changes nothing; a write that also frees another UE's 5G-TMSI runs in one transaction
+ * with it (SERIALIZABLE on PostgreSQL, retried there on a conflict; SQLite's write lock). KAMF is stored
+ * sealed with the service's secret box, never in clear. On SQLite the statements run prepared and
+ * synchronously; a write that finds the write lock taken (the records writer thread) tries again every
+ * millisecond without blocking the event loop, and fails after SQLite's busy timeout.
+ */
+export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): UeContextStore {
+  const { db, secretBox } = deps;
+  const sqlite = maybeSqliteFileOf(db) !== undefined;
+  const columns = ['supi', 'tmsi', 'epoch', 'owner', 'record', 'kamf_sealed'] as const;
+
+  const bySupi = preparedQuery(db, ['supi'], ({ supi }: { supi: string }) =>
+    db.selectFrom('ue_contexts').select(columns).where('supi', '=', supi),
+  );
+  const byTmsi = preparedQuery(db, ['tmsi'], ({ tmsi }: { tmsi: number }) =>
+    db.selectFrom('ue_contexts').select(columns).where('tmsi', '=', tmsi),
+  );
+  /** A 5G-TMSI names one UE: the record that takes it ends another's claim, unless the write is fenced. */
+  const freeTmsi = preparedQuery(
+    db,
+    ['supi', 'tmsi', 'epoch'],
+    ({ supi, tmsi, epoch }: { supi: string; tmsi: number; epoch: number }) =>
+      db
+        .updateTable('ue_contexts')
+        .set({ tmsi: null })
+        .where('tmsi', '=', tmsi)
+        .where('supi', '<>', supi)
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('ue_contexts as fencing')
+                .select('fencing.supi')
+                .where('fencing.supi', '=', supi)
+                .where('fencing.epoch', '>', epoch),
+            ),
+          ),
+        )
+        // Rows back, as every step's statement gives (SQLite's `all` runs only statements that return).
+        .returning('supi'),
+  );
+  /**
+   * Replaces the record unless a newer epoch is stored: the check and the write are one statement. A UE
+   * with no record is not written (only a take-over makes an owner), so a member fenced off a UE that
+   * its new owner then deleted cannot bring the record back.
+   */
+  const update = preparedQuery(db, columns, (row: Row) =>
+    db
+      .updateTable('ue_contexts')
+      .set({
+        tmsi: row.tmsi,
+        epoch: row.epoch,
+        owner: row.owner,
+        record: row.record,
+        kamf_sealed: row.kamf_sealed,
+      })
+      .where('supi', '=', row.supi)
+      .where('epoch', '<=', row.epoch)
+      .returning('epoch'),
+  );
+  /** Takes a UE with no record (the first owner). */
+  const insert = preparedQuery(db, columns, (row: Row) =>
+    db
+      .insertInto('ue_contexts')
+      .values(row)
+      .onConflict((oc) => oc.column('supi').doNothing())
+      .returning('epoch'),
+  );
+  /** Takes the UE whatever is stored: its epoch + 1, or 1 for a UE with no record. */
+  const takeAny = preparedQuery(db, columns, (row: Row) =>
+    db
+      .insertInto('ue_contexts')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('supi').doUpdateSet((eb) => ({
+          tmsi: eb.ref('excluded.tmsi'),
+          epoch: eb('ue_contexts.epoch', '+', 1),
+          owner: eb.ref('excluded.owner'),
+          record: eb.ref('excluded.record'),
+          kamf_sealed: eb.ref('excluded.kamf_sealed'),
+        })),
+      )
+      .returning('epoch'),
+  );
+  /** Takes the UE when its stored epoch is `seen` (compare-and-set), raising it to `epoch` (seen + 1). */
+  const takeSeen = preparedQuery(db, [...columns, 'seen'], ({ seen, ...row }: Row & { seen: number }) =>
+    db
+      .updateTable('ue_contexts')
+      .set({
+        tmsi: row.tmsi,
+        epoch: row.epoch,
+        owner: row.owner,
+        record: row.record,
+        kamf_sealed: row.kamf_sealed,
+      })
+      .where('supi', '=', row.supi)
+      .where('epoch', '=', seen)
+      .returning('epoch'),
+  );
+  const remove = preparedQuery(db, ['supi', 'epoch'], ({ supi, epoch }: { supi: string; epoch: number }) =>
+    db.deleteFrom('ue_contexts').where('supi', '=', supi).where('epoch', '<=', epoch).returning('supi'),
+  );
+
+  const step = <P extends Record<string, unknown>>(
+    statement: { all(values: P): unknown[]; query(executor: Executor, values: P): Promise<unknown[]> },
+    values: P,
+  ): Step => ({
+    run: (executor) => (executor === undefined ? statement.all(values) : statement.query(executor, values)),
+  });
+
+  const rowOf = (record: UeContextRecord, epoch: number): Row => {
+    // The keys are columns of their own; `epoch` is the one given (a take-over's is the store's).
+    const { supi, owner, security, ...rest } = record;
+    delete (rest as Partial<UeContextRecord>).epoch;
+    let opaque: Opaque;
+    let kamfSealed: string | null = null;
+    if (security === null) opaque = { ...rest, security: null };
+    else {
+      const { kamf, ...keyless } = security;
+      opaque = { ...rest, security: keyless };
+      kamfSealed = secretBox.seal(kamf);
+    }
+    return {
+      supi,
+      tmsi: record.guti?.tmsi ?? null,
+      epoch,
+      owner,
+      record: JSON.stringify(opaque),
+      kamf_sealed: kamfSealed,
+    };
+  };
+
+  const recordOf = (row: Row): UeContextRecord => {
+    const opaque = JSON.parse(row.record) as Opaque;
+    const { security, ...rest } = opaque;
+    if ((security === null) !== (row.kamf_sealed === null))
+      throw new Error(`UE context of ${row.supi}: its security context and KAMF disagree`);
+    return {
+      supi: row.supi,
+      epoch: Number(row.epoch),
+      owner: row.owner,
+      ...rest,
+      security: security === null ? null : { ...security, kamf: secretBox.open(row.kamf_sealed as string) },
+    };
+  };
+
+  function* putSteps(record: UeContextRecord): Steps<UeContextWrite> {
+    const row = rowOf(record, record.epoch);
+    if (row.tmsi !== null) yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch: row.epoch });
+    return (yield step(update, row)).length === 0 ? 'fenced' : 'stored';
+  }
+
+  function* takeOverSteps(record: UeContextRecord, seen: UeContextSeen): Steps<number | 'fenced'> {
+    const epoch = seen === 'any' ? Number.MAX_SAFE_INTEGER : seen + 1;
+    const row = rowOf(record, seen === 'any' ? 1 : epoch);
+    if (row.tmsi !== null) yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch });
+    const taken =
+      seen === 'any'
+        ? yield step(takeAny, row)
+        : seen === 0
+          ? yield step(insert, row)
+          : yield step(takeSeen, { ...row, seen });
+    const stored = taken[0] as { epoch: number | string } | undefined;
+    return stored === undefined ? 'fenced' : Number(stored.epoch);
+  }
+
+  function* deleteSteps(supi: string, epoch: number): Steps<UeContextWrite> {
+    if ((yield step(remove, { supi, epoch })).length > 0) return 'stored';
+    // Nothing deleted: no record (deleting an absent UE is no error), or a newer owner's.
+    return (yield step(bySupi, { supi })).length === 0 ? 'stored' : 'fenced';
+  }
+
+  function runSync<T>(steps: Steps<T>): T {
+    let next = steps.next();
+    while (!next.done) next = steps.next(next.value.run(undefined) as unknown[]);
+    return next.value;
+  }
+
+  async function runAsync<T>(steps: Steps<T>, executor: Executor): Promise<T> {
+    let next = steps.next();
+    while (!next.done) next = steps.next(await next.value.run(executor));
+    return next.value;
+  }
+
+  /** Runs a write's statements in one transaction on either database. */
+  async function write<T>(steps: () => Steps<T>): Promise<T> {
+    if (!sqlite) return db.transaction().execute((trx) => runAsync(steps(), trx));
+    const since = performance.now();
+    for (;;) {
+      const done = await withConnection(db, () => tryWriteTransaction(db, () => runSync(steps())));
+      if (done !== undefined) return done.value;
+      if (performance.now() - since >= BUSY_TIMEOUT_MS)
+        throw new Error('database is locked: UE context not written');
+      await sleep(1);
+    }
+  }
+
+  const read = async <P extends Record<string, unknown>>(
+    statement: { all(values: P): Row[]; query(executor: Executor, values: P): Promise<Row[]> },
+    values: P,
+  ): Promise<Row[]> =>
+    sqlite ? withConnection(db, () => statement.all(values)) : statement.query(db, values);
+
+  return {
+    put: (record) => write(() => putSteps(record)),
+    takeOver: (record, seen) => write(() => takeOverSteps(record, seen)),
+    delete: (supi, epoch) => write(() => deleteSteps(supi, epoch)),
+    async get(supi) {
+      const [row] = await read(bySupi, { supi });
+      return row === undefined ? undefined : recordOf(row);
+    },
+    async findByGuti(guti) {
+      const [row] = await read(byTmsi, { tmsi: guti.tmsi });
+      if (row === undefined) return undefined;
+      const record = recordOf(row);
+      const stored = record.guti;
+      // The 5G-TMSI finds the row; the rest of the 5G-GUTI must match too (another AMF's or PLMN's UE).
+      const same =
+        stored !== null &&
+        stored.mcc === guti.mcc &&
+        stored.mnc === guti.mnc &&
+        stored.amfRegionId === guti.amfRegionId &&
+        stored.amfSetId === guti.amfSetId &&
+        stored.amfPointer === guti.amfPointer;
+      return same ? record : undefined;
+    },
+  };
+}
