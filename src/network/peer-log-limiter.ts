@@ -29,7 +29,9 @@ export type PeerProblemKind =
   /** A UE Radio Capability Info Indication above the size the AMF keeps per UE (amf/n2/radio-capability.ts). */
   | 'radio_capability_too_large'
   /** A NAS Non Delivery Indication (TS 38.413 8.6.4): the radio could not deliver a downlink NAS PDU. */
-  | 'nas_not_delivered';
+  | 'nas_not_delivered'
+  /** A UE Context Modification Failure (TS 38.413 8.3.4.3): the radio kept the UE context it had. */
+  | 'ue_context_modification_failed';
 
 interface PeerLogLimiterOptions {
   logger: Logger;

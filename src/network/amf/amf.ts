@@ -32,6 +32,7 @@ import { createUeContextWrites } from './context/ue-context-writes.ts';
 import { dropTakenOver, stopTimers } from './gmm/ue-lifecycle.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
+import { createContextModification } from './n2/ue-context-modification.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
 import { isRegistered } from './context/gmm-state.ts';
 
@@ -145,6 +146,8 @@ export function createAmf(options: AmfOptions) {
   const handover = createHandover(amf, options.handoverTiming);
   ngap.bindHandover(handover);
   ngap.bindRadioCapability(createRadioCapability(peerLog));
+  const contextModification = createContextModification(amf);
+  ngap.bindContextModification(contextModification.endpoint);
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is
@@ -166,6 +169,7 @@ export function createAmf(options: AmfOptions) {
     const allowed = allowedNssaiFor(ue.requestedNssai, current.configuration.slices, subscription);
     if (allowed.length === 0) return deregisterByNetwork(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
     allowedNssaiChanged(amf, ue, allowed);
+    contextModification.subscribedAmbr(ue, subscription.profile);
   }
 
   const failed = (error: unknown): void =>

@@ -13,6 +13,7 @@ import {
   uplinkNasTransport,
 } from './ran-ue-messages.ts';
 import { GnbSessions } from './gnb-sessions.ts';
+import { answerContextModification, type ContextModification } from './gnb-context-modification.ts';
 import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
 import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
@@ -94,6 +95,10 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly ignored: IgnoredUeMessage[] = [];
   /** Standalone PDU Session Resource Setup Requests a strict node refused (gnb-strict.ts). */
   readonly refusedSetups: RefusedSetup[] = [];
+  /** UE Context Modification Requests received, in order, with what the node did (8.3.4). */
+  readonly contextModifications: ContextModification[] = [];
+  /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
+  refuseContextModification: Cause | undefined;
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
   readonly sessions: GnbSessions;
 
@@ -316,7 +321,17 @@ export class GnbUes implements UeSignalling, UeRadio {
         }
         return;
       }
-      case 'other':
+      case 'other': {
+        const modified = answerContextModification(
+          exchange.pdu,
+          (ranUeNgapId) => this.#connections.has(ranUeNgapId),
+          this.refuseContextModification,
+        );
+        if (modified !== undefined) {
+          this.contextModifications.push(modified.modification);
+          this.sendForUe(modified.answer);
+          return;
+        }
         if (this.#location?.receive(exchange.pdu) === true) return;
         if (this.#handover.some((receive) => receive(exchange.pdu))) return;
         if (this.#refusedAsStrict(exchange.pdu)) return;
@@ -329,6 +344,7 @@ export class GnbUes implements UeSignalling, UeRadio {
           return;
         this.ignored.push({ messageType: message.messageType, reason: 'not-for-ues' });
         return;
+      }
     }
   }
 

@@ -10,6 +10,7 @@ import type { NasSecurityContext } from '../../nas-security/index.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import type { UeConnection } from './ue-connections.ts';
 import type { UeRadioCapability } from '../n2/radio-capability.ts';
+import type { UEAggregateMaximumBitRate } from '../../ngap/generated/types.ts';
 import type { CmState } from './cm-state.ts';
 import type { GmmState } from './gmm-state.ts';
 import type { RetransmissionTimer } from '../../common/nas-timer.ts';
@@ -137,6 +138,11 @@ export interface AmfUe {
    * Setup (n2/radio-capability.ts); held while CM-IDLE, gone with the context.
    */
   radioCapability?: UeRadioCapability;
+  /**
+   * The subscribed UE-AMBR as last read (Registration Accept, a profile change): a change reaches the
+   * radio of a connected UE by UE Context Modification (n2/ue-context-modification.ts).
+   */
+  ueAmbr?: UEAggregateMaximumBitRate;
   /**
    * The fencing epoch this AMF owns the UE's stored context with (ports/ue-contexts.ts), from the
    * take-over that made it the owner; undefined until then (ue-context-writes.ts).

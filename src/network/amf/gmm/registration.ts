@@ -1,4 +1,5 @@
 import { ngapAllowedNssai, ngapSecurityCapabilities } from '../n2/ngap-ue-values.ts';
+import { ueAmbrOf } from '../n2/ue-context-modification.ts';
 import {
   GMM_CAUSE,
   encodeNasMessage,
@@ -435,6 +436,7 @@ async function acceptRegistration(
   };
   ue.allowedNssai = allowedNssai;
   ue.requestedNssai = registration.request.requestedNssai;
+  ue.ueAmbr = ueAmbrOf(subscription.profile);
   const area = accept.taiList?.[0];
   // Written out, not spread: a spread object with a property added after it got a hidden class of its own,
   // one per registered UE.

@@ -4,6 +4,7 @@ import {
   buildDownlinkNASTransport,
   buildInitialContextSetupRequest,
   buildPaging,
+  buildUEContextModificationRequest,
   buildUEContextReleaseCommand,
 } from '../../ngap/generated/messages.ts';
 import type {
@@ -99,5 +100,14 @@ export function paging(fiveGSTmsi: FiveGSTMSI, tais: TAIListForPaging): NGAPPDU 
   return buildPaging({
     uePagingIdentity: { choice: 'fiveG-S-TMSI', value: fiveGSTmsi },
     taiListForPaging: tais,
+  });
+}
+
+/** UE CONTEXT MODIFICATION REQUEST (TS 38.413 9.2.2.7) carrying a new UE-AMBR. */
+export function ueContextModificationRequest(ids: UeNgapIds, ueAmbr: UEAggregateMaximumBitRate): NGAPPDU {
+  return buildUEContextModificationRequest({
+    amfUeNgapId: ids.amfUeNgapId,
+    ranUeNgapId: ids.ranUeNgapId,
+    ueAggregateMaximumBitRate: ueAmbr,
   });
 }

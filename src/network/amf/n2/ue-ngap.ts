@@ -5,6 +5,7 @@ import type {
   Cause,
   FiveGSTMSI,
   NGAPPDU,
+  UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
 } from '../../ngap/generated/types.ts';
@@ -31,6 +32,7 @@ import {
   initialContextSetupRequest,
   type InitialContextSetupIes,
   paging,
+  ueContextModificationRequest,
   ueContextReleaseCommand,
 } from './ue-ngap-messages.ts';
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
@@ -144,6 +146,15 @@ export interface RadioCapabilityEndpoint<Owner> {
   of(connection: UeConnection<Owner>): UeRadioCapability | undefined;
 }
 
+/** Where the answers to UE Context Modification Request go (ue-context-modification.ts). */
+export interface ContextModificationEndpoint<Owner> {
+  /**
+   * UE Context Modification Response (`failure` undefined) or Failure (8.3.4.2, 8.3.4.3) on the
+   * connection; false when no request of the AMF waits for it there.
+   */
+  answered(connection: UeConnection<Owner>, failure: Cause | undefined): boolean;
+}
+
 export interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
@@ -220,6 +231,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   let pathSwitch: PathSwitchEndpoint | undefined;
   let handover: HandoverEndpoint<Owner> | undefined;
   let radioCapability: RadioCapabilityEndpoint<Owner> | undefined;
+  let contextModification: ContextModificationEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -436,6 +448,23 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       if (ueRadioCapability !== undefined)
         radioCapability?.indicated(connection, { ...message, ueRadioCapability });
     },
+    UEContextModificationResponse: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      // 10.4: an answer to no request of the AMF.
+      if (contextModification?.answered(connection, undefined) !== true)
+        sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
+    },
+    UEContextModificationFailure: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // Cause has criticality ignore (9.2.2.9): a radio may leave it out.
+      const cause = message.cause ?? { choice: 'radioNetwork', value: 'unspecified' };
+      if (contextModification?.answered(connection, cause) !== true)
+        sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
+    },
     LocationReport: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
@@ -534,6 +563,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       radioCapability = endpointToBind;
     },
 
+    /** Where UE Context Modification answers go; without it they get Error Indication (10.4). */
+    bindContextModification(endpointToBind: ContextModificationEndpoint<Owner>): void {
+      contextModification = endpointToBind;
+    },
+
     /** Where Path Switch Requests go; without it none is answered. */
     bindPathSwitch(endpointToBind: PathSwitchEndpoint): void {
       pathSwitch = endpointToBind;
@@ -608,6 +642,20 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
           routingId,
           nrppaPdu,
+        ),
+        connection.streamId,
+      );
+    },
+
+    /**
+     * UE Context Modification Request (TS 38.413 8.3.4) with a new UE-AMBR (9.2.2.7); false when the
+     * transport refused it.
+     */
+    modifyContext(connection: UeConnection<Owner>, ueAmbr: UEAggregateMaximumBitRate): boolean {
+      return connection.radio.send(
+        ueContextModificationRequest(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          ueAmbr,
         ),
         connection.streamId,
       );

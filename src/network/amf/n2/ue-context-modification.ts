@@ -1,0 +1,107 @@
+// UE Context Modification from the AMF (TS 38.413 8.3.4): a connected UE's radio is given the new
+// subscribed UE-AMBR when the subscriber's profile changes it (TS 23.501 5.7.2.6: the AMF provides the
+// UE-AMBR to the NG-RAN; 8.3.4.2: the NG-RAN node replaces the one it holds). An idle UE needs nothing:
+// the next Initial Context Setup or Handover Request carries the profile's UE-AMBR as read then.
+import type { Timers } from '../../../clock.ts';
+import type { Cause, UEAggregateMaximumBitRate } from '../../ngap/generated/types.ts';
+import type { PeerLogLimiter } from '../../peer-log-limiter.ts';
+import type { SubscriptionData } from '../../ports/subscription-data.ts';
+import { parseBitrate } from '../../common/bitrate-text.ts';
+import type { AmfUe } from '../context/amf-ue.ts';
+import { connectionOf, contextSetUp } from '../context/cm-state.ts';
+import type { UeConnection } from '../context/ue-connections.ts';
+import { causeText } from './criticality-diagnostics.ts';
+import type { ContextModificationEndpoint, UeNgap } from './ue-ngap.ts';
+
+/**
+ * How long the AMF waits for the radio's answer before it sends the next modification the UE has waiting.
+ * TS 38.413 gives the AMF no timer for this class 1 procedure; one request at a time per connection keeps
+ * the answers unambiguous, and a radio that never answers must not hold later changes back for ever.
+ */
+export const CONTEXT_MODIFICATION_GUARD_MS = 10_000;
+
+/** The profile's UE-AMBR in NGAP terms (bits/s, 9.3.1.58); undefined when a bitrate does not parse. */
+export function ueAmbrOf(profile: SubscriptionData['profile']): UEAggregateMaximumBitRate | undefined {
+  const downlink = parseBitrate(profile.ambrDownlink);
+  const uplink = parseBitrate(profile.ambrUplink);
+  if (downlink === undefined || uplink === undefined) return undefined;
+  return { uEAggregateMaximumBitRateDL: downlink, uEAggregateMaximumBitRateUL: uplink };
+}
+
+const sameAmbr = (a: UEAggregateMaximumBitRate | undefined, b: UEAggregateMaximumBitRate): boolean =>
+  a?.uEAggregateMaximumBitRateDL === b.uEAggregateMaximumBitRateDL &&
+  a.uEAggregateMaximumBitRateUL === b.uEAggregateMaximumBitRateUL;
+
+interface ContextModificationAmf {
+  ngap: Pick<UeNgap<AmfUe>, 'modifyContext'>;
+  timers: Timers;
+  peerLog: PeerLogLimiter;
+}
+
+/** A request sent on a connection: its guard, and the UE-AMBR to send once it is answered, if any. */
+interface Outstanding {
+  cancelGuard: () => void;
+  next: UEAggregateMaximumBitRate | undefined;
+}
+
+export function createContextModification(amf: ContextModificationAmf) {
+  const outstanding = new Map<UeConnection<AmfUe>, Outstanding>();
+
+  function send(connection: UeConnection<AmfUe>, ambr: UEAggregateMaximumBitRate): void {
+    if (connection.phase !== 'active' || !amf.ngap.modifyContext(connection, ambr)) return;
+    outstanding.set(connection, {
+      cancelGuard: amf.timers.after(CONTEXT_MODIFICATION_GUARD_MS, () => done(connection)),
+      next: undefined,
+    });
+  }
+
+  /** The request on `connection` is answered or given up: the waiting UE-AMBR, if any, goes now. */
+  function done(connection: UeConnection<AmfUe>): void {
+    const entry = outstanding.get(connection);
+    if (entry === undefined) return;
+    entry.cancelGuard();
+    outstanding.delete(connection);
+    if (entry.next !== undefined) send(connection, entry.next);
+  }
+
+  const endpoint: ContextModificationEndpoint<AmfUe> = {
+    answered(connection: UeConnection<AmfUe>, failure: Cause | undefined): boolean {
+      if (!outstanding.has(connection)) return false;
+      // 8.3.4.3: the radio keeps the UE-AMBR it had; the AMF has nothing to undo, so it says so.
+      if (failure !== undefined)
+        amf.peerLog.warn(
+          'ue_context_modification_failed',
+          connection.radio.id,
+          {
+            radio: connection.radio.name,
+            amfUeNgapId: connection.amfUeNgapId,
+            ranUeNgapId: connection.ranUeNgapId,
+            cause: causeText(failure),
+          },
+          'AMF: the radio refused a UE Context Modification',
+        );
+      done(connection);
+      return true;
+    },
+  };
+
+  return {
+    endpoint,
+    /**
+     * The subscribed UE-AMBR as read now for `ue` (a profile change): when it differs from the one the
+     * AMF held, it is kept, and a UE whose radio holds its context gets UE Context Modification Request.
+     */
+    subscribedAmbr(ue: AmfUe, profile: SubscriptionData['profile']): void {
+      const ambr = ueAmbrOf(profile);
+      if (ambr === undefined || sameAmbr(ue.ueAmbr, ambr)) return;
+      ue.ueAmbr = ambr;
+      const connection = connectionOf(ue);
+      if (connection === undefined || !contextSetUp(ue)) return;
+      const entry = outstanding.get(connection);
+      if (entry === undefined) send(connection, ambr);
+      else entry.next = ambr;
+    },
+    /** Requests awaiting their answer (tests: nothing is left behind). */
+    outstanding: (): number => outstanding.size,
+  };
+}
