@@ -224,6 +224,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
       radioLogs: records.radioLogs,
       onWritten: records.onWritten,
     },
+    audit: core.audit,
     radioIdOf: (name) => core.networkState.findRadio(name)?.id,
     logger,
     onCut: () => eventStreamCuts.inc({}),

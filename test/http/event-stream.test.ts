@@ -6,7 +6,8 @@ import pino from 'pino';
 import { createNetworkEvents, type NasMessageEvent } from '../../src/network/events/network-events.ts';
 import { createEventStream } from '../../src/resources/event-stream/event-stream.ts';
 import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
-import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
+import { ROLE } from '../../src/identity/roles.ts';
+import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
 
 const IMSI = '001010000000001';
 const OTHER = '001010000000002';
@@ -363,6 +364,58 @@ describe('GET /api/v1/events/stream', () => {
     late.close();
   });
 
+  it('streams audit log entries as written to the roles that read the audit log, and to no other', async () => {
+    const readOnly = await userWithRole(t, token, ROLE.readOnly);
+    const refused = await t.request({
+      method: 'GET',
+      url: '/api/v1/events/stream?kinds=audit',
+      token: readOnly,
+    });
+    assert.equal(refused.statusCode, 403);
+    assert.match(refused.json<{ error: string }>().error, /audit:read/);
+    const admin = await open(port, '/api/v1/events/stream?kinds=audit', token);
+    const reader = await open(port, '/api/v1/events/stream', readOnly);
+
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/users/me/api-tokens',
+      token,
+      payload: { name: 'stream audit' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    // Entries written while no client listened (the user's creation and login) may come first.
+    let entry: Frame | undefined;
+    while (entry?.data?.['action'] !== 'create_api_token') [entry] = await admin.next(1);
+    assert.equal(entry.event, 'audit');
+    const { record_id: recordId, timestamp, details, ...fields } = entry.data;
+    assert.deepEqual(fields, {
+      kind: 'audit',
+      level: 'INFO',
+      actor: 'admin@example.com',
+      action: 'create_api_token',
+      ip: '127.0.0.1',
+    });
+    assert.match(String(details), /^API token "stream audit" \(\w+\) created for user admin@example.com$/);
+    // The entry the list shows first is the one streamed.
+    const list = await t.request({ method: 'GET', url: '/api/v1/logs/audit?per_page=1', token });
+    const [newest] = list.json<{ result: { items: { id: number; timestamp: string }[] } }>().result.items;
+    assert.deepEqual(
+      [recordId, Date.parse(String(timestamp))],
+      [newest?.id, Date.parse(String(newest?.timestamp))],
+    );
+
+    // The read-only client gets what follows the entry, and never the entry.
+    t.network.subscriberDeregistered(IMSI);
+    let next: Frame | undefined;
+    while (next?.event !== 'ue.deregistered') [next] = await reader.next(1);
+    assert.deepEqual(
+      reader.frames.filter((frame) => frame.event === 'audit'),
+      [],
+    );
+    admin.close();
+    reader.close();
+  });
+
   it('answers 503 past the client limit, and ends open streams when the service stops', async () => {
     const streams = [];
     for (let i = 0; i < 3; i++) streams.push(await open(port, '/api/v1/events/stream', token));
@@ -407,6 +460,71 @@ describe('the event stream hub', () => {
     events.emit('ue.deregistered', { supi: IMSI });
     assert.equal(fast.length, 2, 'no events after close');
   });
+});
+
+describe('the event stream hub: audit entries', () => {
+  it(
+    'sends an entry whose transaction commits after its write was told, to audit readers only',
+    { timeout: 10_000 },
+    async () => {
+      const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+      const rows: {
+        id: number;
+        timestamp: number;
+        level: string;
+        actor: string;
+        action: string;
+        ip: string;
+        details: string;
+      }[] = [];
+      let tell: () => void = () => {};
+      const stream = createEventStream({
+        events,
+        now: () => 0,
+        audit: {
+          listAfterId: async (afterId) => rows.filter((row) => row.id > afterId),
+          lastId: async () => rows.at(-1)?.id ?? 0,
+          onRecorded: (listener) => {
+            tell = listener;
+            return () => {};
+          },
+        },
+      });
+      const others: string[] = [];
+      stream.add({ filter: {}, deliver: (frame) => others.push(frame) > 0, end: () => {} });
+      const delivered = new Promise<string>((resolve) =>
+        stream.add({ filter: { audit: true }, deliver: (frame) => (resolve(frame), true), end: () => {} }),
+      );
+      // Let the followers start at the newest (empty) table before the entry is written.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      tell();
+      // Written, told, and committed later (PostgreSQL's pool): the stream reads again until it comes.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      rows.push({
+        id: 1,
+        timestamp: 0,
+        level: 'WARN',
+        actor: 'x@y',
+        action: 'login_failed',
+        ip: '::1',
+        details: 'wrong password',
+      });
+      const frame = await delivered;
+      assert.match(frame, /^id: \d+\nevent: audit\ndata: /);
+      assert.deepEqual(JSON.parse(frame.split('data: ')[1] ?? ''), {
+        kind: 'audit',
+        timestamp: '1970-01-01T00:00:00.000Z',
+        record_id: 1,
+        level: 'WARN',
+        actor: 'x@y',
+        action: 'login_failed',
+        ip: '::1',
+        details: 'wrong password',
+      });
+      await stream.close();
+      assert.deepEqual(others, []);
+    },
+  );
 });
 
 describe('the record follower', () => {

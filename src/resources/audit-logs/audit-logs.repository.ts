@@ -48,6 +48,27 @@ export function createAuditLogsRepository(db: Executor) {
       return Number(row.n);
     },
 
+    /** The entries after `afterId`, by id: what the live event stream has not sent yet. */
+    async listAfterId(afterId: number, limit: number): Promise<AuditLogEntry[]> {
+      const rows = await db
+        .selectFrom('audit_logs')
+        .select(['id', 'timestamp', 'level', 'actor', 'action', 'ip', 'details'])
+        .where('id', '>', afterId)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ...row, timestamp: Number(row.timestamp) }));
+    },
+
+    /** The highest id stored, 0 when there is none. */
+    async lastId(): Promise<number> {
+      const row = await db
+        .selectFrom('audit_logs')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     /** Deletes at most `limit` entries older than `cutoff`; returns how many went. */
     async deleteOlderThan(cutoff: number, limit: number): Promise<number> {
       const result = await db

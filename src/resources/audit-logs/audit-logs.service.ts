@@ -13,6 +13,7 @@ interface AuditRecord {
 
 export function createAuditLogService(deps: { repository: AuditLogsRepository; clock: Clock }) {
   const { repository, clock } = deps;
+  const recordedListeners = new Set<() => void>();
 
   return {
     /**
@@ -29,7 +30,22 @@ export function createAuditLogService(deps: { repository: AuditLogsRepository; c
         },
         executor,
       );
+      // Inside the caller's transaction the entry is not committed yet: a listener reads it later.
+      for (const listener of recordedListeners) listener();
     },
+
+    /** Calls `listener` after each entry is written (maybe not yet committed); returns the unsubscribe. */
+    onRecorded(listener: () => void): () => void {
+      recordedListeners.add(listener);
+      return () => {
+        recordedListeners.delete(listener);
+      };
+    },
+
+    /** The entries after `afterId`, by id, and the highest id: the live event stream follows the table. */
+    listAfterId: (afterId: number, limit: number): Promise<AuditLogEntry[]> =>
+      repository.listAfterId(afterId, limit),
+    lastId: (): Promise<number> => repository.lastId(),
 
     async list(
       filter: AuditLogFilter,

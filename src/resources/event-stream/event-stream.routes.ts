@@ -1,6 +1,8 @@
 import type { App } from '../../http/app-types.ts';
 import { ErrorBody, TextResponse } from '../../http/schemas.ts';
-import { InvalidError, OverloadedError } from '../../errors.ts';
+import { ForbiddenError, InvalidError, OverloadedError } from '../../errors.ts';
+import { principalOf } from '../../http/authentication.ts';
+import { PERMISSIONS } from '../../http/permissions.ts';
 import {
   STREAM_KINDS,
   type EventStream,
@@ -60,23 +62,30 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
           description:
             'Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields ' +
             'of its kind). NAS and NGAP messages and radio logs come as they are recorded, with the ' +
-            '`record_id` that opens them. Resume with the Last-Event-ID header (or `last_event_id`): events still in the ' +
+            '`record_id` that opens them; audit log entries come as `audit` to the roles that read the audit log. Resume with the Last-Event-ID header (or `last_event_id`): events still in the ' +
             'window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line ' +
             'every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.',
           querystring: EventStreamQuery,
           response: {
             200: TextResponse('Server-Sent Events', 'text/event-stream'),
             400: ErrorBody,
+            403: ErrorBody,
             503: ErrorBody,
           },
         },
       },
       async (request, reply) => {
         const { radio, imsi, kinds, last_event_id: lastEventIdQuery } = request.query;
+        // The audit log's entries go only to the roles that may read it (GET /api/v1/logs/audit).
+        const audit = PERMISSIONS['audit:read'].includes(principalOf(request).roleId);
+        const wanted = kindsOf(kinds);
+        if (wanted?.has('audit') && !audit)
+          throw new ForbiddenError('the audit kind needs audit:read (the admin role)');
         const filter: StreamFilter = {
           ...(radio === undefined ? {} : { radio }),
           ...(imsi === undefined ? {} : { imsi }),
-          ...(kinds === undefined ? {} : { kinds: kindsOf(kinds) }),
+          ...(wanted === undefined ? {} : { kinds: wanted }),
+          audit,
         };
         const lastId = lastEventIdOf(request.headers['last-event-id'], lastEventIdQuery);
         if (stream.clientCount() >= limits.maxClients)

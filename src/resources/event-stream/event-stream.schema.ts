@@ -12,8 +12,8 @@ export const EventStreamQuery = Type.Object({
       maxLength: 512,
       description:
         'comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ' +
-        'ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log ' +
-        '(default: all)',
+        'ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log, ' +
+        'audit (admin only) (default: all the role may read)',
     }),
   ),
   last_event_id: Type.Optional(

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
 import type { NasMessageEvent, NetworkEventMap, NetworkEvents } from '../../network/events/network-events.ts';
+import type { AuditLogEntry } from '../audit-logs/audit-logs.repository.ts';
 import type { RadioLog } from '../radio-logs/radio-logs.repository.ts';
 import type { SubscriberLog } from '../subscriber-logs/subscriber-logs.repository.ts';
 import type { RadioEvent } from '../radio-events/radio-events.repository.ts';
+import { UE_REJECTS } from '../subscriber-timeline/timeline-items.ts';
 import { createRecordFollower, type FollowedTable, type RecordFollower } from './record-follower.ts';
 
 /** The kinds a client can ask for (`kinds` filter), in the order they are documented (docs/api.md). */
@@ -17,6 +19,7 @@ export const STREAM_KINDS = [
   'nas.message',
   'ngap.message',
   'radio.log',
+  'audit',
 ] as const;
 
 export type StreamKind = (typeof STREAM_KINDS)[number];
@@ -48,9 +51,12 @@ export interface StreamFilter {
   radio?: string;
   imsi?: string;
   kinds?: ReadonlySet<StreamKind>;
+  /** Whether the client's role may read the audit log (`audit:read`): only then does it get `audit`. */
+  audit?: boolean;
 }
 
 export const matches = (event: StreamEvent, filter: StreamFilter): boolean =>
+  (event.kind !== 'audit' || filter.audit === true) &&
   (filter.kinds === undefined || filter.kinds.has(event.kind)) &&
   (filter.radio === undefined || event.radio === filter.radio || event.radioName === filter.radio) &&
   (filter.imsi === undefined || event.imsi === filter.imsi);
@@ -78,8 +84,19 @@ export interface StreamedRecords {
   onWritten(listener: (tables: readonly string[]) => void): () => void;
 }
 
-/** Rejects of 5GMM procedures a device sees as "could not attach" (TS 24.501 8.2). */
-const REJECTS = new Set(['Registration Reject', 'Service Reject', 'Authentication Reject']);
+/** The audit log as the stream follows it: entries after an id, and each write of one. */
+export interface StreamedAudit extends FollowedTable<AuditLogEntry> {
+  /** Calls the listener after each entry is written, maybe before its transaction commits. */
+  onRecorded(listener: () => void): () => void;
+}
+
+/**
+ * An audit entry is written inside its change's transaction, so the read its write prompts may run
+ * before the commit (PostgreSQL's pool): the table is read again this often, at most this many times,
+ * until every entry told of has come (an entry whose change rolled back never does).
+ */
+const AUDIT_RETRY_MS = 100;
+const AUDIT_RETRIES = 20;
 
 /**
  * The network's live events for API clients (GET /api/v1/events/stream): one subscription per network
@@ -96,6 +113,8 @@ export function createEventStream(deps: {
   now: () => number;
   /** The tables whose records the stream carries; without them, only the network's events. */
   records?: StreamedRecords;
+  /** The audit log, streamed as `audit` to the clients whose role reads it. */
+  audit?: StreamedAudit;
   /** The id of the radio of this name connected now, so a filter by id finds what names it. */
   radioIdOf?: (name: string) => string | undefined;
   logger?: Pick<Logger, 'warn'>;
@@ -171,16 +190,21 @@ export function createEventStream(deps: {
     deps.events.on('session.released', (e) => publish('session.released', { imsi: e.supi }, e)),
     // The NAS message itself comes with its record (its subscriber log, below); a reject is told at once.
     deps.events.on('nas.message', (m) => {
-      if (m.direction !== 'outbound' || !REJECTS.has(m.event)) return;
+      if (m.direction !== 'outbound' || !UE_REJECTS.has(m.event)) return;
       const radioName = typeof m.details.radio === 'string' ? m.details.radio : undefined;
       publish('ue.rejected', { radioName, imsi: m.imsi }, m);
     }),
   ];
 
   // Each follower under the table it reads, as the records writer names it.
-  const followers = new Map<string, RecordFollower>(
-    deps.records === undefined ? [] : recordFollowers(deps.records),
-  );
+  const followers = new Map<string, RecordFollower>([
+    ...(deps.records === undefined ? [] : recordFollowers(deps.records)),
+    ...(deps.audit === undefined ? [] : [['audit_logs', auditFollower(deps.audit)] as const]),
+  ]);
+  /** Audit entries told of and not read yet, and the reads left to find them (`AUDIT_RETRIES`). */
+  let auditPending = 0;
+  let auditRetries = 0;
+  let auditRetry: NodeJS.Timeout | undefined;
   /** The tables written since the last read began. */
   const written = new Set<string>();
   let polling: Promise<void> | undefined;
@@ -235,6 +259,33 @@ export function createEventStream(deps: {
     ] as const;
   }
 
+  function auditFollower(audit: StreamedAudit) {
+    return createRecordFollower(audit, {
+      maxBehind: windowSize,
+      onSkipped: (count) => void (nextId += count),
+      onRow: (row) => {
+        auditPending = Math.max(0, auditPending - 1);
+        auditRetries = 0;
+        // Its details are words, not JSON: sent as written.
+        read.push({ at: row.timestamp, publish: () => publish('audit', {}, row, row.timestamp) });
+      },
+    });
+  }
+
+  /** Reads the audit log again while entries told of have not come, a bounded number of times. */
+  function awaitAudit(): void {
+    if (auditPending === 0 || auditRetry !== undefined || closed || clients.size === 0) return;
+    if (++auditRetries > AUDIT_RETRIES) {
+      auditPending = 0;
+      auditRetries = 0;
+      return;
+    }
+    auditRetry = setTimeout(() => {
+      auditRetry = undefined;
+      readRecords(['audit_logs']);
+    }, AUDIT_RETRY_MS);
+  }
+
   /** Publishes what one poll read, by record time (a stable sort: radio events, NAS, radio logs). */
   function publishRead(): void {
     const rows = read;
@@ -273,10 +324,16 @@ export function createEventStream(deps: {
       } finally {
         written.clear();
         polling = undefined;
+        awaitAudit();
       }
     })();
   }
   const stopReading = deps.records?.onWritten(readRecords);
+  const stopAudit = deps.audit?.onRecorded(() => {
+    if (clients.size === 0) return;
+    auditPending += 1;
+    readRecords(['audit_logs']);
+  });
 
   return {
     add(client: StreamClient): void {
@@ -307,6 +364,8 @@ export function createEventStream(deps: {
       closed = true;
       for (const stop of unsubscribe) stop();
       stopReading?.();
+      stopAudit?.();
+      clearTimeout(auditRetry);
       for (const client of clients) client.end('closing');
       clients.clear();
       await polling;
@@ -386,6 +445,17 @@ function fieldsOf(kind: StreamKind, source: object): Record<string, unknown> {
         level: log.level,
         direction: log.direction,
         details: log.details,
+      };
+    }
+    case 'audit': {
+      const entry = source as AuditLogEntry;
+      return {
+        record_id: entry.id,
+        level: entry.level,
+        actor: entry.actor,
+        action: entry.action,
+        ip: entry.ip,
+        details: entry.details,
       };
     }
   }
