@@ -7909,7 +7909,7 @@ export interface paths {
         };
         /**
          * The network's events as they happen (Server-Sent Events)
-         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). NAS and NGAP messages and radio logs come as they are recorded, with the `record_id` that opens them. Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
+         * @description Each event is `id`, `event` (its kind) and `data` (JSON with `kind`, `timestamp` and the fields of its kind). NAS and NGAP messages and radio logs come as they are recorded, with the `record_id` that opens them; audit log entries come as `audit` to the roles that read the audit log. Resume with the Last-Event-ID header (or `last_event_id`): events still in the window of the last 1,024 follow; when some left it, a `gap` event comes first. A comment line every 15 s keeps a quiet stream open; a client that leaves 1 MiB unread is cut.
          *
          *     Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
          */
@@ -7920,7 +7920,7 @@ export interface paths {
                     radio?: string;
                     /** @description only events about this subscriber (IMSI) */
                     imsi?: string;
-                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log (default: all) */
+                    /** @description comma-separated kinds: radio.connected, radio.disconnected, ue.registered, ue.deregistered, ue.rejected, session.established, session.released, nas.message, ngap.message, radio.log, audit (admin only) (default: all the role may read) */
                     kinds?: string;
                     /** @description resume after this event id (as the Last-Event-ID header does) */
                     last_event_id?: string;
@@ -8166,7 +8166,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * A subscriber's NAS messages and the NGAP messages that carried them, in time order
+         * A subscriber's NAS and NGAP messages, state changes, sessions and flow reports, in time order
          * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `records:read`).
          */
         get: {
@@ -8178,6 +8178,8 @@ export interface paths {
                     per_page?: number;
                     /** @description newest first (the default) or oldest first */
                     order?: "newest" | "oldest";
+                    /** @description comma-separated kinds: nas, ngap, state, session, upf (default: all) */
+                    kinds?: string;
                     /** @description RFC 3339; records at or after this instant */
                     timestamp_from?: string;
                     /** @description RFC 3339; records at or before this instant */
@@ -8202,23 +8204,30 @@ export interface paths {
                                 items: {
                                     /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
                                     timestamp: string;
-                                    /** @description nas: a 5GMM/5GSM message (a subscriber log); ngap: the NGAP message that carried one (a radio event) */
-                                    kind: "nas" | "ngap";
-                                    direction: "inbound" | "outbound";
-                                    /** @description the NAS message (TS 24.501 name) or NGAP message type */
+                                    /** @description nas: a 5GMM/5GSM message (a subscriber log); ngap: the NGAP message that carried one (a radio event); state: registered, deregistered, connected, idle or rejected; session: a PDU session established, modified or released; upf: a flow report of its traffic */
+                                    kind: "nas" | "ngap" | "state" | "session" | "upf";
+                                    /** @description a message: inbound (from the device or radio) or outbound; null for the other kinds */
+                                    direction: "inbound" | "outbound" | null;
+                                    /** @description the NAS message (TS 24.501 name) or NGAP message type; the state (Registered, Deregistered, Connected, Idle, Rejected); the session event; Flow or Flow dropped */
                                     message: string;
-                                    /** @description info, or warn for rejects and failures (an NGAP message: that of the NAS message it carried) */
+                                    /** @description info, or warn for rejects, failures and dropped flows (an NGAP message: that of the NAS message it carried) */
                                     level: string;
                                     /** @description the name of the radio it went through */
                                     radio: string | null;
-                                    /** @description the message with its cause, identity, PDU session or UE NGAP ids */
+                                    /** @description the message with its cause, identity, PDU session or UE NGAP ids; the state with its radio or cause; the session with its DNN, S-NSSAI, addresses and state; the flow with its endpoints and volume */
                                     summary: string;
-                                    /** @description the subscriber log (nas) or the radio event (ngap, GET /api/v1/ran/events/{id}) it shows */
+                                    /** @description the record record_id names */
+                                    source: "subscriber_log" | "radio_event" | "subscriber_event" | "flow_report";
+                                    /** @description the record it shows: a subscriber log, a radio event (GET /api/v1/ran/events/{id}), a subscriber event (registered, deregistered, sessions) or a flow report */
                                     record_id: number;
-                                    /** @description nas: the radio event that carried it; ngap: the subscriber log it carried; null when no carrier is proven (a ciphered message, or one identical to another device’s) */
+                                    /** @description nas: the radio event that carried it; ngap: the subscriber log it carried; null when no carrier is proven (a ciphered message, or one identical to another device’s) and for the other kinds */
                                     linked_record_id: number | null;
                                     /** @description for a reject or failure: its cause in plain words and what to check */
                                     explanation: string | null;
+                                    /** @description state: state, and cause or message type; session: pdu_session_id, data_network, slice {sst, sd}, ip_type, ipv4_address, ipv6_prefix, status, ambr_uplink, ambr_downlink (released: pdu_session_id); upf: the flow report (direction, action, protocol, addresses, ports, packets, bytes, start_time, end_time); null for messages */
+                                    details: {
+                                        [key: string]: unknown;
+                                    } | null;
                                 }[];
                                 page: number;
                                 per_page: number;
