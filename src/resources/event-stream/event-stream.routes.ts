@@ -69,7 +69,6 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
           response: {
             200: TextResponse('Server-Sent Events', 'text/event-stream'),
             400: ErrorBody,
-            403: ErrorBody,
             503: ErrorBody,
           },
         },
