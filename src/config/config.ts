@@ -12,6 +12,7 @@ import { amfIdentityProblem } from '../network/amf/context/amf-identity.ts';
 import { allowlistError } from '../network/amf/n2/n2-peer-allowlist.ts';
 import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2/n2-settings.ts';
 import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2/n2-transport-choice.ts';
+import { DEFAULT_AMF_SET_TIMING } from '../network/amf/set/amf-set-membership.ts';
 import {
   applyUpfSettings,
   DEFAULT_UPF_SETTINGS,
@@ -86,6 +87,8 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   amf_implicit_deregistration_seconds?: unknown;
   amf_nas_retransmissions?: unknown;
   amf_max_ue_contexts?: unknown;
+  amf_set_heartbeat_seconds?: unknown;
+  amf_set_lease_seconds?: unknown;
 }
 
 const N2_KEYS = [
@@ -112,6 +115,8 @@ const N2_KEYS = [
   'amf_implicit_deregistration_seconds',
   'amf_nas_retransmissions',
   'amf_max_ue_contexts',
+  'amf_set_heartbeat_seconds',
+  'amf_set_lease_seconds',
 ] as const;
 
 /** The AMF's NAS timers in seconds (docs/registration.md), by setting. */
@@ -289,8 +294,29 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
       ...n2.amfLimits,
       maxUeContexts: integerSetting(raw.amf_max_ue_contexts, 1, 10_000_000, 'amf_max_ue_contexts', source),
     };
+  applyAmfSetTiming(n2, raw, source);
   const problem = amfIdentityProblem(n2.amf);
   if (problem !== undefined) throw new ConfigError(`${source}: ${problem}`);
+}
+
+/**
+ * The AMF set's heartbeat and lease (seconds; docs/operations.md, "AMF set"). The lease must outlast
+ * a heartbeat, or a live member would be gone between two of its own writes.
+ */
+function applyAmfSetTiming(n2: Config['n2'], raw: RawSettings, source: string): void {
+  if (raw.amf_set_heartbeat_seconds === undefined && raw.amf_set_lease_seconds === undefined) return;
+  const timing = (n2.amfSet = { ...n2.amfSet });
+  if (raw.amf_set_heartbeat_seconds !== undefined)
+    timing.heartbeatMs =
+      integerSetting(raw.amf_set_heartbeat_seconds, 1, 3600, 'amf_set_heartbeat_seconds', source) * 1000;
+  if (raw.amf_set_lease_seconds !== undefined)
+    timing.leaseMs =
+      integerSetting(raw.amf_set_lease_seconds, 2, 86_400, 'amf_set_lease_seconds', source) * 1000;
+  const { heartbeatMs, leaseMs } = { ...DEFAULT_AMF_SET_TIMING, ...timing };
+  if (leaseMs <= heartbeatMs)
+    throw new ConfigError(
+      `${source}: amf_set_lease_seconds (${leaseMs / 1000}) must be longer than amf_set_heartbeat_seconds (${heartbeatMs / 1000})`,
+    );
 }
 
 /**

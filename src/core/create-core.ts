@@ -13,6 +13,7 @@ import { createRetentionService } from '../retention/retention.service.ts';
 import { registerDatabaseMetrics } from '../storage/database-metrics.ts';
 import { openStorage, type StorageOptions } from '../storage/storage.ts';
 import { VERSION } from '../version.ts';
+import { wireAmfSet } from './amf-set.wiring.ts';
 import { registerAuditRetention, wireAudit } from './audit.wiring.ts';
 import { createConfigurationEvents } from './configuration-events.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
@@ -119,6 +120,8 @@ export async function createCore(options: CoreOptions) {
       configuration,
     });
 
+    const amfSet = wireAmfSet(wiring, { db, clock });
+
     // Operations: metrics, profiling, backup and restore.
     registerDatabaseMetrics(metrics, storage);
     const retentionMetrics = createRetentionMetrics(metrics);
@@ -180,6 +183,8 @@ export async function createCore(options: CoreOptions) {
       records,
       networkConfiguration,
       location,
+      /** The AMF set's members (docs/decisions.md, 15); the N2 side runs this process's membership. */
+      amfSet,
       operations: { backup, profiler, diagnostics },
       /** Periodic work, run by the core's scheduler (listed for the docs and tests). */
       backgroundJobs: jobs,

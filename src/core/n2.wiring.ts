@@ -19,6 +19,11 @@ import type { UpfSettings } from '../network/upf/upf-settings.ts';
 import type { Upf } from '../network/upf/upf.ts';
 import { createNgapMetrics, type NgapMetrics } from '../network/network-metrics.ts';
 import { createPeerLogLimiter } from '../network/peer-log-limiter.ts';
+import {
+  createAmfSetMembership,
+  DEFAULT_AMF_SET_TIMING,
+  type AmfSetMembership,
+} from '../network/amf/set/amf-set-membership.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -76,7 +81,7 @@ function ngapMetrics(metrics: Metrics): NgapMetrics {
  * sockets, else no N2 with a warning); an explicit transport the host cannot give fails the start.
  */
 export function createN2(
-  core: Pick<Core, 'logger' | 'metrics' | 'networkEvents' | 'records' | 'ports'> & {
+  core: Pick<Core, 'logger' | 'metrics' | 'networkEvents' | 'records' | 'ports' | 'amfSet'> & {
     location: Pick<Core['location'], 'locationServices'>;
   },
   settings: N2Settings,
@@ -105,6 +110,7 @@ export function createN2(
   /** Stops handing the API's queued messages to the SMSF. */
   let stopSmsQueued: (() => void) | undefined;
   let upf: Upf | undefined;
+  let membership: AmfSetMembership | undefined;
 
   return {
     name: 'n2',
@@ -123,12 +129,31 @@ export function createN2(
       }
       // Before the first PDU is recorded: KgNB and NH never reach the records (network.md section 4).
       core.records.redactions.register('NGAP', redactNgapPdu);
-      const opened = await openN2Transport(choice, {
-        addresses: settings.addresses,
-        udpPort: settings.udpPort,
-        ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
-      });
       const timers = options.timers ?? systemTimers;
+      // The AMF set first (docs/decisions.md, 15): a member whose AMF Pointer a live member holds does
+      // not start, before any radio could hear of it.
+      const joined = createAmfSetMembership({
+        store: core.amfSet.store,
+        identity: settings.amf,
+        n2Addresses: settings.addresses,
+        plmn: async () => (await core.ports.operatorConfiguration.getOperatorConfiguration()).plmn,
+        clock: options.clock ?? systemClock,
+        timers,
+        logger,
+        timing: { ...DEFAULT_AMF_SET_TIMING, ...settings.amfSet },
+      });
+      await joined.start();
+      let opened: Awaited<ReturnType<typeof openN2Transport>>;
+      try {
+        opened = await openN2Transport(choice, {
+          addresses: settings.addresses,
+          udpPort: settings.udpPort,
+          ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
+        });
+      } catch (error) {
+        await joined.stop();
+        throw error;
+      }
       // One limiter for N2 and the AMF's UE side: one summary line an interval covers both.
       const peerLog = createPeerLogLimiter({
         logger,
@@ -186,6 +211,7 @@ export function createN2(
         peerLog,
         ...(settings.allowedPeers === undefined ? {} : { allowedPeers: settings.allowedPeers }),
         ...(ue === undefined ? {} : { ue }),
+        amfSet: joined,
         ...(options.timing === undefined ? {} : { timing: options.timing }),
       });
       try {
@@ -193,6 +219,7 @@ export function createN2(
       } catch (error) {
         await built?.stop();
         await opened.transport.close();
+        await joined.stop();
         const where = settings.addresses.map((address) => `${address}:${settings.port}`).join(', ');
         throw new Error(`N2 cannot listen on ${where} (${opened.kind}): ${(error as Error).message}`, {
           cause: error,
@@ -200,6 +227,8 @@ export function createN2(
       }
       service = started;
       functions = built;
+      membership = joined;
+      core.amfSet.running(settings.amf.name);
       // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
       if (built !== undefined) core.location.locationServices.provide(built.locationServices);
       // A message the operator queued through the API goes now if its recipient is reachable (docs/sms.md).
@@ -238,6 +267,10 @@ export function createN2(
       stopSmsQueued = undefined;
       await functions?.stop();
       functions = undefined;
+      // Left last: the set hears this member is gone once its radios have been shut down.
+      core.amfSet.running(undefined);
+      await membership?.stop();
+      membership = undefined;
     },
   };
 }

@@ -9,6 +9,8 @@ import type { ConfigurationEvents } from '../../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../../ports/operator-configuration.ts';
 import type { N2Listener, N2Transport, TransportAddress } from '../../transport/n2-transport.ts';
 import type { AmfIdentity } from '../context/amf-identity.ts';
+import type { AmfSetMembership } from '../set/amf-set-membership.ts';
+import { servedGuamiList } from '../set/served-guamis.ts';
 import { peerAllowlist, type PeerAllowlist } from './n2-peer-allowlist.ts';
 import { NgapAssociation, type AssociationContext, type AssociationTiming } from './ngap-association.ts';
 import { createNgapRecorder } from './ngap-recorder.ts';
@@ -41,6 +43,8 @@ export interface N2ServiceOptions {
   allowedPeers?: readonly string[];
   /** Shared with the AMF's UE side so that one summary covers both; one of its own otherwise. */
   peerLog?: PeerLogLimiter;
+  /** The AMF set this AMF is a member of (its live members); without it, it announces its own GUAMI only. */
+  amfSet?: Pick<AmfSetMembership, 'members' | 'subscribe'>;
 }
 
 /** The end an association the allowlist refuses gets: nothing it sends is read. */
@@ -48,8 +52,8 @@ const IGNORED: { message(): void; event(): void } = { message: () => undefined, 
 
 /**
  * The AMF's N2 side: listens on the transport, runs one `NgapAssociation` per radio, keeps the
- * operator's PLMN, TACs and slices at hand and tells connected radios when they change (AMF
- * Configuration Update, network.md section 2).
+ * operator's PLMN, TACs and slices at hand and tells connected radios when they or the served GUAMIs
+ * of its AMF set change (AMF Configuration Update, network.md section 2, TS 23.501 5.21.2).
  */
 export function createN2Service(options: N2ServiceOptions) {
   const { transport, logger } = options;
@@ -57,6 +61,9 @@ export function createN2Service(options: N2ServiceOptions) {
   let network: ServedNetwork | undefined;
   let listener: N2Listener | undefined;
   let unsubscribe: (() => void) | undefined;
+  let unsubscribeSet: (() => void) | undefined;
+  /** The served GUAMIs last announced, as JSON: a change of the set that leaves them alike is not sent. */
+  let announced = '';
   let refreshing: Promise<void> = Promise.resolve();
   const configured = peerAllowlist(options.allowedPeers ?? []);
   /** The allowlist set through the API (operator configuration), read with the served network. */
@@ -76,6 +83,8 @@ export function createN2Service(options: N2ServiceOptions) {
       if (network === undefined) throw new Error('N2 service used before start');
       return network;
     },
+    servedGuamis: () =>
+      servedGuamiList(options.identity, options.amfSet?.members() ?? [], context.network().plmn),
     events: options.events,
     recorder: createNgapRecorder({ records: options.records, metrics: options.metrics, logger }),
     timers: options.timers,
@@ -123,6 +132,7 @@ export function createN2Service(options: N2ServiceOptions) {
         }
         if (network !== undefined && sameServedNetwork(network, next.network)) return;
         network = next.network;
+        announced = JSON.stringify(context.servedGuamis());
         for (const association of associations) association.configurationChanged();
       })
       .catch((error: unknown) =>
@@ -138,6 +148,13 @@ export function createN2Service(options: N2ServiceOptions) {
       useAllowlist(loaded.allowedPeers);
       unsubscribe = options.configurationEvents.subscribe(({ resource }) => {
         if (resource === 'operator' || resource === 'slice') void refresh();
+      });
+      announced = JSON.stringify(context.servedGuamis());
+      unsubscribeSet = options.amfSet?.subscribe(() => {
+        const next = JSON.stringify(context.servedGuamis());
+        if (next === announced) return;
+        announced = next;
+        for (const association of associations) association.configurationChanged();
       });
       try {
         listener = await transport.listen(
@@ -170,6 +187,8 @@ export function createN2Service(options: N2ServiceOptions) {
       } catch (error) {
         unsubscribe();
         unsubscribe = undefined;
+        unsubscribeSet?.();
+        unsubscribeSet = undefined;
         throw error;
       }
     },
@@ -178,6 +197,8 @@ export function createN2Service(options: N2ServiceOptions) {
     async stop(): Promise<void> {
       unsubscribe?.();
       unsubscribe = undefined;
+      unsubscribeSet?.();
+      unsubscribeSet = undefined;
       await listener?.close();
       listener = undefined;
       await transport.close();

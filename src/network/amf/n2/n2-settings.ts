@@ -2,6 +2,7 @@ import { NGAP_PORT } from '../../transport/n2-transport.ts';
 import { SCTP_UDP_PORT } from '../../transport/udp/udp-link.ts';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../context/amf-identity.ts';
 import type { AmfLimits, AmfTimerSettings } from '../amf-settings.ts';
+import type { AmfSetTiming } from '../set/amf-set-membership.ts';
 import type { N2TransportSetting } from './n2-transport-choice.ts';
 
 /** The N2 settings of the process (config.ts, docs/n2.md): transport, listen addresses and ports, AMF identity. */
@@ -23,6 +24,8 @@ export interface N2Settings {
   amfTimers?: Partial<AmfTimerSettings>;
   /** The AMF's limits where configured (`amf_max_ue_contexts`, docs/registration.md). */
   amfLimits?: Partial<AmfLimits>;
+  /** The AMF set's heartbeat and lease where configured (docs/operations.md, "AMF set"). */
+  amfSet?: Partial<AmfSetTiming>;
 }
 
 export const DEFAULT_N2_SETTINGS: N2Settings = {

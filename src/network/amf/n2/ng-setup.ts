@@ -1,8 +1,8 @@
 import type { MessageOf } from '../../asn1/message-runtime.ts';
 import type { readNGSetupRequest } from '../../ngap/generated/messages.ts';
-import type { Cause, ExtendedRANNodeName, NGAPPDU } from '../../ngap/generated/types.ts';
+import type { Cause, ExtendedRANNodeName, NGAPPDU, ServedGUAMIList } from '../../ngap/generated/types.ts';
 import type { SupportedTai } from '../../radio-registry.ts';
-import { guami, type AmfIdentity } from '../context/amf-identity.ts';
+import type { AmfIdentity } from '../context/amf-identity.ts';
 import { ngSetupFailure, ngSetupResponse } from './ngap-messages.ts';
 import { ranNodeOf, type RanNode } from './ran-node.ts';
 import { plmnSupportList, type ServedNetwork } from '../context/served-network.ts';
@@ -37,14 +37,14 @@ export function ranNodeName(
 
 /**
  * Decides an NG Setup Request (network.md section 2): accepted when one broadcast TAI carries the
- * operator's PLMN and one of its TACs, answered with the AMF's name, served GUAMI, relative capacity
- * and PLMN support (every configured slice). Refused with NG Setup Failure: a node type this AMF does
+ * operator's PLMN and one of its TACs, answered with the AMF's name, the served GUAMIs of its AMF set
+ * (`servedGuamis`, set/served-guamis.ts), its relative capacity and PLMN support (every configured slice). Refused with NG Setup Failure: a node type this AMF does
  * not serve -> misc `unspecified`; otherwise the causes of `servedTaCheck`. The request is read by its
  * generated reader (TS 38.413 10.3): its mandatory IEs of criticality reject are there.
  */
 export function decideNgSetup(
   request: MessageOf<typeof readNGSetupRequest>,
-  context: { identity: AmfIdentity; network: ServedNetwork },
+  context: { identity: AmfIdentity; network: ServedNetwork; servedGuamis: ServedGUAMIList },
 ): NgSetupDecision {
   const node = ranNodeOf(request.globalRanNodeId);
   const name = ranNodeName(request.ranNodeName, request.extendedRanNodeName);
@@ -61,7 +61,7 @@ export function decideNgSetup(
   const check = servedTaCheck(tais, context.network);
   if (!check.ok) return refuse(check.cause);
 
-  const { identity, network } = context;
+  const { identity, network, servedGuamis } = context;
   return {
     accepted: true,
     node,
@@ -69,7 +69,7 @@ export function decideNgSetup(
     supportedTais: tais,
     answer: ngSetupResponse({
       amfName: identity.name,
-      servedGuamis: [{ gUAMI: guami(identity, network.plmn) }],
+      servedGuamis,
       relativeCapacity: identity.relativeCapacity,
       plmnSupport: plmnSupportList(network),
     }),

@@ -12,6 +12,7 @@ import {
 import type {
   Cause,
   NGAPPDU,
+  ServedGUAMIList,
   TimeToWait,
   UEassociatedLogicalNGconnectionList,
 } from '../../ngap/generated/types.ts';
@@ -28,7 +29,7 @@ import {
   type TransportAddress,
 } from '../../transport/n2-transport.ts';
 import { diagnosedProcedure, judgeAbstractSyntax, type NotifyReport } from './abstract-syntax.ts';
-import { guami, type AmfIdentity } from '../context/amf-identity.ts';
+import type { AmfIdentity } from '../context/amf-identity.ts';
 import {
   criticalityDiagnostics,
   PROTOCOL_CAUSE,
@@ -75,6 +76,8 @@ export interface AssociationContext {
   identity: AmfIdentity;
   /** The operator's PLMN, TACs and slices as they are now. */
   network(): ServedNetwork;
+  /** The GUAMIs this AMF announces as its set is now, each with its backup AMF (set/served-guamis.ts). */
+  servedGuamis(): ServedGUAMIList;
   /** The radio's life as network events (radio.connected, radio.updated, radio.disconnected). */
   events: NetworkEventEmitter;
   recorder: NgapRecorder;
@@ -225,8 +228,8 @@ export class NgapAssociation implements AssociationHandler {
   }
 
   /**
-   * The operator's PLMN, TACs or slices changed: AMF Configuration Update (TS 38.413 8.7.3) with the
-   * served GUAMI and PLMN support as they are now. One at a time: a change while one is pending is
+   * The operator's PLMN, TACs or slices, or the AMF set's live members, changed: AMF Configuration Update
+   * (TS 38.413 8.7.3) with the served GUAMIs and PLMN support as they are now. One at a time: a change while one is pending is
    * sent when it is answered, a change while waiting out a Time to Wait goes with the retry.
    */
   configurationChanged(): void {
@@ -423,6 +426,7 @@ export class NgapAssociation implements AssociationHandler {
     const decision = decideNgSetup(request, {
       identity: this.#context.identity,
       network: this.#context.network(),
+      servedGuamis: this.#context.servedGuamis(),
     });
     const context: RadioRecordContext = {
       ranId: decision.node?.id ?? this.#address,
@@ -558,7 +562,7 @@ export class NgapAssociation implements AssociationHandler {
     const sent = this.#send(
       amfConfigurationUpdate({
         amfName: identity.name,
-        servedGuamis: [{ gUAMI: guami(identity, network.plmn) }],
+        servedGuamis: this.#context.servedGuamis(),
         relativeCapacity: identity.relativeCapacity,
         plmnSupport: plmnSupportList(network),
       }),

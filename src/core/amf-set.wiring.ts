@@ -1,0 +1,50 @@
+import type { Clock } from '../clock.ts';
+import { memberState } from '../network/amf/set/amf-set-membership.ts';
+import type { AmfSetMember, AmfSetMemberState } from '../network/ports/amf-set-members.ts';
+import type { Db } from '../storage/database.ts';
+import { createAmfSetMembersStore } from '../storage/network-ports/amf-set-members.ts';
+import type { CoreWiring } from './wiring.ts';
+
+const STATES: readonly AmfSetMemberState[] = ['serving', 'draining', 'gone'];
+
+/**
+ * The AMF set as the core holds it (docs/decisions.md, 15): the membership rows' store the AMF's
+ * membership writes through (n2.wiring.ts), the members as every process reads them (the API), which
+ * member this process runs, and the `pmn_amf_set_members{state}` gauge.
+ */
+export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
+  const store = createAmfSetMembersStore({ db: deps.db });
+  let self: string | undefined;
+
+  /** Every member row with the state it stands for now (gone once its lease has expired). */
+  async function members(): Promise<AmfSetMember[]> {
+    const now = deps.clock.now();
+    return (await store.list()).map((member) => ({ ...member, state: memberState(member, now) }));
+  }
+
+  wiring.metrics.gauge<'state'>({
+    name: 'pmn_amf_set_members',
+    help: 'Members of the AMF set by state, as the database holds them (gone: lease expired or left)',
+    labelNames: ['state'],
+    async collect() {
+      const listed = await members();
+      return STATES.map((state) => ({
+        labels: { state },
+        value: listed.filter((member) => member.state === state).length,
+      }));
+    },
+  });
+
+  return {
+    store,
+    members,
+    /** The AMF Name of the member this process runs; undefined while N2 does not run. */
+    self: (): string | undefined => self,
+    /** Said by the N2 side as its membership starts (the name) and stops (undefined). */
+    running(name: string | undefined): void {
+      self = name;
+    },
+  };
+}
+
+export type AmfSetArea = ReturnType<typeof wireAmfSet>;

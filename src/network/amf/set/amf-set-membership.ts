@@ -1,0 +1,221 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Clock, Timers } from '../../../clock.ts';
+import type { AmfSetMember, AmfSetMembersStore, AmfSetMemberState } from '../../ports/amf-set-members.ts';
+import type { Plmn } from '../../radio-id.ts';
+import type { AmfIdentity } from '../context/amf-identity.ts';
+
+/** How often a member writes its row, and how long a row keeps it a member without another write. */
+export interface AmfSetTiming {
+  heartbeatMs: number;
+  /** Longer than a heartbeat: a member is gone for its peers after missing several in a row. */
+  leaseMs: number;
+}
+
+/** Three heartbeats per lease: a member survives two lost writes and is gone within 15 s of its death. */
+export const DEFAULT_AMF_SET_TIMING: AmfSetTiming = { heartbeatMs: 5_000, leaseMs: 15_000 };
+
+/** The state a row stands for at `now`: gone once its lease has expired, whatever it says. */
+export function memberState(member: AmfSetMember, now: number): AmfSetMemberState {
+  return member.leaseExpiresAt > now ? member.state : 'gone';
+}
+
+const sameSet = (a: AmfSetMember, b: AmfSetMember): boolean =>
+  a.regionId === b.regionId && a.setId === b.setId;
+
+/**
+ * The live member of `self`'s set that holds its AMF Pointer under another name, if any: two members
+ * with one pointer would hand out one GUAMI, and a 5G-GUTI names its AMF by it (TS 23.003 2.10.1).
+ */
+export function pointerHolder(
+  self: AmfSetMember,
+  rows: readonly AmfSetMember[],
+  now: number,
+): AmfSetMember | undefined {
+  return rows.find(
+    (row) =>
+      row.name !== self.name &&
+      sameSet(row, self) &&
+      row.pointer === self.pointer &&
+      memberState(row, now) !== 'gone',
+  );
+}
+
+/** A later start under `self`'s name: it owns the row now, and this process is no member any more. */
+function replacedBy(self: AmfSetMember, rows: readonly AmfSetMember[]): AmfSetMember | undefined {
+  return rows.find((row) => row.name === self.name && row.instance !== self.instance);
+}
+
+/** Refused start: another live member holds this member's AMF Pointer in its set. */
+export class AmfPointerTaken extends Error {
+  constructor(readonly holder: AmfSetMember) {
+    super(
+      `AMF pointer ${holder.pointer} of AMF set ${holder.regionId}/${holder.setId} is held by the live member ` +
+        `${holder.name} (lease until ${new Date(holder.leaseExpiresAt).toISOString()}): give this member another amf_pointer`,
+    );
+    this.name = 'AmfPointerTaken';
+  }
+}
+
+export interface AmfSetMembershipDeps {
+  store: AmfSetMembersStore;
+  identity: AmfIdentity;
+  n2Addresses: readonly string[];
+  /** The operator's PLMN as it is now (the MCC and MNC of the GUAMI). */
+  plmn: () => Promise<Plmn>;
+  clock: Clock;
+  timers: Timers;
+  logger: Logger;
+  timing: AmfSetTiming;
+}
+
+/**
+ * This process's membership of its AMF set (TS 23.501 5.21.2; docs/decisions.md, 15): joins at start
+ * (refused while another live member holds its AMF Pointer), writes its row with a new lease every
+ * heartbeat and reads its peers' as it does, and leaves (`gone`) at stop. Listeners hear when the live
+ * members change (a peer came, went, or changed state or capacity). A heartbeat the database refuses
+ * or misses is logged; once its own lease has expired without a write, or another start took its row or
+ * its pointer, the process is no longer a member (`lost`): its peers consider it gone.
+ */
+export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
+  const { store, identity, clock, timers, logger, timing } = deps;
+  const instance = randomUUID();
+  let status: 'stopped' | 'member' | 'lost' = 'stopped';
+  let live: AmfSetMember[] = [];
+  let shape = '';
+  let cancelHeartbeat: (() => void) | undefined;
+  let beating: Promise<void> = Promise.resolve();
+  let leaseExpiresAt = 0;
+  const listeners = new Set<() => void>();
+
+  async function row(state: AmfSetMemberState): Promise<AmfSetMember> {
+    const plmn = await deps.plmn();
+    const now = clock.now();
+    return {
+      name: identity.name,
+      instance,
+      mcc: plmn.mcc,
+      mnc: plmn.mnc,
+      regionId: identity.regionId,
+      setId: identity.setId,
+      pointer: identity.pointer,
+      relativeCapacity: identity.relativeCapacity,
+      n2Addresses: [...deps.n2Addresses],
+      state,
+      heartbeatAt: now,
+      leaseExpiresAt: state === 'gone' ? now : now + timing.leaseMs,
+    };
+  }
+
+  /** Reads the set's rows; listeners hear of it when its live members differ from the last read. */
+  async function read(self: AmfSetMember): Promise<void> {
+    const now = clock.now();
+    const rows = await store.list();
+    see(
+      rows.filter((r) => sameSet(r, self) && r.name !== self.name && memberState(r, now) !== 'gone'),
+      self,
+    );
+  }
+
+  function see(peers: AmfSetMember[], self: AmfSetMember | undefined): void {
+    live = self === undefined ? [] : [self, ...peers].sort((a, b) => a.pointer - b.pointer);
+    const next = JSON.stringify(live.map((m) => [m.name, m.pointer, m.state, m.relativeCapacity]));
+    if (next === shape) return;
+    shape = next;
+    for (const listener of listeners) listener();
+  }
+
+  function lose(why: string, holder?: AmfSetMember): void {
+    status = 'lost';
+    logger.error(
+      { amf: identity.name, holder: holder?.name },
+      `AMF set: ${identity.name} is no longer a member of its set: ${why}`,
+    );
+    see([], undefined);
+  }
+
+  async function heartbeat(): Promise<void> {
+    if (status !== 'member') return;
+    try {
+      const self = await row('serving');
+      const blocking = await store.write(
+        self,
+        (rows) => replacedBy(self, rows) ?? pointerHolder(self, rows, self.heartbeatAt),
+      );
+      if (status !== 'member') return;
+      if (blocking !== undefined) {
+        const why =
+          blocking.name === self.name
+            ? 'another process started under its AMF name'
+            : `its lease expired and ${blocking.name} took its AMF pointer`;
+        return lose(why, blocking);
+      }
+      leaseExpiresAt = self.leaseExpiresAt;
+      await read(self);
+    } catch (error) {
+      if (status !== 'member') return;
+      if (clock.now() >= leaseExpiresAt) return lose('its lease expired while the database did not answer');
+      logger.warn({ err: error }, 'AMF set: heartbeat not written; trying again at the next');
+    }
+  }
+
+  function schedule(): void {
+    cancelHeartbeat = timers.after(timing.heartbeatMs, () => {
+      beating = heartbeat().finally(() => {
+        if (status === 'member') schedule();
+      });
+    });
+  }
+
+  return {
+    /** Joins the set: throws `AmfPointerTaken` when a live member holds this member's pointer. */
+    async start(): Promise<void> {
+      const self = await row('serving');
+      const blocking = await store.write(self, (rows) => pointerHolder(self, rows, self.heartbeatAt));
+      if (blocking !== undefined) throw new AmfPointerTaken(blocking);
+      status = 'member';
+      leaseExpiresAt = self.leaseExpiresAt;
+      await read(self);
+      logger.info(
+        { amf: identity.name, members: live.map((m) => m.name) },
+        `AMF set ${identity.regionId}/${identity.setId}: ${identity.name} joined with pointer ${identity.pointer} (${live.length} live members)`,
+      );
+      schedule();
+    },
+
+    /** Leaves the set: its row says `gone` with its lease ended, so peers drop it at their next read. */
+    async stop(): Promise<void> {
+      cancelHeartbeat?.();
+      cancelHeartbeat = undefined;
+      await beating;
+      const was = status;
+      status = 'stopped';
+      live = [];
+      shape = '';
+      if (was !== 'member') return;
+      try {
+        const self = await row('gone');
+        await store.write(self, (rows) => replacedBy(self, rows));
+      } catch (error) {
+        logger.warn(
+          { err: error },
+          'AMF set: leaving not written; peers see this member gone at its lease end',
+        );
+      }
+    },
+
+    /** The live members as last read, this one included, by AMF Pointer; empty when not a member. */
+    members: (): readonly AmfSetMember[] => live,
+
+    /** Runs `listener` when the live members change; returns the function that stops it. */
+    subscribe(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    /** Resolves once the heartbeat under way, if any, has been written and its peers read. */
+    settled: (): Promise<void> => beating,
+  };
+}
+
+export type AmfSetMembership = ReturnType<typeof createAmfSetMembership>;
