@@ -2,7 +2,11 @@ import pino, { type Logger } from 'pino';
 import { createConfigurationEvents } from '../../../src/core/configuration-events.ts';
 import { createMetrics } from '../../../src/metrics/metrics.ts';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
-import { createN2Service, type N2Service } from '../../../src/network/amf/n2/n2-service.ts';
+import {
+  createN2Service,
+  type N2Service,
+  type N2ServiceOptions,
+} from '../../../src/network/amf/n2/n2-service.ts';
 import type { UeSignalling } from '../../../src/network/amf/n2/ue-signalling.ts';
 import { createNgapMetrics } from '../../../src/network/network-metrics.ts';
 import { createNetworkEvents, type NetworkEvents } from '../../../src/network/events/network-events.ts';
@@ -70,6 +74,8 @@ export async function createHarness(
     allowedPeers?: string[];
     /** The network events the UE side emits too (an AMF built before the harness); new ones unless given. */
     networkEvents?: NetworkEvents;
+    /** The AMF set this AMF is a member of; its own GUAMI alone without. */
+    amfSet?: N2ServiceOptions['amfSet'];
   } = {},
 ): Promise<Harness> {
   const clock = manualClock();
@@ -98,6 +104,7 @@ export async function createHarness(
     timers: clock,
     ...(options.ue === undefined ? {} : { ue: options.ue }),
     ...(options.allowedPeers === undefined ? {} : { allowedPeers: options.allowedPeers }),
+    ...(options.amfSet === undefined ? {} : { amfSet: options.amfSet }),
   });
   await n2.start();
   const radioTransport = network.transport();

@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
+import { createAmfSetMembership } from '../../../src/network/amf/set/amf-set-membership.ts';
+import type { AmfSetMembersStore } from '../../../src/network/ports/amf-set-members.ts';
+import { amfConfigurationUpdateAcknowledge } from '../../../src/simulator/gnb-messages.ts';
+import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf-set-members.ts';
+import { openStorage, type Storage } from '../../../src/storage/storage.ts';
+import { manualClock } from '../../helpers/test-app.ts';
+import { tsharkFields } from '../../helpers/tshark.ts';
+import { emittedPdus } from './emitted.ts';
+import { ngSetupRequest } from './messages.ts';
+import { createHarness } from './n2-harness.ts';
+
+const emitted = emittedPdus();
+after(() => emitted.check());
+
+const TIMING = { heartbeatMs: 5_000, leaseMs: 15_000 };
+
+function member(store: AmfSetMembersStore, identity: Partial<AmfIdentity> & { name: string }) {
+  const time = manualClock();
+  const membership = createAmfSetMembership({
+    store,
+    identity: { ...DEFAULT_AMF_IDENTITY, ...identity },
+    n2Addresses: ['127.0.0.1'],
+    plmn: () => Promise.resolve({ mcc: '001', mnc: '01' }),
+    clock: time,
+    timers: time,
+    logger: pino({ level: 'silent' }),
+    timing: TIMING,
+  });
+  return { membership, time };
+}
+
+/** An AMF Pointer as tshark shows its 6-bit BIT STRING: the bits left-aligned in one byte, in hex. */
+const shown = (pointer: number): string => (pointer << 2).toString(16).padStart(2, '0');
+
+/** Each served GUAMI as tshark reads it: [AMF Pointer, backup AMF name or ''], in order. */
+async function servedAsTsharkReads(bytes: Uint8Array): Promise<[string, string][]> {
+  const [row] = await tsharkFields([bytes], ['ngap.aMFPointer', 'ngap.backupAMFName'], {
+    protocol: 'ngap',
+    args: ['-E', 'separator=/t', '-E', 'occurrence=a', '-E', 'aggregator=|'],
+    separator: '\t',
+  });
+  const [pointers = '', backups = ''] = row ?? [];
+  const names = backups.split('|');
+  // tshark lists the backup names present only: pair them with the pointers by position of presence.
+  return pointers.split('|').map((pointer, i) => [pointer, names[i] ?? '']);
+}
+
+describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 8.7.1, 8.7.3, 9.3.3.5)', () => {
+  let storage: Storage;
+  let store: AmfSetMembersStore;
+  before(async () => {
+    storage = await openStorage({ path: ':memory:' });
+    store = createAmfSetMembersStore({ db: storage.db });
+  });
+  after(() => storage.close());
+
+  it('lists every live member’s GUAMI with its backup AMF, and tells the radio when a member leaves', async () => {
+    const peer1 = member(store, { name: 'amf-p1', pointer: 1 });
+    const peer9 = member(store, { name: 'amf-p9', pointer: 9 });
+    const self = member(store, { name: 'pmn-amf', pointer: 5 });
+    await peer1.membership.start();
+    await peer9.membership.start();
+    await self.membership.start();
+    const h = await createHarness({
+      identity: { ...DEFAULT_AMF_IDENTITY, pointer: 5 },
+      amfSet: self.membership,
+    });
+    try {
+      const radio = await h.connect();
+      radio.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
+      await h.settled();
+      assert.deepEqual(radio.types(), ['NGSetupResponse']);
+      emitted.add(radio.received);
+      // Its own first, then its peers by pointer; each backup is the next serving member by pointer.
+      assert.deepEqual(await servedAsTsharkReads(radio.received[0]!.bytes), [
+        [shown(5), 'amf-p9'],
+        [shown(1), 'pmn-amf'],
+        [shown(9), 'amf-p1'],
+      ]);
+
+      // amf-p9 stops: at this member's next heartbeat the radio hears the set without it.
+      await peer9.membership.stop();
+      self.time.advance(TIMING.heartbeatMs);
+      await self.membership.settled();
+      await h.settled();
+      assert.deepEqual(radio.types(), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+      emitted.add(radio.received.slice(1));
+      assert.deepEqual(await servedAsTsharkReads(radio.received[1]!.bytes), [
+        [shown(5), 'amf-p1'],
+        [shown(1), 'pmn-amf'],
+      ]);
+      radio.send(amfConfigurationUpdateAcknowledge());
+      await h.settled();
+
+      // A heartbeat that finds the same members sends nothing.
+      self.time.advance(TIMING.heartbeatMs);
+      await self.membership.settled();
+      await h.settled();
+      assert.deepEqual(radio.types(), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+    } finally {
+      await h.close();
+      await self.membership.stop();
+      await peer1.membership.stop();
+    }
+  });
+});
