@@ -1,0 +1,402 @@
+// N2 handovers per second (issue 34's goals) against the service as operators run it (spawnService:
+// dist/main.js, a fresh database, N2 on udp, the UPF on a TUN of its own), the simulated gNBs and UEs in
+// this process. Devices register (the baseline: the service's CPU per registration in this run) and each
+// establishes a PDU session; then every device is handed over by N2 (TS 23.502 4.9.1.3) from gnb-a<i> to
+// gnb-b<i>: handovers per second and the service's CPU per handover, from its /proc stat. Pairs of gNBs
+// work in parallel, each handing over one device at a time: a simulated target pairs a Handover Request
+// with the device whose Handover Required went out first (src/simulator/gnb-handover-n2.ts).
+// Then the user plane (needs root for the TUN and its route; skipped otherwise): downlink UDP packets with
+// sequence numbers to `--stream` devices through the UPF, while each is handed back to gnb-a0 with direct
+// data forwarding; the gNBs' N3 ends are this process's UDP sockets, which timestamp every G-PDU. Per
+// handover: the gap from the last downlink packet at the source to the first at the target, the UE's own
+// interruption (from the Handover Command, when it leaves the source, to its first packet at the target),
+// packets the source got after the UE left (forwarded to the target's DL forwarding tunnel of the
+// Handover Command, TS 38.300 9.2.3.2.3, as a gNB forwards them), and packets lost (sent, never received).
+// Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--stream N (5)] [--rate packets/s per
+// streamed device (1000)]
+import { execFileSync } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+
+import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
+import { SimulatedGnb } from '../src/simulator/gnb.ts';
+import type { GnbConfig } from '../src/simulator/gnb-config.ts';
+import { N2Handover } from '../src/simulator/gnb-handover-n2.ts';
+import { readN2HandoverAnswer } from '../src/simulator/gnb-handover-n2-messages.ts';
+import type { TunnelEnd } from '../src/simulator/ue/gnb-sessions.ts';
+import { GnbUes } from '../src/simulator/ue/gnb-ues.ts';
+import { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
+import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
+import { UeSessions } from '../src/simulator/ue/ue-sessions.ts';
+import { spawnService } from '../test/helpers/service-process.ts';
+import { initialisedApi, type ServiceCall } from './service-api.ts';
+
+const { values } = parseArgs({
+  options: {
+    ues: { type: 'string', default: '400' },
+    pairs: { type: 'string', default: '8' },
+    stream: { type: 'string', default: '5' },
+    rate: { type: 'string', default: '1000' },
+  },
+});
+const UES = Number(values.ues);
+const PAIRS = Number(values.pairs);
+const STREAM = Math.min(Number(values.stream), UES);
+const RATE = Number(values.rate);
+const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
+const OPC = 'e8ed289deba952e4283b54e88e6183ca';
+const PLMN = { mcc: '001', mnc: '01' };
+const POOL = '10.211.0.0/16';
+/** Loopback addresses of their own, so that no other GTP-U user on the host is in the way. */
+const UPF_N3 = '127.0.77.1';
+const n3Of = (side: 'a' | 'b', pair: number): string => `127.0.${side === 'a' ? 78 : 79}.${pair + 1}`;
+const GTPU_PORT = 2152;
+const TUN = `pmnho${process.pid % 100_000}`;
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
+const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
+
+/** utime + stime of the process, in seconds (/proc/<pid>/stat). */
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
+interface Service {
+  pid: number;
+  udpPort: number;
+  call: ServiceCall;
+  stop(): Promise<void>;
+}
+
+async function startService(): Promise<Service> {
+  const dir = await mkdtemp(join(tmpdir(), 'pmn-handover-bench-'));
+  const child = spawnService([
+    ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
+    ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
+    ...['--n3-address', UPF_N3, '--n6-tun', TUN],
+  ]);
+  process.once('exit', () => child.kill('SIGKILL'));
+  child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
+  let url: string | undefined;
+  let udpPort: number | undefined;
+  // The log is read to its end: a full pipe would block the service.
+  const ready = new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      let message = '';
+      try {
+        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
+      } catch {
+        return;
+      }
+      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
+      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
+      if (port !== undefined) udpPort = Number(port);
+      if (message.startsWith('database ready at')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+  });
+  await ready;
+  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  return {
+    pid: child.pid!,
+    udpPort,
+    call: await initialisedApi(url),
+    async stop() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `work` for each item, `lanes` at a time, each lane taking the next item when it is done. */
+async function inLanes<T>(
+  items: readonly T[],
+  lanes: number,
+  work: (item: T, lane: number) => Promise<void>,
+) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      while (next < items.length) await work(items[next++]!, lane);
+    }),
+  );
+}
+
+/** The inner IPv4/UDP payload of a G-PDU (TS 29.281 5.1: optional fields and extension headers skipped). */
+function innerPayload(gpdu: Buffer): Buffer | undefined {
+  if (gpdu.length < 8 || gpdu[1] !== 0xff) return undefined;
+  let offset = 8;
+  if ((gpdu[0]! & 0x07) !== 0) {
+    let next = gpdu[offset + 3]!;
+    offset += 4;
+    while (next !== 0 && offset < gpdu.length) {
+      const length = gpdu[offset]! * 4;
+      if (length === 0) return undefined;
+      next = gpdu[offset + length - 1]!;
+      offset += length;
+    }
+  }
+  const ihl = (gpdu[offset]! & 0x0f) * 4;
+  return gpdu.subarray(offset + ihl + 8);
+}
+
+const median = (xs: number[]): number => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted.length === 0 ? NaN : sorted[Math.floor((sorted.length - 1) / 2)]!;
+};
+
+async function main(): Promise<void> {
+  const service = await startService();
+  try {
+    await run(service);
+  } finally {
+    await service.stop();
+  }
+}
+
+interface Device {
+  index: number;
+  ue: SimulatedUe;
+  sessions: UeSessions;
+  pair: number;
+  address: string;
+}
+
+async function run(service: Service): Promise<void> {
+  await service.call('PUT', '/api/v1/profiles/default', {
+    'ue-ip-pool': POOL,
+    dns: '8.8.8.8',
+    mtu: 1400,
+    'bitrate-uplink': '1 Gbps',
+    'bitrate-downlink': '1 Gbps',
+    var5qi: 9,
+    'priority-level': 90,
+  });
+  const rows = Array.from({ length: UES }, (_, i) => ({
+    imsi: imsiOf(i + 1),
+    key: K,
+    opc: OPC,
+    sequenceNumber: '000000000000',
+    profile_name: 'default',
+  }));
+  await service.call('POST', '/api/v1/subscribers/import', rows);
+
+  const { transport } = await createUdpTransport({
+    addresses: ['127.0.0.1'],
+    udpPort: 0,
+    peerUdpPort: service.udpPort,
+  });
+  const config = (name: string, node: number): GnbConfig => ({
+    plmn: PLMN,
+    node: { kind: 'gNB', value: node, bitLength: 22 },
+    name,
+    supportedTas: [{ tac: 1, plmns: [{ plmn: PLMN, slices: [{ sst: 1 }] }] }],
+  });
+  const side = async (name: 'a' | 'b', pair: number) => {
+    const node = (name === 'a' ? 1 : 1001) + pair;
+    const gnb = new SimulatedGnb({
+      config: config(`gnb-${name}${pair}`, node),
+      transport,
+      amf: [{ address: '127.0.0.1', port: 38412 }],
+    });
+    const ues = new GnbUes(
+      gnb,
+      { plmn: PLMN, nrCellIdentity: node * 16, tac: 1 },
+      { n3Address: n3Of(name, pair) },
+    );
+    await gnb.connect();
+    if ((await gnb.ngSetup()).outcome !== 'accepted') throw new Error(`${name}${pair}: NG Setup refused`);
+    return { gnb, ues, n2: new N2Handover(gnb, ues, { pci: node % 1008, arfcnDl: 632628 }) };
+  };
+  const pairs = await Promise.all(
+    Array.from({ length: PAIRS }, async (_, pair) => ({
+      a: await side('a', pair),
+      b: await side('b', pair),
+    })),
+  );
+
+  const devices: Device[] = Array.from({ length: UES }, (_, index) => {
+    const pair = index % PAIRS;
+    const ue = new SimulatedUe({
+      config: {
+        imsi: imsiOf(index + 1),
+        plmn: PLMN,
+        key: Buffer.from(K, 'hex'),
+        opc: Buffer.from(OPC, 'hex'),
+        suci: { scheme: 'null' },
+        imeisv: '3569380356438091',
+        securityCapability: ALL_ALGORITHMS,
+        requestedNssai: [{ sst: 1 }],
+      },
+      radio: pairs[pair]!.a.ues,
+      keepLog: true,
+    });
+    return { index, ue, sessions: new UeSessions(ue), pair, address: '' };
+  });
+
+  // Baseline: registrations, the same pairs of lanes.
+  let cpu = await cpuSeconds(service.pid);
+  let start = performance.now();
+  await inLanes(devices, PAIRS, async (device) => {
+    const outcome = await device.ue.register();
+    if (outcome.outcome !== 'accepted') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+  });
+  const registration = {
+    wallMs: performance.now() - start,
+    cpuMs: ((await cpuSeconds(service.pid)) - cpu) * 1000,
+  };
+  await inLanes(devices, PAIRS, async (device) => {
+    const outcome = await device.sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
+    if (outcome.outcome !== 'accepted') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+    device.address = outcome.session.ipv4 ?? '';
+  });
+
+  // Handovers: each pair hands its devices over one at a time.
+  cpu = await cpuSeconds(service.pid);
+  start = performance.now();
+  await Promise.all(
+    pairs.map(async ({ a, b }, pair) => {
+      for (const device of devices.filter((d) => d.pair === pair)) {
+        const outcome = await a.n2.handOver(device.ue, b.n2);
+        if (outcome.outcome !== 'handed-over')
+          throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+      }
+    }),
+  );
+  const handover = {
+    wallMs: performance.now() - start,
+    cpuMs: ((await cpuSeconds(service.pid)) - cpu) * 1000,
+  };
+  const per = (run: { wallMs: number; cpuMs: number }) =>
+    `${Math.round((UES * 1000) / run.wallMs)}/s, service CPU ${((run.cpuMs * 1000) / UES).toFixed(0)} µs each`;
+  print(`registrations: ${UES} in ${(registration.wallMs / 1000).toFixed(1)} s, ${per(registration)}`);
+  print(`N2 handovers:  ${UES} in ${(handover.wallMs / 1000).toFixed(1)} s, ${per(handover)}`);
+  print(
+    `service CPU per handover / per registration: ${(handover.cpuMs / registration.cpuMs).toFixed(2)} ` +
+      `(${PAIRS} gNB pairs, one handover at a time per pair)`,
+  );
+
+  if (STREAM > 0) await userPlane(pairs[0]!, devices.filter((d) => d.pair === 0).slice(0, STREAM));
+  for (const { a, b } of pairs) {
+    await a.gnb.shutdown();
+    await b.gnb.shutdown();
+  }
+  await transport.close();
+}
+
+type Side = { gnb: SimulatedGnb; ues: GnbUes; n2: N2Handover };
+
+/** Downlink streams through the UPF while `devices` (at b) are handed back to a, one at a time. */
+async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise<void> {
+  try {
+    execFileSync('ip', ['link', 'set', 'dev', TUN, 'up'], { stdio: 'ignore' });
+    execFileSync('ip', ['route', 'replace', POOL, 'dev', TUN], { stdio: 'ignore' });
+  } catch {
+    print(`user plane: skipped (the TUN ${TUN} and its route need root)`);
+    return;
+  }
+  const { a, b } = pair;
+  const byAddress = new Map(devices.map((device, slot) => [device.address, slot]));
+  /** Per streamed device: arrival times by side, sequence numbers received, the Command's time and tunnel. */
+  const seen = devices.map(() => ({
+    at: { a: [] as number[], b: [] as number[] },
+    received: new Set<number>(),
+    leftSource: Infinity,
+    forwardTo: undefined as TunnelEnd | undefined,
+    forwarded: 0,
+    afterLeaving: 0,
+  }));
+  const forwarder = createSocket('udp4');
+  const receive = async (name: 'a' | 'b'): Promise<Socket> => {
+    const socket = createSocket('udp4');
+    socket.on('message', (gpdu) => {
+      const now = performance.now();
+      const payload = innerPayload(gpdu);
+      if (payload === undefined || payload.length < 8) return;
+      const slot = payload.readUInt32BE(0);
+      const entry = seen[slot];
+      if (entry === undefined) return;
+      // The source (b, where the device was) after the device left: a gNB forwards, or drops.
+      if (name === 'b' && now >= entry.leftSource) {
+        entry.afterLeaving += 1;
+        const tunnel = entry.forwardTo;
+        if (tunnel !== undefined) {
+          const copy = Buffer.from(gpdu);
+          copy.writeUInt32BE(tunnel.teid, 4);
+          forwarder.send(copy, GTPU_PORT, tunnel.address);
+          entry.forwarded += 1;
+        }
+        return;
+      }
+      entry.at[name].push(now);
+      entry.received.add(payload.readUInt32BE(4));
+    });
+    socket.bind(GTPU_PORT, n3Of(name, 0));
+    await once(socket, 'listening');
+    return socket;
+  };
+  const sockets = [await receive('a'), await receive('b')];
+  // The source learns from the Handover Command that the UE leaves, and where to forward (direct path).
+  const unwatch = b.gnb.on((event) => {
+    if (event.type !== 'received' || event.exchange.messageType !== 'HandoverCommand') return;
+    const answer = event.exchange.pdu === undefined ? undefined : readN2HandoverAnswer(event.exchange.pdu);
+    if (answer?.kind !== 'command') return;
+    const device = b.ues.link(answer.ranUeNgapId)?.ue;
+    const slot = devices.findIndex((d) => d.ue === device);
+    const entry = seen[slot];
+    if (entry === undefined) return;
+    entry.leftSource = performance.now();
+    entry.forwardTo = answer.forwarding[0]?.tunnel;
+  });
+
+  const sender = createSocket('udp4');
+  const sent = devices.map(() => 0);
+  const perTick = Math.max(1, Math.round(RATE / 1000));
+  const tick = setInterval(() => {
+    for (const [address, slot] of byAddress)
+      for (let i = 0; i < perTick; i++) {
+        const packet = Buffer.alloc(64);
+        packet.writeUInt32BE(slot, 0);
+        packet.writeUInt32BE(sent[slot]!++, 4);
+        sender.send(packet, 9, address);
+      }
+  }, 1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const gaps: number[] = [];
+  const interruptions: number[] = [];
+  for (const [slot, device] of devices.entries()) {
+    const outcome = await b.n2.handOver(device.ue, a.n2, { directForwarding: true });
+    if (outcome.outcome !== 'handed-over') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const entry = seen[slot]!;
+    const lastAtSource = Math.max(...entry.at.b.filter((t) => t < entry.leftSource));
+    const firstAtTarget = Math.min(...entry.at.a.filter((t) => t > entry.leftSource));
+    gaps.push(firstAtTarget - lastAtSource);
+    interruptions.push(firstAtTarget - entry.leftSource);
+  }
+  clearInterval(tick);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  unwatch();
+  const lost = devices.map((_, slot) => sent[slot]! - seen[slot]!.received.size);
+  const total = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0);
+  print(
+    `user plane (${devices.length} handovers, ${RATE} downlink packets/s each, direct forwarding): ` +
+      `source's last -> target's first median ${median(gaps).toFixed(1)} ms (max ${Math.max(...gaps).toFixed(1)}); ` +
+      `Handover Command -> target's first median ${median(interruptions).toFixed(1)} ms ` +
+      `(max ${Math.max(...interruptions).toFixed(1)}); ` +
+      `${total(seen.map((e) => e.afterLeaving))} packets reached the source after the UE left, ` +
+      `${total(seen.map((e) => e.forwarded))} forwarded; ` +
+      `${total(lost)} of ${total(sent)} lost`,
+  );
+  for (const socket of [...sockets, sender, forwarder]) socket.close();
+}
+
+await main();
