@@ -25,6 +25,7 @@ import { radioEventsExportRoutes } from '../resources/radio-events/radio-events-
 import { radioEventsRoutes } from '../resources/radio-events/radio-events.routes.ts';
 import { radioLogsRoutes } from '../resources/radio-logs/radio-logs.routes.ts';
 import { radiosRoutes } from '../resources/radios/radios.routes.ts';
+import { amfSetRoutes } from '../resources/amf-set/amf-set.routes.ts';
 import { slicesRoutes } from '../resources/slices/slices.routes.ts';
 import { createHealthReader, type NetworkSource } from '../resources/status/health.ts';
 import { statusRoutes } from '../resources/status/status.routes.ts';
@@ -199,6 +200,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   await app.register(subscriberImportRoutes({ subscribers: config.subscribers }));
 
   await app.register(radiosRoutes({ radios: core.radios }));
+  await app.register(amfSetRoutes({ amfSet: core.amfSet }));
   await app.register(radioEventsRoutes({ radioEvents: records.radioEvents }));
   await app.register(
     radioEventsExportRoutes({

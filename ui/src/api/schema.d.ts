@@ -7549,6 +7549,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/amf-set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The members of the AMF set on this database, and which one answered
+         * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `network:read`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                /** @description the AMF Name of the member whose API answered; null when it runs no N2 */
+                                answered_by: string | null;
+                                members: {
+                                    /** @description the member’s AMF Name (amf_name) */
+                                    name: string;
+                                    /** @description TS 23.003 2.10.1 */
+                                    guami: {
+                                        mcc: string;
+                                        mnc: string;
+                                        amf_region_id: number;
+                                        amf_set_id: number;
+                                        amf_pointer: number;
+                                    };
+                                    /** @description gone: it stopped, or its lease expired without a heartbeat */
+                                    state: "serving" | "draining" | "gone";
+                                    /** @description RelativeAMFCapacity */
+                                    relative_capacity: number;
+                                    /** @description where radios reach its N2 */
+                                    n2_addresses: string[];
+                                    /** @description RFC 3339 UTC, on the member’s clock */
+                                    last_heartbeat_at: string;
+                                    /** @description RFC 3339 UTC, on the member’s clock */
+                                    lease_expires_at: string;
+                                }[];
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ran/events": {
         parameters: {
             query?: never;

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
+import { AmfPointerTaken } from '../../src/network/amf/set/amf-set-membership.ts';
+import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+
+interface AmfSetAnswer {
+  answered_by: string | null;
+  members: { name: string; state: string; guami: Record<string, unknown>; relative_capacity: number }[];
+}
+
+const N2 = { ...DEFAULT_N2_SETTINGS, transport: 'udp' as const, port: 0, udpPort: 0 };
+
+/** `GET /api/v1/amf-set`, the AMF set as the member whose API answers shows it (docs/api.md). */
+describe('GET /api/v1/amf-set', () => {
+  let t: TestApp;
+  let token: string;
+  const clock = manualClock();
+  before(async () => {
+    t = await createTestApp({ clock });
+    token = await initialize(t);
+  });
+  after(() => t.close());
+
+  const read = async (): Promise<AmfSetAnswer> =>
+    result<AmfSetAnswer>(await t.request({ method: 'GET', url: '/api/v1/amf-set', token }));
+  const gauge = async (state: string): Promise<string | undefined> => {
+    const text = (await t.request({ method: 'GET', url: '/api/v1/metrics', token })).body;
+    return new RegExp(`^pmn_amf_set_members\\{state="${state}"\\} (\\d+)$`, 'm').exec(text)?.[1];
+  };
+
+  it('needs a login', async () => {
+    assert.equal((await t.request({ method: 'GET', url: '/api/v1/amf-set' })).statusCode, 401);
+  });
+
+  it('lists this member while its N2 runs, and it gone once it stopped; the gauge counts them by state', async () => {
+    assert.deepEqual(await read(), { answered_by: null, members: [] });
+    const n2 = createN2(t.core, N2, { clock, timers: clock });
+    await n2.start();
+    try {
+      const running = await read();
+      assert.equal(running.answered_by, 'pmn-amf');
+      assert.deepEqual(
+        running.members.map((m) => [m.name, m.state, m.guami, m.relative_capacity]),
+        [
+          [
+            'pmn-amf',
+            'serving',
+            { mcc: '001', mnc: '01', amf_region_id: 1, amf_set_id: 1, amf_pointer: 0 },
+            255,
+          ],
+        ],
+      );
+      assert.equal(await gauge('serving'), '1');
+
+      // Another process configured with the same AMF Pointer under another name does not start.
+      const clash = createN2(
+        t.core,
+        { ...N2, amf: { ...N2.amf, name: 'pmn-amf-2' } },
+        { clock, timers: clock },
+      );
+      await assert.rejects(clash.start(), AmfPointerTaken);
+    } finally {
+      await n2.stop();
+    }
+    const stopped = await read();
+    assert.equal(stopped.answered_by, null);
+    assert.deepEqual(
+      stopped.members.map((m) => [m.name, m.state]),
+      [['pmn-amf', 'gone']],
+    );
+    assert.equal(await gauge('serving'), '0');
+    assert.equal(await gauge('gone'), '1');
+  });
+});
