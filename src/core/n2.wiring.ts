@@ -54,6 +54,8 @@ export interface N2Component extends Component {
   networkFunctions(): NetworkFunctions | undefined;
   /** The UPF when it started (undefined before start, without `upf`, or when it could not start). */
   upf(): Upf | undefined;
+  /** This process's membership of its AMF set (undefined before start and after stop). */
+  amfSet(): AmfSetMembership | undefined;
 }
 
 const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
@@ -119,6 +121,7 @@ export function createN2(
     amf: () => functions?.amf,
     networkFunctions: () => functions,
     upf: () => upf,
+    amfSet: () => membership,
 
     async start() {
       const choice = chooseN2Transport(settings.transport, options.host ?? HOST_SUPPORT);
