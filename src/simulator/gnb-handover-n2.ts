@@ -202,9 +202,10 @@ export class N2Handover {
       ueSecurityCapabilities: at.ueSecurityCapabilities,
     });
     target.#send(handoverNotify({ amfUeNgapId: at.amfUeNgapId, ranUeNgapId }, target.#ues.cell));
-    await released;
-    // A target cell outside the UE's registration area: the UE updates its registration now.
+    // The UE has arrived (the Notify is out): outside its registration area it updates its registration
+    // now, as a UE does after its RRC reconfiguration, while the AMF may still be handling the Notify.
     ue.handedOver();
+    await released;
     return {
       outcome: 'handed-over',
       command,
