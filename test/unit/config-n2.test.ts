@@ -107,4 +107,26 @@ describe('N2 and AMF settings (docs/n2.md)', () => {
       );
     }
   });
+
+  it('amf_set_heartbeat_seconds and amf_set_lease_seconds: the lease must outlast a heartbeat', () => {
+    assert.equal(loadConfig([], {}).n2.amfSet, undefined);
+    assert.deepEqual(
+      loadConfig(['--amf-set-heartbeat-seconds', '2'], { PMN_AMF_SET_LEASE_SECONDS: '7' }).n2.amfSet,
+      { heartbeatMs: 2_000, leaseMs: 7_000 },
+    );
+    // Against the other's default (5 s heartbeat, 15 s lease).
+    assert.throws(
+      () => loadConfig(['--amf-set-heartbeat-seconds', '15'], {}),
+      (e: unknown) =>
+        e instanceof ConfigError && /must be longer than amf_set_heartbeat_seconds/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig([], { PMN_AMF_SET_LEASE_SECONDS: '5' }),
+      (e: unknown) => e instanceof ConfigError && /amf_set_lease_seconds \(5\)/.test(e.message),
+    );
+    assert.throws(
+      () => loadConfig(['--amf-set-heartbeat-seconds', '0'], {}),
+      (e: unknown) => e instanceof ConfigError && /amf_set_heartbeat_seconds/.test(e.message),
+    );
+  });
 });
