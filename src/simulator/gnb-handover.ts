@@ -92,7 +92,8 @@ export class XnHandover {
    * Hands `ue` over to `target` (TS 38.300 9.2.3.2.1): the source derives KgNB* for the target cell
    * from its fresh NH when it has one (vertical, the NCC it came with) or else from its KgNB
    * (horizontal); the UE's connection and sessions move; the target sends Path Switch Request and,
-   * acknowledged, keeps the new {NH, NCC}. Rejects when the UE has no AS context here or no answer
+   * acknowledged, keeps the new {NH, NCC}; a UE outside its registration area then starts a mobility
+   * registration update (`SimulatedUe.handedOver`). Rejects when the UE has no AS context here or no answer
    * comes in time.
    */
   async handOver(ue: SimulatedUe, target: XnHandover): Promise<HandoverOutcome> {
@@ -118,7 +119,18 @@ export class XnHandover {
       .get(ue)
       ?.handover({ ncc: keyInput.ncc, pci: target.cell.pci, arfcnDl: target.cell.arfcnDl });
     const admitted = target.#ues.sessions.admit(ue, link.ranUeNgapId, sessions);
-    return target.#pathSwitch(link.ranUeNgapId, amfUeNgapId, link, admitted, kgnbStar, ueKgnbStar);
+    const outcome = await target.#pathSwitch(
+      link.ranUeNgapId,
+      amfUeNgapId,
+      link,
+      admitted,
+      kgnbStar,
+      ueKgnbStar,
+    );
+    // The AMF serves the UE through the target once the path is switched: outside its registration area
+    // the UE updates its registration now (TS 24.501 5.5.1.3.2 a).
+    if (outcome.outcome === 'switched') ue.handedOver();
+    return outcome;
   }
 
   async #pathSwitch(

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeNasMessage } from '../../src/network/nas/index.ts';
+import { XnHandover } from '../../src/simulator/gnb-handover.ts';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import type { RegistrationOutcome } from '../../src/simulator/ue/simulated-ue.ts';
@@ -23,9 +24,11 @@ const CELL_TAC_2: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x8002, t
 describe('registration update after an N2 handover into a new tracking area (real service)', () => {
   let s: SessionService;
   let n2A: N2Handover;
+  let xnA: XnHandover;
   before(async () => {
     s = await startSessionService();
     n2A = new N2Handover(s.gnb, s.ues, { pci: 1, arfcnDl: 632628 });
+    xnA = new XnHandover(s.gnb, s.ues, { pci: 1, arfcnDl: 632628 });
   });
   after(async () => {
     await assertTsharkAgrees(s.received);
@@ -99,5 +102,45 @@ describe('registration update after an N2 handover into a new tracking area (rea
     );
     assert.equal(status.status.registered, true);
     assert.equal(status.status.last_seen_radio, 'gnb-2');
+  });
+
+  it('after an Xn handover (path switch) into a new tracking area too', async () => {
+    // Registered while the operator serves TACs 1 and 2 (the test before added TAC 2).
+    const { ue, sessions } = await s.registered(2);
+    assert.equal(
+      (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+      'accepted',
+    );
+    const applied = s.gnb.next((event) => (event.type === 'amf-configuration-update' ? event : undefined));
+    assert.equal(
+      await s.request('PUT', '/api/v1/operator/tracking', { supportedTacs: ['000001', '000002', '000003'] }),
+      200,
+    );
+    await applied;
+    const { gnb: gnb3, ues: ues3 } = await s.anotherGnb(
+      3,
+      { plmn: OPERATOR_PLMN, nrCellIdentity: 0xc003, tac: 3 },
+      '127.0.0.4',
+      { supportedTas: [{ tac: 3, plmns: [{ plmn: OPERATOR_PLMN, slices: [{ sst: 1 }] }] }] },
+    );
+    const xnC = new XnHandover(gnb3, ues3, { pci: 3, arfcnDl: 632628 });
+
+    const updated = ue.next((event) => (event.type === 'mobility-registration' ? event.outcome : undefined));
+    let released = 0;
+    ue.on((event) => {
+      if (event.type === 'released') released += 1;
+    });
+    const handover = await xnA.handOver(ue, xnC);
+    assert.equal(handover.outcome, 'switched', JSON.stringify(handover));
+    const outcome = await updated;
+    assert.ok(outcome.outcome === 'accepted', JSON.stringify(outcome));
+    assert.deepEqual(
+      outcome.taiList.flatMap((list) => ('tacs' in list ? list.tacs : [])),
+      [1, 2, 3],
+    );
+    const second = await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
+    assert.equal(second.outcome, 'accepted');
+    assert.equal(released, 0, 'the UE was not released');
+    assert.equal(ues3.sessions.of(ue).length, 2);
   });
 });
