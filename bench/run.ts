@@ -53,6 +53,9 @@ const SUITES: Record<string, () => Promise<{ run: Suite }>> = {
   // Initial registrations per second and devices held, the simulator in its own process (long: see
   // docs/performance.md, "Registration").
   registration: standalone('bench/registration.ts'),
+  // N2 handovers per second between simulated gNB pairs, beside the registration's CPU; with root, the
+  // user plane's interruption and loss with direct forwarding (docs/performance.md, "N2 handover").
+  handover: standalone('bench/handover.ts', () => []),
   // A real login while 64 connections spray new e-mails and wrong token secrets.
   'hash-spray': standalone('bench/hash-spray.ts'),
   // The OpenAPI fuzzer at benchmark size.
