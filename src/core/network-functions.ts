@@ -210,6 +210,7 @@ function sessionManagementOf(smf: Smf, logger: Logger): SessionManagement {
     handoverAcknowledged: (supi, admitted, failed) => smf.handoverAcknowledged(supi, admitted, failed),
     handoverExecuted: (supi) => smf.handoverExecuted(supi),
     handoverCancelled: (supi) => smf.handoverCancelled(supi),
+    restoreSessions: (supi, sessions, allowedNssai) => smf.restoreSessions(supi, sessions, allowedNssai),
     ueGone: (supi) => smf.ueGone(supi),
     sessionRecords: (supi) => smf.sessionRecords(supi),
   };

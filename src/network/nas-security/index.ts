@@ -7,6 +7,7 @@ export {
   isNasAlgorithm,
   latestUplinkCount,
   makeCurrent,
+  restoreNasSecurityContext,
   type NasSecurityContext,
   type NasSecuritySide,
 } from './security-context.ts';

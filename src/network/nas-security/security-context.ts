@@ -81,6 +81,21 @@ export function createNasSecurityContext(input: NasSecurityContextInput): NasSec
   };
 }
 
+/**
+ * A current context rebuilt from a stored one (an AMF taking over another's UE, docs/amf-set.md): the
+ * keys derived again from KAMF and the algorithms, the NAS COUNTs as given. The caller chooses them so
+ * that no COUNT is used twice (TS 33.501 6.4.3.1).
+ */
+export function restoreNasSecurityContext(
+  input: NasSecurityContextInput & { nextSendCount: number; highestReceivedCount: number | undefined },
+): NasSecurityContext {
+  const context = createNasSecurityContext(input) as Mutable<NasSecurityContext>;
+  context.status = 'current';
+  context.nextSendCount = input.nextSendCount;
+  context.highestReceivedCount = input.highestReceivedCount;
+  return context;
+}
+
 /** After Security Mode Complete: the context becomes the current one (TS 24.501 5.4.2.3). */
 export function makeCurrent(context: NasSecurityContext): void {
   (context as Mutable<NasSecurityContext>).status = 'current';

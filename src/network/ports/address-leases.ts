@@ -13,6 +13,12 @@ export interface AddressLeases {
    * CIDR is not a usable pool (or an IPv6 prefix longer than /64), `exhausted` when all are leased.
    */
   lease(family: PoolFamily, cidr: string): Promise<AddressLease>;
+  /**
+   * Leases `address` itself, an address of `cidr` as `lease` gives them: a PDU session another SMF of
+   * the AMF set set up keeps its address when this one takes it over (docs/amf-set.md). False when it
+   * is leased already or is not one `lease` could give from `cidr`.
+   */
+  hold(family: PoolFamily, cidr: string, address: string): Promise<boolean>;
   /** Ends the lease of `address`; false when it was not leased. */
   release(address: string): Promise<boolean>;
   /** The leases this process holds. */

@@ -67,6 +67,21 @@ export class SessionResources {
     return true;
   }
 
+  /**
+   * The address (IPv4) or /64 (IPv6) `address` of `cidr` itself: a session taken over from another SMF
+   * of the set keeps its address (restoration.ts). False when it is held or not one of the pool's.
+   */
+  async holdAddress(family: PoolFamily, cidr: string, address: string): Promise<boolean> {
+    if (!(await this.#stores.addresses.hold(family, cidr, address))) return false;
+    if (this.#released) {
+      this.#giveBack('address', address);
+      return false;
+    }
+    if (family === 'ipv4') this.#ipv4 = address;
+    else this.#ipv6Prefix = address;
+    return true;
+  }
+
   /** The uplink TEID; false when none is free. */
   async allocateTeid(): Promise<boolean> {
     const teid = await this.#stores.teids.allocate();

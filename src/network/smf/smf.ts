@@ -7,7 +7,7 @@ import type {
   UeSessionStatus,
   UplinkSmContext,
 } from '../amf/ports/session-management.ts';
-import type { FiveGsmMessage } from '../nas/index.ts';
+import type { FiveGsmMessage, SNssai } from '../nas/index.ts';
 import type { StoredPduSession } from '../ports/ue-contexts.ts';
 import { createMemoryAddressLeases } from '../working-state/memory-address-leases.ts';
 import { createMemoryTunnelEndpointIds } from '../working-state/memory-tunnel-endpoints.ts';
@@ -21,6 +21,7 @@ import {
 import { createSmfHandovers } from './handover.ts';
 import { pathSwitched } from './path-switch.ts';
 import { releaseAllLocally, releaseCompleted, releaseRequested } from './release.ts';
+import { restoreSessions } from './restoration.ts';
 import { storedPduSession } from './session-record.ts';
 import { SessionTable, type SessionState } from './session-table.ts';
 import { SM_CAUSE } from './sm-cause.ts';
@@ -144,6 +145,13 @@ export function createSmf(options: SmfOptions) {
       handovers.cancelled(supi);
       releaseAllLocally(ctx, table.ofUe(supi));
     },
+
+    /** The sessions of a UE this AMF set member took over, from its UE context record (restoration.ts). */
+    restoreSessions: (
+      supi: string,
+      sessions: readonly StoredPduSession[],
+      allowedNssai: readonly SNssai[],
+    ): Promise<void> => restoreSessions(ctx, supi, sessions, allowedNssai),
 
     /** The SMF's sessions of a UE and their states (tests, metrics). */
     sessionsOf(supi: string): { pduSessionId: number; state: SessionState['kind'] }[] {

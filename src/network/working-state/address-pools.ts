@@ -77,7 +77,12 @@ export interface AddressPools {
     family: PoolFamily,
     cidr: string,
   ): { ok: true; address: string } | { ok: false; error: 'invalid' | 'exhausted' };
-  /** Frees what `allocate` gave; false when it was not in use. */
+  /**
+   * Marks `address` of `cidr` in use, as `allocate` would have given it (a session another SMF set up,
+   * docs/amf-set.md); false when it is in use, not in the pool, or the pool's network or broadcast address.
+   */
+  hold(family: PoolFamily, cidr: string, address: string): boolean;
+  /** Frees what `allocate` or `hold` gave; false when it was not in use. */
   release(address: string): boolean;
   inUse(address: string): boolean;
   readonly size: number;
@@ -112,6 +117,17 @@ export function createAddressPools(): AddressPools {
       }
       pool.lowestFree = pool.last + 1n;
       return { ok: false, error: 'exhausted' };
+    },
+    hold(family, cidr, address) {
+      const pool = poolOf(family, cidr);
+      if (pool === undefined || (family === 'ipv4' ? !isIPv4(address) : !isIPv6(address))) return false;
+      const bits = family === 'ipv4' ? ipv4Bits(address) : ipv6Bits(address) >> 64n;
+      const index = bits - pool.base;
+      // The address as `allocate` writes it (IPv6: the /64's first address), or it is not one of the pool's.
+      const text = index >= pool.first && index <= pool.last ? textOf(pool, index) : undefined;
+      if (text !== address || used.has(text)) return false;
+      used.set(text, pool);
+      return true;
     },
     release(address) {
       const pool = used.get(address);

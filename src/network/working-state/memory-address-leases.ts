@@ -10,6 +10,7 @@ export function createMemoryAddressLeases(): AddressLeases {
   const pools = createAddressPools();
   return {
     lease: async (family, cidr) => pools.allocate(family, cidr),
+    hold: async (family, cidr, address) => pools.hold(family, cidr, address),
     release: async (address) => pools.release(address),
     get held() {
       return pools.size;

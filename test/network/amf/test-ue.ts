@@ -17,6 +17,7 @@ import {
 } from '../../../src/core/network-functions.ts';
 import type { Amf } from '../../../src/network/amf/amf.ts';
 import type { AmfSettings } from '../../../src/network/amf/amf-settings.ts';
+import type { AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
 import {
   decodeNasPdu,
   encodeNasMessage,
@@ -111,6 +112,8 @@ export async function createAmfHarness(
     userPlane?: UserPlane;
     logger?: Logger;
     ueContexts?: UeContextStore;
+    /** The AMF's name, region, set and pointer (`pmn-amf`, 1, 1, 0 unless given): a member of a set. */
+    identity?: Partial<AmfIdentity>;
     sms?: Omit<NonNullable<NetworkFunctionsOptions['sms']>, 'clock'>;
   } = {},
 ): Promise<AmfHarness> {
@@ -131,7 +134,14 @@ export async function createAmfHarness(
   const events = new Set<(change: Parameters<Parameters<Harness['events']['subscribe']>[0]>[0]) => void>();
   const functions = createNetworkFunctions({
     amf: {
-      identity: { name: 'pmn-amf', regionId: 1, setId: 1, pointer: 0, relativeCapacity: 255 },
+      identity: {
+        name: 'pmn-amf',
+        regionId: 1,
+        setId: 1,
+        pointer: 0,
+        relativeCapacity: 255,
+        ...extra.identity,
+      },
       settings,
       ...(extra.ueContexts === undefined ? {} : { ueContexts: extra.ueContexts }),
     },

@@ -38,6 +38,7 @@ function stores() {
   const counted = {
     addresses: {
       lease: addresses.lease.bind(addresses),
+      hold: addresses.hold.bind(addresses),
       release: (address: string) => (freed.push(`address ${address}`), addresses.release(address)),
       get held() {
         return addresses.held;

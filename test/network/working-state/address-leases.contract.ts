@@ -19,6 +19,28 @@ export function addressLeasesContract(name: string, create: () => Promise<Addres
       assert.equal(leases.held, 6);
     });
 
+    it('holds a given address of a pool once; lease then passes over it; never network or broadcast', async () => {
+      const leases = await create();
+      assert.equal(await leases.hold('ipv4', '10.9.0.0/29', '10.9.0.2'), true);
+      assert.equal(await leases.hold('ipv4', '10.9.0.0/29', '10.9.0.2'), false, 'held already');
+      assert.deepEqual(await leases.lease('ipv4', '10.9.0.0/29'), { ok: true, address: '10.9.0.1' });
+      assert.deepEqual(await leases.lease('ipv4', '10.9.0.0/29'), { ok: true, address: '10.9.0.3' });
+      for (const address of ['10.9.0.0', '10.9.0.7', '10.9.1.2', 'not an address', '2001:db8::'])
+        assert.equal(await leases.hold('ipv4', '10.9.0.0/29', address), false, address);
+      assert.equal(await leases.hold('ipv6', '2001:db8:0:4::/62', '2001:db8:0:6::'), true);
+      assert.equal(
+        await leases.hold('ipv6', '2001:db8:0:4::/62', '2001:db8:0:5::1'),
+        false,
+        'not a /64 start',
+      );
+      assert.deepEqual(await leases.lease('ipv6', '2001:db8:0:4::/62'), {
+        ok: true,
+        address: '2001:db8:0:4::',
+      });
+      assert.equal(await leases.release('10.9.0.2'), true);
+      assert.equal(leases.held, 4);
+    });
+
     it('overlapping pools never lease one address twice', async () => {
       const leases = await create();
       assert.deepEqual(await leases.lease('ipv4', '10.0.0.0/24'), { ok: true, address: '10.0.0.1' });

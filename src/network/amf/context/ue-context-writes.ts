@@ -1,5 +1,10 @@
 import type { Logger } from 'pino';
-import type { StoredPduSession, UeContextStore } from '../../ports/ue-contexts.ts';
+import type {
+  StoredGuti,
+  StoredPduSession,
+  UeContextRecord,
+  UeContextStore,
+} from '../../ports/ue-contexts.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { ueContextRecord } from './ue-context-record.ts';
 
@@ -22,6 +27,16 @@ export interface UeContextWrites {
   save(ue: AmfUe): void;
   /** Deletes the UE's record: its context is gone from the AMF (no call when it was never saved). */
   forget(ue: AmfUe): void;
+  /** Whether there is a store: UE contexts outlive this AMF, and others' can be taken over. */
+  readonly shared: boolean;
+  /** The stored record of the UE whose 5G-GUTI is `guti`; undefined without a store. */
+  find(guti: StoredGuti): Promise<UeContextRecord | undefined>;
+  /**
+   * Takes the UE of `record` over from the member that wrote it, in one compare-and-set on the record's
+   * epoch: `record` is stored as this AMF's (with the NAS COUNTs it continues from). True when `ue` now
+   * owns it (`ue.contextEpoch` set), false when another member took it first. A store failure throws.
+   */
+  claim(ue: AmfUe, record: UeContextRecord): Promise<boolean>;
   /** Resolves once every write asked for so far has ended (tests; a stopping process). */
   settled(): Promise<void>;
 }
@@ -119,6 +134,16 @@ export function createUeContextWrites(options: {
     forget: (ue) => {
       if (ue.supi === undefined || !saved.delete(ue.supi)) return;
       request(ue.supi, { kind: 'delete', ue });
+    },
+    shared: store !== undefined,
+    find: async (guti) => store?.findByGuti(guti),
+    async claim(ue, record) {
+      if (store === undefined || ue.supi !== record.supi) return false;
+      const taken = await store.takeOver({ ...record, owner }, record.epoch);
+      if (taken === 'fenced') return false;
+      ue.contextEpoch = taken;
+      saved.add(record.supi);
+      return true;
     },
     async settled() {
       while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.done));

@@ -31,6 +31,7 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
+import { takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeIdle, stopProcedure } from './ue-lifecycle.ts';
@@ -206,23 +207,34 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
         return dispatch(known, opened.message, opened.plain, true);
       }
     }
-    switch (message.messageType) {
-      case 'registrationRequest': {
-        const ue = newContext(message, known);
-        if (ue === undefined) return rejectUnknown(amf, connection, congestionReject(amf));
-        attach(amf, ue, connection);
-        // The plain message's bytes: as received when plain, else read again from the decoded message.
-        return dispatch(ue, message, pdu.kind === 'plain' ? nasPdu : encodeNasMessage(message), false);
+    const unknown = (): void => {
+      switch (message.messageType) {
+        case 'registrationRequest': {
+          const ue = newContext(message, known);
+          if (ue === undefined) return rejectUnknown(amf, connection, congestionReject(amf));
+          attach(amf, ue, connection);
+          // The plain message's bytes: as received when plain, else read again from the decoded message.
+          return dispatch(ue, message, pdu.kind === 'plain' ? nasPdu : encodeNasMessage(message), false);
+        }
+        case 'serviceRequest':
+          // TS 24.501 5.6.1.5: a 5G-S-TMSI the AMF does not know, or an integrity check that fails: #9.
+          return rejectUnknown(amf, connection, {
+            messageType: 'serviceReject',
+            fiveGmmCause: GMM_CAUSE.ueIdentityCannotBeDerived,
+          });
+        default:
+          return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
       }
-      case 'serviceRequest':
-        // TS 24.501 5.6.1.5: a 5G-S-TMSI the AMF does not know, or an integrity check that fails: #9.
-        return rejectUnknown(amf, connection, {
-          messageType: 'serviceReject',
-          fiveGmmCause: GMM_CAUSE.ueIdentityCannotBeDerived,
-        });
-      default:
-        return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
+    };
+    // A UE of the set this AMF holds nothing for: another member served it (docs/amf-set.md, "Takeover").
+    if (known === undefined && pdu.kind === 'protected' && amf.ueContexts.shared && takesOver(message)) {
+      const serve = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {
+        attach(amf, ue, connection);
+        dispatch(ue, verified, plain, true);
+      };
+      return void takeOver(amf, connection, message, nasPdu, serve, unknown);
     }
+    unknown();
   }
 
   function uplinkNas(connection: Connection, nasPdu: Uint8Array): void {

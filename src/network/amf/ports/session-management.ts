@@ -100,4 +100,14 @@ export interface SessionManagement {
   ueGone(supi: string): void;
   /** The UE's SM contexts as its UE context record holds them (ports/ue-contexts.ts). */
   sessionRecords(supi: string): StoredPduSession[];
+  /**
+   * The SM contexts of a UE this AMF took over from another of its set, as its record holds them
+   * (TS 23.501 5.21.2.3): re-created on this SMF and UPF with their addresses, the user plane down
+   * until the UE's request reactivates it; those that cannot be are left out of `sessionRecords`.
+   */
+  restoreSessions(
+    supi: string,
+    sessions: readonly StoredPduSession[],
+    allowedNssai: readonly SNssai[],
+  ): Promise<void>;
 }

@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { createSecretBox } from '../../../src/crypto/secret-box.ts';
+import { DEFAULT_AMF_SETTINGS } from '../../../src/network/amf/amf-settings.ts';
+import { DOWNLINK_COUNT_MARGIN } from '../../../src/network/amf/gmm/takeover.ts';
+import { withCipheredContainer } from '../../../src/network/nas/initial-message-container.ts';
+import { encodeNasMessage, type NasMessage } from '../../../src/network/nas/index.ts';
+import { buildInitialContextSetupResponse } from '../../../src/network/ngap/generated/messages.ts';
+import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
+import type { UserPlane } from '../../../src/network/smf/smf.ts';
+import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
+import { createUeContextStore } from '../../../src/storage/network-ports/ue-context-store.ts';
+import { openStorage, type Storage } from '../../../src/storage/storage.ts';
+import { register, serviceRequestPdu, step, type Ids, type StepRadio } from './amf-steps.ts';
+import { emittedPdus } from './emitted.ts';
+import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';
+import {
+  amfUeNgapIdOf,
+  createAmfHarness,
+  IMSI,
+  initialUeMessage,
+  TestUe,
+  ueContextReleaseComplete,
+  ueContextReleaseRequest,
+  uplinkNasTransport,
+  type AmfHarness,
+} from './test-ue.ts';
+
+const emitted = emittedPdus();
+after(() => emitted.check());
+const storages: Storage[] = [];
+after(async () => {
+  for (const storage of storages) await storage.close();
+});
+
+/** A user plane that remembers the UE addresses its sessions were installed with. */
+function addressedUserPlane(): UserPlane & { addresses: string[] } {
+  const plane = countingUserPlane();
+  const addresses: string[] = [];
+  const establish = plane.establishSession.bind(plane);
+  plane.establishSession = (request) => {
+    if (request.ueIpv4 !== undefined) addresses.push(request.ueIpv4);
+    return establish(request);
+  };
+  return Object.assign(plane, { addresses });
+}
+
+/** One member of the AMF set: its own AMF, SMF and (fake) UPF, writing to the shared store. */
+async function member(store: UeContextStore, name: string, pointer: number) {
+  const userPlane = addressedUserPlane();
+  const h = await createAmfHarness({}, {}, { ueContexts: store, userPlane, identity: { name, pointer } });
+  return { h, userPlane, radio: await h.radio() };
+}
+
+async function establishSession(h: AmfHarness, radio: StepRadio, ue: TestUe, ids: Ids) {
+  const establishment = encodeNasMessage({
+    messageType: 'pduSessionEstablishmentRequest',
+    pduSessionId: 1,
+    pti: 1,
+    integrityProtectionMaximumDataRate: { uplink: 255, downlink: 255 },
+    pduSessionType: 1,
+  });
+  const nas = ue.protect({
+    messageType: 'ulNasTransport',
+    payloadContainerType: 1,
+    payloadContainer: establishment,
+    pduSessionId: 1,
+    requestType: 1,
+    dnn: 'internet',
+    sNssai: { sst: 1, sd: 0x010203 },
+  });
+  await step(h, radio, ue, uplinkNasTransport(ids, nas));
+  await step(
+    h,
+    radio,
+    ue,
+    setupResponse(ids, [{ psi: 1, transfer: encodeTransfer(TRANSFERS.setupResponse) }]),
+  );
+}
+
+/** The UE's Service Request for its session 1's uplink data, the whole message in the ciphered container. */
+function serviceRequestWithData(ue: TestUe, guti: { amfSetId: number; amfPointer: number; tmsi: number }) {
+  const security = ue.security!;
+  const message = withCipheredContainer(security, security.nextSendCount, {
+    messageType: 'serviceRequest' as const,
+    ngKsi: security.ngKsi,
+    serviceType: 1, // data
+    fiveGSTmsi: {
+      type: '5g-s-tmsi' as const,
+      amfSetId: guti.amfSetId,
+      amfPointer: guti.amfPointer,
+      tmsi: guti.tmsi,
+    },
+    uplinkDataStatus: [1],
+    pduSessionStatus: [1],
+  });
+  return ue.protect(message, 1);
+}
+
+const types = (nas: NasMessage[]) => nas.map((m) => m.messageType);
+
+for (const shared of ['memory', 'SQLite'] as const) {
+  describe(`AMF set: a UE another member served is taken over by a Service Request (store: ${shared})`, () => {
+    const sharedStore = async (): Promise<UeContextStore> => {
+      if (shared === 'memory') return createMemoryUeContextStore();
+      const storage = await openStorage({ path: ':memory:' });
+      storages.push(storage);
+      return createUeContextStore({ db: storage.db, secretBox: createSecretBox(randomBytes(32)) });
+    };
+
+    it('core B serves it with no Identity Request, no authentication, the same 5G-GUTI and address; A is fenced', async () => {
+      const store = await sharedStore();
+      const a = await member(store, 'amf-a', 0);
+      const b = await member(store, 'amf-b', 1);
+      const ue = new TestUe();
+      const { ids, guti } = await register(a.h, a.radio, ue);
+      await establishSession(a.h, a.radio, ue, ids);
+      const address = a.userPlane.addresses[0];
+      assert.ok(address !== undefined, 'core A gave the session an address');
+      // Idle on A: the record says the user plane is down, with the COUNTs of the last procedure.
+      await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      await a.h.amf.ueContextsWritten();
+      const before = await store.get(IMSI);
+      assert.equal(before?.owner, 'amf-a');
+      assert.equal(before?.pduSessions[0]?.userPlane, 'inactive');
+
+      // A is gone (its radio's association lost): the gNB sends the UE's Service Request to B, the
+      // backup AMF of A's GUAMI (TS 23.501 5.21.2.3), with the 5G-S-TMSI A assigned.
+      const service = serviceRequestWithData(ue, guti);
+      const back = await step(b.h, b.radio, ue, initialUeMessage(7, service));
+      emitted.add(b.radio.received);
+      assert.deepEqual(types(back.nas), ['serviceAccept'], 'no Identity Request, no Authentication Request');
+      const setup = back.pdus[0]!;
+      assert.ok(setup.choice === 'initiatingMessage' && setup.value.name === 'InitialContextSetup');
+      const accept = back.nas[0]!;
+      assert.ok(accept.messageType === 'serviceAccept');
+      assert.deepEqual(accept.pduSessionStatus, [1], 'the session is there on B');
+      // The session's user plane comes back in the Initial Context Setup with B's N3 tunnel.
+      const items = (setup.value.value.protocolIEs as { name: string | null; value: unknown }[]).find(
+        (ie) => ie.name === 'PDUSessionResourceSetupListCxtReq',
+      );
+      assert.ok(items !== undefined, 'PDU Session Resource Setup in Initial Context Setup');
+      assert.deepEqual(b.userPlane.addresses, [address], "the same address, on B's UPF");
+      const idsB = { amf: amfUeNgapIdOf(setup)!, ran: 7 };
+      // The gNB sets the session's resources up: its downlink tunnel in the response (TS 38.413 9.2.2.2).
+      const setUp = buildInitialContextSetupResponse({
+        amfUeNgapId: idsB.amf,
+        ranUeNgapId: idsB.ran,
+        pduSessionResourceSetupListCxtRes: [
+          {
+            pDUSessionID: 1,
+            pDUSessionResourceSetupResponseTransfer: encodeTransfer(TRANSFERS.setupResponse),
+          },
+        ],
+      });
+      await step(b.h, b.radio, ue, setUp);
+      assert.deepEqual(
+        b.h.smf?.sessionsOf(IMSI).map((s) => s.state),
+        ['active'],
+        'the user plane is up on B',
+      );
+      assert.equal(b.h.state.subscriber(IMSI).registered, true);
+      await b.h.amf.ueContextsWritten();
+      const taken = await store.get(IMSI);
+      assert.equal(taken?.owner, 'amf-b');
+      assert.equal(taken?.epoch, (before?.epoch ?? 0) + 1, 'one take-over: the epoch + 1');
+      assert.deepEqual(taken?.guti, before?.guti, 'the same 5G-GUTI');
+      assert.equal(taken?.pduSessions[0]?.ipv4, address);
+      assert.equal(taken?.pduSessions[0]?.userPlane, 'active');
+      // B continued the downlink COUNT above A's stored one: the UE accepted the Service Accept at it.
+      assert.ok(
+        (ue.security?.highestReceivedCount ?? 0) >= before.security!.downlinkCount + DOWNLINK_COUNT_MARGIN,
+      );
+
+      // A comes back after its pause: its late write (the implicit deregistration of a UE it still
+      // holds) is fenced and leaves B's record as it is.
+      const { mobileReachableMs, implicitDeregistrationMs } = DEFAULT_AMF_SETTINGS;
+      a.h.clock.advance(mobileReachableMs + implicitDeregistrationMs);
+      assert.equal(a.h.amf.counts().ues, 0, 'A deregistered its copy');
+      await a.h.amf.ueContextsWritten();
+      const kept = await store.get(IMSI);
+      assert.equal(kept?.owner, 'amf-b', "A's write was fenced");
+      assert.equal(kept?.epoch, taken?.epoch);
+      await a.h.close();
+      await b.h.close();
+    });
+
+    it('a Service Request whose MAC fails under the stored context is an unknown UE: #9, nothing taken', async () => {
+      const store = await sharedStore();
+      const a = await member(store, 'amf-a', 0);
+      const b = await member(store, 'amf-b', 1);
+      const ue = new TestUe();
+      const { ids } = await register(a.h, a.radio, ue);
+      await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      await a.h.amf.ueContextsWritten();
+      const service = serviceRequestPdu(ue);
+      service[3] = (service[3] ?? 0) ^ 0xff; // the MAC's first octet
+      const back = await step(b.h, b.radio, ue, initialUeMessage(7, service));
+      assert.deepEqual(types(back.nas), ['serviceReject']);
+      const reject = back.nas[0]!;
+      assert.ok(reject.messageType === 'serviceReject');
+      assert.equal(reject.fiveGmmCause, 9);
+      assert.equal((await store.get(IMSI))?.owner, 'amf-a', "still A's");
+      assert.equal(b.h.amf.counts().ues, 0);
+      await a.h.close();
+      await b.h.close();
+    });
+  });
+}
