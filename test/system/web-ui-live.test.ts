@@ -5,7 +5,7 @@ import { downlinkNasTransport } from '../../src/network/amf/n2/ue-ngap-messages.
 import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
 import { uplinkNasTransport } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { imsi, newSubscriber } from '../helpers/network.ts';
-import { at, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
+import { at, flowReport, radioEvent, radioLog, subscriberLog } from '../helpers/records.ts';
 import type { Locator, Page } from 'playwright-core';
 import { seriousViolations } from './web-ui-axe.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
@@ -76,6 +76,21 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
       details,
       timestamp: at('2026-11-22T10:00:00.010Z'),
     });
+    // The UPF's side: a flow report of the device's traffic.
+    records.recordFlowReports([flowReport({ subscriberId: IMSI, endTime: at('2026-11-22T10:00:00.020Z') })]);
+    // A session, as the SMF tells it (recorded at the service's clock: the newest step).
+    h.service.network.sessionEstablished(IMSI, {
+      id: 1,
+      radioAccessType: '5G',
+      status: 'active',
+      ipType: 'IPv4',
+      ipv4Address: '10.45.0.2',
+      ipv6Prefix: '',
+      dataNetwork: 'internet',
+      slice: { sst: 1, sd: '' },
+      ambrUplink: '100 Mbps',
+      ambrDownlink: '200 Mbps',
+    });
     await records.flush();
   });
   after(async () => {
@@ -90,11 +105,42 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.goto(`${h.base}/subscribers/${IMSI}`);
     const timeline = page.getByRole('table', { name: `Timeline of ${IMSI}` });
     await timeline.waitFor();
-    for (const lane of ['UE', 'gNB', 'AMF/SMF']) {
+    for (const lane of ['UE', 'gNB', 'AMF/SMF', 'UPF']) {
       await timeline.getByRole('columnheader', { name: lane, exact: true }).waitFor();
     }
     const rows = timeline.getByRole('row');
-    assert.equal(await rows.count(), 5); // the header and four steps, newest first
+    // The header and seven steps, newest first: the session, the flow, the reject's state change, the
+    // four messages.
+    assert.equal(await rows.count(), 8);
+    // Each kind on its lanes: the session between the AMF/SMF and the UPF, the flow on the UPF's.
+    const session = rows.filter({ hasText: '(SESSION, SMF to UPF)' });
+    await session
+      .getByText(/^PDU session established/)
+      .first()
+      .waitFor();
+    await session.getByText(/DNN internet, S-NSSAI 1, IPv4 10\.45\.0\.2/).waitFor();
+    const flow = rows.filter({ hasText: '(UPF, UPF)' });
+    await flow.getByText(/uplink TCP 10\.45\.0\.2:40000 -> 142\.250\.1\.1:443/).waitFor();
+    const rejected = rows.filter({ hasText: '(STATE, AMF)' });
+    await rejected.getByText('Rejected: Authentication Reject').waitFor();
+    // Cells before and after a step keep the lanes: a session leaves the UE's and the gNB's empty.
+    const cells = [];
+    for (const cell of await session.getByRole('cell').all())
+      cells.push([(await cell.getAttribute('colspan')) ?? '1', (await cell.textContent()) === '']);
+    assert.deepEqual(cells, [
+      ['1', false],
+      ['1', true],
+      ['1', true],
+      ['2', false],
+      ['1', false],
+      ['1', false],
+    ]);
+    await session.getByRole('button', { name: /^Details of PDU session established / }).click();
+    const details = page.getByRole('dialog', { name: /^PDU session established · / });
+    await details.getByRole('list', { name: 'details' }).getByText('internet').first().waitFor();
+    assert.deepEqual(await seriousViolations(page), []);
+    await page.keyboard.press('Escape');
+    await details.waitFor({ state: 'detached' });
     // Inbound: towards the core, from the UE to the AMF; warned; explained in words.
     const failure = rows.filter({ has: page.getByText('Authentication Failure →') });
     await failure.getByText('UE to AMF/SMF').waitFor();
@@ -246,7 +292,7 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     assert.fail('the reloaded list does not show the new record');
   }
 
-  it('reloads the recent warnings, radio events and logs as the live stream carries their records, not by polling', async () => {
+  it('reloads the recent warnings, radio events, logs and audit logs as the live stream carries their records, not by polling', async () => {
     const page = await h.newPage();
     // A clock of the test's own, paused once signed in: the 10 s polling never comes by itself.
     await page.clock.install();
@@ -282,6 +328,20 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
       h.service.records.recordRadioLog(radioLog({ event: 'NG Reset' })),
     );
     await shows(page, page.getByRole('cell', { name: 'NG Reset', exact: true }));
+
+    // The audit log: an entry written by a change reloads the admin's list from the stream's `audit`.
+    await page.getByRole('navigation').getByRole('link', { name: 'Audit logs', exact: true }).click();
+    await shows(page, page.getByRole('cell', { name: 'login', exact: true }).first());
+    const reload = page.waitForResponse(/\/api\/v1\/logs\/audit\?/);
+    const made = await h.service.request({
+      method: 'POST',
+      url: '/api/v1/users/me/api-tokens',
+      token,
+      payload: { name: 'audit-live' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    await (await reload).finished();
+    await shows(page, page.getByRole('cell', { name: /API token "audit-live"/ }));
     await page.context().close();
   });
 });

@@ -83,6 +83,8 @@ export const RECORD_KINDS = {
   radioEvents: ['ngap.message'],
   subscriberLogs: ['nas.message'],
   radioLogs: ['radio.log'],
+  // Sent only to the roles that read the audit log, the only ones its page shows to.
+  auditLogs: ['audit'],
 } as const;
 
 /**

@@ -196,8 +196,8 @@ export function DashboardPage() {
     };
     queryClient.setQueryData<LiveSample[]>(SERIES_KEY, (old) => appendSample(old ?? [], sample));
   }, [summary.data, summary.dataUpdatedAt, queryClient]);
-  // The radio logs' warnings and the latest radio events reload as the live stream carries new ones;
-  // the stream carries no audit logs, which are polled.
+  // The radio logs' and audit logs' warnings and the latest radio events reload as the live stream
+  // carries new ones (audit entries only to the roles that read them).
   const radioLogs = useQuery({
     queryKey: ['radio-logs', 'recent'],
     queryFn: () => result(api.GET('/api/v1/logs/radio', { params: { query: { per_page: SCANNED } } })),
@@ -208,7 +208,7 @@ export function DashboardPage() {
     queryKey: ['audit-logs', 'recent'],
     queryFn: () => result(api.GET('/api/v1/logs/audit', { params: { query: { per_page: SCANNED } } })),
     enabled: readAudit,
-    ...LIVE,
+    refetchInterval: useLiveReload([['audit-logs', 'recent']], RECORD_KINDS.auditLogs, readAudit),
   });
   const events = useQuery({
     queryKey: ['radio-events', 'recent'],

@@ -5,6 +5,7 @@ import { Link } from 'react-router';
 import { api, result } from '../api/client.ts';
 import type { ListItem } from '../api/bodies.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
+import { JsonTree } from '../components/json-tree-view.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time, useFormatTime } from '../components/time.tsx';
@@ -15,45 +16,102 @@ type Step = ListItem<'/api/v1/subscribers/{imsi}/timeline'>;
 
 const PER_PAGE = 50;
 
+/** The sequence diagram's lanes, left to right. */
+const LANES = ['UE', 'gNB', 'AMF/SMF', 'UPF'] as const;
+
 /**
- * Where a step sits among the lanes UE, gNB, AMF/SMF: a NAS message runs between the UE and the AMF/SMF
- * (through the gNB), the NGAP message that carried it between the gNB and the AMF. The arrow points the
- * way it went: inbound towards the core, outbound towards the device.
+ * Where each kind of step sits among the lanes: the first lane it touches, how many it spans, and what
+ * it goes between. A NAS message runs between the UE and the AMF/SMF (through the gNB), the NGAP message
+ * that carried it between the gNB and the AMF; a state change is the AMF's, a session the SMF's rules in
+ * the UPF, a flow report the UPF's own. A message's arrow points the way it went: inbound towards the
+ * core, outbound towards the device.
  */
+function placeOf(step: Step): { from: number; span: number; path: string } {
+  const inbound = step.direction === 'inbound';
+  switch (step.kind) {
+    case 'nas':
+      return { from: 0, span: 3, path: inbound ? 'UE to AMF/SMF' : 'AMF/SMF to UE' };
+    case 'ngap':
+      return { from: 1, span: 2, path: inbound ? 'gNB to AMF' : 'AMF to gNB' };
+    case 'state':
+      return { from: 2, span: 1, path: 'AMF' };
+    case 'session':
+      return { from: 2, span: 2, path: 'SMF to UPF' };
+    case 'upf':
+      return { from: 3, span: 1, path: 'UPF' };
+  }
+}
+
 function Lanes({ step }: { step: Step }) {
+  const { from, span, path } = placeOf(step);
   const arrow = step.direction === 'inbound' ? '→' : '←';
-  const path =
-    step.kind === 'nas'
-      ? step.direction === 'inbound'
-        ? 'UE to AMF/SMF'
-        : 'AMF/SMF to UE'
+  const title =
+    step.direction === null
+      ? step.message
       : step.direction === 'inbound'
-        ? 'gNB to AMF'
-        : 'AMF to gNB';
-  const message = (
-    <Stack gap={2}>
-      <Text size="sm" fw={600}>
-        {step.direction === 'inbound' ? `${step.message} ${arrow}` : `${arrow} ${step.message}`}
-        <Text span size="xs" c="dimmed">
-          {' '}
-          ({step.kind.toUpperCase()}, {path})
-        </Text>
-      </Text>
-      <Text size="xs">{step.summary}</Text>
-      {step.explanation && (
-        <Text size="sm" fw={500}>
-          {step.explanation}
-        </Text>
-      )}
-    </Stack>
-  );
-  return step.kind === 'nas' ? (
-    <Table.Td colSpan={3}>{message}</Table.Td>
-  ) : (
+        ? `${step.message} ${arrow}`
+        : `${arrow} ${step.message}`;
+  const empty = (count: number, side: string) =>
+    Array.from({ length: count }, (_, lane) => <Table.Td key={`${side}-${lane}`} />);
+  return (
     <>
-      <Table.Td />
-      <Table.Td colSpan={2}>{message}</Table.Td>
+      {empty(from, 'before')}
+      <Table.Td colSpan={span}>
+        <Stack gap={2}>
+          <Text size="sm" fw={600}>
+            {title}
+            <Text span size="xs" c="dimmed">
+              {' '}
+              ({step.kind.toUpperCase()}, {path})
+            </Text>
+          </Text>
+          <Text size="xs">{step.summary}</Text>
+          {step.explanation && (
+            <Text size="sm" fw={500}>
+              {step.explanation}
+            </Text>
+          )}
+        </Stack>
+      </Table.Td>
+      {empty(LANES.length - from - span, 'after')}
     </>
+  );
+}
+
+/** What opens a step's record: the decoded radio event, the subscriber logs, or the step's own details. */
+function RecordCell({ step, imsi, open }: { step: Step; imsi: string; open: (step: Step) => void }) {
+  if (step.source === 'radio_event')
+    return (
+      <Button
+        size="xs"
+        variant="subtle"
+        aria-label={`Open radio event ${step.record_id}`}
+        onClick={() => open(step)}
+      >
+        Open
+      </Button>
+    );
+  if (step.source === 'subscriber_log')
+    // No endpoint reads one subscriber log: its list, filtered to this subscriber.
+    return (
+      <Anchor
+        component={Link}
+        size="sm"
+        to={`/logs/subscribers?imsi=${imsi}`}
+        aria-label={`Subscriber log ${step.record_id} of ${step.message}`}
+      >
+        Log
+      </Anchor>
+    );
+  return (
+    <Button
+      size="xs"
+      variant="subtle"
+      aria-label={`Details of ${step.message} ${step.record_id}`}
+      onClick={() => open(step)}
+    >
+      Details
+    </Button>
   );
 }
 
@@ -87,16 +145,16 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Time</Table.Th>
-                <Table.Th>UE</Table.Th>
-                <Table.Th>gNB</Table.Th>
-                <Table.Th>AMF/SMF</Table.Th>
+                {LANES.map((lane) => (
+                  <Table.Th key={lane}>{lane}</Table.Th>
+                ))}
                 <Table.Th>Level</Table.Th>
                 <Table.Th>Record</Table.Th>
               </Table.Tr>
             </Table.Thead>
             <Table.Tbody>
               {steps.map((step) => (
-                <Table.Tr key={`${step.kind}-${step.record_id}`}>
+                <Table.Tr key={`${step.kind}-${step.source}-${step.record_id}`}>
                   <Table.Td>
                     <Time value={step.timestamp} />
                   </Table.Td>
@@ -112,26 +170,7 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
                     )}
                   </Table.Td>
                   <Table.Td>
-                    {step.kind === 'ngap' ? (
-                      <Button
-                        size="xs"
-                        variant="subtle"
-                        aria-label={`Open radio event ${step.record_id}`}
-                        onClick={() => setShown(step)}
-                      >
-                        Open
-                      </Button>
-                    ) : (
-                      // No endpoint reads one subscriber log: its list, filtered to this subscriber.
-                      <Anchor
-                        component={Link}
-                        size="sm"
-                        to={`/logs/subscribers?imsi=${imsi}`}
-                        aria-label={`Subscriber log ${step.record_id}`}
-                      >
-                        Log
-                      </Anchor>
-                    )}
+                    <RecordCell step={step} imsi={imsi} open={setShown} />
                   </Table.Td>
                 </Table.Tr>
               ))}
@@ -148,16 +187,24 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
         title={
           shown === undefined
             ? ''
-            : recordTitle({
-                what: shown.message,
-                direction: shown.direction,
-                peer: shown.radio ?? undefined,
-                time: format(shown.timestamp),
-              })
+            : shown.direction === null
+              ? // A state change, session or flow: no way it went; the radio it went through, if any.
+                `${shown.message}${shown.radio === null ? '' : ` through ${shown.radio}`} · ${format(shown.timestamp)}`
+              : recordTitle({
+                  what: shown.message,
+                  direction: shown.direction,
+                  peer: shown.radio ?? undefined,
+                  time: format(shown.timestamp),
+                })
         }
         size={1200}
       >
-        {shown && <RadioEventDetail id={shown.record_id} />}
+        {shown &&
+          (shown.source === 'radio_event' ? (
+            <RadioEventDetail id={shown.record_id} />
+          ) : (
+            <JsonTree label="details" value={shown.details ?? {}} />
+          ))}
       </Modal>
     </Stack>
   );

@@ -125,7 +125,10 @@ export function RadioLogsPage() {
   );
 }
 
-/** Audit logs: admin only; they cannot be cleared, only their retention removes them (decisions section 6). */
+/**
+ * Audit logs: admin only; they cannot be cleared, only their retention removes them (decisions section 6).
+ * The live stream's `audit` events reload the list as entries are written.
+ */
 export function AuditLogsPage() {
   return (
     <RecordsPage<ListItem<'/api/v1/logs/audit'>>
@@ -145,6 +148,7 @@ export function AuditLogsPage() {
         { label: 'Details', render: (log) => log.details },
       ]}
       list={(query) => result(api.GET('/api/v1/logs/audit', { params: { query } }))}
+      liveKinds={RECORD_KINDS.auditLogs}
     />
   );
 }
