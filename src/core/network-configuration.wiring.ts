@@ -65,6 +65,7 @@ export async function wireNetworkConfiguration(
   core.onRestored(async (executor) => void (await seedDefaults(executor)));
 
   const operatorService = createOperatorService({ db, operator, subscribers, audit, secretBox, changes });
+  const ueContexts = createUeContextStore({ db, secretBox });
   const subscribersService = createSubscribersService({
     db,
     subscribers,
@@ -72,6 +73,7 @@ export async function wireNetworkConfiguration(
     operator: operatorService,
     audit,
     state,
+    ueContexts,
     secretBox,
     clock,
     changes,
@@ -145,7 +147,7 @@ export async function wireNetworkConfiguration(
        * The AMF's UE contexts (the UDSF role), in the database on SQLite and PostgreSQL alike: shared by the
        * members of an AMF set, and kept across a restart (docs/amf-set.md).
        */
-      ueContexts: createUeContextStore({ db, secretBox }),
+      ueContexts,
       /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
       smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
     },

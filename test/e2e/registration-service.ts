@@ -103,6 +103,7 @@ export interface SubscriberStatus {
   integrity_algorithm: string;
   last_seen_at: string;
   last_seen_radio: string;
+  serving_amf: string;
 }
 
 export interface SubscriberLog {
@@ -174,6 +175,8 @@ export async function assertShownRegistered(
     ciphering_algorithm: 'NEA2',
     integrity_algorithm: 'NIA2',
     last_seen_radio: expected.radio,
+    // The one member of its AMF set, named by its default amf_name.
+    serving_amf: 'pmn-amf',
   });
   assert.ok(Math.abs(Date.parse(lastSeenAt) - (expected.now ?? Date.now())) < 60_000, lastSeenAt);
 }
@@ -184,8 +187,15 @@ export async function assertShownRegistered(
  */
 export async function assertShownUnregistered(s: N2Service, imsi: string): Promise<void> {
   const status = await statusUntil(s, imsi, (st) => !st.registered, 'unregistered');
-  const { registered, radio_access_types, imei, ciphering_algorithm, integrity_algorithm, last_seen_radio } =
-    status;
+  const {
+    registered,
+    radio_access_types,
+    imei,
+    ciphering_algorithm,
+    integrity_algorithm,
+    last_seen_radio,
+    serving_amf,
+  } = status;
   const shown = {
     registered,
     radio_access_types,
@@ -193,6 +203,7 @@ export async function assertShownUnregistered(s: N2Service, imsi: string): Promi
     ciphering_algorithm,
     integrity_algorithm,
     last_seen_radio,
+    serving_amf,
   };
   assert.deepEqual(shown, {
     registered: false,
@@ -201,5 +212,6 @@ export async function assertShownUnregistered(s: N2Service, imsi: string): Promi
     ciphering_algorithm: '',
     integrity_algorithm: '',
     last_seen_radio: '',
+    serving_amf: '',
   });
 }

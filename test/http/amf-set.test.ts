@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { AmfPointerTaken } from '../../src/network/amf/set/amf-set-membership.ts';
+import { created, imsi, newSubscriber } from '../helpers/network.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+import { ueContextRecord } from '../network/working-state/ue-context-store.contract.ts';
 
 interface AmfSetAnswer {
   answered_by: string | null;
@@ -71,5 +73,23 @@ describe('GET /api/v1/amf-set', () => {
     );
     assert.equal(await gauge('serving'), '0');
     assert.equal(await gauge('gone'), '1');
+  });
+
+  it('a subscriber registered with another member reads registered, naming that member (docs/decisions.md, 15)', async () => {
+    await created(t, token, '/api/v1/subscribers', newSubscriber(7));
+    const shown = async () => {
+      const { status } = result<{ status: { registered: boolean; serving_amf: string } }>(
+        await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(7)}`, token }),
+      );
+      return [status.registered, status.serving_amf];
+    };
+    assert.deepEqual(await shown(), [false, '']);
+    // Member amf-b registered it: its UE context is in the store every member shares.
+    const record = ueContextRecord(imsi(7), { owner: 'amf-b' });
+    assert.equal(await t.core.ports.ueContexts.takeOver(record, 0), 1);
+    assert.deepEqual(await shown(), [true, 'amf-b']);
+    // Deregistered (its record kept, not registered): no member serves it.
+    assert.equal(await t.core.ports.ueContexts.put({ ...record, epoch: 1, registered: false }), 'stored');
+    assert.deepEqual(await shown(), [false, '']);
   });
 });

@@ -283,6 +283,8 @@ describe('GET /api/v1/subscribers/{imsi}', () => {
         integrity_algorithm: 'NIA2',
         last_seen_at: '2026-11-22T10:05:00.000Z',
         last_seen_radio: 'gnb-1',
+        // No member of the AMF set stored its UE context: only this process's network state knows it.
+        serving_amf: '',
       },
       sessions: [
         {
@@ -312,6 +314,7 @@ describe('GET /api/v1/subscribers/{imsi}', () => {
       integrity_algorithm: '',
       last_seen_at: '',
       last_seen_radio: '',
+      serving_amf: '',
     });
     assert.deepEqual(result(response).sessions, []);
   });

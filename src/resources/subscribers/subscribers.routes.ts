@@ -28,18 +28,20 @@ const toSession = (session: PduSession) => ({
   ambr_downlink: session.ambrDownlink,
 });
 
-const toResult = ({ imsi, profileName, msisdn, state }: SubscriberDetail) => ({
+const toResult = ({ imsi, profileName, msisdn, state, servingAmf }: SubscriberDetail) => ({
   imsi,
   msisdn,
   profile_name: profileName,
   status: {
-    registered: state.registered,
+    // Registered with another member of the AMF set: this process's network state does not know it.
+    registered: state.registered || servingAmf !== undefined,
     radio_access_types: state.radioAccessTypes,
     imei: state.imei,
     ciphering_algorithm: state.cipheringAlgorithm,
     integrity_algorithm: state.integrityAlgorithm,
     last_seen_at: state.lastSeenAt === undefined ? '' : new Date(state.lastSeenAt).toISOString(),
     last_seen_radio: state.lastSeenRadio,
+    serving_amf: servingAmf ?? '',
   },
   sessions: state.sessions.map(toSession),
 });

@@ -85,6 +85,9 @@ export const SubscriberResult = Type.Object({
       integrity_algorithm: Type.String(),
       last_seen_at: Type.String({ description: 'RFC 3339 UTC; "" when not seen since the core started' }),
       last_seen_radio: Type.String(),
+      serving_amf: Type.String({
+        description: 'the AMF Name of the AMF set member serving the registered device; "" when none does',
+      }),
     },
     { description: 'unknown string values are ""' },
   ),

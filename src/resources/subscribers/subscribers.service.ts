@@ -4,6 +4,7 @@ import { deriveOpc } from '../../crypto/milenage.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
+import type { UeContextStore } from '../../network/ports/ue-contexts.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
@@ -45,6 +46,11 @@ export interface SubscriberListItem extends SubscriberSummary {
 
 export interface SubscriberDetail extends SubscriberSummary {
   state: SubscriberState;
+  /**
+   * The AMF set member that serves the registered UE (the owner of its stored UE context), whichever
+   * member's API is asked; undefined when no member holds it registered.
+   */
+  servingAmf: string | undefined;
 }
 
 interface Credentials {
@@ -83,6 +89,8 @@ export function createSubscribersService(deps: {
   /** Told of each change once it committed. */
   changes: ConfigurationChanges;
   state: NetworkState;
+  /** The UE contexts every member of the AMF set writes (docs/decisions.md, 15). */
+  ueContexts: Pick<UeContextStore, 'get'>;
   secretBox: SecretBox;
   clock: Clock;
 }) {
@@ -286,11 +294,13 @@ export function createSubscribersService(deps: {
 
     async get(imsi: string): Promise<SubscriberDetail> {
       const found = await getIn(db, imsi);
+      const stored = await deps.ueContexts.get(imsi);
       return {
         imsi: found.imsi,
         profileName: found.profileName,
         msisdn: found.msisdn,
         state: state.subscriber(imsi),
+        servingAmf: stored?.registered === true ? stored.owner : undefined,
       };
     },
 

@@ -6819,6 +6819,8 @@ export interface paths {
                                     /** @description RFC 3339 UTC; "" when not seen since the core started */
                                     last_seen_at: string;
                                     last_seen_radio: string;
+                                    /** @description the AMF Name of the AMF set member serving the registered device; "" when none does */
+                                    serving_amf: string;
                                 };
                                 sessions: {
                                     radio_access_type: string;
