@@ -35,11 +35,18 @@ export function wireRecords(
   core.onFileHold(() => pipeline.holdFile());
   core.onRestored(async () => repositories.flowReports.forgetCounts());
   repositories.flowReports.shareCounts(core.notices);
-  // Every record accepted before the stop is written before the database closes.
-  core.component({ name: 'records', stop: () => pipeline.ingestion.close() });
-  const flushRecords = () => pipeline.ingestion.flush();
   // A subscriber's state changes and sessions, for its timeline; kept and cleared with its logs.
-  recordSubscriberEvents({ events: deps.events, records: pipeline.ingestion });
+  const stopSubscriberEvents = recordSubscriberEvents({ events: deps.events, records: pipeline.ingestion });
+  // Every record accepted before the stop is written before the database closes; the network's events
+  // are no longer recorded from then on (a closed pipeline refuses them).
+  core.component({
+    name: 'records',
+    stop: () => {
+      stopSubscriberEvents();
+      return pipeline.ingestion.close();
+    },
+  });
+  const flushRecords = () => pipeline.ingestion.flush();
 
   return {
     ingestion: pipeline.ingestion,

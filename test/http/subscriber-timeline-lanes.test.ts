@@ -58,7 +58,14 @@ describe('GET /api/v1/subscribers/{imsi}/timeline: state changes, sessions and t
 
   before(async () => {
     t = await createTestApp({ clock });
-    admin = await initialize(t);
+    // An API token: it outlives the clock moved past the records' retention (a bearer lasts 15 minutes).
+    const made = await t.request({
+      method: 'POST',
+      url: '/api/v1/users/me/api-tokens',
+      token: await initialize(t),
+      payload: { name: 'timeline' },
+    });
+    admin = result<{ token: string }>(made).token;
     await created(t, admin, '/api/v1/subscribers', newSubscriber(1));
     await created(t, admin, '/api/v1/subscribers', newSubscriber(2));
   });
@@ -282,6 +289,23 @@ describe('GET /api/v1/subscribers/{imsi}/timeline: state changes, sessions and t
       token: admin,
     });
     assert.equal(errorOf(bad, 400), 'kinds: unknown kind "radio"; known: nas, ngap, state, session, upf');
+  });
+
+  it('expires the state changes and sessions with the subscriber logs, by their retention', async () => {
+    await story();
+    // Subscriber logs keep 7 days by default; radio events too: at 10:00:02 the story's first two
+    // seconds are past the subscriber logs' retention, the rest is not.
+    clock.set(at('2026-11-29T10:00:02.500Z'));
+    const deleted = await t.retention.enforce();
+    // The NAS message, the registration and the two sessions (this subscriber's and the other's).
+    assert.equal(deleted['subscriber_logs'], 4);
+    assert.deepEqual(steps(await timeline('?kinds=session,state&order=oldest')), [
+      'session PDU session modified',
+      'state Idle',
+      'state Rejected',
+      'session PDU session released',
+      'state Deregistered',
+    ]);
   });
 
   it('clears the state changes and sessions with the subscriber logs', async () => {
