@@ -5,13 +5,13 @@
 // gnb-b<i>: handovers per second and the service's CPU per handover, from its /proc stat. Pairs of gNBs
 // work in parallel, each handing over one device at a time: a simulated target pairs a Handover Request
 // with the device whose Handover Required went out first (src/simulator/gnb-handover-n2.ts).
-// Then the user plane (needs root for the TUN and its route; skipped otherwise): downlink UDP packets with
-// sequence numbers to `--stream` devices through the UPF, while each is handed back to gnb-a0 with direct
-// data forwarding; the gNBs' N3 ends are this process's UDP sockets, which timestamp every G-PDU. Per
+// Needs root: the UPF opens its TUN, and the bench routes the UE pool into it. Then the user plane:
+// downlink UDP packets with sequence numbers to `--stream` devices through the UPF, while each is handed
+// back to gnb-a0 with direct data forwarding; the gNBs' N3 ends are this process's UDP sockets, which timestamp every G-PDU. Per
 // handover: the gap from the last downlink packet at the source to the first at the target, the UE's own
 // interruption (from the Handover Command, when it leaves the source, to its first packet at the target),
 // packets the source got after the UE left (forwarded to the target's DL forwarding tunnel of the
-// Handover Command, TS 38.300 9.2.3.2.3, as a gNB forwards them), and packets lost (sent, never received).
+// Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets lost (sent, never received).
 // Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--stream N (5)] [--rate packets/s per
 // streamed device (1000)]
 import { execFileSync } from 'node:child_process';
@@ -255,7 +255,9 @@ async function run(service: Service): Promise<void> {
   };
   await inLanes(devices, PAIRS, async (device) => {
     const outcome = await device.sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
-    if (outcome.outcome !== 'accepted') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+    // #26 when the UPF could not start (its TUN needs root or CAP_NET_ADMIN).
+    if (outcome.outcome !== 'accepted')
+      throw new Error(`${device.ue.imsi}: no PDU session (${JSON.stringify(outcome)}); run as root`);
     device.address = outcome.session.ipv4 ?? '';
   });
 
