@@ -5,14 +5,25 @@ import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 import { DEFAULT_AMF_SETTINGS } from '../../../src/network/amf/amf-settings.ts';
 import { DOWNLINK_COUNT_MARGIN } from '../../../src/network/amf/gmm/takeover.ts';
 import { withCipheredContainer } from '../../../src/network/nas/initial-message-container.ts';
-import { encodeNasMessage, type NasMessage } from '../../../src/network/nas/index.ts';
+import { encodeNasMessage, REGISTRATION_TYPE, type NasMessage } from '../../../src/network/nas/index.ts';
 import { buildInitialContextSetupResponse } from '../../../src/network/ngap/generated/messages.ts';
+import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 import { createUeContextStore } from '../../../src/storage/network-ports/ue-context-store.ts';
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
-import { register, serviceRequestPdu, step, type Ids, type StepRadio } from './amf-steps.ts';
+import { freshPostgresDatabase, onPostgres } from '../../helpers/postgres-test-database.ts';
+import {
+  answered,
+  namesOf,
+  register,
+  serviceRequestPdu,
+  settle,
+  step,
+  type Ids,
+  type StepRadio,
+} from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';
 import {
@@ -100,11 +111,31 @@ function serviceRequestWithData(ue: TestUe, guti: { amfSetId: number; amfPointer
 
 const types = (nas: NasMessage[]) => nas.map((m) => m.messageType);
 
-for (const shared of ['memory', 'SQLite'] as const) {
+/**
+ * `step` for an initial NAS message a takeover answers: the store's reads and take-over are round trips
+ * to a database (PostgreSQL's take several turns of the event loop), so the answer is waited for.
+ */
+async function initialStep(
+  h: AmfHarness,
+  radio: StepRadio & { received: unknown[] },
+  ue: TestUe,
+  pdu: NGAPPDU,
+) {
+  const from = radio.received.length;
+  const first = await step(h, radio, ue, pdu);
+  for (let i = 0; i < 500 && radio.received.length === from; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await settle(h);
+  }
+  return first.pdus.length > 0 ? first : answered(radio, ue, from);
+}
+
+// The database store on the run's database: SQLite, or PostgreSQL with PMN_TEST_DB=postgres.
+for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) {
   describe(`AMF set: a UE another member served is taken over by a Service Request (store: ${shared})`, () => {
     const sharedStore = async (): Promise<UeContextStore> => {
       if (shared === 'memory') return createMemoryUeContextStore();
-      const storage = await openStorage({ path: ':memory:' });
+      const storage = await openStorage({ path: onPostgres ? await freshPostgresDatabase() : ':memory:' });
       storages.push(storage);
       return createUeContextStore({ db: storage.db, secretBox: createSecretBox(randomBytes(32)) });
     };
@@ -129,7 +160,7 @@ for (const shared of ['memory', 'SQLite'] as const) {
       // A is gone (its radio's association lost): the gNB sends the UE's Service Request to B, the
       // backup AMF of A's GUAMI (TS 23.501 5.21.2.3), with the 5G-S-TMSI A assigned.
       const service = serviceRequestWithData(ue, guti);
-      const back = await step(b.h, b.radio, ue, initialUeMessage(7, service));
+      const back = await initialStep(b.h, b.radio, ue, initialUeMessage(7, service));
       emitted.add(b.radio.received);
       assert.deepEqual(types(back.nas), ['serviceAccept'], 'no Identity Request, no Authentication Request');
       const setup = back.pdus[0]!;
@@ -187,6 +218,66 @@ for (const shared of ['memory', 'SQLite'] as const) {
       await b.h.close();
     });
 
+    it('a mobility registration update reaching B is accepted without authentication; B owns the UE', async () => {
+      const store = await sharedStore();
+      const a = await member(store, 'amf-a', 0);
+      const b = await member(store, 'amf-b', 1);
+      const ue = new TestUe();
+      const { ids, guti } = await register(a.h, a.radio, ue);
+      await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      await a.h.amf.ueContextsWritten();
+      const request = ue.registrationRequest({
+        registrationType: { followOnRequestPending: false, value: REGISTRATION_TYPE.mobilityUpdating },
+        ngKsi: ue.security!.ngKsi,
+        mobileIdentity: guti,
+      });
+      const answer = await initialStep(b.h, b.radio, ue, initialUeMessage(7, ue.protect(request, 1)));
+      emitted.add(b.radio.received);
+      assert.deepEqual(namesOf(answer.pdus), ['InitialContextSetup']);
+      assert.deepEqual(types(answer.nas), ['registrationAccept'], 'no Identity or Authentication Request');
+      const ids2 = { amf: amfUeNgapIdOf(answer.pdus[0]!)!, ran: 7 };
+      await step(
+        b.h,
+        b.radio,
+        ue,
+        buildInitialContextSetupResponse({ amfUeNgapId: ids2.amf, ranUeNgapId: 7 }),
+      );
+      await step(
+        b.h,
+        b.radio,
+        ue,
+        uplinkNasTransport(ids2, ue.protect({ messageType: 'registrationComplete' })),
+      );
+      await b.h.amf.ueContextsWritten();
+      const record = await store.get(IMSI);
+      assert.equal(record?.owner, 'amf-b');
+      assert.equal(b.h.state.subscriber(IMSI).registered, true);
+      await a.h.close();
+      await b.h.close();
+    });
+
+    it('a restarted member serves its own UEs again from the store: no registration', async () => {
+      const store = await sharedStore();
+      const before = await member(store, 'pmn-amf', 0);
+      const ue = new TestUe();
+      const { ids, guti } = await register(before.h, before.radio, ue);
+      await establishSession(before.h, before.radio, ue, ids);
+      await before.h.amf.ueContextsWritten();
+      await before.h.close();
+      // The same member (name and pointer) started again: nothing in memory, the record in the store.
+      const after = await member(store, 'pmn-amf', 0);
+      const back = await initialStep(
+        after.h,
+        after.radio,
+        ue,
+        initialUeMessage(3, serviceRequestWithData(ue, guti)),
+      );
+      assert.deepEqual(types(back.nas), ['serviceAccept']);
+      assert.deepEqual(after.userPlane.addresses, before.userPlane.addresses, 'the session kept its address');
+      await after.h.close();
+    });
+
     it('a Service Request whose MAC fails under the stored context is an unknown UE: #9, nothing taken', async () => {
       const store = await sharedStore();
       const a = await member(store, 'amf-a', 0);
@@ -198,7 +289,7 @@ for (const shared of ['memory', 'SQLite'] as const) {
       await a.h.amf.ueContextsWritten();
       const service = serviceRequestPdu(ue);
       service[3] = (service[3] ?? 0) ^ 0xff; // the MAC's first octet
-      const back = await step(b.h, b.radio, ue, initialUeMessage(7, service));
+      const back = await initialStep(b.h, b.radio, ue, initialUeMessage(7, service));
       assert.deepEqual(types(back.nas), ['serviceReject']);
       const reject = back.nas[0]!;
       assert.ok(reject.messageType === 'serviceReject');
