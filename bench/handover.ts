@@ -8,10 +8,11 @@
 // Needs root: the UPF opens its TUN, and the bench routes the UE pool into it. Then the user plane:
 // downlink UDP packets with sequence numbers to `--stream` devices through the UPF, while each is handed
 // back to gnb-a0 with direct data forwarding; the gNBs' N3 ends are this process's UDP sockets, which
-// timestamp every G-PDU. Per handover: the gap from the last downlink packet at the source to the first
-// at the target, the UE's own interruption (from the Handover Command, when it leaves the source, to its first packet at the target),
-// packets the source got after the UE left (forwarded to the target's DL forwarding tunnel of the
-// Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets lost (sent, never received).
+// timestamp every G-PDU. Per handover: the gap from the last downlink packet at the source to the first at
+// the target, the UE's own interruption (from the Handover Command, when it leaves the source, to its
+// first packet at the target), packets the source got after the UE left (forwarded to the target's DL
+// forwarding tunnel of the Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets
+// lost (sent, never received).
 // Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--stream N (5)] [--rate packets/s per
 // streamed device (1000)]
 import { execFileSync } from 'node:child_process';
