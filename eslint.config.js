@@ -25,6 +25,7 @@ const NETWORK_FUNCTIONS_AND_SERVICE = {
     '**/network/ausf/**',
     '**/network/lmf/**',
     '**/network/smsf/**',
+    '**/network/smsc-link/**',
     '**/network/ports/**',
     '**/network/working-state/**',
     '**/network/events/**',
@@ -45,7 +46,7 @@ const SIMULATOR_LOADED = {
 };
 const NETWORK_FUNCTIONS_AND_SERVICE_LOADED = {
   selector:
-    'ImportExpression[source.value=/\\/(network\\/((amf|smf|upf|ausf|lmf|smsf|ports|working-state|events)\\/|(network-state|network-metrics|radio-registry)\\.ts)|(core|http|resources|storage)\\/)/]',
+    'ImportExpression[source.value=/\\/(network\\/((amf|smf|upf|ausf|lmf|smsf|smsc-link|ports|working-state|events)\\/|(network-state|network-metrics|radio-registry)\\.ts)|(core|http|resources|storage)\\/)/]',
   message: NETWORK_FUNCTIONS_AND_SERVICE.message,
 };
 /** Kysely's query builders, its `sql` tag and the module itself: SQL, and with it the dialect. */
@@ -71,7 +72,7 @@ const SERVICES_AND_REPOSITORIES = {
 };
 
 /** The network functions: each is a room of its own, built side by side in src/core/network-functions.ts. */
-const NETWORK_FUNCTIONS = ['amf', 'smf', 'upf', 'ausf', 'lmf', 'smsf'];
+const NETWORK_FUNCTIONS = ['amf', 'smf', 'upf', 'ausf', 'lmf', 'smsf', 'smsc-link'];
 /**
  * Another network function's internals, for `nf`: it reaches another only through the ports that one
  * defines (`src/network/<other>/ports/`), the composition in core/ wiring them (docs/architecture.md).

@@ -17,10 +17,16 @@ import type { LmfTransport } from '../network/lmf/ports/amf-transport.ts';
 import type { AuthenticationDataPort } from '../network/ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { HomeNetworkKey, OperatorConfigurationPort } from '../network/ports/operator-configuration.ts';
-import type { SmsStore, SmsSubscribers } from '../network/ports/sms-store.ts';
+import type { SmscOutbox, SmsStore, SmsSubscribers } from '../network/ports/sms-store.ts';
+import type { SmscConfigurationPort } from '../network/ports/smsc-configuration.ts';
+import {
+  createSmscGateway,
+  type SmscGateway,
+  type SmscGatewayOptions,
+} from '../network/smsc-link/smsc-gateway.ts';
 import type { SubscriptionDataPort } from '../network/ports/subscription-data.ts';
 import { createSmsf, type Smsf } from '../network/smsf/smsf.ts';
-import type { SmsfSettings } from '../network/smsf/smsf-settings.ts';
+import { DEFAULT_SMSF_SETTINGS, type SmsfSettings } from '../network/smsf/smsf-settings.ts';
 import { readSetupUnsuccessfulTransfer } from '../network/smf/n2-transfers.ts';
 import { createSmf, type Smf, type UserPlane } from '../network/smf/smf.ts';
 import type { UpfAddon } from '../network/upf/upf-addon.ts';
@@ -48,7 +54,20 @@ export interface NetworkFunctionsOptions {
     | { upf: { settings: UpfSettings; addon?: UpfAddon }; records: RecordsIngestion; clock: Clock }
     | { userPlane: UserPlane | undefined };
   /** SMS over NAS (docs/sms.md): the SMSF over the message store and the subscribers' SMS data. */
-  sms?: { store: SmsStore; subscribers: SmsSubscribers; clock: Clock; settings?: Partial<SmsfSettings> };
+  sms?: {
+    store: SmsStore;
+    subscribers: SmsSubscribers;
+    clock: Clock;
+    settings?: Partial<SmsfSettings>;
+    /**
+     * The SMSC link (docs/sms.md, "SMSC link"), built from its stored configuration: `start()` binds it
+     * when the configuration enables it. Without, numbers outside the network are refused (#1).
+     */
+    smsc?: { configuration: SmscConfigurationPort; outbox: SmscOutbox } & Pick<
+      SmscGatewayOptions,
+      'onPdu' | 'settings' | 'connect'
+    >;
+  };
 }
 
 /**
@@ -100,15 +119,39 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
   };
   const lmf = createLmf({ transport: lmfTransport, timers });
 
-  const smsf: Smsf | undefined =
-    options.sms === undefined
-      ? undefined
-      : createSmsf({
-          ...options.sms,
-          amf: { transfer: (supi, container) => toAmf().smsTransfer.transfer(supi, container) },
-          timers,
-          logger,
-        });
+  // The SMSF and the SMSC link call each other (messages out, messages in and receipts): the link reaches
+  // the SMSF through `smsf`, bound right after.
+  let smsc: SmscGateway | undefined;
+  let smsf: Smsf | undefined;
+  if (options.sms !== undefined) {
+    const { smsc: link, ...sms } = options.sms;
+    if (link !== undefined)
+      smsc = createSmscGateway({
+        configuration: link.configuration,
+        outbox: link.outbox,
+        store: sms.store,
+        subscribers: sms.subscribers,
+        validityMs: sms.settings?.defaultValidityMs ?? DEFAULT_SMSF_SETTINGS.defaultValidityMs,
+        queuedFor: (imsi) => smsf?.ueReachable(imsi),
+        settled: (message, outcome) => smsf?.settledOutside(message, outcome),
+        clock: sms.clock,
+        timers,
+        logger,
+        ...(link.onPdu === undefined ? {} : { onPdu: link.onPdu }),
+        ...(link.settings === undefined ? {} : { settings: link.settings }),
+        ...(link.connect === undefined ? {} : { connect: link.connect }),
+      });
+    const gateway = smsc;
+    smsf = createSmsf({
+      ...sms,
+      amf: { transfer: (supi, container) => toAmf().smsTransfer.transfer(supi, container) },
+      ...(gateway === undefined
+        ? {}
+        : { smsc: { accepts: () => gateway.accepts(), queued: () => gateway.queued() } }),
+      timers,
+      logger,
+    });
+  }
 
   const amf = createAmf({
     ...options.amf,
@@ -154,13 +197,20 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
     upf: upf?.upf,
     /** The SMSF, when SMS was asked for. */
     smsf,
+    /** The SMSC link, when one was asked for: started by `start()`. */
+    smsc,
     locationServices,
+    /** Starts what opens connections of its own: the SMSC link binds when its configuration says so. */
+    async start(): Promise<void> {
+      await smsc?.start();
+    },
     /**
      * The UPF ends every session and reports its last flows first (the records are written before
-     * anything else stops); then the AMF's timers, the LMF's waits and the SMF's sessions end.
+     * anything else stops); then the SMSC link unbinds, and the AMF's timers, the LMF's waits and the SMF's sessions end.
      */
     async stop(): Promise<void> {
       await upf?.upf.stop();
+      await smsc?.stop();
       amf.stop();
       lmf.stop();
       smf?.stop();

@@ -1,4 +1,10 @@
-import type { NewSms, SmsStore, SmsSubscribers, StoredSms } from '../../src/network/ports/sms-store.ts';
+import type {
+  NewSms,
+  SmscOutbox,
+  SmsStore,
+  SmsSubscribers,
+  StoredSms,
+} from '../../src/network/ports/sms-store.ts';
 
 /**
  * The SMSF's store in memory, as the SQL one behaves (storage/network-ports/sms-store.ts): ids in
@@ -78,6 +84,29 @@ export function memorySmsSubscribers(
     async smsSubscription(imsi) {
       const entry = entries[imsi];
       return entry === undefined ? undefined : { ...entry };
+    },
+  };
+}
+
+/** The SMSC link's view of a memory store (storage/network-ports/sms-store.ts `createSmscOutbox`). */
+export function memorySmscOutbox(store: { messages: StoredSms[] }): SmscOutbox {
+  const queuedOutside = (m: StoredSms) => m.destinationImsi === undefined && m.status === 'queued';
+  return {
+    async awaitingSubmission(limit) {
+      return store.messages
+        .filter((m) => queuedOutside(m) && m.smscMessageId === undefined)
+        .slice(0, limit)
+        .map((m) => structuredClone(m));
+    },
+    async submitted(id, smscMessageId) {
+      const found = store.messages.find((m) => m.id === id && m.status === 'queued');
+      if (found !== undefined) found.smscMessageId = smscMessageId;
+    },
+    async bySmscMessageId(smscMessageId) {
+      const found = store.messages.findLast(
+        (m) => m.smscMessageId === smscMessageId && m.status === 'queued',
+      );
+      return found === undefined ? undefined : structuredClone(found);
     },
   };
 }

@@ -33,6 +33,12 @@ const UNDO: Readonly<Record<string, readonly string[]>> = {
   '0018-amf-set-members': ['DROP TABLE amf_set_members'],
   '0019-ue-contexts': ['DROP TABLE ue_contexts'],
   '0021-subscriber-events': ['DROP TABLE subscriber_events'],
+  // On SQLite destination_imsi stays nullable: older code never writes NULL there.
+  '0020-smsc-link': [
+    'DROP TABLE smsc_link',
+    'DROP INDEX sms_messages_smsc_message_id',
+    'ALTER TABLE sms_messages DROP COLUMN smsc_message_id',
+  ],
   '0022-radio-event-radio': [
     'DROP INDEX radio_events_radio_timestamp',
     'ALTER TABLE radio_events DROP COLUMN radio',

@@ -50,8 +50,9 @@ export class TestSmsc {
     this.#options.answerEnquireLink = value;
   }
 
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+  /** Listens on loopback, on `port` when given (an SMSC coming back where the link looks for it). */
+  async listen(port = 0): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(port, '127.0.0.1', resolve));
     const address = this.#server.address();
     this.port = typeof address === 'object' && address !== null ? address.port : 0;
     return this.port;

@@ -10,14 +10,18 @@ export interface StoredAddress {
   value: string;
 }
 
-/** A short message for a subscriber of this network, as the SMSF stores it before answering RP-ACK. */
+/**
+ * A short message as the SMSF stores it before answering RP-ACK: for a subscriber of this network, or
+ * (no `destinationImsi`) for a number outside it, handed to the SMSC link.
+ */
 export interface NewSms {
   createdAt: number;
   /** The sending subscriber; absent for an operator-originated message. */
   originatorImsi?: string;
   /** TP-OA of the SMS-DELIVER: the sender's MSISDN, or an alphanumeric sender id. */
   originator: StoredAddress;
-  destinationImsi: string;
+  /** The recipient; absent for a number outside the network (the SMSC link takes it). */
+  destinationImsi?: string;
   destinationMsisdn?: string;
   /** TP-MR of the SMS-SUBMIT, which a status report names (TS 23.040 9.2.3.6). */
   messageReference: number;
@@ -36,6 +40,8 @@ export interface StoredSms extends NewSms {
   /** Why it failed (the RP-cause the device answered with), when it did. */
   cause?: string;
   attempts: number;
+  /** The message_id the SMSC gave when it took the message (its receipt names it). */
+  smscMessageId?: string;
 }
 
 export interface SmsStore {
@@ -58,4 +64,14 @@ export interface SmsSubscribers {
   imsiOf(msisdn: string): Promise<string | undefined>;
   /** The subscriber's MSISDN and whether its profile allows SMS; undefined for no subscriber. */
   smsSubscription(imsi: string): Promise<{ msisdn?: string; smsAllowed: boolean } | undefined>;
+}
+
+/** The messages for numbers outside the network, as the SMSC link hands them over (docs/sms.md). */
+export interface SmscOutbox {
+  /** Queued messages for numbers outside the network the SMSC has not taken yet, oldest first. */
+  awaitingSubmission(limit: number): Promise<StoredSms[]>;
+  /** The SMSC took the message under `smscMessageId`; it stays queued until the receipt. */
+  submitted(id: number, smscMessageId: string): Promise<void>;
+  /** The queued message the SMSC took under `smscMessageId` (the newest, should an SMSC reuse ids). */
+  bySmscMessageId(smscMessageId: string): Promise<StoredSms | undefined>;
 }

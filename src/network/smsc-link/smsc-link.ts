@@ -73,6 +73,8 @@ export interface SmscLinkOptions {
   settings?: Partial<SmscLinkSettings>;
   /** Opens the TCP connection; net.connect unless a test gives another. */
   connect?: (host: string, port: number) => Socket;
+  /** Told of each PDU sent and received, by its command name ('malformed' for one that did not decode). */
+  onPdu?: (direction: 'sent' | 'received', kind: string) => void;
 }
 
 interface Pending {
@@ -88,6 +90,7 @@ export class SmscLink {
   readonly #log: Logger;
   readonly #settings: SmscLinkSettings;
   readonly #connect: (host: string, port: number) => Socket;
+  readonly #countPdu: (direction: 'sent' | 'received', kind: string) => void;
 
   #running = false;
   #state: SmscLinkState = 'disabled';
@@ -110,6 +113,7 @@ export class SmscLink {
     this.#settings = { ...DEFAULT_SMSC_LINK_SETTINGS, ...options.settings };
     this.#backoffMs = this.#settings.initialBackoffMs;
     this.#connect = options.connect ?? ((host, port) => tcpConnect({ host, port }));
+    this.#countPdu = options.onPdu ?? (() => {});
   }
 
   get state(): SmscLinkState {
@@ -236,11 +240,14 @@ export class SmscLink {
       });
       this.#pending.set(sequence, { kind: pdu.kind, resolve, cancelTimer });
       socket.write(encodePdu(pdu, sequence));
+      this.#countPdu('sent', pdu.kind);
     });
   }
 
   #send(socket: Socket, pdu: OutgoingPdu, sequence: number, status: number = STATUS.ESME_ROK): void {
-    if (!socket.destroyed) socket.write(encodePdu(pdu, sequence, status));
+    if (socket.destroyed) return;
+    socket.write(encodePdu(pdu, sequence, status));
+    this.#countPdu('sent', pdu.kind);
   }
 
   #onData(socket: Socket, chunk: Buffer): void {
@@ -263,6 +270,7 @@ export class SmscLink {
 
   #onPdu(socket: Socket, bytes: Uint8Array): void {
     const decoded = decodePdu(bytes);
+    this.#countPdu('received', decoded.ok ? decoded.pdu.kind : 'malformed');
     if (!decoded.ok) {
       this.#malformedInRow += 1;
       this.#log.warn({ error: decoded.error }, 'malformed PDU from the SMSC');

@@ -46,12 +46,26 @@ export function smsDeliverOf(message: StoredSms, now: number, moreMessages: bool
   };
 }
 
+/** TP-ST (TS 23.040 9.2.3.15) of a message's final outcome. */
+export const TP_STATUS = {
+  /** "Short message received by the SME". */
+  received: 0x00,
+  /** Permanent error, the SC makes no more attempts: "Remote procedure error". */
+  remoteProcedureError: 0x40,
+  /** Permanent error: "SM Validity Period Expired". */
+  validityPeriodExpired: 0x46,
+} as const;
+
 /**
- * SMS-STATUS-REPORT (TS 23.040 9.2.2.3) telling the sender that `message` reached its recipient: TP-MR
- * of its SMS-SUBMIT, the recipient, the time the SMSF took it and the time it was delivered, TP-ST 0
- * "short message received by the SME" (9.2.3.15).
+ * SMS-STATUS-REPORT (TS 23.040 9.2.2.3) telling the sender what became of `message`: TP-MR of its
+ * SMS-SUBMIT, the recipient, the time the SMSF took it, the time of the outcome and TP-ST `status`
+ * (9.2.3.15; by default 0 "short message received by the SME").
  */
-export function statusReportOf(message: StoredSms, deliveredAt: number): Tpdu {
+export function statusReportOf(
+  message: StoredSms,
+  settledAt: number,
+  status: number = TP_STATUS.received,
+): Tpdu {
   return {
     type: 'sms-status-report',
     moreMessagesToSend: false,
@@ -60,8 +74,8 @@ export function statusReportOf(message: StoredSms, deliveredAt: number): Tpdu {
     messageReference: message.messageReference,
     recipient: tpAddressOf(msisdnAddress(message.destinationMsisdn ?? '')),
     serviceCentreTimeStamp: timestampFromDate(new Date(message.createdAt)),
-    dischargeTime: timestampFromDate(new Date(deliveredAt)),
-    status: 0,
+    dischargeTime: timestampFromDate(new Date(settledAt)),
+    status,
   };
 }
 

@@ -14,7 +14,15 @@ import {
 } from '../sms/index.ts';
 import type { SmsStore, SmsSubscribers, StoredSms } from '../ports/sms-store.ts';
 import type { SmsfAmfPort } from './ports/amf.ts';
-import { rpAckToUe, rpDataToUe, rpErrorToUe, smsDeliverOf, statusReportOf } from './relay-messages.ts';
+import type { SmsfSmscPort } from './ports/smsc.ts';
+import {
+  rpAckToUe,
+  rpDataToUe,
+  rpErrorToUe,
+  smsDeliverOf,
+  statusReportOf,
+  TP_STATUS,
+} from './relay-messages.ts';
 import { DEFAULT_SMSF_SETTINGS, type SmsfSettings } from './smsf-settings.ts';
 import { submission } from './submission.ts';
 import { CP_IDLE, RP_IDLE, enterCp, enterRp, type CpState, type RpState } from './transfer-state.ts';
@@ -24,6 +32,8 @@ export interface SmsfOptions {
   amf: SmsfAmfPort;
   store: SmsStore;
   subscribers: SmsSubscribers;
+  /** The SMSC link for numbers outside the network (ports/smsc.ts); without, they are refused (#1). */
+  smsc?: SmsfSmscPort;
   timers: Timers;
   clock: Clock;
   logger: Logger;
@@ -281,7 +291,14 @@ export function createSmsf(options: SmsfOptions) {
     });
     enterRp(transfer, { name: 'wait-to-send-rp-ack', stopTr2n });
     const outcome = await submission(
-      { store, subscribers: options.subscribers, settings, now: clock.now(), logger },
+      {
+        store,
+        subscribers: options.subscribers,
+        settings,
+        now: clock.now(),
+        logger,
+        ...(options.smsc === undefined ? {} : { smsc: options.smsc }),
+      },
       ue.supi,
       message,
     );
@@ -289,6 +306,7 @@ export function createSmsf(options: SmsfOptions) {
       return;
     enterRp(transfer, RP_IDLE);
     answer(ue, transfer, outcome.rpdu);
+    if (outcome.outside === true) options.smsc?.queued();
     if (outcome.recipient !== undefined) {
       const recipient = ues.get(outcome.recipient);
       if (recipient !== undefined) deliverNext(recipient);
@@ -338,14 +356,18 @@ export function createSmsf(options: SmsfOptions) {
       const { message } = delivery;
       const at = clock.now();
       settle(ue, message.id, { status: 'delivered', at });
-      if (message.statusReportRequested && message.originatorImsi !== undefined) {
-        const sender = contextOf(message.originatorImsi);
-        if (sender.reports.length < settings.maxPendingReports)
-          sender.reports.push(statusReportOf(message, at));
-        deliverNext(sender);
-      }
+      reportTo(message, at, TP_STATUS.received);
     }
     end(ue, transfer);
+  }
+
+  /** A status report for the message's sender, when it asked for one (TS 23.040 9.2.3.5). */
+  function reportTo(message: StoredSms, at: number, status: number): void {
+    if (!message.statusReportRequested || message.originatorImsi === undefined) return;
+    const sender = contextOf(message.originatorImsi);
+    if (sender.reports.length < settings.maxPendingReports)
+      sender.reports.push(statusReportOf(message, at, status));
+    deliverNext(sender);
   }
 
   /**
@@ -463,6 +485,19 @@ export function createSmsf(options: SmsfOptions) {
     ueReachable(supi: string): void {
       const ue = ues.get(supi);
       if (ue !== undefined) deliverNext(ue);
+    },
+    /**
+     * The SMSC link settled a message for a number outside the network: its sender hears a status
+     * report when it asked for one (TP-ST 0 delivered, 0x46 expired, 0x40 failed).
+     */
+    settledOutside(message: StoredSms, outcome: { status: 'delivered' | 'failed' | 'expired'; at: number }) {
+      const status =
+        outcome.status === 'delivered'
+          ? TP_STATUS.received
+          : outcome.status === 'expired'
+            ? TP_STATUS.validityPeriodExpired
+            : TP_STATUS.remoteProcedureError;
+      reportTo(message, outcome.at, status);
     },
     /** Every transfer ends and its timers stop (the process stops); stored messages stay queued. */
     stop(): void {

@@ -10,12 +10,15 @@ import {
 import type { SmsStore, SmsSubscribers } from '../ports/sms-store.ts';
 import { msisdnAddress, rpAckToUe, rpErrorToUe } from './relay-messages.ts';
 import type { SmsfSettings } from './smsf-settings.ts';
+import type { SmsfSmscPort } from './ports/smsc.ts';
 
 /** What a submission leads to: the RP answer for the UE, and the recipient to deliver to once stored. */
 export interface SubmissionOutcome {
   rpdu: Uint8Array;
   /** The recipient's IMSI when the message was stored for it. */
   recipient?: string;
+  /** The message was stored for a number outside the network: the SMSC link hands it over. */
+  outside?: boolean;
 }
 
 /** E.164 digits as decisions 23 stores MSISDNs: at most 15, the first never 0. */
@@ -28,8 +31,9 @@ const E164 = /^[1-9]\d{0,14}$/;
  *   facility not subscribed";
  * - a TPDU that does not decode as an SMS-SUBMIT: #95 "semantically incorrect message" (the RP message
  *   is well formed, its content is not), with an SMS-SUBMIT-REPORT carrying the TP-FCS the decoder gave;
- * - a TP-DA that is no MSISDN of this network: #1 "unassigned (unallocated) number". With no SMSC link
- *   no number outside the network can be reached, so none is assigned as far as this SMSC knows;
+ * - a TP-DA that is no MSISDN of this network: stored for the SMSC link when one is configured and
+ *   enabled and the TP-DA is E.164 digits; else #1 "unassigned (unallocated) number" (with no SMSC link
+ *   no number outside the network can be reached, so none is assigned as far as this SMSC knows);
  * - a store that fails: #41 "temporary failure".
  * Otherwise the message is stored (durably) and the answer is RP-ACK with an SMS-SUBMIT-REPORT.
  */
@@ -40,6 +44,8 @@ export async function submission(
     settings: Pick<SmsfSettings, 'defaultValidityMs'>;
     now: number;
     logger: Logger;
+    /** The SMSC link, when the SMSF has one. */
+    smsc?: Pick<SmsfSmscPort, 'accepts'>;
   },
   supi: string,
   message: Extract<RpMessage, { type: 'rp-data' }>,
@@ -68,7 +74,9 @@ export async function submission(
   const msisdn = destination.typeOfNumber === TYPE_OF_NUMBER.alphanumeric ? undefined : destination.value;
   const recipient =
     msisdn !== undefined && E164.test(msisdn) ? await deps.subscribers.imsiOf(msisdn) : undefined;
-  if (msisdn === undefined || recipient === undefined) return refuse(RP_CAUSE.unassignedNumber);
+  const outside =
+    recipient === undefined && msisdn !== undefined && E164.test(msisdn) && deps.smsc?.accepts() === true;
+  if (msisdn === undefined || (recipient === undefined && !outside)) return refuse(RP_CAUSE.unassignedNumber);
 
   const validUntil =
     validityExpiry(submit.validityPeriod, new Date(now))?.getTime() ?? now + deps.settings.defaultValidityMs;
@@ -77,7 +85,7 @@ export async function submission(
       createdAt: now,
       originatorImsi: supi,
       originator: msisdnAddress(sender.msisdn),
-      destinationImsi: recipient,
+      ...(recipient === undefined ? {} : { destinationImsi: recipient }),
       destinationMsisdn: msisdn,
       messageReference: submit.messageReference,
       protocolIdentifier: submit.protocolIdentifier,
@@ -90,5 +98,8 @@ export async function submission(
     deps.logger.error({ err: error, supi }, 'SMSF: a short message could not be stored');
     return refuse(RP_CAUSE.temporaryFailure);
   }
-  return { rpdu: rpAckToUe(reference, now), recipient };
+  return {
+    rpdu: rpAckToUe(reference, now),
+    ...(recipient === undefined ? { outside: true } : { recipient }),
+  };
 }

@@ -2,7 +2,7 @@ import type { SmsStatus } from '../../network/ports/sms-store.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 
-/** A stored short message as the API shows it (docs/sms.md; migration 0016). Times are Unix ms. */
+/** A stored short message as the API shows it (docs/sms.md; migrations 0016, 0020). Times are Unix ms. */
 export interface SmsRecord {
   id: number;
   createdAt: number;
@@ -10,7 +10,8 @@ export interface SmsRecord {
   originatorImsi: string | null;
   originator: string;
   originatorType: number;
-  destinationImsi: string;
+  /** Null for a number outside the network (handed to the SMSC link, migration 0020). */
+  destinationImsi: string | null;
   destinationMsisdn: string | null;
   dataCodingScheme: number;
   userDataHeader: boolean;

@@ -76,7 +76,9 @@ export const SmsItem = Type.Object({
   from_imsi: Type.Union([Type.String(), Type.Null()], {
     description: 'the sending device; null from the API',
   }),
-  to_imsi: Type.String(),
+  to_imsi: Type.Union([Type.String(), Type.Null()], {
+    description: 'the recipient; null for a number outside the network, handed to the SMSC link',
+  }),
   to_msisdn: Type.Union([Type.String(), Type.Null()]),
   text: Type.Optional(Type.String({ description: 'the text of this part, when it is text' })),
   data: Type.Optional(
@@ -84,7 +86,7 @@ export const SmsItem = Type.Object({
   ),
   status: Status,
   cause: Type.Union([Type.String(), Type.Null()], {
-    description: 'why it failed: the RP-cause the device answered',
+    description: "why it failed: the RP-cause the device answered, or the SMSC's refusal or receipt state",
   }),
   attempts: Type.Integer(),
   valid_until: RecordTimestamp,

@@ -18,6 +18,7 @@ import * as sms from './0016-sms.ts';
 import * as flowReportPartitions from './0017-flow-report-partitions.ts';
 import * as amfSetMembers from './0018-amf-set-members.ts';
 import * as ueContexts from './0019-ue-contexts.ts';
+import * as smscLink from './0020-smsc-link.ts';
 import * as subscriberEvents from './0021-subscriber-events.ts';
 import * as radioEventRadio from './0022-radio-event-radio.ts';
 
@@ -42,6 +43,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0017-flow-report-partitions': flowReportPartitions,
   '0018-amf-set-members': amfSetMembers,
   '0019-ue-contexts': ueContexts,
+  '0020-smsc-link': smscLink,
   '0021-subscriber-events': subscriberEvents,
   '0022-radio-event-radio': radioEventRadio,
 };

@@ -1,4 +1,10 @@
-import type { SmsStatus, SmsStore, SmsSubscribers, StoredSms } from '../../network/ports/sms-store.ts';
+import type {
+  SmscOutbox,
+  SmsStatus,
+  SmsStore,
+  SmsSubscribers,
+  StoredSms,
+} from '../../network/ports/sms-store.ts';
 import type { Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
 
@@ -11,7 +17,7 @@ function messageOf(row: Row): StoredSms {
     createdAt: Number(row.created_at),
     ...(row.originator_imsi === null ? {} : { originatorImsi: row.originator_imsi }),
     originator: { typeOfNumber: row.originator_type, value: row.originator },
-    destinationImsi: row.destination_imsi,
+    ...(row.destination_imsi === null ? {} : { destinationImsi: row.destination_imsi }),
     ...(row.destination_msisdn === null ? {} : { destinationMsisdn: row.destination_msisdn }),
     messageReference: row.message_reference,
     protocolIdentifier: row.protocol_identifier,
@@ -26,6 +32,7 @@ function messageOf(row: Row): StoredSms {
     status: row.status as SmsStatus,
     ...(row.cause === null ? {} : { cause: row.cause }),
     attempts: Number(row.attempts),
+    ...(row.smsc_message_id === null ? {} : { smscMessageId: row.smsc_message_id }),
   };
 }
 
@@ -46,7 +53,7 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
           originator_imsi: message.originatorImsi ?? null,
           originator: message.originator.value,
           originator_type: message.originator.typeOfNumber,
-          destination_imsi: message.destinationImsi,
+          destination_imsi: message.destinationImsi ?? null,
           destination_msisdn: message.destinationMsisdn ?? null,
           message_reference: message.messageReference,
           protocol_identifier: message.protocolIdentifier,
@@ -88,6 +95,47 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
         .where('id', '=', id)
         .where('status', '=', 'queued')
         .execute();
+    },
+  };
+}
+
+/**
+ * Messages for numbers outside the network (migration 0020): queued with no recipient IMSI until the
+ * SMSC takes them (`smsc_message_id` set), then until its receipt settles them.
+ */
+export function createSmscOutbox(deps: { db: Db }): SmscOutbox {
+  const { db } = deps;
+  return {
+    async awaitingSubmission(limit) {
+      const rows = await db
+        .selectFrom('sms_messages')
+        .selectAll()
+        .where('destination_imsi', 'is', null)
+        .where('status', '=', 'queued')
+        .where('smsc_message_id', 'is', null)
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+      return rows.map(messageOf);
+    },
+    async submitted(id, smscMessageId) {
+      await db
+        .updateTable('sms_messages')
+        .set({ smsc_message_id: smscMessageId })
+        .where('id', '=', id)
+        .where('status', '=', 'queued')
+        .execute();
+    },
+    async bySmscMessageId(smscMessageId) {
+      const row = await db
+        .selectFrom('sms_messages')
+        .selectAll()
+        .where('smsc_message_id', '=', smscMessageId)
+        .where('status', '=', 'queued')
+        .orderBy('id', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+      return row === undefined ? undefined : messageOf(row);
     },
   };
 }

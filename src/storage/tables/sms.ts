@@ -12,7 +12,8 @@ export interface SmsMessagesTable {
   originator: string;
   /** TP-OA's type of number (TS 23.040 9.1.2.5): 1 international, 5 alphanumeric, ... */
   originator_type: number;
-  destination_imsi: string;
+  /** NULL for a number outside the network, handed to the SMSC (migration 0020). */
+  destination_imsi: string | null;
   destination_msisdn: string | null;
   /** TP-MR of the SMS-SUBMIT, for the status report. */
   message_reference: number;
@@ -30,8 +31,25 @@ export interface SmsMessagesTable {
   /** Why it failed: the RP-cause the recipient answered with. */
   cause: string | null;
   attempts: Generated<number>;
+  /** The message_id the SMSC gave in submit_sm_resp (migration 0020); NULL before. */
+  smsc_message_id: string | null;
+}
+
+/** The one SMSC link configuration, id 1 (migration 0020; docs/sms.md "SMSC link"). */
+export interface SmscLinkTable {
+  id: number;
+  host: string;
+  port: number;
+  system_id: string;
+  /** The bind password, sealed with the service's secret box. */
+  password_sealed: string;
+  system_type: string;
+  /** 1: the link binds; 0: configured but kept down. */
+  enabled: number;
+  updated_at: number;
 }
 
 export interface SmsTables {
   sms_messages: SmsMessagesTable;
+  smsc_link: SmscLinkTable;
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { NetworkFunctionsOptions } from '../../../src/core/network-functions.ts';
 import type { NasMessage } from '../../../src/network/nas/index.ts';
 import {
   decodeCpMessage,
@@ -34,7 +35,9 @@ export const MSISDN_A = '15550000001';
 export const MSISDN_B = '15550000002';
 
 /** The AMF harness with an SMSF over in-memory ports: IMSI (MSISDN_A) and IMSI_B (MSISDN_B), SMS allowed. */
-export async function smsHarness(): Promise<
+export async function smsHarness(
+  extra: { smsc?: (store: ReturnType<typeof memorySmsStore>) => SmscOption } = {},
+): Promise<
   AmfHarness & { store: ReturnType<typeof memorySmsStore>; smsData: ReturnType<typeof memorySmsSubscribers> }
 > {
   const store = memorySmsStore();
@@ -42,11 +45,19 @@ export async function smsHarness(): Promise<
     [IMSI]: { msisdn: MSISDN_A, smsAllowed: true },
     [IMSI_B]: { msisdn: MSISDN_B, smsAllowed: true },
   });
-  const h = await createAmfHarness({}, {}, { sms: { store, subscribers: smsData } });
+  const smsc = extra.smsc?.(store);
+  const h = await createAmfHarness(
+    {},
+    {},
+    { sms: { store, subscribers: smsData, ...(smsc === undefined ? {} : { smsc }) } },
+  );
   h.subscribers.set(IMSI_B, { sqn: 0n });
   h.subscriptions.set(IMSI_B, subscription(IMSI_B));
   return Object.assign(h, { store, smsData });
 }
+
+/** The SMSC link the SMSF is built with (core/network-functions.ts). */
+type SmscOption = NonNullable<NonNullable<NetworkFunctionsOptions['sms']>['smsc']>;
 
 /**
  * A device of the SMS tests: a TestUe that asks for SMS over NAS, on a radio of its own (so that what

@@ -89,6 +89,8 @@ export interface AmfHarness extends Harness {
   locationServices: NetworkFunctions['locationServices'];
   /** The SMSF, when the harness was built with `extra.sms`. */
   smsf: NetworkFunctions['smsf'];
+  /** The SMSC link when `extra.sms.smsc` was given; the test starts and stops it. */
+  smsc: NetworkFunctions['smsc'];
   subscriberLogs: SubscriberLogInput[];
   subscribers: Map<string, { sqn: bigint }>;
   subscriptions: Map<string, SubscriptionData>;
@@ -182,6 +184,7 @@ export async function createAmfHarness(
     smf: functions.smf,
     locationServices: functions.locationServices,
     smsf: functions.smsf,
+    smsc: functions.smsc,
     subscriberLogs,
     subscribers,
     subscriptions,

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import pino from 'pino';
+import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
+import { createSmscGateway } from '../../../src/network/smsc-link/smsc-gateway.ts';
+import { ManualTime, oneTurn } from '../../helpers/manual-time.ts';
+import { memorySmscOutbox, memorySmsStore, memorySmsSubscribers } from '../../helpers/memory-sms-store.ts';
+import { TestSmsc } from '../../helpers/smpp-server.ts';
+
+/** The gateway over memory ports, its configuration changed by `set` as the API's PUT and DELETE do. */
+function setup(initial: SmscConfiguration | undefined) {
+  const time = new ManualTime();
+  const store = memorySmsStore();
+  let configuration = initial;
+  const listeners = new Set<() => void>();
+  const pdus: string[] = [];
+  const gateway = createSmscGateway({
+    configuration: {
+      read: async () => configuration,
+      onChange: (listener) => {
+        listeners.add(listener);
+        return () => void listeners.delete(listener);
+      },
+    },
+    store,
+    outbox: memorySmscOutbox(store),
+    subscribers: memorySmsSubscribers({}),
+    validityMs: 86_400_000,
+    queuedFor: () => {},
+    settled: () => {},
+    onPdu: (direction, kind) => void pdus.push(`${direction} ${kind}`),
+    clock: time,
+    timers: time,
+    logger: pino({ level: 'silent' }),
+  });
+  return {
+    time,
+    gateway,
+    pdus,
+    listeners,
+    async set(next: SmscConfiguration | undefined) {
+      configuration = next;
+      for (const listener of listeners) listener();
+      await gateway.settled();
+    },
+  };
+}
+
+const config = (port: number, overrides: Partial<SmscConfiguration> = {}): SmscConfiguration => ({
+  host: '127.0.0.1',
+  port,
+  systemId: 'pmn',
+  password: 'secret',
+  systemType: '',
+  enabled: true,
+  ...overrides,
+});
+
+async function until(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 2000 && !done(); i++) await oneTurn();
+}
+
+describe('the SMSC link as the core runs it', () => {
+  it('binds when the configuration enables it; stop unbinds and leaves no socket, timer or listener', async () => {
+    const smsc = new TestSmsc();
+    const port = await smsc.listen();
+    const s = setup(config(port));
+    await s.gateway.start();
+    await until(() => s.gateway.status().state === 'bound');
+    assert.deepEqual(s.gateway.status(), { state: 'bound' });
+    assert.equal(s.gateway.accepts(), true);
+    assert.ok(s.time.pending > 0, 'enquire_link is scheduled while bound');
+
+    await s.gateway.stop();
+    await until(() => !smsc.isBound);
+    assert.equal(smsc.isBound, false, 'the connection is closed');
+    assert.ok(
+      smsc.received.some((pdu) => pdu.kind === 'unbind'),
+      'unbind was sent before closing',
+    );
+    assert.equal(s.time.pending, 0, 'no timer left');
+    assert.equal(s.listeners.size, 0, 'no longer listening for configuration changes');
+    assert.deepEqual(s.gateway.status(), { state: 'disabled' });
+    assert.equal(s.gateway.accepts(), false);
+    assert.deepEqual(s.pdus.slice(0, 2), ['sent bind_transceiver', 'received bind_transceiver_resp']);
+    assert.ok(s.pdus.includes('sent unbind'));
+    await smsc.close();
+  });
+
+  it('stop while the SMSC cannot be reached cancels the reconnect', async () => {
+    const down = new TestSmsc();
+    const port = await down.listen();
+    await down.close();
+    const s = setup(config(port));
+    await s.gateway.start();
+    await until(() => s.gateway.status().lastError !== undefined);
+    assert.equal(s.gateway.status().state, 'connecting');
+    assert.match(s.gateway.status().lastError ?? '', /connection failed|closed/);
+    await s.gateway.stop();
+    assert.equal(s.time.pending, 0);
+  });
+
+  it('a changed configuration binds again with it, without a restart; disabled or deleted, it unbinds', async () => {
+    const smsc = new TestSmsc({ systemId: 'other', password: 'new' });
+    const port = await smsc.listen();
+    const s = setup(config(port));
+    await s.gateway.start();
+    await until(() => s.gateway.status().lastError !== undefined);
+    assert.match(s.gateway.status().lastError ?? '', /bind refused by the SMSC \(0xe\)/);
+
+    await s.set(config(port, { systemId: 'other', password: 'new' }));
+    await until(() => s.gateway.status().state === 'bound');
+    assert.equal(s.gateway.status().state, 'bound');
+    const binds = smsc.received.flatMap((pdu) =>
+      pdu.kind === 'bind_transceiver' ? [pdu.body.systemId] : [],
+    );
+    assert.deepEqual(binds.at(-1), 'other');
+
+    await s.set(config(port, { systemId: 'other', password: 'new', enabled: false }));
+    await until(() => !smsc.isBound);
+    assert.deepEqual(s.gateway.status(), { state: 'disabled' });
+    assert.equal(s.gateway.accepts(), false, 'disabled: numbers outside the network are refused');
+    assert.equal(s.time.pending, 0);
+
+    await s.set(config(port, { systemId: 'other', password: 'new' }));
+    await until(() => s.gateway.status().state === 'bound');
+    await s.set(undefined);
+    await until(() => !smsc.isBound);
+    assert.deepEqual(s.gateway.status(), { state: 'disabled' });
+    assert.equal(s.time.pending, 0);
+    await s.gateway.stop();
+    await smsc.close();
+  });
+});
