@@ -6,7 +6,7 @@ import { imsiOf, logsOf, startRegistrationService } from './registration-service
 
 interface Item {
   kind: string;
-  direction: string;
+  direction: string | null;
   message: string;
   level: string;
   radio: string | null;
@@ -29,14 +29,25 @@ describe('subscriber timeline through the simulator against the real service', (
     await s.close();
   });
 
+  /** The messages of the device's timeline, oldest first, once its subscriber logs hold `last`. */
   const story = async (imsi: string, last: string) => {
     await s.until(
       async () => ((await logsOf(s, imsi)).some((row) => row.event === last) ? true : undefined),
       last,
     );
-    const page = await s.get<Page<Item>>(`/api/v1/subscribers/${imsi}/timeline?order=oldest&per_page=100`);
+    const page = await s.get<Page<Item>>(
+      `/api/v1/subscribers/${imsi}/timeline?order=oldest&per_page=100&kinds=nas,ngap`,
+    );
     return page.items;
   };
+  /** Its state changes and sessions, oldest first, once they hold `last`. */
+  const states = (imsi: string, last: string) =>
+    s.until(async () => {
+      const page = await s.get<Page<Item>>(
+        `/api/v1/subscribers/${imsi}/timeline?order=oldest&per_page=100&kinds=state,session`,
+      );
+      return page.items.some((item) => item.message === last) ? page.items : undefined;
+    }, last);
   const steps = (items: Item[]) =>
     items.map((item) => `${item.kind} ${item.message}${item.linked_record_id === null ? '' : ' +'}`);
 
@@ -59,6 +70,9 @@ describe('subscriber timeline through the simulator against the real service', (
     assert.ok(items.every((item) => item.radio === 'gnb-1'));
     const failure = items.find((item) => item.message === 'Authentication Failure');
     assert.match(failure?.explanation ?? '', /MAC failure.*check the K and OPc/);
+    // Connected by its Initial UE Message, then rejected (and idle once its context is released).
+    const changes = steps(await states(imsi, 'Rejected')).filter((step) => step !== 'state Idle');
+    assert.deepEqual(changes, ['state Connected', 'state Rejected']);
   });
 
   it('a registration: plain and integrity-protected messages linked, ciphered ones (NEA2) shown alone', async () => {
@@ -84,5 +98,9 @@ describe('subscriber timeline through the simulator against the real service', (
       items.filter((item) => item.kind === 'ngap').length,
       nas.filter((item) => item.linked_record_id !== null).length,
     );
+    // The state changes the AMF's records and events tell: connected, then registered through the radio.
+    const registered = await states(imsi, 'Registered');
+    assert.deepEqual(steps(registered).slice(0, 2), ['state Connected', 'state Registered']);
+    assert.equal(registered[1]?.radio, 'gnb-1');
   });
 });
