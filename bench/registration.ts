@@ -20,7 +20,12 @@
 // instead of an SQLite file in a temporary directory (docs/performance.md, PostgreSQL);
 // [--trace-gc]: the service runs under `node --trace-gc-nvp` and each row is followed by the heap bytes it
 // allocated per registration (the sum of each collection's `allocated=` in the run) and its scavenges and
-// mark-compacts per 1,000 registrations.
+// mark-compacts per 1,000 registrations;
+// [--stream-clients N]: the SUCI null run again with N clients reading GET /api/v1/events/stream (nas.message and
+// ue.deregistered, the clients in a process of their own, bench/event-stream.ts), in its own row: the stream's
+// latency from each record's or event's timestamp to the client's parse of its frame (issue 32's goal: median
+// under 100 ms with 100 clients and registrations running), and the service's CPU per registration beside the
+// run without clients.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -39,7 +44,7 @@ import { decodeNgapPdu, encodeNgapPdu } from '../src/network/ngap/ngap-codec.ts'
 import { initialUeMessage } from '../src/simulator/ue/ran-ue-messages.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
-import { initialisedApi } from './service-api.ts';
+import { initialisedApi, type ServiceCall } from './service-api.ts';
 
 const { values } = parseArgs({
   options: {
@@ -57,6 +62,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '3000' },
     // A run whose devices also establish a PDU session each (IPv4, through the service's SMF and UPF).
     sessions: { type: 'boolean', default: false },
+    'stream-clients': { type: 'string', default: '0' },
   },
 });
 // The full collections --heap-prof forces would be counted as allocation.
@@ -67,6 +73,7 @@ const HOLD = Number(values.hold);
 const GNBS = Number(values.gnbs);
 const CONCURRENCY = Number(values.concurrency);
 const WARMUP = Number(values.warmup);
+const STREAM_CLIENTS = Number(values['stream-clients']);
 const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -195,7 +202,9 @@ interface Service {
   inspector?: Inspector;
   pid: number;
   udpPort: number;
-  call(method: string, path: string, body?: unknown): Promise<unknown>;
+  /** The management API's URL. */
+  base: string;
+  call: ServiceCall;
   stop(): Promise<void>;
 }
 
@@ -259,6 +268,7 @@ async function startService(): Promise<Service> {
   return {
     pid: child.pid!,
     udpPort,
+    base,
     call,
     ...(inspector === undefined ? {} : { inspector }),
     async stop() {
@@ -272,6 +282,45 @@ async function startService(): Promise<Service> {
 }
 
 const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
+
+interface StreamLatencies {
+  count: number;
+  p50: number;
+  p99: number;
+}
+
+/** `count` event-stream clients in a process of their own (bench/event-stream.ts --serve-clients), open. */
+async function streamClients(
+  service: Service,
+  count: number,
+): Promise<{ stop(): Promise<Record<string, StreamLatencies>> }> {
+  const port = new URL(service.base).port;
+  const child = started(
+    spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(ROOT, 'bench/event-stream.ts'),
+        '--serve-clients',
+        port,
+        service.call.token,
+        String(count),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    ),
+  );
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  if ((await lines.next()).value !== 'ready') throw new Error('the stream clients did not start');
+  return {
+    async stop() {
+      child.stdin.write('stop\n');
+      const result = JSON.parse(String((await lines.next()).value)) as Record<string, StreamLatencies>;
+      await once(child, 'exit');
+      return result;
+    },
+  };
+}
 
 async function provision(service: Service, first: number, count: number): Promise<void> {
   for (let start = 0; start < count; start += IMPORT_BATCH) {
@@ -603,6 +652,24 @@ try {
       'suci-null',
     );
     process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
+    if (STREAM_CLIENTS > 0) {
+      const clients = await streamClients(service, STREAM_CLIENTS);
+      const streamed = await simulate(
+        service,
+        [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
+        false,
+        'suci-null-streamed',
+      );
+      const latencies = await clients.stop();
+      process.stdout.write(`${row(`SUCI null, ${STREAM_CLIENTS} streams`, streamed, bareNull)}\n`);
+      for (const [kind, l] of Object.entries(latencies))
+        process.stdout.write(
+          `  ${kind}: ${l.count} frames to ${STREAM_CLIENTS} clients, latency p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms\n`,
+        );
+      process.stdout.write(
+        `  service CPU per registration with the streams / without: ${(streamed.serviceCpuMs / nullRun.serviceCpuMs).toFixed(2)}\n`,
+      );
+    }
   }
   if (values.suci !== 'null') {
     const profileA = await simulate(
