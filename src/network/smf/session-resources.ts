@@ -120,7 +120,8 @@ export class SessionResources {
     const { userPlane, logger } = this.#stores;
     if (this.#upfSessionId !== undefined && userPlane !== undefined) {
       const released = userPlane.release(this.#upfSessionId);
-      if (!released.ok && released.error !== 'unknown-session')
+      // A stopped UPF (the service stopping: it stops first) took every session's rules with it.
+      if (!released.ok && released.error !== 'unknown-session' && released.error !== 'not-started')
         logger.error({ ...this.#owner, error: released.error }, 'SMF: UPF release failed');
     }
     if (this.#uplinkTeid !== undefined) this.#giveBack('teid', this.#uplinkTeid);

@@ -59,6 +59,26 @@ function stores() {
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('SMF session resources: released once', () => {
+  it('logs nothing when the UPF stopped first (its rules went with it) and still gives the rest back', async () => {
+    const s = stores();
+    const errors: unknown[] = [];
+    const resources = new SessionResources(
+      {
+        ...s,
+        userPlane: { ...s.userPlane, release: () => ({ ok: false, error: 'not-started' }) },
+        logger: pino({ level: 'error' }, { write: (line: string) => void errors.push(line) }),
+      },
+      { supi: SUPI, pduSessionId: 5 },
+    );
+    assert.equal(await resources.leaseAddress('ipv4', '10.0.0.0/24'), true);
+    assert.equal(await resources.allocateTeid(), true);
+    assert.equal(resources.installUpfSession({ imsi: SUPI, ambr: AMBR }).ok, true);
+    assert.equal(resources.release(), true);
+    await settled();
+    assert.deepEqual(errors, []);
+    assert.deepEqual(s.freed, ['teid', 'address 10.0.0.1']);
+  });
+
   it('gives back the UPF session, the TEID and both addresses on the first release only', async () => {
     const s = stores();
     const resources = new SessionResources(s, { supi: SUPI, pduSessionId: 5 });
