@@ -76,6 +76,17 @@ function listen(listener: Listener): () => void {
 }
 
 /**
+ * Ends the tab's stream now (signing out): its own sign-out writes an audit entry, which the stream would
+ * carry to the audit lists of an admin, reloading them with a session already closed (a 401). The pages
+ * left listening open it again when they next listen.
+ */
+export function closeLiveEvents(): void {
+  connection?.abort();
+  connection = undefined;
+  setOpen(false);
+}
+
+/**
  * The stream's kinds that carry each record list's records, as they are written (docs/api.md, "The
  * live event stream"): a list reloads when one of its records arrives.
  */

@@ -18,6 +18,7 @@ import { ROLE_NAMES, type Abilities } from '../auth/roles.ts';
 import { signOut } from '../auth/session.ts';
 import { useMe } from '../auth/use-me.ts';
 import { RefreshControl, ZoneControl } from '../components/display-controls.tsx';
+import { closeLiveEvents } from '../components/live-events.ts';
 
 /** The navigation: every page a role may read (the service decides again on each request). */
 const PAGES: { to: string; label: string; shown?: (can: Abilities) => boolean }[] = [
@@ -76,7 +77,14 @@ export function Layout() {
               </Menu.Target>
               <Menu.Dropdown>
                 <Menu.Item onClick={() => void navigate('/account')}>Password and API tokens</Menu.Item>
-                <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
+                <Menu.Item
+                  onClick={() => {
+                    closeLiveEvents();
+                    void signOut();
+                  }}
+                >
+                  Sign out
+                </Menu.Item>
               </Menu.Dropdown>
             </Menu>
           </Group>
