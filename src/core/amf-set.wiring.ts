@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.ts';
 import { memberState } from '../network/amf/set/amf-set-membership.ts';
 import type { AmfSetMember, AmfSetMemberState } from '../network/ports/amf-set-members.ts';
+import type { Radio } from '../network/radio-registry.ts';
 import type { Db } from '../storage/database.ts';
 import { createAmfSetMembersStore } from '../storage/network-ports/amf-set-members.ts';
 import type { CoreWiring } from './wiring.ts';
@@ -9,8 +10,8 @@ const STATES: readonly AmfSetMemberState[] = ['serving', 'draining', 'gone'];
 
 /**
  * The AMF set as the core holds it (docs/decisions.md, 15): the membership rows' store the AMF's
- * membership writes through (n2.wiring.ts), the members as every process reads them (the API), which
- * member this process runs, and the `pmn_amf_set_members{state}` gauge.
+ * membership writes through (n2.wiring.ts), the members and their radios as every process reads them
+ * (the API), which member this process runs, and the `pmn_amf_set_members{state}` gauge.
  */
 export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   const store = createAmfSetMembersStore({ db: deps.db });
@@ -38,6 +39,12 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   return {
     store,
     members,
+    /** The radios of the other live members, as each wrote them at its last heartbeat. */
+    async peerRadios(): Promise<{ amf: string; radios: Radio[] }[]> {
+      return (await members())
+        .filter((member) => member.state !== 'gone' && member.name !== self)
+        .map((member) => ({ amf: member.name, radios: member.radios }));
+    },
     /** The AMF Name of the member this process runs; undefined while N2 does not run. */
     self: (): string | undefined => self,
     /** Said by the N2 side as its membership starts (the name) and stops (undefined). */

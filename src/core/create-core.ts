@@ -93,11 +93,12 @@ export async function createCore(options: CoreOptions) {
       loginRateLimit: options.loginRateLimit ?? 10,
       secretBox,
     });
+    const amfSet = wireAmfSet(wiring, { db, clock });
     const {
       events: networkEvents,
       state: networkState,
       radios,
-    } = wireNetworkState(wiring, { clock, logger, configuration });
+    } = wireNetworkState(wiring, { clock, logger, configuration, amfSet });
     const records = wireRecords(wiring, { db, audit: audit.service, clock, logger, events: networkEvents });
     const networkConfiguration = await wireNetworkConfiguration(wiring, {
       db,
@@ -119,8 +120,6 @@ export async function createCore(options: CoreOptions) {
       subscribers: networkConfiguration.subscribersRepository,
       configuration,
     });
-
-    const amfSet = wireAmfSet(wiring, { db, clock });
 
     // Operations: metrics, profiling, backup and restore.
     registerDatabaseMetrics(metrics, storage);

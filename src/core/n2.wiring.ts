@@ -83,7 +83,10 @@ function ngapMetrics(metrics: Metrics): NgapMetrics {
  * sockets, else no N2 with a warning); an explicit transport the host cannot give fails the start.
  */
 export function createN2(
-  core: Pick<Core, 'logger' | 'metrics' | 'networkEvents' | 'records' | 'ports' | 'amfSet'> & {
+  core: Pick<
+    Core,
+    'logger' | 'metrics' | 'networkEvents' | 'networkState' | 'records' | 'ports' | 'amfSet'
+  > & {
     location: Pick<Core['location'], 'locationServices'>;
   },
   settings: N2Settings,
@@ -140,6 +143,7 @@ export function createN2(
         identity: settings.amf,
         n2Addresses: settings.addresses,
         plmn: async () => (await core.ports.operatorConfiguration.getOperatorConfiguration()).plmn,
+        radios: () => core.networkState.radios(),
         clock: options.clock ?? systemClock,
         timers,
         logger,

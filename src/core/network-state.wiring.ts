@@ -4,7 +4,7 @@ import { createNetworkEvents } from '../network/events/network-events.ts';
 import { installNetworkEventMetrics, installNetworkMetrics } from '../network/network-metrics.ts';
 import { createNetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
-import { createRadiosService } from '../resources/radios/radios.service.ts';
+import { createRadiosService, type PeerRadios } from '../resources/radios/radios.service.ts';
 import type { CoreWiring } from './wiring.ts';
 
 /**
@@ -14,7 +14,13 @@ import type { CoreWiring } from './wiring.ts';
  */
 export function wireNetworkState(
   core: CoreWiring,
-  deps: { clock: Clock; logger: Logger; configuration: ConfigurationEvents },
+  deps: {
+    clock: Clock;
+    logger: Logger;
+    configuration: ConfigurationEvents;
+    /** The AMF set this process is a member of: the API lists the radios of its other members too. */
+    amfSet: { self(): string | undefined; peerRadios(): Promise<PeerRadios[]> };
+  },
 ) {
   const events = createNetworkEvents({ logger: deps.logger });
   const state = createNetworkState({ clock: deps.clock, events });
@@ -23,5 +29,7 @@ export function wireNetworkState(
   deps.configuration.subscribe(({ resource, change, name }) => {
     if (resource === 'subscriber' && change === 'deleted') state.subscriberRemoved(name);
   });
-  return { events, state, radios: createRadiosService({ state }) };
+  const { amfSet } = deps;
+  const set = { self: () => amfSet.self(), peers: () => amfSet.peerRadios() };
+  return { events, state, radios: createRadiosService({ state, set }) };
 }

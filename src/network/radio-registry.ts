@@ -90,7 +90,7 @@ export function createRadioRegistry(deps: { clock: Clock }) {
 
     /** Every connected radio, by name and then id. */
     list(): Radio[] {
-      return [...radios.values()].sort((a, b) => compare(a.name, b.name) || compare(a.id, b.id));
+      return [...radios.values()].sort(byNameThenId);
     },
 
     /**
@@ -103,6 +103,11 @@ export function createRadioRegistry(deps: { clock: Clock }) {
       return named[0] ?? radios.get(nameOrId);
     },
   };
+}
+
+/** The order radios are listed in: by name, then by id (two radios may share a name). */
+export function byNameThenId(a: Radio, b: Radio): number {
+  return compare(a.name, b.name) || compare(a.id, b.id);
 }
 
 function compare(a: string, b: string): number {

@@ -139,10 +139,27 @@ describe('two services on one PostgreSQL database form one AMF set', { skip }, (
     ]);
   });
 
+  it('the radio connected to the first member is listed by the second one’s API after a heartbeat', async () => {
+    const radioOnB = async () => {
+      const response = await b.request({ method: 'GET', url: '/api/v1/ran/radios/gnb-1', token });
+      return response.statusCode === 200 ? result<{ name: string; amf_name: string }>(response) : undefined;
+    };
+    assert.equal(await radioOnB(), undefined, 'not written before A’s next heartbeat');
+    await heartbeatOfA();
+    const shown = await radioOnB();
+    assert.deepEqual([shown?.name, shown?.amf_name], ['gnb-1', 'amf-a']);
+    const listed = result<{ items: { name: string }[] }>(
+      await b.request({ method: 'GET', url: '/api/v1/ran/radios', token }),
+    );
+    assert.deepEqual(
+      listed.items.map((radio) => radio.name),
+      ['gnb-1'],
+    );
+  });
+
   it('a member that dies is gone once its lease has expired, and the radios hear the set without it', async () => {
     // B's clock stands still from now: no heartbeat, no goodbye. It wrote its lease at start (15 s);
-    // A is 5 s on.
-    await heartbeatOfA();
+    // A is 10 s on.
     assert.deepEqual(
       (await amfSet()).members.map((m) => [m.name, m.state]),
       [

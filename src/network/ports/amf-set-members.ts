@@ -1,3 +1,5 @@
+import type { Radio } from '../radio-registry.ts';
+
 /**
  * The members of the AMF set this process belongs to (TS 23.501 5.21.2), as each writes its own row
  * where every member reads them (docs/decisions.md, 15): its AMF Name, GUAMI, relative capacity, N2
@@ -22,6 +24,8 @@ export interface AmfSetMember {
   n2Addresses: string[];
   /** As written: `gone` once it stopped; a row whose lease has expired is gone whatever it says. */
   state: AmfSetMemberState;
+  /** The radios connected to its N2 as of its last heartbeat (none once it left). */
+  radios: Radio[];
   heartbeatAt: number;
   leaseExpiresAt: number;
 }

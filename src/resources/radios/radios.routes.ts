@@ -14,14 +14,14 @@ export function radiosRoutes(deps: { radios: RadiosService }) {
         config: { permission: 'network:read' },
         schema: {
           tags: ['radios'],
-          summary: 'Radios (RAN nodes) connected now, by name',
+          summary: 'Radios (RAN nodes) connected now to any member of the AMF set, by name',
           querystring: PaginationQuery,
           response: { 200: Envelope(Paginated(RadioListItem)) },
         },
       },
       async (request) => {
         const { limit, offset } = pageWindow(request.query);
-        const { items, total } = radios.list(limit, offset);
+        const { items, total } = await radios.list(limit, offset);
         const shaped = items.map((radio) => ({
           name: radio.name,
           id: radio.id,
@@ -44,7 +44,7 @@ export function radiosRoutes(deps: { radios: RadiosService }) {
         },
       },
       async (request) => {
-        const radio = radios.get(request.params.name);
+        const radio = await radios.get(request.params.name);
         return ok({
           name: radio.name,
           id: radio.id,
@@ -53,6 +53,7 @@ export function radiosRoutes(deps: { radios: RadiosService }) {
           last_seen_at: formatUtcTime(radio.lastSeenAt),
           ran_node_type: radio.ranNodeType,
           supported_tais: radio.supportedTais,
+          amf_name: radio.amf ?? null,
         });
       },
     );

@@ -33,6 +33,10 @@ export const RadioDetail = Type.Object({
   last_seen_at: Type.String({ description: 'RFC 3339 UTC' }),
   ran_node_type: Type.String({ description: 'gNB, ng-eNB, ...' }),
   supported_tais: Type.Array(SupportedTai),
+  amf_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'the AMF set member the radio is connected to; null when it is connected to this process, which runs no AMF set membership',
+  }),
 });
 
 export const RadioParams = Type.Object({

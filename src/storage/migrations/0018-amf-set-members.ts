@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 //
 // The AMF set's members (TS 23.501 5.21.2; docs/decisions.md, 15): each member writes its row at start
 // and at every heartbeat, and reads its peers' to advertise the set's GUAMIs to its radios. A member is
-// gone once its lease has expired. On SQLite one member runs.
+// gone once its lease has expired. `radios` is the member's connected radios as of its last heartbeat
+// (JSON), so that every member's API lists the set's radios. On SQLite one member runs.
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('amf_set_members')
@@ -18,6 +19,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('relative_capacity', 'integer', (c) => c.notNull())
     .addColumn('n2_addresses', 'text', (c) => c.notNull())
     .addColumn('state', 'text', (c) => c.notNull())
+    .addColumn('radios', 'text', (c) => c.notNull().defaultTo('[]'))
     .addColumn('heartbeat_at', 'bigint', (c) => c.notNull())
     .addColumn('lease_expires_at', 'bigint', (c) => c.notNull())
     .execute();

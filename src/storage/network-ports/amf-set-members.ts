@@ -4,6 +4,7 @@ import type {
   AmfSetMembersStore,
   AmfSetMemberState,
 } from '../../network/ports/amf-set-members.ts';
+import type { Radio } from '../../network/radio-registry.ts';
 import type { Db } from '../database.ts';
 import type { AmfSetMembersTable } from '../tables/amf-set.ts';
 
@@ -20,6 +21,7 @@ function memberOf(row: AmfSetMembersTable): AmfSetMember {
     relativeCapacity: Number(row.relative_capacity),
     n2Addresses: addressesOf(row.n2_addresses),
     state: stateOf(row.state),
+    radios: radiosOf(row.radios),
     heartbeatAt: Number(row.heartbeat_at),
     leaseExpiresAt: Number(row.lease_expires_at),
   };
@@ -33,6 +35,27 @@ function addressesOf(text: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** The radios a member wrote; an entry that is not one (a row spoiled by another client) is left out. */
+function radiosOf(text: string): Radio[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.filter((entry): entry is Radio => {
+    if (entry === null || typeof entry !== 'object') return false;
+    const radio = entry as Record<string, unknown>;
+    return (
+      ['id', 'name', 'address', 'ranNodeType'].every((key) => typeof radio[key] === 'string') &&
+      Number.isFinite(radio.connectedAt) &&
+      Number.isFinite(radio.lastSeenAt) &&
+      Array.isArray(radio.supportedTais)
+    );
+  });
 }
 
 function stateOf(text: string): AmfSetMemberState {
@@ -62,8 +85,8 @@ export function createAmfSetMembersStore(deps: { db: Db }): AmfSetMembersStore {
           .execute();
         const blocking = blocker(rows.map(memberOf));
         if (blocking !== undefined) return blocking;
-        const values = {
-          name: member.name,
+        // Every column but the key, which a later write under the same name replaces.
+        const changed = {
           instance: member.instance,
           mcc: member.mcc,
           mnc: member.mnc,
@@ -73,13 +96,13 @@ export function createAmfSetMembersStore(deps: { db: Db }): AmfSetMembersStore {
           relative_capacity: member.relativeCapacity,
           n2_addresses: JSON.stringify(member.n2Addresses),
           state: member.state,
+          radios: JSON.stringify(member.radios),
           heartbeat_at: member.heartbeatAt,
           lease_expires_at: member.leaseExpiresAt,
         };
-        const { name: _name, ...changed } = values;
         await trx
           .insertInto('amf_set_members')
-          .values(values)
+          .values({ name: member.name, ...changed })
           .onConflict((c) => c.column('name').doUpdateSet(changed))
           .execute();
         return undefined;

@@ -11,6 +11,8 @@ export interface AmfSetMembersTable {
   /** JSON array of addresses. */
   n2_addresses: string;
   state: string;
+  /** JSON array of the member's connected radios as of its last heartbeat. */
+  radios: string;
   /** Milliseconds since the epoch. */
   heartbeat_at: number;
   lease_expires_at: number;

@@ -142,6 +142,62 @@ describe('AMF set membership (TS 23.501 5.21.2) on injected time', () => {
     await a.stop();
   });
 
+  it('writes its connected radios with each heartbeat, and none once it left', async () => {
+    const time = manualClock();
+    const radio = {
+      id: '001:01:000001',
+      name: 'gnb-1',
+      address: '192.0.2.1:38412',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+      connectedAt: 1,
+      lastSeenAt: 2,
+    };
+    const connected: (typeof radio)[] = [];
+    const m = createAmfSetMembership({
+      store,
+      identity: { ...DEFAULT_AMF_IDENTITY, name: 'radios', setId: 60 },
+      n2Addresses: ['127.0.0.1'],
+      plmn: () => Promise.resolve(PLMN),
+      radios: () => connected,
+      clock: time,
+      timers: time,
+      logger: pino({ level: 'silent' }),
+      timing: TIMING,
+    });
+    const stored = async () => (await store.list()).find((row) => row.name === 'radios')?.radios;
+    await m.start();
+    assert.deepEqual(await stored(), []);
+    connected.push(radio);
+    await beats(m, time, 1);
+    assert.deepEqual(await stored(), [radio]);
+    await m.stop();
+    assert.deepEqual(await stored(), []);
+  });
+
+  it('reads a row another client of the database spoiled without failing: no addresses, no radios, gone', async () => {
+    await storage.db
+      .insertInto('amf_set_members')
+      .values({
+        name: 'spoiled',
+        instance: 'x',
+        mcc: '001',
+        mnc: '01',
+        region_id: 1,
+        set_id: 70,
+        pointer: 1,
+        relative_capacity: 1,
+        n2_addresses: 'not json',
+        state: 'confused',
+        radios: '[{"id": 1}, 5, null, {"id": "a", "name": "b"}]',
+        heartbeat_at: 0,
+        lease_expires_at: Number.MAX_SAFE_INTEGER,
+      })
+      .execute();
+    const row = (await store.list()).find((m) => m.name === 'spoiled');
+    assert.deepEqual([row?.n2Addresses, row?.radios, row?.state], [[], [], 'gone']);
+  });
+
   it('a second start under the same name takes the row over; the first stops being a member', async () => {
     const [t1, t2] = [manualClock(), manualClock()];
     const first = member(store, { name: 'restart', setId: 50, pointer: 1 }, t1);
@@ -171,6 +227,7 @@ describe('served GUAMIs and their backup AMF (TS 38.413 9.3.3.5, TS 23.501 5.21.
     relativeCapacity: 100,
     n2Addresses: [],
     state,
+    radios: [],
     heartbeatAt: 0,
     leaseExpiresAt: 1,
   });

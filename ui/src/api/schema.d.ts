@@ -7327,7 +7327,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Radios (RAN nodes) connected now, by name
+         * Radios (RAN nodes) connected now to any member of the AMF set, by name
          * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `network:read`).
          */
         get: {
@@ -7489,6 +7489,8 @@ export interface paths {
                                         sd?: string;
                                     }[];
                                 }[];
+                                /** @description the AMF set member the radio is connected to; null when it is connected to this process, which runs no AMF set membership */
+                                amf_name: string | null;
                             };
                         };
                     };

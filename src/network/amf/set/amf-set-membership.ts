@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../../clock.ts';
 import type { AmfSetMember, AmfSetMembersStore, AmfSetMemberState } from '../../ports/amf-set-members.ts';
 import type { Plmn } from '../../radio-id.ts';
+import type { Radio } from '../../radio-registry.ts';
 import type { AmfIdentity } from '../context/amf-identity.ts';
 
 /** How often a member writes its row, and how long a row keeps it a member without another write. */
@@ -63,6 +64,8 @@ export interface AmfSetMembershipDeps {
   n2Addresses: readonly string[];
   /** The operator's PLMN as it is now (the MCC and MNC of the GUAMI). */
   plmn: () => Promise<Plmn>;
+  /** The radios connected to this member now, written with each heartbeat for the set's API; none without. */
+  radios?: () => readonly Radio[];
   clock: Clock;
   timers: Timers;
   logger: Logger;
@@ -102,6 +105,7 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       relativeCapacity: identity.relativeCapacity,
       n2Addresses: [...deps.n2Addresses],
       state,
+      radios: state === 'gone' ? [] : [...(deps.radios?.() ?? [])],
       heartbeatAt: now,
       leaseExpiresAt: state === 'gone' ? now : now + timing.leaseMs,
     };
