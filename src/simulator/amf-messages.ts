@@ -2,6 +2,7 @@ import { bitStringHex } from '../network/asn1/bit-string.ts';
 import { toHex } from '../network/asn1/hex.ts';
 import {
   readAMFConfigurationUpdate,
+  readAMFStatusIndication,
   readErrorIndication as readErrorIndicationMessage,
   readNGSetupFailure,
   readNGSetupResponse,
@@ -10,10 +11,12 @@ import {
 import type {
   Cause,
   CriticalityDiagnostics,
+  GUAMI,
   NGAPPDU,
   PLMNSupportList,
   ServedGUAMIList,
   TimeToWait,
+  UnavailableGUAMIList,
 } from '../network/ngap/generated/types.ts';
 import type { Plmn } from '../network/radio-id.ts';
 import type { Slice } from './gnb-config.ts';
@@ -32,6 +35,22 @@ export interface Guami {
   regionId: string;
   setId: string;
   pointer: string;
+  /**
+   * The AMF that takes this GUAMI's UEs when its own AMF is unavailable (TS 23.501 5.21.2): the
+   * backupAMFName of a ServedGUAMIItem or UnavailableGUAMIItem (TS 38.413), present when the AMF named one.
+   */
+  backupAmfName?: string;
+}
+
+/** The same GUAMI, whatever backup AMF each names. */
+export function sameGuami(a: Guami, b: Guami): boolean {
+  return (
+    a.plmn.mcc === b.plmn.mcc &&
+    a.plmn.mnc === b.plmn.mnc &&
+    a.regionId === b.regionId &&
+    a.setId === b.setId &&
+    a.pointer === b.pointer
+  );
 }
 
 export interface PlmnSupport {
@@ -77,13 +96,18 @@ export function causeText(cause: Cause): string {
   return `${cause.choice}/${String(cause.value)}`;
 }
 
-function readGuamis(list: ServedGUAMIList | undefined): Guami[] {
-  return (list ?? []).map(({ gUAMI }) => ({
+function readGuami(gUAMI: GUAMI, backupAMFName: string | undefined): Guami {
+  return {
     plmn: readPlmn(gUAMI.pLMNIdentity),
     regionId: bitStringHex(gUAMI.aMFRegionID),
     setId: bitStringHex(gUAMI.aMFSetID),
     pointer: bitStringHex(gUAMI.aMFPointer),
-  }));
+    ...(backupAMFName === undefined ? {} : { backupAmfName: backupAMFName }),
+  };
+}
+
+function readGuamis(list: ServedGUAMIList | UnavailableGUAMIList | undefined): Guami[] {
+  return (list ?? []).map(({ gUAMI, backupAMFName }) => readGuami(gUAMI, backupAMFName));
 }
 
 function readPlmnSupport(list: PLMNSupportList | undefined): PlmnSupport[] {
@@ -155,6 +179,16 @@ export function readFailure(pdu: NGAPPDU): ProcedureFailure | undefined {
   if (!read.ok) return undefined;
   const { cause, timeToWait, criticalityDiagnostics } = read.message;
   return { cause: cause === undefined ? undefined : causeText(cause), timeToWait, criticalityDiagnostics };
+}
+
+/**
+ * The GUAMIs an AMF Status Indication declares unavailable (TS 38.413 8.7.6), each with the backup AMF
+ * named for it; undefined when `pdu` is none that reads.
+ */
+export function readAmfStatusIndication(pdu: NGAPPDU): Guami[] | undefined {
+  const read = readAMFStatusIndication(pdu);
+  if (!read.ok) return undefined;
+  return readGuamis(read.message.unavailableGuamiList);
 }
 
 /** What an Error Indication from the AMF says; undefined when `pdu` is none that reads. */

@@ -26,12 +26,15 @@ import type {
   AmfConfigurationChanges,
   AmfDescription,
   ErrorIndicationReading,
+  Guami,
   ProcedureFailure,
 } from './amf-messages.ts';
 import {
   applyAmfConfigurationChanges,
   causeText,
   readAmfConfigurationUpdate,
+  sameGuami,
+  readAmfStatusIndication,
   readErrorIndication,
   readFailure,
   readNgSetupResponse,
@@ -93,6 +96,8 @@ export type GnbEvent =
   /** The AMF's configuration update (TS 38.413 8.7.3), already acknowledged. */
   | { type: 'amf-configuration-update'; changes: AmfConfigurationChanges; amf: AmfDescription }
   | { type: 'error-indication'; report: ErrorIndicationReading }
+  /** The AMF declared these GUAMIs unavailable (TS 38.413 8.7.6), with their backup AMFs when named. */
+  | { type: 'amf-status-indication'; unavailable: Guami[] }
   /**
    * A message of the node's own procedures its generated reader refused (TS 38.413 10.3: an IE of
    * criticality reject missing or not comprehended, IEs out of order): not acted on.
@@ -195,6 +200,8 @@ export class SimulatedGnb {
   #ues: UeSignalling | undefined;
   /** A strict node's view: the stream each UE's messages from the AMF came on, by AMF UE NGAP ID. */
   readonly #ueStreams = new Map<number, number>();
+  /** GUAMIs the AMF declared unavailable by AMF Status Indication since its NG Setup (8.7.6.2). */
+  #unavailableGuamis: Guami[] = [];
   /** What a strict node found wrong in the AMF's stream ids, in order (never cleared). */
   readonly streamViolations: StreamViolation[] = [];
   #resolveClosed: (end: GnbEnd) => void = () => undefined;
@@ -232,6 +239,15 @@ export class SimulatedGnb {
     const state = this.#state;
     const outbound = state.kind === 'associated' || state.kind === 'ready' ? state.up.streams.outbound : 1;
     return outbound > 1 ? 1 + (ranUeNgapId % (outbound - 1)) : 0;
+  }
+
+  /**
+   * The GUAMIs this AMF declared unavailable (AMF Status Indication, TS 38.413 8.7.6.2): the node selects
+   * another AMF for their UEs, the backup named with each when there is one. A new NG Setup, or the
+   * association's end or restart, starts the list over: the AMF describes itself anew.
+   */
+  get unavailableGuamis(): readonly Guami[] {
+    return this.#unavailableGuamis;
   }
 
   /** Every PDU sent, in order (none without `keepLog`). */
@@ -334,6 +350,7 @@ export class SimulatedGnb {
     }
     if (pdu.choice !== 'successfulOutcome' || pdu.value.name !== 'NGSetup') return wrongAnswer(pdu);
     const amf = readNgSetupResponse(pdu) ?? unreadableAnswer(pdu);
+    this.#unavailableGuamis = [];
     const state = this.#state;
     if (state.kind === 'associated' || state.kind === 'ready') {
       this.#state = { kind: 'ready', association: state.association, up: state.up, amf };
@@ -433,6 +450,7 @@ export class SimulatedGnb {
         }
         this.#failPending('the peer restarted the association');
         this.#ueStreams.clear();
+        this.#unavailableGuamis = [];
         this.#ues?.reset({ kind: 'all' });
         this.#emit({ type: 'restart' });
         return;
@@ -453,6 +471,7 @@ export class SimulatedGnb {
     if (this.#state.kind === 'closed') return;
     const hadUes = this.#state.kind === 'associated' || this.#state.kind === 'ready';
     this.#state = { kind: 'closed', end };
+    this.#unavailableGuamis = [];
     this.#failPending(`the association ended (${end.reason})`);
     if (hadUes) this.#ues?.reset({ kind: 'all' });
     this.#emit({ type: 'closed', end });
@@ -616,6 +635,12 @@ export class SimulatedGnb {
             });
             return;
           }
+          case 'AMFStatusIndication': {
+            const unavailable = readAmfStatusIndication(pdu);
+            if (unavailable === undefined) this.#emit({ type: 'unreadable', exchange });
+            else this.#amfStatusIndication(unavailable);
+            return;
+          }
           case 'ErrorIndication': {
             const report = readErrorIndication(pdu);
             this.#emit(
@@ -657,6 +682,15 @@ export class SimulatedGnb {
     if (state.kind === 'ready') this.#state = { ...state, amf };
     this.send(amfConfigurationUpdateAcknowledge());
     this.#emit({ type: 'amf-configuration-update', changes, amf });
+  }
+
+  /** TS 38.413 8.7.6.2: the indicated GUAMIs are unavailable from now on (class 2: no answer). */
+  #amfStatusIndication(unavailable: Guami[]): void {
+    const known = this.#unavailableGuamis.filter(
+      (guami) => !unavailable.some((item) => sameGuami(item, guami)),
+    );
+    this.#unavailableGuamis = [...known, ...unavailable];
+    this.#emit({ type: 'amf-status-indication', unavailable });
   }
 
   #emit(event: GnbEvent): void {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { viewNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
-import { plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
+import { bits, plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import { expectedRadioId } from '../../src/simulator/gnb-config.ts';
 import type { NGAPPDU } from '../../src/network/ngap/generated/types.ts';
@@ -309,6 +309,132 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
     assert.equal(event.amf.name, AMF_NAME);
     await acknowledged;
     assert.deepEqual(gnb.state.kind === 'ready' && gnb.state.amf.plmnSupport, event.changes.plmnSupport);
+  });
+
+  it('the backup AMF name of each served GUAMI is kept from NG Setup Response and AMF Configuration Update (TS 23.501 5.21.2)', async () => {
+    const { amf, gnb } = await setup();
+    const guami = (pointer: number) => ({
+      pLMNIdentity: plmnIdentity('001', '01'),
+      aMFRegionID: bits(0xca, 8),
+      aMFSetID: bits(0x3f5, 10),
+      aMFPointer: bits(pointer, 6),
+    });
+    const response = ngSetupResponse();
+    assert.ok(response.choice === 'successfulOutcome' && response.value.name === 'NGSetup');
+    for (const ie of response.value.value.protocolIEs) {
+      if (ie.name === 'ServedGUAMIList') ie.value = [{ gUAMI: guami(1), backupAMFName: 'amf-b' }];
+    }
+    amf.ngSetupAnswer = () => response;
+    const outcome = await gnb.ngSetup();
+    assert.ok(outcome.outcome === 'accepted');
+    assert.deepEqual(outcome.amf.servedGuamis, [
+      {
+        plmn: { mcc: '001', mnc: '01' },
+        regionId: 'ca',
+        setId: '3f5',
+        pointer: '01',
+        backupAmfName: 'amf-b',
+      },
+    ]);
+    const association = [...amf.associations.keys()][0]!;
+    const update = gnb.next((event) => (event.type === 'amf-configuration-update' ? event : undefined));
+    const acknowledged = amf.next('AMFConfigurationUpdateAcknowledge');
+    amf.send(association, {
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 0,
+        name: 'AMFConfigurationUpdate',
+        criticality: 'reject',
+        value: {
+          protocolIEs: [
+            {
+              id: 96,
+              name: 'ServedGUAMIList',
+              criticality: 'reject',
+              value: [{ gUAMI: guami(1), backupAMFName: 'amf-c' }, { gUAMI: guami(2) }],
+            },
+            { id: 86, name: 'RelativeAMFCapacity', criticality: 'ignore', value: 17 },
+          ],
+        },
+      },
+    });
+    await update;
+    await acknowledged;
+    assert.ok(gnb.state.kind === 'ready');
+    assert.deepEqual(
+      gnb.state.amf.servedGuamis.map((item) => [item.pointer, item.backupAmfName]),
+      [
+        ['01', 'amf-c'],
+        ['02', undefined],
+      ],
+    );
+    assert.equal(gnb.state.amf.relativeCapacity, 17);
+  });
+
+  it('AMF Status Indication (TS 38.413 8.7.6): the unavailable GUAMIs and their backup AMFs are kept until the next NG Setup; nothing is answered', async () => {
+    const { amf, gnb, events } = await setup();
+    await gnb.ngSetup();
+    const association = [...amf.associations.keys()][0]!;
+    const indication = (pointer: number, backupAMFName?: string): NGAPPDU => ({
+      choice: 'initiatingMessage',
+      value: {
+        procedureCode: 1,
+        name: 'AMFStatusIndication',
+        criticality: 'ignore',
+        value: {
+          protocolIEs: [
+            {
+              id: 120,
+              name: 'UnavailableGUAMIList',
+              criticality: 'reject',
+              value: [
+                {
+                  gUAMI: {
+                    pLMNIdentity: plmnIdentity('001', '01'),
+                    aMFRegionID: bits(0xca, 8),
+                    aMFSetID: bits(0x3f5, 10),
+                    aMFPointer: bits(pointer, 6),
+                  },
+                  ...(backupAMFName === undefined ? {} : { backupAMFName }),
+                },
+              ],
+            },
+          ],
+        },
+      },
+    });
+    const sentBefore = gnb.sent.length;
+    const first = gnb.nextReceived('AMFStatusIndication');
+    amf.send(association, indication(1, 'amf-b'));
+    await first;
+    const second = gnb.nextReceived('AMFStatusIndication');
+    amf.send(association, indication(2));
+    await second;
+    assert.deepEqual(
+      events.filter((event) => event.type === 'amf-status-indication').map((event) => event.unavailable),
+      [
+        [
+          {
+            plmn: { mcc: '001', mnc: '01' },
+            regionId: 'ca',
+            setId: '3f5',
+            pointer: '01',
+            backupAmfName: 'amf-b',
+          },
+        ],
+        [{ plmn: { mcc: '001', mnc: '01' }, regionId: 'ca', setId: '3f5', pointer: '02' }],
+      ],
+    );
+    assert.deepEqual(
+      gnb.unavailableGuamis.map((guami) => [guami.pointer, guami.backupAmfName]),
+      [
+        ['01', 'amf-b'],
+        ['02', undefined],
+      ],
+    );
+    assert.equal(gnb.sent.length, sentBefore, 'a class 2 procedure: no answer');
+    await gnb.ngSetup();
+    assert.deepEqual(gnb.unavailableGuamis, [], 'the AMF describes itself anew');
   });
 
   it('what its generated readers refuse (TS 38.413 10.3) is not taken: an NG Setup Response without its AMF Name ends NG Setup unsuccessfully; an AMF Configuration Update out of order and an NG Reset without its Reset Type are not acted on', async () => {
