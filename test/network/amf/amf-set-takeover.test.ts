@@ -218,6 +218,51 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       await b.h.close();
     });
 
+    it('a member back from a pause does not serve a UE another took over from its stale copy: it takes it back', async () => {
+      const store = await sharedStore();
+      const a = await member(store, 'amf-a', 0);
+      const b = await member(store, 'amf-b', 1);
+      const ue = new TestUe();
+      const { ids, guti } = await register(a.h, a.radio, ue);
+      await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      await a.h.amf.ueContextsWritten();
+      // B takes the UE over while A is paused (A still holds its copy), serves it, and it goes idle.
+      const onB = await initialStep(b.h, b.radio, ue, initialUeMessage(7, serviceRequestPdu(ue)));
+      assert.deepEqual(types(onB.nas), ['serviceAccept']);
+      const idsB = { amf: amfUeNgapIdOf(onB.pdus[0]!)!, ran: 7 };
+      await step(
+        b.h,
+        b.radio,
+        ue,
+        buildInitialContextSetupResponse({ amfUeNgapId: idsB.amf, ranUeNgapId: 7 }),
+      );
+      await step(b.h, b.radio, ue, ueContextReleaseRequest(idsB));
+      await step(b.h, b.radio, ue, ueContextReleaseComplete(idsB));
+      await b.h.amf.ueContextsWritten();
+      const ofB = await store.get(IMSI);
+      assert.equal(ofB?.owner, 'amf-b');
+      assert.equal(a.h.amf.counts().ues, 1, 'A still holds its copy');
+
+      // A resumes and the UE's gNB sends its next Service Request to A, whose GUAMI its 5G-GUTI names.
+      const onA = await initialStep(a.h, a.radio, ue, initialUeMessage(9, serviceRequestWithData(ue, guti)));
+      emitted.add(a.radio.received);
+      assert.deepEqual(
+        types(onA.nas),
+        ['serviceAccept'],
+        'the UE accepts the Service Accept: no COUNT reused',
+      );
+      assert.ok(
+        (ue.security?.highestReceivedCount ?? 0) >= ofB.security!.downlinkCount + DOWNLINK_COUNT_MARGIN,
+      );
+      await a.h.amf.ueContextsWritten();
+      const back = await store.get(IMSI);
+      assert.equal(back?.owner, 'amf-a');
+      assert.equal(back?.epoch, (ofB?.epoch ?? 0) + 1, 'taken back by compare-and-set');
+      await a.h.close();
+      await b.h.close();
+    });
+
     it('a mobility registration update reaching B is accepted without authentication; B owns the UE', async () => {
       const store = await sharedStore();
       const a = await member(store, 'amf-a', 0);

@@ -37,6 +37,12 @@ export interface UeContextWrites {
    * owns it (`ue.contextEpoch` set), false when another member took it first. A store failure throws.
    */
   claim(ue: AmfUe, record: UeContextRecord): Promise<boolean>;
+  /**
+   * Whether this AMF still owns `ue`'s stored context (the stored epoch is the one it took it with). Not
+   * owned: nothing more of `ue` is written (it is the new owner's). A store that fails answers true: the
+   * AMF serves from memory, as it does when a write fails.
+   */
+  owns(ue: AmfUe): Promise<boolean>;
   /** Resolves once every write asked for so far has ended (tests; a stopping process). */
   settled(): Promise<void>;
 }
@@ -144,6 +150,23 @@ export function createUeContextWrites(options: {
       ue.contextEpoch = taken;
       saved.add(record.supi);
       return true;
+    },
+    async owns(ue) {
+      if (store === undefined || ue.supi === undefined || ue.contextEpoch === undefined) return true;
+      let record;
+      try {
+        record = await store.get(ue.supi);
+      } catch (error) {
+        logger.error({ supi: ue.supi, err: error }, 'AMF: the UE context store could not be read');
+        return true;
+      }
+      if (record !== undefined && record.epoch === ue.contextEpoch) return true;
+      saved.delete(ue.supi);
+      logger.warn(
+        { supi: ue.supi, epoch: ue.contextEpoch, stored: record?.epoch },
+        'AMF: another AMF of the set took the UE over',
+      );
+      return false;
     },
     async settled() {
       while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.done));

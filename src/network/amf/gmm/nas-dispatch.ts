@@ -34,7 +34,7 @@ import { rejectUnknown, serviceRequest } from './service-request.ts';
 import { takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
-import { abortProcedure, becomeIdle, stopProcedure } from './ue-lifecycle.ts';
+import { abortProcedure, becomeIdle, dropTakenOver, stopProcedure } from './ue-lifecycle.ts';
 import type { NasEndpoint } from '../n2/ue-ngap.ts';
 import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, enterConnected, markContextSetUp } from '../context/cm-state.ts';
@@ -195,18 +195,10 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
 
     const tmsi = tmsiOf(message);
     const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
-    if (known?.security !== undefined && pdu.kind === 'protected') {
-      const opened = unprotect(known.security, nasPdu);
-      if (opened.ok && isFiveGmm(opened.message)) {
-        // A new connection: a Configuration Update on the old one is cut short (TS 24.501 5.4.4.5 a), and
-        // the 5G-GUTI the UE named itself with is the one it holds.
-        configurationUpdateInterrupted(known);
-        if (known.procedure.kind === 'configuration-update') stopProcedure(known);
-        amf.ues.settleGuti(known, tmsi);
-        attach(amf, known, connection);
-        return dispatch(known, opened.message, opened.plain, true);
-      }
-    }
+    const takenOver = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {
+      attach(amf, ue, connection);
+      dispatch(ue, verified, plain, true);
+    };
     const unknown = (): void => {
       switch (message.messageType) {
         case 'registrationRequest': {
@@ -226,14 +218,36 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
           return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
       }
     };
-    // A UE of the set this AMF holds nothing for: another member served it (docs/amf-set.md, "Takeover").
-    if (known === undefined && pdu.kind === 'protected' && amf.ueContexts.shared && takesOver(message)) {
-      const serve = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {
-        attach(amf, ue, connection);
-        dispatch(ue, verified, plain, true);
-      };
-      return void takeOver(amf, connection, message, nasPdu, serve, unknown);
+    const held = known;
+    const initial: FiveGmmMessage = message;
+    if (held?.security !== undefined && pdu.kind === 'protected') {
+      const opened = unprotect(held.security, nasPdu);
+      if (opened.ok && isFiveGmm(opened.message)) {
+        const verified = opened.message;
+        const serve = (): void => {
+          // A new connection: a Configuration Update on the old one is cut short (TS 24.501 5.4.4.5 a),
+          // and the 5G-GUTI the UE named itself with is the one it holds.
+          configurationUpdateInterrupted(held);
+          if (held.procedure.kind === 'configuration-update') stopProcedure(held);
+          amf.ues.settleGuti(held, tmsi);
+          attach(amf, held, connection);
+          dispatch(held, verified, opened.plain, true);
+        };
+        if (!amf.ueContexts.shared || held.contextEpoch === undefined) return serve();
+        // Another member may have taken the UE over while this one was paused: serving it from this copy
+        // would reuse downlink COUNTs the new owner sent (docs/amf-set.md). The stored epoch says.
+        return void amf.ueContexts.owns(held).then((owned) => {
+          if (!amf.ues.has(held) || connection.phase !== 'active') return;
+          if (owned) return serve();
+          dropTakenOver(amf, held);
+          if (takesOver(initial)) void takeOver(amf, connection, initial, nasPdu, takenOver, unknown);
+          else unknown();
+        });
+      }
     }
+    // A UE of the set this AMF holds nothing for: another member served it (docs/amf-set.md, "Takeover").
+    if (known === undefined && pdu.kind === 'protected' && amf.ueContexts.shared && takesOver(message))
+      return void takeOver(amf, connection, message, nasPdu, takenOver, unknown);
     unknown();
   }
 
