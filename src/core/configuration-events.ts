@@ -9,14 +9,22 @@ import type {
 import { localChangeNotices, type ChangeNotices } from '../storage/change-notices.ts';
 
 const TOPIC = 'configuration';
-const RESOURCES = new Set<string>(['subscriber', 'profile', 'policy', 'slice', 'data-network', 'operator']);
+const RESOURCES = new Set<string>([
+  'subscriber',
+  'profile',
+  'policy',
+  'slice',
+  'data-network',
+  'operator',
+  'smsc-link',
+]);
 const CHANGES = new Set<string>(['created', 'changed', 'deleted']);
 /**
  * When notices may have been missed, each resource whose change the network functions react to for
  * every device or radio is said to have changed (name empty: any): they read it again and reconsider
  * every UE, which also deregisters one whose subscriber was deleted meanwhile.
  */
-const AFTER_MISSED: ConfiguredResource[] = ['operator', 'slice', 'profile', 'policy'];
+const AFTER_MISSED: ConfiguredResource[] = ['operator', 'slice', 'profile', 'policy', 'smsc-link'];
 
 /** A change told by another process, if it has the shape of one. */
 function changeOf(detail: unknown): ConfigurationChange | undefined {

@@ -200,6 +200,11 @@ export function createN2(
                 store: core.ports.smsStore,
                 subscribers: core.ports.smsSubscribers,
                 clock: options.clock ?? systemClock,
+                smsc: {
+                  configuration: core.ports.smscLink.configuration,
+                  outbox: core.ports.smscLink.outbox,
+                  onPdu: core.ports.smscLink.onPdu,
+                },
               },
             })
           : undefined;
@@ -241,6 +246,9 @@ export function createN2(
       // A message the operator queued through the API goes now if its recipient is reachable (docs/sms.md).
       const smsf = built?.smsf;
       stopSmsQueued = smsf === undefined ? undefined : core.ports.smsQueued((imsi) => smsf.ueReachable(imsi));
+      // The SMSC link binds when its configuration says so (docs/sms.md, "SMSC link").
+      await built?.start();
+      core.ports.smscLink.running(built?.smsc);
       upf = built?.upf;
       endpoint = {
         transport: opened.kind,
@@ -272,6 +280,7 @@ export function createN2(
       if (functions !== undefined) core.location.locationServices.provide(undefined);
       stopSmsQueued?.();
       stopSmsQueued = undefined;
+      core.ports.smscLink.running(undefined);
       await functions?.stop();
       functions = undefined;
       // Left last: the set hears this member is gone once its radios have been shut down.

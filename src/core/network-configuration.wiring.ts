@@ -22,7 +22,14 @@ import { createSubscribersService } from '../resources/subscribers/subscribers.s
 import type { Db } from '../storage/database.ts';
 import { createAuthenticationData } from '../storage/network-ports/authentication-data.ts';
 import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
-import { createSmsStore, createSmsSubscribers } from '../storage/network-ports/sms-store.ts';
+import {
+  createSmscOutbox,
+  createSmsStore,
+  createSmsSubscribers,
+} from '../storage/network-ports/sms-store.ts';
+import { createSmscConfiguration } from '../storage/network-ports/smsc-configuration.ts';
+import { createSmscLinkRepository } from '../resources/sms/smsc-link.repository.ts';
+import { createSmscLinkService, type SmscLinkStatus } from '../resources/sms/smsc-link.service.ts';
 import { createSmsRepository } from '../resources/sms/sms.repository.ts';
 import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { createSmsService } from '../resources/sms/sms.service.ts';
@@ -109,6 +116,33 @@ export async function wireNetworkConfiguration(
         value: count,
       })),
   });
+  // The SMSC link runs with the network side (n2.wiring.ts), which tells which one runs for its status.
+  let smscLinkRunning: { status(): SmscLinkStatus } | undefined;
+  const smscLink = createSmscLinkService({
+    db,
+    repository: createSmscLinkRepository(db),
+    audit,
+    secretBox,
+    clock,
+    changes,
+    status: () => smscLinkRunning?.status() ?? { state: 'disabled' },
+  });
+  const SMSC_LINK_STATES = ['disabled', 'connecting', 'bound'] as const;
+  core.metrics.gauge({
+    name: 'pmn_smsc_link_state',
+    help: 'The SMSC link now: 1 for its state (disabled, connecting, bound), 0 for the others',
+    labelNames: ['state'],
+    collect: () => {
+      const now = smscLinkRunning?.status().state ?? 'disabled';
+      return SMSC_LINK_STATES.map((state) => ({ labels: { state }, value: state === now ? 1 : 0 }));
+    },
+  });
+  const smscPdus = core.metrics.counter({
+    name: 'pmn_smsc_pdus_total',
+    help: 'SMPP PDUs on the SMSC link, by direction (sent, received) and command (malformed: did not decode)',
+    labelNames: ['direction', 'command'],
+  });
+
   return {
     /** True when this start created the default operator, data network, slice, profile and policy. */
     firstStart,
@@ -150,7 +184,16 @@ export async function wireNetworkConfiguration(
       ueContexts,
       /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
       smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
+      /** The SMSC link's configuration and outbox; the network side says which link runs (its status). */
+      smscLink: {
+        configuration: createSmscConfiguration({ db, secretBox }),
+        outbox: createSmscOutbox({ db }),
+        onPdu: (direction: 'sent' | 'received', command: string) => smscPdus.inc({ direction, command }),
+        running: (link: { status(): SmscLinkStatus } | undefined) => void (smscLinkRunning = link),
+      },
     },
+    /** The SMSC link's configuration through the API (docs/sms.md, "SMSC link"). */
+    smscLink,
     /** Operator-originated short messages, their list and clear (docs/sms.md, "API"). */
     sms,
   };

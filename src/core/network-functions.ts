@@ -128,6 +128,7 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
     if (link !== undefined)
       smsc = createSmscGateway({
         configuration: link.configuration,
+        changes: options.configurationEvents,
         outbox: link.outbox,
         store: sms.store,
         subscribers: sms.subscribers,

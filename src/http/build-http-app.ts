@@ -31,6 +31,7 @@ import { createHealthReader, type NetworkSource } from '../resources/status/heal
 import { statusRoutes } from '../resources/status/status.routes.ts';
 import { subscriberLogsRoutes } from '../resources/subscriber-logs/subscriber-logs.routes.ts';
 import { smsRoutes } from '../resources/sms/sms.routes.ts';
+import { smscLinkRoutes } from '../resources/sms/smsc-link.routes.ts';
 import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { subscriberTimelineRoutes } from '../resources/subscriber-timeline/subscriber-timeline.routes.ts';
 import { subscriberUsageRoutes } from '../resources/subscriber-usage/subscriber-usage.routes.ts';
@@ -278,6 +279,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   }
 
   await app.register(smsRoutes({ sms: config.sms }));
+  await app.register(smscLinkRoutes({ smscLink: config.smscLink }));
   await app.register(
     retentionRoutes({
       retention: core.retention,

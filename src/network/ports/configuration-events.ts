@@ -4,7 +4,15 @@
  * or one whose profile no longer allows it, the SMF modifies or releases the sessions a policy, profile
  * or pool change touches, and the AMF tells connected radios of a new PLMN, TAC or slice.
  */
-export type ConfiguredResource = 'subscriber' | 'profile' | 'policy' | 'slice' | 'data-network' | 'operator';
+export type ConfiguredResource =
+  | 'subscriber'
+  | 'profile'
+  | 'policy'
+  | 'slice'
+  | 'data-network'
+  | 'operator'
+  /** The SMSC link's configuration (docs/sms.md): the link binds again with it. */
+  | 'smsc-link';
 
 export interface ConfigurationChange {
   resource: ConfiguredResource;

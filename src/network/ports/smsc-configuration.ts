@@ -13,9 +13,8 @@ export interface SmscConfiguration {
   enabled: boolean;
 }
 
+/** A change is told as a configuration event of resource `smsc-link` (ports/configuration-events.ts). */
 export interface SmscConfigurationPort {
   /** The configuration now, or undefined when none is set. */
   read(): Promise<SmscConfiguration | undefined>;
-  /** Runs `listener` after each committed change, made here or through another process on the database. */
-  onChange(listener: () => void): () => void;
 }

@@ -6,6 +6,7 @@
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../clock.ts';
+import type { ConfigurationEvents } from '../ports/configuration-events.ts';
 import type { SmscConfiguration, SmscConfigurationPort } from '../ports/smsc-configuration.ts';
 import type { SmscOutbox, SmsStore, SmsSubscribers, StoredSms } from '../ports/sms-store.ts';
 import { createMoToSmsc, type SettledOutcome } from './mo-to-smsc.ts';
@@ -19,6 +20,8 @@ export interface SmscLinkStatus {
 
 export interface SmscGatewayOptions {
   configuration: SmscConfigurationPort;
+  /** Changes of resource `smsc-link`, here or through another process: the configuration is read again. */
+  changes: ConfigurationEvents;
   store: SmsStore;
   outbox: SmscOutbox;
   subscribers: SmsSubscribers;
@@ -113,7 +116,9 @@ export function createSmscGateway(options: SmscGatewayOptions) {
     async start(): Promise<void> {
       if (!stopped) return;
       stopped = false;
-      stopListening = options.configuration.onChange(() => void reconfigure());
+      stopListening = options.changes.subscribe((change) => {
+        if (change.resource === 'smsc-link') void reconfigure();
+      });
       await reconfigure();
     },
     /** Unbinds and closes the link; no timer or socket is left. */

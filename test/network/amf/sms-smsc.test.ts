@@ -35,7 +35,7 @@ async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscC
   };
   const h = await smsHarness({
     smsc: (store) => ({
-      configuration: { read: async () => configuration, onChange: () => () => {} },
+      configuration: { read: async () => configuration },
       outbox: memorySmscOutbox(store),
     }),
   });

@@ -15,11 +15,12 @@ function setup(initial: SmscConfiguration | undefined) {
   const listeners = new Set<() => void>();
   const pdus: string[] = [];
   const gateway = createSmscGateway({
-    configuration: {
-      read: async () => configuration,
-      onChange: (listener) => {
-        listeners.add(listener);
-        return () => void listeners.delete(listener);
+    configuration: { read: async () => configuration },
+    changes: {
+      subscribe: (listener) => {
+        const heard = () => listener({ resource: 'smsc-link', change: 'changed', name: '' });
+        listeners.add(heard);
+        return () => void listeners.delete(heard);
       },
     },
     store,

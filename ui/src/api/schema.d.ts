@@ -9899,14 +9899,15 @@ export interface paths {
                                     from: string;
                                     /** @description the sending device; null from the API */
                                     from_imsi: string | null;
-                                    to_imsi: string;
+                                    /** @description the recipient; null for a number outside the network, handed to the SMSC link */
+                                    to_imsi: string | null;
                                     to_msisdn: string | null;
                                     /** @description the text of this part, when it is text */
                                     text?: string;
                                     /** @description the octets of this part in hexadecimal, when they are not text */
                                     data?: string;
                                     status: "queued" | "delivered" | "failed" | "expired";
-                                    /** @description why it failed: the RP-cause the device answered */
+                                    /** @description why it failed: the RP-cause the device answered, or the SMSC's refusal or receipt state */
                                     cause: string | null;
                                     attempts: number;
                                     /** @description UTC with numeric offset and milliseconds, 2026-11-22T10:15:30.123+00:00 */
@@ -10089,6 +10090,251 @@ export interface paths {
         /**
          * Delete every short message, delivered or not
          * @description Roles allowed: admin (1), network manager (3) (permission `records:write`).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sms/smsc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The SMSC link's configuration (never its password) and its state
+         * @description Roles allowed: admin (1), read-only (2), network manager (3) (permission `network:read`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                configured: boolean;
+                                host?: string;
+                                port?: number;
+                                system_id?: string;
+                                system_type?: string;
+                                enabled?: boolean;
+                                /** Format: date-time */
+                                updated_at?: string;
+                                /** @description the link now: disabled (none, disabled or no N2), connecting, bound */
+                                state: "disabled" | "connecting" | "bound";
+                                /** @description why the last connection ended or the last bind failed */
+                                last_error: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        /**
+         * Set the SMSC link (SMPP 3.4 transceiver); the link binds again with it, without a restart
+         * @description Roles allowed: admin (1), network manager (3) (permission `network:write`).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description the SMSC's host name or IP address */
+                        host: string;
+                        /** @description its SMPP port (commonly 2775) */
+                        port: number;
+                        /** @description the ESME identity to bind with */
+                        system_id: string;
+                        /** @description the bind password; never returned; left out, the stored one is kept */
+                        password?: string;
+                        /** @description default empty */
+                        system_type?: string;
+                        /** @description bind (default true); false keeps it configured but down */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                message: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request: malformed JSON, a wrong, missing or unknown field, or a bad parameter */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Conflicts with the current state (duplicate, still referenced, limit reached) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Body larger than 1 MiB */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description Body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove the SMSC link: it unbinds, and numbers outside the network are refused
+         * @description Roles allowed: admin (1), network manager (3) (permission `network:write`).
          */
         delete: {
             parameters: {
