@@ -11,37 +11,16 @@ import { useRefreshInterval } from '../components/preferences.ts';
 import { Time, useFormatTime } from '../components/time.tsx';
 import { RadioEventDetail } from './records/record-detail.tsx';
 import { recordTitle } from './records/record-title.ts';
+import { LANES, placeOf } from './timeline-lanes.ts';
 
 type Step = ListItem<'/api/v1/subscribers/{imsi}/timeline'>;
 
 const PER_PAGE = 50;
 
-/** The sequence diagram's lanes, left to right. */
-const LANES = ['UE', 'gNB', 'AMF/SMF', 'UPF'] as const;
-
 /**
- * Where each kind of step sits among the lanes: the first lane it touches, how many it spans, and what
- * it goes between. A NAS message runs between the UE and the AMF/SMF (through the gNB), the NGAP message
- * that carried it between the gNB and the AMF; a state change is the AMF's, a session the SMF's rules in
- * the UPF, a flow report the UPF's own. A message's arrow points the way it went: inbound towards the
- * core, outbound towards the device.
+ * One step on its lanes (timeline-lanes.ts). A message's arrow points the way it went: inbound towards
+ * the core, outbound towards the device.
  */
-function placeOf(step: Step): { from: number; span: number; path: string } {
-  const inbound = step.direction === 'inbound';
-  switch (step.kind) {
-    case 'nas':
-      return { from: 0, span: 3, path: inbound ? 'UE to AMF/SMF' : 'AMF/SMF to UE' };
-    case 'ngap':
-      return { from: 1, span: 2, path: inbound ? 'gNB to AMF' : 'AMF to gNB' };
-    case 'state':
-      return { from: 2, span: 1, path: 'AMF' };
-    case 'session':
-      return { from: 2, span: 2, path: 'SMF to UPF' };
-    case 'upf':
-      return { from: 3, span: 1, path: 'UPF' };
-  }
-}
-
 function Lanes({ step }: { step: Step }) {
   const { from, span, path } = placeOf(step);
   const arrow = step.direction === 'inbound' ? '→' : '←';
