@@ -77,10 +77,12 @@ describe('GET /api/v1/amf-set', () => {
 
   it('a subscriber registered with another member reads registered, naming that member (docs/decisions.md, 15)', async () => {
     await created(t, token, '/api/v1/subscribers', newSubscriber(7));
-    const shown = async () => {
-      const { status } = result<{ status: { registered: boolean; serving_amf: string } }>(
+    const read = async () =>
+      result<{ status: { registered: boolean; serving_amf: string }; sessions: unknown[] }>(
         await t.request({ method: 'GET', url: `/api/v1/subscribers/${imsi(7)}`, token }),
       );
+    const shown = async () => {
+      const { status } = await read();
       return [status.registered, status.serving_amf];
     };
     assert.deepEqual(await shown(), [false, '']);
@@ -88,8 +90,24 @@ describe('GET /api/v1/amf-set', () => {
     const record = ueContextRecord(imsi(7), { owner: 'amf-b' });
     assert.equal(await t.core.ports.ueContexts.takeOver(record, 0), 1);
     assert.deepEqual(await shown(), [true, 'amf-b']);
+    // Its session as amf-b stored it: this process's network state has none of it.
+    assert.deepEqual((await read()).sessions, [
+      {
+        radio_access_type: '5G',
+        id: 5,
+        status: 'active',
+        ip_type: 'IPv4v6',
+        ipv4_address: '10.45.0.2',
+        ipv6_prefix: '2001:db8:0:1::/64',
+        data_network: 'internet',
+        slice: { sst: 1, sd: '' },
+        ambr_uplink: '100 Mbps',
+        ambr_downlink: '200 Mbps',
+      },
+    ]);
     // Deregistered (its record kept, not registered): no member serves it.
     assert.equal(await t.core.ports.ueContexts.put({ ...record, epoch: 1, registered: false }), 'stored');
     assert.deepEqual(await shown(), [false, '']);
+    assert.deepEqual((await read()).sessions, []);
   });
 });

@@ -5,6 +5,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
 import type { UeContextStore } from '../../network/ports/ue-contexts.ts';
+import { storedSessions } from './stored-sessions.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
@@ -295,12 +296,18 @@ export function createSubscribersService(deps: {
     async get(imsi: string): Promise<SubscriberDetail> {
       const found = await getIn(db, imsi);
       const stored = await deps.ueContexts.get(imsi);
+      const registered = stored?.registered === true ? stored : undefined;
+      const seen = state.subscriber(imsi);
       return {
         imsi: found.imsi,
         profileName: found.profileName,
         msisdn: found.msisdn,
-        state: state.subscriber(imsi),
-        servingAmf: stored?.registered === true ? stored.owner : undefined,
+        // A device this process does not hold registered: its sessions as the member serving it stored them.
+        state:
+          seen.registered || registered === undefined
+            ? seen
+            : { ...seen, sessions: storedSessions(registered) },
+        servingAmf: registered?.owner,
       };
     },
 

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { bitRateBps, PDU_SESSION_TYPE } from '../../../src/network/nas/index.ts';
 import type { AuthorisedSession } from '../../../src/network/ports/subscription-data.ts';
 import { createAddressPools } from '../../../src/network/working-state/address-pools.ts';
-import { parseBitrate } from '../../../src/network/common/bitrate-text.ts';
+import { formatBitrate, parseBitrate } from '../../../src/network/common/bitrate-text.ts';
 import { nasBitRate } from '../../../src/network/smf/bitrate.ts';
 import { authorise, type SessionProfile } from '../../../src/network/smf/session-authorisation.ts';
 
@@ -48,6 +48,16 @@ describe('bitrates', () => {
     assert.equal(parseBitrate('200 Mbps'), 200e6);
     assert.equal(parseBitrate('2.5 Gbps'), 2.5e9);
     assert.equal(parseBitrate('200 kbps'), undefined);
+    // Written back in the same form, and read as the same number (an AMF set member's stored AMBRs).
+    assert.deepEqual([1e9, 200e6, 2.5e9, 1_234_567, 1].map(formatBitrate), [
+      '1 Gbps',
+      '200 Mbps',
+      '2500 Mbps',
+      '1.234567 Mbps',
+      '0.000001 Mbps',
+    ]);
+    for (const bps of [1e9, 200e6, 2.5e9, 1_234_567, 1, 10e9])
+      assert.equal(parseBitrate(formatBitrate(bps)), bps);
     for (const bps of [1e6, 100e6, 1e9, 2.5e9, 65_535e6, 100e9, 1_500_000]) {
       const rate = nasBitRate(bps);
       assert.ok(rate.value <= 0xffff);
