@@ -60,6 +60,28 @@ describe(`UE contexts in SQL (${onPostgres ? 'PostgreSQL' : 'SQLite'})`, () => {
     assert.deepEqual(await store.findByGuti(record.guti!), record);
   });
 
+  const grouped = onPostgres ? { skip: 'SQLite: the writes of one turn share a transaction' } : {};
+  it(
+    'a write that fails midway takes back only its own statements; the writes beside it stay',
+    grouped,
+    async () => {
+      const store = createUeContextStore({ db: (await open()).db, secretBox });
+      const guti = { mcc: '001', mnc: '01', amfRegionId: 1, amfSetId: 1, amfPointer: 0, tmsi: 7 };
+      await own(store, ueContextRecord('001010000000001'));
+      await own(store, ueContextRecord('001010000000002', { guti }));
+      // It frees the 5G-TMSI from the second UE, then its write fails (an owner SQLite cannot bind).
+      const broken = ueContextRecord('001010000000001', { guti, owner: {} as unknown as string });
+      const [failed, taken] = await Promise.allSettled([
+        store.put(broken),
+        store.takeOver(ueContextRecord('001010000000003'), 'any'),
+      ]);
+      assert.equal(failed.status, 'rejected');
+      assert.deepEqual(taken, { status: 'fulfilled', value: 1 });
+      assert.equal((await store.findByGuti(guti))?.supi, '001010000000002', 'the freed 5G-TMSI came back');
+      assert.equal((await store.get('001010000000003'))?.epoch, 1);
+    },
+  );
+
   const onFile = onPostgres ? { skip: 'SQLite: a database file reopened' } : {};
   it(
     'outlives the process on an SQLite file: a reopened database reads the record back',

@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type {
   UeContextRecord,
@@ -6,7 +5,7 @@ import type {
   UeContextStore,
   UeContextWrite,
 } from '../../network/ports/ue-contexts.ts';
-import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
+import { maybeSqliteFileOf, sqliteFileOf, withConnection, type Db } from '../database.ts';
 import { tryWriteTransaction } from '../row-statement.ts';
 import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
 import type { UeContextsTable } from '../tables/working-state.ts';
@@ -217,17 +216,62 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
     return next.value;
   }
 
+  /** SQLite: the writes asked for in one turn of the event loop, waiting for their shared transaction. */
+  let waiting: { steps: () => Steps<unknown>; since: number; settle: (outcome: Outcome) => void }[] = [];
+  let scheduled = false;
+  type Outcome = { value: unknown } | { error: unknown };
+
+  /**
+   * SQLite: every write waiting runs in one write transaction (one commit for a burst of registrations,
+   * as the authentication data's SQN generations share one), each in a savepoint of its own so that one
+   * that throws takes back only its own statements. The write lock taken (the records writer thread):
+   * tried again every millisecond, without blocking the event loop, up to SQLite's busy timeout.
+   */
+  async function flush(): Promise<void> {
+    scheduled = false;
+    const group = waiting;
+    waiting = [];
+    let done: { value: Outcome[] } | undefined;
+    try {
+      const connection = sqliteFileOf(db).connection();
+      done = await withConnection(db, () =>
+        tryWriteTransaction(db, () =>
+          group.map((write): Outcome => {
+            try {
+              return { value: connection.transaction(() => runSync(write.steps()))() };
+            } catch (error) {
+              return { error };
+            }
+          }),
+        ),
+      );
+    } catch (error) {
+      // The transaction itself failed (not a write of it): every write of the group fails with it.
+      return group.forEach((write) => write.settle({ error }));
+    }
+    if (done !== undefined) return group.forEach((write, index) => write.settle(done.value[index]!));
+    const now = performance.now();
+    for (const write of group) {
+      if (now - write.since < BUSY_TIMEOUT_MS) waiting.push(write);
+      else write.settle({ error: new Error('database is locked: UE context not written') });
+    }
+    if (waiting.length > 0 && !scheduled) {
+      scheduled = true;
+      setTimeout(() => void flush(), 1);
+    }
+  }
+
   /** Runs a write's statements in one transaction on either database. */
   async function write<T>(steps: () => Steps<T>): Promise<T> {
     if (!sqlite) return db.transaction().execute((trx) => runAsync(steps(), trx));
-    const since = performance.now();
-    for (;;) {
-      const done = await withConnection(db, () => tryWriteTransaction(db, () => runSync(steps())));
-      if (done !== undefined) return done.value;
-      if (performance.now() - since >= BUSY_TIMEOUT_MS)
-        throw new Error('database is locked: UE context not written');
-      await sleep(1);
-    }
+    const outcome = await new Promise<Outcome>((settle) => {
+      waiting.push({ steps, since: performance.now(), settle });
+      if (scheduled) return;
+      scheduled = true;
+      setImmediate(() => void flush());
+    });
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
   }
 
   const read = async <P extends Record<string, unknown>>(
