@@ -1,0 +1,266 @@
+import type { Timers } from '../clock.ts';
+import { systemTimers } from '../clock.ts';
+import type { RRCEstablishmentCause, TimeToWait } from '../network/ngap/generated/types.ts';
+import type { N2Transport, StreamCounts, TransportAddress } from '../network/transport/n2-transport.ts';
+import type { AmfDescription, Guami } from './amf-messages.ts';
+import type { AmfCandidate, SelectionReason, UeAmfHint } from './amf-selection.ts';
+import { selectAmf } from './amf-selection.ts';
+import type { GnbConfig } from './gnb-config.ts';
+import type { GnbEnd } from './gnb.ts';
+import { SimulatedGnb } from './gnb.ts';
+import { GnbUes } from './ue/gnb-ues.ts';
+import type { FiveGSTmsi, ServingCell } from './ue/ran-ue-messages.ts';
+import type { RadioUe, RrcConnection, UeRadio } from './ue/ue-radio.ts';
+
+/**
+ * A simulated gNB with an association (TNLA) to each of several AMFs, as a gNB serving an AMF set or
+ * several does (TS 38.300 4.2, TS 23.501 5.21): NG Setup with each under one Global RAN Node ID, each
+ * AMF's ServedGUAMIList, backup AMF names and RelativeAMFCapacity kept as NG Setup Response and AMF
+ * Configuration Update give them (gnb.ts), the GUAMIs each declares unavailable (AMF Status Indication),
+ * each UE's Initial UE Message sent to the AMF `selectAmf` picks (amf-selection.ts) and the rest of its
+ * signalling on that association. A lost association is set up again after a back-off.
+ * UEs camp on it as on one gNB (UeRadio); one `SimulatedGnb` and one `GnbUes` per association do the rest.
+ */
+
+export interface MultiAmfGnbOptions {
+  config: GnbConfig;
+  transport: N2Transport;
+  /** Each AMF's SCTP addresses (tried in order) and port: one association and NG Setup each. */
+  amfs: readonly (readonly TransportAddress[])[];
+  /** The node's cell, for its UEs' User Location Information. */
+  cell: ServingCell;
+  local?: { addresses: readonly string[]; port?: number };
+  streams?: number | StreamCounts;
+  timers?: Timers;
+  responseTimeoutMs?: number;
+  /**
+   * Waits before setting up a lost or refused association again: `initialMs` first, doubled at each
+   * failed try up to `maxMs` (default 1 s to 30 s); an NG Setup Failure's Time to Wait when longer.
+   */
+  backoff?: { initialMs: number; maxMs: number };
+  /** In [0, 1), for the AMF chosen by capacity (Math.random unless a test gives its own). */
+  random?: () => number;
+  /** Every association's PDUs kept (`SimulatedGnb.sent`, `received`; default true). */
+  keepLog?: boolean;
+}
+
+export type MultiAmfGnbEvent =
+  /** NG Setup with this AMF accepted. */
+  | { type: 'amf-up'; index: number; amf: AmfDescription }
+  /** NG Setup refused, or the association could not be set up or was lost: tried again after `delayMs`. */
+  | { type: 'amf-down'; index: number; why: string; delayMs: number }
+  /** A UE's Initial UE Message went to this AMF. */
+  | { type: 'selected'; index: number; reason: SelectionReason };
+
+const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
+
+/** One AMF's association as the node and its selection see it. */
+class AmfLink implements AmfCandidate {
+  gnb: SimulatedGnb;
+  ues: GnbUes;
+  /** The AMF as last described: kept after the association is lost, for its GUAMIs' backup names. */
+  amf: AmfDescription | undefined;
+  /** Failed tries since the last accepted NG Setup (for the back-off). */
+  failures = 0;
+  cancelRetry: (() => void) | undefined;
+
+  constructor(
+    readonly index: number,
+    readonly remote: readonly TransportAddress[],
+    created: { gnb: SimulatedGnb; ues: GnbUes },
+  ) {
+    this.gnb = created.gnb;
+    this.ues = created.ues;
+  }
+
+  get ready(): boolean {
+    return this.gnb.state.kind === 'ready';
+  }
+
+  get unavailableGuamis(): readonly Guami[] {
+    return this.gnb.unavailableGuamis;
+  }
+}
+
+export class MultiAmfGnb implements UeRadio {
+  readonly #options: MultiAmfGnbOptions;
+  readonly #timers: Timers;
+  readonly #links: AmfLink[];
+  readonly #camped = new Set<RadioUe>();
+  readonly #listeners = new Set<(event: MultiAmfGnbEvent) => void>();
+  #stopped = false;
+
+  constructor(options: MultiAmfGnbOptions) {
+    if (options.amfs.length === 0) throw new Error('a gNB needs at least one AMF');
+    this.#options = options;
+    this.#timers = options.timers ?? systemTimers;
+    this.#links = options.amfs.map((remote, index) => new AmfLink(index, remote, this.#create(remote)));
+  }
+
+  get name(): string {
+    return this.#options.config.name ?? 'gnb';
+  }
+
+  get cell(): ServingCell {
+    return this.#options.cell;
+  }
+
+  /** Each AMF's association now, in the order of `amfs` (a new one after each re-association). */
+  get associations(): readonly SimulatedGnb[] {
+    return this.#links.map((link) => link.gnb);
+  }
+
+  /** Each AMF as it last described itself (undefined before its first NG Setup). */
+  get amfs(): readonly (AmfDescription | undefined)[] {
+    return this.#links.map((link) => link.amf);
+  }
+
+  /** The UE side of each association (its connections, sessions, ...), in the order of `amfs`. */
+  get ues(): readonly GnbUes[] {
+    return this.#links.map((link) => link.ues);
+  }
+
+  on(listener: (event: MultiAmfGnbEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Sets up every association and NG Setup; those that fail are tried again after the back-off. */
+  async start(): Promise<void> {
+    await Promise.all(this.#links.map((link) => this.#bringUp(link)));
+  }
+
+  /** Graceful shutdown of every association; no retry is left pending. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const link of this.#links) link.cancelRetry?.();
+    await Promise.all(this.#links.map((link) => link.gnb.shutdown()));
+  }
+
+  // ----- the UE's radio -----
+
+  establish(
+    ue: RadioUe,
+    nasPdu: Uint8Array,
+    cause: RRCEstablishmentCause,
+    sTmsi: FiveGSTmsi | undefined,
+  ): RrcConnection | undefined {
+    const hint: UeAmfHint =
+      sTmsi === undefined
+        ? undefined
+        : { kind: 's-tmsi', amfSetId: sTmsi.amfSetId, amfPointer: sTmsi.amfPointer };
+    const selection = selectAmf(this.#links, hint, this.#options.random);
+    if (selection === undefined) return undefined;
+    const { candidate: link, reason } = selection;
+    this.#emit({ type: 'selected', index: link.index, reason });
+    return link.ues.establish(ue, nasPdu, cause, sTmsi);
+  }
+
+  /** A UE camps on every association's side: a Paging from any AMF reaches it. */
+  camp(ue: RadioUe): void {
+    this.#camped.add(ue);
+    for (const link of this.#links) link.ues.camp(ue);
+  }
+
+  leave(ue: RadioUe): void {
+    this.#camped.delete(ue);
+    for (const link of this.#links) link.ues.leave(ue);
+  }
+
+  // ----- internals -----
+
+  #create(remote: readonly TransportAddress[]): { gnb: SimulatedGnb; ues: GnbUes } {
+    const options = this.#options;
+    const gnb = new SimulatedGnb({
+      config: options.config,
+      transport: options.transport,
+      amf: remote,
+      timers: this.#timers,
+      ...(options.local === undefined ? {} : { local: options.local }),
+      ...(options.streams === undefined ? {} : { streams: options.streams }),
+      ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
+      ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
+    });
+    const ues = new GnbUes(gnb, options.cell);
+    for (const ue of this.#camped) ues.camp(ue);
+    return { gnb, ues };
+  }
+
+  async #bringUp(link: AmfLink): Promise<void> {
+    const { gnb } = link;
+    gnb.on((event) => {
+      if (event.type === 'amf-configuration-update') link.amf = event.amf;
+      // An SCTP restart of the AMF (RFC 9260 5.2.4) keeps the association: NG Setup starts over on it.
+      if (event.type === 'restart') void this.#setUp(link);
+    });
+    void gnb.closed.then((end) => this.#lost(link, gnb, end));
+    try {
+      await gnb.connect();
+    } catch {
+      return; // `closed` says why, and schedules the next try
+    }
+    await this.#setUp(link);
+  }
+
+  /** NG Setup on the link's association; refused or unanswered, tried again after the back-off. */
+  async #setUp(link: AmfLink): Promise<void> {
+    const { gnb } = link;
+    let why: string;
+    let timeToWait: TimeToWait | undefined;
+    try {
+      const outcome = await gnb.ngSetup();
+      if (outcome.outcome === 'accepted') {
+        link.amf = outcome.amf;
+        link.failures = 0;
+        this.#emit({ type: 'amf-up', index: link.index, amf: outcome.amf });
+        return;
+      }
+      why = `NG Setup refused: ${outcome.failure.cause ?? 'no cause'}`;
+      timeToWait = outcome.failure.timeToWait;
+    } catch (error) {
+      if (gnb.state.kind === 'closed') return; // `closed` schedules the next try
+      why = error instanceof Error ? error.message : String(error);
+    }
+    // TS 38.413 8.7.1.3: after a failure with Time to Wait, not before it has passed.
+    this.#retry(link, why, timeToWaitMs(timeToWait), () => void this.#setUp(link));
+  }
+
+  #lost(link: AmfLink, gnb: SimulatedGnb, end: GnbEnd): void {
+    if (this.#stopped || link.gnb !== gnb) return;
+    const why =
+      end.reason === 'connect-failed'
+        ? `connect failed: ${end.error}`
+        : end.reason === 'communication-lost'
+          ? `association lost: ${end.lost}`
+          : 'association shut down';
+    this.#retry(link, why, 0, () => {
+      const created = this.#create(link.remote);
+      link.gnb = created.gnb;
+      link.ues = created.ues;
+      void this.#bringUp(link);
+    });
+  }
+
+  #retry(link: AmfLink, why: string, atLeastMs: number, again: () => void): void {
+    if (this.#stopped) return;
+    const { initialMs, maxMs } = this.#options.backoff ?? DEFAULT_BACKOFF;
+    const delayMs = Math.max(atLeastMs, Math.min(maxMs, initialMs * 2 ** link.failures));
+    link.failures++;
+    link.cancelRetry?.();
+    link.cancelRetry = this.#timers.after(delayMs, () => {
+      link.cancelRetry = undefined;
+      if (!this.#stopped) again();
+    });
+    this.#emit({ type: 'amf-down', index: link.index, why, delayMs });
+  }
+
+  #emit(event: MultiAmfGnbEvent): void {
+    for (const listener of [...this.#listeners]) listener(event);
+  }
+}
+
+/** Time to Wait (TS 38.413) in ms; 0 when absent or not a value this release knows. */
+function timeToWaitMs(timeToWait: TimeToWait | undefined): number {
+  if (typeof timeToWait !== 'string') return 0;
+  return Number(timeToWait.slice(1, -1)) * 1000;
+}
