@@ -1,13 +1,14 @@
 import { UsageError, amfAddress, integer, planOrUsage } from './cli-arguments.ts';
 import { parseArgs } from 'node:util';
-import type { TransportAddress } from '../network/transport/n2-transport.ts';
+import type { N2Transport, TransportAddress } from '../network/transport/n2-transport.ts';
 import type { AmfDescription } from './amf-messages.ts';
 import type { ClientTransportKind } from './client-transport.ts';
 import { openClientTransport } from './client-transport.ts';
 import type { GnbConfig, NgEnbVariant, RanNodeIdentity, Slice } from './gnb-config.ts';
 import { NG_ENB_BITS, expectedRadioId } from './gnb-config.ts';
 import type { BringUpResult } from './gnb-fleet.ts';
-import { bringUp, createFleet } from './gnb-fleet.ts';
+import { bringUp, createFleet, fleetConfigs } from './gnb-fleet.ts';
+import { MultiAmfGnb } from './gnb-amfs.ts';
 import type { GnbEvent, SimulatedGnb } from './gnb.ts';
 import { runUeSimulator } from './ue/ue-cli.ts';
 
@@ -18,8 +19,10 @@ import { runUeSimulator } from './ue/ue-cli.ts';
 
 const USAGE = `usage: npm run sim -- gnb [options]
   --transport udp|raw|kernel   N2 transport (default udp)
-  --amf <addr:port>            the AMF's SCTP address (default 127.0.0.1:38412; [v6 addr]:port)
-  --udp-port <n>               the AMF's UDP encapsulation port, udp only (default 9899)
+  --amf <addr:port>            the AMF's SCTP address (default 127.0.0.1:38412; [v6 addr]:port); repeated:
+                               an association and NG Setup with each AMF (an AMF set), each set up again
+                               after a back-off when lost or refused
+  --udp-port <n>               the AMFs' UDP encapsulation port, udp only (default 9899)
   --local <addr>               local address (default 127.0.0.1, :: for an IPv6 AMF)
   --count <n>                  how many nodes (default 1), all on one transport endpoint
   --mcc <ddd> --mnc <dd[d]>    PLMN of the node ids and of the tracking areas (default 001 01)
@@ -40,7 +43,8 @@ npm run sim -- ue --help: simulated UEs behind simulated gNBs
 
 interface Plan {
   transport: ClientTransportKind;
-  amf: TransportAddress;
+  /** One or more: several make each node a MultiAmfGnb. */
+  amfs: TransportAddress[];
   udpPort: number;
   local: string;
   count: number;
@@ -68,7 +72,7 @@ function plan(argv: readonly string[]): Plan {
     allowPositionals: true,
     options: {
       transport: { type: 'string', default: 'udp' },
-      amf: { type: 'string', default: '127.0.0.1:38412' },
+      amf: { type: 'string', multiple: true, default: ['127.0.0.1:38412'] },
       'udp-port': { type: 'string', default: '9899' },
       local: { type: 'string' },
       count: { type: 'string', default: '1' },
@@ -114,12 +118,12 @@ function plan(argv: readonly string[]): Plan {
       ? { kind: 'gNB', value: first, bitLength: integer(values['id-bits'], '--id-bits', 22, 32) }
       : { kind: 'ng-eNB', variant: variant as NgEnbVariant, value: first };
   const slices = values.slice.map(slice);
-  const amf = amfAddress(values.amf);
+  const amfs = values.amf.map(amfAddress);
   return {
     transport,
-    amf,
+    amfs,
     udpPort: integer(values['udp-port'], '--udp-port', 1, 65535),
-    local: values.local ?? (amf.address.includes(':') ? '::' : '127.0.0.1'),
+    local: values.local ?? (amfs[0]?.address.includes(':') === true ? '::' : '127.0.0.1'),
     count,
     template: {
       plmn,
@@ -212,6 +216,75 @@ function outcomeLine(gnb: SimulatedGnb, result: BringUpResult): string {
   }
 }
 
+/** What --error-indication, --garbage and --reset do on each association whose NG Setup was accepted. */
+async function afterSetup(
+  p: Plan,
+  ready: readonly SimulatedGnb[],
+  say: (line: string) => void,
+): Promise<void> {
+  await Promise.all(
+    ready.map(async (gnb) => {
+      if (p.errorIndication) gnb.errorIndication({ cause: { choice: 'misc', value: 'unspecified' } });
+      if (p.garbage) gnb.sendBytes(Uint8Array.of(0xde, 0xad, 0xbe, 0xef));
+      if (p.reset) {
+        const reset = await gnb.ngReset({ choice: 'misc', value: 'om-intervention' }).catch((e: Error) => e);
+        say(
+          `${gnb.config.name ?? ''}: NG Reset ${reset instanceof Error ? `failed: ${reset.message}` : 'acknowledged'}`,
+        );
+      }
+    }),
+  );
+}
+
+/**
+ * Several --amf: each node is a MultiAmfGnb with an association to every AMF, said per AMF (up, down
+ * and the next try); holding, a lost association is set up again after its back-off.
+ */
+async function runWithAmfSet(
+  p: Plan,
+  transport: N2Transport,
+  say: (line: string) => void,
+  stopSignal: Promise<void>,
+): Promise<number> {
+  const amfText = (index: number): string => {
+    const amf = p.amfs[index];
+    return amf === undefined ? '?' : `AMF ${index + 1} (${amf.address}:${amf.port})`;
+  };
+  const [firstTa] = p.template.supportedTas;
+  const nodes = fleetConfigs(p.template, p.count, p.namePrefix).map((config) => {
+    const node = new MultiAmfGnb({
+      config,
+      transport,
+      amfs: p.amfs.map((amf) => [amf]),
+      // No UEs in this command: the cell only fills the node's UE side.
+      cell: { plmn: config.plmn, nrCellIdentity: 1, tac: firstTa?.tac ?? 1 },
+      local: { addresses: [p.local] },
+      responseTimeoutMs: p.timeoutMs,
+      onAssociation: (gnb) => gnb.on(printer(gnb, p.quiet, say)),
+    });
+    const who = config.name ?? expectedRadioId(config);
+    node.on((event) => {
+      if (event.type === 'amf-up')
+        say(`${who}: ${amfText(event.index)}: NG Setup accepted by ${describeAmf(event.amf)}`);
+      else if (event.type === 'amf-down')
+        say(`${who}: ${amfText(event.index)}: ${event.why}; next try in ${event.delayMs} ms`);
+    });
+    return node;
+  });
+  const started = performance.now();
+  await Promise.all(nodes.map((node) => node.start()));
+  const ready = nodes.flatMap((node) => node.associations.filter((gnb) => gnb.state.kind === 'ready'));
+  const total = nodes.length * p.amfs.length;
+  say(`${ready.length} of ${total} associations accepted in ${Math.round(performance.now() - started)} ms`);
+  await afterSetup(p, ready, say);
+  if (p.then === 'hold') {
+    say('holding the associations (each set up again when lost); Ctrl-C shuts them down');
+    await stopSignal;
+  }
+  await Promise.all(nodes.map((node) => node.stop(p.then === 'abort' ? 'abort' : 'shutdown')));
+  return ready.length === total ? 0 : 1;
+}
+
 /** Runs the command; resolves with the exit status. */
 export async function runSimulator(
   argv: readonly string[],
@@ -229,11 +302,12 @@ export async function runSimulator(
     params: { maxInitRetransmits: 3 },
   });
   try {
+    if (p.amfs.length > 1) return await runWithAmfSet(p, transport, say, stopSignal);
     const gnbs = createFleet({
       template: p.template,
       count: p.count,
       transport,
-      amf: [p.amf],
+      amf: p.amfs,
       namePrefix: p.namePrefix,
       local: { addresses: [p.local] },
       responseTimeoutMs: p.timeoutMs,
@@ -244,20 +318,10 @@ export async function runSimulator(
     results.forEach((result, i) => say(outcomeLine(gnbs[i]!, result)));
     const accepted = results.filter((result) => result.outcome === 'accepted').length;
     say(`${accepted} of ${gnbs.length} accepted in ${Math.round(performance.now() - started)} ms`);
-    const ready = gnbs.filter((_, i) => results[i]?.outcome === 'accepted');
-    await Promise.all(
-      ready.map(async (gnb) => {
-        if (p.errorIndication) gnb.errorIndication({ cause: { choice: 'misc', value: 'unspecified' } });
-        if (p.garbage) gnb.sendBytes(Uint8Array.of(0xde, 0xad, 0xbe, 0xef));
-        if (p.reset) {
-          const reset = await gnb
-            .ngReset({ choice: 'misc', value: 'om-intervention' })
-            .catch((e: Error) => e);
-          say(
-            `${gnb.config.name ?? ''}: NG Reset ${reset instanceof Error ? `failed: ${reset.message}` : 'acknowledged'}`,
-          );
-        }
-      }),
+    await afterSetup(
+      p,
+      gnbs.filter((_, i) => results[i]?.outcome === 'accepted'),
+      say,
     );
     if (p.then === 'hold') {
       say('holding the associations; Ctrl-C shuts them down');

@@ -42,6 +42,8 @@ export interface MultiAmfGnbOptions {
   random?: () => number;
   /** Every association's PDUs kept (`SimulatedGnb.sent`, `received`; default true). */
   keepLog?: boolean;
+  /** Told of each association as it is made (the first, and each after a loss), e.g. to print its PDUs. */
+  onAssociation?: (gnb: SimulatedGnb, index: number) => void;
 }
 
 export type MultiAmfGnbEvent =
@@ -94,7 +96,9 @@ export class MultiAmfGnb implements UeRadio {
     if (options.amfs.length === 0) throw new Error('a gNB needs at least one AMF');
     this.#options = options;
     this.#timers = options.timers ?? systemTimers;
-    this.#links = options.amfs.map((remote, index) => new AmfLink(index, remote, this.#create(remote)));
+    this.#links = options.amfs.map(
+      (remote, index) => new AmfLink(index, remote, this.#create(remote, index)),
+    );
   }
 
   get name(): string {
@@ -130,11 +134,13 @@ export class MultiAmfGnb implements UeRadio {
     await Promise.all(this.#links.map((link) => this.#bringUp(link)));
   }
 
-  /** Graceful shutdown of every association; no retry is left pending. */
-  async stop(): Promise<void> {
+  /** Graceful shutdown (or ABORT) of every association; no retry is left pending. */
+  async stop(how: 'shutdown' | 'abort' = 'shutdown'): Promise<void> {
     this.#stopped = true;
     for (const link of this.#links) link.cancelRetry?.();
-    await Promise.all(this.#links.map((link) => link.gnb.shutdown()));
+    await Promise.all(
+      this.#links.map((link) => (how === 'abort' ? link.gnb.abort('simulator') : link.gnb.shutdown())),
+    );
   }
 
   // ----- the UE's radio -----
@@ -169,7 +175,7 @@ export class MultiAmfGnb implements UeRadio {
 
   // ----- internals -----
 
-  #create(remote: readonly TransportAddress[]): { gnb: SimulatedGnb; ues: GnbUes } {
+  #create(remote: readonly TransportAddress[], index: number): { gnb: SimulatedGnb; ues: GnbUes } {
     const options = this.#options;
     const gnb = new SimulatedGnb({
       config: options.config,
@@ -183,6 +189,7 @@ export class MultiAmfGnb implements UeRadio {
     });
     const ues = new GnbUes(gnb, options.cell);
     for (const ue of this.#camped) ues.camp(ue);
+    options.onAssociation?.(gnb, index);
     return { gnb, ues };
   }
 
@@ -234,7 +241,7 @@ export class MultiAmfGnb implements UeRadio {
           ? `association lost: ${end.lost}`
           : 'association shut down';
     this.#retry(link, why, 0, () => {
-      const created = this.#create(link.remote);
+      const created = this.#create(link.remote, link.index);
       link.gnb = created.gnb;
       link.ues = created.ues;
       void this.#bringUp(link);

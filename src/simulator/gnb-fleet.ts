@@ -22,13 +22,18 @@ export interface FleetOptions {
   strict?: boolean;
 }
 
-export function createFleet(options: FleetOptions): SimulatedGnb[] {
-  const { template } = options;
-  const prefix = options.namePrefix ?? template.name;
-  return Array.from({ length: options.count }, (_, i) => {
+/** The configurations of `count` nodes from one template: node ids from the template's, names `<prefix>-<n>`. */
+export function fleetConfigs(template: GnbConfig, count: number, namePrefix = template.name): GnbConfig[] {
+  return Array.from({ length: count }, (_, i) => {
     const node: RanNodeIdentity = { ...template.node, value: template.node.value + i };
+    return { ...template, node, ...(namePrefix === undefined ? {} : { name: `${namePrefix}-${i + 1}` }) };
+  });
+}
+
+export function createFleet(options: FleetOptions): SimulatedGnb[] {
+  return fleetConfigs(options.template, options.count, options.namePrefix).map((config) => {
     return new SimulatedGnb({
-      config: { ...template, node, ...(prefix === undefined ? {} : { name: `${prefix}-${i + 1}` }) },
+      config,
       transport: options.transport,
       amf: options.amf,
       ...(options.local === undefined ? {} : { local: options.local }),

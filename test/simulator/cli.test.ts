@@ -50,6 +50,54 @@ describe('the simulator command (npm run sim -- gnb)', () => {
     }
   });
 
+  it('with --amf repeated, sets up an association and NG Setup with each AMF, says each outcome and the next try of a refused one', async () => {
+    const first = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+    const second = await createUdpTransport({ addresses: ['127.0.0.2'], udpPort: first.link.port });
+    try {
+      const accepting = await ScriptedAmf.listen(first.transport, '127.0.0.1');
+      const refusing = await ScriptedAmf.listen(second.transport, '127.0.0.2');
+      refusing.ngSetupAnswer = () => failure('NGSetup', { choice: 'misc', value: 'unspecified' });
+      const lines: string[] = [];
+      const status = await runSimulator(
+        [
+          'gnb',
+          '--udp-port',
+          String(first.link.port),
+          '--amf',
+          '127.0.0.1:38412',
+          '--amf',
+          '127.0.0.2:38412',
+          '--then',
+          'shutdown',
+        ],
+        (line) => lines.push(line),
+        new Promise(() => undefined),
+      );
+      assert.equal(status, 1, lines.join('\n'));
+      assert.ok(
+        lines.includes(
+          'gnb-1: AMF 1 (127.0.0.1:38412): NG Setup accepted by AMF amf.scripted, capacity 200, ' +
+            'GUAMI 001-01 region ca set 3f5 pointer 01, slices 001-01 [1:010203]',
+        ),
+        lines.join('\n'),
+      );
+      assert.ok(
+        lines.includes(
+          'gnb-1: AMF 2 (127.0.0.2:38412): NG Setup refused: misc/unspecified; next try in 10000 ms',
+        ),
+        lines.join('\n'),
+      );
+      assert.ok(lines.some((line) => /^1 of 2 associations accepted in \d+ ms$/.test(line)));
+      for (const amf of [accepting, refusing]) {
+        const requests = amf.received.filter((r) => r.messageType === 'NGSetupRequest');
+        assert.equal(requests.length, 1, 'one NG Setup each, the retry cancelled by the shutdown');
+      }
+    } finally {
+      await first.transport.close();
+      await second.transport.close();
+    }
+  });
+
   it('says a refusal with its cause and exits 1; refuses bad options with the usage and exit 2', async () => {
     const server = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
     try {
