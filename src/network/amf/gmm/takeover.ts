@@ -165,6 +165,7 @@ export async function takeOver(
   unknown: () => void,
 ): Promise<void> {
   let rebuilt: ReturnType<typeof rebuild>;
+  let claimed = false;
   try {
     const { configuration } = await amf.network();
     const guti = setGutiOf(message, amf, configuration.plmn);
@@ -181,10 +182,13 @@ export async function takeOver(
       amf.ues.remove(ue);
       return unknown();
     }
+    claimed = true;
     await amf.smf?.restoreSessions(record.supi, record.pduSessions, ue.allowedNssai);
   } catch (error) {
     amf.logger.error({ err: error }, 'AMF: a UE of the set could not be taken over');
     if (rebuilt !== undefined && amf.ues.has(rebuilt.ue)) amf.ues.remove(rebuilt.ue);
+    // Sessions re-created before the failure end here; the UE registers again (its record stays).
+    if (claimed && rebuilt !== undefined) amf.smf?.ueGone(rebuilt.record.supi);
     return unknown();
   }
   const { ue, message: verified, plain } = rebuilt;
