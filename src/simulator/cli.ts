@@ -1,7 +1,7 @@
 import { UsageError, amfAddress, integer, planOrUsage } from './cli-arguments.ts';
 import { parseArgs } from 'node:util';
 import type { N2Transport, TransportAddress } from '../network/transport/n2-transport.ts';
-import type { AmfDescription } from './amf-messages.ts';
+import type { AmfDescription, Guami } from './amf-messages.ts';
 import type { ClientTransportKind } from './client-transport.ts';
 import { openClientTransport } from './client-transport.ts';
 import type { GnbConfig, NgEnbVariant, RanNodeIdentity, Slice } from './gnb-config.ts';
@@ -144,10 +144,14 @@ function plan(argv: readonly string[]): Plan {
   };
 }
 
+/** A GUAMI as the command says it, with its backup AMF when named. */
+function guamiText(g: Guami): string {
+  const backup = g.backupAmfName === undefined ? '' : ` (backup ${g.backupAmfName})`;
+  return `${g.plmn.mcc}-${g.plmn.mnc} region ${g.regionId} set ${g.setId} pointer ${g.pointer}${backup}`;
+}
+
 function describeAmf(amf: AmfDescription): string {
-  const guamis = amf.servedGuamis
-    .map((g) => `${g.plmn.mcc}-${g.plmn.mnc} region ${g.regionId} set ${g.setId} pointer ${g.pointer}`)
-    .join(', ');
+  const guamis = amf.servedGuamis.map(guamiText).join(', ');
   const slices = amf.plmnSupport
     .map(
       (p) =>
@@ -184,6 +188,9 @@ function printer(gnb: SimulatedGnb, quiet: boolean, say: (line: string) => void)
         return;
       case 'error-indication':
         say(`${who}: Error Indication from the AMF: ${event.report.cause ?? 'no cause'}`);
+        return;
+      case 'amf-status-indication':
+        say(`${who}: AMF Status Indication: unavailable ${event.unavailable.map(guamiText).join(', ')}`);
         return;
       case 'unreadable':
         say(

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { runSimulator } from '../../src/simulator/cli.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
+import { bits, plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
 import { ScriptedAmf, failure } from './scripted-amf.ts';
 
 describe('the simulator command (npm run sim -- gnb)', () => {
@@ -97,6 +98,71 @@ describe('the simulator command (npm run sim -- gnb)', () => {
       await second.transport.close();
     }
   });
+
+  it(
+    'says an AMF Status Indication with each unavailable GUAMI and its backup AMF',
+    { timeout: 20_000 },
+    async () => {
+      const server = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
+      try {
+        const amf = await ScriptedAmf.listen(server.transport);
+        amf.listeners.add((received) => {
+          if (received.messageType !== 'NGSetupRequest') return;
+          // After the NG Setup Response, which the scripted AMF sends once its listeners have run.
+          setImmediate(() =>
+            amf.send(received.association, {
+              choice: 'initiatingMessage',
+              value: {
+                procedureCode: 1,
+                name: 'AMFStatusIndication',
+                criticality: 'ignore',
+                value: {
+                  protocolIEs: [
+                    {
+                      id: 120,
+                      name: 'UnavailableGUAMIList',
+                      criticality: 'reject',
+                      value: [
+                        {
+                          gUAMI: {
+                            pLMNIdentity: plmnIdentity('001', '01'),
+                            aMFRegionID: bits(0xca, 8),
+                            aMFSetID: bits(0x3f5, 10),
+                            aMFPointer: bits(1, 6),
+                          },
+                          backupAMFName: 'amf-b',
+                        },
+                      ],
+                    },
+                  ],
+                },
+              },
+            }),
+          );
+        });
+        const lines: string[] = [];
+        let said: () => void = () => undefined;
+        const indicated = new Promise<void>((resolve) => (said = resolve));
+        const status = await runSimulator(
+          ['gnb', '--udp-port', String(server.link.port), '--quiet', '--then', 'hold'],
+          (line) => {
+            lines.push(line);
+            if (line.includes('AMF Status Indication')) said();
+          },
+          indicated,
+        );
+        assert.equal(status, 0, lines.join('\n'));
+        assert.ok(
+          lines.includes(
+            'gnb-1: AMF Status Indication: unavailable 001-01 region ca set 3f5 pointer 01 (backup amf-b)',
+          ),
+          lines.join('\n'),
+        );
+      } finally {
+        await server.transport.close();
+      }
+    },
+  );
 
   it('says a refusal with its cause and exits 1; refuses bad options with the usage and exit 2', async () => {
     const server = await createUdpTransport({ addresses: ['127.0.0.1'], udpPort: 0 });
