@@ -102,6 +102,7 @@ export async function createCore(options: CoreOptions) {
     const records = wireRecords(wiring, { db, audit: audit.service, clock, logger, events: networkEvents });
     const networkConfiguration = await wireNetworkConfiguration(wiring, {
       db,
+      sharedByProcesses: storage.sharedByProcesses,
       audit: audit.service,
       clock,
       secretBox,

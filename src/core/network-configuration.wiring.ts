@@ -34,6 +34,7 @@ import { createSmsRepository } from '../resources/sms/sms.repository.ts';
 import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { createSmsService } from '../resources/sms/sms.service.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
+import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { createUeContextStore } from '../storage/network-ports/ue-context-store.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { CoreWiring } from './wiring.ts';
@@ -47,6 +48,8 @@ export async function wireNetworkConfiguration(
   core: CoreWiring,
   deps: {
     db: Db;
+    /** Other processes serve from the database too (an AMF set on PostgreSQL). */
+    sharedByProcesses: boolean;
     audit: AuditLogService;
     clock: Clock;
     secretBox: SecretBox;
@@ -72,7 +75,12 @@ export async function wireNetworkConfiguration(
   core.onRestored(async (executor) => void (await seedDefaults(executor)));
 
   const operatorService = createOperatorService({ db, operator, subscribers, audit, secretBox, changes });
-  const ueContexts = createUeContextStore({ db, secretBox });
+  // UE contexts outlive their process only where other members of an AMF set may take its UEs over; a
+  // single process (SQLite) keeps them in memory, and a restart costs devices their registration
+  // (docs/decisions.md 15): writing each procedure's end cost it about a fifth more CPU per registration.
+  const ueContexts = deps.sharedByProcesses
+    ? createUeContextStore({ db, secretBox })
+    : createMemoryUeContextStore();
   const subscribersService = createSubscribersService({
     db,
     subscribers,

@@ -30,6 +30,11 @@ export interface Storage {
   sizeBytes(): Promise<number>;
   /** Changes told to and heard from the other processes on the database (change-notices.ts). */
   notices: ChangeNotices;
+  /**
+   * Whether other processes may serve from this database at once (PostgreSQL: an AMF set, docs/decisions.md
+   * 15); an SQLite file has one process.
+   */
+  sharedByProcesses: boolean;
   /** Migrations this open applied, in order. */
   migrationsApplied: string[];
   close(): Promise<void>;
@@ -66,7 +71,15 @@ export async function openStorage(options: StorageOptions): Promise<Storage> {
       await notices.close();
       await db.destroy();
     };
-    return { db, file, sizeBytes, notices, migrationsApplied, close };
+    return {
+      db,
+      file,
+      sizeBytes,
+      notices,
+      sharedByProcesses: location.dialect === 'postgres',
+      migrationsApplied,
+      close,
+    };
   } catch (error) {
     await notices.close();
     await db.destroy();
