@@ -224,6 +224,15 @@ describe('a simulated gNB with associations to two AMFs of one set (fake transpo
     { timeout: 20_000 },
     async () => {
       const { amfA, gnb, timers, next, initial, listen } = await setup();
+      // A UE connected through amf-a: its RRC connection goes with the association.
+      let released = false;
+      const connected = gnb.establish(
+        { ...radioUe(sTmsi(1)), released: () => void (released = true) },
+        serviceRequest(sTmsi(1)),
+        'mo-Signalling',
+        sTmsi(1),
+      );
+      assert.equal(connected?.open, true);
       const down = next('amf-down');
       for (const association of amfA.associations.values()) association.abort('the AMF died');
       assert.deepEqual(await down, {
@@ -232,6 +241,8 @@ describe('a simulated gNB with associations to two AMFs of one set (fake transpo
         why: 'association lost: peer-abort',
         delayMs: 1000,
       });
+      assert.equal(connected.open, false);
+      assert.equal(released, true, 'the UE is told its connection is gone, to come back by its backup AMF');
       assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'backup' });
 
       const up = next('amf-up');
