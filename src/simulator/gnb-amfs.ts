@@ -206,6 +206,11 @@ export class MultiAmfGnb implements UeRadio {
     } catch {
       return; // `closed` says why, and schedules the next try
     }
+    // Stopped while connecting: `stop` waits for this association's end.
+    if (this.#stopped) {
+      await gnb.shutdown();
+      return;
+    }
     await this.#setUp(link);
   }
 

@@ -273,6 +273,27 @@ describe('a simulated gNB with associations to two AMFs of one set (fake transpo
   );
 
   it(
+    'stopped while its associations are being set up: each is shut down, no NG Setup is sent',
+    { timeout: 20_000 },
+    async () => {
+      const network = new FakeN2Network();
+      const amf = await ScriptedAmf.listen(network.transport(), A.address, A.port);
+      const gnb = new MultiAmfGnb({
+        config,
+        transport: network.transport(),
+        amfs: [[A]],
+        cell: { plmn: PLMN, nrCellIdentity: 0x10, tac: 1 },
+        timers: steppedTimers(),
+      });
+      const started = gnb.start();
+      await gnb.stop();
+      await started;
+      assert.equal(gnb.associations[0]?.state.kind, 'closed');
+      assert.equal(amf.received.filter((r) => r.messageType === 'NGSetupRequest').length, 0);
+    },
+  );
+
+  it(
     'NG Setup refused with Time to Wait (TS 38.413 8.7.1.3): tried again on the same association once it has passed',
     { timeout: 20_000 },
     async () => {
