@@ -43,6 +43,7 @@ const UNDO: Readonly<Record<string, readonly string[]>> = {
     'DROP INDEX radio_events_radio_timestamp',
     'ALTER TABLE radio_events DROP COLUMN radio',
   ],
+  '0023-address-leases': ['DROP TABLE address_leases'],
 };
 
 /**

@@ -10,7 +10,8 @@ import { ipv6Text } from '../common/ipv6-text.ts';
  * share one. `createMemoryAddressLeases` serves the `AddressLeases` port from it.
  */
 
-interface Pool {
+/** A pool a CIDR names, as `parsePool` reads it; the memory pools and the database store both walk it. */
+export interface Pool {
   family: PoolFamily;
   base: bigint;
   /** First and last usable index (address offset for IPv4, /64 index for IPv6). */
@@ -46,7 +47,7 @@ function ipv6FromBits(bits: bigint): string {
 }
 
 /** The pool a CIDR names; undefined when it is not one (or an IPv6 prefix longer than /64). */
-function parsePool(cidr: string, family: PoolFamily): Pool | undefined {
+export function parsePool(cidr: string, family: PoolFamily): Pool | undefined {
   const match = /^([^/]+)\/(\d{1,3})$/.exec(cidr.trim());
   if (match === null) return undefined;
   const address = match[1] ?? '';
@@ -64,8 +65,18 @@ function parsePool(cidr: string, family: PoolFamily): Pool | undefined {
   return { family, base, first: 0n, last: count - 1n, lowestFree: 0n };
 }
 
-function textOf(pool: Pool, index: bigint): string {
+/** The address of `pool` at `index` (IPv6: the /64's first address). */
+export function textOf(pool: Pool, index: bigint): string {
   return pool.family === 'ipv4' ? ipv4Text(pool.base + index) : ipv6FromBits((pool.base + index) << 64n);
+}
+
+/** The index of `address` in `pool` when it is one the pool hands out, written as `textOf` writes it. */
+export function indexOf(pool: Pool, address: string): bigint | undefined {
+  if (pool.family === 'ipv4' ? !isIPv4(address) : !isIPv6(address)) return undefined;
+  const bits = pool.family === 'ipv4' ? ipv4Bits(address) : ipv6Bits(address) >> 64n;
+  const index = bits - pool.base;
+  if (index < pool.first || index > pool.last || textOf(pool, index) !== address) return undefined;
+  return index;
 }
 
 export interface AddressPools {
@@ -120,13 +131,9 @@ export function createAddressPools(): AddressPools {
     },
     hold(family, cidr, address) {
       const pool = poolOf(family, cidr);
-      if (pool === undefined || (family === 'ipv4' ? !isIPv4(address) : !isIPv6(address))) return false;
-      const bits = family === 'ipv4' ? ipv4Bits(address) : ipv6Bits(address) >> 64n;
-      const index = bits - pool.base;
       // The address as `allocate` writes it (IPv6: the /64's first address), or it is not one of the pool's.
-      const text = index >= pool.first && index <= pool.last ? textOf(pool, index) : undefined;
-      if (text !== address || used.has(text)) return false;
-      used.set(text, pool);
+      if (pool === undefined || indexOf(pool, address) === undefined || used.has(address)) return false;
+      used.set(address, pool);
       return true;
     },
     release(address) {

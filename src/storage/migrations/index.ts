@@ -21,6 +21,7 @@ import * as ueContexts from './0019-ue-contexts.ts';
 import * as smscLink from './0020-smsc-link.ts';
 import * as subscriberEvents from './0021-subscriber-events.ts';
 import * as radioEventRadio from './0022-radio-event-radio.ts';
+import * as addressLeases from './0023-address-leases.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-smsc-link': smscLink,
   '0021-subscriber-events': subscriberEvents,
   '0022-radio-event-radio': radioEventRadio,
+  '0023-address-leases': addressLeases,
 };
 
 /**

@@ -11,6 +11,17 @@ export interface UeContextsTable {
   kamf_sealed: string | null;
 }
 
+/**
+ * UE addresses leased across the AMF set (migration 0023; docs/amf-set.md, "Address leases"): the
+ * address (an IPv6 /64 as its first address), the AMF Name that holds it, and when (ms since the epoch).
+ */
+export interface AddressLeasesTable {
+  address: string;
+  owner: string;
+  leased_at: number;
+}
+
 export interface WorkingStateTables {
   ue_contexts: UeContextsTable;
+  address_leases: AddressLeasesTable;
 }

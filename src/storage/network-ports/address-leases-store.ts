@@ -1,0 +1,157 @@
+import { sql } from 'kysely';
+import type { AddressLeases } from '../../network/ports/address-leases.ts';
+import { indexOf, parsePool, textOf, type Pool } from '../../network/working-state/address-pools.ts';
+import type { Clock } from '../../clock.ts';
+import type { Db } from '../database.ts';
+
+/** Candidates one statement tries: the lowest free of them is leased. */
+const WINDOW = 32n;
+
+/**
+ * The `AddressLeases` port over `address_leases` (migration 0023; docs/amf-set.md, "Address leases"),
+ * shared by the members of an AMF set on PostgreSQL (also runs on SQLite). The primary key keeps an
+ * address unique across the set: a lease is one INSERT of the lowest free address of a window of
+ * candidates, ON CONFLICT DO NOTHING; a member that lost a race to another tries again. `owner` is
+ * this member's AMF Name; `held` counts the leases of this process.
+ */
+export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: Clock }): AddressLeases {
+  const { db, owner, clock } = deps;
+  // Leases of this AMF Name from before this process started are its previous run's: `hold` takes them.
+  const startedAt = clock.now();
+  const pools = new Map<string, Pool>();
+  let held = 0;
+
+  const poolOf = (family: 'ipv4' | 'ipv6', cidr: string): Pool | undefined => {
+    const key = `${family} ${cidr}`;
+    let pool = pools.get(key);
+    if (pool === undefined) {
+      pool = parsePool(cidr, family);
+      if (pool !== undefined) pools.set(key, pool);
+    }
+    return pool;
+  };
+
+  /** Leases the lowest free address of `candidates`; undefined when none was (taken, or lost a race). */
+  const leaseOne = async (candidates: string[]): Promise<string | undefined> => {
+    const rows = sql.join(
+      candidates.map(
+        (address, ord) => sql`SELECT CAST(${address} AS text) AS address, CAST(${ord} AS integer) AS ord`,
+      ),
+      sql` UNION ALL `,
+    );
+    const { rows: leased } = await sql<{ address: string }>`
+      INSERT INTO address_leases (address, owner, leased_at)
+      SELECT c.address, CAST(${owner} AS text), CAST(${clock.now()} AS bigint) FROM (${rows}) AS c
+      WHERE NOT EXISTS (SELECT 1 FROM address_leases l WHERE l.address = c.address)
+      ORDER BY c.ord LIMIT 1
+      ON CONFLICT (address) DO NOTHING
+      RETURNING address`.execute(db);
+    return leased[0]?.address;
+  };
+
+  const takenOf = async (candidates: string[]): Promise<number> => {
+    const row = await db
+      .selectFrom('address_leases')
+      .select((eb) => eb.fn.countAll<number | string>().as('taken'))
+      .where('address', 'in', candidates)
+      .executeTakeFirst();
+    return Number(row?.taken ?? 0);
+  };
+
+  return {
+    async lease(family, cidr) {
+      const pool = poolOf(family, cidr);
+      if (pool === undefined || pool.first > pool.last) return { ok: false, error: 'invalid' };
+      // From this process's cursor, then once from the pool's start: another member's releases are
+      // not seen by the cursor. Each failed window is full, or another member leased from it meanwhile.
+      for (const start of pool.lowestFree > pool.first ? [pool.lowestFree, pool.first] : [pool.first]) {
+        let from = start;
+        while (from <= pool.last) {
+          const to = from + WINDOW - 1n < pool.last ? from + WINDOW - 1n : pool.last;
+          const candidates: string[] = [];
+          for (let index = from; index <= to; index++) candidates.push(textOf(pool, index));
+          const address = await leaseOne(candidates);
+          if (address !== undefined) {
+            held++;
+            const index = indexOf(pool, address);
+            if (index !== undefined) pool.lowestFree = index + 1n;
+            return { ok: true, address };
+          }
+          if ((await takenOf(candidates)) === candidates.length) {
+            from = to + 1n;
+            pool.lowestFree = from;
+          }
+        }
+      }
+      return { ok: false, error: 'exhausted' };
+    },
+
+    async hold(family, cidr, address) {
+      const pool = poolOf(family, cidr);
+      if (pool === undefined || indexOf(pool, address) === undefined) return false;
+      const now = clock.now();
+      // Free, or held by no live member: a member of the set that died or stopped (its UEs are taken
+      // over with their sessions, TS 23.501 5.21.2.3), or this AMF Name's previous run. A live member's
+      // lease is never taken: the session is left out instead (docs/amf-set.md, "Address leases").
+      const row = await db
+        .insertInto('address_leases')
+        .values({ address, owner, leased_at: now })
+        .onConflict((oc) =>
+          oc
+            .column('address')
+            .doUpdateSet((eb) => ({
+              owner: eb.ref('excluded.owner'),
+              leased_at: eb.ref('excluded.leased_at'),
+            }))
+            .where((eb) =>
+              eb.or([
+                eb.and([
+                  eb('address_leases.owner', '=', owner),
+                  eb('address_leases.leased_at', '<', startedAt),
+                ]),
+                eb.and([
+                  eb('address_leases.owner', '<>', owner),
+                  eb.not(
+                    eb.exists(
+                      eb
+                        .selectFrom('amf_set_members')
+                        .select('amf_set_members.name')
+                        .whereRef('amf_set_members.name', '=', 'address_leases.owner')
+                        .where('amf_set_members.state', '<>', 'gone')
+                        .where('amf_set_members.lease_expires_at', '>', now),
+                    ),
+                  ),
+                ]),
+              ]),
+            ),
+        )
+        .returning('address')
+        .executeTakeFirst();
+      if (row === undefined) return false;
+      held++;
+      return true;
+    },
+
+    async release(address) {
+      // Only this member's lease: a member fenced off a UE another took over frees nothing of it.
+      const row = await db
+        .deleteFrom('address_leases')
+        .where('address', '=', address)
+        .where('owner', '=', owner)
+        .returning('address')
+        .executeTakeFirst();
+      if (row === undefined) return false;
+      held = Math.max(0, held - 1);
+      // Every pool with this address inside may hand it out again: their cursors move back.
+      for (const pool of pools.values()) {
+        const index = indexOf(pool, address);
+        if (index !== undefined && index < pool.lowestFree) pool.lowestFree = index;
+      }
+      return true;
+    },
+
+    get held() {
+      return held;
+    },
+  };
+}
