@@ -179,6 +179,8 @@ export function createN2(
                 // In the database: the AMF set's members share it, and a restart keeps it (docs/amf-set.md).
                 ueContexts: core.ports.ueContexts,
               },
+              // Shared by the AMF set where it runs (PostgreSQL), under this member's AMF Name.
+              addressLeases: core.ports.addressLeases(settings.amf.name),
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,

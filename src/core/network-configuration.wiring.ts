@@ -36,6 +36,9 @@ import { createSmsService } from '../resources/sms/sms.service.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { createUeContextStore } from '../storage/network-ports/ue-context-store.ts';
+import { createAddressLeasesStore } from '../storage/network-ports/address-leases-store.ts';
+import { createMemoryAddressLeases } from '../network/working-state/memory-address-leases.ts';
+import type { AddressLeases } from '../network/ports/address-leases.ts';
 import type { Executor } from '../storage/transaction.ts';
 import type { CoreWiring } from './wiring.ts';
 
@@ -190,6 +193,13 @@ export async function wireNetworkConfiguration(
        * members of an AMF set, and kept across a restart (docs/amf-set.md).
        */
       ueContexts,
+      /**
+       * The SMF's UE address leases for the AMF named `owner`: in the database where the members of an AMF
+       * set share the pools (PostgreSQL), so no two lease one address and a takeover keeps a session's;
+       * in this process's memory otherwise, as its sessions are (docs/amf-set.md, "Address leases").
+       */
+      addressLeases: (owner: string): AddressLeases =>
+        deps.sharedByProcesses ? createAddressLeasesStore({ db, owner, clock }) : createMemoryAddressLeases(),
       /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
       smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
       /** The SMSC link's configuration and outbox; the network side says which link runs (its status). */

@@ -14,6 +14,7 @@ import type { NetworkEventEmitter } from '../network/events/network-events.ts';
 import { createLmf } from '../network/lmf/lmf.ts';
 import type { LocationServices } from '../network/lmf/location-services.ts';
 import type { LmfTransport } from '../network/lmf/ports/amf-transport.ts';
+import type { AddressLeases } from '../network/ports/address-leases.ts';
 import type { AuthenticationDataPort } from '../network/ports/authentication-data.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { HomeNetworkKey, OperatorConfigurationPort } from '../network/ports/operator-configuration.ts';
@@ -45,6 +46,8 @@ export interface NetworkFunctionsOptions {
   records: Pick<RecordsIngestion, 'recordSubscriberLog'>;
   timers: Timers;
   logger: Logger;
+  /** The SMF's UE address leases; without, this process's memory (docs/amf-set.md, "Address leases"). */
+  addressLeases?: AddressLeases;
   /**
    * PDU sessions (docs/sessions.md): the SMF over the UPF started from `upf` (config `upf`; it needs
    * CAP_NET_ADMIN and its N3 address), or over a given `userPlane` (tests). Without, no SMF: 5GSM
@@ -110,6 +113,7 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
       },
       logger,
       timers,
+      addressLeases: options.addressLeases,
     });
 
   const lmfTransport: LmfTransport = {
