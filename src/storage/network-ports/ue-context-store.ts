@@ -5,6 +5,7 @@ import type {
   UeContextStore,
   UeContextWrite,
 } from '../../network/ports/ue-contexts.ts';
+import { isUniqueViolation } from '../constraint-errors.ts';
 import { maybeSqliteFileOf, sqliteFileOf, withConnection, type Db } from '../database.ts';
 import { tryWriteTransaction } from '../row-statement.ts';
 import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
@@ -178,16 +179,21 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
     };
   };
 
-  function* putSteps(record: UeContextRecord): Steps<UeContextWrite> {
+  function* putSteps(record: UeContextRecord, freeFirst: boolean): Steps<UeContextWrite> {
     const row = rowOf(record, record.epoch);
-    if (row.tmsi !== null) yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch: row.epoch });
+    if (freeFirst && row.tmsi !== null)
+      yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch: row.epoch });
     return (yield step(update, row)).length === 0 ? 'fenced' : 'stored';
   }
 
-  function* takeOverSteps(record: UeContextRecord, seen: UeContextSeen): Steps<number | 'fenced'> {
+  function* takeOverSteps(
+    record: UeContextRecord,
+    seen: UeContextSeen,
+    freeFirst: boolean,
+  ): Steps<number | 'fenced'> {
     const epoch = seen === 'any' ? Number.MAX_SAFE_INTEGER : seen + 1;
     const row = rowOf(record, seen === 'any' ? 1 : epoch);
-    if (row.tmsi !== null) yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch });
+    if (freeFirst && row.tmsi !== null) yield step(freeTmsi, { supi: row.supi, tmsi: row.tmsi, epoch });
     const taken =
       seen === 'any'
         ? yield step(takeAny, row)
@@ -261,11 +267,26 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
     }
   }
 
-  /** Runs a write's statements in one transaction on either database. */
-  async function write<T>(steps: () => Steps<T>): Promise<T> {
-    if (!sqlite) return db.transaction().execute((trx) => runAsync(steps(), trx));
+  /**
+   * Runs a write's statements in one transaction on either database. `steps(true)` frees the 5G-TMSI
+   * from any other UE's record first. On PostgreSQL a write first runs without that, as single
+   * statements outside a transaction (each checks the epoch itself, on the newest row once a concurrent
+   * writer's lock is gone): a fresh 5G-TMSI is almost never held by another record, and a SERIALIZABLE
+   * transaction around the two statements took four round trips and, with many registrations at once,
+   * aborted on false conflicts and ran again. Only when the 5G-TMSI is taken (a unique violation) does
+   * the write run again whole, freeing it, in a transaction.
+   */
+  async function write<T>(steps: (freeFirst: boolean) => Steps<T>): Promise<T> {
+    if (!sqlite) {
+      try {
+        return await runAsync(steps(false), db);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        return db.transaction().execute((trx) => runAsync(steps(true), trx));
+      }
+    }
     const outcome = await new Promise<Outcome>((settle) => {
-      waiting.push({ steps, since: performance.now(), settle });
+      waiting.push({ steps: () => steps(true), since: performance.now(), settle });
       if (scheduled) return;
       scheduled = true;
       setImmediate(() => void flush());
@@ -281,8 +302,8 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
     sqlite ? withConnection(db, () => statement.all(values)) : statement.query(db, values);
 
   return {
-    put: (record) => write(() => putSteps(record)),
-    takeOver: (record, seen) => write(() => takeOverSteps(record, seen)),
+    put: (record) => write((freeFirst) => putSteps(record, freeFirst)),
+    takeOver: (record, seen) => write((freeFirst) => takeOverSteps(record, seen, freeFirst)),
     delete: (supi, epoch) => write(() => deleteSteps(supi, epoch)),
     async get(supi) {
       const [row] = await read(bySupi, { supi });
