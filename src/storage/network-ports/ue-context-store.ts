@@ -33,8 +33,8 @@ type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
 /**
  * The UE context port (the UDSF role, TS 23.501 6.2.15) over `ue_contexts` (migration 0019; docs/amf-set.md),
  * on SQLite and PostgreSQL. Every write checks the fencing epoch in the statement that writes, so a
- * fenced write changes nothing; a write that also frees another UE's 5G-TMSI runs in one transaction
- * with it (SERIALIZABLE on PostgreSQL, retried there on a conflict; SQLite's write lock). KAMF is stored
+ * fenced write changes nothing; a write that frees another UE's 5G-TMSI runs in one transaction with
+ * it (on PostgreSQL only when the 5G-TMSI is taken, see `write`; SQLite's write lock). KAMF is stored
  * sealed with the service's secret box, never in clear. On SQLite the statements run prepared and
  * synchronously; a write that finds the write lock taken (the records writer thread) tries again every
  * millisecond without blocking the event loop, and fails after SQLite's busy timeout.
