@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AddressLeases } from '../../network/ports/address-leases.ts';
+import type { AddressLease, AddressLeases, PoolFamily } from '../../network/ports/address-leases.ts';
 import { indexOf, parsePool, textOf, type Pool } from '../../network/working-state/address-pools.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../database.ts';
@@ -12,16 +12,23 @@ const WINDOW = 32n;
  * shared by the members of an AMF set on PostgreSQL (also runs on SQLite). The primary key keeps an
  * address unique across the set: a lease is one INSERT of the lowest free address of a window of
  * candidates, ON CONFLICT DO NOTHING; a member that lost a race to another tries again. `owner` is
- * this member's AMF Name; `held` counts the leases of this process.
+ * this member's AMF Name. A lease of this name that this process did not make is its previous run's
+ * (a restart), which `hold` takes back; so that a lease in flight is never taken for one, this
+ * process's leases and holds run one at a time (one statement each, rarely more).
  */
 export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: Clock }): AddressLeases {
   const { db, owner, clock } = deps;
-  // Leases of this AMF Name from before this process started are its previous run's: `hold` takes them.
-  const startedAt = clock.now();
   const pools = new Map<string, Pool>();
-  let held = 0;
+  /** The addresses this process leased or holds. */
+  const mine = new Set<string>();
+  let queue: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(run: () => Promise<T>): Promise<T> => {
+    const result = queue.then(run);
+    queue = result.catch(() => undefined);
+    return result;
+  };
 
-  const poolOf = (family: 'ipv4' | 'ipv6', cidr: string): Pool | undefined => {
+  const poolOf = (family: PoolFamily, cidr: string): Pool | undefined => {
     const key = `${family} ${cidr}`;
     let pool = pools.get(key);
     if (pool === undefined) {
@@ -58,79 +65,76 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
     return Number(row?.taken ?? 0);
   };
 
-  return {
-    async lease(family, cidr) {
-      const pool = poolOf(family, cidr);
-      if (pool === undefined || pool.first > pool.last) return { ok: false, error: 'invalid' };
-      // From this process's cursor, then once from the pool's start: another member's releases are
-      // not seen by the cursor. Each failed window is full, or another member leased from it meanwhile.
-      for (const start of pool.lowestFree > pool.first ? [pool.lowestFree, pool.first] : [pool.first]) {
-        let from = start;
-        while (from <= pool.last) {
-          const to = from + WINDOW - 1n < pool.last ? from + WINDOW - 1n : pool.last;
-          const candidates: string[] = [];
-          for (let index = from; index <= to; index++) candidates.push(textOf(pool, index));
-          const address = await leaseOne(candidates);
-          if (address !== undefined) {
-            held++;
-            const index = indexOf(pool, address);
-            if (index !== undefined) pool.lowestFree = index + 1n;
-            return { ok: true, address };
-          }
-          if ((await takenOf(candidates)) === candidates.length) {
-            from = to + 1n;
-            pool.lowestFree = from;
-          }
+  const lease = async (family: PoolFamily, cidr: string): Promise<AddressLease> => {
+    const pool = poolOf(family, cidr);
+    if (pool === undefined || pool.first > pool.last) return { ok: false, error: 'invalid' };
+    // From this process's cursor, then once from the pool's start: another member's releases are
+    // not seen by the cursor. Each failed window is full, or another member leased from it meanwhile.
+    for (const start of pool.lowestFree > pool.first ? [pool.lowestFree, pool.first] : [pool.first]) {
+      let from = start;
+      while (from <= pool.last) {
+        const to = from + WINDOW - 1n < pool.last ? from + WINDOW - 1n : pool.last;
+        const candidates: string[] = [];
+        for (let index = from; index <= to; index++) candidates.push(textOf(pool, index));
+        const address = await leaseOne(candidates);
+        if (address !== undefined) {
+          mine.add(address);
+          const index = indexOf(pool, address);
+          if (index !== undefined) pool.lowestFree = index + 1n;
+          return { ok: true, address };
+        }
+        if ((await takenOf(candidates)) === candidates.length) {
+          from = to + 1n;
+          pool.lowestFree = from;
         }
       }
-      return { ok: false, error: 'exhausted' };
-    },
+    }
+    return { ok: false, error: 'exhausted' };
+  };
 
-    async hold(family, cidr, address) {
-      const pool = poolOf(family, cidr);
-      if (pool === undefined || indexOf(pool, address) === undefined) return false;
-      const now = clock.now();
-      // Free, or held by no live member: a member of the set that died or stopped (its UEs are taken
-      // over with their sessions, TS 23.501 5.21.2.3), or this AMF Name's previous run. A live member's
-      // lease is never taken: the session is left out instead (docs/amf-set.md, "Address leases").
-      const row = await db
-        .insertInto('address_leases')
-        .values({ address, owner, leased_at: now })
-        .onConflict((oc) =>
-          oc
-            .column('address')
-            .doUpdateSet((eb) => ({
-              owner: eb.ref('excluded.owner'),
-              leased_at: eb.ref('excluded.leased_at'),
-            }))
-            .where((eb) =>
-              eb.or([
-                eb.and([
-                  eb('address_leases.owner', '=', owner),
-                  eb('address_leases.leased_at', '<', startedAt),
-                ]),
-                eb.and([
-                  eb('address_leases.owner', '<>', owner),
-                  eb.not(
-                    eb.exists(
-                      eb
-                        .selectFrom('amf_set_members')
-                        .select('amf_set_members.name')
-                        .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                        .where('amf_set_members.state', '<>', 'gone')
-                        .where('amf_set_members.lease_expires_at', '>', now),
-                    ),
-                  ),
-                ]),
-              ]),
-            ),
-        )
-        .returning('address')
-        .executeTakeFirst();
-      if (row === undefined) return false;
-      held++;
-      return true;
-    },
+  const hold = async (family: PoolFamily, cidr: string, address: string): Promise<boolean> => {
+    const pool = poolOf(family, cidr);
+    if (pool === undefined || indexOf(pool, address) === undefined || mine.has(address)) return false;
+    const now = clock.now();
+    // Free, or held by no live member: one that died or stopped (its UEs are taken over with their
+    // sessions, TS 23.501 5.21.2.3), or this AMF Name's previous run (not in `mine`). A live member's
+    // lease is never taken: the session is left out instead (docs/amf-set.md, "Address leases").
+    const row = await db
+      .insertInto('address_leases')
+      .values({ address, owner, leased_at: now })
+      .onConflict((oc) =>
+        oc
+          .column('address')
+          .doUpdateSet((eb) => ({
+            owner: eb.ref('excluded.owner'),
+            leased_at: eb.ref('excluded.leased_at'),
+          }))
+          .where((eb) =>
+            eb.or([
+              eb('address_leases.owner', '=', owner),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('amf_set_members')
+                    .select('amf_set_members.name')
+                    .whereRef('amf_set_members.name', '=', 'address_leases.owner')
+                    .where('amf_set_members.state', '<>', 'gone')
+                    .where('amf_set_members.lease_expires_at', '>', now),
+                ),
+              ),
+            ]),
+          ),
+      )
+      .returning('address')
+      .executeTakeFirst();
+    if (row === undefined) return false;
+    mine.add(address);
+    return true;
+  };
+
+  return {
+    lease: (family, cidr) => oneAtATime(() => lease(family, cidr)),
+    hold: (family, cidr, address) => oneAtATime(() => hold(family, cidr, address)),
 
     async release(address) {
       // Only this member's lease: a member fenced off a UE another took over frees nothing of it.
@@ -140,8 +144,9 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
         .where('owner', '=', owner)
         .returning('address')
         .executeTakeFirst();
+      // Not this process's any more either way (a member another took over from frees nothing).
+      mine.delete(address);
       if (row === undefined) return false;
-      held = Math.max(0, held - 1);
       // Every pool with this address inside may hand it out again: their cursors move back.
       for (const pool of pools.values()) {
         const index = indexOf(pool, address);
@@ -151,7 +156,7 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
     },
 
     get held() {
-      return held;
+      return mine.size;
     },
   };
 }
