@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import { systemClock } from '../../../src/clock.ts';
 import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 import { DEFAULT_AMF_SETTINGS } from '../../../src/network/amf/amf-settings.ts';
 import { DOWNLINK_COUNT_MARGIN } from '../../../src/network/amf/gmm/takeover.ts';
@@ -11,7 +12,9 @@ import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
+import { createAddressLeasesStore } from '../../../src/storage/network-ports/address-leases-store.ts';
 import { createUeContextStore } from '../../../src/storage/network-ports/ue-context-store.ts';
+import type { Db } from '../../../src/storage/database.ts';
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../../helpers/postgres-test-database.ts';
 import {
@@ -58,9 +61,19 @@ function addressedUserPlane(): UserPlane & { addresses: string[] } {
 }
 
 /** One member of the AMF set: its own AMF, SMF and (fake) UPF, writing to the shared store. */
+/** The database a shared store is in: its members lease addresses there (docs/amf-set.md, "Address leases"). */
+const databaseOf = new WeakMap<UeContextStore, Db>();
+
 async function member(store: UeContextStore, name: string, pointer: number) {
   const userPlane = addressedUserPlane();
-  const h = await createAmfHarness({}, {}, { ueContexts: store, userPlane, identity: { name, pointer } });
+  const db = databaseOf.get(store);
+  const addressLeases =
+    db === undefined ? undefined : createAddressLeasesStore({ db, owner: name, clock: systemClock });
+  const h = await createAmfHarness(
+    {},
+    {},
+    { ueContexts: store, addressLeases, userPlane, identity: { name, pointer } },
+  );
   return { h, userPlane, radio: await h.radio() };
 }
 
@@ -137,7 +150,9 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       if (shared === 'memory') return createMemoryUeContextStore();
       const storage = await openStorage({ path: onPostgres ? await freshPostgresDatabase() : ':memory:' });
       storages.push(storage);
-      return createUeContextStore({ db: storage.db, secretBox: createSecretBox(randomBytes(32)) });
+      const store = createUeContextStore({ db: storage.db, secretBox: createSecretBox(randomBytes(32)) });
+      databaseOf.set(store, storage.db);
+      return store;
     };
 
     it('core B serves it with no Identity Request, no authentication, the same 5G-GUTI and address; A is fenced', async () => {
@@ -174,6 +189,12 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       );
       assert.ok(items !== undefined, 'PDU Session Resource Setup in Initial Context Setup');
       assert.deepEqual(b.userPlane.addresses, [address], "the same address, on B's UPF");
+      // In the database the address's lease is B's now: A's release of it would free nothing.
+      const db = databaseOf.get(store);
+      if (db !== undefined)
+        assert.deepEqual(await db.selectFrom('address_leases').select(['address', 'owner']).execute(), [
+          { address, owner: 'amf-b' },
+        ]);
       const idsB = { amf: amfUeNgapIdOf(setup)!, ran: 7 };
       // The gNB sets the session's resources up: its downlink tunnel in the response (TS 38.413 9.2.2.2).
       const setUp = buildInitialContextSetupResponse({

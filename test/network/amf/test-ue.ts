@@ -39,6 +39,7 @@ import { ieValue } from '../../helpers/ie-value.ts';
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
 import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
+import type { AddressLeases } from '../../../src/network/ports/address-leases.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
@@ -114,6 +115,8 @@ export async function createAmfHarness(
     userPlane?: UserPlane;
     logger?: Logger;
     ueContexts?: UeContextStore;
+    /** The SMF's address leases (the AMF set's, in the database); this process's memory unless given. */
+    addressLeases?: AddressLeases;
     /** The AMF's name, region, set and pointer (`pmn-amf`, 1, 1, 0 unless given): a member of a set. */
     identity?: Partial<AmfIdentity>;
     sms?: Omit<NonNullable<NetworkFunctionsOptions['sms']>, 'clock'>;
@@ -163,6 +166,7 @@ export async function createAmfHarness(
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
     ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
+    addressLeases: extra.addressLeases,
     // The SMSF tells time by the harness's manual clock, as its timers do.
     ...(extra.sms === undefined
       ? {}
