@@ -16,10 +16,11 @@ export interface AddressLeases {
   /**
    * Leases `address` itself, an address of `cidr` as `lease` gives them: a PDU session another SMF of
    * the AMF set set up keeps its address when this one takes it over (docs/amf-set.md). False when it
-   * is leased already or is not one `lease` could give from `cidr`.
+   * is leased already (in the set's store: by this process, or by another member that is live) or is
+   * not one `lease` could give from `cidr`.
    */
   hold(family: PoolFamily, cidr: string, address: string): Promise<boolean>;
-  /** Ends the lease of `address`; false when it was not leased. */
+  /** Ends the lease of `address`; false when it was not leased (in the set's store: by this member). */
   release(address: string): Promise<boolean>;
   /** The leases this process holds. */
   readonly held: number;
