@@ -95,6 +95,22 @@ describe(`Address leases shared by an AMF set (${onPostgres ? 'PostgreSQL' : 'SQ
     assert.equal(b.held, 1);
   });
 
+  it("a member's lease finds an address another member released below its cursor", async () => {
+    const { db } = await open();
+    const a = createAddressLeasesStore({ db, owner: 'amf-a', clock: systemClock });
+    const b = createAddressLeasesStore({ db, owner: 'amf-b', clock: systemClock });
+    assert.deepEqual(await b.lease('ipv4', '10.64.0.0/29'), { ok: true, address: '10.64.0.1' });
+    const got = [];
+    for (let i = 0; i < 5; i++) got.push(await a.lease('ipv4', '10.64.0.0/29'));
+    assert.deepEqual(
+      got.map((g) => (g.ok ? g.address : g.error)),
+      ['10.64.0.2', '10.64.0.3', '10.64.0.4', '10.64.0.5', '10.64.0.6'],
+    );
+    assert.equal(await b.release('10.64.0.1'), true);
+    assert.deepEqual(await a.lease('ipv4', '10.64.0.0/29'), { ok: true, address: '10.64.0.1' });
+    assert.deepEqual(await a.lease('ipv4', '10.64.0.0/29'), { ok: false, error: 'exhausted' });
+  });
+
   it("a restarted member holds its previous run's leases, which lease passes over", async () => {
     const clock = manualClock(2_000_000);
     const { db } = await open();

@@ -68,12 +68,20 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
   const lease = async (family: PoolFamily, cidr: string): Promise<AddressLease> => {
     const pool = poolOf(family, cidr);
     if (pool === undefined || pool.first > pool.last) return { ok: false, error: 'invalid' };
-    // From this process's cursor, then once from the pool's start: another member's releases are
-    // not seen by the cursor. Each failed window is full, or another member leased from it meanwhile.
-    for (const start of pool.lowestFree > pool.first ? [pool.lowestFree, pool.first] : [pool.first]) {
+    // From this process's cursor to the end, then from the pool's start to the cursor: another
+    // member's releases do not move it. A failed window is full, or another member leased from it meanwhile.
+    const cursor = pool.lowestFree;
+    const passes: [bigint, bigint][] =
+      cursor > pool.first
+        ? [
+            [cursor, pool.last],
+            [pool.first, cursor - 1n],
+          ]
+        : [[pool.first, pool.last]];
+    for (const [start, end] of passes) {
       let from = start;
-      while (from <= pool.last) {
-        const to = from + WINDOW - 1n < pool.last ? from + WINDOW - 1n : pool.last;
+      while (from <= end) {
+        const to = from + WINDOW - 1n < end ? from + WINDOW - 1n : end;
         const candidates: string[] = [];
         for (let index = from; index <= to; index++) candidates.push(textOf(pool, index));
         const address = await leaseOne(candidates);
