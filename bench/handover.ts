@@ -22,7 +22,6 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
@@ -37,6 +36,7 @@ import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../src/simulator/ue/ue-sessions.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 import { initialisedApi, type ServiceCall } from './service-api.ts';
+import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
   options: {
@@ -84,26 +84,7 @@ async function startService(): Promise<Service> {
   ]);
   process.once('exit', () => child.kill('SIGKILL'));
   child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  let url: string | undefined;
-  let udpPort: number | undefined;
-  // The log is read to its end: a full pipe would block the service.
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message = '';
-      try {
-        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      } catch {
-        return;
-      }
-      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
-      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
-      if (port !== undefined) udpPort = Number(port);
-      if (message.startsWith('database ready at')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-  });
-  await ready;
-  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  const { url, udpPort } = await whereItListens(child);
   return {
     pid: child.pid!,
     udpPort,

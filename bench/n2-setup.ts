@@ -21,6 +21,7 @@ import { bringUp, createFleet } from '../src/simulator/gnb-fleet.ts';
 import { NGAP_PPID } from '../src/network/transport/n2-transport.ts';
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
+import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
   options: {
@@ -182,26 +183,7 @@ async function startService(): Promise<Server> {
     '0',
   ]);
   child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  let url: string | undefined;
-  let udpPort: number | undefined;
-  // The log is read to its end: a full pipe would block the service.
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message = '';
-      try {
-        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      } catch {
-        return;
-      }
-      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
-      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
-      if (port !== undefined) udpPort = Number(port);
-      if (message.startsWith('database ready at')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-  });
-  await ready;
-  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  const { url, udpPort } = await whereItListens(child);
   const base = url;
   const init = await fetch(`${base}/api/v1/init`, {
     method: 'POST',

@@ -45,6 +45,7 @@ import { initialUeMessage } from '../src/simulator/ue/ran-ue-messages.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 import { initialisedApi, type ServiceCall } from './service-api.ts';
+import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
   options: {
@@ -240,26 +241,7 @@ async function startService(): Promise<Service> {
     inspectorUrl ??= /Debugger listening on (ws:\S+)/.exec(chunk.toString())?.[1];
     if (inspectorUrl === undefined || !chunk.toString().startsWith('Debugger')) process.stderr.write(chunk);
   });
-  let url: string | undefined;
-  let udpPort: number | undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      let message = '';
-      try {
-        message = (JSON.parse(line) as { msg?: string }).msg ?? '';
-      } catch {
-        countCollection(line);
-        return;
-      }
-      url ??= /^PMN Core listening on (\S+)$/.exec(message)?.[1];
-      const port = /^N2 \(NGAP\) listening on .*, UDP port (\d+)$/.exec(message)?.[1];
-      if (port !== undefined) udpPort = Number(port);
-      if (message.startsWith('database ready at')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
-  });
-  await ready;
-  if (url === undefined || udpPort === undefined) throw new Error('the service did not say where it listens');
+  const { url, udpPort } = await whereItListens(child, countCollection);
   if (heapProfileDir !== undefined && inspectorUrl === undefined)
     throw new Error('no inspector URL from the service');
   const base = url;
