@@ -77,7 +77,12 @@ async function member(store: UeContextStore, name: string, pointer: number) {
   return { h, userPlane, radio: await h.radio() };
 }
 
-async function establishSession(h: AmfHarness, radio: StepRadio, ue: TestUe, ids: Ids) {
+async function establishSession(
+  h: AmfHarness,
+  radio: StepRadio & { received: unknown[] },
+  ue: TestUe,
+  ids: Ids,
+) {
   const establishment = encodeNasMessage({
     messageType: 'pduSessionEstablishmentRequest',
     pduSessionId: 1,
@@ -94,7 +99,8 @@ async function establishSession(h: AmfHarness, radio: StepRadio, ue: TestUe, ids
     dnn: 'internet',
     sNssai: { sst: 1, sd: 0x010203 },
   });
-  await step(h, radio, ue, uplinkNasTransport(ids, nas));
+  // On SQL the SMF leases the address in the database (round trips): its answer is waited for.
+  await initialStep(h, radio, ue, uplinkNasTransport(ids, nas));
   await step(
     h,
     radio,
