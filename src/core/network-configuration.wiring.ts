@@ -189,8 +189,8 @@ export async function wireNetworkConfiguration(
       smsStore: createSmsStore({ db }),
       smsSubscribers,
       /**
-       * The AMF's UE contexts (the UDSF role), in the database on SQLite and PostgreSQL alike: shared by the
-       * members of an AMF set, and kept across a restart (docs/amf-set.md).
+       * The AMF's UE contexts (the UDSF role): in the database where an AMF set may run (shared by its
+       * members, kept across a restart), in memory for a single process (docs/amf-set.md).
        */
       ueContexts,
       /**
