@@ -162,11 +162,13 @@ export async function assertShownRegistered(
   imsi: string,
   expected: { radio: string; imei: string; now?: number },
 ): Promise<void> {
+  // The serving member is read from the stored UE context, written just after Registration Complete
+  // without holding it back (on PostgreSQL a database write: docs/amf-set.md).
   const { last_seen_at: lastSeenAt, ...rest } = await statusUntil(
     s,
     imsi,
-    (st) => st.registered,
-    'registered',
+    (st) => st.registered && st.serving_amf !== '',
+    'registered, with its serving AMF',
   );
   assert.deepEqual(rest, {
     registered: true,

@@ -7,6 +7,7 @@ import type { FlowReportInput } from '../../src/records/record-inputs.ts';
 import { createRecordsPipeline, type RecordsPipeline } from '../../src/records/records-pipeline.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
+import { migrationsFrom, undoMigrationsFrom } from '../helpers/migration-undo.ts';
 
 const DAY = 86_400_000;
 const DAY_1 = Date.UTC(2026, 10, 1);
@@ -93,7 +94,8 @@ describe(`flow report retention on ${onPostgres ? 'PostgreSQL (day partitions)' 
     const url = await freshPostgresDatabase();
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      // The database as migration 0016 left it: undo 0017 on the migrated copy.
+      // The database as migration 0016 left it: undo the later ones, then 0017, on the migrated copy.
+      for (const statement of await undoMigrationsFrom('0018')) await admin.unsafe(statement);
       await admin
         .unsafe(
           `
@@ -115,7 +117,7 @@ describe(`flow report retention on ${onPostgres ? 'PostgreSQL (day partitions)' 
         .simple();
       const migrated = await openStorage({ path: url, poolSize: 1 });
       try {
-        assert.deepEqual(migrated.migrationsApplied, ['0017-flow-report-partitions']);
+        assert.deepEqual(migrated.migrationsApplied, await migrationsFrom('0017'));
         const { rows } = await sql<{ name: string; n: number }>`select tableoid::regclass::text as name,
           count(*)::int as n from flow_reports group by 1 order by 1`.execute(migrated.db);
         assert.deepEqual(rows, [

@@ -57,6 +57,8 @@ const SAMPLES: Record<string, string> = {
   event: 'Event 7',
   ran_id: '001:01:000007',
   order: 'oldest',
+  // The timeline's kinds: its state changes and sessions, from the subscriber events' own table.
+  kinds: 'state,session',
   subscriber_id: IMSI,
   source: '10.45.0.7',
   destination: '93.184.0.7',
