@@ -109,6 +109,11 @@ export interface UeContextStore {
   get(supi: string): Promise<UeContextRecord | undefined>;
   /** The record whose 5G-GUTI is exactly `guti`. */
   findByGuti(guti: StoredGuti): Promise<UeContextRecord | undefined>;
+  /**
+   * The records `owner` owns whose SUPI sorts after `after` ('' for the first), by SUPI, at most `limit`:
+   * a dead member's UEs, read a batch at a time by the member that adopts them (docs/amf-set.md).
+   */
+  ownedBy(owner: string, after: string, limit: number): Promise<UeContextRecord[]>;
   /** Forgets the UE (deregistered, or its subscriber gone); `stored` also when there was none. */
   delete(supi: string, epoch: number): Promise<UeContextWrite>;
 }

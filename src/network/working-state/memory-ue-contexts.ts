@@ -130,6 +130,13 @@ export function createMemoryUeContextStore(): UeContextStore {
       if (stored?.guti == null || !sameGuti(stored.guti, wanted)) return undefined;
       return copy(stored);
     },
+    async ownedBy(owner, after, limit) {
+      return [...bySupi.values()]
+        .filter((r) => r.owner === owner && r.supi > after)
+        .sort((a, b) => (a.supi < b.supi ? -1 : 1))
+        .slice(0, limit)
+        .map(copy);
+    },
     async delete(supi, epoch) {
       const stored = bySupi.get(supi);
       if (stored === undefined) return 'stored';

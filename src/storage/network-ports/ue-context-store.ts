@@ -324,5 +324,17 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
         stored.amfPointer === guti.amfPointer;
       return same ? record : undefined;
     },
+    async ownedBy(owner, after, limit) {
+      // Keyset pages on the primary key: each batch starts where the last ended, whatever changed meanwhile.
+      const rows = await db
+        .selectFrom('ue_contexts')
+        .select(columns)
+        .where('owner', '=', owner)
+        .where('supi', '>', after)
+        .orderBy('supi')
+        .limit(limit)
+        .execute();
+      return rows.map(recordOf);
+    },
   };
 }

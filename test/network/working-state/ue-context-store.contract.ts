@@ -197,5 +197,28 @@ export function ueContextStoreContract(name: string, create: () => Promise<UeCon
       assert.equal(await store.findByGuti(GUTI), undefined);
       assert.equal(await store.delete('001010000000001', 1), 'stored', 'deleting an absent UE is no error');
     });
+
+    it("lists one owner's records by SUPI a batch at a time, each with its KAMF", async () => {
+      const store = await create();
+      const supis = ['001010000000004', '001010000000002', '001010000000003', '001010000000001'];
+      for (const [i, supi] of supis.entries()) {
+        const guti = { ...GUTI, tmsi: GUTI.tmsi + i };
+        await own(store, ueContextRecord(supi, { guti, owner: supi.endsWith('3') ? 'amf-b' : 'amf-a' }));
+      }
+      const first = await store.ownedBy('amf-a', '', 2);
+      assert.deepEqual(
+        first.map((r) => r.supi),
+        ['001010000000001', '001010000000002'],
+      );
+      assert.equal(first[0]?.security?.kamf, 'ab'.repeat(32));
+      const next = await store.ownedBy('amf-a', first[1]!.supi, 2);
+      assert.deepEqual(
+        next.map((r) => r.supi),
+        ['001010000000004'],
+        "amf-b's record is not amf-a's",
+      );
+      assert.deepEqual(await store.ownedBy('amf-a', '001010000000004', 2), []);
+      assert.deepEqual(await store.ownedBy('amf-c', '', 10), []);
+    });
   });
 }
