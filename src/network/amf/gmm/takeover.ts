@@ -6,6 +6,7 @@ import {
   MAX_NAS_COUNT,
   restoreNasSecurityContext,
   unprotect,
+  type NasSecurityContext,
 } from '../../nas-security/index.ts';
 import type { StoredGuti, UeContextRecord } from '../../ports/ue-contexts.ts';
 import type { AmfContext } from '../context/amf-context.ts';
@@ -78,17 +79,12 @@ export const takesOver = (message: FiveGmmMessage): message is TakeoverMessage =
   message.messageType === 'serviceRequest' || message.messageType === 'registrationRequest';
 
 /**
- * The UE context of `record`, rebuilt as this AMF's, with the NAS security context from the stored one:
- * the uplink COUNT re-estimated from the message's sequence number above the stored one by `unprotect`
- * (TS 33.501 6.4.3.1), the downlink COUNT `DOWNLINK_COUNT_MARGIN` above the stored one. Undefined when
- * the record cannot serve the UE (not registered, no usable security context) or `nasPdu` fails its
- * integrity check under it; then no context is left behind.
+ * The NAS security context of `record`, as this AMF continues it (TS 33.501 6.4.3.1): keys derived again
+ * from KAMF and the algorithms, the downlink COUNT `DOWNLINK_COUNT_MARGIN` above the stored one, the
+ * highest uplink COUNT the stored one (`unprotect` re-estimates the UE's above it). Undefined when the
+ * record cannot serve the UE (not registered, no 5G-GUTI, no usable security context).
  */
-function rebuild(
-  amf: Pick<AmfContext, 'ues'>,
-  record: UeContextRecord,
-  nasPdu: Uint8Array,
-): { ue: AmfUe; message: FiveGmmMessage; plain: Uint8Array; record: UeContextRecord } | undefined {
+export function restoredSecurity(record: UeContextRecord): NasSecurityContext | undefined {
   const stored = record.security;
   if (!record.registered || stored === null || record.guti === null) return undefined;
   const { ciphering, integrity } = stored;
@@ -100,7 +96,7 @@ function rebuild(
     next > MAX_NAS_COUNT
   )
     return undefined;
-  const security = restoreNasSecurityContext({
+  return restoreNasSecurityContext({
     side: 'network',
     ngKsi: stored.ngKsi,
     kamf: Buffer.from(stored.kamf, 'hex'),
@@ -109,15 +105,21 @@ function rebuild(
     nextSendCount: next,
     highestReceivedCount: stored.uplinkCount ?? undefined,
   });
-  const opened = unprotect(security, nasPdu);
-  if (!opened.ok || 'pti' in opened.message) return undefined;
+}
+
+/** The UE context of `record`, rebuilt as this AMF's, registered, with `security`; undefined when full. */
+function rebuild(
+  amf: Pick<AmfContext, 'ues'>,
+  record: UeContextRecord & { guti: StoredGuti },
+  security: NasSecurityContext,
+): AmfUe | undefined {
   const ue = amf.ues.create();
   if (ue === undefined) return undefined;
   const guti: Guti = { type: '5g-guti', ...record.guti };
   ue.security = security;
   ue.guti = guti;
   ue.pei = record.pei ?? undefined;
-  ue.lastKsi = stored.ngKsi.ksi;
+  ue.lastKsi = security.ngKsi.ksi;
   const capability = record.ueSecurityCapability;
   ue.ueSecurityCapability =
     capability === null
@@ -138,13 +140,54 @@ function rebuild(
   ue.requestedNssai = ue.allowedNssai;
   enterGmmState(ue, 'registered-initiated');
   enterGmmState(ue, 'registered');
+  return ue;
+}
+
+/**
+ * Makes the UE of `record` this AMF's with `security` (from `restoredSecurity`, its uplink COUNT as the
+ * UE's message, if any, left it): its context rebuilt, ownership taken in one compare-and-set on the
+ * record's epoch (epoch + 1), its PDU sessions re-created on this SMF with their addresses, the user plane
+ * down. Undefined, with nothing left behind, when this AMF holds the SUPI already, has no room, or
+ * another member took the UE first; a store or SMF failure is logged and ends the same way (the record
+ * stays for another try). Shared by a takeover and the adoption of a dead member's UEs (adoption.ts).
+ */
+export async function takeRecord(
+  amf: AmfContext,
+  record: UeContextRecord,
+  security: NasSecurityContext,
+): Promise<AmfUe | undefined> {
+  const stored = record.security;
+  if (stored === null || record.guti === null || amf.ues.bySupi(record.supi) !== undefined) return undefined;
+  const ue = rebuild(amf, { ...record, guti: record.guti }, security);
+  if (ue === undefined) return undefined;
   // What this AMF continues from, stored with the take-over: a member taking the UE over from this one
   // before its next write starts above these COUNTs again.
   const taken: UeContextRecord = {
     ...record,
-    security: { ...stored, downlinkCount: next, uplinkCount: security.highestReceivedCount ?? null },
+    security: {
+      ...stored,
+      downlinkCount: security.nextSendCount,
+      uplinkCount: security.highestReceivedCount ?? null,
+    },
   };
-  return { ue, message: opened.message, plain: opened.plain, record: taken };
+  let claimed = false;
+  try {
+    amf.ues.setSupi(ue, record.supi);
+    amf.ues.setTmsi(ue, record.guti.tmsi);
+    if (!(await amf.ueContexts.claim(ue, taken))) {
+      amf.ues.remove(ue);
+      return undefined;
+    }
+    claimed = true;
+    await amf.smf?.restoreSessions(record.supi, record.pduSessions, ue.allowedNssai);
+    return ue;
+  } catch (error) {
+    amf.logger.error({ err: error }, 'AMF: a UE of the set could not be taken over');
+    if (amf.ues.has(ue)) amf.ues.remove(ue);
+    // Sessions re-created before the failure end here; the UE registers again (its record stays).
+    if (claimed) amf.smf?.ueGone(record.supi);
+    return undefined;
+  }
 }
 
 /**
@@ -164,8 +207,7 @@ export async function takeOver(
   serve: (ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array) => void,
   unknown: () => void,
 ): Promise<void> {
-  let rebuilt: ReturnType<typeof rebuild>;
-  let claimed = false;
+  let taken: { ue: AmfUe; message: FiveGmmMessage; plain: Uint8Array } | undefined;
   try {
     const { configuration } = await amf.network();
     const guti = setGutiOf(message, amf, configuration.plmn);
@@ -173,25 +215,18 @@ export async function takeOver(
     // Not while this AMF holds the SUPI (its own context answers for the UE), nor on a closed connection.
     if (record === undefined || amf.ues.bySupi(record.supi) !== undefined || connection.phase !== 'active')
       return unknown();
-    rebuilt = rebuild(amf, record, nasPdu);
-    if (rebuilt === undefined) return unknown();
-    const { ue } = rebuilt;
-    amf.ues.setSupi(ue, record.supi);
-    amf.ues.setTmsi(ue, record.guti?.tmsi);
-    if (!(await amf.ueContexts.claim(ue, rebuilt.record))) {
-      amf.ues.remove(ue);
-      return unknown();
-    }
-    claimed = true;
-    await amf.smf?.restoreSessions(record.supi, record.pduSessions, ue.allowedNssai);
+    const security = restoredSecurity(record);
+    // The MAC verified with the stored context, the uplink COUNT re-estimated from the sequence number.
+    const opened = security === undefined ? undefined : unprotect(security, nasPdu);
+    if (security === undefined || !opened?.ok || 'pti' in opened.message) return unknown();
+    const ue = await takeRecord(amf, record, security);
+    if (ue === undefined) return unknown();
+    taken = { ue, message: opened.message, plain: opened.plain };
   } catch (error) {
     amf.logger.error({ err: error }, 'AMF: a UE of the set could not be taken over');
-    if (rebuilt !== undefined && amf.ues.has(rebuilt.ue)) amf.ues.remove(rebuilt.ue);
-    // Sessions re-created before the failure end here; the UE registers again (its record stays).
-    if (claimed && rebuilt !== undefined) amf.smf?.ueGone(rebuilt.record.supi);
     return unknown();
   }
-  const { ue, message: verified, plain } = rebuilt;
+  const { ue, message: verified, plain } = taken;
   const supi = ue.supi as string;
   amf.logger.info({ supi, epoch: ue.contextEpoch }, 'AMF: UE taken over from another AMF of the set');
   amf.events.emit('ue.registered', {
