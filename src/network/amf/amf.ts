@@ -30,6 +30,7 @@ import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites } from './context/ue-context-writes.ts';
 import { dropTakenOver, stopTimers } from './gmm/ue-lifecycle.ts';
+import { releaseQuietUes } from './gmm/drain.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
 import { createContextModification } from './n2/ue-context-modification.ts';
@@ -99,6 +100,8 @@ export function createAmf(options: AmfOptions) {
   };
   const smf = options.sessionManagement;
   let generation = 0;
+  /** Set once this AMF's planned removal starts (`drain`); never unset: the process exits after it. */
+  let draining = false;
   const metrics = options.metrics ?? {
     ueContextLimitReject: () => undefined,
     ueContextWriteFailure: () => undefined,
@@ -135,6 +138,7 @@ export function createAmf(options: AmfOptions) {
     smf,
     sms: options.sms,
     reconsider: (ue) => void reconsider(ue).catch(failed),
+    draining: () => draining,
     get configurationGeneration() {
       return generation;
     },
@@ -204,7 +208,16 @@ export function createAmf(options: AmfOptions) {
       () => amf,
       (imsi, withinMs) => location.lmfTransport.reach(imsi, withinMs),
     ),
-    /** Resolves once every UE context write asked for so far has ended (tests). */
+    /**
+     * Planned removal (TS 23.501 5.21.2.2; gmm/drain.ts): from the first call no new UE is taken; each
+     * call releases the N2 connection of every UE between procedures and says how many UE-associated
+     * connections are left.
+     */
+    drain(): number {
+      draining = true;
+      return releaseQuietUes(amf);
+    },
+    /** Resolves once every UE context write asked for so far has ended (tests, the end of a drain). */
     ueContextsWritten: () => amf.ueContexts.settled(),
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {

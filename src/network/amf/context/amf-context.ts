@@ -58,6 +58,8 @@ export interface AmfContext {
    * allowed NSSAI, or a network-initiated deregistration.
    */
   reconsider(ue: AmfUe): void;
+  /** This AMF is being removed from its set (gmm/drain.ts): it takes no new UE. */
+  draining(): boolean;
   /** Counts the subscriber, profile, policy, slice and operator changes heard so far. */
   readonly configurationGeneration: number;
 }

@@ -31,6 +31,7 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
+import { drainingReject } from './drain.ts';
 import { takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
@@ -193,6 +194,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (pdu === undefined || message === undefined || !isFiveGmm(message))
       return amf.ngap.release(connection, { choice: 'protocol', value: 'semantic-error' });
 
+    // Draining (TS 23.501 5.21.2.2): an initial registration goes to another member (gmm/drain.ts).
+    const drained = amf.draining() ? drainingReject(message) : undefined;
+    if (drained !== undefined) return rejectUnknown(amf, connection, drained);
     const tmsi = tmsiOf(message);
     const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
     const takenOver = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {

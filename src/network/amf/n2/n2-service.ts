@@ -4,7 +4,7 @@ import type { RecordsIngestion } from '../../../records/ingestion.ts';
 import type { NgapMetrics } from '../../network-metrics.ts';
 import type { NetworkEventEmitter } from '../../events/network-events.ts';
 import { createPeerLogLimiter, type PeerLogLimiter } from '../../peer-log-limiter.ts';
-import type { Cause } from '../../ngap/generated/types.ts';
+import type { Cause, UnavailableGUAMIList } from '../../ngap/generated/types.ts';
 import type { ConfigurationEvents } from '../../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../../ports/operator-configuration.ts';
 import type { N2Listener, N2Transport, TransportAddress } from '../../transport/n2-transport.ts';
@@ -212,6 +212,16 @@ export function createN2Service(options: N2ServiceOptions) {
 
     /** Resolves once a configuration change in flight has reached the radios (tests, shutdown). */
     settled: (): Promise<void> => refreshing,
+
+    /**
+     * AMF Status Indication (TS 38.413 8.7.6) to every radio that completed NG Setup; the number it
+     * went to.
+     */
+    statusIndication(unavailable: UnavailableGUAMIList): number {
+      let sent = 0;
+      for (const association of associations) if (association.statusIndication(unavailable)) sent++;
+      return sent;
+    },
 
     /**
      * AMF-initiated NG Reset of a connected radio (TS 38.413 8.7.4.2.1); false when no radio with that

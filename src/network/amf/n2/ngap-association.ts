@@ -15,6 +15,7 @@ import type {
   ServedGUAMIList,
   TimeToWait,
   UEassociatedLogicalNGconnectionList,
+  UnavailableGUAMIList,
 } from '../../ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../ngap/ngap-codec.ts';
 import type { SupportedTai } from '../../radio-registry.ts';
@@ -39,6 +40,7 @@ import { decideNgSetup, ranNodeName } from './ng-setup.ts';
 import { readNgapHeader } from '../../ngap/ngap-header.ts';
 import {
   amfConfigurationUpdate,
+  amfStatusIndication,
   errorIndication,
   ngReset,
   ngSetupFailure,
@@ -245,6 +247,15 @@ export class NgapAssociation implements AssociationHandler {
       case 'waiting-to-retry':
         return;
     }
+  }
+
+  /**
+   * AMF Status Indication (TS 38.413 8.7.6, class 2: no answer): the radio selects another AMF for the
+   * GUAMIs' UEs from now on. False when the radio has not completed NG Setup or the transport refused it.
+   */
+  statusIndication(unavailable: UnavailableGUAMIList): boolean {
+    if (this.#phase.phase !== 'ready') return false;
+    return this.#send(amfStatusIndication(unavailable));
   }
 
   /**

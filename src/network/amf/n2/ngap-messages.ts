@@ -1,5 +1,6 @@
 import {
   buildAMFConfigurationUpdate,
+  buildAMFStatusIndication,
   buildErrorIndication,
   buildNGReset,
   buildNGResetAcknowledge,
@@ -16,6 +17,7 @@ import type {
   ResetType,
   ServedGUAMIList,
   UEassociatedLogicalNGconnectionList,
+  UnavailableGUAMIList,
   TimeToWait,
 } from '../../ngap/generated/types.ts';
 
@@ -94,4 +96,9 @@ export function amfConfigurationUpdate(ies: AmfDescriptionIes): NGAPPDU {
     relativeAmfCapacity: ies.relativeCapacity,
     plmnSupportList: ies.plmnSupport,
   });
+}
+
+/** AMF STATUS INDICATION (TS 38.413 9.2.6.9): the GUAMIs this AMF no longer serves, each with its backup. */
+export function amfStatusIndication(unavailable: UnavailableGUAMIList): NGAPPDU {
+  return buildAMFStatusIndication({ unavailableGuamiList: unavailable });
 }

@@ -89,6 +89,8 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   let cancelHeartbeat: (() => void) | undefined;
   let beating: Promise<void> = Promise.resolve();
   let leaseExpiresAt = 0;
+  /** What its row says while it is a member: `draining` from `drain` on (TS 23.501 5.21.2.2). */
+  let serving: 'serving' | 'draining' = 'serving';
   const listeners = new Set<() => void>();
 
   async function row(state: AmfSetMemberState): Promise<AmfSetMember> {
@@ -141,7 +143,7 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   async function heartbeat(): Promise<void> {
     if (status !== 'member') return;
     try {
-      const self = await row('serving');
+      const self = await row(serving);
       const blocking = await store.write(
         self,
         (rows) => replacedBy(self, rows) ?? pointerHolder(self, rows, self.heartbeatAt),
@@ -207,6 +209,22 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
         );
       }
     },
+
+    /**
+     * From now on its row says `draining` (written at once, then at every heartbeat): its peers stop
+     * naming it as a backup. False when it is no member (stopped or lost).
+     */
+    async drain(): Promise<boolean> {
+      if (status !== 'member') return false;
+      serving = 'draining';
+      await beating;
+      beating = heartbeat();
+      await beating;
+      return status === 'member';
+    },
+
+    /** `draining` once `drain` was called; `serving` before. */
+    state: (): 'serving' | 'draining' => serving,
 
     /** The live members as last read, this one included, by AMF Pointer; empty when not a member. */
     members: (): readonly AmfSetMember[] => live,

@@ -1,4 +1,4 @@
-import type { ServedGUAMIList } from '../../ngap/generated/types.ts';
+import type { ServedGUAMIList, UnavailableGUAMIList } from '../../ngap/generated/types.ts';
 import type { AmfSetMember } from '../../ports/amf-set-members.ts';
 import type { Plmn } from '../../radio-id.ts';
 import { guami, type AmfIdentity } from '../context/amf-identity.ts';
@@ -37,4 +37,19 @@ export function servedGuamiList(
       ...(backup === undefined ? {} : { backupAMFName: backup.name }),
     };
   });
+}
+
+/**
+ * UnavailableGUAMIList (TS 38.413 9.3.3.20) of the AMF Status Indication a draining member sends: its
+ * own GUAMI, with the AMF Name of the member that takes its UEs over (TS 23.501 5.21.2.2) when the set
+ * has one. `members` as for `servedGuamiList`.
+ */
+export function unavailableGuamiList(
+  self: AmfIdentity,
+  members: readonly AmfSetMember[],
+  plmn: Plmn,
+): UnavailableGUAMIList {
+  const own = members.find((m) => m.name === self.name);
+  const backup = own === undefined ? undefined : backupOf(own, members);
+  return [{ gUAMI: guami(self, plmn), ...(backup === undefined ? {} : { backupAMFName: backup.name }) }];
 }
