@@ -27,6 +27,8 @@
         "native/upf/flows.c",
         "native/upf/forwarder.c",
         "native/upf/gtpu.c",
+        "native/upf/host-routes.c",
+        "native/upf/host-routes-addon.c",
         "native/upf/map.c",
         "native/upf/n3-socket.c",
         "native/upf/xdp.c"

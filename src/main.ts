@@ -8,7 +8,8 @@ import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
 import { buildHttpApp } from './http/build-http-app.ts';
 import { logFatalExits } from './fatal-exit.ts';
 import { noteFirstStartFiles } from './first-start-files.ts';
-import { databaseFiles, shownLocation } from './storage/database-location.ts';
+import { databaseFiles, isPostgresUrl, shownLocation } from './storage/database-location.ts';
+import { resolveHostRoutes } from './network/upf/upf-settings.ts';
 import { createLogger } from './logging.ts';
 
 async function main(): Promise<void> {
@@ -80,7 +81,9 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
       const { createN2 } = await import('./core/n2.wiring.ts');
       // The UPF starts with N2 when it can (CAP_NET_ADMIN for its N6 TUN); otherwise one warning, and
       // PDU sessions are refused with 5GSM cause #26 (docs/upf.md).
-      n2 = createN2(core, config.n2, { upf: { settings: config.upf } });
+      // Host routes for the served addresses by default where the AMF set may run (docs/upf.md).
+      const upf = resolveHostRoutes(config.upf, isPostgresUrl(config.db));
+      n2 = createN2(core, config.n2, { upf: { settings: upf } });
       await n2.start();
     },
     stop: () => n2?.stop(),

@@ -12,6 +12,7 @@
 #include "../napi-args.h"
 #include "../napi-handle.h"
 #include "flows.h"
+#include "host-routes-addon.h"
 #include "forwarder.h"
 
 static void close_object(void *object) { upf_close(object); }
@@ -331,7 +332,7 @@ static napi_value init(napi_env env, napi_value exports) {
   CHECK(napi_define_class(env, "Forwarder", NAPI_AUTO_LENGTH, construct, NULL,
                           sizeof methods / sizeof methods[0], methods, &cls));
   CHECK(napi_set_named_property(env, exports, "Forwarder", cls));
-  return exports;
+  return host_routes_define(env, exports) ? exports : NULL;
 }
 
 NAPI_MODULE(NODE_GYP_MODULE_NAME, init)

@@ -289,6 +289,7 @@ function startUpf(
     clock: sessions.clock,
     timers: options.timers,
     onDownlinkData: (session) => onDownlinkData(session.id),
+    logger: options.logger,
     ...(addon === undefined ? {} : { addon }),
   });
   try {

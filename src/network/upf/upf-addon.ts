@@ -141,8 +141,27 @@ export interface Forwarder {
   close(): void;
 }
 
+/** Routes on the N6 device to the served UE addresses (native/upf/host-routes.c; docs/upf.md "Routes to the devices"). */
+export interface HostRoutesOptions {
+  device: string;
+  /** The kernel routing table (254: main). */
+  table?: number;
+  /** The routes' protocol number (`ip route ... proto <n>`), 1..255. */
+  protocol?: number;
+}
+
+export interface NativeHostRoutes {
+  /** Adds the route (replacing one already there); an errno code when the kernel refuses. */
+  add(address: string, prefixLength: number): ErrnoCode | undefined;
+  /** Removes it; a route already gone is no error. */
+  remove(address: string, prefixLength: number): ErrnoCode | undefined;
+  close(): void;
+}
+
 export interface UpfAddon {
   Forwarder: new (options: ForwarderOptions) => Forwarder;
+  /** Opens rtnetlink, brings the device up and removes the routes of that protocol left on it. */
+  HostRoutes?: new (options: HostRoutesOptions) => NativeHostRoutes;
 }
 
 type UpfAddonLoad = { ok: true; addon: UpfAddon } | { ok: false; error: Error };

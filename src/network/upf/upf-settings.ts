@@ -26,7 +26,22 @@ export interface UpfSettings {
    * the default route, found at start (docs/upf.md "The XDP datapath").
    */
   n6Interface?: string;
+  /**
+   * Host routes on the N6 TUN for the served UE addresses (docs/upf.md "Routes to the devices"):
+   * `auto` is `on` where the AMF set may run (PostgreSQL) and `off` on SQLite, decided by the service
+   * (`resolveHostRoutes`); absent or `auto` here: off.
+   */
+  hostRoutes?: HostRoutesChoice;
+  /** Their kernel routing table; absent: 254 (main). */
+  routeTable?: number;
+  /** Their protocol number (`ip route ... proto <n>`), what a routing daemon learns them by; absent: 200. */
+  routeProtocol?: number;
 }
+
+export type HostRoutesChoice = 'auto' | 'on' | 'off';
+
+/** Protocol number of the host routes by default: none of iproute2's reserved ones (rt_protos). */
+export const DEFAULT_ROUTE_PROTOCOL = 200;
 
 export const DEFAULT_UPF_SETTINGS: UpfSettings = {
   n3Address: '127.0.0.1',
@@ -36,7 +51,20 @@ export const DEFAULT_UPF_SETTINGS: UpfSettings = {
   maxFlows: 262_144,
   errorIndicationsPerSecond: 100,
   datapath: 'auto',
+  hostRoutes: 'auto',
+  routeTable: 254,
+  routeProtocol: DEFAULT_ROUTE_PROTOCOL,
 };
+
+/**
+ * `auto` decided: host routes where processes share the database (the AMF set, whose members take
+ * each other's sessions over, so the network must learn which member serves an address), none for a
+ * single process on SQLite (the operator's pool route, as before).
+ */
+export const resolveHostRoutes = (settings: UpfSettings, sharedDatabase: boolean): UpfSettings =>
+  settings.hostRoutes === 'auto' || settings.hostRoutes === undefined
+    ? { ...settings, hostRoutes: sharedDatabase ? 'on' : 'off' }
+    : settings;
 
 /** The settings' names in the configuration file; `PMN_<NAME>` in the environment, `--name-with-dashes` as flags. */
 export const UPF_KEYS = [
@@ -48,6 +76,9 @@ export const UPF_KEYS = [
   'upf_error_indications_per_second',
   'upf_datapath',
   'n6_interface',
+  'n6_host_routes',
+  'n6_route_table',
+  'n6_route_protocol',
 ] as const;
 
 export type UpfKey = (typeof UPF_KEYS)[number];
@@ -57,6 +88,9 @@ const INTEGERS = {
   upf_max_sessions: ['maxSessions', 1, 4_194_304],
   upf_max_flows: ['maxFlows', 1, 16_777_216],
   upf_error_indications_per_second: ['errorIndicationsPerSecond', 1, 1_000_000],
+  // Tables 0 (unspecified) and above 2^32-1 do not exist; 253-255 are default, main and local.
+  n6_route_table: ['routeTable', 1, 4_294_967_295],
+  n6_route_protocol: ['routeProtocol', 1, 255],
 } as const;
 
 // Linux interface names: 1..15 characters, no '/', ':' or white space (dev_valid_name).
@@ -93,6 +127,12 @@ export function applyUpfSettings(
     if (typeof raw.n6_interface !== 'string' || !INTERFACE_NAME.test(raw.n6_interface))
       return { ok: false, error: `${source}: n6_interface must be an interface name of 1..15 characters` };
     settings.n6Interface = raw.n6_interface;
+  }
+  if (raw.n6_host_routes !== undefined) {
+    const choice = raw.n6_host_routes;
+    if (choice !== 'auto' && choice !== 'on' && choice !== 'off')
+      return { ok: false, error: `${source}: n6_host_routes must be auto, on or off` };
+    settings.hostRoutes = choice;
   }
   for (const [key, [field, min, max]] of Object.entries(INTEGERS) as [
     keyof typeof INTEGERS,

@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../clock.ts';
 import type { FlowReportInput, UsageInput } from '../../records/record-inputs.ts';
 import { decodeFlowReports, decodeUsageCounts, FLOW_RECORD } from './flow-records.ts';
@@ -7,9 +8,10 @@ import {
   upfBpfObject,
   type Forwarder,
   type ForwarderCounters,
+  type NativeHostRoutes,
   type UpfAddon,
 } from './upf-addon.ts';
-import type { UpfSettings } from './upf-settings.ts';
+import { DEFAULT_ROUTE_PROTOCOL, type UpfSettings } from './upf-settings.ts';
 import type {
   Ambr,
   DownlinkTunnel,
@@ -71,6 +73,8 @@ interface UpfDeps {
   downlinkDataPollMs?: number;
   /** How long downlink packets of an inactive session stay buffered (DOWNLINK_BUFFER_MS). */
   downlinkBufferMs?: number;
+  /** Told of a host route the kernel refused (docs/upf.md "Routes to the devices"). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 export interface UpfCounters extends ForwarderCounters {
@@ -82,6 +86,8 @@ export interface UpfCounters extends ForwarderCounters {
   flowReportsPending: number;
   usageRecords: number;
   downlinkDataNotifications: number;
+  /** Host routes the kernel refused to add or remove (docs/upf.md "Routes to the devices"). */
+  hostRouteFailures: number;
 }
 
 export interface Upf {
@@ -152,6 +158,9 @@ export function createUpf(deps: UpfDeps): Upf {
   let flowReports = 0;
   let usageRecords = 0;
   let downlinkDataNotifications = 0;
+  let hostRouteFailures = 0;
+  /** Routes to the served addresses on the N6 TUN, when `hostRoutes` is on. */
+  let routes: NativeHostRoutes | undefined;
   let cancelCollect: (() => void) | undefined;
   let cancelUsage: (() => void) | undefined;
   let cancelDownlinkData: (() => void) | undefined;
@@ -265,12 +274,34 @@ export function createUpf(deps: UpfDeps): Upf {
     return change(forwarder, session);
   };
 
+  /**
+   * The session's host routes: its IPv4 address as a /32, its IPv6 prefix as the /64 it is
+   * (TS 23.501 5.8.2.2.2). A refusal leaves the session as it is (its rules serve it; only the
+   * routing daemon does not learn the address from this member): counted and logged.
+   */
+  const changeRoutes = (add: boolean, session: UpfSession): void => {
+    if (routes === undefined) return;
+    const prefixes: [string, number][] = [];
+    if (session.ueIpv4 !== undefined) prefixes.push([session.ueIpv4, 32]);
+    if (session.ueIpv6Prefix !== undefined) prefixes.push([session.ueIpv6Prefix, 64]);
+    for (const [address, length] of prefixes) {
+      const code = add ? routes.add(address, length) : routes.remove(address, length);
+      if (code === undefined) continue;
+      hostRouteFailures++;
+      deps.logger?.warn(
+        { address: `${address}/${length}`, tun: info.tunName, code },
+        `host route ${add ? 'not added' : 'not removed'}: ${code}`,
+      );
+    }
+  };
+
   const release = (sessionId: number): UpfResult =>
     withSession(sessionId, (f, session) => {
       // The rules go and the session's flows end in the same step, so no packet is left uncounted.
       const left = f.removeSession(sessionId, clock.now(), lastTick);
       if (typeof left === 'string') return { ok: false, error: errnoError(left) };
       sessions.delete(sessionId);
+      changeRoutes(false, session);
       if (left.flowsEnded > flowsTaken)
         released.set(sessionId, { imsi: session.imsi, through: left.flowsEnded });
       pullFlows();
@@ -300,6 +331,24 @@ export function createUpf(deps: UpfDeps): Upf {
         ...(settings.n6Interface !== undefined && { n6Interface: settings.n6Interface }),
       });
       info = forwarder.info();
+      if (settings.hostRoutes === 'on') {
+        if (addon.HostRoutes === undefined) {
+          forwarder.close();
+          forwarder = undefined;
+          throw new Error('the UPF addon has no host routes (rebuild it with npm ci)');
+        }
+        try {
+          routes = new addon.HostRoutes({
+            device: info.tunName,
+            table: settings.routeTable ?? 254,
+            protocol: settings.routeProtocol ?? DEFAULT_ROUTE_PROTOCOL,
+          });
+        } catch (error) {
+          forwarder.close();
+          forwarder = undefined;
+          throw error;
+        }
+      }
       lastTick = clock.now();
       armCollect();
       armUsage();
@@ -314,6 +363,8 @@ export function createUpf(deps: UpfDeps): Upf {
       cancelCollect?.();
       cancelUsage?.();
       cancelDownlinkData?.();
+      routes?.close();
+      routes = undefined;
       forwarder.close();
       forwarder = undefined;
       while (queueWait !== undefined) await queueWait;
@@ -361,6 +412,8 @@ export function createUpf(deps: UpfDeps): Upf {
         userPlane: { state: 'inactive' } as UserPlaneState,
       };
       sessions.set(id, session);
+      // New, restored by a takeover or adopted: every session this UPF serves comes through here.
+      changeRoutes(true, session);
       return { ok: true, value: session };
     },
     updateDownlink: (sessionId, tunnel) =>
@@ -405,6 +458,7 @@ export function createUpf(deps: UpfDeps): Upf {
         flowReportsPending: (native?.endedFlows ?? 0) + backlog.reduce((sum, chunk) => sum + chunk.length, 0),
         usageRecords,
         downlinkDataNotifications,
+        hostRouteFailures,
       };
     },
   };

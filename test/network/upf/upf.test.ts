@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FlowReportInput, UsageInput } from '../../../src/records/record-inputs.ts';
-import type { Forwarder, ForwarderOptions, UpfAddon } from '../../../src/network/upf/upf-addon.ts';
+import type {
+  Forwarder,
+  ForwarderOptions,
+  HostRoutesOptions,
+  NativeHostRoutes,
+  UpfAddon,
+} from '../../../src/network/upf/upf-addon.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
 import type { UpfSession } from '../../../src/network/upf/ports/session-control.ts';
 import { createUpf, type UpfRecords } from '../../../src/network/upf/upf.ts';
@@ -263,5 +269,104 @@ describe('createUpf', () => {
     clock.advance(1);
     assert.deepEqual(paged, [a.value.id]);
     assert.equal(upf.counters().downlinkDataNotifications, 1);
+  });
+});
+
+describe('createUpf: host routes on the N6 TUN (docs/upf.md "Routes to the devices")', () => {
+  /** The scripted forwarder with a HostRoutes that records its calls and refuses what `refuse` names. */
+  function withRoutes(refuse = new Set<string>()) {
+    const f = scriptedAddon();
+    const routes: string[] = [];
+    const opened: HostRoutesOptions[] = [];
+    class RecordingRoutes implements NativeHostRoutes {
+      constructor(options: HostRoutesOptions) {
+        opened.push(options);
+      }
+      add(address: string, length: number) {
+        if (refuse.has(`${address}/${length}`)) return 'ENETDOWN';
+        routes.push(`add ${address}/${length}`);
+        return undefined;
+      }
+      remove(address: string, length: number) {
+        routes.push(`remove ${address}/${length}`);
+        return undefined;
+      }
+      close = () => void routes.push('close');
+    }
+    return { f, routes, opened, addon: { ...f.addon, HostRoutes: RecordingRoutes } };
+  }
+  const on = { ...DEFAULT_UPF_SETTINGS, hostRoutes: 'on' as const, routeTable: 100, routeProtocol: 77 };
+
+  it('adds the IPv4 /32 and the IPv6 /64 of each session it installs, removes them at release and at stop', async () => {
+    const r = withRoutes();
+    const { upf } = start(r.f, recordsSink(), { settings: on, addon: r.addon });
+    assert.deepEqual(r.opened, [{ device: 'pmn-n6', table: 100, protocol: 77 }]);
+    const a = upf.establishSession({
+      imsi: IMSI,
+      ueIpv4: '10.45.0.2',
+      ueIpv6Prefix: '2001:db8:0:1::',
+      uplinkTeid: 7,
+      ambr: AMBR,
+    });
+    const b = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.3', uplinkTeid: 8, ambr: AMBR });
+    assert.ok(a.ok && b.ok);
+    assert.deepEqual(r.routes, ['add 10.45.0.2/32', 'add 2001:db8:0:1::/64', 'add 10.45.0.3/32']);
+    assert.ok(upf.release(a.value.id).ok);
+    assert.deepEqual(r.routes.slice(3), ['remove 10.45.0.2/32', 'remove 2001:db8:0:1::/64']);
+    await upf.stop();
+    assert.deepEqual(r.routes.slice(5), ['remove 10.45.0.3/32', 'close']);
+    assert.equal(upf.counters().hostRouteFailures, 0);
+  });
+
+  it('adds no route for a session the forwarder refused', () => {
+    const r = withRoutes();
+    const { upf } = start(r.f, recordsSink(), { settings: on, addon: r.addon });
+    assert.ok(upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR }).ok);
+    // The scripted forwarder refuses TEID 666 once a session exists (EEXIST).
+    assert.deepEqual(upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.9', uplinkTeid: 666, ambr: AMBR }), {
+      ok: false,
+      error: 'in-use',
+    });
+    assert.deepEqual(r.routes, ['add 10.45.0.2/32']);
+  });
+
+  it('keeps a session whose route the kernel refused, counting and logging the refusal', () => {
+    const r = withRoutes(new Set(['10.45.0.2/32']));
+    const warnings: unknown[] = [];
+    const logger = { warn: (...args: unknown[]) => void warnings.push(args) };
+    const { upf } = start(r.f, recordsSink(), { settings: on, addon: r.addon, logger });
+    const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
+    assert.ok(s.ok);
+    assert.equal(upf.session(s.value.id)?.ueIpv4, '10.45.0.2');
+    assert.equal(upf.counters().hostRouteFailures, 1);
+    assert.equal(warnings.length, 1);
+    assert.match(JSON.stringify(warnings[0]), /10\.45\.0\.2\/32.*ENETDOWN/);
+  });
+
+  it('opens no routes when off or auto (auto is decided by the service: resolveHostRoutes)', () => {
+    for (const hostRoutes of ['off', 'auto', undefined] as const) {
+      const r = withRoutes();
+      const { upf } = start(r.f, recordsSink(), { settings: { ...on, hostRoutes }, addon: r.addon });
+      assert.ok(upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR }).ok);
+      assert.deepEqual([r.opened, r.routes], [[], []]);
+    }
+  });
+
+  it('does not start when routes are on and cannot be opened, and closes the forwarder', () => {
+    const f = scriptedAddon();
+    class Refusing {
+      constructor() {
+        throw Object.assign(new Error('RTM_NEWLINK EPERM'), { code: 'EPERM' });
+      }
+    }
+    const addon = { ...f.addon, HostRoutes: Refusing as unknown as new () => NativeHostRoutes };
+    const clock = manualClock();
+    const upf = createUpf({ settings: on, records: recordsSink().records, clock, timers: clock, addon });
+    assert.throws(() => upf.start(), /EPERM/);
+    assert.deepEqual(f.calls, ['close']);
+    assert.deepEqual(upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR }), {
+      ok: false,
+      error: 'not-started',
+    });
   });
 });
