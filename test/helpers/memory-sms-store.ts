@@ -51,9 +51,9 @@ export function memorySmsStore(): SmsStore & {
       messages.push(stored);
       return structuredClone(stored);
     },
-    async queuedFor(imsi: string, limit: number): Promise<StoredSms[]> {
+    async queuedFor(imsi: string, limit: number, after = 0): Promise<StoredSms[]> {
       return messages
-        .filter((m) => m.destinationImsi === imsi && m.status === 'queued')
+        .filter((m) => m.destinationImsi === imsi && m.status === 'queued' && m.id > after)
         .slice(0, limit)
         .map((m) => structuredClone(m));
     },

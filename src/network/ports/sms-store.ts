@@ -47,8 +47,8 @@ export interface StoredSms extends NewSms {
 export interface SmsStore {
   /** Stores a queued message; resolves once it is durable (committed), with its id. */
   save(message: NewSms): Promise<StoredSms>;
-  /** The queued messages for `imsi`, oldest first, at most `limit`. */
-  queuedFor(imsi: string, limit: number): Promise<StoredSms[]>;
+  /** The queued messages for `imsi` with ids above `after` (0 unless given), oldest first, at most `limit`. */
+  queuedFor(imsi: string, limit: number, after?: number): Promise<StoredSms[]>;
   /** A delivery attempt began (it counts attempts). */
   attempted(id: number): Promise<void>;
   /** The message's outcome: delivered, failed (with the cause), expired. */

@@ -19,6 +19,8 @@ export interface SmsfSettings {
   serviceCentre: string;
   /** At most this many status reports wait in memory per UE (they are not stored). */
   maxPendingReports: number;
+  /** A UE's queued messages are read this many at a time (its memory held per UE). */
+  queuePage: number;
 }
 
 export const DEFAULT_SMSF_SETTINGS: SmsfSettings = {
@@ -29,4 +31,5 @@ export const DEFAULT_SMSF_SETTINGS: SmsfSettings = {
   defaultValidityMs: 7 * 86_400_000,
   serviceCentre: '0',
   maxPendingReports: 100,
+  queuePage: 8,
 };

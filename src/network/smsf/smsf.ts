@@ -59,8 +59,16 @@ interface SmsfUe {
   active: boolean;
   /** Transfers in progress, by `mo:<ti>` and `mt:<ti>`. */
   readonly transfers: Map<string, Transfer>;
-  /** The MT transfer in progress ('loading' while the next message is read): one at a time per UE. */
+  /** The MT transfer in progress ('loading' while the next page is read): one at a time per UE. */
   mt: Transfer | 'loading' | undefined;
+  /** The UE's queue as read from the store, a page at a time, oldest first: what is left of the page. */
+  page: StoredSms[];
+  /** The id of the last message read into `page`: the next page starts after it while `pageFull`. */
+  after: number;
+  /** The last page read was full: more may wait after `after`. */
+  pageFull: boolean;
+  /** A message may have been queued since the last read began: read again once the page is spent. */
+  recheck: boolean;
   nextTi: number;
   nextMessageReference: number;
   /** The UE answered RP-ERROR #22: nothing more is sent until its RP-SMMA (TS 24.011 7.3.2, TS 23.040 10.3). */
@@ -95,6 +103,10 @@ export function createSmsf(options: SmsfOptions) {
         active: false,
         transfers: new Map(),
         mt: undefined,
+        page: [],
+        after: 0,
+        pageFull: false,
+        recheck: true,
         nextTi: 0,
         nextMessageReference: 0,
         memoryFull: false,
@@ -177,8 +189,10 @@ export function createSmsf(options: SmsfOptions) {
       );
     if (ue.mt === transfer) {
       ue.mt = undefined;
-      // A message given up stays queued until the UE is reachable again; one answered lets the next go.
+      // A message given up stays queued until the UE is reachable again, and the queue is read from
+      // its start then; one answered lets the next go.
       if (why === undefined) deliverNext(ue);
+      else forgetPage(ue);
     }
   }
 
@@ -270,7 +284,7 @@ export function createSmsf(options: SmsfOptions) {
         // The UE has memory again (TS 24.011 7.3.2): RP-ACK, and what waits for it goes.
         ue.memoryFull = false;
         answer(ue, transfer, rpAckToUe(reference, clock.now()));
-        return deliverNext(ue);
+        return deliverNext(ue, true);
       default:
         // An RP-ACK or RP-ERROR belongs to an MT transfer, not to the UE's own.
         return answer(ue, transfer, rpErrorToUe(reference, RP_CAUSE.messageNotCompatibleWithState));
@@ -309,7 +323,7 @@ export function createSmsf(options: SmsfOptions) {
     if (outcome.outside === true) options.smsc?.queued();
     if (outcome.recipient !== undefined) {
       const recipient = ues.get(outcome.recipient);
-      if (recipient !== undefined) deliverNext(recipient);
+      if (recipient !== undefined) deliverNext(recipient, true);
     }
   }
 
@@ -389,44 +403,72 @@ export function createSmsf(options: SmsfOptions) {
   /**
    * The next message for the UE, when SMS is active for it and no MT transfer is in progress: a status
    * report first, then the oldest queued message; messages past their validity are marked expired.
+   * `queued` says a message may have been queued for it (stored, or the UE back): the store is read again
+   * even when the last read found the end of its queue. One MT transfer at a time per UE: TS 23.040
+   * 3.1 sends a recipient's messages one after the other, TP-MMS saying more follow.
    */
-  function deliverNext(ue: SmsfUe): void {
+  function deliverNext(ue: SmsfUe, queued = false): void {
+    if (queued) ue.recheck = true;
     if (!ue.active || ue.mt !== undefined || ue.memoryFull) return;
     const report = ue.reports.shift();
     if (report !== undefined) return startMt(ue, { kind: 'report', report }, report);
+    const now = clock.now();
+    const next = takeLive(ue, now);
+    if (next !== undefined) return startQueued(ue, next);
+    if (!ue.pageFull && !ue.recheck) return;
     ue.mt = 'loading';
-    void nextQueued(ue)
-      .then((next) => {
+    void readPage(ue)
+      .then(() => {
         if (ue.mt !== 'loading') return;
         ue.mt = undefined;
-        if (next === undefined || !ue.active) return;
-        startMt(
-          ue,
-          { kind: 'message', message: next.message },
-          smsDeliverOf(next.message, clock.now(), next.more),
-        );
+        if (!ue.active) return;
+        const first = takeLive(ue, clock.now());
+        if (first !== undefined) startQueued(ue, first);
+        else if (ue.pageFull || ue.recheck) deliverNext(ue);
       })
       .catch((error: unknown) => {
         if (ue.mt === 'loading') ue.mt = undefined;
+        forgetPage(ue);
         failed(ue.supi)(error);
       });
   }
 
-  async function nextQueued(ue: SmsfUe): Promise<{ message: StoredSms; more: boolean } | undefined> {
-    await settling.get(ue.supi);
-    for (;;) {
-      const queued = await store.queuedFor(ue.supi, 8);
-      const now = clock.now();
-      const live = queued.filter((message) => message.validUntil > now);
-      for (const message of queued)
-        if (message.validUntil <= now) await store.settle(message.id, { status: 'expired', at: now });
-      const [first, second] = live;
-      if (first !== undefined) {
-        await store.attempted(first.id);
-        return { message: first, more: second !== undefined || queued.length === 8 };
-      }
-      if (queued.length < 8) return undefined;
+  /** The page's next message still valid; those past their validity on the way are marked expired. */
+  function takeLive(ue: SmsfUe, now: number): StoredSms | undefined {
+    for (let message = ue.page.shift(); message !== undefined; message = ue.page.shift()) {
+      if (message.validUntil > now) return message;
+      settle(ue, message.id, { status: 'expired', at: now });
     }
+    return undefined;
+  }
+
+  /**
+   * The UE's next page of queued messages: after the last one read while pages come full, else from the
+   * start of its queue once the outcomes written so far are in (a read may not overtake them, or a
+   * delivered message would be sent again).
+   */
+  async function readPage(ue: SmsfUe): Promise<void> {
+    const after = ue.pageFull ? ue.after : 0;
+    ue.recheck = false;
+    if (after === 0) await settling.get(ue.supi);
+    const page = await store.queuedFor(ue.supi, settings.queuePage, after);
+    ue.page = page;
+    ue.pageFull = page.length === settings.queuePage;
+    ue.after = page.at(-1)?.id ?? after;
+  }
+
+  /** The page is dropped: the next delivery reads the queue from its start. */
+  function forgetPage(ue: SmsfUe): void {
+    ue.page = [];
+    ue.after = 0;
+    ue.pageFull = false;
+    ue.recheck = true;
+  }
+
+  function startQueued(ue: SmsfUe, message: StoredSms): void {
+    void store.attempted(message.id).catch(failed(ue.supi));
+    const more = ue.page.length > 0 || ue.pageFull;
+    startMt(ue, { kind: 'message', message }, smsDeliverOf(message, clock.now(), more));
   }
 
   /** RP-DATA in CP-DATA on a new MT transaction, under TR1N (TS 24.011 6.3) and TC1* (5.3.2.1). */
@@ -484,7 +526,7 @@ export function createSmsf(options: SmsfOptions) {
     /** The UE is reachable: what waits for it goes now. */
     ueReachable(supi: string): void {
       const ue = ues.get(supi);
-      if (ue !== undefined) deliverNext(ue);
+      if (ue !== undefined) deliverNext(ue, true);
     },
     /**
      * The SMSC link settled a message for a number outside the network: its sender hears a status

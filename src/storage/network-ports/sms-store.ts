@@ -1,12 +1,14 @@
 import type {
+  NewSms,
   SmscOutbox,
   SmsStatus,
   SmsStore,
   SmsSubscribers,
   StoredSms,
 } from '../../network/ports/sms-store.ts';
-import type { Db } from '../database.ts';
+import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
+import { preparedQuery } from './prepared-query.ts';
 
 type Row = Omit<SmsMessagesTable, 'id' | 'attempts'> & { id: number; attempts: number };
 
@@ -39,63 +41,113 @@ function messageOf(row: Row): StoredSms {
 /**
  * The SMSF's message store (docs/sms.md) in `sms_messages` (migration 0016). Each write is one
  * statement, committed when it resolves: on SQLite in WAL mode that is on disk, so a message the SMSF
- * acknowledged with RP-ACK survives a restart.
+ * acknowledged with RP-ACK survives a restart. Every statement is compiled once and, on SQLite, run as a
+ * prepared statement on the connection (prepared-query.ts): a message costs five of them (bench/sms.ts),
+ * and Kysely's building and compiling of each was as much CPU as SQLite's work.
  */
 export function createSmsStore(deps: { db: Db }): SmsStore {
   const { db } = deps;
-  return {
-    async save(message) {
-      const row = await db
-        .insertInto('sms_messages')
-        .values({
-          created_at: message.createdAt,
-          updated_at: message.createdAt,
-          originator_imsi: message.originatorImsi ?? null,
-          originator: message.originator.value,
-          originator_type: message.originator.typeOfNumber,
-          destination_imsi: message.destinationImsi ?? null,
-          destination_msisdn: message.destinationMsisdn ?? null,
-          message_reference: message.messageReference,
-          protocol_identifier: message.protocolIdentifier,
-          data_coding_scheme: message.dataCodingScheme,
-          user_data_header: message.userData.headerIndicator ? 1 : 0,
-          user_data_length: message.userData.length,
-          user_data: message.userData.bytes,
-          status_report_requested: message.statusReportRequested ? 1 : 0,
-          valid_until: message.validUntil,
-          status: 'queued',
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
-      return messageOf(row);
-    },
-    async queuedFor(imsi, limit) {
-      const rows = await db
+  const insert = preparedQuery(db, INSERT_COLUMNS, (row: InsertRow) =>
+    db.insertInto('sms_messages').values(row).returningAll(),
+  );
+  const queued = preparedQuery(
+    db,
+    ['imsi', 'after', 'limit'],
+    ({ imsi, after, limit }: { imsi: string; after: number; limit: number }) =>
+      db
         .selectFrom('sms_messages')
         .selectAll()
         .where('destination_imsi', '=', imsi)
         .where('status', '=', 'queued')
+        .where('id', '>', after)
         .orderBy('id')
-        .limit(limit)
-        .execute();
-      return rows.map(messageOf);
+        .limit(limit),
+  );
+  const attempt = preparedQuery(db, ['id'], ({ id }: { id: number }) =>
+    db
+      .updateTable('sms_messages')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('id', '=', id),
+  );
+  // Only a queued message settles: a late answer never turns an expired message into a delivered one.
+  const settle = preparedQuery(
+    db,
+    ['id', 'status', 'cause', 'at'],
+    ({ id, status, cause, at }: { id: number; status: string; cause: string | null; at: number }) =>
+      db
+        .updateTable('sms_messages')
+        .set({ status, cause, updated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'queued'),
+  );
+  return {
+    async save(message) {
+      const row = rowOf(message);
+      const rows = maybeSqliteFileOf(db)
+        ? await withConnection(db, () => insert.all(row))
+        : await insert.query(db, row);
+      const saved = rows[0];
+      if (saved === undefined) throw new Error('the message was not stored');
+      return messageOf(saved);
+    },
+    async queuedFor(imsi, limit, after = 0) {
+      const values = { imsi, after, limit };
+      const rows = maybeSqliteFileOf(db)
+        ? await withConnection(db, () => queued.all(values))
+        : await queued.query(db, values);
+      return (rows as Row[]).map(messageOf);
     },
     async attempted(id) {
-      await db
-        .updateTable('sms_messages')
-        .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
-        .where('id', '=', id)
-        .execute();
+      if (maybeSqliteFileOf(db)) await withConnection(db, () => attempt.run({ id }));
+      else await attempt.query(db, { id });
     },
     async settle(id, outcome) {
-      // Only a queued message settles: a late answer never turns an expired message into a delivered one.
-      await db
-        .updateTable('sms_messages')
-        .set({ status: outcome.status, cause: outcome.cause ?? null, updated_at: outcome.at })
-        .where('id', '=', id)
-        .where('status', '=', 'queued')
-        .execute();
+      const values = { id, status: outcome.status, cause: outcome.cause ?? null, at: outcome.at };
+      if (maybeSqliteFileOf(db)) await withConnection(db, () => settle.run(values));
+      else await settle.query(db, values);
     },
+  };
+}
+
+type InsertRow = Omit<SmsMessagesTable, 'id' | 'attempts' | 'cause' | 'smsc_message_id'>;
+
+const INSERT_COLUMNS = [
+  'created_at',
+  'updated_at',
+  'originator_imsi',
+  'originator',
+  'originator_type',
+  'destination_imsi',
+  'destination_msisdn',
+  'message_reference',
+  'protocol_identifier',
+  'data_coding_scheme',
+  'user_data_header',
+  'user_data_length',
+  'user_data',
+  'status_report_requested',
+  'valid_until',
+  'status',
+] as const satisfies readonly (keyof InsertRow)[];
+
+function rowOf(message: NewSms): InsertRow {
+  return {
+    created_at: message.createdAt,
+    updated_at: message.createdAt,
+    originator_imsi: message.originatorImsi ?? null,
+    originator: message.originator.value,
+    originator_type: message.originator.typeOfNumber,
+    destination_imsi: message.destinationImsi ?? null,
+    destination_msisdn: message.destinationMsisdn ?? null,
+    message_reference: message.messageReference,
+    protocol_identifier: message.protocolIdentifier,
+    data_coding_scheme: message.dataCodingScheme,
+    user_data_header: message.userData.headerIndicator ? 1 : 0,
+    user_data_length: message.userData.length,
+    user_data: message.userData.bytes,
+    status_report_requested: message.statusReportRequested ? 1 : 0,
+    valid_until: message.validUntil,
+    status: 'queued',
   };
 }
 
@@ -143,22 +195,29 @@ export function createSmscOutbox(deps: { db: Db }): SmscOutbox {
 /** The subscribers' SMS data (the UDM's part, TS 23.502 4.13.2.2): MSISDN and the profile's `sms_allowed`. */
 export function createSmsSubscribers(deps: { db: Db }): SmsSubscribers {
   const { db } = deps;
+  // Prepared once, as the store's statements are: both run for every message a device sends.
+  const byMsisdn = preparedQuery(db, ['msisdn'], ({ msisdn }: { msisdn: string }) =>
+    db.selectFrom('subscribers').select('imsi').where('msisdn', '=', msisdn),
+  );
+  const subscription = preparedQuery(db, ['imsi'], ({ imsi }: { imsi: string }) =>
+    db
+      .selectFrom('subscribers')
+      .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
+      .select(['subscribers.msisdn', 'profiles.sms_allowed'])
+      .where('subscribers.imsi', '=', imsi),
+  );
   return {
     async imsiOf(msisdn) {
-      const row = await db
-        .selectFrom('subscribers')
-        .select('imsi')
-        .where('msisdn', '=', msisdn)
-        .executeTakeFirst();
-      return row?.imsi;
+      const rows = maybeSqliteFileOf(db)
+        ? await withConnection(db, () => byMsisdn.all({ msisdn }))
+        : await byMsisdn.query(db, { msisdn });
+      return rows[0]?.imsi;
     },
     async smsSubscription(imsi) {
-      const row = await db
-        .selectFrom('subscribers')
-        .innerJoin('profiles', 'profiles.id', 'subscribers.profile_id')
-        .select(['subscribers.msisdn', 'profiles.sms_allowed'])
-        .where('subscribers.imsi', '=', imsi)
-        .executeTakeFirst();
+      const rows = maybeSqliteFileOf(db)
+        ? await withConnection(db, () => subscription.all({ imsi }))
+        : await subscription.query(db, { imsi });
+      const row = rows[0];
       if (row === undefined) return undefined;
       return { ...(row.msisdn === null ? {} : { msisdn: row.msisdn }), smsAllowed: row.sms_allowed === 1 };
     },
