@@ -15,6 +15,8 @@
  */
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
+import { readFileSync } from 'node:fs';
+import { dayPartition } from '../src/storage/migrations/0017-flow-report-partitions.ts';
 import { copyText } from '../src/storage/postgres-copy.ts';
 import { openStorage } from '../src/storage/storage.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
@@ -127,6 +129,19 @@ async function main(): Promise<void> {
     await storage.close();
     const client = postgres(cluster.url('bench'), { max: 1, onnotice: () => {} });
     const reserved = await client.reserve();
+    // Reports go into their UTC day's partition (migration 0017), made as the records writer makes it.
+    const day = Date.now() - (Date.now() % 86_400_000);
+    for (const from of [day - 86_400_000, day, day + 86_400_000])
+      await reserved.unsafe(
+        `create table if not exists ${dayPartition(from)} partition of flow_reports for values from (${from}) to (${from + 86_400_000})`,
+      );
+    const [backend] = await reserved.unsafe<{ pid: number }[]>('select pg_backend_pid() as pid');
+    // CPU seconds of this process and of the server's backend (utime + stime of /proc/<pid>/stat).
+    const ticks = (pid: number) => {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    };
+    const cpu = () => ({ node: process.cpuUsage(), server: ticks(backend?.pid ?? 0) });
     const ways: [string, Way][] = [
       ['32-row statements', statements(32)],
       ['500-row statements', statements(500)],
@@ -134,16 +149,23 @@ async function main(): Promise<void> {
       ['COPY', copy],
     ];
     const seconds = new Map<string, number[]>();
+    const clientCpu = new Map<string, number>();
+    const serverCpu = new Map<string, number>();
     for (let round = 0; round < ROUNDS; round += 1) {
       const spent = new Map<string, number>();
       for (let b = 0; b < BATCHES; b += 1) {
         for (const [name, way] of ways) {
           const rows = batch();
           const start = performance.now();
+          const before = cpu();
           await reserved.unsafe('begin');
           await way(reserved, rows);
           await reserved.unsafe('commit');
           spent.set(name, (spent.get(name) ?? 0) + (performance.now() - start) / 1000);
+          const after = cpu();
+          const used = process.cpuUsage(before.node);
+          clientCpu.set(name, (clientCpu.get(name) ?? 0) + (used.user + used.system) / 1e6);
+          serverCpu.set(name, (serverCpu.get(name) ?? 0) + after.server - before.server);
         }
       }
       for (const [name, time] of spent) seconds.set(name, [...(seconds.get(name) ?? []), time]);
@@ -159,11 +181,12 @@ async function main(): Promise<void> {
     const base = rate('32-row statements');
     const lines = [
       `flow reports into PostgreSQL, ${BATCHES} batches of ${BATCH} a way a round, median of ${ROUNDS} rounds (${count} rows at the end)`,
-      `${'way'.padEnd(20)} ${'rows/s'.padStart(9)} ${'ratio'.padStart(6)}`,
-      ...ways.map(
-        ([name]) =>
-          `${name.padEnd(20)} ${rate(name).toFixed(0).padStart(9)} ${(rate(name) / base).toFixed(2).padStart(6)}`,
-      ),
+      `${'way'.padEnd(20)} ${'rows/s'.padStart(9)} ${'ratio'.padStart(6)} ${'client µs/row'.padStart(14)} ${'server µs/row'.padStart(14)}`,
+      ...ways.map(([name]) => {
+        const perRow = (cpu: Map<string, number>) =>
+          (((cpu.get(name) ?? 0) / (ROUNDS * BATCHES * BATCH)) * 1e6).toFixed(1).padStart(14);
+        return `${name.padEnd(20)} ${rate(name).toFixed(0).padStart(9)} ${(rate(name) / base).toFixed(2).padStart(6)} ${perRow(clientCpu)} ${perRow(serverCpu)}`;
+      }),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {

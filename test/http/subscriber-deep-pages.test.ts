@@ -105,6 +105,35 @@ describe('GET /api/v1/subscribers: deep pages beyond one walk', () => {
     await assertPagesMatch([lastPage(), ...SAMPLED]);
   });
 
+  it('stays exact when rows are written by another process after the anchors were filled', async () => {
+    await assertPagesMatch([lastPage(), ...SAMPLED]);
+    const profile = await t.db
+      .selectFrom('profiles')
+      .select('id')
+      .where('name', '=', 'default')
+      .executeTakeFirstOrThrow();
+    // Between existing IMSIs, before most anchors: every page after the first moves by these rows.
+    await t.db
+      .insertInto('subscribers')
+      .values(
+        Array.from({ length: 7 }, (_, i) => ({
+          imsi: imsi(i * 16 + 2),
+          profile_id: profile.id,
+          key_sealed: 'unused by lists',
+          opc_sealed: 'unused by lists',
+          sequence_number: '000000000001',
+          created_at: 0,
+        })),
+      )
+      .execute();
+    await assertPagesMatch([lastPage(), ...SAMPLED]);
+    await t.db
+      .deleteFrom('subscribers')
+      .where('imsi', 'in', [imsi(2), imsi(18), imsi(400)])
+      .execute();
+    await assertPagesMatch([lastPage(), ...SAMPLED]);
+  });
+
   it('stays exact after an import that sorts after every existing subscriber', async () => {
     const response = await t.request({
       method: 'POST',

@@ -74,6 +74,22 @@ describe('list positions', () => {
     assert.equal(seekIn(positions, sorted, 500, spacing).walks, 0);
   });
 
+  it('guesses a page start before the count is read: from the beginning without anchors, from the anchors with the count they hold for', () => {
+    const spacing = 4;
+    const positions = seeded(spacing, 40);
+    const sorted = Array.from({ length: 1000 }, (_, i) => imsi(i * 10));
+    assert.deepEqual(positions.guess(10), { start: { from: undefined, skip: 10 }, count: undefined });
+    assert.equal(positions.guess(990), undefined, 'a deep page needs its walks first');
+    seekIn(positions, sorted, 990, spacing);
+    for (const offset of [0, 15, 500, 990, 999]) {
+      const guess = positions.guess(offset);
+      assert.ok(guess, `offset ${offset}`);
+      assert.equal(guess.count, 1000);
+      assert.equal(rowOf(sorted, guess.start), offset, `offset ${offset}`);
+    }
+    assert.equal(positions.guess(1000), undefined, 'past the count the anchors hold for');
+  });
+
   it('stays exact through random inserts and deletes of its own writes', () => {
     let seed = 7;
     const random = (n: number) => {

@@ -114,6 +114,14 @@ export function createListPositions(options: { spacing: number; walkRows: number
     total += inserted.length - deleted.length;
   }
 
+  /** The anchor at or before `offset` (index -1: none, start from the beginning) and the rows to skip. */
+  function nearest(offset: number): { at: number; from: string | undefined; skip: number } {
+    const at = firstAbove(offset) - 1;
+    return at < 0
+      ? { at, from: undefined, skip: offset }
+      : { at, from: imsis[at], skip: offset - (positions[at] as number) };
+  }
+
   function token(): number | undefined {
     return inFlight.size === 0 ? epoch : undefined;
   }
@@ -129,9 +137,7 @@ export function createListPositions(options: { spacing: number; walkRows: number
         if (inFlight.size > 0) return { kind: 'busy' };
         invalidate();
       }
-      const at = firstAbove(offset) - 1;
-      const from = at < 0 ? undefined : imsis[at];
-      const skip = at < 0 ? offset : offset - (positions[at] as number);
+      const { at, from, skip } = nearest(offset);
       // Near the start of the list, or near an anchor, the page needs nothing more.
       if (skip <= maxSkip) return { kind: 'start', start: { from, skip } };
       const now = token();
@@ -142,6 +148,18 @@ export function createListPositions(options: { spacing: number; walkRows: number
         walk: { after: from, rows: Math.min(walkRows, at < 0 ? skip + 1 : skip) },
         token: now,
       };
+    },
+
+    /**
+     * Where the page at `offset` starts by the anchors held now, before the count is read: the caller
+     * reads the page and the count in one statement and keeps the page only if the count is `count`,
+     * the one the anchors hold for (undefined: no anchors, the start is the list's own and holds for any
+     * count). Undefined when the page needs a walk, or lies past the anchors' count: then `seek`.
+     */
+    guess(offset: number): { start: PageStart; count: number | undefined } | undefined {
+      if (total !== undefined && offset >= total) return undefined;
+      const { from, skip } = nearest(offset);
+      return skip <= maxSkip ? { start: { from, skip }, count: total } : undefined;
     },
 
     /**

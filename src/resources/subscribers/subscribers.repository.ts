@@ -104,6 +104,16 @@ export function createSubscribersRepository(db: Executor) {
     ['from', 'limit', 'offset'],
     (p) => pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
   );
+  // The same page with the subscriber count on each row: one statement, one snapshot, for a page whose
+  // start the service found before reading the count (list-positions.ts, `guess`).
+  const unfilteredPageCounted = valuesTemplate<
+    Page,
+    [imsi: string, profileName: string, msisdn: string | null, total: number | string]
+  >(['from', 'limit', 'offset'], (p) =>
+    pageQuery({ imsiFrom: p.from }, p.limit, p.offset).select((eb) =>
+      eb.selectFrom('subscriber_count').select('total').as('total'),
+    ),
+  );
   const countRow = queryTemplate([], () => db.selectFrom('subscriber_count').select('total'));
   const byImsi = queryTemplate(['imsi'], (p: { imsi: string }) =>
     db
@@ -193,6 +203,24 @@ export function createSubscribersRepository(db: Executor) {
       }
       const rows = await pageQuery(filter, limit, offset).execute();
       return rows.map((row) => ({ imsi: row.imsi, profileName: row.name, msisdn: row.msisdn }));
+    },
+
+    /**
+     * A page of the unfiltered list and the subscriber count, read in one statement; undefined when the
+     * page is empty (no row carries the count).
+     */
+    async pageWithCount(
+      imsiFrom: string | undefined,
+      limit: number,
+      offset: number,
+    ): Promise<{ rows: SubscriberSummary[]; total: number } | undefined> {
+      const rows = await unfilteredPageCounted(db, { from: imsiFrom ?? '', limit, offset });
+      const first = rows[0];
+      if (first === undefined) return undefined;
+      return {
+        rows: rows.map(([imsi, profileName, msisdn]) => ({ imsi, profileName, msisdn })),
+        total: Number(first[3]),
+      };
     },
 
     async count(filter: SubscriberFilter): Promise<number> {

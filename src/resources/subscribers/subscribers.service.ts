@@ -260,32 +260,41 @@ export function createSubscribersService(deps: {
       limit: number,
       offset: number,
     ): Promise<{ items: SubscriberListItem[]; total: number }> {
+      // Built field by field: object spread costs a hundred times more here, and a page has 100 rows.
+      const itemsOf = (rows: SubscriberSummary[]): SubscriberListItem[] =>
+        rows.map((row) => {
+          const live = state.summary(row.imsi);
+          return {
+            imsi: row.imsi,
+            profileName: row.profileName,
+            msisdn: row.msisdn,
+            registered: live.registered,
+            radioAccessTypes: live.radioAccessTypes,
+            sessions: live.sessions,
+          };
+        });
+      const unfiltered =
+        filter.radio === undefined && filter.dataNetwork === undefined && filter.msisdn === undefined;
+      // A page of the unfiltered list the anchors place already: the page and the count in one round
+      // trip, kept when the count is the one the anchors hold for (else someone else wrote: below).
+      const guess = unfiltered ? positions.guess(offset) : undefined;
+      if (guess) {
+        const page = await subscribers.pageWithCount(guess.start.from, limit, guess.start.skip);
+        if (page && (guess.count === undefined || page.total === guess.count))
+          return { items: itemsOf(page.rows), total: page.total };
+      }
       const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
       if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
       if (filter.msisdn !== undefined) query.msisdn = storedMsisdn(filter.msisdn);
       let total = await subscribers.count(query);
       let start: PageStart | undefined;
-      const unfiltered =
-        filter.radio === undefined && filter.dataNetwork === undefined && filter.msisdn === undefined;
       if (unfiltered && offset < total) {
         ({ start, total } = await pageStart(offset, total));
       }
       let rows: SubscriberSummary[] = [];
       if (start) rows = await subscribers.list({ imsiFrom: start.from }, limit, start.skip);
       else if (offset < total) rows = await subscribers.list(query, limit, offset);
-      // Built field by field: object spread costs a hundred times more here, and a page has 100 rows.
-      const items = rows.map((row) => {
-        const live = state.summary(row.imsi);
-        return {
-          imsi: row.imsi,
-          profileName: row.profileName,
-          msisdn: row.msisdn,
-          registered: live.registered,
-          radioAccessTypes: live.radioAccessTypes,
-          sessions: live.sessions,
-        };
-      });
-      return { items, total };
+      return { items: itemsOf(rows), total };
     },
 
     /** After a restore: what is remembered of the list's order belongs to the old database. */
