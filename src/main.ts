@@ -83,7 +83,8 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
       // PDU sessions are refused with 5GSM cause #26 (docs/upf.md).
       // Host routes for the served addresses by default where the AMF set may run (docs/upf.md).
       const upf = resolveHostRoutes(config.upf, isPostgresUrl(config.db));
-      n2 = createN2(core, config.n2, { upf: { settings: upf } });
+      // A drained member leaves as a stop does, with exit status 0 (docs/amf-set.md, "Draining").
+      n2 = createN2(core, config.n2, { upf: { settings: upf }, onDrained: () => void stop('drained') });
       await n2.start();
     },
     stop: () => n2?.stop(),
@@ -106,6 +107,12 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
   };
   // SIGHUP (the terminal went away) would otherwise end the process without a word.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
+  // SIGUSR2 drains this member of its AMF set, as POST /api/v1/amf-set/drain does (docs/amf-set.md).
+  process.on('SIGUSR2', () => {
+    const refused = core.amfSet.startDrain();
+    if (refused === undefined) logger.info({ signal: 'SIGUSR2' }, 'AMF set: drain started');
+    else logger.warn({ signal: 'SIGUSR2', refused }, `AMF set: drain not started (${refused})`);
+  });
 }
 
 // Every start failure is one line an operator can act on, without a stack trace.

@@ -89,6 +89,7 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   amf_max_ue_contexts?: unknown;
   amf_set_heartbeat_seconds?: unknown;
   amf_set_lease_seconds?: unknown;
+  amf_drain_timeout_seconds?: unknown;
 }
 
 const N2_KEYS = [
@@ -117,6 +118,7 @@ const N2_KEYS = [
   'amf_max_ue_contexts',
   'amf_set_heartbeat_seconds',
   'amf_set_lease_seconds',
+  'amf_drain_timeout_seconds',
 ] as const;
 
 /** The AMF's NAS timers in seconds (docs/registration.md), by setting. */
@@ -295,6 +297,10 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
       maxUeContexts: integerSetting(raw.amf_max_ue_contexts, 1, 10_000_000, 'amf_max_ue_contexts', source),
     };
   applyAmfSetTiming(n2, raw, source);
+  // How long a drain waits for its last connected UE before the member leaves (docs/amf-set.md, "Draining").
+  if (raw.amf_drain_timeout_seconds !== undefined)
+    n2.amfDrainTimeoutMs =
+      integerSetting(raw.amf_drain_timeout_seconds, 1, 86_400, 'amf_drain_timeout_seconds', source) * 1000;
   const problem = amfIdentityProblem(n2.amf);
   if (problem !== undefined) throw new ConfigError(`${source}: ${problem}`);
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../clock.ts';
 import { memberState } from '../network/amf/set/amf-set-membership.ts';
+import type { DrainRefusal, MemberDrain } from '../network/amf/set/member-drain.ts';
 import type { AmfSetMember, AmfSetMemberState } from '../network/ports/amf-set-members.ts';
 import type { Radio } from '../network/radio-registry.ts';
 import type { Db } from '../storage/database.ts';
@@ -16,6 +17,7 @@ const STATES: readonly AmfSetMemberState[] = ['serving', 'draining', 'gone'];
 export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   const store = createAmfSetMembersStore({ db: deps.db });
   let self: string | undefined;
+  let drain: MemberDrain | undefined;
 
   /** Every member row with the state it stands for now (gone once its lease has expired). */
   async function members(): Promise<AmfSetMember[]> {
@@ -50,6 +52,17 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     /** Said by the N2 side as its membership starts (the name) and stops (undefined). */
     running(name: string | undefined): void {
       self = name;
+    },
+    /** Said by the N2 side as its membership starts (its drain) and stops (undefined). */
+    drainable(next: MemberDrain | undefined): void {
+      drain = next;
+    },
+    /**
+     * Starts this member's planned removal (POST /api/v1/amf-set/drain, SIGUSR2); why not otherwise
+     * (`not-a-member` while N2 does not run).
+     */
+    startDrain(): DrainRefusal | undefined {
+      return drain === undefined ? 'not-a-member' : drain.start();
     },
   };
 }

@@ -24,6 +24,12 @@ import {
   DEFAULT_AMF_SET_TIMING,
   type AmfSetMembership,
 } from '../network/amf/set/amf-set-membership.ts';
+import {
+  createMemberDrain,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  type DrainOutcome,
+  type MemberDrain,
+} from '../network/amf/set/member-drain.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -56,6 +62,8 @@ export interface N2Component extends Component {
   upf(): Upf | undefined;
   /** This process's membership of its AMF set (undefined before start and after stop). */
   amfSet(): AmfSetMembership | undefined;
+  /** This member's planned removal (docs/amf-set.md, "Draining"); undefined before start, or when `ue` was given. */
+  drain(): MemberDrain | undefined;
 }
 
 const ngapMetricsOfCore = new WeakMap<Metrics, NgapMetrics>();
@@ -106,6 +114,8 @@ export function createN2(
     upf?: { settings: UpfSettings; addon?: UpfAddon };
     /** The clock of the UPF's reports; the system's unless given. */
     clock?: Clock;
+    /** Called once a drain has ended (main.ts stops the process, exit status 0); nothing unless given. */
+    onDrained?: (outcome: DrainOutcome) => void;
   } = {},
 ): N2Component {
   const { logger } = core;
@@ -116,6 +126,7 @@ export function createN2(
   let stopSmsQueued: (() => void) | undefined;
   let upf: Upf | undefined;
   let membership: AmfSetMembership | undefined;
+  let drain: MemberDrain | undefined;
 
   return {
     name: 'n2',
@@ -125,6 +136,7 @@ export function createN2(
     networkFunctions: () => functions,
     upf: () => upf,
     amfSet: () => membership,
+    drain: () => drain,
 
     async start() {
       const choice = chooseN2Transport(settings.transport, options.host ?? HOST_SUPPORT);
@@ -242,7 +254,23 @@ export function createN2(
       service = started;
       functions = built;
       membership = joined;
+      drain =
+        built === undefined
+          ? undefined
+          : createMemberDrain({
+              membership: joined,
+              identity: settings.amf,
+              plmn: async () => (await core.ports.operatorConfiguration.getOperatorConfiguration()).plmn,
+              radios: started,
+              ues: { drain: () => built.amf.drain(), written: () => built.amf.ueContextsWritten() },
+              timers,
+              logger,
+              timeoutMs: settings.amfDrainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS,
+            });
+      const onDrained = options.onDrained;
+      if (drain !== undefined && onDrained !== undefined) void drain.done.then(onDrained);
       core.amfSet.running(settings.amf.name);
+      core.amfSet.drainable(drain);
       // Location (network.md section 8) asks the AMF for fresh cells and the LMF's measurements.
       if (built !== undefined) core.location.locationServices.provide(built.locationServices);
       // A message the operator queued through the API goes now if its recipient is reachable (docs/sms.md).
@@ -285,6 +313,9 @@ export function createN2(
       core.ports.smscLink.running(undefined);
       await functions?.stop();
       functions = undefined;
+      core.amfSet.drainable(undefined);
+      drain?.stop();
+      drain = undefined;
       // Left last: the set hears this member is gone once its radios have been shut down.
       core.amfSet.running(undefined);
       await membership?.stop();

@@ -201,7 +201,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
   await app.register(subscriberImportRoutes({ subscribers: config.subscribers }));
 
   await app.register(radiosRoutes({ radios: core.radios }));
-  await app.register(amfSetRoutes({ amfSet: core.amfSet }));
+  await app.register(amfSetRoutes({ amfSet: core.amfSet, audit: core.audit }));
   await app.register(radioEventsRoutes({ radioEvents: records.radioEvents }));
   await app.register(
     radioEventsExportRoutes({

@@ -24,6 +24,8 @@ export const PERMISSIONS = {
   /** Operator, data networks, slices, policies, profiles, subscribers, radios. */
   'network:read': ALL,
   'network:write': MANAGERS,
+  /** Draining the AMF set member that answers (docs/amf-set.md, "Draining"): it leaves the set. */
+  'amf-set:drain': ADMIN,
   /** The N2 allowlist: which hosts may reach the AMF as radios. */
   'network:peers': ADMIN,
   /** Subscriber credentials (key, OPc): every read is audited. */

@@ -129,4 +129,14 @@ describe('N2 and AMF settings (docs/n2.md)', () => {
       (e: unknown) => e instanceof ConfigError && /amf_set_heartbeat_seconds/.test(e.message),
     );
   });
+
+  it('amf_drain_timeout_seconds: how long a drain waits for its last connected UE', () => {
+    assert.equal(loadConfig([], {}).n2.amfDrainTimeoutMs, undefined);
+    assert.equal(loadConfig(['--amf-drain-timeout-seconds', '90'], {}).n2.amfDrainTimeoutMs, 90_000);
+    assert.equal(loadConfig([], { PMN_AMF_DRAIN_TIMEOUT_SECONDS: '5' }).n2.amfDrainTimeoutMs, 5_000);
+    assert.throws(
+      () => loadConfig([], { PMN_AMF_DRAIN_TIMEOUT_SECONDS: '0' }),
+      (e: unknown) => e instanceof ConfigError && /amf_drain_timeout_seconds/.test(e.message),
+    );
+  });
 });

@@ -1,17 +1,30 @@
+import { ConflictError } from '../../errors.ts';
 import type { App } from '../../http/app-types.ts';
+import { actorOf } from '../../http/authentication.ts';
 import { formatUtcTime } from '../../http/record-time.ts';
-import { Envelope, ok } from '../../http/schemas.ts';
+import { Envelope, ErrorBody, ok } from '../../http/schemas.ts';
+import { backupOf } from '../../network/amf/set/served-guamis.ts';
+import type { DrainRefusal } from '../../network/amf/set/member-drain.ts';
 import type { AmfSetMember } from '../../network/ports/amf-set-members.ts';
-import { AmfSetView } from './amf-set.schema.ts';
+import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
+import { AmfSetDrainStarted, AmfSetView } from './amf-set.schema.ts';
 
-/** What the route reads: every member with its state now, and the member this process runs. */
+/** What the routes read and do: every member with its state now, the member this process runs, its drain. */
 export interface AmfSetReader {
   members(): Promise<AmfSetMember[]>;
   self(): string | undefined;
+  startDrain(): DrainRefusal | undefined;
 }
 
-export function amfSetRoutes(deps: { amfSet: AmfSetReader }) {
-  const { amfSet } = deps;
+/** The 409's message for each reason a drain does not start. */
+const REFUSED: Record<DrainRefusal, string> = {
+  'not-a-member': 'this process is no member of an AMF set (N2 does not run, or it lost its membership)',
+  'already-draining': 'this member is already draining',
+  'no-backup': 'no other member of the AMF set is serving: nobody would take its UEs over',
+};
+
+export function amfSetRoutes(deps: { amfSet: AmfSetReader; audit: Pick<AuditLogService, 'record'> }) {
+  const { amfSet, audit } = deps;
 
   return async (app: App): Promise<void> => {
     app.get(
@@ -44,6 +57,44 @@ export function amfSetRoutes(deps: { amfSet: AmfSetReader }) {
             lease_expires_at: formatUtcTime(member.leaseExpiresAt),
           })),
         });
+      },
+    );
+
+    app.post(
+      '/api/v1/amf-set/drain',
+      {
+        config: { permission: 'amf-set:drain' },
+        schema: {
+          tags: ['amf-set'],
+          summary:
+            'Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication, it takes no new UE, ' +
+            'its connected UEs are released to the backup, and the process exits once none is connected or after amf_drain_timeout_seconds. ' +
+            'Another member is drained through its own API (or SIGUSR2). 409 when it is no member, already draining, or no other member serves.',
+          response: {
+            202: { ...Envelope(AmfSetDrainStarted), description: 'The drain started' },
+            409: {
+              ...ErrorBody,
+              description: 'No member of an AMF set, already draining, or no other member serving',
+            },
+          },
+        },
+      },
+      async (request, reply) => {
+        // The backup as the radios will hear it, read before the drain changes this member's state.
+        const members = await amfSet.members();
+        const name = amfSet.self();
+        const refused = amfSet.startDrain();
+        if (refused !== undefined || name === undefined)
+          throw new ConflictError(REFUSED[refused ?? 'not-a-member']);
+        const self = members.find((member) => member.name === name);
+        const backup = self === undefined ? undefined : backupOf(self, members);
+        await audit.record(actorOf(request), {
+          action: 'drain_amf_set_member',
+          details: `AMF set member ${name} draining; its UEs go to ${backup?.name ?? 'another member'}`,
+        });
+        return reply
+          .code(202)
+          .send(ok({ name, state: 'draining' as const, backup_amf_name: backup?.name ?? null }));
       },
     );
   };

@@ -27,3 +27,12 @@ export const AmfSetView = Type.Object({
   }),
   members: Type.Array(AmfSetMemberItem),
 });
+
+export const AmfSetDrainStarted = Type.Object({
+  name: Type.String({ description: 'the AMF Name of the member that is draining (the one that answered)' }),
+  state: Type.Literal('draining'),
+  backup_amf_name: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'the member its radios are told takes its UEs over (AMF Status Indication), as the database said',
+  }),
+});

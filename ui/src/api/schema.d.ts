@@ -7643,6 +7643,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/amf-set/drain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication, it takes no new UE, its connected UEs are released to the backup, and the process exits once none is connected or after amf_drain_timeout_seconds. Another member is drained through its own API (or SIGUSR2). 409 when it is no member, already draining, or no other member serves.
+         * @description Roles allowed: admin (1) (permission `amf-set:drain`).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The drain started */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            result: {
+                                /** @description the AMF Name of the member that is draining (the one that answered) */
+                                name: string;
+                                /** @enum {string} */
+                                state: "draining";
+                                /** @description the member its radios are told takes its UEs over (AMF Status Indication), as the database said */
+                                backup_amf_name: string | null;
+                            };
+                        };
+                    };
+                };
+                /** @description Missing, invalid, expired or revoked credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description The role lacks the permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+                /** @description No member of an AMF set, already draining, or no other member serving */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description What went wrong, naming the field or resource at fault */
+                            error: string;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ran/events": {
         parameters: {
             query?: never;

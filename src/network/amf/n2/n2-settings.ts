@@ -26,6 +26,8 @@ export interface N2Settings {
   amfLimits?: Partial<AmfLimits>;
   /** The AMF set's heartbeat and lease where configured (docs/operations.md, "AMF set"). */
   amfSet?: Partial<AmfSetTiming>;
+  /** `amf_drain_timeout_seconds`: how long a drain waits for its last connected UE (set/member-drain.ts). */
+  amfDrainTimeoutMs?: number;
 }
 
 export const DEFAULT_N2_SETTINGS: N2Settings = {

@@ -16,10 +16,8 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 60_000;
 export type DrainRefusal =
   /** The process is no member of a set (stopped, or its lease was lost). */
   | 'not-a-member'
-  /** Its UE contexts are in this process's memory (SQLite): no other member could take them over. */
-  | 'not-shared'
   | 'already-draining'
-  /** No other member serves: nobody would take its UEs over. */
+  /** No other member serves (on SQLite a process is a set of one): nobody would take its UEs over. */
   | 'no-backup';
 
 /** How a drain ended: every UE-associated connection gone, or the timeout with `connected` left. */
@@ -34,8 +32,8 @@ export interface MemberDrainDeps {
   plmn: () => Promise<Plmn>;
   /** AMF Status Indication to every connected radio; how many it went to. */
   radios: { statusIndication(unavailable: UnavailableGUAMIList): number };
-  /** The AMF's UE side: whether its contexts are shared, the release sweep, the pending writes. */
-  ues: { shared: boolean; drain(): number; written(): Promise<void> };
+  /** The AMF's UE side: the release sweep, the pending context writes. */
+  ues: { drain(): number; written(): Promise<void> };
   timers: Timers;
   logger: Logger;
   timeoutMs: number;
@@ -63,7 +61,6 @@ export function createMemberDrain(deps: MemberDrainDeps) {
     const members = membership.members();
     const self = members.find((m) => m.name === identity.name);
     if (self === undefined) return 'not-a-member';
-    if (!deps.ues.shared) return 'not-shared';
     if (backupOf(self, members) === undefined) return 'no-backup';
     return undefined;
   }
