@@ -107,6 +107,8 @@ describe(`flow report retention on ${onPostgres ? 'PostgreSQL (day partitions)' 
           direction text not null check (direction in ('uplink', 'downlink')),
           action text not null check (action in ('allow', 'drop')), bucket bigint not null default 0);
         create index flow_reports_protocol_end_time on flow_reports (protocol, end_time);
+        create index flow_reports_end_time_protocol_direction_action_source_port_destination_port
+          on flow_reports (end_time, protocol, direction, action, source_port, destination_port);
         insert into flow_reports (subscriber_id, source_ip, destination_ip, source_port, destination_port,
           protocol, packets, bytes, start_time, end_time, direction, action)
           select '001010000000001', '10.45.0.1', '8.8.8.8', i, 53, 17, 1, 80, ${DAY_1} + i * ${DAY / 2} - 1,
@@ -128,7 +130,12 @@ describe(`flow report retention on ${onPostgres ? 'PostgreSQL (day partitions)' 
           where tablename = 'flow_reports' order by 1`.execute(migrated.db);
         assert.deepEqual(
           indexes.map((row) => row.name),
-          ['flow_reports_pkey', 'flow_reports_protocol_end_time'],
+          // 0028 replaced the window index (names cut to PostgreSQL's 63 bytes).
+          [
+            'flow_reports_end_time_id_protocol_direction_action_source_port_',
+            'flow_reports_pkey',
+            'flow_reports_protocol_end_time',
+          ],
         );
         const next = await migrated.db
           .insertInto('flow_reports')

@@ -200,7 +200,7 @@ describe('record indexes', () => {
     assert.equal(await by({ protocol: 17 }), 'flow_reports_protocol_end_time');
     assert.equal(
       await by({ protocol: 17, direction: 'uplink' }),
-      'flow_reports_end_time_protocol_direction_action_source_port_destination_port',
+      'flow_reports_end_time_id_protocol_direction_action_source_port_destination_port',
     );
     assert.equal(
       await indexOf(() => flowReports.list({ ...window, subscriberId: 'x', protocol: 17 }, 25, 0)),
