@@ -30,6 +30,7 @@ import {
   type DrainOutcome,
   type MemberDrain,
 } from '../network/amf/set/member-drain.ts';
+import { watchDeadMembers } from '../network/amf/set/dead-members.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -126,6 +127,8 @@ export function createN2(
   let stopSmsQueued: (() => void) | undefined;
   let upf: Upf | undefined;
   let membership: AmfSetMembership | undefined;
+  /** Stops watching the set for dead members whose UEs this one adopts. */
+  let stopAdopting: (() => void) | undefined;
   let drain: MemberDrain | undefined;
 
   return {
@@ -280,6 +283,17 @@ export function createN2(
       await built?.start();
       core.ports.smscLink.running(built?.smsc);
       upf = built?.upf;
+      // The backup AMF of a dead member's GUAMI adopts its UEs (docs/amf-set.md, "A dead member's idle devices").
+      const amf = built?.amf;
+      stopAdopting =
+        amf === undefined
+          ? undefined
+          : watchDeadMembers({
+              membership: joined,
+              self: settings.amf.name,
+              adopt: (owner) => amf.adopt(owner),
+              logger,
+            }).stop;
       endpoint = {
         transport: opened.kind,
         local: started.local(),
@@ -302,6 +316,8 @@ export function createN2(
     async stop() {
       const running = service;
       service = undefined;
+      stopAdopting?.();
+      stopAdopting = undefined;
       endpoint = undefined;
       await upf?.stop();
       upf = undefined;

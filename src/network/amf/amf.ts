@@ -30,6 +30,7 @@ import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites } from './context/ue-context-writes.ts';
 import { dropTakenOver, stopTimers } from './gmm/ue-lifecycle.ts';
+import { adoptUesOf, type AdoptionPacing } from './gmm/adoption.ts';
 import { releaseQuietUes } from './gmm/drain.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
@@ -219,6 +220,11 @@ export function createAmf(options: AmfOptions) {
     },
     /** Resolves once every UE context write asked for so far has ended (tests, the end of a drain). */
     ueContextsWritten: () => amf.ueContexts.settled(),
+    /**
+     * Adopts the UEs the store says `owner`, a member of the set whose lease ran out, owns (gmm/adoption.ts):
+     * idle here, paged under their old 5G-GUTI when downlink data arrives.
+     */
+    adopt: (owner: string, pacing?: AdoptionPacing) => adoptUesOf(amf, owner, pacing),
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();

@@ -31,6 +31,8 @@ export interface UeContextWrites {
   readonly shared: boolean;
   /** The stored record of the UE whose 5G-GUTI is `guti`; undefined without a store. */
   find(guti: StoredGuti): Promise<UeContextRecord | undefined>;
+  /** A batch of the records `owner` owns, after the SUPI `after` (`UeContextStore.ownedBy`); none without a store. */
+  ownedBy(owner: string, after: string, limit: number): Promise<UeContextRecord[]>;
   /**
    * Takes the UE of `record` over from the member that wrote it, in one compare-and-set on the record's
    * epoch: `record` is stored as this AMF's (with the NAS COUNTs it continues from). True when `ue` now
@@ -143,6 +145,7 @@ export function createUeContextWrites(options: {
     },
     shared: store !== undefined,
     find: async (guti) => store?.findByGuti(guti),
+    ownedBy: async (owner, after, limit) => (await store?.ownedBy(owner, after, limit)) ?? [],
     async claim(ue, record) {
       if (store === undefined || ue.supi !== record.supi) return false;
       const taken = await store.takeOver({ ...record, owner }, record.epoch);
