@@ -18,6 +18,7 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   const store = createAmfSetMembersStore({ db: deps.db });
   let self: string | undefined;
   let drain: MemberDrain | undefined;
+  const runningListeners: ((name: string) => void)[] = [];
 
   /** Every member row with the state it stands for now (gone once its lease has expired). */
   async function members(): Promise<AmfSetMember[]> {
@@ -52,6 +53,7 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     /** Said by the N2 side as its membership starts (the name) and stops (undefined). */
     running(name: string | undefined): void {
       self = name;
+      if (name !== undefined) for (const listener of runningListeners) listener(name);
     },
     /** Said by the N2 side as its membership starts (its drain) and stops (undefined). */
     drainable(next: MemberDrain | undefined): void {
@@ -63,6 +65,10 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
      */
     startDrain(): DrainRefusal | undefined {
       return drain === undefined ? 'not-a-member' : drain.start();
+    },
+    /** Told the member's name each time this process starts as one. */
+    onRunning(listener: (name: string) => void): void {
+      runningListeners.push(listener);
     },
   };
 }

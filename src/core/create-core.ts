@@ -11,6 +11,7 @@ import { createRetentionMetrics } from '../retention/retention-metrics.ts';
 import { createRetentionPoliciesRepository } from '../retention/retention-policies.repository.ts';
 import { createRetentionService } from '../retention/retention.service.ts';
 import { registerDatabaseMetrics } from '../storage/database-metrics.ts';
+import { createSubscriberViewsStore } from '../storage/network-ports/subscriber-views-store.ts';
 import { openStorage, type StorageOptions } from '../storage/storage.ts';
 import { VERSION } from '../version.ts';
 import { wireAmfSet } from './amf-set.wiring.ts';
@@ -98,11 +99,22 @@ export async function createCore(options: CoreOptions) {
       events: networkEvents,
       state: networkState,
       radios,
-    } = wireNetworkState(wiring, { clock, logger, configuration, amfSet });
+      viewWriter,
+      peerViews,
+    } = wireNetworkState(wiring, {
+      clock,
+      logger,
+      configuration,
+      amfSet,
+      // The AMF set's read model lives in the database only where several processes share it.
+      views: storage.sharedByProcesses ? createSubscriberViewsStore({ db, clock }) : undefined,
+      timers: options.timers ?? systemTimers,
+    });
     const records = wireRecords(wiring, { db, audit: audit.service, clock, logger, events: networkEvents });
     const networkConfiguration = await wireNetworkConfiguration(wiring, {
       db,
       sharedByProcesses: storage.sharedByProcesses,
+      peerViews,
       audit: audit.service,
       clock,
       secretBox,
@@ -175,6 +187,11 @@ export async function createCore(options: CoreOptions) {
       /** What happens in the network: the network functions emit, network state and the metrics listen. */
       networkEvents,
       networkState,
+      /**
+       * The AMF set's read model (PostgreSQL): this member's writer of its view, and what the other
+       * live members show; undefined on SQLite (docs/amf-set.md, "One view of the network").
+       */
+      subscriberViews: viewWriter && peerViews && { writer: viewWriter, peers: peerViews },
       radios,
       /** Configuration changes, published after commit. */
       configuration,

@@ -19,6 +19,7 @@ import { createSlicesRepository } from '../resources/slices/slices.repository.ts
 import { createSlicesService } from '../resources/slices/slices.service.ts';
 import { createSubscribersRepository } from '../resources/subscribers/subscribers.repository.ts';
 import { createSubscribersService } from '../resources/subscribers/subscribers.service.ts';
+import type { PeerViews } from '../resources/subscribers/peer-views.ts';
 import type { Db } from '../storage/database.ts';
 import { createAuthenticationData } from '../storage/network-ports/authentication-data.ts';
 import { createOperatorConfiguration } from '../storage/network-ports/operator-configuration.ts';
@@ -53,6 +54,8 @@ export async function wireNetworkConfiguration(
     db: Db;
     /** Other processes serve from the database too (an AMF set on PostgreSQL). */
     sharedByProcesses: boolean;
+    /** What the other live members of the AMF set show of subscribers (PostgreSQL only). */
+    peerViews?: PeerViews;
     audit: AuditLogService;
     clock: Clock;
     secretBox: SecretBox;
@@ -92,6 +95,7 @@ export async function wireNetworkConfiguration(
     audit,
     state,
     ueContexts,
+    peers: deps.peerViews,
     secretBox,
     clock,
     changes,

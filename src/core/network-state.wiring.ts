@@ -1,11 +1,16 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.ts';
+import type { Clock, Timers } from '../clock.ts';
 import { createNetworkEvents } from '../network/events/network-events.ts';
 import { installNetworkEventMetrics, installNetworkMetrics } from '../network/network-metrics.ts';
 import { createNetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
+import type { SubscriberViews } from '../network/ports/subscriber-views.ts';
+import { createSubscriberViewWriter } from '../network/subscriber-view-writer.ts';
 import { createRadiosService, type PeerRadios } from '../resources/radios/radios.service.ts';
+import { createPeerViews } from '../resources/subscribers/peer-views.ts';
 import type { CoreWiring } from './wiring.ts';
+
+const GONE_ROWS_INTERVAL_MS = 10 * 60_000;
 
 /**
  * The network's events (the network functions emit them) and the live picture of the network built from
@@ -19,17 +24,59 @@ export function wireNetworkState(
     logger: Logger;
     configuration: ConfigurationEvents;
     /** The AMF set this process is a member of: the API lists the radios of its other members too. */
-    amfSet: { self(): string | undefined; peerRadios(): Promise<PeerRadios[]> };
+    amfSet: {
+      self(): string | undefined;
+      peerRadios(): Promise<PeerRadios[]>;
+      onRunning(listener: (name: string) => void): void;
+      members(): Promise<{ name: string; state: string }[]>;
+    };
+    /**
+     * The AMF set's read model of subscribers where the set runs (PostgreSQL): this member writes its
+     * view there from the events. Without it (SQLite, one process) the state in memory is the only one.
+     */
+    views?: SubscriberViews;
+    timers: Timers;
   },
 ) {
   const events = createNetworkEvents({ logger: deps.logger });
   const state = createNetworkState({ clock: deps.clock, events });
   installNetworkMetrics(core.metrics, state);
   installNetworkEventMetrics(core.metrics, events);
+  const { amfSet, views } = deps;
+  const viewWriter =
+    views &&
+    createSubscriberViewWriter({
+      events,
+      state,
+      views,
+      self: () => amfSet.self(),
+      timers: deps.timers,
+      logger: deps.logger,
+    });
+  if (views !== undefined && viewWriter !== undefined) {
+    amfSet.onRunning(() => void viewWriter.started());
+    // The changes gathered when this member stops are written before the database closes.
+    core.component({
+      name: 'AMF set read model',
+      stop: () => viewWriter.flush().finally(() => viewWriter.stop()),
+    });
+    // Rows of members that died or left are never read (the reads name live members); this drops them.
+    core.job({
+      name: 'AMF set read model of gone members',
+      intervalMs: GONE_ROWS_INTERVAL_MS,
+      job: async () => {
+        const live = (await amfSet.members()).filter((member) => member.state !== 'gone');
+        await views.keepOnly(live.map((member) => member.name));
+      },
+    });
+  }
   deps.configuration.subscribe(({ resource, change, name }) => {
-    if (resource === 'subscriber' && change === 'deleted') state.subscriberRemoved(name);
+    if (resource !== 'subscriber' || change !== 'deleted') return;
+    state.subscriberRemoved(name);
+    viewWriter?.removed(name);
   });
-  const { amfSet } = deps;
   const set = { self: () => amfSet.self(), peers: () => amfSet.peerRadios() };
-  return { events, state, radios: createRadiosService({ state, set }) };
+  const peerViews =
+    views && createPeerViews({ views, members: () => amfSet.members(), self: () => amfSet.self() });
+  return { events, state, radios: createRadiosService({ state, set }), viewWriter, peerViews };
 }

@@ -159,11 +159,16 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
       summary: async () => {
         const totals = core.networkState.totals();
         const { total } = await config.subscribers.list({}, 1, 0);
+        // The whole AMF set's: this member's and every other live member's (docs/amf-set.md).
+        const peers = (await core.subscriberViews?.peers.totals()) ?? [];
         return {
-          radios_connected: core.networkState.radioCount(),
+          radios_connected: (await core.radios.list(0, 0)).total,
           subscribers: total,
-          subscribers_registered: totals.registeredSubscribers,
-          sessions_active: totals.activeSessions,
+          subscribers_registered: peers.reduce(
+            (n, p) => n + p.registeredSubscribers,
+            totals.registeredSubscribers,
+          ),
+          sessions_active: peers.reduce((n, p) => n + p.activeSessions, totals.activeSessions),
         };
       },
     }),

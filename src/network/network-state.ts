@@ -333,6 +333,9 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
       };
     },
 
+    /** The name of the radio serving the registered device now, or "". */
+    servingRadio: (imsi: string): string => subscribers.get(imsi)?.servingRadio ?? '',
+
     /** The short form the subscriber list shows, without copying sessions. */
     summary(imsi: string): { registered: boolean; radioAccessTypes: string[]; sessions: number } {
       const found = subscribers.get(imsi);

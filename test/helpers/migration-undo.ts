@@ -44,6 +44,7 @@ const UNDO: Readonly<Record<string, readonly string[]>> = {
     'ALTER TABLE radio_events DROP COLUMN radio',
   ],
   '0023-address-leases': ['DROP TABLE address_leases'],
+  '0024-subscriber-views': ['DROP TABLE subscriber_views'],
   '0028-flow-report-window-id': [
     'DROP INDEX flow_reports_end_time_id_protocol_direction_action_source_port_destination_port',
     'CREATE INDEX flow_reports_end_time_protocol_direction_action_source_port_destination_port ON flow_reports (end_time, protocol, direction, action, source_port, destination_port)',

@@ -6,6 +6,7 @@ import { ConflictError, InvalidError, NotFoundError } from '../../errors.ts';
 import type { NetworkState, SubscriberState } from '../../network/network-state.ts';
 import type { UeContextStore } from '../../network/ports/ue-contexts.ts';
 import { storedSessions } from './stored-sessions.ts';
+import type { PeerViews } from './peer-views.ts';
 import type { Db } from '../../storage/database.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { Actor } from '../../identity/actor.ts';
@@ -92,6 +93,8 @@ export function createSubscribersService(deps: {
   state: NetworkState;
   /** The UE contexts every member of the AMF set writes (docs/decisions.md, 15). */
   ueContexts: Pick<UeContextStore, 'get'>;
+  /** What the other live members of the AMF set show (PostgreSQL); none on SQLite, one process. */
+  peers?: PeerViews;
   secretBox: SecretBox;
   clock: Clock;
 }) {
@@ -254,6 +257,29 @@ export function createSubscribersService(deps: {
     return onlyExisting ? new ConflictError(text) : new InvalidError(text);
   }
 
+  /** The registered devices of the radio named: this process's, and other live members'. */
+  async function onRadio(radio: string): Promise<string[]> {
+    const here = state.subscribersOnRadio(radio);
+    const there = deps.peers ? await deps.peers.onRadio(radio) : [];
+    return there.length === 0 ? here : [...new Set([...here, ...there])];
+  }
+
+  /** A page's devices this process does not hold registered, as another live member holds them (one read). */
+  async function withPeers(items: SubscriberListItem[]): Promise<SubscriberListItem[]> {
+    if (deps.peers === undefined) return items;
+    const elsewhere = await deps.peers.registeredAmong(
+      items.filter((item) => !item.registered).map((item) => item.imsi),
+    );
+    for (const item of items) {
+      const peer = elsewhere.get(item.imsi);
+      if (peer === undefined) continue;
+      item.registered = true;
+      item.radioAccessTypes = ['5G'];
+      item.sessions = peer.sessions;
+    }
+    return items;
+  }
+
   return {
     async list(
       filter: { radio?: string; dataNetwork?: string; msisdn?: string },
@@ -281,10 +307,10 @@ export function createSubscribersService(deps: {
       if (guess) {
         const page = await subscribers.pageWithCount(guess.start.from, limit, guess.start.skip);
         if (page && (guess.count === undefined || page.total === guess.count))
-          return { items: itemsOf(page.rows), total: page.total };
+          return { items: await withPeers(itemsOf(page.rows)), total: page.total };
       }
       const query: SubscriberFilter = { dataNetwork: filter.dataNetwork };
-      if (filter.radio !== undefined) query.imsis = state.subscribersOnRadio(filter.radio);
+      if (filter.radio !== undefined) query.imsis = await onRadio(filter.radio);
       if (filter.msisdn !== undefined) query.msisdn = storedMsisdn(filter.msisdn);
       let total = await subscribers.count(query);
       let start: PageStart | undefined;
@@ -294,7 +320,7 @@ export function createSubscribersService(deps: {
       let rows: SubscriberSummary[] = [];
       if (start) rows = await subscribers.list({ imsiFrom: start.from }, limit, start.skip);
       else if (offset < total) rows = await subscribers.list(query, limit, offset);
-      return { items: itemsOf(rows), total };
+      return { items: await withPeers(itemsOf(rows)), total };
     },
 
     /** After a restore: what is remembered of the list's order belongs to the old database. */
@@ -307,6 +333,30 @@ export function createSubscribersService(deps: {
       const stored = await deps.ueContexts.get(imsi);
       const registered = stored?.registered === true ? stored : undefined;
       const seen = state.subscriber(imsi);
+      // Held registered by another live member: its view, the UE context's owner's first.
+      const theirs = seen.registered ? [] : ((await deps.peers?.views(imsi)) ?? []);
+      const peer =
+        theirs.find((view) => view.registered && view.amf === registered?.owner) ??
+        theirs.find((view) => view.registered);
+      if (peer !== undefined) {
+        return {
+          imsi: found.imsi,
+          profileName: found.profileName,
+          msisdn: found.msisdn,
+          state: {
+            ...seen,
+            registered: true,
+            radioAccessTypes: peer.radioAccessTypes,
+            imei: peer.imei,
+            cipheringAlgorithm: peer.cipheringAlgorithm,
+            integrityAlgorithm: peer.integrityAlgorithm,
+            lastSeenAt: peer.lastSeenAt,
+            lastSeenRadio: peer.lastSeenRadio,
+            sessions: peer.sessions,
+          },
+          servingAmf: peer.amf,
+        };
+      }
       return {
         imsi: found.imsi,
         profileName: found.profileName,

@@ -22,6 +22,7 @@ import * as smscLink from './0020-smsc-link.ts';
 import * as subscriberEvents from './0021-subscriber-events.ts';
 import * as radioEventRadio from './0022-radio-event-radio.ts';
 import * as addressLeases from './0023-address-leases.ts';
+import * as subscriberViews from './0024-subscriber-views.ts';
 import * as flowReportWindowId from './0028-flow-report-window-id.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-subscriber-events': subscriberEvents,
   '0022-radio-event-radio': radioEventRadio,
   '0023-address-leases': addressLeases,
+  '0024-subscriber-views': subscriberViews,
   '0028-flow-report-window-id': flowReportWindowId,
 };
 

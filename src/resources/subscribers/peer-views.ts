@@ -1,0 +1,36 @@
+import type { SubscriberViewReads } from '../../network/ports/subscriber-views.ts';
+
+/**
+ * What the other live members of the AMF set show of subscribers (docs/amf-set.md, "One view of the
+ * network"): the read model's rows of every member but this process whose lease runs, so a member that
+ * died or left counts for nothing once its lease ran out. This process's own view is its network state
+ * in memory, newer than its rows.
+ */
+export function createPeerViews(deps: {
+  views: SubscriberViewReads;
+  /** Every member row and the state it stands for now (gone once its lease expired). */
+  members: () => Promise<readonly { name: string; state: string }[]>;
+  self: () => string | undefined;
+}) {
+  const { views } = deps;
+
+  async function peers(): Promise<string[]> {
+    const self = deps.self();
+    return (await deps.members())
+      .filter((member) => member.state !== 'gone' && member.name !== self)
+      .map((member) => member.name);
+  }
+
+  return {
+    /** The live peers' rows of `imsi`, newest first. */
+    views: async (imsi: string) => views.views(imsi, await peers()),
+    /** Of `imsis`, those a live peer holds registered, with its name and session count. */
+    registeredAmong: async (imsis: readonly string[]) => views.registeredAmong(imsis, await peers()),
+    /** The IMSIs a live peer holds registered through the radio named. */
+    onRadio: async (radio: string) => views.onRadio(radio, await peers()),
+    /** Per live peer: its registered subscribers and their PDU sessions. */
+    totals: async () => views.totals(await peers()),
+  };
+}
+
+export type PeerViews = ReturnType<typeof createPeerViews>;
