@@ -67,7 +67,7 @@ export function selectAmf<C extends AmfCandidate>(
         !candidate.unavailableGuamis.some((guami) => matches(guami)),
     );
     if (backup !== undefined) return { candidate: backup, reason: 'backup' };
-    const sameSet = ready.filter(
+    const sameSet = taking(ready).filter(
       (candidate) =>
         candidate !== owner?.candidate &&
         (candidate.amf?.servedGuamis ?? []).some((guami) => inSetOf(guami, hint)),
@@ -75,8 +75,21 @@ export function selectAmf<C extends AmfCandidate>(
     const chosen = weighted(sameSet, random);
     if (chosen !== undefined) return { candidate: chosen, reason: 'same-set' };
   }
-  const chosen = weighted(ready, random);
+  const chosen = weighted(taking(ready), random) ?? weighted(ready, random);
   return chosen === undefined ? undefined : { candidate: chosen, reason: 'capacity' };
+}
+
+/**
+ * The AMFs that take new UEs: not one that declared its own GUAMI (the first it lists) unavailable, as a
+ * draining AMF does (TS 38.413 8.7.6.2, TS 23.501 5.21.2.2). When every AMF did, all of them: a UE still
+ * gets one.
+ */
+function taking<C extends AmfCandidate>(candidates: readonly C[]): C[] {
+  const open = candidates.filter((candidate) => {
+    const own = candidate.amf?.servedGuamis[0];
+    return own === undefined || !candidate.unavailableGuamis.some((guami) => sameGuami(guami, own));
+  });
+  return open.length > 0 ? open : [...candidates];
 }
 
 /**

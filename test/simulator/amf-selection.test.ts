@@ -113,6 +113,25 @@ describe('AMF selection of a gNB with several AMFs (TS 38.300 4.2, TS 23.501 6.3
       assert.deepEqual(pick(candidates, sTmsi(1), random), ['c', 'same-set']);
   });
 
+  it('an AMF that declared its own GUAMI unavailable (draining, TS 23.501 5.21.2.2) takes no new UE; all of them: still one', () => {
+    const draining = { unavailable: [guami(3, 'a')] };
+    // c holds most of the capacity: every new UE would go to it.
+    for (const random of [0, 0.5, 0.99]) {
+      assert.notEqual(pick(set({ c: draining }), undefined, random)?.[0], 'c');
+      assert.equal(pick(set({ c: draining }), undefined, random)?.[1], 'capacity');
+    }
+    // A peer's GUAMI it declared unavailable does not stop it taking new UEs.
+    assert.equal(pick(set({ c: { unavailable: [guami(1, 'b')] } }), undefined, 0.99)?.[0], 'c');
+    const all = set({
+      a: { unavailable: [guami(1, 'b')] },
+      b: { unavailable: [guami(2, 'c')] },
+      c: draining,
+    });
+    assert.equal(pick(all, undefined, 0.99)?.[0], 'c');
+    // Its UEs' next NAS messages go to the backup it named.
+    assert.deepEqual(pick(set({ c: draining }), sTmsi(3), 0.99), ['a', 'backup']);
+  });
+
   it('a 5G-S-TMSI of a set no AMF here serves goes by capacity', () => {
     const candidates = [amf('a', [guami(1)], 1), amf('b', [guami(2)], 3)];
     assert.deepEqual(pick(candidates, sTmsi(1, 7), 0.1), ['a', 'capacity']);
