@@ -1,0 +1,238 @@
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import pino from 'pino';
+import { createNetworkEvents } from '../../src/network/events/network-events.ts';
+import { createNetworkState, type PduSession } from '../../src/network/network-state.ts';
+import type { SubscriberViewWrites, SubscriberViews } from '../../src/network/ports/subscriber-views.ts';
+import { createSubscriberViewWriter, VIEW_WRITE_DELAY_MS } from '../../src/network/subscriber-view-writer.ts';
+import { createSubscriberViewsStore } from '../../src/storage/network-ports/subscriber-views-store.ts';
+import { createTestApp, manualClock, type TestApp } from '../helpers/test-app.ts';
+
+/**
+ * The AMF set's read model of subscribers (migration 0024; docs/amf-set.md, "One view of the network"):
+ * the store on the run's database (SQLite, or PostgreSQL with PMN_TEST_DB=postgres) and the writer that
+ * fills it from a member's network events.
+ */
+const REGISTRATION = {
+  radioAccessTypes: ['5G'],
+  imei: '356938035643809',
+  cipheringAlgorithm: 'NEA1',
+  integrityAlgorithm: 'NIA2',
+};
+const SESSION: PduSession = {
+  id: 1,
+  radioAccessType: '5G',
+  status: 'active',
+  ipType: 'IPv4',
+  ipv4Address: '10.45.0.1',
+  ipv6Prefix: '',
+  dataNetwork: 'internet',
+  slice: { sst: 1, sd: '' },
+  ambrUplink: '1 Gbps',
+  ambrDownlink: '1 Gbps',
+};
+const imsi = (n: number) => `0010100000000${String(n).padStart(2, '0')}`;
+
+describe('the AMF set read model of subscribers', () => {
+  let t: TestApp;
+  let store: SubscriberViews;
+  const clock = manualClock();
+
+  before(async () => {
+    t = await createTestApp();
+    store = createSubscriberViewsStore({ db: t.db, clock });
+  });
+  after(() => t.close());
+  beforeEach(() => t.db.deleteFrom('subscriber_views').execute());
+
+  /** A member's network events and state, and its writer through `views` (the store unless given). */
+  function member(options: { name?: string | undefined; views?: SubscriberViewWrites } = {}) {
+    const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+    const state = createNetworkState({ clock, events });
+    let name = 'name' in options ? options.name : 'amf-a';
+    const writer = createSubscriberViewWriter({
+      events,
+      state,
+      views: options.views ?? store,
+      self: () => name,
+      timers: clock,
+      logger: pino({ level: 'silent' }),
+    });
+    return { events, state, writer, rename: (next: string) => void (name = next) };
+  }
+
+  /** The store, counting the calls that write. */
+  function counted() {
+    const calls: string[] = [];
+    const views: SubscriberViewWrites = {
+      write: (amf, change) => (calls.push('write'), store.write(amf, change)),
+      clear: (amf) => (calls.push('clear'), store.clear(amf)),
+      keepOnly: (live) => store.keepOnly(live),
+    };
+    return { views, calls };
+  }
+
+  it('a registration, its messages and its session are written once the delay has passed, as one write', async () => {
+    const { views, calls } = counted();
+    const { events, writer } = member({ views });
+    for (const n of [1, 2, 3]) {
+      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
+      events.emit('ue.seen', { supi: imsi(n), radio: 'gnb-1', servingCell: undefined });
+    }
+    events.emit('session.established', { supi: imsi(2), session: SESSION });
+    assert.deepEqual(await store.views(imsi(2), ['amf-a']), [], 'nothing before the delay');
+    clock.advance(VIEW_WRITE_DELAY_MS);
+    await writer.flush();
+    // The first write of a run clears what an earlier run of the name left.
+    assert.deepEqual(calls, ['clear', 'write']);
+    const [view] = await store.views(imsi(2), ['amf-a']);
+    assert.deepEqual(view, {
+      imsi: imsi(2),
+      amf: 'amf-a',
+      registered: true,
+      servingRadio: 'gnb-1',
+      ...REGISTRATION,
+      lastSeenAt: clock.now() - VIEW_WRITE_DELAY_MS,
+      lastSeenRadio: 'gnb-1',
+      sessions: [SESSION],
+    });
+    assert.deepEqual(await store.views(imsi(2), ['amf-b']), [], 'only the members named are read');
+    const registered = await store.registeredAmong([imsi(1), imsi(2), imsi(3), imsi(9)], ['amf-a']);
+    assert.deepEqual(
+      [...registered].map(([key, summary]) => [key, summary.sessions]),
+      [
+        [imsi(1), 0],
+        [imsi(2), 1],
+        [imsi(3), 0],
+      ],
+    );
+    assert.deepEqual((await store.onRadio('gnb-1', ['amf-a'])).sort(), [imsi(1), imsi(2), imsi(3)]);
+    assert.deepEqual(await store.totals(['amf-a']), [
+      { amf: 'amf-a', registeredSubscribers: 3, activeSessions: 1 },
+    ]);
+    writer.stop();
+  });
+
+  it('deregistration, a radio leaving and a deleted subscriber change the rows', async () => {
+    const { events, writer } = member();
+    events.emit('radio.connected', {
+      id: '001:01:1',
+      name: 'gnb-1',
+      address: 'x',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
+    for (const n of [1, 2]) {
+      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
+    }
+    events.emit('session.established', { supi: imsi(1), session: SESSION });
+    await writer.flush();
+    events.emit('radio.disconnected', { id: '001:01:1' });
+    await writer.flush();
+    assert.deepEqual(await store.onRadio('gnb-1', ['amf-a']), [], 'no device served through the radio gone');
+    assert.equal((await store.views(imsi(1), ['amf-a']))[0]?.registered, true, 'still registered');
+    events.emit('ue.deregistered', { supi: imsi(1) });
+    writer.removed(imsi(2));
+    await writer.flush();
+    const [view] = await store.views(imsi(1), ['amf-a']);
+    assert.deepEqual([view?.registered, view?.sessions, view?.lastSeenRadio], [false, [], '']);
+    assert.deepEqual(await store.views(imsi(2), ['amf-a']), []);
+    writer.stop();
+  });
+
+  it('nothing is written while the process is no member; a new member name clears its earlier rows', async () => {
+    const { views, calls } = counted();
+    const { events, writer, rename } = member({ views, name: undefined });
+    events.emit('ue.registered', { supi: imsi(1), radio: 'gnb-1', registration: REGISTRATION });
+    await writer.flush();
+    assert.deepEqual(calls, []);
+    await store.write('amf-a', {
+      views: [{ ...(await viewOf(imsi(7))), registered: true }],
+      removed: [],
+      radiosGone: [],
+    });
+    rename('amf-a');
+    await writer.started();
+    assert.deepEqual(await store.views(imsi(7), ['amf-a']), [], 'the previous run’s row');
+    writer.stop();
+  });
+
+  it('a write that fails is logged and its subscribers written with the next one', async () => {
+    let failures = 1;
+    const flaky: SubscriberViewWrites = {
+      write: (amf, change) =>
+        failures-- > 0 ? Promise.reject(new Error('database away')) : store.write(amf, change),
+      clear: (amf) => store.clear(amf),
+      keepOnly: (live) => store.keepOnly(live),
+    };
+    const { events, writer } = member({ views: flaky });
+    events.emit('ue.registered', { supi: imsi(1), radio: 'gnb-1', registration: REGISTRATION });
+    await writer.flush();
+    assert.deepEqual(await store.views(imsi(1), ['amf-a']), []);
+    await writer.flush();
+    assert.equal((await store.views(imsi(1), ['amf-a']))[0]?.registered, true);
+    writer.stop();
+  });
+
+  it('a row another client spoiled reads as a view of nothing seen, never a failure', async () => {
+    await t.db
+      .insertInto('subscriber_views')
+      .values([
+        {
+          imsi: imsi(1),
+          amf: 'amf-b',
+          registered: 1,
+          serving_radio: 'gnb-9',
+          session_count: 1,
+          view: '{not json',
+          updated_at: 1,
+        },
+        {
+          imsi: imsi(2),
+          amf: 'amf-b',
+          registered: 1,
+          serving_radio: '',
+          session_count: 2,
+          view: JSON.stringify({ imei: 7, sessions: [null, { id: 'x' }, SESSION], lastSeenAt: 'soon' }),
+          updated_at: 1,
+        },
+      ])
+      .execute();
+    const [broken] = await store.views(imsi(1), ['amf-b']);
+    assert.deepEqual(
+      [broken?.registered, broken?.imei, broken?.sessions, broken?.lastSeenAt],
+      [true, '', [], undefined],
+    );
+    const [odd] = await store.views(imsi(2), ['amf-b']);
+    assert.deepEqual([odd?.imei, odd?.sessions, odd?.lastSeenAt], ['', [SESSION], undefined]);
+  });
+
+  it('keepOnly drops the rows of every member not named', async () => {
+    for (const amf of ['amf-a', 'amf-b']) {
+      await store.write(amf, { views: [await viewOf(imsi(1))], removed: [], radiosGone: [] });
+    }
+    await store.keepOnly(['amf-a']);
+    const rows = await t.db.selectFrom('subscriber_views').select('amf').execute();
+    assert.deepEqual(
+      rows.map((row) => row.amf),
+      ['amf-a'],
+    );
+    await store.keepOnly([]);
+    assert.deepEqual(await t.db.selectFrom('subscriber_views').select('amf').execute(), []);
+  });
+
+  async function viewOf(supi: string) {
+    return {
+      imsi: supi,
+      registered: false,
+      servingRadio: '',
+      radioAccessTypes: [],
+      imei: '',
+      cipheringAlgorithm: '',
+      integrityAlgorithm: '',
+      lastSeenAt: undefined,
+      lastSeenRadio: '',
+      sessions: [],
+    };
+  }
+});
