@@ -1,6 +1,6 @@
 import type { Timers } from '../clock.ts';
 import { systemTimers } from '../clock.ts';
-import type { RRCEstablishmentCause, TimeToWait } from '../network/ngap/generated/types.ts';
+import type { Cause, RRCEstablishmentCause, TimeToWait } from '../network/ngap/generated/types.ts';
 import type { N2Transport, StreamCounts, TransportAddress } from '../network/transport/n2-transport.ts';
 import type { AmfDescription, Guami } from './amf-messages.ts';
 import type { AmfCandidate, SelectionReason, UeAmfHint } from './amf-selection.ts';
@@ -8,6 +8,7 @@ import { selectAmf } from './amf-selection.ts';
 import type { GnbConfig } from './gnb-config.ts';
 import type { GnbEnd } from './gnb.ts';
 import { SimulatedGnb } from './gnb.ts';
+import type { GnbSessionEvent } from './ue/gnb-sessions.ts';
 import { GnbUes } from './ue/gnb-ues.ts';
 import type { FiveGSTmsi, ServingCell } from './ue/ran-ue-messages.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue/ue-radio.ts';
@@ -29,6 +30,8 @@ export interface MultiAmfGnbOptions {
   amfs: readonly (readonly TransportAddress[])[];
   /** The node's cell, for its UEs' User Location Information. */
   cell: ServingCell;
+  /** Where the node receives downlink GTP-U, whichever AMF set the session up (127.0.0.1 unless given). */
+  n3Address?: string;
   local?: { addresses: readonly string[]; port?: number };
   streams?: number | StreamCounts;
   timers?: Timers;
@@ -90,7 +93,18 @@ export class MultiAmfGnb implements UeRadio {
   readonly #links: AmfLink[];
   readonly #camped = new Set<RadioUe>();
   readonly #listeners = new Set<(event: MultiAmfGnbEvent) => void>();
+  readonly #sessionListeners = new Set<(event: GnbSessionEvent) => void>();
+  /** One downlink TEID space for the node: every association's sessions share its N3 address. */
+  #nextTeid = 1;
   #stopped = false;
+
+  /** Every association's PDU session events, those made after a re-association included. */
+  readonly sessions = {
+    on: (listener: (event: GnbSessionEvent) => void): (() => void) => {
+      this.#sessionListeners.add(listener);
+      return () => this.#sessionListeners.delete(listener);
+    },
+  };
 
   constructor(options: MultiAmfGnbOptions) {
     if (options.amfs.length === 0) throw new Error('a gNB needs at least one AMF');
@@ -162,6 +176,19 @@ export class MultiAmfGnb implements UeRadio {
     return link.ues.establish(ue, nasPdu, cause, sTmsi);
   }
 
+  /** The AMF the UE's connection is with now (as it last described itself); undefined when idle. */
+  servingAmf(ue: RadioUe): AmfDescription | undefined {
+    return this.#links.find((link) => link.ues.holds(ue))?.amf;
+  }
+
+  /**
+   * UE Context Release Request (TS 38.413 8.3.2) for the UE on the association its connection is on;
+   * false when it has none.
+   */
+  requestRelease(ue: RadioUe, cause?: Cause): boolean {
+    return this.#links.some((link) => link.ues.requestRelease(ue, cause));
+  }
+
   /** A UE camps on every association's side: a Paging from any AMF reaches it. */
   camp(ue: RadioUe): void {
     this.#camped.add(ue);
@@ -187,7 +214,13 @@ export class MultiAmfGnb implements UeRadio {
       ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
       ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
     });
-    const ues = new GnbUes(gnb, options.cell);
+    const ues = new GnbUes(gnb, options.cell, {
+      ...(options.n3Address === undefined ? {} : { n3Address: options.n3Address }),
+      teids: () => this.#allocateTeid(),
+    });
+    ues.sessions.on((event) => {
+      for (const listener of [...this.#sessionListeners]) listener(event);
+    });
     for (const ue of this.#camped) ues.camp(ue);
     options.onAssociation?.(gnb, index);
     return { gnb, ues };
@@ -264,6 +297,13 @@ export class MultiAmfGnb implements UeRadio {
       if (!this.#stopped) again();
     });
     this.#emit({ type: 'amf-down', index: link.index, why, delayMs });
+  }
+
+  /** Never 0 (TS 29.281 5.1). */
+  #allocateTeid(): number {
+    const teid = this.#nextTeid;
+    this.#nextTeid = teid === 0xffff_ffff ? 1 : teid + 1;
+    return teid;
   }
 
   #emit(event: MultiAmfGnbEvent): void {

@@ -109,10 +109,16 @@ export class GnbSessions {
   readonly #sessions = new Map<number, Map<number, GnbSession>>();
   readonly #listeners = new Set<(event: GnbSessionEvent) => void>();
   #nextTeid = 1;
+  readonly #teids: (() => number) | undefined;
 
-  constructor(options: { n3Address: string; send: (pdu: NGAPPDU) => boolean }) {
+  /**
+   * `teids`: the node's downlink TEID allocator when several of these share one N3 address (a gNB with
+   * associations to several AMFs); each allocates its own otherwise.
+   */
+  constructor(options: { n3Address: string; send: (pdu: NGAPPDU) => boolean; teids?: () => number }) {
     this.#n3Address = options.n3Address;
     this.#send = options.send;
+    this.#teids = options.teids;
   }
 
   /** Hears of every session's tunnels; returns the unsubscribe function. */
@@ -373,6 +379,7 @@ export class GnbSessions {
 
   /** Downlink TEIDs are unique per gNB, never 0 (TS 29.281 5.1). */
   #allocateTeid(): number {
+    if (this.#teids !== undefined) return this.#teids();
     const teid = this.#nextTeid;
     this.#nextTeid = teid === 0xffff_ffff ? 1 : teid + 1;
     return teid;

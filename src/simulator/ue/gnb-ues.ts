@@ -102,14 +102,22 @@ export class GnbUes implements UeSignalling, UeRadio {
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
   readonly sessions: GnbSessions;
 
-  /** `n3Address`: where this node receives downlink GTP-U (127.0.0.1 unless given). */
-  constructor(gnb: SimulatedGnb, cell: ServingCell, options: { n3Address?: string } = {}) {
+  /**
+   * `n3Address`: where this node receives downlink GTP-U (127.0.0.1 unless given); `teids`: the node's
+   * downlink TEID allocator, when several of these share that address (GnbSessions).
+   */
+  constructor(
+    gnb: SimulatedGnb,
+    cell: ServingCell,
+    options: { n3Address?: string; teids?: () => number } = {},
+  ) {
     this.#gnb = gnb;
     this.cell = cell;
     gnb.attachUes(this);
     this.sessions = new GnbSessions({
       n3Address: options.n3Address ?? '127.0.0.1',
       send: (pdu) => this.sendForUe(pdu),
+      ...(options.teids === undefined ? {} : { teids: options.teids }),
     });
   }
 
@@ -156,6 +164,11 @@ export class GnbUes implements UeSignalling, UeRadio {
    * UE Context Release Request (TS 38.413 8.3.2): the radio asks the AMF to release the UE's context, by
    * default for user inactivity. False when the UE has no NG connection here.
    */
+  /** Whether the UE has a connection through this node now. */
+  holds(ue: RadioUe): boolean {
+    return [...this.#connections.values()].some((c) => c.ue === ue);
+  }
+
   requestRelease(ue: RadioUe, cause: Cause = { choice: 'radioNetwork', value: 'user-inactivity' }): boolean {
     const found = [...this.#connections.values()].find((c) => c.ue === ue);
     if (found?.amfUeNgapId === undefined) return false;
