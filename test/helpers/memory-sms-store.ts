@@ -98,11 +98,22 @@ export function memorySmscOutbox(store: { messages: StoredSms[] }): SmscOutbox {
         .slice(0, limit)
         .map((m) => structuredClone(m));
     },
+    async claim(id) {
+      const found = store.messages.find((m) => m.id === id && queuedOutside(m));
+      if (found === undefined || found.smscMessageId !== undefined) return false;
+      found.smscMessageId = '';
+      return true;
+    },
+    async release(id) {
+      const found = store.messages.find((m) => m.id === id && m.smscMessageId === '');
+      if (found !== undefined) delete found.smscMessageId;
+    },
     async submitted(id, smscMessageId) {
       const found = store.messages.find((m) => m.id === id && m.status === 'queued');
       if (found !== undefined) found.smscMessageId = smscMessageId;
     },
     async bySmscMessageId(smscMessageId) {
+      if (smscMessageId === '') return undefined;
       const found = store.messages.findLast(
         (m) => m.smscMessageId === smscMessageId && m.status === 'queued',
       );

@@ -20,6 +20,8 @@ export interface TestSmscOptions {
   answerEnquireLink?: boolean;
   /** The command_status submit_sm is answered with (default ESME_ROK). */
   submitStatus?: number;
+  /** Answer submit_sm (default true); false plays an SMSC that took it and went silent. */
+  answerSubmit?: boolean;
 }
 
 export class TestSmsc {
@@ -41,6 +43,7 @@ export class TestSmsc {
       password: 'secret',
       answerEnquireLink: true,
       submitStatus: STATUS.ESME_ROK,
+      answerSubmit: true,
       ...options,
     };
     this.#server = createServer((socket) => this.#accept(socket));
@@ -48,6 +51,10 @@ export class TestSmsc {
 
   set answerEnquireLink(value: boolean) {
     this.#options.answerEnquireLink = value;
+  }
+
+  set answerSubmit(value: boolean) {
+    this.#options.answerSubmit = value;
   }
 
   /** Listens on loopback, on `port` when given (an SMSC coming back where the link looks for it). */
@@ -151,6 +158,7 @@ export class TestSmsc {
         socket.end();
         return;
       case 'submit_sm': {
+        if (!this.#options.answerSubmit) return;
         const ok = this.#options.submitStatus === STATUS.ESME_ROK;
         answer(
           { kind: 'submit_sm_resp', body: ok ? { id: `msg-${this.#nextMessageId++}` } : {} },

@@ -97,6 +97,18 @@ describe('migration 0020 and the SMSC outbox', () => {
         undefined,
         'settled: a second receipt finds nothing',
       );
+
+      // A claim holds the message out of the waiting list until released; a second claim fails.
+      assert.equal(await outbox.claim(second.id), true);
+      assert.equal(await outbox.claim(second.id), false, 'claimed once only');
+      assert.deepEqual(await outbox.awaitingSubmission(10), []);
+      assert.equal(await outbox.bySmscMessageId(''), undefined, 'a claim is no message_id');
+      await outbox.release(second.id);
+      assert.deepEqual(
+        (await outbox.awaitingSubmission(10)).map((m) => m.id),
+        [second.id],
+      );
+      assert.equal(await outbox.claim(first.id), false, 'settled: not claimed');
     } finally {
       await storage.close();
     }

@@ -70,6 +70,13 @@ export interface SmsSubscribers {
 export interface SmscOutbox {
   /** Queued messages for numbers outside the network the SMSC has not taken yet, oldest first. */
   awaitingSubmission(limit: number): Promise<StoredSms[]>;
+  /**
+   * The message is about to go to the SMSC: true when it was still waiting and is now marked handed
+   * (an empty `smscMessageId`), so no other pass or process sends it; false when it was taken already.
+   */
+  claim(id: number): Promise<boolean>;
+  /** The SMSC answered that it did not take the claimed message: it waits for submission again. */
+  release(id: number): Promise<void>;
   /** The SMSC took the message under `smscMessageId`; it stays queued until the receipt. */
   submitted(id: number, smscMessageId: string): Promise<void>;
   /** The queued message the SMSC took under `smscMessageId` (the newest, should an SMSC reuse ids). */

@@ -2,8 +2,11 @@
 // (SMPP v3.4 4.4; docs/sms.md, "SMSC link"). Its submit_sm_resp and the SMSC's delivery receipt settle the
 // stored message: a refusal fails it with the command_status named, a receipt delivers, fails or expires
 // it with the receipt's state named. The sender hears a status report when it asked for one (`settled`).
-// A message the link could not hand over (not bound, lost before the answer) stays queued for the next
-// bind; one the SMSC refused for now (throttled, queue full) is tried again after `retryMs`.
+// A message the link could not hand over (not bound) stays queued for the next bind; one the SMSC refused
+// for now (throttled, queue full) is tried again after `retryMs`. At most once: a message is claimed in
+// the store before its submit_sm goes out, and one whose submit_sm went out with no answer heard (the
+// link lost, the answer late or unreadable) is never sent again: SMPP 3.4 has no key by which an SMSC
+// could tell a second submit_sm of it from a new message, so it is failed as "in doubt" (docs/sms.md).
 
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../clock.ts';
@@ -66,10 +69,29 @@ export function createMoToSmsc(deps: MoToSmscDeps) {
     deps.settled(message, { status, at });
   }
 
-  async function handOver(message: StoredSms, submitSm: Omit<ShortMessage, 'tlvs'>): Promise<SubmitResult> {
+  /** The submit_sm of a claimed message; 'taken' when another pass or process claimed it first. */
+  async function handOver(
+    message: StoredSms,
+    submitSm: Omit<ShortMessage, 'tlvs'>,
+  ): Promise<SubmitResult | 'taken'> {
+    if (!(await deps.outbox.claim(message.id))) return 'taken';
     const result = await deps.submit(submitSm);
     if (result.ok) await deps.outbox.submitted(message.id, result.messageId);
+    else if (result.inDoubt !== true) await deps.outbox.release(message.id);
     return result;
+  }
+
+  /**
+   * The SMSC may have taken the message, and no receipt can name it (its message_id was not heard): it
+   * is failed with the reason, and its sender hears no status report, which would claim an outcome.
+   */
+  async function inDoubt(message: StoredSms, error: string): Promise<void> {
+    const cause = `in doubt: ${error} after submit_sm; not sent again`;
+    deps.logger.warn(
+      { id: message.id, error },
+      'SMSC link: submit_sm unanswered; the message is not sent again',
+    );
+    await deps.store.settle(message.id, { status: 'failed', cause, at: deps.clock.now() });
   }
 
   /** One pass over what waits; false when the link could not take more now. */
@@ -94,7 +116,11 @@ export function createMoToSmsc(deps: MoToSmscDeps) {
         const handed = handOver(message, submitSm.value);
         handing = handed;
         const result = await handed;
-        if (result.ok) continue;
+        if (result === 'taken' || result.ok) continue;
+        if (result.inDoubt === true) {
+          await inDoubt(message, result.error);
+          return false;
+        }
         if (result.status === undefined) return false;
         if (TEMPORARY.has(result.status)) {
           deps.logger.info(

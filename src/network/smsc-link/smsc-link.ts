@@ -62,8 +62,12 @@ export type SmscLinkState = 'disabled' | 'connecting' | 'bound';
 
 export type SubmitResult =
   | { ok: true; messageId: string }
-  /** `status` is the SMSC's command_status when it answered; absent when the link failed first. */
-  | { ok: false; error: string; status?: number };
+  /**
+   * `status` is the SMSC's command_status when it answered; absent when the link failed first.
+   * `inDoubt`: the submit_sm went out and no answer naming a refusal came (the link was lost, the
+   * answer was late, or it carried no message_id): the SMSC may have taken the message.
+   */
+  | { ok: false; error: string; status?: number; inDoubt?: true };
 
 export interface SmscLinkOptions {
   config: SmscLinkConfig;
@@ -79,7 +83,7 @@ export interface SmscLinkOptions {
 
 interface Pending {
   kind: OutgoingPdu['kind'];
-  resolve: (pdu: Pdu | { error: string; status?: number }) => void;
+  resolve: (pdu: Pdu | { error: string; status?: number; inDoubt?: true }) => void;
   cancelTimer: () => void;
 }
 
@@ -161,7 +165,9 @@ export class SmscLink {
       };
     }
     const id = answer.kind === 'submit_sm_resp' ? answer.body.id : undefined;
-    return id ? { ok: true, messageId: id } : { ok: false, error: 'submit_sm_resp without message_id' };
+    return id
+      ? { ok: true, messageId: id }
+      : { ok: false, error: 'submit_sm_resp without message_id', inDoubt: true };
   }
 
   #setState(state: SmscLinkState): void {
@@ -226,8 +232,11 @@ export class SmscLink {
     });
   }
 
-  /** Sends a request and waits for its response; a timeout or a lost link answers with an error. */
-  #request(pdu: OutgoingPdu): Promise<Pdu | { error: string; status?: number }> {
+  /**
+   * Sends a request and waits for its response; a timeout or a lost link answers with an error, marked
+   * `inDoubt` once the request was written (the SMSC may have acted on it).
+   */
+  #request(pdu: OutgoingPdu): Promise<Pdu | { error: string; status?: number; inDoubt?: true }> {
     const socket = this.#socket;
     if (socket === undefined) return Promise.resolve({ error: 'not connected' });
     // 1..0x7FFFFFFF (5.1.4), wrapping.
@@ -236,7 +245,7 @@ export class SmscLink {
     return new Promise((resolve) => {
       const cancelTimer = this.#timers.after(this.#settings.responseTimeoutMs, () => {
         this.#pending.delete(sequence);
-        resolve({ error: 'no response in time' });
+        resolve({ error: 'no response in time', inDoubt: true });
       });
       this.#pending.set(sequence, { kind: pdu.kind, resolve, cancelTimer });
       socket.write(encodePdu(pdu, sequence));
@@ -327,10 +336,11 @@ export class SmscLink {
           error: `generic_nack (0x${answer.header.status.toString(16)})`,
           status: answer.header.status,
         });
-      } else pending.resolve(answer);
+      } else pending.resolve('error' in answer ? { ...answer, inDoubt: true } : answer);
       return;
     }
-    pending.resolve({ error: `${answer.kind} answered ${pending.kind}` });
+    // An answer that does not decode or does not fit: the request reached the SMSC, its fate is unknown.
+    pending.resolve({ error: `${answer.kind} answered ${pending.kind}`, inDoubt: true });
   }
 
   async #onDeliver(socket: Socket, message: ShortMessage, sequence: number): Promise<void> {
@@ -386,7 +396,7 @@ export class SmscLink {
     for (const [sequence, pending] of this.#pending) {
       this.#pending.delete(sequence);
       pending.cancelTimer();
-      pending.resolve({ error: reason ?? 'the SMSC link stopped' });
+      pending.resolve({ error: reason ?? 'the SMSC link stopped', inDoubt: true });
     }
   }
 }

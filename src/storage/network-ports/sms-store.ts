@@ -10,6 +10,9 @@ import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
 import { preparedQuery } from './prepared-query.ts';
 
+/** `smsc_message_id` of a message whose submit_sm is out and unanswered: no SMSC gives an empty id. */
+const HANDED = '';
+
 type Row = Omit<SmsMessagesTable, 'id' | 'attempts'> & { id: number; attempts: number };
 
 /** A stored row as the SMSF sees it. Bigints may come back as strings from PostgreSQL: read as numbers. */
@@ -153,7 +156,8 @@ function rowOf(message: NewSms): InsertRow {
 
 /**
  * Messages for numbers outside the network (migration 0020): queued with no recipient IMSI until the
- * SMSC takes them (`smsc_message_id` set), then until its receipt settles them.
+ * SMSC takes them (`smsc_message_id` set), then until its receipt settles them. While its submit_sm is
+ * out, `smsc_message_id` is empty (HANDED): no other pass sends it (docs/sms.md, "At most once").
  */
 export function createSmscOutbox(deps: { db: Db }): SmscOutbox {
   const { db } = deps;
@@ -170,6 +174,24 @@ export function createSmscOutbox(deps: { db: Db }): SmscOutbox {
         .execute();
       return rows.map(messageOf);
     },
+    async claim(id) {
+      const result = await db
+        .updateTable('sms_messages')
+        .set({ smsc_message_id: HANDED })
+        .where('id', '=', id)
+        .where('status', '=', 'queued')
+        .where('smsc_message_id', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+    async release(id) {
+      await db
+        .updateTable('sms_messages')
+        .set({ smsc_message_id: null })
+        .where('id', '=', id)
+        .where('smsc_message_id', '=', HANDED)
+        .execute();
+    },
     async submitted(id, smscMessageId) {
       await db
         .updateTable('sms_messages')
@@ -179,6 +201,7 @@ export function createSmscOutbox(deps: { db: Db }): SmscOutbox {
         .execute();
     },
     async bySmscMessageId(smscMessageId) {
+      if (smscMessageId === HANDED) return undefined;
       const row = await db
         .selectFrom('sms_messages')
         .selectAll()

@@ -111,8 +111,8 @@ describe('handing messages to the SMSC', () => {
     await s.out.stop();
   });
 
-  it('a link lost before the answer leaves it queued for the next bind; one past its validity expires', async () => {
-    const s = setup([{ ok: false, error: 'the SMSC link stopped' }]);
+  it('a submit_sm the link could not send leaves it queued for the next bind; one past its validity expires', async () => {
+    const s = setup([{ ok: false, error: 'the SMSC link is connecting' }]);
     await s.save();
     await s.out.flush();
     assert.deepEqual([s.store.messages[0]!.status, s.time.pending], ['queued', 0]);
@@ -120,6 +120,49 @@ describe('handing messages to the SMSC', () => {
     await s.out.flush();
     assert.equal(s.store.messages[0]!.status, 'expired');
     assert.deepEqual(s.settled, ['1 expired']);
+  });
+
+  it('a submit_sm sent and left unanswered when the link drops is not sent again: failed in doubt, no report', async () => {
+    const s = setup([{ ok: false, error: 'the SMSC closed the connection', inDoubt: true }]);
+    await s.save();
+    await s.save();
+    await s.out.flush();
+    assert.deepEqual(s.submitted, ['4930123456']);
+    // The link binds again: the next message goes, the one in doubt does not.
+    await s.out.flush();
+    await s.out.flush();
+    assert.equal(s.submitted.length, 2);
+    assert.deepEqual(
+      s.store.messages.map((m) => [m.status, m.cause, m.smscMessageId]),
+      [
+        ['failed', 'in doubt: the SMSC closed the connection after submit_sm; not sent again', ''],
+        ['queued', undefined, 'id-2'],
+      ],
+    );
+    assert.deepEqual(s.settled, []);
+    await s.out.stop();
+  });
+
+  it('a message claimed by another pass (another process on the same store) is not submitted twice', async () => {
+    const s = setup([]);
+    await s.save();
+    const other: string[] = [];
+    const second = createMoToSmsc({
+      outbox: s.outbox,
+      store: s.store,
+      submit: async (message) => {
+        other.push(message.destination.address);
+        return { ok: true, messageId: 'other-1' };
+      },
+      settled: () => undefined,
+      clock: s.time,
+      timers: s.time,
+      logger: pino({ level: 'silent' }),
+    });
+    await Promise.all([s.out.flush(), second.flush()]);
+    assert.equal(s.submitted.length + other.length, 1);
+    assert.equal(s.store.messages[0]!.status, 'queued');
+    await Promise.all([s.out.stop(), second.stop()]);
   });
 
   it('a receipt that overtakes the write of its message_id still settles the message', async () => {

@@ -222,6 +222,30 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     await end(h);
   });
 
+  it('says a submit_sm is in doubt once sent and unanswered (connection lost, no answer in time), not before', async () => {
+    const h = await harness();
+    try {
+      assert.deepEqual(await h.link.submit(shortMessage({ from: '1', to: '2' })), {
+        ok: false,
+        error: 'the SMSC link is disabled',
+      });
+      await bound(h);
+      h.smsc.answerSubmit = false;
+      const lost = h.link.submit(shortMessage({ from: '1', to: '2' }));
+      await until(() => h.smsc.submitted().length === 1, 'submit_sm received');
+      h.smsc.dropConnection();
+      assert.deepEqual(await lost, { ok: false, error: 'the SMSC closed the connection', inDoubt: true });
+      await h.time.advance(1_000, oneTurn);
+      await until(() => h.link.state === 'bound', 'bound again');
+      const late = h.link.submit(shortMessage({ from: '1', to: '3' }));
+      await until(() => h.smsc.submitted().length === 2, 'second submit_sm received');
+      await h.time.advance(10_000, oneTurn);
+      assert.deepEqual(await late, { ok: false, error: 'no response in time', inDoubt: true });
+    } finally {
+      await end(h);
+    }
+  });
+
   it("unbinds on the SMSC's unbind and binds again; reconnects when the SMSC closes the connection", async () => {
     const h = await harness();
     await bound(h);
