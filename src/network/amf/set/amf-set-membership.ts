@@ -5,6 +5,7 @@ import type { AmfSetMember, AmfSetMembersStore, AmfSetMemberState } from '../../
 import type { Plmn } from '../../radio-id.ts';
 import type { Radio } from '../../radio-registry.ts';
 import type { AmfIdentity } from '../context/amf-identity.ts';
+import { transition, type MembershipState, type MembershipStatus } from './membership-state.ts';
 
 /** How often a member writes its row, and how long a row keeps it a member without another write. */
 export interface AmfSetTiming {
@@ -77,18 +78,21 @@ export interface AmfSetMembershipDeps {
  * (refused while another live member holds its AMF Pointer), writes its row with a new lease every
  * heartbeat and reads its peers' as it does, and leaves (`gone`) at stop. Listeners hear when the live
  * members change (a peer came, went, or changed state or capacity). A heartbeat the database refuses
- * or misses is logged; once its own lease has expired without a write, or another start took its row or
- * its pointer, the process is no longer a member (`lost`): its peers consider it gone.
+ * or misses is logged. Once its own lease has run out without a write it is `cut-off`: it serves nothing
+ * (its peers consider it gone) and joins again at the first heartbeat written with its pointer free
+ * (membership-state.ts). Once another start took its row, or another member its pointer, it is no
+ * longer a member (`lost`).
  */
 export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   const { store, identity, clock, timers, logger, timing } = deps;
   const instance = randomUUID();
-  let status: 'stopped' | 'member' | 'lost' = 'stopped';
+  let state: MembershipState = { kind: 'stopped' };
+  /** Cuts the member off when its lease runs out with no heartbeat written (the database lost). */
+  let cancelLease: (() => void) | undefined;
   let live: AmfSetMember[] = [];
   let shape = '';
   let cancelHeartbeat: (() => void) | undefined;
   let beating: Promise<void> = Promise.resolve();
-  let leaseExpiresAt = 0;
   /** What its row says while it is a member: `draining` from `drain` on (TS 23.501 5.21.2.2). */
   let serving: 'serving' | 'draining' = 'serving';
   const listeners = new Set<() => void>();
@@ -131,8 +135,38 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
     for (const listener of listeners) listener();
   }
 
+  const move = (to: MembershipState): void => {
+    state = transition(state, to);
+  };
+  const running = (): boolean => state.kind === 'member' || state.kind === 'cut-off';
+
+  /**
+   * Its own lease ran out without a heartbeat written (the database did not answer in time): its peers
+   * now count it gone and adopt its UEs, so it stops serving (listeners hear its members go empty) rather
+   * than diverge from them (docs/decisions.md, 15). Its heartbeats go on: the first written with its
+   * pointer still free makes it a member again.
+   */
+  function cutOff(): void {
+    if (state.kind !== 'member') return;
+    move({ kind: 'cut-off', since: clock.now() });
+    logger.error(
+      { amf: identity.name },
+      `AMF set: ${identity.name} wrote no heartbeat before its lease ran out: it stops serving until the database answers`,
+    );
+    see([], undefined);
+  }
+
+  /** A heartbeat written with a lease until `until`: a member until then, unless the next one is written. */
+  function leased(until: number): void {
+    cancelLease?.();
+    move({ kind: 'member', leaseExpiresAt: until });
+    cancelLease = timers.after(Math.max(0, until - clock.now()), cutOff);
+  }
+
   function lose(why: string, holder?: AmfSetMember): void {
-    status = 'lost';
+    cancelLease?.();
+    cancelLease = undefined;
+    move({ kind: 'lost', why });
     logger.error(
       { amf: identity.name, holder: holder?.name },
       `AMF set: ${identity.name} is no longer a member of its set: ${why}`,
@@ -141,14 +175,14 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   }
 
   async function heartbeat(): Promise<void> {
-    if (status !== 'member') return;
+    if (!running()) return;
     try {
       const self = await row(serving);
       const blocking = await store.write(
         self,
         (rows) => replacedBy(self, rows) ?? pointerHolder(self, rows, self.heartbeatAt),
       );
-      if (status !== 'member') return;
+      if (!running()) return;
       if (blocking !== undefined) {
         const why =
           blocking.name === self.name
@@ -156,11 +190,18 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
             : `its lease expired and ${blocking.name} took its AMF pointer`;
         return lose(why, blocking);
       }
-      leaseExpiresAt = self.leaseExpiresAt;
+      // Written after the lease it carries ran out (the database answered late): the next one counts.
+      if (self.leaseExpiresAt <= clock.now()) return;
+      const rejoined = state.kind === 'cut-off';
+      leased(self.leaseExpiresAt);
+      if (rejoined)
+        logger.warn(
+          { amf: identity.name },
+          `AMF set: ${identity.name} wrote its heartbeat again with its pointer free: it serves again`,
+        );
       await read(self);
     } catch (error) {
-      if (status !== 'member') return;
-      if (clock.now() >= leaseExpiresAt) return lose('its lease expired while the database did not answer');
+      if (!running()) return;
       logger.warn({ err: error }, 'AMF set: heartbeat not written; trying again at the next');
     }
   }
@@ -168,7 +209,7 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   function schedule(): void {
     cancelHeartbeat = timers.after(timing.heartbeatMs, () => {
       beating = heartbeat().finally(() => {
-        if (status === 'member') schedule();
+        if (running()) schedule();
       });
     });
   }
@@ -179,8 +220,7 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       const self = await row('serving');
       const blocking = await store.write(self, (rows) => pointerHolder(self, rows, self.heartbeatAt));
       if (blocking !== undefined) throw new AmfPointerTaken(blocking);
-      status = 'member';
-      leaseExpiresAt = self.leaseExpiresAt;
+      leased(self.leaseExpiresAt);
       await read(self);
       logger.info(
         { amf: identity.name, members: live.map((m) => m.name) },
@@ -194,8 +234,10 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       cancelHeartbeat?.();
       cancelHeartbeat = undefined;
       await beating;
-      const was = status;
-      status = 'stopped';
+      cancelLease?.();
+      cancelLease = undefined;
+      const was = state.kind;
+      if (was !== 'stopped') move({ kind: 'stopped' });
       live = [];
       shape = '';
       if (was !== 'member') return;
@@ -215,16 +257,19 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
      * naming it as a backup. False when it is no member (stopped or lost).
      */
     async drain(): Promise<boolean> {
-      if (status !== 'member') return false;
+      if (state.kind !== 'member') return false;
       serving = 'draining';
       await beating;
       beating = heartbeat();
       await beating;
-      return status === 'member';
+      return state.kind === 'member';
     },
 
     /** `draining` once `drain` was called; `serving` before. */
     state: (): 'serving' | 'draining' => serving,
+
+    /** Where it stands: a `member` serves; `cut-off` (no heartbeat written in its lease) serves nothing. */
+    status: (): MembershipStatus => state.kind,
 
     /** The live members as last read, this one included, by AMF Pointer; empty when not a member. */
     members: (): readonly AmfSetMember[] => live,

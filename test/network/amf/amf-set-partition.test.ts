@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { DEFAULT_AMF_IDENTITY } from '../../../src/network/amf/context/amf-identity.ts';
+import {
+  createAmfSetMembership,
+  type AmfSetMembership,
+} from '../../../src/network/amf/set/amf-set-membership.ts';
+import { transition, type MembershipState } from '../../../src/network/amf/set/membership-state.ts';
+import type { AmfSetMembersStore } from '../../../src/network/ports/amf-set-members.ts';
+import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf-set-members.ts';
+import { openStorage, type Storage } from '../../../src/storage/storage.ts';
+import { manualClock } from '../../helpers/test-app.ts';
+
+const TIMING = { heartbeatMs: 5_000, leaseMs: 15_000 };
+type Time = ReturnType<typeof manualClock>;
+
+/**
+ * The members' store as one member reaches it: `cut` makes every call fail (the database refuses or the
+ * path to it is down), `hang` makes every call wait until `heal` (packets dropped: no answer at all).
+ */
+function reach(store: AmfSetMembersStore) {
+  let mode: 'up' | 'cut' | 'hang' = 'up';
+  let waiting: (() => void)[] = [];
+  const gate = async (): Promise<void> => {
+    if (mode === 'cut') throw new Error('connection refused');
+    if (mode === 'hang') await new Promise<void>((resolve) => waiting.push(resolve));
+  };
+  let writes = 0;
+  return {
+    store: {
+      async write(member, blocker) {
+        await gate();
+        writes++;
+        return store.write(member, blocker);
+      },
+      async list() {
+        await gate();
+        return store.list();
+      },
+    } satisfies AmfSetMembersStore,
+    cut: () => void (mode = 'cut'),
+    hang: () => void (mode = 'hang'),
+    heal(): void {
+      mode = 'up';
+      for (const resolve of waiting) resolve();
+      waiting = [];
+    },
+    writes: () => writes,
+  };
+}
+
+function member(store: AmfSetMembersStore, name: string, pointer: number, time: Time): AmfSetMembership {
+  return createAmfSetMembership({
+    store,
+    identity: { ...DEFAULT_AMF_IDENTITY, name, setId: 60, pointer },
+    n2Addresses: ['127.0.0.1'],
+    plmn: () => Promise.resolve({ mcc: '001', mnc: '01' }),
+    clock: time,
+    timers: time,
+    logger: pino({ level: 'silent' }),
+    timing: TIMING,
+  });
+}
+
+/** Moves `time` one heartbeat on and waits for that heartbeat to end (written or not). */
+async function beat(m: AmfSetMembership, time: Time): Promise<void> {
+  time.advance(TIMING.heartbeatMs);
+  await m.settled();
+}
+
+const names = (m: AmfSetMembership): string[] => m.members().map((x) => x.name);
+
+describe('the AMF set membership states (docs/decisions.md 15: database loss -> stop serving)', () => {
+  const stopped: MembershipState = { kind: 'stopped' };
+  const member_: MembershipState = { kind: 'member', leaseExpiresAt: 1 };
+  const cutOff: MembershipState = { kind: 'cut-off', since: 1 };
+  const lost: MembershipState = { kind: 'lost', why: 'replaced' };
+
+  it('allows a member to be cut off, to come back from it, and to be lost from either', () => {
+    assert.equal(transition(stopped, member_), member_);
+    assert.equal(transition(member_, cutOff), cutOff);
+    assert.equal(transition(cutOff, member_), member_);
+    assert.equal(transition(cutOff, lost), lost);
+    assert.equal(transition(member_, lost), lost);
+    assert.equal(transition(lost, stopped), stopped);
+  });
+
+  it('refuses the transitions it does not list: a lost member never serves again, nor is a stopped one cut off', () => {
+    assert.throws(() => transition(lost, member_), /no transition from lost to member/);
+    assert.throws(() => transition(lost, cutOff), /no transition from lost to cut-off/);
+    assert.throws(() => transition(stopped, cutOff), /no transition from stopped to cut-off/);
+    assert.throws(() => transition(stopped, lost), /no transition from stopped to lost/);
+  });
+});
+
+describe('a member cut off from the database (TS 23.501 5.21.2.3; injected time)', () => {
+  let storage: Storage;
+  let shared: AmfSetMembersStore;
+  before(async () => {
+    storage = await openStorage({ path: ':memory:' });
+    shared = createAmfSetMembersStore({ db: storage.db });
+  });
+  after(() => storage.close());
+
+  it('stops serving when its lease runs out with no heartbeat written, and serves again once one is', async () => {
+    const [ta, tb] = [manualClock(), manualClock()];
+    const path = reach(shared);
+    const a = member(path.store, 'cut-a', 1, ta);
+    const b = member(shared, 'cut-b', 2, tb);
+    await a.start();
+    await b.start();
+    await beat(a, ta);
+    assert.deepEqual(names(a), ['cut-a', 'cut-b']);
+    let heard = 0;
+    a.subscribe(() => heard++);
+
+    path.cut();
+    // Two heartbeats fail: still inside the lease written at 5 s (until 20 s), it still serves.
+    await beat(a, ta);
+    await beat(a, ta);
+    assert.equal(a.status(), 'member');
+    assert.deepEqual(names(a), ['cut-a', 'cut-b']);
+    await beat(a, ta);
+    assert.equal(a.status(), 'cut-off', 'its lease ran out on its own clock');
+    assert.deepEqual(a.members(), [], 'it serves nothing');
+    assert.equal(heard, 1, 'its listeners heard it');
+    // Its peer counts it gone at the same lease end, on its own clock.
+    tb.advance(20_000);
+    await b.settled();
+    assert.deepEqual(names(b), ['cut-b']);
+
+    // The database answers: the next heartbeat finds its pointer free and it serves again.
+    path.heal();
+    await beat(a, ta);
+    assert.equal(a.status(), 'member');
+    assert.deepEqual(names(a), ['cut-a', 'cut-b']);
+    assert.equal(heard, 2);
+    await a.stop();
+    await b.stop();
+  });
+
+  it('is cut off at its lease end while its writes get no answer at all, and joins again once they do', async () => {
+    const ta = manualClock();
+    const path = reach(shared);
+    const a = member(path.store, 'hang-a', 3, ta);
+    await a.start();
+    path.hang();
+    // The heartbeat at 5 s waits for an answer that does not come: no error to count on.
+    ta.advance(TIMING.heartbeatMs);
+    await new Promise((resolve) => setImmediate(resolve)); // its row made at 5 s, the write waiting
+    ta.advance(TIMING.leaseMs - TIMING.heartbeatMs - 1);
+    assert.equal(a.status(), 'member');
+    ta.advance(1);
+    assert.equal(a.status(), 'cut-off', 'cut off by its lease timer, not by a failed write');
+    // The write that hung (its lease until 20 s) lands at 21 s: over already, it does not count.
+    ta.advance(6_000);
+    path.heal();
+    await a.settled();
+    assert.equal(a.status(), 'cut-off');
+    await beat(a, ta);
+    assert.equal(a.status(), 'member');
+    await a.stop();
+  });
+
+  it('whose pointer a member took meanwhile is lost when the database answers, and writes nothing', async () => {
+    const [ta, tb] = [manualClock(), manualClock()];
+    const path = reach(shared);
+    const a = member(path.store, 'taken-a', 4, ta);
+    await a.start();
+    path.cut();
+    for (let i = 0; i < 3; i++) await beat(a, ta);
+    assert.equal(a.status(), 'cut-off');
+    // Another process starts with A's pointer once A's lease has run out.
+    tb.advance(TIMING.leaseMs);
+    const b = member(shared, 'taken-b', 4, tb);
+    await b.start();
+    path.heal();
+    const writes = path.writes();
+    await beat(a, ta);
+    assert.equal(a.status(), 'lost');
+    assert.equal(path.writes(), writes + 1, 'one write, refused by the store in its transaction');
+    const row = (await shared.list()).find((m) => m.name === 'taken-a');
+    assert.equal(row?.heartbeatAt, Date.parse('2026-11-22T10:00:00.000Z'), 'its row was not renewed');
+    assert.equal(ta.pendingTimers(), 0, 'it stopped heartbeating');
+    await a.stop();
+    await b.stop();
+  });
+});
