@@ -159,10 +159,11 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
       summary: async () => {
         const totals = core.networkState.totals();
         const { total } = await config.subscribers.list({}, 1, 0);
-        // The whole AMF set's: this member's and every other live member's (docs/amf-set.md).
-        const peers = (await core.subscriberViews?.peers.totals()) ?? [];
+        // The whole AMF set's where it runs: this member's and every other live member's (docs/amf-set.md).
+        const set = core.subscriberViews;
+        const peers = set ? await set.peers.totals() : [];
         return {
-          radios_connected: (await core.radios.list(0, 0)).total,
+          radios_connected: set ? (await core.radios.list(0, 0)).total : core.networkState.radioCount(),
           subscribers: total,
           subscribers_registered: peers.reduce(
             (n, p) => n + p.registeredSubscribers,
