@@ -109,9 +109,10 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void stop(signal));
   // SIGUSR2 drains this member of its AMF set, as POST /api/v1/amf-set/drain does (docs/amf-set.md).
   process.on('SIGUSR2', () => {
-    const refused = core.amfSet.startDrain();
-    if (refused === undefined) logger.info({ signal: 'SIGUSR2' }, 'AMF set: drain started');
-    else logger.warn({ signal: 'SIGUSR2', refused }, `AMF set: drain not started (${refused})`);
+    void core.amfSet.startDrain().then((refused) => {
+      if (refused === undefined) logger.info({ signal: 'SIGUSR2' }, 'AMF set: drain started');
+      else logger.warn({ signal: 'SIGUSR2', refused }, `AMF set: drain not started (${refused})`);
+    });
   });
 }
 

@@ -60,11 +60,15 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
       drain = next;
     },
     /**
-     * Starts this member's planned removal (POST /api/v1/amf-set/drain, SIGUSR2); why not otherwise
-     * (`not-a-member` while N2 does not run).
+     * Starts this member's planned removal (POST /api/v1/amf-set/drain, SIGUSR2), resolving once its row
+     * says `draining` and its radios were told; why not otherwise (`not-a-member` while N2 does not run).
      */
-    startDrain(): DrainRefusal | undefined {
-      return drain === undefined ? 'not-a-member' : drain.start();
+    async startDrain(): Promise<DrainRefusal | undefined> {
+      const running = drain;
+      if (running === undefined) return 'not-a-member';
+      const refused = running.start();
+      if (refused === undefined) await running.announced;
+      return refused;
     },
     /** Told the member's name each time this process starts as one. */
     onRunning(listener: (name: string) => void): void {

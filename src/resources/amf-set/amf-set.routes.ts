@@ -13,7 +13,7 @@ import { AmfSetDrainStarted, AmfSetView } from './amf-set.schema.ts';
 export interface AmfSetReader {
   members(): Promise<AmfSetMember[]>;
   self(): string | undefined;
-  startDrain(): DrainRefusal | undefined;
+  startDrain(): Promise<DrainRefusal | undefined>;
 }
 
 /** The 409's message for each reason a drain does not start. */
@@ -67,7 +67,7 @@ export function amfSetRoutes(deps: { amfSet: AmfSetReader; audit: Pick<AuditLogS
         schema: {
           tags: ['amf-set'],
           summary:
-            'Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication, it takes no new UE, ' +
+            'Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication (before the answer), it takes no new UE, ' +
             'its connected UEs are released to the backup, and the process exits once none is connected or after amf_drain_timeout_seconds. ' +
             'Another member is drained through its own API (or SIGUSR2). 409 when it is no member, already draining, or no other member serves.',
           response: {
@@ -83,7 +83,8 @@ export function amfSetRoutes(deps: { amfSet: AmfSetReader; audit: Pick<AuditLogS
         // The backup as the radios will hear it, read before the drain changes this member's state.
         const members = await amfSet.members();
         const name = amfSet.self();
-        const refused = amfSet.startDrain();
+        // Answered once the radios were told: from the 202 on, new devices go to other members.
+        const refused = await amfSet.startDrain();
         if (refused !== undefined || name === undefined)
           throw new ConflictError(REFUSED[refused ?? 'not-a-member']);
         const self = members.find((member) => member.name === name);

@@ -51,6 +51,8 @@ export function createMemberDrain(deps: MemberDrainDeps) {
   const { membership, identity, logger, timers } = deps;
   let finished: ((outcome: DrainOutcome) => void) | undefined;
   const done = new Promise<DrainOutcome>((resolve) => (finished = resolve));
+  let told: (() => void) | undefined;
+  const announced = new Promise<void>((resolve) => (told = resolve));
   let started = false;
   let cancelSweep: (() => void) | undefined;
   let cancelTimeout: (() => void) | undefined;
@@ -71,6 +73,7 @@ export function createMemberDrain(deps: MemberDrainDeps) {
     await membership.drain();
     const unavailable = unavailableGuamiList(identity, membership.members(), await deps.plmn());
     const radios = deps.radios.statusIndication(unavailable);
+    told?.();
     logger.info(
       { amf: identity.name, backup: unavailable[0]?.backupAMFName, radios, connected },
       `AMF set: ${identity.name} draining: AMF Status Indication sent to ${radios} radios, ${connected} UE connections left`,
@@ -109,12 +112,15 @@ export function createMemberDrain(deps: MemberDrainDeps) {
       cancelTimeout = timers.after(deps.timeoutMs, () => (timedOut = true));
       run().catch((error: unknown) => {
         logger.error({ err: error }, 'AMF set: the drain failed; leaving');
+        told?.();
         void finish('timeout', deps.ues.drain());
       });
       return undefined;
     },
     /** Whether `start` was called and succeeded. */
     started: (): boolean => started,
+    /** Resolves once the set's row says `draining` and the radios were sent AMF Status Indication. */
+    announced,
     /** Resolves once the drain has ended (after `start`). */
     done,
     /** Stops the sweep (the process stops for another reason). */
