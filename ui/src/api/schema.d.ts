@@ -7653,7 +7653,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication, it takes no new UE, its connected UEs are released to the backup, and the process exits once none is connected or after amf_drain_timeout_seconds. Another member is drained through its own API (or SIGUSR2). 409 when it is no member, already draining, or no other member serves.
+         * Drain the member that answers (TS 23.501 5.21.2.2): its radios hear AMF Status Indication (before the answer), it takes no new UE, its connected UEs are released to the backup, and the process exits once none is connected or after amf_drain_timeout_seconds. Another member is drained through its own API (or SIGUSR2). 409 when it is no member, already draining, or no other member serves.
          * @description Roles allowed: admin (1) (permission `amf-set:drain`).
          */
         post: {
