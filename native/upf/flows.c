@@ -41,28 +41,19 @@ static uint32_t hash_key(const upf_flow_key *key) {
   return h;
 }
 
-bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, uint64_t bytes,
-                   uint32_t *session_head) {
+upf_flow *upf_flows_open(upf_flows *flows, const upf_flow_key *key, uint32_t *session_head) {
   uint32_t hash = hash_key(key);
   uint32_t i = hash & flows->mask;
   for (; flows->slots[i] != 0; i = (i + 1) & flows->mask) {
     upf_flow *flow = &flows->pool[flows->slots[i] - 1];
-    if (flow->hash == hash && memcmp(&flow->key, key, sizeof *key) == 0) {
-      flow->packets += packets;
-      flow->bytes += bytes;
-      flow->dirty = true;
-      return true;
-    }
+    if (flow->hash == hash && memcmp(&flow->key, key, sizeof *key) == 0) return flow;
   }
-  if (flows->free_count == 0) return false;
+  if (flows->free_count == 0) return NULL;
   uint32_t index = flows->free_list[--flows->free_count];
   upf_flow *flow = &flows->pool[index];
   memset(flow, 0, sizeof *flow);
   flow->key = *key;
-  flow->packets = packets;
-  flow->bytes = bytes;
   flow->hash = hash;
-  flow->dirty = true;
   flow->fresh = true;
   flow->live_position = flows->live_count;
   flows->live[flows->live_count++] = index;
@@ -72,6 +63,21 @@ bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, 
   if (*session_head != UPF_NO_FLOW) flows->pool[*session_head].session_prev = index;
   *session_head = index;
   flows->slots[i] = index + 1;
+  return flow;
+}
+
+void upf_flows_count(upf_flow *flow, uint64_t packets, uint64_t bytes) {
+  if (packets == 0 && bytes == 0) return;
+  flow->packets += packets;
+  flow->bytes += bytes;
+  flow->dirty = true;
+}
+
+bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, uint64_t bytes,
+                   uint32_t *session_head) {
+  upf_flow *flow = upf_flows_open(flows, key, session_head);
+  if (flow == NULL) return false;
+  upf_flows_count(flow, packets, bytes);
   return true;
 }
 
@@ -100,9 +106,12 @@ static void stamp(upf_flow *flow, double now_ms, double previous_ms) {
 }
 
 /* Moves an open flow to the ended FIFO: no longer found by its key (the next packets open a new
- * flow), off its session's list. */
-static void end_flow(upf_flows *flows, uint32_t index) {
+ * flow), off its session's list. The owner's on_end first, which may count last packets: the flow is
+ * stamped after it. */
+static void end_flow(upf_flows *flows, uint32_t index, double now_ms, double previous_ms) {
   upf_flow *flow = &flows->pool[index];
+  if (flows->on_end != NULL) flows->on_end(flows->on_end_context, flow);
+  stamp(flow, now_ms, previous_ms);
   unhash(flows, index);
   uint32_t last = flows->live[--flows->live_count];
   flows->live[flow->live_position] = last;
@@ -126,16 +135,14 @@ void upf_flows_tick(upf_flows *flows, double now_ms, double previous_ms, double 
     upf_flow *flow = &flows->pool[index];
     stamp(flow, now_ms, previous_ms);
     if (now_ms - flow->end_ms < idle_ms && now_ms - flow->start_ms < active_ms) continue;
-    end_flow(flows, index);
+    end_flow(flows, index, now_ms, previous_ms);
   }
 }
 
 void upf_flows_end_session(upf_flows *flows, uint32_t *session_head, double now_ms,
                            double previous_ms) {
   while (*session_head != UPF_NO_FLOW) {
-    uint32_t index = *session_head;
-    stamp(&flows->pool[index], now_ms, previous_ms);
-    end_flow(flows, index);
+    end_flow(flows, *session_head, now_ms, previous_ms);
   }
 }
 

@@ -41,7 +41,15 @@ typedef struct {
   uint32_t *session_head; /* where the session keeps its list's first flow */
   bool dirty; /* packets since the last tick */
   bool fresh; /* not ticked yet: no start time */
+  /* The XDP program's map holds this flow's key too (xdp.h): what its entry held when last read, so
+   * that each read adds only what came since. */
+  bool in_xdp;
+  uint64_t xdp_packets;
+  uint64_t xdp_bytes;
 } upf_flow;
+
+/* Called for each flow about to end (its counts may still grow: the flow is stamped after). */
+typedef void upf_flow_end_fn(void *context, upf_flow *flow);
 
 typedef struct {
   upf_flow *pool;
@@ -56,6 +64,8 @@ typedef struct {
   uint32_t ended_head;
   uint32_t ended_count;
   uint64_t ended_total; /* flows ever ended: the position of the ring's newest entry */
+  upf_flow_end_fn *on_end; /* optional */
+  void *on_end_context;
 } upf_flows;
 
 /* One ended flow on the wire to JavaScript, little-endian, 80 octets: session u32, family u8,
@@ -69,6 +79,10 @@ void upf_flows_free(upf_flows *flows);
  * session's list of open flows. false when the flow is new and no slot is free. */
 bool upf_flows_add(upf_flows *flows, const upf_flow_key *key, uint64_t packets, uint64_t bytes,
                    uint32_t *session_head);
+/* The open flow of the key, a new one (no packets yet: the caller counts some with upf_flows_count
+ * before the next tick) when there is none, NULL when it is new and no slot is free. */
+upf_flow *upf_flows_open(upf_flows *flows, const upf_flow_key *key, uint32_t *session_head);
+void upf_flows_count(upf_flow *flow, uint64_t packets, uint64_t bytes);
 /* Stamps the flows seen since the last tick with now_ms (a new one starts at previous_ms) and ends
  * those idle for idle_ms or active for active_ms. */
 void upf_flows_tick(upf_flows *flows, double now_ms, double previous_ms, double idle_ms,

@@ -68,7 +68,7 @@ typedef struct {
   /* The XDP program's usage of this session already added to the usage above. */
   uint64_t xdp_uplink_seen;
   uint64_t xdp_downlink_seen;
-  /* Packets of the session's flows taken out of the program's flow map (on_xdp_flow). */
+  /* Packets of the session's flows read from the program's flow map (on_xdp_flow, on_flow_end). */
   uint64_t xdp_flow_packets_taken;
 } session;
 
@@ -474,6 +474,8 @@ static void *run(void *arg) {
 }
 
 /* The XDP datapath in front of the TUN, as the config asks; its reason in words either way. */
+static upf_flow_end_fn on_flow_end;
+
 static int open_xdp(upf *u, const upf_config *config, const char **syscall) {
   if (config->datapath == UPF_DATAPATH_TUN) {
     snprintf(u->datapath_reason, sizeof u->datapath_reason, "the TUN datapath was chosen");
@@ -569,6 +571,10 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   }
   err = open_xdp(u, config, syscall);
   if (err != 0) goto fail;
+  if (u->xdp != NULL) {
+    u->flows.on_end = on_flow_end;
+    u->flows.on_end_context = u;
+  }
   *syscall = "pthread_create";
   err = pthread_create(&u->thread, NULL, run, u);
   if (err != 0) goto fail;
@@ -649,13 +655,53 @@ static void on_xdp_usage(void *context, uint32_t slot, uint64_t uplink, uint64_t
     add_xdp_usage(&u->sessions[slot], uplink, downlink);
 }
 
-/* A flow the XDP program counted, into the flow table like the thread's own packets. */
+/* What a flow's entry in the program's map counted since it was last read, into the flow. The
+ * program adds a packet's count and octets one after the other, so a read may see the packet without
+ * its octets: they come with a later read. The entry only grows while it is in the map. */
+static void take_since_read(session *s, upf_flow *flow, uint64_t packets, uint64_t bytes) {
+  if (packets < flow->xdp_packets || bytes < flow->xdp_bytes) return;
+  if (s != NULL) s->xdp_flow_packets_taken += packets - flow->xdp_packets;
+  upf_flows_count(flow, packets - flow->xdp_packets, bytes - flow->xdp_bytes);
+  flow->xdp_packets = packets;
+  flow->xdp_bytes = bytes;
+}
+
+/* A flow as the XDP program's map holds it, read in place at a tick: what came since the last read
+ * joins the flow table like the thread's own packets, and the entry stays for the flow's next
+ * packets. An entry the table cannot take is deleted: its session is gone (packets in flight at the
+ * release), or no slot is free, which counts flowTableFull as for a flow the thread cannot open. */
 static void on_xdp_flow(void *context, const upf_flow_key *key, uint64_t packets, uint64_t bytes) {
   upf *u = context;
   session *s = find(u, key->session);
-  if (s == NULL) return; /* released while the packet was in flight */
-  s->xdp_flow_packets_taken += packets;
-  if (!upf_flows_add(&u->flows, key, packets, bytes, &s->flow_head)) count(u, UPF_FLOW_TABLE_FULL);
+  upf_flow *flow = s == NULL ? NULL : upf_flows_open(&u->flows, key, &s->flow_head);
+  if (flow == NULL) {
+    upf_xdp_take_flow(u->xdp, key, &packets, &bytes);
+    if (s != NULL) {
+      s->xdp_flow_packets_taken += packets;
+      count(u, UPF_FLOW_TABLE_FULL);
+    }
+    return;
+  }
+  if (!flow->in_xdp) {
+    /* Inserted since the last read (new, or the first of an open flow's packets to take the
+     * program's path): all of it is new. */
+    flow->in_xdp = true;
+    flow->xdp_packets = 0;
+    flow->xdp_bytes = 0;
+  }
+  take_since_read(s, flow, packets, bytes);
+}
+
+/* A flow ends (idle, active timeout, its session's release): its entry leaves the program's map, and
+ * what the program counted since the last read joins it first, so no packet is lost or counted
+ * twice; the key's next packet makes a new entry, hence a new flow. */
+static void on_flow_end(void *context, upf_flow *flow) {
+  if (!flow->in_xdp) return;
+  upf *u = context;
+  flow->in_xdp = false;
+  uint64_t packets, bytes;
+  if (upf_xdp_take_flow(u->xdp, &flow->key, &packets, &bytes) != 0) return;
+  take_since_read(find(u, flow->key.session), flow, packets, bytes);
 }
 
 int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ipv4,
@@ -810,14 +856,15 @@ int upf_set_ambr(upf *u, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps
 }
 
 /* The program's keys of the session go first, so it counts no more for it; then what it counted
- * joins the session's usage and flows. The flow map is walked only when some of the session's
- * packets are still in it: a walk visits every bucket of the map (upf_max_flows of them, about
- * 0.2 ms at the default), all sessions' flows, which the tick takes anyway. */
+ * joins the session's usage, and its flows' entries the flow table (ending the session's flows then
+ * deletes them, on_flow_end). The map is read whole only when the session has packets in entries
+ * not read yet (inserted since the last tick): a read visits every bucket of the map (upf_max_flows
+ * of them), all sessions' flows, which the tick reads anyway. */
 static void retire_from_xdp(upf *u, session *s, uint32_t slot) {
   upf_xdp_remove_session(u->xdp, slot, s->uplink_teid, s->has_ipv4 ? s->ipv4 : NULL,
                          s->has_ipv6 ? s->ipv6_prefix : NULL);
   if (take_xdp_usage(u, s) != s->xdp_flow_packets_taken)
-    upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
+    upf_xdp_read_flows(u->xdp, on_xdp_flow, u);
 }
 
 int upf_remove_session(upf *u, uint32_t id, double now_ms, double previous_ms,
@@ -852,7 +899,7 @@ void upf_tick_flows(upf *u, double now_ms, double previous_ms, double idle_ms, d
     drop_buffered(u, s, UPF_DROP_BUFFER_EXPIRED, now_ms - u->buffer_ms);
     q = next;
   }
-  if (u->xdp != NULL) upf_xdp_drain_flows(u->xdp, on_xdp_flow, u);
+  if (u->xdp != NULL) upf_xdp_read_flows(u->xdp, on_xdp_flow, u);
   upf_flows_tick(&u->flows, now_ms, previous_ms, idle_ms, active_ms);
   pthread_mutex_unlock(&u->lock);
 }
@@ -936,6 +983,7 @@ void upf_read_counters(upf *u, uint64_t *out) {
     out[UPF_FLOW_TABLE_FULL] += x.flow_table_full;
     out[UPF_XDP_TO_STACK] += x.to_stack;
     out[UPF_XDP_TO_STACK_LIMITED] += x.to_stack_limited;
+    out[UPF_XDP_FLOWS_INSERTED] += x.flows_inserted;
   }
   pthread_mutex_unlock(&u->lock);
 }

@@ -40,7 +40,8 @@
   X(DROP_N3_SEND, "dropN3Send")                                                                  \
   X(FLOW_TABLE_FULL, "flowTableFull")                                                            \
   X(XDP_TO_STACK, "xdpToStack")                                                                  \
-  X(XDP_TO_STACK_LIMITED, "xdpToStackLimited")
+  X(XDP_TO_STACK_LIMITED, "xdpToStackLimited")                                                  \
+  X(XDP_FLOWS_INSERTED, "xdpFlowsInserted")
 
 #define UPF_COUNTER_ENUM(name, text) UPF_##name,
 typedef enum { UPF_COUNTERS(UPF_COUNTER_ENUM) UPF_COUNTER_COUNT } upf_counter;

@@ -55,8 +55,13 @@ void upf_xdp_read_counters(upf_xdp *xdp, upf_xdp_counters *out) {
   (void)xdp;
   memset(out, 0, sizeof *out);
 }
-void upf_xdp_drain_flows(upf_xdp *xdp, upf_xdp_flow_fn *fn, void *context) {
+void upf_xdp_read_flows(upf_xdp *xdp, upf_xdp_flow_fn *fn, void *context) {
   (void)xdp, (void)fn, (void)context;
+}
+int upf_xdp_take_flow(upf_xdp *xdp, const upf_flow_key *key, uint64_t *packets, uint64_t *bytes) {
+  (void)xdp, (void)key;
+  *packets = *bytes = 0;
+  return ENOENT;
 }
 
 #else
@@ -491,17 +496,18 @@ void upf_xdp_read_counters(upf_xdp *x, upf_xdp_counters *out) {
   out->flow_table_full = counter(x, XDP_C_FLOW_TABLE_FULL);
   out->to_stack = counter(x, XDP_C_TO_STACK);
   out->to_stack_limited = counter(x, XDP_C_TO_STACK_LIMITED);
+  out->flows_inserted = counter(x, XDP_C_FLOWS_INSERTED);
 }
 
 _Static_assert(sizeof(struct xdp_flow_key) == sizeof(upf_flow_key), "flow keys differ");
 
-void upf_xdp_drain_flows(upf_xdp *x, upf_xdp_flow_fn *fn, void *context) {
+void upf_xdp_read_flows(upf_xdp *x, upf_xdp_flow_fn *fn, void *context) {
   struct xdp_flow_key position;
   bool first = true;
   for (;;) {
     __u32 count = FLOW_BATCH;
-    int status = bpf_map_lookup_and_delete_batch(x->flows_fd, first ? NULL : &position, &position,
-                                                 x->flow_keys, x->flow_values, &count, NULL);
+    int status = bpf_map_lookup_batch(x->flows_fd, first ? NULL : &position, &position,
+                                      x->flow_keys, x->flow_values, &count, NULL);
     int err = status == 0 ? 0 : errno;
     for (__u32 i = 0; i < count; i++) {
       upf_flow_key key;
@@ -511,6 +517,17 @@ void upf_xdp_drain_flows(upf_xdp *x, upf_xdp_flow_fn *fn, void *context) {
     first = false;
     if (err != 0) return; /* ENOENT: the whole map was visited */
   }
+}
+
+int upf_xdp_take_flow(upf_xdp *x, const upf_flow_key *key, uint64_t *packets, uint64_t *bytes) {
+  struct xdp_flow_key k;
+  struct xdp_flow_value v;
+  memcpy(&k, key, sizeof k);
+  *packets = *bytes = 0;
+  if (bpf_map_lookup_and_delete_elem(x->flows_fd, &k, &v) != 0) return errno;
+  *packets = v.packets;
+  *bytes = v.bytes;
+  return 0;
 }
 
 #endif

@@ -60,13 +60,16 @@ void upf_xdp_usage_all(upf_xdp *xdp, upf_xdp_usage_fn *fn, void *context);
 typedef struct {
   uint64_t n3_received, uplink_packets, uplink_bytes, downlink_packets, downlink_bytes;
   uint64_t drop_spoofed, drop_uplink_ambr, drop_downlink_ambr, flow_table_full;
-  uint64_t to_stack, to_stack_limited;
+  uint64_t to_stack, to_stack_limited, flows_inserted;
 } upf_xdp_counters;
 void upf_xdp_read_counters(upf_xdp *xdp, upf_xdp_counters *out);
 
-/* Takes the flows the program counted since the last call (deleting them from its map). */
+/* Reads every flow in the program's map in place (a few system calls for all): each entry's packets
+ * and octets since the program inserted it. Entries stay: a live flow's next packet finds its own. */
 typedef void upf_xdp_flow_fn(void *context, const upf_flow_key *key, uint64_t packets,
                              uint64_t bytes);
-void upf_xdp_drain_flows(upf_xdp *xdp, upf_xdp_flow_fn *fn, void *context);
+void upf_xdp_read_flows(upf_xdp *xdp, upf_xdp_flow_fn *fn, void *context);
+/* Deletes one flow from the map, with what it held then: 0, or ENOENT when it is not there. */
+int upf_xdp_take_flow(upf_xdp *xdp, const upf_flow_key *key, uint64_t *packets, uint64_t *bytes);
 
 #endif

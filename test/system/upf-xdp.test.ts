@@ -414,6 +414,113 @@ describe('UPF XDP datapath with real packets', { skip }, () => {
     assert.deepEqual(of(busy.imsi), [['uplink', 'allow', 1, 48]]);
   });
 
+  /** Flow reports of a subscriber as [direction, action, packets, bytes], sorted. */
+  const flowsOf = (imsi: string) =>
+    reports
+      .filter((r) => r.subscriberId === imsi)
+      .map((r) => [r.direction, r.action, r.packets, r.bytes])
+      .sort();
+
+  it('keeps a live flow in the program across ticks: inserted once, reported once with every packet and octet', async () => {
+    const s = session(42);
+    activate(s);
+    const before = counters();
+    let up = 0;
+    let upBytes = 0;
+    let down = 0;
+    let downBytes = 0;
+    let firstTick = 0;
+    for (let round = 0; round < 4; round++) {
+      for (let i = 0; i < 2; i++) {
+        const packet = uplinkPacket(s, Buffer.alloc(10 + 3 * round + i));
+        up++;
+        upBytes += packet.length;
+        await gnb.send(encodeUplinkGPdu(s.uplinkTeid, packet), gnbNs.hostAddress, 2152);
+      }
+      await until(() => server.received.length === up, 'the data network got the uplink packets');
+      const size = 20 + round;
+      down++;
+      downBytes += 28 + size;
+      await server.send(Buffer.alloc(size), s.ueIpv4 ?? '', 40000);
+      await until(() => gnb.received.length === down, 'the gNB got the downlink packet');
+      if (round === 0) firstTick = clock.now();
+      clock.advance(1000); // a tick reads both flows; they stay in the program's map
+    }
+    const c = counters();
+    assert.equal(c.xdpFlowsInserted - before.xdpFlowsInserted, 2, 'one insertion per flow, not one per tick');
+    assert.equal(c.uplinkPackets - before.uplinkPackets, up);
+    assert.equal(c.downlinkPackets - before.downlinkPackets, down);
+    assert.equal(c.xdpToStack - before.xdpToStack, 0);
+    assert.deepEqual(flowsOf(s.imsi), [], 'still open');
+
+    clock.advance(30_000); // idle for the idle timeout: each flow ends, reported once
+    assert.deepEqual(flowsOf(s.imsi), [
+      ['downlink', 'allow', down, downBytes],
+      ['uplink', 'allow', up, upBytes],
+    ]);
+    const mine = reports.filter((r) => r.subscriberId === s.imsi);
+    for (const r of mine) {
+      // From the tick before the first that saw it to the last that saw packets: four ticks.
+      assert.equal(r.endTime - r.startTime, 4000);
+      assert.ok(r.startTime <= firstTick && firstTick < r.startTime + 1000);
+    }
+
+    // The ended flow's entry left the map: the key's next packet is a new flow, counted alone.
+    const again = uplinkPacket(s, Buffer.alloc(5));
+    await gnb.send(encodeUplinkGPdu(s.uplinkTeid, again), gnbNs.hostAddress, 2152);
+    await until(() => server.received.length === up + 1, 'the data network got the next packet');
+    clock.advance(1000);
+    assert.equal(counters().xdpFlowsInserted - before.xdpFlowsInserted, 3);
+    assert.deepEqual(upf.release(s.id), { ok: true, value: undefined });
+    assert.deepEqual(flowsOf(s.imsi), [
+      ['downlink', 'allow', down, downBytes],
+      ['uplink', 'allow', 1, again.length],
+      ['uplink', 'allow', up, upBytes],
+    ]);
+  });
+
+  it('a flow cut by the active timeout goes on as a new one; release takes what no tick read', async () => {
+    const s = session(43);
+    activate(s);
+    const before = counters();
+    const sizes: number[] = [];
+    const send = async (size: number) => {
+      const packet = uplinkPacket(s, Buffer.alloc(size));
+      sizes.push(packet.length);
+      await gnb.send(encodeUplinkGPdu(s.uplinkTeid, packet), gnbNs.hostAddress, 2152);
+      await until(() => server.received.length === sizes.length, 'the data network got it');
+    };
+    // A packet every 20 s (under the 30 s idle timeout) for 31 minutes: the 30-minute active
+    // timeout ends the flow once while packets keep coming.
+    for (let t = 0; t < 31 * 60; t += 20) {
+      await send(1 + (t % 7));
+      clock.advance(20_000);
+    }
+    await send(50); // counted after the last tick: only the release reads it
+    const afterCut = reports.filter((r) => r.subscriberId === s.imsi);
+    assert.equal(afterCut.length, 1, 'the active timeout ended the first flow');
+    assert.deepEqual(upf.release(s.id), { ok: true, value: undefined });
+    const mine = reports.filter((r) => r.subscriberId === s.imsi);
+    assert.equal(mine.length, 2);
+    assert.equal(
+      mine.reduce((sum, r) => sum + r.packets, 0),
+      sizes.length,
+      'every packet in exactly one report',
+    );
+    assert.equal(
+      mine.reduce((sum, r) => sum + r.bytes, 0),
+      sizes.reduce((a, b) => a + b, 0),
+    );
+    const [first, second] = mine;
+    assert.equal(
+      first?.bytes,
+      sizes.slice(0, first?.packets).reduce((a, b) => a + b, 0),
+    );
+    assert.equal(second?.packets, sizes.length - (first?.packets ?? 0));
+    assert.equal(counters().xdpFlowsInserted - before.xdpFlowsInserted, 2);
+    assert.equal(counters().uplinkPackets - before.uplinkPackets, sizes.length);
+  });
+
   it('an idle session: downlink to userspace, buffered, paged, flushed when the tunnel is back', async () => {
     const s = session(6);
     activate(s);

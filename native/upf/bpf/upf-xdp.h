@@ -21,6 +21,8 @@ enum {
   XDP_C_TO_STACK,
   /* ... and those it dropped instead, over the hand-over budget (xdp_config.to_stack_per_second). */
   XDP_C_TO_STACK_LIMITED,
+  /* Flows the program put in its map (a flow stays there until the forwarder ends it). */
+  XDP_C_FLOWS_INSERTED,
   XDP_C_COUNT
 };
 
@@ -75,8 +77,8 @@ struct xdp_rule {
 };
 
 /* Per session slot, per CPU: what the program forwarded (inner IP octets), and the packets it counted
- * in xdp_flows (allow or drop): while these equal what the loader drained of the session's flows, the
- * map holds none of them and a release need not walk it. */
+ * in xdp_flows (allow or drop): while these equal what the loader has read of the session's flows,
+ * the map holds no entry of the session the loader does not know of, and a release need not walk it. */
 struct xdp_usage {
   __u64 uplink_packets;
   __u64 uplink_bytes;

@@ -84,8 +84,10 @@ struct {
   __type(value, __u32);
 } xdp_by_ipv6 SEC(".maps");
 
-/* Not preallocated: a flow deleted by the loader's drain is freed after the readers that may still
- * hold it are done, so a late update is lost rather than counted into another flow. */
+/* A flow stays from its first packet until the forwarder ends it (idle, active timeout, release),
+ * read in place at every tick. Not preallocated: a flow the forwarder deletes is freed after the
+ * readers that may still hold it are done, so a late update is lost rather than counted into another
+ * flow. */
 struct {
   __uint(type, BPF_MAP_TYPE_HASH);
   __uint(max_entries, 1);
@@ -176,6 +178,8 @@ static __always_inline void account(struct xdp_flow_key *key, __u64 octets, __u3
         add(XDP_C_FLOW_TABLE_FULL, 1);
         return;
       }
+    } else {
+      add(XDP_C_FLOWS_INSERTED, 1);
     }
   }
   if (v) {

@@ -81,6 +81,7 @@ export type ForwarderCounters = Record<
   | 'flowTableFull'
   | 'xdpToStack'
   | 'xdpToStackLimited'
+  | 'xdpFlowsInserted'
   | 'sessions'
   | 'openFlows'
   | 'endedFlows'
