@@ -31,6 +31,7 @@ import {
   type MemberDrain,
 } from '../network/amf/set/member-drain.ts';
 import { watchDeadMembers } from '../network/amf/set/dead-members.ts';
+import { startLeaseReclamation, type LeaseReclamation } from '../network/smf/lease-reclamation.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
@@ -129,6 +130,8 @@ export function createN2(
   let membership: AmfSetMembership | undefined;
   /** Stops watching the set for dead members whose UEs this one adopts. */
   let stopAdopting: (() => void) | undefined;
+  /** Frees gone members' address leases that no UE context names (where the set runs). */
+  let reclamation: LeaseReclamation | undefined;
   let drain: MemberDrain | undefined;
 
   return {
@@ -294,6 +297,12 @@ export function createN2(
               adopt: (owner) => amf.adopt(owner),
               logger,
             }).stop;
+      // A live member frees the leases of gone members that no UE context names (docs/amf-set.md).
+      const stranded = core.ports.strandedLeases;
+      reclamation =
+        stranded === undefined
+          ? undefined
+          : startLeaseReclamation({ leases: stranded, ueContexts: core.ports.ueContexts, timers, logger });
       endpoint = {
         transport: opened.kind,
         local: started.local(),
@@ -318,6 +327,8 @@ export function createN2(
       service = undefined;
       stopAdopting?.();
       stopAdopting = undefined;
+      await reclamation?.stop();
+      reclamation = undefined;
       endpoint = undefined;
       await upf?.stop();
       upf = undefined;

@@ -38,6 +38,7 @@ import { createSubscriptionData } from '../storage/network-ports/subscription-da
 import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { createUeContextStore } from '../storage/network-ports/ue-context-store.ts';
 import { createAddressLeasesStore } from '../storage/network-ports/address-leases-store.ts';
+import { createStrandedLeasesStore } from '../storage/network-ports/stranded-leases-store.ts';
 import { createMemoryAddressLeases } from '../network/working-state/memory-address-leases.ts';
 import type { AddressLeases } from '../network/ports/address-leases.ts';
 import type { Executor } from '../storage/transaction.ts';
@@ -204,6 +205,11 @@ export async function wireNetworkConfiguration(
        */
       addressLeases: (owner: string): AddressLeases =>
         deps.sharedByProcesses ? createAddressLeasesStore({ db, owner, clock }) : createMemoryAddressLeases(),
+      /**
+       * The leases of gone members, for the sweep that frees those no UE context names; only where the set
+       * runs: a single process's leases end with it (docs/amf-set.md, "Lease reclamation").
+       */
+      strandedLeases: deps.sharedByProcesses ? createStrandedLeasesStore({ db, clock }) : undefined,
       /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
       smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
       /** The SMSC link's configuration and outbox; the network side says which link runs (its status). */

@@ -25,3 +25,21 @@ export interface AddressLeases {
   /** The leases this process holds. */
   readonly held: number;
 }
+
+/** A lease in the set's store whose owner is no live member (docs/amf-set.md, "Lease reclamation"). */
+export interface StrandedLease {
+  address: string;
+  owner: string;
+  leasedAt: number;
+}
+
+/** The leases of members that are gone, for the sweep that frees those no UE context names. */
+export interface StrandedLeases {
+  /**
+   * Leases whose owner has no live membership row (left, or its lease ran out), addresses after
+   * `after` ('' for the first) in order, at most `limit`.
+   */
+  list(after: string, limit: number): Promise<StrandedLease[]>;
+  /** Deletes the lease if it is still that owner's from that time and the owner is still not live. */
+  free(lease: StrandedLease): Promise<boolean>;
+}
