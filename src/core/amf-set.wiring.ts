@@ -9,6 +9,9 @@ import type { CoreWiring } from './wiring.ts';
 
 const STATES: readonly AmfSetMemberState[] = ['serving', 'draining', 'gone'];
 
+/** How old the member rows the API's views of the set read may be (`recentMembers`). */
+const RECENT_MS = 1_000;
+
 /**
  * The AMF set as the core holds it (docs/decisions.md, 15): the membership rows' store the AMF's
  * membership writes through (n2.wiring.ts), the members and their radios as every process reads them
@@ -24,6 +27,25 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   async function members(): Promise<AmfSetMember[]> {
     const now = deps.clock.now();
     return (await store.list()).map((member) => ({ ...member, state: memberState(member, now) }));
+  }
+
+  /**
+   * The members as read at most RECENT_MS ago, for what every page of subscribers asks first (which
+   * members are live peers, whose views it reads): a page then costs no read of the member rows, and a
+   * member alone in its set reads no peer's rows at all. A second is far inside a lease.
+   */
+  let recent: { at: number; members: Promise<AmfSetMember[]> } | undefined;
+  function recentMembers(): Promise<AmfSetMember[]> {
+    const now = deps.clock.now();
+    if (recent === undefined || now - recent.at >= RECENT_MS) {
+      const read = members();
+      recent = { at: now, members: read };
+      // A failed read is not kept: the next caller reads again.
+      read.catch(() => {
+        if (recent?.members === read) recent = undefined;
+      });
+    }
+    return recent.members;
   }
 
   wiring.metrics.gauge<'state'>({
@@ -42,6 +64,7 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
   return {
     store,
     members,
+    recentMembers,
     /** The radios of the other live members, as each wrote them at its last heartbeat. */
     async peerRadios(): Promise<{ amf: string; radios: Radio[] }[]> {
       return (await members())

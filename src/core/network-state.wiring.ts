@@ -29,6 +29,8 @@ export function wireNetworkState(
       peerRadios(): Promise<PeerRadios[]>;
       onRunning(listener: (name: string) => void): void;
       members(): Promise<{ name: string; state: string }[]>;
+      /** The member rows as read at most a moment ago (the views ask which members are live). */
+      recentMembers(): Promise<{ name: string; state: string }[]>;
     };
     /**
      * The AMF set's read model of subscribers where the set runs (PostgreSQL): this member writes its
@@ -77,6 +79,6 @@ export function wireNetworkState(
   });
   const set = { self: () => amfSet.self(), peers: () => amfSet.peerRadios() };
   const peerViews =
-    views && createPeerViews({ views, members: () => amfSet.members(), self: () => amfSet.self() });
+    views && createPeerViews({ views, members: () => amfSet.recentMembers(), self: () => amfSet.self() });
   return { events, state, radios: createRadiosService({ state, set }), viewWriter, peerViews };
 }
