@@ -23,7 +23,8 @@ import {
   GtpuMessageType,
   readPduSessionContainer,
 } from '../../src/network/upf/gtpu-codec.ts';
-import { loadUpfAddon, upfBpfObject } from '../../src/network/upf/upf-addon.ts';
+import { decodeFlowReports } from '../../src/network/upf/flow-records.ts';
+import { loadUpfAddon, upfBpfObject, type Forwarder } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf, type UpfCounters } from '../../src/network/upf/upf.ts';
 import type { FlowReportInput, UsageInput } from '../../src/records/record-inputs.ts';
 import { createVethNamespace, namespacesUnavailable, type VethNamespace } from '../helpers/netns.ts';
@@ -783,6 +784,94 @@ describe('UPF XDP program attachment', { skip }, () => {
         xdp?: { mode: number };
       }[]
     )[0]?.xdp ?? undefined;
+
+  it("a flow table without room: the program's entries it cannot take are deleted and counted, later packets make them again", async () => {
+    const n3 = await createVethNamespace('v', 227);
+    const n6 = await createVethNamespace('w', 228);
+    let peer: Awaited<ReturnType<typeof udpPeer>> | undefined;
+    let forwarder: Forwarder | undefined;
+    try {
+      for (const dev of [n3.hostInterface, n6.hostInterface])
+        await run('sysctl', ['-qw', `net.ipv4.conf.${dev}.forwarding=1`]);
+      const { stdout } = await run('ip', ['-n', n6.name, '-j', 'link', 'show', n6.peerInterface]);
+      const [link] = JSON.parse(stdout) as { address: string }[];
+      await run('ip', [
+        'neigh',
+        'replace',
+        n6.peerAddress,
+        'lladdr',
+        link?.address ?? '',
+        'dev',
+        n6.hostInterface,
+      ]);
+      assert.ok(load.ok);
+      // Room for 8 flows, in the forwarder's table and in the program's map; ticked by hand.
+      const f = new load.addon.Forwarder({
+        n3Address: n3.hostAddress,
+        n3Port: 2152,
+        tunName: `${TUN}f`,
+        maxSessions: 4,
+        maxFlows: 8,
+        datapath: 'xdp',
+        bpfObject: upfBpfObject(),
+        n6Interface: n6.hostInterface,
+      });
+      forwarder = f;
+      const address = ue(9);
+      f.addSession(1, 0x77, address, null, 0, 0);
+      peer = await udpPeer(n3, n3.peerAddress, 2152);
+      const gnbPeer = peer;
+      const inner = udpPacket(address, n6.peerAddress, 40000, SERVER_PORT, Buffer.alloc(8));
+      inner.writeUInt16BE(0, 26); // no UDP checksum (RFC 768), so that ports can change
+      const gpdu = Buffer.from(encodeUplinkGPdu(0x77, inner));
+      const sourcePortAt = gpdu.length - inner.length + 20;
+      const send = async (count: number, destinationPort: number) => {
+        const before = f.counters().uplinkPackets;
+        gpdu.writeUInt16BE(destinationPort, sourcePortAt + 2);
+        await gnbPeer.sendMany(gpdu, n3.hostAddress, 2152, count, sourcePortAt);
+        await until(() => f.counters().uplinkPackets - before === count, 'all forwarded by the program');
+      };
+      const take = () => decodeFlowReports(f.takeFlows(100), () => 'imsi');
+      const IDLE = 30_000;
+
+      await send(9, 7001); // 8 fill the map; the 9th finds it full and is forwarded all the same
+      assert.equal(f.counters().xdpFlowsInserted, 8);
+      assert.equal(f.counters().flowTableFull, 1);
+      f.tickFlows(1000, 0, IDLE, 1_800_000);
+      assert.equal(f.counters().openFlows, 8);
+      f.tickFlows(40_000, 1000, IDLE, 1_800_000); // all idle: ended, not taken yet
+      assert.deepEqual([f.counters().openFlows, f.counters().endedFlows], [0, 8]);
+
+      // The ended flows left the map: 8 new ones fit there, but not in the forwarder's full table.
+      await send(8, 7002);
+      assert.equal(f.counters().xdpFlowsInserted, 16);
+      f.tickFlows(41_000, 40_000, IDLE, 1_800_000);
+      assert.equal(f.counters().flowTableFull, 9);
+      const first = take();
+      assert.equal(first.length, 8);
+      assert.ok(first.every((r) => r.destinationPort === 7001 && r.packets === 1));
+
+      // Their entries were deleted with the refusal: the next packets make them again, now taken.
+      await send(8, 7002);
+      assert.equal(f.counters().xdpFlowsInserted, 24);
+      f.tickFlows(42_000, 41_000, IDLE, 1_800_000);
+      assert.equal(f.counters().openFlows, 8);
+      f.removeSession(1, 43_000, 42_000);
+      const second = take();
+      assert.equal(second.length, 8);
+      assert.ok(
+        second.every((r) => r.destinationPort === 7002 && r.packets === 1 && r.bytes === inner.length),
+      );
+      assert.equal(f.counters().flowTableFull, 9);
+      assert.equal(f.counters().uplinkPackets, 25);
+    } finally {
+      peer?.close();
+      forwarder?.close();
+      await run('ip', ['link', 'del', `${TUN}f`]).catch(() => undefined);
+      await n3.remove();
+      await n6.remove();
+    }
+  });
 
   it('attaches to N3 and N6 while open, and nothing is left on them once closed', async () => {
     const n3 = await createVethNamespace('v', 227);
