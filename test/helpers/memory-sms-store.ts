@@ -5,6 +5,7 @@ import type {
   SmsSubscribers,
   StoredSms,
 } from '../../src/network/ports/sms-store.ts';
+import { decodeDcs } from '../../src/network/sms/index.ts';
 
 /**
  * The SMSF's store in memory, as the SQL one behaves (storage/network-ports/sms-store.ts): ids in
@@ -51,9 +52,14 @@ export function memorySmsStore(): SmsStore & {
       messages.push(stored);
       return structuredClone(stored);
     },
-    async queuedFor(imsi: string, limit: number, after = 0): Promise<StoredSms[]> {
+    async queuedFor(
+      imsi: string,
+      limit: number,
+      options: { after?: number; class0?: boolean } = {},
+    ): Promise<StoredSms[]> {
       return messages
-        .filter((m) => m.destinationImsi === imsi && m.status === 'queued' && m.id > after)
+        .filter((m) => m.destinationImsi === imsi && m.status === 'queued' && m.id > (options.after ?? 0))
+        .filter((m) => options.class0 !== true || decodeDcs(m.dataCodingScheme).messageClass === 0)
         .slice(0, limit)
         .map((m) => structuredClone(m));
     },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
 import type { NewSms } from '../../src/network/ports/sms-store.ts';
+import { decodeDcs } from '../../src/network/sms/index.ts';
 import { createSmsStore } from '../../src/storage/network-ports/sms-store.ts';
 import { openStorage } from '../../src/storage/storage.ts';
 import { created, imsi, newProfile, newSubscriber } from '../helpers/network.ts';
@@ -32,6 +33,39 @@ describe('the SMSF ports served by storage (migration 0016)', () => {
     token = await initialize(t);
   });
   afterEach(() => t.close());
+
+  it('reads the queue after an id, and only its class 0 messages when asked (TS 23.038 4)', async () => {
+    const store = t.core.ports.smsStore;
+    // 0x10 class 0, 0x11 class 1, 0x50 automatic deletion class 0, 0x30 compressed class 0, 0xf0 and
+    // 0xf4 group 1111 class 0, 0xf2 group 1111 class 2, 0x00 and 0x03 no class (bit 4 clear), 0xc0 a
+    // message waiting indication (no class).
+    const codings = [0x10, 0x11, 0x50, 0x30, 0xf0, 0xf4, 0xf2, 0x00, 0x03, 0xc0];
+    const ids: number[] = [];
+    for (const dataCodingScheme of codings) ids.push((await store.save(message({ dataCodingScheme }))).id);
+    const class0 = await store.queuedFor(imsi(2), 10, { class0: true });
+    assert.deepEqual(
+      class0.map((m) => m.dataCodingScheme),
+      [0x10, 0x50, 0x30, 0xf0, 0xf4],
+    );
+    assert.deepEqual(
+      (await store.queuedFor(imsi(2), 3, { after: ids[3]! })).map((m) => m.id),
+      ids.slice(4, 7),
+    );
+    assert.deepEqual(
+      (await store.queuedFor(imsi(2), 10, { after: ids[4]!, class0: true })).map((m) => m.id),
+      [ids[5]],
+    );
+  });
+
+  it('picks class 0 messages as dcs.ts reads TP-DCS, for every octet', async () => {
+    const store = t.core.ports.smsStore;
+    for (let dataCodingScheme = 0; dataCodingScheme < 256; dataCodingScheme++)
+      await store.save(message({ dataCodingScheme }));
+    assert.deepEqual(
+      (await store.queuedFor(imsi(2), 256, { class0: true })).map((m) => m.dataCodingScheme),
+      Array.from({ length: 256 }, (_, octet) => octet).filter((octet) => decodeDcs(octet).messageClass === 0),
+    );
+  });
 
   it('stores a message as queued and reads it back field for field; only a queued message settles', async () => {
     const store = t.core.ports.smsStore;

@@ -47,8 +47,15 @@ export interface StoredSms extends NewSms {
 export interface SmsStore {
   /** Stores a queued message; resolves once it is durable (committed), with its id. */
   save(message: NewSms): Promise<StoredSms>;
-  /** The queued messages for `imsi` with ids above `after` (0 unless given), oldest first, at most `limit`. */
-  queuedFor(imsi: string, limit: number, after?: number): Promise<StoredSms[]>;
+  /**
+   * The queued messages for `imsi`, oldest first, at most `limit`: with ids above `after` (0 unless
+   * given); only those of message class 0 (TS 23.038 4, immediate display) when `class0` is set.
+   */
+  queuedFor(
+    imsi: string,
+    limit: number,
+    options?: { after?: number; class0?: boolean },
+  ): Promise<StoredSms[]>;
   /** A delivery attempt began (it counts attempts). */
   attempted(id: number): Promise<void>;
   /** The message's outcome: delivered, failed (with the cause), expired. */

@@ -4,6 +4,7 @@ import {
   CP_CAUSE,
   cpCauseLabel,
   decodeCpMessage,
+  decodeDcs,
   decodeRpMessage,
   encodeCpMessage,
   RP_CAUSE,
@@ -393,7 +394,12 @@ export function createSmsf(options: SmsfOptions) {
     enterRp(transfer, RP_IDLE);
     if (cause === RP_CAUSE.memoryCapacityExceeded) {
       ue.memoryFull = true;
-      return end(ue, transfer, 'the UE has no memory for it (RP-SMMA awaited)');
+      end(ue, transfer, 'the UE has no memory for it (RP-SMMA awaited)');
+      // A class 0 message waiting behind it may still go (deliverClass0); unless this one was of class
+      // 0, which the UE refused all the same.
+      if (delivery?.kind !== 'message' || decodeDcs(delivery.message.dataCodingScheme).messageClass !== 0)
+        deliverNext(ue);
+      return;
     }
     if (delivery?.kind === 'message')
       settle(ue, delivery.message.id, { status: 'failed', cause: rpCauseLabel(cause), at: clock.now() });
@@ -409,7 +415,8 @@ export function createSmsf(options: SmsfOptions) {
    */
   function deliverNext(ue: SmsfUe, queued = false): void {
     if (queued) ue.recheck = true;
-    if (!ue.active || ue.mt !== undefined || ue.memoryFull) return;
+    if (!ue.active || ue.mt !== undefined) return;
+    if (ue.memoryFull) return deliverClass0(ue);
     const report = ue.reports.shift();
     if (report !== undefined) return startMt(ue, { kind: 'report', report }, report);
     const now = clock.now();
@@ -433,6 +440,35 @@ export function createSmsf(options: SmsfOptions) {
       });
   }
 
+  /**
+   * While the UE's memory is full (RP-ERROR #22, until its RP-SMMA): only messages of class 0 go. TS
+   * 23.038 4: the MS displays a class 0 message at once and acknowledges it "irrespective of whether
+   * there is memory available"; the others wait (TS 23.040 10.3). Read one at a time: a UE out of
+   * memory is rare and its class 0 messages few.
+   */
+  function deliverClass0(ue: SmsfUe): void {
+    if (!ue.recheck) return;
+    ue.recheck = false;
+    ue.mt = 'loading';
+    void (settling.get(ue.supi) ?? Promise.resolve())
+      .then(() => store.queuedFor(ue.supi, 1, { class0: true }))
+      .then(([message]) => {
+        if (ue.mt !== 'loading') return;
+        ue.mt = undefined;
+        if (message === undefined || !ue.active) return;
+        if (message.validUntil <= clock.now()) {
+          settle(ue, message.id, { status: 'expired', at: clock.now() });
+          return deliverNext(ue, true);
+        }
+        ue.recheck = true;
+        startQueued(ue, message);
+      })
+      .catch((error: unknown) => {
+        if (ue.mt === 'loading') ue.mt = undefined;
+        failed(ue.supi)(error);
+      });
+  }
+
   /** The page's next message still valid; those past their validity on the way are marked expired. */
   function takeLive(ue: SmsfUe, now: number): StoredSms | undefined {
     for (let message = ue.page.shift(); message !== undefined; message = ue.page.shift()) {
@@ -451,7 +487,7 @@ export function createSmsf(options: SmsfOptions) {
     const after = ue.pageFull ? ue.after : 0;
     ue.recheck = false;
     if (after === 0) await settling.get(ue.supi);
-    const page = await store.queuedFor(ue.supi, settings.queuePage, after);
+    const page = await store.queuedFor(ue.supi, settings.queuePage, { after });
     ue.page = page;
     ue.pageFull = page.length === settings.queuePage;
     ue.after = page.at(-1)?.id ?? after;

@@ -6,6 +6,7 @@ import type {
   SmsSubscribers,
   StoredSms,
 } from '../../network/ports/sms-store.ts';
+import { sql } from 'kysely';
 import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
 import { preparedQuery } from './prepared-query.ts';
@@ -55,14 +56,23 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
   );
   const queued = preparedQuery(
     db,
-    ['imsi', 'after', 'limit'],
-    ({ imsi, after, limit }: { imsi: string; after: number; limit: number }) =>
+    ['imsi', 'after', 'class0', 'limit'],
+    ({ imsi, after, class0, limit }: { imsi: string; after: number; class0: number; limit: number }) =>
       db
         .selectFrom('sms_messages')
         .selectAll()
         .where('destination_imsi', '=', imsi)
         .where('status', '=', 'queued')
         .where('id', '>', after)
+        // Message class 0 (TS 23.038 4): a general data coding group (0xxx) with its class bit set and
+        // class bits 00, or the group 1111 with class bits 00 (dcs.ts reads the same).
+        .where((eb) =>
+          eb.or([
+            eb(eb.val(class0), '=', 0),
+            eb(sql<number>`data_coding_scheme & 147`, '=', 16),
+            eb(sql<number>`data_coding_scheme & 243`, '=', 240),
+          ]),
+        )
         .orderBy('id')
         .limit(limit),
   );
@@ -93,8 +103,8 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
       if (saved === undefined) throw new Error('the message was not stored');
       return messageOf(saved);
     },
-    async queuedFor(imsi, limit, after = 0) {
-      const values = { imsi, after, limit };
+    async queuedFor(imsi, limit, options = {}) {
+      const values = { imsi, after: options.after ?? 0, class0: options.class0 === true ? 1 : 0, limit };
       const rows = maybeSqliteFileOf(db)
         ? await withConnection(db, () => queued.all(values))
         : await queued.query(db, values);
