@@ -3,6 +3,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS, type N2Component } from '../../src/core/n2.wiring.ts';
 import type { PduSession } from '../../src/network/network-state.ts';
+import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
+import { SimulatedGnb } from '../../src/simulator/gnb.ts';
+import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
+import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
+import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
+import { IMEI, IMEISV, imsiOf, K, OPC } from '../e2e/registration-service.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
@@ -250,5 +257,116 @@ describe('every member of the AMF set shows the subscribers another member serve
     await n2B.start();
     await b.core.subscriberViews?.writer.flush();
     assert.equal(await rowsOf('amf-b'), 0);
+  });
+});
+
+/**
+ * The same through B's own network functions: a simulated gNB connects to B by NG Setup and a simulated
+ * UE registers through it (5G-AKA, Security Mode, Registration Complete); A's API lists both, B named.
+ */
+describe('a gNB and a UE registered through one member are shown by the other', { skip }, () => {
+  const [clockA, clockB] = [manualClock(), manualClock()];
+  let a: TestApp;
+  let b: TestApp;
+  let n2A: N2Component;
+  let n2B: N2Component;
+  let token: string;
+  let ranSide: Awaited<ReturnType<typeof createUdpTransport>> | undefined;
+
+  before(async () => {
+    const database = await freshPostgresDatabase();
+    const secretKey = randomBytes(32);
+    a = await createTestApp({ database, secretKey, clock: clockA, timers: clockA });
+    b = await createTestApp({ database, secretKey, clock: clockB, timers: clockB });
+    token = await initialize(a);
+    const settings = (name: string, pointer: number) => ({
+      ...DEFAULT_N2_SETTINGS,
+      transport: 'udp' as const,
+      port: 0,
+      udpPort: 0,
+      amf: { ...DEFAULT_N2_SETTINGS.amf, name, pointer },
+      amfSet: TIMING,
+    });
+    n2A = createN2(a.core, settings('amf-a', 1), { clock: clockA, timers: clockA });
+    n2B = createN2(b.core, settings('amf-b', 2), { clock: clockB, timers: clockB });
+    await n2A.start();
+    await n2B.start();
+  });
+
+  after(async () => {
+    await ranSide?.transport.close();
+    await n2A?.stop();
+    await n2B?.stop();
+    await a?.close();
+    await b?.close();
+  });
+
+  const get = async <T>(url: string): Promise<T> => {
+    const response = await a.request({ method: 'GET', url, token });
+    assert.equal(response.statusCode, 200, `${url}: ${response.body}`);
+    return result<T>(response);
+  };
+
+  it('lists the radio, the UE registered through it and B serving it', async () => {
+    const created = await a.request({
+      method: 'POST',
+      url: '/api/v1/subscribers',
+      token,
+      payload: { imsi: imsiOf(1), key: K, opc: OPC, sequenceNumber: '000000000000', profile_name: 'default' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const endpoint = n2B.endpoint();
+    assert.ok(endpoint?.local[0] && endpoint.udpPort !== undefined);
+    ranSide = await createUdpTransport({
+      addresses: ['127.0.0.1'],
+      udpPort: 0,
+      peerUdpPort: endpoint.udpPort,
+    });
+    const gnb = new SimulatedGnb({
+      config: gnbConfig(1, { name: 'gnb-b' }),
+      transport: ranSide.transport,
+      amf: [endpoint.local[0]],
+    });
+    await gnb.connect();
+    assert.equal((await gnb.ngSetup()).outcome, 'accepted');
+    const ue = new SimulatedUe({
+      config: {
+        imsi: imsiOf(1),
+        plmn: OPERATOR_PLMN,
+        key: Buffer.from(K, 'hex'),
+        opc: Buffer.from(OPC, 'hex'),
+        suci: { scheme: 'null' },
+        imeisv: IMEISV,
+        securityCapability: ALL_ALGORITHMS,
+        requestedNssai: [{ sst: 1 }],
+      },
+      radio: new GnbUes(gnb, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 }),
+    });
+    assert.equal((await ue.register('suci')).outcome, 'accepted');
+    // B's view is written within its write delay; its radios with its next heartbeat.
+    clockB.advance(TIMING.heartbeatMs);
+    await n2B.amfSet()?.settled();
+    await b.core.subscriberViews?.writer.flush();
+
+    const radio = await get<{ name: string; amf_name: string }>('/api/v1/ran/radios/gnb-b');
+    assert.deepEqual([radio.name, radio.amf_name], ['gnb-b', 'amf-b']);
+    const detail = await get<Detail>(`/api/v1/subscribers/${imsiOf(1)}`);
+    assert.deepEqual(
+      [
+        detail.status.registered,
+        detail.status.imei,
+        detail.status.last_seen_radio,
+        detail.status.serving_amf,
+        detail.status.last_seen_at === null,
+      ],
+      [true, IMEI, 'gnb-b', 'amf-b', false],
+    );
+    const onRadio = await get<{ items: ListItem[] }>('/api/v1/subscribers?radio=gnb-b');
+    assert.deepEqual(
+      onRadio.items.map((item) => [item.imsi, item.status.registered]),
+      [[imsiOf(1), true]],
+    );
+    const summary = await get<Record<string, number>>('/api/v1/status/summary');
+    assert.deepEqual([summary.radios_connected, summary.subscribers_registered], [1, 1]);
   });
 });
