@@ -302,7 +302,14 @@ export function createN2(
       reclamation =
         stranded === undefined
           ? undefined
-          : startLeaseReclamation({ leases: stranded, ueContexts: core.ports.ueContexts, timers, logger });
+          : startLeaseReclamation({
+              leases: stranded,
+              ueContexts: core.ports.ueContexts,
+              self: settings.amf.name,
+              clock: options.clock ?? systemClock,
+              timers,
+              logger,
+            });
       endpoint = {
         transport: opened.kind,
         local: started.local(),

@@ -78,10 +78,12 @@ async function setUp() {
     );
     assert.notEqual(taken, 'fenced');
   };
-  const sweeper = (leases: StrandedLeases = stranded, batch?: number) =>
+  const sweeper = (leases: StrandedLeases = stranded, batch?: number, self = 'amf-c') =>
     startLeaseReclamation({
       leases,
       ueContexts,
+      self,
+      clock,
       timers: clock,
       logger: quiet,
       ...(batch === undefined ? {} : { batch }),
@@ -158,6 +160,25 @@ describe(`Lease reclamation (${dialect})`, () => {
     await sweep.stop();
   });
 
+  it('frees its own previous run’s leases no record names, never this run’s', async () => {
+    const t = await setUp();
+    await t.member('amf-c', 'serving');
+    const previous = t.leasesOf('amf-c');
+    const named = await previous.lease('ipv4', POOL); // .1: its UE may come back to it
+    const orphan = await previous.lease('ipv4', POOL); // .2: nothing names it
+    assert.ok(named.ok && orphan.ok);
+    await t.ue('001010000000001', 'amf-c', named.address);
+    t.clock.advance(1_000); // the restart: the same name, live throughout
+    const sweep = t.sweeper();
+    const current = await t.leasesOf('amf-c').lease('ipv4', POOL); // .3: this run's, not yet in a record
+    assert.ok(current.ok);
+    assert.equal(await sweep.sweep(), 0);
+    assert.equal(await sweep.sweep(), 1);
+    assert.equal(await sweep.sweep(), 0);
+    assert.deepEqual(await t.held(), ['10.45.0.1 amf-c', '10.45.0.3 amf-c']);
+    await sweep.stop();
+  });
+
   it('looks at one bounded batch a sweep and comes round to every stranded lease', async () => {
     const t = await setUp();
     await t.member('amf-a', 'serving');
@@ -166,8 +187,8 @@ describe(`Lease reclamation (${dialect})`, () => {
     await t.member('amf-a', 'gone');
     const limits: number[] = [];
     const counting: StrandedLeases = {
-      list: (after, limit) => (limits.push(limit), t.stranded.list(after, limit)),
-      free: (lease) => t.stranded.free(lease),
+      list: (after, limit, self) => (limits.push(limit), t.stranded.list(after, limit, self)),
+      free: (lease, self) => t.stranded.free(lease, self),
     };
     const sweep = t.sweeper(counting, 2);
     const freed: number[] = [];
@@ -185,8 +206,8 @@ describe(`Lease reclamation (${dialect})`, () => {
     await t.member('amf-a', 'gone');
     const calls: string[] = [];
     const counting: StrandedLeases = {
-      list: (after, limit) => (calls.push('list'), t.stranded.list(after, limit)),
-      free: (lease) => (calls.push('free'), t.stranded.free(lease)),
+      list: (after, limit, self) => (calls.push('list'), t.stranded.list(after, limit, self)),
+      free: (lease, self) => (calls.push('free'), t.stranded.free(lease, self)),
     };
     const sweep = t.sweeper(counting);
     t.clock.advance(59_999);

@@ -33,13 +33,20 @@ export interface StrandedLease {
   leasedAt: number;
 }
 
-/** The leases of members that are gone, for the sweep that frees those no UE context names. */
+/**
+ * The leases of members that are gone, and of this member's previous run, for the sweep that frees
+ * those no UE context names.
+ */
 export interface StrandedLeases {
   /**
-   * Leases whose owner has no live membership row (left, or its lease ran out), addresses after
-   * `after` ('' for the first) in order, at most `limit`.
+   * Leases whose owner has no live membership row (left, or its lease ran out) or is `self` (this
+   * member's name: its previous run's are among them), addresses after `after` ('' for the first) in
+   * order, at most `limit`.
    */
-  list(after: string, limit: number): Promise<StrandedLease[]>;
-  /** Deletes the lease if it is still that owner's from that time and the owner is still not live. */
-  free(lease: StrandedLease): Promise<boolean>;
+  list(after: string, limit: number, self: string): Promise<StrandedLease[]>;
+  /**
+   * Deletes the lease if it is still that owner's from that time and the owner is `self` or still not
+   * live.
+   */
+  free(lease: StrandedLease, self: string): Promise<boolean>;
 }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Timers } from '../../clock.ts';
+import type { Clock, Timers } from '../../clock.ts';
 import type { StrandedLease, StrandedLeases } from '../ports/address-leases.ts';
 import type { UeContextStore } from '../ports/ue-contexts.ts';
 
@@ -28,11 +28,16 @@ export interface LeaseReclamation {
  * So a lease is freed only when two sweeps in a row found it stranded and unnamed (same owner, same
  * lease time); the sweep stays on a batch until it has decided all of it. Each sweep looks at one
  * batch in address order, so a set with many gone leases is swept a batch per interval. A clean stop
- * frees nothing: its records still name its leases, which wait for their UEs' takeover.
+ * frees nothing: its records still name its leases, which wait for their UEs' takeover. A member that
+ * starts again under its name finds its previous run's leases: those leased before this sweep started
+ * are swept as a gone member's (its own records name the sessions its UEs may still bring back).
  */
 export function startLeaseReclamation(deps: {
   leases: StrandedLeases;
   ueContexts: Pick<UeContextStore, 'ownedBy'>;
+  /** This member's AMF Name. */
+  self: string;
+  clock: Clock;
   timers: Timers;
   logger: Pick<Logger, 'info' | 'warn'>;
   intervalMs?: number;
@@ -47,6 +52,8 @@ export function startLeaseReclamation(deps: {
   let stopped = false;
   let running: Promise<number> = Promise.resolve(0);
   let cancel: (() => void) | undefined;
+  /** This run's own leases are from here on; its name's older ones are a previous run's. */
+  const startedAt = deps.clock.now();
 
   const keyOf = (lease: StrandedLease): string => `${lease.address} ${lease.owner} ${lease.leasedAt}`;
 
@@ -67,7 +74,8 @@ export function startLeaseReclamation(deps: {
   };
 
   const sweepOnce = async (): Promise<number> => {
-    const stranded = await deps.leases.list(cursor, batch);
+    const listed = await deps.leases.list(cursor, batch, deps.self);
+    const stranded = listed.filter((lease) => lease.owner !== deps.self || lease.leasedAt < startedAt);
     const named = new Map<string, Set<string>>();
     for (const owner of new Set(stranded.map((lease) => lease.owner))) named.set(owner, await namedBy(owner));
     const next = new Set<string>();
@@ -76,13 +84,13 @@ export function startLeaseReclamation(deps: {
       if (named.get(lease.owner)?.has(lease.address) === true) continue;
       const key = keyOf(lease);
       if (!suspects.has(key)) next.add(key);
-      else if (await deps.leases.free(lease)) freed++;
+      else if (await deps.leases.free(lease, deps.self)) freed++;
     }
     suspects = next;
     // On to the next batch once this one is decided; from the start after the last one.
     if (next.size === 0) {
-      const last = stranded.at(-1);
-      cursor = last === undefined || stranded.length < batch ? '' : last.address;
+      const last = listed.at(-1);
+      cursor = last === undefined || listed.length < batch ? '' : last.address;
     }
     if (freed > 0) deps.logger.info({ freed }, `AMF set: ${freed} address leases of gone members freed`);
     return freed;

@@ -21,14 +21,18 @@ export function forget(ctx: Pick<SmfContext, 'table'>, s: SmSession): void {
 }
 
 /** Its resources are given back (once) and the API stops showing it. */
-function freeResources(ctx: Pick<SmfContext, 'events'>, s: SmSession): void {
-  if (s.resources.release())
+function freeResources(ctx: Pick<SmfContext, 'events'>, s: SmSession, keepAddresses = false): void {
+  if (s.resources.release(keepAddresses))
     ctx.events.emit('session.released', { supi: s.supi, pduSessionId: s.pduSessionId });
 }
 
 /** Local release (no signalling): deregistration, an old session replaced, a failed setup. */
-export function releaseLocally(ctx: Pick<SmfContext, 'table' | 'events'>, s: SmSession): void {
-  freeResources(ctx, s);
+export function releaseLocally(
+  ctx: Pick<SmfContext, 'table' | 'events'>,
+  s: SmSession,
+  keepAddresses = false,
+): void {
+  freeResources(ctx, s, keepAddresses);
   forget(ctx, s);
 }
 
@@ -103,8 +107,9 @@ export function releaseCompleted(ctx: Pick<SmfContext, 'table'>, supi: string, p
 export function releaseAllLocally(
   ctx: Pick<SmfContext, 'table' | 'events'>,
   sessions: readonly SmSession[],
+  keepAddresses = false,
 ): void {
-  for (const s of sessions) releaseLocally(ctx, s);
+  for (const s of sessions) releaseLocally(ctx, s, keepAddresses);
 }
 
 /** The NGAP cause a PDU session is released with (TS 38.413 9.3.1.2). */

@@ -111,10 +111,10 @@ export class SessionResources {
   }
 
   /**
-   * The UPF's rules, then the TEID and the addresses. True the first time; every later call frees
-   * nothing and gives false.
+   * The UPF's rules, then the TEID and the addresses (kept leased with `keepAddresses`). True the
+   * first time; every later call frees nothing and gives false.
    */
-  release(): boolean {
+  release(keepAddresses = false): boolean {
     if (this.#released) return false;
     this.#released = true;
     const { userPlane, logger } = this.#stores;
@@ -125,6 +125,7 @@ export class SessionResources {
         logger.error({ ...this.#owner, error: released.error }, 'SMF: UPF release failed');
     }
     if (this.#uplinkTeid !== undefined) this.#giveBack('teid', this.#uplinkTeid);
+    if (keepAddresses) return true;
     if (this.#ipv4 !== undefined) this.#giveBack('address', this.#ipv4);
     if (this.#ipv6Prefix !== undefined) this.#giveBack('address', this.#ipv6Prefix);
     return true;

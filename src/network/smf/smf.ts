@@ -175,10 +175,15 @@ export function createSmf(options: SmfOptions) {
     /** UEs whose N2 handover the SMF still holds (tests: nothing leaks after a failure path). */
     handoversInProgress: (): number => handovers.inProgress(),
 
-    /** Stops listening to configuration changes; every session is released locally. */
+    /**
+     * Stops listening to configuration changes; every session is released locally. Their addresses
+     * stay leased: where the AMF set runs, the UE context records still name them and the member
+     * taking a UE over holds them (docs/amf-set.md, "Lease reclamation"); in memory they end with
+     * the process.
+     */
     stop(): void {
       unsubscribe();
-      releaseAllLocally(ctx, table.all());
+      releaseAllLocally(ctx, table.all(), true);
     },
   };
 }

@@ -5,28 +5,32 @@ import type { Db } from '../database.ts';
 /**
  * The `StrandedLeases` port over `address_leases` and `amf_set_members` (migrations 0023 and 0018;
  * docs/amf-set.md, "Lease reclamation"). A member is live while its row is not `gone` and its lease
- * runs: the rule `hold` takes leases by (address-leases-store.ts).
+ * runs: the rule `hold` takes leases by (address-leases-store.ts). This member's own name's leases are
+ * listed too: those its process does not hold are its previous run's.
  */
 export function createStrandedLeasesStore(deps: { db: Db; clock: Clock }): StrandedLeases {
   const { db, clock } = deps;
   return {
-    async list(after, limit) {
+    async list(after, limit, self) {
       const now = clock.now();
       const rows = await db
         .selectFrom('address_leases')
         .select(['address', 'owner', 'leased_at'])
         .where('address', '>', after)
         .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('amf_set_members')
-                .select('amf_set_members.name')
-                .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                .where('amf_set_members.state', '<>', 'gone')
-                .where('amf_set_members.lease_expires_at', '>', now),
+          eb.or([
+            eb('owner', '=', self),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('amf_set_members')
+                  .select('amf_set_members.name')
+                  .whereRef('amf_set_members.name', '=', 'address_leases.owner')
+                  .where('amf_set_members.state', '<>', 'gone')
+                  .where('amf_set_members.lease_expires_at', '>', now),
+              ),
             ),
-          ),
+          ]),
         )
         .orderBy('address')
         .limit(limit)
@@ -34,26 +38,29 @@ export function createStrandedLeasesStore(deps: { db: Db; clock: Clock }): Stran
       return rows.map((row) => ({ address: row.address, owner: row.owner, leasedAt: Number(row.leased_at) }));
     },
 
-    async free(lease: StrandedLease) {
+    async free(lease: StrandedLease, self: string) {
       const now = clock.now();
       // One statement: a lease a member took meanwhile (`hold`: another owner or time), or whose owner
-      // is live again, stays.
+      // is live again, stays; `hold` of this member's previous run's lease changes its time.
       const row = await db
         .deleteFrom('address_leases')
         .where('address', '=', lease.address)
         .where('owner', '=', lease.owner)
         .where('leased_at', '=', lease.leasedAt)
         .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('amf_set_members')
-                .select('amf_set_members.name')
-                .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                .where('amf_set_members.state', '<>', 'gone')
-                .where('amf_set_members.lease_expires_at', '>', now),
+          eb.or([
+            eb('owner', '=', self),
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('amf_set_members')
+                  .select('amf_set_members.name')
+                  .whereRef('amf_set_members.name', '=', 'address_leases.owner')
+                  .where('amf_set_members.state', '<>', 'gone')
+                  .where('amf_set_members.lease_expires_at', '>', now),
+              ),
             ),
-          ),
+          ]),
         )
         .returning('address')
         .executeTakeFirst();

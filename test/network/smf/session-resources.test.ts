@@ -152,4 +152,35 @@ describe('SMF session resources: released once', () => {
     );
     assert.deepEqual(smf.counts(), { sessions: 0, addresses: 0, teids: 0 });
   });
+
+  it('the SMF stopping releases the rules and the TEID of every session but keeps its address leased', async () => {
+    // Where the AMF set runs the UE context records still name it: the member taking the UE over
+    // holds it (docs/amf-set.md, "Lease reclamation").
+    const time = new ManualTime();
+    const ports = inMemorySmfPorts(time, () => defaultSubscription(SUPI));
+    const s = stores();
+    const smf = createSmf({ ...ports.options, addressLeases: s.addresses, teids: s.teids });
+    const ue = {
+      supi: SUPI,
+      allowedNssai: [{ sst: 1 }],
+      requestType: 1,
+      dnn: 'internet',
+      sNssai: { sst: 1 },
+    };
+    await smf.uplink(ue, {
+      messageType: 'pduSessionEstablishmentRequest',
+      pduSessionId: 5,
+      pti: 1,
+      integrityProtectionMaximumDataRate: { uplink: 255, downlink: 255 },
+      pduSessionType: 1,
+    });
+    smf.stop();
+    await settled();
+    assert.deepEqual(s.freed, ['teid']);
+    assert.deepEqual(
+      ports.upf.filter((call) => call.startsWith('release')),
+      ['release 1'],
+    );
+    assert.deepEqual(smf.counts(), { sessions: 0, addresses: 1, teids: 0 });
+  });
 });
