@@ -25,6 +25,13 @@ const ESM_UDHI = 0x40;
 const RECEIPT_ON_FINAL_OUTCOME = 0x01;
 /** data_coding (5.2.19): the SMSC's default alphabet (GSM 7-bit here), 8-bit binary, UCS-2. */
 const DATA_CODING = { gsm7: 0x00, '8bit': 0x04, ucs2: 0x08 } as const;
+/**
+ * data_coding 0xF0-0xF7, "GSM message class control" (5.2.19): the TS 23.038 octet of the group 1111,
+ * class in bits 1-0, bit 2 set for 8-bit data. SMPP 3.4 has no value for UCS-2 with a class: such a
+ * message goes as 8 (UCS-2) and its class is lost (docs/sms.md).
+ */
+const CLASS_CONTROL = 0xf0;
+const CLASS_CONTROL_8BIT = 0x04;
 /** Refusals that say "not now" (5.1.3): the message stays queued and is submitted again later. */
 const TEMPORARY = new Set<number>([STATUS.ESME_RMSGQFUL, STATUS.ESME_RTHROTTLED, STATUS.ESME_RX_T_APPN]);
 const STATUS_NAMES = new Map<number, string>(Object.entries(STATUS).map(([name, code]) => [code, name]));
@@ -215,13 +222,16 @@ export function submitSmOf(message: StoredSms): SubmitSm {
     const septets = textToSeptets(userData.value.text ?? '');
     if (septets === undefined) return { ok: false, error: 'text outside the GSM 7-bit alphabet' };
     body = Uint8Array.from(septets);
-    dataCoding = DATA_CODING.gsm7;
+    dataCoding = coding.messageClass === undefined ? DATA_CODING.gsm7 : CLASS_CONTROL | coding.messageClass;
   } else if (coding.alphabet === 'ucs2' && !coding.compressed) {
     body = bytes.subarray(header.length);
     dataCoding = DATA_CODING.ucs2;
   } else {
     body = userData.value.data ?? new Uint8Array(0);
-    dataCoding = DATA_CODING['8bit'];
+    dataCoding =
+      coding.messageClass === undefined
+        ? DATA_CODING['8bit']
+        : CLASS_CONTROL | CLASS_CONTROL_8BIT | coding.messageClass;
   }
   const source = message.originator;
   return {

@@ -100,9 +100,17 @@ type Content =
 /**
  * TP-DCS and TP-UD from data_coding (5.2.19) and short_message: 0 (the SMSC's default alphabet) is read
  * as GSM 7-bit, one septet per octet; 1 (IA5) and 3 (Latin-1) as text, sent as GSM 7-bit when every
- * character is in it, else UCS-2; 8 (UCS-2) and 2 or 4 (8-bit data) as octets. Other codings are refused.
+ * character is in it, else UCS-2; 8 (UCS-2) and 2 or 4 (8-bit data) as octets. 0xF0-0xF7, "GSM message
+ * class control", is the TS 23.038 octet of the group 1111: its class (bits 1-0) is kept, its content
+ * read as 0 (bit 2 clear) or 4 (bit 2 set). Other codings are refused.
  */
 function userDataOf(message: ShortMessage): Content {
+  if ((message.dataCoding & 0xf8) === 0xf0)
+    return userDataIn(message, message.dataCoding & 0x04 ? 4 : 0, message.dataCoding & 0x03);
+  return userDataIn(message, message.dataCoding);
+}
+
+function userDataIn(message: ShortMessage, dataCoding: number, messageClass?: number): Content {
   const udhi = (message.esmClass & ESM_UDHI) !== 0;
   const bytes = message.message;
   const refuse = (error: string, status: number = STATUS.ESME_RX_P_APPN): Content => ({
@@ -119,7 +127,7 @@ function userDataOf(message: ShortMessage): Content {
   const header = split.value.header;
   const body = split.value.data ?? new Uint8Array(0);
   let text: string;
-  switch (message.dataCoding) {
+  switch (dataCoding) {
     case 0:
       if (body.some((b) => b > 0x7f)) return refuse('data_coding 0 with an octet above 0x7F');
       text = septetsToText([...body]);
@@ -132,18 +140,26 @@ function userDataOf(message: ShortMessage): Content {
       if (body.length % 2 !== 0) return refuse('UCS-2 of an odd number of octets');
       // UTF-16 big-endian (TS 23.038 6.2.3) read through Node's little-endian decoder.
       text = Buffer.from(body).swap16().toString('utf16le');
-      return encoded(encodeUserData({ ...(header ? { header } : {}), text }, 'ucs2'), 'ucs2');
+      return encoded(encodeUserData({ ...(header ? { header } : {}), text }, 'ucs2'), 'ucs2', messageClass);
     case 2:
     case 4:
-      return encoded(encodeUserData({ ...(header ? { header } : {}), data: body }, '8bit'), '8bit');
+      return encoded(
+        encodeUserData({ ...(header ? { header } : {}), data: body }, '8bit'),
+        '8bit',
+        messageClass,
+      );
     default:
       return refuse(`data_coding ${message.dataCoding} not supported`);
   }
   const alphabet: SmsAlphabet = textToSeptets(text) === undefined ? 'ucs2' : 'gsm7';
-  return encoded(encodeUserData({ ...(header ? { header } : {}), text }, alphabet), alphabet);
+  return encoded(encodeUserData({ ...(header ? { header } : {}), text }, alphabet), alphabet, messageClass);
 }
 
-function encoded(result: ReturnType<typeof encodeUserData>, alphabet: SmsAlphabet): Content {
+function encoded(
+  result: ReturnType<typeof encodeUserData>,
+  alphabet: SmsAlphabet,
+  messageClass?: number,
+): Content {
   if (!result.ok) return { ok: false, error: result.error, status: STATUS.ESME_RINVMSGLEN };
-  return { ok: true, dcs: encodeDcs(alphabet), userData: result.value };
+  return { ok: true, dcs: encodeDcs(alphabet, messageClass), userData: result.value };
 }

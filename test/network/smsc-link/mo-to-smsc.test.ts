@@ -63,6 +63,20 @@ describe('submit_sm of a stored message', () => {
     assert.deepEqual(sm.value.source, { ton: 5, npi: 0, address: 'PMN Core' });
   });
 
+  it('a message class goes as data_coding 0xF0-0xF7 (GSM message class control); UCS-2 has none to go in', () => {
+    const flash = { ...stored({ text: 'flash' }, 'gsm7'), dataCodingScheme: encodeDcs('gsm7', 0) };
+    const sim = { ...stored({ data: Uint8Array.of(1) }, '8bit'), dataCodingScheme: encodeDcs('8bit', 2) };
+    const wide = { ...stored({ text: '\u4f60' }, 'ucs2'), dataCodingScheme: encodeDcs('ucs2', 1) };
+    assert.deepEqual(
+      [flash, sim, wide].map((message) => {
+        const sm = submitSmOf(message);
+        assert.ok(sm.ok);
+        return sm.value.dataCoding;
+      }),
+      [0xf0, 0xf6, 0x08],
+    );
+  });
+
   it('GSM 7-bit with an escape: one septet per octet under data_coding 0', () => {
     const sm = submitSmOf(stored({ text: 'a€' }, 'gsm7'));
     assert.ok(sm.ok);

@@ -117,6 +117,27 @@ describe('deliver_sm from the SMSC to our subscribers', () => {
     }
   });
 
+  it('keeps the message class of data_coding 0xF0-0xF7 (GSM message class control) in TP-DCS', async () => {
+    const s = setup();
+    const cases: { dataCoding: number; message: Uint8Array; dcs: number }[] = [
+      // 1111 0000: default alphabet, class 0 (a flash message): one septet per octet, TP-DCS 0x10.
+      { dataCoding: 0xf0, message: Buffer.from('flash'), dcs: 0x10 },
+      { dataCoding: 0xf2, message: Buffer.from('to the SIM'), dcs: 0x12 },
+      // 1111 0111: 8-bit data, class 3.
+      { dataCoding: 0xf7, message: Uint8Array.of(1, 2), dcs: 0x17 },
+    ];
+    for (const c of cases) {
+      const status = await s.deliver({ ...shortMessage({ from: '4477', to: OURS }), ...c });
+      assert.equal(status, STATUS.ESME_ROK, `data_coding ${c.dataCoding}`);
+      const stored = s.store.messages.at(-1)!;
+      assert.equal(stored.dataCodingScheme, c.dcs, `data_coding 0x${c.dataCoding.toString(16)}`);
+      const decoded = decodeUserData(stored.userData, decodeDcs(stored.dataCodingScheme));
+      assert.ok(decoded.ok);
+      if (c.dcs === 0x17) assert.deepEqual([...decoded.value.data!], [1, 2]);
+      else assert.equal(decoded.value.text, Buffer.from(c.message).toString('latin1'));
+    }
+  });
+
   it('keeps a concatenation header (esm_class UDHI) in GSM 7-bit', async () => {
     const s = setup();
     const udh = Uint8Array.of(5, 0, 3, 0x2a, 2, 1);
