@@ -1,4 +1,4 @@
-import type { SubscriberViewReads } from '../../network/ports/subscriber-views.ts';
+import type { SubscriberViewReads, ViewSummary } from '../../network/ports/subscriber-views.ts';
 
 /**
  * What the other live members of the AMF set show of subscribers (docs/amf-set.md, "One view of the
@@ -25,7 +25,8 @@ export function createPeerViews(deps: {
     /** The live peers' rows of `imsi`, newest first. */
     views: async (imsi: string) => views.views(imsi, await peers()),
     /** Of `imsis`, those a live peer holds registered, with its name and session count. */
-    registeredAmong: async (imsis: readonly string[]) => views.registeredAmong(imsis, await peers()),
+    registeredAmong: async (imsis: readonly string[]) =>
+      imsis.length === 0 ? new Map<string, ViewSummary>() : views.registeredAmong(imsis, await peers()),
     /** The IMSIs a live peer holds registered through the radio named. */
     onRadio: async (radio: string) => views.onRadio(radio, await peers()),
     /** Per live peer: its registered subscribers and their PDU sessions. */
