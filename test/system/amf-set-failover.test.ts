@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { runSimulator } from '../../src/simulator/cli.ts';
 import {
   continuationLine,
   continued,
@@ -17,9 +18,11 @@ import {
   noteBefore,
   type UeBefore,
 } from '../../src/simulator/ue/set-failover.ts';
+import { K, OPC } from '../e2e/registration-service.ts';
 import { onPostgres } from '../helpers/postgres-test-database.ts';
-import { amfSetUnavailable, startAmfSet, until, type AmfSet } from './amf-set-harness.ts';
+import { amfSetUnavailable, DN, GNB_ADDRESS, startAmfSet, until, type AmfSet } from './amf-set-harness.ts';
 import { imsiOf, startSetRan, subscribe, type SetRan } from './amf-set-ran.ts';
+import { run } from './session-traffic-harness.ts';
 
 const skip = !onPostgres
   ? 'the AMF set shares a PostgreSQL database (npm run test:system:postgres)'
@@ -238,3 +241,79 @@ describe(
     });
   },
 );
+
+describe('npm run sim -- ue --amf A --amf B --scenario failover', { skip, timeout: 120_000 }, () => {
+  let set: AmfSet;
+  const prefix = `pmnscu${process.pid % 100000}x`;
+  const namespaces = [1, 2].map((i) => `${prefix}${i}`);
+  const lines: string[] = [];
+  let stop: () => void = () => undefined;
+  let exit: Promise<number> | undefined;
+
+  before(async () => {
+    set = await startAmfSet({ tag: 'sc', members: 2 });
+    await subscribe(set, 31, 2);
+    for (const name of namespaces) {
+      await run('ip', ['netns', 'add', name]);
+      await run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+    }
+  });
+  after(async () => {
+    stop();
+    await exit?.catch(() => undefined);
+    await set?.stop();
+    for (const name of namespaces) await run('ip', ['netns', 'del', name]).catch(() => undefined);
+  });
+
+  it('says per UE: continued on the peer, same 5G-GUTI, no Registration or authentication, session kept, traffic', async () => {
+    const amf = (i: number) => `${set.members[i]?.n2Address ?? ''}:${set.n2Port}`;
+    exit = runSimulator(
+      [
+        'ue',
+        ...['--amf', amf(0), '--amf', amf(1), '--udp-port', String(set.udpPort), '--local', GNB_ADDRESS],
+        ...['--ues', '2', '--imsi', imsiOf(31, 0), '--key', K, '--opc', OPC],
+        ...['--session', 'IPv4', '--dnn', 'internet', '--n3', GNB_ADDRESS, '--tun-netns', prefix],
+        ...['--scenario', 'failover', '--ping', DN, '--resume-after', '3000'],
+        ...['--sctp-heartbeat', '200', '--sctp-rto-max', '400', '--sctp-max-retrans', '2'],
+      ],
+      (line) => lines.push(line),
+      new Promise<void>((resolve) => (stop = resolve)),
+    );
+    let exited: number | undefined;
+    void exit.then((status) => (exited = status));
+    const waitFor = (pattern: RegExp) =>
+      until(
+        `a line ${pattern}`,
+        () => exited !== undefined || lines.some((line) => pattern.test(line)),
+        () => `\n${lines.join('\n')}`,
+      );
+    await waitFor(/^failover: waiting for an association to be lost/);
+    assert.equal(exited, undefined, lines.join('\n'));
+    // The member serving the first UE (its 5G-GUTI's AMF Pointer is the member's index + 1) dies.
+    const pointer = Number(/pointer (\d+)/.exec(lines.find((l) => l.includes('registered via')) ?? '')?.[1]);
+    const victim = set.members[pointer - 1];
+    assert.ok(victim !== undefined, lines.join('\n'));
+    victim.child.kill('SIGKILL');
+    await waitFor(/^failover: \d+ of 2 UEs continued/);
+    const imsi = imsiOf(31, 0);
+    const peer = set.members.find((m) => m !== victim)?.name ?? '';
+    assert.ok(
+      lines.some((line) =>
+        new RegExp(
+          `^imsi-${imsi}: continued on ${peer} \\(was ${victim.name}\\), same 5G-GUTI, no Registration, no authentication, session 1 10\\.45\\.\\d+\\.\\d+ kept, traffic again$`,
+        ).test(line),
+      ),
+      lines.join('\n'),
+    );
+    assert.ok(
+      lines.some((l) =>
+        /^failover: 2 of 2 UEs continued with no new Registration or authentication \(\d on another AMF, 2 with traffic\) in \d+ ms$/.test(
+          l,
+        ),
+      ),
+      lines.join('\n'),
+    );
+    stop();
+    assert.equal(await exit, 0, lines.join('\n'));
+  });
+});

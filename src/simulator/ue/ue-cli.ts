@@ -4,15 +4,20 @@ import { isIP } from 'node:net';
 import { parseArgs } from 'node:util';
 import { causeLabel } from '../../network/nas/causes.ts';
 import type { TransportAddress } from '../../network/transport/n2-transport.ts';
+import { DEFAULT_PARAMETERS, type SctpParameters } from '../../network/transport/sctp/sctp-config.ts';
 import type { ClientTransportKind } from '../client-transport.ts';
 import { openClientTransport } from '../client-transport.ts';
-import type { Slice } from '../gnb-config.ts';
-import { bringUp, createFleet } from '../gnb-fleet.ts';
+import type { GnbConfig, Slice } from '../gnb-config.ts';
+import { MultiAmfGnb } from '../gnb-amfs.ts';
+import { bringUp, createFleet, fleetConfigs } from '../gnb-fleet.ts';
 import { GnbLocation, type GnbPositioning } from '../gnb-location.ts';
 import { createGnbUserPlane } from '../user-plane/gnb-user-plane.ts';
 import { carrySessions, type SessionTunnels } from '../user-plane/session-tunnels.ts';
 import { GnbUes } from './gnb-ues.ts';
+import type { ServingCell } from './ran-ue-messages.ts';
+import { NasTally } from './set-failover.ts';
 import type { RegistrationOutcome, SimulatedUe } from './simulated-ue.ts';
+import { runFailover } from './ue-cli-failover.ts';
 import type { SuciProtection } from './ue-config.ts';
 import { ALL_ALGORITHMS } from './ue-config.ts';
 import { createUes, withConcurrency } from './ue-fleet.ts';
@@ -31,8 +36,11 @@ import type { SmsSendOutcome } from './ue-sms.ts';
 
 const USAGE = `usage: npm run sim -- ue [options]
   --transport udp|raw|kernel   N2 transport (default udp)
-  --amf <addr:port>            the AMF's SCTP address (default 127.0.0.1:38412; [v6 addr]:port)
-  --udp-port <n>               the AMF's UDP encapsulation port, udp only (default 9899)
+  --amf <addr:port>            the AMF's SCTP address (default 127.0.0.1:38412; [v6 addr]:port); repeated:
+                               each gNB has an association to every AMF (an AMF set), picks each new UE's
+                               AMF by relative capacity and routes a UE's NAS by its GUAMI, to the backup
+                               AMF when its own is lost (docs/simulator.md)
+  --udp-port <n>               the AMFs' UDP encapsulation port, udp only (default 9899)
   --local <addr>               local address (default 127.0.0.1, :: for an IPv6 AMF)
   --gnbs <n>                   gNBs (default 1): ids from --gnb-id, names <--name>-1, ...
   --gnb-id <n> --name <prefix> the first gNB id (default 1) and the name prefix (default gnb)
@@ -54,6 +62,15 @@ const USAGE = `usage: npm run sim -- ue [options]
   --n3 <addr>                  the gNB's N3 (GTP-U) address (default 127.0.0.1)
   --tun-netns <prefix>         carry each session on a TUN device in namespace <prefix><i> (UE i from 1;
                                made beforehand with ip netns add; root; one gNB; IPv4 addresses only)
+  --scenario failover          after that (several --amf): wait until an association is lost (kill -9 the
+                               AMF serving the UEs), then each UE's next NAS message; one line per UE: which
+                               AMF continued it, same 5G-GUTI, no Registration or authentication, sessions
+  --sctp-heartbeat <ms>        SCTP HB.interval towards the AMFs (udp, raw; default 30000), with
+  --sctp-rto-max <ms>          RTO.Max (default 60000; RTO.Min and RTO.Initial no higher) and
+  --sctp-max-retrans <n>       Association.Max.Retrans and Path.Max.Retrans (default 10 and 5): how soon
+                               a gNB finds a dead AMF (RFC 9260 8.1, 8.3; docs/simulator.md)
+  --resume-after <ms>          wait this long after the loss before the UEs' next NAS messages (default 0)
+  --ping <addr>                with --tun-netns: each UE pings this address before and after the failover
   --then hold|deregister|switch-off   after that: stay until Ctrl-C (default), deregister, or switch off
   --fail-ics                   the gNB answers Initial Context Setup with a failure
   --strict                     the gNBs act as strict commercial gNBs (docs/interop.md): stream ids checked,
@@ -77,7 +94,8 @@ const USAGE = `usage: npm run sim -- ue [options]
 
 interface Plan {
   transport: ClientTransportKind;
-  amf: TransportAddress;
+  /** One, or several: each gNB is then a MultiAmfGnb. */
+  amfs: TransportAddress[];
   udpPort: number;
   local: string;
   gnbs: number;
@@ -101,6 +119,11 @@ interface Plan {
   n3: string;
   tunNetns: string | undefined;
   then: 'hold' | 'deregister' | 'switch-off';
+  scenario: 'failover' | undefined;
+  resumeAfterMs: number;
+  /** The userland SCTP's parameters given on the command line. */
+  sctp: Partial<SctpParameters>;
+  ping: string | undefined;
   failIcs: boolean;
   strict: boolean;
   silentAfter: string | undefined;
@@ -129,7 +152,7 @@ function plan(argv: readonly string[]): Plan {
     allowPositionals: true,
     options: {
       transport: { type: 'string', default: 'udp' },
-      amf: { type: 'string', default: '127.0.0.1:38412' },
+      amf: { type: 'string', multiple: true, default: ['127.0.0.1:38412'] },
       'udp-port': { type: 'string', default: '9899' },
       local: { type: 'string' },
       gnbs: { type: 'string', default: '1' },
@@ -156,6 +179,12 @@ function plan(argv: readonly string[]): Plan {
       n3: { type: 'string', default: '127.0.0.1' },
       'tun-netns': { type: 'string' },
       then: { type: 'string', default: 'hold' },
+      scenario: { type: 'string' },
+      'resume-after': { type: 'string', default: '0' },
+      'sctp-heartbeat': { type: 'string' },
+      'sctp-rto-max': { type: 'string' },
+      'sctp-max-retrans': { type: 'string' },
+      ping: { type: 'string' },
       'fail-ics': { type: 'boolean', default: false },
       strict: { type: 'boolean', default: false },
       'silent-after': { type: 'string' },
@@ -218,13 +247,24 @@ function plan(argv: readonly string[]): Plan {
   const to = smsTo?.replace(/^\+/, '');
   if (to !== undefined && !/^[1-9]\d{0,14}$/.test(to))
     throw new UsageError(`--sms-to must be an MSISDN (E.164 digits, at most 15), got ${smsTo}`);
-  const amf = amfAddress(values.amf);
+  const amfs = values.amf.map(amfAddress);
+  const amf = amfs[0]!;
   const positioning = positioningOf(values);
+  const scenario = values.scenario;
+  if (scenario !== undefined && scenario !== 'failover')
+    throw new UsageError(`--scenario must be failover, got ${scenario}`);
+  if (scenario === 'failover' && amfs.length < 2)
+    throw new UsageError('--scenario failover needs several --amf');
+  if (values.ping !== undefined && (tunNetns === undefined || !isIP(values.ping)))
+    throw new UsageError('--ping needs an IP address and --tun-netns');
+  // The location side and the strict checks are per association: one AMF.
+  if (amfs.length > 1 && (values.strict || positioning !== undefined))
+    throw new UsageError('--strict and the location options take one --amf');
   const serving = positioning?.nrCells?.[0];
   const antenna = values.antenna === undefined ? undefined : coordinates(values.antenna, '--antenna', 2);
   return {
     transport,
-    amf,
+    amfs,
     udpPort: integer(values['udp-port'], '--udp-port', 1, 65535),
     local: values.local ?? (amf.address.includes(':') ? '::' : '127.0.0.1'),
     gnbs: integer(values.gnbs, '--gnbs', 1, 10_000),
@@ -254,6 +294,10 @@ function plan(argv: readonly string[]): Plan {
     n3: values.n3,
     tunNetns,
     then,
+    scenario,
+    resumeAfterMs: integer(values['resume-after'], '--resume-after', 0, 3_600_000),
+    sctp: sctpParameters(values),
+    ping: values.ping,
     failIcs: values['fail-ics'],
     strict: values.strict,
     silentAfter: values['silent-after'],
@@ -270,6 +314,32 @@ function plan(argv: readonly string[]): Plan {
       arfcn: serving?.ssbArfcn ?? 632628,
       ...(antenna === undefined ? {} : { accessPoint: { latitude: antenna[0]!, longitude: antenna[1]! } }),
     },
+  };
+}
+
+/** --sctp-heartbeat, --sctp-rto-max, --sctp-max-retrans as the userland SCTP's parameters. */
+function sctpParameters(values: {
+  'sctp-heartbeat'?: string;
+  'sctp-rto-max'?: string;
+  'sctp-max-retrans'?: string;
+}): Partial<SctpParameters> {
+  const heartbeat = values['sctp-heartbeat'];
+  const rtoMax = values['sctp-rto-max'];
+  const retrans = values['sctp-max-retrans'];
+  const max = rtoMax === undefined ? undefined : integer(rtoMax, '--sctp-rto-max', 10, 600_000);
+  const times = retrans === undefined ? undefined : integer(retrans, '--sctp-max-retrans', 1, 20);
+  return {
+    ...(heartbeat === undefined
+      ? {}
+      : { heartbeatInterval: integer(heartbeat, '--sctp-heartbeat', 10, 600_000) }),
+    ...(max === undefined
+      ? {}
+      : {
+          rtoMax: max,
+          rtoMin: Math.min(DEFAULT_PARAMETERS.rtoMin, max),
+          rtoInitial: Math.min(DEFAULT_PARAMETERS.rtoInitial, max),
+        }),
+    ...(times === undefined ? {} : { associationMaxRetrans: times, pathMaxRetrans: times }),
   };
 }
 
@@ -439,39 +509,61 @@ export async function runUeSimulator(
   const p = planned.plan;
   /** The user plane of --tun-netns: the sessions' tunnels and the gNB's N3 socket. */
   let tunnels: { carried: SessionTunnels; close(): void } | undefined;
+  /** Shuts the MultiAmfGnb nodes' associations down (several --amf). */
+  let stopNodes: () => Promise<unknown> = () => Promise.resolve();
   const transport = await openClientTransport(p.transport, {
     localAddress: p.local,
     peerUdpPort: p.udpPort,
-    params: { maxInitRetransmits: 3 },
+    params: { maxInitRetransmits: 3, ...p.sctp },
   });
   try {
-    const gnbs = createFleet({
-      template: {
-        plmn: p.plmn,
-        node: { kind: 'gNB', value: p.gnbId, bitLength: 22 },
-        name: p.name,
-        supportedTas: [{ tac: p.tac, plmns: [{ plmn: p.plmn, slices: p.slices }] }],
-      },
-      count: p.gnbs,
-      transport,
-      amf: [p.amf],
-      namePrefix: p.name,
-      local: { addresses: [p.local] },
-      responseTimeoutMs: p.timeoutMs,
-      // Thousands of UEs: the PDUs are not kept (each UE's NAS messages are printed as they go).
-      keepLog: false,
-      strict: p.strict,
-    });
+    const template: GnbConfig = {
+      plmn: p.plmn,
+      node: { kind: 'gNB', value: p.gnbId, bitLength: 22 },
+      name: p.name,
+      supportedTas: [{ tac: p.tac, plmns: [{ plmn: p.plmn, slices: p.slices }] }],
+    };
     // TS 38.300 8.2: the NR cell identity is the gNB id (its 22 leftmost bits here) and a local cell id.
-    const radios = gnbs.map(
-      (gnb) =>
-        new GnbUes(
-          gnb,
-          { plmn: p.plmn, nrCellIdentity: gnb.config.node.value * 2 ** 14 + 1, tac: p.tac },
-          { n3Address: p.n3 },
-        ),
-    );
-    for (const radio of radios) new GnbLocation(radio, p.gnbPositioning);
+    const cellOf = (config: GnbConfig): ServingCell => ({
+      plmn: p.plmn,
+      nrCellIdentity: config.node.value * 2 ** 14 + 1,
+      tac: p.tac,
+    });
+    /** Several AMFs: each gNB a MultiAmfGnb, associated with every one of them. */
+    const nodes =
+      p.amfs.length > 1
+        ? fleetConfigs(template, p.gnbs, p.name).map(
+            (config) =>
+              new MultiAmfGnb({
+                config,
+                transport,
+                amfs: p.amfs.map((amf) => [amf]),
+                cell: cellOf(config),
+                local: { addresses: [p.local] },
+                n3Address: p.n3,
+                responseTimeoutMs: p.timeoutMs,
+                keepLog: false,
+              }),
+          )
+        : [];
+    const gnbs =
+      nodes.length > 0
+        ? []
+        : createFleet({
+            template,
+            count: p.gnbs,
+            transport,
+            amf: p.amfs,
+            namePrefix: p.name,
+            local: { addresses: [p.local] },
+            responseTimeoutMs: p.timeoutMs,
+            // Thousands of UEs: the PDUs are not kept (each UE's NAS messages are printed as they go).
+            keepLog: false,
+            strict: p.strict,
+          });
+    const gnbUes = gnbs.map((gnb) => new GnbUes(gnb, cellOf(gnb.config), { n3Address: p.n3 }));
+    const radios: (GnbUes | MultiAmfGnb)[] = nodes.length > 0 ? nodes : gnbUes;
+    for (const radio of gnbUes) new GnbLocation(radio, p.gnbPositioning);
     if (p.strict)
       for (const gnb of gnbs)
         gnb.on((event) => {
@@ -479,13 +571,35 @@ export async function runUeSimulator(
           const { rule, messageType, streamId } = event.violation;
           say(`${gnb.config.name ?? 'gnb'}: ${messageType} on stream ${streamId}: ${rule} (TS 38.412 7)`);
         });
-    const setups = await Promise.all(gnbs.map(bringUp));
-    const refused = setups.filter((s) => s.outcome !== 'accepted').length;
-    if (refused > 0) {
-      say(`${refused} of ${gnbs.length} gNBs did not complete NG Setup`);
-      return 1;
+    stopNodes = () => Promise.all(nodes.map((node) => node.stop()));
+    if (nodes.length > 0) {
+      for (const node of nodes)
+        node.on((event) => {
+          if (event.type === 'amf-up')
+            say(`${node.name}: AMF ${event.index + 1} ${event.amf.name ?? '?'} up`);
+          else if (event.type === 'amf-down')
+            say(`${node.name}: AMF ${event.index + 1}: ${event.why}; next try in ${event.delayMs} ms`);
+        });
+      await Promise.all(nodes.map((node) => node.start()));
+      const total = nodes.length * p.amfs.length;
+      const ready = nodes.reduce(
+        (n, node) => n + node.associations.filter((g) => g.state.kind === 'ready').length,
+        0,
+      );
+      if (ready < total) {
+        say(`${total - ready} of ${total} associations did not complete NG Setup`);
+        return 1;
+      }
+      say(`${nodes.length} gNBs ready, each with ${p.amfs.length} AMFs`);
+    } else {
+      const setups = await Promise.all(gnbs.map(bringUp));
+      const refused = setups.filter((s) => s.outcome !== 'accepted').length;
+      if (refused > 0) {
+        say(`${refused} of ${gnbs.length} gNBs did not complete NG Setup`);
+        return 1;
+      }
+      say(`${gnbs.length} gNBs ready`);
     }
-    say(`${gnbs.length} gNBs ready`);
     const ues = createUes({
       template: {
         imsi: p.imsi,
@@ -508,6 +622,8 @@ export async function runUeSimulator(
       radios,
       keepLog: false,
     });
+    // Counted from the start: the failover scenario's lines say what each UE sent and was asked after.
+    const tally = p.scenario === 'failover' ? new NasTally(ues) : undefined;
     if (!p.quiet) {
       for (const ue of ues)
         ue.on((event) => {
@@ -562,9 +678,10 @@ export async function runUeSimulator(
         say(`${accepted} of ${registered.length} connected again by service request`);
       }
     }
+    let sessions = new Map<SimulatedUe, UeSessions>();
     if (p.session !== undefined) {
       const type = p.session;
-      const sessions = new Map(registered.map((ue) => [ue, new UeSessions(ue)]));
+      sessions = new Map(registered.map((ue) => [ue, new UeSessions(ue)]));
       if (p.tunNetns !== undefined) {
         // The gNB's session events name the UE as its radio knows it: the same objects as `ues`.
         const known = new Map<unknown, { ue: SimulatedUe; namespace: string }>(
@@ -627,6 +744,27 @@ export async function runUeSimulator(
       failures += registered.length - count;
       say(`${count} of ${registered.length} SMS sent to ${to}`);
     }
+    if (p.scenario === 'failover' && tally !== undefined) {
+      const carried = tunnels?.carried;
+      failures += await runFailover({
+        nodes,
+        ues: registered,
+        sessions: new Map(registered.map((ue) => [ue, sessions.get(ue) ?? new UeSessions(ue)])),
+        tally,
+        concurrency: p.concurrency,
+        resumeAfterMs: p.resumeAfterMs,
+        ping:
+          p.ping === undefined || carried === undefined
+            ? undefined
+            : {
+                address: p.ping,
+                namespaceOf: (ue) => `${p.tunNetns ?? ''}${ues.indexOf(ue) + 1}`,
+                settled: () => carried.settled(),
+              },
+        say,
+        stopSignal,
+      });
+    }
     if (p.then === 'hold') {
       say('holding; Ctrl-C deregisters nothing and shuts the associations down');
       await stopSignal;
@@ -643,13 +781,14 @@ export async function runUeSimulator(
     if (p.strict) {
       // What a strict commercial gNB would have refused or flagged (docs/interop.md) fails the run.
       const violations = gnbs.reduce((n, gnb) => n + gnb.streamViolations.length, 0);
-      const refusedSetups = radios.reduce((n, radio) => n + radio.refusedSetups.length, 0);
+      const refusedSetups = gnbUes.reduce((n, radio) => n + radio.refusedSetups.length, 0);
       say(`strict: ${violations} stream id violations, ${refusedSetups} standalone resource setups refused`);
       failures += violations + refusedSetups;
     }
     await Promise.all(gnbs.map((gnb) => gnb.shutdown()));
     return failures === 0 ? 0 : 1;
   } finally {
+    await stopNodes();
     tunnels?.carried.stop();
     tunnels?.close();
     await transport.close();
