@@ -121,8 +121,11 @@ describe('gNB side of simulated UEs (fake transport, scripted AMF)', () => {
         },
       },
     });
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    assert.equal(amf.received.filter((r) => r.messageType === 'InitialContextSetupResponse').length, 3);
+    // The responses follow the accepts on their own turns of the event loop: wait for them, not a while.
+    const responses = () =>
+      amf.received.filter((r) => r.messageType === 'InitialContextSetupResponse').length;
+    while (responses() < 3) await amf.next('InitialContextSetupResponse');
+    assert.equal(responses(), 3);
     assert.equal(ues.connected, 3);
     assert.deepEqual(ues.ignored, []);
   });
