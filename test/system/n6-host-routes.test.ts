@@ -257,7 +257,11 @@ describe('N6 host routes learned by bird2 between namespaces', { skip }, () => {
 
   it('loses the routes with the process: B killed, its TUN and routes are gone and R forgets the address', async () => {
     const b = members[1] as Member;
+    // Run alone, B serves no session yet: it takes one here.
+    if ((await memberRoutes(ns.b, '-4')) === '')
+      assert.equal((await b.send({ op: 'establish', ueIpv4: UE, teid: 0x200 })).op, 'established');
     assert.notEqual(await memberRoutes(ns.b, '-4'), '');
+    await until('R routes the address to B', async () => (await routerNextHop()) === link.b.m);
     b.process.kill('SIGKILL');
     await new Promise((resolve) => b.process.once('exit', resolve));
     await until("B's TUN is gone", async () =>
