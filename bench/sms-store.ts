@@ -1,0 +1,57 @@
+// CPU per message in the SMSF's store on SQLite (storage/network-ports/sms-store.ts), apart from NAS and
+// N2: the statements one MO -> MT message costs (the sender's SMS data, the recipient by MSISDN, the
+// insert, the recipient's queue read, the attempt and the delivered status), run --messages times on a
+// fresh database file after 1,000 unmeasured. CPU is the process's (user + system) over the loop: it hardly
+// depends on what else runs; the wall time does. Run: npx tsx bench/sms-store.ts [--messages N (5000)]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { NewSms } from '../src/network/ports/sms-store.ts';
+import { createSmsStore, createSmsSubscribers } from '../src/storage/network-ports/sms-store.ts';
+import { openStorage } from '../src/storage/storage.ts';
+
+const { values } = parseArgs({ options: { messages: { type: 'string', default: '5000' } } });
+const messages = Number(values.messages);
+
+const dir = mkdtempSync(join(tmpdir(), 'pmn-sms-store-'));
+const storage = await openStorage({ path: join(dir, 'bench.db'), poolSize: 1 });
+try {
+  const store = createSmsStore({ db: storage.db });
+  const subscribers = createSmsSubscribers({ db: storage.db });
+  const message = (i: number): NewSms => ({
+    createdAt: i,
+    originatorImsi: '001010000000001',
+    originator: { typeOfNumber: 1, value: '15550000001' },
+    destinationImsi: `00101${String(i % 1000).padStart(10, '0')}`,
+    destinationMsisdn: '15550000002',
+    messageReference: 1,
+    protocolIdentifier: 0,
+    dataCodingScheme: 0,
+    userData: { headerIndicator: false, length: 5, bytes: Uint8Array.of(0xe8, 0x32, 0x9b, 0xfd, 0x06) },
+    statusReportRequested: false,
+    validUntil: 1e13,
+  });
+  const one = async (i: number): Promise<void> => {
+    await subscribers.smsSubscription('001010000000001');
+    await subscribers.imsiOf('15550000002');
+    const saved = await store.save(message(i));
+    const [queued] = await store.queuedFor(saved.destinationImsi!, 8);
+    await store.attempted(queued!.id);
+    await store.settle(queued!.id, { status: 'delivered', at: i });
+  };
+  for (let i = 0; i < 1000; i++) await one(i);
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  for (let i = 0; i < messages; i++) await one(i);
+  const used = process.cpuUsage(cpu);
+  const wall = performance.now() - start;
+  process.stdout.write(
+    `SMS store on SQLite, ${messages} messages of six statements: ` +
+      `${((used.user + used.system) / messages).toFixed(0)} µs CPU a message, ` +
+      `${((wall * 1000) / messages).toFixed(0)} µs wall\n`,
+  );
+} finally {
+  await storage.close();
+  rmSync(dir, { recursive: true, force: true });
+}
