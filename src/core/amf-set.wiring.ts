@@ -61,9 +61,16 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     },
   });
 
+  const cutOffs = wiring.metrics.counter({
+    name: 'pmn_amf_set_cut_offs_total',
+    help: 'Times this member stopped serving: no heartbeat written within its lease (the database lost), or its row or pointer taken',
+  });
+
   return {
     store,
     members,
+    /** Counts a stop of this member for want of the database (set/database-cut.ts). */
+    cutOff: (): void => cutOffs.inc({}),
     recentMembers,
     /** The radios of the other live members, as each wrote them at its last heartbeat. */
     async peerRadios(): Promise<{ amf: string; radios: Radio[] }[]> {

@@ -31,6 +31,7 @@ import {
   type MemberDrain,
 } from '../network/amf/set/member-drain.ts';
 import { watchDeadMembers } from '../network/amf/set/dead-members.ts';
+import { watchDatabaseCut } from '../network/amf/set/database-cut.ts';
 import { startLeaseReclamation, type LeaseReclamation } from '../network/smf/lease-reclamation.ts';
 import { redactNgapPdu } from '../network/ngap/ngap-codec.ts';
 import type { TransportAddress } from '../network/transport/n2-transport.ts';
@@ -130,6 +131,8 @@ export function createN2(
   let membership: AmfSetMembership | undefined;
   /** Stops watching the set for dead members whose UEs this one adopts. */
   let stopAdopting: (() => void) | undefined;
+  /** Stops watching this member's membership for the loss of the database. */
+  let stopCutWatch: (() => void) | undefined;
   /** Frees gone members' address leases that no UE context names (where the set runs). */
   let reclamation: LeaseReclamation | undefined;
   let drain: MemberDrain | undefined;
@@ -297,6 +300,18 @@ export function createN2(
               adopt: (owner) => amf.adopt(owner),
               logger,
             }).stop;
+      // Cut off from the database, this member stops serving rather than diverge (docs/amf-set.md).
+      stopCutWatch =
+        amf === undefined
+          ? undefined
+          : watchDatabaseCut({
+              membership: joined,
+              identity: settings.amf,
+              radios: started,
+              ues: amf,
+              counted: () => core.amfSet.cutOff(),
+              logger,
+            });
       // A live member frees the leases of gone members that no UE context names (docs/amf-set.md).
       const stranded = core.ports.strandedLeases;
       reclamation =
@@ -334,6 +349,8 @@ export function createN2(
       service = undefined;
       stopAdopting?.();
       stopAdopting = undefined;
+      stopCutWatch?.();
+      stopCutWatch = undefined;
       await reclamation?.stop();
       reclamation = undefined;
       endpoint = undefined;

@@ -103,6 +103,8 @@ export function createAmf(options: AmfOptions) {
   let generation = 0;
   /** Set once this AMF's planned removal starts (`drain`); never unset: the process exits after it. */
   let draining = false;
+  /** Set while this member is cut off from the database (`suspend`, set/database-cut.ts). */
+  let suspended = false;
   const metrics = options.metrics ?? {
     ueContextLimitReject: () => undefined,
     ueContextWriteFailure: () => undefined,
@@ -140,6 +142,7 @@ export function createAmf(options: AmfOptions) {
     sms: options.sms,
     reconsider: (ue) => void reconsider(ue).catch(failed),
     draining: () => draining,
+    suspended: () => suspended,
     get configurationGeneration() {
       return generation;
     },
@@ -225,6 +228,24 @@ export function createAmf(options: AmfOptions) {
      * idle here, paged under their old 5G-GUTI when downlink data arrives.
      */
     adopt: (owner: string, pacing?: AdoptionPacing) => adoptUesOf(amf, owner, pacing),
+    /**
+     * Cut off from the database (set/database-cut.ts): from now on no NAS is served and nothing is
+     * written; every UE context is dropped without a write, its N2 connection released and its sessions
+     * ended here, as for a UE another member took over: the set's members serve the UEs from the store.
+     * How many UE contexts were dropped.
+     */
+    suspend(): number {
+      suspended = true;
+      amf.ueContexts.suspend();
+      const ues = [...amf.ues.all()];
+      for (const ue of ues) dropTakenOver(amf, ue);
+      return ues.length;
+    },
+    /** The member joined its set again: it serves NAS, and writes, again (UEs come back by takeover). */
+    resume(): void {
+      suspended = false;
+      amf.ueContexts.resume();
+    },
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();

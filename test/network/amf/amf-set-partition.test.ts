@@ -6,11 +6,27 @@ import {
   createAmfSetMembership,
   type AmfSetMembership,
 } from '../../../src/network/amf/set/amf-set-membership.ts';
+import { watchDatabaseCut } from '../../../src/network/amf/set/database-cut.ts';
 import { transition, type MembershipState } from '../../../src/network/amf/set/membership-state.ts';
 import type { AmfSetMembersStore } from '../../../src/network/ports/amf-set-members.ts';
+import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf-set-members.ts';
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
+import { ieValue } from '../../helpers/ie-value.ts';
+import { onPostgres } from '../../helpers/postgres-test-database.ts';
 import { manualClock } from '../../helpers/test-app.ts';
+import { databaseOf, initialStep, member as amfMember, openSharedStore, types } from './amf-set-members.ts';
+import { namesOf, register, serviceRequestPdu, step } from './amf-steps.ts';
+import { emittedPdus } from './emitted.ts';
+import { buildInitialContextSetupResponse } from '../../../src/network/ngap/generated/messages.ts';
+import { amfUeNgapIdOf, IMSI, initialUeMessage, TestUe, ueContextReleaseComplete } from './test-ue.ts';
+
+const emitted = emittedPdus();
+after(() => emitted.check());
+const storages: Storage[] = [];
+after(async () => {
+  for (const storage of storages) await storage.close();
+});
 
 const TIMING = { heartbeatMs: 5_000, leaseMs: 15_000 };
 type Time = ReturnType<typeof manualClock>;
@@ -50,10 +66,16 @@ function reach(store: AmfSetMembersStore) {
   };
 }
 
-function member(store: AmfSetMembersStore, name: string, pointer: number, time: Time): AmfSetMembership {
+function member(
+  store: AmfSetMembersStore,
+  name: string,
+  pointer: number,
+  time: Time,
+  setId = 60,
+): AmfSetMembership {
   return createAmfSetMembership({
     store,
-    identity: { ...DEFAULT_AMF_IDENTITY, name, setId: 60, pointer },
+    identity: { ...DEFAULT_AMF_IDENTITY, name, setId, pointer },
     n2Addresses: ['127.0.0.1'],
     plmn: () => Promise.resolve({ mcc: '001', mnc: '01' }),
     clock: time,
@@ -187,3 +209,127 @@ describe('a member cut off from the database (TS 23.501 5.21.2.3; injected time)
     await b.stop();
   });
 });
+
+/** A UE context store as one member reaches it: `cut` fails every call until `heal`; the writes that land. */
+function reachUeContexts(store: UeContextStore) {
+  let cut = false;
+  let writes = 0;
+  const gate = (): void => {
+    if (cut) throw new Error('connection refused');
+  };
+  const wrapped: UeContextStore = {
+    put: async (record) => (gate(), writes++, store.put(record)),
+    takeOver: async (record, seen) => (gate(), writes++, store.takeOver(record, seen)),
+    delete: async (supi, epoch) => (gate(), writes++, store.delete(supi, epoch)),
+    get: async (supi) => (gate(), store.get(supi)),
+    findByGuti: async (guti) => (gate(), store.findByGuti(guti)),
+    ownedBy: async (owner, after, limit) => (gate(), store.ownedBy(owner, after, limit)),
+  };
+  return {
+    store: wrapped,
+    cut: () => void (cut = true),
+    heal: () => void (cut = false),
+    writes: () => writes,
+  };
+}
+
+for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) {
+  describe(`a member cut off from the database stops serving, and serves again once it rejoins (store: ${shared})`, () => {
+    it('AMF Status Indication, its UEs released and dropped, no NAS served and nothing written until it rejoins', async () => {
+      const store = await openSharedStore(shared, storages);
+      const db = databaseOf.get(store);
+      // The members' rows in the shared database, or in an SQLite one beside a memory store.
+      let membersDb = db;
+      if (membersDb === undefined) {
+        const storage = await openStorage({ path: ':memory:' });
+        storages.push(storage);
+        membersDb = storage.db;
+      }
+      const members = createAmfSetMembersStore({ db: membersDb });
+      const toDatabase = reachUeContexts(store);
+      const membersPath = reach(members);
+      const a = await amfMember(toDatabase.store, 'amf-a', 0);
+      const b = await amfMember(store, 'amf-b', 1);
+      const [ta, tb] = [manualClock(), manualClock()];
+      const ma = member(membersPath.store, 'amf-a', 0, ta, 1);
+      const mb = member(members, 'amf-b', 1, tb, 1);
+      await ma.start();
+      await mb.start();
+      await beat(ma, ta);
+      let cutOffs = 0;
+      const stopWatch = watchDatabaseCut({
+        membership: ma,
+        identity: { ...DEFAULT_AMF_IDENTITY, name: 'amf-a', pointer: 0 },
+        radios: a.h.n2,
+        ues: a.h.amf,
+        counted: () => cutOffs++,
+        logger: pino({ level: 'silent' }),
+      });
+
+      // A UE registered on A and connected.
+      const ue = new TestUe();
+      const { ids } = await register(a.h, a.radio, ue);
+      await a.h.amf.ueContextsWritten();
+      const stored = (await store.get(IMSI))!;
+      assert.equal(stored.owner, 'amf-a');
+
+      // The path to the database goes down: A's heartbeats and UE context writes fail. At its lease
+      // end A stops serving.
+      toDatabase.cut();
+      membersPath.cut();
+      const from = a.radio.received.length;
+      for (let i = 0; i < 3; i++) await beat(ma, ta);
+      await a.h.settled();
+      assert.equal(ma.status(), 'cut-off');
+      assert.equal(cutOffs, 1);
+      const sent = a.radio.received.slice(from).map(({ pdu }) => pdu);
+      emitted.add(a.radio.received);
+      const indication = sent.find(
+        (pdu) => pdu.choice === 'initiatingMessage' && pdu.value.name === 'AMFStatusIndication',
+      );
+      assert.ok(
+        indication?.choice === 'initiatingMessage' && indication.value.name === 'AMFStatusIndication',
+      );
+      const unavailable = ieValue(indication.value.value.protocolIEs, 'UnavailableGUAMIList');
+      assert.equal(unavailable?.[0]?.backupAMFName, 'amf-b', "A's GUAMI, with B as its backup");
+      assert.ok(namesOf(sent).includes('UEContextRelease'), "the UE's N2 connection is released");
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      assert.deepEqual(a.h.amf.counts(), { ues: 0, connections: 0 }, 'its UE contexts are dropped');
+
+      // The database answers again before A's next heartbeat: A is still cut off, serves no NAS and
+      // writes nothing (its UE's record is the set's now).
+      toDatabase.heal();
+      membersPath.heal();
+      const writes = toDatabase.writes();
+      const ignored = await step(a.h, a.radio, ue, initialUeMessage(5, serviceRequestPdu(ue)));
+      assert.deepEqual(ignored.nas, [], 'no NAS answer');
+      assert.deepEqual(namesOf(ignored.pdus), ['UEContextRelease'], 'its connection released');
+      assert.equal(toDatabase.writes(), writes, 'nothing written');
+      assert.equal((await store.get(IMSI))?.epoch, stored.epoch);
+
+      // Its heartbeat is written with its pointer free: it serves again, and takes its UE back only by
+      // the takeover (compare-and-set on the stored epoch), no registration.
+      await beat(ma, ta);
+      assert.equal(ma.status(), 'member');
+      const back = await initialStep(a.h, a.radio, ue, initialUeMessage(6, serviceRequestPdu(ue)));
+      emitted.add(a.radio.received);
+      assert.deepEqual(types(back.nas), ['serviceAccept']);
+      await step(
+        a.h,
+        a.radio,
+        ue,
+        buildInitialContextSetupResponse({ amfUeNgapId: amfUeNgapIdOf(back.pdus[0]!)!, ranUeNgapId: 6 }),
+      );
+      await a.h.amf.ueContextsWritten();
+      const taken = (await store.get(IMSI))!;
+      assert.equal(taken.owner, 'amf-a');
+      assert.equal(taken.epoch, stored.epoch + 1, 'taken back by compare-and-set');
+
+      stopWatch();
+      await ma.stop();
+      await mb.stop();
+      await a.h.close();
+      await b.h.close();
+    });
+  });
+}

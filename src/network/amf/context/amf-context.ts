@@ -60,6 +60,8 @@ export interface AmfContext {
   reconsider(ue: AmfUe): void;
   /** This AMF is being removed from its set (gmm/drain.ts): it takes no new UE. */
   draining(): boolean;
+  /** This member is cut off from the database (set/database-cut.ts): it serves no NAS. */
+  suspended(): boolean;
   /** Counts the subscriber, profile, policy, slice and operator changes heard so far. */
   readonly configurationGeneration: number;
 }

@@ -47,6 +47,15 @@ export interface UeContextWrites {
   owns(ue: AmfUe): Promise<boolean>;
   /** Resolves once every write asked for so far has ended (tests; a stopping process). */
   settled(): Promise<void>;
+  /**
+   * Writes nothing from now on (the member was cut off from the database, docs/amf-set.md "Losing the
+   * database"): what waits is dropped, and no UE saved so far is written or deleted again (its record is
+   * the set's now; another member may have taken it over). A write already at the store may still land:
+   * its epoch fences it if the UE was taken meanwhile.
+   */
+  suspend(): void;
+  /** Writes again, for the UEs this AMF takes from now on (the member joined its set again). */
+  resume(): void;
 }
 
 type Write = { kind: 'put' | 'delete'; ue: AmfUe };
@@ -73,6 +82,7 @@ export function createUeContextWrites(options: {
    * forgotten before any save (a first registration aborted) has nothing to delete, so no store call.
    */
   const saved = new Set<string>();
+  let suspended = false;
 
   /** Performs one write; true when the store fenced it (the UE is another member's now). */
   const perform = async (target: UeContextStore, supi: string, write: Write): Promise<boolean> => {
@@ -122,7 +132,7 @@ export function createUeContextWrites(options: {
   };
 
   const request = (supi: string, write: Write): void => {
-    if (store === undefined) return;
+    if (store === undefined || suspended) return;
     const waiting = queues.get(supi);
     if (waiting !== undefined) {
       waiting.next = write;
@@ -173,6 +183,14 @@ export function createUeContextWrites(options: {
     },
     async settled() {
       while (queues.size > 0) await Promise.all([...queues.values()].map((queue) => queue.done));
+    },
+    suspend() {
+      suspended = true;
+      saved.clear();
+      for (const queue of queues.values()) queue.next = undefined;
+    },
+    resume() {
+      suspended = false;
     },
   };
 }

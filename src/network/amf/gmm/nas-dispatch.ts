@@ -193,6 +193,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
             : undefined;
     if (pdu === undefined || message === undefined || !isFiveGmm(message))
       return amf.ngap.release(connection, { choice: 'protocol', value: 'semantic-error' });
+    // Cut off from the database: no answer, no write that could diverge from the set's members, which
+    // serve the UE (the radio, told by AMF Status Indication, sends its next message to one of them).
+    if (amf.suspended()) return amf.ngap.release(connection, { choice: 'misc', value: 'unspecified' });
 
     // Draining (TS 23.501 5.21.2.2): an initial registration goes to another member (gmm/drain.ts).
     const drained = amf.draining() ? drainingReject(message) : undefined;
