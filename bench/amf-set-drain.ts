@@ -35,7 +35,8 @@ if (unavailable !== undefined) {
   process.exit(2);
 }
 
-const set = await startAmfSet({ tag: 'bd', members: 2, heartbeatSeconds: 1, leaseSeconds: 3 });
+// The service's default heartbeat and lease (5 s, 15 s): on a loaded machine a shorter lease lapses.
+const set = await startAmfSet({ tag: 'bd', members: 2, heartbeatSeconds: 5, leaseSeconds: 15 });
 const [a, b] = set.members;
 assert.ok(a !== undefined && b !== undefined);
 const failures: string[] = [];
@@ -103,9 +104,18 @@ try {
   );
 
   started = performance.now();
-  const registered = await withConcurrency(ues, 50, (ue) => ue.register('suci'));
-  const refused = registered.filter((r) => r.outcome !== 'accepted').length;
-  assert.equal(refused, 0, `${refused} registrations before the drain failed`);
+  // Setup, not measured: on a loaded machine some registrations time out; those register again.
+  let pending = ues;
+  for (let round = 0; round < 5 && pending.length > 0; round++) {
+    const outcomes = await withConcurrency(pending, 20, (ue) => ue.register('suci'));
+    const failed = pending.filter((_, i) => outcomes[i]?.outcome !== 'accepted');
+    if (failed.length > 0)
+      process.stdout.write(
+        `setup: ${failed.length} registrations failed (${JSON.stringify(outcomes.find((o) => o.outcome !== 'accepted'))}), again\n`,
+      );
+    pending = failed;
+  }
+  assert.equal(pending.length, 0, `${pending.length} devices could not register before the drain`);
   process.stdout.write(
     `${UES} registered with amf-a in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
@@ -173,7 +183,9 @@ try {
       `procedures during the drain: ${during.length} Service Requests, ${NEW} new registrations (${newOnB.length} with amf-b)`,
       `devices continued on amf-b (same 5G-GUTI, no Registration, no authentication): ${continuations.length - notOnB} of ${UES}`,
       `UE contexts left naming amf-a: ${left[0]?.n}`,
-      `failed procedures: ${failures.length}`,
+      `failed procedures: ${failures.length} (Service Requests during the drain ${failures.filter((f) => f.includes('Service Request')).length}, ` +
+        `new registrations ${failures.filter((f) => f.includes('new registration')).length}, ` +
+        `not continued ${failures.filter((f) => f.includes('not continued')).length})`,
       ...failures.slice(0, 20),
     ].join('\n') + '\n',
   );
