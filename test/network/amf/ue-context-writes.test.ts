@@ -163,4 +163,30 @@ describe('UE context writes', () => {
     await w.settled();
     assert.equal(puts, 0);
   });
+
+  it('suspended (cut off from the database): nothing is written, nor deleted later; resumed, writes again', async () => {
+    const store = createMemoryUeContextStore();
+    const calls: string[] = [];
+    const counting: UeContextStore = {
+      ...store,
+      put: async (r) => (calls.push(`put ${r.supi}`), store.put(r)),
+      takeOver: async (r, seen) => (calls.push(`take ${r.supi}`), store.takeOver(r, seen)),
+      delete: async (supi, epoch) => (calls.push(`delete ${supi}`), store.delete(supi, epoch)),
+    };
+    const { w } = writes(counting);
+    const held = amfUe('001010000000001');
+    w.save(held);
+    await w.settled();
+    w.suspend();
+    w.save(held);
+    w.save(amfUe('001010000000002'));
+    await w.settled();
+    w.resume();
+    // Its record is the set's now: this copy is not deleted, even once writes resume.
+    w.forget(held);
+    const next = amfUe('001010000000003');
+    w.save(next);
+    await w.settled();
+    assert.deepEqual(calls, ['take 001010000000001', 'take 001010000000003']);
+  });
 });

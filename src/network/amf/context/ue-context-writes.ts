@@ -145,7 +145,7 @@ export function createUeContextWrites(options: {
 
   return {
     save: (ue) => {
-      if (ue.supi === undefined || store === undefined) return;
+      if (ue.supi === undefined || store === undefined || suspended) return;
       saved.add(ue.supi);
       request(ue.supi, { kind: 'put', ue });
     },
