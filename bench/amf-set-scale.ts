@@ -1,0 +1,268 @@
+// Scale-out of the AMF set (issue 33's goal: each member's CPU per registration with two members no more
+// than 15 % above one member's in the same run; the database's round trips and CPU per registration; how
+// many members one database sustains; docs/amf-set.md, "Scale-out, measured"). A set of one member, then
+// of two (test/system/amf-set-harness.ts: the production bundle, N2 over SCTP over UDP, one fresh
+// database each time), alternated `--rounds` times; one simulated gNB associated with every member
+// (test/system/amf-set-ran.ts), SUCI null initial registrations, `--warmup` first, then `--ues` measured.
+// With two members the draw of the gNB's AMF selection by capacity (equal capacities) alternates, so
+// each member serves half the devices.
+// Measured between two samples around the measured registrations, after each member's writes settled:
+// - each member's CPU (utime + stime of /proc/<pid>/stat, every thread) over the registrations it served;
+// - the database server's CPU: the postmaster's own and its reaped children's (cutime + cstime) plus
+//   every live child's, so a backend that exits in between still counts;
+// - statements per registration from pg_stat_statements (loaded into the cluster this bench starts,
+//   utility statements such as BEGIN and COMMIT included), and transactions (pg_stat_database
+//   xact_commit) and rows inserted and updated (pg_stat_user_tables).
+// Needs root (namespaces, TUNs) and a PostgreSQL server (Debian: postgresql, its contrib for
+// pg_stat_statements).
+// Run: npx tsx bench/amf-set-scale.ts [--ues N (2000)] [--warmup N (500)] [--rounds N (2)]
+//      [--concurrency N (20)] [--db-cores N (4)] [--member-cores N (2)] [--db-busy 0..1 (0.7)]
+import { readdirSync, readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import postgres from 'postgres';
+import type { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
+import { withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
+import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { amfSetUnavailable, startAmfSet, until, type AmfSet } from '../test/system/amf-set-harness.ts';
+import { startSetRan, subscribe } from '../test/system/amf-set-ran.ts';
+
+const { values } = parseArgs({
+  options: {
+    ues: { type: 'string', default: '2000' },
+    warmup: { type: 'string', default: '500' },
+    rounds: { type: 'string', default: '2' },
+    concurrency: { type: 'string', default: '20' },
+    'db-cores': { type: 'string', default: '4' },
+    'member-cores': { type: 'string', default: '2' },
+    'db-busy': { type: 'string', default: '0.7' },
+  },
+});
+const UES = Number(values.ues);
+const WARMUP = Number(values.warmup);
+const ROUNDS = Number(values.rounds);
+const CONCURRENCY = Number(values.concurrency);
+const FIRST = 1;
+const say = (line: string): void => void process.stdout.write(`${line}\n`);
+
+const unavailable = amfSetUnavailable();
+if (unavailable !== undefined) {
+  process.stderr.write(`cannot run: ${unavailable}\n`);
+  process.exit(2);
+}
+
+// A cluster of this bench's own (nothing else's work in its CPU figures), with pg_stat_statements: the
+// library loads only at server start. The harness makes its databases in it.
+const cluster = await startPostgresCluster();
+cluster.psql(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
+cluster.stopServer();
+cluster.startServer();
+cluster.psql('create extension if not exists pg_stat_statements');
+process.env.PMN_TEST_POSTGRES_URL = cluster.url('postgres');
+const admin = postgres(cluster.url('postgres'), { max: 1, onnotice: () => {} });
+const [dataDir] = await admin<
+  { setting: string }[]
+>`select setting from pg_settings where name = 'data_directory'`;
+const postmaster = Number(readFileSync(`${dataDir!.setting}/postmaster.pid`, 'utf8').split('\n')[0]);
+
+const TICK = 100; // USER_HZ: /proc's CPU times are in ticks of 1/100 s on Linux.
+/** Fields of /proc/<pid>/stat after the command name. */
+const statFields = (pid: number): string[] =>
+  readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+/** utime + stime (fields 14, 15), plus cutime + cstime (16, 17) when `reaped`, in seconds. */
+const cpuOf = (pid: number, reaped = false): number => {
+  const f = statFields(pid);
+  const sum = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
+  return sum / TICK;
+};
+/** The server's CPU seconds: the postmaster with its reaped children, and its live children. */
+function serverCpu(): number {
+  let total = cpuOf(postmaster, true);
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === postmaster) continue;
+    try {
+      if (Number(statFields(pid)[1]) === postmaster) total += cpuOf(pid);
+    } catch {
+      // Gone between the listing and the read: its time is in the postmaster's cutime now.
+    }
+  }
+  return total;
+}
+
+interface DbCounters {
+  statements: number;
+  transactions: number;
+  inserted: number;
+  updated: number;
+  byStatement: Map<string, number>;
+}
+const OWN = ['select count(*) as n from ue_contexts', 'select sum(n_tup_ins)'];
+/** The set's database's counters (statistics flushed: the members' backends report within a second). */
+async function dbCounters(set: AmfSet): Promise<DbCounters> {
+  const name = new URL(set.databaseUrl).pathname.slice(1);
+  await sleep(1500);
+  const [db] = await admin<{ xact: string }[]>`
+    select xact_commit as xact from pg_stat_database where datname = ${name}`;
+  const rows = await set.sql<{ ins: string | null; upd: string | null }>(
+    'select sum(n_tup_ins) as ins, sum(n_tup_upd) as upd from pg_stat_user_tables',
+  );
+  const statements = await admin<{ query: string; calls: string }[]>`
+    select s.query, s.calls from pg_stat_statements s join pg_database d on d.oid = s.dbid
+    where d.datname = ${name}`;
+  const byStatement = new Map<string, number>();
+  let own = 0;
+  for (const s of statements) {
+    // The bench's own reads (each a transaction of its own) are not the members' work.
+    if (OWN.some((text) => s.query.startsWith(text))) own += Number(s.calls);
+    else byStatement.set(s.query, (byStatement.get(s.query) ?? 0) + Number(s.calls));
+  }
+  return {
+    statements: [...byStatement.values()].reduce((a, b) => a + b, 0),
+    transactions: Number(db?.xact ?? 0) - own,
+    inserted: Number(rows[0]?.ins ?? 0),
+    updated: Number(rows[0]?.upd ?? 0),
+    byStatement,
+  };
+}
+
+interface Phase {
+  members: number;
+  /** CPU ms per registration of each member, over the registrations it served. */
+  memberMs: number[];
+  served: number[];
+  dbMs: number;
+  statements: number;
+  transactions: number;
+  inserted: number;
+  updated: number;
+  rate: number;
+  top: [string, number][];
+}
+
+async function phase(members: number, round: number): Promise<Phase> {
+  const set = await startAmfSet({
+    tag: `s${members}`,
+    members,
+    heartbeatSeconds: 5,
+    leaseSeconds: 15,
+  });
+  try {
+    const total = WARMUP + UES;
+    await subscribe(set, FIRST, total);
+    // One member: the only one; two: the draw alternates between the two equal capacities.
+    const ran = await startSetRan(set, {
+      count: total,
+      first: FIRST,
+      pick: (i) => (members === 1 || i % 2 === 0 ? 0 : 0.99),
+      tuns: false,
+    });
+    const register = async (ues: SimulatedUe[]): Promise<number> => {
+      const outcomes = await withConcurrency(ues, CONCURRENCY, (ue) => ue.register('suci'));
+      return outcomes.filter((o) => o.outcome === 'accepted').length;
+    };
+    const written = async (count: number) =>
+      until(
+        'the UE contexts written',
+        async () =>
+          Number((await set.sql<{ n: string }>('select count(*) as n from ue_contexts'))[0]?.n) >= count,
+        () => '',
+        120_000,
+      );
+    const warm = await register(ran.ues.slice(0, WARMUP));
+    await written(warm);
+    const measured = ran.ues.slice(WARMUP);
+    const before = await dbCounters(set);
+    const cpu0 = set.members.map((m) => cpuOf(m.child.pid!));
+    const db0 = serverCpu();
+    const started = performance.now();
+    const accepted = await register(measured);
+    const elapsed = (performance.now() - started) / 1000;
+    await written(warm + accepted);
+    const cpu1 = set.members.map((m) => cpuOf(m.child.pid!));
+    const db1 = serverCpu();
+    const after = await dbCounters(set);
+    const served = set.members.map(
+      (m) => measured.filter((ue) => ue.state === 'registered' && ue.guti?.amfPointer === m.pointer).length,
+    );
+    const top = [...after.byStatement]
+      .map(([q, n]): [string, number] => [q, (n - (before.byStatement.get(q) ?? 0)) / accepted])
+      .filter(([, n]) => n > 0)
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 12);
+    const result: Phase = {
+      members,
+      memberMs: set.members.map((_, i) => ((cpu1[i]! - cpu0[i]!) * 1000) / Math.max(1, served[i]!)),
+      served,
+      dbMs: ((db1 - db0) * 1000) / accepted,
+      statements: (after.statements - before.statements) / accepted,
+      transactions: (after.transactions - before.transactions) / accepted,
+      inserted: (after.inserted - before.inserted) / accepted,
+      updated: (after.updated - before.updated) / accepted,
+      rate: accepted / elapsed,
+      top,
+    };
+    say(
+      `round ${round}, ${members} member(s): ${accepted} of ${UES} accepted (${served.join(' + ')}), ` +
+        `${result.rate.toFixed(0)}/s; member CPU/reg ${result.memberMs.map((ms) => ms.toFixed(2)).join(', ')} ms; ` +
+        `database: server CPU/reg ${result.dbMs.toFixed(2)} ms, statements/reg ${result.statements.toFixed(2)}, ` +
+        `transactions/reg ${result.transactions.toFixed(2)}, rows inserted/reg ${result.inserted.toFixed(2)}, ` +
+        `updated/reg ${result.updated.toFixed(2)}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+    );
+    await ran.close();
+    return result;
+  } finally {
+    await set.stop();
+  }
+}
+
+const phases: Phase[] = [];
+try {
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternated, the order swapped each round: the machine's load drifts.
+    const order = round % 2 === 1 ? [1, 2] : [2, 1];
+    for (const members of order) phases.push(await phase(members, round));
+  }
+} finally {
+  await admin.end();
+  cluster.stop();
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const one = phases.filter((p) => p.members === 1);
+const two = phases.filter((p) => p.members === 2);
+const oneMs = median(one.map((p) => p.memberMs[0]!));
+const twoMs = two.map((p) => p.memberMs);
+// Each round's ratio: its two-member phase against the one-member phase next to it.
+const ratios = two.map((p, i) => Math.max(...p.memberMs) / one[i]!.memberMs[0]!);
+const all = [...one, ...two];
+const dbMs = median(all.map((p) => p.dbMs));
+const statements = median(all.map((p) => p.statements));
+// The estimate: a member busy `memberCores` cores sustains memberCores*1000/oneMs registrations per
+// second; the server at `dbBusy` of `dbCores` cores, dbCores*dbBusy*1000/dbMs.
+const memberCores = Number(values['member-cores']);
+const dbCores = Number(values['db-cores']);
+const dbBusy = Number(values['db-busy']);
+const perMember = (memberCores * 1000) / oneMs;
+const dbRate = (dbCores * dbBusy * 1000) / dbMs;
+say(
+  [
+    `one member: CPU/reg ${one.map((p) => p.memberMs[0]!.toFixed(2)).join(', ')} ms (median ${oneMs.toFixed(2)})`,
+    `two members: CPU/reg ${twoMs.map((ms) => ms.map((x) => x.toFixed(2)).join(' / ')).join(', ')} ms`,
+    `two members / one member (the busier member, per round): ${ratios.map((r) => r.toFixed(3)).join(', ')} (goal <= 1.15)`,
+    `database per registration: statements ${statements.toFixed(2)}, transactions ${median(all.map((p) => p.transactions)).toFixed(2)}, ` +
+      `server CPU ${dbMs.toFixed(2)} ms (median of all phases)`,
+    `statements per registration (last phase):`,
+    ...(phases.at(-1)?.top ?? []).map(
+      ([q, n]) => `  ${n.toFixed(2)}  ${q.replace(/\s+/g, ' ').slice(0, 140)}`,
+    ),
+    `estimate: a member on ${memberCores} cores ${perMember.toFixed(0)} reg/s; the server at ${(dbBusy * 100).toFixed(0)} % of ` +
+      `${dbCores} cores ${dbRate.toFixed(0)} reg/s; members one database sustains: ${(dbRate / perMember).toFixed(1)}`,
+  ].join('\n'),
+);
+process.exit(0);
