@@ -82,7 +82,13 @@ export async function subscribe(set: AmfSet, first: number, count: number): Prom
  */
 export async function startSetRan(
   set: AmfSet,
-  options: { count: number; first: number; pick?: (index: number) => number },
+  options: {
+    count: number;
+    first: number;
+    pick?: (index: number) => number;
+    /** False: no TUN devices nor gNB user plane (a caller carrying GTP-U itself, on GNB_ADDRESS:2152). */
+    tuns?: boolean;
+  },
 ): Promise<SetRan> {
   const transport = await openClientTransport('udp', {
     localAddress: GNB_ADDRESS,
@@ -112,7 +118,8 @@ export async function startSetRan(
     events.push(event);
     eventTimes.push(Date.now());
   });
-  const userPlane = createGnbUserPlane({ n3Address: GNB_ADDRESS });
+  const tuns = options.tuns ?? true;
+  const userPlane = tuns ? createGnbUserPlane({ n3Address: GNB_ADDRESS }) : undefined;
   const ues = createUes({
     template: {
       imsi: imsiOf(options.first, 0),
@@ -134,19 +141,21 @@ export async function startSetRan(
   const tally = new NasTally(ues);
   const sessions = new Map(ues.map((ue) => [ue, new UeSessions(ue)]));
   const namespaces = new Map<unknown, string>();
-  for (const ue of ues) namespaces.set(ue, await set.namespace());
+  if (tuns) for (const ue of ues) namespaces.set(ue, await set.namespace());
   const failures: string[] = [];
-  const carried = carrySessions({
-    events: gnb.sessions,
-    userPlane,
-    ueOf: (s) => s.ue,
-    addresses: (s) => {
-      const ipv4 = [...sessions].find(([ue]) => ue === s.ue)?.[1].get(s.pduSessionId)?.ipv4;
-      return ipv4 === undefined ? undefined : { ueIpv4: ipv4 };
-    },
-    tun: (s) => ({ namespace: namespaces.get(s.ue) ?? '', mtu: 1400 }),
-    failed: (s, error, detail) => failures.push(`PDU session ${s.pduSessionId}: ${error}: ${detail}`),
-  });
+  const carried =
+    userPlane &&
+    carrySessions({
+      events: gnb.sessions,
+      userPlane,
+      ueOf: (s) => s.ue,
+      addresses: (s) => {
+        const ipv4 = [...sessions].find(([ue]) => ue === s.ue)?.[1].get(s.pduSessionId)?.ipv4;
+        return ipv4 === undefined ? undefined : { ueIpv4: ipv4 };
+      },
+      tun: (s) => ({ namespace: namespaces.get(s.ue) ?? '', mtu: 1400 }),
+      failed: (s, error, detail) => failures.push(`PDU session ${s.pduSessionId}: ${error}: ${detail}`),
+    });
   await gnb.start();
   await until(() => set.members.every((_, i) => events.some((e) => e.type === 'amf-up' && e.index === i)));
 
@@ -172,7 +181,7 @@ export async function startSetRan(
         ues.map(() => 'accepted'),
         JSON.stringify(established),
       );
-      await carried.settled();
+      await carried?.settled();
       assert.deepEqual(failures, []);
     },
     async ping(ue) {
@@ -184,7 +193,7 @@ export async function startSetRan(
       }
     },
     async settled() {
-      await carried.settled();
+      await carried?.settled();
       assert.deepEqual(failures, []);
     },
     async lost(index, since) {
@@ -197,8 +206,8 @@ export async function startSetRan(
     },
     async close() {
       await gnb.stop('abort');
-      carried.stop();
-      userPlane.close();
+      carried?.stop();
+      userPlane?.close();
       await transport.close();
     },
   };
