@@ -34,6 +34,7 @@ import { adoptUesOf, type AdoptionPacing } from './gmm/adoption.ts';
 import { releaseQuietUes } from './gmm/drain.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
+import { createSessionIndications } from './sm/session-indications.ts';
 import { createContextModification } from './n2/ue-context-modification.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
 import { isRegistered } from './context/gmm-state.ts';
@@ -156,6 +157,7 @@ export function createAmf(options: AmfOptions) {
   ngap.bindRadioCapability(createRadioCapability(peerLog));
   const contextModification = createContextModification(amf);
   ngap.bindContextModification(contextModification.endpoint);
+  ngap.bindSessionIndications(createSessionIndications(amf));
 
   /**
    * A subscriber deleted, or a change to its profile, a policy or a slice (network.md 5): the device is

@@ -9,6 +9,7 @@ import {
 import {
   decodePDUSessionResourceSetupResponseTransfer,
   decodePDUSessionResourceSetupUnsuccessfulTransfer,
+  encodePDUSessionResourceModifyConfirmTransfer,
   encodePDUSessionResourceModifyRequestTransfer,
   encodePDUSessionResourceReleaseCommandTransfer,
   encodePDUSessionResourceSetupRequestTransfer,
@@ -185,4 +186,19 @@ export function readSetupResponseTransfer(
 export function readSetupUnsuccessfulTransfer(bytes: Uint8Array): Cause | undefined {
   const decoded = decodeComplete(bytes, ALIGNED, decodePDUSessionResourceSetupUnsuccessfulTransfer);
   return decoded.ok ? decoded.value.cause : undefined;
+}
+
+/**
+ * PDU Session Resource Modify Confirm Transfer (9.3.4.7): the QoS flow the SMF confirms and the
+ * UPF's uplink tunnel end point (mandatory; unchanged by the radio's indication).
+ */
+export function modifyConfirmTransfer(input: { qfi: number; uplink: TunnelEndpoint }): Uint8Array {
+  return encodeComplete(
+    {
+      qosFlowModifyConfirmList: [{ qosFlowIdentifier: input.qfi }],
+      uLNGUUPTNLInformation: upTransportLayerInformation(input.uplink),
+    },
+    ALIGNED,
+    encodePDUSessionResourceModifyConfirmTransfer,
+  );
 }

@@ -3,6 +3,7 @@ import type {
   HandoverPreparation,
   NetworkSessionStatus,
   PathSwitchItem,
+  ModifyIndicationAnswer,
   PathSwitchOutcome,
   UeSessionStatus,
   UplinkSmContext,
@@ -20,6 +21,7 @@ import {
 } from './modification.ts';
 import { createSmfHandovers } from './handover.ts';
 import { pathSwitched } from './path-switch.ts';
+import { modifyIndicated, radioNotified, radioReleasedSession } from './radio-indications.ts';
 import { releaseAllLocally, releaseCompleted, releaseRequested } from './release.ts';
 import { restoreSessions } from './restoration.ts';
 import { storedPduSession } from './session-record.ts';
@@ -128,6 +130,14 @@ export function createSmf(options: SmfOptions) {
     /** Xn handover's path switch (TS 23.502 4.9.1.2.2 steps 1-3; path-switch.ts). */
     pathSwitched: (supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome =>
       pathSwitched(ctx, supi, toBeSwitched),
+
+    /** What a radio tells of a session on its own (TS 38.413 8.2.4, 8.2.5; radio-indications.ts). */
+    radioNotified: (supi: string, pduSessionId: number, transfer: Uint8Array): void =>
+      radioNotified(ctx, supi, pduSessionId, transfer),
+    radioReleasedSession: (supi: string, pduSessionId: number): void =>
+      radioReleasedSession(ctx, supi, pduSessionId),
+    modifyIndicated: (supi: string, pduSessionId: number, transfer: Uint8Array): ModifyIndicationAnswer =>
+      modifyIndicated(ctx, supi, pduSessionId, transfer),
 
     /** N2 handover (TS 23.502 4.9.1.3; handover.ts): preparation, the target's answer, execution, cancel. */
     handoverRequired: (supi: string, items: readonly PathSwitchItem[]): HandoverPreparation =>

@@ -12,7 +12,7 @@ import {
   ueRadioCapabilityInfoIndication,
   uplinkNasTransport,
 } from './ran-ue-messages.ts';
-import { GnbSessions } from './gnb-sessions.ts';
+import { GnbSessions, type UeIds } from './gnb-sessions.ts';
 import { answerContextModification, type ContextModification } from './gnb-context-modification.ts';
 import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
 import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
@@ -190,6 +190,16 @@ export class GnbUes implements UeSignalling, UeRadio {
         capability,
       ),
     );
+  }
+
+  /**
+   * A UE-associated message built by `build` with the UE's NGAP ids (e.g. gnb-session-indications.ts).
+   * False when the UE has no NG connection here.
+   */
+  sendAboutUe(ue: RadioUe, build: (ids: UeIds) => NGAPPDU): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found?.amfUeNgapId === undefined) return false;
+    return this.sendForUe(build({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }));
   }
 
   /** Hands the location procedures (Location Reporting Control, NRPPa) to `service`. */

@@ -1,10 +1,16 @@
 import type { SNssai } from '../../nas/index.ts';
 import {
+  buildPDUSessionResourceModifyConfirm,
   buildPDUSessionResourceModifyRequest,
   buildPDUSessionResourceReleaseCommand,
   buildPDUSessionResourceSetupRequest,
 } from '../../ngap/generated/messages.ts';
-import type { NGAPPDU, SNSSAI } from '../../ngap/generated/types.ts';
+import type {
+  NGAPPDU,
+  PDUSessionResourceFailedToModifyListModCfm,
+  PDUSessionResourceModifyListModCfm,
+  SNSSAI,
+} from '../../ngap/generated/types.ts';
 import type { UeNgapIds } from './ue-ngap-messages.ts';
 
 /**
@@ -74,5 +80,24 @@ export function pduSessionResourceReleaseCommand(
     pduSessionResourceToReleaseListRelCmd: [
       { pDUSessionID: item.pduSessionId, pDUSessionResourceReleaseCommandTransfer: item.transfer },
     ],
+  });
+}
+
+/**
+ * PDU SESSION RESOURCE MODIFY CONFIRM (9.2.1.9): the sessions the SMF confirmed and those it did not;
+ * an empty list is left out (both are optional, 9.2.1.9).
+ */
+export function pduSessionResourceModifyConfirm(
+  ueIds: UeNgapIds,
+  lists: {
+    confirmed: PDUSessionResourceModifyListModCfm;
+    failed: PDUSessionResourceFailedToModifyListModCfm;
+  },
+): NGAPPDU {
+  return buildPDUSessionResourceModifyConfirm({
+    amfUeNgapId: ueIds.amfUeNgapId,
+    ranUeNgapId: ueIds.ranUeNgapId,
+    ...(lists.confirmed.length === 0 ? {} : { pduSessionResourceModifyListModCfm: lists.confirmed }),
+    ...(lists.failed.length === 0 ? {} : { pduSessionResourceFailedToModifyListModCfm: lists.failed }),
   });
 }

@@ -5,6 +5,9 @@ import type {
   Cause,
   FiveGSTMSI,
   NGAPPDU,
+  PDUSessionResourceFailedToModifyListModCfm,
+  PDUSessionResourceModifyListModCfm,
+  PDUSessionResourceModifyListModInd,
   UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
@@ -17,10 +20,12 @@ import {
   type readHandoverRequestAcknowledge,
   type readHandoverRequired,
   type readPathSwitchRequest,
+  type readPDUSessionResourceNotify,
   type readUERadioCapabilityInfoIndication,
   type readUplinkRANStatusTransfer,
 } from '../../ngap/generated/messages.ts';
 import { plmnIdentity, tac } from '../../ngap/ngap-values.ts';
+import { modifyIndicationUnsuccessfulTransfer } from '../../ngap/modify-indication-unsuccessful-transfer.ts';
 import { initialNhChain } from '../../security/handover-keys.ts';
 import { downlinkUeAssociatedNrppaTransport, locationReportingControl } from './location-ngap-messages.ts';
 import { errorIndication } from './ngap-messages.ts';
@@ -38,6 +43,7 @@ import {
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
 import { servingCellOf } from './user-location.ts';
 import type { UeRadioCapability } from './radio-capability.ts';
+import { pduSessionResourceModifyConfirm } from './session-ngap-messages.ts';
 
 /** Why a UE-associated logical NG-connection ended. */
 export type ConnectionEnd =
@@ -155,6 +161,26 @@ export interface ContextModificationEndpoint<Owner> {
   answered(connection: UeConnection<Owner>, failure: Cause | undefined): boolean;
 }
 
+/** A PDU Session Resource Notify as its generated reader gives it (TS 38.413 9.2.1.7). */
+export type ReceivedPduSessionResourceNotify = MessageOf<typeof readPDUSessionResourceNotify>;
+
+/** The two lists of a PDU Session Resource Modify Confirm (TS 38.413 9.2.1.9). */
+export interface ModifyConfirmLists {
+  confirmed: PDUSessionResourceModifyListModCfm;
+  failed: PDUSessionResourceFailedToModifyListModCfm;
+}
+
+/** Where what a radio tells of PDU sessions on its own goes, for the SMF (session-indications.ts). */
+export interface SessionIndicationEndpoint<Owner> {
+  /** PDU Session Resource Notify (8.2.4) on the connection. */
+  notified(connection: UeConnection<Owner>, message: ReceivedPduSessionResourceNotify): void;
+  /** PDU Session Resource Modify Indication (8.2.5) on the connection: the lists of its Confirm. */
+  modifyIndicated(
+    connection: UeConnection<Owner>,
+    items: PDUSessionResourceModifyListModInd,
+  ): ModifyConfirmLists;
+}
+
 export interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
@@ -199,6 +225,21 @@ const idsOf = (connection: UeConnection<unknown>) => ({
   ranUeNgapId: connection.ranUeNgapId,
 });
 
+/** Modify Confirm lists failing every session of a Modify Indication with `cause` (default: unknown session). */
+export function failedSessions(
+  items: PDUSessionResourceModifyListModInd,
+  cause: Cause = { choice: 'radioNetwork', value: 'unknown-PDU-session-ID' },
+): ModifyConfirmLists {
+  const transfer = modifyIndicationUnsuccessfulTransfer(cause);
+  return {
+    confirmed: [],
+    failed: items.map((item) => ({
+      pDUSessionID: item.pDUSessionID,
+      pDUSessionResourceModifyIndicationUnsuccessfulTransfer: transfer,
+    })),
+  };
+}
+
 /** The ids a message carries, for an Error Indication about it. */
 const presentIds = (ids: MessageIds): MessageIds => ({
   ...(ids.amfUeNgapId === undefined ? {} : { amfUeNgapId: ids.amfUeNgapId }),
@@ -232,6 +273,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   let handover: HandoverEndpoint<Owner> | undefined;
   let radioCapability: RadioCapabilityEndpoint<Owner> | undefined;
   let contextModification: ContextModificationEndpoint<Owner> | undefined;
+  let sessionIndications: SessionIndicationEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
     if (nas === undefined) throw new Error('UE NGAP used before a NAS endpoint is bound');
@@ -358,6 +400,21 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       });
     },
     PDUSessionResourceModifyResponse: sessionResourcesAnswered,
+    PDUSessionResourceNotify: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      sessionIndications?.notified(connection, message);
+    },
+    PDUSessionResourceModifyIndication: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      const items = message.pduSessionResourceModifyListModInd;
+      // Unbound, no session has an SMF to modify it: each fails as unknown (8.2.5.2).
+      const lists = sessionIndications?.modifyIndicated(connection, items) ?? failedSessions(items);
+      radio.send(pduSessionResourceModifyConfirm(idsOf(connection), lists), connection.streamId);
+    },
     PDUSessionResourceReleaseResponse: sessionResourcesAnswered,
     InitialUEMessage: (message, _, radio, streamId) => {
       const { ranUeNgapId } = message;
@@ -566,6 +623,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     /** Where UE Context Modification answers go; without it they get Error Indication (10.4). */
     bindContextModification(endpointToBind: ContextModificationEndpoint<Owner>): void {
       contextModification = endpointToBind;
+    },
+
+    /** Where PDU Session Resource Notify and Modify Indication go; without it no session is modified. */
+    bindSessionIndications(endpointToBind: SessionIndicationEndpoint<Owner>): void {
+      sessionIndications = endpointToBind;
     },
 
     /** Where Path Switch Requests go; without it none is answered. */

@@ -32,6 +32,10 @@ export interface NetworkSessionStatus {
 }
 
 /** One session of a Path Switch Request, or of its answer: its id and its transfer container. */
+/** The SMF's N2 SM answer for one session of a Modify Indication (TS 38.413 9.3.4.7 or its unsuccessful transfer). */
+export type ModifyIndicationAnswer =
+  { confirmed: true; transfer: Uint8Array } | { confirmed: false; transfer: Uint8Array };
+
 export interface PathSwitchItem {
   pduSessionId: number;
   transfer: Uint8Array;
@@ -78,6 +82,15 @@ export interface SessionManagement {
   statusReceived(supi: string, request: UeSessionStatus): NetworkSessionStatus;
   /** UpdateSMContext per session of a Path Switch Request (TS 23.502 4.9.1.2.2). */
   pathSwitched(supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome;
+  /** UpdateSMContext with a session's PDU Session Resource Notify Transfer (TS 38.413 8.2.4). */
+  radioNotified(supi: string, pduSessionId: number, transfer: Uint8Array): void;
+  /** UpdateSMContext: the radio released the session's resources (Notify's Released list, 8.2.4.2). */
+  radioReleasedSession(supi: string, pduSessionId: number): void;
+  /**
+   * UpdateSMContext with a session's PDU Session Resource Modify Indication Transfer (8.2.5): the
+   * SMF's Modify Confirm Transfer, or its Modify Indication Unsuccessful Transfer.
+   */
+  modifyIndicated(supi: string, pduSessionId: number, transfer: Uint8Array): ModifyIndicationAnswer;
   /**
    * UpdateSMContext, handover preparation, per session of Handover Required with its Handover Required
    * Transfer (9.3.4.14): the SMF keeps the sessions accepted until the handover ends.
