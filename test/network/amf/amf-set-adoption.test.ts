@@ -248,6 +248,66 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       await b.h.close();
     });
 
+    // The UE's own Service Request reaching the backup while it adopts the UE: served once the take ends,
+    // whichever moment of the take it arrives at (docs/amf-set.md, "A dead member's idle devices").
+    for (const moment of ['during the take-over', 'while its takeover reads the store'] as const)
+      it(`a Service Request that reaches B ${moment} of its adoption is served, not #9`, async () => {
+        const store = await openSharedStore(shared, storages);
+        const a = await member(store, 'amf-a', 0);
+        // B's store holds back either its take-over (the adoption's compare-and-set) or its find (the
+        // Service Request's takeover) until the test lets it go.
+        let letGo!: () => void;
+        const held = new Promise<void>((resolve) => (letGo = resolve));
+        let reached!: () => void;
+        const holding = new Promise<void>((resolve) => (reached = resolve));
+        const gated: UeContextStore = {
+          ...store,
+          async takeOver(...args) {
+            if (moment === 'during the take-over') {
+              reached();
+              await held;
+            }
+            return store.takeOver(...args);
+          },
+          async findByGuti(...args) {
+            if (moment === 'while its takeover reads the store') {
+              reached();
+              await held;
+            }
+            return store.findByGuti(...args);
+          },
+        };
+        const b = await member(gated, 'amf-b', 1);
+        const ue = new TestUe();
+        const { ids, guti } = await register(a.h, a.radio, ue);
+        await establishSession(a.h, a.radio, ue, ids);
+        await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+        await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+        await a.h.amf.ueContextsWritten();
+        const before = (await store.get(IMSI))!;
+
+        let adoption: Promise<{ adopted: number }> | undefined;
+        if (moment === 'during the take-over') adoption = b.h.amf.adopt('amf-a');
+        const answer = initialStep(b.h, b.radio, ue, initialUeMessage(7, serviceRequestWithData(ue, guti)));
+        await holding;
+        if (moment === 'while its takeover reads the store') adoption = b.h.amf.adopt('amf-a');
+        // The adoption has taken the UE, or holds it in its take-over: now the store answers.
+        if (moment === 'while its takeover reads the store') assert.equal((await adoption)?.adopted, 1);
+        letGo();
+        const served = await answer;
+        emitted.add(b.radio.received);
+        assert.deepEqual(types(served.nas), ['serviceAccept']);
+        assert.equal((await adoption)?.adopted, 1);
+        await b.h.amf.ueContextsWritten();
+        const after = (await store.get(IMSI))!;
+        assert.equal(after.owner, 'amf-b');
+        assert.equal(after.epoch, before.epoch + 1, 'one take-over');
+        // Its session comes back in the Initial Context Setup (set up there, as after any Service Request).
+        assert.deepEqual(b.h.smf?.sessionsOf(IMSI), [{ pduSessionId: 1, state: 'setting-up' }]);
+        await a.h.close();
+        await b.h.close();
+      });
+
     it('two members adopting one dead member’s UE at once: one of them has it', async () => {
       const store = await openSharedStore(shared, storages);
       const a = await member(store, 'amf-a', 0);

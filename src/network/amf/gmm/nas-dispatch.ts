@@ -32,7 +32,7 @@ import {
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
 import { drainingReject } from './drain.ts';
-import { takeOver, takesOver } from './takeover.ts';
+import { takeInFlight, takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeIdle, dropTakenOver, stopProcedure } from './ue-lifecycle.ts';
@@ -179,7 +179,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     }
   }
 
-  function initialUeMessage(connection: Connection, nasPdu: Uint8Array): void {
+  /** `retried`: handled afresh after a take of its UE (below), which happens once. */
+  function initialUeMessage(connection: Connection, nasPdu: Uint8Array, retried = false): void {
     const decoded = decodeNasPdu(nasPdu);
     const pdu = decoded.ok ? decoded.pdu : undefined;
     // An initial NAS message is never ciphered (TS 24.501 4.4.6): its cleartext must be readable.
@@ -225,6 +226,15 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
           return amf.ngap.release(connection, { choice: 'nas', value: 'normal-release' });
       }
     };
+    // A take of this UE in flight (its adoption from a dead member of the set, or a takeover on another
+    // connection): served from its context before the take ends, the message would find the UE without
+    // its sessions, or the store still naming the old owner. It waits, then is handled afresh.
+    const taking = retried || known?.supi === undefined ? undefined : takeInFlight(amf, known.supi);
+    if (taking !== undefined)
+      return void taking.then(() => {
+        if (connection.phase === 'active') initialUeMessage(connection, nasPdu, true);
+      });
+    const again = retried ? undefined : () => initialUeMessage(connection, nasPdu, true);
     const held = known;
     const initial: FiveGmmMessage = message;
     if (held?.security !== undefined && pdu.kind === 'protected') {
@@ -247,14 +257,14 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
           if (!amf.ues.has(held) || connection.phase !== 'active') return;
           if (owned) return serve();
           dropTakenOver(amf, held);
-          if (takesOver(initial)) void takeOver(amf, connection, initial, nasPdu, takenOver, unknown);
+          if (takesOver(initial)) void takeOver(amf, connection, initial, nasPdu, takenOver, unknown, again);
           else unknown();
         });
       }
     }
     // A UE of the set this AMF holds nothing for: another member served it (docs/amf-set.md, "Takeover").
     if (known === undefined && pdu.kind === 'protected' && amf.ueContexts.shared && takesOver(message))
-      return void takeOver(amf, connection, message, nasPdu, takenOver, unknown);
+      return void takeOver(amf, connection, message, nasPdu, takenOver, unknown, again);
     unknown();
   }
 

@@ -151,7 +151,36 @@ function rebuild(
  * another member took the UE first; a store or SMF failure is logged and ends the same way (the record
  * stays for another try). Shared by a takeover and the adoption of a dead member's UEs (adoption.ts).
  */
-export async function takeRecord(
+export function takeRecord(
+  amf: AmfContext,
+  record: UeContextRecord,
+  security: NasSecurityContext,
+): Promise<AmfUe | undefined> {
+  let takes = takesInFlight.get(amf);
+  if (takes === undefined) takesInFlight.set(amf, (takes = new Map<string, Promise<AmfUe | undefined>>()));
+  const taking = take(amf, record, security);
+  const own = takes;
+  if (!own.has(record.supi)) {
+    own.set(record.supi, taking);
+    void taking.finally(() => {
+      if (own.get(record.supi) === taking) own.delete(record.supi);
+    });
+  }
+  return taking;
+}
+
+/**
+ * The takes in flight of each AMF by SUPI (a takeover's, or an adoption's, which may run while the UE's
+ * own message arrives): that message waits for the take to end, then is handled afresh.
+ */
+const takesInFlight = new WeakMap<AmfContext, Map<string, Promise<AmfUe | undefined>>>();
+
+/** The take of `supi`'s UE this AMF has in flight, if any (nas-dispatch.ts waits for it). */
+export function takeInFlight(amf: AmfContext, supi: string): Promise<unknown> | undefined {
+  return takesInFlight.get(amf)?.get(supi);
+}
+
+async function take(
   amf: AmfContext,
   record: UeContextRecord,
   security: NasSecurityContext,
@@ -206,12 +235,22 @@ export async function takeOver(
   nasPdu: Uint8Array,
   serve: (ue: AmfUe, message: FiveGmmMessage, plain: Uint8Array) => void,
   unknown: () => void,
+  /**
+   * Handles the message afresh, once: for a UE this AMF came to hold while the store was read (its
+   * adoption from a dead member, or another connection's takeover, ran meanwhile).
+   */
+  again?: () => void,
 ): Promise<void> {
   let taken: { ue: AmfUe; message: FiveGmmMessage; plain: Uint8Array } | undefined;
   try {
     const { configuration } = await amf.network();
     const guti = setGutiOf(message, amf, configuration.plmn);
     const record = guti === undefined ? undefined : await amf.ueContexts.find(guti);
+    if (record !== undefined && again !== undefined && amf.ues.bySupi(record.supi) !== undefined) {
+      await takeInFlight(amf, record.supi);
+      if (connection.phase === 'active') again();
+      return;
+    }
     // Not while this AMF holds the SUPI (its own context answers for the UE), nor on a closed connection.
     if (record === undefined || amf.ues.bySupi(record.supi) !== undefined || connection.phase !== 'active')
       return unknown();
