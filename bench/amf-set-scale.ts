@@ -66,6 +66,7 @@ const [dataDir] = await admin<
 >`select setting from pg_settings where name = 'data_directory'`;
 const postmaster = Number(readFileSync(`${dataDir!.setting}/postmaster.pid`, 'utf8').split('\n')[0]);
 
+const IDLE_MS = 5000;
 const TICK = 100; // USER_HZ: /proc's CPU times are in ticks of 1/100 s on Linux.
 /** Fields of /proc/<pid>/stat after the command name. */
 const statFields = (pid: number): string[] =>
@@ -131,6 +132,10 @@ interface Phase {
   members: number;
   /** CPU ms per registration of each member, over the registrations it served. */
   memberMs: number[];
+  /** Each member's CPU ms per second before the measured registrations, with none running. */
+  idleMsPerSecond: number[];
+  /** memberMs less that idle CPU over the measured interval. */
+  netMs: number[];
   served: number[];
   dbMs: number;
   statements: number;
@@ -138,6 +143,8 @@ interface Phase {
   inserted: number;
   updated: number;
   rate: number;
+  /** This process's CPU per registration: the simulated gNB and UEs. */
+  simMs: number;
   top: [string, number][];
 }
 
@@ -173,15 +180,25 @@ async function phase(members: number, round: number): Promise<Phase> {
     const warm = await register(ran.ues.slice(0, WARMUP));
     await written(warm);
     const measured = ran.ues.slice(WARMUP);
+    // Each member's CPU with no registrations (heartbeat, lease, timers): a cost per second, not per
+    // registration, that two members pay twice.
+    const idle0 = set.members.map((m) => cpuOf(m.child.pid!));
+    const idleStarted = performance.now();
+    await sleep(IDLE_MS);
+    const idleSeconds = (performance.now() - idleStarted) / 1000;
+    const idlePerSecond = set.members.map((m, i) => (cpuOf(m.child.pid!) - idle0[i]!) / idleSeconds);
     const before = await dbCounters(set);
     const cpu0 = set.members.map((m) => cpuOf(m.child.pid!));
     const db0 = serverCpu();
+    const sim0 = process.cpuUsage();
     const started = performance.now();
     const accepted = await register(measured);
     const elapsed = (performance.now() - started) / 1000;
     await written(warm + accepted);
     const cpu1 = set.members.map((m) => cpuOf(m.child.pid!));
+    const intervalSeconds = (performance.now() - started) / 1000;
     const db1 = serverCpu();
+    const sim = process.cpuUsage(sim0);
     const after = await dbCounters(set);
     const served = set.members.map(
       (m) => measured.filter((ue) => ue.state === 'registered' && ue.guti?.amfPointer === m.pointer).length,
@@ -194,6 +211,12 @@ async function phase(members: number, round: number): Promise<Phase> {
     const result: Phase = {
       members,
       memberMs: set.members.map((_, i) => ((cpu1[i]! - cpu0[i]!) * 1000) / Math.max(1, served[i]!)),
+      idleMsPerSecond: idlePerSecond.map((x) => x * 1000),
+      // Over the measured interval (the registrations and the wait for their writes).
+      netMs: set.members.map(
+        (_, i) =>
+          ((cpu1[i]! - cpu0[i]! - idlePerSecond[i]! * intervalSeconds) * 1000) / Math.max(1, served[i]!),
+      ),
       served,
       dbMs: ((db1 - db0) * 1000) / accepted,
       statements: (after.statements - before.statements) / accepted,
@@ -201,15 +224,18 @@ async function phase(members: number, round: number): Promise<Phase> {
       inserted: (after.inserted - before.inserted) / accepted,
       updated: (after.updated - before.updated) / accepted,
       rate: accepted / elapsed,
+      simMs: (sim.user + sim.system) / 1000 / accepted,
       top,
     };
     say(
       `round ${round}, ${members} member(s): ${accepted} of ${UES} accepted (${served.join(' + ')}), ` +
-        `${result.rate.toFixed(0)}/s; member CPU/reg ${result.memberMs.map((ms) => ms.toFixed(2)).join(', ')} ms; ` +
+        `${result.rate.toFixed(0)}/s; member CPU/reg ${result.memberMs.map((ms) => ms.toFixed(2)).join(', ')} ms ` +
+        `(idle ${result.idleMsPerSecond.map((ms) => ms.toFixed(1)).join(', ')} ms/s, net of it ${result.netMs.map((ms) => ms.toFixed(2)).join(', ')} ms); ` +
         `database: server CPU/reg ${result.dbMs.toFixed(2)} ms, statements/reg ${result.statements.toFixed(2)}, ` +
         `transactions/reg ${result.transactions.toFixed(2)}, rows inserted/reg ${result.inserted.toFixed(2)}, ` +
-        `updated/reg ${result.updated.toFixed(2)}; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+        `updated/reg ${result.updated.toFixed(2)}; simulator CPU/reg ${result.simMs.toFixed(2)} ms; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
+    for (const [q, n] of top) say(`  ${n.toFixed(3)}  ${q.replace(/\s+/g, ' ').slice(0, 110)}`);
     await ran.close();
     return result;
   } finally {
@@ -240,6 +266,7 @@ const oneMs = median(one.map((p) => p.memberMs[0]!));
 const twoMs = two.map((p) => p.memberMs);
 // Each round's ratio: its two-member phase against the one-member phase next to it.
 const ratios = two.map((p, i) => Math.max(...p.memberMs) / one[i]!.memberMs[0]!);
+const netRatios = two.map((p, i) => Math.max(...p.netMs) / one[i]!.netMs[0]!);
 const all = [...one, ...two];
 const dbMs = median(all.map((p) => p.dbMs));
 const statements = median(all.map((p) => p.statements));
@@ -254,13 +281,9 @@ say(
   [
     `one member: CPU/reg ${one.map((p) => p.memberMs[0]!.toFixed(2)).join(', ')} ms (median ${oneMs.toFixed(2)})`,
     `two members: CPU/reg ${twoMs.map((ms) => ms.map((x) => x.toFixed(2)).join(' / ')).join(', ')} ms`,
-    `two members / one member (the busier member, per round): ${ratios.map((r) => r.toFixed(3)).join(', ')} (goal <= 1.15)`,
+    `two members / one member (the busier member, per round): ${ratios.map((r) => r.toFixed(3)).join(', ')} (goal <= 1.15); net of idle CPU: ${netRatios.map((r) => r.toFixed(3)).join(', ')}`,
     `database per registration: statements ${statements.toFixed(2)}, transactions ${median(all.map((p) => p.transactions)).toFixed(2)}, ` +
       `server CPU ${dbMs.toFixed(2)} ms (median of all phases)`,
-    `statements per registration (last phase):`,
-    ...(phases.at(-1)?.top ?? []).map(
-      ([q, n]) => `  ${n.toFixed(2)}  ${q.replace(/\s+/g, ' ').slice(0, 140)}`,
-    ),
     `estimate: a member on ${memberCores} cores ${perMember.toFixed(0)} reg/s; the server at ${(dbBusy * 100).toFixed(0)} % of ` +
       `${dbCores} cores ${dbRate.toFixed(0)} reg/s; members one database sustains: ${(dbRate / perMember).toFixed(1)}`,
   ].join('\n'),
