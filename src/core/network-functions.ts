@@ -263,6 +263,7 @@ function sessionManagementOf(smf: Smf, logger: Logger): SessionManagement {
     pathSwitched: (supi, toBeSwitched) => smf.pathSwitched(supi, toBeSwitched),
     radioNotified: (supi, pduSessionId, transfer) => smf.radioNotified(supi, pduSessionId, transfer),
     radioReleasedSession: (supi, pduSessionId) => smf.radioReleasedSession(supi, pduSessionId),
+    secondaryRatUsage: (supi, pduSessionId, transfer) => smf.secondaryRatUsage(supi, pduSessionId, transfer),
     modifyIndicated: (supi, pduSessionId, transfer) => smf.modifyIndicated(supi, pduSessionId, transfer),
     handoverRequired: (supi, items) => smf.handoverRequired(supi, items),
     handoverAcknowledged: (supi, admitted, failed) => smf.handoverAcknowledged(supi, admitted, failed),

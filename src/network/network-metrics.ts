@@ -44,6 +44,16 @@ export function installNetworkEventMetrics(metrics: Metrics, events: Pick<Networ
   events.on('session.established', count('pmn_pdu_sessions_established_total', 'PDU sessions established'));
   events.on('session.released', count('pmn_pdu_sessions_released_total', 'PDU sessions released'));
   events.on('radio.connected', count('pmn_radio_connections_total', 'Radios that completed NG Setup'));
+  // Labelled by RAT type (five values) and direction: no subscriber identity.
+  const secondaryRat = metrics.counter<'rat_type' | 'direction'>({
+    name: 'pmn_secondary_rat_octets_total',
+    help: 'Octets radios reported carried over a secondary RAT (Secondary RAT Data Usage Report, TS 38.413 8.16.1), by RAT type and direction',
+    labelNames: ['rat_type', 'direction'],
+  });
+  events.on('session.secondaryRatUsage', (usage) => {
+    secondaryRat.inc({ rat_type: usage.ratType, direction: 'uplink' }, usage.uplinkOctets);
+    secondaryRat.inc({ rat_type: usage.ratType, direction: 'downlink' }, usage.downlinkOctets);
+  });
   // Labelled by message name and TS 24.501 cause: both bounded sets; no subscriber identity.
   const warnings = metrics.counter<'message' | 'cause'>({
     name: 'pmn_nas_warnings_total',

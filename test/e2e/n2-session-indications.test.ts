@@ -9,6 +9,7 @@ import { readPDUSessionResourceModifyConfirm } from '../../src/network/ngap/gene
 import {
   pduSessionResourceModifyIndication,
   pduSessionResourceNotify,
+  secondaryRatDataUsageReport,
 } from '../../src/simulator/ue/gnb-session-indications.ts';
 import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import type { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
@@ -163,5 +164,39 @@ describe('PDU session resource indications from the radio (real service)', () =>
     );
     assert.equal(await released, 1);
     await s.until(async () => ((await s.sessionsOf(imsi)).length === 0 ? true : undefined), 'released');
+  });
+
+  /** The value of `pmn_secondary_rat_octets_total` for these labels, 0 before any. */
+  async function secondaryRatOctets(rat: string, direction: string): Promise<number> {
+    const response = await s.t.request({ method: 'GET', url: '/api/v1/metrics', token: s.token });
+    assert.equal(response.statusCode, 200);
+    const line = new RegExp(
+      `^pmn_secondary_rat_octets_total\\{rat_type="${rat}",direction="${direction}"\\} (\\d+)$`,
+      'm',
+    ).exec(response.body);
+    return line === null ? 0 : Number(line[1]);
+  }
+
+  it('Secondary RAT Data Usage Report: counted per RAT type and direction; an unknown session is not', async () => {
+    const { ue } = await withActiveSession(4);
+    const before = [await secondaryRatOctets('nr', 'uplink'), await secondaryRatOctets('nr', 'downlink')];
+    const window = { startMs: Date.UTC(2026, 11, 7, 5, 0, 0), endMs: Date.UTC(2026, 11, 7, 5, 1, 0) };
+    assert.ok(
+      s.ues.sendAboutUe(ue, (ids) =>
+        secondaryRatDataUsageReport(
+          ids,
+          [
+            { pduSessionId: 1, ratType: 'nr', uplinkOctets: 1000, downlinkOctets: 250_000 },
+            { pduSessionId: 5, ratType: 'nr', uplinkOctets: 7, downlinkOctets: 7 },
+          ],
+          window,
+        ),
+      ),
+    );
+    const after = await s.until(async () => {
+      const counted = [await secondaryRatOctets('nr', 'uplink'), await secondaryRatOctets('nr', 'downlink')];
+      return counted[1]! > before[1]! ? counted : undefined;
+    }, 'counted');
+    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [1000, 250_000]);
   });
 });

@@ -41,6 +41,17 @@ export interface NetworkEventMap {
   'session.modified': { supi: string; session: PduSession };
   /** The session is gone (released by the UE or the network, or locally). */
   'session.released': { supi: string; pduSessionId: number };
+  /**
+   * A Secondary RAT Data Usage Report's volumes for one session (TS 38.413 8.16.1), summed per RAT
+   * type of the report; not the subscriber's usage (the UPF counts the same packets, network.md 7).
+   */
+  'session.secondaryRatUsage': {
+    supi: string;
+    pduSessionId: number;
+    ratType: SecondaryRatType;
+    uplinkOctets: number;
+    downlinkOctets: number;
+  };
   /** A 5GMM or 5GSM message to or from a device, as its subscriber log records it (network.md 4). */
   'nas.message': NasMessageEvent;
 }
@@ -60,6 +71,9 @@ export interface NasMessageEvent {
   readonly raw: Uint8Array;
   readonly details: Readonly<Record<string, unknown>>;
 }
+
+/** The RAT types of a Secondary RAT usage report (TS 38.413 9.3.1); `other` for later extensions. */
+export type SecondaryRatType = 'nr' | 'eutra' | 'nr-unlicensed' | 'e-utra-unlicensed' | 'other';
 
 export type NetworkEventName = keyof NetworkEventMap;
 

@@ -22,6 +22,7 @@ import {
 import { createSmfHandovers } from './handover.ts';
 import { pathSwitched } from './path-switch.ts';
 import { modifyIndicated, radioNotified, radioReleasedSession } from './radio-indications.ts';
+import { secondaryRatUsageReported } from './secondary-rat-usage.ts';
 import { releaseAllLocally, releaseCompleted, releaseRequested } from './release.ts';
 import { restoreSessions } from './restoration.ts';
 import { storedPduSession } from './session-record.ts';
@@ -134,6 +135,8 @@ export function createSmf(options: SmfOptions) {
     /** What a radio tells of a session on its own (TS 38.413 8.2.4, 8.2.5; radio-indications.ts). */
     radioNotified: (supi: string, pduSessionId: number, transfer: Uint8Array): void =>
       radioNotified(ctx, supi, pduSessionId, transfer),
+    secondaryRatUsage: (supi: string, pduSessionId: number, transfer: Uint8Array): void =>
+      secondaryRatUsageReported(ctx, supi, pduSessionId, transfer),
     radioReleasedSession: (supi: string, pduSessionId: number): void =>
       radioReleasedSession(ctx, supi, pduSessionId),
     modifyIndicated: (supi: string, pduSessionId: number, transfer: Uint8Array): ModifyIndicationAnswer =>

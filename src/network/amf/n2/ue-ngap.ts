@@ -8,6 +8,7 @@ import type {
   PDUSessionResourceFailedToModifyListModCfm,
   PDUSessionResourceModifyListModCfm,
   PDUSessionResourceModifyListModInd,
+  PDUSessionResourceSecondaryRATUsageList,
   UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
@@ -174,6 +175,8 @@ export interface ModifyConfirmLists {
 export interface SessionIndicationEndpoint<Owner> {
   /** PDU Session Resource Notify (8.2.4) on the connection. */
   notified(connection: UeConnection<Owner>, message: ReceivedPduSessionResourceNotify): void;
+  /** Secondary RAT Data Usage Report (8.16.1) on the connection: each session's transfer. */
+  secondaryRatUsage(connection: UeConnection<Owner>, items: PDUSessionResourceSecondaryRATUsageList): void;
   /** PDU Session Resource Modify Indication (8.2.5) on the connection: the lists of its Confirm. */
   modifyIndicated(
     connection: UeConnection<Owner>,
@@ -405,6 +408,16 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       if (connection === undefined) return;
       located(connection, message.userLocationInformation);
       sessionIndications?.notified(connection, message);
+    },
+    SecondaryRATDataUsageReport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      // The list has criticality ignore (10.3.5): a report without it counts nothing.
+      sessionIndications?.secondaryRatUsage(
+        connection,
+        message.pduSessionResourceSecondaryRatUsageList ?? [],
+      );
     },
     PDUSessionResourceModifyIndication: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);

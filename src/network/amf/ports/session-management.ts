@@ -84,6 +84,8 @@ export interface SessionManagement {
   pathSwitched(supi: string, toBeSwitched: readonly PathSwitchItem[]): PathSwitchOutcome;
   /** UpdateSMContext with a session's PDU Session Resource Notify Transfer (TS 38.413 8.2.4). */
   radioNotified(supi: string, pduSessionId: number, transfer: Uint8Array): void;
+  /** UpdateSMContext with a session's Secondary RAT Data Usage Report Transfer (TS 23.502 4.21). */
+  secondaryRatUsage(supi: string, pduSessionId: number, transfer: Uint8Array): void;
   /** UpdateSMContext: the radio released the session's resources (Notify's Released list, 8.2.4.2). */
   radioReleasedSession(supi: string, pduSessionId: number): void;
   /**

@@ -1,4 +1,7 @@
-import type { PDUSessionResourceModifyListModInd } from '../../ngap/generated/types.ts';
+import type {
+  PDUSessionResourceModifyListModInd,
+  PDUSessionResourceSecondaryRATUsageList,
+} from '../../ngap/generated/types.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
@@ -15,7 +18,8 @@ export type SessionIndicationsAmf = Pick<AmfContext, 'smf' | 'ueContexts'>;
 /**
  * What a radio tells of PDU sessions on its own, relayed to the SMF as N2 SM information (TS 23.502
  * 4.3.3.2 step 1e, 4.14.1): PDU Session Resource Notify (TS 38.413 8.2.4) per listed session, and PDU
- * Session Resource Modify Indication (8.2.5) answered with Modify Confirm from the SMF's transfers. A
+ * Session Resource Modify Indication (8.2.5) answered with Modify Confirm from the SMF's transfers, and
+ * Secondary RAT Data Usage Report (8.16.1, TS 23.502 4.21) per listed session. A
  * connection without a registered UE, or without an SMF, has no session: every indicated one fails
  * with `unknown-PDU-session-ID`, and a Notify changes nothing.
  */
@@ -31,6 +35,14 @@ export function createSessionIndications(amf: SessionIndicationsAmf): SessionInd
       for (const item of message.pduSessionResourceReleasedListNot ?? [])
         smf.radioReleasedSession(supi, item.pDUSessionID);
       amf.ueContexts.save(ue);
+    },
+
+    secondaryRatUsage(connection: UeConnection<AmfUe>, items: PDUSessionResourceSecondaryRATUsageList): void {
+      const supi = connection.owner?.supi;
+      const smf = amf.smf;
+      if (supi === undefined || smf === undefined) return;
+      for (const item of items)
+        smf.secondaryRatUsage(supi, item.pDUSessionID, item.secondaryRATDataUsageReportTransfer);
     },
 
     modifyIndicated(
