@@ -163,7 +163,8 @@ describe(
 
     before(async () => {
       // amf-a gives an idle UE up soon (mobile reachable 3 s, then implicit deregistration after 1 s):
-      // resumed, it deregisters the UE it still holds, a write the store must refuse.
+      // where its timers run before it finds its lease gone, it deregisters the UE it still holds, a
+      // write the store must refuse.
       set = await startAmfSet({
         tag: 'ps',
         members: 2,
@@ -181,7 +182,7 @@ describe(
       await set?.stop();
     });
 
-    it("writes nothing over the new owner: its write is fenced, the record stays the peer's", async () => {
+    it("writes nothing over the new owner: it gives the UE up unwritten or its write is fenced; the record stays the peer's", async () => {
       const [a, b] = set.members;
       const ue = ran.ues[0];
       assert.ok(a !== undefined && b !== undefined && ue !== undefined);
@@ -214,18 +215,22 @@ describe(
       assert.equal(taken[0]?.owner, 'amf-b');
 
       a.child.kill('SIGCONT');
-      // Resumed, amf-a's timers run out for the UE it still holds: its deregistration is refused.
-      const fenced = () => set.metric(a, 'pmn_ue_context_write_failures_total{reason="fenced"}');
-      let samples: string[] = [];
+      // Resumed past its lease, amf-a gives the UE up without a write: it stops serving and drops its UE
+      // contexts ("Losing the database"), or, where its timers run first, its deregistration of the UE is
+      // refused by the store (fenced: counted, and logged with the SUPI).
+      const gaveUp = new RegExp(`UE contexts dropped|"supi":"${imsi}".*UE context write refused`);
       await until(
-        'amf-a to be fenced',
-        async () => {
-          samples = await fenced();
-          return samples.some((line) => Number(line.split(' ').at(-1)) >= 1);
-        },
-        () => ` (${samples.join('; ')})\n${a.output()}`,
+        'amf-a to give the UE up',
+        () => gaveUp.test(a.output()),
+        () => `\n${a.output()}`,
       );
-      assert.match(a.output(), new RegExp(`"supi":"${imsi}".*UE context write refused`));
+      if (/UE context write refused/.test(a.output())) {
+        const fenced = await set.metric(a, 'pmn_ue_context_write_failures_total{reason="fenced"}');
+        assert.ok(
+          fenced.some((line) => Number(line.split(' ').at(-1)) >= 1),
+          fenced.join('; '),
+        );
+      }
       // The record is amf-b's (same owner and epoch), with the session's address; the UE still there.
       const after = await ownership();
       assert.deepEqual(
