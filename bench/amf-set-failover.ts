@@ -15,7 +15,8 @@
 // address), each session's time from the loss's detection to its first echo reply through amf-b's
 // UPF, and the UE context records amf-a had acknowledged (written before the kill) that are not in the
 // store afterwards. Needs root (namespaces, TUNs) and a PostgreSQL server (Debian: postgresql).
-// Run: npx tsx bench/amf-set-failover.ts [--ues N (1000)] [--sessions N (200)]
+// With --after-adoption the devices wait until amf-b has adopted every record of amf-a.
+// Run: npx tsx bench/amf-set-failover.ts [--ues N (1000)] [--sessions N (200)] [--after-adoption]
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { performance } from 'node:perf_hooks';
@@ -29,7 +30,11 @@ import { amfSetUnavailable, DN, GNB_ADDRESS, startAmfSet, until } from '../test/
 import { startSetRan, subscribe } from '../test/system/amf-set-ran.ts';
 
 const { values } = parseArgs({
-  options: { ues: { type: 'string', default: '1000' }, sessions: { type: 'string', default: '200' } },
+  options: {
+    ues: { type: 'string', default: '1000' },
+    sessions: { type: 'string', default: '200' },
+    'after-adoption': { type: 'boolean', default: false },
+  },
 });
 const UES = Number(values.ues);
 const SESSIONS = Number(values.sessions);
@@ -140,6 +145,16 @@ try {
   const detected = await ran.lost(0, killed);
   await set.waitStates(b, { 'amf-a': 'gone' });
   const gone = Date.now();
+  // --after-adoption: the devices wait until amf-b has adopted every record of amf-a (docs/amf-set.md,
+  // "A dead member's idle devices") instead of racing it.
+  if (values['after-adoption'])
+    await until(
+      'amf-b to adopt every record',
+      async () => (await set.sql(`select 1 from ue_contexts where owner = 'amf-a'`)).length === 0,
+      () => '',
+      120_000,
+    );
+  const adopted = Date.now();
   started = performance.now();
   // The connected ones first: their data is waiting (TS 24.501 5.6.1.1); then the idle ones.
   const continuations = [
@@ -168,7 +183,8 @@ try {
   say(
     [
       `kill -9 of amf-a serving ${UES} devices (${SESSIONS} connected with a session carrying traffic, ${UES - SESSIONS} idle)`,
-      `gNB found the association lost ${detected - killed} ms after the kill; amf-b saw amf-a gone ${gone - killed} ms after it`,
+      `gNB found the association lost ${detected - killed} ms after the kill; amf-b saw amf-a gone ${gone - killed} ms after it` +
+        (values['after-adoption'] ? `; every record adopted ${adopted - killed} ms after it` : ''),
       `continued on amf-b with no new Registration or authentication, same 5G-GUTI and addresses: ${good} of ${UES} (${share.toFixed(2)} %) in ${(continuedMs / 1000).toFixed(2)} s`,
       `traffic again after the loss was detected: ${again.length} of ${SESSIONS} sessions; p50 ${percentile(again, 50)} ms, p99 ${percentile(again, 99)} ms, max ${again.at(-1)} ms`,
       `acknowledged UE context records lost: ${lost} of ${UES}`,
