@@ -97,4 +97,30 @@ describe('the simulator command for UEs (npm run sim -- ue)', () => {
     assert.ok(bad.lines.includes('--suci A needs --hn-key'));
     assert.ok(bad.lines.some((line) => line.startsWith('usage: npm run sim -- ue')));
   });
+
+  it('--scenario failover needs several --amf; --ping needs --tun-netns; --strict takes one --amf (exit 2)', async () => {
+    const say = (lines: string[]) => (line: string) => lines.push(line);
+    const cases: [string[], string][] = [
+      [['--scenario', 'failover'], '--scenario failover needs several --amf'],
+      [
+        ['--scenario', 'other', '--amf', '127.0.0.1:1', '--amf', '127.0.0.2:1'],
+        '--scenario must be failover, got other',
+      ],
+      [['--ping', '10.99.0.1'], '--ping needs an IP address and --tun-netns'],
+      [
+        ['--strict', '--amf', '127.0.0.1:1', '--amf', '127.0.0.2:1'],
+        '--strict and the location options take one --amf',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const lines: string[] = [];
+      const status = await runSimulator(
+        ['ue', '--key', K, '--opc', OPC, ...args],
+        say(lines),
+        Promise.resolve(),
+      );
+      assert.equal(status, 2, lines.join('\n'));
+      assert.ok(lines.includes(message), lines.join('\n'));
+    }
+  });
 });
