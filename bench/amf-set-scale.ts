@@ -16,7 +16,7 @@
 // Needs root (namespaces, TUNs) and a PostgreSQL server (Debian: postgresql, its contrib for
 // pg_stat_statements).
 // Run: npx tsx bench/amf-set-scale.ts [--ues N (2000)] [--warmup N (500)] [--rounds N (2)]
-//      [--concurrency N (20)] [--db-cores N (4)] [--member-cores N (2)] [--db-busy 0..1 (0.7)]
+//      [--concurrency N (20)] [--one-concurrency N (as --concurrency)] [--db-cores N (4)] [--member-cores N (2)] [--db-busy 0..1 (0.7)]
 import { readdirSync, readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '500' },
     rounds: { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '20' },
+    'one-concurrency': { type: 'string' },
     'db-cores': { type: 'string', default: '4' },
     'member-cores': { type: 'string', default: '2' },
     'db-busy': { type: 'string', default: '0.7' },
@@ -43,6 +44,9 @@ const UES = Number(values.ues);
 const WARMUP = Number(values.warmup);
 const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
+// The one-member set's registrations in flight: --one-concurrency 10 against two members at 20 gives each
+// member the same number in flight (a control: what a member's batching of half the load costs).
+const ONE_CONCURRENCY = Number(values['one-concurrency'] ?? values.concurrency);
 const FIRST = 1;
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
@@ -166,7 +170,9 @@ async function phase(members: number, round: number): Promise<Phase> {
       tuns: false,
     });
     const register = async (ues: SimulatedUe[]): Promise<number> => {
-      const outcomes = await withConcurrency(ues, CONCURRENCY, (ue) => ue.register('suci'));
+      const outcomes = await withConcurrency(ues, members === 1 ? ONE_CONCURRENCY : CONCURRENCY, (ue) =>
+        ue.register('suci'),
+      );
       return outcomes.filter((o) => o.outcome === 'accepted').length;
     };
     const written = async (count: number) =>
