@@ -1,8 +1,19 @@
-import { sql } from 'kysely';
+import { sql, type SqlBool } from 'kysely';
 import type { AddressLease, AddressLeases, PoolFamily } from '../../network/ports/address-leases.ts';
 import { indexOf, parsePool, textOf, type Pool } from '../../network/working-state/address-pools.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../database.ts';
+
+/**
+ * An `address_leases` row's owner is `self`, or no live member: its `amf_set_members` row says `gone`
+ * or its lease has run out at `now` (a member that died or stopped). The one rule by which leases are
+ * taken from a member (`hold`) and freed (stranded-leases-store.ts).
+ */
+export function ownerSelfOrNotLive(self: string, now: number) {
+  return sql<SqlBool>`(address_leases.owner = ${self} or not exists (select 1 from amf_set_members
+    where amf_set_members.name = address_leases.owner and amf_set_members.state <> 'gone'
+    and amf_set_members.lease_expires_at > ${now}))`;
+}
 
 /** Candidates one statement tries: the lowest free of them is leased. */
 const WINDOW = 32n;
@@ -117,21 +128,7 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
             owner: eb.ref('excluded.owner'),
             leased_at: eb.ref('excluded.leased_at'),
           }))
-          .where((eb) =>
-            eb.or([
-              eb('address_leases.owner', '=', owner),
-              eb.not(
-                eb.exists(
-                  eb
-                    .selectFrom('amf_set_members')
-                    .select('amf_set_members.name')
-                    .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                    .where('amf_set_members.state', '<>', 'gone')
-                    .where('amf_set_members.lease_expires_at', '>', now),
-                ),
-              ),
-            ]),
-          ),
+          .where(ownerSelfOrNotLive(owner, now)),
       )
       .returning('address')
       .executeTakeFirst();

@@ -1,12 +1,13 @@
 import type { Clock } from '../../clock.ts';
 import type { StrandedLease, StrandedLeases } from '../../network/ports/address-leases.ts';
 import type { Db } from '../database.ts';
+import { ownerSelfOrNotLive } from './address-leases-store.ts';
 
 /**
  * The `StrandedLeases` port over `address_leases` and `amf_set_members` (migrations 0023 and 0018;
- * docs/amf-set.md, "Lease reclamation"). A member is live while its row is not `gone` and its lease
- * runs: the rule `hold` takes leases by (address-leases-store.ts). This member's own name's leases are
- * listed too: those its process does not hold are its previous run's.
+ * docs/amf-set.md, "Lease reclamation"). A lease is stranded by the rule `hold` takes leases by
+ * (`ownerSelfOrNotLive`, address-leases-store.ts). This member's own name's leases are listed too:
+ * those its process does not hold are its previous run's.
  */
 export function createStrandedLeasesStore(deps: { db: Db; clock: Clock }): StrandedLeases {
   const { db, clock } = deps;
@@ -17,21 +18,7 @@ export function createStrandedLeasesStore(deps: { db: Db; clock: Clock }): Stran
         .selectFrom('address_leases')
         .select(['address', 'owner', 'leased_at'])
         .where('address', '>', after)
-        .where((eb) =>
-          eb.or([
-            eb('owner', '=', self),
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('amf_set_members')
-                  .select('amf_set_members.name')
-                  .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                  .where('amf_set_members.state', '<>', 'gone')
-                  .where('amf_set_members.lease_expires_at', '>', now),
-              ),
-            ),
-          ]),
-        )
+        .where(ownerSelfOrNotLive(self, now))
         .orderBy('address')
         .limit(limit)
         .execute();
@@ -47,21 +34,7 @@ export function createStrandedLeasesStore(deps: { db: Db; clock: Clock }): Stran
         .where('address', '=', lease.address)
         .where('owner', '=', lease.owner)
         .where('leased_at', '=', lease.leasedAt)
-        .where((eb) =>
-          eb.or([
-            eb('owner', '=', self),
-            eb.not(
-              eb.exists(
-                eb
-                  .selectFrom('amf_set_members')
-                  .select('amf_set_members.name')
-                  .whereRef('amf_set_members.name', '=', 'address_leases.owner')
-                  .where('amf_set_members.state', '<>', 'gone')
-                  .where('amf_set_members.lease_expires_at', '>', now),
-              ),
-            ),
-          ]),
-        )
+        .where(ownerSelfOrNotLive(self, now))
         .returning('address')
         .executeTakeFirst();
       return row !== undefined;
