@@ -166,20 +166,23 @@ describe('PDU session resource indications from the radio (real service)', () =>
     await s.until(async () => ((await s.sessionsOf(imsi)).length === 0 ? true : undefined), 'released');
   });
 
-  /** The value of `pmn_secondary_rat_octets_total` for these labels, 0 before any. */
-  async function secondaryRatOctets(rat: string, direction: string): Promise<number> {
+  /** `pmn_secondary_rat_octets_total` of NR, uplink and downlink, from one read of the metrics (0 before any). */
+  async function nrOctets(): Promise<[number, number]> {
     const response = await s.t.request({ method: 'GET', url: '/api/v1/metrics', token: s.token });
     assert.equal(response.statusCode, 200);
-    const line = new RegExp(
-      `^pmn_secondary_rat_octets_total\\{rat_type="${rat}",direction="${direction}"\\} (\\d+)$`,
-      'm',
-    ).exec(response.body);
-    return line === null ? 0 : Number(line[1]);
+    const of = (direction: string) => {
+      const line = new RegExp(
+        `^pmn_secondary_rat_octets_total\\{rat_type="nr",direction="${direction}"\\} (\\d+)$`,
+        'm',
+      ).exec(response.body);
+      return line === null ? 0 : Number(line[1]);
+    };
+    return [of('uplink'), of('downlink')];
   }
 
   it('Secondary RAT Data Usage Report: counted per RAT type and direction; an unknown session is not', async () => {
     const { ue } = await withActiveSession(4);
-    const before = [await secondaryRatOctets('nr', 'uplink'), await secondaryRatOctets('nr', 'downlink')];
+    const before = await nrOctets();
     const window = { startMs: Date.UTC(2026, 11, 7, 5, 0, 0), endMs: Date.UTC(2026, 11, 7, 5, 1, 0) };
     assert.ok(
       s.ues.sendAboutUe(ue, (ids) =>
@@ -193,10 +196,11 @@ describe('PDU session resource indications from the radio (real service)', () =>
         ),
       ),
     );
+    // Both directions from one read: the report is counted in one go, so they move together.
     const after = await s.until(async () => {
-      const counted = [await secondaryRatOctets('nr', 'uplink'), await secondaryRatOctets('nr', 'downlink')];
-      return counted[1]! > before[1]! ? counted : undefined;
+      const counted = await nrOctets();
+      return counted[1] > before[1] ? counted : undefined;
     }, 'counted');
-    assert.deepEqual([after[0]! - before[0]!, after[1]! - before[1]!], [1000, 250_000]);
+    assert.deepEqual([after[0] - before[0], after[1] - before[1]], [1000, 250_000]);
   });
 });
