@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { systemTimers, type Clock, type Timers } from '../../src/clock.ts';
+import { MANUAL_TIME_AMF_SET } from '../helpers/manual-time.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import type { AmfSettings } from '../../src/network/amf/amf-settings.ts';
 import { createN2Service } from '../../src/network/amf/n2/n2-service.ts';
@@ -90,6 +91,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
         addresses: [options.raw?.address ?? '127.0.0.1'],
         port: options.raw === undefined ? 0 : NGAP_PORT,
         udpPort: 0,
+        ...(time === undefined ? {} : { amfSet: MANUAL_TIME_AMF_SET }),
       },
       {
         ...(time === undefined ? {} : { timers: time, clock: time }),

@@ -14,6 +14,7 @@ import type { Forwarder, ForwarderOptions, UpfAddon } from '../../src/network/up
 import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
+import { MANUAL_TIME_AMF_SET } from '../helpers/manual-time.ts';
 import { gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import { imsiOf, IMEISV, K, OPC } from './registration-service.ts';
 
@@ -210,7 +211,14 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
   const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [], traffic: new Map() };
   const n2 = createN2(
     t.core,
-    { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
+    {
+      ...DEFAULT_N2_SETTINGS,
+      transport: 'udp',
+      addresses: ['127.0.0.1'],
+      port: 0,
+      udpPort: 0,
+      ...(time === undefined ? {} : { amfSet: MANUAL_TIME_AMF_SET }),
+    },
     {
       upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) },
       ...(time === undefined ? {} : { timers: time, clock: time }),

@@ -43,3 +43,11 @@ export class ManualTime implements Clock, Timers {
 
 /** One turn of the event loop: what arrived over real sockets is handled before the next timer fires. */
 export const oneTurn = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The AMF set's timing for a service on manual time: a test that moves the clock by minutes in one call
+ * outruns the database's answers (PostgreSQL's take real I/O between timers), which a member reads as
+ * the database lost for a whole lease: it would stop serving (docs/amf-set.md, "Losing the database").
+ * Heartbeats a day apart keep the membership out of tests that are not about it.
+ */
+export const MANUAL_TIME_AMF_SET = { heartbeatMs: 86_400_000, leaseMs: 3 * 86_400_000 };
