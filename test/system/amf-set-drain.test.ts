@@ -57,7 +57,17 @@ describe(
         'connected when the drain starts',
       );
 
-      const answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
+      // amf-a knows amf-b serving from its own heartbeat's read of the set, which may come a heartbeat
+      // after the API listed both: until then the drain is refused (409, nobody to take its UEs).
+      let answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
+      for (
+        let tries = 0;
+        answer.status === 409 && /no other member/.test(answer.text) && tries < 50;
+        tries++
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
+      }
       assert.equal(answer.status, 202, answer.text);
       assert.deepEqual((answer.body as { result: unknown }).result, {
         name: 'amf-a',

@@ -143,12 +143,14 @@ describe('an AMF set of three member processes: kill -9 of one', { skip, timeout
       ['amf-a', 'amf-c'],
     );
     const continuations = await killFirst(set, ran, befores);
-    assertContinued(
-      continuations.map(continuationLine),
-      continuations.map(continued),
-      continuations.map((c) => c.servedBy),
-      ['amf-b', 'amf-c'],
-    );
+    // The dead member's UE goes to a live peer: its backup (amf-b) while the radio still holds amf-a's
+    // GUAMI with that backup name, another member by capacity once the peers' AMF Configuration Update
+    // has dropped the GUAMI of the member gone (docs/amf-set.md, "Not built yet"). amf-c's stays.
+    const servedBy = continuations.map((c) => c.servedBy);
+    assertContinued(continuations.map(continuationLine), continuations.map(continued), servedBy, [
+      servedBy[0] === 'amf-c' ? 'amf-c' : 'amf-b',
+      'amf-c',
+    ]);
     assert.deepEqual(await pings(ran), [true, true]);
   });
 });
