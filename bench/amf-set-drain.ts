@@ -11,22 +11,17 @@
 import assert from 'node:assert/strict';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { openClientTransport } from '../src/simulator/client-transport.ts';
-import { MultiAmfGnb, type MultiAmfGnbEvent } from '../src/simulator/gnb-amfs.ts';
-import { continued, continueOnPeer, NasTally, noteBefore } from '../src/simulator/ue/set-failover.ts';
-import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
-import { createUes, withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
+import { continued, continueOnPeer, noteBefore } from '../src/simulator/ue/set-failover.ts';
+import { withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
 import { UeSessions } from '../src/simulator/ue/ue-sessions.ts';
-import { K, OPC } from '../test/e2e/registration-service.ts';
-import { amfSetUnavailable, GNB_ADDRESS, startAmfSet, until } from '../test/system/amf-set-harness.ts';
-import { FAST_LOSS_DETECTION, imsiOf, subscribe } from '../test/system/amf-set-ran.ts';
+import { amfSetUnavailable, drain, startAmfSet, until } from '../test/system/amf-set-harness.ts';
+import { startSetRan, subscribe } from '../test/system/amf-set-ran.ts';
 
 const { values } = parseArgs({
   options: { ues: { type: 'string', default: '1000' }, new: { type: 'string', default: '100' } },
 });
 const UES = Number(values.ues);
 const NEW = Number(values.new);
-const PLMN = { mcc: '001', mnc: '01' };
 const FIRST = 1;
 
 const unavailable = amfSetUnavailable();
@@ -47,61 +42,17 @@ try {
     `${UES + NEW} subscribers in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
   );
 
-  const transport = await openClientTransport('udp', {
-    localAddress: GNB_ADDRESS,
-    peerUdpPort: set.udpPort,
-    params: FAST_LOSS_DETECTION,
+  // The first UES devices go to amf-a (the lowest draw picks the first member by capacity), the new
+  // ones by capacity among the members that take new devices. No TUN devices: nothing here carries data.
+  const ran = await startSetRan(set, {
+    count: UES + NEW,
+    first: FIRST,
+    pick: (draw) => (draw < UES ? 0 : Math.random()),
+    tuns: false,
   });
-  let draw = 0;
-  const gnb = new MultiAmfGnb({
-    config: {
-      plmn: PLMN,
-      node: { kind: 'gNB', value: 1, bitLength: 22 },
-      name: 'gnb-1',
-      supportedTas: [{ tac: 1, plmns: [{ plmn: PLMN, slices: [{ sst: 1 }] }] }],
-    },
-    transport,
-    amfs: set.members.map((member) => [{ address: member.n2Address, port: set.n2Port }]),
-    cell: { plmn: PLMN, nrCellIdentity: 2 ** 14 + 1, tac: 1 },
-    local: { addresses: [GNB_ADDRESS] },
-    n3Address: GNB_ADDRESS,
-    backoff: { initialMs: 200, maxMs: 1000 },
-    keepLog: false,
-    // The first UES devices go to amf-a (the lowest draw picks the first member by capacity), the new
-    // ones by capacity among the members that take new devices.
-    random: () => (draw++ < UES ? 0 : Math.random()),
-  });
-  const events: MultiAmfGnbEvent[] = [];
-  gnb.on((event) => events.push(event));
-  const template = {
-    plmn: PLMN,
-    key: Buffer.from(K, 'hex'),
-    opc: Buffer.from(OPC, 'hex'),
-    sqn: Buffer.alloc(6),
-    suci: { scheme: 'null' as const },
-    imeisv: '3569380356438091',
-    securityCapability: ALL_ALGORITHMS,
-    requestedNssai: [{ sst: 1 }],
-    sms: false,
-    misbehaviour: { failInitialContextSetup: false },
-  };
-  const ues = createUes({
-    template: { ...template, imsi: imsiOf(FIRST, 0) },
-    count: UES,
-    radios: [gnb],
-    keepLog: false,
-  });
-  const newcomers = createUes({
-    template: { ...template, imsi: imsiOf(FIRST, UES) },
-    count: NEW,
-    radios: [gnb],
-    keepLog: false,
-  });
-  const tally = new NasTally(ues);
-  await gnb.start();
-  await until('NG Setup with both members', () =>
-    [0, 1].every((i) => events.some((e) => e.type === 'amf-up' && e.index === i)),
-  );
+  const { gnb, tally } = ran;
+  const ues = ran.ues.slice(0, UES);
+  const newcomers = ran.ues.slice(UES);
 
   started = performance.now();
   // Setup, not measured: on a loaded machine some registrations time out; those register again.
@@ -131,7 +82,7 @@ try {
 
   // The drain, and procedures while it runs.
   started = performance.now();
-  const answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
+  const answer = await drain(set, a);
   assert.equal(answer.status, 202, answer.text);
   const answeredMs = performance.now() - started;
   const during = idle.filter((_, i) => i % 2 === 0);
@@ -189,8 +140,7 @@ try {
       ...failures.slice(0, 20),
     ].join('\n') + '\n',
   );
-  await gnb.stop('abort');
-  await transport.close();
+  await ran.close();
 } finally {
   await set.stop();
 }

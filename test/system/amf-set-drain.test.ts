@@ -17,7 +17,7 @@ import {
   noteBefore,
 } from '../../src/simulator/ue/set-failover.ts';
 import { onPostgres } from '../helpers/postgres-test-database.ts';
-import { amfSetUnavailable, startAmfSet, until, type AmfSet } from './amf-set-harness.ts';
+import { amfSetUnavailable, drain, startAmfSet, until, type AmfSet } from './amf-set-harness.ts';
 import { imsiOf, startSetRan, subscribe, type SetRan } from './amf-set-ran.ts';
 
 const skip = !onPostgres
@@ -57,17 +57,7 @@ describe(
         'connected when the drain starts',
       );
 
-      // amf-a knows amf-b serving from its own heartbeat's read of the set, which may come a heartbeat
-      // after the API listed both: until then the drain is refused (409, nobody to take its UEs).
-      let answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
-      for (
-        let tries = 0;
-        answer.status === 409 && /no other member/.test(answer.text) && tries < 50;
-        tries++
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        answer = await set.api(a, 'POST', '/api/v1/amf-set/drain');
-      }
+      const answer = await drain(set, a);
       assert.equal(answer.status, 202, answer.text);
       assert.deepEqual((answer.body as { result: unknown }).result, {
         name: 'amf-a',
