@@ -125,6 +125,20 @@ export async function until(
   }
 }
 
+/**
+ * `POST /api/v1/amf-set/drain` on `member`. The member knows a peer serving from its own heartbeat's read
+ * of the set, which may come a heartbeat after the API listed both: until then the drain is refused (409,
+ * nobody to take its UEs), so that answer is asked again for up to 10 s.
+ */
+export async function drain(set: AmfSet, member: AmfSetMember): Promise<ApiAnswer> {
+  let answer = await set.api(member, 'POST', '/api/v1/amf-set/drain');
+  for (let tries = 0; answer.status === 409 && /no other member/.test(answer.text) && tries < 50; tries++) {
+    await sleep(200);
+    answer = await set.api(member, 'POST', '/api/v1/amf-set/drain');
+  }
+  return answer;
+}
+
 /** Starts the set: the first member alone (it creates the key file and the first admin), then the rest. */
 export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-amf-set-'));
