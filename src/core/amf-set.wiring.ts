@@ -48,6 +48,10 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     return recent.members;
   }
 
+  /** Of `listed`, the live members other than this process: the ones whose rows and radios the API reads. */
+  const livePeersOf = (listed: readonly AmfSetMember[]): AmfSetMember[] =>
+    listed.filter((member) => member.state !== 'gone' && member.name !== self);
+
   wiring.metrics.gauge<'state'>({
     name: 'pmn_amf_set_members',
     help: 'Members of the AMF set by state, as the database holds them (gone: lease expired or left)',
@@ -72,11 +76,11 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     /** Counts a stop of this member for want of the database (set/database-cut.ts). */
     cutOff: (): void => cutOffs.inc({}),
     recentMembers,
+    /** The other live members as read at most RECENT_MS ago (`recentMembers`). */
+    recentPeers: async (): Promise<AmfSetMember[]> => livePeersOf(await recentMembers()),
     /** The radios of the other live members, as each wrote them at its last heartbeat. */
     async peerRadios(): Promise<{ amf: string; radios: Radio[] }[]> {
-      return (await members())
-        .filter((member) => member.state !== 'gone' && member.name !== self)
-        .map((member) => ({ amf: member.name, radios: member.radios }));
+      return livePeersOf(await members()).map((member) => ({ amf: member.name, radios: member.radios }));
     },
     /** The AMF Name of the member this process runs; undefined while N2 does not run. */
     self: (): string | undefined => self,

@@ -29,8 +29,8 @@ export function wireNetworkState(
       peerRadios(): Promise<PeerRadios[]>;
       onRunning(listener: (name: string) => void): void;
       members(): Promise<{ name: string; state: string }[]>;
-      /** The member rows as read at most a moment ago (the views ask which members are live). */
-      recentMembers(): Promise<{ name: string; state: string }[]>;
+      /** The other live members as read at most a moment ago (the views read their rows). */
+      recentPeers(): Promise<{ name: string }[]>;
     };
     /**
      * The AMF set's read model of subscribers where the set runs (PostgreSQL): this member writes its
@@ -78,7 +78,6 @@ export function wireNetworkState(
     viewWriter?.removed(name);
   });
   const set = { self: () => amfSet.self(), peers: () => amfSet.peerRadios() };
-  const peerViews =
-    views && createPeerViews({ views, members: () => amfSet.recentMembers(), self: () => amfSet.self() });
+  const peerViews = views && createPeerViews({ views, peers: () => amfSet.recentPeers() });
   return { events, state, radios: createRadiosService({ state, set }), viewWriter, peerViews };
 }

@@ -8,18 +8,12 @@ import type { SubscriberViewReads, ViewSummary } from '../../network/ports/subsc
  */
 export function createPeerViews(deps: {
   views: SubscriberViewReads;
-  /** Every member row and the state it stands for now (gone once its lease expired). */
-  members: () => Promise<readonly { name: string; state: string }[]>;
-  self: () => string | undefined;
+  /** The other live members of the set (amf-set.wiring.ts, `recentPeers`). */
+  peers: () => Promise<readonly { name: string }[]>;
 }) {
   const { views } = deps;
 
-  async function peers(): Promise<string[]> {
-    const self = deps.self();
-    return (await deps.members())
-      .filter((member) => member.state !== 'gone' && member.name !== self)
-      .map((member) => member.name);
-  }
+  const peers = async (): Promise<string[]> => (await deps.peers()).map((member) => member.name);
 
   return {
     /** The live peers' rows of `imsi`, newest first. */
