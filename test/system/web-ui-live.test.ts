@@ -344,4 +344,23 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await shows(page, page.getByRole('cell', { name: /API token "audit-live"/ }));
     await page.context().close();
   });
+  it("adds a subscriber's new signalling to its timeline as the live stream carries it, not by polling", async () => {
+    const page = await h.newPage();
+    await page.clock.install();
+    await h.signIn(page, ADMIN);
+    const stream = page.waitForResponse(/\/api\/v1\/events\/stream/);
+    await page.goto(`${h.base}/subscribers/${IMSI}`);
+    assert.equal((await stream).status(), 200);
+    const timeline = page.getByRole('table', { name: `Timeline of ${IMSI}` });
+    await timeline.getByText('← Authentication Reject').waitFor();
+    // The 10 s refresh never comes by itself from here: only the stream can reload the timeline.
+    await page.clock.pauseAt(Date.now() + 2_000);
+    await reloadOnRecord(page, new RegExp(`/api/v1/subscribers/${IMSI}/timeline\\?`), () =>
+      h.service.records.recordSubscriberLog(
+        subscriberLog({ imsi: IMSI, event: 'Deregistration Request', direction: 'inbound' }),
+      ),
+    );
+    await shows(page, timeline.getByText('Deregistration Request →'));
+    await page.context().close();
+  });
 });

@@ -2,13 +2,14 @@ import { useQueryClient, type QueryKey } from '@tanstack/react-query';
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import { api } from '../api/client.ts';
 import { runEventStream, type StreamAnswer } from '../api/event-stream.ts';
+import type { SseEvent } from '../api/sse.ts';
 import { usePreferences } from './preferences.ts';
 
 /**
  * The network's live events (GET /events/stream), one connection for the whole tab, open while a page
  * listens. EventSource cannot send the bearer token, so the body of a fetch is read as it arrives.
  */
-type Listener = (kind: string) => void;
+type Listener = (event: SseEvent) => void;
 const listeners = new Set<Listener>();
 const openWatchers = new Set<() => void>();
 let connection: AbortController | undefined;
@@ -53,7 +54,7 @@ function listen(listener: Listener): () => void {
     void runEventStream({
       open: openStream,
       // Each listener picks the kinds that carry its records (and `gap`: events were missed).
-      onEvent: (event) => listeners.forEach((each) => each(event.event)),
+      onEvent: (event) => listeners.forEach((each) => each(event)),
       // A connection being closed says nothing about the one that may have replaced it.
       onOpen: (open) => {
         if (connection === controller) setOpen(open);
@@ -98,6 +99,26 @@ export const RECORD_KINDS = {
   auditLogs: ['audit'],
 } as const;
 
+/** The stream's kinds that carry one subscriber's signalling story (its timeline's steps). */
+export const SUBSCRIBER_KINDS = [
+  'nas.message',
+  'ngap.message',
+  'ue.registered',
+  'ue.deregistered',
+  'ue.rejected',
+  'session.established',
+  'session.released',
+] as const;
+
+/** Whether an event's data names `imsi` (an event that cannot be read names nobody). */
+function namesImsi(event: SseEvent, imsi: string): boolean {
+  try {
+    return (JSON.parse(event.data) as { imsi?: unknown }).imsi === imsi;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A registration brings a burst of records: the lists reload at the first of a burst, and once more this
  * long after it, for what the burst added meanwhile.
@@ -109,12 +130,14 @@ const POLL_MS = 10_000;
  * Lists kept current by the live stream while the refresh is live: the queries under `keys` reload after
  * each burst of events of `kinds` (the kinds that carry their records), after `gap`, and on resuming. The
  * answer is their refetch interval: none while the stream is open (it carries every record they list) or
- * paused, 10 s while the stream is not open (a role without the records, a service restarting).
+ * paused, 10 s while the stream is not open (a role without the records, a service restarting). With
+ * `imsi`, only the events naming that subscriber (and `gap`) reload them.
  */
 export function useLiveReload(
   keys: readonly QueryKey[],
   kinds: readonly string[],
   enabled = true,
+  imsi?: string,
 ): number | false {
   const { live } = usePreferences();
   const queryClient = useQueryClient();
@@ -139,8 +162,9 @@ export function useLiveReload(
     };
     if (listened.current) reload();
     listened.current = true;
-    const stop = listen((kind) => {
-      if (!wanted.has(kind) || timer !== undefined) return;
+    const stop = listen((event) => {
+      if (!wanted.has(event.event) || timer !== undefined) return;
+      if (imsi !== undefined && event.event !== 'gap' && !namesImsi(event, imsi)) return;
       reload();
       timer = setTimeout(() => {
         timer = undefined;
@@ -151,7 +175,7 @@ export function useLiveReload(
       clearTimeout(timer);
       stop();
     };
-  }, [live, enabled, keysText, kindsText, queryClient]);
+  }, [live, enabled, keysText, kindsText, imsi, queryClient]);
   if (!live) return false;
   return enabled && open ? false : POLL_MS;
 }

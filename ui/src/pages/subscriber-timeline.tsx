@@ -7,6 +7,7 @@ import type { ListItem } from '../api/bodies.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { JsonTree } from '../components/json-tree-view.tsx';
 import { Pager } from '../components/pager.tsx';
+import { SUBSCRIBER_KINDS, useLiveReload } from '../components/live-events.ts';
 import { useRefreshInterval } from '../components/preferences.ts';
 import { Time, useFormatTime } from '../components/time.tsx';
 import { RadioEventDetail } from './records/record-detail.tsx';
@@ -99,6 +100,9 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
   const [page, setPage] = useState(1);
   const [shown, setShown] = useState<Step | undefined>();
   const format = useFormatTime();
+  // Its signalling comes from the live stream at once; the 10 s refresh stays for the UPF lane's flow
+  // reports, which the stream does not carry.
+  useLiveReload([['subscribers', imsi, 'timeline']], SUBSCRIBER_KINDS, true, imsi);
   const timeline = useQuery({
     queryKey: ['subscribers', imsi, 'timeline', page],
     queryFn: () =>
