@@ -324,8 +324,22 @@ export function createSmsf(options: SmsfOptions) {
     if (outcome.outside === true) options.smsc?.queued();
     if (outcome.recipient !== undefined) {
       const recipient = ues.get(outcome.recipient);
-      if (recipient !== undefined) deliverNext(recipient, true);
+      if (recipient !== undefined) storedFor(recipient, outcome.stored);
     }
+  }
+
+  /**
+   * A message was stored for the UE. When the page in memory holds the whole of its queue (the last
+   * read found the end, and nothing was stored for it since that read began), the message joins the
+   * page: the store is not read for it (at a message a second per device, that read was one of its
+   * six statements). Otherwise the queue is read again once the page is spent.
+   */
+  function storedFor(ue: SmsfUe, message: StoredSms | undefined): void {
+    const wholeQueue = ue.active && ue.mt !== 'loading' && !ue.memoryFull && !ue.pageFull && !ue.recheck;
+    if (message === undefined || !wholeQueue || message.id <= ue.after) return deliverNext(ue, true);
+    ue.page.push(message);
+    ue.after = message.id;
+    deliverNext(ue);
   }
 
   /** CP-DATA on an MT transfer: the UE's RP answer to our RP-DATA (TS 24.011 5.2.2, 6.3). */

@@ -7,7 +7,7 @@ import {
   validityExpiry,
   type RpMessage,
 } from '../sms/index.ts';
-import type { SmsStore, SmsSubscribers } from '../ports/sms-store.ts';
+import type { SmsStore, SmsSubscribers, StoredSms } from '../ports/sms-store.ts';
 import { msisdnAddress, rpAckToUe, rpErrorToUe } from './relay-messages.ts';
 import type { SmsfSettings } from './smsf-settings.ts';
 import type { SmsfSmscPort } from './ports/smsc.ts';
@@ -17,6 +17,8 @@ export interface SubmissionOutcome {
   rpdu: Uint8Array;
   /** The recipient's IMSI when the message was stored for it. */
   recipient?: string;
+  /** The message as stored (its id), when it was. */
+  stored?: StoredSms;
   /** The message was stored for a number outside the network: the SMSC link hands it over. */
   outside?: boolean;
 }
@@ -80,8 +82,9 @@ export async function submission(
 
   const validUntil =
     validityExpiry(submit.validityPeriod, new Date(now))?.getTime() ?? now + deps.settings.defaultValidityMs;
+  let stored: StoredSms;
   try {
-    await deps.store.save({
+    stored = await deps.store.save({
       createdAt: now,
       originatorImsi: supi,
       originator: msisdnAddress(sender.msisdn),
@@ -100,6 +103,7 @@ export async function submission(
   }
   return {
     rpdu: rpAckToUe(reference, now),
+    stored,
     ...(recipient === undefined ? { outside: true } : { recipient }),
   };
 }

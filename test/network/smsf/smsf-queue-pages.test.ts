@@ -9,8 +9,9 @@ import type { NewSms } from '../../../src/network/ports/sms-store.ts';
 import { createSmsf } from '../../../src/network/smsf/smsf.ts';
 import { ManualTime } from '../../helpers/manual-time.ts';
 import { memorySmsStore, memorySmsSubscribers } from '../../helpers/memory-sms-store.ts';
-import { cpAck, mtRpAck, textOf, tpduOf } from '../amf/sms-steps.ts';
+import { cpAck, moCpData, mtRpAck, smsSubmit, textOf, tpduOf } from '../amf/sms-steps.ts';
 
+const A = '001010000000001';
 const B = '001010000000002';
 
 function textFor(text: string, at: number, validFor = 86_400_000): NewSms {
@@ -47,13 +48,17 @@ function harness() {
   const errors: unknown[] = [];
   const smsf = createSmsf({
     amf: {
-      transfer: async (_supi, container) => {
-        sent.push(container);
+      // What B is sent (A, a sender, is answered RP-ACK, which no test here reads).
+      transfer: async (supi, container) => {
+        if (supi === B) sent.push(container);
         return 'sent';
       },
     },
     store,
-    subscribers: memorySmsSubscribers({ [B]: { msisdn: '15550000002', smsAllowed: true } }),
+    subscribers: memorySmsSubscribers({
+      [A]: { msisdn: '15550000001', smsAllowed: true },
+      [B]: { msisdn: '15550000002', smsAllowed: true },
+    }),
     timers: time,
     clock: time,
     logger: pino({ level: 'error' }, { write: (line: string) => void errors.push(line) }),
@@ -147,6 +152,32 @@ describe('SMSF: a queue delivered from pages', () => {
       h.store.messages.map((m) => m.status),
       ['delivered', 'expired', 'delivered'],
     );
+    h.smsf.stop();
+  });
+
+  it("adds a device's message for a recipient whose whole queue is in memory to it, without a store read", async () => {
+    const h = harness();
+    assert.equal(await h.smsf.activate(B), true);
+    h.smsf.ueReachable(B);
+    await h.acknowledgeAll();
+    assert.equal(h.reads(), 1, 'the empty queue, read once');
+
+    for (let n = 1; n <= 3; n++) {
+      h.smsf.uplinkSms(A, moCpData(n, n, smsSubmit('15550000002', `a${n}`)));
+      await h.acknowledgeAll();
+    }
+    // Two in one turn: the second joins the page behind the first.
+    h.smsf.uplinkSms(A, moCpData(4, 4, smsSubmit('15550000002', 'a4')));
+    h.smsf.uplinkSms(A, moCpData(5, 5, smsSubmit('15550000002', 'a5')));
+    await h.acknowledgeAll();
+
+    assert.deepEqual(
+      h.inbox.map((m) => m.text),
+      ['a1', 'a2', 'a3', 'a4', 'a5'],
+    );
+    assert.ok(h.store.messages.every((m) => m.status === 'delivered' && m.attempts === 1));
+    assert.equal(h.reads(), 1, 'no read for a message the SMSF stored itself');
+    assert.deepEqual(h.errors, []);
     h.smsf.stop();
   });
 });
