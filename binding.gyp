@@ -31,6 +31,7 @@
         "native/upf/host-routes-addon.c",
         "native/upf/map.c",
         "native/upf/n3-socket.c",
+        "native/upf/tun-gso.c",
         "native/upf/xdp.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
@@ -64,7 +65,8 @@
         "native/upf/downlink-buffer.c",
         "native/upf/gtpu.c",
         "native/upf/map.c",
-        "native/upf/n3-socket.c"
+        "native/upf/n3-socket.c",
+        "native/upf/tun-gso.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],
       "ldflags": ["-pthread"],

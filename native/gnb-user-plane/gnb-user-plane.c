@@ -19,6 +19,7 @@
 #include "../upf/gtpu.h"
 #include "../upf/map.h"
 #include "../upf/n3-socket.h"
+#include "../upf/tun-gso.h"
 
 #define GNB_UP_COUNTER_NAME(name, text) text,
 const char *const gnb_up_counter_names[GNB_UP_COUNTER_COUNT] = {
@@ -29,6 +30,8 @@ const char *const gnb_up_counter_names[GNB_UP_COUNTER_COUNT] = {
 #define BATCH 32
 #define BATCHES_PER_TURN 8
 #define BUFFER_SIZE 65536
+/* A TUN read: its virtio_net_hdr and a packet or TCP segment of up to 64 KiB. */
+#define FRAME_SIZE (TUN_VNET_HDR + BUFFER_SIZE)
 /* Mandatory header + the 4 optional octets + one 4-octet PDU Session Container. */
 #define UPLINK_HEADER 16
 #define MAX_GTPU_MESSAGE 65507
@@ -74,8 +77,9 @@ struct gnb_up {
   double ei_rate;
   uint64_t ei_last_ns;
   upf_buffer held; /* downlink of sessions not ready yet */
-  uint8_t *rx;     /* downlink receive buffers */
-  uint8_t *tx; /* uplink buffers, header room in front of each TUN read */
+  uint8_t *rx;    /* downlink receive buffers */
+  uint8_t *frame; /* the last TUN read */
+  n3_send_queue uplink; /* G-PDUs of the pieces of the TUN reads, for one sendmmsg */
 };
 
 static uint64_t now_ns(void) {
@@ -157,7 +161,7 @@ static session *by_teid(gnb_up *g, uint32_t teid) {
 }
 
 static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
-  if (write(s->tun_fd, packet, length) != (ssize_t)length) {
+  if (!tun_write(s->tun_fd, packet, length)) {
     count(g, GNB_UP_DROP_TUN_WRITE);
     return;
   }
@@ -248,12 +252,14 @@ static bool downlink_batch(gnb_up *g) {
   return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet, g);
 }
 
-/* Reads up to a batch of packets from a session's TUN and sends them as G-PDUs. Returns false when
+static void send_uplink(gnb_up *g) {
+  g->counters[GNB_UP_DROP_N3_SEND] += n3_send_queue_send(&g->uplink, g->n3_fd);
+}
+
+/* Reads up to a batch of TUN reads from a session's TUN and sends them as G-PDUs, a TCP segment of
+ * up to 64 KiB cut into the packets a NIC would send (tun-gso.h), one G-PDU each. Returns false when
  * the TUN has nothing more (or the session is gone). */
 static bool uplink_batch(gnb_up *g, uint32_t slot, uint32_t generation) {
-  struct mmsghdr messages[BATCH];
-  struct iovec iov[BATCH];
-  int out = 0;
   bool more = true;
   pthread_mutex_lock(&g->lock);
   session *s = &g->sessions[slot];
@@ -261,42 +267,39 @@ static bool uplink_batch(gnb_up *g, uint32_t slot, uint32_t generation) {
     pthread_mutex_unlock(&g->lock);
     return false;
   }
-  for (; out < BATCH;) {
-    uint8_t *buffer = g->tx + (size_t)out * (BUFFER_SIZE + UPLINK_HEADER);
-    ssize_t n = read(s->tun_fd, buffer + UPLINK_HEADER, BUFFER_SIZE);
+  for (int reads = 0; reads < BATCH; reads++) {
+    ssize_t n = read(s->tun_fd, g->frame, FRAME_SIZE);
     if (n <= 0) {
       more = false;
       break;
     }
-    if ((size_t)n + UPLINK_HEADER > MAX_GTPU_MESSAGE) {
+    tun_gso frame;
+    if (!tun_gso_parse(g->frame, (size_t)n, &frame)) {
+      count(g, GNB_UP_DROP_MALFORMED);
+      continue;
+    }
+    size_t largest = UPLINK_HEADER + tun_gso_piece_max(&frame);
+    if (largest > MAX_GTPU_MESSAGE) {
       count(g, GNB_UP_DROP_OVERSIZED);
       continue;
     }
-    write_uplink_header(buffer, s->uplink_teid, s->qfi, (size_t)n);
-    iov[out].iov_base = buffer;
-    iov[out].iov_len = (size_t)n + UPLINK_HEADER;
-    memset(&messages[out].msg_hdr, 0, sizeof messages[out].msg_hdr);
-    messages[out].msg_hdr.msg_name = &s->upf;
-    messages[out].msg_hdr.msg_namelen = s->upf_length;
-    messages[out].msg_hdr.msg_iov = &iov[out];
-    messages[out].msg_hdr.msg_iovlen = 1;
-    count(g, GNB_UP_UPLINK_PACKETS);
-    g->counters[GNB_UP_UPLINK_BYTES] += (uint64_t)n;
-    s->counters[0]++;
-    s->counters[1] += (uint64_t)n;
-    out++;
-  }
-  /* Sent under the lock: the messages name the session's UPF address, which a removal frees. */
-  for (int sent = 0; sent < out;) {
-    int n = sendmmsg(g->n3_fd, messages + sent, (unsigned)(out - sent), MSG_DONTWAIT);
-    if (n <= 0) {
-      /* The one that failed is lost; the rest are tried again. */
-      count(g, GNB_UP_DROP_N3_SEND);
-      sent++;
-      continue;
+    if (frame.gso) count(g, GNB_UP_UPLINK_SEGMENTED);
+    for (unsigned i = 0; i < frame.pieces; i++) {
+      uint8_t *at = n3_send_queue_room(&g->uplink, largest);
+      if (at == NULL) {
+        send_uplink(g);
+        at = n3_send_queue_room(&g->uplink, largest);
+      }
+      size_t length = tun_gso_piece(&frame, i, at + UPLINK_HEADER);
+      write_uplink_header(at, s->uplink_teid, s->qfi, length);
+      n3_send_queue_push(&g->uplink, UPLINK_HEADER + length, &s->upf, s->upf_length);
+      count(g, GNB_UP_UPLINK_PACKETS);
+      g->counters[GNB_UP_UPLINK_BYTES] += length;
+      s->counters[0]++;
+      s->counters[1] += length;
     }
-    sent += n;
   }
+  send_uplink(g);
   pthread_mutex_unlock(&g->lock);
   return more;
 }
@@ -380,8 +383,9 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->sessions = calloc(config->max_sessions, sizeof *g->sessions);
   g->free_slots = calloc(config->max_sessions, sizeof *g->free_slots);
   g->rx = malloc((size_t)BATCH * BUFFER_SIZE);
-  g->tx = malloc((size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER));
-  if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->tx == NULL ||
+  g->frame = malloc(FRAME_SIZE);
+  if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->frame == NULL ||
+      !n3_send_queue_init(&g->uplink, (size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER)) ||
       !upf_buffer_init(&g->held) ||
       !upf_map_init(&g->by_id, config->max_sessions) ||
       !upf_map_init(&g->by_teid, config->max_sessions))
@@ -436,7 +440,8 @@ void gnb_up_close(gnb_up *g) {
   free(g->sessions);
   free(g->free_slots);
   free(g->rx);
-  free(g->tx);
+  free(g->frame);
+  n3_send_queue_free(&g->uplink);
   pthread_mutex_destroy(&g->lock);
   free(g);
 }

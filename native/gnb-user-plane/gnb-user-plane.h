@@ -1,7 +1,8 @@
 /* The user plane of a simulated gNB: one N3 UDP socket (GTP-U, TS 29.281) and one TUN device per
  * UE session, driven by a thread of its own (epoll over all of them). Uplink: an IP packet the UE's
  * kernel writes into its TUN becomes a G-PDU with the session's uplink TEID and an UL PDU Session
- * Container (TS 38.415 5.5.2.2) to the UPF's N3 address. Downlink: a G-PDU whose TEID is a session's
+ * Container (TS 38.415 5.5.2.2) to the UPF's N3 address; a TCP segment of up to 64 KiB (the TUN
+ * offers TSO: tun-gso.h) becomes one G-PDU per MSS-sized packet, counted in uplinkSegmented. Downlink: a G-PDU whose TEID is a session's
  * downlink TEID is written into that session's TUN. Every function but gnb_up_open/gnb_up_close may
  * be called from any thread; they take the mutex the thread holds while it handles a batch. */
 #ifndef PMN_GNB_USER_PLANE_H
@@ -16,6 +17,7 @@
   X(N3_RECEIVED, "n3Received")                                  \
   X(UPLINK_PACKETS, "uplinkPackets")                            \
   X(UPLINK_BYTES, "uplinkBytes")                                \
+  X(UPLINK_SEGMENTED, "uplinkSegmented")                        \
   X(DOWNLINK_PACKETS, "downlinkPackets")                        \
   X(DOWNLINK_BYTES, "downlinkBytes")                            \
   X(ECHO_REQUESTS, "echoRequests")                              \

@@ -18,6 +18,7 @@
 #include "gtpu.h"
 #include "map.h"
 #include "n3-socket.h"
+#include "tun-gso.h"
 #include "xdp.h"
 
 #define UPF_COUNTER_NAME(name, text) text,
@@ -28,6 +29,11 @@ const char *const upf_counter_names[UPF_COUNTER_COUNT] = {UPF_COUNTERS(UPF_COUNT
 #define BATCH 32
 #define BATCHES_PER_TURN 8
 #define BUFFER_SIZE 65536
+/* A TUN read: its virtio_net_hdr and a packet or TCP segment of up to 64 KiB. */
+#define FRAME_SIZE (TUN_VNET_HDR + BUFFER_SIZE)
+/* Pieces of a 64 KiB TCP segment at an MSS of 1,024 or more: a batch stops reading while its
+ * queue has less room, so that it is sent after the mutex is released. */
+#define PIECES_PER_FRAME 64
 /* The largest UDP payload over IPv4. */
 #define MAX_GTPU_MESSAGE 65507
 /* Packets per second the XDP program hands to this thread at most (what it cannot do itself): a
@@ -99,9 +105,10 @@ struct upf {
   double buffer_ms;
   /* Where a session's buffered packets get their GTP-U headers when they are flushed. */
   uint8_t *flush;
-  /* Uplink receive buffers and downlink send buffers (GTP-U header room in front of the T-PDU). */
+  /* Uplink receive buffers; the last N6 read; the downlink G-PDUs gathered for one sendmmsg. */
   uint8_t *rx;
-  uint8_t *tx;
+  uint8_t *frame;
+  n3_send_queue downlink;
   /* The XDP datapath when it runs (NULL: the TUN alone), and why it does or does not. */
   upf_xdp *xdp;
   char datapath_reason[384];
@@ -280,7 +287,7 @@ static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *f
     account(u, s, &key, length);
     return;
   }
-  if (write(u->tun_fd, m->payload, length) != (ssize_t)length) {
+  if (!tun_write(u->tun_fd, m->payload, length)) {
     count(u, UPF_DROP_N6_WRITE);
     return;
   }
@@ -403,47 +410,50 @@ static bool uplink_batch(upf *u) {
   return n3_receive_batch(u->n3_fd, u->rx, BUFFER_SIZE, BATCH, &u->lock, on_n3_packet, u);
 }
 
+/* Reads up to a batch from the N6 TUN and sends each packet, or each MSS-sized piece of a TCP
+ * segment of up to 64 KiB (tun-gso.h), as a G-PDU of its session. Returns false when the TUN had
+ * nothing more to read. */
 static bool downlink_batch(upf *u) {
-  struct mmsghdr messages[BATCH];
-  struct iovec iov[BATCH];
-  struct sockaddr_storage to[BATCH];
-  int reads = 0;
-  int out = 0;
+  n3_send_queue *q = &u->downlink;
   bool more = true;
+  unsigned lost = 0;
   uint64_t now = now_ns();
   pthread_mutex_lock(&u->lock);
-  for (; reads < BATCH; reads++) {
-    uint8_t *slot = u->tx + (size_t)out * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER);
-    ssize_t n = read(u->tun_fd, slot + GTPU_DOWNLINK_HEADER, BUFFER_SIZE);
+  for (int reads = 0; reads < BATCH; reads++) {
+    if (q->count + PIECES_PER_FRAME > N3_SEND_MESSAGES ||
+        n3_send_queue_room(q, 2 * (GTPU_DOWNLINK_HEADER + FRAME_SIZE)) == NULL)
+      break;
+    ssize_t n = read(u->tun_fd, u->frame, FRAME_SIZE);
     if (n <= 0) {
       more = false;
       break;
     }
-    session *s = downlink_packet(u, slot, (size_t)n, now);
-    if (s == NULL) continue;
-    size_t length = ((size_t)slot[2] << 8 | slot[3]) + 8;
-    iov[out].iov_base = slot;
-    iov[out].iov_len = length;
-    memset(&messages[out].msg_hdr, 0, sizeof messages[out].msg_hdr);
-    memcpy(&to[out], &s->gnb, s->gnb_length);
-    messages[out].msg_hdr.msg_name = &to[out];
-    messages[out].msg_hdr.msg_namelen = s->gnb_length;
-    messages[out].msg_hdr.msg_iov = &iov[out];
-    messages[out].msg_hdr.msg_iovlen = 1;
-    out++;
-  }
-  pthread_mutex_unlock(&u->lock);
-  for (int sent = 0; sent < out;) {
-    int n = sendmmsg(u->n3_fd, messages + sent, (unsigned)(out - sent), MSG_DONTWAIT);
-    if (n <= 0) {
-      /* The one that failed is lost; the rest are tried again. */
-      pthread_mutex_lock(&u->lock);
-      count(u, UPF_DROP_N3_SEND);
-      pthread_mutex_unlock(&u->lock);
-      sent++;
+    tun_gso frame;
+    if (!tun_gso_parse(u->frame, (size_t)n, &frame)) {
+      count(u, UPF_DROP_MALFORMED);
       continue;
     }
-    sent += n;
+    if (frame.gso) count(u, UPF_DOWNLINK_SEGMENTED);
+    size_t largest = GTPU_DOWNLINK_HEADER + tun_gso_piece_max(&frame);
+    for (unsigned i = 0; i < frame.pieces; i++) {
+      uint8_t *at = n3_send_queue_room(q, largest);
+      if (at == NULL) {
+        /* Only a segment of more than PIECES_PER_FRAME pieces gets here: sent under the mutex. */
+        lost += n3_send_queue_send(q, u->n3_fd);
+        at = n3_send_queue_room(q, largest);
+      }
+      size_t length = tun_gso_piece(&frame, i, at + GTPU_DOWNLINK_HEADER);
+      session *s = downlink_packet(u, at, length, now);
+      if (s == NULL) continue;
+      n3_send_queue_push(q, ((size_t)at[2] << 8 | at[3]) + 8, &s->gnb, s->gnb_length);
+    }
+  }
+  pthread_mutex_unlock(&u->lock);
+  lost += n3_send_queue_send(q, u->n3_fd);
+  if (lost > 0) {
+    pthread_mutex_lock(&u->lock);
+    u->counters[UPF_DROP_N3_SEND] += lost;
+    pthread_mutex_unlock(&u->lock);
   }
   return more;
 }
@@ -533,11 +543,12 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   u->free_slots = calloc(config->max_sessions, sizeof *u->free_slots);
   u->downlink_data = calloc(config->max_sessions, sizeof *u->downlink_data);
   u->rx = malloc((size_t)BATCH * BUFFER_SIZE);
-  u->tx = malloc((size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER));
+  u->frame = malloc(FRAME_SIZE);
   u->flush = malloc(UPF_BUFFER_SESSION_BYTES + UPF_BUFFER_SESSION_PACKETS * GTPU_DOWNLINK_HEADER);
   u->buffer_ms = config->downlink_buffer_ms;
   if (u->sessions == NULL || u->flush == NULL || !upf_buffer_init(&u->buffer) || u->free_slots == NULL || u->downlink_data == NULL || u->rx == NULL ||
-      u->tx == NULL ||
+      u->frame == NULL ||
+      !n3_send_queue_init(&u->downlink, (size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER)) ||
       !upf_map_init(&u->by_id, config->max_sessions) ||
       !upf_map_init(&u->by_teid, config->max_sessions) ||
       !upf_map_init(&u->by_ipv4, config->max_sessions) ||
@@ -609,7 +620,8 @@ void upf_close(upf *u) {
   free(u->free_slots);
   free(u->downlink_data);
   free(u->rx);
-  free(u->tx);
+  free(u->frame);
+  n3_send_queue_free(&u->downlink);
   pthread_mutex_destroy(&u->lock);
   free(u);
 }

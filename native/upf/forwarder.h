@@ -15,6 +15,7 @@
   X(UPLINK_BYTES, "uplinkBytes")                                                                 \
   X(DOWNLINK_PACKETS, "downlinkPackets")                                                         \
   X(DOWNLINK_BYTES, "downlinkBytes")                                                             \
+  X(DOWNLINK_SEGMENTED, "downlinkSegmented")                                                     \
   X(ECHO_REQUESTS, "echoRequests")                                                               \
   X(ECHO_RESPONSES, "echoResponses")                                                             \
   X(END_MARKERS_RECEIVED, "endMarkersReceived")                                                  \

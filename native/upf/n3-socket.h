@@ -25,8 +25,41 @@ int n3_socket_open(const struct sockaddr_storage *address, socklen_t length, n3_
 
 /* A non-blocking TUN device of bare IP packets (IFF_NO_PI) named `name` (empty: the kernel's
  * tunN); its actual name goes to `actual`. Not persistent: closing the descriptor removes it.
+ * With IFF_VNET_HDR and the offloads TUN_F_CSUM | TUN_F_TSO4 | TUN_F_TSO6, so that the kernel hands
+ * over TCP segments of up to 64 KiB with their checksums left to us: every read starts with a
+ * struct virtio_net_hdr (tun-gso.h cuts and finishes them), every write needs one (tun_write).
  * Returns the descriptor or -errno. */
 int tun_open(const char *name, char actual[IFNAMSIZ]);
+
+/* Writes one IP packet into such a TUN behind a zero virtio_net_hdr (no GSO; the checksums are
+ * complete and the kernel checks them). Returns true when the whole packet was taken. */
+bool tun_write(int fd, const uint8_t *packet, size_t length);
+
+/* Datagrams gathered for one sendmmsg: each written in place into the queue's area (room then push),
+ * with a copy of its destination, so a batch can be sent after the caller's lock is released. */
+#define N3_SEND_MESSAGES 512
+typedef struct {
+  uint8_t *area;
+  size_t size;
+  size_t used;
+  unsigned count;
+  struct mmsghdr messages[N3_SEND_MESSAGES];
+  struct iovec iov[N3_SEND_MESSAGES];
+  struct sockaddr_storage to[N3_SEND_MESSAGES];
+} n3_send_queue;
+
+/* An area of `size` octets; false when it cannot be allocated. */
+bool n3_send_queue_init(n3_send_queue *q, size_t size);
+void n3_send_queue_free(n3_send_queue *q);
+/* Where a datagram of up to `length` octets can be written, or NULL when the queue must be sent
+ * first (its area or its messages are full). */
+uint8_t *n3_send_queue_room(n3_send_queue *q, size_t length);
+/* Queues the datagram of `length` octets written where n3_send_queue_room pointed, to `to`. */
+void n3_send_queue_push(n3_send_queue *q, size_t length, const struct sockaddr_storage *to,
+                        socklen_t to_length);
+/* Sends everything queued (sendmmsg until done) and empties the queue. Returns how many datagrams
+ * were lost: a call that fails loses the first of the rest. */
+unsigned n3_send_queue_send(n3_send_queue *q, int fd);
 
 /* One datagram read from an N3 socket: `length` is 0 when it was larger than its buffer (`truncated`);
  * `now` is CLOCK_MONOTONIC in nanoseconds, read once per batch. */

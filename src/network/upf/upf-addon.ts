@@ -55,6 +55,7 @@ export type ForwarderCounters = Record<
   | 'uplinkBytes'
   | 'downlinkPackets'
   | 'downlinkBytes'
+  | 'downlinkSegmented'
   | 'echoRequests'
   | 'echoResponses'
   | 'endMarkersReceived'

@@ -28,6 +28,7 @@ export type GnbUserPlaneCounters = Record<
   | 'n3Received'
   | 'uplinkPackets'
   | 'uplinkBytes'
+  | 'uplinkSegmented'
   | 'downlinkPackets'
   | 'downlinkBytes'
   | 'echoRequests'
