@@ -157,7 +157,7 @@ describe('two services on one PostgreSQL database form one AMF set', { skip }, (
     );
   });
 
-  it('a member that dies is gone once its lease has expired, and the radios hear the set without it', async () => {
+  it('a member that dies is gone once its lease has expired, and the radios hear that its backup serves its GUAMI', async () => {
     // B's clock stands still from now: no heartbeat, no goodbye. It wrote its lease at start (15 s);
     // A is 10 s on.
     assert.deepEqual(
@@ -181,7 +181,11 @@ describe('two services on one PostgreSQL database form one AMF set', { skip }, (
       const read = received[1] && readAMFConfigurationUpdate(received[1]);
       return read?.ok ? read.message : undefined;
     });
-    assert.deepEqual(served(update.servedGuamiList), [[1, undefined]]);
+    // A, B's backup, goes on serving B's GUAMI (TS 23.501 5.21.2.3); neither has a backup left.
+    assert.deepEqual(served(update.servedGuamiList), [
+      [1, undefined],
+      [2, undefined],
+    ]);
     association.send(0, 60, encodeNgapPdu(amfConfigurationUpdateAcknowledge()));
   });
 });

@@ -58,7 +58,7 @@ describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 
   });
   after(() => storage.close());
 
-  it('lists every live member’s GUAMI with its backup AMF, and tells the radio when a member leaves', async () => {
+  it('lists every live member’s GUAMI with its backup AMF, and tells the radio the backup of a member that left', async () => {
     const peer1 = member(store, { name: 'amf-p1', pointer: 1 });
     const peer9 = member(store, { name: 'amf-p9', pointer: 9 });
     const self = member(store, { name: 'pmn-amf', pointer: 5 });
@@ -82,7 +82,9 @@ describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 
         [shown(9), 'amf-p1'],
       ]);
 
-      // amf-p9 stops: at this member's next heartbeat the radio hears the set without it.
+      // amf-p9 stops: at this member's next heartbeat the radio hears the new backups. amf-p9's GUAMI
+      // stays, after the live members', with its backup amf-p1 (the next serving member, wrapping round),
+      // which adopts its UEs and serves it now (TS 23.501 5.21.2.3).
       await peer9.membership.stop();
       self.time.advance(TIMING.heartbeatMs);
       await self.membership.settled();
@@ -92,6 +94,7 @@ describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 
       assert.deepEqual(await servedAsTsharkReads(radio.received[1]!.bytes), [
         [shown(5), 'amf-p1'],
         [shown(1), 'pmn-amf'],
+        [shown(9), 'amf-p1'],
       ]);
       radio.send(amfConfigurationUpdateAcknowledge());
       await h.settled();
@@ -105,6 +108,66 @@ describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 
       await h.close();
       await self.membership.stop();
       await peer1.membership.stop();
+    }
+  });
+
+  it('serves the GUAMI of a member gone whose backup it is, also to a radio connecting later, until a member takes its pointer', async () => {
+    const own = await openStorage({ path: ':memory:' });
+    const set = createAmfSetMembersStore({ db: own.db });
+    const peer1 = member(set, { name: 'amf-p1', pointer: 1 });
+    const peer9 = member(set, { name: 'amf-p9', pointer: 9 });
+    const self = member(set, { name: 'pmn-amf', pointer: 5 });
+    for (const m of [peer1, peer9, self]) await m.membership.start();
+    const h = await createHarness({
+      identity: { ...DEFAULT_AMF_IDENTITY, pointer: 5 },
+      amfSet: self.membership,
+    });
+    const heartbeat = async () => {
+      self.time.advance(TIMING.heartbeatMs);
+      await self.membership.settled();
+      await h.settled();
+    };
+    const taker = member(set, { name: 'amf-p1b', pointer: 1 });
+    try {
+      const radio = await h.connect();
+      radio.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
+      await h.settled();
+      // amf-p1 leaves: this member (the next serving one after pointer 1) is the backup of its GUAMI, so
+      // it lists that GUAMI second, right after its own, with the member that would serve it without
+      // this one (amf-p9) as its backup; amf-p9's GUAMI comes after.
+      await peer1.membership.stop();
+      await heartbeat();
+      assert.deepEqual(radio.types(), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+      const served = [
+        [shown(5), 'amf-p9'],
+        [shown(1), 'amf-p9'],
+        [shown(9), 'pmn-amf'],
+      ];
+      assert.deepEqual(await servedAsTsharkReads(radio.received[1]!.bytes), served);
+      radio.send(amfConfigurationUpdateAcknowledge());
+      await h.settled();
+
+      // A radio connecting now hears the same in its NG Setup Response.
+      const later = await h.connect();
+      later.send(ngSetupRequest({ gnbId: 2, name: 'gnb-2' }));
+      await h.settled();
+      assert.deepEqual(later.types(), ['NGSetupResponse']);
+      assert.deepEqual(await servedAsTsharkReads(later.received[0]!.bytes), served);
+
+      // Another member joins with pointer 1: the GUAMI is its own again, with this member as its backup.
+      await taker.membership.start();
+      await heartbeat();
+      assert.deepEqual(later.types(), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+      assert.deepEqual(await servedAsTsharkReads(later.received[1]!.bytes), [
+        [shown(5), 'amf-p9'],
+        [shown(1), 'pmn-amf'],
+        [shown(9), 'amf-p1b'],
+      ]);
+      emitted.add([...radio.received, ...later.received]);
+    } finally {
+      await h.close();
+      for (const m of [self, peer9, taker]) await m.membership.stop();
+      await own.close();
     }
   });
 });

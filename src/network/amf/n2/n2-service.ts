@@ -43,8 +43,11 @@ export interface N2ServiceOptions {
   allowedPeers?: readonly string[];
   /** Shared with the AMF's UE side so that one summary covers both; one of its own otherwise. */
   peerLog?: PeerLogLimiter;
-  /** The AMF set this AMF is a member of (its live members); without it, it announces its own GUAMI only. */
-  amfSet?: Pick<AmfSetMembership, 'members' | 'subscribe'>;
+  /**
+   * The AMF set this AMF is a member of (its live members, and the gone ones whose GUAMIs the set still
+   * serves); without it, it announces its own GUAMI only.
+   */
+  amfSet?: Pick<AmfSetMembership, 'members' | 'gone' | 'subscribe'>;
 }
 
 /** The end an association the allowlist refuses gets: nothing it sends is read. */
@@ -84,7 +87,12 @@ export function createN2Service(options: N2ServiceOptions) {
       return network;
     },
     servedGuamis: () =>
-      servedGuamiList(options.identity, options.amfSet?.members() ?? [], context.network().plmn),
+      servedGuamiList(
+        options.identity,
+        options.amfSet?.members() ?? [],
+        context.network().plmn,
+        options.amfSet?.gone() ?? [],
+      ),
     events: options.events,
     recorder: createNgapRecorder({ records: options.records, metrics: options.metrics, logger }),
     timers: options.timers,

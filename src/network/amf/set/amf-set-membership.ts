@@ -43,6 +43,27 @@ export function pointerHolder(
   );
 }
 
+/**
+ * Of `rows` (one set's, `self` excluded), the gone members whose AMF Pointer none of `live` holds, one per
+ * pointer (the row whose lease ended last), by pointer. A member that died or left keeps its GUAMI in
+ * the set: its UEs still hold 5G-GUTIs naming it (TS 23.003 2.10.1), and the radios must route them to
+ * the member that took them over (TS 23.501 5.21.2.3) until a member holds that pointer again.
+ */
+function goneGuamis(
+  rows: readonly AmfSetMember[],
+  live: readonly AmfSetMember[],
+  now: number,
+): AmfSetMember[] {
+  const byPointer = new Map<number, AmfSetMember>();
+  for (const row of rows) {
+    if (memberState(row, now) !== 'gone' || live.some((m) => m.pointer === row.pointer)) continue;
+    const seen = byPointer.get(row.pointer);
+    if (seen === undefined || row.leaseExpiresAt > seen.leaseExpiresAt)
+      byPointer.set(row.pointer, { ...row, state: 'gone' });
+  }
+  return [...byPointer.values()].sort((a, b) => a.pointer - b.pointer);
+}
+
 /** A later start under `self`'s name: it owns the row now, and this process is no member any more. */
 function replacedBy(self: AmfSetMember, rows: readonly AmfSetMember[]): AmfSetMember | undefined {
   return rows.find((row) => row.name === self.name && row.instance !== self.instance);
@@ -90,9 +111,13 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   /** Cuts the member off when its lease runs out with no heartbeat written (the database lost). */
   let cancelLease: (() => void) | undefined;
   let live: AmfSetMember[] = [];
+  /** Its set's members gone from it whose AMF Pointer no live member holds (`gone`). */
+  let gone: AmfSetMember[] = [];
   let shape = '';
   let cancelHeartbeat: (() => void) | undefined;
   let beating: Promise<void> = Promise.resolve();
+  /** A heartbeat asked for by `radiosChanged` and not yet begun. */
+  let radiosPending = false;
   /** What its row says while it is a member: `draining` from `drain` on (TS 23.501 5.21.2.2). */
   let serving: 'serving' | 'draining' = 'serving';
   const listeners = new Set<() => void>();
@@ -117,19 +142,24 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
     };
   }
 
-  /** Reads the set's rows; listeners hear of it when its live members differ from the last read. */
+  /**
+   * Reads the set's rows; listeners hear of it when its live members, or the gone members whose GUAMIs
+   * the set still serves, differ from the last read.
+   */
   async function read(self: AmfSetMember): Promise<void> {
     const now = clock.now();
-    const rows = await store.list();
-    see(
-      rows.filter((r) => sameSet(r, self) && r.name !== self.name && memberState(r, now) !== 'gone'),
-      self,
-    );
+    const rows = (await store.list()).filter((r) => sameSet(r, self) && r.name !== self.name);
+    const peers = rows.filter((r) => memberState(r, now) !== 'gone');
+    see(peers, self, goneGuamis(rows, [self, ...peers], now));
   }
 
-  function see(peers: AmfSetMember[], self: AmfSetMember | undefined): void {
+  function see(peers: AmfSetMember[], self: AmfSetMember | undefined, left: AmfSetMember[] = []): void {
     live = self === undefined ? [] : [self, ...peers].sort((a, b) => a.pointer - b.pointer);
-    const next = JSON.stringify(live.map((m) => [m.name, m.pointer, m.state, m.relativeCapacity]));
+    gone = self === undefined ? [] : left;
+    const next = JSON.stringify([
+      live.map((m) => [m.name, m.pointer, m.state, m.relativeCapacity]),
+      gone.map((m) => [m.name, m.pointer, m.leaseExpiresAt]),
+    ]);
     if (next === shape) return;
     shape = next;
     for (const listener of listeners) listener();
@@ -208,7 +238,8 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
 
   function schedule(): void {
     cancelHeartbeat = timers.after(timing.heartbeatMs, () => {
-      beating = heartbeat().finally(() => {
+      // After any heartbeat under way (one `radiosChanged` asked for): one write of its row at a time.
+      beating = beating.then(heartbeat).finally(() => {
         if (running()) schedule();
       });
     });
@@ -239,6 +270,7 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       const was = state.kind;
       if (was !== 'stopped') move({ kind: 'stopped' });
       live = [];
+      gone = [];
       shape = '';
       if (was !== 'member') return;
       try {
@@ -265,6 +297,19 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       return state.kind === 'member';
     },
 
+    /**
+     * Its radios changed (one connected or disconnected): its row is written now rather than at the next
+     * heartbeat, so every member's API lists them at once; the changes of one moment share one write.
+     */
+    radiosChanged(): void {
+      if (state.kind !== 'member' || radiosPending) return;
+      radiosPending = true;
+      beating = beating.then(() => {
+        radiosPending = false;
+        return heartbeat();
+      });
+    },
+
     /** `draining` once `drain` was called; `serving` before. */
     state: (): 'serving' | 'draining' => serving,
 
@@ -274,7 +319,14 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
     /** The live members as last read, this one included, by AMF Pointer; empty when not a member. */
     members: (): readonly AmfSetMember[] => live,
 
-    /** Runs `listener` when the live members change; returns the function that stops it. */
+    /**
+     * The members of its set that are gone (lease ended, or left) and whose AMF Pointer no live member
+     * holds, by pointer, as last read; one per pointer (the latest to hold it); empty when not a member.
+     * Their GUAMIs stay the set's: the backup that adopted their UEs serves them (served-guamis.ts).
+     */
+    gone: (): readonly AmfSetMember[] => gone,
+
+    /** Runs `listener` when the live or gone members change; returns the function that stops it. */
     subscribe(listener: () => void): () => void {
       listeners.add(listener);
       return () => listeners.delete(listener);

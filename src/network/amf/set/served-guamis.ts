@@ -1,4 +1,4 @@
-import type { ServedGUAMIList, UnavailableGUAMIList } from '../../ngap/generated/types.ts';
+import type { ServedGUAMIItem, ServedGUAMIList, UnavailableGUAMIList } from '../../ngap/generated/types.ts';
 import type { AmfSetMember } from '../../ports/amf-set-members.ts';
 import type { Plmn } from '../../radio-id.ts';
 import { guami, type AmfIdentity } from '../context/amf-identity.ts';
@@ -18,25 +18,35 @@ export function backupOf(member: AmfSetMember, members: readonly AmfSetMember[])
 
 /**
  * ServedGUAMIList (TS 38.413 9.3.3.5) of NG Setup Response and AMF Configuration Update: this member's
- * own GUAMI first, then every other live member's by AMF Pointer, each with the AMF Name of its backup
- * (ServedGUAMIItem's backupAMFName) when the set has one. `members` are the live members, `self`
- * among them; without them (no set, or no longer a member) only its own GUAMI.
+ * own GUAMI first, then the GUAMIs of gone members it serves (it is their backup, `backupOf`, so it
+ * adopted their UEs: TS 23.501 5.21.2.3), then every other live member's by AMF Pointer, then the other
+ * gone members' GUAMIs; each with the AMF Name of its backup (ServedGUAMIItem's backupAMFName) when the
+ * set has one: for a gone member's GUAMI, the member serving it now, or for one this member serves, the
+ * member that would serve it without this one. `members` are the live members, `self` among them, and
+ * `gone` those whose GUAMIs the set still serves (`AmfSetMembership.gone`); without members (no set, or
+ * no longer a member) only its own GUAMI. The radios hear each gone GUAMI until a member holds its
+ * pointer again (then it is that member's own).
  */
 export function servedGuamiList(
   self: AmfIdentity,
   members: readonly AmfSetMember[],
   plmn: Plmn,
+  gone: readonly AmfSetMember[] = [],
 ): ServedGUAMIList {
   const own = members.find((m) => m.name === self.name);
   if (own === undefined) return [{ gUAMI: guami(self, plmn) }];
-  const ordered = [own, ...members.filter((m) => m !== own)];
-  return ordered.map((member) => {
-    const backup = backupOf(member, members);
-    return {
-      gUAMI: guami(member, plmn),
-      ...(backup === undefined ? {} : { backupAMFName: backup.name }),
-    };
+  const item = (member: AmfSetMember, backup: AmfSetMember | undefined): ServedGUAMIItem => ({
+    gUAMI: guami(member, plmn),
+    ...(backup === undefined ? {} : { backupAMFName: backup.name }),
   });
+  const servers = gone.map((member) => ({ member, server: backupOf(member, members) }));
+  const others = members.filter((m) => m !== own);
+  return [
+    item(own, backupOf(own, members)),
+    ...servers.filter((g) => g.server === own).map((g) => item(g.member, backupOf(g.member, others))),
+    ...others.map((member) => item(member, backupOf(member, members))),
+    ...servers.filter((g) => g.server !== undefined && g.server !== own).map((g) => item(g.member, g.server)),
+  ];
 }
 
 /**
