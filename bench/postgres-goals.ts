@@ -10,6 +10,7 @@
  * Registrations per second are bench/registration.ts's, with `--db` for PostgreSQL.
  *
  *   npx tsx bench/postgres-goals.ts [--seconds N] [--subscribers N] [--million N] [--reports N]
+ *     [--only api|ingestion|million] (one part alone; repeat for several)
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,8 +31,10 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '100000' },
     million: { type: 'string', default: '1000000' },
     reports: { type: 'string', default: '300000' },
+    only: { type: 'string', multiple: true },
   },
 });
+const PARTS = new Set(values.only ?? ['api', 'ingestion', 'million']);
 const SECONDS = Number(values.seconds);
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-1' };
 const secretKey = randomBytes(32);
@@ -196,16 +199,22 @@ async function main(): Promise<void> {
     ((figures[name] ??= { sqlite: 0, postgres: 0 })[dialect] = value);
   try {
     for (const dialect of ['sqlite', 'postgres'] as const) {
+      if (!PARTS.has('api') && !PARTS.has('ingestion')) break;
       const service = await open(dialect);
-      const a = await api(service, dialect);
-      put('authenticated read (req/s)', dialect, a.read);
-      put(`page of 100 over ${values.subscribers} subscribers (req/s)`, dialect, a.page);
-      const i = await ingestion(service);
-      put('flow reports ingested while queried (rows/s)', dialect, i.rowsPerSecond);
-      put('flow report pages meanwhile (req/s)', dialect, i.queriesPerSecond);
+      if (PARTS.has('api')) {
+        const a = await api(service, dialect);
+        put('authenticated read (req/s)', dialect, a.read);
+        put(`page of 100 over ${values.subscribers} subscribers (req/s)`, dialect, a.page);
+      }
+      if (PARTS.has('ingestion')) {
+        const i = await ingestion(service);
+        put('flow reports ingested while queried (rows/s)', dialect, i.rowsPerSecond);
+        put('flow report pages meanwhile (req/s)', dialect, i.queriesPerSecond);
+      }
       await service.stop();
     }
     for (const dialect of ['sqlite', 'postgres'] as const) {
+      if (!PARTS.has('million')) break;
       const service = await open(dialect);
       const m = await million(service, dialect);
       put(`first page of ${values.million} (ms, median)`, dialect, m.first);

@@ -315,21 +315,27 @@ export function createFlowReportsRepository(db: Db) {
         const windowReports = await dailyTotal(filter);
         if (matches * matches > (offset + limit) * windowReports) lead = 'window';
       }
+      // The page's rows are joined by their whole primary key, (id, end_time) on PostgreSQL: a lookup the
+      // planner knows finds one row, in the one day partition of that end time. Looked up by `id in`, a
+      // partition without statistics yet (the writer's new day) was read whole into a hash join.
       const rows = await db
-        .selectFrom('flow_reports')
-        .select(COLUMNS)
-        .where('id', 'in', (eb) =>
+        .selectFrom((eb) =>
           eb
             .selectFrom('flow_reports')
-            .select('id')
+            .select(['id', 'end_time'])
             .where((inner) => conditions(inner, filter, false, lead))
             .orderBy('end_time', 'desc')
             .orderBy('id', 'desc')
             .limit(limit)
-            .offset(offset),
+            .offset(offset)
+            .as('page'),
         )
-        .orderBy('end_time', 'desc')
-        .orderBy('id', 'desc')
+        .innerJoin('flow_reports', (join) =>
+          join.onRef('flow_reports.id', '=', 'page.id').onRef('flow_reports.end_time', '=', 'page.end_time'),
+        )
+        .select(COLUMNS.map((column) => `flow_reports.${column}` as const))
+        .orderBy('page.end_time', 'desc')
+        .orderBy('page.id', 'desc')
         .execute();
       return rows.map((row) => ({
         id: row.id,
