@@ -136,6 +136,8 @@ export function createN2(
   /** Frees gone members' address leases that no UE context names (where the set runs). */
   let reclamation: LeaseReclamation | undefined;
   let drain: MemberDrain | undefined;
+  /** Stops telling the radios of the AMF's overload. */
+  let stopOverload: (() => void) | undefined;
 
   return {
     name: 'n2',
@@ -262,6 +264,8 @@ export function createN2(
       }
       service = started;
       functions = built;
+      // The AMF sheds load at its UE context limit: the radios hear Overload Start / Stop (docs/n2.md).
+      stopOverload = built?.amf.overload.subscribe((on) => void started.overload(on));
       membership = joined;
       drain =
         built === undefined
@@ -351,6 +355,8 @@ export function createN2(
       stopAdopting = undefined;
       stopCutWatch?.();
       stopCutWatch = undefined;
+      stopOverload?.();
+      stopOverload = undefined;
       await reclamation?.stop();
       reclamation = undefined;
       endpoint = undefined;

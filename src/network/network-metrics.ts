@@ -77,6 +77,8 @@ export interface NgapMetrics {
   recordDropped(kind: 'radio_event' | 'radio_log'): void;
   /** A Registration Request rejected with #22 (congestion): the AMF held its limit of UE contexts. */
   ueContextLimitReject(): void;
+  /** The AMF told its radios it is overloaded (Overload Start), or no longer is (Overload Stop). */
+  overloaded(on: boolean): void;
   /** A write to the UE context store that failed or was fenced (amf/ue-context-writes.ts). */
   ueContextWriteFailure(reason: 'error' | 'fenced'): void;
   /** Something an N2 peer sent or did that the AMF refused or ignored (peer-log-limiter.ts), by kind. */
@@ -102,6 +104,12 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     name: 'pmn_ue_context_limit_rejects_total',
     help: 'Registration Requests rejected with 5GMM cause #22 (congestion): the AMF held its limit of UE contexts',
   });
+  let overloaded = 0;
+  metrics.gauge({
+    name: 'pmn_amf_overloaded',
+    help: 'Whether the AMF has told its radios it is overloaded (Overload Start sent at the UE context limit, 1) or not (0)',
+    collect: () => overloaded,
+  });
   const ueContextWriteFailures = metrics.counter<'reason'>({
     name: 'pmn_ue_context_write_failures_total',
     help: 'UE context records the AMF could not store: the store failed (error) or a newer owner held the UE (fenced)',
@@ -116,6 +124,7 @@ export function createNgapMetrics(metrics: Metrics): NgapMetrics {
     message: (messageType, direction) => messages.inc({ message_type: messageType, direction }),
     recordDropped: (kind) => dropped.inc({ kind }),
     ueContextLimitReject: () => ueContextLimitRejects.inc({}),
+    overloaded: (on) => void (overloaded = on ? 1 : 0),
     ueContextWriteFailure: (reason) => ueContextWriteFailures.inc({ reason }),
     peerProblem: (kind) => peerProblems.inc({ kind }),
   };

@@ -40,6 +40,7 @@ import {
   readNgSetupResponse,
 } from './amf-messages.ts';
 import type { GnbConfig } from './gnb-config.ts';
+import { readAmfOverloadStart, readsAsOverloadStop, type AmfOverload } from './gnb-overload.ts';
 import { validateGnbConfig } from './gnb-config.ts';
 import type { ErrorReport, RanConfigurationChanges, ResetScope } from './gnb-messages.ts';
 import {
@@ -98,6 +99,8 @@ export type GnbEvent =
   | { type: 'error-indication'; report: ErrorIndicationReading }
   /** The AMF declared these GUAMIs unavailable (TS 38.413 8.7.6), with their backup AMFs when named. */
   | { type: 'amf-status-indication'; unavailable: Guami[] }
+  /** The AMF is overloaded (TS 38.413 8.7.7): `overload` until Overload Stop (8.7.8, `undefined`). */
+  | { type: 'overload'; overload: AmfOverload | undefined }
   /**
    * A message of the node's own procedures its generated reader refused (TS 38.413 10.3: an IE of
    * criticality reject missing or not comprehended, IEs out of order): not acted on.
@@ -202,6 +205,8 @@ export class SimulatedGnb {
   readonly #ueStreams = new Map<number, number>();
   /** GUAMIs the AMF declared unavailable by AMF Status Indication since its NG Setup (8.7.6.2). */
   #unavailableGuamis: Guami[] = [];
+  /** The AMF's Overload Start since its NG Setup, until Overload Stop (8.7.7.2, 8.7.8.2). */
+  #overload: AmfOverload | undefined;
   /** What a strict node found wrong in the AMF's stream ids, in order (never cleared). */
   readonly streamViolations: StreamViolation[] = [];
   #resolveClosed: (end: GnbEnd) => void = () => undefined;
@@ -248,6 +253,15 @@ export class SimulatedGnb {
    */
   get unavailableGuamis(): readonly Guami[] {
     return this.#unavailableGuamis;
+  }
+
+  /**
+   * The AMF's overload as it announced it (Overload Start, TS 38.413 8.7.7.2), undefined once it sent
+   * Overload Stop (8.7.8.2) or before: the node's UE side rejects the RRC establishments it names
+   * (gnb-overload.ts). A new NG Setup, or the association's end or restart, starts over.
+   */
+  get overload(): AmfOverload | undefined {
+    return this.#overload;
   }
 
   /** Every PDU sent, in order (none without `keepLog`). */
@@ -342,6 +356,8 @@ export class SimulatedGnb {
 
   /** NG Setup (TS 38.413 8.7.1): accepted with the AMF's description, or refused with its cause. */
   async ngSetup(): Promise<NgSetupOutcome> {
+    // Before the request: an Overload Start may follow the response before this method resumes.
+    this.#overload = undefined;
     const answer = await this.#request(NG_SETUP, ngSetupRequest(this.#config));
     const { pdu } = answer;
     if (answer.kind === 'unsuccessful') {
@@ -451,6 +467,7 @@ export class SimulatedGnb {
         this.#failPending('the peer restarted the association');
         this.#ueStreams.clear();
         this.#unavailableGuamis = [];
+        this.#overload = undefined;
         this.#ues?.reset({ kind: 'all' });
         this.#emit({ type: 'restart' });
         return;
@@ -472,6 +489,7 @@ export class SimulatedGnb {
     const hadUes = this.#state.kind === 'associated' || this.#state.kind === 'ready';
     this.#state = { kind: 'closed', end };
     this.#unavailableGuamis = [];
+    this.#overload = undefined;
     this.#failPending(`the association ended (${end.reason})`);
     if (hadUes) this.#ues?.reset({ kind: 'all' });
     this.#emit({ type: 'closed', end });
@@ -641,6 +659,16 @@ export class SimulatedGnb {
             else this.#amfStatusIndication(unavailable);
             return;
           }
+          case 'OverloadStart': {
+            const overload = readAmfOverloadStart(pdu);
+            if (overload === undefined) return this.#emit({ type: 'unreadable', exchange });
+            this.#overload = overload;
+            return this.#emit({ type: 'overload', overload });
+          }
+          case 'OverloadStop':
+            if (!readsAsOverloadStop(pdu)) return this.#emit({ type: 'unreadable', exchange });
+            this.#overload = undefined;
+            return this.#emit({ type: 'overload', overload: undefined });
           case 'ErrorIndication': {
             const report = readErrorIndication(pdu);
             this.#emit(

@@ -74,9 +74,11 @@ describe('UE context limit through the simulator against the real service', () =
         : undefined;
     }, 'the Registration Reject in the radio events');
 
-    // The first device deregisters: its context goes, and the third fits.
+    // The first device deregisters: its context goes, and the third fits once the radio heard Overload
+    // Stop (the reject made the AMF tell it to refuse signalling establishments, docs/n2.md "Overload").
     assert.deepEqual(await first.deregister(), { outcome: 'accepted' });
     await statusUntil(s, imsis[0]!, (st) => !st.registered, 'first unregistered');
+    await s.until(async () => (s.gnb1.overload === undefined ? true : undefined), 'Overload Stop');
     assert.equal((await third.register()).outcome, 'accepted');
     await statusUntil(s, imsis[2]!, (st) => st.registered, 'third registered');
     assert.equal((await statusOf(s, imsis[1]!)).registered, true, 'the second is untouched');

@@ -32,6 +32,7 @@ import { createUeContextWrites } from './context/ue-context-writes.ts';
 import { dropTakenOver, stopTimers } from './gmm/ue-lifecycle.ts';
 import { adoptUesOf, type AdoptionPacing } from './gmm/adoption.ts';
 import { releaseQuietUes } from './gmm/drain.ts';
+import { createOverloadWatch } from './gmm/overload.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
 import { createSessionIndications } from './sm/session-indications.ts';
@@ -110,6 +111,13 @@ export function createAmf(options: AmfOptions) {
     ueContextLimitReject: () => undefined,
     ueContextWriteFailure: () => undefined,
   };
+  const ues = createAmfUes({ limit: settings.maxUeContexts });
+  const overload = createOverloadWatch({
+    limit: settings.maxUeContexts,
+    held: () => ues.size(),
+    timers: options.timers,
+    logger: options.logger,
+  });
   const amf: AmfContext = {
     settings,
     identity: options.identity,
@@ -117,8 +125,9 @@ export function createAmf(options: AmfOptions) {
     logger: options.logger,
     peerLog,
     metrics,
+    overload,
     ngap,
-    ues: createAmfUes({ limit: settings.maxUeContexts }),
+    ues,
     ueContexts: createUeContextWrites({
       store: options.ueContexts,
       owner: options.identity.name,
@@ -223,6 +232,8 @@ export function createAmf(options: AmfOptions) {
       draining = true;
       return releaseQuietUes(amf);
     },
+    /** Whether the AMF sheds load (UE context limit), and its changes: Overload Start / Stop (gmm/overload.ts). */
+    overload: { overloaded: overload.overloaded, subscribe: overload.subscribe },
     /** Resolves once every UE context write asked for so far has ended (tests, the end of a drain). */
     ueContextsWritten: () => amf.ueContexts.settled(),
     /**
@@ -251,6 +262,7 @@ export function createAmf(options: AmfOptions) {
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();
+      overload.stop();
       for (const ue of amf.ues.all()) stopTimers(ue);
       location.stop();
     },

@@ -17,6 +17,7 @@ import { answerContextModification, type ContextModification } from './gnb-conte
 import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
 import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
+import { admits, type OverloadRejection } from '../gnb-overload.ts';
 
 /**
  * The UE side of a simulated gNB (TS 38.413 8.2, 8.3, 8.5, 8.6): one UE-associated logical NG-connection
@@ -97,6 +98,8 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly refusedSetups: RefusedSetup[] = [];
   /** UE Context Modification Requests received, in order, with what the node did (8.3.4). */
   readonly contextModifications: ContextModification[] = [];
+  /** RRC establishments rejected while the AMF is overloaded (TS 38.413 8.7.7.2), in order. */
+  readonly overloadRejections: OverloadRejection[] = [];
   /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
   refuseContextModification: Cause | undefined;
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
@@ -136,6 +139,12 @@ export class GnbUes implements UeSignalling, UeRadio {
     cause: RRCEstablishmentCause,
     sTmsi: FiveGSTmsi | undefined,
   ): RrcConnection | undefined {
+    // The AMF asked to reject establishments of this kind (Overload Start): RRC Reject, no Initial UE Message.
+    const overload = this.#gnb.overload;
+    if (!admits(overload, cause)) {
+      this.overloadRejections.push({ cause, action: overload?.action });
+      return undefined;
+    }
     const ranUeNgapId = this.#allocate();
     const connection = new Connection(this, ranUeNgapId, ue);
     const sent = this.sendForUe(

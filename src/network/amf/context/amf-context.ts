@@ -15,6 +15,7 @@ import type { SessionManagement } from '../ports/session-management.ts';
 import type { SmsService } from '../ports/sms.ts';
 import type { UeContextWrites } from './ue-context-writes.ts';
 import type { UeNgap } from '../n2/ue-ngap.ts';
+import type { OverloadWatch } from '../gmm/overload.ts';
 
 /** The operator's configuration as the NAS procedures read it. */
 export interface AmfNetwork {
@@ -35,6 +36,8 @@ export interface AmfContext {
   /** Warn lines a radio can trigger in bulk, per UE (peer-log-limiter.ts). */
   readonly peerLog: PeerLogLimiter;
   readonly metrics: Pick<NgapMetrics, 'ueContextLimitReject' | 'ueContextWriteFailure'>;
+  /** Told of each Registration Request refused at the UE context limit: the radios hear of the overload. */
+  readonly overload: Pick<OverloadWatch, 'shed'>;
   readonly ngap: UeNgap<AmfUe>;
   readonly ues: AmfUes;
   /** Writes the UE contexts through the UE context port at the end of the procedures that change them. */

@@ -521,6 +521,7 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
  */
 export function congestionReject(amf: AmfContext): NasMessageOf<'registrationReject'> {
   amf.metrics.ueContextLimitReject();
+  amf.overload.shed();
   return {
     messageType: 'registrationReject',
     fiveGmmCause: GMM_CAUSE.congestion,

@@ -68,6 +68,8 @@ export function createN2Service(options: N2ServiceOptions) {
   /** The served GUAMIs last announced, as JSON: a change of the set that leaves them alike is not sent. */
   let announced = '';
   let refreshing: Promise<void> = Promise.resolve();
+  /** The AMF sheds load: its radios were told by Overload Start (`overload`). */
+  let overloaded = false;
   const configured = peerAllowlist(options.allowedPeers ?? []);
   /** The allowlist set through the API (operator configuration), read with the served network. */
   let stored: PeerAllowlist = peerAllowlist([]);
@@ -101,6 +103,7 @@ export function createN2Service(options: N2ServiceOptions) {
     owners: new Map(),
     ue: options.ue,
     timing: { ...DEFAULT_ASSOCIATION_TIMING, ...options.timing },
+    overloaded: () => overloaded,
   };
 
   async function load(): Promise<{ network: ServedNetwork; allowedPeers: string[] }> {
@@ -228,6 +231,20 @@ export function createN2Service(options: N2ServiceOptions) {
     statusIndication(unavailable: UnavailableGUAMIList): number {
       let sent = 0;
       for (const association of associations) if (association.statusIndication(unavailable)) sent++;
+      return sent;
+    },
+
+    /**
+     * The AMF became overloaded, or no longer is (gmm/overload.ts): Overload Start or Overload Stop
+     * (TS 38.413 8.7.7, 8.7.8) to every radio that completed NG Setup, and to each one that completes it
+     * while overloaded; the number it went to. A repeated state sends nothing.
+     */
+    overload(on: boolean): number {
+      if (on === overloaded) return 0;
+      overloaded = on;
+      options.metrics.overloaded(on);
+      let sent = 0;
+      for (const association of associations) if (association.overloadChanged(on)) sent++;
       return sent;
     },
 

@@ -45,6 +45,8 @@ import {
   ngReset,
   ngSetupFailure,
   ngResetAcknowledge,
+  overloadStart,
+  overloadStop,
   ranConfigurationUpdateFailure,
 } from './ngap-messages.ts';
 import type { NgapRecorder, RadioRecordContext } from './ngap-recorder.ts';
@@ -91,6 +93,8 @@ export interface AssociationContext {
   owners: Map<string, NgapAssociation>;
   ue: UeSignalling | undefined;
   timing: AssociationTiming;
+  /** Whether the AMF has told its radios it is overloaded (TS 38.413 8.7.7), so a new radio hears it too. */
+  overloaded(): boolean;
 }
 
 /** A procedure the AMF initiates towards one radio, one at a time (TS 38.413 8.7.3, 8.7.4). */
@@ -256,6 +260,15 @@ export class NgapAssociation implements AssociationHandler {
   statusIndication(unavailable: UnavailableGUAMIList): boolean {
     if (this.#phase.phase !== 'ready') return false;
     return this.#send(amfStatusIndication(unavailable));
+  }
+
+  /**
+   * Overload Start or Overload Stop (TS 38.413 8.7.7, 8.7.8; class 2: no answer). False when the radio
+   * has not completed NG Setup or the transport refused it.
+   */
+  overloadChanged(overloaded: boolean): boolean {
+    if (this.#phase.phase !== 'ready') return false;
+    return this.#send(overloaded ? overloadStart() : overloadStop());
   }
 
   /**
@@ -491,6 +504,8 @@ export class NgapAssociation implements AssociationHandler {
       },
     };
     this.#send(decision.answer);
+    // A radio that connects while the AMF sheds load would otherwise send it new devices to refuse.
+    if (this.#context.overloaded()) this.#send(overloadStart());
     this.#context.ue?.radioReady(this.#link(this.#phase.radio));
   }
 

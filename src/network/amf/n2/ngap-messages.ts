@@ -6,6 +6,8 @@ import {
   buildNGResetAcknowledge,
   buildNGSetupFailure,
   buildNGSetupResponse,
+  buildOverloadStart,
+  buildOverloadStop,
   buildRANConfigurationUpdateAcknowledge,
   buildRANConfigurationUpdateFailure,
 } from '../../ngap/generated/messages.ts';
@@ -101,4 +103,23 @@ export function amfConfigurationUpdate(ies: AmfDescriptionIes): NGAPPDU {
 /** AMF STATUS INDICATION (TS 38.413 9.2.6.9): the GUAMIs this AMF no longer serves, each with its backup. */
 export function amfStatusIndication(unavailable: UnavailableGUAMIList): NGAPPDU {
   return buildAMFStatusIndication({ unavailableGuamiList: unavailable });
+}
+
+/**
+ * OVERLOAD START (TS 38.413 9.2.6.14, 8.7.7), sent when the AMF holds its limit of UE contexts (gmm/overload.ts).
+ * The action is "reject RRC connection establishments for signalling" (8.7.7.2): the load the AMF sheds is
+ * new devices' registrations, which come with RRC cause mo-Signalling, and no action spares those while
+ * rejecting others (the RRC cause cannot tell a new device from a registered one). Emergency and
+ * mobile-terminated access still pass, so paged devices answer. No Traffic Load Reduction Indication:
+ * every establishment of those kinds is rejected until Overload Stop.
+ */
+export function overloadStart(): NGAPPDU {
+  return buildOverloadStart({
+    amfOverloadResponse: { choice: 'overloadAction', value: 'reject-rrc-cr-signalling' },
+  });
+}
+
+/** OVERLOAD STOP (TS 38.413 9.2.6.15, 8.7.8): the radio resumes normal operation towards the AMF. */
+export function overloadStop(): NGAPPDU {
+  return buildOverloadStop({});
 }

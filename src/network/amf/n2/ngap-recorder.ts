@@ -26,6 +26,8 @@ const RADIO_LOG_EVENTS: Readonly<Record<string, { event: string; level: RadioLog
   NGReset: { event: 'NG Reset', level: 'info' },
   NGResetAcknowledge: { event: 'NG Reset Acknowledge', level: 'info' },
   ErrorIndication: { event: 'Error Indication', level: 'warn' },
+  OverloadStart: { event: 'Overload Start', level: 'warn' },
+  OverloadStop: { event: 'Overload Stop', level: 'info' },
 };
 
 const NO_BYTES = new Uint8Array(0);
