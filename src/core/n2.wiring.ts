@@ -136,6 +136,8 @@ export function createN2(
   /** Frees gone members' address leases that no UE context names (where the set runs). */
   let reclamation: LeaseReclamation | undefined;
   let drain: MemberDrain | undefined;
+  /** Stops writing the member's row as its radios come and go. */
+  let stopRadioWrites: (() => void) | undefined;
   /** Stops telling the radios of the AMF's overload. */
   let stopOverload: (() => void) | undefined;
 
@@ -173,6 +175,13 @@ export function createN2(
         timing: { ...DEFAULT_AMF_SET_TIMING, ...settings.amfSet },
       });
       await joined.start();
+      // Its radios are written to its row as they come and go, not only at the next heartbeat: every
+      // member's API lists them at once (docs/amf-set.md, "One view of the network").
+      const radioWrites = [
+        core.networkEvents.on('radio.connected', () => joined.radiosChanged()),
+        core.networkEvents.on('radio.disconnected', () => joined.radiosChanged()),
+      ];
+      stopRadioWrites = () => radioWrites.forEach((stop) => stop());
       let opened: Awaited<ReturnType<typeof openN2Transport>>;
       try {
         opened = await openN2Transport(choice, {
@@ -181,6 +190,7 @@ export function createN2(
           ...(options.sctp === undefined ? {} : { sctp: options.sctp }),
         });
       } catch (error) {
+        stopRadioWrites();
         await joined.stop();
         throw error;
       }
@@ -373,6 +383,8 @@ export function createN2(
       core.amfSet.drainable(undefined);
       drain?.stop();
       drain = undefined;
+      stopRadioWrites?.();
+      stopRadioWrites = undefined;
       // Left last: the set hears this member is gone once its radios have been shut down.
       core.amfSet.running(undefined);
       await membership?.stop();

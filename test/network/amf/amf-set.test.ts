@@ -175,6 +175,60 @@ describe('AMF set membership (TS 23.501 5.21.2) on injected time', () => {
     assert.deepEqual(await stored(), []);
   });
 
+  it('writes its radios as they change, before the next heartbeat, one write for the changes of a moment', async () => {
+    const time = manualClock();
+    const radio = (n: number) => ({
+      id: `001:01:00000${n}`,
+      name: `gnb-${n}`,
+      address: `192.0.2.${n}:38412`,
+      ranNodeType: 'gNB',
+      supportedTais: [],
+      connectedAt: 1,
+      lastSeenAt: 2,
+    });
+    const connected: ReturnType<typeof radio>[] = [];
+    let writes = 0;
+    const counted: AmfSetMembersStore = {
+      ...store,
+      write: (row, blocking) => {
+        writes += 1;
+        return store.write(row, blocking);
+      },
+    };
+    const m = createAmfSetMembership({
+      store: counted,
+      identity: { ...DEFAULT_AMF_IDENTITY, name: 'radios-now', setId: 61 },
+      n2Addresses: ['127.0.0.1'],
+      plmn: () => Promise.resolve(PLMN),
+      radios: () => connected,
+      clock: time,
+      timers: time,
+      logger: pino({ level: 'silent' }),
+      timing: TIMING,
+    });
+    const stored = async () => (await store.list()).find((row) => row.name === 'radios-now')?.radios;
+    await m.start();
+    writes = 0;
+    // Its time stands still: no heartbeat is due.
+    connected.push(radio(1), radio(2));
+    m.radiosChanged();
+    m.radiosChanged();
+    await m.settled();
+    assert.deepEqual(await stored(), [radio(1), radio(2)]);
+    assert.equal(writes, 1);
+    connected.splice(0, 1);
+    m.radiosChanged();
+    await m.settled();
+    assert.deepEqual(await stored(), [radio(2)]);
+    await m.stop();
+    // Once it left, a change writes nothing.
+    writes = 0;
+    m.radiosChanged();
+    await m.settled();
+    assert.equal(writes, 0);
+    assert.deepEqual(await stored(), []);
+  });
+
   it('reads a row another client of the database spoiled without failing: no addresses, no radios, gone', async () => {
     await storage.db
       .insertInto('amf_set_members')
