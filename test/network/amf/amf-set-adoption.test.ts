@@ -308,6 +308,72 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
         await b.h.close();
       });
 
+    it('a member joining after the dead member’s lease ended adopts its UEs as its backup, its own backup having left too', async () => {
+      const store = await openSharedStore(shared, storages);
+      const members = await membersStoreFor(store);
+      const a = await member(store, 'amf-a', 0);
+      const c = await member(store, 'amf-c', 2);
+      const [ta, tb] = [manualClock(), manualClock()];
+      const [ma, mb] = [membership(members, 'amf-a', 0, ta), membership(members, 'amf-b', 1, tb)];
+      await ma.start();
+      await mb.start();
+      const ue = new TestUe();
+      const { ids } = await register(a.h, a.radio, ue);
+      await establishSession(a.h, a.radio, ue, ids);
+      await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+      await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+      await a.h.amf.ueContextsWritten();
+      const before = (await store.get(IMSI))!;
+
+      // A dies (its time stands still) and B, the backup of its GUAMI, leaves before it could adopt
+      // anything. C and D join once A's lease has run out: no live member adopted A's UEs.
+      await mb.stop();
+      const later = () => {
+        const time = manualClock();
+        time.advance(TIMING.leaseMs + TIMING.heartbeatMs);
+        return time;
+      };
+      const [tc, td] = [later(), later()];
+      const mc = membership(members, 'amf-c', 2, tc);
+      await mc.start();
+      assert.deepEqual(
+        mc.gone().map((m) => m.name),
+        ['amf-a', 'amf-b'],
+      );
+      const watchC = watchDeadMembers({
+        membership: mc,
+        self: 'amf-c',
+        adopt: (owner) => c.h.amf.adopt(owner),
+        logger: silent,
+      });
+      const md = membership(members, 'amf-d', 3, td);
+      await md.start();
+      const adoptedByD: string[] = [];
+      const watchD = watchDeadMembers({
+        membership: md,
+        self: 'amf-d',
+        adopt: async (owner) => adoptedByD.push(owner),
+        logger: silent,
+      });
+      await beats(mc, tc, 1);
+      await watchC.settled();
+      await watchD.settled();
+
+      // C, the next live member after A's pointer, is its backup now: it adopted the UE; D nothing.
+      assert.deepEqual(adoptedByD, [], 'only the backup adopts');
+      const adopted = (await store.get(IMSI))!;
+      assert.equal(adopted.owner, 'amf-c');
+      assert.equal(adopted.epoch, before.epoch + 1, 'taken by compare-and-set');
+      assert.deepEqual(c.h.amf.counts(), { ues: 1, connections: 0 }, 'idle on C');
+      assert.deepEqual(c.h.smf?.sessionsOf(IMSI), [{ pduSessionId: 1, state: 'inactive' }]);
+
+      watchC.stop();
+      watchD.stop();
+      for (const m of [mc, md, ma]) await m.stop();
+      await a.h.close();
+      await c.h.close();
+    });
+
     it('two members adopting one dead member’s UE at once: one of them has it', async () => {
       const store = await openSharedStore(shared, storages);
       const a = await member(store, 'amf-a', 0);
