@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildOverloadStart, buildOverloadStop } from '../../src/network/ngap/generated/messages.ts';
 import { decodeNgapPdu, encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
-import type { RRCEstablishmentCause } from '../../src/network/ngap/generated/types.ts';
+import type { OverloadAction, RRCEstablishmentCause } from '../../src/network/ngap/generated/types.ts';
 import { admits, readAmfOverloadStart, readsAsOverloadStop } from '../../src/simulator/gnb-overload.ts';
 
 /**
@@ -29,7 +29,7 @@ const admitted = (action: Parameters<typeof admits>[0]): RRCEstablishmentCause[]
 describe('simulated gNB: Overload Start', () => {
   it('each action rejects the causes TS 38.413 8.7.7.2 names', () => {
     assert.deepEqual(admitted(undefined), CAUSES);
-    const of = (action: string) => ({ action, reductionPercent: undefined }) as const;
+    const of = (action: OverloadAction) => ({ action, reductionPercent: undefined });
     assert.deepEqual(admitted(of('reject-non-emergency-mo-dt')), [
       'emergency',
       'highPriorityAccess',
