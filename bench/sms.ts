@@ -8,10 +8,14 @@
 //    under 1 s (a backlog shows as latency growing with the step's length). --rates none skips them.
 // 2. --queued messages through POST /api/v1/sms to --queued-devices subscribers not attached; the service's
 //    RSS before and after queueing and after delivery, and the time from the devices' registration (start)
-//    until the last message is in their inboxes. 0 skips it.
+//    until the last message is in their inboxes. 0 skips it. --queue-with db stores them instead through
+//    the SMSF's store (storage/network-ports/sms-store.ts) on a connection of the bench's own to the
+//    service's database file, as an operator's message is stored: the delivery is what is measured, and
+//    100,000 API calls take minutes on a loaded machine.
 // Beside them, the service CPU per registration of the same run's devices (bench/registration.ts measures it
 // on its own). Run: npx tsx bench/sms.ts [--pairs 1000] [--rates 250,500,750,1000] [--seconds 10]
-// [--queued 100000] [--queued-devices 10000] [--cpu-prof DIR]: the service under node --cpu-prof.
+// [--queued 100000] [--queued-devices 10000] [--queue-with api|db] [--cpu-prof DIR]: the service under
+// node --cpu-prof.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -21,6 +25,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
+import { encodeUserData, TYPE_OF_NUMBER } from '../src/network/sms/index.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { openClientTransport } from '../src/simulator/client-transport.ts';
 import { bringUp, createFleet } from '../src/simulator/gnb-fleet.ts';
@@ -28,6 +33,8 @@ import { GnbUes } from '../src/simulator/ue/gnb-ues.ts';
 import type { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
 import { createUes, withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
+import { openSqliteDatabase } from '../src/storage/database.ts';
+import { createSmsStore } from '../src/storage/network-ports/sms-store.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 import { initialisedApi } from './service-api.ts';
 
@@ -41,6 +48,7 @@ const { values } = parseArgs({
     warmup: { type: 'string', default: '2000' },
     queued: { type: 'string', default: '100000' },
     'queued-devices': { type: 'string', default: '10000' },
+    'queue-with': { type: 'string', default: 'api' },
     'cpu-prof': { type: 'string' },
   },
 });
@@ -244,6 +252,8 @@ const SECONDS = Number(values.seconds);
 const WARMUP = Number(values.warmup);
 const QUEUED = Number(values.queued);
 const QUEUED_DEVICES = Number(values['queued-devices']);
+const QUEUE_WITH = values['queue-with'];
+if (QUEUE_WITH !== 'api' && QUEUE_WITH !== 'db') throw new Error('--queue-with is api or db');
 
 /** The service and simulator this run started: killed when it ends, however it ends. */
 const children = new Set<ChildProcess>();
@@ -353,6 +363,55 @@ const load = (): string =>
     .map((l) => l.toFixed(1))
     .join(' ');
 
+/** The operator's messages through the API, 16 in flight; resolves with how many were stored. */
+async function queueThroughApi(first: number): Promise<number> {
+  let sent = 0;
+  await withConcurrency(
+    Array.from({ length: QUEUED }, (_, i) => i),
+    16,
+    async (i) => {
+      await call('POST', '/api/v1/sms', { msisdn: msisdnOf(first + (i % QUEUED_DEVICES)), text: `q${i}` });
+      sent++;
+    },
+  );
+  return sent;
+}
+
+/** The same messages stored by the SMSF's store on a connection of the bench's own, 1,000 a turn. */
+async function queueInStore(first: number): Promise<number> {
+  const db = openSqliteDatabase(join(dir, 'pmn.db'));
+  try {
+    const store = createSmsStore({ db });
+    const now = Date.now();
+    let sent = 0;
+    for (let start = 0; start < QUEUED; start += 1000) {
+      const batch = Array.from({ length: Math.min(1000, QUEUED - start) }, (_, k) => start + k);
+      await Promise.all(
+        batch.map(async (i) => {
+          const userData = encodeUserData({ text: `q${i}` }, 'gsm7');
+          if (!userData.ok) throw new Error(userData.error);
+          await store.save({
+            createdAt: now,
+            originator: { typeOfNumber: TYPE_OF_NUMBER.alphanumeric, value: 'PMN Core' },
+            destinationImsi: imsiOf(first + (i % QUEUED_DEVICES)),
+            destinationMsisdn: msisdnOf(first + (i % QUEUED_DEVICES)),
+            messageReference: 0,
+            protocolIdentifier: 0,
+            dataCodingScheme: 0,
+            userData: userData.value,
+            statusReportRequested: false,
+            validUntil: now + 7 * 86_400_000,
+          });
+          sent++;
+        }),
+      );
+    }
+    return sent;
+  } finally {
+    await db.destroy();
+  }
+}
+
 try {
   // IMSIs: 1 .. 2*PAIRS the senders then receivers, then the warm-up devices, then the queued case's.
   const warmFirst = 1 + 2 * PAIRS;
@@ -404,22 +463,12 @@ try {
     await provision(queuedFirst, QUEUED_DEVICES);
     const empty = await usage(service.pid!);
     const queueing = performance.now();
-    let sent = 0;
-    await withConcurrency(
-      Array.from({ length: QUEUED }, (_, i) => i),
-      16,
-      async (i) => {
-        await call('POST', '/api/v1/sms', {
-          msisdn: msisdnOf(queuedFirst + (i % QUEUED_DEVICES)),
-          text: `q${i}`,
-        });
-        sent++;
-      },
-    );
+    const sent = QUEUE_WITH === 'api' ? await queueThroughApi(queuedFirst) : await queueInStore(queuedFirst);
     const queuedMs = performance.now() - queueing;
     const full = await usage(service.pid!);
+    const through = QUEUE_WITH === 'api' ? 'POST /api/v1/sms' : "the SMSF's store";
     say(
-      `queued: ${sent} messages through POST /api/v1/sms for ${QUEUED_DEVICES} devices not attached in ${(queuedMs / 1000).toFixed(1)} s; ` +
+      `queued: ${sent} messages through ${through} for ${QUEUED_DEVICES} devices not attached in ${(queuedMs / 1000).toFixed(1)} s; ` +
         `service RSS ${empty.rssMb.toFixed(0)} MB before, ${full.rssMb.toFixed(0)} MB after; load ${load()}`,
     );
     before = full;
