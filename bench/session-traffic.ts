@@ -31,6 +31,7 @@ import { loadGnbUserPlaneAddon } from '../src/simulator/user-plane/gnb-user-plan
 import { loadUpfAddon, upfBpfObject } from '../src/network/upf/upf-addon.ts';
 import { existsSync } from 'node:fs';
 import { createUpf } from '../src/network/upf/upf.ts';
+import { setNetFeatures } from '../test/helpers/net-features.ts';
 import { txChecksumOff } from '../test/helpers/tx-checksum.ts';
 import { buildPlainHelper, startHelper } from './upf-plain.ts';
 
@@ -282,6 +283,11 @@ async function setUpXdp(): Promise<NonNullable<typeof xdp>> {
   }
   ip('-n', DN_NS, 'route', 'add', `${X.ue}/32`, 'via', X.dnLink);
   await txChecksumOff(DN_NS, X.dnPeer);
+  // The gNB's user plane sends a TCP segment's pieces with UDP GSO, which a veth passes unsegmented and
+  // the program hands to the stack: segmented before the link, as a wire carries them. The data network's
+  // host receives with GRO, as a NIC's driver does (a veth only with rx-gro on).
+  await setNetFeatures(GNB_NS, X.gnbPeer, { 'tx-udp-segmentation': false });
+  await setNetFeatures(DN_NS, X.dnPeer, { 'rx-gro': true });
   const upfX = createUpf({
     settings: {
       n3Address: X.n3,

@@ -284,10 +284,12 @@ static bool uplink_batch(gnb_up *g, uint32_t slot, uint32_t generation) {
       continue;
     }
     if (frame.gso) count(g, GNB_UP_UPLINK_SEGMENTED);
+    unsigned first = g->uplink.count;
     for (unsigned i = 0; i < frame.pieces; i++) {
       uint8_t *at = n3_send_queue_room(&g->uplink, largest);
       if (at == NULL) {
         send_uplink(g);
+        first = 0;
         at = n3_send_queue_room(&g->uplink, largest);
       }
       size_t length = tun_gso_piece(&frame, i, at + UPLINK_HEADER);
@@ -298,6 +300,8 @@ static bool uplink_batch(gnb_up *g, uint32_t slot, uint32_t generation) {
       s->counters[0]++;
       s->counters[1] += length;
     }
+    /* The pieces of one segment to one UPF: sent with UDP GSO (n3-socket.h). */
+    if (frame.gso) n3_send_queue_join(&g->uplink, first, UPLINK_HEADER + frame.header + frame.mss);
   }
   send_uplink(g);
   pthread_mutex_unlock(&g->lock);

@@ -435,11 +435,13 @@ static bool downlink_batch(upf *u) {
     }
     if (frame.gso) count(u, UPF_DOWNLINK_SEGMENTED);
     size_t largest = GTPU_DOWNLINK_HEADER + tun_gso_piece_max(&frame);
+    unsigned first = q->count;
     for (unsigned i = 0; i < frame.pieces; i++) {
       uint8_t *at = n3_send_queue_room(q, largest);
       if (at == NULL) {
         /* Only a segment of more than PIECES_PER_FRAME pieces gets here: sent under the mutex. */
         lost += n3_send_queue_send(q, u->n3_fd);
+        first = 0;
         at = n3_send_queue_room(q, largest);
       }
       size_t length = tun_gso_piece(&frame, i, at + GTPU_DOWNLINK_HEADER);
@@ -447,6 +449,9 @@ static bool downlink_batch(upf *u) {
       if (s == NULL) continue;
       n3_send_queue_push(q, ((size_t)at[2] << 8 | at[3]) + 8, &s->gnb, s->gnb_length);
     }
+    /* The pieces of one segment go to one session's gNB (those policed or buffered are not
+     * queued; only the segment's last piece is shorter): sent with UDP GSO (n3-socket.h). */
+    if (frame.gso) n3_send_queue_join(q, first, GTPU_DOWNLINK_HEADER + frame.header + frame.mss);
   }
   pthread_mutex_unlock(&u->lock);
   lost += n3_send_queue_send(q, u->n3_fd);

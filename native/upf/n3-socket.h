@@ -18,8 +18,9 @@ typedef struct {
   size_t address_length;
 } n3_endpoint;
 
-/* A non-blocking UDP socket bound to `address` with 4 MiB buffers where allowed. Returns the
- * descriptor, or -errno with *syscall naming the call that failed. */
+/* A non-blocking UDP socket bound to `address` with 4 MiB buffers where allowed, and UDP_GRO where
+ * the kernel has it (n3_receive_batch splits what it joins). Returns the descriptor, or -errno with
+ * *syscall naming the call that failed. */
 int n3_socket_open(const struct sockaddr_storage *address, socklen_t length, n3_endpoint *bound,
                    const char **syscall);
 
@@ -43,9 +44,16 @@ typedef struct {
   size_t size;
   size_t used;
   unsigned count;
+  /* UDP_SEGMENT failed on this socket's route (its device does not checksum): no more joins. */
+  bool no_segment;
   struct mmsghdr messages[N3_SEND_MESSAGES];
   struct iovec iov[N3_SEND_MESSAGES];
   struct sockaddr_storage to[N3_SEND_MESSAGES];
+  uint16_t segment[N3_SEND_MESSAGES]; /* a joined message's datagram size, else 0 */
+  union {
+    char buffer[CMSG_SPACE(sizeof(uint16_t))];
+    struct cmsghdr align;
+  } control[N3_SEND_MESSAGES];
 } n3_send_queue;
 
 /* An area of `size` octets; false when it cannot be allocated. */
@@ -57,6 +65,11 @@ uint8_t *n3_send_queue_room(n3_send_queue *q, size_t length);
 /* Queues the datagram of `length` octets written where n3_send_queue_room pointed, to `to`. */
 void n3_send_queue_push(n3_send_queue *q, size_t length, const struct sockaddr_storage *to,
                         socklen_t to_length);
+/* Joins the datagrams queued from index `first` on (the pieces of one TCP segment to one peer: each
+ * `size` octets but the last) into sends with UDP_SEGMENT, the kernel's UDP GSO, of at most 64
+ * datagrams and 64 KiB each: one pass through the stack instead of one per datagram; the receiver
+ * gets the same datagrams (or, with UDP_GRO, joined with their size). */
+void n3_send_queue_join(n3_send_queue *q, unsigned first, size_t size);
 /* Sends everything queued (sendmmsg until done) and empties the queue. Returns how many datagrams
  * were lost: a call that fails loses the first of the rest. */
 unsigned n3_send_queue_send(n3_send_queue *q, int fd);
@@ -67,7 +80,8 @@ typedef void n3_packet_handler(void *context, const uint8_t *data, size_t length
                                struct sockaddr_storage *from, socklen_t from_length, uint64_t now);
 
 /* Reads up to `batch` datagrams at once (recvmmsg, non-blocking) into `rx` (`batch` buffers of
- * `buffer_size` octets each) and hands each to `handler` with `lock` held. Returns false when the
+ * `buffer_size` octets each) and hands each to `handler` with `lock` held; a read the kernel's UDP
+ * GRO joined (a cmsg with the segment size) is handed over datagram by datagram. Returns false when the
  * socket had nothing more to read, true when it may hold more (the batch was full). */
 bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, pthread_mutex_t *lock,
                       n3_packet_handler *handler, void *context);

@@ -25,6 +25,7 @@ import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { IMEISV, K, OPC } from '../e2e/registration-service.ts';
 import { createVethNamespace, type VethNamespace } from '../helpers/netns.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
+import { setNetFeatures } from '../helpers/net-features.ts';
 import { txChecksumOff } from '../helpers/tx-checksum.ts';
 import {
   flowReports,
@@ -90,6 +91,9 @@ describe('a simulated UE registers and carries traffic through the UPF\u2019s XD
     }
     await run('ip', ['-n', dnNs.name, 'route', 'add', POOL, 'via', dnNs.hostAddress]);
     await txChecksumOff(dnNs.name, dnNs.peerInterface);
+    // The gNB's user plane sends a TCP segment's pieces with UDP GSO; a veth passes such a datagram
+    // unsegmented, which the program hands to the stack: segmented before the link, as a wire carries them.
+    await setNetFeatures(gnbNs.name, gnbNs.peerInterface, { 'tx-udp-segmentation': false });
 
     t = await createTestApp({ clock, timers: clock });
     token = await initialize(t);
