@@ -48,6 +48,7 @@ export function ueContextRecord(supi: string, overrides: Partial<UeContextRecord
         userPlane: 'active',
       },
     ],
+    smsOverNas: true,
     ...overrides,
   };
 }

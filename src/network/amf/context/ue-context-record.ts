@@ -56,5 +56,6 @@ export function ueContextRecord(
     registrationArea: area === undefined ? null : { mcc: area.mcc, mnc: area.mnc, tacs: [...area.tacs] },
     allowedNssai: ue.allowedNssai.map(storedSnssai),
     pduSessions,
+    smsOverNas: ue.smsOverNas,
   };
 }

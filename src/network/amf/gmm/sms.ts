@@ -91,3 +91,14 @@ export async function smsOverNas(
   ue.smsOverNas = await amf.sms.activate(supi);
   return ue.smsOverNas;
 }
+
+/**
+ * SMS over NAS for a UE this AMF took over from another member of its set (takeover.ts): activated at
+ * its SMSF (Nsmsf_SMService_Activate, TS 23.502 4.13.2.2, the profile checked again) when the UE was last
+ * told it is allowed (TS 24.501 9.11.3.6), so it sends and receives short messages without registering
+ * again.
+ */
+export async function smsTakenOver(amf: Pick<AmfContext, 'sms'>, ue: AmfUe, allowed: boolean): Promise<void> {
+  if (!allowed || amf.sms === undefined || ue.supi === undefined) return;
+  ue.smsOverNas = await amf.sms.activate(ue.supi);
+}

@@ -13,6 +13,7 @@ import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { enterGmmState } from '../context/gmm-state.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
+import { smsTakenOver } from './sms.ts';
 import { becomeIdle } from './ue-lifecycle.ts';
 
 /**
@@ -209,6 +210,7 @@ async function take(
     }
     claimed = true;
     await amf.smf?.restoreSessions(record.supi, record.pduSessions, ue.allowedNssai);
+    await smsTakenOver(amf, ue, record.smsOverNas);
     return ue;
   } catch (error) {
     amf.logger.error({ err: error }, 'AMF: a UE of the set could not be taken over');
