@@ -30,6 +30,11 @@ export interface UeContextRecord {
   registrationArea: { mcc: string; mnc: string; tacs: number[] } | null;
   allowedNssai: StoredSnssai[];
   pduSessions: StoredPduSession[];
+  /**
+   * "SMS over NAS allowed" as the last Registration Accept told the UE (TS 24.501 9.11.3.6): the member
+   * taking the UE over activates SMS for it at its SMSF (docs/sms.md).
+   */
+  smsOverNas: boolean;
 }
 
 export interface StoredGuti {

@@ -73,6 +73,7 @@ function copy(r: UeContextRecord): UeContextRecord {
     registrationArea: a === null ? null : { mcc: a.mcc, mnc: a.mnc, tacs: [...a.tacs] },
     allowedNssai: r.allowedNssai.map(snssai),
     pduSessions: r.pduSessions.map(pduSession),
+    smsOverNas: r.smsOverNas,
   };
 }
 

@@ -175,6 +175,8 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
       epoch: Number(row.epoch),
       owner: row.owner,
       ...rest,
+      // A record written before the field: SMS over NAS not allowed, until the UE registers again.
+      smsOverNas: rest.smsOverNas === true,
       security: security === null ? null : { ...security, kamf: secretBox.open(row.kamf_sealed as string) },
     };
   };
