@@ -35,6 +35,7 @@ import { releaseQuietUes } from './gmm/drain.ts';
 import { createOverloadWatch } from './gmm/overload.ts';
 import { createUeNgap, DEFAULT_RELEASE_TIMEOUT_MS } from './n2/ue-ngap.ts';
 import { createRadioCapability } from './n2/radio-capability.ts';
+import { createRadioCapabilityCheck } from './n2/radio-capability-check.ts';
 import { createSessionIndications } from './sm/session-indications.ts';
 import { createContextModification } from './n2/ue-context-modification.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
@@ -118,6 +119,7 @@ export function createAmf(options: AmfOptions) {
     timers: options.timers,
     logger: options.logger,
   });
+  const radioCapabilityCheck = createRadioCapabilityCheck({ ngap, timers: options.timers });
   const amf: AmfContext = {
     settings,
     identity: options.identity,
@@ -127,6 +129,7 @@ export function createAmf(options: AmfOptions) {
     metrics,
     overload,
     ngap,
+    radioCapabilityCheck,
     ues,
     ueContexts: createUeContextWrites({
       store: options.ueContexts,
@@ -164,6 +167,7 @@ export function createAmf(options: AmfOptions) {
   const handover = createHandover(amf, options.handoverTiming);
   ngap.bindHandover(handover);
   ngap.bindRadioCapability(createRadioCapability(peerLog));
+  ngap.bindRadioCapabilityCheck(radioCapabilityCheck.endpoint);
   const contextModification = createContextModification(amf);
   ngap.bindContextModification(contextModification.endpoint);
   ngap.bindSessionIndications(createSessionIndications(amf));

@@ -1,4 +1,9 @@
-import type { Cause, NGAPPDU, RRCEstablishmentCause } from '../../network/ngap/generated/types.ts';
+import type {
+  Cause,
+  IMSVoiceSupportIndicator,
+  NGAPPDU,
+  RRCEstablishmentCause,
+} from '../../network/ngap/generated/types.ts';
 import type { NgapExchange, SimulatedGnb, UeSignalling } from '../gnb.ts';
 import type { ResetScope } from '../gnb-messages.ts';
 import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
@@ -14,6 +19,7 @@ import {
 } from './ran-ue-messages.ts';
 import { GnbSessions, type UeIds } from './gnb-sessions.ts';
 import { answerContextModification, type ContextModification } from './gnb-context-modification.ts';
+import { answerRadioCapabilityCheck, type RadioCapabilityCheck } from './gnb-radio-capability-check.ts';
 import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
 import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
@@ -100,6 +106,10 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly contextModifications: ContextModification[] = [];
   /** RRC establishments rejected while the AMF is overloaded (TS 38.413 8.7.7.2), in order. */
   readonly overloadRejections: OverloadRejection[] = [];
+  /** UE Radio Capability Check Requests received, in order, with the answer (8.14.3). */
+  readonly radioCapabilityChecks: RadioCapabilityCheck[] = [];
+  /** What the node answers a UE Radio Capability Check with (IMS Voice Support Indicator), or `silent`. */
+  imsVoiceSupport: IMSVoiceSupportIndicator | 'silent' = 'supported';
   /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
   refuseContextModification: Cause | undefined;
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
@@ -362,6 +372,16 @@ export class GnbUes implements UeSignalling, UeRadio {
         if (modified !== undefined) {
           this.contextModifications.push(modified.modification);
           this.sendForUe(modified.answer);
+          return;
+        }
+        const checked = answerRadioCapabilityCheck(
+          exchange.pdu,
+          (ranUeNgapId) => this.#connections.has(ranUeNgapId),
+          this.imsVoiceSupport,
+        );
+        if (checked !== undefined) {
+          this.radioCapabilityChecks.push(checked.check);
+          if (checked.answer !== undefined) this.sendForUe(checked.answer);
           return;
         }
         if (this.#location?.receive(exchange.pdu) === true) return;

@@ -359,6 +359,7 @@ export class SimulatedUe implements RadioUe {
       securityCapability: this.config.securityCapability,
       requestedNssai: this.config.requestedNssai,
       smsRequested: this.config.sms === true,
+      imsVoice: this.config.imsVoice === true,
     };
     this.#pendingRequest = fullRegistrationRequest(input);
     return this.#registration('initial', cleartextRegistrationRequest(input));
@@ -387,6 +388,7 @@ export class SimulatedUe implements RadioUe {
       securityCapability: this.config.securityCapability,
       requestedNssai: this.config.requestedNssai,
       smsRequested: this.config.sms === true,
+      imsVoice: this.config.imsVoice === true,
     };
     const sessions = {
       ...(options.uplinkData === undefined ? {} : { uplinkDataStatus: options.uplinkData }),

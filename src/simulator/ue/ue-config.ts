@@ -44,6 +44,11 @@ export interface UeConfig {
   positioning?: UePositioning;
   /** It asks for SMS over NAS when it registers (the 5GS update type, TS 24.501 9.11.3.9A); ue-sms.ts. */
   sms?: boolean;
+  /**
+   * It supports IMS voice, voice centric: its Registration Request carries UE's usage setting (TS 24.501
+   * 8.2.6.22, 9.11.3.55), and the AMF may check its radio capability for IMS voice (docs/n2.md).
+   */
+  imsVoice?: boolean;
 }
 
 /** The UE security capability of a device supporting NEA0-3 and NIA0-3 (NIA0 only for emergency). */

@@ -29,6 +29,8 @@ export interface RegistrationRequestInput {
   requestedNssai: readonly SNssai[];
   /** SMS over NAS asked for: the 5GS update type's "SMS requested" bit (TS 24.501 9.11.3.9A). */
   smsRequested?: boolean;
+  /** IMS voice supported, voice centric: UE's usage setting (TS 24.501 9.11.3.55, bit 1 = 0). */
+  imsVoice?: boolean;
 }
 
 /** The cleartext IEs of TS 24.501 4.4.6 only: what an unprotected initial Registration Request may carry. */
@@ -53,6 +55,7 @@ export function fullRegistrationRequest(
     ...(input.requestedNssai.length === 0 ? {} : { requestedNssai: [...input.requestedNssai] }),
     // Not a cleartext IE (4.4.6): it travels in the container.
     ...(input.smsRequested === true ? { fiveGsUpdateType: Uint8Array.of(0x01) } : {}),
+    ...(input.imsVoice === true ? { ueUsageSetting: Uint8Array.of(0x00) } : {}),
   };
 }
 

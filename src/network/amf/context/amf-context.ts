@@ -16,6 +16,7 @@ import type { SmsService } from '../ports/sms.ts';
 import type { UeContextWrites } from './ue-context-writes.ts';
 import type { UeNgap } from '../n2/ue-ngap.ts';
 import type { OverloadWatch } from '../gmm/overload.ts';
+import type { RadioCapabilityCheck } from '../n2/radio-capability-check.ts';
 
 /** The operator's configuration as the NAS procedures read it. */
 export interface AmfNetwork {
@@ -39,6 +40,8 @@ export interface AmfContext {
   /** Told of each Registration Request refused at the UE context limit: the radios hear of the overload. */
   readonly overload: Pick<OverloadWatch, 'shed'>;
   readonly ngap: UeNgap<AmfUe>;
+  /** UE Radio Capability Check (TS 38.413 8.14.3) before IMS voice is said supported (gmm/ims-voice.ts). */
+  readonly radioCapabilityCheck: Pick<RadioCapabilityCheck, 'check'>;
   readonly ues: AmfUes;
   /** Writes the UE contexts through the UE context port at the end of the procedures that change them. */
   readonly ueContexts: UeContextWrites;

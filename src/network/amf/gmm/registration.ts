@@ -29,6 +29,7 @@ import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import { smsOverNas } from './sms.ts';
+import { imsVoiceFeatureSupport } from './ims-voice.ts';
 import {
   abortProcedure,
   becomeConnected,
@@ -408,6 +409,14 @@ async function acceptRegistration(
   if (allowedNssai.length === 0) return rejectRegistration(amf, ue, GMM_CAUSE.noNetworkSlicesAvailable);
   const smsAllowed = await smsOverNas(amf, ue, registration.request);
   if (!current(amf, ue, registration)) return;
+  const featureSupport = await imsVoiceFeatureSupport(
+    amf,
+    ue,
+    registration.request,
+    subscription,
+    allowedNssai,
+  );
+  if (!current(amf, ue, registration)) return;
 
   const { plmn } = configuration;
   const guti = newGuti(amf, plmn);
@@ -432,6 +441,7 @@ async function acceptRegistration(
     allowedNssai,
     t3512Value: gprsTimerOf(amf.settings.t3512Ms, 'timer3'),
     t3502Value: gprsTimerOf(amf.settings.t3502Ms, 'timer'),
+    ...(featureSupport === undefined ? {} : { fiveGsNetworkFeatureSupport: featureSupport }),
     ...sessions.accept,
   };
   ue.allowedNssai = allowedNssai;

@@ -6,6 +6,7 @@ import {
   buildPaging,
   buildUEContextModificationRequest,
   buildUEContextReleaseCommand,
+  buildUERadioCapabilityCheckRequest,
 } from '../../ngap/generated/messages.ts';
 import type {
   AllowedNSSAI,
@@ -109,5 +110,18 @@ export function ueContextModificationRequest(ids: UeNgapIds, ueAmbr: UEAggregate
     amfUeNgapId: ids.amfUeNgapId,
     ranUeNgapId: ids.ranUeNgapId,
     ueAggregateMaximumBitRate: ueAmbr,
+  });
+}
+
+/**
+ * UE RADIO CAPABILITY CHECK REQUEST (TS 38.413 9.2.9.3, 8.14.3): is the UE's radio capability compatible
+ * with the network's configuration for IMS voice? With the UE Radio Capability the AMF holds, so that the
+ * radio need not ask the UE (8.14.3.2).
+ */
+export function ueRadioCapabilityCheckRequest(ids: UeNgapIds, capability: Uint8Array | undefined): NGAPPDU {
+  return buildUERadioCapabilityCheckRequest({
+    amfUeNgapId: ids.amfUeNgapId,
+    ranUeNgapId: ids.ranUeNgapId,
+    ...(capability === undefined ? {} : { ueRadioCapability: capability }),
   });
 }

@@ -9,6 +9,7 @@ import type {
   PDUSessionResourceModifyListModCfm,
   PDUSessionResourceModifyListModInd,
   PDUSessionResourceSecondaryRATUsageList,
+  IMSVoiceSupportIndicator,
   UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
   UserLocationInformation,
@@ -39,6 +40,7 @@ import {
   type InitialContextSetupIes,
   paging,
   ueContextModificationRequest,
+  ueRadioCapabilityCheckRequest,
   ueContextReleaseCommand,
 } from './ue-ngap-messages.ts';
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
@@ -162,6 +164,15 @@ export interface ContextModificationEndpoint<Owner> {
   answered(connection: UeConnection<Owner>, failure: Cause | undefined): boolean;
 }
 
+/** Where the radio's answers to UE Radio Capability Check go (radio-capability-check.ts). */
+export interface RadioCapabilityCheckEndpoint<Owner> {
+  /**
+   * UE Radio Capability Check Response (8.14.3.2) on the connection, with its IMS Voice Support
+   * Indicator; false when no check of the AMF waits for it there.
+   */
+  answered(connection: UeConnection<Owner>, imsVoice: IMSVoiceSupportIndicator | undefined): boolean;
+}
+
 /** A PDU Session Resource Notify as its generated reader gives it (TS 38.413 9.2.1.7). */
 export type ReceivedPduSessionResourceNotify = MessageOf<typeof readPDUSessionResourceNotify>;
 
@@ -276,6 +287,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   let handover: HandoverEndpoint<Owner> | undefined;
   let radioCapability: RadioCapabilityEndpoint<Owner> | undefined;
   let contextModification: ContextModificationEndpoint<Owner> | undefined;
+  let radioCapabilityCheck: RadioCapabilityCheckEndpoint<Owner> | undefined;
   let sessionIndications: SessionIndicationEndpoint<Owner> | undefined;
 
   function endpoint(): NasEndpoint<Owner> {
@@ -535,6 +547,14 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       if (contextModification?.answered(connection, cause) !== true)
         sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
     },
+    UERadioCapabilityCheckResponse: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      endpoint().heard(connection);
+      // 10.4: an answer to no check of the AMF.
+      if (radioCapabilityCheck?.answered(connection, message.imsVoiceSupportIndicator) !== true)
+        sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
+    },
     LocationReport: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
@@ -638,6 +658,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       contextModification = endpointToBind;
     },
 
+    /** Where UE Radio Capability Check answers go; without it they get Error Indication (10.4). */
+    bindRadioCapabilityCheck(endpointToBind: RadioCapabilityCheckEndpoint<Owner>): void {
+      radioCapabilityCheck = endpointToBind;
+    },
+
     /** Where PDU Session Resource Notify and Modify Indication go; without it no session is modified. */
     bindSessionIndications(endpointToBind: SessionIndicationEndpoint<Owner>): void {
       sessionIndications = endpointToBind;
@@ -731,6 +756,20 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         ueContextModificationRequest(
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
           ueAmbr,
+        ),
+        connection.streamId,
+      );
+    },
+
+    /**
+     * UE Radio Capability Check Request (TS 38.413 8.14.3) with the UE Radio Capability the AMF holds,
+     * if any; false when the transport refused it.
+     */
+    checkRadioCapability(connection: UeConnection<Owner>, capability: Uint8Array | undefined): boolean {
+      return connection.radio.send(
+        ueRadioCapabilityCheckRequest(
+          { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
+          capability,
         ),
         connection.streamId,
       );
