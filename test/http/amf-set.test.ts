@@ -90,12 +90,13 @@ describe('GET /api/v1/amf-set', () => {
     const record = ueContextRecord(imsi(7), { owner: 'amf-b' });
     assert.equal(await t.core.ports.ueContexts.takeOver(record, 0), 1);
     assert.deepEqual(await shown(), [true, 'amf-b']);
-    // Its session as amf-b stored it: this process's network state has none of it.
+    // Its session as amf-b stored it: this process's network state has none of it. amf-b is no live
+    // member, so the user plane the record says was up died with it: the UE is idle (network.md 6).
     assert.deepEqual((await read()).sessions, [
       {
         radio_access_type: '5G',
         id: 5,
-        status: 'active',
+        status: 'inactive',
         ip_type: 'IPv4v6',
         ipv4_address: '10.45.0.2',
         ipv6_prefix: '2001:db8:0:1::/64',

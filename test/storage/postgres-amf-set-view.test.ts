@@ -181,6 +181,21 @@ describe('every member of the AMF set shows the subscribers another member serve
     });
   });
 
+  it('the UE going idle on B shows its session inactive on A, active again once it is connected (network.md 6)', async () => {
+    const statuses = async () =>
+      (await get<Detail>(a, `/api/v1/subscribers/${IMSI}`)).sessions.map((session) => session.status);
+    // The SMF's events as the UE's AN release deactivates the user plane, then its Service Request sets it up.
+    b.core.networkEvents.emit('session.modified', {
+      supi: IMSI,
+      session: { ...SESSION, status: 'inactive' },
+    });
+    await b.core.subscriberViews?.writer.flush();
+    assert.deepEqual(await statuses(), ['inactive']);
+    b.core.networkEvents.emit('session.modified', { supi: IMSI, session: SESSION });
+    await b.core.subscriberViews?.writer.flush();
+    assert.deepEqual(await statuses(), ['active']);
+  });
+
   it('the radio leaving B takes the UE off that radio in A’s list; the UE stays registered', async () => {
     b.network.radioDisconnected(RADIO.id);
     await b.core.subscriberViews?.writer.flush();
