@@ -73,6 +73,7 @@ export function memorySmsStore(): SmsStore & {
       if (found === undefined || found.status !== 'queued') return;
       found.status = outcome.status;
       if (outcome.cause !== undefined) found.cause = outcome.cause;
+      if (outcome.attempt === true) found.attempts++;
     },
   };
   return store;

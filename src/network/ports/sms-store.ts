@@ -39,6 +39,7 @@ export interface StoredSms extends NewSms {
   status: SmsStatus;
   /** Why it failed (the RP-cause the device answered with), when it did. */
   cause?: string;
+  /** Delivery attempts that ended (answered or given up); one in progress is not counted yet. */
   attempts: number;
   /** The message_id the SMSC gave when it took the message (its receipt names it). */
   smscMessageId?: string;
@@ -56,12 +57,15 @@ export interface SmsStore {
     limit: number,
     options?: { after?: number; class0?: boolean },
   ): Promise<StoredSms[]>;
-  /** A delivery attempt began (it counts attempts). */
+  /** A delivery attempt ended with no outcome (given up: the message stays queued); it counts attempts. */
   attempted(id: number): Promise<void>;
-  /** The message's outcome: delivered, failed (with the cause), expired. */
+  /**
+   * The message's outcome: delivered, failed (with the cause), expired. `attempt`: the outcome ends a
+   * delivery attempt, counted with it (one write for both).
+   */
   settle(
     id: number,
-    outcome: { status: Exclude<SmsStatus, 'queued'>; cause?: string; at: number },
+    outcome: { status: Exclude<SmsStatus, 'queued'>; cause?: string; at: number; attempt?: boolean },
   ): Promise<void>;
 }
 

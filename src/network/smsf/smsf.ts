@@ -188,6 +188,9 @@ export function createSmsf(options: SmsfOptions) {
         { supi: ue.supi, direction: transfer.direction, ti: transfer.ti, message: messageIdOf(transfer) },
         `SMSF: transfer given up: ${why}`,
       );
+    // An MT message's attempt given up is counted here; one answered, with its outcome (settle).
+    if (why !== undefined && transfer.delivery?.kind === 'message')
+      void store.attempted(transfer.delivery.message.id).catch(failed(ue.supi));
     if (ue.mt === transfer) {
       ue.mt = undefined;
       // A message given up stays queued until the UE is reachable again, and the queue is read from
@@ -384,7 +387,7 @@ export function createSmsf(options: SmsfOptions) {
     if (delivery?.kind === 'message') {
       const { message } = delivery;
       const at = clock.now();
-      settle(ue, message.id, { status: 'delivered', at });
+      settle(ue, message.id, { status: 'delivered', at, attempt: true });
       reportTo(message, at, TP_STATUS.received);
     }
     end(ue, transfer);
@@ -416,7 +419,12 @@ export function createSmsf(options: SmsfOptions) {
       return;
     }
     if (delivery?.kind === 'message')
-      settle(ue, delivery.message.id, { status: 'failed', cause: rpCauseLabel(cause), at: clock.now() });
+      settle(ue, delivery.message.id, {
+        status: 'failed',
+        cause: rpCauseLabel(cause),
+        at: clock.now(),
+        attempt: true,
+      });
     end(ue, transfer);
   }
 
@@ -516,7 +524,6 @@ export function createSmsf(options: SmsfOptions) {
   }
 
   function startQueued(ue: SmsfUe, message: StoredSms): void {
-    void store.attempted(message.id).catch(failed(ue.supi));
     const more = ue.page.length > 0 || ue.pageFull;
     startMt(ue, { kind: 'message', message }, smsDeliverOf(message, clock.now(), more));
   }

@@ -90,11 +90,23 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
   // Only a queued message settles: a late answer never turns an expired message into a delivered one.
   const settle = preparedQuery(
     db,
-    ['id', 'status', 'cause', 'at'],
-    ({ id, status, cause, at }: { id: number; status: string; cause: string | null; at: number }) =>
+    ['id', 'status', 'cause', 'at', 'attempt'],
+    ({
+      id,
+      status,
+      cause,
+      at,
+      attempt,
+    }: {
+      id: number;
+      status: string;
+      cause: string | null;
+      at: number;
+      attempt: number;
+    }) =>
       db
         .updateTable('sms_messages')
-        .set({ status, cause, updated_at: at })
+        .set((eb) => ({ status, cause, updated_at: at, attempts: eb('attempts', '+', attempt) }))
         .where('id', '=', id)
         .where('status', '=', 'queued'),
   );
@@ -118,7 +130,13 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
       else await attempt.query(db, { id });
     },
     async settle(id, outcome) {
-      const values = { id, status: outcome.status, cause: outcome.cause ?? null, at: outcome.at };
+      const values = {
+        id,
+        status: outcome.status,
+        cause: outcome.cause ?? null,
+        at: outcome.at,
+        attempt: outcome.attempt === true ? 1 : 0,
+      };
       if (write) await write(() => settle.run(values));
       else await settle.query(db, values);
     },

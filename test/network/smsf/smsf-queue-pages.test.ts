@@ -44,6 +44,12 @@ function harness() {
     reads++;
     return queuedFor(...args);
   };
+  const attempted = store.attempted.bind(store);
+  let attemptWrites = 0;
+  store.attempted = async (id) => {
+    attemptWrites++;
+    return attempted(id);
+  };
   const sent: Uint8Array[] = [];
   const errors: unknown[] = [];
   const smsf = createSmsf({
@@ -83,7 +89,16 @@ function harness() {
       }
     }
   }
-  return { time, store, smsf, inbox, errors, acknowledgeAll, reads: () => reads };
+  return {
+    time,
+    store,
+    smsf,
+    inbox,
+    errors,
+    acknowledgeAll,
+    reads: () => reads,
+    attemptWrites: () => attemptWrites,
+  };
 }
 
 describe('SMSF: a queue delivered from pages', () => {
@@ -107,6 +122,8 @@ describe('SMSF: a queue delivered from pages', () => {
       h.store.messages.every((m) => m.status === 'delivered' && m.attempts === 1),
       'each delivered after one attempt',
     );
+    // The attempt is counted in the write of its outcome: one write a delivered message.
+    assert.equal(h.attemptWrites(), 0);
     // Pages of 8, 8 and 4: the short one ends the queue.
     assert.equal(h.reads(), 3);
     assert.deepEqual(h.errors, []);
