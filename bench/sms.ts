@@ -2,7 +2,7 @@
 // fresh SQLite database, N2 on udp) and the simulated devices in a process of their own (this file with
 // --role sim: the simulator's gNBs and UEs, src/simulator/, driven over stdin). Service CPU from /proc.
 // 1. MO -> MT between connected devices: --pairs senders each send to their own receiver, at stepped total
-//    rates (--rates) for --seconds each; per step the rate reached, service CPU per message, and the delivery
+//    rates (--rates) for --seconds each; per step the rate reached, service CPU per message (and its main thread's), and the delivery
 //    latency (the sender's submit to the receiver's inbox, both in the simulator's process) at p50 and p99.
 //    A step is steady when it reaches 95 % of its rate, every acknowledged message arrives and p99 stays
 //    under 1 s (a backlog shows as latency growing with the step's length). --rates none skips them.
@@ -267,12 +267,21 @@ process.once('exit', () => {
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(1));
 
-/** utime + stime of a process (all threads), in seconds, and its RSS in MB, from /proc. */
-async function usage(pid: number): Promise<{ cpuSeconds: number; rssMb: number }> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+/** utime + stime in seconds from a /proc stat file (a process's, all threads, or one thread's). */
+async function cpuSecondsOf(path: string): Promise<number> {
+  const stat = (await readFile(path, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
+/**
+ * CPU of a process, all threads and its main thread (the event loop; the rest is the records writer
+ * thread, V8's garbage collection helpers and libuv's pool), in seconds, and its RSS in MB, from /proc.
+ */
+async function usage(pid: number): Promise<{ cpuSeconds: number; mainCpuSeconds: number; rssMb: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return {
-    cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100,
+    cpuSeconds: await cpuSecondsOf(`/proc/${pid}/stat`),
+    mainCpuSeconds: await cpuSecondsOf(`/proc/${pid}/task/${pid}/stat`),
     rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) / 1024,
   };
 }
@@ -436,7 +445,7 @@ try {
   if (registered.registered !== 2 * PAIRS) throw new Error('not every device registered');
   if (RATES.length > 0)
     say(
-      'MO -> MT   rate  reached  acked  failed  received  svc CPU/SMS  ratio to reg  sim CPU/SMS   p50 ms   p99 ms   max ms  load',
+      'MO -> MT   rate  reached  acked  failed  received  svc CPU/SMS  (main thread)  ratio to reg  sim CPU/SMS   p50 ms   p99 ms   max ms  load',
     );
   let steadiest = 0;
   const receivers = Array.from({ length: PAIRS }, (_, i) => msisdnOf(1 + PAIRS + i));
@@ -449,12 +458,13 @@ try {
     const simCpuMs =
       (((await usage(sim.pid!)).cpuSeconds - simBefore.cpuSeconds) * 1000) / Math.max(1, r.received);
     const cpuMs = ((after.cpuSeconds - before.cpuSeconds) * 1000) / Math.max(1, r.received);
+    const mainMs = ((after.mainCpuSeconds - before.mainCpuSeconds) * 1000) / Math.max(1, r.received);
     const reached = r.acked / (r.sendMs / 1000);
     const steady = reached >= 0.95 * rate && r.failed === 0 && r.received === r.acked && r.p99 < 1000;
     if (steady) steadiest = rate;
     say(
       `${String(rate).padStart(15)} ${reached.toFixed(0).padStart(8)} ${String(r.acked).padStart(6)} ${String(r.failed).padStart(7)} ` +
-        `${String(r.received).padStart(9)} ${cpuMs.toFixed(3).padStart(9)} ms ${(cpuMs / registrationCpuMs).toFixed(2).padStart(12)} ${simCpuMs.toFixed(3).padStart(8)} ms ` +
+        `${String(r.received).padStart(9)} ${cpuMs.toFixed(3).padStart(9)} ms ${mainMs.toFixed(3).padStart(11)} ms ${(cpuMs / registrationCpuMs).toFixed(2).padStart(12)} ${simCpuMs.toFixed(3).padStart(8)} ms ` +
         `${r.p50.toFixed(1).padStart(8)} ${r.p99.toFixed(1).padStart(8)} ${r.max.toFixed(1).padStart(8)}  ${load()}${steady ? '' : '  (not steady)'}`,
     );
   }
@@ -489,7 +499,8 @@ try {
       delivered === undefined
         ? `  not all ${QUEUED} delivered within 600 s`
         : `  ${delivered.received} of ${QUEUED} delivered, the last ${(delivered.ms / 1000).toFixed(1)} s after the devices began to register (goal 60 s); ` +
-            `service CPU ${(((after.cpuSeconds - before.cpuSeconds) * 1000) / Math.max(1, delivered.received)).toFixed(3)} ms per message with the registrations, ` +
+            `service CPU ${(((after.cpuSeconds - before.cpuSeconds) * 1000) / Math.max(1, delivered.received)).toFixed(3)} ms per message with the registrations ` +
+            `(main thread ${(((after.mainCpuSeconds - before.mainCpuSeconds) * 1000) / Math.max(1, delivered.received)).toFixed(3)} ms), ` +
             `RSS ${after.rssMb.toFixed(0)} MB; load ${load()}`,
     );
   }
