@@ -2,8 +2,9 @@
 // fresh SQLite database, N2 on udp) and the simulated devices in a process of their own (this file with
 // --role sim: the simulator's gNBs and UEs, src/simulator/, driven over stdin). Service CPU from /proc.
 // 1. MO -> MT between connected devices: --pairs senders each send to their own receiver, at stepped total
-//    rates (--rates) for --seconds each; per step the rate reached, service CPU per message (and its main thread's), and the delivery
-//    latency (the sender's submit to the receiver's inbox, both in the simulator's process) at p50 and p99.
+//    rates (--rates) for --seconds each; per step the rate reached, service CPU per message (and its main
+//    thread's), and the delivery latency (the sender's submit to the receiver's inbox, both in the
+//    simulator's process) at p50 and p99.
 //    A step is steady when it reaches 95 % of its rate, every acknowledged message arrives and p99 stays
 //    under 1 s (a backlog shows as latency growing with the step's length). --rates none skips them.
 // 2. --queued messages through POST /api/v1/sms to --queued-devices subscribers not attached; the service's
