@@ -31,6 +31,7 @@
         "native/upf/host-routes-addon.c",
         "native/upf/map.c",
         "native/upf/n3-socket.c",
+        "native/upf/tun-gro.c",
         "native/upf/tun-gso.c",
         "native/upf/xdp.c"
       ],

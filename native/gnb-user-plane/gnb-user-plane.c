@@ -249,7 +249,7 @@ static void on_n3_packet(void *context, const uint8_t *data, size_t length, bool
 
 /* Returns false when the socket has nothing more to read. */
 static bool downlink_batch(gnb_up *g) {
-  return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet, g);
+  return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet, NULL, g);
 }
 
 static void send_uplink(gnb_up *g) {

@@ -18,6 +18,7 @@
 #include "gtpu.h"
 #include "map.h"
 #include "n3-socket.h"
+#include "tun-gro.h"
 #include "tun-gso.h"
 #include "xdp.h"
 
@@ -78,6 +79,13 @@ typedef struct {
   uint64_t xdp_flow_packets_taken;
 } session;
 
+/* An uplink packet handed to the N6 TUN's joiner, not written yet: what it counts once it is. */
+typedef struct {
+  session *s;
+  upf_flow_key key;
+  size_t length;
+} n6_pending;
+
 struct upf {
   int n3_fd;
   int tun_fd;
@@ -109,6 +117,12 @@ struct upf {
   uint8_t *rx;
   uint8_t *frame;
   n3_send_queue downlink;
+  /* Uplink packets joined into TCP segments for the N6 TUN (tun-gro.h), and what each of those not
+   * written yet counts once it is: oldest first, a ring. */
+  tun_gro n6;
+  n6_pending n6_pending[TUN_GRO_MAX_PACKETS + 1];
+  unsigned n6_pending_head;
+  unsigned n6_pending_count;
   /* The XDP datapath when it runs (NULL: the TUN alone), and why it does or does not. */
   upf_xdp *xdp;
   char datapath_reason[384];
@@ -287,14 +301,28 @@ static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *f
     account(u, s, &key, length);
     return;
   }
-  if (!tun_write(u->tun_fd, m->payload, length)) {
-    count(u, UPF_DROP_N6_WRITE);
-    return;
+  /* Counted once written (on_n6_written), at the latest when the batch ends (on_uplink_done). */
+  unsigned at = (u->n6_pending_head + u->n6_pending_count++) % (TUN_GRO_MAX_PACKETS + 1);
+  u->n6_pending[at] = (n6_pending){.s = s, .key = key, .length = length};
+  tun_gro_add(&u->n6, m->payload, length);
+}
+
+static void on_n6_written(void *context, unsigned packets, bool ok) {
+  upf *u = context;
+  if (ok && packets > 1) count(u, UPF_UPLINK_JOINED);
+  for (unsigned i = 0; i < packets && u->n6_pending_count > 0; i++) {
+    n6_pending *p = &u->n6_pending[u->n6_pending_head];
+    u->n6_pending_head = (u->n6_pending_head + 1) % (TUN_GRO_MAX_PACKETS + 1);
+    u->n6_pending_count--;
+    if (!ok) {
+      count(u, UPF_DROP_N6_WRITE);
+      continue;
+    }
+    count(u, UPF_UPLINK_PACKETS);
+    u->counters[UPF_UPLINK_BYTES] += p->length;
+    p->s->uplink_usage += p->length;
+    account(u, p->s, &p->key, p->length);
   }
-  count(u, UPF_UPLINK_PACKETS);
-  u->counters[UPF_UPLINK_BYTES] += length;
-  s->uplink_usage += length;
-  account(u, s, &key, length);
 }
 
 static void handle_n3(upf *u, const uint8_t *data, size_t length, bool truncated,
@@ -405,9 +433,17 @@ static void on_n3_packet(void *context, const uint8_t *data, size_t length, bool
   handle_n3(context, data, length, truncated, from, from_length, now);
 }
 
+/* The batch's last TCP segment goes into the TUN before the mutex is released, so that no session
+ * a packet of it belongs to can be removed while it waits. */
+static void on_uplink_done(void *context) {
+  upf *u = context;
+  tun_gro_flush(&u->n6);
+}
+
 /* Returns false when the socket has nothing more to read. */
 static bool uplink_batch(upf *u) {
-  return n3_receive_batch(u->n3_fd, u->rx, BUFFER_SIZE, BATCH, &u->lock, on_n3_packet, u);
+  return n3_receive_batch(u->n3_fd, u->rx, BUFFER_SIZE, BATCH, &u->lock, on_n3_packet,
+                          on_uplink_done, u);
 }
 
 /* Reads up to a batch from the N6 TUN and sends each packet, or each MSS-sized piece of a TCP
@@ -579,6 +615,11 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
     goto fail;
   }
   u->tun_fd = fd;
+  *syscall = "malloc";
+  if (!tun_gro_init(&u->n6, u->tun_fd, on_n6_written, u)) {
+    err = ENOMEM;
+    goto fail;
+  }
   *syscall = "eventfd";
   u->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (u->wake_fd < 0) {
@@ -627,6 +668,7 @@ void upf_close(upf *u) {
   free(u->rx);
   free(u->frame);
   n3_send_queue_free(&u->downlink);
+  tun_gro_free(&u->n6);
   pthread_mutex_destroy(&u->lock);
   free(u);
 }

@@ -13,6 +13,7 @@
   X(N3_RECEIVED, "n3Received")                                                                   \
   X(UPLINK_PACKETS, "uplinkPackets")                                                             \
   X(UPLINK_BYTES, "uplinkBytes")                                                                 \
+  X(UPLINK_JOINED, "uplinkJoined")                                                               \
   X(DOWNLINK_PACKETS, "downlinkPackets")                                                         \
   X(DOWNLINK_BYTES, "downlinkBytes")                                                             \
   X(DOWNLINK_SEGMENTED, "downlinkSegmented")                                                     \

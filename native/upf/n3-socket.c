@@ -199,7 +199,7 @@ unsigned n3_send_queue_send(n3_send_queue *q, int fd) {
 }
 
 bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, pthread_mutex_t *lock,
-                      n3_packet_handler *handler, void *context) {
+                      n3_packet_handler *handler, n3_batch_done *done, void *context) {
   struct mmsghdr messages[MAX_BATCH];
   struct iovec iov[MAX_BATCH];
   struct sockaddr_storage from[MAX_BATCH];
@@ -249,6 +249,7 @@ bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, p
       at += part;
     } while (at < length);
   }
+  if (done != NULL) done(context);
   pthread_mutex_unlock(lock);
   return (unsigned)n == batch;
 }

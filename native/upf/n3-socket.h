@@ -79,11 +79,15 @@ unsigned n3_send_queue_send(n3_send_queue *q, int fd);
 typedef void n3_packet_handler(void *context, const uint8_t *data, size_t length, bool truncated,
                                struct sockaddr_storage *from, socklen_t from_length, uint64_t now);
 
+/* Called with the lock still held after the last datagram of a batch. */
+typedef void n3_batch_done(void *context);
+
 /* Reads up to `batch` datagrams at once (recvmmsg, non-blocking) into `rx` (`batch` buffers of
- * `buffer_size` octets each) and hands each to `handler` with `lock` held; a read the kernel's UDP
- * GRO joined (a cmsg with the segment size) is handed over datagram by datagram. Returns false when the
+ * `buffer_size` octets each) and hands each to `handler` with `lock` held, then calls `done` (when
+ * not NULL); a read the kernel's UDP GRO joined (a cmsg with the segment size) is handed over
+ * datagram by datagram. Returns false when the
  * socket had nothing more to read, true when it may hold more (the batch was full). */
 bool n3_receive_batch(int fd, uint8_t *rx, size_t buffer_size, unsigned batch, pthread_mutex_t *lock,
-                      n3_packet_handler *handler, void *context);
+                      n3_packet_handler *handler, n3_batch_done *done, void *context);
 
 #endif

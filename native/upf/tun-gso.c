@@ -1,8 +1,8 @@
 /* TCP segmentation and checksums of TUN reads (tun-gso.h). */
 #include "tun-gso.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "inet-checksum.h"
+
 #include <string.h>
 
 #define TCP_FIN 0x01
@@ -25,42 +25,13 @@ static void put32(uint8_t *p, uint32_t v) {
   put16(p + 2, (uint16_t)v);
 }
 
-/* The Internet checksum (RFC 1071) summed in host order over octets at an even offset of the
- * checksummed data: the folded sum stored as it is loaded is right in either byte order. */
-static uint64_t sum(const uint8_t *p, size_t n, uint64_t acc) {
-  for (; n >= 4; p += 4, n -= 4) {
-    uint32_t w;
-    memcpy(&w, p, 4);
-    acc += w;
-  }
-  if (n >= 2) {
-    uint16_t w;
-    memcpy(&w, p, 2);
-    acc += w;
-    p += 2;
-    n -= 2;
-  }
-  if (n == 1) {
-    uint16_t w = 0; /* RFC 1071: an odd last octet is padded with a zero octet */
-    memcpy(&w, p, 1);
-    acc += w;
-  }
-  return acc;
-}
-
-static uint16_t fold(uint64_t acc) {
-  while (acc >> 16) acc = (acc & 0xffff) + (acc >> 16);
-  return (uint16_t)acc;
-}
-
-/* The TCP checksum field of a packet whose TCP header starts at `tcp`: over the pseudo-header
- * (RFC 9293 3.1 for IPv4, RFC 8200 8.1 for IPv6) and the segment, with the field taken as zero. */
+/* The TCP checksum field of a packet whose TCP header starts at `tcp`: over the pseudo-header and
+ * the segment, with the field taken as zero. */
 static void tcp_checksum(uint8_t *packet, size_t length, size_t tcp, bool ipv6) {
   uint8_t *th = packet + tcp;
   th[16] = th[17] = 0;
-  uint64_t acc = ipv6 ? sum(packet + 8, 32, 0) : sum(packet + 12, 8, 0);
-  acc += htons(IPPROTO_TCP) + htons((uint16_t)(length - tcp));
-  uint16_t c = (uint16_t)~fold(sum(th, length - tcp, acc));
+  uint64_t acc = inet_tcp_pseudo(packet, length - tcp, ipv6);
+  uint16_t c = (uint16_t)~inet_fold(inet_sum(th, length - tcp, acc));
   memcpy(th + 16, &c, 2);
 }
 
@@ -117,7 +88,7 @@ size_t tun_gso_piece(const tun_gso *g, unsigned index, uint8_t *out) {
     memcpy(out, g->packet, g->length);
     if (g->needs_csum) {
       /* As the kernel's skb_checksum_help: a sum of 0 is sent as 0xffff (UDP's "no checksum"). */
-      uint16_t c = (uint16_t)~fold(sum(out + g->csum_start, g->length - g->csum_start, 0));
+      uint16_t c = (uint16_t)~inet_fold(inet_sum(out + g->csum_start, g->length - g->csum_start, 0));
       if (c == 0) c = 0xffff;
       memcpy(out + g->csum_start + g->csum_offset, &c, 2);
     }
@@ -136,7 +107,7 @@ size_t tun_gso_piece(const tun_gso *g, unsigned index, uint8_t *out) {
     put16(out + 2, (uint16_t)length);
     put16(out + 4, (uint16_t)(get16(out + 4) + index));
     out[10] = out[11] = 0;
-    uint16_t c = (uint16_t)~fold(sum(out, ihl, 0));
+    uint16_t c = (uint16_t)~inet_fold(inet_sum(out, ihl, 0));
     memcpy(out + 10, &c, 2);
   }
   uint8_t *th = out + g->ip_header;

@@ -53,6 +53,7 @@ export type ForwarderCounters = Record<
   | 'n3Received'
   | 'uplinkPackets'
   | 'uplinkBytes'
+  | 'uplinkJoined'
   | 'downlinkPackets'
   | 'downlinkBytes'
   | 'downlinkSegmented'

@@ -6,12 +6,33 @@
  * `tshark`; skipped with the reason otherwise.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import {
+  ACK,
+  buildDriver,
+  CWR,
+  drive,
+  FIN,
+  GSO_ECN,
+  GSO_TCPV4,
+  GSO_TCPV6,
+  GSO_UDP_L4,
+  ipv4Header,
+  ipv6Header,
+  NEEDS_CSUM,
+  pattern,
+  PSH,
+  pseudoSeed,
+  tcpHeader,
+  V4_DST,
+  V4_SRC,
+  vnet,
+} from './tcp-frames.ts';
 
 const run = promisify(execFile);
 const has = (tool: string): boolean => {
@@ -24,125 +45,20 @@ const has = (tool: string): boolean => {
 };
 const skip = !has('cc') ? 'no cc' : !has('tshark') ? 'no tshark' : undefined;
 
-// virtio_net_hdr (include/uapi/linux/virtio_net.h), in the host's byte order as the TUN gives it.
-const NEEDS_CSUM = 1;
-const GSO_TCPV4 = 1;
-const GSO_TCPV6 = 4;
-const GSO_UDP_L4 = 5;
-const GSO_ECN = 0x80;
-
-function vnet(
-  flags: number,
-  gsoType: number,
-  hdrLen: number,
-  gsoSize: number,
-  start: number,
-  offset: number,
-) {
-  const h = Buffer.alloc(10);
-  h[0] = flags;
-  h[1] = gsoType;
-  const le = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
-  for (const [at, v] of [
-    [2, hdrLen],
-    [4, gsoSize],
-    [6, start],
-    [8, offset],
-  ] as const)
-    if (le) h.writeUInt16LE(v, at);
-    else h.writeUInt16BE(v, at);
-  return h;
-}
-
-const pattern = (n: number): Buffer => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + 7) & 0xff));
-
-/** The folded pseudo-header sum the kernel seeds a partial checksum with (not complemented). */
-function pseudoSeed(source: Buffer, destination: Buffer, protocol: number, length: number): number {
-  let sum = protocol + length;
-  for (const a of [source, destination]) for (let i = 0; i < a.length; i += 2) sum += a.readUInt16BE(i);
-  while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
-  return sum;
-}
-
-/** A TCP header: ports 40000 -> 5001, options of `options` octets (NOPs), checksum field `check`. */
-function tcpHeader(seq: number, flags: number, options: number, check = 0xdead): Buffer {
-  const t = Buffer.alloc(20 + options, 1); // NOP options
-  t.writeUInt16BE(40000, 0);
-  t.writeUInt16BE(5001, 2);
-  t.writeUInt32BE(seq, 4);
-  t.writeUInt32BE(1, 8);
-  t[12] = ((20 + options) / 4) << 4;
-  t[13] = flags;
-  t.writeUInt16BE(65535, 14);
-  t.writeUInt16BE(check, 16);
-  t.writeUInt16BE(0, 18);
-  return t;
-}
-
-const V4_SRC = Buffer.from([10, 45, 0, 2]);
-const V4_DST = Buffer.from([10, 99, 0, 1]);
-function ipv4Header(protocol: number, total: number, id: number): Buffer {
-  const h = Buffer.alloc(20);
-  h[0] = 0x45;
-  h.writeUInt16BE(total & 0xffff, 2);
-  h.writeUInt16BE(id, 4);
-  h.writeUInt16BE(0x4000, 6);
-  h[8] = 64;
-  h[9] = protocol;
-  V4_SRC.copy(h, 12);
-  V4_DST.copy(h, 16);
-  return h; // header checksum left 0: the pieces get their own
-}
-
-const V6_SRC = Buffer.from('fd000045000000000000000000000002', 'hex');
-const V6_DST = Buffer.from('fd000099000000000000000000000001', 'hex');
-function ipv6Header(payloadLength: number): Buffer {
-  const h = Buffer.alloc(40);
-  h[0] = 0x60;
-  h.writeUInt16BE(payloadLength, 4);
-  h[6] = 6;
-  h[7] = 64;
-  V6_SRC.copy(h, 8);
-  V6_DST.copy(h, 24);
-  return h;
-}
-
-const FIN = 0x01;
-const PSH = 0x08;
-const ACK = 0x10;
-const CWR = 0x80;
-
 describe('TCP segmentation and checksums of TUN reads (tun-gso.c)', { skip }, () => {
   let directory = '';
   let driver = '';
   before(async () => {
     directory = mkdtempSync(join(tmpdir(), 'pmn-tun-gso-'));
-    driver = join(directory, 'tun-gso-driver');
-    await run('cc', [
-      '-std=gnu11',
-      '-O2',
-      '-Wall',
-      '-Wextra',
-      '-Werror',
-      join(import.meta.dirname, 'tun-gso-driver.c'),
-      join(import.meta.dirname, '../../../native/upf/tun-gso.c'),
-      '-o',
-      driver,
-    ]);
+    driver = await buildDriver(directory, 'tun-gso-driver', ['tun-gso.c']);
   });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   /** The driver's pcap for one read, or its exit code when it refused it. */
-  function cut(read: Buffer): Promise<{ code: number; pcap: Buffer }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(driver, [], { stdio: ['pipe', 'pipe', 'inherit'] });
-      const out: Buffer[] = [];
-      child.stdout.on('data', (d: Buffer) => out.push(d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code: code ?? -1, pcap: Buffer.concat(out) }));
-      child.stdin.end(read);
-    });
-  }
+  const cut = async (read: Buffer): Promise<{ code: number; pcap: Buffer }> => {
+    const { code, out } = await drive(driver, [], read);
+    return { code, pcap: out };
+  };
 
   /** The pieces' IP packets, from the pcap. */
   function packets(pcap: Buffer): Buffer[] {
