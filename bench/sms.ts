@@ -483,6 +483,7 @@ try {
         `service RSS ${empty.rssMb.toFixed(0)} MB before, ${full.rssMb.toFixed(0)} MB after; load ${load()}`,
     );
     before = full;
+    const simBefore = await usage(sim.pid!);
     command({ cmd: 'register', first: queuedFirst, count: QUEUED_DEVICES, expectSms: QUEUED });
     const back = await next('registered');
     say(
@@ -496,13 +497,15 @@ try {
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 600_000).unref()),
     ]);
     after = await usage(service.pid!);
+    const simSeconds = (await usage(sim.pid!)).cpuSeconds - simBefore.cpuSeconds;
     say(
       delivered === undefined
         ? `  not all ${QUEUED} delivered within 600 s`
         : `  ${delivered.received} of ${QUEUED} delivered, the last ${(delivered.ms / 1000).toFixed(1)} s after the devices began to register (goal 60 s); ` +
             `service CPU ${(((after.cpuSeconds - before.cpuSeconds) * 1000) / Math.max(1, delivered.received)).toFixed(3)} ms per message with the registrations ` +
             `(main thread ${(((after.mainCpuSeconds - before.mainCpuSeconds) * 1000) / Math.max(1, delivered.received)).toFixed(3)} ms), ` +
-            `RSS ${after.rssMb.toFixed(0)} MB; load ${load()}`,
+            `RSS ${after.rssMb.toFixed(0)} MB; CPU in all, service ${(after.cpuSeconds - before.cpuSeconds).toFixed(1)} s and ` +
+            `simulator ${simSeconds.toFixed(1)} s; load ${load()}`,
     );
   }
 } finally {
