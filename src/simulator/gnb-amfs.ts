@@ -10,6 +10,7 @@ import type { GnbEnd } from './gnb.ts';
 import { SimulatedGnb } from './gnb.ts';
 import type { GnbSessionEvent } from './ue/gnb-sessions.ts';
 import { GnbUes } from './ue/gnb-ues.ts';
+import type { Reroute } from './ue/gnb-reroute.ts';
 import type { FiveGSTmsi, ServingCell } from './ue/ran-ue-messages.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue/ue-radio.ts';
 
@@ -55,7 +56,9 @@ export type MultiAmfGnbEvent =
   /** NG Setup refused, or the association could not be set up or was lost: tried again after `delayMs`. */
   | { type: 'amf-down'; index: number; why: string; delayMs: number }
   /** A UE's Initial UE Message went to this AMF. */
-  | { type: 'selected'; index: number; reason: SelectionReason };
+  | { type: 'selected'; index: number; reason: SelectionReason }
+  /** The AMF `from` rerouted a UE's Initial UE Message (Reroute NAS Request); it went to `index`. */
+  | { type: 'rerouted'; from: number; index: number };
 
 const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
 
@@ -218,12 +221,30 @@ export class MultiAmfGnb implements UeRadio {
       ...(options.n3Address === undefined ? {} : { n3Address: options.n3Address }),
       teids: () => this.#allocateTeid(),
     });
+    ues.onReroute = (ue, reroute) => this.#reroute(index, ue, reroute);
     ues.sessions.on((event) => {
       for (const listener of [...this.#sessionListeners]) listener(event);
     });
     for (const ue of this.#camped) ues.camp(ue);
     options.onAssociation?.(gnb, index);
     return { gnb, ues };
+  }
+
+  /**
+   * TS 38.413 8.6.5.2: the Initial UE Message the AMF of link `from` rerouted goes to another AMF of the
+   * AMF set it named, chosen by capacity among those that take new UEs, with the AMF Set ID (and Allowed
+   * NSSAI) it carried. Undefined when the node is connected to no such AMF.
+   */
+  #reroute(from: number, ue: RadioUe, reroute: Reroute): RrcConnection | undefined {
+    const inSet = this.#links.filter((link) => {
+      const own = link.amf?.servedGuamis[0];
+      return link.index !== from && own !== undefined && Number.parseInt(own.setId, 16) === reroute.amfSetId;
+    });
+    const selection = selectAmf(inSet, undefined, this.#options.random);
+    if (selection === undefined) return undefined;
+    const { candidate: link } = selection;
+    this.#emit({ type: 'rerouted', from, index: link.index });
+    return link.ues.establish(ue, reroute.nasPdu, reroute.cause, ue.sTmsi, reroute);
   }
 
   async #bringUp(link: AmfLink): Promise<void> {

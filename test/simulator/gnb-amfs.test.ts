@@ -1,10 +1,12 @@
 // A simulated gNB with an association to each of two AMFs (MultiAmfGnb) over the fake N2 transport,
 // against two scripted AMFs describing one AMF set: NG Setup with each, each UE's Initial UE Message to
 // the AMF the selection rules pick (amf-selection.test.ts has the rules alone), AMF Status Indication,
-// a lost association set up again after a back-off. tshark reads every PDU exchanged.
+// Reroute NAS Request, a lost association set up again after a back-off. tshark reads every PDU exchanged.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import type { NGAPPDU } from '../../src/network/ngap/generated/types.ts';
+import { readInitialUEMessage, readUplinkNASTransport } from '../../src/network/ngap/generated/messages.ts';
+import { downlinkNasTransport, rerouteNasRequest } from '../../src/network/amf/n2/ue-ngap-messages.ts';
 import { bits, plmnIdentity } from '../../src/network/ngap/ngap-values.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import type { MultiAmfGnbEvent } from '../../src/simulator/gnb-amfs.ts';
@@ -215,6 +217,50 @@ describe('a simulated gNB with associations to two AMFs of one set (fake transpo
       amfA.send(association, statusIndication(1, 'amf-b'));
       await indicated;
       assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'backup' });
+      await gnb.stop();
+    },
+  );
+
+  it(
+    'Reroute NAS Request (TS 38.413 8.6.5): the Initial UE Message goes to another AMF of the set named, the UE signals through it',
+    { timeout: 20_000 },
+    async () => {
+      const { amfA, amfB, gnb, events } = await setup();
+      const downlinks: Uint8Array[] = [];
+      const ue = { ...radioUe(undefined), downlink: (nas: Uint8Array) => void downlinks.push(nas) };
+      const atA = amfA.next('InitialUEMessage');
+      const connection = gnb.establish(ue, REGISTRATION, 'mo-Signalling', undefined);
+      assert.ok(connection !== undefined);
+      const first = await atA;
+      const initialAtA = readInitialUEMessage(first.pdu!);
+      assert.ok(initialAtA.ok);
+      const association = [...amfA.associations.keys()][0]!;
+      const atB = amfB.next('InitialUEMessage');
+      amfA.send(association, rerouteNasRequest(initialAtA.message.ranUeNgapId, first.pdu!, SET_ID));
+      const second = readInitialUEMessage((await atB).pdu!);
+      assert.ok(second.ok);
+      assert.deepEqual([...second.message.nasPdu], [...REGISTRATION], 'the same NAS-PDU');
+      assert.equal(second.message.rrcEstablishmentCause, 'mo-Signalling');
+      assert.deepEqual(second.message.amfSetId, bits(SET_ID, 10), 'with the AMF Set ID (8.6.5.2)');
+      assert.deepEqual(events.at(-1), { type: 'rerouted', from: 0, index: 1 });
+      assert.equal(gnb.ues[0]!.reroutes.length, 1);
+      assert.equal(gnb.ues[0]!.connected, 0, 'nothing left on the rerouting AMF');
+
+      // amf-b answers; the UE hears it, and its next NAS message goes to amf-b on the same RRC connection.
+      const ids = { amfUeNgapId: 77, ranUeNgapId: second.message.ranUeNgapId };
+      const heard = gnb.associations[1]!.nextReceived('DownlinkNASTransport');
+      amfB.send(
+        [...amfB.associations.keys()][0]!,
+        downlinkNasTransport(ids, Uint8Array.of(0x7e, 0x00, 0x5a)),
+      );
+      await heard;
+      assert.deepEqual(downlinks, [Uint8Array.of(0x7e, 0x00, 0x5a)]);
+      const uplink = amfB.next('UplinkNASTransport');
+      // A 5GMM Status (#111) as the UE's next message.
+      assert.equal(connection.uplink(Uint8Array.of(0x7e, 0x00, 0x64, 0x6f)), true);
+      const up = readUplinkNASTransport((await uplink).pdu!);
+      assert.ok(up.ok);
+      assert.equal(up.message.amfUeNgapId, 77);
       await gnb.stop();
     },
   );

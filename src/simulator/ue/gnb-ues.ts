@@ -20,6 +20,8 @@ import {
 import { GnbSessions, type UeIds } from './gnb-sessions.ts';
 import { answerContextModification, type ContextModification } from './gnb-context-modification.ts';
 import { answerRadioCapabilityCheck, type RadioCapabilityCheck } from './gnb-radio-capability-check.ts';
+import { readReroute, type Reroute } from './gnb-reroute.ts';
+import { bits } from '../../network/ngap/ngap-values.ts';
 import { refuseStandaloneSetup, type RefusedSetup } from './gnb-strict.ts';
 import { ueNgapIdsOf } from '../../network/ngap/ue-ngap-ids.ts';
 import type { RadioUe, RrcConnection, UeRadio } from './ue-radio.ts';
@@ -65,6 +67,8 @@ class Connection implements RrcConnection, UeLink {
   servingCell: ServingCell;
   /** The node holds the UE's context (Initial Context Setup done, or it came by handover). */
   contextSetUp = false;
+  /** Where the UE's signalling goes since the AMF rerouted its Initial UE Message (8.6.5). */
+  rerouted: RrcConnection | undefined;
 
   /** `cell` and `ranUeNgapId` change only by an Xn handover (`GnbUes.handOver`). */
   constructor(
@@ -76,6 +80,7 @@ class Connection implements RrcConnection, UeLink {
   }
 
   uplink(nasPdu: Uint8Array): boolean {
+    if (this.rerouted !== undefined) return this.rerouted.uplink(nasPdu);
     if (!this.open || this.amfUeNgapId === undefined) return false;
     return this.cell.sendForUe(
       uplinkNasTransport(
@@ -106,6 +111,14 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly contextModifications: ContextModification[] = [];
   /** RRC establishments rejected while the AMF is overloaded (TS 38.413 8.7.7.2), in order. */
   readonly overloadRejections: OverloadRejection[] = [];
+  /** Reroute NAS Requests acted on, in order (8.6.5). */
+  readonly reroutes: Reroute[] = [];
+  /**
+   * Where a rerouted UE's Initial UE Message goes (8.6.5.2: an AMF of the AMF set named): the node's
+   * connection there, or undefined when it has none (gnb-amfs.ts sets it). Without it, or when it gives
+   * none, the UE's RRC connection is released.
+   */
+  onReroute: ((ue: RadioUe, reroute: Reroute) => RrcConnection | undefined) | undefined;
   /** UE Radio Capability Check Requests received, in order, with the answer (8.14.3). */
   readonly radioCapabilityChecks: RadioCapabilityCheck[] = [];
   /** What the node answers a UE Radio Capability Check with (IMS Voice Support Indicator), or `silent`. */
@@ -148,6 +161,7 @@ export class GnbUes implements UeSignalling, UeRadio {
     nasPdu: Uint8Array,
     cause: RRCEstablishmentCause,
     sTmsi: FiveGSTmsi | undefined,
+    rerouted?: Pick<Reroute, 'amfSetId' | 'allowedNssai'>,
   ): RrcConnection | undefined {
     // The AMF asked to reject establishments of this kind (Overload Start): RRC Reject, no Initial UE Message.
     const overload = this.#gnb.overload;
@@ -164,6 +178,14 @@ export class GnbUes implements UeSignalling, UeRadio {
         cell: this.cell,
         cause,
         ...(sTmsi === undefined ? {} : { sTmsi }),
+        ...(rerouted === undefined
+          ? {}
+          : {
+              rerouted: {
+                amfSetId: bits(rerouted.amfSetId, 10),
+                ...(rerouted.allowedNssai === undefined ? {} : { allowedNssai: rerouted.allowedNssai }),
+              },
+            }),
       }),
     );
     if (!sent) return undefined;
@@ -374,6 +396,8 @@ export class GnbUes implements UeSignalling, UeRadio {
           this.sendForUe(modified.answer);
           return;
         }
+        const reroute = readReroute(exchange.pdu);
+        if (reroute !== undefined) return this.#reroute(reroute);
         const checked = answerRadioCapabilityCheck(
           exchange.pdu,
           (ranUeNgapId) => this.#connections.has(ranUeNgapId),
@@ -441,6 +465,20 @@ export class GnbUes implements UeSignalling, UeRadio {
     }
     connection.amfUeNgapId = amfUeNgapId;
     return connection;
+  }
+
+  /** TS 38.413 8.6.5.2: the UE's Initial UE Message goes to an AMF of the set named, if there is one. */
+  #reroute(reroute: Reroute): void {
+    const connection = this.#connections.get(reroute.ranUeNgapId);
+    if (connection === undefined) {
+      this.ignored.push({ messageType: 'RerouteNASRequest', reason: 'unknown-ran-ue-ngap-id' });
+      return;
+    }
+    this.reroutes.push(reroute);
+    this.#connections.delete(reroute.ranUeNgapId);
+    const next = this.onReroute?.(connection.ue, reroute);
+    if (next === undefined) return this.#release(connection);
+    connection.rerouted = next;
   }
 
   #release(connection: Connection): void {

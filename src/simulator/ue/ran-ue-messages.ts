@@ -13,6 +13,7 @@ import {
   readInitialContextSetupRequest,
   readPaging,
   readUEContextReleaseCommand,
+  type InitialUEMessage,
 } from '../../network/ngap/generated/messages.ts';
 import type {
   Cause,
@@ -83,9 +84,12 @@ export function initialUeMessage(input: {
   cell: ServingCell;
   cause: RRCEstablishmentCause;
   sTmsi?: FiveGSTmsi;
+  /** After Reroute NAS Request (TS 38.413 8.6.5.2): the AMF Set ID and Allowed NSSAI it carried. */
+  rerouted?: Pick<InitialUEMessage, 'amfSetId' | 'allowedNssai'>;
 }): NGAPPDU {
   const { sTmsi } = input;
   return buildInitialUEMessage({
+    ...input.rerouted,
     ranUeNgapId: input.ranUeNgapId,
     nasPdu: input.nasPdu,
     userLocationInformation: userLocationInformation(input.cell),

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { DRAIN_BACK_OFF_MS, DRAIN_RELEASE_CAUSE } from '../../../src/network/amf/gmm/drain.ts';
+import { DRAIN_RELEASE_CAUSE } from '../../../src/network/amf/gmm/drain.ts';
+import { readRerouteNASRequest } from '../../../src/network/ngap/generated/messages.ts';
 import { guami } from '../../../src/network/amf/context/amf-identity.ts';
 import { amfStatusIndication } from '../../../src/network/amf/n2/ngap-messages.ts';
 import { createMemberDrain, DRAIN_SWEEP_MS } from '../../../src/network/amf/set/member-drain.ts';
 import { unavailableGuamiList } from '../../../src/network/amf/set/served-guamis.ts';
-import { GMM_CAUSE, encodeNasMessage } from '../../../src/network/nas/index.ts';
+import { encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { UnavailableGUAMIList } from '../../../src/network/ngap/generated/types.ts';
 import { encodeNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
 import type { AmfSetMember } from '../../../src/network/ports/amf-set-members.ts';
@@ -16,7 +17,6 @@ import { establishSession, initialStep, member, openSharedStore, types } from '.
 import { namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
 import { causeAndDiagnostics, emittedPdus } from './emitted.ts';
 import {
-  amfUeNgapIdOf,
   IMSI,
   initialUeMessage,
   TestUe,
@@ -119,26 +119,22 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       assert.deepEqual(causeAndDiagnostics(release[0]).cause, DRAIN_RELEASE_CAUSE);
       emitted.add(a.radio.received.slice(from));
 
-      // A new UE's initial registration still reaching A: #22 with a short T3346, nothing kept.
+      // A new UE's initial registration still reaching A: Reroute NAS Request to A's AMF set with the
+      // Initial UE Message as received, no AMF UE NGAP ID, no NAS answer, no connection kept (TS 38.413 8.6.5).
       const newcomer = new TestUe({ imsi: NEW, ranUeNgapId: 3 });
-      const refused = await step(
-        a.h,
-        a.radio,
-        newcomer,
-        initialUeMessage(3, encodeNasMessage(newcomer.registrationRequest())),
-      );
-      emitted.add(a.radio.received.slice(-refused.pdus.length));
-      assert.deepEqual(namesOf(refused.pdus), ['DownlinkNASTransport', 'UEContextRelease']);
-      const reject = refused.nas[0];
-      assert.ok(reject?.messageType === 'registrationReject');
-      assert.equal(reject.fiveGmmCause, GMM_CAUSE.congestion);
-      assert.deepEqual(reject.t3346Value, { unit: 0, value: DRAIN_BACK_OFF_MS / 2000 });
-      await step(
-        a.h,
-        a.radio,
-        newcomer,
-        ueContextReleaseComplete({ amf: amfUeNgapIdOf(refused.pdus[0]!)!, ran: 3 }),
-      );
+      const initial = initialUeMessage(3, encodeNasMessage(newcomer.registrationRequest()));
+      const connectionsBefore = a.h.amf.counts().connections;
+      const rerouted = await step(a.h, a.radio, newcomer, initial);
+      emitted.add(a.radio.received.slice(-rerouted.pdus.length));
+      assert.deepEqual(namesOf(rerouted.pdus), ['RerouteNASRequest']);
+      assert.deepEqual(rerouted.nas, []);
+      const reroute = readRerouteNASRequest(rerouted.pdus[0]!);
+      assert.ok(reroute.ok);
+      assert.equal(reroute.message.ranUeNgapId, 3);
+      assert.equal(reroute.message.amfUeNgapId, undefined);
+      assert.deepEqual(reroute.message.amfSetId, { bytes: Uint8Array.of(0x00, 0x40), length: 10 });
+      assert.deepEqual([...reroute.message.ngapMessage], [...encodeNgapPdu(initial)]);
+      assert.equal(a.h.amf.counts().connections, connectionsBefore, 'no connection kept for it');
 
       // The radio completes the release: no UE connection is left, the contexts are written, A is done.
       await step(a.h, a.radio, connected, ueContextReleaseComplete(ids));

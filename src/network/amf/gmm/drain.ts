@@ -1,10 +1,9 @@
 import type { Cause } from '../../ngap/generated/types.ts';
-import { GMM_CAUSE, REGISTRATION_TYPE, type NasMessage, type NasMessageOf } from '../../nas/index.ts';
+import { REGISTRATION_TYPE, type NasMessage } from '../../nas/index.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import { isRegistered } from '../context/gmm-state.ts';
-import { gprsTimerOf } from './gprs-timer.ts';
 import { releaseConnection, type LifecycleAmf } from './ue-lifecycle.ts';
 
 /**
@@ -20,23 +19,17 @@ import { releaseConnection, type LifecycleAmf } from './ue-lifecycle.ts';
  */
 export const DRAIN_RELEASE_CAUSE: Cause = { choice: 'misc', value: 'om-intervention' };
 
-/** T3346 of a Registration Reject while draining: the UE tries again soon, through another AMF. */
-export const DRAIN_BACK_OFF_MS = 4_000;
-
 /**
  * An initial registration reaching a draining AMF: the radio sent it before it heard AMF Status
- * Indication. Rejected with #22 and a short T3346 (TS 24.501 5.5.1.2.5): the UE registers again when
- * T3346 expires, and the radio, told the AMF's GUAMI is unavailable (TS 38.413 8.7.6.2), selects
- * another member for it. Reroute NAS Request (TS 23.502 4.2.2.2.3) is not built.
+ * Indication. It goes to another member of the set by Reroute NAS Request (TS 23.502 4.2.2.2.3, TS 38.413
+ * 8.6.5; n2/ue-ngap.ts `reroute`): the radio sends the same Initial UE Message to an AMF of this AMF set,
+ * and the UE sees nothing but a registration that takes one hop more (no reject, no back-off).
  */
-export function drainingReject(message: NasMessage): NasMessageOf<'registrationReject'> | undefined {
-  if (message.messageType !== 'registrationRequest') return undefined;
-  if (message.registrationType.value !== REGISTRATION_TYPE.initial) return undefined;
-  return {
-    messageType: 'registrationReject',
-    fiveGmmCause: GMM_CAUSE.congestion,
-    t3346Value: gprsTimerOf(DRAIN_BACK_OFF_MS, 'timer'),
-  };
+export function reroutedWhileDraining(message: NasMessage): boolean {
+  return (
+    message.messageType === 'registrationRequest' &&
+    message.registrationType.value === REGISTRATION_TYPE.initial
+  );
 }
 
 /**

@@ -31,7 +31,8 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
-import { drainingReject } from './drain.ts';
+import { reroutedWhileDraining } from './drain.ts';
+import type { NGAPPDU } from '../../ngap/generated/types.ts';
 import { takeInFlight, takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
@@ -179,8 +180,16 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     }
   }
 
-  /** `retried`: handled afresh after a take of its UE (below), which happens once. */
-  function initialUeMessage(connection: Connection, nasPdu: Uint8Array, retried = false): void {
+  /**
+   * `initialPdu`: the Initial UE Message as received (for Reroute NAS Request); `retried`: handled afresh
+   * after a take of its UE (below), which happens once.
+   */
+  function initialUeMessage(
+    connection: Connection,
+    nasPdu: Uint8Array,
+    initialPdu: NGAPPDU,
+    retried = false,
+  ): void {
     const decoded = decodeNasPdu(nasPdu);
     const pdu = decoded.ok ? decoded.pdu : undefined;
     // An initial NAS message is never ciphered (TS 24.501 4.4.6): its cleartext must be readable.
@@ -199,8 +208,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (amf.suspended()) return amf.ngap.release(connection, { choice: 'misc', value: 'unspecified' });
 
     // Draining (TS 23.501 5.21.2.2): an initial registration goes to another member (gmm/drain.ts).
-    const drained = amf.draining() ? drainingReject(message) : undefined;
-    if (drained !== undefined) return rejectUnknown(amf, connection, drained);
+    if (amf.draining() && reroutedWhileDraining(message))
+      return amf.ngap.reroute(connection, initialPdu, amf.identity.setId);
     const tmsi = tmsiOf(message);
     const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
     const takenOver = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {
@@ -232,9 +241,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     const taking = retried || known?.supi === undefined ? undefined : takeInFlight(amf, known.supi);
     if (taking !== undefined)
       return void taking.then(() => {
-        if (connection.phase === 'active') initialUeMessage(connection, nasPdu, true);
+        if (connection.phase === 'active') initialUeMessage(connection, nasPdu, initialPdu, true);
       });
-    const again = retried ? undefined : () => initialUeMessage(connection, nasPdu, true);
+    const again = retried ? undefined : () => initialUeMessage(connection, nasPdu, initialPdu, true);
     const held = known;
     const initial: FiveGmmMessage = message;
     if (held?.security !== undefined && pdu.kind === 'protected') {
@@ -295,7 +304,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
   }
 
   return {
-    initialUeMessage: (connection, nasPdu) => initialUeMessage(connection, nasPdu),
+    initialUeMessage: (connection, nasPdu, info) => initialUeMessage(connection, nasPdu, info.pdu),
     uplinkNas,
     contextSetup(connection, succeeded) {
       const ue = connection.owner;

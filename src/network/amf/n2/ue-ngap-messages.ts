@@ -7,7 +7,10 @@ import {
   buildUEContextModificationRequest,
   buildUEContextReleaseCommand,
   buildUERadioCapabilityCheckRequest,
+  buildRerouteNASRequest,
 } from '../../ngap/generated/messages.ts';
+import { encodeNgapPdu } from '../../ngap/ngap-codec.ts';
+import { bits } from '../../ngap/ngap-values.ts';
 import type {
   AllowedNSSAI,
   Cause,
@@ -123,5 +126,18 @@ export function ueRadioCapabilityCheckRequest(ids: UeNgapIds, capability: Uint8A
     amfUeNgapId: ids.amfUeNgapId,
     ranUeNgapId: ids.ranUeNgapId,
     ...(capability === undefined ? {} : { ueRadioCapability: capability }),
+  });
+}
+
+/**
+ * REROUTE NAS REQUEST (TS 38.413 9.2.5.6, 8.6.5): the radio is to send `initial` (the Initial UE Message
+ * as received) to an AMF of the AMF set `amfSetId`. No AMF UE NGAP ID: the radio never heard one, so no
+ * UE-associated logical NG-connection exists on its side (8.6.5.2).
+ */
+export function rerouteNasRequest(ranUeNgapId: number, initial: NGAPPDU, amfSetId: number): NGAPPDU {
+  return buildRerouteNASRequest({
+    ranUeNgapId,
+    ngapMessage: encodeNgapPdu(initial),
+    amfSetId: bits(amfSetId, 10),
   });
 }

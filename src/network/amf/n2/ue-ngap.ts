@@ -41,6 +41,7 @@ import {
   paging,
   ueContextModificationRequest,
   ueRadioCapabilityCheckRequest,
+  rerouteNasRequest,
   ueContextReleaseCommand,
 } from './ue-ngap-messages.ts';
 import type { RadioLink, UeSignalling } from './ue-signalling.ts';
@@ -57,7 +58,9 @@ export type ConnectionEnd =
   /** NG Reset, either way. */
   | 'reset'
   /** A second Initial UE Message for the same RAN UE NGAP ID replaced it. */
-  | 'replaced';
+  | 'replaced'
+  /** Its Initial UE Message went to another AMF of the set (Reroute NAS Request). */
+  | 'rerouted';
 
 /**
  * What the UE-associated NGAP layer hands the NAS layer (the AMF's 5GMM procedures). Each call is about
@@ -68,7 +71,7 @@ export interface NasEndpoint<Owner> {
   initialUeMessage(
     connection: UeConnection<Owner>,
     nasPdu: Uint8Array,
-    info: { fiveGSTmsi: FiveGSTMSI | undefined },
+    info: { fiveGSTmsi: FiveGSTMSI | undefined; pdu: NGAPPDU },
   ): void;
   /** Uplink NAS Transport (8.6.3). */
   uplinkNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): void;
@@ -441,7 +444,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       radio.send(pduSessionResourceModifyConfirm(idsOf(connection), lists), connection.streamId);
     },
     PDUSessionResourceReleaseResponse: sessionResourcesAnswered,
-    InitialUEMessage: (message, _, radio, streamId) => {
+    InitialUEMessage: (message, pdu, radio, streamId) => {
       const { ranUeNgapId } = message;
       // A RAN UE NGAP ID is unique per radio (9.3.3.2): one reused names a connection the radio dropped.
       const stale = connections.byRan(radio.id, ranUeNgapId);
@@ -462,7 +465,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         );
       }
       located(connection, message.userLocationInformation);
-      endpoint().initialUeMessage(connection, message.nasPdu, { fiveGSTmsi: message.fiveGSTmsi });
+      endpoint().initialUeMessage(connection, message.nasPdu, { fiveGSTmsi: message.fiveGSTmsi, pdu });
     },
     UplinkNASTransport: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
@@ -773,6 +776,19 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         ),
         connection.streamId,
       );
+    },
+
+    /**
+     * Reroute NAS Request (TS 38.413 8.6.5): the radio sends the connection's Initial UE Message `initial`
+     * to another AMF of the set `amfSetId`. The connection ends here at once: the radio never heard its
+     * AMF UE NGAP ID, so there is nothing to release.
+     */
+    reroute(connection: UeConnection<Owner>, initial: NGAPPDU, amfSetId: number): void {
+      connection.radio.send(
+        rerouteNasRequest(connection.ranUeNgapId, initial, amfSetId),
+        connection.streamId,
+      );
+      end(connection, 'rerouted');
     },
 
     /** Downlink NAS Transport (TS 38.413 8.6.2); false when the transport refused it. */
