@@ -47,13 +47,11 @@ describe('UE Radio Capability Check through the simulator against the real servi
 
   const checks = (): number => s.ues.radioCapabilityChecks.length;
 
-  it('no IMS data network: no check, no IMS voice', async () => {
-    const ue = await registered(true);
-    assert.equal(checks(), 0);
-    assert.equal(featureSupport(ue), undefined);
-  });
-
-  it('with IMS reachable, a voice-capable UE is checked and the radio decides', async () => {
+  let ims = false;
+  /** The `ims` data network, and a policy letting the default profile reach it on the default slice. */
+  async function imsReachable(): Promise<void> {
+    if (ims) return;
+    ims = true;
     assert.equal(await s.request('POST', '/api/v1/networking/data-networks', { name: 'ims' }), 201);
     const policy = {
       name: 'ims',
@@ -66,6 +64,16 @@ describe('UE Radio Capability Check through the simulator against the real servi
       slice_name: 'default',
     };
     assert.equal(await s.request('POST', '/api/v1/policies', policy), 201);
+  }
+
+  it('no IMS data network: no check, no IMS voice', async () => {
+    const ue = await registered(true);
+    assert.equal(checks(), 0);
+    assert.equal(featureSupport(ue), undefined);
+  });
+
+  it('with IMS reachable, a voice-capable UE is checked and the radio decides', async () => {
+    await imsReachable();
 
     // A data-only UE (no UE's usage setting) is not checked.
     const dataOnly = await registered(false);
@@ -104,6 +112,56 @@ describe('UE Radio Capability Check through the simulator against the real servi
     assert.equal(checks(), 3);
     assert.deepEqual(s.ues.radioCapabilityChecks[2]?.capability, held);
     assert.deepEqual(featureSupport(voice), Uint8Array.of(0x01));
+  });
+
+  it('a Response with an IE not comprehended of criticality reject is not taken as the answer (10.3.4.2)', async () => {
+    await imsReachable();
+    s.ues.imsVoiceSupport = 'silent';
+    const imsi = imsiOf(next++);
+    await s.provision(imsi);
+    const ue = s.ue({ imsi, imsVoice: true });
+    const checked = checks();
+    const registering = ue.register();
+    await s.until(async () => {
+      await Promise.resolve();
+      return checks() > checked ? true : undefined;
+    }, 'the check');
+    const unknownIe = { id: 999, name: null, criticality: 'reject', value: Uint8Array.of(0x2a) };
+    assert.ok(
+      s.ues.sendAboutUe(ue, (ids) => {
+        const pdu = buildUERadioCapabilityCheckResponse({
+          ...ids,
+          imsVoiceSupportIndicator: 'not-supported',
+        });
+        assert.ok(pdu.choice === 'successfulOutcome');
+        (pdu.value.value.protocolIEs as unknown[]).push(unknownIe);
+        return pdu;
+      }),
+    );
+    assert.ok(
+      s.ues.sendAboutUe(ue, (ids) =>
+        buildUERadioCapabilityCheckResponse({ ...ids, imsVoiceSupportIndicator: 'supported' }),
+      ),
+    );
+    assert.equal((await registering).outcome, 'accepted');
+    assert.deepEqual(featureSupport(ue), Uint8Array.of(0x01), 'the well-formed answer decided');
+    s.ues.imsVoiceSupport = 'supported';
+  });
+
+  it('a Response naming no connection the AMF knows gets Error Indication (10.6)', async () => {
+    const before = s.gnb1.received.filter((x) => x.messageType === 'ErrorIndication').length;
+    const stray = buildUERadioCapabilityCheckResponse({
+      amfUeNgapId: 999_999,
+      ranUeNgapId: 999_999,
+      imsVoiceSupportIndicator: 'supported',
+    });
+    assert.ok(s.gnb1.send(stray, s.gnb1.ueStream(999_999)).ok);
+    const indication = await s.until(async () => {
+      await Promise.resolve();
+      const all = s.gnb1.received.filter((x) => x.messageType === 'ErrorIndication');
+      return all.length > before ? all.at(-1) : undefined;
+    }, 'the Error Indication');
+    assert.match(JSON.stringify(indication.pdu), /unknown-local-UE-NGAP-ID/);
   });
 
   it('an answer the AMF did not ask for gets Error Indication (TS 38.413 10.4)', async () => {
