@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, beforeEach, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import type { NewSms } from '../../src/network/ports/sms-store.ts';
 import { decodeDcs } from '../../src/network/sms/index.ts';
 import { createSmsStore } from '../../src/storage/network-ports/sms-store.ts';
@@ -119,6 +120,31 @@ describe('the SMSF ports served by storage (migration 0016)', () => {
 describe('the message store on a database file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pmn-sms-store-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('waits, without blocking the event loop, while another connection holds the write lock', async () => {
+    const path = join(dir, 'locked.db');
+    const storage = await openStorage({ path, poolSize: 1 });
+    // The records writer thread's connection, as another connection to the same file.
+    const other = new SQLite(path);
+    try {
+      const store = createSmsStore({ db: storage.db });
+      other.exec('begin immediate');
+      let stored = false;
+      const saving = store.save(message()).then((saved) => {
+        stored = true;
+        return saved;
+      });
+      // Turns of the event loop go by (SQLite's busy handler would sleep in this thread instead).
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(stored, false, 'not stored while the lock is held');
+      other.exec('commit');
+      const saved = await saving;
+      assert.deepEqual(await store.queuedFor(imsi(2), 10), [saved]);
+    } finally {
+      other.close();
+      await storage.close();
+    }
+  });
 
   it('keeps a stored message across a restart', async () => {
     const path = join(dir, 'core.db');
