@@ -99,6 +99,14 @@ describe('the SMSF ports served by storage (migration 0016)', () => {
       attempts: 1,
       updated_at: 3_000,
     });
+    // An outcome that ends an attempt counts it in the same write.
+    await store.settle(later.id, { status: 'delivered', at: 5_000, attempt: true });
+    const delivered = await t.db
+      .selectFrom('sms_messages')
+      .select(['status', 'attempts'])
+      .where('id', '=', later.id)
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(delivered, { status: 'delivered', attempts: 1 });
   });
 
   it("reads a subscriber's MSISDN and its profile's SMS setting (on unless the profile says otherwise)", async () => {
