@@ -34,6 +34,7 @@ import { createSmscLinkService, type SmscLinkStatus } from '../resources/sms/sms
 import { createSmsRepository } from '../resources/sms/sms.repository.ts';
 import { SMS_RETENTION } from '../resources/sms/sms-retention.ts';
 import { createSmsService } from '../resources/sms/sms.service.ts';
+import { wireSmsQueued } from './sms-queued.wiring.ts';
 import { createSubscriptionData } from '../storage/network-ports/subscription-data.ts';
 import { createMemoryUeContextStore } from '../network/working-state/memory-ue-contexts.ts';
 import { createUeContextStore } from '../storage/network-ports/ue-context-store.ts';
@@ -111,6 +112,12 @@ export async function wireNetworkConfiguration(
   const smsSubscribers = createSmsSubscribers({ db });
   const smsRepository = createSmsRepository(db);
   const sms = createSmsService({ db, sms: smsRepository, subscribers: smsSubscribers, audit, clock });
+  // A message stored for a UE another member serves reaches that member's SMSF (docs/sms.md).
+  const smsQueued = wireSmsQueued({
+    notices: core.notices,
+    store: createSmsStore({ db }),
+    onApiQueued: (listener) => sms.onQueued(listener),
+  });
   core.retention.register({
     ...SMS_RETENTION,
     deleteOlderThan: (cutoff, limit) => smsRepository.deleteOlderThan(cutoff, limit),
@@ -191,7 +198,7 @@ export async function wireNetworkConfiguration(
         secretBox,
       }),
       /** The SMSF's message store and the subscribers' SMS data (docs/sms.md). */
-      smsStore: createSmsStore({ db }),
+      smsStore: smsQueued.store,
       smsSubscribers,
       /**
        * The AMF's UE contexts (the UDSF role): in the database where an AMF set may run (shared by its
@@ -210,8 +217,8 @@ export async function wireNetworkConfiguration(
        * runs: a single process's leases end with it (docs/amf-set.md, "Lease reclamation").
        */
       strandedLeases: deps.sharedByProcesses ? createStrandedLeasesStore({ db, clock }) : undefined,
-      /** Tells the SMSF of each message the operator queued, by its recipient's IMSI. */
-      smsQueued: (listener: (imsi: string) => void) => sms.onQueued(listener),
+      /** Tells the SMSF of each message queued for a UE (through any process's API or SMSF), by its IMSI. */
+      smsQueued: (listener: (imsi: string) => void) => smsQueued.queued(listener),
       /** The SMSC link's configuration and outbox; the network side says which link runs (its status). */
       smscLink: {
         configuration: createSmscConfiguration({ db, secretBox }),
