@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pino from 'pino';
-import { DRAIN_RELEASE_CAUSE } from '../../../src/network/amf/gmm/drain.ts';
+import { DRAIN_BACK_OFF_MS, DRAIN_RELEASE_CAUSE } from '../../../src/network/amf/gmm/drain.ts';
+import { bits } from '../../../src/network/ngap/ngap-values.ts';
 import { readRerouteNASRequest } from '../../../src/network/ngap/generated/messages.ts';
 import { guami } from '../../../src/network/amf/context/amf-identity.ts';
 import { amfStatusIndication } from '../../../src/network/amf/n2/ngap-messages.ts';
 import { createMemberDrain, DRAIN_SWEEP_MS } from '../../../src/network/amf/set/member-drain.ts';
 import { unavailableGuamiList } from '../../../src/network/amf/set/served-guamis.ts';
-import { encodeNasMessage } from '../../../src/network/nas/index.ts';
+import { GMM_CAUSE, encodeNasMessage } from '../../../src/network/nas/index.ts';
 import type { UnavailableGUAMIList } from '../../../src/network/ngap/generated/types.ts';
 import { encodeNgapPdu } from '../../../src/network/ngap/ngap-codec.ts';
 import type { AmfSetMember } from '../../../src/network/ports/amf-set-members.ts';
@@ -17,6 +18,7 @@ import { establishSession, initialStep, member, openSharedStore, types } from '.
 import { namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
 import { causeAndDiagnostics, emittedPdus } from './emitted.ts';
 import {
+  amfUeNgapIdOf,
   IMSI,
   initialUeMessage,
   TestUe,
@@ -135,6 +137,32 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       assert.deepEqual(reroute.message.amfSetId, { bytes: Uint8Array.of(0x00, 0x40), length: 10 });
       assert.deepEqual([...reroute.message.ngapMessage], [...encodeNgapPdu(initial)]);
       assert.equal(a.h.amf.counts().connections, connectionsBefore, 'no connection kept for it');
+
+      // One a radio rerouted already (it names an AMF Set ID, 8.6.5.2) is not sent on again, so that two
+      // members draining at once cannot pass it back and forth: #22 with a short T3346, nothing kept.
+      const passedOn = new TestUe({ imsi: NEW, ranUeNgapId: 4 });
+      const again = initialUeMessage(4, encodeNasMessage(passedOn.registrationRequest()));
+      assert.ok(again.choice === 'initiatingMessage');
+      // AMFSetID (id 3) sits between RRCEstablishmentCause and UEContextRequest (InitialUEMessageIEs).
+      (again.value.value as { protocolIEs: unknown[] }).protocolIEs.splice(4, 0, {
+        id: 3,
+        name: 'AMFSetID',
+        criticality: 'reject',
+        value: bits(1, 10),
+      });
+      const refused = await step(a.h, a.radio, passedOn, again);
+      emitted.add(a.radio.received.slice(-refused.pdus.length));
+      assert.deepEqual(namesOf(refused.pdus), ['DownlinkNASTransport', 'UEContextRelease']);
+      const reject = refused.nas[0];
+      assert.ok(reject?.messageType === 'registrationReject');
+      assert.equal(reject.fiveGmmCause, GMM_CAUSE.congestion);
+      assert.deepEqual(reject.t3346Value, { unit: 0, value: DRAIN_BACK_OFF_MS / 2000 });
+      await step(
+        a.h,
+        a.radio,
+        passedOn,
+        ueContextReleaseComplete({ amf: amfUeNgapIdOf(refused.pdus[0]!)!, ran: 4 }),
+      );
 
       // The radio completes the release: no UE connection is left, the contexts are written, A is done.
       await step(a.h, a.radio, connected, ueContextReleaseComplete(ids));

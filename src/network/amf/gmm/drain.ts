@@ -1,9 +1,10 @@
 import type { Cause } from '../../ngap/generated/types.ts';
-import { REGISTRATION_TYPE, type NasMessage } from '../../nas/index.ts';
+import { GMM_CAUSE, REGISTRATION_TYPE, type NasMessage, type NasMessageOf } from '../../nas/index.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import { isRegistered } from '../context/gmm-state.ts';
+import { gprsTimerOf } from './gprs-timer.ts';
 import { releaseConnection, type LifecycleAmf } from './ue-lifecycle.ts';
 
 /**
@@ -19,17 +20,33 @@ import { releaseConnection, type LifecycleAmf } from './ue-lifecycle.ts';
  */
 export const DRAIN_RELEASE_CAUSE: Cause = { choice: 'misc', value: 'om-intervention' };
 
+/** T3346 of a Registration Reject while draining: the UE tries again soon, through another AMF. */
+export const DRAIN_BACK_OFF_MS = 4_000;
+
 /**
- * An initial registration reaching a draining AMF: the radio sent it before it heard AMF Status
- * Indication. It goes to another member of the set by Reroute NAS Request (TS 23.502 4.2.2.2.3, TS 38.413
- * 8.6.5; n2/ue-ngap.ts `reroute`): the radio sends the same Initial UE Message to an AMF of this AMF set,
- * and the UE sees nothing but a registration that takes one hop more (no reject, no back-off).
+ * What a draining AMF does with an initial registration (the radio sent it before it heard AMF Status
+ * Indication): it goes to another member of the set by Reroute NAS Request (TS 23.502 4.2.2.2.3, TS 38.413
+ * 8.6.5; n2/ue-ngap.ts `reroute`), and the UE sees nothing but one hop more. One that was rerouted here
+ * already (its Initial UE Message carries an AMF Set ID, 8.6.5.2) is not sent on again, so that two
+ * members draining at once cannot pass it back and forth: #22 with a short T3346 (TS 24.501 5.5.1.2.5),
+ * and the UE registers again when T3346 expires, through the AMF the radio then selects. Anything else:
+ * undefined (served as usual).
  */
-export function reroutedWhileDraining(message: NasMessage): boolean {
-  return (
-    message.messageType === 'registrationRequest' &&
-    message.registrationType.value === REGISTRATION_TYPE.initial
-  );
+export function whileDraining(
+  message: NasMessage,
+  rerouted: boolean,
+): { kind: 'reroute' } | { kind: 'reject'; reject: NasMessageOf<'registrationReject'> } | undefined {
+  if (message.messageType !== 'registrationRequest') return undefined;
+  if (message.registrationType.value !== REGISTRATION_TYPE.initial) return undefined;
+  if (!rerouted) return { kind: 'reroute' };
+  return {
+    kind: 'reject',
+    reject: {
+      messageType: 'registrationReject',
+      fiveGmmCause: GMM_CAUSE.congestion,
+      t3346Value: gprsTimerOf(DRAIN_BACK_OFF_MS, 'timer'),
+    },
+  };
 }
 
 /**

@@ -31,8 +31,8 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
-import { reroutedWhileDraining } from './drain.ts';
-import type { NGAPPDU } from '../../ngap/generated/types.ts';
+import { whileDraining } from './drain.ts';
+import type { InitialInfo } from '../n2/ue-ngap.ts';
 import { takeInFlight, takeOver, takesOver } from './takeover.ts';
 import { N1_SM_INFORMATION, n1SmTransport, sessionResourcesAnswered } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
@@ -181,13 +181,13 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
   }
 
   /**
-   * `initialPdu`: the Initial UE Message as received (for Reroute NAS Request); `retried`: handled afresh
-   * after a take of its UE (below), which happens once.
+   * `received`: the Initial UE Message as received, and whether a radio rerouted it (for Reroute NAS
+   * Request); `retried`: handled afresh after a take of its UE (below), which happens once.
    */
   function initialUeMessage(
     connection: Connection,
     nasPdu: Uint8Array,
-    initialPdu: NGAPPDU,
+    received: InitialInfo,
     retried = false,
   ): void {
     const decoded = decodeNasPdu(nasPdu);
@@ -208,8 +208,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (amf.suspended()) return amf.ngap.release(connection, { choice: 'misc', value: 'unspecified' });
 
     // Draining (TS 23.501 5.21.2.2): an initial registration goes to another member (gmm/drain.ts).
-    if (amf.draining() && reroutedWhileDraining(message))
-      return amf.ngap.reroute(connection, initialPdu, amf.identity.setId);
+    const drained = amf.draining() ? whileDraining(message, received.rerouted) : undefined;
+    if (drained?.kind === 'reroute') return amf.ngap.reroute(connection, received.pdu, amf.identity.setId);
+    if (drained?.kind === 'reject') return rejectUnknown(amf, connection, drained.reject);
     const tmsi = tmsiOf(message);
     const known = tmsi === undefined ? undefined : amf.ues.byTmsi(tmsi);
     const takenOver = (ue: AmfUe, verified: FiveGmmMessage, plain: Uint8Array): void => {
@@ -241,9 +242,9 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     const taking = retried || known?.supi === undefined ? undefined : takeInFlight(amf, known.supi);
     if (taking !== undefined)
       return void taking.then(() => {
-        if (connection.phase === 'active') initialUeMessage(connection, nasPdu, initialPdu, true);
+        if (connection.phase === 'active') initialUeMessage(connection, nasPdu, received, true);
       });
-    const again = retried ? undefined : () => initialUeMessage(connection, nasPdu, initialPdu, true);
+    const again = retried ? undefined : () => initialUeMessage(connection, nasPdu, received, true);
     const held = known;
     const initial: FiveGmmMessage = message;
     if (held?.security !== undefined && pdu.kind === 'protected') {
@@ -304,7 +305,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
   }
 
   return {
-    initialUeMessage: (connection, nasPdu, info) => initialUeMessage(connection, nasPdu, info.pdu),
+    initialUeMessage: (connection, nasPdu, info) => initialUeMessage(connection, nasPdu, info),
     uplinkNas,
     contextSetup(connection, succeeded) {
       const ue = connection.owner;

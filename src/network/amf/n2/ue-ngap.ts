@@ -62,17 +62,22 @@ export type ConnectionEnd =
   /** Its Initial UE Message went to another AMF of the set (Reroute NAS Request). */
   | 'rerouted';
 
+/** What an Initial UE Message carries besides its NAS-PDU, for the NAS layer. */
+export interface InitialInfo {
+  fiveGSTmsi: FiveGSTMSI | undefined;
+  /** The message as received (for Reroute NAS Request, 8.6.5). */
+  pdu: NGAPPDU;
+  /** It names an AMF Set ID: a radio sent it on after Reroute NAS Request (8.6.5.2). */
+  rerouted: boolean;
+}
+
 /**
  * What the UE-associated NGAP layer hands the NAS layer (the AMF's 5GMM procedures). Each call is about
  * one connection; `connection.owner` is the NAS layer's UE context once it set one.
  */
 export interface NasEndpoint<Owner> {
   /** Initial UE Message (TS 38.413 8.6.1): a new connection and the first NAS message. */
-  initialUeMessage(
-    connection: UeConnection<Owner>,
-    nasPdu: Uint8Array,
-    info: { fiveGSTmsi: FiveGSTMSI | undefined; pdu: NGAPPDU },
-  ): void;
+  initialUeMessage(connection: UeConnection<Owner>, nasPdu: Uint8Array, info: InitialInfo): void;
   /** Uplink NAS Transport (8.6.3). */
   uplinkNas(connection: UeConnection<Owner>, nasPdu: Uint8Array): void;
   /** Initial Context Setup Response (true) or Failure (false, with its cause) (8.3.1). */
@@ -465,7 +470,11 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         );
       }
       located(connection, message.userLocationInformation);
-      endpoint().initialUeMessage(connection, message.nasPdu, { fiveGSTmsi: message.fiveGSTmsi, pdu });
+      endpoint().initialUeMessage(connection, message.nasPdu, {
+        fiveGSTmsi: message.fiveGSTmsi,
+        pdu,
+        rerouted: message.amfSetId !== undefined,
+      });
     },
     UplinkNASTransport: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
