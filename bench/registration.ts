@@ -275,7 +275,7 @@ interface StreamLatencies {
 async function streamClients(
   service: Service,
   count: number,
-): Promise<{ stop(): Promise<Record<string, StreamLatencies>> }> {
+): Promise<{ pid: number; stop(): Promise<Record<string, StreamLatencies>> }> {
   const port = new URL(service.base).port;
   const child = started(
     spawn(
@@ -295,6 +295,7 @@ async function streamClients(
   const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
   if ((await lines.next()).value !== 'ready') throw new Error('the stream clients did not start');
   return {
+    pid: child.pid!,
     async stop() {
       child.stdin.write('stop\n');
       const result = JSON.parse(String((await lines.next()).value)) as Record<string, StreamLatencies>;
@@ -636,18 +637,29 @@ try {
     process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
     if (STREAM_CLIENTS > 0) {
       const clients = await streamClients(service, STREAM_CLIENTS);
+      // The clients share the machine's cores with the service and the simulator: their CPU is shown.
+      const clientsCpu = await cpuSecondsOf(`/proc/${clients.pid}/stat`);
+      const clientsWall = performance.now();
       const streamed = await simulate(
         service,
         [...common, '--ues', String(UES), '--imsi', imsiOf(1), '--then', 'switch-off'],
         false,
         'suci-null-streamed',
       );
+      const clientsCpuMs = ((await cpuSecondsOf(`/proc/${clients.pid}/stat`)) - clientsCpu) * 1000;
+      const clientsWallMs = performance.now() - clientsWall;
       const latencies = await clients.stop();
       process.stdout.write(`${row(`SUCI null, ${STREAM_CLIENTS} streams`, streamed, bareNull)}\n`);
+      // Steady registrations (nas.message) apart from the switch-off burst at the end (the deregistrations).
       for (const [kind, l] of Object.entries(latencies))
-        process.stdout.write(
-          `  ${kind}: ${l.count} frames to ${STREAM_CLIENTS} clients, latency p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms\n`,
-        );
+        if (l.count > 0)
+          process.stdout.write(
+            `  ${kind}: ${l.count} frames to ${STREAM_CLIENTS} clients, latency p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms\n`,
+          );
+      process.stdout.write(
+        `  stream clients' process: ${(clientsCpuMs / streamed.registered).toFixed(3)} ms CPU per registration, ` +
+          `${((clientsCpuMs / clientsWallMs) * 100).toFixed(0)} % of a core over the run and its switch-off\n`,
+      );
       process.stdout.write(
         `  service CPU per registration with the streams / without: ${(streamed.serviceCpuMs / nullRun.serviceCpuMs).toFixed(2)}\n`,
       );
