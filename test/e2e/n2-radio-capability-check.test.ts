@@ -134,7 +134,7 @@ describe('UE Radio Capability Check through the simulator against the real servi
           imsVoiceSupportIndicator: 'not-supported',
         });
         assert.ok(pdu.choice === 'successfulOutcome');
-        (pdu.value.value.protocolIEs as unknown[]).push(unknownIe);
+        (pdu.value.value as { protocolIEs: unknown[] }).protocolIEs.push(unknownIe);
         return pdu;
       }),
     );
