@@ -12,20 +12,22 @@ interface Waiting {
 
 /**
  * SQLite: synchronous writes (prepared statements) asked for in one turn of the event loop run in one
- * write transaction, so a burst of them costs one commit: each commit appends the pages it touched to
- * the WAL, which was most of a short message's store CPU when each statement committed alone. Each
- * write runs in a savepoint of its own, so one that throws takes back only its own statements; a
- * transaction that fails as a whole (its COMMIT) fails every write of it. A write resolves once its
- * transaction committed (on disk in WAL mode), never before. While another connection (the records
- * writer thread) holds the write lock, the group is tried again every millisecond without blocking
- * the event loop, and fails after SQLite's busy timeout.
+ * write transaction, so a burst of them costs one commit. A statement committing on its own waited for
+ * another connection's write lock (the records writer thread's) in SQLite's busy handler, asleep in the
+ * service's thread; a group that finds the lock taken is tried again every millisecond without
+ * blocking the event loop, in the order the writes were asked for, and fails after SQLite's busy
+ * timeout. Each write runs in a savepoint of its own, so one that throws takes back only its own
+ * statements; a transaction that fails as a whole (its COMMIT) fails every write of it. A write
+ * resolves once its transaction committed (on disk in WAL mode), never before.
  */
 export function createTurnTransaction(db: Db): <T>(work: () => T) => Promise<T> {
   let waiting: Waiting[] = [];
   let scheduled = false;
+  /** A group is being written: the next waits for it, so that groups commit in the order asked for. */
+  let flushing = false;
 
   function schedule(delayMs: number): void {
-    if (scheduled) return;
+    if (scheduled || flushing) return;
     scheduled = true;
     // flush() settles every write itself and never rejects.
     if (delayMs === 0) setImmediate(() => void flush());
@@ -34,6 +36,7 @@ export function createTurnTransaction(db: Db): <T>(work: () => T) => Promise<T> 
 
   async function flush(): Promise<void> {
     scheduled = false;
+    flushing = true;
     const group = waiting;
     waiting = [];
     let done: { value: Outcome[] } | undefined;
@@ -58,15 +61,22 @@ export function createTurnTransaction(db: Db): <T>(work: () => T) => Promise<T> 
         ),
       );
     } catch (error) {
-      return group.forEach((write) => write.settle({ error }));
+      // The transaction itself failed (its BEGIN or COMMIT): every write of the group fails with it.
+      done = { value: group.map(() => ({ error })) };
     }
-    if (done !== undefined) return group.forEach((write, index) => write.settle(done.value[index]!));
-    const now = performance.now();
-    for (const write of group) {
-      if (now - write.since < BUSY_TIMEOUT_MS) waiting.push(write);
-      else write.settle({ error: new Error('database is locked: not written') });
+    flushing = false;
+    if (done !== undefined) group.forEach((write, index) => write.settle(done.value[index]!));
+    else {
+      // The write lock was taken: the group again, ahead of the writes asked for meanwhile.
+      const now = performance.now();
+      const again: Waiting[] = [];
+      for (const write of group)
+        if (now - write.since < BUSY_TIMEOUT_MS) again.push(write);
+        else write.settle({ error: new Error('database is locked: not written') });
+      waiting = again.concat(waiting);
+      if (again.length > 0) return schedule(1);
     }
-    if (waiting.length > 0) schedule(1);
+    if (waiting.length > 0) schedule(0);
   }
 
   return async <T>(work: () => T): Promise<T> => {

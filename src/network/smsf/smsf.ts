@@ -334,8 +334,8 @@ export function createSmsf(options: SmsfOptions) {
   /**
    * A message was stored for the UE. When the page in memory holds the whole of its queue (the last
    * read found the end, and nothing was stored for it since that read began), the message joins the
-   * page: the store is not read for it (at a message a second per device, that read was one of its
-   * six statements). Otherwise the queue is read again once the page is spent.
+   * page: the store is not read for it (between connected devices that read was one of the six
+   * statements a message cost). Otherwise the queue is read again once the page is spent.
    */
   function storedFor(ue: SmsfUe, message: StoredSms | undefined): void {
     const wholeQueue = ue.active && ue.mt !== 'loading' && !ue.memoryFull && !ue.pageFull && !ue.recheck;

@@ -1,0 +1,62 @@
+// The writes of one turn of the event loop in one SQLite transaction (storage/turn-transaction.ts): they
+// commit in the order they were asked for, also when the connection and the write lock were taken.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { sqliteFileOf } from '../../src/storage/database.ts';
+import { openStorage } from '../../src/storage/storage.ts';
+import { createTurnTransaction } from '../../src/storage/turn-transaction.ts';
+
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('turn transactions', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pmn-turn-transaction-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('commits writes in the order asked for while the connection, then the write lock, were taken', async () => {
+    const path = join(dir, 'order.db');
+    const storage = await openStorage({ path, poolSize: 1 });
+    const other = new SQLite(path);
+    try {
+      const file = sqliteFileOf(storage.db);
+      file.connection().exec('create table test_order (id integer primary key autoincrement, name text)');
+      const write = createTurnTransaction(storage.db);
+      const insert = (name: string) => () =>
+        file.prepare('insert into test_order (name) values (?)').run(name);
+
+      // A query of the service holds the connection; another connection (the records writer) the lock.
+      let release = (): void => undefined;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const holding = storage.db.connection().execute(async (connection) => {
+        await sql`select 1`.execute(connection);
+        await gate;
+      });
+      await turns(2);
+      other.exec('begin immediate');
+      const first = write(insert('first'));
+      await turns(2);
+      // Asked for as the connection comes free: the first group finds the lock taken after this one came.
+      release();
+      const second = write(insert('second'));
+      await holding;
+      await turns(5);
+      other.exec('commit');
+      await Promise.all([first, second]);
+
+      const names = file.prepare('select name from test_order order by id').all() as { name: string }[];
+      assert.deepEqual(
+        names.map((row) => row.name),
+        ['first', 'second'],
+      );
+    } finally {
+      other.close();
+      await storage.close();
+    }
+  });
+});
