@@ -4,8 +4,8 @@
  * two ceilings measured in the same run with the same sender and receiver between the same two
  * namespaces: a veth pair (the kernel alone; it carries 64 KiB GSO segments) and two TUN devices joined by
  * two plain TUN-to-UDP-to-TUN forwarders (bench/upf-plain.c: the same read/sendmmsg and recvmmsg/write
- * system calls and batching as the gNB's user plane and the UPF, without GTP-U, lookups, policing or
- * accounting: the path the simulated gNB and the core take, without the core's work). Measured: TCP
+ * system calls, batching and TUN offloads as the gNB's user plane and the UPF, without GTP-U, lookups,
+ * policing or accounting: the path the simulated gNB and the core take, without the core's work). Measured: TCP
  * throughput (one connection, the UE sending) and the small-packet rate (64-octet UDP payloads from the
  * UE). CPU: the sender's and receiver's own (each child reports process.cpuUsage()); the forwarders' is the
  * two plain helpers' own (getrusage) or, through the core, this process's, which is the two forwarders'

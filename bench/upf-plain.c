@@ -1,24 +1,32 @@
 /* The benches' user-plane helper (bench/upf-plain.ts): a datagram blaster, a sink, and a plain
  * UDP<->TUN forwarder. The forwarder is the ceiling the UPF and the simulated gNB's user plane are
- * measured against: the same system calls with the same batching (recvmmsg of 32 then one write per
- * packet into the TUN; up to 32 TUN reads then sendmmsg; at most 8 batches per readable event; 4 MiB
- * socket buffers), without GTP-U, lookups, policing or accounting. Each mode runs until SIGTERM and
- * then prints "<packets> <cpu microseconds>". */
+ * measured against: the same system calls with the same batching and the same TUN offloads, through
+ * the same C (native/upf/n3-socket.c, tun-gso.c, tun-gro.c: recvmmsg of 32 with UDP_GRO, the TCP
+ * packets joined into the TUN's writes; up to 32 TUN reads, TCP segments cut, then sendmmsg with
+ * UDP_SEGMENT; at most 8 batches per readable event; 4 MiB socket buffers), without GTP-U, lookups,
+ * policing or accounting. Each mode runs until SIGTERM and then prints "<packets> <cpu microseconds>". */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <linux/if.h>
-#include <linux/if_tun.h>
+#include <netinet/udp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#include "../native/upf/n3-socket.h"
+#include "../native/upf/tun-gro.h"
+#include "../native/upf/tun-gso.h"
 
 /* As native/upf/forwarder.c and native/gnb-user-plane/gnb-user-plane.c. */
 #define BATCH 32
@@ -67,48 +75,59 @@ static unsigned char buffers[BATCH][BUFFER_SIZE];
 static struct mmsghdr m[BATCH];
 static struct iovec iov[BATCH];
 
-/* One recvmmsg, each datagram written into the TUN; false when the socket had less than a batch. */
-static bool udp_to_tun(int fd, int tun, unsigned long long *packets) {
-  for (int i = 0; i < BATCH; i++) {
-    iov[i].iov_base = buffers[i];
-    iov[i].iov_len = sizeof buffers[i];
-    memset(&m[i].msg_hdr, 0, sizeof m[i].msg_hdr);
-    m[i].msg_hdr.msg_iov = &iov[i];
-    m[i].msg_hdr.msg_iovlen = 1;
-  }
-  int got = recvmmsg(fd, m, BATCH, MSG_DONTWAIT, NULL);
-  for (int i = 0; i < got; i++)
-    if (write(tun, buffers[i], m[i].msg_len) == (ssize_t)m[i].msg_len) (*packets)++;
-  return got == BATCH;
+/* The forwarder's state: its TUN, the joiner of what goes into it, the queue of what leaves. */
+static tun_gro into_tun;
+static n3_send_queue out;
+static uint8_t frame[TUN_VNET_HDR + 65536];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void on_written(void *context, unsigned n, bool ok) {
+  if (ok) *(unsigned long long *)context += n;
 }
 
-/* Up to a batch of TUN reads, then sendmmsg to the peer; false when the TUN ran dry. */
-static bool tun_to_udp(int tun, int fd, struct sockaddr_in *peer, unsigned long long *packets) {
-  int n = 0;
+static void on_datagram(void *context, const uint8_t *data, size_t length, bool truncated,
+                        struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
+  (void)context, (void)from, (void)from_length, (void)now;
+  if (!truncated) tun_gro_add(&into_tun, data, length);
+}
+
+static void on_batch_done(void *context) {
+  (void)context;
+  tun_gro_flush(&into_tun);
+}
+
+/* One recvmmsg into the TUN; false when the socket had less than a batch. */
+static bool udp_to_tun(int fd) {
+  return n3_receive_batch(fd, &buffers[0][0], BUFFER_SIZE, BATCH, &lock, on_datagram, on_batch_done,
+                          NULL);
+}
+
+/* Up to a batch of TUN reads, cut into packets, then sendmmsg to the peer; false when the TUN ran
+ * dry. */
+static bool tun_to_udp(int tun, int fd, struct sockaddr_storage *peer, unsigned long long *packets) {
   bool more = true;
-  for (; n < BATCH; n++) {
-    ssize_t r = read(tun, buffers[n], sizeof buffers[n]);
+  for (int n = 0; n < BATCH; n++) {
+    ssize_t r = read(tun, frame, sizeof frame);
+    tun_gso g;
     if (r <= 0) {
       more = false;
       break;
     }
-    iov[n].iov_base = buffers[n];
-    iov[n].iov_len = (size_t)r;
-    memset(&m[n].msg_hdr, 0, sizeof m[n].msg_hdr);
-    m[n].msg_hdr.msg_iov = &iov[n];
-    m[n].msg_hdr.msg_iovlen = 1;
-    m[n].msg_hdr.msg_name = peer;
-    m[n].msg_hdr.msg_namelen = sizeof *peer;
-  }
-  for (int sent = 0; sent < n;) {
-    int s = sendmmsg(fd, m + sent, (unsigned)(n - sent), MSG_DONTWAIT);
-    if (s <= 0) {
-      sent++;
-      continue;
+    if (!tun_gso_parse(frame, (size_t)r, &g)) continue;
+    unsigned first = out.count;
+    for (unsigned i = 0; i < g.pieces; i++) {
+      uint8_t *at = n3_send_queue_room(&out, tun_gso_piece_max(&g));
+      if (at == NULL) {
+        *packets -= n3_send_queue_send(&out, fd);
+        first = 0;
+        at = n3_send_queue_room(&out, tun_gso_piece_max(&g));
+      }
+      n3_send_queue_push(&out, tun_gso_piece(&g, i, at), peer, sizeof(struct sockaddr_in));
+      (*packets)++; /* less those lost, below */
     }
-    sent += s;
-    *packets += (unsigned long long)s;
+    if (g.gso) n3_send_queue_join(&out, first, g.header + g.mss);
   }
+  *packets -= n3_send_queue_send(&out, fd);
   return more;
 }
 
@@ -156,24 +175,27 @@ int main(int argc, char **argv) {
   } else if (argc >= 5 && strcmp(argv[1], "forward") == 0) {
     /* forward <tun> <udp ip> <peer ip>: UDP payloads on port 2152 into the TUN, TUN packets to the
      * peer's port 2152. Prints "ready" once both are open (the caller may then move the TUN). */
-    int tun = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
-    struct ifreq ifr;
-    memset(&ifr, 0, sizeof ifr);
-    ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
-    strncpy(ifr.ifr_name, argv[2], IFNAMSIZ - 1);
-    if (tun < 0 || ioctl(tun, TUNSETIFF, &ifr) < 0) {
-      perror("tun");
+    char name[IFNAMSIZ];
+    int tun = tun_open(argv[2], name);
+    if (tun < 0 || !tun_gro_init(&into_tun, tun, on_written, &packets) ||
+        !n3_send_queue_init(&out, (size_t)BATCH * (BUFFER_SIZE + 64))) {
+      fprintf(stderr, "tun: %s\n", strerror(tun < 0 ? -tun : ENOMEM));
       return 1;
     }
     int fd = udp(argv[3], 2152);
-    struct sockaddr_in peer = address(argv[4], 2152);
+    int on = 1;
+    setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof on);
+    struct sockaddr_storage peer;
+    struct sockaddr_in to = address(argv[4], 2152);
+    memset(&peer, 0, sizeof peer);
+    memcpy(&peer, &to, sizeof to);
     printf("ready\n");
     fflush(stdout);
     struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = tun, .events = POLLIN}};
     while (!stop) {
       if (poll(p, 2, 100) <= 0) continue;
       if (p[0].revents & POLLIN)
-        for (int i = 0; i < BATCHES_PER_TURN && udp_to_tun(fd, tun, &packets); i++) continue;
+        for (int i = 0; i < BATCHES_PER_TURN && udp_to_tun(fd); i++) continue;
       if (p[1].revents & POLLIN)
         for (int i = 0; i < BATCHES_PER_TURN && tun_to_udp(tun, fd, &peer, &packets); i++) continue;
     }

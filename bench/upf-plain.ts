@@ -1,8 +1,8 @@
 /**
  * The user-plane benches' C helper (bench/upf-plain.c), compiled with cc into .bench/: a datagram
  * blaster, a sink, and the plain UDP<->TUN forwarder that bench/upf.ts and bench/session-traffic.ts
- * measure the core against (the same system calls and batching as the UPF and the simulated gNB's user
- * plane, without their work).
+ * measure the core against (the same system calls, batching and TUN offloads as the UPF and the
+ * simulated gNB's user plane, without their work).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -15,14 +15,21 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function buildPlainHelper(): string {
   const out = join(packageRoot(), '.bench', 'upf-plain');
   mkdirSync(join(packageRoot(), '.bench'), { recursive: true });
+  // The forwarder shares the UPF's sockets and TUN offloads (native/upf), so it makes the same calls.
+  const native = ['n3-socket.c', 'tun-gso.c', 'tun-gro.c'].map((f) =>
+    join(packageRoot(), 'native', 'upf', f),
+  );
   execFileSync('cc', [
     '-O2',
     '-Wall',
     '-Wextra',
     '-Werror',
+    '-D_GNU_SOURCE',
+    '-pthread',
     '-o',
     out,
     join(packageRoot(), 'bench', 'upf-plain.c'),
+    ...native,
   ]);
   return out;
 }
