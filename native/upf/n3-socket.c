@@ -180,9 +180,11 @@ unsigned n3_send_queue_send(n3_send_queue *q, int fd) {
     int n = sendmmsg(fd, q->messages + sent, q->count - sent, MSG_DONTWAIT);
     if (n <= 0) {
       if (q->segment[sent] != 0) {
-        /* EIO: the route's device cannot checksum, which UDP GSO needs; EINVAL, ENOPROTOOPT: a
-         * kernel without it. Either way this socket sends datagram by datagram from now on. */
-        if (errno == EIO || errno == EINVAL || errno == ENOPROTOOPT) q->no_segment = true;
+        /* EIO: the route's device cannot checksum, which UDP GSO needs; EMSGSIZE: datagrams larger
+         * than the route's MTU; EINVAL, ENOPROTOOPT: a kernel without UDP GSO. Each way this
+         * queue sends datagram by datagram from now on. */
+        if (errno == EIO || errno == EMSGSIZE || errno == EINVAL || errno == ENOPROTOOPT)
+          q->no_segment = true;
         lost += send_each(q, fd, sent);
       } else {
         /* The one that failed is lost; the rest are tried again. */
