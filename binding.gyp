@@ -67,6 +67,7 @@
         "native/upf/gtpu.c",
         "native/upf/map.c",
         "native/upf/n3-socket.c",
+        "native/upf/tun-gro.c",
         "native/upf/tun-gso.c"
       ],
       "cflags": ["-std=gnu11", "-Wall", "-Wextra", "-Werror", "-fvisibility=hidden", "-pthread"],

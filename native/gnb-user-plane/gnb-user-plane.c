@@ -19,6 +19,7 @@
 #include "../upf/gtpu.h"
 #include "../upf/map.h"
 #include "../upf/n3-socket.h"
+#include "../upf/tun-gro.h"
 #include "../upf/tun-gso.h"
 
 #define GNB_UP_COUNTER_NAME(name, text) text,
@@ -57,6 +58,12 @@ typedef struct {
   upf_buffer_queue held;
 } session;
 
+/* A downlink packet handed to the UE TUNs' joiner, not written yet: what it counts once it is. */
+typedef struct {
+  session *s;
+  size_t length;
+} pending_write;
+
 struct gnb_up {
   int n3_fd;
   int epoll_fd;
@@ -80,6 +87,11 @@ struct gnb_up {
   uint8_t *rx;    /* downlink receive buffers */
   uint8_t *frame; /* the last TUN read */
   n3_send_queue uplink; /* G-PDUs of the pieces of the TUN reads, for one sendmmsg */
+  /* Downlink packets joined into TCP segments for the UEs' TUNs, and the ring of those not written. */
+  tun_gro into_ue;
+  pending_write pending[TUN_GRO_MAX_PACKETS + 1];
+  unsigned pending_head;
+  unsigned pending_count;
 };
 
 static uint64_t now_ns(void) {
@@ -160,15 +172,31 @@ static session *by_teid(gnb_up *g, uint32_t teid) {
   return upf_map_get(&g->by_teid, teid, &slot) ? &g->sessions[slot] : NULL;
 }
 
-static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
-  if (!tun_write(s->tun_fd, packet, length)) {
-    count(g, GNB_UP_DROP_TUN_WRITE);
-    return;
+static void on_ue_written(void *context, unsigned packets, bool ok) {
+  gnb_up *g = context;
+  if (ok && packets > 1) count(g, GNB_UP_DOWNLINK_JOINED);
+  for (unsigned i = 0; i < packets && g->pending_count > 0; i++) {
+    pending_write *p = &g->pending[g->pending_head];
+    g->pending_head = (g->pending_head + 1) % (TUN_GRO_MAX_PACKETS + 1);
+    g->pending_count--;
+    if (!ok) {
+      count(g, GNB_UP_DROP_TUN_WRITE);
+      continue;
+    }
+    count(g, GNB_UP_DOWNLINK_PACKETS);
+    g->counters[GNB_UP_DOWNLINK_BYTES] += p->length;
+    p->s->counters[2]++;
+    p->s->counters[3] += p->length;
   }
-  count(g, GNB_UP_DOWNLINK_PACKETS);
-  g->counters[GNB_UP_DOWNLINK_BYTES] += length;
-  s->counters[2]++;
-  s->counters[3] += length;
+}
+
+/* Into the session's TUN through the joiner, counted once written; whoever writes flushes the joiner
+ * before the mutex is released, so no session a held packet belongs to can be removed meanwhile. */
+static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
+  tun_gro_target(&g->into_ue, s->tun_fd);
+  unsigned at = (g->pending_head + g->pending_count++) % (TUN_GRO_MAX_PACKETS + 1);
+  g->pending[at] = (pending_write){.s = s, .length = length};
+  tun_gro_add(&g->into_ue, packet, length);
 }
 
 static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool truncated,
@@ -247,9 +275,15 @@ static void on_n3_packet(void *context, const uint8_t *data, size_t length, bool
   handle_n3(context, data, length, truncated, from, from_length, now);
 }
 
+static void on_downlink_done(void *context) {
+  gnb_up *g = context;
+  tun_gro_flush(&g->into_ue);
+}
+
 /* Returns false when the socket has nothing more to read. */
 static bool downlink_batch(gnb_up *g) {
-  return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet, NULL, g);
+  return n3_receive_batch(g->n3_fd, g->rx, BUFFER_SIZE, BATCH, &g->lock, on_n3_packet,
+                          on_downlink_done, g);
 }
 
 static void send_uplink(gnb_up *g) {
@@ -390,6 +424,7 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->frame = malloc(FRAME_SIZE);
   if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->frame == NULL ||
       !n3_send_queue_init(&g->uplink, (size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER)) ||
+      !tun_gro_init(&g->into_ue, -1, on_ue_written, g) ||
       !upf_buffer_init(&g->held) ||
       !upf_map_init(&g->by_id, config->max_sessions) ||
       !upf_map_init(&g->by_teid, config->max_sessions))
@@ -446,6 +481,7 @@ void gnb_up_close(gnb_up *g) {
   free(g->rx);
   free(g->frame);
   n3_send_queue_free(&g->uplink);
+  tun_gro_free(&g->into_ue);
   pthread_mutex_destroy(&g->lock);
   free(g);
 }
@@ -532,6 +568,7 @@ int gnb_up_set_ready(gnb_up *g, uint32_t id) {
     /* rx is the thread's, which waits for the mutex. */
     while (upf_buffer_peek(&g->held, &s->held, &length, &stamp))
       write_downlink(g, s, g->rx, upf_buffer_pop(&g->held, &s->held, g->rx));
+    tun_gro_flush(&g->into_ue);
     s->ready = true;
   }
   pthread_mutex_unlock(&g->lock);

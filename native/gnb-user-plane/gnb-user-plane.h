@@ -2,7 +2,9 @@
  * UE session, driven by a thread of its own (epoll over all of them). Uplink: an IP packet the UE's
  * kernel writes into its TUN becomes a G-PDU with the session's uplink TEID and an UL PDU Session
  * Container (TS 38.415 5.5.2.2) to the UPF's N3 address; a TCP segment of up to 64 KiB (the TUN
- * offers TSO: tun-gso.h) becomes one G-PDU per MSS-sized packet, counted in uplinkSegmented. Downlink: a G-PDU whose TEID is a session's
+ * offers TSO: tun-gso.h) becomes one G-PDU per MSS-sized packet, counted in uplinkSegmented; the
+ * downlink packets of one TCP connection are joined into segments for the UE's TUN (tun-gro.h),
+ * counted in downlinkJoined. Downlink: a G-PDU whose TEID is a session's
  * downlink TEID is written into that session's TUN. Every function but gnb_up_open/gnb_up_close may
  * be called from any thread; they take the mutex the thread holds while it handles a batch. */
 #ifndef PMN_GNB_USER_PLANE_H
@@ -20,6 +22,7 @@
   X(UPLINK_SEGMENTED, "uplinkSegmented")                        \
   X(DOWNLINK_PACKETS, "downlinkPackets")                        \
   X(DOWNLINK_BYTES, "downlinkBytes")                            \
+  X(DOWNLINK_JOINED, "downlinkJoined")                          \
   X(ECHO_REQUESTS, "echoRequests")                              \
   X(ECHO_RESPONSES, "echoResponses")                            \
   X(END_MARKERS_RECEIVED, "endMarkersReceived")                 \

@@ -91,6 +91,12 @@ bool tun_gro_init(tun_gro *g, int fd, tun_gro_written *written, void *context) {
   return g->frame != NULL;
 }
 
+void tun_gro_target(tun_gro *g, int fd) {
+  if (fd == g->fd) return;
+  tun_gro_flush(g);
+  g->fd = fd;
+}
+
 void tun_gro_free(tun_gro *g) {
   free(g->frame);
   g->frame = NULL;

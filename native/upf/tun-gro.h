@@ -36,6 +36,9 @@ typedef struct {
 
 /* False when out of memory. */
 bool tun_gro_init(tun_gro *g, int fd, tun_gro_written *written, void *context);
+/* The TUN the next packets go to (one joiner for several TUNs): what is held for another is written
+ * first. */
+void tun_gro_target(tun_gro *g, int fd);
 void tun_gro_free(tun_gro *g);
 /* A packet for the TUN: joins the segment held, or the held one is written and this one held (a TCP
  * packet that may start a segment) or written too. */

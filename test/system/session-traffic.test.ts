@@ -102,8 +102,9 @@ describe('UE traffic through the simulated gNB and the UPF', { skip }, () => {
     // both TUNs), which the gNB and the UPF cut into packets.
     assert.ok(core.gnb.counters().uplinkSegmented > gnbBefore.uplinkSegmented, 'uplink TUN reads cut');
     assert.ok(core.upf.counters().downlinkSegmented > upfBefore.downlinkSegmented, 'N6 TUN reads cut');
-    // The UPF joined the uplink pieces again into segments for the data network's stack (tun-gro.h).
+    // The UPF and the gNB joined the pieces again into segments for the receiving stacks (tun-gro.h).
     assert.ok(core.upf.counters().uplinkJoined > upfBefore.uplinkJoined, 'N6 TUN writes joined');
+    assert.ok(core.gnb.counters().downlinkJoined > gnbBefore.downlinkJoined, 'UE TUN writes joined');
   });
 
   it('writes flow reports exactly as network.md 7 says, and usage that adds up to what passed', async () => {

@@ -31,6 +31,7 @@ export type GnbUserPlaneCounters = Record<
   | 'uplinkSegmented'
   | 'downlinkPackets'
   | 'downlinkBytes'
+  | 'downlinkJoined'
   | 'echoRequests'
   | 'echoResponses'
   | 'endMarkersReceived'
