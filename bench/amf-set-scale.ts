@@ -15,9 +15,24 @@
 //   xact_commit) and rows inserted and updated (pg_stat_user_tables).
 // Needs root (namespaces, TUNs) and a PostgreSQL server (Debian: postgresql, its contrib for
 // pg_stat_statements).
+// Per member and registration also: CPU by thread (/proc/<pid>/task: `main`, the event loop; `node`, every
+// other thread, all named so: V8's collector and compiler helpers, libuv's pool, the UPF's); context
+// switches (waited, preempted); read and write system calls (the database's socket: the native UDP
+// socket's sendmmsg/recvmmsg are not counted); rows inserted and updated by table; each registration's
+// time (median, 90th percentile) as the simulator sees it.
 // Run: npx tsx bench/amf-set-scale.ts [--ues N (2000)] [--warmup N (500)] [--rounds N (2)]
 //      [--concurrency N (20)] [--one-concurrency N (as --concurrency)] [--db-cores N (4)] [--member-cores N (2)] [--db-busy 0..1 (0.7)]
-import { readdirSync, readFileSync } from 'node:fs';
+//      [--two-concurrency N (as --concurrency)]: the two-member set's registrations in flight (twice
+//      --concurrency: each member as loaded as the one member, the scale-out the goal is about);
+//      [--two-load alternate|first (alternate)]: `first` sends every registration of the two-member set to
+//      its first member while the second idles beside it (a control: what a live peer costs a member);
+//      [--trace-gc]: members run under `node --trace-gc`; each member's scavenges and mark-compacts per
+//      1,000 registrations in the measured interval;
+//      [--cpu-prof DIR]: each member runs under `node --cpu-prof` (DIR/r<round>-<members>m-<index>/), and
+//      DIR/r<round>-<members>m.json holds the measured interval (V8's clock, microseconds) and each member's
+//      registrations, for bench/cpu-profile-compare.ts to compare the two phases' main threads per registration.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -35,9 +50,13 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     concurrency: { type: 'string', default: '20' },
     'one-concurrency': { type: 'string' },
+    'two-concurrency': { type: 'string' },
     'db-cores': { type: 'string', default: '4' },
     'member-cores': { type: 'string', default: '2' },
     'db-busy': { type: 'string', default: '0.7' },
+    'cpu-prof': { type: 'string' },
+    'two-load': { type: 'string', default: 'alternate' },
+    'trace-gc': { type: 'boolean', default: false },
   },
 });
 const UES = Number(values.ues);
@@ -46,8 +65,13 @@ const ROUNDS = Number(values.rounds);
 const CONCURRENCY = Number(values.concurrency);
 // The one-member set's registrations in flight: --one-concurrency 10 against two members at 20 gives each
 // member the same number in flight (a control: what a member's batching of half the load costs).
-const ONE_CONCURRENCY = Number(values['one-concurrency'] ?? values.concurrency);
+const ONE_CONCURRENCY = Number(values['one-concurrency'] ?? CONCURRENCY);
+// The two-member set's: --two-concurrency 40 against one member at 20 gives each member the one's load.
+const TWO_CONCURRENCY = Number(values['two-concurrency'] ?? CONCURRENCY);
 const FIRST = 1;
+const PROFILES = values['cpu-prof'];
+const TWO_LOAD = values['two-load'];
+if (TWO_LOAD !== 'alternate' && TWO_LOAD !== 'first') throw new Error('--two-load: alternate or first');
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
 
 const unavailable = amfSetUnavailable();
@@ -96,22 +120,74 @@ function serverCpu(): number {
   return total;
 }
 
+/** CPU seconds of each thread of `pid` by its name (threads of one name summed: libuv's pool, V8's helpers). */
+function threadsCpu(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      // The main thread and a worker thread are both named `node`.
+      const name =
+        tid === String(pid) ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      byName.set(name, (byName.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) / TICK);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  return byName;
+}
+const quantile = (xs: number[], q: number): number =>
+  xs.length === 0 ? NaN : [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]!;
+/**
+ * A member's kernel counters: context switches of every thread (voluntary: it waited, as on epoll; not:
+ * the scheduler took the core from it), and its read and write system calls (/proc/<pid>/io: sockets
+ * read and written with read/write and their vector forms; sendmmsg/recvmmsg are not counted).
+ */
+function kernelCounters(pid: number): {
+  voluntary: number;
+  involuntary: number;
+  reads: number;
+  writes: number;
+} {
+  let voluntary = 0;
+  let involuntary = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+      involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // A thread that ended between the listing and the read.
+    }
+  }
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string): number => Number(new RegExp(`^${name}: (\\d+)`, 'm').exec(io)?.[1] ?? 0);
+  return { voluntary, involuntary, reads: field('syscr'), writes: field('syscw') };
+}
+/** V8's clock (CLOCK_MONOTONIC, as a .cpuprofile's timestamps), in microseconds. */
+const v8Now = (): number => Number(process.hrtime.bigint() / 1000n);
+
 interface DbCounters {
   statements: number;
   transactions: number;
   inserted: number;
   updated: number;
   byStatement: Map<string, number>;
+  /** Rows inserted and updated, by table. */
+  byTable: Map<string, [number, number]>;
 }
-const OWN = ['select count(*) as n from ue_contexts', 'select sum(n_tup_ins)'];
+const OWN = ['select count(*) as n from ue_contexts', 'select relname, n_tup_ins'];
 /** The set's database's counters (statistics flushed: the members' backends report within a second). */
 async function dbCounters(set: AmfSet): Promise<DbCounters> {
   const name = new URL(set.databaseUrl).pathname.slice(1);
   await sleep(1500);
   const [db] = await admin<{ xact: string }[]>`
     select xact_commit as xact from pg_stat_database where datname = ${name}`;
-  const rows = await set.sql<{ ins: string | null; upd: string | null }>(
-    'select sum(n_tup_ins) as ins, sum(n_tup_upd) as upd from pg_stat_user_tables',
+  const rows = await set.sql<{ relname: string; ins: string; upd: string }>(
+    'select relname, n_tup_ins as ins, n_tup_upd as upd from pg_stat_user_tables',
+  );
+  const byTable = new Map(
+    rows.map((r): [string, [number, number]] => [r.relname, [Number(r.ins), Number(r.upd)]]),
   );
   const statements = await admin<{ query: string; calls: string }[]>`
     select s.query, s.calls from pg_stat_statements s join pg_database d on d.oid = s.dbid
@@ -126,9 +202,10 @@ async function dbCounters(set: AmfSet): Promise<DbCounters> {
   return {
     statements: [...byStatement.values()].reduce((a, b) => a + b, 0),
     transactions: Number(db?.xact ?? 0) - own,
-    inserted: Number(rows[0]?.ins ?? 0),
-    updated: Number(rows[0]?.upd ?? 0),
+    inserted: [...byTable.values()].reduce((a, [ins]) => a + ins, 0),
+    updated: [...byTable.values()].reduce((a, [, upd]) => a + upd, 0),
     byStatement,
+    byTable,
   };
 }
 
@@ -158,6 +235,12 @@ async function phase(members: number, round: number): Promise<Phase> {
     members,
     heartbeatSeconds: 5,
     leaseSeconds: 15,
+    nodeFlags: (index: number) => [
+      ...(PROFILES === undefined
+        ? []
+        : ['--cpu-prof', '--cpu-prof-dir', join(PROFILES, `r${round}-${members}m-${index}`)]),
+      ...(values['trace-gc'] ? ['--trace-gc'] : []),
+    ],
   });
   try {
     const total = WARMUP + UES;
@@ -166,12 +249,21 @@ async function phase(members: number, round: number): Promise<Phase> {
     const ran = await startSetRan(set, {
       count: total,
       first: FIRST,
-      pick: (i) => (members === 1 || i % 2 === 0 ? 0 : 0.99),
+      pick: (i) => (members === 1 || TWO_LOAD === 'first' || i % 2 === 0 ? 0 : 0.99),
       tuns: false,
     });
+    // Each measured registration's time, by the member it went to (the draw: `pick`).
+    const took: number[][] = Array.from({ length: members }, () => []);
     const register = async (ues: SimulatedUe[]): Promise<number> => {
-      const outcomes = await withConcurrency(ues, members === 1 ? ONE_CONCURRENCY : CONCURRENCY, (ue) =>
-        ue.register('suci'),
+      const outcomes = await withConcurrency(
+        ues,
+        members === 1 ? ONE_CONCURRENCY : TWO_CONCURRENCY,
+        async (ue) => {
+          const t0 = performance.now();
+          const outcome = await ue.register('suci');
+          took[members === 1 ? 0 : (ue.guti?.amfPointer ?? 1) - 1]?.push(performance.now() - t0);
+          return outcome;
+        },
       );
       return outcomes.filter((o) => o.outcome === 'accepted').length;
     };
@@ -195,13 +287,22 @@ async function phase(members: number, round: number): Promise<Phase> {
     const idlePerSecond = set.members.map((m, i) => (cpuOf(m.child.pid!) - idle0[i]!) / idleSeconds);
     const before = await dbCounters(set);
     const cpu0 = set.members.map((m) => cpuOf(m.child.pid!));
+    const threads0 = set.members.map((m) => threadsCpu(m.child.pid!));
+    const kernel0 = set.members.map((m) => kernelCounters(m.child.pid!));
+    const output0 = set.members.map((m) => m.output().length);
+    const window0 = v8Now();
     const db0 = serverCpu();
     const sim0 = process.cpuUsage();
     const started = performance.now();
+    for (const t of took) t.length = 0;
     const accepted = await register(measured);
     const elapsed = (performance.now() - started) / 1000;
     await written(warm + accepted);
     const cpu1 = set.members.map((m) => cpuOf(m.child.pid!));
+    const threads1 = set.members.map((m) => threadsCpu(m.child.pid!));
+    const kernel1 = set.members.map((m) => kernelCounters(m.child.pid!));
+    const gcLines = set.members.map((m, i) => m.output().slice(output0[i]).split('\n'));
+    const window1 = v8Now();
     const intervalSeconds = (performance.now() - started) / 1000;
     const db1 = serverCpu();
     const sim = process.cpuUsage(sim0);
@@ -242,6 +343,49 @@ async function phase(members: number, round: number): Promise<Phase> {
         `updated/reg ${result.updated.toFixed(2)}; simulator CPU/reg ${result.simMs.toFixed(2)} ms; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
     );
     for (const [q, n] of top) say(`  ${n.toFixed(3)}  ${q.replace(/\s+/g, ' ').slice(0, 110)}`);
+    const tables = [...after.byTable]
+      .map(([t, [ins, upd]]): [string, number, number] => {
+        const [ins0, upd0] = before.byTable.get(t) ?? [0, 0];
+        return [t, (ins - ins0) / accepted, (upd - upd0) / accepted];
+      })
+      .filter(([, ins, upd]) => ins > 0 || upd > 0);
+    say(
+      `  rows/reg inserted+updated: ${tables.map(([t, ins, upd]) => `${t} ${ins.toFixed(2)}+${upd.toFixed(2)}`).join(', ')}`,
+    );
+    set.members.forEach((m, i) => {
+      if (served[i] === 0) return;
+      const byThread = [...threads1[i]!]
+        .map(([name, s]): [string, number] => [
+          name,
+          ((s - (threads0[i]!.get(name) ?? 0)) * 1000) / served[i]!,
+        ])
+        .filter(([, ms]) => ms >= 0.005)
+        .sort((a, b) => b[1] - a[1]);
+      const k0 = kernel0[i]!;
+      const k1 = kernel1[i]!;
+      const per = (a: number, b: number) => ((b - a) / served[i]!).toFixed(1);
+      say(
+        `  ${m.name} per reg: context switches ${per(k0.voluntary, k1.voluntary)} waited + ` +
+          `${per(k0.involuntary, k1.involuntary)} preempted; read calls ${per(k0.reads, k1.reads)}, write calls ${per(k0.writes, k1.writes)}; ` +
+          `registration time median ${quantile(took[i]!, 0.5).toFixed(0)} ms, 90th percentile ${quantile(took[i]!, 0.9).toFixed(0)} ms`,
+      );
+      const gcs = (kind: RegExp) =>
+        ((gcLines[i]!.filter((l) => kind.test(l)).length * 1000) / served[i]!).toFixed(1);
+      if (values['trace-gc'])
+        say(
+          `  ${m.name} per 1,000 reg: scavenges ${gcs(/: Scavenge/)}, mark-compacts ${gcs(/: Mark-Compact/)}`,
+        );
+      say(
+        `  ${m.name} CPU/reg by thread: ${byThread.map(([n, ms]) => `${n} ${ms.toFixed(2)}`).join(', ')} ms`,
+      );
+    });
+    if (PROFILES !== undefined) {
+      mkdirSync(PROFILES, { recursive: true });
+      writeFileSync(
+        join(PROFILES, `r${round}-${members}m.json`),
+        JSON.stringify({ members, round, window: [window0, window1], served }),
+      );
+    }
     await ran.close();
     return result;
   } finally {
@@ -269,10 +413,11 @@ const median = (xs: number[]): number => {
 const one = phases.filter((p) => p.members === 1);
 const two = phases.filter((p) => p.members === 2);
 const oneMs = median(one.map((p) => p.memberMs[0]!));
-const twoMs = two.map((p) => p.memberMs);
 // Each round's ratio: its two-member phase against the one-member phase next to it.
-const ratios = two.map((p, i) => Math.max(...p.memberMs) / one[i]!.memberMs[0]!);
-const netRatios = two.map((p, i) => Math.max(...p.netMs) / one[i]!.netMs[0]!);
+// The busier of the members that served registrations (with --two-load first, the first alone).
+const busiest = (p: Phase, of: number[]): number => Math.max(...of.filter((_, i) => p.served[i]! > 0));
+const ratios = two.map((p, i) => busiest(p, p.memberMs) / one[i]!.memberMs[0]!);
+const netRatios = two.map((p, i) => busiest(p, p.netMs) / one[i]!.netMs[0]!);
 const all = [...one, ...two];
 const dbMs = median(all.map((p) => p.dbMs));
 const statements = median(all.map((p) => p.statements));
@@ -286,7 +431,7 @@ const dbRate = (dbCores * dbBusy * 1000) / dbMs;
 say(
   [
     `one member: CPU/reg ${one.map((p) => p.memberMs[0]!.toFixed(2)).join(', ')} ms (median ${oneMs.toFixed(2)})`,
-    `two members: CPU/reg ${twoMs.map((ms) => ms.map((x) => x.toFixed(2)).join(' / ')).join(', ')} ms`,
+    `two members: CPU/reg ${two.map((p) => p.memberMs.map((x, i) => (p.served[i]! > 0 ? x.toFixed(2) : 'idle')).join(' / ')).join(', ')} ms`,
     `two members / one member (the busier member, per round): ${ratios.map((r) => r.toFixed(3)).join(', ')} (goal <= 1.15); net of idle CPU: ${netRatios.map((r) => r.toFixed(3)).join(', ')}`,
     `database per registration: statements ${statements.toFixed(2)}, transactions ${median(all.map((p) => p.transactions)).toFixed(2)}, ` +
       `server CPU ${dbMs.toFixed(2)} ms (median of all phases)`,

@@ -76,6 +76,8 @@ export interface AmfSetOptions {
   capacity?: (index: number) => number;
   /** More service flags for member `index`. */
   args?: (index: number) => string[];
+  /** More node flags for member `index` (a bench's `--cpu-prof`). */
+  nodeFlags?: (index: number) => string[];
 }
 
 export interface AmfSet {
@@ -199,7 +201,7 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
 
   const spawnMember = async (member: AmfSetMember): Promise<void> => {
     const tun = `pmn${options.tag}n${member.index}x${id}`;
-    const child = spawnService([
+    const args = [
       ...['--listen', '127.0.0.1:0', '--db', databaseUrl, '--secret-key-file', keyFile],
       ...['--n2-transport', 'udp', '--n2-addresses', member.n2Address, '--n2-port', String(n2Port)],
       ...['--n2-udp-port', String(udpPort)],
@@ -208,7 +210,8 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
       ...['--amf-set-heartbeat-seconds', String(heartbeat), '--amf-set-lease-seconds', String(lease)],
       ...['--n3-address', member.n3Address, '--n6-tun', tun, '--upf-datapath', 'tun'],
       ...(options.args?.(member.index) ?? []),
-    ]);
+    ];
+    const child = spawnService(args, { nodeFlags: options.nodeFlags?.(member.index) ?? [] });
     let output = '';
     const log = logs.length;
     logs.push('');
