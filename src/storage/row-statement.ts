@@ -208,11 +208,19 @@ export async function writeTransaction(db: Db, work: () => void): Promise<void> 
  * the connection (`withConnection`), so no other query interleaves.
  */
 export function tryWriteTransaction<T>(db: Db, work: () => T): { value: T } | undefined {
+  const connection = sqliteFileOf(db).connection();
+  return tryWithoutWaiting(db, () => connection.transaction(work).immediate());
+}
+
+/**
+ * `write` (a transaction, or one statement that commits itself) only if the write lock is free now:
+ * undefined, with nothing written, when another connection holds it (see `tryWriteTransaction`).
+ */
+export function tryWithoutWaiting<T>(db: Db, write: () => T): { value: T } | undefined {
   const file = sqliteFileOf(db);
-  const connection = file.connection();
   file.prepare('PRAGMA busy_timeout = 0').get();
   try {
-    return { value: connection.transaction(work).immediate() };
+    return { value: write() };
   } catch (error) {
     // BEGIN IMMEDIATE (or, rarely, a read while another connection recovers the WAL) found the lock taken.
     if (String((error as { code?: unknown }).code).startsWith('SQLITE_BUSY')) return undefined;
