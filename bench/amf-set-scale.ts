@@ -5,7 +5,9 @@
 // database each time), alternated `--rounds` times; one simulated gNB associated with every member
 // (test/system/amf-set-ran.ts), SUCI null initial registrations, `--warmup` first, then `--ues` measured.
 // With two members the draw of the gNB's AMF selection by capacity (equal capacities) alternates, so
-// each member serves half the devices.
+// each member serves half the devices, with twice the registrations in flight: each member carries the
+// one member's load, as a set scaled out does (`--two-concurrency 20`: the same total load, each member
+// half of it, which measures a member's batching of less load as much as the set).
 // Measured between two samples around the measured registrations, after each member's writes settled:
 // - each member's CPU (utime + stime of /proc/<pid>/stat, every thread) over the registrations it served;
 // - the database server's CPU: the postmaster's own and its reaped children's (cutime + cstime) plus
@@ -22,8 +24,7 @@
 // time (median, 90th percentile) as the simulator sees it.
 // Run: npx tsx bench/amf-set-scale.ts [--ues N (2000)] [--warmup N (500)] [--rounds N (2)]
 //      [--concurrency N (20)] [--one-concurrency N (as --concurrency)] [--db-cores N (4)] [--member-cores N (2)] [--db-busy 0..1 (0.7)]
-//      [--two-concurrency N (as --concurrency)]: the two-member set's registrations in flight (twice
-//      --concurrency: each member as loaded as the one member, the scale-out the goal is about);
+//      [--two-concurrency N (twice --concurrency)]: the two-member set's registrations in flight;
 //      [--two-load alternate|first (alternate)]: `first` sends every registration of the two-member set to
 //      its first member while the second idles beside it (a control: what a live peer costs a member);
 //      [--trace-gc]: members run under `node --trace-gc`; each member's scavenges and mark-compacts per
@@ -66,8 +67,8 @@ const CONCURRENCY = Number(values.concurrency);
 // The one-member set's registrations in flight: --one-concurrency 10 against two members at 20 gives each
 // member the same number in flight (a control: what a member's batching of half the load costs).
 const ONE_CONCURRENCY = Number(values['one-concurrency'] ?? CONCURRENCY);
-// The two-member set's: --two-concurrency 40 against one member at 20 gives each member the one's load.
-const TWO_CONCURRENCY = Number(values['two-concurrency'] ?? CONCURRENCY);
+// The two-member set's: by default each member as loaded as the one member.
+const TWO_CONCURRENCY = Number(values['two-concurrency'] ?? 2 * CONCURRENCY);
 const FIRST = 1;
 const PROFILES = values['cpu-prof'];
 const TWO_LOAD = values['two-load'];
