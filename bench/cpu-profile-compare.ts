@@ -4,7 +4,9 @@
 // start-up and warm-up are left out. Each function's self time and inclusive time (counted once per
 // sample however often it is on the stack) in ms per registration the member served; the bundle's
 // positions are mapped to their sources through its linked source maps, so functions group by source
-// file. `(idle)` samples are the thread waiting, not CPU, and are left out.
+// file. `(idle)` samples are the thread waiting, not CPU, and are left out. A sample is wall time: on a
+// loaded machine a thread runnable but not running is sampled too, so compare the shares (the
+// percentages of each phase's sampled total) more than the milliseconds.
 // Run: npx tsx bench/cpu-profile-compare.ts DIR [--top N (30)] [--round N (every round, summed)]
 //      [--focus REGEX]: the callers (8 frames up) of the functions whose name and source match REGEX instead.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -190,14 +192,16 @@ const two = byMembers.get(2);
 if (one === undefined || two === undefined) throw new Error('needs a one-member and a two-member phase');
 const ms = (us: number | undefined): string => ((us ?? 0) / 1000).toFixed(3).padStart(7);
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
+const share = (us: number, total: number): string => `${((100 * us) / total).toFixed(1).padStart(5)}%`;
 function table(title: string, a: Map<string, number>, b: Map<string, number>): void {
-  say(`\n${title}: ms per registration, one member | two members (each) | difference`);
+  say(`\n${title}: ms per registration and share, one member | two members (each) | difference`);
   const keys = new Set([...a.keys(), ...b.keys()]);
   const rows = [...keys]
     .map((k): [string, number, number] => [k, a.get(k) ?? 0, b.get(k) ?? 0])
     .sort((x, y) => Math.abs(y[2] - y[1]) - Math.abs(x[2] - x[1]))
     .slice(0, TOP);
-  for (const [k, x, y] of rows) say(`${ms(x)} ${ms(y)} ${ms(y - x)}  ${k.slice(0, 150)}`);
+  for (const [k, x, y] of rows)
+    say(`${ms(x)} ${share(x, one!.total)} ${ms(y)} ${share(y, two!.total)} ${ms(y - x)}  ${k.slice(0, 150)}`);
 }
 if (FOCUS !== undefined) {
   for (const [members, t] of [
