@@ -47,11 +47,11 @@ function messageOf(row: Row): StoredSms {
  * The SMSF's message store (docs/sms.md) in `sms_messages` (migration 0016). Each write is one
  * statement, committed when it resolves: on SQLite in WAL mode that is on disk, so a message the SMSF
  * acknowledged with RP-ACK survives a restart. On SQLite the writes of one turn of the event loop share
- * one transaction (turn-transaction.ts): at hundreds of messages a second, one commit for many instead of
- * three a message; a transaction that fails fails every write of it, none resolves as stored. Every
- * statement is compiled once and, on SQLite, run as a prepared statement on the connection
- * (prepared-query.ts): a message costs six of them (bench/sms-store.ts), and Kysely's building and
- * compiling of each was as much CPU as SQLite's work.
+ * one transaction (turn-transaction.ts): under load one commit for many, and no wait for the records
+ * writer's lock in the event loop's thread; a transaction that fails fails every write of it, none
+ * resolves as stored. Every statement is compiled once and, on SQLite, run as a prepared statement on
+ * the connection (prepared-query.ts): Kysely's building and compiling of each was as much CPU as
+ * SQLite's work.
  */
 export function createSmsStore(deps: { db: Db }): SmsStore {
   const { db } = deps;

@@ -1,6 +1,6 @@
 // The SMSF over the SQL store on a database file: the messages of one turn of the event loop are
 // stored in one transaction, and a message is answered RP-ACK only once that transaction committed
-// (TS 23.040 3.1, issue 35: "stored durably before RP-ACK is sent, so a restart loses none"). A
+// (issue 35: "stored durably before RP-ACK is sent, so a restart loses none"). A
 // transaction that fails as a whole answers every message of it RP-ERROR #41; a statement that fails
 // fails only its own message.
 import assert from 'node:assert/strict';
