@@ -164,6 +164,38 @@ static napi_value set_downlink(napi_env env, napi_callback_info info) {
                                           (uint32_t)teid, (uint8_t)qfi));
 }
 
+/* setForwarding(id, forwardTeid, gnbAddress, gnbPort, remoteTeid, qfi): indirect data forwarding */
+static napi_value set_forwarding(napi_env env, napi_callback_info info) {
+  size_t argc = 6;
+  napi_value argv[6];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  if (argc < 6) return throw_type(env, "setForwarding takes 6 arguments");
+  double id, forward_teid, port, teid, qfi;
+  struct sockaddr_storage gnb;
+  socklen_t length;
+  if (!get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[1], "forwardTeid", 1, 4294967295.0, &forward_teid) ||
+      !get_number(env, argv[3], "gnbPort", 1, 65535, &port) ||
+      !get_address(env, argv[2], "gnbAddress", (uint16_t)port, &gnb, &length) ||
+      !get_number(env, argv[4], "remoteTeid", 0, 4294967295.0, &teid) ||
+      !get_number(env, argv[5], "qfi", 0, 63, &qfi))
+    return NULL;
+  return errno_code(env, upf_set_forwarding(u, (uint32_t)id, (uint32_t)forward_teid,
+                                            (struct sockaddr *)&gnb, length, (uint32_t)teid,
+                                            (uint8_t)qfi));
+}
+
+static napi_value clear_forwarding(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  upf *u = unwrap(env, info, &argc, argv);
+  if (u == NULL) return NULL;
+  double id;
+  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
+  return errno_code(env, upf_clear_forwarding(u, (uint32_t)id));
+}
+
 static napi_value clear_downlink(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -310,6 +342,8 @@ static napi_value counters(napi_env env, napi_callback_info info) {
   CHECK(napi_set_named_property(env, result, "endedFlows", value));
   CHECK(napi_create_uint32(env, upf_buffered_packets(u), &value));
   CHECK(napi_set_named_property(env, result, "bufferedPackets", value));
+  CHECK(napi_create_uint32(env, upf_forwarding_count(u), &value));
+  CHECK(napi_set_named_property(env, result, "forwardingTunnels", value));
   return result;
 }
 
@@ -319,6 +353,8 @@ static napi_value init(napi_env env, napi_value exports) {
       {"addSession", NULL, add_session, NULL, NULL, NULL, napi_default, NULL},
       {"setDownlink", NULL, set_downlink, NULL, NULL, NULL, napi_default, NULL},
       {"clearDownlink", NULL, clear_downlink, NULL, NULL, NULL, napi_default, NULL},
+      {"setForwarding", NULL, set_forwarding, NULL, NULL, NULL, napi_default, NULL},
+      {"clearForwarding", NULL, clear_forwarding, NULL, NULL, NULL, napi_default, NULL},
       {"setAmbr", NULL, set_ambr, NULL, NULL, NULL, napi_default, NULL},
       {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
       {"tickFlows", NULL, tick_flows, NULL, NULL, NULL, napi_default, NULL},

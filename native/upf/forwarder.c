@@ -72,6 +72,13 @@ typedef struct {
   bool downlink_data_reported;
   /* Downlink packets that came while inactive, until the downlink is set again. */
   upf_buffer_queue buffer;
+  /* Indirect data forwarding (upf_set_forwarding): what arrives on forward_teid goes to the target. */
+  bool forwarding;
+  uint32_t forward_teid;
+  struct sockaddr_storage forward_gnb;
+  socklen_t forward_gnb_length;
+  uint32_t forward_remote_teid;
+  uint8_t forward_qfi;
   /* The XDP program's usage of this session already added to the usage above. */
   uint64_t xdp_uplink_seen;
   uint64_t xdp_downlink_seen;
@@ -101,6 +108,7 @@ struct upf {
   uint32_t free_count;
   upf_map by_id;
   upf_map by_teid;
+  upf_map by_forward_teid;
   upf_map by_ipv4;
   upf_map by_ipv6;
   upf_flows flows;
@@ -113,6 +121,8 @@ struct upf {
   double buffer_ms;
   /* Where a session's buffered packets get their GTP-U headers when they are flushed. */
   uint8_t *flush;
+  /* Where a forwarded G-PDU gets the target's header (forward_pdu). */
+  uint8_t *forward;
   /* Uplink receive buffers; the last N6 read; the downlink G-PDUs gathered for one sendmmsg. */
   uint8_t *rx;
   uint8_t *frame;
@@ -268,9 +278,30 @@ static void error_indication(upf *u, uint32_t teid, struct sockaddr_storage *fro
   count(u, UPF_ERROR_INDICATIONS_SENT);
 }
 
+/* A G-PDU the source gNB forwards (TS 23.502 4.9.1.3.3 step 2) goes on to the target's DL forwarding
+ * tunnel with the QFI it came with (the session's when it had no PDU Session Container). Not policed
+ * nor counted as the session's usage: it was when it first went down to the source. */
+static void forward_pdu(upf *u, session *s, const gtpu_message *m) {
+  if (m->payload_length + GTPU_DOWNLINK_HEADER > MAX_GTPU_MESSAGE) {
+    count(u, UPF_DROP_OVERSIZED);
+    return;
+  }
+  uint8_t *message = u->forward;
+  memcpy(message + GTPU_DOWNLINK_HEADER, m->payload, m->payload_length);
+  gtpu_write_downlink_header(message, s->forward_remote_teid,
+                             m->qfi >= 0 ? (uint8_t)m->qfi : s->forward_qfi, m->payload_length);
+  send_to(u, message, GTPU_DOWNLINK_HEADER + m->payload_length, (struct sockaddr *)&s->forward_gnb,
+          s->forward_gnb_length);
+  count(u, UPF_FORWARDED_PACKETS);
+}
+
 static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *from,
                        socklen_t from_length, uint64_t now) {
   uint32_t slot;
+  if (upf_map_get(&u->by_forward_teid, m->teid, &slot)) {
+    forward_pdu(u, &u->sessions[slot], m);
+    return;
+  }
   if (!upf_map_get(&u->by_teid, m->teid, &slot)) {
     count(u, UPF_DROP_UNKNOWN_TEID);
     error_indication(u, m->teid, from, from_length, now);
@@ -357,10 +388,20 @@ static void handle_n3(upf *u, const uint8_t *data, size_t length, bool truncated
       count(u, UPF_ECHO_RESPONSES);
       return;
     }
-    case GTPU_END_MARKER:
-      /* An End Marker ends a downlink path at the gNB; the UPF has nothing to forward it to. */
+    case GTPU_END_MARKER: {
+      /* An End Marker ends a downlink path at the gNB. One the source forwards after the path
+       * switch goes on to the target, after the forwarded packets (TS 23.502 4.9.1.3.3 step 3, TS
+       * 29.281 7.3.2): the target then delivers the new path's. */
       count(u, UPF_END_MARKERS_RECEIVED);
+      uint32_t slot;
+      if (!upf_map_get(&u->by_forward_teid, m.teid, &slot)) return;
+      session *s = &u->sessions[slot];
+      uint8_t message[8];
+      size_t n = gtpu_write_end_marker(message, s->forward_remote_teid);
+      send_to(u, message, n, (struct sockaddr *)&s->forward_gnb, s->forward_gnb_length);
+      count(u, UPF_FORWARDED_END_MARKERS);
       return;
+    }
     case GTPU_ERROR_INDICATION:
       /* The gNB has no context for a TEID of ours; counted, the session's fate is the SMF's. */
       count(u, UPF_ERROR_INDICATIONS_RECEIVED);
@@ -585,13 +626,15 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   u->downlink_data = calloc(config->max_sessions, sizeof *u->downlink_data);
   u->rx = malloc((size_t)BATCH * BUFFER_SIZE);
   u->frame = malloc(FRAME_SIZE);
+  u->forward = malloc(MAX_GTPU_MESSAGE);
   u->flush = malloc(UPF_BUFFER_SESSION_BYTES + UPF_BUFFER_SESSION_PACKETS * GTPU_DOWNLINK_HEADER);
   u->buffer_ms = config->downlink_buffer_ms;
   if (u->sessions == NULL || u->flush == NULL || !upf_buffer_init(&u->buffer) || u->free_slots == NULL || u->downlink_data == NULL || u->rx == NULL ||
-      u->frame == NULL ||
+      u->frame == NULL || u->forward == NULL ||
       !n3_send_queue_init(&u->downlink, (size_t)BATCH * (BUFFER_SIZE + GTPU_DOWNLINK_HEADER)) ||
       !upf_map_init(&u->by_id, config->max_sessions) ||
       !upf_map_init(&u->by_teid, config->max_sessions) ||
+      !upf_map_init(&u->by_forward_teid, config->max_sessions) ||
       !upf_map_init(&u->by_ipv4, config->max_sessions) ||
       !upf_map_init(&u->by_ipv6, config->max_sessions) ||
       !upf_flows_init(&u->flows, config->max_flows))
@@ -657,6 +700,7 @@ void upf_close(upf *u) {
   upf_xdp_close(u->xdp);
   upf_map_free(&u->by_id);
   upf_map_free(&u->by_teid);
+  upf_map_free(&u->by_forward_teid);
   upf_map_free(&u->by_ipv4);
   upf_map_free(&u->by_ipv6);
   upf_flows_free(&u->flows);
@@ -667,6 +711,7 @@ void upf_close(upf *u) {
   free(u->downlink_data);
   free(u->rx);
   free(u->frame);
+  free(u->forward);
   n3_send_queue_free(&u->downlink);
   tun_gro_free(&u->n6);
   pthread_mutex_destroy(&u->lock);
@@ -686,6 +731,7 @@ static session *find(upf *u, uint32_t id) {
 static void forget(upf *u, session *s, uint32_t slot) {
   upf_map_remove(&u->by_id, s->id);
   upf_map_remove(&u->by_teid, s->uplink_teid);
+  if (s->forwarding) upf_map_remove(&u->by_forward_teid, s->forward_teid);
   if (s->has_ipv4) upf_map_remove(&u->by_ipv4, ipv4_key(s->ipv4));
   if (s->has_ipv6) upf_map_remove(&u->by_ipv6, ipv6_key(s->ipv6_prefix));
   s->used = false;
@@ -769,6 +815,7 @@ int upf_add_session(upf *u, uint32_t id, uint32_t uplink_teid, const uint8_t *ip
   pthread_mutex_lock(&u->lock);
   uint32_t unused;
   if (upf_map_get(&u->by_id, id, &unused) || upf_map_get(&u->by_teid, uplink_teid, &unused) ||
+      upf_map_get(&u->by_forward_teid, uplink_teid, &unused) ||
       (ipv4 != NULL && upf_map_get(&u->by_ipv4, ipv4_key(ipv4), &unused)) ||
       (ipv6_prefix != NULL && upf_map_get(&u->by_ipv6, ipv6_key(ipv6_prefix), &unused))) {
     err = EEXIST;
@@ -886,6 +933,46 @@ int upf_set_downlink(upf *u, uint32_t id, const struct sockaddr *gnb, socklen_t 
   }
   pthread_mutex_unlock(&u->lock);
   return err;
+}
+
+int upf_set_forwarding(upf *u, uint32_t id, uint32_t forward_teid, const struct sockaddr *gnb,
+                       socklen_t gnb_length, uint32_t remote_teid, uint8_t qfi) {
+  if (gnb->sa_family != u->n3.family) return EAFNOSUPPORT;
+  int err = 0;
+  pthread_mutex_lock(&u->lock);
+  session *s = find(u, id);
+  uint32_t holder;
+  if (s == NULL) {
+    err = ENOENT;
+  } else if (upf_map_get(&u->by_teid, forward_teid, &holder) ||
+             (upf_map_get(&u->by_forward_teid, forward_teid, &holder) &&
+              &u->sessions[holder] != s)) {
+    err = EEXIST;
+  } else {
+    /* A session has one forwarding tunnel (one handover at a time): a new one replaces it. At most
+     * max_sessions entries, so the put cannot fail. */
+    if (s->forwarding) upf_map_remove(&u->by_forward_teid, s->forward_teid);
+    s->forwarding = true;
+    s->forward_teid = forward_teid;
+    memcpy(&s->forward_gnb, gnb, gnb_length);
+    s->forward_gnb_length = gnb_length;
+    s->forward_remote_teid = remote_teid;
+    s->forward_qfi = qfi;
+    upf_map_put(&u->by_forward_teid, forward_teid, (uint32_t)(s - u->sessions));
+  }
+  pthread_mutex_unlock(&u->lock);
+  return err;
+}
+
+int upf_clear_forwarding(upf *u, uint32_t id) {
+  pthread_mutex_lock(&u->lock);
+  session *s = find(u, id);
+  if (s != NULL && s->forwarding) {
+    upf_map_remove(&u->by_forward_teid, s->forward_teid);
+    s->forwarding = false;
+  }
+  pthread_mutex_unlock(&u->lock);
+  return s == NULL ? ENOENT : 0;
 }
 
 int upf_clear_downlink(upf *u, uint32_t id) {
@@ -1057,6 +1144,13 @@ uint32_t upf_buffered_packets(upf *u) {
 uint32_t upf_session_count(upf *u) {
   pthread_mutex_lock(&u->lock);
   uint32_t n = u->max_sessions - u->free_count;
+  pthread_mutex_unlock(&u->lock);
+  return n;
+}
+
+uint32_t upf_forwarding_count(upf *u) {
+  pthread_mutex_lock(&u->lock);
+  uint32_t n = u->by_forward_teid.count;
   pthread_mutex_unlock(&u->lock);
   return n;
 }

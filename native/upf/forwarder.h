@@ -43,7 +43,9 @@
   X(FLOW_TABLE_FULL, "flowTableFull")                                                            \
   X(XDP_TO_STACK, "xdpToStack")                                                                  \
   X(XDP_TO_STACK_LIMITED, "xdpToStackLimited")                                                  \
-  X(XDP_FLOWS_INSERTED, "xdpFlowsInserted")
+  X(XDP_FLOWS_INSERTED, "xdpFlowsInserted")                                                      \
+  X(FORWARDED_PACKETS, "forwardedPackets")                                                       \
+  X(FORWARDED_END_MARKERS, "forwardedEndMarkers")
 
 #define UPF_COUNTER_ENUM(name, text) UPF_##name,
 typedef enum { UPF_COUNTERS(UPF_COUNTER_ENUM) UPF_COUNTER_COUNT } upf_counter;
@@ -90,6 +92,13 @@ int upf_add_session(upf *upf, uint32_t id, uint32_t uplink_teid, const uint8_t *
  * buffered while the session was inactive go down the new tunnel first, in order. */
 int upf_set_downlink(upf *upf, uint32_t id, const struct sockaddr *gnb, socklen_t gnb_length,
                      uint32_t remote_teid, uint8_t qfi);
+/* Indirect data forwarding (TS 23.502 4.9.1.3.2 step 11, 4.9.1.3.3; TS 29.244 5.2.1 FAR with a
+ * forwarding tunnel): G-PDUs and End Markers the source gNB sends to forward_teid go on to the
+ * target gNB's DL forwarding tunnel (gnb, remote_teid), one per session, until cleared or the session
+ * is removed. EEXIST when forward_teid is any session's uplink or forwarding TEID. */
+int upf_set_forwarding(upf *upf, uint32_t id, uint32_t forward_teid, const struct sockaddr *gnb,
+                       socklen_t gnb_length, uint32_t remote_teid, uint8_t qfi);
+int upf_clear_forwarding(upf *upf, uint32_t id);
 /* The device went idle: downlink packets are buffered (downlink-buffer.h) until set_downlink. */
 int upf_clear_downlink(upf *upf, uint32_t id);
 int upf_set_ambr(upf *upf, uint32_t id, uint64_t uplink_bps, uint64_t downlink_bps);
@@ -118,5 +127,7 @@ void upf_read_counters(upf *upf, uint64_t *out);
 /* Downlink packets buffered now, all sessions. */
 uint32_t upf_buffered_packets(upf *upf);
 uint32_t upf_session_count(upf *upf);
+/* Forwarding tunnels set now (upf_set_forwarding), all sessions. */
+uint32_t upf_forwarding_count(upf *upf);
 
 #endif

@@ -84,10 +84,13 @@ export type ForwarderCounters = Record<
   | 'xdpToStack'
   | 'xdpToStackLimited'
   | 'xdpFlowsInserted'
+  | 'forwardedPackets'
+  | 'forwardedEndMarkers'
   | 'sessions'
   | 'openFlows'
   | 'endedFlows'
-  | 'bufferedPackets',
+  | 'bufferedPackets'
+  | 'forwardingTunnels',
   number
 >;
 
@@ -112,6 +115,20 @@ export interface Forwarder {
   ): ErrnoCode | undefined;
   /** Inactive: downlink packets are buffered (bounded) until `setDownlink`, which sends them first. */
   clearDownlink(id: number): ErrnoCode | undefined;
+  /**
+   * Indirect data forwarding: G-PDUs and End Markers arriving on `forwardTeid` go on to the target
+   * gNB's DL forwarding tunnel; one per session, replaced by the next. 'EEXIST' when `forwardTeid` is
+   * any session's uplink or forwarding TEID.
+   */
+  setForwarding(
+    id: number,
+    forwardTeid: number,
+    gnbAddress: string,
+    gnbPort: number,
+    remoteTeid: number,
+    qfi: number,
+  ): ErrnoCode | undefined;
+  clearForwarding(id: number): ErrnoCode | undefined;
   setAmbr(id: number, uplinkBps: number, downlinkBps: number): ErrnoCode | undefined;
   /**
    * Removes the rules, drops the session's buffered packets (as drop flows) and ends its flows as a

@@ -11,6 +11,7 @@ import {
   type NativeHostRoutes,
   type UpfAddon,
 } from './upf-addon.ts';
+import { createTeidAllocator } from '../working-state/teid-allocator.ts';
 import { DEFAULT_ROUTE_PROTOCOL, type UpfSettings } from './upf-settings.ts';
 import type {
   Ambr,
@@ -108,11 +109,32 @@ export interface Upf {
   updateDownlink(sessionId: number, tunnel: DownlinkTunnel): UpfResult;
   /** The device went idle (AN release): downlink packets are buffered until updateDownlink. */
   deactivate(sessionId: number): UpfResult;
+  /**
+   * Indirect data forwarding (TS 23.502 4.9.1.3.2 step 11, TS 29.244 5.2.1): a forwarding TEID of this
+   * UPF whose G-PDUs and End Markers go on to `target` (the target gNB's DL forwarding tunnel), one per
+   * session (a new one replaces it); it goes with removeForwarding or the session's release.
+   */
+  createForwarding(sessionId: number, target: DownlinkTunnel): UpfResult<number>;
+  removeForwarding(sessionId: number): UpfResult;
   modifyAmbr(sessionId: number, ambr: Ambr): UpfResult;
   /** Removes the rules and writes the session's flow reports and usage. */
   release(sessionId: number): UpfResult;
   session(sessionId: number): UpfSession | undefined;
   counters(): UpfCounters;
+}
+
+/** A gNB tunnel with its defaults (QFI 1, port 2152), or undefined when a field is out of range. */
+function completeTunnel(tunnel: DownlinkTunnel): Required<DownlinkTunnel> | undefined {
+  const full = { qfi: 1, gnbPort: 2152, ...tunnel };
+  const valid =
+    Number.isInteger(full.remoteTeid) &&
+    full.remoteTeid >= 0 &&
+    full.remoteTeid <= 0xffff_ffff &&
+    Number.isInteger(full.qfi) &&
+    full.qfi >= 0 &&
+    full.qfi <= 63 &&
+    (isIPv4(full.gnbAddress) || isIPv6(full.gnbAddress));
+  return valid ? full : undefined;
 }
 
 const errnoError = (code: string): UpfError =>
@@ -153,6 +175,15 @@ export function createUpf(deps: UpfDeps): Upf {
     datapathReason: 'not started',
   };
   let nextId = 1;
+  /** Each session's forwarding TEID, from its own allocator (the native table refuses uplink TEIDs). */
+  const forwardingTeids = new Map<number, number>();
+  const forwardingAllocator = createTeidAllocator();
+  const dropForwarding = (sessionId: number): void => {
+    const teid = forwardingTeids.get(sessionId);
+    if (teid === undefined) return;
+    forwardingTeids.delete(sessionId);
+    forwardingAllocator.release(teid);
+  };
   let lastTick = 0;
   let flowsTaken = 0;
   let flowReports = 0;
@@ -301,6 +332,7 @@ export function createUpf(deps: UpfDeps): Upf {
       const left = f.removeSession(sessionId, clock.now(), lastTick);
       if (typeof left === 'string') return { ok: false, error: errnoError(left) };
       sessions.delete(sessionId);
+      dropForwarding(sessionId);
       changeRoutes(false, session);
       if (left.flowsEnded > flowsTaken)
         released.set(sessionId, { imsi: session.imsi, through: left.flowsEnded });
@@ -418,20 +450,51 @@ export function createUpf(deps: UpfDeps): Upf {
     },
     updateDownlink: (sessionId, tunnel) =>
       withSession(sessionId, (f, session) => {
-        const full = { qfi: 1, gnbPort: 2152, ...tunnel };
-        if (
-          !Number.isInteger(full.remoteTeid) ||
-          full.remoteTeid < 0 ||
-          full.remoteTeid > 0xffff_ffff ||
-          !Number.isInteger(full.qfi) ||
-          full.qfi < 0 ||
-          full.qfi > 63 ||
-          (!isIPv4(full.gnbAddress) && !isIPv6(full.gnbAddress))
-        )
-          return { ok: false, error: 'invalid' };
+        const full = completeTunnel(tunnel);
+        if (full === undefined) return { ok: false, error: 'invalid' };
         const code = f.setDownlink(sessionId, full.gnbAddress, full.gnbPort, full.remoteTeid, full.qfi);
         if (code !== undefined) return { ok: false, error: errnoError(code) };
         session.userPlane = { state: 'active', tunnel: full };
+        return OK;
+      }),
+    createForwarding(sessionId, target) {
+      let teid: number | undefined;
+      const result = withSession(sessionId, (f) => {
+        const full = completeTunnel(target);
+        if (full === undefined) return { ok: false, error: 'invalid' };
+        // A TEID an uplink rule holds is refused: another is drawn (random, so a few tries suffice).
+        for (let tries = 0; tries < 8; tries++) {
+          const drawn = forwardingAllocator.allocate();
+          if (drawn === undefined) return { ok: false, error: 'table-full' };
+          const code = f.setForwarding(
+            sessionId,
+            drawn,
+            full.gnbAddress,
+            full.gnbPort,
+            full.remoteTeid,
+            full.qfi,
+          );
+          if (code === 'EEXIST') {
+            forwardingAllocator.release(drawn);
+            continue;
+          }
+          if (code !== undefined) {
+            forwardingAllocator.release(drawn);
+            return { ok: false, error: errnoError(code) };
+          }
+          dropForwarding(sessionId);
+          forwardingTeids.set(sessionId, drawn);
+          teid = drawn;
+          return OK;
+        }
+        return { ok: false, error: 'in-use' };
+      });
+      return result.ok && teid !== undefined ? { ok: true, value: teid } : (result as UpfResult<number>);
+    },
+    removeForwarding: (sessionId) =>
+      withSession(sessionId, (f) => {
+        f.clearForwarding(sessionId);
+        dropForwarding(sessionId);
         return OK;
       }),
     deactivate: (sessionId) =>

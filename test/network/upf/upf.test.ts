@@ -42,6 +42,16 @@ function scriptedAddon() {
       calls.push(`clear ${id}`);
       return undefined;
     }
+    /** The first TEID drawn is refused as an uplink TEID's, as the native table would. */
+    setForwarding(id: number, teid: number, address: string, port: number, remoteTeid: number, qfi: number) {
+      if (!calls.some((c) => c.startsWith('refused '))) return (calls.push(`refused ${teid}`), 'EEXIST');
+      calls.push(`forward ${id} ${teid} ${address}:${port} ${remoteTeid} ${qfi}`);
+      return undefined;
+    }
+    clearForwarding(id: number) {
+      calls.push(`unforward ${id}`);
+      return undefined;
+    }
     setAmbr = () => undefined;
     removeSession(id: number, now: number, previous: number) {
       if (!sessions.delete(id)) return 'ENOENT';
@@ -269,6 +279,27 @@ describe('createUpf', () => {
     clock.advance(1);
     assert.deepEqual(paged, [a.value.id]);
     assert.equal(upf.counters().downlinkDataNotifications, 1);
+  });
+});
+
+describe('createUpf: indirect data forwarding', () => {
+  it('draws another forwarding TEID when the forwarder refuses one (an uplink TEID), and frees it with its session', () => {
+    const f = scriptedAddon();
+    const { upf } = start(f, recordsSink());
+    const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
+    assert.ok(s.ok);
+    const created = upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: 44, qfi: 5 });
+    assert.ok(created.ok);
+    const refused = f.calls.find((c) => c.startsWith('refused '));
+    assert.ok(refused !== undefined && refused !== `refused ${created.value}`);
+    assert.ok(f.calls.includes(`forward ${s.value.id} ${created.value} 192.0.2.9:2152 44 5`));
+    assert.deepEqual(upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: -1 }), {
+      ok: false,
+      error: 'invalid',
+    });
+    assert.deepEqual(upf.removeForwarding(s.value.id), { ok: true, value: undefined });
+    assert.ok(f.calls.includes(`unforward ${s.value.id}`));
+    assert.deepEqual(upf.removeForwarding(999), { ok: false, error: 'unknown-session' });
   });
 });
 
