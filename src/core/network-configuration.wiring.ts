@@ -87,7 +87,7 @@ export async function wireNetworkConfiguration(
   // single process (SQLite) keeps them in memory, and a restart costs devices their registration
   // (docs/decisions.md 15): writing each procedure's end cost it about a fifth more CPU per registration.
   const ueContexts = deps.sharedByProcesses
-    ? createUeContextStore({ db, secretBox })
+    ? createUeContextStore({ db, secretBox, clock, notices: core.notices })
     : createMemoryUeContextStore();
   const subscribersService = createSubscribersService({
     db,

@@ -49,6 +49,7 @@ const UNDO: Readonly<Record<string, readonly string[]>> = {
     'DROP INDEX flow_reports_end_time_id_protocol_direction_action_source_port_destination_port',
     'CREATE INDEX flow_reports_end_time_protocol_direction_action_source_port_destination_port ON flow_reports (end_time, protocol, direction, action, source_port, destination_port)',
   ],
+  '0029-address-lease-ue': ['ALTER TABLE address_leases DROP COLUMN supi'],
 };
 
 /**

@@ -138,6 +138,7 @@ export function createAmf(options: AmfOptions) {
       logger: options.logger,
       failed: (reason) => metrics.ueContextWriteFailure(reason),
       lost: (ue) => dropTakenOver(amf, ue),
+      holder: (supi) => amf.ues.bySupi(supi),
     }),
     ausf: options.authentication,
     network: () => {
@@ -266,6 +267,7 @@ export function createAmf(options: AmfOptions) {
     /** Stops listening to configuration changes and every UE timer (the process stops). */
     stop(): void {
       unsubscribe();
+      amf.ueContexts.stop();
       overload.stop();
       for (const ue of amf.ues.all()) stopTimers(ue);
       location.stop();

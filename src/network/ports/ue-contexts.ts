@@ -93,6 +93,15 @@ export type UeContextWrite = 'stored' | 'fenced';
  */
 export type UeContextSeen = number | 'any';
 
+/** A UE another member took over from the record's owner (`takeOver` with an epoch seen). */
+export interface UeTaken {
+  supi: string;
+  /** The epoch the new owner writes with. */
+  epoch: number;
+  /** The new owner's AMF Name. */
+  owner: string;
+}
+
 /**
  * Where UE contexts outlive the process that serves the UE. An implementation keeps each record as a
  * value: a later change of the object given to `put` does not show in what `get` returns.
@@ -108,9 +117,16 @@ export interface UeContextStore {
    * Makes `record.owner` the UE's owner in one compare-and-set: when the stored epoch is `seen` (0: no
    * record; `any`: whatever is stored), stores `record` with the stored epoch + 1 and returns that epoch, the
    * one the new owner writes with from then on; otherwise `fenced` and nothing changes. `record.epoch`
-   * is not read.
+   * is not read. With an epoch seen (a member taking another's UE over), the same transaction hands the
+   * address leases of the record's PDU sessions that are that UE's over to `record.owner`, whoever holds
+   * them (the epoch is the authority), and `onTaken` listeners hear of it once it has committed.
    */
   takeOver(record: UeContextRecord, seen: UeContextSeen): Promise<number | 'fenced'>;
+  /**
+   * Hears every take-over with an epoch seen, by any member on this store (this process's own too): a
+   * member still holding the UE drops its copy. Returns the function that stops it.
+   */
+  onTaken(listener: (taken: UeTaken) => void): () => void;
   get(supi: string): Promise<UeContextRecord | undefined>;
   /** The record whose 5G-GUTI is exactly `guti`. */
   findByGuti(guti: StoredGuti): Promise<UeContextRecord | undefined>;

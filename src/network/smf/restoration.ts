@@ -31,9 +31,23 @@ export async function restoreSessions(
   allowedNssai: readonly SNssai[],
 ): Promise<void> {
   const { userPlane, table, logger } = ctx;
-  if (stored.length === 0 || userPlane === undefined) return;
-  const subscription = await ctx.subscriptionData.getSubscriptionData(supi);
-  if (subscription === undefined) return;
+  /**
+   * The leases of a session not re-created here that came with the record (docs/amf-set.md, "Address
+   * hand-over") end: none is left leased to no session. Those `resources` holds end with its release.
+   */
+  const forgo = (record: StoredPduSession, resources?: SessionResources): void => {
+    for (const address of [record.ipv4, record.ipv6Prefix])
+      if (address !== null && address !== resources?.ipv4 && address !== resources?.ipv6Prefix)
+        ctx.addresses
+          .forgo(address, supi)
+          .catch((error: unknown) =>
+            logger.error({ err: error, supi, address }, 'SMF: a lease handed over was not ended'),
+          );
+  };
+  if (stored.length === 0) return;
+  const subscription =
+    userPlane === undefined ? undefined : await ctx.subscriptionData.getSubscriptionData(supi);
+  if (userPlane === undefined || subscription === undefined) return stored.forEach((record) => forgo(record));
   for (const record of stored) {
     const { pduSessionId } = record;
     if (table.has(supi, pduSessionId)) continue;
@@ -51,6 +65,7 @@ export async function restoreSessions(
       logger.warn({ supi, pduSessionId, why }, 'SMF: a PDU session taken over was not re-created');
     if (!granted.ok || granted.ipType !== record.ipType) {
       skip('no policy authorises it now');
+      forgo(record);
       continue;
     }
     const resources = new SessionResources(ctx, { supi, pduSessionId });
@@ -61,6 +76,7 @@ export async function restoreSessions(
         (pools.ipv6 !== undefined && (await resources.holdAddress('ipv6', pools.ipv6, record.ipv6Prefix))));
     if (!held || !(await resources.allocateTeid()) || table.has(supi, pduSessionId)) {
       resources.release();
+      forgo(record, resources);
       if (!held) skip('its address is not free in its profile pool');
       continue;
     }
@@ -68,6 +84,7 @@ export async function restoreSessions(
     const installed = resources.installUpfSession({ imsi: supi, ambr });
     if (!installed.ok) {
       resources.release();
+      forgo(record, resources);
       skip(`the UPF refused it: ${installed.error}`);
       continue;
     }

@@ -56,7 +56,7 @@ export class SessionResources {
 
   /** An address (IPv4) or /64 (IPv6) from `cidr`; false when the pool has none (or is not usable). */
   async leaseAddress(family: PoolFamily, cidr: string): Promise<boolean> {
-    const got = await this.#stores.addresses.lease(family, cidr);
+    const got = await this.#stores.addresses.lease(family, cidr, this.#owner.supi);
     if (!got.ok) return false;
     if (this.#released) {
       this.#giveBack('address', got.address);
@@ -72,7 +72,7 @@ export class SessionResources {
    * of the set keeps its address (restoration.ts). False when it is held or not one of the pool's.
    */
   async holdAddress(family: PoolFamily, cidr: string, address: string): Promise<boolean> {
-    if (!(await this.#stores.addresses.hold(family, cidr, address))) return false;
+    if (!(await this.#stores.addresses.hold(family, cidr, address, this.#owner.supi))) return false;
     if (this.#released) {
       this.#giveBack('address', address);
       return false;

@@ -12,6 +12,8 @@ export function createMemoryAddressLeases(): AddressLeases {
     lease: async (family, cidr) => pools.allocate(family, cidr),
     hold: async (family, cidr, address) => pools.hold(family, cidr, address),
     release: async (address) => pools.release(address),
+    // Nothing is handed over between processes' memories: a takeover holds what it keeps.
+    forgo: async () => false,
     get held() {
       return pools.size;
     },

@@ -4,6 +4,7 @@ import type {
   StoredSnssai,
   UeContextRecord,
   UeContextStore,
+  UeTaken,
 } from '../ports/ue-contexts.ts';
 
 const snssai = (s: StoredSnssai): StoredSnssai => ({ sst: s.sst, sd: s.sd });
@@ -85,6 +86,7 @@ function copy(r: UeContextRecord): UeContextRecord {
 export function createMemoryUeContextStore(): UeContextStore {
   const bySupi = new Map<string, UeContextRecord>();
   const byTmsi = new Map<number, string>();
+  const listeners = new Set<(taken: UeTaken) => void>();
 
   const sameGuti = (a: StoredGuti, b: StoredGuti): boolean =>
     a.tmsi === b.tmsi &&
@@ -119,7 +121,16 @@ export function createMemoryUeContextStore(): UeContextStore {
       const epoch = bySupi.get(record.supi)?.epoch ?? 0;
       if (seen !== 'any' && seen !== epoch) return 'fenced';
       store(record, epoch + 1);
+      // No address leases here: each process's are its own memory's (memory-address-leases.ts).
+      if (seen !== 'any' && seen > 0) {
+        const taken = { supi: record.supi, epoch: epoch + 1, owner: record.owner };
+        for (const listener of listeners) listener(taken);
+      }
       return epoch + 1;
+    },
+    onTaken(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
     },
     async get(supi) {
       const stored = bySupi.get(supi);

@@ -24,6 +24,7 @@ import * as radioEventRadio from './0022-radio-event-radio.ts';
 import * as addressLeases from './0023-address-leases.ts';
 import * as subscriberViews from './0024-subscriber-views.ts';
 import * as flowReportWindowId from './0028-flow-report-window-id.ts';
+import * as addressLeaseUe from './0029-address-lease-ue.ts';
 
 /** Every migration in order. Names sort in the order they must run; files are never edited once shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023-address-leases': addressLeases,
   '0024-subscriber-views': subscriberViews,
   '0028-flow-report-window-id': flowReportWindowId,
+  '0029-address-lease-ue': addressLeaseUe,
 };
 
 /**

@@ -50,7 +50,7 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
   };
 
   /** Leases the lowest free address of `candidates`; undefined when none was (taken, or lost a race). */
-  const leaseOne = async (candidates: string[]): Promise<string | undefined> => {
+  const leaseOne = async (candidates: string[], supi: string | null): Promise<string | undefined> => {
     const rows = sql.join(
       candidates.map(
         (address, ord) => sql`SELECT CAST(${address} AS text) AS address, CAST(${ord} AS integer) AS ord`,
@@ -58,8 +58,9 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
       sql` UNION ALL `,
     );
     const { rows: leased } = await sql<{ address: string }>`
-      INSERT INTO address_leases (address, owner, leased_at)
-      SELECT c.address, CAST(${owner} AS text), CAST(${clock.now()} AS bigint) FROM (${rows}) AS c
+      INSERT INTO address_leases (address, owner, leased_at, supi)
+      SELECT c.address, CAST(${owner} AS text), CAST(${clock.now()} AS bigint), CAST(${supi} AS text)
+      FROM (${rows}) AS c
       WHERE NOT EXISTS (SELECT 1 FROM address_leases l WHERE l.address = c.address)
       ORDER BY c.ord LIMIT 1
       ON CONFLICT (address) DO NOTHING
@@ -76,7 +77,7 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
     return Number(row?.taken ?? 0);
   };
 
-  const lease = async (family: PoolFamily, cidr: string): Promise<AddressLease> => {
+  const lease = async (family: PoolFamily, cidr: string, supi: string | null): Promise<AddressLease> => {
     const pool = poolOf(family, cidr);
     if (pool === undefined || pool.first > pool.last) return { ok: false, error: 'invalid' };
     // From this process's cursor to the end, then from the pool's start to the cursor: another
@@ -95,7 +96,7 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
         const to = from + WINDOW - 1n < end ? from + WINDOW - 1n : end;
         const candidates: string[] = [];
         for (let index = from; index <= to; index++) candidates.push(textOf(pool, index));
-        const address = await leaseOne(candidates);
+        const address = await leaseOne(candidates, supi);
         if (address !== undefined) {
           mine.add(address);
           const index = indexOf(pool, address);
@@ -111,22 +112,29 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
     return { ok: false, error: 'exhausted' };
   };
 
-  const hold = async (family: PoolFamily, cidr: string, address: string): Promise<boolean> => {
+  const hold = async (
+    family: PoolFamily,
+    cidr: string,
+    address: string,
+    supi: string | null,
+  ): Promise<boolean> => {
     const pool = poolOf(family, cidr);
     if (pool === undefined || indexOf(pool, address) === undefined || mine.has(address)) return false;
     const now = clock.now();
     // Free, or held by no live member: one that died or stopped (its UEs are taken over with their
     // sessions, TS 23.501 5.21.2.3), or this AMF Name's previous run (not in `mine`). A live member's
-    // lease is never taken: the session is left out instead (docs/amf-set.md, "Address leases").
+    // lease is never taken: the session is left out instead (docs/amf-set.md, "Address leases"). One
+    // handed over with the UE's record is this member's already (docs/amf-set.md, "Address hand-over").
     const row = await db
       .insertInto('address_leases')
-      .values({ address, owner, leased_at: now })
+      .values({ address, owner, leased_at: now, supi })
       .onConflict((oc) =>
         oc
           .column('address')
           .doUpdateSet((eb) => ({
             owner: eb.ref('excluded.owner'),
             leased_at: eb.ref('excluded.leased_at'),
+            supi: eb.ref('excluded.supi'),
           }))
           .where(ownerSelfOrNotLive(owner, now)),
       )
@@ -138,8 +146,22 @@ export function createAddressLeasesStore(deps: { db: Db; owner: string; clock: C
   };
 
   return {
-    lease: (family, cidr) => oneAtATime(() => lease(family, cidr)),
-    hold: (family, cidr, address) => oneAtATime(() => hold(family, cidr, address)),
+    lease: (family, cidr, supi) => oneAtATime(() => lease(family, cidr, supi ?? null)),
+    hold: (family, cidr, address, supi) => oneAtATime(() => hold(family, cidr, address, supi ?? null)),
+
+    // In the queue of leases and holds: a hold of this process in flight is in `mine` before this runs.
+    forgo: (address, supi) =>
+      oneAtATime(async () => {
+        if (mine.has(address)) return false;
+        const row = await db
+          .deleteFrom('address_leases')
+          .where('address', '=', address)
+          .where('owner', '=', owner)
+          .where('supi', '=', supi)
+          .returning('address')
+          .executeTakeFirst();
+        return row !== undefined;
+      }),
 
     async release(address) {
       // Only this member's lease: a member fenced off a UE another took over frees nothing of it.

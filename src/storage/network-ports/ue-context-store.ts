@@ -1,10 +1,13 @@
+import { systemClock, type Clock } from '../../clock.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type {
   UeContextRecord,
   UeContextSeen,
   UeContextStore,
   UeContextWrite,
+  UeTaken,
 } from '../../network/ports/ue-contexts.ts';
+import { localChangeNotices, type ChangeNotices } from '../change-notices.ts';
 import { isUniqueViolation } from '../constraint-errors.ts';
 import { maybeSqliteFileOf, sqliteFileOf, withConnection, type Db } from '../database.ts';
 import { tryWriteTransaction } from '../row-statement.ts';
@@ -25,6 +28,21 @@ type Steps<T> = Generator<Step, T, unknown[]>;
 /** A row as a type alias (an interface is no `Record<string, unknown>` for the prepared query). */
 type Row = { [K in keyof UeContextsTable]: UeContextsTable[K] };
 
+/** The change notice of a take-over, to the other processes on the database (docs/amf-set.md). */
+export const UE_TAKEN_TOPIC = 'ue-context-taken';
+
+/** A notice's detail as another process sent it, checked before anyone hears it. */
+const isUeTaken = (detail: unknown): detail is UeTaken => {
+  const d = detail as Partial<UeTaken> | null;
+  return (
+    typeof d === 'object' &&
+    d !== null &&
+    typeof d.supi === 'string' &&
+    typeof d.owner === 'string' &&
+    Number.isSafeInteger(d.epoch)
+  );
+};
+
 /** What SQL does not see of a record: all but its keys and KAMF, as JSON. */
 type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
   security: Omit<NonNullable<UeContextRecord['security']>, 'kamf'> | null;
@@ -39,8 +57,17 @@ type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
  * synchronously; a write that finds the write lock taken (the records writer thread) tries again every
  * millisecond without blocking the event loop, and fails after SQLite's busy timeout.
  */
-export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): UeContextStore {
+export function createUeContextStore(deps: {
+  db: Db;
+  secretBox: SecretBox;
+  /** The time a handed-over address lease is taken at (`address_leases.leased_at`). */
+  clock?: Clock;
+  /** Tells the other processes on the database of take-overs (PostgreSQL; nobody on SQLite). */
+  notices?: ChangeNotices;
+}): UeContextStore {
   const { db, secretBox } = deps;
+  const clock = deps.clock ?? systemClock;
+  const notices = deps.notices ?? localChangeNotices;
   const sqlite = maybeSqliteFileOf(db) !== undefined;
   const columns = ['supi', 'tmsi', 'epoch', 'owner', 'record', 'kamf_sealed'] as const;
 
@@ -132,6 +159,22 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
       .where('epoch', '=', seen)
       .returning('epoch'),
   );
+  /**
+   * A lease of the UE's session moves with its record to the record's new owner, whoever held it (the
+   * epoch is the authority): only a lease made for that UE, so an address its old owner meanwhile
+   * released and leased to another UE stays that UE's.
+   */
+  const handOver = preparedQuery(
+    db,
+    ['address', 'supi', 'owner', 'now'],
+    ({ address, supi, owner, now }: { address: string; supi: string; owner: string; now: number }) =>
+      db
+        .updateTable('address_leases')
+        .set({ owner, leased_at: now })
+        .where('address', '=', address)
+        .where('supi', '=', supi)
+        .returning('address'),
+  );
   const remove = preparedQuery(db, ['supi', 'epoch'], ({ supi, epoch }: { supi: string; epoch: number }) =>
     db.deleteFrom('ue_contexts').where('supi', '=', supi).where('epoch', '<=', epoch).returning('supi'),
   );
@@ -192,6 +235,7 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
     record: UeContextRecord,
     seen: UeContextSeen,
     freeFirst: boolean,
+    now: number,
   ): Steps<number | 'fenced'> {
     const epoch = seen === 'any' ? Number.MAX_SAFE_INTEGER : seen + 1;
     const row = rowOf(record, seen === 'any' ? 1 : epoch);
@@ -203,7 +247,14 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
           ? yield step(insert, row)
           : yield step(takeSeen, { ...row, seen });
     const stored = taken[0] as { epoch: number | string } | undefined;
-    return stored === undefined ? 'fenced' : Number(stored.epoch);
+    if (stored === undefined) return 'fenced';
+    // Taken from another member (an epoch seen): its sessions' address leases come with the record.
+    if (seen !== 'any' && seen > 0)
+      for (const session of record.pduSessions)
+        for (const address of [session.ipv4, session.ipv6Prefix])
+          if (address !== null)
+            yield step(handOver, { address, supi: record.supi, owner: record.owner, now });
+    return Number(stored.epoch);
   }
 
   function* deleteSteps(supi: string, epoch: number): Steps<UeContextWrite> {
@@ -303,9 +354,44 @@ export function createUeContextStore(deps: { db: Db; secretBox: SecretBox }): Ue
   ): Promise<Row[]> =>
     sqlite ? withConnection(db, () => statement.all(values)) : statement.query(db, values);
 
+  const listeners = new Set<(taken: UeTaken) => void>();
+  const tell = (taken: UeTaken): void => {
+    for (const listener of listeners) listener(taken);
+  };
+  notices.listen(UE_TAKEN_TOPIC, (detail) => {
+    if (isUeTaken(detail)) tell({ supi: detail.supi, epoch: detail.epoch, owner: detail.owner });
+  });
+
+  /**
+   * A take-over from another member: the record, its address leases and (PostgreSQL) the notice to the
+   * other processes in one transaction; then this process's listeners hear it. PostgreSQL runs it
+   * SERIALIZABLE (postgres-database.ts): of two members racing, the one that runs again finds the epoch
+   * moved and is fenced.
+   */
+  async function takeFrom(record: UeContextRecord, seen: number): Promise<number | 'fenced'> {
+    const now = clock.now();
+    const taken = sqlite
+      ? await write((freeFirst) => takeOverSteps(record, seen, freeFirst, now))
+      : await db.transaction().execute(async (trx) => {
+          const epoch = await runAsync(takeOverSteps(record, seen, true, now), trx);
+          if (epoch !== 'fenced')
+            await notices.sendWithin(trx, UE_TAKEN_TOPIC, { supi: record.supi, epoch, owner: record.owner });
+          return epoch;
+        });
+    if (taken !== 'fenced') tell({ supi: record.supi, epoch: taken, owner: record.owner });
+    return taken;
+  }
+
   return {
     put: (record) => write((freeFirst) => putSteps(record, freeFirst)),
-    takeOver: (record, seen) => write((freeFirst) => takeOverSteps(record, seen, freeFirst)),
+    takeOver: (record, seen) =>
+      seen !== 'any' && seen > 0
+        ? takeFrom(record, seen)
+        : write((freeFirst) => takeOverSteps(record, seen, freeFirst, clock.now())),
+    onTaken(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     delete: (supi, epoch) => write(() => deleteSteps(supi, epoch)),
     async get(supi) {
       const [row] = await read(bySupi, { supi });

@@ -13,12 +13,15 @@ export interface UeContextsTable {
 
 /**
  * UE addresses leased across the AMF set (migration 0023; docs/amf-set.md, "Address leases"): the
- * address (an IPv6 /64 as its first address), the AMF Name that holds it, and when (ms since the epoch).
+ * address (an IPv6 /64 as its first address), the AMF Name that holds it, when (ms since the epoch), and
+ * for which UE.
  */
 export interface AddressLeasesTable {
   address: string;
   owner: string;
   leased_at: number;
+  /** The UE the lease is for (migration 0029): what a takeover hands over; null before it. */
+  supi: string | null;
 }
 
 export interface WorkingStateTables {

@@ -7,7 +7,6 @@ import { withCipheredContainer } from '../../../src/network/nas/initial-message-
 import { encodeNasMessage, type NasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
-import type { UserPlane } from '../../../src/network/smf/smf.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 import { createAddressLeasesStore } from '../../../src/storage/network-ports/address-leases-store.ts';
 import { createUeContextStore } from '../../../src/storage/network-ports/ue-context-store.ts';
@@ -39,7 +38,10 @@ export async function openSharedStore(
  * A user plane that remembers the UE addresses its sessions were installed with, and the sessions whose
  * downlink was set to a gNB's tunnel (the real UPF then sends what it buffered, docs/upf.md).
  */
-export function addressedUserPlane(): UserPlane & { addresses: string[]; downlinks: number[] } {
+export function addressedUserPlane(): ReturnType<typeof countingUserPlane> & {
+  addresses: string[];
+  downlinks: number[];
+} {
   const plane = countingUserPlane();
   const addresses: string[] = [];
   const downlinks: number[] = [];
@@ -59,16 +61,21 @@ export function addressedUserPlane(): UserPlane & { addresses: string[]; downlin
 /** The database a shared store is in: its members lease addresses there (docs/amf-set.md, "Address leases"). */
 export const databaseOf = new WeakMap<UeContextStore, Db>();
 
-/** One member of the AMF set: its own AMF, SMF and (fake) UPF, writing to the shared store. */
-export async function member(store: UeContextStore, name: string, pointer: number) {
+/**
+ * One member of the AMF set: its own AMF, SMF and (fake) UPF, writing to the shared store. `deaf`: it
+ * never hears of another's take-over (a process paused while the notice went, or whose notices were
+ * lost), so only the fencing of its writes and its ownership check stop its stale copy.
+ */
+export async function member(store: UeContextStore, name: string, pointer: number, deaf = false) {
   const userPlane = addressedUserPlane();
   const db = databaseOf.get(store);
   const addressLeases =
     db === undefined ? undefined : createAddressLeasesStore({ db, owner: name, clock: systemClock });
+  const ueContexts: UeContextStore = deaf ? { ...store, onTaken: () => () => undefined } : store;
   const h = await createAmfHarness(
     {},
     {},
-    { ueContexts: store, addressLeases, userPlane, identity: { name, pointer } },
+    { ueContexts, addressLeases, userPlane, identity: { name, pointer } },
   );
   return { h, userPlane, radio: await h.radio() };
 }

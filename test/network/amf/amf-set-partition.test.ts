@@ -224,6 +224,7 @@ function reachUeContexts(store: UeContextStore) {
     get: async (supi) => (gate(), store.get(supi)),
     findByGuti: async (guti) => (gate(), store.findByGuti(guti)),
     ownedBy: async (owner, after, limit) => (gate(), store.ownedBy(owner, after, limit)),
+    onTaken: (listener) => store.onTaken(listener),
   };
   return {
     store: wrapped,

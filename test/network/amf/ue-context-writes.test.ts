@@ -56,6 +56,7 @@ function writes(store: UeContextStore) {
     logger,
     failed: (r) => failures.push(r),
     lost: (ue) => lost.push(ue),
+    holder: () => undefined,
   });
   return { w, failures, lines, lost };
 }

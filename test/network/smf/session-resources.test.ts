@@ -40,6 +40,7 @@ function stores() {
       lease: addresses.lease.bind(addresses),
       hold: addresses.hold.bind(addresses),
       release: (address: string) => (freed.push(`address ${address}`), addresses.release(address)),
+      forgo: addresses.forgo.bind(addresses),
       get held() {
         return addresses.held;
       },

@@ -56,6 +56,8 @@ export interface UeContextWrites {
   suspend(): void;
   /** Writes again, for the UEs this AMF takes from now on (the member joined its set again). */
   resume(): void;
+  /** Stops hearing of take-overs (the AMF stops). */
+  stop(): void;
 }
 
 type Write = { kind: 'put' | 'delete'; ue: AmfUe };
@@ -68,8 +70,13 @@ export function createUeContextWrites(options: {
   sessions: (supi: string) => StoredPduSession[];
   logger: Logger;
   failed: (reason: UeContextWriteFailure) => void;
-  /** Another member took `ue` over (a write was fenced): the AMF drops its copy without a write. */
+  /**
+   * Another member took `ue` over (a write was fenced, or the store told of the take-over): the AMF
+   * drops its copy without a write.
+   */
   lost: (ue: AmfUe) => void;
+  /** The UE context this AMF holds for `supi`, if any. */
+  holder: (supi: string) => AmfUe | undefined;
 }): UeContextWrites {
   const { store, owner, logger } = options;
   /**
@@ -143,6 +150,26 @@ export function createUeContextWrites(options: {
     queue.done = drain(store, supi, queue);
   };
 
+  /**
+   * Another member took a UE this AMF holds over (docs/amf-set.md, "Address hand-over"): the copy goes at
+   * once, nothing of it written again, rather than at its next write's fencing. Only a copy older than the
+   * take (its epoch below the new one): a UE this AMF took since, or has not stored yet (a registration
+   * whose own take-over follows), stays.
+   */
+  const stopHearing = store?.onTaken((taken) => {
+    if (taken.owner === owner) return;
+    const ue = options.holder(taken.supi);
+    if (ue?.contextEpoch === undefined || ue.contextEpoch >= taken.epoch) return;
+    saved.delete(taken.supi);
+    const queue = queues.get(taken.supi);
+    if (queue?.next?.ue === ue) queue.next = undefined;
+    logger.warn(
+      { supi: taken.supi, epoch: ue.contextEpoch, taken: taken.epoch, by: taken.owner },
+      'AMF: another AMF of the set took the UE over',
+    );
+    options.lost(ue);
+  });
+
   return {
     save: (ue) => {
       if (ue.supi === undefined || store === undefined || suspended) return;
@@ -191,6 +218,9 @@ export function createUeContextWrites(options: {
     },
     resume() {
       suspended = false;
+    },
+    stop() {
+      stopHearing?.();
     },
   };
 }
