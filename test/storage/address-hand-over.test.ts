@@ -143,6 +143,26 @@ describe(`Address hand-over with a UE's take-over (${dialect})`, () => {
     assert.deepEqual(await owners(first), { [IPV4]: winner, [IPV6]: winner });
   });
 
+  it(
+    'another process on the database hears of the take-over by the change notice',
+    { ...(onPostgres ? {} : { skip: 'PostgreSQL: one process on an SQLite file' }) },
+    async () => {
+      const path = await freshPostgresDatabase();
+      const [first, second] = await Promise.all([openStorage({ path }), openStorage({ path })]);
+      opened.push(first, second);
+      const a = await liveOwner(first.db);
+      const aStore = createUeContextStore({ db: first.db, secretBox, notices: first.notices });
+      const heard: UeTaken[] = [];
+      aStore.onTaken((taken) => heard.push(taken));
+      const b = createUeContextStore({ db: second.db, secretBox, notices: second.notices });
+      assert.equal(await b.takeOver(ueContextRecord(SUPI, { owner: 'amf-b' }), 1), 2);
+      // NOTIFY reaches the listening connection after the commit: waited for, not timed.
+      for (let i = 0; i < 500 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.deepEqual(heard, [{ supi: SUPI, epoch: 2, owner: 'amf-b' }]);
+      assert.equal((await a.store.get(SUPI))?.owner, 'amf-b');
+    },
+  );
+
   it('a handed-over lease the new owner does not take up is forgone; one it holds is kept', async () => {
     const [db] = (await databases(1)) as [Db];
     const a = await liveOwner(db);
