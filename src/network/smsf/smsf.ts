@@ -335,13 +335,18 @@ export function createSmsf(options: SmsfOptions) {
    * A message was stored for the UE. When the page in memory holds the whole of its queue (the last
    * read found the end, and nothing was stored for it since that read began), the message joins the
    * page: the store is not read for it (between connected devices that read was one of the six
-   * statements a message cost). Otherwise the queue is read again once the page is spent.
+   * statements a message cost). A page already full stays so (memory stays bounded by the page): the
+   * message is read after it, as from a full page read. Otherwise the queue is read again once the page
+   * is spent.
    */
   function storedFor(ue: SmsfUe, message: StoredSms | undefined): void {
     const wholeQueue = ue.active && ue.mt !== 'loading' && !ue.memoryFull && !ue.pageFull && !ue.recheck;
     if (message === undefined || !wholeQueue || message.id <= ue.after) return deliverNext(ue, true);
-    ue.page.push(message);
-    ue.after = message.id;
+    if (ue.page.length >= settings.queuePage) ue.pageFull = true;
+    else {
+      ue.page.push(message);
+      ue.after = message.id;
+    }
     deliverNext(ue);
   }
 

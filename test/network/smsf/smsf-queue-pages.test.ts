@@ -197,4 +197,26 @@ describe('SMSF: a queue delivered from pages', () => {
     assert.deepEqual(h.errors, []);
     h.smsf.stop();
   });
+
+  it('keeps no more than a page in memory when many are stored for a recipient whose queue it holds', async () => {
+    const h = harness();
+    assert.equal(await h.smsf.activate(B), true);
+    h.smsf.ueReachable(B);
+    await h.acknowledgeAll();
+    assert.equal(h.reads(), 1);
+
+    // 20 from A while B has not answered the first: a page of 8 waits in memory, the rest in the store.
+    for (let n = 1; n <= 20; n++) h.smsf.uplinkSms(A, moCpData(n % 7, n, smsSubmit('15550000002', `a${n}`)));
+    await turns(50);
+    await h.acknowledgeAll();
+
+    assert.deepEqual(
+      h.inbox.map((m) => m.text),
+      Array.from({ length: 20 }, (_, i) => `a${i + 1}`),
+    );
+    // The 11 beyond the first and a page came from the store, in pages.
+    assert.ok(h.reads() >= 3, `store reads: ${h.reads()}`);
+    assert.deepEqual(h.errors, []);
+    h.smsf.stop();
+  });
 });
