@@ -46,8 +46,9 @@ gtpu_status gtpu_parse(const uint8_t *data, size_t length, gtpu_message *out) {
       const uint8_t *ext = data + offset;
       switch (next) {
         case GTPU_EXT_PDU_SESSION_CONTAINER:
-          /* TS 38.415 5.5.2.2: UL PDU SESSION INFORMATION is PDU type 1; QFI in octet 2. */
-          if ((ext[1] >> 4) == 1) out->qfi = ext[2] & 0x3f;
+          /* TS 38.415 5.5.2.1-2: DL (PDU type 0, what a source gNB forwards) and UL (type 1) PDU
+           * SESSION INFORMATION both carry the QFI in octet 2's low six bits. */
+          if ((ext[1] >> 4) <= 1) out->qfi = ext[2] & 0x3f;
           break;
         case GTPU_EXT_UDP_PORT:
         case GTPU_EXT_PDCP_PDU_NUMBER:

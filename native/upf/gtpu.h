@@ -50,7 +50,7 @@ typedef struct {
   uint32_t teid;
   bool has_sequence;
   uint16_t sequence;
-  /* QFI of an uplink PDU Session Container (TS 38.415 5.5.2.2), -1 when absent. */
+  /* QFI of a DL or UL PDU Session Container (TS 38.415 5.5.2.1-2), -1 when absent. */
   int qfi;
   const uint8_t *payload; /* the T-PDU or the information elements */
   size_t payload_length;
