@@ -119,6 +119,62 @@ describe(
   },
 );
 
+describe(
+  "an AMF set of two member processes: kill -9, the UEs back before the dead member's lease runs out",
+  { skip, timeout: 120_000 },
+  () => {
+    let set: AmfSet;
+    let ran: SetRan;
+    const imsis = [0, 1].map((i) => imsiOf(31, i));
+
+    before(async () => {
+      // A lease far longer than the gNB's loss detection: amf-a is still live in the set when its UEs'
+      // Service Requests reach amf-b (docs/amf-set.md, "Address hand-over").
+      set = await startAmfSet({ tag: 'kl', members: 2, leaseSeconds: 60 });
+      await subscribe(set, 31, 2);
+      ran = await startSetRan(set, { count: 2, first: 31, pick: () => FIRST });
+      await ran.attach();
+    });
+    after(async () => {
+      await ran?.close();
+      await set?.stop();
+    });
+
+    it('continues them on the peer with their sessions and addresses, without waiting for the lease', async () => {
+      assert.deepEqual(await pings(ran), [true, true]);
+      const befores = ran.ues.map((ue) => noteBefore(ue, ran.sessions.get(ue)!, ran.gnb, ran.tally));
+      assert.deepEqual(
+        befores.map((b) => b.servedBy),
+        ['amf-a', 'amf-a'],
+      );
+      const [first, second] = set.members;
+      assert.ok(first !== undefined && second !== undefined);
+      const killed = Date.now();
+      first.child.kill('SIGKILL');
+      await first.exited();
+      await ran.lost(0, killed);
+      const continuations = await continueOnPeer(befores, () => ran.gnb, ran.tally, 10);
+      await ran.settled();
+      assertContinued(
+        continuations.map(continuationLine),
+        continuations.map(continued),
+        continuations.map((c) => c.servedBy),
+        ['amf-b', 'amf-b'],
+      );
+      assert.deepEqual(await pings(ran), [true, true]);
+      assert.deepEqual(await owners(set, imsis), Object.fromEntries(imsis.map((imsi) => [imsi, 'amf-b'])));
+      const leases = await set.sql<{ owner: string }>('select owner from address_leases');
+      assert.ok(leases.length >= 2, 'a lease for each session');
+      assert.deepEqual(
+        [...new Set(leases.map((l) => l.owner))],
+        ['amf-b'],
+        "the addresses' leases moved with the records",
+      );
+      assert.notEqual((await set.states(second))[first.name], 'gone', "all of it within amf-a's lease");
+    });
+  },
+);
+
 describe('an AMF set of three member processes: kill -9 of one', { skip, timeout: 120_000 }, () => {
   let set: AmfSet;
   let ran: SetRan;
