@@ -358,8 +358,7 @@ describe('a gNB and a UE registered through one member are shown by the other', 
       radio: new GnbUes(gnb, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 }),
     });
     assert.equal((await ue.register('suci')).outcome, 'accepted');
-    // B's view is written within its write delay; its radios with its next heartbeat.
-    clockB.advance(TIMING.heartbeatMs);
+    // B's view is written within its write delay; its radios as they connect.
     await n2B.amfSet()?.settled();
     await b.core.subscriberViews?.writer.flush();
 
