@@ -36,4 +36,26 @@ describe('radio event details (network.md section 3)', () => {
     assert.equal(command?.details?.['ran_ue_ngap_id'], ids.ran);
     await h.close();
   });
+
+  // The details are stored as JSON text (records/record-inputs.ts): their keys' order is part of the
+  // record, so building them without spreads (ngap-recorder.ts, ngap-association.ts, nas-link.ts)
+  // must keep it.
+  it('keep their keys in order: radio, the PDU summary, the subscriber; a subscriber log radio, identity', async () => {
+    const h = await createAmfHarness();
+    const radio = await h.radio();
+    const ue = new TestUe();
+    await register(h, radio, ue);
+
+    const downlink = h.radioEvents.find((e) => e.messageType === 'DownlinkNASTransport');
+    assert.deepEqual(Object.keys(downlink?.details ?? {}), [
+      'radio',
+      'ran_ue_ngap_id',
+      'amf_ue_ngap_id',
+      'nas',
+      'imsi',
+    ]);
+    const first = h.subscriberLogs[0];
+    assert.deepEqual(Object.keys(first?.details ?? {}), ['radio', 'suci'], JSON.stringify(first?.details));
+    await h.close();
+  });
 });

@@ -65,11 +65,12 @@ function identityDetails(ue: AmfUe): Record<string, string> {
 
 /** `details` of a subscriber log (network.md section 4): radio, suci or guti, cause. */
 function logDetails(ue: AmfUe, cause: number | undefined): Record<string, unknown> {
-  return {
-    ...(ue.lastRadio === undefined ? {} : { radio: ue.lastRadio }),
-    ...identityDetails(ue),
-    ...(cause === undefined ? {} : { cause: causeLabel('5gmm', cause) }),
-  };
+  // Built by assignment, not spreads: V8 makes an object of several spreads in its runtime (a few µs per
+  // NAS message). Keys in the same order: radio, identity, cause.
+  const details: Record<string, unknown> = ue.lastRadio === undefined ? {} : { radio: ue.lastRadio };
+  Object.assign(details, identityDetails(ue));
+  if (cause !== undefined) details.cause = causeLabel('5gmm', cause);
+  return details;
 }
 
 /**
