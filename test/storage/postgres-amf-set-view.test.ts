@@ -358,7 +358,8 @@ describe('a gNB and a UE registered through one member are shown by the other', 
       radio: new GnbUes(gnb, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 }),
     });
     assert.equal((await ue.register('suci')).outcome, 'accepted');
-    // B's view is written within its write delay; its radios as they connect.
+    // B's view is written once its write delay has passed on its clock; its radio as it connected.
+    clockB.advance(TIMING.heartbeatMs);
     await n2B.amfSet()?.settled();
     await b.core.subscriberViews?.writer.flush();
 
