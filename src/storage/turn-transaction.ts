@@ -4,10 +4,51 @@ import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 
 type Outcome = { value: unknown } | { error: unknown };
 
+/** How a write is kept apart from the other writes of its transaction, and what it says when it gives up. */
+export interface TurnWriteOptions {
+  /**
+   * The write's statements:
+   * - `'one'`: one statement. SQLite undoes a failed statement alone, so it needs no savepoint; alone in
+   *   its turn it commits itself (no BEGIN, COMMIT: at a few writes a second a third of its cost).
+   * - `'reads-then-one'`: reads, then one writing statement (a row read and its next value stored): no
+   *   savepoint either, but always in a transaction, so that what it read holds until it commits (no
+   *   other connection or process writes in between).
+   * - `'many'` (the default): several writing statements. A savepoint of its own when it shares the
+   *   transaction, so that one failing takes back its own statements and nobody else's.
+   */
+  statements?: 'one' | 'reads-then-one' | 'many';
+  /** What was not done, in the error of a write that gave up waiting for the write lock. */
+  notWritten?: string;
+  /** How long it waits for the write lock before it gives up (milliseconds; SQLite's busy timeout). */
+  giveUpMs?: number;
+}
+
+/** Runs `work` (synchronous prepared statements) in the database's turn transaction; resolves once committed. */
+export type TurnTransaction = <T>(work: () => T, options?: TurnWriteOptions) => Promise<T>;
+
 interface Waiting {
   work: () => unknown;
+  statements: NonNullable<TurnWriteOptions['statements']>;
+  notWritten: string;
+  giveUpMs: number;
   since: number;
   settle: (outcome: Outcome) => void;
+}
+
+const turnTransactions = new WeakMap<Db, TurnTransaction>();
+
+/**
+ * The turn transaction of an SQLite database, one per database: every store's writes of one turn of
+ * the event loop share its commit (the SQN generations and UE contexts of a registration burst, the
+ * messages of an SMS burst). PostgreSQL has none: its stores write with their own statements.
+ */
+export function turnTransactionOf(db: Db): TurnTransaction {
+  let transaction = turnTransactions.get(db);
+  if (transaction === undefined) {
+    transaction = createTurnTransaction(db);
+    turnTransactions.set(db, transaction);
+  }
+  return transaction;
 }
 
 /**
@@ -15,12 +56,13 @@ interface Waiting {
  * write transaction, so a burst of them costs one commit. A statement committing on its own waited for
  * another connection's write lock (the records writer thread's) in SQLite's busy handler, asleep in the
  * service's thread; a group that finds the lock taken is tried again every millisecond without
- * blocking the event loop, in the order the writes were asked for, and fails after SQLite's busy
- * timeout. A write is one statement: one that fails is undone alone by SQLite and fails only its own
- * write; a transaction that fails as a whole (its COMMIT) fails every write of it. A write resolves
- * once its transaction committed (on disk in WAL mode), never before.
+ * blocking the event loop, in the order the writes were asked for, and each write fails after its
+ * give-up time (SQLite's busy timeout). A write that fails fails alone (see `TurnWriteOptions`); a
+ * transaction that fails as a whole (its COMMIT, or an error that ended it) fails every write of it. A
+ * write resolves once its transaction committed (on disk in WAL mode), never before. Use the
+ * database's own (`turnTransactionOf`); a second one would commit apart.
  */
-export function createTurnTransaction(db: Db): <T>(statement: () => T) => Promise<T> {
+function createTurnTransaction(db: Db): TurnTransaction {
   let waiting: Waiting[] = [];
   let scheduled = false;
   /** A group is being written: the next waits for it, so that groups commit in the order asked for. */
@@ -41,25 +83,13 @@ export function createTurnTransaction(db: Db): <T>(statement: () => T) => Promis
     waiting = [];
     let done: { value: Outcome[] } | undefined;
     try {
-      const connection = sqliteFileOf(db).connection();
       done = await withConnection(db, () =>
-        group.length === 1
+        group.length === 1 && group[0]!.statements === 'one'
           ? tryAlone(group[0]!)
-          : tryWriteTransaction(db, () =>
-              group.map((write): Outcome => {
-                try {
-                  return { value: write.work() };
-                } catch (error) {
-                  // SQLite undoes a failed statement alone; an error that ended the transaction with it
-                  // (a full disk, an I/O error) fails the group, or the writes after it would commit alone.
-                  if (!connection.inTransaction) throw error;
-                  return { error };
-                }
-              }),
-            ),
+          : tryWriteTransaction(db, () => group.map((write) => inGroup(write, group.length > 1))),
       );
     } catch (error) {
-      // The transaction itself failed (its BEGIN or COMMIT): every write of the group fails with it.
+      // The transaction itself failed (its BEGIN or COMMIT, or a lone write): every write of it fails.
       done = { value: group.map(() => ({ error })) };
     }
     flushing = false;
@@ -69,18 +99,43 @@ export function createTurnTransaction(db: Db): <T>(statement: () => T) => Promis
       const now = performance.now();
       const again: Waiting[] = [];
       for (const write of group)
-        if (now - write.since < BUSY_TIMEOUT_MS) again.push(write);
-        else write.settle({ error: new Error('database is locked: not written') });
+        if (now - write.since < write.giveUpMs) again.push(write);
+        else write.settle({ error: new Error(`database is locked: ${write.notWritten}`) });
       waiting = again.concat(waiting);
       if (again.length > 0) return schedule(1);
     }
     if (waiting.length > 0) schedule(0);
   }
 
-  /**
-   * A write alone in its turn: its statement commits itself (no BEGIN, COMMIT), which at a few writes a
-   * second cost a third more than the statement alone. Undefined when the write lock is taken.
-   */
+  /** A write inside the group's transaction; `shared` when other writes are in it too. */
+  function inGroup(write: Waiting, shared: boolean): Outcome {
+    const file = sqliteFileOf(db);
+    // Alone in the transaction a write needs no savepoint: its error rolls the transaction back.
+    if (write.statements !== 'many' || !shared) {
+      try {
+        return { value: write.work() };
+      } catch (error) {
+        // An error that ended the transaction with it (a full disk, an I/O error) fails the group, or
+        // the writes after it would commit alone; a lone write's error rolls its transaction back.
+        if (!shared || !file.connection().inTransaction) throw error;
+        return { error };
+      }
+    }
+    // Through prepared statements: better-sqlite3's nested `transaction()` builds a wrapper per call.
+    file.prepare('savepoint turn_write').run();
+    try {
+      const value = write.work();
+      file.prepare('release turn_write').run();
+      return { value };
+    } catch (error) {
+      if (!file.connection().inTransaction) throw error;
+      file.prepare('rollback to turn_write').run();
+      file.prepare('release turn_write').run();
+      return { error };
+    }
+  }
+
+  /** A one-statement write alone in its turn: it commits itself. Undefined when the write lock is taken. */
   function tryAlone(write: Waiting): { value: Outcome[] } | undefined {
     let failure: { error: unknown } | undefined;
     const done = tryWithoutWaiting(db, () => {
@@ -97,9 +152,16 @@ export function createTurnTransaction(db: Db): <T>(statement: () => T) => Promis
     return { value: [failure ?? { value: done.value }] };
   }
 
-  return async <T>(work: () => T): Promise<T> => {
+  return async <T>(work: () => T, options: TurnWriteOptions = {}): Promise<T> => {
     const outcome = await new Promise<Outcome>((settle) => {
-      waiting.push({ work, since: performance.now(), settle });
+      waiting.push({
+        work,
+        statements: options.statements ?? 'many',
+        notWritten: options.notWritten ?? 'not written',
+        giveUpMs: options.giveUpMs ?? BUSY_TIMEOUT_MS,
+        since: performance.now(),
+        settle,
+      });
       schedule(0);
     });
     if ('error' in outcome) throw outcome.error;

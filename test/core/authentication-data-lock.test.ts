@@ -85,7 +85,7 @@ describe('authentication data while the write lock is taken', () => {
       db: t.db,
       subscribers: { updateSequenceNumber: () => Promise.resolve(false) },
       secretBox: createSecretBox(secretKey),
-      lockWait: { retryMs: 1, giveUpMs: 20 },
+      giveUpMs: 20,
     });
     other.prepare('BEGIN IMMEDIATE').run();
     await assert.rejects(port.generateAuthenticationData(imsi(1)), /database is locked/);

@@ -9,7 +9,7 @@ import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { sqliteFileOf } from '../../src/storage/database.ts';
 import { openStorage } from '../../src/storage/storage.ts';
-import { createTurnTransaction } from '../../src/storage/turn-transaction.ts';
+import { turnTransactionOf } from '../../src/storage/turn-transaction.ts';
 
 const turns = async (n: number) => {
   for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
@@ -26,7 +26,7 @@ describe('turn transactions', () => {
     try {
       const file = sqliteFileOf(storage.db);
       file.connection().exec('create table test_order (id integer primary key autoincrement, name text)');
-      const write = createTurnTransaction(storage.db);
+      const write = turnTransactionOf(storage.db);
       const insert = (name: string) => () =>
         file.prepare('insert into test_order (name) values (?)').run(name);
 

@@ -4,22 +4,12 @@ import { OverloadedError } from '../../errors.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { AuthenticationDataPort } from '../../network/ports/authentication-data.ts';
 import type { SubscribersRepository } from '../../resources/subscribers/subscribers.repository.ts';
-import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
-import { tryWriteTransaction } from '../row-statement.ts';
-import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
+import { maybeSqliteFileOf, type Db } from '../database.ts';
+import { turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
-
-/** How often a generation waiting for the write lock tries again, and when it gives up (milliseconds). */
-export interface LockWait {
-  retryMs: number;
-  giveUpMs: number;
-}
-
-const LOCK_WAIT: LockWait = { retryMs: 1, giveUpMs: BUSY_TIMEOUT_MS };
 
 interface Waiting {
   imsi: string;
-  since: number;
   resolve: (generated: Generated | Error | undefined) => void;
   reject: (error: Error) => void;
 }
@@ -47,18 +37,27 @@ interface Generated {
  * committed before the vector leaves, so a restart never reuses it. K and OPc are opened after the
  * commit, outside the lock. A resynchronisation (rare) stores SQN_MS through the repository.
  *
- * The generations asked for in one turn of the event loop share one transaction (one commit for a burst
- * of registrations), and while the records writer thread holds the write lock they wait without
- * blocking the event loop, trying again every `retryMs`, and fail after `giveUpMs` as SQLite's busy
- * timeout would.
+ * On SQLite the generations asked for in one turn of the event loop share the database's turn
+ * transaction (turn-transaction.ts) with the other stores' writes: one commit for a burst of
+ * registrations, and while the records writer thread holds the write lock they wait without blocking
+ * the event loop, and fail after `giveUpMs` (SQLite's busy timeout by default).
  */
 export function createAuthenticationData(deps: {
   db: Db;
   subscribers: Pick<SubscribersRepository, 'updateSequenceNumber'>;
   secretBox: SecretBox;
-  lockWait?: LockWait;
+  /** How long a generation waits for the write lock before it fails (SQLite; milliseconds). */
+  giveUpMs?: number;
 }): AuthenticationDataPort {
-  const { db, subscribers, secretBox, lockWait = LOCK_WAIT } = deps;
+  const { db, subscribers, secretBox } = deps;
+  const turn = maybeSqliteFileOf(db) ? turnTransactionOf(db) : undefined;
+  // The read and the SQN it stores are one write: no other writer comes between them, and a failing
+  // UPDATE is undone alone, so the write needs no savepoint.
+  const generation: TurnWriteOptions = {
+    statements: 'reads-then-one',
+    notWritten: 'no authentication vector generated',
+    ...(deps.giveUpMs === undefined ? {} : { giveUpMs: deps.giveUpMs }),
+  };
   const findCredentials = preparedQuery(db, ['imsi'], ({ imsi }: { imsi: string }) =>
     db
       .selectFrom('subscribers')
@@ -71,9 +70,6 @@ export function createAuthenticationData(deps: {
     ({ imsi, sequenceNumber }: { imsi: string; sequenceNumber: string }) =>
       db.updateTable('subscribers').set({ sequence_number: sequenceNumber }).where('imsi', '=', imsi),
   );
-
-  let waiting: Waiting[] = [];
-  let scheduled = false;
 
   /** The next SQN of a subscriber's stored credentials (TS 33.102 C.3.2), or why there is none. */
   function next(sealed: StoredCredentials | undefined) {
@@ -154,48 +150,31 @@ export function createAuthenticationData(deps: {
     return results;
   }
 
-  function schedule(delayMs: number): void {
-    if (scheduled) return;
-    scheduled = true;
-    // generate() settles every request itself and never rejects.
-    if (delayMs === 0) setImmediate(() => void generate());
-    else setTimeout(() => void generate(), delayMs);
-  }
+  /** PostgreSQL: the generations asked for in one turn of the event loop, read and stored together. */
+  let waiting: Waiting[] = [];
 
-  async function generate(): Promise<void> {
-    scheduled = false;
+  async function generateOnPostgres(): Promise<void> {
     const group = waiting;
     waiting = [];
-    let committed: { value: (Generated | Error | undefined)[] } | undefined;
     try {
-      // Statements run in order: a second generation for one subscriber reads the first one's SQN.
-      committed = maybeSqliteFileOf(db)
-        ? await withConnection(db, () =>
-            tryWriteTransaction(db, () => group.map(({ imsi }) => advance(imsi))),
-          )
-        : { value: await advanceOnPostgres(group) };
+      const generated = await advanceOnPostgres(group);
+      group.forEach(({ resolve }, index) => resolve(generated[index]));
     } catch (error) {
       for (const { reject } of group) reject(error as Error);
-      return;
     }
-    if (committed !== undefined) {
-      group.forEach(({ resolve }, index) => resolve(committed.value[index]));
-      return;
-    }
-    const now = performance.now();
-    for (const request of group) {
-      if (now - request.since < lockWait.giveUpMs) waiting.push(request);
-      else request.reject(new Error('database is locked: no authentication vector generated'));
-    }
-    if (waiting.length > 0) schedule(lockWait.retryMs);
+  }
+
+  function generate(imsi: string): Promise<Generated | Error | undefined> {
+    if (turn) return turn(() => advance(imsi), generation);
+    return new Promise((resolve, reject) => {
+      // generateOnPostgres() settles every request itself and never rejects.
+      if (waiting.push({ imsi, resolve, reject }) === 1) setImmediate(() => void generateOnPostgres());
+    });
   }
 
   return {
     async generateAuthenticationData(imsi) {
-      const generated = await new Promise<Generated | Error | undefined>((resolve, reject) => {
-        waiting.push({ imsi, since: performance.now(), resolve, reject });
-        schedule(0);
-      });
+      const generated = await generate(imsi);
       if (generated === undefined) return undefined;
       if (generated instanceof Error) throw generated;
       return {

@@ -9,7 +9,7 @@ import type {
 import { sql } from 'kysely';
 import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
-import { createTurnTransaction } from '../turn-transaction.ts';
+import { turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** `smsc_message_id` of a message whose submit_sm is out and unanswered: no SMSC gives an empty id. */
@@ -47,15 +47,17 @@ function messageOf(row: Row): StoredSms {
  * The SMSF's message store (docs/sms.md) in `sms_messages` (migration 0016). Each write is one
  * statement, committed when it resolves: on SQLite in WAL mode that is on disk, so a message the SMSF
  * acknowledged with RP-ACK survives a restart. On SQLite the writes of one turn of the event loop share
- * one transaction (turn-transaction.ts): under load one commit for many, and no wait for the records
- * writer's lock in the event loop's thread; a transaction that fails fails every write of it, none
+ * one transaction, the other stores' too (turn-transaction.ts): under load one commit for many, and no
+ * wait for the records writer's lock in the event loop's thread; a transaction that fails fails every write of it, none
  * resolves as stored. Every statement is compiled once and, on SQLite, run as a prepared statement on
  * the connection (prepared-query.ts): Kysely's building and compiling of each was as much CPU as
  * SQLite's work.
  */
 export function createSmsStore(deps: { db: Db }): SmsStore {
   const { db } = deps;
-  const write = maybeSqliteFileOf(db) ? createTurnTransaction(db) : undefined;
+  const write = maybeSqliteFileOf(db) ? turnTransactionOf(db) : undefined;
+  /** Every write here is one statement: no savepoint, and alone in its turn it commits itself. */
+  const one: TurnWriteOptions = { statements: 'one', notWritten: 'message not stored' };
   const insert = preparedQuery(db, INSERT_COLUMNS, (row: InsertRow) =>
     db.insertInto('sms_messages').values(row).returningAll(),
   );
@@ -113,7 +115,7 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
   return {
     async save(message) {
       const row = rowOf(message);
-      const rows = write ? await write(() => insert.all(row)) : await insert.query(db, row);
+      const rows = write ? await write(() => insert.all(row), one) : await insert.query(db, row);
       const saved = rows[0];
       if (saved === undefined) throw new Error('the message was not stored');
       return messageOf(saved);
@@ -126,7 +128,7 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
       return (rows as Row[]).map(messageOf);
     },
     async attempted(id) {
-      if (write) await write(() => attempt.run({ id }));
+      if (write) await write(() => attempt.run({ id }), one);
       else await attempt.query(db, { id });
     },
     async settle(id, outcome) {
@@ -137,7 +139,7 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
         at: outcome.at,
         attempt: outcome.attempt === true ? 1 : 0,
       };
-      if (write) await write(() => settle.run(values));
+      if (write) await write(() => settle.run(values), one);
       else await settle.query(db, values);
     },
   };
