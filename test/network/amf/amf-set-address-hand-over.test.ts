@@ -106,4 +106,37 @@ describe(`AMF set: a UE taken over from a live member keeps its sessions and add
     await a.h.close();
     await b.h.close();
   });
+
+  it("a session B leaves out (it cannot hold the address) forgoes the lease handed over: it is nobody's", async () => {
+    const store = await openSharedStore(shared, storages);
+    const db = databaseOf.get(store)!;
+    const a = await member(store, 'amf-a', 0);
+    // B's hold fails (as for an address no longer in the profile's pool): the session is left out.
+    const b = await member(store, 'amf-b', 1, {
+      leases: (leases) => ({ ...leases, hold: async () => false, forgo: leases.forgo.bind(leases) }),
+    });
+    await live(db, 'amf-a', 0);
+    const ue = new TestUe();
+    const { ids, guti } = await register(a.h, a.radio, ue);
+    await establishSession(a.h, a.radio, ue, ids);
+    await step(a.h, a.radio, ue, ueContextReleaseRequest(ids));
+    await step(a.h, a.radio, ue, ueContextReleaseComplete(ids));
+    await a.h.amf.ueContextsWritten();
+
+    const back = await initialStep(b.h, b.radio, ue, initialUeMessage(7, serviceRequestWithData(ue, guti)));
+    emitted.add(b.radio.received);
+    const accept = back.nas[0];
+    assert.ok(accept?.messageType === 'serviceAccept');
+    assert.deepEqual(accept.pduSessionStatus, [], 'the UE is told its session is gone');
+    await settle(a.h);
+    await settle(b.h);
+    assert.equal(a.h.amf.counts().ues, 0, 'A dropped its copy');
+    assert.deepEqual(
+      await db.selectFrom('address_leases').select(['address', 'owner']).execute(),
+      [],
+      'no lease left to no session',
+    );
+    await a.h.close();
+    await b.h.close();
+  });
 });

@@ -6,6 +6,7 @@ import { createSecretBox } from '../../../src/crypto/secret-box.ts';
 import { withCipheredContainer } from '../../../src/network/nas/initial-message-container.ts';
 import { encodeNasMessage, type NasMessage } from '../../../src/network/nas/index.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
+import type { AddressLeases } from '../../../src/network/ports/address-leases.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import { createMemoryUeContextStore } from '../../../src/network/working-state/memory-ue-contexts.ts';
 import { createAddressLeasesStore } from '../../../src/storage/network-ports/address-leases-store.ts';
@@ -64,13 +65,20 @@ export const databaseOf = new WeakMap<UeContextStore, Db>();
 /**
  * One member of the AMF set: its own AMF, SMF and (fake) UPF, writing to the shared store. `deaf`: it
  * never hears of another's take-over (a process paused while the notice went, or whose notices were
- * lost), so only the fencing of its writes and its ownership check stop its stale copy.
+ * lost), so only the fencing of its writes and its ownership check stop its stale copy. `leases`
+ * wraps its address leases in the database.
  */
-export async function member(store: UeContextStore, name: string, pointer: number, deaf = false) {
+export async function member(
+  store: UeContextStore,
+  name: string,
+  pointer: number,
+  options: { deaf?: boolean; leases?: (leases: AddressLeases) => AddressLeases } = {},
+) {
+  const { deaf = false, leases = (l: AddressLeases) => l } = options;
   const userPlane = addressedUserPlane();
   const db = databaseOf.get(store);
   const addressLeases =
-    db === undefined ? undefined : createAddressLeasesStore({ db, owner: name, clock: systemClock });
+    db === undefined ? undefined : leases(createAddressLeasesStore({ db, owner: name, clock: systemClock }));
   const ueContexts: UeContextStore = deaf ? { ...store, onTaken: () => () => undefined } : store;
   const h = await createAmfHarness(
     {},

@@ -44,7 +44,7 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
     it('core B serves it with no Identity Request, no authentication, the same 5G-GUTI and address; A is fenced', async () => {
       const store = await sharedStore();
       // A misses the notice of B's take-over (paused): its late write is what fencing stops.
-      const a = await member(store, 'amf-a', 0, true);
+      const a = await member(store, 'amf-a', 0, { deaf: true });
       const b = await member(store, 'amf-b', 1);
       const ue = new TestUe();
       const { ids, guti } = await register(a.h, a.radio, ue);
@@ -129,7 +129,7 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
     it('a member back from a pause does not serve a UE another took over from its stale copy: it takes it back', async () => {
       const store = await sharedStore();
       // A, paused, misses the notice of B's take-over: its ownership check finds it out.
-      const a = await member(store, 'amf-a', 0, true);
+      const a = await member(store, 'amf-a', 0, { deaf: true });
       const b = await member(store, 'amf-b', 1);
       const ue = new TestUe();
       const { ids, guti } = await register(a.h, a.radio, ue);
