@@ -15,8 +15,15 @@ import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { ieValue } from '../../helpers/ie-value.ts';
 import { onPostgres } from '../../helpers/postgres-test-database.ts';
 import { manualClock } from '../../helpers/test-app.ts';
-import { databaseOf, initialStep, member as amfMember, openSharedStore, types } from './amf-set-members.ts';
-import { namesOf, register, serviceRequestPdu, step } from './amf-steps.ts';
+import {
+  databaseOf,
+  establishSession,
+  initialStep,
+  member as amfMember,
+  openSharedStore,
+  types,
+} from './amf-set-members.ts';
+import { answered, namesOf, register, serviceRequestPdu, settle, step } from './amf-steps.ts';
 import { emittedPdus } from './emitted.ts';
 import { buildInitialContextSetupResponse } from '../../../src/network/ngap/generated/messages.ts';
 import { amfUeNgapIdOf, IMSI, initialUeMessage, TestUe, ueContextReleaseComplete } from './test-ue.ts';
@@ -185,6 +192,28 @@ describe('a member cut off from the database (TS 23.501 5.21.2.3; injected time)
     await a.stop();
   });
 
+  it('does not serve again on a heartbeat begun before its lease ran out and answered after it', async () => {
+    const ta = manualClock();
+    const path = reach(shared);
+    const a = member(path.store, 'late-a', 5, ta);
+    await a.start();
+    path.hang();
+    // The heartbeat at 5 s (its lease until 20 s) waits; the lease written at start ends at 15 s.
+    ta.advance(TIMING.heartbeatMs);
+    await new Promise((resolve) => setImmediate(resolve));
+    ta.advance(TIMING.leaseMs - TIMING.heartbeatMs);
+    assert.equal(a.status(), 'cut-off');
+    // The path comes back at 16 s: the held heartbeat lands with 4 s of its lease left, less than the
+    // 5 s until the next heartbeat would renew it.
+    ta.advance(1_000);
+    path.heal();
+    await a.settled();
+    assert.equal(a.status(), 'cut-off', 'a lease chosen before it was cut off does not make it a member');
+    await beat(a, ta);
+    assert.equal(a.status(), 'member', 'the heartbeat begun since does');
+    await a.stop();
+  });
+
   it('whose pointer a member took meanwhile is lost when the database answers, and writes nothing', async () => {
     const [ta, tb] = [manualClock(), manualClock()];
     const path = reach(shared);
@@ -236,6 +265,72 @@ function reachUeContexts(store: UeContextStore) {
 
 for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) {
   describe(`a member cut off from the database stops serving, and serves again once it rejoins (store: ${shared})`, () => {
+    it('a takeover whose claim is at the store when the member is cut off answers no NAS and keeps nothing', async () => {
+      const store = await openSharedStore(shared, storages);
+      let membersDb = databaseOf.get(store);
+      if (membersDb === undefined) {
+        const storage = await openStorage({ path: ':memory:' });
+        storages.push(storage);
+        membersDb = storage.db;
+      }
+      const membersPath = reach(createAmfSetMembersStore({ db: membersDb }));
+      // A's compare-and-set waits at the store until the test lets it land.
+      let reached: () => void = () => undefined;
+      let land: () => void = () => undefined;
+      const atStore = new Promise<void>((resolve) => (reached = resolve));
+      const landing = new Promise<void>((resolve) => (land = resolve));
+      const viaA: UeContextStore = {
+        ...store,
+        takeOver: async (record, seen) => {
+          reached();
+          await landing;
+          return store.takeOver(record, seen);
+        },
+      };
+      const a = await amfMember(viaA, 'amf-a', 0);
+      const b = await amfMember(store, 'amf-b', 1);
+      const ta = manualClock();
+      const ma = member(membersPath.store, 'amf-a', 0, ta, 2);
+      await ma.start();
+      const stopWatch = watchDatabaseCut({
+        membership: ma,
+        identity: { ...DEFAULT_AMF_IDENTITY, name: 'amf-a', pointer: 0 },
+        radios: a.h.n2,
+        ues: a.h.amf,
+        counted: () => undefined,
+        logger: pino({ level: 'silent' }),
+      });
+      // The UE registered on B, with a session; its Service Request reaches A, which takes it over.
+      const ue = new TestUe();
+      const { ids } = await register(b.h, b.radio, ue);
+      await establishSession(b.h, b.radio, ue, ids);
+      await b.h.amf.ueContextsWritten();
+      const stored = (await store.get(IMSI))!;
+      const from = a.radio.received.length;
+      a.radio.send(initialUeMessage(7, serviceRequestPdu(ue)), 1);
+      await atStore;
+
+      // A's lease runs out while its claim is at the store: it stops serving.
+      membersPath.cut();
+      for (let i = 0; i < 3; i++) await beat(ma, ta);
+      assert.equal(ma.status(), 'cut-off');
+      // The claim lands: the record is A's (epoch + 1), but A answers no NAS and holds nothing of the UE.
+      land();
+      await settle(a.h);
+      const after = answered(a.radio, ue, from);
+      emitted.add(a.radio.received);
+      assert.deepEqual(types(after.nas), [], 'no NAS answer');
+      assert.ok(namesOf(after.pdus).includes('UEContextRelease'), 'its connection released');
+      assert.equal((await store.get(IMSI))?.epoch, stored.epoch + 1);
+      assert.equal(a.h.amf.counts().ues, 0, 'no UE context');
+      assert.deepEqual(a.userPlane.addresses, [], 'no session re-created on its UPF');
+
+      stopWatch();
+      await ma.stop();
+      await a.h.close();
+      await b.h.close();
+    });
+
     it('AMF Status Indication, its UEs released and dropped, no NAS served and nothing written until it rejoins', async () => {
       const store = await openSharedStore(shared, storages);
       const db = databaseOf.get(store);

@@ -205,7 +205,13 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       return amf.ngap.release(connection, { choice: 'protocol', value: 'semantic-error' });
     // Cut off from the database: no answer, no write that could diverge from the set's members, which
     // serve the UE (the radio, told by AMF Status Indication, sends its next message to one of them).
-    if (amf.suspended()) return amf.ngap.release(connection, { choice: 'misc', value: 'unspecified' });
+    // Checked again after each wait for the store below: the cut may come while it answers.
+    const cutOff = (): boolean => {
+      if (!amf.suspended()) return false;
+      amf.ngap.release(connection, { choice: 'misc', value: 'unspecified' });
+      return true;
+    };
+    if (cutOff()) return;
 
     // Draining (TS 23.501 5.21.2.2): an initial registration goes to another member (gmm/drain.ts).
     const drained = amf.draining() ? whileDraining(message, received.rerouted) : undefined;
@@ -218,6 +224,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       dispatch(ue, verified, plain, true);
     };
     const unknown = (): void => {
+      if (cutOff()) return;
       switch (message.messageType) {
         case 'registrationRequest': {
           const ue = newContext(message, known);
@@ -264,7 +271,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
         // Another member may have taken the UE over while this one was paused: serving it from this copy
         // would reuse downlink COUNTs the new owner sent (docs/amf-set.md). The stored epoch says.
         return void amf.ueContexts.owns(held).then((owned) => {
-          if (!amf.ues.has(held) || connection.phase !== 'active') return;
+          if (connection.phase !== 'active' || cutOff() || !amf.ues.has(held)) return;
           if (owned) return serve();
           dropTakenOver(amf, held);
           if (takesOver(initial)) void takeOver(amf, connection, initial, nasPdu, takenOver, unknown, again);

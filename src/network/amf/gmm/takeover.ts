@@ -209,8 +209,16 @@ async function take(
       return undefined;
     }
     claimed = true;
+    // Its copy dropped while the store answered: the member was cut off from the database (set/
+    // database-cut.ts) or the UE taken by another. The claim stands in the store; nothing is served here.
+    if (!amf.ues.has(ue)) return undefined;
     await amf.smf?.restoreSessions(record.supi, record.pduSessions, ue.allowedNssai);
     await smsTakenOver(amf, ue, record.smsOverNas);
+    // Dropped while its sessions were re-created: they end here too (host routes withdrawn).
+    if (!amf.ues.has(ue)) {
+      amf.smf?.ueGone(record.supi);
+      return undefined;
+    }
     return ue;
   } catch (error) {
     amf.logger.error({ err: error }, 'AMF: a UE of the set could not be taken over');

@@ -222,6 +222,10 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
       }
       // Written after the lease it carries ran out (the database answered late): the next one counts.
       if (self.leaseExpiresAt <= clock.now()) return;
+      // Begun before its lease ran out, and answered only once the path came back: its lease ends before
+      // the next heartbeat can renew it, so serving on it would stop again within a heartbeat (a second
+      // Status Indication to its radios). A heartbeat begun since it stopped serving makes it a member.
+      if (state.kind === 'cut-off' && self.heartbeatAt < state.since) return;
       const rejoined = state.kind === 'cut-off';
       leased(self.leaseExpiresAt);
       if (rejoined)
