@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createNetworkEvents, type NasMessageEvent } from '../../src/network/events/network-events.ts';
-import { createEventStream } from '../../src/resources/event-stream/event-stream.ts';
+import {
+  createEventStream,
+  WRITE_EVERY_MS,
+  type StreamFilter,
+} from '../../src/resources/event-stream/event-stream.ts';
 import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
 import { ROLE } from '../../src/identity/roles.ts';
 import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
@@ -28,6 +32,11 @@ interface OpenStream {
   next(count: number): Promise<Frame[]>;
   ended: Promise<void>;
   close(): void;
+}
+
+/** The frames of one write, each with its blank line taken off. */
+function framesOf(frames: Buffer): string[] {
+  return frames.toString().split('\n\n').slice(0, -1);
 }
 
 function parse(block: string): Frame {
@@ -446,11 +455,12 @@ describe('the event stream hub', () => {
     stream.add({ filter: {}, deliver: () => false, end: (reason) => void ends.push(reason) });
     stream.add({
       filter: {},
-      deliver: (frame) => fast.push(frame) > 0,
+      deliver: (frames) => fast.push(...framesOf(frames)) > 0,
       end: (reason) => void ends.push(`fast ${reason}`),
     });
     events.emit('ue.deregistered', { supi: IMSI });
     events.emit('ue.deregistered', { supi: OTHER });
+    await new Promise<void>((resolve) => setImmediate(resolve));
     assert.deepEqual(ends, ['slow']);
     assert.equal(cuts, 1);
     assert.equal(stream.clientCount(), 1);
@@ -458,7 +468,79 @@ describe('the event stream hub', () => {
     await stream.close();
     assert.deepEqual(ends, ['slow', 'fast closing']);
     events.emit('ue.deregistered', { supi: IMSI });
+    await new Promise<void>((resolve) => setImmediate(resolve));
     assert.equal(fast.length, 2, 'no events after close');
+  });
+
+  it('writes a burst as one write per client, encoded once per filter; an event after a quiet spell at once', async () => {
+    const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+    // The writes' clock and timer, moved by the test.
+    let now = 1_000;
+    const timers: { ms: number; fire: () => void }[] = [];
+    const stream = createEventStream({
+      events,
+      now: () => 0,
+      writeTimer: {
+        now: () => now,
+        after: (ms, fire) => {
+          timers.push({ ms, fire });
+          return () => {};
+        },
+      },
+    });
+    const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const client = (filter: StreamFilter) => {
+      const writes: Buffer[] = [];
+      stream.add({ filter, deliver: (frames) => writes.push(frames) > 0, end: () => {} });
+      return writes;
+    };
+    const all = client({});
+    const allToo = client({});
+    const other = client({ imsi: OTHER });
+    for (const supi of [IMSI, OTHER, IMSI]) events.emit('ue.deregistered', { supi });
+    await tick();
+    assert.equal(all.length, 1, 'three events, one write');
+    assert.deepEqual(
+      framesOf(all[0]!).map((frame) => frame.split('\n')[0]),
+      ['id: 1', 'id: 2', 'id: 3'],
+    );
+    assert.equal(allToo[0], all[0], 'the same bytes for the same filter');
+    assert.deepEqual(
+      other.map((frames) => framesOf(frames).length),
+      [1],
+    );
+
+    // Within WRITE_EVERY_MS of that write: held until the timer, then written together.
+    events.emit('ue.deregistered', { supi: IMSI });
+    events.emit('ue.deregistered', { supi: OTHER });
+    await tick();
+    assert.equal(all.length, 1);
+    assert.deepEqual(
+      timers.map((t) => t.ms),
+      [WRITE_EVERY_MS],
+    );
+    now += WRITE_EVERY_MS;
+    timers.shift()!.fire();
+    assert.equal(all.length, 2);
+    assert.equal(framesOf(all[1]!).length, 2);
+
+    // A client that comes while events wait is not written them (its replay has them); the others are.
+    events.emit('ue.deregistered', { supi: IMSI });
+    const waiting = stream.replay(5, {}).frames;
+    const late = client({});
+    assert.equal(waiting.length, 1);
+    assert.equal(all.length, 3);
+    await tick();
+    timers.splice(0).forEach((t) => t.fire());
+    assert.deepEqual(late, []);
+
+    // After a quiet spell, an event is written at once (in the same turn's end).
+    now += 10 * WRITE_EVERY_MS;
+    events.emit('ue.deregistered', { supi: IMSI });
+    await tick();
+    assert.equal(late.length, 1);
+    assert.deepEqual(timers, []);
+    await stream.close();
   });
 });
 
@@ -491,9 +573,13 @@ describe('the event stream hub: audit entries', () => {
         },
       });
       const others: string[] = [];
-      stream.add({ filter: {}, deliver: (frame) => others.push(frame) > 0, end: () => {} });
+      stream.add({ filter: {}, deliver: (frames) => others.push(frames.toString()) > 0, end: () => {} });
       const delivered = new Promise<string>((resolve) =>
-        stream.add({ filter: { audit: true }, deliver: (frame) => (resolve(frame), true), end: () => {} }),
+        stream.add({
+          filter: { audit: true },
+          deliver: (frames) => (resolve(frames.toString()), true),
+          end: () => {},
+        }),
       );
       // Let the followers start at the newest (empty) table before the entry is written.
       await new Promise<void>((resolve) => setImmediate(resolve));

@@ -107,20 +107,12 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
         }
         const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), limits.heartbeatMs);
         heartbeat.unref();
-        // The frames of one turn of the event loop (a stored batch's records come at once) leave as one
-        // write: a write per frame cost a chunk, a system call and their garbage per frame and client.
-        let pending = '';
-        const flush = () => {
-          const frames = pending;
-          pending = '';
-          if (!raw.destroyed) raw.write(frames);
-        };
         const client: StreamClient = {
           filter,
-          deliver(frame) {
-            if (raw.writableLength + pending.length > limits.maxBufferedBytes) return false;
-            if (pending === '') process.nextTick(flush);
-            pending += frame;
+          // The stream hands over the frames of many events at once (event-stream.ts, WRITE_EVERY_MS).
+          deliver(frames) {
+            if (raw.writableLength + frames.length > limits.maxBufferedBytes) return false;
+            if (!raw.destroyed) raw.write(frames);
             return true;
           },
           end(reason) {

@@ -61,10 +61,14 @@ export const matches = (event: StreamEvent, filter: StreamFilter): boolean =>
   (filter.radio === undefined || event.radio === filter.radio || event.radioName === filter.radio) &&
   (filter.imsi === undefined || event.imsi === filter.imsi);
 
-/** A connected client: `deliver` gets each matching event's frame and says whether the client keeps up. */
+/**
+ * A connected client: `deliver` gets the frames of the matching events since its last delivery, as bytes
+ * shared with the other clients of the same filter (never to be modified), and says whether the client
+ * keeps up.
+ */
 export interface StreamClient {
   readonly filter: StreamFilter;
-  deliver(frame: string): boolean;
+  deliver(frames: Buffer): boolean;
   /** The client is cut (it fell behind) or the stream closes. */
   end(reason: 'slow' | 'closing'): void;
 }
@@ -99,11 +103,44 @@ const AUDIT_RETRY_MS = 100;
 const AUDIT_RETRIES = 20;
 
 /**
+ * Frames go to the clients at most this often: the events of a burst (the records of a stored batch, the
+ * network events of many devices at once) leave as one write per client rather than one per event and
+ * client (a system call, a chunk and their garbage each). An event after a quiet spell is written at once.
+ */
+export const WRITE_EVERY_MS = 10;
+
+/** The clock and timer of the writes to the clients: monotonic, apart from the core's clock. */
+export interface WriteTimer {
+  now(): number;
+  after(ms: number, callback: () => void): () => void;
+}
+
+const systemWriteTimer: WriteTimer = {
+  now: () => performance.now(),
+  after(ms, callback) {
+    const timer = setTimeout(callback, ms);
+    return () => clearTimeout(timer);
+  },
+};
+
+/** Clients whose filters have the same key get the same frames. */
+const filterKeys = new WeakMap<StreamFilter, string>();
+function filterKey(filter: StreamFilter): string {
+  let key = filterKeys.get(filter);
+  if (key === undefined) {
+    const kinds = filter.kinds === undefined ? null : [...filter.kinds].sort();
+    key = JSON.stringify([filter.audit === true, filter.radio ?? null, filter.imsi ?? null, kinds]);
+    filterKeys.set(filter, key);
+  }
+  return key;
+}
+
+/**
  * The network's live events for API clients (GET /api/v1/events/stream): one subscription per network
  * event name, and, while a client is connected, a follower of each record table (radio events,
  * subscriber logs, radio logs), read after each batch the records writer stores, that turns each record
  * into an event carrying its id. Each event is numbered and serialised once, fanned out to the clients whose filter it
- * matches, and kept in a window of the last `window` events so a client that reconnects with
+ * matches (the frames of each write encoded once per filter), and kept in a window of the last `window` events so a client that reconnects with
  * `Last-Event-ID` misses nothing inside it. A client that cannot take an event (its buffer is full) is
  * cut, so a slow client never slows the network functions that emit.
  */
@@ -120,6 +157,7 @@ export function createEventStream(deps: {
   logger?: Pick<Logger, 'warn'>;
   window?: number;
   onCut?: () => void;
+  writeTimer?: WriteTimer;
 }) {
   const windowSize = deps.window ?? 1024;
   const radioIdOf = deps.radioIdOf ?? (() => undefined);
@@ -127,6 +165,12 @@ export function createEventStream(deps: {
   const ring: (Entry | undefined)[] = new Array<Entry | undefined>(windowSize);
   const clients = new Set<StreamClient>();
   let nextId = 1;
+  const writeTimer = deps.writeTimer ?? systemWriteTimer;
+  /** The events published since the last write to the clients, and when that write was. */
+  let unwritten: Entry[] = [];
+  let lastWriteAt = -Infinity;
+  let writeScheduled = false;
+  let cancelWrite: (() => void) | undefined;
 
   function frameOf(entry: Entry): string {
     if (entry.frame === undefined) {
@@ -152,13 +196,37 @@ export function createEventStream(deps: {
     const entry: Entry = { id, kind, radio, radioName, imsi: about.imsi, at, source, frame: undefined };
     ring[(id - 1) % windowSize] = entry;
     if (clients.size === 0) return;
+    unwritten.push(entry);
+    if (writeScheduled) return;
+    writeScheduled = true;
+    const wait = lastWriteAt + WRITE_EVERY_MS - writeTimer.now();
+    if (wait <= 0) process.nextTick(write);
+    else cancelWrite = writeTimer.after(wait, write);
+  }
+
+  /** Writes the events published since the last write to the clients they match, in order. */
+  function write(): void {
+    cancelWrite?.();
+    cancelWrite = undefined;
+    writeScheduled = false;
+    const entries = unwritten;
+    if (entries.length === 0) return;
+    unwritten = [];
+    lastWriteAt = writeTimer.now();
+    const bytesByFilter = new Map<string, Buffer | null>();
     for (const client of clients) {
-      if (!matches(entry, client.filter)) continue;
-      if (!client.deliver(frameOf(entry))) {
-        clients.delete(client);
-        deps.onCut?.();
-        client.end('slow');
+      const key = filterKey(client.filter);
+      let bytes = bytesByFilter.get(key);
+      if (bytes === undefined) {
+        let frames = '';
+        for (const entry of entries) if (matches(entry, client.filter)) frames += frameOf(entry);
+        bytes = frames === '' ? null : Buffer.from(frames);
+        bytesByFilter.set(key, bytes);
       }
+      if (bytes === null || client.deliver(bytes)) continue;
+      clients.delete(client);
+      deps.onCut?.();
+      client.end('slow');
     }
   }
 
@@ -337,6 +405,8 @@ export function createEventStream(deps: {
 
   return {
     add(client: StreamClient): void {
+      // What is unwritten was published before the client came (its replay has it): to the others first.
+      write();
       clients.add(client);
       readRecords(followers.keys());
     },
@@ -366,6 +436,7 @@ export function createEventStream(deps: {
       stopReading?.();
       stopAudit?.();
       clearTimeout(auditRetry);
+      write();
       for (const client of clients) client.end('closing');
       clients.clear();
       await polling;
