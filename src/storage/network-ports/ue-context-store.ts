@@ -9,11 +9,10 @@ import type {
 } from '../../network/ports/ue-contexts.ts';
 import { localChangeNotices, type ChangeNotices } from '../change-notices.ts';
 import { isUniqueViolation } from '../constraint-errors.ts';
-import { maybeSqliteFileOf, sqliteFileOf, withConnection, type Db } from '../database.ts';
-import { tryWriteTransaction } from '../row-statement.ts';
-import { BUSY_TIMEOUT_MS } from '../sqlite-file.ts';
+import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { UeContextsTable } from '../tables/working-state.ts';
 import type { Executor } from '../transaction.ts';
+import { turnTransactionOf } from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** One statement of a write and its values; the driver answers with the rows it returned. */
@@ -54,8 +53,9 @@ type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
  * fenced write changes nothing; a write that frees another UE's 5G-TMSI runs in one transaction with
  * it (on PostgreSQL only when the 5G-TMSI is taken, see `write`; SQLite's write lock). KAMF is stored
  * sealed with the service's secret box, never in clear. On SQLite the statements run prepared and
- * synchronously; a write that finds the write lock taken (the records writer thread) tries again every
- * millisecond without blocking the event loop, and fails after SQLite's busy timeout.
+ * synchronously, and the writes of one turn of the event loop share the database's turn transaction
+ * (turn-transaction.ts) with the other stores' writes, each in a savepoint of its own: one commit for a
+ * burst of registrations, and no wait for the records writer's lock in the event loop's thread.
  */
 export function createUeContextStore(deps: {
   db: Db;
@@ -69,6 +69,7 @@ export function createUeContextStore(deps: {
   const clock = deps.clock ?? systemClock;
   const notices = deps.notices ?? localChangeNotices;
   const sqlite = maybeSqliteFileOf(db) !== undefined;
+  const turn = sqlite ? turnTransactionOf(db) : undefined;
   const columns = ['supi', 'tmsi', 'epoch', 'owner', 'record', 'kamf_sealed'] as const;
 
   const bySupi = preparedQuery(db, ['supi'], ({ supi }: { supi: string }) =>
@@ -275,51 +276,6 @@ export function createUeContextStore(deps: {
     return next.value;
   }
 
-  /** SQLite: the writes asked for in one turn of the event loop, waiting for their shared transaction. */
-  let waiting: { steps: () => Steps<unknown>; since: number; settle: (outcome: Outcome) => void }[] = [];
-  let scheduled = false;
-  type Outcome = { value: unknown } | { error: unknown };
-
-  /**
-   * SQLite: every write waiting runs in one write transaction (one commit for a burst of registrations,
-   * as the authentication data's SQN generations share one), each in a savepoint of its own so that one
-   * that throws takes back only its own statements. The write lock taken (the records writer thread):
-   * tried again every millisecond, without blocking the event loop, up to SQLite's busy timeout.
-   */
-  async function flush(): Promise<void> {
-    scheduled = false;
-    const group = waiting;
-    waiting = [];
-    let done: { value: Outcome[] } | undefined;
-    try {
-      const connection = sqliteFileOf(db).connection();
-      done = await withConnection(db, () =>
-        tryWriteTransaction(db, () =>
-          group.map((write): Outcome => {
-            try {
-              return { value: connection.transaction(() => runSync(write.steps()))() };
-            } catch (error) {
-              return { error };
-            }
-          }),
-        ),
-      );
-    } catch (error) {
-      // The transaction itself failed (not a write of it): every write of the group fails with it.
-      return group.forEach((write) => write.settle({ error }));
-    }
-    if (done !== undefined) return group.forEach((write, index) => write.settle(done.value[index]!));
-    const now = performance.now();
-    for (const write of group) {
-      if (now - write.since < BUSY_TIMEOUT_MS) waiting.push(write);
-      else write.settle({ error: new Error('database is locked: UE context not written') });
-    }
-    if (waiting.length > 0 && !scheduled) {
-      scheduled = true;
-      setTimeout(() => void flush(), 1);
-    }
-  }
-
   /**
    * Runs a write's statements in one transaction on either database. `steps(true)` frees the 5G-TMSI
    * from any other UE's record first. On PostgreSQL a write first runs without that, as single
@@ -330,7 +286,7 @@ export function createUeContextStore(deps: {
    * the write run again whole, freeing it, in a transaction.
    */
   async function write<T>(steps: (freeFirst: boolean) => Steps<T>): Promise<T> {
-    if (!sqlite) {
+    if (!turn) {
       try {
         return await runAsync(steps(false), db);
       } catch (error) {
@@ -338,14 +294,7 @@ export function createUeContextStore(deps: {
         return db.transaction().execute((trx) => runAsync(steps(true), trx));
       }
     }
-    const outcome = await new Promise<Outcome>((settle) => {
-      waiting.push({ steps: () => steps(true), since: performance.now(), settle });
-      if (scheduled) return;
-      scheduled = true;
-      setImmediate(() => void flush());
-    });
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value as T;
+    return turn(() => runSync(steps(true)), { notWritten: 'UE context not written' });
   }
 
   const read = async <P extends Record<string, unknown>>(
