@@ -648,6 +648,8 @@ try {
       );
       const clientsCpuMs = ((await cpuSecondsOf(`/proc/${clients.pid}/stat`)) - clientsCpu) * 1000;
       const clientsWallMs = performance.now() - clientsWall;
+      // The switch-off's last records are written and streamed after the simulator has ended.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
       const latencies = await clients.stop();
       process.stdout.write(`${row(`SUCI null, ${STREAM_CLIENTS} streams`, streamed, bareNull)}\n`);
       // Steady registrations (nas.message) apart from the switch-off burst at the end (the deregistrations).
