@@ -316,6 +316,8 @@ function startUpf(
       n3Address: settings.n3Address,
       establishSession: (request) => created.establishSession(request),
       updateDownlink: (id, tunnel) => created.updateDownlink(id, tunnel),
+      createForwarding: (id, target) => created.createForwarding(id, target),
+      removeForwarding: (id) => created.removeForwarding(id),
       deactivate: (id) => created.deactivate(id),
       modifyAmbr: (id, ambr) => created.modifyAmbr(id, ambr),
       release: (id) => created.release(id),

@@ -80,6 +80,8 @@ export function inMemorySmfPorts(
   const n1: FiveGsmMessage[] = [];
   const n2: { kind: 'setup' | 'modify' | 'release'; supi: string; item: N2SmItem }[] = [];
   const upf: string[] = [];
+  /** The UPF's forwarding tunnels: TEID by UPF session. */
+  const forwarding = new Map<number, number>();
   const pages: string[] = [];
   const released: number[] = [];
   const listeners: ConfigurationListener[] = [];
@@ -121,6 +123,19 @@ export function inMemorySmfPorts(
       },
       updateDownlink: (id) => (upf.push(`downlink ${id}`), { ok: true, value: undefined }),
       deactivate: (id) => (upf.push(`deactivate ${id}`), { ok: true, value: undefined }),
+      // Indirect forwarding: TEIDs 0x7000 + n; one tunnel per session, a new one replaces it.
+      createForwarding: (id, target) => {
+        const teid = 0x7000 + upf.length;
+        forwarding.set(id, teid);
+        upf.push(`forward ${id} ${teid} ${target.gnbAddress} ${target.remoteTeid} ${target.qfi ?? 1}`);
+        return { ok: true, value: teid };
+      },
+      removeForwarding: (id) => {
+        upf.push(`unforward ${id}`);
+        return forwarding.delete(id)
+          ? { ok: true, value: undefined }
+          : { ok: false, error: 'unknown-session' };
+      },
       modifyAmbr: (id) => (upf.push(`ambr ${id}`), { ok: true, value: undefined }),
       release: (id) => (upf.push(`release ${id}`), { ok: true, value: undefined }),
     },
@@ -139,5 +154,5 @@ export function inMemorySmfPorts(
   const changed = (resource: 'policy' | 'profile'): void => {
     for (const listener of listeners) listener({ resource, change: 'changed', name: 'default' });
   };
-  return { options, ue, n1, n2, upf, pages, released, changed };
+  return { options, ue, n1, n2, upf, forwarding, pages, released, changed };
 }

@@ -58,7 +58,7 @@ function transportLayerAddress(address: string): { bytes: Uint8Array; length: nu
   throw new RangeError(`not an IP address: ${address}`);
 }
 
-function upTransportLayerInformation(endpoint: TunnelEndpoint): UPTransportLayerInformation {
+export function upTransportLayerInformation(endpoint: TunnelEndpoint): UPTransportLayerInformation {
   return {
     choice: 'gTPTunnel',
     value: {

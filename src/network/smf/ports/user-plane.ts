@@ -14,6 +14,13 @@ export interface UserPlane {
   establishSession(request: SessionRequest): UpfResult<UpfSession>;
   updateDownlink(sessionId: number, tunnel: DownlinkTunnel): UpfResult;
   deactivate(sessionId: number): UpfResult;
+  /**
+   * Indirect data forwarding in N2 handover (TS 23.502 4.9.1.3.2 step 11): a forwarding TEID at the N3
+   * address whose packets go on to `target`; absent on a user plane that cannot forward (the target is
+   * then told data forwarding is not possible).
+   */
+  createForwarding?(sessionId: number, target: DownlinkTunnel): UpfResult<number>;
+  removeForwarding?(sessionId: number): UpfResult;
   modifyAmbr(sessionId: number, ambr: Ambr): UpfResult;
   release(sessionId: number): UpfResult;
 }
