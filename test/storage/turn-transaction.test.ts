@@ -59,4 +59,40 @@ describe('turn transactions', () => {
       await storage.close();
     }
   });
+
+  it('gives up on each write of a group at its own time while the write lock is taken, with its error', async () => {
+    const path = join(dir, 'give-up.db');
+    const storage = await openStorage({ path, poolSize: 1 });
+    const other = new SQLite(path);
+    try {
+      const file = sqliteFileOf(storage.db);
+      file.connection().exec('create table test_give_up (name text)');
+      const write = turnTransactionOf(storage.db);
+      const insert = (name: string) => () =>
+        file.prepare('insert into test_give_up (name) values (?)').run(name);
+      other.exec('begin immediate');
+      const impatient = write(insert('impatient'), { giveUpMs: 20, notWritten: 'the impatient write' });
+      const patient = write(insert('patient'));
+      await assert.rejects(impatient, /database is locked: the impatient write/);
+      other.exec('commit');
+      await patient;
+      const names = file.prepare('select name from test_give_up').all() as { name: string }[];
+      assert.deepEqual(
+        names.map((row) => row.name),
+        ['patient'],
+      );
+    } finally {
+      other.close();
+      await storage.close();
+    }
+  });
+
+  it('is one per database: the writes of every caller in a turn share one transaction', async () => {
+    const storage = await openStorage({ path: join(dir, 'one.db'), poolSize: 1 });
+    try {
+      assert.equal(turnTransactionOf(storage.db), turnTransactionOf(storage.db));
+    } finally {
+      await storage.close();
+    }
+  });
 });
