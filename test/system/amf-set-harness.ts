@@ -78,6 +78,8 @@ export interface AmfSetOptions {
   args?: (index: number) => string[];
   /** More node flags for member `index` (a bench's `--cpu-prof`). */
   nodeFlags?: (index: number) => string[];
+  /** The URL member `index` reaches the shared database by (default `url`): a test's proxy in between. */
+  databaseUrl?: (index: number, url: string) => string | Promise<string>;
 }
 
 export interface AmfSet {
@@ -201,8 +203,9 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
 
   const spawnMember = async (member: AmfSetMember): Promise<void> => {
     const tun = `pmn${options.tag}n${member.index}x${id}`;
+    const reach = (await options.databaseUrl?.(member.index, databaseUrl)) ?? databaseUrl;
     const args = [
-      ...['--listen', '127.0.0.1:0', '--db', databaseUrl, '--secret-key-file', keyFile],
+      ...['--listen', '127.0.0.1:0', '--db', reach, '--secret-key-file', keyFile],
       ...['--n2-transport', 'udp', '--n2-addresses', member.n2Address, '--n2-port', String(n2Port)],
       ...['--n2-udp-port', String(udpPort)],
       ...['--amf-name', member.name, '--amf-pointer', String(member.pointer)],
