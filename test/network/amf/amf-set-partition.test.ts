@@ -316,7 +316,13 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       assert.equal(ma.status(), 'cut-off');
       // The claim lands: the record is A's (epoch + 1), but A answers no NAS and holds nothing of the UE.
       land();
-      await settle(a.h);
+      // On PostgreSQL the claim takes a round trip: wait for A to do something with the connection.
+      const acted = () =>
+        namesOf(a.radio.received.slice(from).map((r) => r.pdu)).some((n) => n !== 'AMFStatusIndication');
+      for (let i = 0; i < 500 && !acted(); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        await settle(a.h);
+      }
       const after = answered(a.radio, ue, from);
       emitted.add(a.radio.received);
       assert.deepEqual(types(after.nas), [], 'no NAS answer');
