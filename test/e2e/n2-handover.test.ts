@@ -115,9 +115,19 @@ describe('N2 handover (real service)', () => {
     assert.deepEqual(first.ueKgnbStar, first.kgnbStar);
     assert.deepEqual(first.command.handedOver, [1]);
     assert.deepEqual(first.command.released, []);
-    // No direct path named by the source: the SMF tells the target forwarding is not possible.
-    assert.deepEqual(first.offered, []);
-    assert.deepEqual(first.command.forwarding, []);
+    // No direct path named by the source: indirect forwarding (TS 23.502 4.9.1.3.2 step 11). The target
+    // offers its DL forwarding tunnel, the UPF forwards to it, and the source is given the UPF's.
+    const [offered] = first.offered;
+    assert.ok(offered !== undefined);
+    const [forwarding] = first.command.forwarding;
+    assert.ok(forwarding !== undefined && forwarding.tunnel.address === '127.0.0.1');
+    assert.deepEqual(forwarding.qfis, [1]);
+    assert.ok(
+      [...s.rules.forwarding.values()].includes(
+        `teid ${forwarding.tunnel.teid} to 127.0.0.3:2152 teid ${offered.tunnel.teid}`,
+      ),
+      'the UPF forwards to the target’s tunnel',
+    );
     assert.deepEqual(n2B.statusTransfers, [first.ranUeNgapId], 'the PDCP status reached the target');
     assert.equal(ue.connected, true);
     assert.equal(ue.radio, ues2);

@@ -42,6 +42,8 @@ export interface ForwarderRules {
    * removal hands them over as the last usage, with one ended flow (UDP to 10.99.0.1:53) of that size.
    */
   traffic: Map<number, { uplinkBytes: number; downlinkBytes: number }>;
+  /** Indirect forwarding tunnels by forwarder session id: `teid <ours> to <address>:<port> teid <theirs>`. */
+  forwarding: Map<number, string>;
 }
 
 /** An ended UDP flow from the session's address to 10.99.0.1:53 (native/upf/flows.h layout). */
@@ -79,6 +81,14 @@ function recordingAddon(rules: ForwarderRules): UpfAddon {
       rules.calls.push(`downlink ${id}`);
       return undefined;
     }
+    setForwarding(id: number, teid: number, address: string, port: number, remoteTeid: number) {
+      if (!rules.sessions.has(id)) return 'ENOENT';
+      rules.forwarding.set(id, `teid ${teid} to ${address}:${port} teid ${remoteTeid}`);
+      return undefined;
+    }
+    clearForwarding(id: number) {
+      return rules.forwarding.delete(id) || rules.sessions.has(id) ? undefined : 'ENOENT';
+    }
     clearDownlink(id: number) {
       const session = rules.sessions.get(id);
       if (session !== undefined) delete session.downlink;
@@ -95,6 +105,7 @@ function recordingAddon(rules: ForwarderRules): UpfAddon {
       const session = rules.sessions.get(id);
       if (session === undefined) return 'ENOENT';
       rules.sessions.delete(id);
+      rules.forwarding.delete(id);
       rules.calls.push(`remove ${id}`);
       const traffic = rules.traffic.get(id) ?? { uplinkBytes: 0, downlinkBytes: 0 };
       rules.traffic.delete(id);
@@ -208,7 +219,13 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     ...(logger === undefined ? {} : { logger }),
   });
   const token = await initialize(t);
-  const rules: ForwarderRules = { sessions: new Map(), calls: [], downlinkData: [], traffic: new Map() };
+  const rules: ForwarderRules = {
+    sessions: new Map(),
+    calls: [],
+    downlinkData: [],
+    traffic: new Map(),
+    forwarding: new Map(),
+  };
   const n2 = createN2(
     t.core,
     {
