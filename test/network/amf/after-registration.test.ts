@@ -129,6 +129,9 @@ describe('After registration', () => {
       choice: 'radioNetwork',
       value: 'unknown-local-UE-NGAP-ID',
     });
+    // TS 38.413 8.2.7.2: the ids the faulty message named go back with the indication.
+    assert.equal(ieValue(indication.value.value.protocolIEs, 'AMF-UE-NGAP-ID'), 999);
+    assert.equal(ieValue(indication.value.value.protocolIEs, 'RAN-UE-NGAP-ID'), 5);
     emitted.add(radio.received);
     await h.close();
   });
