@@ -109,7 +109,7 @@ export function eventStreamRoutes(deps: { stream: EventStream; limits?: Partial<
         heartbeat.unref();
         const client: StreamClient = {
           filter,
-          // The stream hands over the frames of many events at once (event-stream.ts, WRITE_EVERY_MS).
+          // The stream hands over the frames of many events at once (event-stream.ts, `unwritten`).
           deliver(frames) {
             if (raw.writableLength + frames.length > limits.maxBufferedBytes) return false;
             if (!raw.destroyed) raw.write(frames);

@@ -102,27 +102,6 @@ export interface StreamedAudit extends FollowedTable<AuditLogEntry> {
 const AUDIT_RETRY_MS = 100;
 const AUDIT_RETRIES = 20;
 
-/**
- * Frames go to the clients at most this often: the events of a burst (the records of a stored batch, the
- * network events of many devices at once) leave as one write per client rather than one per event and
- * client (a system call, a chunk and their garbage each). An event after a quiet spell is written at once.
- */
-export const WRITE_EVERY_MS = 10;
-
-/** The clock and timer of the writes to the clients: monotonic, apart from the core's clock. */
-export interface WriteTimer {
-  now(): number;
-  after(ms: number, callback: () => void): () => void;
-}
-
-const systemWriteTimer: WriteTimer = {
-  now: () => performance.now(),
-  after(ms, callback) {
-    const timer = setTimeout(callback, ms);
-    return () => clearTimeout(timer);
-  },
-};
-
 /** Clients whose filters have the same key get the same frames. */
 const filterKeys = new WeakMap<StreamFilter, string>();
 function filterKey(filter: StreamFilter): string {
@@ -157,7 +136,6 @@ export function createEventStream(deps: {
   logger?: Pick<Logger, 'warn'>;
   window?: number;
   onCut?: () => void;
-  writeTimer?: WriteTimer;
 }) {
   const windowSize = deps.window ?? 1024;
   const radioIdOf = deps.radioIdOf ?? (() => undefined);
@@ -165,12 +143,14 @@ export function createEventStream(deps: {
   const ring: (Entry | undefined)[] = new Array<Entry | undefined>(windowSize);
   const clients = new Set<StreamClient>();
   let nextId = 1;
-  const writeTimer = deps.writeTimer ?? systemWriteTimer;
-  /** The events published since the last write to the clients, and when that write was. */
+  /**
+   * The events published since the last write to the clients. They are written once the event loop has
+   * run what it had ready (setImmediate): the events of a burst (the records of a stored batch, the
+   * messages of many devices read at once) leave as one write per client rather than one per event and
+   * client (a system call, a chunk and their garbage each), and an event at a quiet time leaves at once.
+   */
   let unwritten: Entry[] = [];
-  let lastWriteAt = -Infinity;
-  let writeScheduled = false;
-  let cancelWrite: (() => void) | undefined;
+  let writeScheduled: NodeJS.Immediate | undefined;
 
   function frameOf(entry: Entry): string {
     if (entry.frame === undefined) {
@@ -197,22 +177,16 @@ export function createEventStream(deps: {
     ring[(id - 1) % windowSize] = entry;
     if (clients.size === 0) return;
     unwritten.push(entry);
-    if (writeScheduled) return;
-    writeScheduled = true;
-    const wait = lastWriteAt + WRITE_EVERY_MS - writeTimer.now();
-    if (wait <= 0) process.nextTick(write);
-    else cancelWrite = writeTimer.after(wait, write);
+    writeScheduled ??= setImmediate(write);
   }
 
   /** Writes the events published since the last write to the clients they match, in order. */
   function write(): void {
-    cancelWrite?.();
-    cancelWrite = undefined;
-    writeScheduled = false;
+    clearImmediate(writeScheduled);
+    writeScheduled = undefined;
     const entries = unwritten;
     if (entries.length === 0) return;
     unwritten = [];
-    lastWriteAt = writeTimer.now();
     const bytesByFilter = new Map<string, Buffer | null>();
     for (const client of clients) {
       const key = filterKey(client.filter);
