@@ -36,7 +36,8 @@ typedef struct {
 } tcp_packet;
 
 static bool parse(const uint8_t *p, size_t n, tcp_packet *t) {
-  if (n < 40) return false;
+  /* The frame holds one write of at most MAX_SEGMENT: a larger packet (IPv6 allows 65,575) is written alone. */
+  if (n < 40 || n > MAX_SEGMENT) return false;
   if (p[0] >> 4 == 4) {
     /* No options (GRO joins only these too), not a fragment, the whole datagram. */
     if (p[0] != 0x45 || p[9] != IPPROTO_TCP || get16(p + 2) != n || (get16(p + 6) & 0x3fff) != 0)

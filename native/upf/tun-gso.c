@@ -60,6 +60,8 @@ bool tun_gso_parse(uint8_t *read, size_t length, tun_gso *out) {
   if (type != VIRTIO_NET_HDR_GSO_TCPV4 && type != VIRTIO_NET_HDR_GSO_TCPV6) return false;
   out->ipv6 = type == VIRTIO_NET_HDR_GSO_TCPV6;
   if (out->ipv6 ? n < 40 || p[0] >> 4 != 6 : n < 20 || p[0] >> 4 != 4) return false;
+  /* The read is the whole datagram its header describes: a short read is not cut as if it were whole. */
+  if (out->ipv6 ? (size_t)get16(p + 4) + 40 != n : get16(p + 2) != n) return false;
   /* Where TCP starts: csum_start when given (past any IPv6 extension headers), else right after the
    * fixed header. hdr_len is only a hint of how much is linear (virtio 1.2 5.1.6.2), so the headers
    * copied into each piece are measured here. */

@@ -201,6 +201,19 @@ describe('TCP segmentation and checksums of TUN reads (tun-gso.c)', { skip }, ()
         tcpHeader(1, ACK, 0).subarray(0, 12),
         Buffer.from([0xf0]), // data offset 60 octets
       ]),
+      // A read shorter or longer than its IP header says (a datagram cut short, or junk after it).
+      'an IPv4 total length beyond the read': Buffer.concat([
+        vnet(NEEDS_CSUM, GSO_TCPV4, 40, 500, 20, 16),
+        ipv4Header(6, 2000, 1),
+        tcp,
+        pattern(960),
+      ]),
+      'an IPv6 payload length short of the read': Buffer.concat([
+        vnet(NEEDS_CSUM, GSO_TCPV6, 60, 500, 40, 16),
+        ipv6Header(500),
+        tcp,
+        pattern(960),
+      ]),
       'a checksum field past the end': Buffer.concat([
         vnet(NEEDS_CSUM, 0, 0, 0, 20, 60),
         ipv4Header(17, 40, 1),
