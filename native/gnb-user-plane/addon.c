@@ -129,6 +129,41 @@ static napi_value set_ready(napi_env env, napi_callback_info info) {
   return session_call(env, info, gnb_up_set_ready);
 }
 
+/* forward(id, address, port, teid) -> errno code or undefined */
+static napi_value forward(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  gnb_up *g = unwrap(env, info, &argc, argv);
+  if (g == NULL) return NULL;
+  if (argc < 4) return throw_type(env, "forward takes 4 arguments");
+  struct sockaddr_storage to;
+  socklen_t to_length;
+  double id, port, teid;
+  if (!get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[2], "port", 1, 65535, &port) ||
+      !get_address(env, argv[1], "address", (uint16_t)port, &to, &to_length) ||
+      !get_number(env, argv[3], "teid", 1, 4294967295.0, &teid))
+    return NULL;
+  return errno_code(env, gnb_up_forward(g, (uint32_t)id, &to, to_length, (uint32_t)teid));
+}
+
+/* expectForwarded(id, teid) -> errno code or undefined */
+static napi_value expect_forwarded(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  gnb_up *g = unwrap(env, info, &argc, argv);
+  if (g == NULL) return NULL;
+  double id, teid;
+  if (argc < 2 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id) ||
+      !get_number(env, argv[1], "teid", 1, 4294967295.0, &teid))
+    return NULL;
+  return errno_code(env, gnb_up_expect_forwarded(g, (uint32_t)id, (uint32_t)teid));
+}
+
+static napi_value end_forwarded(napi_env env, napi_callback_info info) {
+  return session_call(env, info, gnb_up_end_forwarded);
+}
+
 /* sessionCounters(id) -> { uplinkPackets, uplinkBytes, downlinkPackets, downlinkBytes,
  * endMarkersReceived } or undefined */
 static napi_value session_counters(napi_env env, napi_callback_info info) {
@@ -164,6 +199,9 @@ static napi_value init(napi_env env, napi_value exports) {
       {"addSession", NULL, add_session, NULL, NULL, NULL, napi_default, NULL},
       {"removeSession", NULL, remove_session, NULL, NULL, NULL, napi_default, NULL},
       {"setReady", NULL, set_ready, NULL, NULL, NULL, napi_default, NULL},
+      {"forward", NULL, forward, NULL, NULL, NULL, napi_default, NULL},
+      {"expectForwarded", NULL, expect_forwarded, NULL, NULL, NULL, napi_default, NULL},
+      {"endForwarded", NULL, end_forwarded, NULL, NULL, NULL, napi_default, NULL},
       {"sessionCounters", NULL, session_counters, NULL, NULL, NULL, napi_default, NULL},
       {"counters", NULL, counters, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, pmn_handle_close, NULL, NULL, NULL, napi_default, NULL},

@@ -56,6 +56,17 @@ typedef struct {
   /* The UE's side is configured; until then downlink is held in `held`. */
   bool ready;
   upf_buffer_queue held;
+  /* Source of a handover with data forwarding (TS 38.300 9.2.3.3.1, TS 23.502 4.9.1.3.2 step 11):
+   * the downlink, End Marker included, goes on to this tunnel instead of the TUN. */
+  bool forwarding;
+  uint32_t forward_teid;
+  struct sockaddr_storage forward_to;
+  socklen_t forward_length;
+  /* Target: the DL forwarding TEID it offered (0: none). Until the End Marker comes through it, the
+   * new path's downlink waits in `after_forwarded`, so forwarded packets reach the UE first (TS
+   * 38.300 9.2.3.3.1: in-order delivery; TS 23.502 4.9.1.3.3 step 3). */
+  uint32_t forwarded_teid;
+  upf_buffer_queue after_forwarded;
 } session;
 
 /* A downlink packet handed to the UE TUNs' joiner, not written yet: what it counts once it is. */
@@ -85,6 +96,8 @@ struct gnb_up {
   uint64_t ei_last_ns;
   upf_buffer held; /* downlink of sessions not ready yet */
   uint8_t *rx;    /* downlink receive buffers */
+  /* One packet taken out of a queue while rx is in use, with room for a GTP-U header. */
+  uint8_t *scratch;
   uint8_t *frame; /* the last TUN read */
   n3_send_queue uplink; /* G-PDUs of the pieces of the TUN reads, for one sendmmsg */
   /* Downlink packets joined into TCP segments for the UEs' TUNs, and the ring of those not written. */
@@ -199,6 +212,36 @@ static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t 
   tun_gro_add(&g->into_ue, packet, length);
 }
 
+/* A G-PDU of the session's for the UE: into the TUN, or held until the TUN is configured. */
+static void deliver(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
+  if (!s->ready) {
+    bool held = upf_buffer_push(&g->held, &s->held, packet, length) == UPF_BUFFERED;
+    count(g, held ? GNB_UP_DOWNLINK_HELD : GNB_UP_DROP_NOT_READY);
+    return;
+  }
+  write_downlink(g, s, packet, length);
+}
+
+/* Source: a downlink packet on to the forwarding tunnel, with the QFI of the session's flow (TS
+ * 38.415 5.5.2.1: the DL PDU Session Container). */
+static void forward(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
+  gtpu_write_downlink_header(g->scratch, s->forward_teid, s->qfi, length);
+  memmove(g->scratch + UPLINK_HEADER, packet, length);
+  send_to(g, g->scratch, UPLINK_HEADER + length, (struct sockaddr *)&s->forward_to,
+          s->forward_length);
+  count(g, GNB_UP_DOWNLINK_FORWARDED);
+}
+
+/* Target: the forwarded End Marker came (or the wait ended): the new path's packets follow. */
+static void end_forwarded(gnb_up *g, session *s) {
+  size_t length;
+  double stamp;
+  while (upf_buffer_peek(&g->held, &s->after_forwarded, &length, &stamp))
+    deliver(g, s, g->scratch, upf_buffer_pop(&g->held, &s->after_forwarded, g->scratch));
+  if (s->forwarded_teid != 0) upf_map_remove(&g->by_teid, s->forwarded_teid);
+  s->forwarded_teid = 0;
+}
+
 static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool truncated,
                       struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
   count(g, GNB_UP_N3_RECEIVED);
@@ -233,13 +276,16 @@ static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool trunca
         count(g, GNB_UP_DROP_MALFORMED);
         return;
       }
-      if (!s->ready) {
-        count(g, upf_buffer_push(&g->held, &s->held, m.payload, m.payload_length) == UPF_BUFFERED
+      if (s->forwarding) {
+        forward(g, s, m.payload, m.payload_length);
+      } else if (s->forwarded_teid != 0 && m.teid == s->downlink_teid) {
+        count(g, upf_buffer_push(&g->held, &s->after_forwarded, m.payload, m.payload_length) ==
+                         UPF_BUFFERED
                      ? GNB_UP_DOWNLINK_HELD
                      : GNB_UP_DROP_NOT_READY);
-        return;
+      } else {
+        deliver(g, s, m.payload, m.payload_length);
       }
-      write_downlink(g, s, m.payload, m.payload_length);
       return;
     }
     case GTPU_ECHO_REQUEST: {
@@ -254,7 +300,16 @@ static void handle_n3(gnb_up *g, const uint8_t *data, size_t length, bool trunca
       /* TS 29.281 7.3.2: the last packet of the old path; nothing to forward to the UE. */
       count(g, GNB_UP_END_MARKERS_RECEIVED);
       session *s = by_teid(g, m.teid);
-      if (s != NULL) s->counters[4]++;
+      if (s == NULL) return;
+      s->counters[4]++;
+      if (s->forwarding) {
+        /* TS 23.502 4.9.1.3.3 step 3: the source passes the End Marker on after the data. */
+        uint8_t marker[64];
+        send_to(g, marker, gtpu_write_end_marker(marker, s->forward_teid),
+                (struct sockaddr *)&s->forward_to, s->forward_length);
+      } else if (s->forwarded_teid != 0 && m.teid == s->forwarded_teid) {
+        end_forwarded(g, s);
+      }
       return;
     }
     case GTPU_ERROR_INDICATION:
@@ -421,13 +476,16 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   g->sessions = calloc(config->max_sessions, sizeof *g->sessions);
   g->free_slots = calloc(config->max_sessions, sizeof *g->free_slots);
   g->rx = malloc((size_t)BATCH * BUFFER_SIZE);
+  g->scratch = malloc(BUFFER_SIZE + UPLINK_HEADER);
   g->frame = malloc(FRAME_SIZE);
-  if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->frame == NULL ||
+  if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->scratch == NULL ||
+      g->frame == NULL ||
       !n3_send_queue_init(&g->uplink, (size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER)) ||
       !tun_gro_init(&g->into_ue, -1, on_ue_written, g) ||
       !upf_buffer_init(&g->held) ||
       !upf_map_init(&g->by_id, config->max_sessions) ||
-      !upf_map_init(&g->by_teid, config->max_sessions))
+      /* Each session's downlink TEID and, at a handover target, its DL forwarding TEID. */
+      !upf_map_init(&g->by_teid, 2 * config->max_sessions))
     goto fail;
   for (uint32_t i = 0; i < config->max_sessions; i++)
     g->free_slots[i] = config->max_sessions - 1 - i;
@@ -475,6 +533,7 @@ void gnb_up_close(gnb_up *g) {
   if (g->wake_fd >= 0) close(g->wake_fd);
   upf_map_free(&g->by_id);
   upf_map_free(&g->by_teid);
+  free(g->scratch);
   upf_buffer_free(&g->held);
   free(g->sessions);
   free(g->free_slots);
@@ -516,6 +575,7 @@ int gnb_up_add_session(gnb_up *g, const gnb_up_session *request, char *actual) {
       s->uplink_teid = request->uplink_teid;
       s->qfi = request->qfi;
       upf_buffer_queue_init(&s->held);
+      upf_buffer_queue_init(&s->after_forwarded);
       if (!watch(g, fd, ((uint64_t)generation << 32) | slot)) {
         err = errno;
         close(fd);
@@ -546,6 +606,11 @@ int gnb_up_remove_session(gnb_up *g, uint32_t id) {
       upf_buffer_pop(&g->held, &s->held, g->rx);
       count(g, GNB_UP_DROP_NOT_READY);
     }
+    while (upf_buffer_peek(&g->held, &s->after_forwarded, &length, &stamp)) {
+      upf_buffer_pop(&g->held, &s->after_forwarded, g->rx);
+      count(g, GNB_UP_DROP_NOT_READY);
+    }
+    if (s->forwarded_teid != 0) upf_map_remove(&g->by_teid, s->forwarded_teid);
     upf_map_remove(&g->by_id, id);
     upf_map_remove(&g->by_teid, s->downlink_teid);
     epoll_ctl(g->epoll_fd, EPOLL_CTL_DEL, s->tun_fd, NULL);
@@ -588,4 +653,55 @@ void gnb_up_read_counters(gnb_up *g, uint64_t *out) {
   pthread_mutex_lock(&g->lock);
   memcpy(out, g->counters, sizeof g->counters);
   pthread_mutex_unlock(&g->lock);
+}
+
+int gnb_up_forward(gnb_up *g, uint32_t id, const struct sockaddr_storage *to, socklen_t to_length,
+                   uint32_t teid) {
+  if (to->ss_family != g->n3.family) return EAFNOSUPPORT;
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot;
+  bool found = upf_map_get(&g->by_id, id, &slot);
+  if (found) {
+    session *s = &g->sessions[slot];
+    memcpy(&s->forward_to, to, to_length);
+    s->forward_length = to_length;
+    s->forward_teid = teid;
+    s->forwarding = true;
+    /* What the UE had not taken yet goes first (TS 38.300 9.2.3.3.1 step 8). */
+    size_t length;
+    double stamp;
+    while (upf_buffer_peek(&g->held, &s->held, &length, &stamp))
+      forward(g, s, g->rx, upf_buffer_pop(&g->held, &s->held, g->rx));
+  }
+  pthread_mutex_unlock(&g->lock);
+  return found ? 0 : ENOENT;
+}
+
+int gnb_up_expect_forwarded(gnb_up *g, uint32_t id, uint32_t teid) {
+  int err = 0;
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot, unused;
+  if (!upf_map_get(&g->by_id, id, &slot)) {
+    err = ENOENT;
+  } else if (teid == 0 || g->sessions[slot].forwarded_teid != 0 ||
+             upf_map_get(&g->by_teid, teid, &unused)) {
+    err = EEXIST;
+  } else {
+    g->sessions[slot].forwarded_teid = teid;
+    upf_map_put(&g->by_teid, teid, slot);
+  }
+  pthread_mutex_unlock(&g->lock);
+  return err;
+}
+
+int gnb_up_end_forwarded(gnb_up *g, uint32_t id) {
+  pthread_mutex_lock(&g->lock);
+  uint32_t slot;
+  bool found = upf_map_get(&g->by_id, id, &slot);
+  if (found) {
+    end_forwarded(g, &g->sessions[slot]);
+    tun_gro_flush(&g->into_ue);
+  }
+  pthread_mutex_unlock(&g->lock);
+  return found ? 0 : ENOENT;
 }

@@ -35,6 +35,7 @@
   X(DROP_UNEXPECTED_TYPE, "dropUnexpectedType")                 \
   X(DROP_UNKNOWN_TEID, "dropUnknownTeid")                       \
   X(DOWNLINK_HELD, "downlinkHeld")                              \
+  X(DOWNLINK_FORWARDED, "downlinkForwarded")                    \
   X(DROP_NOT_READY, "dropNotReady")                             \
   X(DROP_TUN_WRITE, "dropTunWrite")                             \
   X(DROP_N3_SEND, "dropN3Send")
@@ -87,6 +88,17 @@ int gnb_up_add_session(gnb_up *g, const gnb_up_session *session, char *actual);
 int gnb_up_set_ready(gnb_up *g, uint32_t id);
 /* Stops carrying the session and closes its TUN, which removes the device wherever it lives. */
 int gnb_up_remove_session(gnb_up *g, uint32_t id);
+/* Handover source with data forwarding (TS 23.502 4.9.1.3.2 step 11, 4.9.1.3.3 step 3): from now on
+ * the session's downlink, what is held first and then End Markers, goes on as GTP-U to `to`/`teid`
+ * (the forwarding tunnel of the Handover Command) instead of the TUN. ENOENT, EAFNOSUPPORT. */
+int gnb_up_forward(gnb_up *g, uint32_t id, const struct sockaddr_storage *to, socklen_t to_length,
+                   uint32_t teid);
+/* Handover target: G-PDUs on `teid` (the DL forwarding TEID it offered) are the session's too and
+ * reach the UE before the new path's, which wait until an End Marker comes on `teid` (TS 38.300
+ * 9.2.3.3.1: in-order delivery) or gnb_up_end_forwarded. EEXIST (TEID in use, or one already). */
+int gnb_up_expect_forwarded(gnb_up *g, uint32_t id, uint32_t teid);
+/* Stops waiting for the forwarded End Marker (the source never sent one): the new path's follow. */
+int gnb_up_end_forwarded(gnb_up *g, uint32_t id);
 /* GNB_UP_SESSION_COUNTERS values, or ENOENT. */
 int gnb_up_session_counters(gnb_up *g, uint32_t id, uint64_t *out);
 void gnb_up_read_counters(gnb_up *g, uint64_t *out);

@@ -45,6 +45,8 @@ function fakeUserPlane() {
                       tunName: `tun-${session.downlinkTeid}`,
                       ueIpv6: undefined,
                       counters: () => undefined,
+                      forwardTo: () => undefined,
+                      expectForwarded: () => undefined,
                       release: () => {
                         if (!gone) released.push(session.downlinkTeid);
                         gone = true;

@@ -68,6 +68,8 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
   const waiters: { match: (r: Received) => boolean; resolve: (r: Received) => void }[] = [];
   const namespaces: string[] = [];
   let teid = 0x100;
+  /** The forwarding tunnel a handover source is told of (downlink G-PDUs, DL PDU Session Container). */
+  const FORWARD_TEID = 0x7e0001;
 
   const next = (match: (r: Received) => boolean, what: string): Promise<Received> =>
     new Promise((resolve, reject) => {
@@ -207,6 +209,71 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
     assert.equal(gnb.counters().dropMalformed, before.dropMalformed + 1);
   });
 
+  it('as a handover source, forwards the downlink and then the End Marker to the forwarding tunnel, and keeps the tunnel until that End Marker', async () => {
+    const t = await ue({ ueIpv4: '10.45.3.2' });
+    assert.equal(t.forwardTo({ address: UPF, teid: FORWARD_TEID }), undefined);
+    const forwardedTo = (r: Received) => r.message.teid === FORWARD_TEID;
+    const first = next((r) => forwardedTo(r) && r.message.type === GtpuMessageType.gPdu, 'forwarded G-PDU');
+    const packets = [1, 2, 3].map((n) => icmpEcho(DN, '10.45.3.2', 0x78, n));
+    downlink(t, packets[0] ?? Uint8Array.of());
+    await first;
+    // Released by the core (UE Context Release) while forwarding: the tunnel stays until its End Marker.
+    t.release();
+    assert.equal(t.released, false);
+    downlink(t, packets[1] ?? Uint8Array.of());
+    downlink(t, packets[2] ?? Uint8Array.of());
+    const marker = next((r) => forwardedTo(r) && r.message.type === GtpuMessageType.endMarker, 'End Marker');
+    await waitFor(() => all.filter(forwardedTo).length === 3);
+    send(encodeGtpu({ type: GtpuMessageType.endMarker, teid: t.session.downlinkTeid }));
+    await marker;
+    const forwarded = all.filter(forwardedTo);
+    assert.deepEqual(
+      forwarded.map((r) => r.message.type),
+      [GtpuMessageType.gPdu, GtpuMessageType.gPdu, GtpuMessageType.gPdu, GtpuMessageType.endMarker],
+    );
+    forwarded.slice(0, 3).forEach((r, i) => {
+      assert.deepEqual(Buffer.from(r.message.payload), Buffer.from(packets[i] ?? []));
+      assert.deepEqual(readPduSessionContainer(r.message), { pduType: 0, qfi: t.session.qfi });
+    });
+    // Nothing reached the UE, so its kernel answered nothing.
+    assert.equal(all.filter(uplinkOf(t)).length, 0);
+    await waitFor(() => t.released);
+  });
+
+  it("as a handover target, delivers forwarded packets before the new path's, switching at the forwarded End Marker", async () => {
+    const t = await ue({ ueIpv4: '10.45.4.2' });
+    const FORWARDED_TEID = 0x7e0002;
+    assert.equal(t.expectForwarded(FORWARDED_TEID), undefined);
+    const echo = (n: number) => icmpEcho(DN, '10.45.4.2', 0x79, n);
+    const forwarded = (packet: Uint8Array) =>
+      send(
+        encodeGtpu({
+          type: GtpuMessageType.gPdu,
+          teid: FORWARDED_TEID,
+          extensions: [pduSessionContainer(0, t.session.qfi)],
+          payload: packet,
+        }),
+      );
+    const sequenceOf = (r: Received) => readIpv4(r.message.payload).payload.readUInt16BE(6);
+    // The new path's first (the UPF switched), then what the source forwarded, then its End Marker.
+    downlink(t, echo(3));
+    downlink(t, echo(4));
+    forwarded(echo(1));
+    forwarded(echo(2));
+    await waitFor(() => all.filter(uplinkOf(t)).length === 2);
+    assert.deepEqual(all.filter(uplinkOf(t)).map(sequenceOf), [1, 2]);
+    send(encodeGtpu({ type: GtpuMessageType.endMarker, teid: FORWARDED_TEID }));
+    await waitFor(() => all.filter(uplinkOf(t)).length === 4);
+    downlink(t, echo(5));
+    await waitFor(() => all.filter(uplinkOf(t)).length === 5);
+    assert.deepEqual(all.filter(uplinkOf(t)).map(sequenceOf), [1, 2, 3, 4, 5]);
+    // The forwarding TEID is no longer the session's once forwarding ended.
+    const unknown = gnb.counters().dropUnknownTeid;
+    forwarded(echo(6));
+    await waitFor(() => gnb.counters().dropUnknownTeid === unknown + 1);
+    t.release();
+  });
+
   it('answers a G-PDU for an unknown TEID with an Error Indication, at most its rate', async () => {
     const indication = next((r) => r.message.type === GtpuMessageType.errorIndication, 'error indication');
     const before = gnb.counters();
@@ -326,7 +393,7 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
     assert.equal(await tunExists(t.namespace, t.tunName), false);
   });
 
-  it('sends only GTP-U that tshark decodes as uplink G-PDUs with the QFI, without complaint', async () => {
+  it('sends only GTP-U that tshark decodes as uplink (or forwarded downlink) G-PDUs with the QFI, without complaint', async () => {
     // Its own uplink (the UE kernel's echo reply, QFI 3), beside every G-PDU the earlier tests made.
     const t = await ue({ ueIpv4: '10.45.7.2', qfi: 3 });
     const reply = next(uplinkOf(t), 'echo reply');
@@ -354,7 +421,13 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
       const r = gPdus[i]!;
       assert.deepEqual(
         [Number(type), Number(teidField), Number(pduType), Number(qfi), malformed],
-        [255, r.message.teid, 1, readPduSessionContainer(r.message)?.qfi, ''],
+        [
+          255,
+          r.message.teid,
+          r.message.teid === FORWARD_TEID ? 0 : 1,
+          readPduSessionContainer(r.message)?.qfi,
+          '',
+        ],
         rows[i]?.join(';'),
       );
       assert.ok(worstSeverity(severities) < EXPERT_WARNING, rows[i]?.join(';'));

@@ -44,6 +44,7 @@ export type GnbUserPlaneCounters = Record<
   | 'dropUnexpectedType'
   | 'dropUnknownTeid'
   | 'downlinkHeld'
+  | 'downlinkForwarded'
   | 'dropNotReady'
   | 'dropTunWrite'
   | 'dropN3Send',
@@ -72,6 +73,18 @@ export interface NativeGnbUserPlane {
   ): { tunName: string } | { error: ErrnoCode };
   /** The UE's TUN is configured: the downlink held so far goes into it, in order, and the rest follows. */
   setReady(id: number): ErrnoCode | undefined;
+  /**
+   * Handover source with data forwarding: the session's downlink (what is held first, then End
+   * Markers) goes on as GTP-U to `address`:`port`, TEID `teid`, instead of the TUN.
+   */
+  forward(id: number, address: string, port: number, teid: number): ErrnoCode | undefined;
+  /**
+   * Handover target: G-PDUs on `teid` (its DL forwarding TEID) are the session's and reach the UE
+   * before the new path's, which wait for an End Marker on `teid` or `endForwarded`.
+   */
+  expectForwarded(id: number, teid: number): ErrnoCode | undefined;
+  /** Stops waiting for the forwarded End Marker: the new path's downlink follows. */
+  endForwarded(id: number): ErrnoCode | undefined;
   /** Stops carrying the session and closes its TUN (the device disappears). */
   removeSession(id: number): ErrnoCode | undefined;
   sessionCounters(id: number): SessionCounters | undefined;

@@ -65,6 +65,19 @@ export interface UeTunnel {
   readonly ueIpv6: string | undefined;
   /** Packets and bytes carried each way and End Markers received; undefined once released. */
   counters(): SessionCounters | undefined;
+  /**
+   * Handover source with data forwarding (TS 23.502 4.9.1.3.2 step 11): from now on its downlink,
+   * End Marker included, goes to `to` (the Handover Command's forwarding tunnel), not to the UE. Its
+   * `release` then waits for that End Marker, at most `FORWARDING_HOLD_MS` (TS 38.300 9.2.3.2.1 step
+   * 10: on UE context release, ongoing data forwarding may continue).
+   */
+  forwardTo(to: { address: string; teid: number }): UserPlaneError | undefined;
+  /**
+   * Handover target: downlink on `teid` (the DL forwarding tunnel it offered) reaches the UE before the
+   * new path's, which waits for the forwarded End Marker (TS 38.300 9.2.3.3.1, in-order delivery), at
+   * most `FORWARDING_HOLD_MS`.
+   */
+  expectForwarded(teid: number): UserPlaneError | undefined;
   /** Removes the tunnel and the TUN device (idempotent). */
   release(): void;
   readonly released: boolean;
@@ -130,6 +143,14 @@ function expandIpv6(address: string): string[] {
   return [...h, ...Array<string>(zeros).fill('0'), ...t].map((g) => Number.parseInt(g, 16).toString(16));
 }
 
+/**
+ * How long a handover's forwarding may last at most: as long as the SMF keeps the UPF's indirect
+ * forwarding tunnel after Handover Notify (src/network/smf/handover.ts), whose End Marker ends it.
+ */
+export const FORWARDING_HOLD_MS = 3_000;
+/** How often a forwarding source looks whether its End Marker went on. */
+const FORWARDING_POLL_MS = 10;
+
 /** Device names made by this process (default names). */
 let tunNames = 0;
 const defaultTunName = (): string => {
@@ -155,13 +176,26 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
   });
   const n3Port = native.n3Port();
   const live = new Set<number>();
+  /** Timers of sessions still forwarding or waiting for forwarded packets, cleared on close. */
+  const holds = new Map<number, NodeJS.Timeout>();
   let nextId = 1;
   let closed = false;
   let last: GnbUserPlaneCounters | undefined;
 
   const remove = (id: number): void => {
+    clearTimeout(holds.get(id));
+    holds.delete(id);
     if (!live.delete(id) || closed) return;
     native.removeSession(id);
+  };
+  /** A forwarding source's release: once its End Marker went on (counted), or at the hold's end. */
+  const removeAfterEndMarker = (id: number, markersBefore: number, deadline: number): void => {
+    const markers = closed ? undefined : native.sessionCounters(id)?.endMarkersReceived;
+    if (markers === undefined || markers > markersBefore || Date.now() >= deadline) return remove(id);
+    holds.set(
+      id,
+      setTimeout(() => removeAfterEndMarker(id, markersBefore, deadline), FORWARDING_POLL_MS),
+    );
   };
 
   return {
@@ -219,13 +253,46 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
       // The downlink that came while the TUN was configured (a UPF flushing what it buffered while the
       // device was idle, TS 23.501 5.8.3.2) goes in now.
       native.setReady(id);
+      /** End Markers counted when forwarding began; undefined while not forwarding. */
+      let forwardingFrom: number | undefined;
       const tunnel: UeTunnel = {
         session,
         namespace: tun.namespace,
         tunName: added.tunName,
         ueIpv6,
         counters: () => (live.has(id) && !closed ? native.sessionCounters(id) : undefined),
-        release: () => remove(id),
+        forwardTo(to) {
+          if (!live.has(id) || closed) return 'closed';
+          if (!Number.isInteger(to.teid) || to.teid < 1 || to.teid > 0xffff_ffff) return 'invalid';
+          const markers = native.sessionCounters(id)?.endMarkersReceived ?? 0;
+          let code: string | undefined;
+          try {
+            code = native.forward(id, to.address, 2152, to.teid);
+          } catch {
+            return 'invalid';
+          }
+          if (code !== undefined) return code === 'EAFNOSUPPORT' ? 'family-mismatch' : 'closed';
+          forwardingFrom = markers;
+          return undefined;
+        },
+        expectForwarded(teid) {
+          if (!live.has(id) || closed) return 'closed';
+          if (!Number.isInteger(teid) || teid < 1 || teid > 0xffff_ffff) return 'invalid';
+          const code = native.expectForwarded(id, teid);
+          if (code !== undefined) return code === 'EEXIST' ? 'in-use' : 'closed';
+          const timer = setTimeout(() => {
+            holds.delete(id);
+            if (live.has(id) && !closed) native.endForwarded(id);
+          }, FORWARDING_HOLD_MS);
+          // The wait must not keep a process alive that has nothing else to do.
+          timer.unref();
+          holds.set(id, timer);
+          return undefined;
+        },
+        release: () =>
+          forwardingFrom === undefined || !live.has(id) || closed
+            ? remove(id)
+            : removeAfterEndMarker(id, forwardingFrom, Date.now() + FORWARDING_HOLD_MS),
         get released() {
           return !live.has(id);
         },
@@ -236,6 +303,8 @@ export function createGnbUserPlane(deps: GnbUserPlaneDeps): GnbUserPlane {
     close() {
       if (closed) return;
       closed = true;
+      for (const timer of holds.values()) clearTimeout(timer);
+      holds.clear();
       live.clear();
       last = native.counters();
       native.close();
