@@ -24,6 +24,7 @@ import {
   type N2HandoverAnswer,
 } from './gnb-handover-n2-messages.ts';
 import type { TunnelEnd } from './ue/gnb-sessions.ts';
+import type { SessionTunnels } from './user-plane/session-tunnels.ts';
 import type { GnbUes } from './ue/gnb-ues.ts';
 import type { RadioUe } from './ue/ue-radio.ts';
 import type { SimulatedUe } from './ue/simulated-ue.ts';
@@ -86,6 +87,12 @@ export class N2Handover {
   readonly refusedSessions = new Set<number>();
   /** RAN UE NGAP IDs for which a Downlink RAN Status Transfer came (TS 38.413 8.4.7). */
   readonly statusTransfers: number[] = [];
+  /**
+   * The node's user plane (`carrySessions` over its session events, keyed by UE), when it carries
+   * packets: as source it then forwards to the tunnel the Command names, as target it delivers what
+   * was forwarded first (`forwardData`).
+   */
+  userPlane: Pick<SessionTunnels, 'tunnel' | 'settled'> | undefined;
 
   constructor(gnb: SimulatedGnb, ues: GnbUes, cell: HandoverCell) {
     this.#gnb = gnb;
@@ -114,8 +121,9 @@ export class N2Handover {
    * source holds; on Handover Command, Uplink RAN Status Transfer, the UE moves to the target's cell
    * (deriving KgNB* from the NCC the target was given) and the target sends Handover Notify; resolves
    * once the AMF released the source's context. `stop` stops the source at that point; `directForwarding`
-   * tells the AMF the source has a direct forwarding path to the target (the Command then says where to
-   * forward; no packet is forwarded). Once moved, a UE outside its registration area starts a mobility
+   * tells the AMF the source has a direct forwarding path to the target. Where the Command names a
+   * forwarding tunnel (direct, or the UPF's when indirect) and both nodes have a `userPlane`, the
+   * downlink is forwarded (`#forwardData`). Once moved, a UE outside its registration area starts a mobility
    * registration update (`SimulatedUe.handedOver`). Rejects when the UE has no AS context here or an answer does not
    * come in time.
    */
@@ -176,6 +184,7 @@ export class N2Handover {
     if (arrival === undefined) throw new Error('the target prepared nothing for the UE');
     const [ranUeNgapId, at] = arrival;
     target.#forget(ue);
+    await this.#forwardData(ue, target, command.forwarding, at.offered);
 
     // TS 38.300 9.2.3.3.1 steps 7-8: the source's PDCP status, then the UE leaves for the target.
     this.#send(uplinkRanStatusTransfer(ids, sessions.length));
@@ -216,6 +225,29 @@ export class N2Handover {
       ueKgnbStar,
       offered: at.offered,
     };
+  }
+
+  /**
+   * Data forwarding once commanded (TS 23.502 4.9.1.3.2 step 11, 4.9.1.3.3 step 3): the target, for
+   * each session whose forwarding tunnel it offered and the Command names (directly or through the
+   * UPF), delivers what comes through it before the new path's; the source sends the downlink it still
+   * gets, and then the End Marker, to that tunnel. Sessions without a user plane are passed over.
+   */
+  async #forwardData(
+    ue: SimulatedUe,
+    target: N2Handover,
+    forwarding: readonly { pduSessionId: number; tunnel: TunnelEnd }[],
+    offered: readonly { pduSessionId: number; tunnel: TunnelEnd }[],
+  ): Promise<void> {
+    if (forwarding.length === 0) return;
+    // The target's TUNs come up from its Handover Request; they must exist before packets come.
+    await target.userPlane?.settled();
+    for (const { pduSessionId } of forwarding) {
+      const ours = offered.find((o) => o.pduSessionId === pduSessionId);
+      if (ours !== undefined) target.userPlane?.tunnel(ue, pduSessionId)?.expectForwarded(ours.tunnel.teid);
+    }
+    for (const { pduSessionId, tunnel } of forwarding)
+      this.userPlane?.tunnel(ue, pduSessionId)?.forwardTo(tunnel);
   }
 
   /** Handover Request (TS 38.413 8.4.2.2) as target. */
