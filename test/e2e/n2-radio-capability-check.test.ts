@@ -9,7 +9,7 @@ import type { RegistrationService } from './registration-service.ts';
 import { imsiOf, startRegistrationService } from './registration-service.ts';
 
 /**
- * UE Radio Capability Check (TS 38.413 8.14.3, TS 23.502 4.2.8a) end to end: the AMF asks the radio
+ * UE Radio Capability Check (TS 38.413 8.14.2, TS 23.502 4.2.8a) end to end: the AMF asks the radio
  * before it sets "IMS voice over PS session supported" in Registration Accept (TS 24.501 5.5.1.2.4,
  * docs/n2.md "UE Radio Capability Check"), and only when the UE supports IMS voice (UE's usage setting)
  * and the subscriber may reach the `ims` data network. The radio's answer decides the bit; the UE radio

@@ -1,4 +1,4 @@
-// The simulated node's side of UE Radio Capability Check (TS 38.413 8.14.3): it answers whether the UE's
+// The simulated node's side of UE Radio Capability Check (TS 38.413 8.14.2): it answers whether the UE's
 // radio capability is compatible with its configuration for IMS voice, as a test sets it.
 import {
   buildUERadioCapabilityCheckResponse,
@@ -18,7 +18,7 @@ export interface RadioCapabilityCheck {
 
 /**
  * The node's answer to `pdu` when it is a UE Radio Capability Check Request for a connection it holds:
- * the IMS Voice Support Indicator `imsVoice` (8.14.3.2), or none when `silent`; undefined for any other
+ * the IMS Voice Support Indicator `imsVoice` (8.14.2.2), or none when `silent`; undefined for any other
  * PDU, or one for a connection the node does not hold (the class 1 procedure has no failure message).
  */
 export function answerRadioCapabilityCheck(

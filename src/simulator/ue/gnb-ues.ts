@@ -119,7 +119,7 @@ export class GnbUes implements UeSignalling, UeRadio {
    * none, the UE's RRC connection is released.
    */
   onReroute: ((ue: RadioUe, reroute: Reroute) => RrcConnection | undefined) | undefined;
-  /** UE Radio Capability Check Requests received, in order, with the answer (8.14.3). */
+  /** UE Radio Capability Check Requests received, in order, with the answer (8.14.2). */
   readonly radioCapabilityChecks: RadioCapabilityCheck[] = [];
   /** What the node answers a UE Radio Capability Check with (IMS Voice Support Indicator), or `silent`. */
   imsVoiceSupport: IMSVoiceSupportIndicator | 'silent' = 'supported';

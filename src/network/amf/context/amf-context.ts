@@ -40,7 +40,7 @@ export interface AmfContext {
   /** Told of each Registration Request refused at the UE context limit: the radios hear of the overload. */
   readonly overload: Pick<OverloadWatch, 'shed'>;
   readonly ngap: UeNgap<AmfUe>;
-  /** UE Radio Capability Check (TS 38.413 8.14.3) before IMS voice is said supported (gmm/ims-voice.ts). */
+  /** UE Radio Capability Check (TS 38.413 8.14.2) before IMS voice is said supported (gmm/ims-voice.ts). */
   readonly radioCapabilityCheck: Pick<RadioCapabilityCheck, 'check'>;
   readonly ues: AmfUes;
   /** Writes the UE contexts through the UE context port at the end of the procedures that change them. */

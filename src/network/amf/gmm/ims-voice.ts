@@ -14,7 +14,7 @@ import { connectionOf } from '../context/cm-state.ts';
  * - the network can carry it: the subscriber may establish a session to the IMS data network (`ims`,
  *   the well-known DNN of TS 23.003 9.4) on a slice it is allowed;
  * - the UE's radio capability is compatible with the radio's configuration for IMS voice: the AMF asks
- *   the radio by UE Radio Capability Check (TS 23.502 4.2.8a, TS 38.413 8.14.3; n2/radio-capability-check.ts),
+ *   the radio by UE Radio Capability Check (TS 23.502 4.2.8a, TS 38.413 8.14.2; n2/radio-capability-check.ts),
  *   giving it the UE radio capability it holds.
  *
  * Only when the first two hold does the AMF ask, and the IE then says what the radio answered (no answer:

@@ -1,4 +1,4 @@
-// UE Radio Capability Check from the AMF (TS 38.413 8.14.3; TS 23.502 4.2.8a "UE Radio Capability Match
+// UE Radio Capability Check from the AMF (TS 38.413 8.14.2; TS 23.502 4.2.8a "UE Radio Capability Match
 // Request"): the AMF asks the radio whether the UE's radio capability is compatible with the network's
 // configuration for IMS voice, before it says "IMS voice over PS session supported" (gmm/ims-voice.ts).
 import type { Timers } from '../../../clock.ts';
@@ -24,10 +24,11 @@ export function createRadioCapabilityCheck(amf: CheckAmf) {
   const waiting = new Map<UeConnection<AmfUe>, { result: Promise<boolean>; settle(ok: boolean): void }>();
 
   const endpoint: RadioCapabilityCheckEndpoint<AmfUe> = {
-    answered(connection, imsVoice: IMSVoiceSupportIndicator | undefined): boolean {
+    answered(connection, imsVoice: IMSVoiceSupportIndicator): boolean {
       const entry = waiting.get(connection);
       if (entry === undefined) return false;
-      // 9.3.1.89: absent (criticality ignore) or a value of a later release says nothing: not supported.
+      // 9.3.1.89: a value of a later release says nothing the AMF knows: not supported. (The IE is
+      // mandatory, criticality reject: a Response without it is refused before it gets here.)
       entry.settle(imsVoice === 'supported');
       return true;
     },

@@ -117,9 +117,9 @@ export function ueContextModificationRequest(ids: UeNgapIds, ueAmbr: UEAggregate
 }
 
 /**
- * UE RADIO CAPABILITY CHECK REQUEST (TS 38.413 9.2.9.3, 8.14.3): is the UE's radio capability compatible
+ * UE RADIO CAPABILITY CHECK REQUEST (TS 38.413 8.14.2): is the UE's radio capability compatible
  * with the network's configuration for IMS voice? With the UE Radio Capability the AMF holds, so that the
- * radio need not ask the UE (8.14.3.2).
+ * radio need not ask the UE (8.14.2.2).
  */
 export function ueRadioCapabilityCheckRequest(ids: UeNgapIds, capability: Uint8Array | undefined): NGAPPDU {
   return buildUERadioCapabilityCheckRequest({
@@ -130,7 +130,7 @@ export function ueRadioCapabilityCheckRequest(ids: UeNgapIds, capability: Uint8A
 }
 
 /**
- * REROUTE NAS REQUEST (TS 38.413 9.2.5.6, 8.6.5): the radio is to send `initial` (the Initial UE Message
+ * REROUTE NAS REQUEST (TS 38.413 9.2.5.5, 8.6.5): the radio is to send `initial` (the Initial UE Message
  * as received) to an AMF of the AMF set `amfSetId`. No AMF UE NGAP ID: the radio never heard one, so no
  * UE-associated logical NG-connection exists on its side (8.6.5.2).
  */

@@ -175,10 +175,10 @@ export interface ContextModificationEndpoint<Owner> {
 /** Where the radio's answers to UE Radio Capability Check go (radio-capability-check.ts). */
 export interface RadioCapabilityCheckEndpoint<Owner> {
   /**
-   * UE Radio Capability Check Response (8.14.3.2) on the connection, with its IMS Voice Support
+   * UE Radio Capability Check Response (8.14.2.2) on the connection, with its IMS Voice Support
    * Indicator; false when no check of the AMF waits for it there.
    */
-  answered(connection: UeConnection<Owner>, imsVoice: IMSVoiceSupportIndicator | undefined): boolean;
+  answered(connection: UeConnection<Owner>, imsVoice: IMSVoiceSupportIndicator): boolean;
 }
 
 /** A PDU Session Resource Notify as its generated reader gives it (TS 38.413 9.2.1.7). */
@@ -772,7 +772,7 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     },
 
     /**
-     * UE Radio Capability Check Request (TS 38.413 8.14.3) with the UE Radio Capability the AMF holds,
+     * UE Radio Capability Check Request (TS 38.413 8.14.2) with the UE Radio Capability the AMF holds,
      * if any; false when the transport refused it.
      */
     checkRadioCapability(connection: UeConnection<Owner>, capability: Uint8Array | undefined): boolean {
