@@ -2,17 +2,7 @@
 
 #include <string.h>
 
-static void put16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  p[0] = (uint8_t)(v >> 24);
-  p[1] = (uint8_t)(v >> 16);
-  p[2] = (uint8_t)(v >> 8);
-  p[3] = (uint8_t)v;
-}
+#include "net-bytes.h"
 
 /* TS 29.281 5.1: flags V(3) PT E S PN; E, S or PN set means the 4 optional octets follow. */
 #define FLAGS_VERSION_PT 0x30

@@ -7,24 +7,11 @@
 
 #include "inet-checksum.h"
 #include "n3-socket.h"
+#include "net-bytes.h"
 #include "tun-gso.h"
 
-#define TCP_FIN 0x01
-#define TCP_PSH 0x08
-#define TCP_ACK 0x10
 /* The largest IP packet the TUN takes in one write. */
 #define MAX_SEGMENT 65535
-
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static void put16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
 
 /* A TCP packet that may be joined: its headers' layout, payload and checksums checked. */
 typedef struct {

@@ -2,28 +2,9 @@
 #include "tun-gso.h"
 
 #include "inet-checksum.h"
+#include "net-bytes.h"
 
 #include <string.h>
-
-#define TCP_FIN 0x01
-#define TCP_PSH 0x08
-#define TCP_CWR 0x80
-
-static uint16_t get16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
-
-static void put16(uint8_t *p, uint16_t v) {
-  p[0] = (uint8_t)(v >> 8);
-  p[1] = (uint8_t)v;
-}
-
-static uint32_t get32(const uint8_t *p) {
-  return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put32(uint8_t *p, uint32_t v) {
-  put16(p, (uint16_t)(v >> 16));
-  put16(p + 2, (uint16_t)v);
-}
 
 /* The TCP checksum field of a packet whose TCP header starts at `tcp`: over the pseudo-header and
  * the segment, with the field taken as zero. */
