@@ -4,7 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { createNetworkEvents, type NasMessageEvent } from '../../src/network/events/network-events.ts';
-import { createEventStream, type StreamFilter } from '../../src/resources/event-stream/event-stream.ts';
+import {
+  createEventStream,
+  WRITE_BATCH,
+  type StreamFilter,
+} from '../../src/resources/event-stream/event-stream.ts';
 import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
 import { ROLE } from '../../src/identity/roles.ts';
 import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
@@ -466,6 +470,36 @@ describe('the event stream hub', () => {
     events.emit('ue.deregistered', { supi: IMSI });
     await new Promise<void>((resolve) => setImmediate(resolve));
     assert.equal(fast.length, 2, 'no events after close');
+  });
+
+  it('writes a large burst in writes of at most WRITE_BATCH events, in order, so a reading client is never cut for it', async () => {
+    const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+    const stream = createEventStream({ events, now: () => 0 });
+    const writes: Buffer[] = [];
+    // As the route does: a write that would leave more than 1 MiB unread cuts the client.
+    let cut = false;
+    stream.add({
+      filter: {},
+      deliver: (frames) => frames.length <= 1 << 20 && writes.push(frames) > 0,
+      end: () => (cut = true),
+    });
+    const count = 5 * WRITE_BATCH + 3;
+    // Rejects with a long cause: 2 KiB an event, a burst of several MiB had it been one write.
+    for (let i = 0; i < count; i++)
+      events.emit('nas.message', nas(IMSI, 'Registration Reject', 'outbound', 'x'.repeat(2048)));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.equal(cut, false);
+    assert.deepEqual(
+      writes.map((frames) => framesOf(frames).length),
+      [...Array.from({ length: 5 }, () => WRITE_BATCH), 3],
+    );
+    const ids = writes.flatMap((frames) =>
+      framesOf(frames).map((frame) => Number(frame.split('\n')[0]!.slice(4))),
+    );
+    assert.deepEqual(
+      ids,
+      Array.from({ length: count }, (_, i) => i + 1),
+    );
   });
 
   it('writes a burst as one write per client, encoded once per filter; a later turn in a later write', async () => {

@@ -123,6 +123,9 @@ function filterKey(filter: StreamFilter): string {
  * `Last-Event-ID` misses nothing inside it. A client that cannot take an event (its buffer is full) is
  * cut, so a slow client never slows the network functions that emit.
  */
+/** The most events one write to a client carries (a few hundred bytes each: well under 1 MiB). */
+export const WRITE_BATCH = 256;
+
 export function createEventStream(deps: {
   events: Pick<NetworkEvents, 'on'>;
   /** Milliseconds since the epoch (the core's clock). */
@@ -148,6 +151,8 @@ export function createEventStream(deps: {
    * run what it had ready (setImmediate): the events of a burst (the records of a stored batch, the
    * messages of many devices read at once) leave as one write per client rather than one per event and
    * client (a system call, a chunk and their garbage each), and an event at a quiet time leaves at once.
+   * A burst is written every WRITE_BATCH events as it comes, so no one write approaches the 1 MiB a client
+   * may leave unread: a large stored batch never cuts a client that reads.
    */
   let unwritten: Entry[] = [];
   let writeScheduled: NodeJS.Immediate | undefined;
@@ -177,7 +182,8 @@ export function createEventStream(deps: {
     ring[(id - 1) % windowSize] = entry;
     if (clients.size === 0) return;
     unwritten.push(entry);
-    writeScheduled ??= setImmediate(write);
+    if (unwritten.length >= WRITE_BATCH) write();
+    else writeScheduled ??= setImmediate(write);
   }
 
   /** Writes the events published since the last write to the clients they match, in order. */
