@@ -127,7 +127,7 @@ export function inMemorySmfPorts(
       createForwarding: (id, target) => {
         const teid = 0x7000 + upf.length;
         forwarding.set(id, teid);
-        upf.push(`forward ${id} ${teid} ${target.gnbAddress} ${target.remoteTeid} ${target.qfi ?? 1}`);
+        upf.push(`forward ${id} ${teid} ${target.gnbAddress} ${target.remoteTeid} ${target.qfi ?? 'none'}`);
         return { ok: true, value: teid };
       },
       removeForwarding: (id) => {

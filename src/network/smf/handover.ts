@@ -148,11 +148,14 @@ export function createSmfHandovers(ctx: HandoverContext) {
     kept: Kept,
     upfSessionId: number,
     offered: Offered,
+    qfi: number,
   ): Forwarding | undefined => {
+    // The session's QoS flow (one per session here): what the forwarded packets' PDU Session Container
+    // carries when the source sent none (TS 38.415 5.5.2.1).
     const tunnel = ctx.userPlane?.createForwarding?.(upfSessionId, {
       gnbAddress: offered.endpoint.address,
       remoteTeid: offered.endpoint.teid,
-      ...(offered.qfis.length === 1 && { qfi: offered.qfis[0] }),
+      qfi,
     });
     if (tunnel?.ok !== true || ctx.userPlane === undefined) {
       ctx.logger.warn(
@@ -253,7 +256,7 @@ export function createSmfHandovers(ctx: HandoverContext) {
             : session.direct
               ? target.forwarding
               : indirect
-                ? forwardThroughUpf(supi, session, s.resources.upfSessionId, target.forwarding)
+                ? forwardThroughUpf(supi, session, s.resources.upfSessionId, target.forwarding, s.flow.qfi)
                 : undefined;
         answer.handedOver.push({ pduSessionId, transfer: handoverCommandTransfer(forwarding) });
       }
