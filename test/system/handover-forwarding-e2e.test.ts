@@ -154,17 +154,13 @@ describe('a downlink stream over an N2 handover with indirect data forwarding', 
     for (const ns of [dnNamespace, ueNamespace]) await run('ip', ['netns', 'del', ns]).catch(() => undefined);
   });
 
-  it('delivers every packet once and in order while the UE is handed over, the source forwarding through the UPF', async () => {
-    const [a, b] = nodes;
-    assert.ok(a !== undefined && b !== undefined);
-    assert.equal((await ue.register('suci')).outcome, 'accepted');
-    const established = await sessions.establish({ type: 'IPv4', dnn: 'internet' });
-    assert.ok(established.outcome === 'accepted', JSON.stringify(established));
-    const ueIpv4 = established.session.ipv4;
-    assert.ok(ueIpv4 !== undefined);
-    await a.tunnels.settled();
-    assert.ok(a.tunnels.tunnel(ue, 1) !== undefined);
+  type Node = (typeof nodes)[number];
 
+  /**
+   * Streams PACKETS sequence-numbered datagrams from the data network to the UE while it is handed over
+   * from `from` to `to`; the sequence numbers the UE got, in arrival order, and the handover's outcome.
+   */
+  async function streamOverHandover(from: Node, to: Node, ueIpv4: string, directForwarding: boolean) {
     // The UE's receiver: every sequence number in arrival order, once the stream ended (its last
     // packet, or nothing for a while after the first).
     const receiver = await serveIn(
@@ -182,16 +178,14 @@ describe('a downlink stream over an N2 handover with indirect data forwarding', 
          if (++n < ${PACKETS}) setTimeout(tick, 2); else setTimeout(() => process.exit(0), 100); };
        tick();`,
     );
-    // The handover starts while the stream runs: the source has no direct path (indirect forwarding).
-    const outcome = await a.handover.handOver(ue, b.handover);
-    assert.equal(outcome.outcome, 'handed-over', JSON.stringify(outcome));
-    assert.ok(outcome.outcome === 'handed-over');
-    // The Command named the UPF's forwarding tunnel, not the target's own.
-    assert.equal(outcome.command.forwarding.length, 1);
-    assert.equal(outcome.command.forwarding[0]?.tunnel.address, N3);
-    assert.equal(outcome.offered.length, 1);
+    // The handover starts while the stream runs.
+    const outcome = await from.handover.handOver(ue, to.handover, { directForwarding });
     await sender.output;
     const seen = JSON.parse((await receiver.output).replace(/^ready\n/, '')) as number[];
+    return { outcome, seen };
+  }
+
+  const assertAllInOrder = (seen: readonly number[]) => {
     const missing = PACKETS - new Set(seen).size;
     assert.equal(missing, 0, `${missing} packets lost`);
     assert.equal(seen.length, PACKETS, `${seen.length - PACKETS} duplicated`);
@@ -199,10 +193,45 @@ describe('a downlink stream over an N2 handover with indirect data forwarding', 
       seen,
       Array.from({ length: PACKETS }, (_, i) => i),
     );
+  };
+
+  it('delivers every packet once and in order while the UE is handed over with indirect forwarding, then back with direct', async () => {
+    const [a, b] = nodes;
+    assert.ok(a !== undefined && b !== undefined);
+    assert.equal((await ue.register('suci')).outcome, 'accepted');
+    const established = await sessions.establish({ type: 'IPv4', dnn: 'internet' });
+    assert.ok(established.outcome === 'accepted', JSON.stringify(established));
+    const ueIpv4 = established.session.ipv4;
+    assert.ok(ueIpv4 !== undefined);
+    await a.tunnels.settled();
+    assert.ok(a.tunnels.tunnel(ue, 1) !== undefined);
+
+    // A to B, no direct path between them: the source forwards through the UPF.
+    const indirect = await streamOverHandover(a, b, ueIpv4, false);
+    assert.equal(indirect.outcome.outcome, 'handed-over', JSON.stringify(indirect.outcome));
+    assert.ok(indirect.outcome.outcome === 'handed-over');
+    // The Command named the UPF's forwarding tunnel, not the target's own.
+    assert.equal(indirect.outcome.command.forwarding.length, 1);
+    assert.equal(indirect.outcome.command.forwarding[0]?.tunnel.address, N3);
+    assert.equal(indirect.outcome.offered.length, 1);
+    assertAllInOrder(indirect.seen);
     // The forwarding path was taken: the End Marker the source passed on reached the target through
     // the UPF (how many packets went that way depends on the stream's timing, so it is only reported).
-    const forwarded = a.userPlane.counters().downlinkForwarded;
-    assert.ok(b.userPlane.counters().endMarkersReceived > 0, `${forwarded} forwarded`);
+    const markersAtB = b.userPlane.counters().endMarkersReceived;
+    assert.ok(markersAtB > 0, `${a.userPlane.counters().downlinkForwarded} forwarded`);
+
+    // Back to A over a direct path: the source forwards to the target's own forwarding tunnel.
+    const markersAtA = a.userPlane.counters().endMarkersReceived;
+    const direct = await streamOverHandover(b, a, ueIpv4, true);
+    assert.equal(direct.outcome.outcome, 'handed-over', JSON.stringify(direct.outcome));
+    assert.ok(direct.outcome.outcome === 'handed-over');
+    assert.deepEqual(
+      direct.outcome.command.forwarding.map((f) => f.tunnel),
+      direct.outcome.offered.map((o) => o.tunnel),
+    );
+    assertAllInOrder(direct.seen);
+    // The End Marker the UPF sent B at the switch reached A through the forwarding tunnel.
+    assert.ok(a.userPlane.counters().endMarkersReceived > markersAtA);
     await assertTsharkAgrees(received);
   });
 });
