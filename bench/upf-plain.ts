@@ -4,10 +4,11 @@
  * measure the core against (the same system calls, batching and TUN offloads as the UPF and the
  * simulated gNB's user plane, without their work).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../src/package-root.ts';
+import { compileC } from '../test/helpers/compile-c.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -16,22 +17,9 @@ export function buildPlainHelper(): string {
   const out = join(packageRoot(), '.bench', 'upf-plain');
   mkdirSync(join(packageRoot(), '.bench'), { recursive: true });
   // The forwarder shares the UPF's sockets and TUN offloads (native/upf), so it makes the same calls.
-  const native = ['n3-socket.c', 'tun-gso.c', 'tun-gro.c'].map((f) =>
-    join(packageRoot(), 'native', 'upf', f),
-  );
-  execFileSync('cc', [
-    '-O2',
-    '-Wall',
-    '-Wextra',
-    '-Werror',
-    '-D_GNU_SOURCE',
-    '-pthread',
-    '-o',
-    out,
-    join(packageRoot(), 'bench', 'upf-plain.c'),
-    ...native,
-  ]);
-  return out;
+  return compileC(out, join(packageRoot(), 'bench', 'upf-plain.c'), {
+    upf: ['n3-socket.c', 'tun-gso.c', 'tun-gro.c'],
+  });
 }
 
 export interface HelperProcess {

@@ -186,24 +186,24 @@ static napi_value set_forwarding(napi_env env, napi_callback_info info) {
                                             (uint8_t)qfi));
 }
 
-static napi_value clear_forwarding(napi_env env, napi_callback_info info) {
+/* A method taking one session id and answering the operation's errno code. */
+static napi_value session_call(napi_env env, napi_callback_info info,
+                               int (*operation)(upf *, uint32_t)) {
   size_t argc = 1;
   napi_value argv[1];
   upf *u = unwrap(env, info, &argc, argv);
   if (u == NULL) return NULL;
   double id;
   if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
-  return errno_code(env, upf_clear_forwarding(u, (uint32_t)id));
+  return errno_code(env, operation(u, (uint32_t)id));
+}
+
+static napi_value clear_forwarding(napi_env env, napi_callback_info info) {
+  return session_call(env, info, upf_clear_forwarding);
 }
 
 static napi_value clear_downlink(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  upf *u = unwrap(env, info, &argc, argv);
-  if (u == NULL) return NULL;
-  double id;
-  if (argc < 1 || !get_number(env, argv[0], "id", 0, 4294967295.0, &id)) return NULL;
-  return errno_code(env, upf_clear_downlink(u, (uint32_t)id));
+  return session_call(env, info, upf_clear_downlink);
 }
 
 static napi_value set_ambr(napi_env env, napi_callback_info info) {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { upfBpfObject } from '../../src/network/upf/upf-addon.ts';
+import { compileC } from '../helpers/compile-c.ts';
 import { namespacesUnavailable } from '../helpers/netns.ts';
 
 const run = promisify(execFile);
@@ -25,7 +26,7 @@ describe('UPF XDP program under a million mutated packets', { skip }, () => {
   it('answers PASS, DROP or REDIRECT, hands packets to the stack unchanged, counts every drop', async () => {
     const driver = join(directory, 'upf-xdp-fuzz');
     const source = join(import.meta.dirname, 'upf-xdp-fuzz.c');
-    await run('cc', ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', source, '-lbpf', '-o', driver]);
+    compileC(driver, source, { libraries: ['-lbpf'] });
     const { stdout } = await run(driver, [upfBpfObject(), '1000000', '31'], { timeout: 120_000 }).catch(
       (error: { stdout?: string; message: string }) => {
         assert.fail(`the driver found a violation: ${error.stdout ?? error.message}`);
@@ -48,17 +49,7 @@ describe('UPF XDP program under a million mutated packets', { skip }, () => {
 
   it('hands at most its budget to the stack and drops the rest, counted', async () => {
     const driver = join(directory, 'upf-xdp-fuzz-budget');
-    await run('cc', [
-      '-std=gnu11',
-      '-O2',
-      '-Wall',
-      '-Wextra',
-      '-Werror',
-      join(import.meta.dirname, 'upf-xdp-fuzz.c'),
-      '-lbpf',
-      '-o',
-      driver,
-    ]);
+    compileC(driver, join(import.meta.dirname, 'upf-xdp-fuzz.c'), { libraries: ['-lbpf'] });
     const { stdout } = await run(driver, [upfBpfObject(), '20000', '5', '1000'], { timeout: 60_000 });
     const tally = JSON.parse(stdout) as Record<string, number>;
     // 1,000 and the refill of about one a second while it runs.

@@ -2,12 +2,10 @@
  * TCP packets and TUN reads (a virtio_net_hdr in front) for the tests of the TUN offloads
  * (native/upf/tun-gso.c, tun-gro.c), and the C drivers beside them, compiled with cc.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { compileC } from '../../helpers/compile-c.ts';
 import { internetChecksum } from './ip-packets.ts';
-
-const run = promisify(execFile);
 
 // virtio_net_hdr (include/uapi/linux/virtio_net.h), in the host's byte order as the TUN gives it.
 export const NEEDS_CSUM = 1;
@@ -141,22 +139,10 @@ export function tcpPacket(
 }
 
 /** Compiles a driver beside this file with the native sources it needs; returns its path. */
-export async function buildDriver(directory: string, name: string, sources: string[]): Promise<string> {
-  const out = join(directory, name);
-  await run('cc', [
-    '-std=gnu11',
-    '-O2',
-    '-Wall',
-    '-Wextra',
-    '-Werror',
-    '-D_GNU_SOURCE',
-    '-pthread',
-    join(import.meta.dirname, `${name}.c`),
-    ...sources.map((s) => join(import.meta.dirname, '../../../native/upf', s)),
-    '-o',
-    out,
-  ]);
-  return out;
+export function buildDriver(directory: string, name: string, sources: string[]): Promise<string> {
+  return Promise.resolve(
+    compileC(join(directory, name), join(import.meta.dirname, `${name}.c`), { upf: sources }),
+  );
 }
 
 /** Runs a driver with `input` on stdin: its exit code and stdout. */

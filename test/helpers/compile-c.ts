@@ -1,0 +1,22 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { packageRoot } from '../../src/package-root.ts';
+
+/** The flags the C test drivers and bench helpers are built with: warnings are errors, as in the addons. */
+const C_FLAGS = ['-std=gnu11', '-O2', '-Wall', '-Wextra', '-Werror', '-D_GNU_SOURCE', '-pthread'];
+
+/**
+ * Compiles `main` with the named sources of native/upf (`upf`) into `out`, linking `libraries` (e.g.
+ * `-lbpf`); throws with cc's message when it fails.
+ */
+export function compileC(
+  out: string,
+  main: string,
+  options: { upf?: string[]; libraries?: string[] } = {},
+): string {
+  const upf = (options.upf ?? []).map((source) => join(packageRoot(), 'native', 'upf', source));
+  execFileSync('cc', [...C_FLAGS, main, ...upf, ...(options.libraries ?? []), '-o', out], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return out;
+}
