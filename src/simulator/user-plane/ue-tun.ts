@@ -19,21 +19,54 @@ export interface UeTunConfiguration {
   routes?: readonly string[];
 }
 
-/** Runs `ip` with `args` and `input` on stdin; resolves with its stderr when it failed. */
-function ip(args: readonly string[], input?: string): Promise<string | undefined> {
+/** Runs `ip` with `args` and `input` on stdin; resolves with its stdout, or its stderr when it failed. */
+function ipRun(args: readonly string[], input?: string): Promise<{ error?: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn('ip', args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'ignore', 'pipe'] });
+    const child = spawn('ip', args, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    let stdout = '';
     let stderr = '';
+    child.stdout?.setEncoding('utf8');
+    child.stdout?.on('data', (chunk: string) => {
+      if (stdout.length < 4096) stdout += chunk;
+    });
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       if (stderr.length < 4096) stderr += chunk;
     });
-    child.on('error', (error) => resolve(error.message));
-    child.on('close', (code) => resolve(code === 0 ? undefined : stderr.trim() || `ip exited with ${code}`));
+    child.on('error', (error) => resolve({ error: error.message, stdout }));
+    child.on('close', (code) =>
+      resolve(code === 0 ? { stdout } : { error: stderr.trim() || `ip exited with ${code}`, stdout }),
+    );
     // ip may exit before it read everything (an error in the first line): EPIPE is then its answer.
     child.stdin?.on('error', () => undefined);
     child.stdin?.end(input);
   });
+}
+
+/** Runs `ip`; resolves with its stderr when it failed. */
+async function ip(args: readonly string[], input?: string): Promise<string | undefined> {
+  return (await ipRun(args, input)).error;
+}
+
+/** How long the kernel may take to make an added IPv6 address local (below), at most. */
+const LOCAL_ROUTE_WAIT_MS = 10_000;
+const LOCAL_ROUTE_POLL_MS = 5;
+
+/**
+ * Waits until the IPv6 address is local in the namespace. Linux installs an IPv6 address's local
+ * route from its DAD work item, after `ip addr add` has returned, even with `nodad`: until then a
+ * packet to the address meets only the /64's prefix route and is dropped as not ours (InAddrErrors).
+ * IPv4 addresses are local when `ip addr add` returns.
+ */
+async function untilLocal(namespace: string, address: string): Promise<string | undefined> {
+  const deadline = Date.now() + LOCAL_ROUTE_WAIT_MS;
+  for (;;) {
+    const shown = await ipRun(['-n', namespace, '-6', 'route', 'show', 'table', 'local', `${address}/128`]);
+    if (shown.error !== undefined) return shown.error;
+    if (shown.stdout.trim() !== '') return undefined;
+    if (Date.now() > deadline) return `${address} did not become local within ${LOCAL_ROUTE_WAIT_MS} ms`;
+    await new Promise((resolve) => setTimeout(resolve, LOCAL_ROUTE_POLL_MS));
+  }
 }
 
 /** The `ip -batch` lines that configure the device inside its namespace. */
@@ -73,7 +106,8 @@ export async function configureUeTun(
     ['-n', configuration.namespace, '-batch', '-'],
     ueTunCommands(tunName, configuration).join('\n') + '\n',
   );
-  return configured === undefined ? undefined : `configuring ${tunName}: ${configured}`;
+  if (configured !== undefined) return `configuring ${tunName}: ${configured}`;
+  return ueIpv6 === undefined ? undefined : await untilLocal(configuration.namespace, ueIpv6);
 }
 
 /** Whether a device of that name exists in the namespace (for tests and the CLI's checks). */
