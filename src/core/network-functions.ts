@@ -32,7 +32,8 @@ import { readSetupUnsuccessfulTransfer } from '../network/smf/n2-transfers.ts';
 import { createSmf, type Smf, type UserPlane } from '../network/smf/smf.ts';
 import type { UpfAddon } from '../network/upf/upf-addon.ts';
 import type { UpfSettings } from '../network/upf/upf-settings.ts';
-import { createUpf, type Upf } from '../network/upf/upf.ts';
+import { createUpf, type Upf, type UpfRecords } from '../network/upf/upf.ts';
+import { createMemoryTunnelEndpointIds } from '../network/working-state/memory-tunnel-endpoints.ts';
 
 /** What the network functions are built over: the core's ports, its events and records, a clock. */
 export interface NetworkFunctionsOptions {
@@ -54,7 +55,7 @@ export interface NetworkFunctionsOptions {
    * messages go back with #90. A UPF that cannot start leaves the SMF refusing sessions with #26.
    */
   sessions?:
-    | { upf: { settings: UpfSettings; addon?: UpfAddon }; records: RecordsIngestion; clock: Clock }
+    | { upf: { settings: UpfSettings; addon?: UpfAddon }; records: UpfRecords; clock: Clock }
     | { userPlane: UserPlane | undefined };
   /** SMS over NAS (docs/sms.md): the SMSF over the message store and the subscribers' SMS data. */
   sms?: {
@@ -114,6 +115,8 @@ export function createNetworkFunctions(options: NetworkFunctionsOptions) {
       logger,
       timers,
       addressLeases: options.addressLeases,
+      // The uplink TEIDs come from the UPF's one TEID space, as its forwarding TEIDs do.
+      ...(upf === undefined ? {} : { teids: createMemoryTunnelEndpointIds(upf.upf.teids) }),
     });
 
   const lmfTransport: LmfTransport = {

@@ -11,7 +11,7 @@ import {
   type NativeHostRoutes,
   type UpfAddon,
 } from './upf-addon.ts';
-import { createTeidAllocator } from '../working-state/teid-allocator.ts';
+import { createTeidAllocator, type TeidAllocator } from '../working-state/teid-allocator.ts';
 import { DEFAULT_ROUTE_PROTOCOL, type UpfSettings } from './upf-settings.ts';
 import type {
   Ambr,
@@ -101,6 +101,11 @@ export interface Upf {
   readonly tunName: string;
   /** Which datapath runs since `start` and why (docs/upf.md "The XDP datapath"). */
   readonly datapath: { kind: 'xdp' | 'tun'; reason: string };
+  /**
+   * The N3 TEID space of this UPF, its one owner: the SMF's uplink TEIDs (through its TunnelEndpointIds
+   * port) and the forwarding TEIDs come from here, so neither can take a TEID the other holds.
+   */
+  readonly teids: TeidAllocator;
   establishSession(request: SessionRequest): UpfResult<UpfSession>;
   /**
    * Installs or moves the downlink tunnel (an End Marker goes down the old one when it moves); what was
@@ -175,14 +180,15 @@ export function createUpf(deps: UpfDeps): Upf {
     datapathReason: 'not started',
   };
   let nextId = 1;
-  /** Each session's forwarding TEID, from its own allocator (the native table refuses uplink TEIDs). */
+  // A session holds its uplink TEID and at most one forwarding TEID.
+  const teids = createTeidAllocator({ limit: 2 * settings.maxSessions });
+  /** Each session's forwarding TEID, held in `teids` as the uplink TEIDs are. */
   const forwardingTeids = new Map<number, number>();
-  const forwardingAllocator = createTeidAllocator();
   const dropForwarding = (sessionId: number): void => {
     const teid = forwardingTeids.get(sessionId);
     if (teid === undefined) return;
     forwardingTeids.delete(sessionId);
-    forwardingAllocator.release(teid);
+    teids.release(teid);
   };
   let lastTick = 0;
   let flowsTaken = 0;
@@ -410,6 +416,7 @@ export function createUpf(deps: UpfDeps): Upf {
     get datapath() {
       return { kind: info.datapath ?? 'tun', reason: info.datapathReason ?? 'the TUN datapath' };
     },
+    teids,
     establishSession(request) {
       if (forwarder === undefined) return { ok: false, error: 'not-started' };
       if (
@@ -462,32 +469,25 @@ export function createUpf(deps: UpfDeps): Upf {
       const result = withSession(sessionId, (f) => {
         const full = completeTunnel(target);
         if (full === undefined) return { ok: false, error: 'invalid' };
-        // A TEID an uplink rule holds is refused: another is drawn (random, so a few tries suffice).
-        for (let tries = 0; tries < 8; tries++) {
-          const drawn = forwardingAllocator.allocate();
-          if (drawn === undefined) return { ok: false, error: 'table-full' };
-          const code = f.setForwarding(
-            sessionId,
-            drawn,
-            full.gnbAddress,
-            full.gnbPort,
-            full.remoteTeid,
-            full.qfi,
-          );
-          if (code === 'EEXIST') {
-            forwardingAllocator.release(drawn);
-            continue;
-          }
-          if (code !== undefined) {
-            forwardingAllocator.release(drawn);
-            return { ok: false, error: errnoError(code) };
-          }
-          dropForwarding(sessionId);
-          forwardingTeids.set(sessionId, drawn);
-          teid = drawn;
-          return OK;
+        const drawn = teids.allocate();
+        if (drawn === undefined) return { ok: false, error: 'table-full' };
+        const code = f.setForwarding(
+          sessionId,
+          drawn,
+          full.gnbAddress,
+          full.gnbPort,
+          full.remoteTeid,
+          full.qfi,
+        );
+        if (code !== undefined) {
+          // EEXIST: an uplink rule holds a TEID that did not come from `teids` (the caller's bug).
+          teids.release(drawn);
+          return { ok: false, error: errnoError(code) };
         }
-        return { ok: false, error: 'in-use' };
+        dropForwarding(sessionId);
+        forwardingTeids.set(sessionId, drawn);
+        teid = drawn;
+        return OK;
       });
       return result.ok && teid !== undefined ? { ok: true, value: teid } : (result as UpfResult<number>);
     },

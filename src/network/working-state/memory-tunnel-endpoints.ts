@@ -3,7 +3,7 @@ import { createTeidAllocator, type TeidAllocator } from './teid-allocator.ts';
 
 /**
  * The UPF's TEIDs held in this process's memory: they end with it, as the UPF's rules do. `allocator`
- * is shared with whoever else takes TEIDs of the same UPF (tests that drive the UPF directly).
+ * is the UPF's own TEID space (`Upf.teids`), which its forwarding TEIDs share; a new one without a UPF.
  */
 export function createMemoryTunnelEndpointIds(
   allocator: TeidAllocator = createTeidAllocator(),

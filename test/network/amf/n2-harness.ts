@@ -76,9 +76,11 @@ export async function createHarness(
     networkEvents?: NetworkEvents;
     /** The AMF set this AMF is a member of; its own GUAMI alone without. */
     amfSet?: N2ServiceOptions['amfSet'];
+    /** The clock, when what was built before the harness already runs on it; a new one unless given. */
+    clock?: ReturnType<typeof manualClock>;
   } = {},
 ): Promise<Harness> {
-  const clock = manualClock();
+  const clock = options.clock ?? manualClock();
   // With the clock, an association tells how long its peer has been silent (messages only: no heartbeats).
   const network = new FakeN2Network({}, { clock });
   const networkEvents = options.networkEvents ?? createNetworkEvents({ logger: pino({ level: 'silent' }) });

@@ -42,8 +42,11 @@ import type { SubscriptionData } from '../../../src/network/ports/subscription-d
 import type { AddressLeases } from '../../../src/network/ports/address-leases.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
+import type { UpfAddon } from '../../../src/network/upf/upf-addon.ts';
+import type { UpfSettings } from '../../../src/network/upf/upf-settings.ts';
 import type { SubscriberLogInput } from '../../../src/records/record-inputs.ts';
 import { defaultSubscription } from '../../helpers/smf-ports.ts';
+import { manualClock } from '../../helpers/test-app.ts';
 import { createHarness, operatorConfiguration, type Harness, type TestRadio } from './n2-harness.ts';
 import { ngSetupRequest } from './messages.ts';
 import { createNetworkEvents } from '../../../src/network/events/network-events.ts';
@@ -86,6 +89,8 @@ export interface AmfHarness extends Harness {
   amf: Amf;
   /** The SMF built beside the AMF when the harness has a user plane. */
   smf: NetworkFunctions['smf'];
+  /** The UPF, when the harness was built with `extra.upf`. */
+  upf: NetworkFunctions['upf'];
   /** Location as the API's locator sees it: the AMF's fresh cell and the LMF's methods. */
   locationServices: NetworkFunctions['locationServices'];
   /** The SMSF, when the harness was built with `extra.sms`. */
@@ -113,6 +118,8 @@ export async function createAmfHarness(
   operator: Partial<OperatorConfiguration> = {},
   extra: {
     userPlane?: UserPlane;
+    /** The SMF over a UPF built as the service builds it, on this addon (instead of `userPlane`). */
+    upf?: { settings: UpfSettings; addon: UpfAddon };
     logger?: Logger;
     ueContexts?: UeContextStore;
     /** The SMF's address leases (the AMF set's, in the database); this process's memory unless given. */
@@ -133,8 +140,10 @@ export async function createAmfHarness(
   });
   // One map for the AMF's UE side and N2: network state (the harness's) hears both.
   const networkEvents = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+  // One clock for the network functions (the UPF starts on it, before the harness exists) and N2.
+  const clock = manualClock();
   const timers = {
-    after: (ms: number, callback: () => void) => holder.harness!.clock.after(ms, callback),
+    after: (ms: number, callback: () => void) => clock.after(ms, callback),
   };
   const events = new Set<(change: Parameters<Parameters<Harness['events']['subscribe']>[0]>[0]) => void>();
   const functions = createNetworkFunctions({
@@ -166,6 +175,15 @@ export async function createAmfHarness(
     timers,
     logger: extra.logger ?? pino({ level: 'silent' }),
     ...(extra.userPlane === undefined ? {} : { sessions: { userPlane: extra.userPlane } }),
+    ...(extra.upf === undefined
+      ? {}
+      : {
+          sessions: {
+            upf: extra.upf,
+            records: { recordFlowReports: () => true, recordUsage: () => true, whenWritable: async () => {} },
+            clock,
+          },
+        }),
     addressLeases: extra.addressLeases,
     // The SMSF tells time by the harness's manual clock, as its timers do.
     ...(extra.sms === undefined
@@ -174,6 +192,7 @@ export async function createAmfHarness(
   });
   const amf = functions.amf;
   const harness = await createHarness({
+    clock,
     ue: amf.signalling,
     operator: configuration,
     networkEvents,
@@ -186,6 +205,7 @@ export async function createAmfHarness(
   return Object.assign(harness, {
     amf,
     smf: functions.smf,
+    upf: functions.upf,
     locationServices: functions.locationServices,
     smsf: functions.smsf,
     smsc: functions.smsc,

@@ -42,7 +42,7 @@ function scriptedAddon() {
       calls.push(`clear ${id}`);
       return undefined;
     }
-    /** The first TEID drawn is refused as an uplink TEID's, as the native table would. */
+    /** The first TEID is refused, as the native table refuses an uplink rule's TEID. */
     setForwarding(id: number, teid: number, address: string, port: number, remoteTeid: number, qfi: number) {
       if (!calls.some((c) => c.startsWith('refused '))) return (calls.push(`refused ${teid}`), 'EEXIST');
       calls.push(`forward ${id} ${teid} ${address}:${port} ${remoteTeid} ${qfi}`);
@@ -283,15 +283,23 @@ describe('createUpf', () => {
 });
 
 describe('createUpf: indirect data forwarding', () => {
-  it('draws another forwarding TEID when the forwarder refuses one (an uplink TEID), and frees it with its session', () => {
+  it('takes the forwarding TEID from its one TEID space and gives it back; a TEID the forwarder refuses is freed', () => {
     const f = scriptedAddon();
     const { upf } = start(f, recordsSink());
-    const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid: 7, ambr: AMBR });
+    const uplinkTeid = upf.teids.allocate()!;
+    const s = upf.establishSession({ imsi: IMSI, ueIpv4: '10.45.0.2', uplinkTeid, ambr: AMBR });
     assert.ok(s.ok);
+    // The scripted forwarder refuses the first forwarding TEID (EEXIST, as for an uplink rule's TEID
+    // that did not come from `teids`): the error is the caller's, the TEID goes back.
+    assert.deepEqual(upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: 44 }), {
+      ok: false,
+      error: 'in-use',
+    });
+    assert.equal(upf.teids.inUse, 1);
     const created = upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: 44, qfi: 5 });
     assert.ok(created.ok);
-    const refused = f.calls.find((c) => c.startsWith('refused '));
-    assert.ok(refused !== undefined && refused !== `refused ${created.value}`);
+    assert.notEqual(created.value, uplinkTeid);
+    assert.equal(upf.teids.inUse, 2, 'the uplink and the forwarding TEID, from one allocator');
     assert.ok(f.calls.includes(`forward ${s.value.id} ${created.value} 192.0.2.9:2152 44 5`));
     assert.deepEqual(upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: -1 }), {
       ok: false,
@@ -299,7 +307,13 @@ describe('createUpf: indirect data forwarding', () => {
     });
     assert.deepEqual(upf.removeForwarding(s.value.id), { ok: true, value: undefined });
     assert.ok(f.calls.includes(`unforward ${s.value.id}`));
+    assert.equal(upf.teids.inUse, 1);
     assert.deepEqual(upf.removeForwarding(999), { ok: false, error: 'unknown-session' });
+    // A forwarding TEID still held goes with its session's release (the uplink TEID is the SMF's to free).
+    assert.ok(upf.createForwarding(s.value.id, { gnbAddress: '192.0.2.9', remoteTeid: 45 }).ok);
+    assert.equal(upf.teids.inUse, 2);
+    assert.deepEqual(upf.release(s.value.id), { ok: true, value: undefined });
+    assert.equal(upf.teids.inUse, 1);
   });
 });
 
