@@ -2,8 +2,8 @@ import { randomInt } from 'node:crypto';
 
 /**
  * Local F-TEIDs of the UPF's N3 tunnels, uplink and forwarding (TS 29.281 5.1: TEID 0 is reserved for
- * messages that belong to no tunnel, e.g. Echo and Error Indication). Random rather than sequential, so that an off-path
- * sender cannot guess a live tunnel from the last one it saw.
+ * messages that belong to no tunnel, e.g. Echo and Error Indication). Random rather than sequential,
+ * so that an off-path sender cannot guess a live tunnel from the last one it saw.
  */
 export interface TeidAllocator {
   /** A TEID not in use, never 0; undefined when `limit` TEIDs are in use. */
