@@ -530,6 +530,7 @@ describe('UE TUN configuration', () => {
 });
 
 async function waitFor(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + 20_000;
+  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.ok(done());
 }

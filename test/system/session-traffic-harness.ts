@@ -65,7 +65,8 @@ export function serveIn(
 
 /** Waits until `done` holds of what `read` returns (the forwarders work on threads of their own). */
 export async function settle<T>(read: () => T, done: (value: T) => boolean, what = ''): Promise<T> {
-  for (let i = 0; i < 300 && !done(read()); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + 20_000;
+  while (!done(read()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   const value = read();
   assert.ok(done(value), `${what} ${JSON.stringify(value)}`);
   return value;

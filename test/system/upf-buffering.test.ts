@@ -72,7 +72,8 @@ async function sendFromDataNetwork(addresses: string[], count: number, size: num
 
 /** Waits (polling) until the counters satisfy `done`; asserts it. */
 async function settle(upf: Upf, done: (c: UpfCounters) => boolean, what: string): Promise<UpfCounters> {
-  for (let i = 0; i < 500 && !done(upf.counters()); i++) await sleep(10);
+  const deadline = Date.now() + 20_000;
+  while (!done(upf.counters()) && Date.now() < deadline) await sleep(10);
   const c = upf.counters();
   assert.ok(done(c), `${what}: ${JSON.stringify(c)}`);
   return c;

@@ -97,7 +97,8 @@ async function gnbSocket(address: string) {
 
 /** Waits until the forwarder's counters satisfy `done` (it works on its own thread). */
 async function settle(upf: Upf, done: (c: ReturnType<Upf['counters']>) => boolean): Promise<void> {
-  for (let i = 0; i < 300 && !done(upf.counters()); i++) await new Promise((r) => setTimeout(r, 10));
+  const deadline = Date.now() + 20_000;
+  while (!done(upf.counters()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   assert.ok(done(upf.counters()), JSON.stringify(upf.counters()));
 }
 

@@ -8,7 +8,9 @@ import { UdpLink } from '../../../../src/network/transport/udp/udp-link.ts';
 const native = loadNativeAddon();
 
 async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 2));
+  // A generous bound: a loaded CI machine may delay the other side's thread for seconds.
+  const deadline = Date.now() + 20_000;
+  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
   assert.ok(check(), 'condition not reached');
 }
 
