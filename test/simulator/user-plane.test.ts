@@ -465,7 +465,7 @@ describe('a gNB user plane with its N3 socket in a namespace of its own', { skip
       const script = `const s = require('dgram').createSocket('udp4');
         s.on('message', (m) => { process.stdout.write(m.toString('hex')); process.exit(0); });
         s.send(Buffer.from('${Buffer.from(encodeEchoRequest(7)).toString('hex')}', 'hex'), ${gnb.n3Port}, '${address}');
-        setTimeout(() => process.exit(1), 3000);`;
+        setTimeout(() => process.exit(1), 20000);`;
       const { stdout } = await run('ip', ['netns', 'exec', namespace, process.execPath, '-e', script]);
       const answer = decodeGtpu(Buffer.from(stdout, 'hex'));
       assert.ok(answer.ok);

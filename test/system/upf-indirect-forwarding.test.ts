@@ -53,11 +53,11 @@ async function gnbSocket(address: string) {
   return {
     received,
     send: (bytes: Uint8Array) => socket.send(bytes, 2152, N3),
-    /** Resolves once `n` messages came in all (rejects after 5 s, which only a defect reaches). */
+    /** Resolves once `n` messages came in all (rejects after 20 s, which only a defect reaches). */
     count(n: number): Promise<void> {
       if (received.length >= n) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`${received.length} of ${n} messages`)), 5000);
+        const timer = setTimeout(() => reject(new Error(`${received.length} of ${n} messages`)), 20_000);
         waiter = {
           n,
           resolve: () => {
