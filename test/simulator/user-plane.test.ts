@@ -95,6 +95,11 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
         payload: packet,
       }),
     );
+  const errorIndicationFor = (teid: number) => (r: Received) => {
+    if (r.message.type !== GtpuMessageType.errorIndication) return false;
+    const ies = decodeErrorIndication(r.message.payload);
+    return ies.ok && ies.teid === teid;
+  };
   const uplinkOf = (tunnel: UeTunnel) => (r: Received) =>
     r.message.type === GtpuMessageType.gPdu && r.message.teid === tunnel.session.uplinkTeid;
 
@@ -279,13 +284,16 @@ describe('simulated gNB user plane against a UDP socket playing the UPF', { skip
     assert.deepEqual(all.filter(uplinkOf(t)).map(sequenceOf), [1, 2, 3, 4, 5]);
     // The forwarding TEID is no longer the session's once forwarding ended.
     const unknown = gnb.counters().dropUnknownTeid;
+    const indication = next(errorIndicationFor(FORWARDED_TEID), 'error indication of the forwarding TEID');
     forwarded(echo(6));
-    await waitFor(() => gnb.counters().dropUnknownTeid === unknown + 1);
+    await indication;
+    assert.equal(gnb.counters().dropUnknownTeid, unknown + 1);
     t.release();
   });
 
   it('answers a G-PDU for an unknown TEID with an Error Indication, at most its rate', async () => {
-    const indication = next((r) => r.message.type === GtpuMessageType.errorIndication, 'error indication');
+    // Matched by its TEID: an earlier test's Error Indication may still be on its way.
+    const indication = next(errorIndicationFor(0xdead), 'error indication');
     const before = gnb.counters();
     send(encodeGtpu({ type: GtpuMessageType.gPdu, teid: 0xdead, payload: icmpEcho(DN, '10.45.0.9', 1, 1) }));
     const ies = decodeErrorIndication((await indication).message.payload);
