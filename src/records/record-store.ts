@@ -5,7 +5,7 @@ import { createSubscriberEventsRepository } from '../resources/subscriber-timeli
 import { createSubscriberLogsRepository } from '../resources/subscriber-logs/subscriber-logs.repository.ts';
 import { createSubscriberUsageRepository } from '../resources/subscriber-usage/subscriber-usage.repository.ts';
 import type { Db } from '../storage/database.ts';
-import { writeTransaction } from '../storage/row-statement.ts';
+import { writeTransaction, type RowQuery } from '../storage/row-statement.ts';
 import type { BatchStore } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
 
@@ -36,8 +36,16 @@ export function createRecordStore(db: Db, repositories: RecordRepositories): Bat
     flow_reports: (rows) => repositories.flowReports.insert(rows),
     subscriber_usage: (rows) => repositories.subscriberUsage.add(rows),
   };
+  // What each kind's rows read as the transaction begins: a batch without flow reports reads nothing.
+  const reads: Partial<Record<keyof RecordRows, readonly RowQuery<unknown>[]>> = {
+    flow_reports: repositories.flowReports.insertReads,
+  };
   return (batch) =>
-    writeTransaction(db, () => {
-      for (const [kind, rows] of batch) (sinks[kind] as (rows: unknown[]) => void)(rows);
-    });
+    writeTransaction(
+      db,
+      () => {
+        for (const [kind, rows] of batch) (sinks[kind] as (rows: unknown[]) => void)(rows);
+      },
+      [...batch.keys()].flatMap((kind) => reads[kind] ?? []),
+    );
 }

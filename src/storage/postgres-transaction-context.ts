@@ -12,8 +12,8 @@ import type { Database } from './schema.ts';
 export interface TransactionContext {
   trx: Transaction<Database>;
   pending: Promise<unknown>[];
-  /** Row queries read as a `writeTransaction` began (row-statement.ts), by SQL text. */
-  reads?: Map<string, unknown[]>;
+  /** What each row query a `writeTransaction` listed read as it began (row-statement.ts). */
+  reads?: Map<() => unknown[], unknown[]>;
 }
 
 const context = new AsyncLocalStorage<TransactionContext>();

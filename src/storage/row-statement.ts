@@ -12,12 +12,6 @@ import { sendInTransaction, transactionContext } from './postgres-transaction-co
 import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Database } from './schema.ts';
 
-/**
- * The row queries of each PostgreSQL database, read as each of its write transactions begins: on
- * PostgreSQL, whose driver is asynchronous, a synchronous read can only answer what was read before.
- */
-const rowQueries = new WeakMap<Db, CompiledQuery[]>();
-
 /** Writes rows with prepared statements; synchronous, so run it inside `writeTransaction`. */
 type RowWriter<Row> = (rows: readonly Row[]) => void;
 
@@ -160,42 +154,80 @@ export function counterRows<Row extends object>(
   };
 }
 
+/** A read inside a `writeTransaction` (see `rowQuery`). */
+export type RowQuery<Row> = () => Row[];
+
+/** Each row query's statement, for PostgreSQL to read as a transaction begins. */
+const compiledReads = new WeakMap<RowQuery<unknown>, CompiledQuery>();
+
 /**
- * A query Kysely compiles once and SQLite runs synchronously, for reads inside a `writeTransaction`. On
- * PostgreSQL it answers what the database held as the `writeTransaction` began (it is read then): a
- * read after a write of the same transaction does not see that write.
+ * The row queries the running `writeTransaction` listed (SQLite: its work is synchronous, so one at a
+ * time); PostgreSQL keeps them, with what they read, in the transaction's context.
  */
-export function rowQuery<Row>(db: Db, query: Compilable<Row>): () => Row[] {
+let sqliteReads: ReadonlySet<RowQuery<unknown>> | undefined;
+
+function unlisted(): Error {
+  return new Error('a row query runs inside a writeTransaction that lists it among its reads');
+}
+
+/**
+ * A query Kysely compiles once and SQLite runs synchronously, for reads inside a `writeTransaction`
+ * that lists it among its reads (on both dialects, so a read missing from the list fails on SQLite too).
+ * On PostgreSQL, whose driver is asynchronous, it answers what the database held as the
+ * `writeTransaction` began (it is read then, and only when listed): a read after a write of the same
+ * transaction does not see that write.
+ */
+export function rowQuery<Row>(db: Db, query: Compilable<Row>): RowQuery<Row> {
   const { sql, parameters } = query.compile();
-  if (!maybeSqliteFileOf(db)) {
-    const queries = rowQueries.get(db) ?? [];
-    queries.push(CompiledQuery.raw(sql, [...parameters]));
-    rowQueries.set(db, queries);
-    return () => {
-      const reads = transactionContext()?.reads;
-      if (!reads) throw new Error('on PostgreSQL, row queries run inside writeTransaction');
-      return reads.get(sql) as Row[];
-    };
-  }
-  return () => sqliteFileOf(db).prepare(sql).all(parameters) as Row[];
+  const file = maybeSqliteFileOf(db);
+  const read: RowQuery<Row> = file
+    ? () => {
+        if (!sqliteReads?.has(read)) throw unlisted();
+        return file.prepare(sql).all(parameters) as Row[];
+      }
+    : () => {
+        const rows = transactionContext()?.reads?.get(read);
+        if (!rows) throw unlisted();
+        return rows as Row[];
+      };
+  compiledReads.set(read, CompiledQuery.raw(sql, [...parameters]));
+  return read;
 }
 
 /**
  * Runs `work` as one transaction on the database's connection, which it holds meanwhile so no other
  * query interleaves. `work` is synchronous (row statements), which keeps the transaction as short as
- * the writes themselves.
+ * the writes themselves. `reads` are the row queries `work` may call: PostgreSQL reads those, and only
+ * those, before it runs `work` (a batch of radio events reads nothing of flow reports).
  */
-export async function writeTransaction(db: Db, work: () => void): Promise<void> {
+export async function writeTransaction(
+  db: Db,
+  work: () => void,
+  reads: readonly RowQuery<unknown>[] = [],
+): Promise<void> {
   const file = maybeSqliteFileOf(db);
   if (file) {
-    await withConnection(db, () => file.connection().transaction(work).immediate());
+    const listed = new Set(reads);
+    const run = () => {
+      sqliteReads = listed;
+      try {
+        work();
+      } finally {
+        sqliteReads = undefined;
+      }
+    };
+    await withConnection(db, () => file.connection().transaction(run).immediate());
     return;
   }
   await db.transaction().execute(async (trx) => {
-    const reads = new Map<string, unknown[]>();
-    for (const query of rowQueries.get(db) ?? []) reads.set(query.sql, (await trx.executeQuery(query)).rows);
+    const answers = new Map<RowQuery<unknown>, unknown[]>();
+    for (const read of new Set(reads)) {
+      const query = compiledReads.get(read);
+      if (!query) throw new Error('a writeTransaction reads only queries made by rowQuery');
+      answers.set(read, (await trx.executeQuery(query)).rows);
+    }
     const context = transactionContext();
-    if (context) context.reads = reads;
+    if (context) context.reads = answers;
     work();
   });
 }

@@ -153,6 +153,63 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     assert.equal(ids.length, 6);
   });
 
+  it(
+    'reads in a batch only what its kinds need: the last flow report id once, for flow reports only',
+    { skip: onPostgres ? false : 'SQLite runs a row query when it is called, not as the transaction begins' },
+    async () => {
+      // PostgreSQL reads a batch's row queries as its transaction begins (row-statement.ts): every one ever
+      // made on the database was read for every batch, and once per repository that made it.
+      const statements: string[] = [];
+      const logged = await openStorage({
+        path: await freshPostgresDatabase(),
+        log: (event) => {
+          if (event.level === 'query') statements.push(event.query.sql);
+        },
+      });
+      const writers = [1, 2].map(() =>
+        createRecordsPipeline({
+          db: logged.db,
+          clock: { now: () => 1_000 },
+          logger: pino({ level: 'silent' }),
+        }),
+      );
+      const [writer] = writers as [RecordsPipeline, RecordsPipeline];
+      statements.length = 0; // the migrations' own
+      const lastIdReads = () => statements.filter((text) => /max\("id"\).*"flow_reports"/.test(text)).length;
+      try {
+        writer.ingestion.recordRadioLog({
+          ranId: '001:01:00000d',
+          event: 'NG Setup',
+          direction: 'inbound',
+          raw: new Uint8Array(),
+        });
+        await writer.ingestion.flush();
+        assert.equal(lastIdReads(), 0, `a batch of radio logs sent:\n${statements.join('\n')}`);
+        writer.ingestion.recordFlowReports([
+          {
+            subscriberId: '001010000000003',
+            sourceIp: '10.45.0.3',
+            destinationIp: '10.0.0.1',
+            sourcePort: 1,
+            destinationPort: 2,
+            protocol: 17,
+            packets: 1,
+            bytes: 10,
+            startTime: 1_000,
+            endTime: 1_000,
+            direction: 'uplink',
+            action: 'allow',
+          },
+        ]);
+        await writer.ingestion.flush();
+        assert.equal(lastIdReads(), 1, `a batch of one flow report sent:\n${statements.join('\n')}`);
+      } finally {
+        for (const each of writers) await each.ingestion.close();
+        await logged.close();
+      }
+    },
+  );
+
   it('gives back every value as written: tabs, line ends and backslashes in text, every byte, no imsi', async () => {
     // On PostgreSQL the rows go in with COPY's text format, which escapes these (postgres-copy.ts).
     const raw = new Uint8Array([0x00, 0x09, 0x0a, 0x0d, 0x5c, 0x4e, 0xff]);

@@ -49,7 +49,7 @@ describe('flow report buckets', () => {
       )
         .flat()
         .map(flowReportRow);
-      await writeTransaction(db, () => repository.insert(reports));
+      await writeTransaction(db, () => repository.insert(reports), repository.insertReads);
       const { rows } = await sql<{
         id: number;
       }>`select id from flow_reports order by id desc limit ${reports.length}`.execute(db);
@@ -117,7 +117,7 @@ describe('flow report buckets', () => {
       )
         .flat()
         .map(flowReportRow);
-      await writeTransaction(fresh, () => repository.insert(reports));
+      await writeTransaction(fresh, () => repository.insert(reports), repository.insertReads);
       all.push(...reports);
     };
     const filters: FlowReportFilter[] = [

@@ -44,7 +44,7 @@ describe('flow report daily counts', () => {
     const reports = Array.from({ length: 1500 }, () =>
       flowPair(random, 30, start + Math.floor(random.next() * days * DAY_MS)),
     ).flat();
-    await writeTransaction(db, () => repository.insert(reports.map(flowReportRow)));
+    await writeTransaction(db, () => repository.insert(reports.map(flowReportRow)), repository.insertReads);
     assert.equal(await repository.dailyTotal(all), 3000);
     await assertAgree(repository);
 

@@ -225,7 +225,7 @@ describe('record indexes', () => {
       direction: 'uplink' as const,
       action: 'allow' as const,
     };
-    await writeTransaction(db, () => flowReports.insert([report]));
+    await writeTransaction(db, () => flowReports.insert([report]), flowReports.insertReads);
     const [, again] = await plans(() => flowReports.count(filter));
     assert.match(
       text(again ?? []),

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Insertable } from 'kysely';
 import { migrateToLatest, openSqliteDatabase } from '../../src/storage/database.ts';
-import { rowStatement, writeTransaction } from '../../src/storage/row-statement.ts';
+import { rowQuery, rowStatement, writeTransaction } from '../../src/storage/row-statement.ts';
 import type { RadioLogsTable } from '../../src/storage/tables/records.ts';
 
 type RadioLog = Insertable<RadioLogsTable>;
@@ -41,3 +41,23 @@ for (const count of [0, 1, 31, 32, 33, 70]) {
     await db.destroy();
   });
 }
+
+test('a row query runs only inside a writeTransaction that lists it, on SQLite as on PostgreSQL', async () => {
+  // PostgreSQL reads only the listed queries as the transaction begins; SQLite failing the same way keeps a
+  // read missing from the list from passing every SQLite test.
+  const db = openSqliteDatabase(':memory:');
+  await migrateToLatest(db);
+  const count = rowQuery(
+    db,
+    db.selectFrom('radio_logs').select((eb) => eb.fn.countAll<number>().as('n')),
+  );
+  let counted: number | undefined;
+  await writeTransaction(db, () => (counted = Number(count()[0]?.n)), [count]);
+  assert.equal(counted, 0);
+  await assert.rejects(
+    writeTransaction(db, () => void count()),
+    /lists it among its reads/,
+  );
+  assert.throws(() => count(), /lists it among its reads/);
+  await db.destroy();
+});

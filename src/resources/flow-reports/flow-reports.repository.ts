@@ -265,9 +265,12 @@ export function createFlowReportsRepository(db: Db) {
   }
 
   return {
+    /** The row queries `insert` calls, for the `writeTransaction` it runs in to list (row-statement.ts). */
+    insertReads: [readLastId],
+
     /**
      * Inserts the reports and counts them in the daily counts; synchronous, inside the records writer's
-     * transaction (storage/row-statement.ts).
+     * transaction (storage/row-statement.ts), which lists `insertReads`.
      */
     insert(rows: NewFlowReport[]): void {
       if (rows.length === 0) return;
