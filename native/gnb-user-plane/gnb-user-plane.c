@@ -100,11 +100,8 @@ struct gnb_up {
   uint8_t *scratch;
   uint8_t *frame; /* the last TUN read */
   n3_send_queue uplink; /* G-PDUs of the pieces of the TUN reads, for one sendmmsg */
-  /* Downlink packets joined into TCP segments for the UEs' TUNs, and the ring of those not written. */
+  /* Downlink packets joined into TCP segments for the UEs' TUNs, each with its pending_write. */
   tun_gro into_ue;
-  pending_write pending[TUN_GRO_MAX_PACKETS + 1];
-  unsigned pending_head;
-  unsigned pending_count;
 };
 
 static uint64_t now_ns(void) {
@@ -185,13 +182,11 @@ static session *by_teid(gnb_up *g, uint32_t teid) {
   return upf_map_get(&g->by_teid, teid, &slot) ? &g->sessions[slot] : NULL;
 }
 
-static void on_ue_written(void *context, unsigned packets, bool ok) {
+static void on_ue_written(void *context, const void *items, unsigned packets, bool ok) {
   gnb_up *g = context;
   if (ok && packets > 1) count(g, GNB_UP_DOWNLINK_JOINED);
-  for (unsigned i = 0; i < packets && g->pending_count > 0; i++) {
-    pending_write *p = &g->pending[g->pending_head];
-    g->pending_head = (g->pending_head + 1) % (TUN_GRO_MAX_PACKETS + 1);
-    g->pending_count--;
+  for (unsigned i = 0; i < packets; i++) {
+    const pending_write *p = (const pending_write *)items + i;
     if (!ok) {
       count(g, GNB_UP_DROP_TUN_WRITE);
       continue;
@@ -207,9 +202,8 @@ static void on_ue_written(void *context, unsigned packets, bool ok) {
  * before the mutex is released, so no session a held packet belongs to can be removed meanwhile. */
 static void write_downlink(gnb_up *g, session *s, const uint8_t *packet, size_t length) {
   tun_gro_target(&g->into_ue, s->tun_fd);
-  unsigned at = (g->pending_head + g->pending_count++) % (TUN_GRO_MAX_PACKETS + 1);
-  g->pending[at] = (pending_write){.s = s, .length = length};
-  tun_gro_add(&g->into_ue, packet, length);
+  pending_write pending = {.s = s, .length = length};
+  tun_gro_add(&g->into_ue, packet, length, &pending);
 }
 
 /* A G-PDU of the session's for the UE: into the TUN, or held until the TUN is configured. */
@@ -481,7 +475,7 @@ int gnb_up_open(const gnb_up_config *config, gnb_up **out, const char **syscall)
   if (g->sessions == NULL || g->free_slots == NULL || g->rx == NULL || g->scratch == NULL ||
       g->frame == NULL ||
       !n3_send_queue_init(&g->uplink, (size_t)BATCH * (BUFFER_SIZE + UPLINK_HEADER)) ||
-      !tun_gro_init(&g->into_ue, -1, on_ue_written, g) ||
+      !tun_gro_init(&g->into_ue, -1, sizeof(pending_write), on_ue_written, g) ||
       !upf_buffer_init(&g->held) ||
       !upf_map_init(&g->by_id, config->max_sessions) ||
       /* Each session's downlink TEID and, at a handover target, its DL forwarding TEID. */

@@ -127,12 +127,8 @@ struct upf {
   uint8_t *rx;
   uint8_t *frame;
   n3_send_queue downlink;
-  /* Uplink packets joined into TCP segments for the N6 TUN (tun-gro.h), and what each of those not
-   * written yet counts once it is: oldest first, a ring. */
+  /* Uplink packets joined into TCP segments for the N6 TUN (tun-gro.h), each with its n6_pending. */
   tun_gro n6;
-  n6_pending n6_pending[TUN_GRO_MAX_PACKETS + 1];
-  unsigned n6_pending_head;
-  unsigned n6_pending_count;
   /* The XDP datapath when it runs (NULL: the TUN alone), and why it does or does not. */
   upf_xdp *xdp;
   char datapath_reason[384];
@@ -333,18 +329,15 @@ static void uplink_pdu(upf *u, const gtpu_message *m, struct sockaddr_storage *f
     return;
   }
   /* Counted once written (on_n6_written), at the latest when the batch ends (on_uplink_done). */
-  unsigned at = (u->n6_pending_head + u->n6_pending_count++) % (TUN_GRO_MAX_PACKETS + 1);
-  u->n6_pending[at] = (n6_pending){.s = s, .key = key, .length = length};
-  tun_gro_add(&u->n6, m->payload, length);
+  n6_pending pending = {.s = s, .key = key, .length = length};
+  tun_gro_add(&u->n6, m->payload, length, &pending);
 }
 
-static void on_n6_written(void *context, unsigned packets, bool ok) {
+static void on_n6_written(void *context, const void *items, unsigned packets, bool ok) {
   upf *u = context;
   if (ok && packets > 1) count(u, UPF_UPLINK_JOINED);
-  for (unsigned i = 0; i < packets && u->n6_pending_count > 0; i++) {
-    n6_pending *p = &u->n6_pending[u->n6_pending_head];
-    u->n6_pending_head = (u->n6_pending_head + 1) % (TUN_GRO_MAX_PACKETS + 1);
-    u->n6_pending_count--;
+  for (unsigned i = 0; i < packets; i++) {
+    const n6_pending *p = (const n6_pending *)items + i;
     if (!ok) {
       count(u, UPF_DROP_N6_WRITE);
       continue;
@@ -659,7 +652,7 @@ int upf_open(const upf_config *config, upf **out, const char **syscall) {
   }
   u->tun_fd = fd;
   *syscall = "malloc";
-  if (!tun_gro_init(&u->n6, u->tun_fd, on_n6_written, u)) {
+  if (!tun_gro_init(&u->n6, u->tun_fd, sizeof(n6_pending), on_n6_written, u)) {
     err = ENOMEM;
     goto fail;
   }

@@ -70,13 +70,18 @@ static bool continues(const tun_gro *g, const uint8_t *p, const tcp_packet *t) {
          memcmp(a + 14, b + 14, 2) == 0 && memcmp(a + 20, b + 20, g->header - g->tcp - 20) == 0;
 }
 
-bool tun_gro_init(tun_gro *g, int fd, tun_gro_written *written, void *context) {
+bool tun_gro_init(tun_gro *g, int fd, size_t item_size, tun_gro_written *written, void *context) {
   memset(g, 0, sizeof *g);
   g->fd = fd;
   g->written = written;
   g->context = context;
+  g->item_size = item_size;
   g->frame = malloc(TUN_VNET_HDR + MAX_SEGMENT);
-  return g->frame != NULL;
+  /* One octet at least: malloc(0) may give NULL. */
+  g->items = malloc(item_size * TUN_GRO_MAX_PACKETS + 1);
+  if (g->frame != NULL && g->items != NULL) return true;
+  tun_gro_free(g);
+  return false;
 }
 
 void tun_gro_target(tun_gro *g, int fd) {
@@ -87,7 +92,9 @@ void tun_gro_target(tun_gro *g, int fd) {
 
 void tun_gro_free(tun_gro *g) {
   free(g->frame);
+  free(g->items);
   g->frame = NULL;
+  g->items = NULL;
 }
 
 void tun_gro_flush(tun_gro *g) {
@@ -122,14 +129,15 @@ void tun_gro_flush(tun_gro *g) {
   unsigned packets = g->packets;
   g->length = 0;
   g->packets = 0;
-  g->written(g->context, packets, ok);
+  g->written(g->context, g->items, packets, ok);
 }
 
-void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length) {
+void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length, const void *item) {
   tcp_packet t;
   bool tcp = parse(packet, length, &t);
   if (tcp && continues(g, packet, &t)) {
     memcpy(g->frame + TUN_VNET_HDR + g->length, packet + t.header, t.payload);
+    memcpy(g->items + g->packets * g->item_size, item, g->item_size);
     g->length += t.payload;
     g->packets++;
     g->next_seq += (uint32_t)t.payload;
@@ -142,6 +150,7 @@ void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length) {
   tun_gro_flush(g);
   if (tcp && t.flags == TCP_ACK) {
     memcpy(g->frame + TUN_VNET_HDR, packet, length);
+    memcpy(g->items, item, g->item_size);
     g->length = length;
     g->tcp = t.tcp;
     g->header = t.header;
@@ -152,5 +161,5 @@ void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length) {
     g->packets = 1;
     return;
   }
-  g->written(g->context, 1, tun_write(g->fd, packet, length));
+  g->written(g->context, item, 1, tun_write(g->fd, packet, length));
 }

@@ -15,15 +15,19 @@
 /* Packets in one written segment at most (the kernel's GRO joins up to 64 too). */
 #define TUN_GRO_MAX_PACKETS 64
 
-/* Told of each write: how many of the added packets it carried, oldest first, and whether the kernel
- * took it. */
-typedef void tun_gro_written(void *context, unsigned packets, bool ok);
+/* Told of each write: the items of the packets it carried (`packets` of them, `item_size` octets
+ * each, oldest first, as given to tun_gro_add) and whether the kernel took it. What a packet counts
+ * (its session's counters, its flow) is counted here, once it is written: every added packet is told
+ * of exactly once, in the order added. */
+typedef void tun_gro_written(void *context, const void *items, unsigned packets, bool ok);
 
 typedef struct {
   int fd;
   tun_gro_written *written;
   void *context;
   uint8_t *frame; /* virtio_net_hdr + the segment held */
+  size_t item_size;
+  uint8_t *items; /* the items of the packets held, TUN_GRO_MAX_PACKETS at most */
   size_t length;  /* of the IP packet held, 0 when none */
   size_t tcp;     /* offset of its TCP header */
   size_t header;  /* IP + TCP headers */
@@ -34,15 +38,16 @@ typedef struct {
   bool ipv6;
 } tun_gro;
 
-/* False when out of memory. */
-bool tun_gro_init(tun_gro *g, int fd, tun_gro_written *written, void *context);
+/* `item_size`: the octets of what each packet counts once written (tun_gro_written). False when out
+ * of memory. */
+bool tun_gro_init(tun_gro *g, int fd, size_t item_size, tun_gro_written *written, void *context);
 /* The TUN the next packets go to (one joiner for several TUNs): what is held for another is written
  * first. */
 void tun_gro_target(tun_gro *g, int fd);
 void tun_gro_free(tun_gro *g);
-/* A packet for the TUN: joins the segment held, or the held one is written and this one held (a TCP
- * packet that may start a segment) or written too. */
-void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length);
+/* A packet for the TUN with its item (copied): joins the segment held, or the held one is written and
+ * this one held (a TCP packet that may start a segment) or written too. */
+void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length, const void *item);
 /* Writes the segment held, if any: at the end of every batch of packets. */
 void tun_gro_flush(tun_gro *g);
 
