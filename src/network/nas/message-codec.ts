@@ -141,6 +141,45 @@ function readLength(buffer: Uint8Array, offset: number, octets: number): number 
 }
 
 /**
+ * The header of a plain 5GMM or 5GSM message (TS 24.501 9.2 EPD, 9.3 security header type 0, 9.7
+ * message type; a 5GSM header also holds the PDU session id and PTI): the table of its message type,
+ * or why it does not read.
+ */
+function plainHeader(
+  buffer: Uint8Array,
+): { ok: true; compiled: Compiled; headerLength: number } | { ok: false; error: NasError } {
+  const epd = buffer[0];
+  if (epd === undefined) return { ok: false, error: nasError('message-too-short', 0, 'empty message') };
+  if (epd !== EPD.fiveGmm && epd !== EPD.fiveGsm) {
+    const detail = `protocol discriminator 0x${epd.toString(16)}`;
+    return { ok: false, error: nasError('unknown-protocol-discriminator', 0, detail) };
+  }
+  const headerLength = epd === EPD.fiveGmm ? FIVEGMM_HEADER_LENGTH : FIVEGSM_HEADER_LENGTH;
+  if (buffer.length < headerLength)
+    return { ok: false, error: nasError('message-too-short', 0, `${buffer.length} octets`) };
+  if (epd === EPD.fiveGmm && ((buffer[1] ?? 0) & 0xf) !== 0) {
+    const detail = 'security-protected message: use decodeNasPdu';
+    return { ok: false, error: nasError('unknown-security-header-type', 1, detail) };
+  }
+  const type = buffer[headerLength - 1] ?? 0;
+  const compiled = (epd === EPD.fiveGmm ? MM_BY_TYPE : SM_BY_TYPE).get(type);
+  if (compiled === undefined) {
+    const detail = `message type 0x${type.toString(16)}`;
+    return { ok: false, error: nasError('unknown-message-type', headerLength - 1, detail) };
+  }
+  return { ok: true, compiled, headerLength };
+}
+
+/**
+ * The message type of a plain 5GMM or 5GSM message read from its header alone, without decoding its
+ * IEs (a radio event names its NAS message this way); undefined when the header does not read.
+ */
+export function plainMessageType(buffer: Uint8Array): NasMessageType | undefined {
+  const header = plainHeader(buffer);
+  return header.ok ? header.compiled.name : undefined;
+}
+
+/**
  * Decodes one plain 5GMM or 5GSM message occupying all of `buffer`. A 5GMM message with a security
  * header type other than 0 is not plain: decode it with decodeNasPdu.
  */
@@ -153,23 +192,12 @@ export function decodeNasMessage(buffer: Uint8Array): NasDecodeResult {
     errors.push(error);
     return partial === undefined ? { ok: false, error, errors } : { ok: false, error, errors, partial };
   };
-  const epd = buffer[0];
-  if (epd === undefined) return fail(nasError('message-too-short', 0, 'empty message'));
-  if (epd !== EPD.fiveGmm && epd !== EPD.fiveGsm)
-    return fail(
-      nasError('unknown-protocol-discriminator', 0, `protocol discriminator 0x${epd.toString(16)}`),
-    );
-  const headerLength = epd === EPD.fiveGmm ? FIVEGMM_HEADER_LENGTH : FIVEGSM_HEADER_LENGTH;
-  if (buffer.length < headerLength) return fail(nasError('message-too-short', 0, `${buffer.length} octets`));
-  if (epd === EPD.fiveGmm && ((buffer[1] ?? 0) & 0xf) !== 0)
-    return fail(nasError('unknown-security-header-type', 1, 'security-protected message: use decodeNasPdu'));
-  const type = buffer[headerLength - 1] ?? 0;
-  const compiled = (epd === EPD.fiveGmm ? MM_BY_TYPE : SM_BY_TYPE).get(type);
-  if (compiled === undefined)
-    return fail(nasError('unknown-message-type', headerLength - 1, `message type 0x${type.toString(16)}`));
+  const header = plainHeader(buffer);
+  if (!header.ok) return fail(header.error);
+  const { compiled, headerLength } = header;
 
   const out: { messageType: NasMessageType } & Record<string, unknown> = { messageType: compiled.name };
-  if (epd === EPD.fiveGsm) {
+  if (compiled.epd === EPD.fiveGsm) {
     out.pduSessionId = buffer[1] ?? 0;
     out.pti = buffer[2] ?? 0;
   }

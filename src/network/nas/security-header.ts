@@ -8,8 +8,10 @@ import {
   decodeNasMessage,
   EPD,
   FIVEGMM_HEADER_LENGTH,
+  plainMessageType,
   type NasDecodeResult,
   type NasMessage,
+  type NasMessageType,
 } from './message-codec.ts';
 
 /** Security header types, TS 24.501 9.3.1. */
@@ -103,4 +105,23 @@ export function decodeNasPdu(buffer: Uint8Array): NasPduResult {
   };
   if (!isCiphered(pdu.securityHeaderType)) pdu.inner = decodeNasMessage(pdu.payload);
   return { ok: true, pdu, errors: [] };
+}
+
+/**
+ * The message type of a NAS PDU from its headers alone (TS 24.501 9.1.1: EPD, security header type,
+ * then the plain message's header 9.2-9.7), without decoding any IE: that of a plain message, or of
+ * the plain message inside an integrity-protected one (header types 1 and 3); undefined for a
+ * ciphered one (2 and 4), whose inner header is ciphered too, and for headers `decodeNasPdu` refuses.
+ * A message whose IEs do not decode is still named by its header.
+ */
+export function nasPduMessageType(buffer: Uint8Array): NasMessageType | undefined {
+  const octet = buffer[1];
+  if (buffer[0] !== EPD.fiveGmm || octet === undefined || (octet & 0xf) === SECURITY_HEADER_TYPE.plain)
+    return plainMessageType(buffer);
+  const securityHeaderType = octet & 0xf;
+  if (securityHeaderType > SECURITY_HEADER_TYPE.integrityProtectedAndCipheredWithNewSecurityContext)
+    return undefined;
+  if (buffer.length < SECURITY_HEADER_LENGTH + FIVEGMM_HEADER_LENGTH) return undefined;
+  if (isCiphered(securityHeaderType as ProtectedSecurityHeaderType)) return undefined;
+  return plainMessageType(buffer.subarray(SECURITY_HEADER_LENGTH));
 }

@@ -3,8 +3,8 @@ import {
   decodedView,
   isCiphered,
   messageTitle,
+  nasPduMessageType,
   type NasDecodeResult,
-  type NasMessageType,
 } from '../../nas/index.ts';
 
 /**
@@ -28,14 +28,11 @@ function innerView(inner: NasDecodeResult | undefined): Record<string, unknown> 
 
 /**
  * The 5GMM/5GSM message name of a NAS-PDU, as a radio event's `nas` detail (network.md section 3):
- * `Registration Request`; undefined for a ciphered or undecodable one.
+ * `Registration Request`; undefined for a ciphered one or one whose headers do not read. Read from
+ * the headers alone (`nasPduMessageType`): every NGAP PDU with a NAS-PDU is named, either way, and a
+ * full decode here cost about 1.5 % of a registration's CPU.
  */
 export function nasMessageName(bytes: Uint8Array): string | undefined {
-  const result = decodeNasPdu(bytes);
-  if (!result.ok) return undefined;
-  const { pdu } = result;
-  let messageType: NasMessageType | undefined;
-  if (pdu.kind === 'plain') messageType = pdu.message.messageType;
-  else if (pdu.inner?.ok === true) messageType = pdu.inner.message.messageType;
+  const messageType = nasPduMessageType(bytes);
   return messageType === undefined ? undefined : messageTitle(messageType);
 }
