@@ -24,7 +24,12 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
-import { upfBpfObject, type Forwarder, type UpfAddon } from '../src/network/upf/upf-addon.ts';
+import {
+  upfBpfObject,
+  type Forwarder,
+  type ForwarderCounters,
+  type UpfAddon,
+} from '../src/network/upf/upf-addon.ts';
 import { packageRoot } from '../src/package-root.ts';
 import { udpPacket } from '../test/network/upf/ip-packets.ts';
 
@@ -324,6 +329,24 @@ const spreadArgs = (bytes: Buffer, spread: Spread): string[] => [
 const ipv4Number = (address: string) => address.split('.').reduce((n, octet) => n * 256 + Number(octet), 0);
 const ipv4Text = (n: number) => [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
 
+/**
+ * The figure is of sessions x flows only if the generator's frames reached each of them: a spread
+ * run on flows new to the program inserts every one (the frames a full veth refuses must be sent
+ * again, not skipped). A run short of that is an error, not a row.
+ */
+function everyFlowReached(
+  forwarder: Forwarder,
+  before: ForwarderCounters,
+  spread: Spread,
+  direction: string,
+): void {
+  if (spread === NO_SPREAD) return;
+  const inserted = forwarder.counters().xdpFlowsInserted - before.xdpFlowsInserted;
+  const expected = spread.sessions * spread.flows;
+  if (inserted !== expected)
+    throw new Error(`${direction}: the generator reached ${inserted} of the ${expected} flows`);
+}
+
 /** The CPU cost of adding (with a downlink tunnel) and removing `count` sessions, µs each. */
 function sessionCost(forwarder: Forwarder, count: number, gnb: string): { add: number; remove: number } {
   const cpu = () => {
@@ -486,11 +509,14 @@ export async function xdpThroughput(
           direction: 'uplink',
           m: await measure(tools, seconds, gnb, gpdu, upS, gnb.core, dn.peer, dn.namespace, tick),
         });
+        everyFlowReached(forwarder, before, upS, 'uplink');
+        const afterUplink = forwarder.counters();
         rows.push({
           path,
           direction: 'downlink',
           m: await measure(tools, seconds, dn, downlink, downS, dn.core, gnb.peer, gnb.namespace, tick),
         });
+        everyFlowReached(forwarder, afterUplink, downS, 'downlink');
         tick();
         programs.push({ path, direction: 'uplink', ...programCost(tools.generator, gnb.core, gpdu, upS) });
         programs.push({
