@@ -2,24 +2,29 @@
 // dist/main.js, a fresh database, N2 on udp, the UPF on a TUN of its own), the simulated gNBs and UEs in
 // this process. Devices register (the baseline: the service's CPU per registration in this run) and each
 // establishes a PDU session; then every device is handed over by N2 (TS 23.502 4.9.1.3) from gnb-a<i> to
-// gnb-b<i>: handovers per second and the service's CPU per handover, from its /proc stat. Pairs of gNBs
-// work in parallel, each handing over one device at a time: a simulated target pairs a Handover Request
-// with the device whose Handover Required went out first (src/simulator/gnb-handover-n2.ts).
+// gnb-b<i>, and back, `--rounds` times: handovers per second and the service's CPU per handover, from its
+// /proc stat, per round (the first runs code V8 has not optimised yet; the last is the steady state).
+// Pairs of gNBs work in parallel, each handing over one device at a time: a simulated target pairs a
+// Handover Request with the device whose Handover Required went out first (src/simulator/gnb-handover-n2.ts).
+// The bench's own CPU (the simulated gNBs and UEs, which keep no logs) is printed beside the service's:
+// when it nears a core, the driver and not the service bounds the rate. `--cpu-prof DIR`: the service
+// runs under `node --cpu-prof`, and DIR/phases.json gives each phase's interval on the profile's clock
+// (the monotonic clock, µs) and its count of operations.
 // Needs root: the UPF opens its TUN, and the bench routes the UE pool into it. Then the user plane:
 // downlink UDP packets with sequence numbers to `--stream` devices through the UPF, while each is handed
-// back to gnb-a0 with direct data forwarding; the gNBs' N3 ends are this process's UDP sockets, which
-// timestamp every G-PDU. Per handover: the gap from the last downlink packet at the source to the first at
-// the target, the UE's own interruption (from the Handover Command, when it leaves the source, to its
-// first packet at the target), packets the source got after the UE left (forwarded to the target's DL
+// back with direct data forwarding; the gNBs' N3 ends are this process's UDP sockets, which timestamp
+// every G-PDU. Per handover: the gap from the last downlink packet at the source to the first at the
+// target, the UE's own interruption (from the Handover Command, when it leaves the source, to its first
+// packet at the target), packets the source got after the UE left (forwarded to the target's DL
 // forwarding tunnel of the Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets
 // lost (sent, never received).
-// Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--stream N (5)] [--rate packets/s per
-// streamed device (1000)]
+// Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--rounds N (3)] [--stream N (5)]
+// [--rate packets/s per streamed device (1000)] [--cpu-prof DIR]
 import { execFileSync } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
@@ -44,12 +49,16 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '8' },
     stream: { type: 'string', default: '5' },
     rate: { type: 'string', default: '1000' },
+    rounds: { type: 'string', default: '3' },
+    'cpu-prof': { type: 'string' },
   },
 });
+const PROFILES = values['cpu-prof'];
 const UES = Number(values.ues);
 const PAIRS = Number(values.pairs);
 const STREAM = Math.min(Number(values.stream), UES);
 const RATE = Number(values.rate);
+const ROUNDS = Math.max(1, Number(values.rounds));
 const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 const PLMN = { mcc: '001', mnc: '01' };
@@ -62,10 +71,52 @@ const TUN = `pmnho${process.pid % 100_000}`;
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
 
-/** utime + stime of the process, in seconds (/proc/<pid>/stat). */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+/** utime + stime in seconds (/proc/<pid>/stat, or a thread's /proc/<pid>/task/<tid>/stat). */
+async function cpuSeconds(statPath: string): Promise<number> {
+  const stat = (await readFile(statPath, 'utf8')).split(') ')[1]!.split(' ');
   return (Number(stat[11]) + Number(stat[12])) / 100;
+}
+
+/** The service's CPU in seconds: all threads, and its main thread (the event loop). */
+async function serviceCpu(pid: number): Promise<{ all: number; main: number }> {
+  return {
+    all: await cpuSeconds(`/proc/${pid}/stat`),
+    main: await cpuSeconds(`/proc/${pid}/task/${pid}/stat`),
+  };
+}
+
+/**
+ * A phase's wall time, the service's CPU (all threads, and its main thread's) and this process's (the
+ * driver's), and its interval in µs.
+ */
+interface Measured {
+  wallMs: number;
+  cpuMs: number;
+  mainMs: number;
+  driverMs: number;
+  /** On the clock of V8's CPU profiles (the monotonic clock, µs). */
+  window: [number, number];
+}
+
+const monotonicUs = (): number => Number(process.hrtime.bigint() / 1000n);
+
+async function measured(pid: number, work: () => Promise<unknown>): Promise<Measured> {
+  const cpu = await serviceCpu(pid);
+  const driver = process.cpuUsage();
+  const window0 = monotonicUs();
+  const start = performance.now();
+  await work();
+  const wallMs = performance.now() - start;
+  const window1 = monotonicUs();
+  const { user, system } = process.cpuUsage(driver);
+  const after = await serviceCpu(pid);
+  return {
+    wallMs,
+    cpuMs: (after.all - cpu.all) * 1000,
+    mainMs: (after.main - cpu.main) * 1000,
+    driverMs: (user + system) / 1000,
+    window: [window0, window1],
+  };
 }
 
 interface Service {
@@ -77,11 +128,14 @@ interface Service {
 
 async function startService(): Promise<Service> {
   const dir = await mkdtemp(join(tmpdir(), 'pmn-handover-bench-'));
-  const child = spawnService([
-    ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
-    ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
-    ...['--n3-address', UPF_N3, '--n6-tun', TUN],
-  ]);
+  const child = spawnService(
+    [
+      ...['--listen', '127.0.0.1:0', '--db', join(dir, 'pmn.db')],
+      ...['--n2-transport', 'udp', '--n2-addresses', '127.0.0.1', '--n2-port', '38412', '--n2-udp-port', '0'],
+      ...['--n3-address', UPF_N3, '--n6-tun', TUN],
+    ],
+    { nodeFlags: PROFILES === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', PROFILES] },
+  );
   process.once('exit', () => child.kill('SIGKILL'));
   child.stderr.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   const { url, udpPort } = await whereItListens(child);
@@ -188,6 +242,8 @@ async function run(service: Service): Promise<void> {
       config: config(`gnb-${name}${pair}`, node),
       transport,
       amf: [{ address: '127.0.0.1', port: 38412 }],
+      // Every PDU kept would grow the bench's heap by rounds, and its collector's work with it.
+      keepLog: false,
     });
     const ues = new GnbUes(
       gnb,
@@ -219,22 +275,18 @@ async function run(service: Service): Promise<void> {
         requestedNssai: [{ sst: 1 }],
       },
       radio: pairs[pair]!.a.ues,
-      keepLog: true,
+      keepLog: false,
     });
     return { index, ue, sessions: new UeSessions(ue), pair, address: '' };
   });
 
   // Baseline: registrations, the same pairs of lanes.
-  let cpu = await cpuSeconds(service.pid);
-  let start = performance.now();
-  await inLanes(devices, PAIRS, async (device) => {
-    const outcome = await device.ue.register();
-    if (outcome.outcome !== 'accepted') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
-  });
-  const registration = {
-    wallMs: performance.now() - start,
-    cpuMs: ((await cpuSeconds(service.pid)) - cpu) * 1000,
-  };
+  const registration = await measured(service.pid, () =>
+    inLanes(devices, PAIRS, async (device) => {
+      const outcome = await device.ue.register();
+      if (outcome.outcome !== 'accepted') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+    }),
+  );
   await inLanes(devices, PAIRS, async (device) => {
     const outcome = await device.sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
     // #26 when the UPF could not start (its TUN needs root or CAP_NET_ADMIN).
@@ -243,32 +295,55 @@ async function run(service: Service): Promise<void> {
     device.address = outcome.session.ipv4 ?? '';
   });
 
-  // Handovers: each pair hands its devices over one at a time.
-  cpu = await cpuSeconds(service.pid);
-  start = performance.now();
-  await Promise.all(
-    pairs.map(async ({ a, b }, pair) => {
-      for (const device of devices.filter((d) => d.pair === pair)) {
-        const outcome = await a.n2.handOver(device.ue, b.n2);
-        if (outcome.outcome !== 'handed-over')
-          throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
-      }
-    }),
-  );
-  const handover = {
-    wallMs: performance.now() - start,
-    cpuMs: ((await cpuSeconds(service.pid)) - cpu) * 1000,
-  };
-  const per = (run: { wallMs: number; cpuMs: number }) =>
-    `${Math.round((UES * 1000) / run.wallMs)}/s, service CPU ${((run.cpuMs * 1000) / UES).toFixed(0)} µs each`;
+  // Handovers, `--rounds` times: each pair hands its devices over one at a time, a to b, then back. Code
+  // not yet optimised by V8 runs the first round: the last is the steady state.
+  const rounds: Measured[] = [];
+  for (let round = 0; round < ROUNDS; round++)
+    rounds.push(
+      await measured(service.pid, () =>
+        Promise.all(
+          pairs.map(async (sides, pair) => {
+            const [from, to] = round % 2 === 0 ? [sides.a, sides.b] : [sides.b, sides.a];
+            for (const device of devices.filter((d) => d.pair === pair)) {
+              const outcome = await from.n2.handOver(device.ue, to.n2);
+              if (outcome.outcome !== 'handed-over')
+                throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
+            }
+          }),
+        ),
+      ),
+    );
+  const per = (run: Measured) =>
+    `${Math.round((UES * 1000) / run.wallMs)}/s, service CPU ${((run.cpuMs * 1000) / UES).toFixed(0)} µs ` +
+    `each (main thread ${((run.mainMs * 1000) / UES).toFixed(0)}), the bench's ` +
+    `${((run.driverMs * 1000) / UES).toFixed(0)} µs`;
   print(`registrations: ${UES} in ${(registration.wallMs / 1000).toFixed(1)} s, ${per(registration)}`);
-  print(`N2 handovers:  ${UES} in ${(handover.wallMs / 1000).toFixed(1)} s, ${per(handover)}`);
+  for (const [round, run] of rounds.entries())
+    print(`N2 handovers, round ${round + 1}: ${UES} in ${(run.wallMs / 1000).toFixed(1)} s, ${per(run)}`);
+  const last = rounds.at(-1)!;
   print(
-    `service CPU per handover / per registration: ${(handover.cpuMs / registration.cpuMs).toFixed(2)} ` +
-      `(${PAIRS} gNB pairs, one handover at a time per pair)`,
+    `service CPU per handover (last round) / per registration: ${(last.cpuMs / registration.cpuMs).toFixed(2)} ` +
+      `(${PAIRS} gNB pairs, one handover at a time per pair); load average ` +
+      loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' '),
   );
+  if (PROFILES !== undefined) {
+    await mkdir(PROFILES, { recursive: true });
+    await writeFile(
+      join(PROFILES, 'phases.json'),
+      JSON.stringify({
+        registration: { window: registration.window, count: UES },
+        ...Object.fromEntries(
+          rounds.map((run, i) => [`handover${i + 1}`, { window: run.window, count: UES }]),
+        ),
+      }),
+    );
+  }
 
-  if (STREAM > 0) await userPlane(pairs[0]!, devices.filter((d) => d.pair === 0).slice(0, STREAM));
+  // The devices are at b after an odd number of rounds, else at a: the user plane hands them back.
+  const streamed = devices.filter((d) => d.pair === 0).slice(0, STREAM);
+  if (STREAM > 0) await userPlane(pairs[0]!, streamed, ROUNDS % 2 === 1 ? 'b' : 'a');
   for (const { a, b } of pairs) {
     await a.gnb.shutdown();
     await b.gnb.shutdown();
@@ -278,8 +353,8 @@ async function run(service: Service): Promise<void> {
 
 type Side = { gnb: SimulatedGnb; ues: GnbUes; n2: N2Handover };
 
-/** Downlink streams through the UPF while `devices` (at b) are handed back to a, one at a time. */
-async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise<void> {
+/** Downlink streams through the UPF while `devices` (at `source`) go to the other side, one at a time. */
+async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 'a' | 'b'): Promise<void> {
   try {
     execFileSync('ip', ['link', 'set', 'dev', TUN, 'up'], { stdio: 'ignore' });
     execFileSync('ip', ['route', 'replace', POOL, 'dev', TUN], { stdio: 'ignore' });
@@ -287,7 +362,8 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise
     print(`user plane: skipped (the TUN ${TUN} and its route need root)`);
     return;
   }
-  const { a, b } = pair;
+  const target = source === 'a' ? 'b' : 'a';
+  const [from, to] = [pair[source], pair[target]];
   const byAddress = new Map(devices.map((device, slot) => [device.address, slot]));
   /** Per streamed device: arrival times by side, sequence numbers received, the Command's time and tunnel. */
   const seen = devices.map(() => ({
@@ -308,8 +384,8 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise
       const slot = payload.readUInt32BE(0);
       const entry = seen[slot];
       if (entry === undefined) return;
-      // The source (b, where the device was) after the device left: a gNB forwards, or drops.
-      if (name === 'b' && now >= entry.leftSource) {
+      // The source, where the device was, after the device left: a gNB forwards, or drops.
+      if (name === source && now >= entry.leftSource) {
         entry.afterLeaving += 1;
         const tunnel = entry.forwardTo;
         if (tunnel !== undefined) {
@@ -329,11 +405,11 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise
   };
   const sockets = [await receive('a'), await receive('b')];
   // The source learns from the Handover Command that the UE leaves, and where to forward (direct path).
-  const unwatch = b.gnb.on((event) => {
+  const unwatch = from.gnb.on((event) => {
     if (event.type !== 'received' || event.exchange.messageType !== 'HandoverCommand') return;
     const answer = event.exchange.pdu === undefined ? undefined : readN2HandoverAnswer(event.exchange.pdu);
     if (answer?.kind !== 'command') return;
-    const device = b.ues.link(answer.ranUeNgapId)?.ue;
+    const device = from.ues.link(answer.ranUeNgapId)?.ue;
     const slot = devices.findIndex((d) => d.ue === device);
     const entry = seen[slot];
     if (entry === undefined) return;
@@ -357,12 +433,12 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[]): Promise
   const gaps: number[] = [];
   const interruptions: number[] = [];
   for (const [slot, device] of devices.entries()) {
-    const outcome = await b.n2.handOver(device.ue, a.n2, { directForwarding: true });
+    const outcome = await from.n2.handOver(device.ue, to.n2, { directForwarding: true });
     if (outcome.outcome !== 'handed-over') throw new Error(`${device.ue.imsi}: ${JSON.stringify(outcome)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const entry = seen[slot]!;
-    const lastAtSource = Math.max(...entry.at.b.filter((t) => t < entry.leftSource));
-    const firstAtTarget = Math.min(...entry.at.a.filter((t) => t > entry.leftSource));
+    const lastAtSource = Math.max(...entry.at[source].filter((t) => t < entry.leftSource));
+    const firstAtTarget = Math.min(...entry.at[target].filter((t) => t > entry.leftSource));
     gaps.push(firstAtTarget - lastAtSource);
     interruptions.push(firstAtTarget - entry.leftSource);
   }
