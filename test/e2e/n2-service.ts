@@ -15,6 +15,7 @@ import { createUdpTransport } from '../../src/network/transport/udp/udp-transpor
 import type { TestApp } from '../helpers/test-app.ts';
 import { createApiToken, createTestApp, initialize } from '../helpers/test-app.ts';
 import { tshark } from '../helpers/tshark.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * The real service for end-to-end N2 tests: `createCore` and the HTTP app (createTestApp), the AMF's N2
@@ -48,7 +49,7 @@ export interface N2Service {
   /** GET with the admin's token; asserts 200 and returns `result`. */
   get<T>(url: string): Promise<T>;
   /** Waits until `check` returns a value other than undefined (the records pipeline writes in batches). */
-  until<T>(check: () => Promise<T | undefined>, what: string, timeoutMs?: number): Promise<T>;
+  until<T>(check: () => Promise<T | undefined>, what: string): Promise<T>;
   /** Every PDU the gNBs of this service received, for tshark. */
   received: NgapExchange[];
   /** The RAN side stops taking packets (a radio that lost power): the AMF hears nothing more from it. */
@@ -155,14 +156,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       return gnb;
     },
     get,
-    async until(check, what) {
-      for (const end = Date.now() + 5000; ;) {
-        const value = await check();
-        if (value !== undefined) return value;
-        if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    until: (check, what) => until(what, check, () => '', 20),
     received,
     silenceRan() {
       ranSide.link.onPacket(() => undefined);

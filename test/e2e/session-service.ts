@@ -15,6 +15,7 @@ import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
 import { MANUAL_TIME_AMF_SET } from '../helpers/manual-time.ts';
+import { until } from '../helpers/until.ts';
 import { gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import { imsiOf, IMEISV, K, OPC } from './registration-service.ts';
 
@@ -305,14 +306,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       assert.equal(await request('PUT', '/api/v1/policies/default', policy), 200);
     },
     request,
-    async until(check, what) {
-      for (const end = Date.now() + 5000; ;) {
-        const value = await check();
-        if (value !== undefined) return value;
-        if (Date.now() > end) assert.fail(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    },
+    until: (check, what) => until(what, check, () => '', 20),
     async anotherGnb(n, cell, n3Address, config = {}) {
       const other = new SimulatedGnb({
         config: gnbConfig(n, { name: `gnb-${n}`, ...config }),

@@ -9,6 +9,7 @@ import { createUeContextStore } from '../../src/storage/network-ports/ue-context
 import type { Db } from '../../src/storage/database.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
+import { until } from '../helpers/until.ts';
 import { own, ueContextRecord } from '../network/working-state/ue-context-store.contract.ts';
 
 /**
@@ -157,7 +158,7 @@ describe(`Address hand-over with a UE's take-over (${dialect})`, () => {
       const b = createUeContextStore({ db: second.db, secretBox, notices: second.notices });
       assert.equal(await b.takeOver(ueContextRecord(SUPI, { owner: 'amf-b' }), 1), 2);
       // NOTIFY reaches the listening connection after the commit: waited for, not timed.
-      for (let i = 0; i < 500 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      await until('the change notice', () => heard.length > 0);
       assert.deepEqual(heard, [{ supi: SUPI, epoch: 2, owner: 'amf-b' }]);
       assert.equal((await a.store.get(SUPI))?.owner, 'amf-b');
     },

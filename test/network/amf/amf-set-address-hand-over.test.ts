@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import type { Db } from '../../../src/storage/database.ts';
 import type { Storage } from '../../../src/storage/storage.ts';
 import { onPostgres } from '../../helpers/postgres-test-database.ts';
+import { until } from '../../helpers/until.ts';
 import {
   databaseOf,
   establishSession,
@@ -133,7 +134,7 @@ describe(`AMF set: a UE taken over from a live member keeps its sessions and add
     assert.equal(a.h.amf.counts().ues, 0, 'A dropped its copy');
     // The SMF ends the lease without holding the Accept back: its statement is waited for, not timed.
     const leases = () => db.selectFrom('address_leases').select(['address', 'owner']).execute();
-    for (let i = 0; i < 500 && (await leases()).length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+    await until('no lease left to no session', async () => (await leases()).length === 0);
     assert.deepEqual(await leases(), [], 'no lease left to no session');
     await a.h.close();
     await b.h.close();

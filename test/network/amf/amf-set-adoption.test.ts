@@ -15,6 +15,7 @@ import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { ieValue } from '../../helpers/ie-value.ts';
 import { onPostgres } from '../../helpers/postgres-test-database.ts';
+import { until } from '../../helpers/until.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 import { own, ueContextRecord } from '../working-state/ue-context-store.contract.ts';
 import {
@@ -418,8 +419,11 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       // The first batch (two records) is taken, then the run waits for its timer: three timers more, the
       // two UEs' mobile reachable timers and the pause. (Polled across the database's round trips; the
       // pause is on the harness's clock, which only the test moves.)
-      for (let i = 0; i < 500 && b.h.clock.pendingTimers() < timers + 3; i++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(
+        'the first batch and the pause',
+        () => b.h.clock.pendingTimers() >= timers + 3,
+        () => `${b.h.clock.pendingTimers() - timers} timers more`,
+      );
       assert.equal(b.h.amf.counts().ues, 2, 'one batch before the pause');
       b.h.clock.advance(1_000);
       const outcome = await run;

@@ -14,6 +14,7 @@ import { createUeContextStore } from '../../../src/storage/network-ports/ue-cont
 import type { Db } from '../../../src/storage/database.ts';
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../../helpers/postgres-test-database.ts';
+import { until } from '../../helpers/until.ts';
 import { answered, settle, step, type Ids, type StepRadio } from './amf-steps.ts';
 import { countingUserPlane, encodeTransfer, setupResponse, TRANSFERS } from './session-fuzz-messages.ts';
 import type { TestUe } from './test-ue.ts';
@@ -158,9 +159,9 @@ export async function initialStep(
 ) {
   const from = radio.received.length;
   const first = await step(h, radio, ue, pdu);
-  for (let i = 0; i < 500 && radio.received.length === from; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  await until('an answer to the initial NAS message', async () => {
     await settle(h);
-  }
+    return radio.received.length > from;
+  });
   return first.pdus.length > 0 ? first : answered(radio, ue, from);
 }

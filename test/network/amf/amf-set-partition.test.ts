@@ -14,6 +14,7 @@ import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { ieValue } from '../../helpers/ie-value.ts';
 import { onPostgres } from '../../helpers/postgres-test-database.ts';
+import { until } from '../../helpers/until.ts';
 import { manualClock } from '../../helpers/test-app.ts';
 import {
   databaseOf,
@@ -319,10 +320,10 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       // On PostgreSQL the claim takes a round trip: wait for A to do something with the connection.
       const acted = () =>
         namesOf(a.radio.received.slice(from).map((r) => r.pdu)).some((n) => n !== 'AMFStatusIndication');
-      for (let i = 0; i < 500 && !acted(); i++) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await until('A acting on its landed claim', async () => {
         await settle(a.h);
-      }
+        return acted();
+      });
       const after = answered(a.radio, ue, from);
       emitted.add(a.radio.received);
       assert.deepEqual(types(after.nas), [], 'no NAS answer');

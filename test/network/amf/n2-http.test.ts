@@ -6,6 +6,7 @@ import type { N2Association } from '../../../src/network/transport/n2-transport.
 import type { SctpEndpoint } from '../../../src/network/transport/sctp/endpoint.ts';
 import { createUdpTransport } from '../../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, result, type TestApp } from '../../helpers/test-app.ts';
+import { until } from '../../helpers/until.ts';
 import { ngSetupRequest, taList } from './messages.ts';
 
 interface Page<T> {
@@ -56,8 +57,11 @@ describe('N2 signalling as the management API shows it', () => {
   async function exchange(pdu: Uint8Array): Promise<void> {
     const count = answers.length + 1;
     association.send(0, 60, pdu);
-    for (let i = 0; i < 200 && answers.length < count; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(
+      `answer ${count}`,
+      () => answers.length >= count,
+      () => `${answers.length} answers`,
+    );
     await t.records.flush();
   }
 
@@ -146,8 +150,11 @@ describe('N2 signalling as the management API shows it', () => {
     await gnb1();
     assert.equal((await get<Page<unknown>>('/api/v1/ran/radios')).items.length, 1);
     association.abort('test over');
-    for (let i = 0; i < 200 && t.core.networkState.radios().length > 0; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(
+      'the radio removed',
+      () => t.core.networkState.radios().length === 0,
+      () => JSON.stringify(t.core.networkState.radios()),
+    );
     assert.deepEqual((await get<Page<unknown>>('/api/v1/ran/radios')).items, []);
   });
 });

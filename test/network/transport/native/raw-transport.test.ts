@@ -9,6 +9,7 @@ import {
 } from '../../../../src/network/transport/native/native-addon.ts';
 import { RawLink } from '../../../../src/network/transport/raw/raw-link.ts';
 import { createRawTransport } from '../../../../src/network/transport/raw/raw-transport.ts';
+import { until } from '../../../helpers/until.ts';
 
 /**
  * The `raw` transport (userland SCTP over the addon's raw sockets) talking to itself on loopback:
@@ -178,7 +179,13 @@ describe('raw transport on loopback', { skip }, () => {
       ] as const) {
         sender.send(Buffer.from(`raw-link-test-${process.pid}${mark}`), to, '127.0.0.5');
       }
-      for (let i = 0; i < 500 && got.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 2));
+      // The addon's thread reads the raw socket: waited for (a loaded machine may delay it for seconds).
+      await until(
+        'the two datagrams to its addresses',
+        () => got.length >= 2,
+        () => JSON.stringify(got),
+        2,
+      );
       assert.deepEqual(got, ['127.0.0.5>127.0.0.7:a', '127.0.0.5>127.0.0.8:c']);
       assert.equal(link.maxPacketSize({ address: '127.0.0.1', port: 0 }), 1480);
       assert.equal(link.maxPacketSize({ address: '::1', port: 0 }), 1460);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { InboundMessage } from '../../../../src/network/transport/n2-transport.ts';
 import { createUdpTransport } from '../../../../src/network/transport/udp/udp-transport.ts';
+import { until } from '../../../helpers/until.ts';
 
 describe('udp N2 transport (RFC 6951) on loopback', () => {
   it('a listener on a wildcard-bound link associates, echoes 1 B to 64 KiB, and closes gracefully', async () => {
@@ -29,17 +30,14 @@ describe('udp N2 transport (RFC 6951) on loopback', () => {
       );
       const sizes = [1, 1452, 65536];
       sizes.forEach((size, i) => association.send(i, 60, new Uint8Array(size).fill(i + 1)));
-      for (const end = Date.now() + 5000; echoes.length < sizes.length && Date.now() < end;) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const shown = () => JSON.stringify({ echoes: echoes.map((m) => m.payload.length), events, ends });
+      await until('the three echoes', () => echoes.length >= sizes.length, shown);
       assert.deepEqual(
         echoes.map((m) => [m.streamId, m.ppid, m.payload.length, m.payload[0]]).sort((a, b) => a[0]! - b[0]!),
         sizes.map((size, i) => [i, 60, size, i + 1]),
       );
       await listener.close();
-      for (const end = Date.now() + 2000; (events.length === 0 || ends.length === 0) && Date.now() < end;) {
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      await until('the shutdown seen by both ends', () => events.length > 0 && ends.length > 0, shown);
       assert.deepEqual(ends, ['shutdown-complete']);
       assert.deepEqual(events, ['shutdown-complete']);
     } finally {
