@@ -81,14 +81,16 @@ static n3_send_queue out;
 static uint8_t frame[TUN_VNET_HDR + 65536];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void on_written(void *context, unsigned n, bool ok) {
+/* Counts the packets written; they carry no item (item_size 0). */
+static void on_written(void *context, const void *items, unsigned n, bool ok) {
+  (void)items;
   if (ok) *(unsigned long long *)context += n;
 }
 
 static void on_datagram(void *context, const uint8_t *data, size_t length, bool truncated,
                         struct sockaddr_storage *from, socklen_t from_length, uint64_t now) {
   (void)context, (void)from, (void)from_length, (void)now;
-  if (!truncated) tun_gro_add(&into_tun, data, length);
+  if (!truncated) tun_gro_add(&into_tun, data, length, NULL);
 }
 
 static void on_batch_done(void *context) {
@@ -177,7 +179,7 @@ int main(int argc, char **argv) {
      * peer's port 2152. Prints "ready" once both are open (the caller may then move the TUN). */
     char name[IFNAMSIZ];
     int tun = tun_open(argv[2], name);
-    if (tun < 0 || !tun_gro_init(&into_tun, tun, on_written, &packets) ||
+    if (tun < 0 || !tun_gro_init(&into_tun, tun, 0, on_written, &packets) ||
         !n3_send_queue_init(&out, (size_t)BATCH * (BUFFER_SIZE + 64))) {
       fprintf(stderr, "tun: %s\n", strerror(tun < 0 ? -tun : ENOMEM));
       return 1;

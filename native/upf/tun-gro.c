@@ -137,7 +137,7 @@ void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length, const void *i
   bool tcp = parse(packet, length, &t);
   if (tcp && continues(g, packet, &t)) {
     memcpy(g->frame + TUN_VNET_HDR + g->length, packet + t.header, t.payload);
-    memcpy(g->items + g->packets * g->item_size, item, g->item_size);
+    if (g->item_size > 0) memcpy(g->items + g->packets * g->item_size, item, g->item_size);
     g->length += t.payload;
     g->packets++;
     g->next_seq += (uint32_t)t.payload;
@@ -150,7 +150,7 @@ void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length, const void *i
   tun_gro_flush(g);
   if (tcp && t.flags == TCP_ACK) {
     memcpy(g->frame + TUN_VNET_HDR, packet, length);
-    memcpy(g->items, item, g->item_size);
+    if (g->item_size > 0) memcpy(g->items, item, g->item_size);
     g->length = length;
     g->tcp = t.tcp;
     g->header = t.header;

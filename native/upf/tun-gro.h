@@ -38,15 +38,15 @@ typedef struct {
   bool ipv6;
 } tun_gro;
 
-/* `item_size`: the octets of what each packet counts once written (tun_gro_written). False when out
- * of memory. */
+/* `item_size`: the octets of what each packet counts once written (tun_gro_written; 0 when only the
+ * packets are counted). False when out of memory. */
 bool tun_gro_init(tun_gro *g, int fd, size_t item_size, tun_gro_written *written, void *context);
 /* The TUN the next packets go to (one joiner for several TUNs): what is held for another is written
  * first. */
 void tun_gro_target(tun_gro *g, int fd);
 void tun_gro_free(tun_gro *g);
-/* A packet for the TUN with its item (copied): joins the segment held, or the held one is written and
- * this one held (a TCP packet that may start a segment) or written too. */
+/* A packet for the TUN with its item (copied; NULL when item_size is 0): joins the segment held, or
+ * the held one is written and this one held (a TCP packet that may start a segment) or written too. */
 void tun_gro_add(tun_gro *g, const uint8_t *packet, size_t length, const void *item);
 /* Writes the segment held, if any: at the end of every batch of packets. */
 void tun_gro_flush(tun_gro *g);
