@@ -411,7 +411,8 @@ export function createHandover(
       // What the source still sends (UE Context Release Complete) no longer speaks for the UE.
       source.owner = undefined;
       amf.ueContexts.save(ue);
-      amf.logger.info(
+      // Not at info: a line per handover costs a write at each; the radio events record the move.
+      amf.logger.debug(
         { supi: h.supi, source: source.radio.name, target: target.radio.name },
         'AMF: N2 handover done',
       );
