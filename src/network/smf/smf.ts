@@ -173,14 +173,7 @@ export function createSmf(options: SmfOptions) {
 
     /** The UE's sessions as its UE context record holds them (session-record.ts). */
     sessionRecords(supi: string): StoredPduSession[] {
-      return table.ofUe(supi).map((s) =>
-        storedPduSession({
-          ...s,
-          ipv4: s.resources.ipv4,
-          ipv6Prefix: s.resources.ipv6Prefix,
-          uplinkTeid: s.resources.uplinkTeid,
-        }),
-      );
+      return table.ofUe(supi).map(storedPduSession);
     },
 
     counts: () => ({ sessions: table.size, addresses: ctx.addresses.held, teids: ctx.teids.held }),
