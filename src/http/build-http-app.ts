@@ -224,6 +224,16 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     name: 'pmn_event_stream_clients_cut_total',
     help: 'Event stream clients cut because they left too much unread',
   });
+  const eventStreamDelay = core.metrics.histogram<'source'>({
+    name: 'pmn_event_stream_delay_seconds',
+    help: 'Time from an event (a record: when it was recorded) to its write to the event stream clients',
+    labelNames: ['source'],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  });
+  const delayOf = {
+    record: eventStreamDelay.series({ source: 'record' }),
+    event: eventStreamDelay.series({ source: 'event' }),
+  };
   const eventStream = createEventStream({
     events: core.networkEvents,
     now: () => core.clock.now(),
@@ -237,6 +247,7 @@ export async function buildHttpApp(core: Core, options: HttpOptions = {}): Promi
     radioIdOf: (name) => core.networkState.findRadio(name)?.id,
     logger,
     onCut: () => eventStreamCuts.inc({}),
+    onDelay: (source, ms) => delayOf[source].observe(ms / 1000),
   });
   // Its record reads end before the database closes.
   root.addHook('preClose', async () => {

@@ -425,6 +425,38 @@ describe('GET /api/v1/events/stream', () => {
     reader.close();
   });
 
+  it(
+    'measures how long each event waited for its write, records apart from network events (pmn_event_stream_delay_seconds)',
+    { timeout: 30_000 },
+    async () => {
+      const counts = async () => {
+        const text = (await t.request({ method: 'GET', url: '/api/v1/metrics', token })).body;
+        const count = (source: string) =>
+          Number(
+            new RegExp(`^pmn_event_stream_delay_seconds_count\\{source="${source}"\\} (\\d+)$`, 'm').exec(
+              text,
+            )?.[1] ?? 0,
+          );
+        return { text, record: count('record'), event: count('event') };
+      };
+      const before = await counts();
+      const stream = await open(
+        port,
+        `/api/v1/events/stream?imsi=${IMSI}&kinds=nas.message,ue.deregistered`,
+        token,
+      );
+      t.records.recordSubscriberLog(nas(IMSI, 'Service Request', 'inbound'));
+      t.core.networkEvents.emit('ue.deregistered', { supi: IMSI });
+      const seen = await stream.next(2);
+      assert.deepEqual(seen.map((f) => f.event).sort(), ['nas.message', 'ue.deregistered']);
+      const after = await counts();
+      // Other events of this app may be written meanwhile: at least these two, each under its source.
+      assert.ok(after.record - before.record >= 1, `a record's delay is measured:\n${after.text}`);
+      assert.ok(after.event - before.event >= 1, `a network event's delay is measured:\n${after.text}`);
+      stream.close();
+    },
+  );
+
   it('answers 503 past the client limit, and ends open streams when the service stops', async () => {
     const streams = [];
     for (let i = 0; i < 3; i++) streams.push(await open(port, '/api/v1/events/stream', token));
@@ -500,6 +532,31 @@ describe('the event stream hub', () => {
       ids,
       Array.from({ length: count }, (_, i) => i + 1),
     );
+  });
+
+  it('tells how long each event waited for its write, once an event whatever the clients', async () => {
+    const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+    let now = 1_000;
+    const delays: [string, number][] = [];
+    const stream = createEventStream({
+      events,
+      now: () => now,
+      onDelay: (source, ms) => void delays.push([source, ms]),
+    });
+    events.emit('ue.deregistered', { supi: IMSI });
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(delays, [], 'no client, no write');
+    for (let i = 0; i < 2; i++) stream.add({ filter: {}, deliver: () => true, end: () => {} });
+    events.emit('ue.deregistered', { supi: IMSI });
+    now += 40;
+    events.emit('ue.deregistered', { supi: OTHER });
+    now += 5;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    assert.deepEqual(delays, [
+      ['event', 45],
+      ['event', 5],
+    ]);
+    await stream.close();
   });
 
   it('writes a burst as one write per client, encoded once per filter; a later turn in a later write', async () => {

@@ -24,6 +24,9 @@ export const STREAM_KINDS = [
 
 export type StreamKind = (typeof STREAM_KINDS)[number];
 
+/** The kinds that are stored records, streamed once the records writer has stored them. */
+const RECORD_KINDS: ReadonlySet<StreamKind> = new Set(['nas.message', 'ngap.message', 'radio.log', 'audit']);
+
 /** One event as streamed: its id (increasing, for `Last-Event-ID`), kind, and whom it is about. */
 export interface StreamEvent {
   readonly id: number;
@@ -139,6 +142,12 @@ export function createEventStream(deps: {
   logger?: Pick<Logger, 'warn'>;
   window?: number;
   onCut?: () => void;
+  /**
+   * Told at each write, once an event (not once a client), how long it waited since its time: a record
+   * since it was recorded (the records writer's batch, the commit and the read after it), a network
+   * event since it was published. What the stream adds to a client's latency, apart from the client's own.
+   */
+  onDelay?: (source: 'record' | 'event', ms: number) => void;
 }) {
   const windowSize = deps.window ?? 1024;
   const radioIdOf = deps.radioIdOf ?? (() => undefined);
@@ -193,6 +202,11 @@ export function createEventStream(deps: {
     const entries = unwritten;
     if (entries.length === 0) return;
     unwritten = [];
+    if (deps.onDelay !== undefined) {
+      const now = deps.now();
+      for (const entry of entries)
+        deps.onDelay(RECORD_KINDS.has(entry.kind) ? 'record' : 'event', now - entry.at);
+    }
     const bytesByFilter = new Map<string, Buffer | null>();
     for (const client of clients) {
       const key = filterKey(client.filter);
