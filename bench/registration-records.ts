@@ -230,14 +230,15 @@ async function main(): Promise<void> {
       }
     };
     const records = pipeline.ingestion;
-    const amf = { records } as unknown as AmfContext;
+    const events = { emit: () => {} };
+    const amf = { records, events } as unknown as AmfContext;
     const recorder = createNgapRecorder({ records, metrics: noMetrics, logger });
     const drop = {
       recordSubscriberLog: () => true,
       recordRadioEvent: () => true,
       recordRadioLog: () => true,
     };
-    const bareAmf = { records: drop } as unknown as AmfContext;
+    const bareAmf = { records: drop, events } as unknown as AmfContext;
     const bareRecorder = createNgapRecorder({ records: drop, metrics: noMetrics, logger });
 
     // Warm-up, which also starts the writer thread: its thread id is the one that appears.
