@@ -1,5 +1,3 @@
-import { PerReader } from '../asn1/per-reader.ts';
-import { decodeCriticality, decodeProcedureCode } from './generated/codec.ts';
 import type { Criticality, TriggeringMessage } from './generated/types.ts';
 
 /** The three kinds of NGAP-PDU (TS 38.413 9.4.2), in the CHOICE's order. */
@@ -8,6 +6,9 @@ const KINDS: readonly TriggeringMessage[] = [
   'successful-outcome',
   'unsuccessful-outcome',
 ];
+
+/** Criticality's ENUMERATED values (TS 38.413 9.4.5), in order. */
+const CRITICALITIES: readonly Criticality[] = ['reject', 'ignore', 'notify'];
 
 /** What a receiver can still tell of a PDU whose body does not decode: its procedure and message kind. */
 export interface NgapHeader {
@@ -24,16 +25,16 @@ export interface NgapHeader {
  * or the PDU is an extension alternative. Never throws.
  */
 export function readNgapHeader(bytes: Uint8Array): NgapHeader | undefined {
-  try {
-    const r = new PerReader(bytes, true);
-    if (r.bit()) return undefined;
-    const triggeringMessage = KINDS[r.bitsInt(0, 2, 2)];
-    if (triggeringMessage === undefined) return undefined;
-    const procedureCode = decodeProcedureCode(r);
-    const criticality = decodeCriticality(r);
-    if ((criticality as Criticality | undefined) === undefined) return undefined;
-    return { procedureCode, triggeringMessage, criticality };
-  } catch {
-    return undefined;
-  }
+  // ALIGNED PER (X.691) of these three fields, read from the octets (the records read the header of every
+  // PDU they store, and a PerReader per PDU cost more than the rest): octet 1 holds the CHOICE's extension
+  // bit (set: an extension alternative) and its 2-bit index (3 is out of range); procedureCode, INTEGER
+  // (0..255), is the whole next octet (X.691 10.5.7.2, octet-aligned); criticality, ENUMERATED of three
+  // without extension, the 2 leading bits of the octet after it (3 is out of range).
+  if (bytes.length < 3) return undefined;
+  const first = bytes[0]!;
+  if ((first & 0x80) !== 0) return undefined;
+  const triggeringMessage = KINDS[(first >> 5) & 3];
+  const criticality = CRITICALITIES[bytes[2]! >> 6];
+  if (triggeringMessage === undefined || criticality === undefined) return undefined;
+  return { procedureCode: bytes[1]!, triggeringMessage, criticality };
 }
