@@ -24,8 +24,8 @@
 // [--stream-clients N]: the SUCI null run again with N clients reading GET /api/v1/events/stream (nas.message and
 // ue.deregistered, the clients in a process of their own, bench/event-stream.ts), in its own row: the stream's
 // latency from each record's or event's timestamp to the client's parse of its frame (issue 32's goal: median
-// under 100 ms with 100 clients and registrations running), and the service's CPU per registration beside the
-// run without clients.
+// under 100 ms with 100 clients and registrations running), the service's part of it (from the message to the
+// write, its pmn_event_stream_delay_seconds), and the service's CPU per registration beside the run without clients.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -45,6 +45,7 @@ import { initialUeMessage } from '../src/simulator/ue/ran-ue-messages.ts';
 import { SERVICE_NODE_FLAGS } from '../src/node-flags.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 import { initialisedApi, type ServiceCall } from './service-api.ts';
+import { delayQuantileMs, streamDelayBuckets } from './stream-delay.ts';
 import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
@@ -637,6 +638,7 @@ try {
     process.stdout.write(`${row('SUCI null', nullRun, bareNull)}\n`);
     if (STREAM_CLIENTS > 0) {
       const clients = await streamClients(service, STREAM_CLIENTS);
+      const delayBefore = await streamDelayBuckets(service.base, service.call.token);
       // The clients share the machine's cores with the service and the simulator: their CPU is shown.
       const clientsCpu = await cpuSecondsOf(`/proc/${clients.pid}/stat`);
       const clientsWall = performance.now();
@@ -651,6 +653,7 @@ try {
       // The switch-off's last records are written and streamed after the simulator has ended.
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const latencies = await clients.stop();
+      const delayAfter = await streamDelayBuckets(service.base, service.call.token);
       process.stdout.write(`${row(`SUCI null, ${STREAM_CLIENTS} streams`, streamed, bareNull)}\n`);
       // Steady registrations (nas.message) apart from the switch-off burst at the end (the deregistrations).
       for (const [kind, l] of Object.entries(latencies))
@@ -658,6 +661,14 @@ try {
           process.stdout.write(
             `  ${kind}: ${l.count} frames to ${STREAM_CLIENTS} clients, latency p50 ${l.p50.toFixed(1)} ms, p99 ${l.p99.toFixed(1)} ms\n`,
           );
+      // The service's part of those latencies (the whole run, switch-off included): up to the write.
+      const delay = (source: string, q: number) =>
+        delayQuantileMs(delayBefore, delayAfter, source, q)?.toFixed(1) ?? '-';
+      process.stdout.write(
+        `  the service's part, from the message to the write (pmn_event_stream_delay_seconds, within its buckets): ` +
+          `records p50 ${delay('record', 0.5)} ms, p99 ${delay('record', 0.99)} ms; ` +
+          `network events p50 ${delay('event', 0.5)} ms, p99 ${delay('event', 0.99)} ms\n`,
+      );
       process.stdout.write(
         `  stream clients' process: ${(clientsCpuMs / streamed.registered).toFixed(3)} ms CPU per registration, ` +
           `${((clientsCpuMs / clientsWallMs) * 100).toFixed(0)} % of a core over the run and its switch-off\n`,
