@@ -4,7 +4,8 @@ import type { Batch, BatchStore } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
 
 export interface WriterThreadData {
-  path: string;
+  /** The database: an SQLite file's path or a PostgreSQL URL (storage/writer-connection.ts). */
+  location: string;
 }
 
 /** Requests to the thread: store a batch, release the database file (close), or close for good. */
@@ -33,13 +34,14 @@ function workerSource(): string {
 
 /**
  * The records writer thread, as the batching writer's store: each batch is handed to a worker thread
- * that writes it on its own connection to the database file (record-writer.worker.ts), so the service's
- * thread keeps serving requests while SQLite works. One request runs at a time in the thread, in order.
+ * that writes it on its own connection to the database (record-writer.worker.ts), so the service's
+ * thread keeps serving requests while the rows are built and written (SQLite's inserts; PostgreSQL's
+ * COPY text and its socket writes). One request runs at a time in the thread, in order.
  * The thread starts with the first request and again after it failed; an idle thread does not keep the
  * process alive.
  */
-export function createRecordWriterThread(deps: { path: string; logger: Logger }) {
-  const { path, logger } = deps;
+export function createRecordWriterThread(deps: { location: string; logger: Logger }) {
+  const { location, logger } = deps;
   let worker: Worker | undefined;
   let nextId = 1;
   const pending = new Map<number, { resolve: () => void; reject: (error: Error) => void }>();
@@ -52,7 +54,7 @@ export function createRecordWriterThread(deps: { path: string; logger: Logger })
   function start(): Worker {
     const started = new Worker(workerSource(), {
       eval: true,
-      workerData: { path } satisfies WriterThreadData,
+      workerData: { location } satisfies WriterThreadData,
     });
     started.on('message', (reply: FromWriterThread) => {
       const request = pending.get(reply.id);

@@ -1,25 +1,29 @@
 /**
  * The records writer thread (docs/records.md): stores the batches the service's batching writer hands
- * it, on a connection of its own to the database file, so that SQLite's work (inserts, index updates,
- * commits and checkpoints) runs on a core of its own. Messages are handled one at a time, in order.
+ * it, on a connection of its own to the database (an SQLite file, or one PostgreSQL connection), so that
+ * building and writing the rows runs on a core of its own. Messages are handled one at a time, in order.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Batch } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
 import { createRecordRepositories, createRecordStore } from './record-store.ts';
 import type { FromWriterThread, ToWriterThread, WriterThreadData } from './record-writer-thread.ts';
-import { openSqliteDatabase, type Db } from '../storage/database.ts';
+import type { Db } from '../storage/database.ts';
+import { openWriterConnection } from '../storage/writer-connection.ts';
 
 const port = parentPort;
 if (!port) throw new Error('the records writer runs as a worker thread');
-const { path } = workerData as WriterThreadData;
+const { location } = workerData as WriterThreadData;
 
 let db: Db | undefined;
 let store: ((batch: Batch<RecordRows>) => Promise<void>) | undefined;
 
-function open(): void {
-  db = openSqliteDatabase(path, { role: 'records-writer' });
-  store = createRecordStore(db, createRecordRepositories(db));
+async function open(): Promise<NonNullable<typeof store>> {
+  // Kept only once open: a database that cannot be reached now fails this batch, and the next opens again.
+  const opened = await openWriterConnection(location);
+  db = opened;
+  store = createRecordStore(opened, createRecordRepositories(opened));
+  return store;
 }
 
 async function close(): Promise<void> {
@@ -31,12 +35,8 @@ async function close(): Promise<void> {
 
 /** Runs one request; the connection opens on the first batch after a release. */
 async function handle(message: ToWriterThread): Promise<void> {
-  if (message.type === 'store') {
-    if (!store) open();
-    await (store as NonNullable<typeof store>)(message.batch);
-  } else {
-    await close();
-  }
+  if (message.type === 'store') await (store ?? (await open()))(message.batch);
+  else await close();
 }
 
 let queue = Promise.resolve();

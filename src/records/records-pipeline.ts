@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Clock } from '../clock.ts';
-import { maybeSqliteFileOf, type Db } from '../storage/database.ts';
+import type { Db } from '../storage/database.ts';
+import { writerLocationOf } from '../storage/writer-connection.ts';
 import { createBatchingWriter, type BatchingWriterOptions, type BatchStore } from './batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from './ingestion.ts';
 import type { KeyMaterialRedactions } from './key-material.ts';
@@ -13,8 +14,9 @@ import { createRecordsMetrics } from './records-metrics.ts';
  * Assembles the records pipeline: one repository per record type, the batching writer over them and
  * the ingestion interface in front. The app and the development seed tool build it the same way.
  *
- * On a database file the batches are written by the records writer thread, on a connection of its own,
- * so SQLite's work runs beside the service's thread rather than on it. While a backup or a restore holds
+ * On a database file or PostgreSQL the batches are written by the records writer thread, on a connection
+ * of its own, so the database work runs beside the service's thread rather than on it (one batch at a
+ * time there, so ids commit in order). While a backup or a restore holds
  * the file (`holdFile`), the thread closes its connection and batches are written on the service's
  * connection instead: a backup then sees the writes as its own, and a restore writes them to the restored
  * database. An in-memory database has one connection only, so its batches are always written there.
@@ -32,11 +34,10 @@ export function createRecordsPipeline(deps: {
   const { db, logger } = deps;
   const repositories = createRecordRepositories(db);
   const inServiceThread = createRecordStore(db, repositories);
-  // The writer thread opens the database file itself: without one (in memory, PostgreSQL) batches are
-  // stored from the service's thread.
-  const path = maybeSqliteFileOf(db)?.path;
-  const thread =
-    path === undefined || path === ':memory:' ? undefined : createRecordWriterThread({ path, logger });
+  // The writer thread opens a connection of its own to the database; in memory there is none to open,
+  // and batches are stored from the service's thread.
+  const location = writerLocationOf(db);
+  const thread = location === undefined ? undefined : createRecordWriterThread({ location, logger });
   let holds = 0;
   // One batch at a time from this thread: on PostgreSQL two at once run on two connections, and the later
   // batch (higher ids) may commit first, which a reader following a table by id would step over.

@@ -57,10 +57,16 @@ export async function openPostgresDatabase(
     await sql.end({ timeout: 0 });
     throw new Error(`cannot open the PostgreSQL database ${shown}: ${describe(error)}`);
   }
-  return {
-    db: new SerializableKysely({ dialect: new PostgresJsDialect(sql), ...(log ? { log } : {}) }),
-    client: sql,
-  };
+  const db = new SerializableKysely({ dialect: new PostgresJsDialect(sql), ...(log ? { log } : {}) });
+  urls.set(db, url);
+  return { db, client: sql };
+}
+
+const urls = new WeakMap<Db, string>();
+
+/** The URL a database from `openPostgresDatabase` was opened with (a writer opens its own connection there). */
+export function postgresUrlOf(db: Db): string | undefined {
+  return urls.get(db);
 }
 
 /** SQLSTATEs after which a transaction may simply run again: serialization_failure, deadlock_detected. */

@@ -2,6 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { createLogRecordsService } from '../../src/records/log-records.service.ts';
+import type { RecordRows } from '../../src/records/ingestion.ts';
+import { flowReportRow, radioLogRow } from '../../src/records/record-inputs.ts';
+import { createRecordRepositories, createRecordStore } from '../../src/records/record-store.ts';
 import { createRecordsPipeline, type RecordsPipeline } from '../../src/records/records-pipeline.ts';
 import type { AuditLogService } from '../../src/resources/audit-logs/audit-logs.service.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
@@ -166,45 +169,78 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
           if (event.level === 'query') statements.push(event.query.sql);
         },
       });
-      const writers = [1, 2].map(() =>
-        createRecordsPipeline({
-          db: logged.db,
-          clock: { now: () => 1_000 },
-          logger: pino({ level: 'silent' }),
-        }),
-      );
-      const [writer] = writers as [RecordsPipeline, RecordsPipeline];
+      // The store the records writer runs (its thread's or the service's), over repositories made twice.
+      createRecordRepositories(logged.db);
+      const store = createRecordStore(logged.db, createRecordRepositories(logged.db));
       statements.length = 0; // the migrations' own
       const lastIdReads = () => statements.filter((text) => /max\("id"\).*"flow_reports"/.test(text)).length;
       try {
+        const log = radioLogRow(
+          { ranId: '001:01:00000d', event: 'NG Setup', direction: 'inbound', raw: new Uint8Array() },
+          1_000,
+        );
+        await store(new Map([['radio_logs', [log]]]));
+        assert.equal(lastIdReads(), 0, `a batch of radio logs sent:\n${statements.join('\n')}`);
+        const report = flowReportRow({
+          subscriberId: '001010000000003',
+          sourceIp: '10.45.0.3',
+          destinationIp: '10.0.0.1',
+          sourcePort: 1,
+          destinationPort: 2,
+          protocol: 17,
+          packets: 1,
+          bytes: 10,
+          startTime: 1_000,
+          endTime: 1_000,
+          direction: 'uplink',
+          action: 'allow',
+        });
+        await store(
+          new Map<keyof RecordRows, RecordRows[keyof RecordRows][]>([
+            ['radio_logs', [log]],
+            ['flow_reports', [report]],
+          ]),
+        );
+        assert.equal(lastIdReads(), 1, `a batch with one flow report sent:\n${statements.join('\n')}`);
+      } finally {
+        await logged.close();
+      }
+    },
+  );
+
+  it(
+    "writes the batches of a PostgreSQL database on a connection of the writer thread, not the service's",
+    { skip: onPostgres ? false : "in memory, SQLite has the service's connection only" },
+    async () => {
+      // The rows are built and sent beside the service's thread, as on an SQLite file
+      // (records-writer-thread.test.ts); the service's own connection sends none of them.
+      const statements: string[] = [];
+      const logged = await openStorage({
+        path: await freshPostgresDatabase(),
+        log: (event) => {
+          if (event.level === 'query') statements.push(event.query.sql);
+        },
+      });
+      const writer = createRecordsPipeline({
+        db: logged.db,
+        clock: { now: () => 1_000 },
+        logger: pino({ level: 'silent' }),
+      });
+      try {
+        statements.length = 0; // the migrations' own
         writer.ingestion.recordRadioLog({
-          ranId: '001:01:00000d',
+          ranId: '001:01:00000e',
           event: 'NG Setup',
           direction: 'inbound',
           raw: new Uint8Array(),
         });
         await writer.ingestion.flush();
-        assert.equal(lastIdReads(), 0, `a batch of radio logs sent:\n${statements.join('\n')}`);
-        writer.ingestion.recordFlowReports([
-          {
-            subscriberId: '001010000000003',
-            sourceIp: '10.45.0.3',
-            destinationIp: '10.0.0.1',
-            sourcePort: 1,
-            destinationPort: 2,
-            protocol: 17,
-            packets: 1,
-            bytes: 10,
-            startTime: 1_000,
-            endTime: 1_000,
-            direction: 'uplink',
-            action: 'allow',
-          },
-        ]);
-        await writer.ingestion.flush();
-        assert.equal(lastIdReads(), 1, `a batch of one flow report sent:\n${statements.join('\n')}`);
+        const written = statements.filter((text) => /^(copy|insert)/i.test(text));
+        assert.deepEqual(written, [], "the service's connection wrote the batch");
+        const listed = await writer.repositories.radioLogs.list({ ranId: '001:01:00000e' }, 10, 0);
+        assert.equal(listed.length, 1);
       } finally {
-        for (const each of writers) await each.ingestion.close();
+        await writer.ingestion.close();
         await logged.close();
       }
     },
