@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
 import { RP_CAUSE, textToSeptets } from '../../../src/network/sms/index.ts';
 import { STATUS } from '../../../src/network/smsc-link/pdu.ts';
-import { oneTurn } from '../../helpers/manual-time.ts';
+import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox } from '../../helpers/memory-sms-store.ts';
 import { shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
 import { IMSI } from './test-ue.ts';
@@ -45,10 +45,8 @@ async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscC
   return Object.assign(h, { link });
 }
 
-/** Lets real sockets run until `done` (bounded: a test that never gets there fails on its assertion). */
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !done(); i++) await oneTurn();
-}
+/** Lets real sockets run, every turn, until `done` holds (20 s of wall time at most, not 2,000 turns: 25 ms). */
+const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', 0);
 
 const receipt = (id: string, stat: string, err = '000') =>
   shortMessage({

@@ -5,7 +5,8 @@ import { decodeDcs, decodeUserData, textToSeptets, TYPE_OF_NUMBER } from '../../
 import { mtFromSmsc } from '../../../src/network/smsc-link/mt-from-smsc.ts';
 import { STATUS, type ShortMessage } from '../../../src/network/smsc-link/pdu.ts';
 import { SmscLink } from '../../../src/network/smsc-link/smsc-link.ts';
-import { ManualTime, oneTurn } from '../../helpers/manual-time.ts';
+import { ManualTime } from '../../helpers/manual-time.ts';
+import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmsStore } from '../../helpers/memory-sms-store.ts';
 import { shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
 
@@ -53,7 +54,12 @@ describe('deliver_sm from the SMSC to our subscribers', () => {
       logger: pino({ level: 'silent' }),
     });
     link.start();
-    for (let i = 0; i < 2000 && link.state !== 'bound'; i++) await oneTurn();
+    await waitUntil(
+      'the link bound',
+      () => link.state === 'bound',
+      () => link.state,
+      0,
+    );
     // data_coding 0: the SMSC's default alphabet, GSM 7-bit one septet per octet ('{' is escape 0x1B 0x28).
     const septets = Uint8Array.from(textToSeptets('Hello from afar {}') ?? []);
     const answer = await smsc.deliver({

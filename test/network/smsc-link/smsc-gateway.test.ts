@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
 import { createSmscGateway } from '../../../src/network/smsc-link/smsc-gateway.ts';
-import { ManualTime, oneTurn } from '../../helpers/manual-time.ts';
+import { ManualTime } from '../../helpers/manual-time.ts';
+import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox, memorySmsStore, memorySmsSubscribers } from '../../helpers/memory-sms-store.ts';
 import { TestSmsc } from '../../helpers/smpp-server.ts';
 
@@ -57,9 +58,8 @@ const config = (port: number, overrides: Partial<SmscConfiguration> = {}): SmscC
   ...overrides,
 });
 
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 2000 && !done(); i++) await oneTurn();
-}
+/** Lets real sockets run, every turn, until `done` holds (20 s of wall time at most, not 2,000 turns: 25 ms). */
+const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', 0);
 
 describe('the SMSC link as the core runs it', () => {
   it('binds when the configuration enables it; stop unbinds and leaves no socket, timer or listener', async () => {
