@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { Profile } from 'pprof-format';
@@ -15,6 +14,7 @@ import {
   userWithRole,
   type TestApp,
 } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 
 const BASE = '/api/v1/pprof';
 
@@ -97,10 +97,12 @@ describe('profiling (/api/v1/pprof)', () => {
     const pending = send().finally(() => {
       answered = true;
     });
-    for (const end = Date.now() + 10_000; !answered && time.pendingTimers() === timers;) {
-      if (Date.now() > end) assert.fail('the request neither answered nor started a profile');
-      await nextTurn();
-    }
+    await until(
+      'the request answered or its profile started',
+      () => answered || time.pendingTimers() !== timers,
+      () => `${time.pendingTimers()} timers`,
+      0,
+    );
     if (!answered) {
       whileRunning();
       time.advance(seconds * 1000);
