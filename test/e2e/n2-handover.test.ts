@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
+import { parseBitrate } from '../../src/network/common/bitrate-text.ts';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
 import {
   handoverCancel,
@@ -465,5 +466,34 @@ describe('N2 handover (real service)', () => {
     // A line per handover costs a write at every handover (docs/performance.md, "N2 handover").
     const about = logLines.slice(before).filter((line) => line.includes(imsi));
     assert.deepEqual(about, [], 'no line names the handed-over UE');
+  });
+
+  it('Handover Request carries the UE-AMBR of the UE context (the source radio’s), not a fresh subscription read', async () => {
+    const { ue } = await withSession(9);
+    const profiles = () => s.t.db.updateTable('profiles').where('name', '=', 'default');
+    const held = await s.t.db
+      .selectFrom('profiles')
+      .select(['bitrate_uplink', 'bitrate_downlink'])
+      .where('name', '=', 'default')
+      .executeTakeFirstOrThrow();
+    // Changed past the API, so no profile change reaches the AMF: its UE context keeps the UE-AMBR the
+    // source radio was given at Initial Context Setup (TS 23.502 4.9.1.3.2 step 9 takes it from there).
+    await profiles().set({ bitrate_uplink: '3 Mbps', bitrate_downlink: '7 Mbps' }).execute();
+    try {
+      const asked = gnb2.nextReceived('HandoverRequest');
+      assert.equal((await n2A.handOver(ue, n2B)).outcome, 'handed-over');
+      const request = await asked;
+      assert.ok(request.pdu !== undefined);
+      const read = readHandoverRequest(request.pdu);
+      assert.ok(read.ok);
+      const { uEAggregateMaximumBitRateDL, uEAggregateMaximumBitRateUL } =
+        read.message.ueAggregateMaximumBitRate;
+      assert.deepEqual(
+        { downlink: uEAggregateMaximumBitRateDL, uplink: uEAggregateMaximumBitRateUL },
+        { downlink: parseBitrate(held.bitrate_downlink), uplink: parseBitrate(held.bitrate_uplink) },
+      );
+    } finally {
+      await profiles().set(held).execute();
+    }
   });
 });

@@ -1,6 +1,10 @@
-import { parseBitrate } from '../../common/bitrate-text.ts';
 import { plmnOf } from '../../common/plmn-identity.ts';
-import type { Cause, PDUSessionResourceSetupListHOReq, TargetID } from '../../ngap/generated/types.ts';
+import type {
+  Cause,
+  PDUSessionResourceSetupListHOReq,
+  TargetID,
+  UEAggregateMaximumBitRate,
+} from '../../ngap/generated/types.ts';
 import { nextHop, type NhChain } from '../../security/handover-keys.ts';
 import { guami } from '../context/amf-identity.ts';
 import type { AmfContext } from '../context/amf-context.ts';
@@ -20,6 +24,7 @@ import {
 import { ngapAllowedNssai, ngapSecurityCapabilities } from './ngap-ue-values.ts';
 import { ranNodeOf } from './ran-node.ts';
 import { ngapSnssai } from './session-ngap-messages.ts';
+import { ueAmbrOf } from './ue-context-modification.ts';
 import type { HandoverEndpoint, ReceivedHandoverRequired } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
 
@@ -161,18 +166,24 @@ export function createHandover(
     releaseTarget(target, cause.overallExpiry);
   }
 
-  /** Handover Request once the UE-AMBR and the GUAMI's PLMN are read; nothing if the handover ended. */
+  /**
+   * The UE-AMBR for the target (TS 23.502 4.9.1.3.2 step 9): the one the UE context holds, which the
+   * source radio was given and a profile change updates (ue-context-modification.ts); read from the
+   * subscription only for a context that holds none (one restored from the store). No read per handover.
+   */
+  async function ueAmbr(h: N2Handover): Promise<UEAggregateMaximumBitRate | undefined> {
+    if (h.ue.ueAmbr !== undefined) return h.ue.ueAmbr;
+    const subscription = await amf.subscriptionData.getSubscriptionData(h.supi);
+    return subscription === undefined ? undefined : ueAmbrOf(subscription.profile);
+  }
+
+  /** Handover Request once the UE-AMBR and the GUAMI's PLMN are known; nothing if the handover ended. */
   async function request(h: N2Handover, sessions: PDUSessionResourceSetupListHOReq): Promise<void> {
-    const [{ configuration }, subscription] = await Promise.all([
-      amf.network(),
-      amf.subscriptionData.getSubscriptionData(h.supi),
-    ]);
+    const [{ configuration }, ambr] = await Promise.all([amf.network(), ueAmbr(h)]);
     if (bySource.get(h.source) !== h || h.phase.kind !== 'preparing') return;
     const security = h.ue.security;
     const chain = h.source.accessKeys;
     const capability = h.ue.ueSecurityCapability;
-    const downlink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrDownlink);
-    const uplink = subscription === undefined ? undefined : parseBitrate(subscription.profile.ambrUplink);
     // The UE may have left the source's connection while the subscription was read.
     if (
       security === undefined ||
@@ -183,7 +194,7 @@ export function createHandover(
       failPreparation(h.source, cause.notInState);
       return end(h);
     }
-    if (downlink === undefined || uplink === undefined) {
+    if (ambr === undefined) {
       failPreparation(h.source, cause.failureInTarget);
       return end(h);
     }
@@ -195,10 +206,7 @@ export function createHandover(
       handoverRequest(h.targetAmfUeNgapId, {
         handoverType: h.message.handoverType,
         cause: h.message.cause ?? { choice: 'radioNetwork', value: 'unspecified' },
-        ueAggregateMaximumBitRate: {
-          uEAggregateMaximumBitRateDL: downlink,
-          uEAggregateMaximumBitRateUL: uplink,
-        },
+        ueAggregateMaximumBitRate: ambr,
         ueSecurityCapabilities: ngapSecurityCapabilities(capability),
         securityContext: next,
         sessions,
