@@ -18,13 +18,18 @@
  * other veth, no GTP-U, no lookup), `UPF, 1 session` and `UPF, 10,000 sessions x 10 flows` (100,000
  * flows each way, the forwarder ticking its flows every second as createUpf does). Then the cost of
  * establishing and releasing 10,000 sessions on the XDP forwarder beside the same calls on a TUN-only
- * one. Needs root, clang, cc and libbpf; otherwise one line says why.
+ * one. With `--ablate` (run alone: `npx tsx bench/upf-xdp.ts --ablate`), the 100,000-flow case again
+ * on builds of the program with one stage taken out (ABLATIONS), to show where its CPU goes. Needs
+ * root, clang, cc and libbpf; otherwise one line says why.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
 import {
+  loadUpfAddon,
   upfBpfObject,
   type Forwarder,
   type ForwarderCounters,
@@ -347,6 +352,74 @@ function everyFlowReached(
     throw new Error(`${direction}: the generator reached ${inserted} of the ${expected} flows`);
 }
 
+/**
+ * Builds of the UPF's program with one stage taken out, to measure what that stage costs (the
+ * profile in docs/performance.md "User plane"; `--ablate`). They break rules of upf.md and exist
+ * only here. Each replaces text of upf.bpf.c and fails when that text is no longer there.
+ */
+interface Ablation {
+  name: string;
+  replace: [from: string, to: string][];
+  /** Whether the build still puts flows in the map (the check that the generator reached them). */
+  flows: boolean;
+}
+
+const ABLATIONS: Ablation[] = [
+  {
+    name: 'no flow accounting',
+    replace: [
+      [
+        'static __always_inline void account(struct xdp_flow_key *key, __u64 octets, __u32 *slot) {',
+        'static __always_inline void account(struct xdp_flow_key *key, __u64 octets, __u32 *slot) {\n  return;',
+      ],
+    ],
+    flows: false,
+  },
+  {
+    name: 'flow looked up, not counted',
+    replace: [
+      ['__sync_fetch_and_add(&v->packets, 1);', ''],
+      ['__sync_fetch_and_add(&v->bytes, octets);', ''],
+    ],
+    flows: true,
+  },
+  {
+    name: 'no policing',
+    replace: [
+      ['bpf_spin_lock(&policer->lock);', ''],
+      ['bpf_spin_unlock(&policer->lock);', ''],
+      ['bucket_take(&policer->uplink, total, now)', '((void)now, 1)'],
+      ['bucket_take(&policer->downlink, total, now)', '((void)now, 1)'],
+    ],
+    flows: true,
+  },
+];
+
+/** Compiles upf.bpf.c with an ablation's replacements into .bench/; the object's path. */
+function ablatedProgram(ablation: Ablation): string {
+  const directory = join(packageRoot(), 'native', 'upf', 'bpf');
+  let source = readFileSync(join(directory, 'upf.bpf.c'), 'utf8');
+  for (const [from, to] of ablation.replace) {
+    if (!source.includes(from)) throw new Error(`ablation '${ablation.name}': upf.bpf.c has no '${from}'`);
+    source = source.split(from).join(to);
+  }
+  const file = join(bench, `upf-ablated-${ablation.name.replace(/[^a-z]+/g, '-')}`);
+  writeFileSync(`${file}.bpf.c`, source);
+  execFileSync('clang', [
+    '-O2',
+    '-g',
+    '-target',
+    'bpf',
+    `-I/usr/include/${execFileSync('cc', ['-print-multiarch'], { encoding: 'utf8' }).trim()}`,
+    `-I${directory}`,
+    '-c',
+    `${file}.bpf.c`,
+    '-o',
+    `${file}.bpf.o`,
+  ]);
+  return `${file}.bpf.o`;
+}
+
 /** The CPU cost of adding (with a downlink tunnel) and removing `count` sessions, µs each. */
 function sessionCost(forwarder: Forwarder, count: number, gnb: string): { add: number; remove: number } {
   const cpu = () => {
@@ -370,6 +443,7 @@ export async function xdpThroughput(
   addon: UpfAddon,
   seconds: number,
   print: (line: string) => void,
+  ablate = false,
 ): Promise<void> {
   const why = unavailable();
   if (why !== undefined) {
@@ -467,70 +541,89 @@ export async function xdpThroughput(
       ip('link', 'set', 'dev', dn.core, 'xdpdrv', 'off');
     }
 
-    const forwarder = new addon.Forwarder({
-      n3Address: gnb.coreAddress,
-      tunName: `bx${tag}`,
-      maxSessions: SESSIONS,
-      maxFlows: 262_144,
-      datapath: 'xdp',
-      bpfObject: upfBpfObject(),
-      n6Interface: dn.core,
-      xdpNativeOnVeth: true,
-    });
-    let previous = Date.now();
-    // The CPU of the ticks themselves (reading the program's flows into the forwarder's table).
-    let tickCpuUs = 0;
-    let ticks = 0;
-    const tick = () => {
-      const now = Date.now();
-      const started = process.cpuUsage();
-      forwarder.tickFlows(now, previous, 30_000, 1_800_000);
-      const used = process.cpuUsage(started);
-      tickCpuUs += used.user + used.system;
-      ticks++;
-      previous = now;
-      while (forwarder.takeFlows(2000).length > 0) continue;
-    };
-    try {
-      print(`UPF XDP: ${forwarder.info().datapathReason ?? ''}`);
-      for (let i = 0; i < SESSIONS; i++) {
-        forwarder.addSession(i + 1, TEID_BASE + i, ipv4Text(ipv4Number(UE_BASE) + i), null, 0, 0);
-        forwarder.setDownlink(i + 1, gnb.peerAddress, 2152, 0x20000 + i, 1);
+    type Case = readonly [path: string, up: Spread, down: Spread];
+    const many = `${number(SESSIONS)} sessions x ${FLOWS_PER_SESSION} flows`;
+    // The program as built, then (--ablate) builds of it with a stage taken out, 100,000 flows only.
+    const runs: { label: string; object: string; flows: boolean; cases: Case[] }[] = [
+      {
+        label: '',
+        object: upfBpfObject(),
+        flows: true,
+        cases: [
+          ['UPF, 1 session', NO_SPREAD, NO_SPREAD],
+          [`UPF, ${many}`, upSpread, downSpread],
+        ],
+      },
+      ...(ablate ? ABLATIONS : []).map((a) => ({
+        label: ` (${a.name})`,
+        object: ablatedProgram(a),
+        flows: a.flows,
+        cases: [[`UPF (${a.name}), ${many}`, upSpread, downSpread] as const],
+      })),
+    ];
+    for (const { label, object, flows, cases } of runs) {
+      const forwarder = new addon.Forwarder({
+        n3Address: gnb.coreAddress,
+        tunName: `bx${tag}`,
+        maxSessions: SESSIONS,
+        maxFlows: 262_144,
+        datapath: 'xdp',
+        bpfObject: object,
+        n6Interface: dn.core,
+        xdpNativeOnVeth: true,
+      });
+      let previous = Date.now();
+      // The CPU of the ticks themselves (reading the program's flows into the forwarder's table).
+      let tickCpuUs = 0;
+      let ticks = 0;
+      const tick = () => {
+        const now = Date.now();
+        const started = process.cpuUsage();
+        forwarder.tickFlows(now, previous, 30_000, 1_800_000);
+        const used = process.cpuUsage(started);
+        tickCpuUs += used.user + used.system;
+        ticks++;
+        previous = now;
+        while (forwarder.takeFlows(2000).length > 0) continue;
+      };
+      try {
+        print(`UPF XDP${label}: ${forwarder.info().datapathReason ?? ''}`);
+        for (let i = 0; i < SESSIONS; i++) {
+          forwarder.addSession(i + 1, TEID_BASE + i, ipv4Text(ipv4Number(UE_BASE) + i), null, 0, 0);
+          forwarder.setDownlink(i + 1, gnb.peerAddress, 2152, 0x20000 + i, 1);
+        }
+        for (const [path, upS, downS] of cases) {
+          const before = forwarder.counters();
+          tickCpuUs = 0;
+          ticks = 0;
+          rows.push({
+            path,
+            direction: 'uplink',
+            m: await measure(tools, seconds, gnb, gpdu, upS, gnb.core, dn.peer, dn.namespace, tick),
+          });
+          if (flows) everyFlowReached(forwarder, before, upS, 'uplink');
+          const afterUplink = forwarder.counters();
+          rows.push({
+            path,
+            direction: 'downlink',
+            m: await measure(tools, seconds, dn, downlink, downS, dn.core, gnb.peer, gnb.namespace, tick),
+          });
+          if (flows) everyFlowReached(forwarder, afterUplink, downS, 'downlink');
+          tick();
+          programs.push({ path, direction: 'uplink', ...programCost(tools.generator, gnb.core, gpdu, upS) });
+          programs.push({
+            path,
+            direction: 'downlink',
+            ...programCost(tools.generator, dn.core, downlink, downS),
+          });
+          const c = forwarder.counters();
+          print(
+            `${path}: uplink ${number(c.uplinkPackets - before.uplinkPackets)}, downlink ${number(c.downlinkPackets - before.downlinkPackets)} packets by the program; flows inserted into its map ${number(c.xdpFlowsInserted - before.xdpFlowsInserted)}; to the stack ${number(c.xdpToStack - before.xdpToStack)} (${number(c.xdpToStackLimited - before.xdpToStackLimited)} over the budget); flow table full ${number(c.flowTableFull - before.flowTableFull)}; open flows ${number(c.openFlows)}; a tick ${number(tickCpuUs / Math.max(1, ticks) / 1000, 2)} ms of CPU (${ticks} ticks)`,
+          );
+        }
+      } finally {
+        forwarder.close();
       }
-      for (const [path, upS, downS] of [
-        ['UPF, 1 session', NO_SPREAD, NO_SPREAD],
-        [`UPF, ${number(SESSIONS)} sessions x ${FLOWS_PER_SESSION} flows`, upSpread, downSpread],
-      ] as const) {
-        const before = forwarder.counters();
-        tickCpuUs = 0;
-        ticks = 0;
-        rows.push({
-          path,
-          direction: 'uplink',
-          m: await measure(tools, seconds, gnb, gpdu, upS, gnb.core, dn.peer, dn.namespace, tick),
-        });
-        everyFlowReached(forwarder, before, upS, 'uplink');
-        const afterUplink = forwarder.counters();
-        rows.push({
-          path,
-          direction: 'downlink',
-          m: await measure(tools, seconds, dn, downlink, downS, dn.core, gnb.peer, gnb.namespace, tick),
-        });
-        everyFlowReached(forwarder, afterUplink, downS, 'downlink');
-        tick();
-        programs.push({ path, direction: 'uplink', ...programCost(tools.generator, gnb.core, gpdu, upS) });
-        programs.push({
-          path,
-          direction: 'downlink',
-          ...programCost(tools.generator, dn.core, downlink, downS),
-        });
-        const c = forwarder.counters();
-        print(
-          `${path}: uplink ${number(c.uplinkPackets - before.uplinkPackets)}, downlink ${number(c.downlinkPackets - before.downlinkPackets)} packets by the program; flows inserted into its map ${number(c.xdpFlowsInserted - before.xdpFlowsInserted)}; to the stack ${number(c.xdpToStack - before.xdpToStack)} (${number(c.xdpToStackLimited - before.xdpToStackLimited)} over the budget); flow table full ${number(c.flowTableFull - before.flowTableFull)}; open flows ${number(c.openFlows)}; a tick ${number(tickCpuUs / Math.max(1, ticks) / 1000, 2)} ms of CPU (${ticks} ticks)`,
-        );
-      }
-    } finally {
-      forwarder.close();
     }
     loads.push(load());
 
@@ -609,4 +702,15 @@ export async function xdpThroughput(
     ip('netns', 'del', gnb.namespace);
     ip('netns', 'del', dn.namespace);
   }
+}
+
+// Run alone: npx tsx bench/upf-xdp.ts [--seconds N] [--ablate] (root; bench/upf.ts runs it as part 4).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({
+    options: { seconds: { type: 'string', default: '3' }, ablate: { type: 'boolean', default: false } },
+  });
+  const load = loadUpfAddon();
+  if (!load.ok) throw load.error;
+  const print = (line: string): void => void process.stdout.write(`${line}\n`);
+  await xdpThroughput(load.addon, Number(values.seconds), print, values.ablate);
 }
