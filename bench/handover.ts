@@ -18,7 +18,7 @@
 // packet at the target), packets the source got after the UE left (forwarded to the target's DL
 // forwarding tunnel of the Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets
 // lost (sent, never received).
-// Run: npx tsx bench/handover.ts [--ues N (400)] [--pairs N (8)] [--rounds N (3)] [--stream N (5)]
+// Run: npx tsx bench/handover.ts [--ues N (1000)] [--pairs N (8)] [--rounds N (5)] [--stream N (5)]
 // [--rate packets/s per streamed device (1000)] [--cpu-prof DIR]
 import { execFileSync } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -45,11 +45,11 @@ import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
   options: {
-    ues: { type: 'string', default: '400' },
+    ues: { type: 'string', default: '1000' },
     pairs: { type: 'string', default: '8' },
     stream: { type: 'string', default: '5' },
     rate: { type: 'string', default: '1000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'cpu-prof': { type: 'string' },
   },
 });
