@@ -156,7 +156,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       return gnb;
     },
     get,
-    until: (check, what) => until(what, check, () => '', 20),
+    until: (check, what) => until(what, check, () => '', { everyMs: 20 }),
     received,
     silenceRan() {
       ranSide.link.onPacket(() => undefined);

@@ -306,7 +306,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       assert.equal(await request('PUT', '/api/v1/policies/default', policy), 200);
     },
     request,
-    until: (check, what) => until(what, check, () => '', 20),
+    until: (check, what) => until(what, check, () => '', { everyMs: 20 }),
     async anotherGnb(n, cell, n3Address, config = {}) {
       const other = new SimulatedGnb({
         config: gnbConfig(n, { name: `gnb-${n}`, ...config }),

@@ -101,7 +101,7 @@ describe('profiling (/api/v1/pprof)', () => {
       'the request answered or its profile started',
       () => answered || time.pendingTimers() !== timers,
       () => `${time.pendingTimers()} timers`,
-      0,
+      { everyMs: 0 },
     );
     if (!answered) {
       whileRunning();

@@ -46,7 +46,7 @@ async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscC
 }
 
 /** Lets real sockets run, every turn, until `done` holds (20 s of wall time at most, not 2,000 turns: 25 ms). */
-const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', 0);
+const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', { everyMs: 0 });
 
 const receipt = (id: string, stat: string, err = '000') =>
   shortMessage({

@@ -58,7 +58,7 @@ describe('deliver_sm from the SMSC to our subscribers', () => {
       'the link bound',
       () => link.state === 'bound',
       () => link.state,
-      0,
+      { everyMs: 0 },
     );
     // data_coding 0: the SMSC's default alphabet, GSM 7-bit one septet per octet ('{' is escape 0x1B 0x28).
     const septets = Uint8Array.from(textToSeptets('Hello from afar {}') ?? []);

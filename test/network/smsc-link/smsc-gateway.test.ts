@@ -59,7 +59,7 @@ const config = (port: number, overrides: Partial<SmscConfiguration> = {}): SmscC
 });
 
 /** Lets real sockets run, every turn, until `done` holds (20 s of wall time at most, not 2,000 turns: 25 ms). */
-const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', 0);
+const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', { everyMs: 0 });
 
 describe('the SMSC link as the core runs it', () => {
   it('binds when the configuration enables it; stop unbinds and leaves no socket, timer or listener', async () => {

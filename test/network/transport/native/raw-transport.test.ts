@@ -184,7 +184,7 @@ describe('raw transport on loopback', { skip }, () => {
         'the two datagrams to its addresses',
         () => got.length >= 2,
         () => JSON.stringify(got),
-        2,
+        { everyMs: 2 },
       );
       assert.deepEqual(got, ['127.0.0.5>127.0.0.7:a', '127.0.0.5>127.0.0.8:c']);
       assert.equal(link.maxPacketSize({ address: '127.0.0.1', port: 0 }), 1480);
