@@ -1,6 +1,8 @@
+import { OverloadedError } from '../errors.ts';
 import { sqliteFileOf, withConnection, type Db } from './database.ts';
 import { tryWithoutWaiting, tryWriteTransaction } from './row-statement.ts';
 import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
+import type { Executor } from './transaction.ts';
 
 type Outcome = { value: unknown } | { error: unknown };
 
@@ -26,8 +28,17 @@ export interface TurnWriteOptions {
 /** Runs `work` (synchronous prepared statements) in the database's turn transaction; resolves once committed. */
 export type TurnTransaction = <T>(work: () => T, options?: TurnWriteOptions) => Promise<T>;
 
-interface Waiting {
-  work: () => unknown;
+/**
+ * PostgreSQL: runs `work` (one statement, sent on the executor it is given) in the database's turn
+ * transaction; resolves once committed.
+ */
+export type PostgresTurnTransaction = <T>(
+  work: (executor: Executor) => Promise<T>,
+  options?: Pick<TurnWriteOptions, 'notWritten'>,
+) => Promise<T>;
+
+interface Waiting<Work> {
+  work: Work;
   statements: NonNullable<TurnWriteOptions['statements']>;
   notWritten: string;
   giveUpMs: number;
@@ -35,35 +46,54 @@ interface Waiting {
   settle: (outcome: Outcome) => void;
 }
 
+/**
+ * Writes a group (the writes of a turn, in the order asked for): an outcome for each, or undefined when
+ * it cannot begin now (SQLite's write lock taken), to be tried again. Never rejects.
+ */
+type GroupWriter<Work> = (group: readonly Waiting<Work>[]) => Promise<Outcome[] | undefined>;
+
 const turnTransactions = new WeakMap<Db, TurnTransaction>();
+const postgresTurnTransactions = new WeakMap<Db, PostgresTurnTransaction>();
 
 /**
  * The turn transaction of an SQLite database, one per database: every store's writes of one turn of
  * the event loop share its commit (the SQN generations and UE contexts of a registration burst, the
- * messages of an SMS burst). PostgreSQL has none: its stores write with their own statements.
+ * messages of an SMS burst). PostgreSQL's is `postgresTurnTransactionOf`.
  */
 export function turnTransactionOf(db: Db): TurnTransaction {
   let transaction = turnTransactions.get(db);
   if (transaction === undefined) {
-    transaction = createTurnTransaction(db);
+    transaction = createTurnQueue(sqliteGroupWriter(db));
     turnTransactions.set(db, transaction);
   }
   return transaction;
 }
 
 /**
- * SQLite: synchronous writes (prepared statements) asked for in one turn of the event loop run in one
- * write transaction, so a burst of them costs one commit. A statement committing on its own waited for
- * another connection's write lock (the records writer thread's) in SQLite's busy handler, asleep in the
- * service's thread; a group that finds the lock taken is tried again every millisecond without
- * blocking the event loop, in the order the writes were asked for, and each write fails after its
- * give-up time (SQLite's busy timeout). A write that fails fails alone (see `TurnWriteOptions`); a
- * transaction that fails as a whole (its COMMIT, or an error that ended it) fails every write of it. A
- * write resolves once its transaction committed (on disk in WAL mode), never before. Use the
- * database's own (`turnTransactionOf`); a second one would commit apart.
+ * The turn transaction of a PostgreSQL database, one per database: the one-statement writes asked for
+ * in one turn of the event loop (and while the previous group commits) run in one transaction, in the
+ * order asked for, and commit once: under load one commit (one WAL flush) for many. A write alone commits itself (no
+ * BEGIN, COMMIT). A statement that fails aborts the transaction for all: the group is rolled back and
+ * its writes run again one by one, each committing itself, so only the failing one fails, as on
+ * SQLite; a failure of the database (the connection lost, a standby, OverloadedError) fails every
+ * write of the group. Each write resolves once committed.
  */
-function createTurnTransaction(db: Db): TurnTransaction {
-  let waiting: Waiting[] = [];
+export function postgresTurnTransactionOf(db: Db): PostgresTurnTransaction {
+  let transaction = postgresTurnTransactions.get(db);
+  if (transaction === undefined) {
+    transaction = createTurnQueue(postgresGroupWriter(db));
+    postgresTurnTransactions.set(db, transaction);
+  }
+  return transaction;
+}
+
+/**
+ * The writes asked for in one turn of the event loop (and, while a group is written, until it is done)
+ * form a group that `writeGroup` writes in one transaction; groups are written one after the other, in
+ * the order asked for.
+ */
+function createTurnQueue<Work>(writeGroup: GroupWriter<Work>) {
+  let waiting: Waiting<Work>[] = [];
   let scheduled = false;
   /** A group is being written: the next waits for it, so that groups commit in the order asked for. */
   let flushing = false;
@@ -81,23 +111,13 @@ function createTurnTransaction(db: Db): TurnTransaction {
     flushing = true;
     const group = waiting;
     waiting = [];
-    let done: { value: Outcome[] } | undefined;
-    try {
-      done = await withConnection(db, () =>
-        group.length === 1 && group[0]!.statements === 'one'
-          ? tryAlone(group[0]!)
-          : tryWriteTransaction(db, () => group.map((write) => inGroup(write, group.length > 1))),
-      );
-    } catch (error) {
-      // The transaction itself failed (its BEGIN or COMMIT, or a lone write): every write of it fails.
-      done = { value: group.map(() => ({ error })) };
-    }
+    const done = await writeGroup(group);
     flushing = false;
-    if (done !== undefined) group.forEach((write, index) => write.settle(done.value[index]!));
+    if (done !== undefined) group.forEach((write, index) => write.settle(done[index]!));
     else {
       // The write lock was taken: the group again, ahead of the writes asked for meanwhile.
       const now = performance.now();
-      const again: Waiting[] = [];
+      const again: Waiting<Work>[] = [];
       for (const write of group)
         if (now - write.since < write.giveUpMs) again.push(write);
         else write.settle({ error: new Error(`database is locked: ${write.notWritten}`) });
@@ -107,8 +127,51 @@ function createTurnTransaction(db: Db): TurnTransaction {
     if (waiting.length > 0) schedule(0);
   }
 
+  return async <T>(work: Work, options: TurnWriteOptions = {}): Promise<T> => {
+    const outcome = await new Promise<Outcome>((settle) => {
+      waiting.push({
+        work,
+        statements: options.statements ?? 'many',
+        notWritten: options.notWritten ?? 'not written',
+        giveUpMs: options.giveUpMs ?? BUSY_TIMEOUT_MS,
+        since: performance.now(),
+        settle,
+      });
+      schedule(0);
+    });
+    if ('error' in outcome) throw outcome.error;
+    return outcome.value as T;
+  };
+}
+
+/**
+ * SQLite: synchronous writes (prepared statements) asked for in one turn of the event loop run in one
+ * write transaction, so a burst of them costs one commit. A statement committing on its own waited for
+ * another connection's write lock (the records writer thread's) in SQLite's busy handler, asleep in the
+ * service's thread; a group that finds the lock taken is tried again every millisecond without
+ * blocking the event loop, in the order the writes were asked for, and each write fails after its
+ * give-up time (SQLite's busy timeout). A write that fails fails alone (see `TurnWriteOptions`); a
+ * transaction that fails as a whole (its COMMIT, or an error that ended it) fails every write of it. A
+ * write resolves once its transaction committed (on disk in WAL mode), never before. Use the
+ * database's own (`turnTransactionOf`); a second one would commit apart.
+ */
+function sqliteGroupWriter(db: Db): GroupWriter<() => unknown> {
+  return async (group) => {
+    try {
+      const done = await withConnection(db, () =>
+        group.length === 1 && group[0]!.statements === 'one'
+          ? tryAlone(group[0]!)
+          : tryWriteTransaction(db, () => group.map((write) => inGroup(write, group.length > 1))),
+      );
+      return done?.value;
+    } catch (error) {
+      // The transaction itself failed (its BEGIN or COMMIT, or a lone write): every write of it fails.
+      return group.map(() => ({ error }));
+    }
+  };
+
   /** A write inside the group's transaction; `shared` when other writes are in it too. */
-  function inGroup(write: Waiting, shared: boolean): Outcome {
+  function inGroup(write: Waiting<() => unknown>, shared: boolean): Outcome {
     const file = sqliteFileOf(db);
     // Alone in the transaction a write needs no savepoint: its error rolls the transaction back.
     if (write.statements !== 'many' || !shared) {
@@ -136,7 +199,7 @@ function createTurnTransaction(db: Db): TurnTransaction {
   }
 
   /** A one-statement write alone in its turn: it commits itself. Undefined when the write lock is taken. */
-  function tryAlone(write: Waiting): { value: Outcome[] } | undefined {
+  function tryAlone(write: Waiting<() => unknown>): { value: Outcome[] } | undefined {
     let failure: { error: unknown } | undefined;
     const done = tryWithoutWaiting(db, () => {
       try {
@@ -151,20 +214,43 @@ function createTurnTransaction(db: Db): TurnTransaction {
     if (done === undefined) return undefined;
     return { value: [failure ?? { value: done.value }] };
   }
+}
 
-  return async <T>(work: () => T, options: TurnWriteOptions = {}): Promise<T> => {
-    const outcome = await new Promise<Outcome>((settle) => {
-      waiting.push({
-        work,
-        statements: options.statements ?? 'many',
-        notWritten: options.notWritten ?? 'not written',
-        giveUpMs: options.giveUpMs ?? BUSY_TIMEOUT_MS,
-        since: performance.now(),
-        settle,
+/** The outcome of a write, never a rejection (also when it throws before its statement is sent). */
+async function outcomeOf(write: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    return { value: await write() };
+  } catch (error) {
+    return { error };
+  }
+}
+
+/** A statement of the group failed: the transaction is rolled back (thrown out of it) and the writes run alone. */
+class StatementFailed extends Error {}
+
+/** PostgreSQL: see `postgresTurnTransactionOf`. */
+function postgresGroupWriter(db: Db): GroupWriter<(executor: Executor) => Promise<unknown>> {
+  return async (group) => {
+    if (group.length === 1) return [await outcomeOf(() => group[0]!.work(db))];
+    try {
+      return await db.transaction().execute(async (trx) => {
+        // All asked for at once: Kysely runs them on the transaction's connection in this order.
+        const outcomes = await Promise.all(group.map((write) => outcomeOf(() => write.work(trx))));
+        // The first failure is the statement's own; those after it only found the transaction aborted.
+        const failed = outcomes.find((outcome) => 'error' in outcome);
+        if (failed !== undefined)
+          throw 'error' in failed && failed.error instanceof OverloadedError
+            ? failed.error
+            : new StatementFailed();
+        return outcomes;
       });
-      schedule(0);
-    });
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value as T;
+    } catch (error) {
+      // The database failed (unreachable, a standby, busy after every retry): every write of the group.
+      if (!(error instanceof StatementFailed)) return group.map(() => ({ error }));
+    }
+    // Rolled back: each again alone, in order, so only the failing one fails.
+    const outcomes: Outcome[] = [];
+    for (const write of group) outcomes.push(await outcomeOf(() => write.work(db)));
+    return outcomes;
   };
 }

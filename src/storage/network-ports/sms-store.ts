@@ -9,7 +9,8 @@ import type {
 import { sql } from 'kysely';
 import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
-import { turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
+import { postgresTurnTransactionOf, turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
+import type { Executor } from '../transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** `smsc_message_id` of a message whose submit_sm is out and unanswered: no SMSC gives an empty id. */
@@ -49,15 +50,21 @@ function messageOf(row: Row): StoredSms {
  * acknowledged with RP-ACK survives a restart. On SQLite the writes of one turn of the event loop share
  * one transaction, the other stores' too (turn-transaction.ts): under load one commit for many, and no
  * wait for the records writer's lock in the event loop's thread; a transaction that fails fails every write of it, none
- * resolves as stored. Every statement is compiled once and, on SQLite, run as a prepared statement on
- * the connection (prepared-query.ts): Kysely's building and compiling of each was as much CPU as
+ * resolves as stored. On PostgreSQL its writes of one turn likewise share a transaction of their own
+ * (`postgresTurnTransactionOf`). Every statement is compiled once and, on SQLite, run as a prepared
+ * statement on the connection (prepared-query.ts): Kysely's building and compiling of each was as much CPU as
  * SQLite's work.
  */
 export function createSmsStore(deps: { db: Db }): SmsStore {
   const { db } = deps;
-  const write = maybeSqliteFileOf(db) ? turnTransactionOf(db) : undefined;
+  const sqlite = maybeSqliteFileOf(db) !== undefined;
+  const write = sqlite ? turnTransactionOf(db) : undefined;
+  const writeOnPostgres = sqlite ? undefined : postgresTurnTransactionOf(db);
   /** Every write here is one statement: no savepoint, and alone in its turn it commits itself. */
   const one: TurnWriteOptions = { statements: 'one', notWritten: 'message not stored' };
+  /** One statement in the turn transaction of either database. */
+  const inTurn = <R>(onSqlite: () => R, onPostgres: (executor: Executor) => Promise<R>): Promise<R> =>
+    write ? write(onSqlite, one) : writeOnPostgres!(onPostgres, one);
   const insert = preparedQuery(db, INSERT_COLUMNS, (row: InsertRow) =>
     db.insertInto('sms_messages').values(row).returningAll(),
   );
@@ -115,7 +122,10 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
   return {
     async save(message) {
       const row = rowOf(message);
-      const rows = write ? await write(() => insert.all(row), one) : await insert.query(db, row);
+      const rows = await inTurn(
+        () => insert.all(row),
+        (executor) => insert.query(executor, row),
+      );
       const saved = rows[0];
       if (saved === undefined) throw new Error('the message was not stored');
       return messageOf(saved);
@@ -128,8 +138,10 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
       return (rows as Row[]).map(messageOf);
     },
     async attempted(id) {
-      if (write) await write(() => attempt.run({ id }), one);
-      else await attempt.query(db, { id });
+      await inTurn(
+        () => void attempt.run({ id }),
+        async (executor) => void (await attempt.query(executor, { id })),
+      );
     },
     async settle(id, outcome) {
       const values = {
@@ -139,8 +151,10 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
         at: outcome.at,
         attempt: outcome.attempt === true ? 1 : 0,
       };
-      if (write) await write(() => settle.run(values), one);
-      else await settle.query(db, values);
+      await inTurn(
+        () => void settle.run(values),
+        async (executor) => void (await settle.query(executor, values)),
+      );
     },
   };
 }
