@@ -23,6 +23,7 @@ import { createUpf, DOWNLINK_BUFFER_MS, type Upf, type UpfCounters } from '../..
 import type { FlowReportInput } from '../../src/records/record-inputs.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { manualClock } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 import { readIpv4 } from '../network/upf/ip-packets.ts';
 
 const run = promisify(execFile);
@@ -179,12 +180,20 @@ describe('UPF downlink buffering for inactive sessions', { skip }, () => {
 
     assert.ok(upf.updateDownlink(s.id, { gnbAddress: GNB, remoteTeid: 0x5001, qfi: 5 }).ok);
     await settle(upf, (c) => c.downlinkBufferFlushed === before.downlinkBufferFlushed + 10, 'flushed');
-    for (let i = 0; i < 300 && received.length < 10; i++) await sleep(10);
+    await until(
+      'ten packets at the gNB',
+      () => received.length >= 10,
+      () => `${received.length}`,
+    );
     assert.deepEqual(indexesAt(0x5001), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     assert.ok(received.every((r) => r.qfi === 5 && readIpv4(r.packet).destination === s.ueIpv4));
     // The next packet follows them down the same tunnel.
     await sendFromDataNetwork([s.ueIpv4], 1, 100);
-    for (let i = 0; i < 300 && received.length < 11; i++) await sleep(10);
+    await until(
+      'the eleventh packet at the gNB',
+      () => received.length >= 11,
+      () => `${received.length}`,
+    );
     assert.deepEqual(indexesAt(0x5001), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0]);
     const c = upf.counters();
     assert.deepEqual(

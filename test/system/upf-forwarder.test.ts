@@ -26,6 +26,7 @@ import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+import { WAIT_MS } from '../helpers/until.ts';
 import {
   icmpEcho,
   icmpv6Echo,
@@ -79,7 +80,7 @@ async function gnbSocket(address: string) {
   return {
     all,
     send: (bytes: Uint8Array) => socket.send(bytes, 2152, N3),
-    next(match: (r: Received) => boolean, what: string, ms = 3000): Promise<Received> {
+    next(match: (r: Received) => boolean, what: string, ms = WAIT_MS): Promise<Received> {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
         waiters.push({

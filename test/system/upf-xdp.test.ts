@@ -29,6 +29,7 @@ import { createUpf, type Upf, type UpfCounters } from '../../src/network/upf/upf
 import type { FlowReportInput, UsageInput } from '../../src/records/record-inputs.ts';
 import { createVethNamespace, namespacesUnavailable, type VethNamespace } from '../helpers/netns.ts';
 import { manualClock } from '../helpers/test-app.ts';
+import { until as waitUntil, WAIT_MS } from '../helpers/until.ts';
 import { readIpv4, udpPacket } from '../network/upf/ip-packets.ts';
 
 const run = promisify(execFile);
@@ -111,9 +112,9 @@ async function udpPeer(namespace: VethNamespace, address: string, port: number) 
   };
 }
 
-async function until(done: () => boolean, what: string, ms = 5000): Promise<void> {
-  for (let i = 0; i < ms / 10 && !done(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done(), what);
+/** Waits until `done` holds (the forwarders and XDP work off this thread): 20 s of wall time unless `ms`. */
+async function until(done: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
+  await waitUntil(what, done, () => '', { ms });
 }
 
 /** Packets the TUN carried each way: anything but 0 means the userspace forwarder saw traffic. */

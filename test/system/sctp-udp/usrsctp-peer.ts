@@ -6,6 +6,7 @@ import { mkdir, readFile, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { WAIT_MS } from '../../helpers/until.ts';
 
 const run = promisify(execFile);
 const SOURCE = new URL('../../peers/usrsctp/peer.c', import.meta.url).pathname;
@@ -62,7 +63,7 @@ export class PeerProcess {
   }
 
   /** Resolves with the first line (already printed or to come) matching `pattern`; rejects after `ms`. */
-  waitFor(pattern: RegExp, ms = 8000): Promise<string> {
+  waitFor(pattern: RegExp, ms = WAIT_MS): Promise<string> {
     const seen = this.lines.find((l) => pattern.test(l));
     if (seen !== undefined) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {

@@ -13,6 +13,7 @@ import type { LinkAddress, PacketLink } from '../../../src/network/transport/sct
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { UdpLink } from '../../../src/network/transport/udp/udp-link.ts';
 import { checksumStatuses } from '../sctp-checksums.ts';
+import { WAIT_MS } from '../../helpers/until.ts';
 import { buildPeer, freeUdpPort, PeerProcess } from './usrsctp-peer.ts';
 
 const native = loadNativeAddon();
@@ -99,7 +100,7 @@ function recorder(echoOn?: () => N2Association) {
       check();
     },
   };
-  const until = (test: () => boolean, what: string, ms = 8000) =>
+  const until = (test: () => boolean, what: string, ms = WAIT_MS) =>
     test()
       ? Promise.resolve()
       : new Promise<void>((resolve, reject) => {
