@@ -6,6 +6,7 @@ import {
   loadNativeAddon,
   rawSocketSupport,
 } from '../../src/network/transport/native/native-addon.ts';
+import { untilLocal } from '../../src/simulator/user-plane/ue-tun.ts';
 
 /**
  * A network namespace linked to this process's namespace by a veth pair: the system tests put a peer
@@ -123,6 +124,9 @@ export async function placeN6(tun: string, namespace: string, dn: DataNetworkAdd
         ]),
   ];
   for (const args of commands) await run('ip', args);
+  // As for a simulated UE's TUN: the IPv6 address is local only once the kernel's DAD work item ran.
+  const notLocal = dn.ipv6 === undefined ? undefined : await untilLocal(namespace, dn.ipv6.address);
+  if (notLocal !== undefined) throw new Error(`placing N6 in ${namespace}: ${notLocal}`);
 }
 
 /** Why namespaces cannot be made here (not root), or undefined. */

@@ -25,6 +25,7 @@ import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { IMEISV, K, OPC } from '../e2e/registration-service.ts';
 import { createVethNamespace, type VethNamespace } from '../helpers/netns.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 import { setNetFeatures } from '../helpers/net-features.ts';
 import { txChecksumOff } from '../helpers/tx-checksum.ts';
 import {
@@ -265,9 +266,7 @@ describe('a simulated UE registers and carries traffic through the UPF\u2019s XD
       const response = await t.request({ method: 'GET', url: `/api/v1/subscribers/${IMSI}`, token });
       return response.json<{ result: { sessions: { status: string }[] } }>().result.sessions[0]?.status;
     };
-    for (let i = 0; i < 300 && (await status()) !== 'inactive'; i++)
-      await new Promise((r) => setTimeout(r, 10));
-    assert.equal(await status(), 'inactive');
+    await until('the session inactive', async () => (await status()) === 'inactive');
     const before = upf().counters();
     const paged = ue.next((e) => (e.type === 'paged' ? e.outcome : undefined));
     const ping = inNamespace(dnNs.name, 'busybox', 'ping', '-c', '1', '-W', '8', ueIp);
@@ -300,12 +299,18 @@ describe('a simulated UE registers and carries traffic through the UPF\u2019s XD
     assert.equal(changed.statusCode, 200, changed.body);
     assert.equal((await releasedSession).cause, 39);
     let flows = await flowReports(core(), IMSI);
-    for (let i = 0; i < 100 && flows.filter((f) => f.protocol === 6).length < 2; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      flows = await flowReports(core(), IMSI);
-    }
     const sum = (direction: string) =>
       flows.filter((f) => f.direction === direction).reduce((total, f) => total + f.bytes, 0);
+    // The records pipeline writes in batches: the reports are waited for until they count what was carried.
+    await until(
+      'flow reports counting what the gNB carried',
+      async () => {
+        flows = await flowReports(core(), IMSI);
+        return sum('uplink') === carried.uplinkBytes && sum('downlink') === carried.downlinkBytes;
+      },
+      () => `carried ${JSON.stringify(carried)}, reported ${JSON.stringify(flows)}`,
+      { everyMs: 20 },
+    );
     assert.equal(sum('uplink'), carried.uplinkBytes);
     assert.equal(sum('downlink'), carried.downlinkBytes);
     assert.deepEqual(await usage(core(), IMSI), {

@@ -58,7 +58,7 @@ const LOCAL_ROUTE_POLL_MS = 5;
  * packet to the address meets only the /64's prefix route and is dropped as not ours (InAddrErrors).
  * IPv4 addresses are local when `ip addr add` returns.
  */
-async function untilLocal(namespace: string, address: string): Promise<string | undefined> {
+export async function untilLocal(namespace: string, address: string): Promise<string | undefined> {
   const deadline = Date.now() + LOCAL_ROUTE_WAIT_MS;
   for (;;) {
     const shown = await ipRun(['-n', namespace, '-6', 'route', 'show', 'table', 'local', `${address}/128`]);
