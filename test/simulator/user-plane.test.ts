@@ -32,6 +32,7 @@ import { tunExists, ueTunCommands } from '../../src/simulator/user-plane/ue-tun.
 import { namespacesUnavailable } from '../helpers/netns.ts';
 import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { icmpEcho, icmpv6Echo, readIpv4 } from '../network/upf/ip-packets.ts';
+import { until as waitUntil } from '../helpers/until.ts';
 
 const run = promisify(execFile);
 const load = loadGnbUserPlaneAddon();
@@ -537,8 +538,5 @@ describe('UE TUN configuration', () => {
   });
 });
 
-async function waitFor(done: () => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done());
-}
+/** Waits for the gNB user plane's thread (20 s of wall time at most). */
+const waitFor = (done: () => boolean) => waitUntil(done.toString(), done);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS, type N2Component } from '../../src/core/n2.wiring.ts';
 import {
@@ -17,6 +16,7 @@ import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
 import { ngSetupRequest } from '../network/amf/messages.ts';
+import { until as waitUntil } from '../helpers/until.ts';
 
 // On PostgreSQL runs only (npm run test:postgres, or PMN_TEST_DB=postgres for one file), which start a cluster.
 const skip = !onPostgres
@@ -34,16 +34,8 @@ interface AmfSetAnswer {
 const served = (list: ServedGUAMIList | undefined): [number, string | undefined][] =>
   (list ?? []).map((item) => [(item.gUAMI.aMFPointer.bytes[0] ?? 0) >> 2, item.backupAMFName]);
 
-/** Asks `probe` until it answers; fails after a bound far above the milliseconds a local exchange takes. */
-async function eventually<T>(what: string, probe: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`never happened: ${what}`);
-    await sleep(10);
-  }
-}
+/** Asks `probe` until it answers; 20 s of wall time at most, far above a local exchange's milliseconds. */
+const eventually = <T>(what: string, probe: () => T | undefined): Promise<T> => waitUntil(what, probe);
 
 /**
  * Two whole services on one PostgreSQL database, each running its own N2 as its own AMF set member

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import type { ConfigurationChange } from '../../src/network/ports/configuration-events.ts';
@@ -19,20 +18,16 @@ import {
   result,
   type TestApp,
 } from '../helpers/test-app.ts';
+import { until as waitUntil } from '../helpers/until.ts';
 
 // On PostgreSQL runs only (npm run test:postgres, or PMN_TEST_DB=postgres for one file), which start a cluster.
 const skip = !onPostgres
   ? 'a PostgreSQL test: npm run test:postgres'
   : !postgresBinDir() && !process.env.PMN_TEST_POSTGRES_URL && 'no PostgreSQL server installed';
 
-/** Asks `probe` until it answers true; fails after a bound far above the 1 s the notices take. */
-async function eventually(what: string, probe: () => Promise<boolean> | boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await probe())) {
-    if (Date.now() > deadline) assert.fail(`never seen by the other service: ${what}`);
-    await sleep(25);
-  }
-}
+/** Asks `probe` until it answers true; 20 s of wall time at most, far above the 1 s the notices take. */
+const eventually = (what: string, probe: () => Promise<boolean> | boolean) =>
+  waitUntil(`seen by the other service: ${what}`, probe, () => '', { everyMs: 25 });
 
 /**
  * Two whole services on one database, as two processes would be: each has its own pool, its own memory

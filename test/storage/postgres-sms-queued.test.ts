@@ -7,10 +7,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
+import { until as waitUntil } from '../helpers/until.ts';
 
 const skip = !onPostgres
   ? 'a PostgreSQL test: npm run test:postgres'
@@ -18,14 +18,8 @@ const skip = !onPostgres
 
 const IMSI = '001010000000071';
 
-/** Waits until `probe` holds, for at most 15 s (notices travel by LISTEN/NOTIFY); fails otherwise. */
-async function until(what: string, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!probe()) {
-    if (Date.now() > deadline) assert.fail(`never happened: ${what}`);
-    await sleep(10);
-  }
-}
+/** Waits until `probe` holds (notices travel by LISTEN/NOTIFY); 20 s of wall time at most. */
+const until = (what: string, probe: () => boolean) => waitUntil(what, probe);
 
 describe('a short message stored by one process is told to the others (AMF set)', { skip }, () => {
   let a: TestApp;

@@ -10,6 +10,7 @@ import {
   type RawSocket,
 } from '../../../../src/network/transport/native/native-addon.ts';
 import { crc32c } from '../../../../src/network/transport/sctp/crc32c.ts';
+import { until as waitUntil } from '../../../helpers/until.ts';
 
 function addon(): NativeAddon {
   const load = loadNativeAddon();
@@ -34,12 +35,8 @@ function receiver(family: 4 | 6, bindTo?: string) {
   return { socket, got, errors };
 }
 
-async function until(check: () => boolean): Promise<void> {
-  // A generous bound: a loaded CI machine may delay the addon's thread for seconds.
-  const deadline = Date.now() + 20_000;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.ok(check(), 'condition not reached');
-}
+/** Waits for the addon's thread (20 s of wall time: a loaded CI machine may delay it for seconds). */
+const until = (check: () => boolean) => waitUntil("the addon thread's work", check, () => '', { everyMs: 2 });
 
 function marked(tag: string): Buffer {
   return Buffer.from(`pmn-native-test:${tag}:${process.pid}`);

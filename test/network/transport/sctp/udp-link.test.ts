@@ -4,15 +4,12 @@ import { describe, it } from 'node:test';
 import { loadNativeAddon } from '../../../../src/network/transport/native/native-addon.ts';
 import type { LinkAddress } from '../../../../src/network/transport/sctp/packet-link.ts';
 import { UdpLink } from '../../../../src/network/transport/udp/udp-link.ts';
+import { until as waitUntil } from '../../../helpers/until.ts';
 
 const native = loadNativeAddon();
 
-async function until(check: () => boolean): Promise<void> {
-  // A generous bound: a loaded CI machine may delay the other side's thread for seconds.
-  const deadline = Date.now() + 20_000;
-  while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.ok(check(), 'condition not reached');
-}
+/** Waits for the other side's thread (20 s of wall time: a loaded CI machine may delay it for seconds). */
+const until = (check: () => boolean) => waitUntil("the other side's work", check, () => '', { everyMs: 2 });
 
 // The same link over the addon's UDP sockets (batched system calls) and over node:dgram (no addon).
 for (const kind of ['native', 'dgram'] as const) {
