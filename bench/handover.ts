@@ -9,7 +9,7 @@
 // The bench's own CPU (the simulated gNBs and UEs, which keep no logs) is printed beside the service's:
 // when it nears a core, the driver and not the service bounds the rate. `--cpu-prof DIR`: the service
 // runs under `node --cpu-prof`, and DIR/phases.json gives each phase's interval on the profile's clock
-// (the monotonic clock, µs) and its count of operations.
+// (the monotonic clock, µs) and its count of operations, for bench/handover-profile.ts.
 // Needs root: the UPF opens its TUN, and the bench routes the UE pool into it. Then the user plane:
 // downlink UDP packets with sequence numbers to `--stream` devices through the UPF, while each is handed
 // back with direct data forwarding; the gNBs' N3 ends are this process's UDP sockets, which timestamp
