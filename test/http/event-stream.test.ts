@@ -12,6 +12,7 @@ import {
 import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
 import { ROLE } from '../../src/identity/roles.ts';
 import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 
 const IMSI = '001010000000001';
 const OTHER = '001010000000002';
@@ -234,9 +235,12 @@ describe('GET /api/v1/events/stream', () => {
           ['ue.rejected', IMSI],
         ],
       );
-      // A quiet stream still hears from the service (heartbeat comments).
-      await new Promise((resolve) => setTimeout(resolve, 120));
-      assert.ok(mine.frames.some((f) => f.comment === 'heartbeat'));
+      // A quiet stream still hears from the service (heartbeat comments): waited for, not slept on.
+      await until(
+        'a heartbeat',
+        () => mine.frames.some((f) => f.comment === 'heartbeat'),
+        () => JSON.stringify(mine.frames),
+      );
       all.close();
       mine.close();
     },
