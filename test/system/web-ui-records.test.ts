@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { radioEvent, radioLog, RADIO_1, subscriberLog } from '../helpers/records.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
+import { until } from '../helpers/until.ts';
 
 // Records and administration in Chromium against the real service: radio events with the decoded tree,
 // logs with filters, users, retention, backup and restore; then what the read-only role is offered.
@@ -119,12 +120,18 @@ describe('web UI records and administration in a browser', { timeout: 120_000 },
     await page.getByLabel('Role of ops@example.com').and(page.locator('input')).click();
     await page.getByRole('option', { name: 'network manager' }).click();
     const token = await h.tokenOf(ADMIN);
-    for (let tries = 0; ; tries += 1) {
-      const user = await h.service.request({ method: 'GET', url: '/api/v1/users/ops@example.com', token });
-      if (user.json<{ result: { role_id: number } }>().result.role_id === 3) break;
-      assert.ok(tries < 50, 'the role did not change');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    // The browser sends the change on its own time: waited for (20 s), not for 50 polls.
+    let roleId: number | undefined;
+    await until(
+      'the role changed to network manager',
+      async () => {
+        const user = await h.service.request({ method: 'GET', url: '/api/v1/users/ops@example.com', token });
+        roleId = user.json<{ result: { role_id: number } }>().result.role_id;
+        return roleId === 3;
+      },
+      () => `role_id ${roleId}`,
+      { everyMs: 100 },
+    );
     await h.shot(page, 'users');
     page.once('dialog', (confirm) => void confirm.accept());
     await page.getByRole('button', { name: 'Delete user ops@example.com' }).click();
