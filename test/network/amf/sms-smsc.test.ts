@@ -153,6 +153,8 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     assert.equal(rpOf(answered[1]).type, 'rp-ack');
     assert.equal(h.store.messages[0]!.status, 'queued');
     assert.notEqual(h.link.status().state, 'bound');
+    // The refused connection arms the link's back-off on the manual clock: moved past once it came.
+    await until(() => h.link.status().lastError !== undefined);
 
     const later = new TestSmsc();
     await later.listen(port);
