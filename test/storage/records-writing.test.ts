@@ -246,6 +246,64 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     },
   );
 
+  it(
+    "adds a batch's daily counts with one statement a table, however many destinations it holds",
+    { skip: onPostgres ? false : 'SQLite runs prepared 32-row statements in its own process' },
+    async () => {
+      // On PostgreSQL each statement is a message to the server and a plan to run: 32 rows a statement
+      // made a batch of reports to many destinations dozens of upserts.
+      const statements: string[] = [];
+      const logged = await openStorage({
+        path: await freshPostgresDatabase(),
+        log: (event) => {
+          if (event.level === 'query') statements.push(event.query.sql);
+        },
+      });
+      const store = createRecordStore(logged.db, createRecordRepositories(logged.db));
+      try {
+        const reports = Array.from({ length: 100 }, (_, n) =>
+          flowReportRow({
+            subscriberId: '001010000000004',
+            sourceIp: '10.45.0.4',
+            destinationIp: `10.1.0.${n}`,
+            sourcePort: 1,
+            destinationPort: 2,
+            protocol: 6 + (n % 2) * 11,
+            packets: 1,
+            bytes: 10,
+            startTime: 1_000,
+            endTime: 1_000 + (n % 2) * 86_400_000,
+            direction: 'uplink',
+            action: 'allow',
+          }),
+        );
+        statements.length = 0; // the migrations' own
+        await store(new Map([['flow_reports', reports]]));
+        const upserts = statements.filter((text) => /^insert into "flow_report_daily/.test(text));
+        assert.equal(upserts.length, 2, upserts.join('\n'));
+        const byDestination = await logged.db
+          .selectFrom('flow_report_daily_uplink_destinations')
+          .select(['day', 'destination_ip', 'reports'])
+          .orderBy('destination_ip')
+          .execute();
+        assert.equal(byDestination.length, 100);
+        assert.deepEqual(byDestination[0], { day: 0, destination_ip: '10.1.0.0', reports: 1 });
+        await store(new Map([['flow_reports', reports.slice(0, 3)]]));
+        const byProtocol = await logged.db
+          .selectFrom('flow_report_daily_protocols')
+          .select(['day', 'protocol', 'reports'])
+          .orderBy('day')
+          .execute();
+        assert.deepEqual(byProtocol, [
+          { day: 0, protocol: 6, reports: 52 },
+          { day: 86_400_000, protocol: 17, reports: 51 },
+        ]);
+      } finally {
+        await logged.close();
+      }
+    },
+  );
+
   it('gives back every value as written: tabs, line ends and backslashes in text, every byte, no imsi', async () => {
     // On PostgreSQL the rows go in with COPY's text format, which escapes these (postgres-copy.ts).
     const raw = new Uint8Array([0x00, 0x09, 0x0a, 0x0d, 0x5c, 0x4e, 0xff]);
