@@ -13,6 +13,7 @@ import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 
 export const run = promisify(execFile);
 
@@ -65,10 +66,14 @@ export function serveIn(
 
 /** Waits until `done` holds of what `read` returns (the forwarders work on threads of their own). */
 export async function settle<T>(read: () => T, done: (value: T) => boolean, what = ''): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  while (!done(read()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  const value = read();
-  assert.ok(done(value), `${what} ${JSON.stringify(value)}`);
+  const { value } = await until(
+    what || 'the forwarders',
+    () => {
+      const value = read();
+      return done(value) && { value };
+    },
+    () => JSON.stringify(read()),
+  );
   return value;
 }
 

@@ -49,8 +49,6 @@ const SESSION_BYTES = 32768;
 const POOL_CELLS = 2048;
 const CELL = 2048;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * Sends UDP datagrams from the data network, in order: `count` to each address, payload `size` octets
  * starting with the datagram's index (u32) and filled with its low octet.
@@ -73,11 +71,14 @@ async function sendFromDataNetwork(addresses: string[], count: number, size: num
 
 /** Waits (polling) until the counters satisfy `done`; asserts it. */
 async function settle(upf: Upf, done: (c: UpfCounters) => boolean, what: string): Promise<UpfCounters> {
-  const deadline = Date.now() + 20_000;
-  while (!done(upf.counters()) && Date.now() < deadline) await sleep(10);
-  const c = upf.counters();
-  assert.ok(done(c), `${what}: ${JSON.stringify(c)}`);
-  return c;
+  return until(
+    what,
+    () => {
+      const c = upf.counters();
+      return done(c) && c;
+    },
+    () => JSON.stringify(upf.counters()),
+  );
 }
 
 describe('UPF downlink buffering for inactive sessions', { skip }, () => {
@@ -229,12 +230,11 @@ describe('UPF downlink buffering for inactive sessions', { skip }, () => {
     );
     assert.ok(upf.updateDownlink(byCount.id, { gnbAddress: GNB, remoteTeid: 0x5002 }).ok);
     assert.ok(upf.updateDownlink(bySize.id, { gnbAddress: GNB, remoteTeid: 0x5003 }).ok);
-    for (
-      let i = 0;
-      i < 300 && indexesAt(0x5002).length + indexesAt(0x5003).length < SESSION_PACKETS + fit;
-      i++
-    )
-      await sleep(10);
+    await until(
+      'the buffered packets at the gNB',
+      () => indexesAt(0x5002).length + indexesAt(0x5003).length >= SESSION_PACKETS + fit,
+      () => JSON.stringify({ 0x5002: indexesAt(0x5002), 0x5003: indexesAt(0x5003) }),
+    );
     assert.deepEqual(
       indexesAt(0x5002),
       Array.from({ length: SESSION_PACKETS }, (_, i) => i),

@@ -26,7 +26,7 @@ import { createUpf, type Upf } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
-import { WAIT_MS } from '../helpers/until.ts';
+import { until, WAIT_MS } from '../helpers/until.ts';
 import {
   icmpEcho,
   icmpv6Echo,
@@ -98,9 +98,11 @@ async function gnbSocket(address: string) {
 
 /** Waits until the forwarder's counters satisfy `done` (it works on its own thread). */
 async function settle(upf: Upf, done: (c: ReturnType<Upf['counters']>) => boolean): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!done(upf.counters()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(done(upf.counters()), JSON.stringify(upf.counters()));
+  await until(
+    done.toString(),
+    () => done(upf.counters()),
+    () => JSON.stringify(upf.counters()),
+  );
 }
 
 /** Deterministic PRNG for the fuzz (mulberry32). */
