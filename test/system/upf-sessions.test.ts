@@ -19,6 +19,7 @@ import { createBatchingWriter } from '../../src/records/batching-writer.ts';
 import { createRecordsIngestion, type RecordRows } from '../../src/records/ingestion.ts';
 import { namespacesUnavailable, placeN6 } from '../helpers/netns.ts';
 import { manualClock } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 import { icmpEcho, udpPacket } from '../network/upf/ip-packets.ts';
 
 const run = promisify(execFile);
@@ -140,9 +141,11 @@ describe('UPF with many sessions and flows', { skip }, () => {
     uplinkTeids.forEach((teid, i) =>
       gnb.send(encodeUplinkGPdu(teid, icmpEcho(ueAddress(i), DN, i, sequence)), 2152, N3),
     );
-    for (let i = 0; i < 300 && upf.counters().downlinkPackets - before.downlinkPackets < SESSIONS; i++)
-      await sleep(10);
-    for (let i = 0; i < 100 && downlink.size < SESSIONS; i++) await sleep(10);
+    await until(
+      'every reply at the gNB',
+      () => upf.counters().downlinkPackets - before.downlinkPackets >= SESSIONS && downlink.size >= SESSIONS,
+      () => JSON.stringify({ counters: upf.counters(), tunnels: downlink.size }),
+    );
     const now = upf.counters();
     assert.equal(now.uplinkPackets - before.uplinkPackets, SESSIONS);
     assert.equal(now.downlinkPackets - before.downlinkPackets, SESSIONS);
@@ -171,8 +174,11 @@ describe('UPF with many sessions and flows', { skip }, () => {
     assert.equal(released.flowReports + released.flowReportsPending - reportsBefore, 2 * SESSIONS);
     // A G-PDU on a released TEID is an unknown TEID now.
     gnb.send(encodeUplinkGPdu(uplinkTeids[0] ?? 0, icmpEcho(ueAddress(0), DN, 0, 9)), 2152, N3);
-    for (let i = 0; i < 100 && upf.counters().dropUnknownTeid === released.dropUnknownTeid; i++)
-      await sleep(10);
+    await until(
+      'the G-PDU on a released TEID dropped',
+      () => upf.counters().dropUnknownTeid !== released.dropUnknownTeid,
+      () => JSON.stringify(upf.counters()),
+    );
     assert.equal(upf.counters().dropUnknownTeid, released.dropUnknownTeid + 1);
 
     // The SMF frees the TEIDs after release; the same TEIDs and addresses work again.
@@ -204,8 +210,11 @@ describe('UPF with many sessions and flows', { skip }, () => {
     // Uplink still passes while idle; the data network's echo replies are downlink data for it.
     const echo = async (sequence: number, buffered: number) => {
       gnb.send(encodeUplinkGPdu(teid, icmpEcho('10.45.201.1', DN, 77, sequence)), 2152, N3);
-      for (let i = 0; i < 300 && upf.counters().downlinkBuffered < before.downlinkBuffered + buffered; i++)
-        await sleep(10);
+      await until(
+        `${buffered} replies buffered`,
+        () => upf.counters().downlinkBuffered >= before.downlinkBuffered + buffered,
+        () => JSON.stringify(upf.counters()),
+      );
       assert.equal(upf.counters().downlinkBuffered, before.downlinkBuffered + buffered);
     };
     await echo(1, 1);
@@ -217,7 +226,11 @@ describe('UPF with many sessions and flows', { skip }, () => {
     // Active again (the two buffered replies go down the tunnel), then idle again: the next downlink
     // data is told again.
     assert.ok(upf.updateDownlink(id, { gnbAddress: GNB, remoteTeid: 0x7777 }).ok);
-    for (let i = 0; i < 300 && (downlink.get(0x7777) ?? 0) < 2; i++) await sleep(10);
+    await until(
+      'the two buffered replies at the gNB',
+      () => (downlink.get(0x7777) ?? 0) >= 2,
+      () => JSON.stringify(upf.counters()),
+    );
     assert.equal(downlink.get(0x7777), 2);
     assert.ok(upf.deactivate(id).ok);
     await echo(3, 3);
@@ -253,7 +266,12 @@ describe('UPF with many sessions and flows', { skip }, () => {
         }
       }
       const expected = before + sessions.length * ports;
-      for (let i = 0; i < 500 && upf.counters().uplinkPackets < expected; i++) await sleep(5);
+      await until(
+        `${expected} uplink packets`,
+        () => upf.counters().uplinkPackets >= expected,
+        () => JSON.stringify(upf.counters()),
+        { everyMs: 5 },
+      );
       assert.equal(upf.counters().uplinkPackets, expected);
     };
     const all = [...Array(count).keys()];
@@ -307,8 +325,12 @@ describe('UPF with many sessions and flows', { skip }, () => {
         d.writeUInt16BE(0, 42); // no UDP checksum (IPv4 allows it)
         gnb.send(d, 2152, N3);
       }
-      for (let wait = 0; wait < 1000 && upf.counters().uplinkPackets - before.uplinkPackets < i; wait++)
-        await sleep(2);
+      await until(
+        `${i} flows' packets counted`,
+        () => upf.counters().uplinkPackets - before.uplinkPackets >= i,
+        () => JSON.stringify(upf.counters()),
+        { everyMs: 2 },
+      );
     }
     const counted = upf.counters();
     assert.equal(
@@ -326,7 +348,11 @@ describe('UPF with many sessions and flows', { skip }, () => {
     // 31 s without packets: every flow ends; the pipeline's queue (20,000) is smaller than what ends,
     // so the reports wait for room in the forwarder's table and none is lost.
     clock.advance(31_000);
-    for (let i = 0; i < 1000 && records.stored.ports.size - portsBefore < FLOWS; i++) await sleep(10);
+    await until(
+      'every uplink flow reported',
+      () => records.stored.ports.size - portsBefore >= FLOWS,
+      () => `${records.stored.ports.size - portsBefore} of ${FLOWS}`,
+    );
     await records.ingestion.flush();
     assert.equal(records.stored.ports.size - portsBefore, FLOWS, 'every uplink flow reported, each once');
     assert.equal(records.stored.udpPackets - packetsBefore, FLOWS);
