@@ -23,6 +23,7 @@ import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 import { placeN6 } from '../helpers/netns.ts';
+import { until } from '../helpers/until.ts';
 import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { K, OPC, IMEISV } from '../e2e/registration-service.ts';
 import {
@@ -222,9 +223,7 @@ describe(
         (tunnel) => tunnel === undefined,
         'TUN gone',
       );
-      for (let i = 0; i < 300 && (await status()) !== 'inactive'; i++)
-        await new Promise((r) => setTimeout(r, 10));
-      assert.equal(await status(), 'inactive');
+      await until('the session inactive', async () => (await status()) === 'inactive');
       const upf = n2.upf();
       assert.ok(upf !== undefined);
       const before = upf.counters();
@@ -270,11 +269,14 @@ describe(
       await assert.rejects(inNamespace(ueNamespace, 'busybox', 'ping', '-c', '1', '-W', '1', DN));
       // Its flows are written at release, without waiting 30 s: what passed, each way, exactly.
       const ueIp = tunnel.session.ueIpv4;
+      // The records pipeline writes in batches: waited for, 20 s of wall time at most.
       let flows = await flowReports(core(), IMSI);
-      for (let i = 0; i < 100 && flows.length < 4; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        flows = await flowReports(core(), IMSI);
-      }
+      await until(
+        'the four flows reported',
+        async () => (flows = await flowReports(core(), IMSI)).length >= 4,
+        () => JSON.stringify(flows),
+        { everyMs: 20 },
+      );
       const icmp = flows.filter((f) => f.protocol === 1);
       assert.deepEqual(
         icmp.map((f) => [f.direction, f.action, f.source_ip, f.destination_ip, f.packets, f.bytes]).sort(),
