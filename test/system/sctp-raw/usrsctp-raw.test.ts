@@ -21,6 +21,7 @@ import {
 import { impaired } from '../impaired-link.ts';
 import { lossyExchange } from '../lossy-exchange.ts';
 import { buildPeer, PeerProcess } from '../sctp-udp/usrsctp-peer.ts';
+import { until } from '../../helpers/until.ts';
 import { startCapture, type Capture } from './capture.ts';
 import { SIZES, STREAMS, pattern } from './interop-plan.ts';
 
@@ -107,8 +108,11 @@ describe(
       await aborting.waitFor(/^ABORTED/, 30_000);
       // Until it has exited, its raw sockets would answer the next test's INIT with an ABORT too.
       assert.equal(await aborting.exited, 0, aborting.lines.join(' | '));
-      for (let i = 0; i < 500 && serverEnds.length < 2; i++)
-        await new Promise((resolve) => setTimeout(resolve, 10));
+      await until(
+        "both ends of the server's associations",
+        () => serverEnds.length >= 2,
+        () => JSON.stringify(serverEnds),
+      );
       assert.deepEqual(
         serverEnds.map((e) => (e.type === 'communication-lost' ? `${e.type}/${e.reason}` : e.type)),
         ['shutdown-complete', 'communication-lost/peer-abort'],
