@@ -5,23 +5,17 @@
  * driver with the same arguments. Needs `cc` with the sanitizers' runtimes (gcc's); skipped without cc.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { compileC } from '../../helpers/compile-c.ts';
+import { hasCommand } from '../../helpers/has-command.ts';
 
 const run = promisify(execFile);
-const skip = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v cc'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'no cc';
-  }
-})();
+const skip = hasCommand('cc') ? undefined : 'no cc';
 
 const SEQUENCES = 1_000_000;
 const SEED = 31;

@@ -5,11 +5,11 @@
  * which must give back the very packets that went in. Needs `cc`; skipped otherwise.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { hasCommand } from '../../helpers/has-command.ts';
 import {
   ACK,
   buildDriver,
@@ -29,14 +29,7 @@ import {
 } from './tcp-frames.ts';
 import { udpPacket } from './ip-packets.ts';
 
-const skip = (() => {
-  try {
-    execFileSync('sh', ['-c', 'command -v cc'], { stdio: 'ignore' });
-    return undefined;
-  } catch {
-    return 'no cc';
-  }
-})();
+const skip = hasCommand('cc') ? undefined : 'no cc';
 
 /** A run of MSS-sized packets of one connection, as TSO cuts a segment: ids and sequence numbers on. */
 function run(

@@ -6,12 +6,13 @@
  * `tshark`; skipped with the reason otherwise.
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { hasCommand } from '../../helpers/has-command.ts';
 import {
   ACK,
   buildDriver,
@@ -35,15 +36,7 @@ import {
 } from './tcp-frames.ts';
 
 const run = promisify(execFile);
-const has = (tool: string): boolean => {
-  try {
-    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-};
-const skip = !has('cc') ? 'no cc' : !has('tshark') ? 'no tshark' : undefined;
+const skip = !hasCommand('cc') ? 'no cc' : !hasCommand('tshark') ? 'no tshark' : undefined;
 
 describe('TCP segmentation and checksums of TUN reads (tun-gso.c)', { skip }, () => {
   let directory = '';
