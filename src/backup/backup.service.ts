@@ -144,6 +144,9 @@ export function createBackupService(deps: {
 
     /** A consistent copy of the database, taken while the service keeps serving. */
     async snapshot(actor: Actor): Promise<Snapshot> {
+      // Refused before the holds, as a restore is: on PostgreSQL they would close the records writer
+      // thread's connection for nothing.
+      sqliteFile();
       return exclusively('backup', async () => {
         const path = workPath('backup');
         try {
