@@ -1,27 +1,47 @@
-// CPU per message in the SMSF's store on SQLite (storage/network-ports/sms-store.ts), apart from NAS and
+// CPU per message in the SMSF's store on SQLite or PostgreSQL (storage/network-ports/sms-store.ts), apart from NAS and
 // N2: the statements one MO -> MT message costs (the sender's SMS data, the recipient by MSISDN, the
 // insert, the recipient's queue read, the attempt and the delivered status), run --messages times on a
 // fresh database file after 1,000 unmeasured, --concurrency messages at a time (their writes of one turn
 // of the event loop share a transaction, as in the service at hundreds of messages a second). CPU is the
 // process's (user + system) over the loop: it hardly depends on what else runs; the wall time does.
-// Run: npx tsx bench/sms-store.ts [--messages N (5000)] [--concurrency N (1)]
+// --db postgres: a fresh database on a throwaway cluster (test/helpers/postgres-test-database.ts, or
+// PMN_TEST_POSTGRES_URL's) made durable as a deployment is (fsync, full page writes, synchronous
+// commit: the throwaway cluster starts without them); the server's CPU is not counted, the wall time
+// shows its part.
+// Run: npx tsx bench/sms-store.ts [--messages N (5000)] [--concurrency N (1)] [--db sqlite|postgres]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'kysely';
 import type { NewSms } from '../src/network/ports/sms-store.ts';
 import { createSmsStore, createSmsSubscribers } from '../src/storage/network-ports/sms-store.ts';
 import { openStorage } from '../src/storage/storage.ts';
+import { freshPostgresDatabase } from '../test/helpers/postgres-test-database.ts';
 
 const { values } = parseArgs({
-  options: { messages: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '1' } },
+  options: {
+    messages: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '1' },
+    db: { type: 'string', default: 'sqlite' },
+  },
 });
 const messages = Number(values.messages);
 const concurrency = Number(values.concurrency);
 
+if (values.db !== 'sqlite' && values.db !== 'postgres') throw new Error('--db is sqlite or postgres');
+const onPostgres = values.db === 'postgres';
 const dir = mkdtempSync(join(tmpdir(), 'pmn-sms-store-'));
-const storage = await openStorage({ path: join(dir, 'bench.db'), poolSize: 1 });
+const storage = await openStorage({
+  path: onPostgres ? await freshPostgresDatabase() : join(dir, 'bench.db'),
+  poolSize: onPostgres ? 10 : 1,
+});
 try {
+  if (onPostgres) {
+    for (const setting of ['fsync', 'full_page_writes', 'synchronous_commit'])
+      await sql.raw(`alter system set ${setting} = on`).execute(storage.db);
+    await sql`select pg_reload_conf()`.execute(storage.db);
+  }
   const store = createSmsStore({ db: storage.db });
   const subscribers = createSmsSubscribers({ db: storage.db });
   const message = (i: number): NewSms => ({
@@ -60,7 +80,7 @@ try {
   const used = process.cpuUsage(cpu);
   const wall = performance.now() - start;
   process.stdout.write(
-    `SMS store on SQLite, ${messages} messages of six statements, ${concurrency} at a time: ` +
+    `SMS store on ${onPostgres ? 'PostgreSQL' : 'SQLite'}, ${messages} messages of six statements, ${concurrency} at a time: ` +
       `${((used.user + used.system) / messages).toFixed(0)} µs CPU a message, ` +
       `${((wall * 1000) / messages).toFixed(0)} µs wall\n`,
   );
@@ -68,3 +88,5 @@ try {
   await storage.close();
   rmSync(dir, { recursive: true, force: true });
 }
+// The throwaway cluster is stopped at exit (postgres-cluster.ts).
+process.exit(0);

@@ -59,7 +59,18 @@ export async function openPostgresDatabase(
   }
   const db = new SerializableKysely({ dialect: new PostgresJsDialect(sql), ...(log ? { log } : {}) });
   urls.set(db, url);
+  clients.set(db, sql);
   return { db, client: sql };
+}
+
+const clients = new WeakMap<Db, postgres.Sql>();
+
+/**
+ * The driver's client under a database from `openPostgresDatabase`: turn-transaction.ts sends a group's
+ * statements on one of its transactions at once (Kysely's transactions send them one after another).
+ */
+export function postgresClientOf(db: Db): postgres.Sql | undefined {
+  return clients.get(db);
 }
 
 const urls = new WeakMap<Db, string>();

@@ -19,7 +19,11 @@ export function preparedQuery<P extends Record<string, unknown>, R>(
   db: Db,
   names: readonly (keyof P & string)[],
   build: (params: P) => Compilable<R>,
-): { all(values: P): R[]; run(values: P): number; query(executor: Executor, values: P): Promise<R[]> } {
+): {
+  all(values: P): R[];
+  run(values: P): number;
+  query(executor: Pick<Executor, 'executeQuery'>, values: P): Promise<R[]>;
+} {
   const placeholders = Object.fromEntries(names.map((name) => [name, new Placeholder(name)])) as P;
   const { sql, parameters } = build(placeholders).compile();
   const slots = parameters.map((value) => (value instanceof Placeholder ? value.name : undefined));

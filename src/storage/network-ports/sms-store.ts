@@ -9,8 +9,12 @@ import type {
 import { sql } from 'kysely';
 import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { SmsMessagesTable } from '../tables/sms.ts';
-import { postgresTurnTransactionOf, turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
-import type { Executor } from '../transaction.ts';
+import {
+  postgresTurnTransactionOf,
+  turnTransactionOf,
+  type QueryRunner,
+  type TurnWriteOptions,
+} from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** `smsc_message_id` of a message whose submit_sm is out and unanswered: no SMSC gives an empty id. */
@@ -63,7 +67,7 @@ export function createSmsStore(deps: { db: Db }): SmsStore {
   /** Every write here is one statement: no savepoint, and alone in its turn it commits itself. */
   const one: TurnWriteOptions = { statements: 'one', notWritten: 'message not stored' };
   /** One statement in the turn transaction of either database. */
-  const inTurn = <R>(onSqlite: () => R, onPostgres: (executor: Executor) => Promise<R>): Promise<R> =>
+  const inTurn = <R>(onSqlite: () => R, onPostgres: (runner: QueryRunner) => Promise<R>): Promise<R> =>
     write ? write(onSqlite, one) : writeOnPostgres!(onPostgres, one);
   const insert = preparedQuery(db, INSERT_COLUMNS, (row: InsertRow) =>
     db.insertInto('sms_messages').values(row).returningAll(),
