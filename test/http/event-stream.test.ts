@@ -11,6 +11,7 @@ import {
 } from '../../src/resources/event-stream/event-stream.ts';
 import { createRecordFollower } from '../../src/resources/event-stream/record-follower.ts';
 import { ROLE } from '../../src/identity/roles.ts';
+import type { AuditLogEntry } from '../../src/resources/audit-logs/audit-logs.repository.ts';
 import { createTestApp, initialize, userWithRole, type TestApp } from '../helpers/test-app.ts';
 import { until } from '../helpers/until.ts';
 
@@ -561,6 +562,66 @@ describe('the event stream hub', () => {
       ['event', 45],
       ['event', 5],
     ]);
+    await stream.close();
+  });
+
+  it('does not count as its delay the time a record waited while no client listened', async () => {
+    const events = createNetworkEvents({ logger: pino({ level: 'silent' }) });
+    let now = 1_000;
+    const delays: [string, number][] = [];
+    const rows: AuditLogEntry[] = [];
+    const entry = (id: number): AuditLogEntry => ({
+      id,
+      timestamp: now,
+      level: 'INFO',
+      actor: 'x@y',
+      action: 'login',
+      ip: '::1',
+      details: '',
+    });
+    const stream = createEventStream({
+      events,
+      now: () => now,
+      audit: {
+        listAfterId: async (afterId) => rows.filter((row) => row.id > afterId),
+        lastId: async () => rows.at(-1)?.id ?? 0,
+        onRecorded: () => () => {},
+      },
+      onDelay: (source, ms) => void delays.push([source, ms]),
+    });
+    const frames: string[] = [];
+    const client = {
+      filter: { audit: true },
+      deliver: (b: Buffer) => frames.push(b.toString()) > 0,
+      end: () => {},
+    };
+    stream.add(client);
+    // The followers start at the newest (empty) table.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    stream.remove(client);
+    // Recorded at 1 s while no client listened; a client comes a minute later and is sent it.
+    rows.push(entry(1));
+    now = 61_000;
+    stream.add(client);
+    await until(
+      'the entry written to the client',
+      () => frames.length > 0,
+      () => JSON.stringify(delays),
+    );
+    // Recorded while this client listened, written 20 ms later.
+    rows.push(entry(2));
+    now += 20;
+    stream.add({ filter: {}, deliver: () => true, end: () => {} });
+    await until(
+      'the second entry written',
+      () => frames.length > 1,
+      () => JSON.stringify(delays),
+    );
+    assert.deepEqual(
+      delays,
+      [['record', 20]],
+      'the one recorded while a client listened, not the minute-old one',
+    );
     await stream.close();
   });
 

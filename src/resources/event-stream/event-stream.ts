@@ -164,6 +164,11 @@ export function createEventStream(deps: {
    * may leave unread: a large stored batch never cuts a client that reads.
    */
   let unwritten: Entry[] = [];
+  /**
+   * Since when a client has been connected without a break: a record from before it waited for a client,
+   * not for the stream (those written meanwhile are read when one connects), and is not told as a delay.
+   */
+  let listenedSince = 0;
   let writeScheduled: NodeJS.Immediate | undefined;
 
   function frameOf(entry: Entry): string {
@@ -205,7 +210,8 @@ export function createEventStream(deps: {
     if (deps.onDelay !== undefined) {
       const now = deps.now();
       for (const entry of entries)
-        deps.onDelay(RECORD_KINDS.has(entry.kind) ? 'record' : 'event', now - entry.at);
+        if (entry.at >= listenedSince)
+          deps.onDelay(RECORD_KINDS.has(entry.kind) ? 'record' : 'event', now - entry.at);
     }
     const bytesByFilter = new Map<string, Buffer | null>();
     for (const client of clients) {
@@ -401,6 +407,7 @@ export function createEventStream(deps: {
     add(client: StreamClient): void {
       // What is unwritten was published before the client came (its replay has it): to the others first.
       write();
+      if (clients.size === 0) listenedSince = deps.now();
       clients.add(client);
       readRecords(followers.keys());
     },
