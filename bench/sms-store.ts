@@ -4,16 +4,14 @@
 // fresh database file after 1,000 unmeasured, --concurrency messages at a time (their writes of one turn
 // of the event loop share a transaction, as in the service at hundreds of messages a second). CPU is the
 // process's (user + system) over the loop: it hardly depends on what else runs; the wall time does.
-// --db postgres: a fresh database on a throwaway cluster (test/helpers/postgres-test-database.ts, or
-// PMN_TEST_POSTGRES_URL's) made durable as a deployment is (fsync, full page writes, synchronous
-// commit: the throwaway cluster starts without them); the server's CPU is not counted, the wall time
-// shows its part.
+// --db postgres: a fresh database on the cluster of PMN_TEST_POSTGRES_URL (give it a durable one, as
+// deployed: commits wait for their WAL flush), else on a throwaway one (test/helpers/postgres-cluster.ts),
+// which runs without fsync; the server's CPU is not counted, the wall time shows its part.
 // Run: npx tsx bench/sms-store.ts [--messages N (5000)] [--concurrency N (1)] [--db sqlite|postgres]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { sql } from 'kysely';
 import type { NewSms } from '../src/network/ports/sms-store.ts';
 import { createSmsStore, createSmsSubscribers } from '../src/storage/network-ports/sms-store.ts';
 import { openStorage } from '../src/storage/storage.ts';
@@ -37,11 +35,6 @@ const storage = await openStorage({
   poolSize: onPostgres ? 10 : 1,
 });
 try {
-  if (onPostgres) {
-    for (const setting of ['fsync', 'full_page_writes', 'synchronous_commit'])
-      await sql.raw(`alter system set ${setting} = on`).execute(storage.db);
-    await sql`select pg_reload_conf()`.execute(storage.db);
-  }
   const store = createSmsStore({ db: storage.db });
   const subscribers = createSmsSubscribers({ db: storage.db });
   const message = (i: number): NewSms => ({
