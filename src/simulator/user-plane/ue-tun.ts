@@ -49,8 +49,10 @@ async function ip(args: readonly string[], input?: string): Promise<string | und
 }
 
 /** How long the kernel may take to make an added IPv6 address local (below), at most. */
-const LOCAL_ROUTE_WAIT_MS = 10_000;
-const LOCAL_ROUTE_POLL_MS = 5;
+const LOCAL_ROUTE_WAIT_MS = 20_000;
+/** The pause between looks: from 2 ms, doubling, at most 100 ms (each look runs `ip`). */
+const FIRST_POLL_MS = 2;
+const MAX_POLL_MS = 100;
 
 /**
  * Waits until the IPv6 address is local in the namespace. Linux installs an IPv6 address's local
@@ -60,12 +62,12 @@ const LOCAL_ROUTE_POLL_MS = 5;
  */
 export async function untilLocal(namespace: string, address: string): Promise<string | undefined> {
   const deadline = Date.now() + LOCAL_ROUTE_WAIT_MS;
-  for (;;) {
+  for (let pause = FIRST_POLL_MS; ; pause = Math.min(MAX_POLL_MS, pause * 2)) {
     const shown = await ipRun(['-n', namespace, '-6', 'route', 'show', 'table', 'local', `${address}/128`]);
     if (shown.error !== undefined) return shown.error;
     if (shown.stdout.trim() !== '') return undefined;
     if (Date.now() > deadline) return `${address} did not become local within ${LOCAL_ROUTE_WAIT_MS} ms`;
-    await new Promise((resolve) => setTimeout(resolve, LOCAL_ROUTE_POLL_MS));
+    await new Promise((resolve) => setTimeout(resolve, pause));
   }
 }
 
