@@ -76,7 +76,8 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     assert.equal(stored.destinationMsisdn, OUTSIDE);
     await sendSms(h, a, cpAck(2, true));
 
-    await until(() => h.store.messages[0]?.smscMessageId !== undefined);
+    // The SMSC's message id, not the empty one the claim sets while the submit_sm is unanswered.
+    await until(() => (h.store.messages[0]?.smscMessageId ?? '') !== '');
     const [submitted] = smsc.submitted();
     assert.ok(submitted);
     assert.deepEqual(submitted.source, { ton: 1, npi: 1, address: MSISDN_A });
@@ -110,7 +111,7 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     const a = await registerForSms(h, IMSI, 1);
     await sendSms(h, a, moCpData(0, 1, smsSubmit(OUTSIDE, 'lost', { statusReportRequest: true })));
     await sendSms(h, a, cpAck(0, true));
-    await until(() => h.store.messages[0]?.smscMessageId !== undefined);
+    await until(() => (h.store.messages[0]?.smscMessageId ?? '') !== '');
 
     await smsc.deliver(receipt('msg-1', 'UNDELIV', '001'));
     await until(() => h.store.messages[0]!.status !== 'queued');
