@@ -69,6 +69,8 @@ export interface AssociationHost {
   /** The CRC32c the packets are sealed with. */
   readonly crc32c: Crc32c;
   send(packet: Uint8Array, remote: LinkAddress): void;
+  /** Whether the endpoint is handling received packets (receive-task.ts). */
+  receiving(): boolean;
   maxPacketSize(remote: LinkAddress): number;
   /** The association came up (or restarted, `restart` true); returns its handler when it has none yet. */
   up(association: SctpAssociation, up: AssociationUp): AssociationHandler | undefined;
@@ -133,10 +135,15 @@ export class SctpAssociation implements N2Association {
   // Transmission state.
   #inPacket = false;
   #flushScheduled = false;
+  #taskFlushScheduled = false;
   /** The packet #flush is filling. */
   #builder: PacketBuilder | undefined;
   readonly #scheduledFlush = (): void => {
     this.#flushScheduled = false;
+    this.#flush();
+  };
+  readonly #taskFlush = (): void => {
+    this.#taskFlushScheduled = false;
     this.#flush();
   };
   #sackDue = false;
@@ -814,15 +821,25 @@ export class SctpAssociation implements N2Association {
   // ----- transmission -----
 
   /**
-   * Flushes at the end of this turn of the event loop (after the packets read in it): what the
-   * application sends in one turn is bundled (RFC 9260 6.1 C), so the last fragment of one message
-   * shares a packet with the next message and the SACK, instead of each message leaving in packets of
-   * its own. Nothing waits past the turn.
+   * While the endpoint handles received packets, flushes at the end of this turn of the event loop
+   * (`setImmediate`, after the packets read in it): the answers to a turn's packets are bundled (RFC
+   * 9260 6.1 C), so the last fragment of one message shares a packet with the next message and the
+   * SACK, instead of each message leaving in packets of its own. What is sent outside that (a timer, a
+   * storage commit's promise, a `setImmediate` callback) flushes at the end of its own task: from the
+   * check phase or a timer, the end of the turn is a whole loop iteration later, behind the next poll
+   * phase's packets (docs/sctp.md, "When a flush runs"). `process.nextTick` runs once the task's
+   * promise reactions have drained, so what one commit releases still leaves in one flush.
    */
   #scheduleFlush(): void {
-    if (this.#inPacket || this.#flushScheduled) return;
-    this.#flushScheduled = true;
-    setImmediate(this.#scheduledFlush);
+    if (this.#inPacket) return;
+    if (this.#host.receiving()) {
+      if (this.#flushScheduled) return;
+      this.#flushScheduled = true;
+      setImmediate(this.#scheduledFlush);
+    } else if (!this.#taskFlushScheduled) {
+      this.#taskFlushScheduled = true;
+      process.nextTick(this.#taskFlush);
+    }
   }
 
   /** Sends what is due: control chunks, a SACK, retransmissions and new data as the windows allow. */

@@ -31,6 +31,7 @@ import { crc32c, type Crc32c } from './crc32c.ts';
 import { decodePacket, encodePacket, type Packet } from './packet.ts';
 import type { LinkAddress, PacketLink } from './packet-link.ts';
 import { DEFAULT_LIMITS, DEFAULT_PARAMETERS, type SctpLimits, type SctpParameters } from './sctp-config.ts';
+import { ReceiveTask } from './receive-task.ts';
 import { CookieSigner } from './state-cookie.ts';
 
 interface SctpEndpointOptions {
@@ -104,6 +105,7 @@ export class SctpEndpoint implements N2Transport {
   readonly #closeWaiters = new Map<SctpAssociation, (() => void)[]>();
   #closed = false;
   readonly #peerLinkPort: number;
+  readonly #receiveTask = new ReceiveTask();
 
   constructor(options: SctpEndpointOptions) {
     this.kind = options.kind;
@@ -123,6 +125,7 @@ export class SctpEndpoint implements N2Transport {
       localAddresses: link.localAddresses.filter((a) => !WILDCARDS.has(a)),
       crc32c: options.crc32c ?? crc32c,
       send: (packet, remote) => link.send(packet, remote),
+      receiving: () => this.#receiveTask.active,
       maxPacketSize: (remote) => link.maxPacketSize(remote),
       up: (association, up) => this.#up(association, up),
       addressAdded: (association, address) =>
@@ -290,6 +293,7 @@ export class SctpEndpoint implements N2Transport {
   /** Nothing a peer sends may throw out of here (the link's callback), whatever its content. */
   #onPacket(bytes: Uint8Array, remote: LinkAddress, local: string): void {
     if (this.#closed) return;
+    this.#receiveTask.enter();
     const decoded = decodePacket(bytes, this.#host.crc32c);
     if (!decoded.ok) {
       this.counters.badPackets++;

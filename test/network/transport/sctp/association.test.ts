@@ -153,6 +153,57 @@ describe('userland SCTP association', () => {
     assert.equal(chunkTypes(answers[0]!.packet)[0], ChunkType.SACK);
   });
 
+  it('bundles the answers sent from promise reactions of the packets read, as those sent in their handler', async () => {
+    const t = await setup();
+    const { association, handler } = await t.connect();
+    const server = t.accepted[0]!;
+    // The answer two reactions later, as a handler that awaits something already at hand.
+    server.handler.message = (m) =>
+      void Promise.resolve()
+        .then(() => undefined)
+        .then(() => server.association.send(m.streamId, m.ppid, m.payload));
+    const from = t.net.sent.length;
+    for (let i = 0; i < 8; i++) association.send(1, 60, bytes(1500, i));
+    await t.time.advance(1000, t.settle);
+    assert.equal(handler.messages.length, 8);
+    const answers = t.net.sent.slice(from).filter((s) => s.from === SERVER);
+    assert.ok(answers.length <= 11, `${answers.length} packets`);
+  });
+
+  // What a storage commit or a timer releases is sent from the check or the timers phase: a flush at the
+  // end of the turn would wait a whole loop iteration, behind the next poll phase's packets.
+  it('sends what a timer sends at the end of that task, before the next loop iteration', async () => {
+    const t = await setup();
+    const { association } = await t.connect();
+    const from = t.net.sent.length;
+    const sentBeforeImmediate = await new Promise<number>((resolve) =>
+      setTimeout(() => {
+        setImmediate(() => resolve(t.net.sent.length - from));
+        association.send(1, 60, bytes(100));
+      }, 0),
+    );
+    assert.equal(sentBeforeImmediate, 1, 'the DATA was handed to the link before an immediate queued first');
+    await t.settle();
+  });
+
+  it('sends what a promise settled by a check-phase callback sends at the end of that task', async () => {
+    const t = await setup();
+    const { association } = await t.connect();
+    const from = t.net.sent.length;
+    // As the turn transaction's commit: a setImmediate callback settles the promise the sender awaits.
+    const committed = new Promise<void>((resolve) => setImmediate(resolve));
+    const sentBeforeImmediate = await committed.then(
+      () =>
+        new Promise<number>((resolve) => {
+          setImmediate(() => resolve(t.net.sent.length - from));
+          association.send(1, 60, bytes(100));
+          association.send(2, 60, bytes(100));
+        }),
+    );
+    assert.equal(sentBeforeImmediate, 1, 'both messages left in one packet before an immediate queued first');
+    await t.settle();
+  });
+
   it('recovers lost and duplicated packets by retransmission, delivering each message once in order', async () => {
     const t = await setup();
     const { association } = await t.connect();
