@@ -59,7 +59,14 @@ export class TestSmsc {
 
   /** Listens on loopback, on `port` when given (an SMSC coming back where the link looks for it). */
   async listen(port = 0): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(port, '127.0.0.1', resolve));
+    // A port taken meanwhile (the one an SMSC comes back on) fails the test instead of hanging it.
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(port, '127.0.0.1', () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
     const address = this.#server.address();
     this.port = typeof address === 'object' && address !== null ? address.port : 0;
     return this.port;

@@ -124,7 +124,7 @@ export class SmscLink {
     return this.#state;
   }
 
-  /** Why the last connection ended or the last bind failed. */
+  /** Why the last connection ended or the last bind failed; set as the reconnect is scheduled. */
   get lastError(): string | undefined {
     return this.#lastError;
   }
@@ -183,14 +183,17 @@ export class SmscLink {
     this.#buffer = Buffer.alloc(0);
     this.#malformedInRow = 0;
     socket.setNoDelay(true);
+    // This connection's own first error: its reason when it closes (not one left by an earlier attempt).
+    // Said (lastError) only at 'close', which comes a turn after 'error', together with the reconnect.
+    let failure: string | undefined;
     socket.on('connect', () => void this.#bind(socket));
     socket.on('data', (chunk: Buffer) => this.#onData(socket, chunk));
-    socket.on('error', (error) => this.#log.debug({ err: error }, 'SMSC connection error'));
-    socket.on('close', () => {
-      if (this.#socket === socket) this.#lost(this.#lastError ?? 'the SMSC closed the connection');
+    socket.on('error', (error) => {
+      this.#log.debug({ err: error }, 'SMSC connection error');
+      failure ??= `connection failed: ${error.message}`;
     });
-    socket.once('error', (error) => {
-      if (this.#socket === socket) this.#lastError = `connection failed: ${error.message}`;
+    socket.on('close', () => {
+      if (this.#socket === socket) this.#lost(failure ?? 'the SMSC closed the connection');
     });
   }
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { encodePdu, STATUS, TAG, type Pdu, type ShortMessage } from '../../../src/network/smsc-link/pdu.ts';
@@ -220,6 +221,50 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     await h.time.advance(1, oneTurn);
     await until(() => h.smsc.connections === 3, 'third try');
     await end(h);
+  });
+
+  it("names why the connection that ended ended, once its reconnect is scheduled, not an earlier attempt's reason", async (t) => {
+    // Nobody listens on the port yet: the first attempt is refused.
+    const time = new ManualTime();
+    const idle = new TestSmsc();
+    const port = await idle.listen();
+    await idle.close();
+    const link = new SmscLink({
+      config: { host: '127.0.0.1', port, systemId: 'pmn', password: 'secret', systemType: '' },
+      handlers: { deliver: async () => STATUS.ESME_ROK, receipt: async () => {} },
+      timers: time,
+      logger: pino({ level: 'silent' }),
+    });
+    // An SMSC that takes the connection and closes it before answering the bind.
+    const accepted: Socket[] = [];
+    const closing = createServer((socket) => {
+      accepted.push(socket);
+      socket.on('error', () => {});
+      socket.end();
+    });
+    t.after(async () => {
+      await link.stop();
+      for (const socket of accepted) socket.destroy();
+      await new Promise<void>((resolve) => closing.close(() => resolve()));
+    });
+    const state = () => `state ${link.state}, lastError ${link.lastError}, timers ${time.pending}`;
+
+    link.start();
+    // Said only together with the back-off (the status read then is what the link does next).
+    await waitUntil('refused', () => link.lastError !== undefined, state, { everyMs: 0 });
+    const refused = link.lastError;
+    assert.match(refused ?? '', /^connection failed: connect ECONNREFUSED/);
+    assert.equal(time.pending, 1, `the reconnect is scheduled once the reason is said: ${state()}`);
+
+    await new Promise<void>((resolve, reject) => {
+      closing.once('error', reject);
+      closing.listen(port, '127.0.0.1', resolve);
+    });
+    await time.advance(1_000, oneTurn);
+    await waitUntil('the second connection ended', () => link.lastError !== refused, state, { everyMs: 0 });
+    assert.equal(accepted.length, 1);
+    assert.equal(link.lastError, 'the SMSC closed the connection');
+    assert.equal(time.pending, 1, `the next reconnect is scheduled: ${state()}`);
   });
 
   it('says a submit_sm is in doubt once sent and unanswered (connection lost, no answer in time), not before', async () => {
