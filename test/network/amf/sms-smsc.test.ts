@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
 import { RP_CAUSE, textToSeptets } from '../../../src/network/sms/index.ts';
 import { STATUS } from '../../../src/network/smsc-link/pdu.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox } from '../../helpers/memory-sms-store.ts';
-import { shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
+import { shortMessage, TestSmsc, type TestSmscOptions } from '../../helpers/smpp-server.ts';
 import { IMSI } from './test-ue.ts';
 import {
   cpAck,
@@ -22,7 +22,32 @@ import {
 
 const OUTSIDE = '4930123456';
 
-/** An SMSF with an SMSC link to `smsc` (or to a port nobody listens on), configured as `config` says. */
+/**
+ * What the running test opened, closed when it ends, passed or failed, the last opened first (the link
+ * unbinds before its SMSC goes): a link or server left open would keep the file running until the
+ * runner's timeout.
+ */
+const opened: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  const failures: unknown[] = [];
+  for (let close = opened.pop(); close !== undefined; close = opened.pop()) {
+    await close().catch((error: unknown) => failures.push(error));
+  }
+  if (failures.length > 0) throw failures[0];
+});
+
+/** A test SMSC listening on loopback (on `port` when given), closed when the test ends. */
+async function listening(options: TestSmscOptions = {}, port?: number): Promise<TestSmsc> {
+  const smsc = new TestSmsc(options);
+  opened.push(() => smsc.close());
+  await smsc.listen(port);
+  return smsc;
+}
+
+/**
+ * An SMSF with an SMSC link to `smsc` (or to a port nobody listens on), configured as `config` says;
+ * the link and the harness are stopped when the test ends.
+ */
 async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscConfiguration> = {}) {
   const configuration: SmscConfiguration = {
     host: '127.0.0.1',
@@ -41,12 +66,24 @@ async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscC
   });
   const link = h.smsc;
   assert.ok(link);
+  opened.push(async () => {
+    await link.stop();
+    await h.close();
+  });
   await link.start();
   return Object.assign(h, { link });
 }
 
+/** The link's state and what the SMSC has seen: printed when a wait below runs out. */
+const seen = (link: { status(): object }, smsc?: TestSmsc) => () =>
+  JSON.stringify({
+    link: link.status(),
+    ...(smsc && { connections: smsc.connections, received: smsc.received.map((pdu) => pdu.kind) }),
+  });
+
 /** Lets real sockets run, every turn, until `done` holds (20 s of wall time at most, not 2,000 turns: 25 ms). */
-const until = (done: () => boolean) => waitUntil(done.toString(), done, () => '', { everyMs: 0 });
+const until = (done: () => boolean, detail: () => string = () => '') =>
+  waitUntil(done.toString(), done, detail, { everyMs: 0 });
 
 const receipt = (id: string, stat: string, err = '000') =>
   shortMessage({
@@ -58,10 +95,9 @@ const receipt = (id: string, stat: string, err = '000') =>
 
 describe('SMS over NAS to a number outside the network, through the SMSC link', () => {
   it('stored, RP-ACK, submit_sm with the sender, number and text; the receipt delivers it and the sender hears a status report', async () => {
-    const smsc = new TestSmsc();
-    await smsc.listen();
+    const smsc = await listening();
     const h = await harnessWithSmsc(smsc);
-    await until(() => h.link.status().state === 'bound');
+    await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
 
     const answered = await sendSms(
@@ -97,17 +133,12 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     const report = tpduOf(rpOf(toA));
     assert.ok(report.type === 'sms-status-report');
     assert.deepEqual([report.messageReference, report.status, report.recipient.value], [77, 0, OUTSIDE]);
-
-    await h.link.stop();
-    await h.close();
-    await smsc.close();
   });
 
   it("a receipt of UNDELIV fails the message with the receipt's state and error; the report says a permanent error", async () => {
-    const smsc = new TestSmsc();
-    await smsc.listen();
+    const smsc = await listening();
     const h = await harnessWithSmsc(smsc);
-    await until(() => h.link.status().state === 'bound');
+    await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
     await sendSms(h, a, moCpData(0, 1, smsSubmit(OUTSIDE, 'lost', { statusReportRequest: true })));
     await sendSms(h, a, cpAck(0, true));
@@ -121,26 +152,17 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     const report = tpduOf(rpOf(inbox(a)[0]));
     assert.ok(report.type === 'sms-status-report');
     assert.equal(report.status, 0x40, 'TP-ST: permanent error, remote procedure error (TS 23.040 9.2.3.15)');
-
-    await h.link.stop();
-    await h.close();
-    await smsc.close();
   });
 
   it('a submit_sm the SMSC refuses fails the message with the command_status named', async () => {
-    const smsc = new TestSmsc({ submitStatus: STATUS.ESME_RINVDSTADR });
-    await smsc.listen();
+    const smsc = await listening({ submitStatus: STATUS.ESME_RINVDSTADR });
     const h = await harnessWithSmsc(smsc);
-    await until(() => h.link.status().state === 'bound');
+    await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
     await sendSms(h, a, moCpData(0, 1, smsSubmit(OUTSIDE, 'nowhere')));
     await until(() => h.store.messages[0]?.status !== 'queued');
     assert.equal(h.store.messages[0]!.status, 'failed');
     assert.equal(h.store.messages[0]!.cause, 'SMSC refused: ESME_RINVDSTADR (0x0000000b)');
-
-    await h.link.stop();
-    await h.close();
-    await smsc.close();
   });
 
   it('with the link configured but not bound, the message is stored and acknowledged, and submitted once the link binds', async () => {
@@ -154,19 +176,14 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     assert.equal(rpOf(answered[1]).type, 'rp-ack');
     assert.equal(h.store.messages[0]!.status, 'queued');
     assert.notEqual(h.link.status().state, 'bound');
-    // The refused connection arms the link's back-off on the manual clock: moved past once it came.
-    await until(() => h.link.status().lastError !== undefined);
+    // The link says why (lastError) as it arms its back-off on the manual clock: moved past once said.
+    await until(() => h.link.status().lastError !== undefined, seen(h.link));
 
-    const later = new TestSmsc();
-    await later.listen(port);
+    const later = await listening({}, port);
     h.clock.advance(60_000);
-    await until(() => h.link.status().state === 'bound');
-    await until(() => later.submitted().length > 0);
+    await until(() => h.link.status().state === 'bound', seen(h.link, later));
+    await until(() => later.submitted().length > 0, seen(h.link, later));
     assert.equal(later.submitted()[0]?.destination.address, OUTSIDE);
-
-    await h.link.stop();
-    await h.close();
-    await later.close();
   });
 
   it('with the link disabled, a number outside the network is refused with RP-ERROR #1 and nothing is stored', async () => {
@@ -178,7 +195,5 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     assert.equal(error.cause, RP_CAUSE.unassignedNumber);
     assert.equal(h.store.messages.length, 0);
     assert.equal(h.link.status().state, 'disabled');
-    await h.link.stop();
-    await h.close();
   });
 });
