@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
 import { RP_CAUSE, textToSeptets } from '../../../src/network/sms/index.ts';
 import { STATUS } from '../../../src/network/smsc-link/pdu.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox } from '../../helpers/memory-sms-store.ts';
 import { shortMessage, TestSmsc, type TestSmscOptions } from '../../helpers/smpp-server.ts';
@@ -22,24 +23,13 @@ import {
 
 const OUTSIDE = '4930123456';
 
-/**
- * What the running test opened, closed when it ends, passed or failed, the last opened first (the link
- * unbinds before its SMSC goes): a link or server left open would keep the file running until the
- * runner's timeout.
- */
-const opened: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  const failures: unknown[] = [];
-  for (let close = opened.pop(); close !== undefined; close = opened.pop()) {
-    await close().catch((error: unknown) => failures.push(error));
-  }
-  if (failures.length > 0) throw failures[0];
-});
+/** Closes each test's link, harness and SMSCs when it ends, passed or failed, the link before its SMSC. */
+const closeAtEnd = closeAfterEach();
 
 /** A test SMSC listening on loopback (on `port` when given), closed when the test ends. */
 async function listening(options: TestSmscOptions = {}, port?: number): Promise<TestSmsc> {
   const smsc = new TestSmsc(options);
-  opened.push(() => smsc.close());
+  closeAtEnd(() => smsc.close());
   await smsc.listen(port);
   return smsc;
 }
@@ -66,7 +56,7 @@ async function harnessWithSmsc(smsc: TestSmsc | undefined, config: Partial<SmscC
   });
   const link = h.smsc;
   assert.ok(link);
-  opened.push(async () => {
+  closeAtEnd(async () => {
     await link.stop();
     await h.close();
   });
