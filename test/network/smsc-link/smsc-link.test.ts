@@ -4,10 +4,12 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { encodePdu, STATUS, TAG, type Pdu, type ShortMessage } from '../../../src/network/smsc-link/pdu.ts';
 import type { DeliveryReceipt } from '../../../src/network/smsc-link/receipt.ts';
+import type { Timers } from '../../../src/clock.ts';
 import { SmscLink, type SmscLinkHandlers } from '../../../src/network/smsc-link/smsc-link.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { ManualTime, oneTurn } from '../../helpers/manual-time.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
-import { shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
+import { shortMessage, TestSmsc, type TestSmscOptions } from '../../helpers/smpp-server.ts';
 
 /**
  * Lets sockets and promises run, every turn, until `done` holds. Bounded in wall time (20 s), not in
@@ -25,9 +27,32 @@ interface Harness {
   deliverStatus: { value: number };
 }
 
+/** Closes each test's links and SMSCs when it ends, passed or failed, a link before its SMSC. */
+const closeAtEnd = closeAfterEach();
+
+/** A test SMSC on loopback (on `port` when given), closed when the test ends. */
+async function listening(options: TestSmscOptions = {}, port?: number): Promise<TestSmsc> {
+  const smsc = new TestSmsc(options);
+  closeAtEnd(() => smsc.close());
+  await smsc.listen(port);
+  return smsc;
+}
+
+/** A link on `time`, stopped when the test ends. */
+function linkTo(port: number, time: Timers, handlers: SmscLinkHandlers, logger = pino({ level: 'silent' })) {
+  const link = new SmscLink({
+    config: { host: '127.0.0.1', port, systemId: 'pmn', password: 'secret', systemType: '' },
+    handlers,
+    timers: time,
+    logger,
+  });
+  closeAtEnd(() => link.stop());
+  return link;
+}
+
 async function harness(opts: { password?: string } = {}): Promise<Harness> {
-  const smsc = new TestSmsc();
-  const port = await smsc.listen();
+  const smsc = await listening();
+  const port = smsc.port;
   const time = new ManualTime();
   const delivered: ShortMessage[] = [];
   const receipts: DeliveryReceipt[] = [];
@@ -46,17 +71,13 @@ async function harness(opts: { password?: string } = {}): Promise<Harness> {
     timers: time,
     logger: pino({ level: 'warn' }, { write: (line: string) => void logs.push(line) }),
   });
+  closeAtEnd(() => link.stop());
   return { smsc, link, time, delivered, receipts, logs, deliverStatus };
 }
 
 async function bound(h: Harness): Promise<void> {
   h.link.start();
   await until(() => h.link.state === 'bound', 'bound');
-}
-
-async function end(h: Harness): Promise<void> {
-  await h.link.stop();
-  await h.smsc.close();
 }
 
 describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
@@ -76,7 +97,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     assert.equal(sm.destination.address, '447700900123');
     assert.equal(Buffer.from(sm.message).toString(), 'hello');
     assert.equal(sm.registeredDelivery, 1);
-    await end(h);
   });
 
   it('answers a submit refused by the SMSC with its status, and refuses to submit while not bound', async () => {
@@ -85,22 +105,16 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
       ok: false,
       error: 'the SMSC link is disabled',
     });
-    await h.smsc.close();
-    const refusing = new TestSmsc({ submitStatus: STATUS.ESME_RINVDSTADR });
-    const port = await refusing.listen();
-    const link = new SmscLink({
-      config: { host: '127.0.0.1', port, systemId: 'pmn', password: 'secret', systemType: '' },
-      handlers: { deliver: async () => STATUS.ESME_ROK, receipt: async () => {} },
-      timers: h.time,
-      logger: pino({ level: 'silent' }),
+    const refusing = await listening({ submitStatus: STATUS.ESME_RINVDSTADR });
+    const link = linkTo(refusing.port, h.time, {
+      deliver: async () => STATUS.ESME_ROK,
+      receipt: async () => {},
     });
     link.start();
     await until(() => link.state === 'bound', 'bound');
     const result = await link.submit(shortMessage({ from: '1', to: '2' }));
     assert.equal(result.ok, false);
     assert.equal(!result.ok && result.status, STATUS.ESME_RINVDSTADR);
-    await link.stop();
-    await refusing.close();
   });
 
   it('hands deliver_sm to the core and answers with the status the core gives', async () => {
@@ -117,30 +131,22 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
       shortMessage({ from: '447700900123', to: '19990000000', text: 'x' }),
     );
     assert.equal(refused.header.status, STATUS.ESME_RINVDSTADR);
-    await end(h);
   });
 
   it('answers a temporary error when the core fails on a deliver_sm (the SMSC tries again)', async () => {
     const h = await harness();
     await bound(h);
-    const failing = new SmscLink({
-      config: { host: '127.0.0.1', port: h.smsc.port, systemId: 'pmn', password: 'secret', systemType: '' },
-      handlers: {
-        deliver: async () => {
-          throw new Error('store down');
-        },
-        receipt: async () => {},
+    const failing = linkTo(h.smsc.port, h.time, {
+      deliver: async () => {
+        throw new Error('store down');
       },
-      timers: h.time,
-      logger: pino({ level: 'silent' }),
+      receipt: async () => {},
     });
     await h.link.stop();
     failing.start();
     await until(() => failing.state === 'bound' && h.smsc.isBound, 'bound');
     const answer = await h.smsc.deliver(shortMessage({ from: '1', to: '2', text: 'x' }));
     assert.equal(answer.header.status, STATUS.ESME_RX_T_APPN);
-    await failing.stop();
-    await h.smsc.close();
   });
 
   it('reads delivery receipts from Appendix B text and from the TLVs', async () => {
@@ -169,7 +175,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
       { messageId: 'msg-8', state: 'UNDELIV', outcome: 'failed', error: '034' },
     ]);
     assert.equal(h.delivered.length, 0, 'receipts are not messages');
-    await end(h);
   });
 
   it("sends enquire_link while bound and answers the SMSC's", async () => {
@@ -180,7 +185,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     const answer = await h.smsc.enquireLink();
     assert.equal(answer.kind, 'enquire_link_resp');
     assert.equal(h.link.state, 'bound');
-    await end(h);
   });
 
   it('drops an SMSC that stops answering enquire_link and binds again after the back-off', async () => {
@@ -200,7 +204,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     await h.time.advance(1_000, oneTurn);
     await until(() => h.link.state === 'bound', 'bound again');
     assert.equal(h.smsc.connections, 2);
-    await end(h);
   });
 
   it('retries a refused bind with doubling back-off and says why', async () => {
@@ -220,21 +223,15 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     assert.equal(h.smsc.connections, 2, 'the back-off doubled');
     await h.time.advance(1, oneTurn);
     await until(() => h.smsc.connections === 3, 'third try');
-    await end(h);
   });
 
-  it("names why the connection that ended ended, once its reconnect is scheduled, not an earlier attempt's reason", async (t) => {
+  it("names why the connection that ended ended, once its reconnect is scheduled, not an earlier attempt's reason", async () => {
     // Nobody listens on the port yet: the first attempt is refused.
     const time = new ManualTime();
     const idle = new TestSmsc();
     const port = await idle.listen();
     await idle.close();
-    const link = new SmscLink({
-      config: { host: '127.0.0.1', port, systemId: 'pmn', password: 'secret', systemType: '' },
-      handlers: { deliver: async () => STATUS.ESME_ROK, receipt: async () => {} },
-      timers: time,
-      logger: pino({ level: 'silent' }),
-    });
+    const link = linkTo(port, time, { deliver: async () => STATUS.ESME_ROK, receipt: async () => {} });
     // An SMSC that takes the connection and closes it before answering the bind.
     const accepted: Socket[] = [];
     const closing = createServer((socket) => {
@@ -242,8 +239,7 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
       socket.on('error', () => {});
       socket.end();
     });
-    t.after(async () => {
-      await link.stop();
+    closeAtEnd(async () => {
       for (const socket of accepted) socket.destroy();
       await new Promise<void>((resolve) => closing.close(() => resolve()));
     });
@@ -269,26 +265,22 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
 
   it('says a submit_sm is in doubt once sent and unanswered (connection lost, no answer in time), not before', async () => {
     const h = await harness();
-    try {
-      assert.deepEqual(await h.link.submit(shortMessage({ from: '1', to: '2' })), {
-        ok: false,
-        error: 'the SMSC link is disabled',
-      });
-      await bound(h);
-      h.smsc.answerSubmit = false;
-      const lost = h.link.submit(shortMessage({ from: '1', to: '2' }));
-      await until(() => h.smsc.submitted().length === 1, 'submit_sm received');
-      h.smsc.dropConnection();
-      assert.deepEqual(await lost, { ok: false, error: 'the SMSC closed the connection', inDoubt: true });
-      await h.time.advance(1_000, oneTurn);
-      await until(() => h.link.state === 'bound', 'bound again');
-      const late = h.link.submit(shortMessage({ from: '1', to: '3' }));
-      await until(() => h.smsc.submitted().length === 2, 'second submit_sm received');
-      await h.time.advance(10_000, oneTurn);
-      assert.deepEqual(await late, { ok: false, error: 'no response in time', inDoubt: true });
-    } finally {
-      await end(h);
-    }
+    assert.deepEqual(await h.link.submit(shortMessage({ from: '1', to: '2' })), {
+      ok: false,
+      error: 'the SMSC link is disabled',
+    });
+    await bound(h);
+    h.smsc.answerSubmit = false;
+    const lost = h.link.submit(shortMessage({ from: '1', to: '2' }));
+    await until(() => h.smsc.submitted().length === 1, 'submit_sm received');
+    h.smsc.dropConnection();
+    assert.deepEqual(await lost, { ok: false, error: 'the SMSC closed the connection', inDoubt: true });
+    await h.time.advance(1_000, oneTurn);
+    await until(() => h.link.state === 'bound', 'bound again');
+    const late = h.link.submit(shortMessage({ from: '1', to: '3' }));
+    await until(() => h.smsc.submitted().length === 2, 'second submit_sm received');
+    await h.time.advance(10_000, oneTurn);
+    assert.deepEqual(await late, { ok: false, error: 'no response in time', inDoubt: true });
   });
 
   it("unbinds on the SMSC's unbind and binds again; reconnects when the SMSC closes the connection", async () => {
@@ -305,7 +297,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     await h.time.advance(1_000, oneTurn);
     await until(() => h.link.state === 'bound', 'bound a third time');
     assert.equal(h.smsc.connections, 3);
-    await end(h);
   });
 
   it('disconnects an SMSC whose PDU length cannot be right, with the reason logged', async () => {
@@ -317,7 +308,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     await until(() => h.link.state === 'connecting', 'dropped');
     assert.equal(h.link.lastError, 'the SMSC sent a PDU with command_length 5');
     assert.ok(h.logs.some((l) => l.includes('command_length 5')));
-    await end(h);
   });
 
   it('answers unknown commands with generic_nack and drops an SMSC that keeps sending them', async () => {
@@ -335,7 +325,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     for (let i = 0; i < 4; i++) h.smsc.sendRaw(unknown);
     await until(() => h.link.state === 'connecting', 'dropped');
     assert.match(h.link.lastError ?? '', /5 malformed PDUs in a row/);
-    await end(h);
   });
 
   it('answers a deliver_sm whose body does not decode with an error, without throwing', async () => {
@@ -349,7 +338,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     const resp = h.smsc.received.find((p) => p.kind === 'deliver_sm_resp');
     assert.equal(resp?.header.status, STATUS.ESME_RINVMSGLEN);
     assert.equal(h.delivered.length, 0);
-    await end(h);
   });
 
   it('unbinds on stop and does not reconnect', async () => {
@@ -360,7 +348,6 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
     assert.ok(h.smsc.received.some((p) => p.kind === 'unbind'));
     await h.time.advance(120_000, oneTurn);
     assert.equal(h.smsc.connections, 1);
-    await h.smsc.close();
   });
 });
 
@@ -372,12 +359,9 @@ describe('SMSC link lifecycle', () => {
   });
   after(async () => smsc.close());
   it('reports each change of state', async () => {
-    const time = new ManualTime();
-    const link = new SmscLink({
-      config: { host: '127.0.0.1', port: smsc.port, systemId: 'pmn', password: 'secret', systemType: '' },
-      handlers: { deliver: async () => STATUS.ESME_ROK, receipt: async () => {} },
-      timers: time,
-      logger: pino({ level: 'silent' }),
+    const link = linkTo(smsc.port, new ManualTime(), {
+      deliver: async () => STATUS.ESME_ROK,
+      receipt: async () => {},
     });
     const states: string[] = [];
     link.onState((s) => states.push(s));
