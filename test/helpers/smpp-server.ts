@@ -182,6 +182,21 @@ export class TestSmsc {
   }
 }
 
+/**
+ * A TestSmsc listening on loopback (on `port` when given), its close handed to `closeAtEnd` first
+ * (test/helpers/close-after-each.ts) so that it is closed when the test ends, passed or failed.
+ */
+export async function listeningSmsc(
+  closeAtEnd: (close: () => Promise<void>) => void,
+  options: TestSmscOptions = {},
+  port?: number,
+): Promise<TestSmsc> {
+  const smsc = new TestSmsc(options);
+  closeAtEnd(() => smsc.close());
+  await smsc.listen(port);
+  return smsc;
+}
+
 /** A submit_sm / deliver_sm body with the defaults every test leaves alone. */
 export function shortMessage(
   fields: Partial<Omit<ShortMessage, 'tlvs'>> & { from: string; to: string; text?: string },

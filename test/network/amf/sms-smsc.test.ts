@@ -6,7 +6,7 @@ import { STATUS } from '../../../src/network/smsc-link/pdu.ts';
 import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox } from '../../helpers/memory-sms-store.ts';
-import { shortMessage, TestSmsc, type TestSmscOptions } from '../../helpers/smpp-server.ts';
+import { listeningSmsc, shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
 import { IMSI } from './test-ue.ts';
 import {
   cpAck,
@@ -25,14 +25,6 @@ const OUTSIDE = '4930123456';
 
 /** Closes each test's link, harness and SMSCs when it ends, passed or failed, the link before its SMSC. */
 const closeAtEnd = closeAfterEach();
-
-/** A test SMSC listening on loopback (on `port` when given), closed when the test ends. */
-async function listening(options: TestSmscOptions = {}, port?: number): Promise<TestSmsc> {
-  const smsc = new TestSmsc(options);
-  closeAtEnd(() => smsc.close());
-  await smsc.listen(port);
-  return smsc;
-}
 
 /**
  * An SMSF with an SMSC link to `smsc` (or to a port nobody listens on), configured as `config` says;
@@ -85,7 +77,7 @@ const receipt = (id: string, stat: string, err = '000') =>
 
 describe('SMS over NAS to a number outside the network, through the SMSC link', () => {
   it('stored, RP-ACK, submit_sm with the sender, number and text; the receipt delivers it and the sender hears a status report', async () => {
-    const smsc = await listening();
+    const smsc = await listeningSmsc(closeAtEnd);
     const h = await harnessWithSmsc(smsc);
     await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
@@ -126,7 +118,7 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
   });
 
   it("a receipt of UNDELIV fails the message with the receipt's state and error; the report says a permanent error", async () => {
-    const smsc = await listening();
+    const smsc = await listeningSmsc(closeAtEnd);
     const h = await harnessWithSmsc(smsc);
     await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
@@ -145,7 +137,7 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
   });
 
   it('a submit_sm the SMSC refuses fails the message with the command_status named', async () => {
-    const smsc = await listening({ submitStatus: STATUS.ESME_RINVDSTADR });
+    const smsc = await listeningSmsc(closeAtEnd, { submitStatus: STATUS.ESME_RINVDSTADR });
     const h = await harnessWithSmsc(smsc);
     await until(() => h.link.status().state === 'bound', seen(h.link, smsc));
     const a = await registerForSms(h, IMSI, 1);
@@ -169,7 +161,7 @@ describe('SMS over NAS to a number outside the network, through the SMSC link', 
     // The link says why (lastError) as it arms its back-off on the manual clock: moved past once said.
     await until(() => h.link.status().lastError !== undefined, seen(h.link));
 
-    const later = await listening({}, port);
+    const later = await listeningSmsc(closeAtEnd, {}, port);
     h.clock.advance(60_000);
     await until(() => h.link.status().state === 'bound', seen(h.link, later));
     await until(() => later.submitted().length > 0, seen(h.link, later));

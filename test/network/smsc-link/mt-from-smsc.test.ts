@@ -5,10 +5,14 @@ import { decodeDcs, decodeUserData, textToSeptets, TYPE_OF_NUMBER } from '../../
 import { mtFromSmsc } from '../../../src/network/smsc-link/mt-from-smsc.ts';
 import { STATUS, type ShortMessage } from '../../../src/network/smsc-link/pdu.ts';
 import { SmscLink } from '../../../src/network/smsc-link/smsc-link.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { ManualTime } from '../../helpers/manual-time.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmsStore } from '../../helpers/memory-sms-store.ts';
-import { shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
+import { listeningSmsc, shortMessage } from '../../helpers/smpp-server.ts';
+
+/** Closes each test's link and SMSC when it ends, passed or failed, the link first. */
+const closeAtEnd = closeAfterEach();
 
 const OURS = '15550000001';
 const IMSI = '001010000000001';
@@ -45,14 +49,15 @@ function textOf(stored: {
 describe('deliver_sm from the SMSC to our subscribers', () => {
   it('stores a message for an MSISDN of ours and tells the SMSF, through a bound link', async () => {
     const s = setup();
-    const smsc = new TestSmsc();
-    const port = await smsc.listen();
+    const smsc = await listeningSmsc(closeAtEnd);
+    const port = smsc.port;
     const link = new SmscLink({
       config: { host: '127.0.0.1', port, systemId: 'pmn', password: 'secret', systemType: '' },
       handlers: { deliver: s.handler, receipt: async () => {} },
       timers: s.time,
       logger: pino({ level: 'silent' }),
     });
+    closeAtEnd(() => link.stop());
     link.start();
     await waitUntil(
       'the link bound',
@@ -78,8 +83,6 @@ describe('deliver_sm from the SMSC to our subscribers', () => {
     assert.equal(stored.status, 'queued');
     assert.equal(textOf(stored), 'Hello from afar {}');
     assert.deepEqual(s.queued, [IMSI]);
-    await link.stop();
-    await smsc.close();
   });
 
   it("answers ESME_RINVDSTADR for a number that is no subscriber's, and stores nothing", async () => {

@@ -3,10 +3,14 @@ import { describe, it } from 'node:test';
 import pino from 'pino';
 import type { SmscConfiguration } from '../../../src/network/ports/smsc-configuration.ts';
 import { createSmscGateway } from '../../../src/network/smsc-link/smsc-gateway.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { ManualTime } from '../../helpers/manual-time.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
 import { memorySmscOutbox, memorySmsStore, memorySmsSubscribers } from '../../helpers/memory-sms-store.ts';
-import { TestSmsc } from '../../helpers/smpp-server.ts';
+import { listeningSmsc, TestSmsc } from '../../helpers/smpp-server.ts';
+
+/** Closes each test's gateway and SMSC when it ends, passed or failed, the gateway first. */
+const closeAtEnd = closeAfterEach();
 
 /** The gateway over memory ports, its configuration changed by `set` as the API's PUT and DELETE do. */
 function setup(initial: SmscConfiguration | undefined) {
@@ -35,6 +39,7 @@ function setup(initial: SmscConfiguration | undefined) {
     timers: time,
     logger: pino({ level: 'silent' }),
   });
+  closeAtEnd(() => gateway.stop());
   return {
     time,
     gateway,
@@ -63,9 +68,8 @@ const until = (done: () => boolean) => waitUntil(done.toString(), done, () => ''
 
 describe('the SMSC link as the core runs it', () => {
   it('binds when the configuration enables it; stop unbinds and leaves no socket, timer or listener', async () => {
-    const smsc = new TestSmsc();
-    const port = await smsc.listen();
-    const s = setup(config(port));
+    const smsc = await listeningSmsc(closeAtEnd);
+    const s = setup(config(smsc.port));
     await s.gateway.start();
     await until(() => s.gateway.status().state === 'bound');
     assert.deepEqual(s.gateway.status(), { state: 'bound' });
@@ -85,7 +89,6 @@ describe('the SMSC link as the core runs it', () => {
     assert.equal(s.gateway.accepts(), false);
     assert.deepEqual(s.pdus.slice(0, 2), ['sent bind_transceiver', 'received bind_transceiver_resp']);
     assert.ok(s.pdus.includes('sent unbind'));
-    await smsc.close();
   });
 
   it('stop while the SMSC cannot be reached cancels the reconnect', async () => {
@@ -102,8 +105,8 @@ describe('the SMSC link as the core runs it', () => {
   });
 
   it('a changed configuration binds again with it, without a restart; disabled or deleted, it unbinds', async () => {
-    const smsc = new TestSmsc({ systemId: 'other', password: 'new' });
-    const port = await smsc.listen();
+    const smsc = await listeningSmsc(closeAtEnd, { systemId: 'other', password: 'new' });
+    const port = smsc.port;
     const s = setup(config(port));
     await s.gateway.start();
     await until(() => s.gateway.status().lastError !== undefined);
@@ -129,7 +132,5 @@ describe('the SMSC link as the core runs it', () => {
     await until(() => !smsc.isBound);
     assert.deepEqual(s.gateway.status(), { state: 'disabled' });
     assert.equal(s.time.pending, 0);
-    await s.gateway.stop();
-    await smsc.close();
   });
 });

@@ -9,7 +9,7 @@ import { SmscLink, type SmscLinkHandlers } from '../../../src/network/smsc-link/
 import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { ManualTime, oneTurn } from '../../helpers/manual-time.ts';
 import { until as waitUntil } from '../../helpers/until.ts';
-import { shortMessage, TestSmsc, type TestSmscOptions } from '../../helpers/smpp-server.ts';
+import { listeningSmsc, shortMessage, TestSmsc } from '../../helpers/smpp-server.ts';
 
 /**
  * Lets sockets and promises run, every turn, until `done` holds. Bounded in wall time (20 s), not in
@@ -30,14 +30,6 @@ interface Harness {
 /** Closes each test's links and SMSCs when it ends, passed or failed, a link before its SMSC. */
 const closeAtEnd = closeAfterEach();
 
-/** A test SMSC on loopback (on `port` when given), closed when the test ends. */
-async function listening(options: TestSmscOptions = {}, port?: number): Promise<TestSmsc> {
-  const smsc = new TestSmsc(options);
-  closeAtEnd(() => smsc.close());
-  await smsc.listen(port);
-  return smsc;
-}
-
 /** A link on `time`, stopped when the test ends. */
 function linkTo(port: number, time: Timers, handlers: SmscLinkHandlers, logger = pino({ level: 'silent' })) {
   const link = new SmscLink({
@@ -51,7 +43,7 @@ function linkTo(port: number, time: Timers, handlers: SmscLinkHandlers, logger =
 }
 
 async function harness(opts: { password?: string } = {}): Promise<Harness> {
-  const smsc = await listening();
+  const smsc = await listeningSmsc(closeAtEnd);
   const port = smsc.port;
   const time = new ManualTime();
   const delivered: ShortMessage[] = [];
@@ -105,7 +97,7 @@ describe('SMSC link (SMPP 3.4 ESME, transceiver)', () => {
       ok: false,
       error: 'the SMSC link is disabled',
     });
-    const refusing = await listening({ submitStatus: STATUS.ESME_RINVDSTADR });
+    const refusing = await listeningSmsc(closeAtEnd, { submitStatus: STATUS.ESME_RINVDSTADR });
     const link = linkTo(refusing.port, h.time, {
       deliver: async () => STATUS.ESME_ROK,
       receipt: async () => {},
