@@ -827,7 +827,7 @@ export class SctpAssociation implements N2Association {
    * SACK, instead of each message leaving in packets of its own. What is sent outside that (a timer, a
    * storage commit's promise, a `setImmediate` callback) flushes at the end of its own task: from the
    * check phase or a timer, the end of the turn is a whole loop iteration later, behind the next poll
-   * phase's packets (docs/sctp.md, "When a flush runs"). `process.nextTick` runs once the task's
+   * phase's packets (docs/sctp.md, "Bundling per turn of the event loop"). `process.nextTick` runs once the task's
    * promise reactions have drained, so what one commit releases still leaves in one flush.
    */
   #scheduleFlush(): void {
