@@ -43,9 +43,17 @@ describe('SMS through the SMSC link, with the real service and a simulated UE', 
     assert.equal(status, 201);
   });
   after(async () => {
-    await assertTsharkAgrees(s.received);
-    await s.close();
-    await smsc.close();
+    // The service and the SMSC are closed even when the capture check (or `before`) failed: left open
+    // they would keep the file running until the runner's timeout.
+    try {
+      await assertTsharkAgrees(s.received);
+    } finally {
+      try {
+        await s.close();
+      } finally {
+        await smsc.close();
+      }
+    }
   });
 
   const linkIs = (state: string) =>
