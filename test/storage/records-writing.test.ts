@@ -10,6 +10,18 @@ import type { AuditLogService } from '../../src/resources/audit-logs/audit-logs.
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 
+/** A fresh PostgreSQL database whose storage notes the text of every statement it sends. */
+async function loggedPostgres(): Promise<{ statements: string[]; logged: Storage }> {
+  const statements: string[] = [];
+  const logged = await openStorage({
+    path: await freshPostgresDatabase(),
+    log: (event) => {
+      if (event.level === 'query') statements.push(event.query.sql);
+    },
+  });
+  return { statements, logged };
+}
+
 /**
  * The records pipeline against the test run's database (PostgreSQL with PMN_TEST_DB=postgres, else an
  * in-memory SQLite): what goes in comes back out, value for value.
@@ -162,13 +174,7 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     async () => {
       // PostgreSQL reads a batch's row queries as its transaction begins (row-statement.ts): every one ever
       // made on the database was read for every batch, and once per repository that made it.
-      const statements: string[] = [];
-      const logged = await openStorage({
-        path: await freshPostgresDatabase(),
-        log: (event) => {
-          if (event.level === 'query') statements.push(event.query.sql);
-        },
-      });
+      const { statements, logged } = await loggedPostgres();
       // The store the records writer runs (its thread's or the service's), over repositories made twice.
       createRecordRepositories(logged.db);
       const store = createRecordStore(logged.db, createRecordRepositories(logged.db));
@@ -214,13 +220,7 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     async () => {
       // The rows are built and sent beside the service's thread, as on an SQLite file
       // (records-writer-thread.test.ts); the service's own connection sends none of them.
-      const statements: string[] = [];
-      const logged = await openStorage({
-        path: await freshPostgresDatabase(),
-        log: (event) => {
-          if (event.level === 'query') statements.push(event.query.sql);
-        },
-      });
+      const { statements, logged } = await loggedPostgres();
       const writer = createRecordsPipeline({
         db: logged.db,
         clock: { now: () => 1_000 },
@@ -252,13 +252,7 @@ describe(`records written on ${onPostgres ? 'PostgreSQL' : 'SQLite'}`, () => {
     async () => {
       // On PostgreSQL each statement is a message to the server and a plan to run: 32 rows a statement
       // made a batch of reports to many destinations dozens of upserts.
-      const statements: string[] = [];
-      const logged = await openStorage({
-        path: await freshPostgresDatabase(),
-        log: (event) => {
-          if (event.level === 'query') statements.push(event.query.sql);
-        },
-      });
+      const { statements, logged } = await loggedPostgres();
       const store = createRecordStore(logged.db, createRecordRepositories(logged.db));
       try {
         const reports = Array.from({ length: 100 }, (_, n) =>
