@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
+import type { createN2 } from '../../src/core/n2.wiring.ts';
 import type { NgapExchange } from '../../src/simulator/gnb.ts';
 import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
@@ -22,17 +22,15 @@ import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-
 import { carrySessions, type SessionTunnels } from '../../src/simulator/user-plane/session-tunnels.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
-import { placeN6 } from '../helpers/netns.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { K, OPC, IMEISV } from '../e2e/registration-service.ts';
 import {
-  DN,
   GNB_N3,
   N3,
-  UE_POOL,
   run,
   serveIn,
   sessionTrafficUnavailable,
+  startN2WithUpf,
 } from './session-traffic-harness.ts';
 
 const skip = sessionTrafficUnavailable();
@@ -65,25 +63,7 @@ describe('a downlink stream over an N2 handover with indirect data forwarding', 
       await run('ip', ['netns', 'exec', ueNamespace, 'sysctl', '-qw', `net.ipv4.conf.${scope}.rp_filter=0`]);
     t = await createTestApp({ clock, timers: clock });
     const token = await initialize(t);
-    n2 = createN2(
-      t.core,
-      { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
-      {
-        upf: {
-          settings: {
-            n3Address: N3,
-            n3Port: 2152,
-            tunName: n6,
-            maxSessions: 16,
-            maxFlows: 4096,
-            errorIndicationsPerSecond: 20,
-          },
-        },
-        clock,
-      },
-    );
-    await n2.start();
-    await placeN6(n6, dnNamespace, { ipv4: DN, uePool: UE_POOL });
+    n2 = await startN2WithUpf(t, clock, n6, dnNamespace);
     const endpoint = n2.endpoint();
     assert.ok(endpoint?.local[0]);
     const response = await t.request({

@@ -11,7 +11,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
+import type { createN2 } from '../../src/core/n2.wiring.ts';
 import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
@@ -22,7 +22,6 @@ import { carrySessions, type SessionTunnels } from '../../src/simulator/user-pla
 import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
-import { placeN6 } from '../helpers/netns.ts';
 import { until } from '../helpers/until.ts';
 import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
 import { K, OPC, IMEISV } from '../e2e/registration-service.ts';
@@ -31,13 +30,12 @@ import {
   flowReports,
   GNB_N3,
   inNamespace,
-  N3,
   nodeIn,
   run,
   serveIn,
   sessionTrafficUnavailable,
   settle,
-  UE_POOL,
+  startN2WithUpf,
   usage,
   type Core,
 } from './session-traffic-harness.ts';
@@ -72,25 +70,7 @@ describe(
       for (const ns of [dnNamespace, ueNamespace]) await run('ip', ['netns', 'add', ns]);
       t = await createTestApp({ clock, timers: clock });
       token = await initialize(t);
-      n2 = createN2(
-        t.core,
-        { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
-        {
-          upf: {
-            settings: {
-              n3Address: N3,
-              n3Port: 2152,
-              tunName: n6,
-              maxSessions: 16,
-              maxFlows: 4096,
-              errorIndicationsPerSecond: 20,
-            },
-          },
-          clock,
-        },
-      );
-      await n2.start();
-      await placeN6(n6, dnNamespace, { ipv4: DN, uePool: UE_POOL });
+      n2 = await startN2WithUpf(t, clock, n6, dnNamespace);
       await run('ip', ['-n', ueNamespace, 'link', 'set', 'lo', 'up']);
       const endpoint = n2.endpoint();
       assert.ok(endpoint?.local[0]);

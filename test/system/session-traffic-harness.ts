@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { loadGnbUserPlaneAddon } from '../../src/simulator/user-plane/gnb-user-plane-addon.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
@@ -31,6 +32,38 @@ export const N3 = `127.${x}.${y}.1`;
 export const GNB_N3 = `127.${x}.${y}.2`;
 export const DN = '10.99.0.1';
 export const UE_POOL = '10.45.0.0/16';
+
+/**
+ * The test app's N2 over UDP on loopback with the UPF at N3 and its N6 TUN `n6`, the data network at DN
+ * in `dnNamespace`: what the in-process end-to-end tests with the simulator's user plane run against.
+ */
+export async function startN2WithUpf(
+  t: TestApp,
+  clock: ReturnType<typeof manualClock>,
+  n6: string,
+  dnNamespace: string,
+): Promise<ReturnType<typeof createN2>> {
+  const n2 = createN2(
+    t.core,
+    { ...DEFAULT_N2_SETTINGS, transport: 'udp', addresses: ['127.0.0.1'], port: 0, udpPort: 0 },
+    {
+      upf: {
+        settings: {
+          n3Address: N3,
+          n3Port: 2152,
+          tunName: n6,
+          maxSessions: 16,
+          maxFlows: 4096,
+          errorIndicationsPerSecond: 20,
+        },
+      },
+      clock,
+    },
+  );
+  await n2.start();
+  await placeN6(n6, dnNamespace, { ipv4: DN, uePool: UE_POOL });
+  return n2;
+}
 
 /** `ip netns exec <namespace> <command...>`, its stdout. */
 export async function inNamespace(namespace: string, ...command: string[]): Promise<string> {
