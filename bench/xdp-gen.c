@@ -1,18 +1,22 @@
 /* The XDP benches' generator and sink (bench/upf-xdp.ts; the sink program is bench/xdp-sink.bpf.c).
  *
  *   gen <interface> <cpu> <seconds> <hex frame> <sessions> <flows> <teid at> <teid base>
- *       <address at> <address base> <ip at> <port at>
+ *       <address at> <address base> <ip at> <port at> <burst min> <burst max>
  *     Pinned to <cpu>, sends Ethernet frames out of <interface> for <seconds> through a packet
  *     socket that bypasses the qdisc (PACKET_QDISC_BYPASS), 1,024 per sendmmsg: no UDP, IP or
  *     routing on the way out, so a frame costs the sender an skb and the veth's transmit. The frames
- *     are spread over <sessions> x <flows>: frame i of the run carries session s = i % sessions
- *     (TEID base + s at <teid at>, IPv4 address base + s at <address at>, the IPv4 header at <ip at>
- *     given its new checksum) and flow f = (i / sessions) % flows (UDP source port 10000 + f at
- *     <port at>); an offset 0 leaves that field alone. Prints "<frames sent> <cpu us> <wall us>".
+ *     are spread over <sessions> x <flows>: a frame of session s carries TEID base + s at <teid at>,
+ *     IPv4 address base + s at <address at> (the IPv4 header at <ip at> given its new checksum), and
+ *     of flow f UDP source port 10000 + f at <port at>; an offset 0 leaves that field alone. With
+ *     <burst max> 0 (interleaved, the adversarial order) frame i of the run is of session
+ *     i % sessions and flow (i / sessions) % flows, so consecutive frames are of different flows.
+ *     Otherwise (bursts) the frames come in bursts of <burst min> to <burst max> frames of one flow
+ *     (as a TCP window or a GSO segment's packets arrive), each burst of a flow drawn at random
+ *     among all sessions x flows. Prints "<frames sent> <cpu us> <wall us>".
  *   sink <object> <interface>
  *     Attaches the sink program (native mode) and, on SIGTERM, detaches it and prints "<frames>".
  *   cost <interface> <runs> <hex frame> <sessions> <flows> <teid at> <teid base> <address at>
- *        <address base> <ip at> <port at>
+ *        <address base> <ip at> <port at> <burst min> <burst max>
  *     Runs the XDP program attached to <interface> on <runs> frames spread as gen's, one per
  *     BPF_PROG_TEST_RUN (that interface as ingress; a redirect is decided, not carried out), and
  *     prints "<ns per run> <redirects>": the program's own time per packet, without the driver's.
@@ -90,19 +94,26 @@ static void ipv4_checksum(uint8_t *h) {
 static uint8_t frames[BATCH][MAX_FRAME];
 
 /* The frame and how it is spread over sessions and flows: <hex frame> <sessions> <flows> <teid at>
- * <teid base> <address at> <address base> <ip at> <port at>, from args[0]. */
+ * <teid base> <address at> <address base> <ip at> <port at> <burst min> <burst max>, from args[0]. */
 typedef struct {
   size_t length;
   uint32_t sessions, flows, teid_at, teid_base, address_at, address_base, ip_at, port_at;
+  uint32_t burst_min, burst_max;
 } spread;
+#define SPREAD_ARGS 11
 
 static bool parse_spread(char **args, spread *sp) {
   const char *hex = args[0];
   sp->length = strlen(hex) / 2;
-  uint32_t v[8];
-  for (int i = 0; i < 8; i++) v[i] = (uint32_t)strtoul(args[1 + i], NULL, 0);
+  uint32_t v[SPREAD_ARGS - 1];
+  for (int i = 0; i < SPREAD_ARGS - 1; i++) v[i] = (uint32_t)strtoul(args[1 + i], NULL, 0);
   sp->sessions = v[0], sp->flows = v[1], sp->teid_at = v[2], sp->teid_base = v[3];
   sp->address_at = v[4], sp->address_base = v[5], sp->ip_at = v[6], sp->port_at = v[7];
+  sp->burst_min = v[8], sp->burst_max = v[9];
+  if (sp->burst_max != 0 && (sp->burst_min == 0 || sp->burst_min > sp->burst_max)) {
+    fprintf(stderr, "xdp-gen: bursts of %u to %u frames\n", sp->burst_min, sp->burst_max);
+    return false;
+  }
   if (sp->length < 14 || sp->length > MAX_FRAME || sp->sessions == 0 || sp->flows == 0 ||
       sp->teid_at + 4 > sp->length || sp->address_at + 4 > sp->length ||
       (sp->address_at != 0 && sp->ip_at + 20 > sp->length) || sp->port_at + 2 > sp->length) {
@@ -114,10 +125,45 @@ static bool parse_spread(char **args, spread *sp) {
   return true;
 }
 
-/* Frame number `counter` of the run: session counter % sessions, flow (counter / sessions) % flows. */
-static void spread_frame(uint8_t *frame, uint64_t counter, const spread *sp) {
-  uint32_t session = (uint32_t)(counter % sp->sessions);
-  uint32_t flow = (uint32_t)((counter / sp->sessions) % sp->flows);
+/* Which session and flow a frame is of. */
+typedef struct {
+  uint32_t session, flow;
+} pick;
+
+/* The run's order of frames: a counter (interleaved) or the current burst (bursts). */
+typedef struct {
+  uint64_t counter;
+  uint64_t random; /* splitmix64 state: a fixed seed, so runs repeat the same order */
+  uint32_t left;   /* frames left in the current burst */
+  pick burst;
+} order;
+
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The next frame's session and flow. */
+static pick next_pick(order *o, const spread *sp) {
+  if (sp->burst_max == 0) {
+    uint64_t i = o->counter++;
+    return (pick){(uint32_t)(i % sp->sessions), (uint32_t)((i / sp->sessions) % sp->flows)};
+  }
+  if (o->left == 0) {
+    uint64_t all = (uint64_t)sp->sessions * sp->flows;
+    uint64_t k = splitmix64(&o->random) % all;
+    o->burst = (pick){(uint32_t)(k % sp->sessions), (uint32_t)(k / sp->sessions)};
+    o->left = sp->burst_min + (uint32_t)(splitmix64(&o->random) % (sp->burst_max - sp->burst_min + 1));
+  }
+  o->left--;
+  return o->burst;
+}
+
+/* Writes a frame's session and flow into it. */
+static void spread_frame(uint8_t *frame, pick p, const spread *sp) {
+  uint32_t session = p.session, flow = p.flow;
   if (sp->teid_at != 0) put32(frame + sp->teid_at, sp->teid_base + session);
   if (sp->address_at != 0) {
     put32(frame + sp->address_at, sp->address_base + session);
@@ -161,16 +207,22 @@ static int generate(char **argv) {
     messages[i].msg_hdr.msg_iov = &iov[i];
     messages[i].msg_hdr.msg_iovlen = 1;
   }
-  uint64_t sent = 0, counter = 0, started = now_us(), cpu_before = self_us();
+  uint64_t sent = 0, started = now_us(), cpu_before = self_us();
   uint64_t deadline = started + (uint64_t)(seconds * 1e6);
+  order o = {.random = 31};
+  static pick picks[BATCH];
+  int held = 0; /* picks at the front of picks[] not sent yet */
   while (!stop && now_us() < deadline) {
-    for (int i = 0; i < BATCH; i++) spread_frame(frames[i], counter++, &sp);
+    for (int i = held; i < BATCH; i++) picks[i] = next_pick(&o, &sp);
+    for (int i = 0; i < BATCH; i++) spread_frame(frames[i], picks[i], &sp);
     int n = sendmmsg(fd, messages, BATCH, 0);
     if (n < 0) n = 0;
     sent += (uint64_t)n;
     /* The frames after the first the veth refused (its peer's ring full) were not sent: the next call
-     * starts with them, so that every session and flow of the spread gets its packets in turn. */
-    counter -= (uint64_t)(BATCH - n);
+     * starts with them, so that every session and flow of the spread gets its packets in turn and a
+     * burst stays whole. */
+    held = BATCH - n;
+    memmove(picks, picks + n, (size_t)held * sizeof picks[0]);
   }
   uint64_t wall = now_us() - started;
   printf("%llu %llu %llu\n", (unsigned long long)sent, (unsigned long long)(self_us() - cpu_before),
@@ -224,9 +276,10 @@ static int cost(char **argv) {
   if (program < 0 || !parse_spread(argv + 4, &sp)) return 1;
   uint64_t ns = 0, redirects = 0;
   static uint8_t frame[MAX_FRAME];
+  order o = {.random = 31};
   for (uint64_t i = 0; i < runs; i++) {
     memcpy(frame, frames[0], sp.length);
-    spread_frame(frame, i, &sp);
+    spread_frame(frame, next_pick(&o, &sp), &sp);
     struct xdp_md context = {.data_end = (uint32_t)sp.length, .ingress_ifindex = ifindex};
     LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = frame, .data_size_in = (uint32_t)sp.length,
                 .ctx_in = &context, .ctx_size_in = sizeof context, .repeat = 1);
@@ -245,11 +298,11 @@ int main(int argc, char **argv) {
   signal(SIGTERM, on_term);
   signal(SIGINT, on_term);
   libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
-  if (argc == 14 && strcmp(argv[1], "gen") == 0) return generate(argv);
+  if (argc == 5 + SPREAD_ARGS && strcmp(argv[1], "gen") == 0) return generate(argv);
   if (argc == 4 && strcmp(argv[1], "sink") == 0) return sink(argv);
-  if (argc == 13 && strcmp(argv[1], "cost") == 0) return cost(argv);
+  if (argc == 4 + SPREAD_ARGS && strcmp(argv[1], "cost") == 0) return cost(argv);
   fprintf(stderr, "usage: gen <if> <cpu> <seconds> <hex frame> <sessions> <flows> <teid at> "
-                  "<teid base> <address at> <address base> <ip at> <port at> | sink <object> <if> | "
-                  "cost <if> <runs> <hex frame> <sessions> ... <port at>\n");
+                  "<teid base> <address at> <address base> <ip at> <port at> <burst min> <burst max> | "
+                  "sink <object> <if> | cost <if> <runs> <hex frame> <sessions> ... <burst max>\n");
   return 2;
 }
