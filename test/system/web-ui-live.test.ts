@@ -18,6 +18,8 @@ const IDS = { amfUeNgapId: 7, ranUeNgapId: 3 };
 // Plain 5GMM messages (TS 24.501 8.2): Authentication Failure #20 (MAC failure), Authentication Reject.
 const AUTH_FAILURE = Buffer.from('7e005914', 'hex');
 const AUTH_REJECT = Buffer.from('7e0058', 'hex');
+// A Profile A SUCI of home network 001-01 under home network key 2, which the core does not hold.
+const UNREADABLE_SUCI = `suci-0-001-01-0000-1-2-${'ab'.repeat(32)}${'cd'.repeat(5)}${'ef'.repeat(8)}`;
 
 describe('web UI timeline, capture and live stream in a browser', { timeout: 120_000 }, () => {
   let h: Harness;
@@ -248,6 +250,19 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     assert.equal(mine.name, `radio-events-${IMSI}.pcapng`);
     assert.deepEqual(mine.blocks, [0x0a0d0d0a, 1, 6], 'a section, the interface and its one packet');
     assert.deepEqual(await seriousViolations(page), []);
+    // Its radio events listed from its page: the IMSI filter set, the one event naming it.
+    const listed = page.waitForResponse((answer) => {
+      const url = new URL(answer.url());
+      return url.pathname === '/api/v1/ran/events' && url.searchParams.get('imsi') === IMSI;
+    });
+    await page.getByRole('link', { name: 'Its radio events' }).click();
+    await page
+      .getByRole('combobox', { name: 'IMSI' })
+      .and(page.locator(`[value="${IMSI}"]`))
+      .waitFor();
+    assert.equal((await (await listed).json()).result.total_count, 1);
+    await page.getByRole('cell', { name: 'DownlinkNASTransport' }).waitFor();
+    assert.equal(await page.getByRole('cell', { name: 'UplinkNASTransport' }).count(), 0);
 
     await page.goto(`${h.base}/radios/gnb-1`);
     const radio = await capture(page);
@@ -298,7 +313,13 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
     await page.clock.install();
     const stream = page.waitForResponse(/\/api\/v1\/events\/stream/);
     await h.signIn(page, ADMIN);
-    await page.getByText('No recent warnings.').waitFor();
+    // The device's failed authentication (before): a subscriber log's warning, with its cause.
+    const warnings = page.getByRole('table', { name: 'Recent warnings' });
+    await warnings.getByRole('cell', { name: 'Authentication Failure: MAC failure (20)' }).waitFor();
+    await warnings
+      .getByRole('cell', { name: `${IMSI} on gnb-1` })
+      .first()
+      .waitFor();
     assert.equal((await stream).status(), 200);
     // Time stops here: from now on it moves only when the test moves it.
     await page.clock.pauseAt(Date.now() + 2_000);
@@ -307,6 +328,25 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
       h.service.records.recordRadioLog(radioLog({ level: 'warn', event: 'NG Setup refused' })),
     );
     await shows(page, page.getByRole('cell', { name: 'NG Setup refused' }));
+    // A device of no subscriber refused (its SUCI under a key this core lacks): logged with no IMSI,
+    // warned under what the core knows of it.
+    await reloadOnRecord(page, /\/api\/v1\/logs\/subscribers\?/, () =>
+      h.service.records.recordSubscriberLog(
+        subscriberLog({
+          imsi: '',
+          level: 'warn',
+          event: 'Registration Reject',
+          direction: 'outbound',
+          raw: Buffer.from('7e004407', 'hex'),
+          details: { radio: 'gnb-1', suci: UNREADABLE_SUCI, cause: '5GS services not allowed (7)' },
+        }),
+      ),
+    );
+    await shows(
+      page,
+      warnings.getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2 on gnb-1' }),
+    );
+    await warnings.getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' }).waitFor();
 
     await page.getByRole('navigation').getByRole('link', { name: 'Radio events', exact: true }).click();
     await shows(page, page.getByRole('cell', { name: 'DownlinkNASTransport' }).first());

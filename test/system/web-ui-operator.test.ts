@@ -234,7 +234,7 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     await page.context().close();
   });
 
-  it('suggests subscribers, message types and protocols in the record filters', async () => {
+  it('suggests subscribers, radios, message types and protocols in the record filters', async () => {
     const page = await h.newPage();
     await h.signIn(page, ADMIN);
     await open(page, 'Subscriber logs');
@@ -243,6 +243,11 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     assert.equal(await page.getByRole('combobox', { name: 'IMSI' }).inputValue(), IMSI);
     await page.getByRole('cell', { name: IMSI }).first().waitFor();
     await open(page, 'Radio events');
+    // The radio events' subscriber picker (issue 32 item 5): the events whose details name the IMSI.
+    await page.getByRole('combobox', { name: 'IMSI' }).fill('00101000000000');
+    await page.getByRole('option', { name: IMSI }).click();
+    assert.equal(await page.getByRole('combobox', { name: 'IMSI' }).inputValue(), IMSI);
+    await page.getByRole('combobox', { name: 'IMSI' }).clear();
     await page.getByRole('combobox', { name: 'Message type' }).click();
     await page.getByRole('option', { name: 'NGSetupRequest' }).click();
     await page.getByRole('combobox', { name: 'Protocol' }).click();

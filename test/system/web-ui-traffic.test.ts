@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { connectIn, nrCell } from '../helpers/location.ts';
-import { flowReport, IMSI_1, IMSI_2, radioLog } from '../helpers/records.ts';
+import { flowReport, IMSI_1, IMSI_2, radioLog, subscriberLog } from '../helpers/records.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // Radios, flow reports, usage and location in Chromium against the real service: the network side's
@@ -96,6 +96,21 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     });
     h.service.records.recordRadioLog(radioLog({ event: 'Error Indication', level: 'warn' }));
     h.service.records.recordRadioLog(radioLog({ event: 'NG Setup' }));
+    // A device whose SUCI the core could not read, refused: logged with no IMSI (network.md section 4).
+    h.service.records.recordSubscriberLog(
+      subscriberLog({
+        imsi: '',
+        level: 'warn',
+        event: 'Registration Reject',
+        direction: 'outbound',
+        details: {
+          radio: 'gnb-1',
+          suci: `suci-0-001-01-0000-1-2-${'ab'.repeat(32)}${'cd'.repeat(5)}${'ef'.repeat(8)}`,
+          cause: '5GS services not allowed (7)',
+        },
+      }),
+    );
+    h.service.records.recordSubscriberLog(subscriberLog({ imsi: IMSI_2, event: 'Registration Complete' }));
     await h.service.records.flush();
     // A failed sign-in is a WARN audit entry, which only an admin's dashboard lists.
     const failed = await h.service.request({
@@ -124,7 +139,12 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     const warnings = page.getByRole('table', { name: 'Recent warnings' });
     await warnings.getByRole('cell', { name: 'Error Indication' }).waitFor();
     await warnings.getByRole('cell', { name: 'login_failed' }).waitFor();
+    await warnings.getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' }).waitFor();
+    await warnings
+      .getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2 on gnb-1' })
+      .waitFor();
     assert.equal(await warnings.getByRole('cell', { name: 'NG Setup' }).count(), 0);
+    assert.equal(await warnings.getByRole('cell', { name: /Registration Complete/ }).count(), 0);
     // Off the charts, so that no tooltip covers them in the screenshot.
     await page.mouse.move(0, 0);
     await h.shot(page, 'dashboard');

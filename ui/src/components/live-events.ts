@@ -110,13 +110,25 @@ export const SUBSCRIBER_KINDS = [
   'session.released',
 ] as const;
 
-/** Whether an event's data names `imsi` (an event that cannot be read names nobody). */
-function namesImsi(event: SseEvent, imsi: string): boolean {
+/**
+ * Which events of the kinds reload a list: those naming one subscriber (its timeline), or only warnings
+ * and errors (the dashboard's, which lists no other record of those kinds).
+ */
+export interface LiveMatch {
+  imsi?: string;
+  warnings?: boolean;
+}
+
+/** Whether an event's data matches (an event that cannot be read matches nothing). */
+function matches(event: SseEvent, match: LiveMatch): boolean {
+  let data: { imsi?: unknown; level?: unknown };
   try {
-    return (JSON.parse(event.data) as { imsi?: unknown }).imsi === imsi;
+    data = JSON.parse(event.data) as typeof data;
   } catch {
     return false;
   }
+  if (match.imsi !== undefined && data.imsi !== match.imsi) return false;
+  return !match.warnings || data.level === 'warn' || data.level === 'error';
 }
 
 /**
@@ -131,13 +143,13 @@ const POLL_MS = 10_000;
  * each burst of events of `kinds` (the kinds that carry their records), after `gap`, and on resuming. The
  * answer is their refetch interval: none while the stream is open (it carries every record they list) or
  * paused, 10 s while the stream is not open (a role without the records, a service restarting). With
- * `imsi`, only the events naming that subscriber (and `gap`) reload them.
+ * `match`, only the events it matches (and `gap`) reload them.
  */
 export function useLiveReload(
   keys: readonly QueryKey[],
   kinds: readonly string[],
   enabled = true,
-  imsi?: string,
+  match?: LiveMatch,
 ): number | false {
   const { live } = usePreferences();
   const queryClient = useQueryClient();
@@ -152,10 +164,12 @@ export function useLiveReload(
   const listened = useRef(false);
   const keysText = JSON.stringify(keys);
   const kindsText = JSON.stringify(kinds);
+  const matchText = match === undefined ? undefined : JSON.stringify(match);
   useEffect(() => {
     if (!live || !enabled) return;
     const reloaded = JSON.parse(keysText) as QueryKey[];
     const wanted = new Set<string>([...(JSON.parse(kindsText) as string[]), 'gap']);
+    const only = matchText === undefined ? undefined : (JSON.parse(matchText) as LiveMatch);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const reload = () => {
       for (const queryKey of reloaded) void queryClient.invalidateQueries({ queryKey });
@@ -164,7 +178,7 @@ export function useLiveReload(
     listened.current = true;
     const stop = listen((event) => {
       if (!wanted.has(event.event) || timer !== undefined) return;
-      if (imsi !== undefined && event.event !== 'gap' && !namesImsi(event, imsi)) return;
+      if (only !== undefined && event.event !== 'gap' && !matches(event, only)) return;
       reload();
       timer = setTimeout(() => {
         timer = undefined;
@@ -175,7 +189,7 @@ export function useLiveReload(
       clearTimeout(timer);
       stop();
     };
-  }, [live, enabled, keysText, kindsText, imsi, queryClient]);
+  }, [live, enabled, keysText, kindsText, matchText, queryClient]);
   if (!live) return false;
   return enabled && open ? false : POLL_MS;
 }

@@ -1,44 +1,105 @@
 import { describe, expect, it } from 'vitest';
-import { recentWarnings } from './recent-warnings.ts';
+import { recentWarnings, suciSummary } from './recent-warnings.ts';
 
+const at = (minute: number) => `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000+00:00`;
 const radio = (id: number, minute: number, level: string, event = 'Error Indication') => ({
   id,
-  timestamp: `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000+00:00`,
+  timestamp: at(minute),
   level,
   ran_id: '001:01:000001',
   event,
 });
 const audit = (id: number, minute: number, level: string) => ({
   id,
-  timestamp: `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000+00:00`,
+  timestamp: at(minute),
   level,
   actor: 'admin@example.com',
   action: 'login_failed',
 });
+const subscriber = (
+  id: number,
+  minute: number,
+  level: string,
+  imsi: string,
+  event: string,
+  details: object | string,
+) => ({
+  id,
+  timestamp: at(minute),
+  level,
+  imsi,
+  event,
+  details: typeof details === 'string' ? details : JSON.stringify(details),
+});
+// A Profile A SUCI of home network 001-01 under key 2 (its scheme output shortened).
+const SUCI = 'suci-0-001-01-0000-1-2-8ab3f1c2d4e5';
 
 describe('recent warnings', () => {
-  it('keeps warnings and errors of both logs, whatever the case of their level, newest first', () => {
-    const warnings = recentWarnings(
-      [radio(1, 1, 'warn'), radio(2, 2, 'info'), radio(3, 5, 'error', 'NG Setup Failure')],
-      [audit(1, 3, 'WARN'), audit(2, 4, 'INFO')],
-    );
-    expect(warnings.map((w) => [w.id, w.level, w.source, w.what])).toEqual([
-      ['radio-3', 'error', 'radio log', 'NG Setup Failure'],
-      ['audit-1', 'warn', 'audit log', 'login_failed'],
-      ['radio-1', 'warn', 'radio log', 'Error Indication'],
+  it('keeps warnings and errors of the three logs, whatever the case of their level, newest first', () => {
+    const warnings = recentWarnings({
+      radioLogs: [radio(1, 1, 'warn'), radio(2, 2, 'info'), radio(3, 5, 'error', 'NG Setup Failure')],
+      subscriberLogs: [
+        subscriber(1, 6, 'info', '001010000000001', 'Registration Request', {}),
+        subscriber(2, 7, 'warn', '001010000000001', 'Authentication Failure', {
+          radio: 'gnb-1',
+          cause: 'MAC failure (20)',
+        }),
+      ],
+      auditLogs: [audit(1, 3, 'WARN'), audit(2, 4, 'INFO')],
+    });
+    expect(warnings.map((w) => [w.id, w.level, w.source, w.subject, w.what])).toEqual([
+      [
+        'subscriber-2',
+        'warn',
+        'subscriber log',
+        '001010000000001 on gnb-1',
+        'Authentication Failure: MAC failure (20)',
+      ],
+      ['radio-3', 'error', 'radio log', '001:01:000001', 'NG Setup Failure'],
+      ['audit-1', 'warn', 'audit log', 'admin@example.com', 'login_failed'],
+      ['radio-1', 'warn', 'radio log', '001:01:000001', 'Error Indication'],
     ]);
-    expect(warnings[1]?.subject).toBe('admin@example.com');
+  });
+
+  it("names a device of no subscriber by what the core knows: the SUCI's home network, scheme and key, or its 5G-GUTI", () => {
+    const warnings = recentWarnings({
+      radioLogs: [],
+      subscriberLogs: [
+        subscriber(1, 1, 'warn', '', 'Registration Reject', {
+          radio: 'gnb-1',
+          suci: SUCI,
+          cause: '5GS services not allowed (7)',
+        }),
+        subscriber(2, 2, 'warn', '', 'Registration Reject', { guti: '00101010040abcdef01' }),
+        subscriber(3, 3, 'warn', '', 'Registration Reject', 'not json'),
+      ],
+      auditLogs: [],
+    });
+    expect(warnings.map((w) => [w.subject, w.what])).toEqual([
+      ['unidentified device', 'Registration Reject'],
+      ['5G-GUTI 00101010040abcdef01', 'Registration Reject'],
+      [
+        'SUCI of home network 001-01, Profile A, key 2 on gnb-1',
+        'Registration Reject: 5GS services not allowed (7)',
+      ],
+    ]);
+    expect(suciSummary('suci-0-001-01-0000-0-0-0000000001')).toBe(
+      'SUCI of home network 001-01, null scheme, key 0',
+    );
+    expect(suciSummary('nai@example.org')).toBe('SUCI nai@example.org');
   });
 
   it('keeps at most the limit, and nothing from quiet logs', () => {
     const many = Array.from({ length: 20 }, (_, n) => radio(n, n, 'warn'));
-    expect(recentWarnings(many, [], 5).map((w) => w.id)).toEqual([
-      'radio-19',
-      'radio-18',
-      'radio-17',
-      'radio-16',
-      'radio-15',
-    ]);
-    expect(recentWarnings([radio(1, 1, 'debug')], [audit(1, 1, 'INFO')])).toEqual([]);
+    expect(
+      recentWarnings({ radioLogs: many, subscriberLogs: [], auditLogs: [] }, 5).map((w) => w.id),
+    ).toEqual(['radio-19', 'radio-18', 'radio-17', 'radio-16', 'radio-15']);
+    expect(
+      recentWarnings({
+        radioLogs: [radio(1, 1, 'debug')],
+        subscriberLogs: [subscriber(1, 1, 'info', '001010000000001', 'Registration Accept', {})],
+        auditLogs: [audit(1, 1, 'INFO')],
+      }),
+    ).toEqual([]);
   });
 });

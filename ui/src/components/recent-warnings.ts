@@ -1,10 +1,12 @@
+import { parseDetails } from './json-tree.ts';
+
 /** A warning or error from the records, as the dashboard lists it. */
 export interface Warning {
   id: string;
   timestamp: string;
   level: 'warn' | 'error';
-  source: 'radio log' | 'audit log';
-  /** The radio's id or the acting user. */
+  source: 'radio log' | 'subscriber log' | 'audit log';
+  /** The radio's id, the device (and the radio it came through) or the acting user. */
   subject: string;
   what: string;
 }
@@ -17,6 +19,16 @@ interface RadioLog {
   event: string;
 }
 
+interface SubscriberLog {
+  id: number;
+  timestamp: string;
+  level: string;
+  imsi: string;
+  event: string;
+  /** JSON: `radio`, `suci` or `guti`, `cause` (network.md section 4). */
+  details: string;
+}
+
 interface AuditLog {
   id: number;
   timestamp: string;
@@ -25,23 +37,64 @@ interface AuditLog {
   action: string;
 }
 
-/** Radio logs say `warn`/`error`, audit logs `WARN`/`ERROR`; anything else is not a warning. */
+/** The logs the warnings are picked from (the latest page of each). */
+export interface WarningSources {
+  radioLogs: readonly RadioLog[];
+  subscriberLogs: readonly SubscriberLog[];
+  auditLogs: readonly AuditLog[];
+}
+
+/** Radio and subscriber logs say `warn`/`error`, audit logs `WARN`/`ERROR`; anything else is not a warning. */
 function warningLevel(level: string): Warning['level'] | undefined {
   const lower = level.toLowerCase();
   return lower === 'warn' || lower === 'warning' ? 'warn' : lower === 'error' ? 'error' : undefined;
 }
 
+/** TS 24.501 9.11.3.4: protection scheme 0 null, 1 Profile A, 2 Profile B. */
+const SCHEMES: Record<string, string> = { '0': 'null scheme', '1': 'Profile A', '2': 'Profile B' };
+
 /**
- * The newest warnings and errors among the given radio and audit logs (the API filters neither by level,
- * so the dashboard reads the latest page of each and keeps these), newest first, at most `limit`.
+ * A SUCI as the operator asks about it: its home network, protection scheme and key id
+ * (`suci-0-<MCC>-<MNC>-<routing indicator>-<scheme>-<key id>-<output>`, TS 23.003 2.2B), not its
+ * concealed output; any other form (an NAI) as written.
  */
-export function recentWarnings(
-  radioLogs: readonly RadioLog[],
-  auditLogs: readonly AuditLog[],
-  limit = 10,
-): Warning[] {
+export function suciSummary(suci: string): string {
+  const parts = suci.split('-');
+  if (parts[0] !== 'suci' || parts.length < 8) return `SUCI ${suci}`;
+  const [, , mcc, mnc, , scheme = '', keyId] = parts;
+  const named = SCHEMES[scheme] ?? `scheme ${scheme}`;
+  return `SUCI of home network ${mcc}-${mnc}, ${named}, key ${keyId}`;
+}
+
+/**
+ * The device a subscriber log concerns: its IMSI, or, for a device the core could not map to a
+ * subscriber (logged with no IMSI), the SUCI or 5G-GUTI it named; then the radio it came through.
+ */
+function deviceOf(log: SubscriberLog, details: Record<string, unknown>): string {
+  const device =
+    log.imsi !== ''
+      ? log.imsi
+      : typeof details.suci === 'string'
+        ? suciSummary(details.suci)
+        : typeof details.guti === 'string'
+          ? `5G-GUTI ${details.guti}`
+          : 'unidentified device';
+  return typeof details.radio === 'string' && details.radio !== '' ? `${device} on ${details.radio}` : device;
+}
+
+function detailsOf(text: string): Record<string, unknown> {
+  const parsed = parseDetails(text);
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+}
+
+/**
+ * The newest warnings and errors among the given radio, subscriber and audit logs (the API filters none
+ * by level, so the dashboard reads the latest page of each and keeps these), newest first, at most
+ * `limit`. A subscriber log's warning names its 5GMM/5GSM cause (rejects, failures).
+ */
+export function recentWarnings(sources: WarningSources, limit = 10): Warning[] {
   const warnings: Warning[] = [];
-  for (const log of radioLogs) {
+  for (const log of sources.radioLogs) {
     const level = warningLevel(log.level);
     if (level) {
       warnings.push({
@@ -54,7 +107,21 @@ export function recentWarnings(
       });
     }
   }
-  for (const log of auditLogs) {
+  for (const log of sources.subscriberLogs) {
+    const level = warningLevel(log.level);
+    if (level) {
+      const details = detailsOf(log.details);
+      warnings.push({
+        id: `subscriber-${log.id}`,
+        timestamp: log.timestamp,
+        level,
+        source: 'subscriber log',
+        subject: deviceOf(log, details),
+        what: typeof details.cause === 'string' ? `${log.event}: ${details.cause}` : log.event,
+      });
+    }
+  }
+  for (const log of sources.auditLogs) {
     const level = warningLevel(log.level);
     if (level) {
       warnings.push({

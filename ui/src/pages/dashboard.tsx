@@ -203,6 +203,15 @@ export function DashboardPage() {
     queryFn: () => result(api.GET('/api/v1/logs/radio', { params: { query: { per_page: SCANNED } } })),
     refetchInterval: useLiveReload([['radio-logs', 'recent']], RECORD_KINDS.radioLogs),
   });
+  // Rejects and failures of devices, known or not (their logs are `warn`): reloaded on those alone, as
+  // every registration brings a burst of `info` messages.
+  const subscriberLogs = useQuery({
+    queryKey: ['subscriber-logs', 'recent'],
+    queryFn: () => result(api.GET('/api/v1/logs/subscribers', { params: { query: { per_page: SCANNED } } })),
+    refetchInterval: useLiveReload([['subscriber-logs', 'recent']], RECORD_KINDS.subscriberLogs, true, {
+      warnings: true,
+    }),
+  });
   const readAudit = me?.can.readAudit ?? false;
   const auditLogs = useQuery({
     queryKey: ['audit-logs', 'recent'],
@@ -215,8 +224,15 @@ export function DashboardPage() {
     queryFn: () => result(api.GET('/api/v1/ran/events', { params: { query: { per_page: 10 } } })),
     refetchInterval: useLiveReload([['radio-events', 'recent']], RECORD_KINDS.radioEvents),
   });
-  const warnings = recentWarnings(radioLogs.data?.items ?? [], auditLogs.data?.items ?? []);
-  const warningsLoaded = radioLogs.data !== undefined && (!readAudit || auditLogs.data !== undefined);
+  const warnings = recentWarnings({
+    radioLogs: radioLogs.data?.items ?? [],
+    subscriberLogs: subscriberLogs.data?.items ?? [],
+    auditLogs: auditLogs.data?.items ?? [],
+  });
+  const warningsLoaded =
+    radioLogs.data !== undefined &&
+    subscriberLogs.data !== undefined &&
+    (!readAudit || auditLogs.data !== undefined);
   return (
     <Stack>
       <Title order={1} size="h3">
@@ -245,9 +261,10 @@ export function DashboardPage() {
           Recent warnings
         </Title>
         <Text size="sm" c="dimmed">
-          Warnings and errors among the latest {SCANNED} radio logs{readAudit ? ' and audit logs' : ''}.
+          Warnings and errors among the latest {SCANNED} radio logs, subscriber logs
+          {readAudit ? ' and audit logs' : ''}.
         </Text>
-        <ErrorAlert error={radioLogs.error ?? auditLogs.error} />
+        <ErrorAlert error={radioLogs.error ?? subscriberLogs.error ?? auditLogs.error} />
         {warnings.length > 0 && (
           <Table.ScrollContainer minWidth={500}>
             <Table striped aria-labelledby="warnings-title">

@@ -102,7 +102,7 @@ export function SubscriberTimeline({ imsi }: { imsi: string }) {
   const format = useFormatTime();
   // Its signalling comes from the live stream at once; the 10 s refresh stays for the UPF lane's flow
   // reports, which the stream does not carry.
-  useLiveReload([['subscribers', imsi, 'timeline']], SUBSCRIBER_KINDS, true, imsi);
+  useLiveReload([['subscribers', imsi, 'timeline']], SUBSCRIBER_KINDS, true, { imsi });
   const timeline = useQuery({
     queryKey: ['subscribers', imsi, 'timeline', page],
     queryFn: () =>

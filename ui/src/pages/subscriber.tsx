@@ -127,6 +127,10 @@ export function SubscriberPage() {
           )}
         </Group>
       </Group>
+      <Group>
+        <Link to={`/radio-events?imsi=${imsi}`}>Its radio events</Link>
+        <Link to={`/logs/subscribers?imsi=${imsi}`}>Its subscriber logs</Link>
+      </Group>
       <ErrorAlert error={subscriber.error ?? remove.error} />
       {data && (
         <>

@@ -8,6 +8,7 @@ import { RecordsPage } from '../../components/records-page.tsx';
 import { Time, useFormatTime } from '../../components/time.tsx';
 import { LogDetail } from './record-detail.tsx';
 import { distinct, recordTitle } from './record-title.ts';
+import { useImsis } from './suggestions.ts';
 
 const DIRECTION = {
   name: 'direction',
@@ -17,15 +18,6 @@ const DIRECTION = {
 } as const;
 const FROM = { name: 'timestamp_from', label: 'From', kind: 'datetime' } as const;
 const TO = { name: 'timestamp_to', label: 'To', kind: 'datetime' } as const;
-
-/** The first 100 subscribers' IMSIs: what the IMSI picker suggests. */
-function useImsis(): string[] {
-  const list = useQuery({
-    queryKey: ['subscribers', 'imsis'],
-    queryFn: () => result(api.GET('/api/v1/subscribers', { params: { query: { per_page: 100 } } })),
-  });
-  return distinct(list.data?.items, (subscriber) => subscriber.imsi);
-}
 
 /** The connected radios' ids: what the radio picker suggests (a log may name one gone since). */
 function useRadioIds(): string[] {

@@ -9,6 +9,7 @@ import { Time, useFormatTime } from '../../components/time.tsx';
 import { DownloadCapture } from './download-capture.tsx';
 import { RadioEventDetail } from './record-detail.tsx';
 import { distinct, radioOfDetails, recordTitle } from './record-title.ts';
+import { useImsis } from './suggestions.ts';
 
 type RadioEvent = ListItem<'/api/v1/ran/events'>;
 
@@ -37,16 +38,25 @@ export function RadioEventsPage() {
   const me = useMe();
   const recent = useRecentEvents();
   const radios = useRadioNames();
+  const imsis = useImsis();
   const format = useFormatTime();
   const [search] = useSearchParams();
-  const radio = search.get('radio');
+  // A radio's page and a subscriber's link here with their filter set.
+  const initial = Object.fromEntries(
+    ['radio', 'imsi'].flatMap((name) => {
+      const value = search.get(name);
+      return value ? [[name, value]] : [];
+    }),
+  );
   return (
     <RecordsPage<RadioEvent>
       title="Radio events"
       queryKey="radio-events"
-      initial={radio ? { radio } : undefined}
+      initial={initial}
       filters={[
         { name: 'radio', label: 'Radio', kind: 'suggest', options: radios },
+        // The events whose details name the subscriber (recorded once the AMF knew its SUPI).
+        { name: 'imsi', label: 'IMSI', kind: 'suggest', options: imsis },
         { name: 'protocol', label: 'Protocol', kind: 'suggest', options: recent.protocols },
         { name: 'message_type', label: 'Message type', kind: 'suggest', options: recent.messageTypes },
         { name: 'direction', label: 'Direction', kind: 'select', options: ['inbound', 'outbound'] },
