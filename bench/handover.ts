@@ -4,6 +4,12 @@
 // establishes a PDU session; then every device is handed over by N2 (TS 23.502 4.9.1.3) from gnb-a<i> to
 // gnb-b<i>, and back, `--rounds` times: handovers per second and the service's CPU per handover, from its
 // /proc stat, per round (the first runs code V8 has not optimised yet; the last is the steady state).
+// While the rounds run, every device's session carries `--traffic` downlink and as many uplink UDP
+// packets per second through the UPF (bench/handover-traffic.ts): per round, packets sent, received at
+// each gNB and lost (without forwarding, the downlink the UPF sends to the source between the UE leaving
+// at the Handover Command and the path switch at Handover Notify is lost: counted), and how many devices
+// got downlink at the gNB they were handed to. The traffic runs alone first, so that the service's CPU
+// for it is measured and set apart from the handovers'.
 // Pairs of gNBs work in parallel, each handing over one device at a time: a simulated target pairs a
 // Handover Request with the device whose Handover Required went out first (src/simulator/gnb-handover-n2.ts).
 // The bench's own CPU (the simulated gNBs and UEs, which keep no logs) is printed beside the service's:
@@ -18,7 +24,8 @@
 // packet at the target), packets the source got after the UE left (forwarded to the target's DL
 // forwarding tunnel of the Handover Command, TS 23.502 4.9.1.3.2, as a gNB forwards them), and packets
 // lost (sent, never received).
-// Run: npx tsx bench/handover.ts [--ues N (1000)] [--pairs N (8)] [--rounds N (5)] [--stream N (5)]
+// Run: npx tsx bench/handover.ts [--ues N (1000)] [--pairs N (8)] [--rounds N (5)]
+// [--traffic packets/s per device and direction in the rounds (10; 0: none)] [--stream N (5)]
 // [--rate packets/s per streamed device (1000)] [--cpu-prof DIR]
 import { execFileSync } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
@@ -30,6 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
+import { decodeGtpu } from '../src/network/upf/gtpu-codec.ts';
 import { SimulatedGnb } from '../src/simulator/gnb.ts';
 import type { GnbConfig } from '../src/simulator/gnb-config.ts';
 import { N2Handover } from '../src/simulator/gnb-handover-n2.ts';
@@ -41,6 +49,7 @@ import { ALL_ALGORITHMS } from '../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../src/simulator/ue/ue-sessions.ts';
 import { spawnService } from '../test/helpers/service-process.ts';
 import { initialisedApi, type ServiceCall } from './service-api.ts';
+import { describeRound, SessionTraffic } from './handover-traffic.ts';
 import { whereItListens } from './service-log.ts';
 
 const { values } = parseArgs({
@@ -49,6 +58,7 @@ const { values } = parseArgs({
     pairs: { type: 'string', default: '8' },
     stream: { type: 'string', default: '5' },
     rate: { type: 'string', default: '1000' },
+    traffic: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '5' },
     'cpu-prof': { type: 'string' },
   },
@@ -58,6 +68,7 @@ const UES = Number(values.ues);
 const PAIRS = Number(values.pairs);
 const STREAM = Math.min(Number(values.stream), UES);
 const RATE = Number(values.rate);
+const TRAFFIC = Number(values.traffic);
 const ROUNDS = Math.max(1, Number(values.rounds));
 const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 const OPC = 'e8ed289deba952e4283b54e88e6183ca';
@@ -67,6 +78,10 @@ const POOL = '10.211.0.0/16';
 const UPF_N3 = '127.0.77.1';
 const n3Of = (side: 'a' | 'b', pair: number): string => `127.0.${side === 'a' ? 78 : 79}.${pair + 1}`;
 const GTPU_PORT = 2152;
+/** The data network's end of the rounds' traffic: an address of the host's on the UPF's N6 TUN. */
+const SINK = { address: '10.212.0.1', port: 9999 };
+/** How long the traffic runs alone before the rounds, and after them so that the last stay counts. */
+const TRAFFIC_ALONE_MS = 2000;
 const TUN = `pmnho${process.pid % 100_000}`;
 const print = (line: string): void => void process.stdout.write(`${line}\n`);
 const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
@@ -164,24 +179,6 @@ async function inLanes<T>(
       while (next < items.length) await work(items[next++]!, lane);
     }),
   );
-}
-
-/** The inner IPv4/UDP payload of a G-PDU (TS 29.281 5.1: optional fields and extension headers skipped). */
-function innerPayload(gpdu: Buffer): Buffer | undefined {
-  if (gpdu.length < 8 || gpdu[1] !== 0xff) return undefined;
-  let offset = 8;
-  if ((gpdu[0]! & 0x07) !== 0) {
-    let next = gpdu[offset + 3]!;
-    offset += 4;
-    while (next !== 0 && offset < gpdu.length) {
-      const length = gpdu[offset]! * 4;
-      if (length === 0) return undefined;
-      next = gpdu[offset + length - 1]!;
-      offset += length;
-    }
-  }
-  const ihl = (gpdu[offset]! & 0x0f) * 4;
-  return gpdu.subarray(offset + ihl + 8);
 }
 
 const median = (xs: number[]): number => {
@@ -295,10 +292,34 @@ async function run(service: Service): Promise<void> {
     device.address = outcome.session.ipv4 ?? '';
   });
 
+  // The sessions' traffic: alone first (the service's CPU for it), then through the rounds.
+  const routed = TRAFFIC > 0 || STREAM > 0 ? routeThroughUpf() : false;
+  if (!routed && TRAFFIC > 0) print(`traffic: none (the TUN ${TUN} and its routes need root)`);
+  const traffic =
+    routed && TRAFFIC > 0
+      ? new SessionTraffic({
+          devices,
+          pairs: pairs.map(({ a, b }, pair) => ({
+            a: { ...a, n3: n3Of('a', pair) },
+            b: { ...b, n3: n3Of('b', pair) },
+          })),
+          rate: TRAFFIC,
+          sink: SINK,
+        })
+      : undefined;
+  const alone =
+    traffic === undefined
+      ? undefined
+      : await measured(service.pid, async () => {
+          await traffic.start(0);
+          await sleep(TRAFFIC_ALONE_MS);
+        });
+
   // Handovers, `--rounds` times: each pair hands its devices over one at a time, a to b, then back. Code
   // not yet optimised by V8 runs the first round: the last is the steady state.
   const rounds: Measured[] = [];
-  for (let round = 0; round < ROUNDS; round++)
+  for (let round = 0; round < ROUNDS; round++) {
+    traffic?.nextRound(round + 1);
     rounds.push(
       await measured(service.pid, () =>
         Promise.all(
@@ -313,16 +334,47 @@ async function run(service: Service): Promise<void> {
         ),
       ),
     );
+  }
+  // The last stay: traffic a while longer, then what is in flight lands before it is counted.
+  traffic?.nextRound(ROUNDS + 1);
+  await sleep(TRAFFIC_ALONE_MS);
+  traffic?.stopSending();
+  await sleep(500);
+  const lastStay = traffic?.followedNow();
+  traffic?.close();
+
   const per = (run: Measured) =>
     `${Math.round((UES * 1000) / run.wallMs)}/s, service CPU ${((run.cpuMs * 1000) / UES).toFixed(0)} µs ` +
     `each (main thread ${((run.mainMs * 1000) / UES).toFixed(0)}), the bench's ` +
     `${((run.driverMs * 1000) / UES).toFixed(0)} µs`;
   print(`registrations: ${UES} in ${(registration.wallMs / 1000).toFixed(1)} s, ${per(registration)}`);
-  for (const [round, run] of rounds.entries())
+  /** The service's CPU for the traffic alone, ms per s: a round's share of it is not the handovers'. */
+  const trafficCpu = alone === undefined ? 0 : alone.cpuMs / alone.wallMs;
+  if (alone !== undefined)
+    print(
+      `traffic alone (${UES} devices, ${TRAFFIC} packets/s each way each): service CPU ${(trafficCpu * 100).toFixed(1)}% ` +
+        `of a core; ${describeRound(traffic!.rounds[0]!)}`,
+    );
+  const handoverCpuMs = (run: Measured) => run.cpuMs - trafficCpu * run.wallMs;
+  for (const [round, run] of rounds.entries()) {
     print(`N2 handovers, round ${round + 1}: ${UES} in ${(run.wallMs / 1000).toFixed(1)} s, ${per(run)}`);
+    if (traffic !== undefined)
+      print(
+        `  traffic: ${describeRound(traffic.rounds[round + 1]!)}; service CPU per handover without the ` +
+          `traffic's share ${((handoverCpuMs(run) * 1000) / UES).toFixed(0)} µs`,
+      );
+  }
+  if (traffic !== undefined && lastStay !== undefined)
+    print(
+      `traffic after the rounds: ${describeRound(traffic.rounds[ROUNDS + 1]!)}; downlink reached ` +
+        `${lastStay.followed} of ${lastStay.of} devices at the gNB of their last handover`,
+    );
   const last = rounds.at(-1)!;
   print(
     `service CPU per handover (last round) / per registration: ${(last.cpuMs / registration.cpuMs).toFixed(2)} ` +
+      (traffic === undefined
+        ? ''
+        : `(${(handoverCpuMs(last) / registration.cpuMs).toFixed(2)} without the traffic's share) `) +
       `(${PAIRS} gNB pairs, one handover at a time per pair); load average ` +
       loadavg()
         .map((l) => l.toFixed(1))
@@ -343,7 +395,8 @@ async function run(service: Service): Promise<void> {
 
   // The devices are at b after an odd number of rounds, else at a: the user plane hands them back.
   const streamed = devices.filter((d) => d.pair === 0).slice(0, STREAM);
-  if (STREAM > 0) await userPlane(pairs[0]!, streamed, ROUNDS % 2 === 1 ? 'b' : 'a');
+  if (STREAM > 0 && routed) await userPlane(pairs[0]!, streamed, ROUNDS % 2 === 1 ? 'b' : 'a');
+  else if (STREAM > 0) print(`user plane: skipped (the TUN ${TUN} and its routes need root)`);
   for (const { a, b } of pairs) {
     await a.gnb.shutdown();
     await b.gnb.shutdown();
@@ -351,17 +404,27 @@ async function run(service: Service): Promise<void> {
   await transport.close();
 }
 
+/**
+ * The UE pool routed into the UPF's N6 TUN, and the data network's address (SINK) on it: the host
+ * sends the downlink and gets the uplink. False without root.
+ */
+function routeThroughUpf(): boolean {
+  try {
+    execFileSync('ip', ['link', 'set', 'dev', TUN, 'up'], { stdio: 'ignore' });
+    execFileSync('ip', ['address', 'replace', `${SINK.address}/32`, 'dev', TUN], { stdio: 'ignore' });
+    execFileSync('ip', ['route', 'replace', POOL, 'dev', TUN], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 type Side = { gnb: SimulatedGnb; ues: GnbUes; n2: N2Handover };
 
 /** Downlink streams through the UPF while `devices` (at `source`) go to the other side, one at a time. */
 async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 'a' | 'b'): Promise<void> {
-  try {
-    execFileSync('ip', ['link', 'set', 'dev', TUN, 'up'], { stdio: 'ignore' });
-    execFileSync('ip', ['route', 'replace', POOL, 'dev', TUN], { stdio: 'ignore' });
-  } catch {
-    print(`user plane: skipped (the TUN ${TUN} and its route need root)`);
-    return;
-  }
   const target = source === 'a' ? 'b' : 'a';
   const [from, to] = [pair[source], pair[target]];
   const byAddress = new Map(devices.map((device, slot) => [device.address, slot]));
@@ -379,8 +442,12 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 
     const socket = createSocket('udp4');
     socket.on('message', (gpdu) => {
       const now = performance.now();
-      const payload = innerPayload(gpdu);
-      if (payload === undefined || payload.length < 8) return;
+      const read = decodeGtpu(gpdu);
+      if (!read.ok) return;
+      const packet = read.message.payload;
+      // The inner IPv4 header (its IHL) and UDP header before the bench's payload.
+      const payload = Buffer.from(packet.subarray((packet[0]! & 0x0f) * 4 + 8));
+      if (payload.length < 8) return;
       const slot = payload.readUInt32BE(0);
       const entry = seen[slot];
       if (entry === undefined) return;

@@ -1,0 +1,328 @@
+// Steady user-plane traffic for bench/handover.ts's rate rounds: every device's PDU session carries
+// `rate` downlink and `rate` uplink UDP packets per second through the UPF while it is handed over. The
+// simulated gNBs' N3 ends are this process's UDP sockets (one per gNB, at its N3 address): a downlink
+// G-PDU is delivered when its TEID is a session the gNB holds and the UE is there; uplink goes from the
+// gNB where the UE is, with that gNB's session's uplink tunnel (after a handover, the target's, as set up
+// from the Handover Request), to a local address behind the UPF's N6 TUN. Each packet carries its
+// device and the round that sent it, so a round's losses are counted even when packets land in the next.
+// N2 handover without forwarding loses the downlink the UPF still sends on the old path between the
+// Handover Command (the UE leaves the source) and the path switch at Handover Notify (TS 23.502
+// 4.9.1.3.3): those are counted as reaching a gNB the UE had left.
+import { createSocket, type Socket } from 'node:dgram';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+
+import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../src/network/upf/gtpu-codec.ts';
+import { ipv4Checksum } from '../src/resources/radio-events/pcapng.ts';
+import type { GnbEvent, SimulatedGnb } from '../src/simulator/gnb.ts';
+import { readN2HandoverAnswer } from '../src/simulator/gnb-handover-n2-messages.ts';
+import type { GnbSession } from '../src/simulator/ue/gnb-sessions.ts';
+import type { GnbUes } from '../src/simulator/ue/gnb-ues.ts';
+import type { RadioUe } from '../src/simulator/ue/ue-radio.ts';
+
+export type SideName = 'a' | 'b';
+const SIDES: readonly SideName[] = ['a', 'b'];
+const GTPU_PORT = 2152;
+/** Bench payload: device index (u32), round (u16), the gNB of an uplink packet (u8: 0 a, 1 b). */
+const PAYLOAD = 8;
+const IPV4_HEADER = 20;
+const UDP_HEADER = 8;
+
+export interface TrafficDevice {
+  index: number;
+  ue: RadioUe;
+  pair: number;
+  /** The UE's IPv4 address in its session. */
+  address: string;
+}
+
+export interface TrafficGnb {
+  gnb: SimulatedGnb;
+  ues: GnbUes;
+  /** Its N3 address (where the UPF sends its downlink). */
+  n3: string;
+}
+
+/** One round's packets, by the round that sent them. */
+export interface RoundTraffic {
+  downlinkSent: number;
+  /** Delivered: at a gNB holding the session with the UE there, by gNB. */
+  downlinkAt: Record<SideName, number>;
+  /** At a gNB the UE had left (Command received) or whose tunnel it had released: dropped, no forwarding. */
+  downlinkAfterLeaving: number;
+  uplinkSent: number;
+  /** Reached the data network, by the gNB that sent it. */
+  uplinkFrom: Record<SideName, number>;
+  /**
+   * UDP datagrams the host dropped for a full receive buffer while the round's packets were sent
+   * (/proc/net/snmp RcvbufErrors, the whole network namespace: other users' drops count too).
+   */
+  rcvbufDrops: number;
+  /** Devices handed over in this round whose downlink had reached them at the gNB of their previous move. */
+  followed: number;
+  /** Devices handed over in this round after an earlier move (those `followed` is out of). */
+  moves: number;
+}
+
+const emptyRound = (): RoundTraffic => ({
+  downlinkSent: 0,
+  downlinkAt: { a: 0, b: 0 },
+  downlinkAfterLeaving: 0,
+  uplinkSent: 0,
+  uplinkFrom: { a: 0, b: 0 },
+  rcvbufDrops: 0,
+  followed: 0,
+  moves: 0,
+});
+
+const delivered = (r: RoundTraffic): number => r.downlinkAt.a + r.downlinkAt.b;
+
+/** A round's traffic in words, for the bench's lines. */
+export function describeRound(r: RoundTraffic): string {
+  const uplink = r.uplinkFrom.a + r.uplinkFrom.b;
+  return (
+    `downlink ${r.downlinkSent} sent, ${delivered(r)} received (gNB a ${r.downlinkAt.a}, b ${r.downlinkAt.b}), ` +
+    `${r.downlinkSent - delivered(r)} lost (${r.downlinkAfterLeaving} of them reached a gNB the UE had left: ` +
+    `no forwarding); uplink ${r.uplinkSent} sent, ${uplink} received (via a ${r.uplinkFrom.a}, b ` +
+    `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; the host's UDP receive-buffer drops ${r.rcvbufDrops}` +
+    (r.moves === 0 ? '' : `; downlink followed ${r.followed} of ${r.moves} devices to their last target`)
+  );
+}
+
+/** Where a gNB's sessions are: by downlink TEID (what arrives) and by UE (what the UE sends). */
+interface GnbTunnels {
+  byTeid: Map<number, GnbSession>;
+  byUe: Map<RadioUe, GnbSession>;
+}
+
+export class SessionTraffic {
+  readonly #devices: readonly TrafficDevice[];
+  readonly #pairs: readonly Record<SideName, TrafficGnb>[];
+  readonly #rate: number;
+  readonly #sink: { address: string; port: number };
+  readonly #byUe: Map<RadioUe, TrafficDevice>;
+  /** Per pair and side. */
+  readonly #tunnels: Record<SideName, GnbTunnels>[];
+  readonly #sockets: Record<SideName, Socket>[] = [];
+  /** The gNB each device is at (all start at `a`); the target from its Handover Command on. */
+  readonly #at: SideName[];
+  /** Downlink delivered to each device at its gNB since it got there. */
+  readonly #sinceMove: number[];
+  /** Whether the device has moved before (its `sinceMove` then counts a stay after a handover). */
+  readonly #moved: boolean[];
+  readonly #rounds: RoundTraffic[] = [];
+  readonly #unwatch: (() => void)[] = [];
+  #downlink: Socket | undefined;
+  #uplinkSink: Socket | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #round = 0;
+  #rcvbufErrors = 0;
+
+  /**
+   * `pairs[i]` are the gNBs of pair i (devices of pair i start at `a`); `sink` a local address routed
+   * through the UPF's N6 (where uplink goes, and the downlink's source); `rate` packets/s per device and
+   * direction.
+   */
+  constructor(options: {
+    devices: readonly TrafficDevice[];
+    pairs: readonly Record<SideName, TrafficGnb>[];
+    rate: number;
+    sink: { address: string; port: number };
+  }) {
+    this.#devices = options.devices;
+    this.#pairs = options.pairs;
+    this.#rate = options.rate;
+    this.#sink = options.sink;
+    this.#byUe = new Map(options.devices.map((d) => [d.ue, d]));
+    this.#at = options.devices.map((): SideName => 'a');
+    this.#sinceMove = options.devices.map(() => 0);
+    this.#moved = options.devices.map(() => false);
+    this.#tunnels = options.pairs.map((pair) => ({
+      a: this.#watchSessions(pair.a),
+      b: this.#watchSessions(pair.b),
+    }));
+    for (const [index, pair] of options.pairs.entries())
+      for (const side of SIDES) this.#unwatch.push(pair[side].gnb.on((e) => this.#commanded(index, side, e)));
+  }
+
+  /** Opens the gNBs' N3 ends and the data network's, and starts sending, counted as round `round`. */
+  async start(round: number): Promise<void> {
+    this.nextRound(round);
+    for (const [pair, gnbs] of this.#pairs.entries()) {
+      const sockets = {} as Record<SideName, Socket>;
+      for (const side of SIDES)
+        sockets[side] = await this.#bind(gnbs[side].n3, GTPU_PORT, (m) => this.#n3(pair, side, m));
+      this.#sockets.push(sockets);
+    }
+    this.#uplinkSink = await this.#bind(this.#sink.address, this.#sink.port, (m) => this.#arrived(m));
+    this.#downlink = await this.#bind(this.#sink.address, 0, () => undefined);
+    // Packets are owed by the time passed, so that a late timer (a loaded machine) sends its backlog,
+    // up to 20 ms of it: a longer backlog at once would overflow the receivers' buffers (the UPF's N3
+    // socket gets every device's uplink), a loss of the bench's making.
+    let last = performance.now();
+    let owed = 0;
+    let next = 0;
+    const perMs = (this.#rate * this.#devices.length) / 1000;
+    this.#timer = setInterval(() => {
+      const now = performance.now();
+      owed = Math.min(owed + (now - last) * perMs, Math.max(1, 20 * perMs));
+      last = now;
+      for (; owed >= 1; owed--) {
+        this.#send(this.#devices[next]!);
+        next = (next + 1) % this.#devices.length;
+      }
+    }, 5);
+  }
+
+  /** Packets sent from now on count as round `round`. */
+  nextRound(round: number): void {
+    const errors = rcvbufErrors();
+    const ending = this.#rounds[this.#round];
+    if (ending !== undefined) ending.rcvbufDrops += errors - this.#rcvbufErrors;
+    this.#rcvbufErrors = errors;
+    this.#round = round;
+    this.#rounds[round] ??= emptyRound();
+  }
+
+  /** The traffic by the round that sent it (index 0: before the first handover round). */
+  get rounds(): readonly RoundTraffic[] {
+    return this.#rounds;
+  }
+
+  /** Devices whose downlink reached them at the gNB of their last handover. */
+  followedNow(): { followed: number; of: number } {
+    const moved = this.#devices.filter((d) => this.#moved[d.index]);
+    return { followed: moved.filter((d) => this.#sinceMove[d.index]! > 0).length, of: moved.length };
+  }
+
+  /** Stops sending (what is in flight still counts until `close`). */
+  stopSending(): void {
+    clearInterval(this.#timer);
+    this.nextRound(this.#round);
+  }
+
+  close(): void {
+    this.stopSending();
+    for (const unwatch of this.#unwatch) unwatch();
+    for (const sockets of this.#sockets) for (const side of SIDES) sockets[side].close();
+    this.#uplinkSink?.close();
+    this.#downlink?.close();
+  }
+
+  #watchSessions(gnb: TrafficGnb): GnbTunnels {
+    const tunnels: GnbTunnels = { byTeid: new Map(), byUe: new Map() };
+    const add = (session: GnbSession) => {
+      tunnels.byTeid.set(session.downlink.teid, session);
+      tunnels.byUe.set(session.ue, session);
+    };
+    // The sessions set up before the bench's traffic (at registration), then those to come.
+    for (const device of this.#devices) for (const session of gnb.ues.sessions.of(device.ue)) add(session);
+    this.#unwatch.push(
+      gnb.ues.sessions.on((event) => {
+        if (event.type !== 'down') return add(event.session);
+        tunnels.byTeid.delete(event.session.downlink.teid);
+        if (tunnels.byUe.get(event.session.ue) === event.session) tunnels.byUe.delete(event.session.ue);
+      }),
+    );
+    return tunnels;
+  }
+
+  /** The source got the Handover Command: the UE leaves for the target (TS 38.300 9.2.3.3.1 step 7). */
+  #commanded(pair: number, side: SideName, event: GnbEvent): void {
+    if (event.type !== 'received' || event.exchange.messageType !== 'HandoverCommand') return;
+    const answer = event.exchange.pdu === undefined ? undefined : readN2HandoverAnswer(event.exchange.pdu);
+    if (answer?.kind !== 'command') return;
+    const ue = this.#pairs[pair]![side].ues.link(answer.ranUeNgapId)?.ue;
+    const device = ue === undefined ? undefined : this.#byUe.get(ue);
+    if (device === undefined) return;
+    const round = this.#rounds[this.#round]!;
+    if (this.#moved[device.index]) {
+      round.moves += 1;
+      if (this.#sinceMove[device.index]! > 0) round.followed += 1;
+    }
+    this.#moved[device.index] = true;
+    this.#sinceMove[device.index] = 0;
+    this.#at[device.index] = side === 'a' ? 'b' : 'a';
+  }
+
+  #send(device: TrafficDevice): void {
+    const round = this.#rounds[this.#round]!;
+    const payload = Buffer.alloc(PAYLOAD);
+    payload.writeUInt32BE(device.index, 0);
+    payload.writeUInt16BE(this.#round, 4);
+    this.#downlink!.send(payload, 9, device.address);
+    round.downlinkSent += 1;
+    const side = this.#at[device.index]!;
+    const session = this.#tunnels[device.pair]![side].byUe.get(device.ue);
+    if (session === undefined) return;
+    payload.writeUInt8(side === 'a' ? 0 : 1, 6);
+    const gpdu = encodeUplinkGPdu(
+      session.uplink.teid,
+      ipv4Udp(device.address, this.#sink.address, this.#sink.port, payload),
+      session.qfis[0] ?? 1,
+    );
+    this.#sockets[device.pair]![side].send(gpdu, GTPU_PORT, session.uplink.address);
+    round.uplinkSent += 1;
+  }
+
+  /** A datagram at a gNB's N3 end. */
+  #n3(pair: number, side: SideName, datagram: Buffer): void {
+    const read = decodeGtpu(datagram);
+    if (!read.ok || read.message.type !== GtpuMessageType.gPdu) return;
+    const packet = read.message.payload;
+    if (packet.length < IPV4_HEADER + UDP_HEADER + PAYLOAD) return;
+    const payload = Buffer.from(packet.buffer, packet.byteOffset + (packet[0]! & 0x0f) * 4 + UDP_HEADER);
+    const device = this.#devices[payload.readUInt32BE(0)];
+    const round = this.#rounds[payload.readUInt16BE(4)];
+    if (device === undefined || round === undefined) return;
+    const session = this.#tunnels[pair]![side].byTeid.get(read.message.teid);
+    if (session?.ue !== device.ue || this.#at[device.index] !== side) {
+      round.downlinkAfterLeaving += 1;
+      return;
+    }
+    round.downlinkAt[side] += 1;
+    this.#sinceMove[device.index]! += 1;
+  }
+
+  /** An uplink packet out of the UPF's N6. */
+  #arrived(payload: Buffer): void {
+    if (payload.length < PAYLOAD) return;
+    const round = this.#rounds[payload.readUInt16BE(4)];
+    if (round === undefined || this.#devices[payload.readUInt32BE(0)] === undefined) return;
+    round.uplinkFrom[payload.readUInt8(6) === 0 ? 'a' : 'b'] += 1;
+  }
+
+  async #bind(address: string, port: number, received: (message: Buffer) => void): Promise<Socket> {
+    const socket = createSocket('udp4');
+    socket.on('message', received);
+    socket.bind(port, address);
+    await once(socket, 'listening');
+    return socket;
+  }
+}
+
+/** The network namespace's count of UDP datagrams dropped for a full receive buffer (RFC 4113 terms). */
+function rcvbufErrors(): number {
+  const lines = readFileSync('/proc/net/snmp', 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('Udp:'));
+  const names = lines[0]?.split(' ') ?? [];
+  return Number(lines[1]?.split(' ')[names.indexOf('RcvbufErrors')] ?? 0);
+}
+
+/** An IPv4/UDP packet (RFC 791, RFC 768: UDP checksum 0, none computed, allowed over IPv4). */
+function ipv4Udp(from: string, to: string, port: number, payload: Buffer): Buffer {
+  const packet = Buffer.alloc(IPV4_HEADER + UDP_HEADER + payload.length);
+  packet.writeUInt8(0x45, 0);
+  packet.writeUInt16BE(packet.length, 2);
+  packet.writeUInt8(64, 8);
+  packet.writeUInt8(17, 9);
+  packet.set(from.split('.').map(Number), 12);
+  packet.set(to.split('.').map(Number), 16);
+  packet.writeUInt16BE(ipv4Checksum(packet), 10);
+  packet.writeUInt16BE(40000, IPV4_HEADER);
+  packet.writeUInt16BE(port, IPV4_HEADER + 2);
+  packet.writeUInt16BE(UDP_HEADER + payload.length, IPV4_HEADER + 4);
+  payload.copy(packet, IPV4_HEADER + UDP_HEADER);
+  return packet;
+}
