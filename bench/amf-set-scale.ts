@@ -31,7 +31,17 @@
 //      1,000 registrations in the measured interval;
 //      [--cpu-prof DIR]: each member runs under `node --cpu-prof` (DIR/r<round>-<members>m-<index>/), and
 //      DIR/r<round>-<members>m.json holds the measured interval (V8's clock, microseconds) and each member's
-//      registrations, for bench/cpu-profile-compare.ts to compare the two phases' main threads per registration.
+//      registrations, for bench/cpu-profile-compare.ts to compare the two phases' main threads per registration;
+//      [--rate N]: open loop (bench/open-loop.ts) instead of a number in flight: registrations start at N a
+//      second per member (the two-member set 2N a second, the draw alternating), so each member of two
+//      carries the one member's load whatever the machine does; --ues and --warmup then count per member
+//      (each member serves --ues in both phases, over the same time). Choose N so that the two-member phase
+//      leaves the cores partly idle: each phase reports the machine's idle %, runnable tasks (bench/machine-load.ts)
+//      and the CPU of work other than the set, its database and this bench;
+//      [--arrivals poisson|even (poisson)]: with --rate, independent arrivals or evenly spaced ones;
+//      [--pin-members CPUS/CPUS]: member i runs on the i-th CPU list (`taskset -c`), e.g. `0/1`;
+//      [--pin-others CPUS]: the database server and this bench (the simulator) on these CPUs.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +51,8 @@ import postgres from 'postgres';
 import type { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
 import { withConcurrency } from '../src/simulator/ue/ue-fleet.ts';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
+import { sampleMachine, type MachineLoad } from './machine-load.ts';
+import { isArrivals, openLoop, type Arrivals } from './open-loop.ts';
 import { amfSetUnavailable, startAmfSet, until, type AmfSet } from '../test/system/amf-set-harness.ts';
 import { startSetRan, subscribe } from '../test/system/amf-set-ran.ts';
 
@@ -58,6 +70,10 @@ const { values } = parseArgs({
     'cpu-prof': { type: 'string' },
     'two-load': { type: 'string', default: 'alternate' },
     'trace-gc': { type: 'boolean', default: false },
+    rate: { type: 'string' },
+    arrivals: { type: 'string', default: 'poisson' },
+    'pin-members': { type: 'string' },
+    'pin-others': { type: 'string' },
   },
 });
 const UES = Number(values.ues);
@@ -73,7 +89,17 @@ const FIRST = 1;
 const PROFILES = values['cpu-prof'];
 const TWO_LOAD = values['two-load'];
 if (TWO_LOAD !== 'alternate' && TWO_LOAD !== 'first') throw new Error('--two-load: alternate or first');
+// Open loop: registrations a second per member (undefined: the closed loop of the concurrency options).
+const RATE = values.rate === undefined ? undefined : Number(values.rate);
+if (RATE !== undefined && !(RATE > 0)) throw new Error('--rate: registrations a second per member, above 0');
+const arrivals = values.arrivals;
+if (!isArrivals(arrivals)) throw new Error('--arrivals: poisson or even');
+const ARRIVALS: Arrivals = arrivals;
+const PIN_MEMBERS = values['pin-members']?.split('/');
 const say = (line: string): void => void process.stdout.write(`${line}\n`);
+/** Runs every thread of `pid` (present and future ones: they inherit it) on `cpus` (a taskset list). */
+const pin = (pid: number, cpus: string): void =>
+  void execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
 
 const unavailable = amfSetUnavailable();
 if (unavailable !== undefined) {
@@ -106,19 +132,36 @@ const cpuOf = (pid: number, reaped = false): number => {
   const sum = Number(f[11]) + Number(f[12]) + (reaped ? Number(f[13]) + Number(f[14]) : 0);
   return sum / TICK;
 };
+/** The live child processes of `parent`. */
+function children(parent: number): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === parent) continue;
+    try {
+      if (Number(statFields(pid)[1]) === parent) pids.push(pid);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return pids;
+}
 /** The server's CPU seconds: the postmaster with its reaped children, and its live children. */
 function serverCpu(): number {
   let total = cpuOf(postmaster, true);
-  for (const entry of readdirSync('/proc')) {
-    const pid = Number(entry);
-    if (!Number.isInteger(pid) || pid === postmaster) continue;
+  for (const pid of children(postmaster)) {
     try {
-      if (Number(statFields(pid)[1]) === postmaster) total += cpuOf(pid);
+      total += cpuOf(pid);
     } catch {
       // Gone between the listing and the read: its time is in the postmaster's cutime now.
     }
   }
   return total;
+}
+if (values['pin-others'] !== undefined) {
+  // The server's processes now; the backends it forks later inherit the postmaster's CPUs.
+  for (const pid of [postmaster, ...children(postmaster)]) pin(pid, values['pin-others']);
+  pin(process.pid, values['pin-others']);
 }
 
 /** CPU seconds of each thread of `pid` by its name (threads of one name summed: libuv's pool, V8's helpers). */
@@ -228,6 +271,10 @@ interface Phase {
   /** This process's CPU per registration: the simulated gNB and UEs. */
   simMs: number;
   top: [string, number][];
+  /** The machine over the measured interval. */
+  machine: MachineLoad;
+  /** CPU of other work than the members, the database server and this bench, in cores. */
+  othersCores: number;
 }
 
 async function phase(members: number, round: number): Promise<Phase> {
@@ -244,7 +291,13 @@ async function phase(members: number, round: number): Promise<Phase> {
     ],
   });
   try {
-    const total = WARMUP + UES;
+    if (PIN_MEMBERS !== undefined)
+      set.members.forEach((m, i) => pin(m.child.pid!, PIN_MEMBERS[i % PIN_MEMBERS.length]!));
+    // Open loop: each busy member gets --rate, --warmup and --ues (closed loop: the set gets --ues).
+    const busy = RATE === undefined ? 1 : members === 1 || TWO_LOAD === 'first' ? 1 : members;
+    const warmup = WARMUP * busy;
+    const count = UES * busy;
+    const total = warmup + count;
     await subscribe(set, FIRST, total);
     // One member: the only one; two: the draw alternates between the two equal capacities.
     const ran = await startSetRan(set, {
@@ -255,17 +308,23 @@ async function phase(members: number, round: number): Promise<Phase> {
     });
     // Each measured registration's time, by the member it went to (the draw: `pick`).
     const took: number[][] = Array.from({ length: members }, () => []);
+    // The open loop's starts behind their arrival times (the simulator's own delays), ms.
+    let late = { median: 0, max: 0 };
+    let inFlight = 0;
     const register = async (ues: SimulatedUe[]): Promise<number> => {
-      const outcomes = await withConcurrency(
-        ues,
-        members === 1 ? ONE_CONCURRENCY : TWO_CONCURRENCY,
-        async (ue) => {
-          const t0 = performance.now();
-          const outcome = await ue.register('suci');
-          took[members === 1 ? 0 : (ue.guti?.amfPointer ?? 1) - 1]?.push(performance.now() - t0);
-          return outcome;
-        },
-      );
+      const one = async (ue: SimulatedUe) => {
+        const t0 = performance.now();
+        const outcome = await ue.register('suci');
+        took[members === 1 ? 0 : (ue.guti?.amfPointer ?? 1) - 1]?.push(performance.now() - t0);
+        return outcome;
+      };
+      let outcomes;
+      if (RATE === undefined) {
+        outcomes = await withConcurrency(ues, members === 1 ? ONE_CONCURRENCY : TWO_CONCURRENCY, one);
+      } else {
+        const run = await openLoop(ues, { rate: RATE * busy, arrivals: ARRIVALS }, one);
+        ({ results: outcomes, lateMs: late, maxInFlight: inFlight } = run);
+      }
       return outcomes.filter((o) => o.outcome === 'accepted').length;
     };
     const written = async (count: number) =>
@@ -276,9 +335,9 @@ async function phase(members: number, round: number): Promise<Phase> {
         () => '',
         120_000,
       );
-    const warm = await register(ran.ues.slice(0, WARMUP));
+    const warm = await register(ran.ues.slice(0, warmup));
     await written(warm);
-    const measured = ran.ues.slice(WARMUP);
+    const measured = ran.ues.slice(warmup);
     // Each member's CPU with no registrations (heartbeat, lease, timers): a cost per second, not per
     // registration, that two members pay twice.
     const idle0 = set.members.map((m) => cpuOf(m.child.pid!));
@@ -294,6 +353,7 @@ async function phase(members: number, round: number): Promise<Phase> {
     const window0 = v8Now();
     const db0 = serverCpu();
     const sim0 = process.cpuUsage();
+    const machine = sampleMachine();
     const started = performance.now();
     for (const t of took) t.length = 0;
     const accepted = await register(measured);
@@ -307,6 +367,7 @@ async function phase(members: number, round: number): Promise<Phase> {
     const intervalSeconds = (performance.now() - started) / 1000;
     const db1 = serverCpu();
     const sim = process.cpuUsage(sim0);
+    const load = machine.stop();
     const after = await dbCounters(set);
     const served = set.members.map(
       (m) => measured.filter((ue) => ue.state === 'registered' && ue.guti?.amfPointer === m.pointer).length,
@@ -334,14 +395,29 @@ async function phase(members: number, round: number): Promise<Phase> {
       rate: accepted / elapsed,
       simMs: (sim.user + sim.system) / 1000 / accepted,
       top,
+      machine: load,
+      othersCores:
+        (load.busySeconds -
+          cpu1.reduce((a, c, i) => a + c - cpu0[i]!, 0) -
+          (db1 - db0) -
+          (sim.user + sim.system) / 1e6) /
+        intervalSeconds,
     };
     say(
-      `round ${round}, ${members} member(s): ${accepted} of ${UES} accepted (${served.join(' + ')}), ` +
+      `round ${round}, ${members} member(s): ${accepted} of ${count} accepted (${served.join(' + ')}), ` +
         `${result.rate.toFixed(0)}/s; member CPU/reg ${result.memberMs.map((ms) => ms.toFixed(2)).join(', ')} ms ` +
         `(idle ${result.idleMsPerSecond.map((ms) => ms.toFixed(1)).join(', ')} ms/s, net of it ${result.netMs.map((ms) => ms.toFixed(2)).join(', ')} ms); ` +
         `database: server CPU/reg ${result.dbMs.toFixed(2)} ms, statements/reg ${result.statements.toFixed(2)}, ` +
         `transactions/reg ${result.transactions.toFixed(2)}, rows inserted/reg ${result.inserted.toFixed(2)}, ` +
-        `updated/reg ${result.updated.toFixed(2)}; simulator CPU/reg ${result.simMs.toFixed(2)} ms; load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
+        `updated/reg ${result.updated.toFixed(2)}; simulator CPU/reg ${result.simMs.toFixed(2)} ms`,
+    );
+    say(
+      `  machine over the interval: idle ${load.idlePercent.toFixed(0)} % (steal ${load.stealPercent.toFixed(0)} %), ` +
+        `runnable tasks mean ${load.runnable.mean.toFixed(1)} max ${load.runnable.max} (this bench's read included), ` +
+        `other work ${result.othersCores.toFixed(2)} cores, load average ${load.loadAverage}` +
+        (RATE === undefined
+          ? ''
+          : `; open loop ${RATE * busy}/s ${ARRIVALS}: starts late median ${late.median.toFixed(1)} ms max ${late.max.toFixed(0)} ms, at most ${inFlight} in flight`),
     );
     for (const [q, n] of top) say(`  ${n.toFixed(3)}  ${q.replace(/\s+/g, ' ').slice(0, 110)}`);
     const tables = [...after.byTable]
@@ -434,6 +510,12 @@ say(
     `one member: CPU/reg ${one.map((p) => p.memberMs[0]!.toFixed(2)).join(', ')} ms (median ${oneMs.toFixed(2)})`,
     `two members: CPU/reg ${two.map((p) => p.memberMs.map((x, i) => (p.served[i]! > 0 ? x.toFixed(2) : 'idle')).join(' / ')).join(', ')} ms`,
     `two members / one member (the busier member, per round): ${ratios.map((r) => r.toFixed(3)).join(', ')} (goal <= 1.15); net of idle CPU: ${netRatios.map((r) => r.toFixed(3)).join(', ')}`,
+    `machine idle % and mean runnable tasks, one member / two (per round): ${two
+      .map((p, i) => {
+        const m1 = one[i]!.machine;
+        return `${m1.idlePercent.toFixed(0)} % ${m1.runnable.mean.toFixed(1)} / ${p.machine.idlePercent.toFixed(0)} % ${p.machine.runnable.mean.toFixed(1)}`;
+      })
+      .join(', ')}; other work ${all.map((p) => p.othersCores.toFixed(2)).join(', ')} cores`,
     `database per registration: statements ${statements.toFixed(2)}, transactions ${median(all.map((p) => p.transactions)).toFixed(2)}, ` +
       `server CPU ${dbMs.toFixed(2)} ms (median of all phases)`,
     `estimate: a member on ${memberCores} cores ${perMember.toFixed(0)} reg/s; the server at ${(dbBusy * 100).toFixed(0)} % of ` +
