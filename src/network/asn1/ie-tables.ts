@@ -18,9 +18,17 @@ export function generateIeTables(modules: Module[], source: string, keyMaterial?
           '',
           '/**',
           ' * The messages that can carry a value of a key-material type (`keyMaterial` in',
-          ' * scripts/asn1-generate.ts) anywhere in their IEs: only their PDUs need decoding to be redacted.',
+          ' * scripts/asn1-generate.ts) anywhere in their IEs, each with the IEs of its container whose',
+          ' * value can (id to type): only these PDUs need redacting, and only in these IEs.',
           ' */',
-          `export const KEY_MATERIAL_MESSAGES: ReadonlySet<string> = new Set([${keyMaterialMessages(modules, keyMaterial).map(quote).join(', ')}]);`,
+          'export const KEY_MATERIAL_IES: ReadonlyMap<string, ReadonlyMap<number, string>> = new Map([',
+          ...keyMaterialMessages(modules, keyMaterial).map(
+            (message) =>
+              `[${quote(message)}, new Map([${keyMaterialIes(modules, keyMaterial, message)
+                .map((ie) => `[${ie.id}, ${quote(ie.type)}]`)
+                .join(', ')}])],`,
+          ),
+          ']);',
         ];
   const procedureRows = procedures.map((procedure) => {
     const fields = [`name: ${quote(procedure.name)}`, `criticality: ${quote(procedure.criticality)}`];
@@ -306,6 +314,19 @@ export function keyMaterialMessages(modules: Module[], keyMaterial: readonly str
       if (message?.kind === 'REF') names.add(message.name);
     }
   return [...names].filter((name) => reachesKey(schema, keys, { kind: 'REF', name, args: undefined })).sort();
+}
+
+/**
+ * The IEs of `message`'s container from whose value a `keyMaterial` type can be reached (as
+ * keyMaterialMessages judges it), in the object set's order. A message of keyMaterialMessages without
+ * one holds its key elsewhere than in an IE's value.
+ */
+export function keyMaterialIes(modules: Module[], keyMaterial: readonly string[], message: string): IeRow[] {
+  const schema = new Schema(modules);
+  const keys = new Set(keyMaterial);
+  return messageIes(schema, message).filter((ie) =>
+    reachesKey(schema, keys, { kind: 'REF', name: ie.type, args: undefined }),
+  );
 }
 
 /** Whether a value of `type` can hold a value of a type in `keys`; a depth-first walk of the type graph. */

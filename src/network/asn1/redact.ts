@@ -31,11 +31,24 @@ export function redactKeyMaterial(
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
-  if (keys.ranges.length === 0 && !keys.elsewhere) return { bytes, redacted: [] };
-  const redacted = keys.ranges.map((range) => range.type);
-  if (keys.elsewhere) return { bytes: new Uint8Array(bytes.length), redacted: [...redacted, 'PDU'] };
-  const out = Uint8Array.from(bytes);
-  for (const { from, to } of keys.ranges) zeroBits(out, from, to);
+  return zeroRanges(bytes, keys.ranges, keys.elsewhere);
+}
+
+/**
+ * `bytes` with the bit ranges of key material zeroed in a copy (the input itself when there are none),
+ * or all of it zeroed when a key lay where no range names it (`elsewhere`).
+ */
+export function zeroRanges(
+  bytes: Uint8Array,
+  ranges: readonly { type: string; from: number; to: number }[],
+  elsewhere: boolean,
+): Redacted {
+  if (ranges.length === 0 && !elsewhere) return { bytes, redacted: [] };
+  const redacted = ranges.map((range) => range.type);
+  if (elsewhere) return { bytes: new Uint8Array(bytes.length), redacted: [...redacted, 'PDU'] };
+  // The typed-array constructor copies in one go; Uint8Array.from iterates element by element.
+  const out = new Uint8Array(bytes);
+  for (const { from, to } of ranges) zeroBits(out, from, to);
   return { bytes: out, redacted };
 }
 

@@ -1,6 +1,6 @@
 import type { DecodeResult } from '../asn1/complete.ts';
 import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
-import { redactKeyMaterial, type Redacted } from '../asn1/redact.ts';
+import { redactKeyMaterial, zeroRanges, type Redacted } from '../asn1/redact.ts';
 import {
   InitiatingMessage_MESSAGES,
   SuccessfulOutcome_MESSAGES,
@@ -8,7 +8,8 @@ import {
   decodeNGAPPDU,
   encodeNGAPPDU,
 } from './generated/codec.ts';
-import { KEY_MATERIAL_MESSAGES, PROCEDURES, type ProcedureSpec } from './generated/ies.ts';
+import { KEY_MATERIAL_IES, PROCEDURES, type ProcedureSpec } from './generated/ies.ts';
+import { walkable, walkKeyMaterial } from './key-material-walk.ts';
 import type { NGAPPDU, TriggeringMessage } from './generated/types.ts';
 import type { ViewHooks } from './view-hooks.ts';
 import { viewNGAPPDU } from './generated/view.ts';
@@ -40,15 +41,24 @@ const KIND_MESSAGE: Record<TriggeringMessage, Exclude<keyof ProcedureSpec, 'name
 /**
  * The PDU as it may be stored or shown: every SecurityKey (KgNB, NH) zeroed in place, length kept, so
  * that it still decodes (network.md section 4). Never throws. The procedure code and kind fix the
- * message the decoder would read (TS 38.413 9.4.2), so a PDU of a message whose IEs cannot hold a
- * SecurityKey (KEY_MATERIAL_MESSAGES, from the ASN.1) is returned as it is without decoding; a header
- * that does not read, or an unknown procedure, takes the full decode.
+ * message the decoder would read (TS 38.413 9.4.2): a PDU of a message whose IEs cannot hold a
+ * SecurityKey (KEY_MATERIAL_IES, from the ASN.1) is returned as it is; in the others, the IEs that hold
+ * one are found by walking the container's framing (key-material-walk.ts), not by decoding the PDU,
+ * and a PDU whose framing does not read is zeroed whole. A header that does not read, an unknown
+ * procedure, or a key the walk cannot place takes the full decode.
  */
 export function redactNgapPdu(bytes: Uint8Array): Redacted {
   const header = readNgapHeader(bytes);
   if (header !== undefined) {
     const message = PROCEDURES.get(header.procedureCode)?.[KIND_MESSAGE[header.triggeringMessage]];
-    if (message !== undefined && !KEY_MATERIAL_MESSAGES.has(message)) return { bytes, redacted: [] };
+    if (message !== undefined) {
+      const keyIes = KEY_MATERIAL_IES.get(message);
+      if (keyIes === undefined) return { bytes, redacted: [] };
+      if (keyIes.size > 0 && walkable(keyIes)) {
+        const ranges = walkKeyMaterial(bytes, keyIes);
+        return ranges === undefined ? zeroRanges(bytes, [], true) : zeroRanges(bytes, ranges, false);
+      }
+    }
   }
   return redactKeyMaterial(bytes, ALIGNED, decodeNGAPPDU);
 }

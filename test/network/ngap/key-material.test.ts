@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { readdirSync } from 'node:fs';
 import { describe, it, mock } from 'node:test';
 import { Generator } from '../../../src/network/asn1/generator.ts';
-import { keyMaterialMessages } from '../../../src/network/asn1/ie-tables.ts';
+import { keyMaterialIes, keyMaterialMessages } from '../../../src/network/asn1/ie-tables.ts';
 import { parseModules } from '../../../src/network/asn1/parser.ts';
 import { PerReader } from '../../../src/network/asn1/per-reader.ts';
-import { KEY_MATERIAL_MESSAGES } from '../../../src/network/ngap/generated/ies.ts';
+import { KEY_MATERIAL_IES } from '../../../src/network/ngap/generated/ies.ts';
 import type { NGAPPDU } from '../../../src/network/ngap/generated/types.ts';
 import {
   decodeNgapPdu,
@@ -133,8 +133,6 @@ describe('redactNgapPdu', () => {
         assert.deepEqual(result.redacted, []);
       }
       assert.equal(openType.mock.callCount(), 0, 'the message body was not read');
-      redactNgapPdu(vector('InitialContextSetupRequest'));
-      assert.ok(openType.mock.callCount() > 0, 'a key-bearing message is decoded');
     } finally {
       openType.mock.restore();
     }
@@ -167,7 +165,7 @@ describe('redactNgapPdu', () => {
   });
 });
 
-describe('KEY_MATERIAL_MESSAGES', () => {
+describe('KEY_MATERIAL_IES', () => {
   it('lists the messages with a SecurityKey in their IEs, not the NAS transports', () => {
     for (const message of [
       'InitialContextSetupRequest',
@@ -175,9 +173,9 @@ describe('KEY_MATERIAL_MESSAGES', () => {
       'HandoverRequest',
       'PathSwitchRequestAcknowledge',
     ])
-      assert.ok(KEY_MATERIAL_MESSAGES.has(message), message);
+      assert.ok(KEY_MATERIAL_IES.has(message), message);
     for (const message of ['DownlinkNASTransport', 'InitialUEMessage', 'UplinkNASTransport'])
-      assert.ok(!KEY_MATERIAL_MESSAGES.has(message), message);
+      assert.ok(!KEY_MATERIAL_IES.has(message), message);
   });
 
   it('counts a message whose IE type is not defined in the modules as key-bearing (fail closed)', () => {
@@ -191,6 +189,11 @@ describe('KEY_MATERIAL_MESSAGES', () => {
     const found = keyMaterialMessages(modules, ['SecurityKey']);
     assert.ok(found.includes('DownlinkNASTransport') && found.includes('InitialUEMessage'));
     assert.ok(!found.includes('NGSetupRequest'));
+    // The IE whose type is unknown is the one named: a type the walk cannot place, so the full decode.
+    assert.deepEqual(
+      keyMaterialIes(modules, ['SecurityKey'], 'DownlinkNASTransport').map((ie) => [ie.id, ie.type]),
+      [[38, 'NAS-PDU']],
+    );
   });
 });
 
