@@ -6,7 +6,11 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { ROLE } from '../../src/identity/roles.ts';
 import { encodeNgapPdu } from '../../src/network/ngap/ngap-codec.ts';
 import { createRadioEventsRepository } from '../../src/resources/radio-events/radio-events.repository.ts';
+import { downlinkNasTransport } from '../../src/network/amf/n2/ue-ngap-messages.ts';
+import { encodeNasMessage } from '../../src/network/nas/index.ts';
+import { uplinkNasTransport } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { initialUeMessage, ngSetupRequest } from '../network/amf/messages.ts';
+import { INSTANCES } from '../network/nas/instances.ts';
 import { at, radioEvent } from '../helpers/records.ts';
 import { createTestApp, initialize, manualClock, userWithRole, type TestApp } from '../helpers/test-app.ts';
 import { tsharkFileFields } from '../helpers/tshark.ts';
@@ -333,6 +337,68 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
         ['NGSetupRequest', 'gnb-a'],
       ],
     );
+  });
+
+  it('writes NAS ciphered with NEA0 so that it decodes, and marks other ciphered NAS (issue 32 item 4)', async () => {
+    // Security protected NAS (TS 24.501 9.1.1): EPD, security header type, MAC (zeros), sequence number.
+    const secured = (type: number, sqn: number, plain: Uint8Array) =>
+      Buffer.concat([Buffer.from([0x7e, type, 0, 0, 0, 0, sqn]), plain]);
+    const command = (ciphering: number) =>
+      encodeNasMessage({
+        ...INSTANCES.securityModeCommand,
+        selectedNasSecurityAlgorithms: { ciphering, integrity: 2 },
+      });
+    const complete = encodeNasMessage(INSTANCES.securityModeComplete);
+    const accept = encodeNasMessage(INSTANCES.registrationAccept);
+    const ids = (amfUeNgapId: number) => ({ amfUeNgapId, ranUeNgapId: amfUeNgapId });
+    const cell = { plmn: { mcc: '001', mnc: '01' }, nrCellIdentity: 1, tac: 1 };
+    const event = (second: number, id: number, inbound: boolean, nas: Uint8Array) =>
+      t.records.recordRadioEvent(
+        radioEvent({
+          messageType: inbound ? 'UplinkNASTransport' : 'DownlinkNASTransport',
+          direction: inbound ? 'inbound' : 'outbound',
+          raw: Buffer.from(
+            encodeNgapPdu(
+              inbound ? uplinkNasTransport(ids(id), nas, cell) : downlinkNasTransport(ids(id), nas),
+            ),
+          ),
+          timestamp: at(`2026-11-22T10:00:0${second}.000Z`),
+          details: { radio: 'gnb-a', ran_ue_ngap_id: id, amf_ue_ngap_id: id },
+        }),
+      );
+    // UE 1 under NEA0: its Security Mode Command (header type 3: not ciphered), then ciphered messages
+    // (types 4 and 2). UE 2 under NEA2: a ciphered message whose bytes only its keys would open.
+    event(1, 1, false, secured(3, 0, command(0)));
+    event(2, 1, true, secured(4, 0, complete));
+    event(3, 1, false, secured(2, 1, accept));
+    event(4, 2, false, secured(3, 0, command(2)));
+    event(5, 2, false, secured(2, 1, Buffer.from('5f3e9a0c71d2', 'hex')));
+    await t.records.flush();
+    const fields = [
+      'nas_5gs.security_header_type',
+      'nas_5gs.mm.message_type',
+      'frame.comment',
+      '_ws.malformed',
+    ];
+    const nea0 = 'NAS-PDU ciphered with NEA0 (null ciphering): written with security header type';
+    assert.deepEqual(await tshark(await exported(), fields), [
+      ['3', '0x5d', '', ''],
+      ['3', '0x5e', `${nea0} 3 in place of 4 so that it decodes, its other octets as sent`, ''],
+      ['1', '0x42', `${nea0} 1 in place of 2 so that it decodes, its other octets as sent`, ''],
+      ['3', '0x5d', '', ''],
+      ['2', '', 'NAS-PDU ciphered with NEA2: not decrypted', ''],
+    ]);
+    // Without the Security Mode Command in the capture, the algorithm is not known: marked, as sent.
+    assert.deepEqual(await tshark(await exported('?timestamp_from=2026-11-22T10:00:03.000Z'), fields), [
+      [
+        '2',
+        '',
+        'NAS-PDU ciphered: not decrypted (the Security Mode Command naming its algorithm is not in this capture)',
+        '',
+      ],
+      ['3', '0x5d', '', ''],
+      ['2', '', 'NAS-PDU ciphered with NEA2: not decrypted', ''],
+    ]);
   });
 
   it('answers 400 for bad filters', async () => {

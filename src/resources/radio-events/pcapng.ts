@@ -21,6 +21,8 @@ export interface CapturedMessage {
   stream: number;
   /** The NGAP PDU. */
   raw: Uint8Array;
+  /** A packet comment (opt_comment), shown by Wireshark with the packet. */
+  comment?: string;
 }
 
 /** pcapng media type (draft-ietf-opsawg-pcapng). */
@@ -141,7 +143,8 @@ export function createNgapCapture() {
         );
         builder.addData(flags, state.tsn, message.stream, ssn, NGAP_PPID, piece);
         state.tsn = (state.tsn + 1) >>> 0;
-        blocks.push(enhancedPacketBlock(message.timestamp, ipPacket(message, builder.finish())));
+        const comment = at === 0 ? message.comment : undefined;
+        blocks.push(enhancedPacketBlock(message.timestamp, ipPacket(message, builder.finish()), comment));
         if (raw.length === 0) break;
       }
       return blocks;
@@ -149,10 +152,22 @@ export function createNgapCapture() {
   };
 }
 
-/** An Enhanced Packet Block on interface 0 with its time in microseconds. */
-function enhancedPacketBlock(timestampMs: number, packet: Buffer): Buffer {
+/** The options of a block carrying `comment` (opt_comment, then opt_endofopt), or none. */
+function commentOption(comment: string | undefined): Buffer | undefined {
+  if (comment === undefined) return undefined;
+  const text = Buffer.from(comment, 'utf8');
+  const option = Buffer.alloc(4 + ((text.length + 3) & ~3) + 4);
+  option.writeUInt16LE(1, 0); // opt_comment
+  option.writeUInt16LE(text.length, 2);
+  text.copy(option, 4);
+  return option; // ends with opt_endofopt: its four bytes are zero
+}
+
+/** An Enhanced Packet Block on interface 0 with its time in microseconds, and a comment if given. */
+function enhancedPacketBlock(timestampMs: number, packet: Buffer, comment?: string): Buffer {
   const padded = (packet.length + 3) & ~3;
-  const total = 32 + padded;
+  const options = commentOption(comment);
+  const total = 32 + padded + (options?.length ?? 0);
   const block = Buffer.alloc(total);
   const micros = Math.max(0, Math.trunc(timestampMs)) * 1000;
   block.writeUInt32LE(6, 0);
@@ -163,6 +178,7 @@ function enhancedPacketBlock(timestampMs: number, packet: Buffer): Buffer {
   block.writeUInt32LE(packet.length, 20);
   block.writeUInt32LE(packet.length, 24);
   packet.copy(block, 28);
+  options?.copy(block, 28 + padded);
   block.writeUInt32LE(total, total - 4);
   return block;
 }

@@ -2,6 +2,7 @@ import { InvalidError } from '../../errors.ts';
 import { ipToBytes } from '../../network/transport/sctp/chunks.ts';
 import type { LogDirection } from '../../records/record-inputs.ts';
 import type { TimestampWindow } from '../../records/record-windows.ts';
+import { createNasCiphering } from './nas-ciphering.ts';
 import { createNgapCapture, pcapngHeader, type CaptureEndpoint } from './pcapng.ts';
 import type { RadioEvent } from './radio-events.repository.ts';
 
@@ -40,14 +41,18 @@ function endpointOf(hostPort: string): CaptureEndpoint | undefined {
   return ip === undefined || port > 0xffff ? undefined : { ip, port };
 }
 
-/** The radio's name from an event's details (ngap-recorder.ts), when the radio had one then. */
-function radioNameOf(details: string): string | undefined {
+/**
+ * The radio's name from an event's details (ngap-recorder.ts), when the radio had one then, and the
+ * UE association the message belongs to (its radio and AMF UE NGAP ID), when it names one.
+ */
+function whereFrom(details: string): { radio: string | undefined; ue: string | undefined } {
   try {
-    const parsed: unknown = JSON.parse(details);
-    const radio = (parsed as { radio?: unknown } | null)?.radio;
-    return typeof radio === 'string' ? radio : undefined;
+    const parsed = JSON.parse(details) as { radio?: unknown; amf_ue_ngap_id?: unknown } | null;
+    const radio = typeof parsed?.radio === 'string' ? parsed.radio : undefined;
+    const id = parsed?.amf_ue_ngap_id;
+    return { radio, ue: typeof id === 'number' ? `${radio ?? ''}/${id}` : undefined };
   } catch {
-    return undefined;
+    return { radio: undefined, ue: undefined };
   }
 }
 
@@ -105,6 +110,7 @@ export function createRadioEventsExport(deps: {
   async function* blocks(filter: RadioEventsExportFilter & { protocol: string }): AsyncGenerator<Buffer> {
     yield pcapngHeader();
     const capture = createNgapCapture();
+    const ciphering = createNasCiphering();
     const radioEndpoint = radioEndpoints();
     const amfEndpoint = amfEndpoints();
     let after: { timestamp: number; id: number } | undefined;
@@ -118,16 +124,19 @@ export function createRadioEventsExport(deps: {
       if (page.length === 0) return;
       const parts: Buffer[] = [];
       for (const event of page) {
-        const radio = radioEndpoint(radioNameOf(event.details));
+        const from = whereFrom(event.details);
+        const radio = radioEndpoint(from.radio);
         const amf = radio.ip.length === 16 ? amfEndpoint[16] : amfEndpoint[4];
         const inbound = event.direction === 'inbound';
+        const nas = ciphering.prepare(event.messageType, event.raw, from.ue);
         parts.push(
           ...capture.blocks({
             timestamp: event.timestamp,
             from: inbound ? radio : amf,
             to: inbound ? amf : radio,
             stream: ueAssociated(event.details) ? 1 : 0,
-            raw: event.raw,
+            raw: nas.raw,
+            comment: nas.comment,
           }),
         );
       }
