@@ -275,6 +275,8 @@ interface Phase {
   machine: MachineLoad;
   /** CPU of other work than the members, the database server and this bench, in cores. */
   othersCores: number;
+  /** Each member's median registration time, ms (NaN for a member that served none). */
+  tookMs: number[];
 }
 
 async function phase(members: number, round: number): Promise<Phase> {
@@ -396,6 +398,7 @@ async function phase(members: number, round: number): Promise<Phase> {
       simMs: (sim.user + sim.system) / 1000 / accepted,
       top,
       machine: load,
+      tookMs: took.map((t) => quantile(t, 0.5)),
       othersCores:
         (load.busySeconds -
           cpu1.reduce((a, c, i) => a + c - cpu0[i]!, 0) -
@@ -516,6 +519,17 @@ say(
         return `${m1.idlePercent.toFixed(0)} % ${m1.runnable.mean.toFixed(1)} / ${p.machine.idlePercent.toFixed(0)} % ${p.machine.runnable.mean.toFixed(1)}`;
       })
       .join(', ')}; other work ${all.map((p) => p.othersCores.toFixed(2)).join(', ')} cores`,
+    // Equal batching needs equal registrations in flight (rate x time): a phase whose registrations
+    // queue batches more of them per statement and spends less CPU on each.
+    `registration time median and statements/reg, one member / two (per round): ${two
+      .map(
+        (p, i) =>
+          `${one[i]!.tookMs[0]!.toFixed(0)} ms ${one[i]!.statements.toFixed(2)} / ${p.tookMs
+            .filter((ms) => !Number.isNaN(ms))
+            .map((ms) => ms.toFixed(0))
+            .join('+')} ms ${p.statements.toFixed(2)}`,
+      )
+      .join(', ')}`,
     `database per registration: statements ${statements.toFixed(2)}, transactions ${median(all.map((p) => p.transactions)).toFixed(2)}, ` +
       `server CPU ${dbMs.toFixed(2)} ms (median of all phases)`,
     `estimate: a member on ${memberCores} cores ${perMember.toFixed(0)} reg/s; the server at ${(dbBusy * 100).toFixed(0)} % of ` +
