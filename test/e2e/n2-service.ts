@@ -71,6 +71,8 @@ export interface N2ServiceOptions {
   time?: Clock & Timers;
   /** The AMF's timers and limits (e.g. a small `maxUeContexts`); the defaults unless given. Not with `sctp`. */
   amf?: Partial<AmfSettings>;
+  /** The UPF (its settings and forwarder) for PDU sessions, e.g. session-service.ts's recording one. Not with `sctp`. */
+  upf?: NonNullable<Parameters<typeof createN2>[2]>['upf'];
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
@@ -97,6 +99,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       {
         ...(time === undefined ? {} : { timers: time, clock: time }),
         ...(options.amf === undefined ? {} : { amf: options.amf }),
+        ...(options.upf === undefined ? {} : { upf: options.upf }),
       },
     );
     await n2.start();

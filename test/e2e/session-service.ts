@@ -64,7 +64,7 @@ function endedFlow(session: number, ipv4: string, bytes: number, now: number): B
   return record;
 }
 
-function recordingAddon(rules: ForwarderRules): UpfAddon {
+export function recordingAddon(rules: ForwarderRules): UpfAddon {
   const ended: Buffer[] = [];
   let endedCount = 0;
   class RecordingForwarder implements Forwarder {

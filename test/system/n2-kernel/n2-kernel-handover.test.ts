@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+
+import {
+  addressOf,
+  guestResults,
+  guestUnavailable,
+  prepareGuest,
+  startGuest,
+  tapLink,
+  type GuestResult,
+} from '../../../scripts/qemu-sctp/qemu-guest.ts';
+import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
+import type { RegistrationService } from '../../e2e/registration-service.ts';
+import { imsiOf, K, OPC, startRegistrationService, statusOf } from '../../e2e/registration-service.ts';
+import { recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
+import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
+
+/**
+ * N2 handover over the `kernel` and `raw` transports (issue 34, "over each SCTP transport"; the e2e
+ * handover tests run on `udp`): two strict simulated gNBs in a qemu guest speak NGAP through the Linux
+ * kernel's SCTP to the service on the host, whose AMF listens on our `raw` stack on the tap and whose UPF
+ * records its rules. A UE with a PDU session is handed over to the second gNB (the API shows it there
+ * and its downlink at the second gNB's N3), back with direct forwarding, then a handover is cancelled
+ * after the Command; no stream id TS 38.412 7 forbids reaches either gNB.
+ */
+const why = guestUnavailable(true) ?? rawPeerInNamespaceUnavailable();
+const CONTROL_PORT = 7879;
+const IMSI = imsiOf(43);
+
+interface Page<T> {
+  items: T[];
+  total_count: number;
+}
+
+describe(
+  'N2 handover between simulated gNBs over kernel SCTP in a qemu guest, the service on raw (tap)',
+  { skip: why ?? false, timeout: 240_000 },
+  () => {
+    const tap = tapLink(3);
+    const rules: ForwarderRules = {
+      sessions: new Map(),
+      calls: [],
+      downlinkData: [],
+      traffic: new Map(),
+      forwarding: new Map(),
+    };
+    let service: RegistrationService | undefined;
+    let result: GuestResult | undefined;
+    /** At the target, as the API and the UPF showed it while the guest held. */
+    let atTarget: { radio: string; downlinks: (string | undefined)[] } | undefined;
+    let events: { message_type: string; direction: string }[] = [];
+
+    before(async () => {
+      await prepareGuest();
+      const guest = await startGuest({
+        entry: fileURLToPath(new URL('guest-handover.ts', import.meta.url)),
+        args: {
+          amf: addressOf(tap.host4),
+          port: 38412,
+          firstGnbId: 0x50,
+          controlPort: CONTROL_PORT,
+          imsi: IMSI,
+          key: K,
+          opc: OPC,
+        },
+        tap,
+        timeoutMs: 200_000,
+        beforeBoot: async () => {
+          service = await startRegistrationService({
+            raw: { address: addressOf(tap.host4) },
+            upf: {
+              settings: { ...DEFAULT_UPF_SETTINGS, n3Address: addressOf(tap.host4) },
+              addon: recordingAddon(rules),
+            },
+          });
+          await service.provision(IMSI);
+        },
+      });
+      try {
+        await guest.waitFor(/^PMN-STEP at-target/);
+        const s = service;
+        assert.ok(s);
+        // The downlink moves at Handover Notify; the status is written in a batch: both are waited for.
+        atTarget = await s
+          .until(async () => {
+            const downlinks = [...rules.sessions.values()].map((r) => r.downlink);
+            const radio = (await statusOf(s, IMSI)).last_seen_radio;
+            return radio === 'kernel-ho-2' && downlinks.some((d) => d?.startsWith('10.99.0.2:'))
+              ? { radio, downlinks }
+              : undefined;
+          }, 'the UE shown at kernel-ho-2, its downlink there')
+          .catch(() => undefined);
+        // Tells the guest to go on.
+        await new Promise<void>((resolve, reject) => {
+          const socket = connect(CONTROL_PORT, addressOf(tap.guest4));
+          socket.on('error', reject).on('close', () => resolve());
+          socket.resume();
+        });
+      } finally {
+        result = await guest.finished;
+      }
+      await service?.t.records.flush();
+      events = (
+        (await service?.get<Page<{ message_type: string; direction: string }>>(
+          '/api/v1/ran/events?protocol=NGAP&per_page=100',
+        )) ?? { items: [] }
+      ).items;
+    });
+
+    after(async () => {
+      await service?.close();
+    });
+
+    const step = (name: string): Record<string, unknown> => {
+      const found = (guestResults(result?.lines ?? []) as { step: string }[]).find((s) => s.step === name);
+      assert.ok(found, `the guest reported no ${name}:\n${result?.lines.join('\n')}`);
+      return found;
+    };
+
+    it('both gNBs set up; the UE registers with a PDU session', () => {
+      assert.equal(result?.exitCode, 0, result?.lines.join('\n'));
+      assert.deepEqual(step('ng-setup').outcomes, ['accepted', 'accepted']);
+      assert.deepEqual(step('ue'), { step: 'ue', registration: 'accepted', session: 'accepted' });
+    });
+
+    it('handed over to the second gNB, keys agreeing: the API and the UPF show it there', () => {
+      assert.deepEqual(step('handover'), { step: 'handover', outcome: 'handed-over', keysAgree: true });
+      assert.ok(atTarget, 'the UE was never shown at kernel-ho-2 with its downlink there');
+    });
+
+    it('back with direct forwarding, then cancelled after the Command', () => {
+      assert.deepEqual(step('back'), { step: 'back', outcome: 'handed-over', keysAgree: true });
+      assert.deepEqual(step('cancel'), { step: 'cancel', outcome: 'cancelled' });
+    });
+
+    it('every handover PDU crossed both ways; no stream id violation; the radios shut down', () => {
+      const count = (type: string, direction: string) =>
+        events.filter((e) => e.message_type === type && e.direction === direction).length;
+      // Three preparations (there, back, cancelled), two completed.
+      assert.equal(count('HandoverRequired', 'inbound'), 3);
+      assert.equal(count('HandoverRequest', 'outbound'), 3);
+      assert.equal(count('HandoverRequestAcknowledge', 'inbound'), 3);
+      assert.equal(count('HandoverCommand', 'outbound'), 3);
+      assert.equal(count('HandoverNotify', 'inbound'), 2);
+      assert.equal(count('HandoverCancel', 'inbound'), 1);
+      assert.equal(count('HandoverCancelAcknowledge', 'outbound'), 1);
+      assert.deepEqual(step('streams').violations, [0, 0]);
+      assert.deepEqual(step('shutdown').ends, [{ reason: 'shutdown' }, { reason: 'shutdown' }]);
+    });
+  },
+);
