@@ -260,7 +260,8 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
       .getByRole('combobox', { name: 'IMSI' })
       .and(page.locator(`[value="${IMSI}"]`))
       .waitFor();
-    assert.equal((await (await listed).json()).result.total_count, 1);
+    const answer = (await (await listed).json()) as { result: { total_count: number } };
+    assert.equal(answer.result.total_count, 1);
     await page.getByRole('cell', { name: 'DownlinkNASTransport' }).waitFor();
     assert.equal(await page.getByRole('cell', { name: 'UplinkNASTransport' }).count(), 0);
 
@@ -346,7 +347,11 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
       page,
       warnings.getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2 on gnb-1' }),
     );
-    await warnings.getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' }).waitFor();
+    // Explained in plain words: which key the SUCI names, and that this core has none of Profile A.
+    await warnings
+      .getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' })
+      .getByText(/^The SUCI names home network key 2 \(Profile A\); this core has no Profile A key, so/)
+      .waitFor();
 
     await page.getByRole('navigation').getByRole('link', { name: 'Radio events', exact: true }).click();
     await shows(page, page.getByRole('cell', { name: 'DownlinkNASTransport' }).first());

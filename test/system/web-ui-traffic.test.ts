@@ -139,7 +139,10 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     const warnings = page.getByRole('table', { name: 'Recent warnings' });
     await warnings.getByRole('cell', { name: 'Error Indication' }).waitFor();
     await warnings.getByRole('cell', { name: 'login_failed' }).waitFor();
-    await warnings.getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' }).waitFor();
+    await warnings
+      .getByRole('cell', { name: 'Registration Reject: 5GS services not allowed (7)' })
+      .getByText(/^The SUCI names home network key 2 \(Profile A\); this core has no Profile A key/)
+      .waitFor();
     await warnings
       .getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2 on gnb-1' })
       .waitFor();

@@ -83,10 +83,37 @@ describe('recent warnings', () => {
         'Registration Reject: 5GS services not allowed (7)',
       ],
     ]);
+    expect(warnings.every((warning) => warning.explanation === undefined)).toBe(true);
     expect(suciSummary('suci-0-001-01-0000-0-0-0000000001')).toBe(
       'SUCI of home network 001-01, null scheme, key 0',
     );
     expect(suciSummary('nai@example.org')).toBe('SUCI nai@example.org');
+  });
+
+  it("explains a device of no subscriber refused for its SUCI's key, by the keys the core has", () => {
+    const refused = subscriber(1, 1, 'warn', '', 'Registration Reject', {
+      suci: SUCI,
+      cause: '5GS services not allowed (7)',
+    });
+    const known = subscriber(2, 2, 'warn', '001010000000001', 'Registration Reject', {
+      suci: SUCI,
+      cause: '5GS services not allowed (7)',
+    });
+    const [second, first] = recentWarnings({
+      radioLogs: [],
+      subscriberLogs: [refused, known],
+      auditLogs: [],
+      homeNetworkKeys: [
+        { scheme: 'A', id: 1 },
+        { scheme: 'A', id: 3 },
+        { scheme: 'B', id: 2 },
+      ],
+    });
+    expect(first?.explanation).toMatch(
+      /^The SUCI names home network key 2 \(Profile A\); this core has Profile A keys 1 and 3, so the core cannot read the identity/,
+    );
+    // A subscriber's failures are explained in its timeline, where its profile and policies are known.
+    expect(second?.explanation).toBeUndefined();
   });
 
   it('keeps at most the limit, and nothing from quiet logs', () => {

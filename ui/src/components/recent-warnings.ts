@@ -1,3 +1,4 @@
+import { explain, type ExplanationContext } from '../../../src/resources/subscriber-timeline/explanations.ts';
 import { parseDetails } from './json-tree.ts';
 
 /** A warning or error from the records, as the dashboard lists it. */
@@ -9,6 +10,12 @@ export interface Warning {
   /** The radio's id, the device (and the radio it came through) or the acting user. */
   subject: string;
   what: string;
+  /**
+   * For a device of no subscriber, what went wrong in plain words and what to check (the timeline's
+   * explanations, which need a subscriber, never show it): a SUCI under a home network key this core
+   * lacks names the key and the keys the core has.
+   */
+  explanation?: string;
 }
 
 interface RadioLog {
@@ -42,6 +49,8 @@ export interface WarningSources {
   radioLogs: readonly RadioLog[];
   subscriberLogs: readonly SubscriberLog[];
   auditLogs: readonly AuditLog[];
+  /** The core's home network keys, once read: without them no explanation is given. */
+  homeNetworkKeys?: readonly { id: number; scheme: string }[];
 }
 
 /** Radio and subscriber logs say `warn`/`error`, audit logs `WARN`/`ERROR`; anything else is not a warning. */
@@ -111,6 +120,18 @@ export function recentWarnings(sources: WarningSources, limit = 10): Warning[] {
     const level = warningLevel(log.level);
     if (level) {
       const details = detailsOf(log.details);
+      const keys = sources.homeNetworkKeys?.filter(
+        (key): key is ExplanationContext['homeNetworkKeys'][number] =>
+          key.scheme === 'A' || key.scheme === 'B',
+      );
+      // A device of no subscriber has no profile or policies: only the identity's explanation applies.
+      const explanation =
+        log.imsi === '' && keys !== undefined
+          ? explain(
+              { event: log.event, level: log.level, details },
+              { homeNetworkKeys: keys, profileName: '', policies: [] },
+            )
+          : undefined;
       warnings.push({
         id: `subscriber-${log.id}`,
         timestamp: log.timestamp,
@@ -118,6 +139,7 @@ export function recentWarnings(sources: WarningSources, limit = 10): Warning[] {
         source: 'subscriber log',
         subject: deviceOf(log, details),
         what: typeof details.cause === 'string' ? `${log.event}: ${details.cause}` : log.event,
+        ...(explanation !== undefined && { explanation }),
       });
     }
   }

@@ -212,6 +212,11 @@ export function DashboardPage() {
       warnings: true,
     }),
   });
+  // What a refused SUCI's key is compared with (a device of no subscriber's warning says which it lacks).
+  const homeNetworkKeys = useQuery({
+    queryKey: ['operator', 'home-network-keys'],
+    queryFn: () => result(api.GET('/api/v1/operator/home-network-keys')),
+  });
   const readAudit = me?.can.readAudit ?? false;
   const auditLogs = useQuery({
     queryKey: ['audit-logs', 'recent'],
@@ -228,6 +233,7 @@ export function DashboardPage() {
     radioLogs: radioLogs.data?.items ?? [],
     subscriberLogs: subscriberLogs.data?.items ?? [],
     auditLogs: auditLogs.data?.items ?? [],
+    homeNetworkKeys: homeNetworkKeys.data,
   });
   const warningsLoaded =
     radioLogs.data !== undefined &&
@@ -290,7 +296,14 @@ export function DashboardPage() {
                     </Table.Td>
                     <Table.Td>{warning.source}</Table.Td>
                     <Table.Td>{warning.subject}</Table.Td>
-                    <Table.Td>{warning.what}</Table.Td>
+                    <Table.Td>
+                      {warning.what}
+                      {warning.explanation && (
+                        <Text size="sm" c="dimmed">
+                          {warning.explanation}
+                        </Text>
+                      )}
+                    </Table.Td>
                   </Table.Tr>
                 ))}
               </Table.Tbody>
