@@ -161,6 +161,19 @@ export function unavailable(error: unknown, atBegin = false): OverloadedError | 
 /** Commands whose row count Kysely reports as `numAffectedRows` (as its `pg` driver does). */
 const WRITES = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
+/** Queries whose rows the driver gives as arrays of their values (`valueRows`). */
+const arrayRowQueries = new WeakSet<CompiledQuery>();
+
+/**
+ * Marks `query` so that this driver gives its rows as arrays of their values, in the order the query
+ * selects its columns (Postgres.js's `values()`), as SQLite's raw mode does: no object built a row, and
+ * two columns of one name both kept. Other drivers ignore the mark and give objects.
+ */
+export function valueRows<R>(query: CompiledQuery<R>): CompiledQuery<R> {
+  arrayRowQueries.add(query);
+  return query;
+}
+
 /** The connection a `readSnapshot` holds, for the queries its work sends outside a transaction. */
 const snapshots = new AsyncLocalStorage<postgres.ReservedSql>();
 
@@ -215,11 +228,12 @@ class PostgresJsConnection implements DatabaseConnection {
     if (copied !== undefined) return this.#copy(query.sql, copied);
     let result: postgres.RowList<postgres.Row[]>;
     try {
-      result = await (this.#reserved ?? snapshots.getStore() ?? this.sql).unsafe(
+      const pending = (this.#reserved ?? snapshots.getStore() ?? this.sql).unsafe(
         query.sql,
         query.parameters as postgres.ParameterOrJSON<never>[],
         { prepare: true },
       );
+      result = await (arrayRowQueries.has(query) ? pending.values() : pending);
     } catch (error) {
       throw unavailable(error) ?? error;
     }

@@ -1,5 +1,6 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import { maybeSqliteFileOf } from './database.ts';
+import { valueRows } from './postgres-dialect.ts';
 import type { SqliteFile } from './sqlite-file.ts';
 import type { Executor } from './transaction.ts';
 
@@ -59,8 +60,9 @@ export function valuesTemplate<P extends object, V extends readonly unknown[]>(
         statement.raw(false);
       }
     }
-    const { rows } = await executor.executeQuery<object>(query);
-    return rows.map((row) => Object.values(row) as unknown as V);
+    // PostgreSQL's driver gives arrays (postgres-dialect.ts); SQLite's in a transaction, objects.
+    const { rows } = await executor.executeQuery<object>(valueRows(query));
+    return rows.map((row) => (Array.isArray(row) ? row : Object.values(row)) as unknown as V);
   };
 }
 
