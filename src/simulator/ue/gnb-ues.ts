@@ -11,6 +11,7 @@ import {
   initialContextSetupFailure,
   initialContextSetupResponse,
   initialUeMessage,
+  nasNonDeliveryIndication,
   readAmfUeMessage,
   ueContextReleaseComplete,
   ueContextReleaseRequest,
@@ -123,6 +124,13 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly radioCapabilityChecks: RadioCapabilityCheck[] = [];
   /** What the node answers a UE Radio Capability Check with (IMS Voice Support Indicator), or `silent`. */
   imsVoiceSupport: IMSVoiceSupportIndicator | 'silent' = 'supported';
+  /**
+   * UEs whose next Downlink NAS Transport the node does not deliver, with the cause it reports in NAS
+   * Non Delivery Indication (TS 38.413 8.6.4; e.g. an Xn handover under way). Set by `withholdNextNas`.
+   */
+  readonly #withheld = new Map<RadioUe, Cause>();
+  /** NAS Non Delivery Indications sent, in order (8.6.4). */
+  readonly nonDeliveries: { ranUeNgapId: number; cause: Cause }[] = [];
   /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
   refuseContextModification: Cause | undefined;
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
@@ -312,6 +320,14 @@ export class GnbUes implements UeSignalling, UeRadio {
     return true;
   }
 
+  /**
+   * The next downlink NAS message for `ue` (Downlink NAS Transport) is not delivered: the node sends it
+   * back in NAS Non Delivery Indication with `cause` (TS 38.413 8.6.4).
+   */
+  withholdNextNas(ue: RadioUe, cause: Cause): void {
+    this.#withheld.set(ue, cause);
+  }
+
   /** @internal Sends a UE-associated PDU on its UE's stream (TS 38.412 7, `SimulatedGnb.ueStream`). */
   sendForUe(pdu: NGAPPDU): boolean {
     const ranUeNgapId = ueNgapIdsOf(pdu).ranUeNgapId ?? 0;
@@ -329,7 +345,13 @@ export class GnbUes implements UeSignalling, UeRadio {
     switch (message.kind) {
       case 'downlink-nas': {
         const connection = this.#bind(message.ranUeNgapId, message.amfUeNgapId, exchange.messageType);
-        connection?.ue.downlink(message.nasPdu);
+        if (connection === undefined) return;
+        const withheld = this.#withheld.get(connection.ue);
+        if (withheld === undefined) return connection.ue.downlink(message.nasPdu);
+        this.#withheld.delete(connection.ue);
+        const ids = { amfUeNgapId: message.amfUeNgapId, ranUeNgapId: message.ranUeNgapId };
+        this.sendForUe(nasNonDeliveryIndication(ids, message.nasPdu, withheld));
+        this.nonDeliveries.push({ ranUeNgapId: message.ranUeNgapId, cause: withheld });
         return;
       }
       case 'initial-context-setup': {

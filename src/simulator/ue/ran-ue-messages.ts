@@ -5,6 +5,7 @@ import {
   buildInitialContextSetupFailure,
   buildInitialContextSetupResponse,
   buildInitialUEMessage,
+  buildNASNonDeliveryIndication,
   buildUEContextReleaseComplete,
   buildUEContextReleaseRequest,
   buildUERadioCapabilityInfoIndication,
@@ -119,6 +120,11 @@ interface UeIds {
 /** UPLINK NAS TRANSPORT (9.2.5.3). */
 export function uplinkNasTransport(ids: UeIds, nasPdu: Uint8Array, cell: ServingCell): NGAPPDU {
   return buildUplinkNASTransport({ ...ids, nasPdu, userLocationInformation: userLocationInformation(cell) });
+}
+
+/** NAS NON DELIVERY INDICATION (9.2.5.4): a downlink NAS message the node did not deliver, and why. */
+export function nasNonDeliveryIndication(ids: UeIds, nasPdu: Uint8Array, cause: Cause): NGAPPDU {
+  return buildNASNonDeliveryIndication({ ...ids, nasPdu, cause });
 }
 
 /** INITIAL CONTEXT SETUP RESPONSE (9.2.2.2), with the PDU sessions set up, if any. */
