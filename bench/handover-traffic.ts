@@ -54,10 +54,12 @@ export interface RoundTraffic {
   /** Reached the data network, by the gNB that sent it. */
   uplinkFrom: Record<SideName, number>;
   /**
-   * UDP datagrams the host dropped for a full receive buffer while the round's packets were sent
-   * (/proc/net/snmp RcvbufErrors, the whole network namespace: other users' drops count too).
+   * UDP datagrams dropped for a full receive buffer while the round's packets were sent: at the bench's
+   * own sockets (the gNBs' N3 ends and the data network's: a loss of the bench's making), and elsewhere
+   * in the network namespace (/proc/net/snmp RcvbufErrors less those: the UPF's N3 socket, or another
+   * program's).
    */
-  rcvbufDrops: number;
+  drops: { bench: number; elsewhere: number };
   /** Devices handed over in this round whose downlink had reached them at the gNB of their previous move. */
   followed: number;
   /** Devices handed over in this round after an earlier move (those `followed` is out of). */
@@ -70,7 +72,7 @@ const emptyRound = (): RoundTraffic => ({
   downlinkAfterLeaving: 0,
   uplinkSent: 0,
   uplinkFrom: { a: 0, b: 0 },
-  rcvbufDrops: 0,
+  drops: { bench: 0, elsewhere: 0 },
   followed: 0,
   moves: 0,
 });
@@ -84,7 +86,7 @@ export function describeRound(r: RoundTraffic): string {
     `downlink ${r.downlinkSent} sent, ${delivered(r)} received (gNB a ${r.downlinkAt.a}, b ${r.downlinkAt.b}), ` +
     `${r.downlinkSent - delivered(r)} lost (${r.downlinkAfterLeaving} of them reached a gNB the UE had left: ` +
     `no forwarding); uplink ${r.uplinkSent} sent, ${uplink} received (via a ${r.uplinkFrom.a}, b ` +
-    `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; the host's UDP receive-buffer drops ${r.rcvbufDrops}` +
+    `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; UDP receive buffers full: ${r.drops.bench} at the bench's sockets, ${r.drops.elsewhere} elsewhere` +
     (r.moves === 0 ? '' : `; downlink followed ${r.followed} of ${r.moves} devices to their last target`)
   );
 }
@@ -116,7 +118,7 @@ export class SessionTraffic {
   #uplinkSink: Socket | undefined;
   #timer: NodeJS.Timeout | undefined;
   #round = 0;
-  #rcvbufErrors = 0;
+  #dropped = { bench: 0, all: 0 };
 
   /**
    * `pairs[i]` are the gNBs of pair i (devices of pair i start at `a`); `sink` a local address routed
@@ -176,10 +178,14 @@ export class SessionTraffic {
 
   /** Packets sent from now on count as round `round`. */
   nextRound(round: number): void {
-    const errors = rcvbufErrors();
+    const dropped = { bench: this.#benchDrops(), all: rcvbufErrors() };
     const ending = this.#rounds[this.#round];
-    if (ending !== undefined) ending.rcvbufDrops += errors - this.#rcvbufErrors;
-    this.#rcvbufErrors = errors;
+    if (ending !== undefined) {
+      const bench = dropped.bench - this.#dropped.bench;
+      ending.drops.bench += bench;
+      ending.drops.elsewhere += dropped.all - this.#dropped.all - bench;
+    }
+    this.#dropped = dropped;
     this.#round = round;
     this.#rounds[round] ??= emptyRound();
   }
@@ -292,8 +298,23 @@ export class SessionTraffic {
     round.uplinkFrom[payload.readUInt8(6) === 0 ? 'a' : 'b'] += 1;
   }
 
+  /** Datagrams dropped at the bench's sockets so far (/proc/net/udp, each socket's `drops`). */
+  #benchDrops(): number {
+    const ours = new Set<string>();
+    for (const sockets of this.#sockets) for (const side of SIDES) ours.add(procUdpAddress(sockets[side]));
+    for (const socket of [this.#uplinkSink, this.#downlink])
+      if (socket !== undefined) ours.add(procUdpAddress(socket));
+    let drops = 0;
+    for (const line of readFileSync('/proc/net/udp', 'utf8').split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      if (ours.has(fields[1] ?? '')) drops += Number(fields.at(-1));
+    }
+    return drops;
+  }
+
   async #bind(address: string, port: number, received: (message: Buffer) => void): Promise<Socket> {
-    const socket = createSocket('udp4');
+    // The bench's event loop also drives the handovers: a large buffer rides out its busy turns.
+    const socket = createSocket({ type: 'udp4', recvBufferSize: 4 << 20 });
     socket.on('message', received);
     socket.bind(port, address);
     await once(socket, 'listening');
@@ -308,6 +329,17 @@ function rcvbufErrors(): number {
     .filter((line) => line.startsWith('Udp:'));
   const names = lines[0]?.split(' ') ?? [];
   return Number(lines[1]?.split(' ')[names.indexOf('RcvbufErrors')] ?? 0);
+}
+
+/** A bound socket's local end as /proc/net/udp writes it: the IPv4 address in host order, hex. */
+function procUdpAddress(socket: Socket): string {
+  const { address, port } = socket.address();
+  const ip = address
+    .split('.')
+    .reverse()
+    .map((octet) => Number(octet).toString(16).padStart(2, '0'))
+    .join('');
+  return `${ip}:${port.toString(16).padStart(4, '0')}`.toUpperCase();
 }
 
 /** An IPv4/UDP packet (RFC 791, RFC 768: UDP checksum 0, none computed, allowed over IPv4). */
