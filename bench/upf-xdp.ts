@@ -399,9 +399,10 @@ function everyFlowHeld(
 }
 
 /**
- * Builds of the UPF's program with one stage taken out, to measure what that stage costs (the
- * profile in docs/performance.md "User plane"; `--ablate`). They break rules of upf.md and exist
- * only here. Each replaces text of upf.bpf.c and fails when that text is no longer there.
+ * Builds of the UPF's program with one stage taken out or changed, to measure what that stage costs
+ * (the profile in docs/performance.md "User plane"; `--ablate`), and the program unchanged as a
+ * control. All but the control break rules of upf.md and exist only here. Each replaces text of
+ * upf.bpf.c and fails when that text is no longer there.
  */
 interface Ablation {
   name: string;
