@@ -60,6 +60,11 @@ export interface RoundTraffic {
    * program's).
    */
   drops: { bench: number; elsewhere: number };
+  /**
+   * Packets the kernel dropped on the way into the UPF's N6 TUN (its tx_dropped: the queue full while the
+   * UPF's thread did not read): downlink lost before the UPF.
+   */
+  tunDrops: number;
   /** Devices handed over in this round whose downlink had reached them at the gNB of their previous move. */
   followed: number;
   /** Devices handed over in this round after an earlier move (those `followed` is out of). */
@@ -73,6 +78,7 @@ const emptyRound = (): RoundTraffic => ({
   uplinkSent: 0,
   uplinkFrom: { a: 0, b: 0 },
   drops: { bench: 0, elsewhere: 0 },
+  tunDrops: 0,
   followed: 0,
   moves: 0,
 });
@@ -86,7 +92,8 @@ export function describeRound(r: RoundTraffic): string {
     `downlink ${r.downlinkSent} sent, ${delivered(r)} received (gNB a ${r.downlinkAt.a}, b ${r.downlinkAt.b}), ` +
     `${r.downlinkSent - delivered(r)} lost (${r.downlinkAfterLeaving} of them reached a gNB the UE had left: ` +
     `no forwarding); uplink ${r.uplinkSent} sent, ${uplink} received (via a ${r.uplinkFrom.a}, b ` +
-    `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; UDP receive buffers full: ${r.drops.bench} at the bench's sockets, ${r.drops.elsewhere} elsewhere` +
+    `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; UDP receive buffers full: ${r.drops.bench} at the bench's sockets, ${r.drops.elsewhere} elsewhere; ` +
+    `dropped entering the UPF's TUN ${r.tunDrops}` +
     (r.moves === 0 ? '' : `; downlink followed ${r.followed} of ${r.moves} devices to their last target`)
   );
 }
@@ -118,7 +125,8 @@ export class SessionTraffic {
   #uplinkSink: Socket | undefined;
   #timer: NodeJS.Timeout | undefined;
   #round = 0;
-  #dropped = { bench: 0, all: 0 };
+  #dropped = { bench: 0, all: 0, tun: 0 };
+  readonly #tun: string;
 
   /**
    * `pairs[i]` are the gNBs of pair i (devices of pair i start at `a`); `sink` a local address routed
@@ -130,7 +138,10 @@ export class SessionTraffic {
     pairs: readonly Record<SideName, TrafficGnb>[];
     rate: number;
     sink: { address: string; port: number };
+    /** The UPF's N6 TUN device. */
+    tun: string;
   }) {
+    this.#tun = options.tun;
     this.#devices = options.devices;
     this.#pairs = options.pairs;
     this.#rate = options.rate;
@@ -178,12 +189,13 @@ export class SessionTraffic {
 
   /** Packets sent from now on count as round `round`. */
   nextRound(round: number): void {
-    const dropped = { bench: this.#benchDrops(), all: rcvbufErrors() };
+    const dropped = { bench: this.#benchDrops(), all: rcvbufErrors(), tun: this.#tunDrops() };
     const ending = this.#rounds[this.#round];
     if (ending !== undefined) {
       const bench = dropped.bench - this.#dropped.bench;
       ending.drops.bench += bench;
       ending.drops.elsewhere += dropped.all - this.#dropped.all - bench;
+      ending.tunDrops += dropped.tun - this.#dropped.tun;
     }
     this.#dropped = dropped;
     this.#round = round;
@@ -296,6 +308,10 @@ export class SessionTraffic {
     const round = this.#rounds[payload.readUInt16BE(4)];
     if (round === undefined || this.#devices[payload.readUInt32BE(0)] === undefined) return;
     round.uplinkFrom[payload.readUInt8(6) === 0 ? 'a' : 'b'] += 1;
+  }
+
+  #tunDrops(): number {
+    return Number(readFileSync(`/sys/class/net/${this.#tun}/statistics/tx_dropped`, 'utf8'));
   }
 
   /** Datagrams dropped at the bench's sockets so far (/proc/net/udp, each socket's `drops`). */

@@ -305,6 +305,7 @@ async function run(service: Service): Promise<void> {
           })),
           rate: TRAFFIC,
           sink: SINK,
+          tun: TUN,
         })
       : undefined;
   const alone =
