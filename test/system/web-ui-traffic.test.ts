@@ -146,6 +146,16 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     await warnings
       .getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2 on gnb-1' })
       .waitFor();
+    // Each level is read whole beside a long explanation, not cut to an ellipsis.
+    for (const label of await warnings.locator('.mantine-Badge-label').all()) {
+      assert.ok(
+        await label.evaluate(
+          (element: { scrollWidth: number; clientWidth: number }) =>
+            element.scrollWidth <= element.clientWidth,
+        ),
+        `the level ${await label.textContent()} is cut`,
+      );
+    }
     assert.equal(await warnings.getByRole('cell', { name: 'NG Setup' }).count(), 0);
     assert.equal(await warnings.getByRole('cell', { name: /Registration Complete/ }).count(), 0);
     // Off the charts, so that no tooltip covers them in the screenshot.

@@ -290,7 +290,12 @@ export function DashboardPage() {
                       <Time value={warning.timestamp} />
                     </Table.Td>
                     <Table.Td>
-                      <Badge color={warning.level === 'error' ? 'red' : 'yellow'} variant="light">
+                      {/* Its own width: a narrow column would cut the level to an ellipsis. */}
+                      <Badge
+                        color={warning.level === 'error' ? 'red' : 'yellow'}
+                        variant="light"
+                        miw="max-content"
+                      >
                         {warning.level}
                       </Badge>
                     </Table.Td>
