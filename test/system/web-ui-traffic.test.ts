@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { connectIn, nrCell } from '../helpers/location.ts';
 import { flowReport, IMSI_1, IMSI_2, radioLog, subscriberLog } from '../helpers/records.ts';
+import { seriousViolations } from './web-ui-axe.ts';
 import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // Radios, flow reports, usage and location in Chromium against the real service: the network side's
@@ -162,6 +163,18 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     await page.mouse.move(0, 0);
     await h.shot(page, 'dashboard');
     await page.context().close();
+    // The warnings' badges and explanations (dimmed text on striped rows) in light and dark.
+    for (const scheme of ['light', 'dark'] as const) {
+      const scanned = await h.newPage();
+      await scanned.emulateMedia({ colorScheme: scheme, reducedMotion: 'reduce' });
+      await h.signIn(scanned, ADMIN);
+      await scanned
+        .getByRole('table', { name: 'Recent warnings' })
+        .getByText(/^The SUCI names home network key 2/)
+        .waitFor();
+      assert.deepEqual(await seriousViolations(scanned), [], scheme);
+      await scanned.context().close();
+    }
   });
 
   it('lists a connected radio and shows its tracking areas and slices', async () => {
