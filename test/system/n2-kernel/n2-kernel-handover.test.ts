@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
@@ -17,6 +19,7 @@ import type { RegistrationService } from '../../e2e/registration-service.ts';
 import { imsiOf, K, OPC, startRegistrationService, statusOf } from '../../e2e/registration-service.ts';
 import { recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
 import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
+import { tshark } from '../../helpers/tshark.ts';
 
 /**
  * N2 handover over the `kernel` and `raw` transports (issue 34, "over each SCTP transport"; the e2e
@@ -24,7 +27,9 @@ import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
  * kernel's SCTP to the service on the host, whose AMF listens on our `raw` stack on the tap and whose UPF
  * records its rules. A UE with a PDU session is handed over to the second gNB (the API shows it there
  * and its downlink at the second gNB's N3), back with direct forwarding, then a handover is cancelled
- * after the Command; no stream id TS 38.412 7 forbids reaches either gNB.
+ * after the Command; no stream id TS 38.412 7 forbids reaches either gNB; tshark reads every NGAP PDU
+ * either side sent (the radio events). With PMN_INTEROP_CAPTURE_DIR set, the radio events' pcapng
+ * export is written there as n2-handover-kernel.pcapng (docs/interop.md's capture).
  */
 const why = guestUnavailable(true) ?? rawPeerInNamespaceUnavailable();
 const CONTROL_PORT = 7879;
@@ -51,7 +56,7 @@ describe(
     let result: GuestResult | undefined;
     /** At the target, as the API and the UPF showed it while the guest held. */
     let atTarget: { radio: string; downlinks: (string | undefined)[] } | undefined;
-    let events: { message_type: string; direction: string }[] = [];
+    let events: { message_type: string; direction: string; raw: string }[] = [];
 
     before(async () => {
       await prepareGuest();
@@ -104,10 +109,20 @@ describe(
       }
       await service?.t.records.flush();
       events = (
-        (await service?.get<Page<{ message_type: string; direction: string }>>(
+        (await service?.get<Page<{ message_type: string; direction: string; raw: string }>>(
           '/api/v1/ran/events?protocol=NGAP&per_page=100',
         )) ?? { items: [] }
       ).items;
+      const captures = process.env.PMN_INTEROP_CAPTURE_DIR;
+      if (service !== undefined && captures !== undefined) {
+        const response = await service.t.request({
+          method: 'GET',
+          url: '/api/v1/ran/events/export.pcapng?protocol=NGAP',
+          token: service.token,
+        });
+        await mkdir(captures, { recursive: true });
+        await writeFile(join(captures, 'n2-handover-kernel.pcapng'), response.rawPayload);
+      }
     });
 
     after(async () => {
@@ -149,6 +164,20 @@ describe(
       assert.equal(count('HandoverCancelAcknowledge', 'outbound'), 1);
       assert.deepEqual(step('streams').violations, [0, 0]);
       assert.deepEqual(step('shutdown').ends, [{ reason: 'shutdown' }, { reason: 'shutdown' }]);
+    });
+
+    it('tshark reads every NGAP PDU either side sent as the message recorded', async () => {
+      assert.ok(events.length > 0);
+      const verdicts = await tshark(
+        'ngap',
+        events.map((e) => Buffer.from(e.raw, 'base64')),
+      );
+      verdicts.forEach((verdict, i) => {
+        const type = events[i]!.message_type;
+        assert.equal(verdict.malformed, false, `${type} malformed`);
+        assert.equal(verdict.expert, '', `${type}: ${verdict.expert}`);
+        assert.ok(verdict.info.includes(type), `tshark says ${verdict.info}, the record ${type}`);
+      });
     });
   },
 );
