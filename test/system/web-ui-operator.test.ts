@@ -184,6 +184,23 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
   it('shows every time in UTC or, as chosen, in the browser zone with its offset, and reads filters in it', async () => {
     const page = await h.newPage(1280, { timezoneId: 'Asia/Kolkata' });
     await h.signIn(page, ADMIN);
+    // An API token's expiry is entered in the zone times are shown in (UTC here, not the browser's).
+    const later = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    await page.goto(`${h.base}/account`);
+    await page.getByLabel('Name').fill('expiring token');
+    await page.getByLabel('Expires (UTC, optional)').fill(`${later}T10:00`);
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByTestId('new-token').waitFor();
+    const tokens = await h.service.request({
+      method: 'GET',
+      url: '/api/v1/users/me/api-tokens',
+      token: await h.tokenOf(ADMIN),
+    });
+    const listed = tokens.json<{ result: { items: { name: string; expires_at: string | null }[] } }>();
+    assert.equal(
+      listed.result.items.find((item) => item.name === 'expiring token')?.expires_at,
+      `${later}T10:00:00.000Z`,
+    );
     await open(page, 'Radio events');
     const firstTime = page.getByRole('row').nth(1).getByRole('cell').first();
     assert.match((await firstTime.textContent()) ?? '', / UTC$/);
@@ -192,7 +209,6 @@ describe('web UI for the operator in a browser', { timeout: 300_000 }, () => {
     await page.getByLabel('From (UTC+05:30)').waitFor();
     assert.match((await firstTime.textContent()) ?? '', / UTC\+05:30$/);
     // A time entered in the chosen zone: 10:00 in Kolkata is 04:30 UTC, after every record here was made.
-    const later = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     await page.getByLabel('From (UTC+05:30)').fill(`${later}T10:00`);
     await page.getByText('No records match.').waitFor();
     // The choice stays with the browser.

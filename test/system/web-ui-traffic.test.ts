@@ -194,6 +194,9 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
     await h.signIn(page, ADMIN);
     await open(page, 'Flow reports');
     await page.getByRole('cell', { name: '8.8.8.8:53' }).waitFor();
+    // A report's end in the one time format, with its zone (issue 32 item 5).
+    const end = page.getByRole('row').filter({ hasText: '8.8.8.8:53' }).getByRole('cell').first();
+    assert.match((await end.textContent()) ?? '', /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC$/);
     await page
       .getByRole('img', { name: 'Flows by protocol' })
       .locator('.recharts-bar-rectangle')

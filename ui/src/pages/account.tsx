@@ -17,6 +17,8 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, api, result } from '../api/client.ts';
 import { ErrorAlert } from '../components/error-alert.tsx';
 import { fieldOfError } from '../components/field-error.ts';
+import { usePreferences } from '../components/preferences.ts';
+import { parseInputTime, zoneLabel } from '../components/time-format.ts';
 import { Time } from '../components/time.tsx';
 
 function ChangePassword() {
@@ -79,6 +81,7 @@ function ApiTokens() {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
+  const { zone } = usePreferences();
   const tokens = useQuery({
     queryKey: ['api-tokens'],
     queryFn: () => result(api.GET('/api/v1/users/me/api-tokens', { params: { query: { per_page: 100 } } })),
@@ -87,7 +90,8 @@ function ApiTokens() {
     mutationFn: () =>
       result(
         api.POST('/api/v1/users/me/api-tokens', {
-          body: { name, ...(expiresAt && { expires_at: new Date(expiresAt).toISOString() }) },
+          // Read in the zone times are shown in; text it cannot read goes as typed, for the service to name.
+          body: { name, ...(expiresAt && { expires_at: parseInputTime(expiresAt, zone) ?? expiresAt }) },
         }),
       ),
     onSuccess: async () => {
@@ -126,7 +130,7 @@ function ApiTokens() {
               onChange={(event) => setName(event.currentTarget.value)}
             />
             <TextInput
-              label="Expires (optional)"
+              label={`Expires (${zoneLabel(zone)}, optional)`}
               type="datetime-local"
               value={expiresAt}
               error={field === 'expires_at' ? message : undefined}

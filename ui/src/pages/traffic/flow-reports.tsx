@@ -22,6 +22,7 @@ import { filterQuery, type FilterSpec } from '../../components/filter-query.ts';
 import { Pager } from '../../components/pager.tsx';
 import { PER_PAGE } from '../../components/resource-page.tsx';
 import { usePreferences } from '../../components/preferences.ts';
+import { Time } from '../../components/time.tsx';
 
 const FILTERS: FilterSpec[] = [
   { name: 'subscriber_id', label: 'Subscriber (IMSI)', kind: 'text' },
@@ -228,7 +229,9 @@ export function FlowReportsPage() {
               <Table.Tbody>
                 {data.items.map((report) => (
                   <Table.Tr key={report.id}>
-                    <Table.Td>{report.end_time}</Table.Td>
+                    <Table.Td>
+                      <Time value={report.end_time} />
+                    </Table.Td>
                     <Table.Td>{report.subscriber_id}</Table.Td>
                     <Table.Td>
                       {report.source_ip}:{report.source_port}
