@@ -6,7 +6,10 @@
  *   2. the UE is handed over to the second gNB; the outcome and whether its KgNB* agrees are reported;
  *   3. holds until the host connects to `controlPort` (TCP): the host has read the API meanwhile;
  *   4. back to the first with direct forwarding, then a handover cancelled after the Command;
- *   5. the stream ids each gNB saw from the AMF (TS 38.412 7), then every association shut down.
+ *   5. the radio-initiated procedures of issue 34 item 2 from the first gNB: UE Radio Capability Info
+ *      Indication, PDU Session Resource Modify Indication (its Confirm awaited), Secondary RAT Data
+ *      Usage Report, Error Indication;
+ *   6. the stream ids each gNB saw from the AMF (TS 38.412 7), then every association shut down.
  * Results go to the host as PMN-RESULT lines; PMN-STEP lines mark when the host may proceed.
  */
 import { createServer } from 'node:net';
@@ -20,11 +23,18 @@ import {
 import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { bringUp, createFleet } from '../../../src/simulator/gnb-fleet.ts';
+import { readPDUSessionResourceModifyConfirm } from '../../../src/network/ngap/generated/messages.ts';
 import { N2Handover, type N2HandoverOutcome } from '../../../src/simulator/gnb-handover-n2.ts';
+import {
+  pduSessionResourceModifyIndication,
+  secondaryRatDataUsageReport,
+} from '../../../src/simulator/ue/gnb-session-indications.ts';
 import { GnbUes } from '../../../src/simulator/ue/gnb-ues.ts';
+
 import { SimulatedUe } from '../../../src/simulator/ue/simulated-ue.ts';
 import { ALL_ALGORITHMS } from '../../../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../../src/simulator/ue/ue-sessions.ts';
+import { capability } from '../../e2e/radio-capability-bytes.ts';
 
 interface Args {
   amf: string;
@@ -99,6 +109,33 @@ async function main(): Promise<void> {
   });
   report({ step: 'back', ...summary(await n2Two.handOver(ue, n2One, { directForwarding: true })) });
   report({ step: 'cancel', ...summary(await n2One.handOver(ue, n2Two, { stop: 'cancel-after-command' })) });
+  // Issue 34 item 2, radio-initiated: each through the kernel's SCTP on the UE's stream.
+  const indication = radioOne.indicateRadioCapability(ue, capability(64, 7));
+  const confirmed = one.nextReceived('PDUSessionResourceModifyConfirm');
+  const indicated = radioOne.sendAboutUe(ue, (ids) =>
+    pduSessionResourceModifyIndication(ids, [
+      { pduSessionId: 1, downlink: { address: '10.99.0.9', teid: 0x4242 }, qfis: [1] },
+    ]),
+  );
+  const confirm = (await confirmed).pdu;
+  const read = confirm === undefined ? undefined : readPDUSessionResourceModifyConfirm(confirm);
+  const usage = radioOne.sendAboutUe(ue, (ids) =>
+    secondaryRatDataUsageReport(
+      ids,
+      [{ pduSessionId: 1, ratType: 'nr', uplinkOctets: 1000, downlinkOctets: 250_000 }],
+      { startMs: Date.UTC(2026, 11, 7, 5, 0, 0), endMs: Date.UTC(2026, 11, 7, 5, 1, 0) },
+    ),
+  );
+  const error = one.errorIndication({ cause: { choice: 'protocol', value: 'semantic-error' } });
+  report({
+    step: 'radio-initiated',
+    capability: indication,
+    indicated,
+    confirmed:
+      read?.ok === true ? read.message.pduSessionResourceModifyListModCfm?.map((i) => i.pDUSessionID) : [],
+    usage,
+    error: error.ok,
+  });
   report({
     step: 'streams',
     violations: gnbs.map((g) => g.streamViolations.length),

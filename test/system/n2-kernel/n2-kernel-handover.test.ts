@@ -27,7 +27,9 @@ import { tshark } from '../../helpers/tshark.ts';
  * kernel's SCTP to the service on the host, whose AMF listens on our `raw` stack on the tap and whose UPF
  * records its rules. A UE with a PDU session is handed over to the second gNB (the API shows it there
  * and its downlink at the second gNB's N3), back with direct forwarding, then a handover is cancelled
- * after the Command; no stream id TS 38.412 7 forbids reaches either gNB; tshark reads every NGAP PDU
+ * after the Command; then the first gNB starts issue 34 item 2's radio procedures (UE Radio Capability
+ * Info Indication, PDU Session Resource Modify Indication, Secondary RAT Data Usage Report, Error
+ * Indication). No stream id TS 38.412 7 forbids reaches either gNB; tshark reads every NGAP PDU
  * either side sent (the radio events). With PMN_INTEROP_CAPTURE_DIR set, the radio events' pcapng
  * export is written there as n2-handover-kernel.pcapng (docs/interop.md's capture).
  */
@@ -164,6 +166,24 @@ describe(
       assert.equal(count('HandoverCancelAcknowledge', 'outbound'), 1);
       assert.deepEqual(step('streams').violations, [0, 0]);
       assert.deepEqual(step('shutdown').ends, [{ reason: 'shutdown' }, { reason: 'shutdown' }]);
+    });
+
+    it('the radio-initiated procedures: each recorded, the Modify Indication confirmed for its session', () => {
+      assert.deepEqual(step('radio-initiated'), {
+        step: 'radio-initiated',
+        capability: true,
+        indicated: true,
+        confirmed: [1],
+        usage: true,
+        error: true,
+      });
+      const count = (type: string, direction: string) =>
+        events.filter((e) => e.message_type === type && e.direction === direction).length;
+      assert.equal(count('UERadioCapabilityInfoIndication', 'inbound'), 1);
+      assert.equal(count('PDUSessionResourceModifyIndication', 'inbound'), 1);
+      assert.equal(count('PDUSessionResourceModifyConfirm', 'outbound'), 1);
+      assert.equal(count('SecondaryRATDataUsageReport', 'inbound'), 1);
+      assert.equal(count('ErrorIndication', 'inbound'), 1);
     });
 
     it('tshark reads every NGAP PDU either side sent as the message recorded', async () => {
