@@ -3,9 +3,11 @@
  * `kernel` transport (the Linux kernel's SCTP) against the AMF of the service on the host (our `raw`
  * stack on the tap):
  *   1. both gNBs up (association, NG Setup); a UE registers at the first and sets up a PDU session;
- *   2. the UE is handed over to the second gNB; the outcome and whether its KgNB* agrees are reported;
+ *   2. the UE is handed over to the second gNB (indirect forwarding: the Command names the UPF's
+ *      forwarding tunnel); the outcome, whether its KgNB* agrees and that tunnel's address are reported;
  *   3. holds until the host connects to `controlPort` (TCP): the host has read the API meanwhile;
- *   4. back to the first with direct forwarding, then a handover cancelled after the Command;
+ *   4. back to the first with direct forwarding, a handover cancelled after the Command, and one the
+ *      target refuses (Handover Failure);
  *   5. the radio-initiated procedures of issue 34 item 2 from the first gNB: UE Radio Capability Info
  *      Indication, PDU Session Resource Modify Indication (its Confirm awaited), Secondary RAT Data
  *      Usage Report, Error Indication;
@@ -98,7 +100,13 @@ async function main(): Promise<void> {
   const session = await new UeSessions(ue).establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } });
   report({ step: 'ue', registration: registration.outcome, session: session.outcome });
 
-  report({ step: 'handover', ...summary(await n2One.handOver(ue, n2Two)) });
+  const there = await n2One.handOver(ue, n2Two);
+  report({
+    step: 'handover',
+    ...summary(there),
+    forwardingVia:
+      there.outcome === 'handed-over' ? there.command.forwarding.map((f) => f.tunnel.address) : [],
+  });
   await new Promise<void>((resolve) => {
     const control = createServer((socket) => {
       socket.end();
@@ -109,6 +117,14 @@ async function main(): Promise<void> {
   });
   report({ step: 'back', ...summary(await n2Two.handOver(ue, n2One, { directForwarding: true })) });
   report({ step: 'cancel', ...summary(await n2One.handOver(ue, n2Two, { stop: 'cancel-after-command' })) });
+  n2Two.behaviour = 'fail';
+  const refused = await n2One.handOver(ue, n2Two);
+  n2Two.behaviour = 'admit';
+  report({
+    step: 'failure',
+    ...summary(refused),
+    cause: refused.outcome === 'failed' ? refused.cause : undefined,
+  });
   // Issue 34 item 2, radio-initiated: each through the kernel's SCTP on the UE's stream.
   const indication = radioOne.indicateRadioCapability(ue, capability(64, 7));
   const confirmed = one.nextReceived('PDUSessionResourceModifyConfirm');

@@ -47,12 +47,19 @@ describe(
   { skip: why ?? false, timeout: 240_000 },
   () => {
     const tap = tapLink(3);
+    /** Every indirect forwarding tunnel the UPF was given (the map keeps a tunnel only 3 s). */
+    const forwardedTo: string[] = [];
     const rules: ForwarderRules = {
       sessions: new Map(),
       calls: [],
       downlinkData: [],
       traffic: new Map(),
-      forwarding: new Map(),
+      forwarding: new (class extends Map<number, string> {
+        override set(id: number, tunnel: string): this {
+          forwardedTo.push(tunnel);
+          return super.set(id, tunnel);
+        }
+      })(),
     };
     let service: RegistrationService | undefined;
     let result: GuestResult | undefined;
@@ -143,24 +150,42 @@ describe(
       assert.deepEqual(step('ue'), { step: 'ue', registration: 'accepted', session: 'accepted' });
     });
 
-    it('handed over to the second gNB, keys agreeing: the API and the UPF show it there', () => {
-      assert.deepEqual(step('handover'), { step: 'handover', outcome: 'handed-over', keysAgree: true });
+    it('handed over to the second gNB, keys agreeing, forwarding through the UPF: the API and the UPF show it there', () => {
+      const host = addressOf(tap.host4);
+      assert.deepEqual(step('handover'), {
+        step: 'handover',
+        outcome: 'handed-over',
+        keysAgree: true,
+        forwardingVia: [host],
+      });
+      // The UPF forwards to the second gNB's DL forwarding tunnel (10.99.0.2, its N3 address).
+      assert.ok(
+        forwardedTo.some((tunnel) => tunnel.includes(' to 10.99.0.2:2152 ')),
+        JSON.stringify(forwardedTo),
+      );
       assert.ok(atTarget, 'the UE was never shown at kernel-ho-2 with its downlink there');
     });
 
-    it('back with direct forwarding, then cancelled after the Command', () => {
+    it('back with direct forwarding, cancelled after the Command, refused by the target', () => {
       assert.deepEqual(step('back'), { step: 'back', outcome: 'handed-over', keysAgree: true });
       assert.deepEqual(step('cancel'), { step: 'cancel', outcome: 'cancelled' });
+      assert.deepEqual(step('failure'), {
+        step: 'failure',
+        outcome: 'failed',
+        cause: { choice: 'radioNetwork', value: 'no-radio-resources-available-in-target-cell' },
+      });
     });
 
     it('every handover PDU crossed both ways; no stream id violation; the radios shut down', () => {
       const count = (type: string, direction: string) =>
         events.filter((e) => e.message_type === type && e.direction === direction).length;
-      // Three preparations (there, back, cancelled), two completed.
-      assert.equal(count('HandoverRequired', 'inbound'), 3);
-      assert.equal(count('HandoverRequest', 'outbound'), 3);
+      // Four preparations (there, back, cancelled, refused), two completed.
+      assert.equal(count('HandoverRequired', 'inbound'), 4);
+      assert.equal(count('HandoverRequest', 'outbound'), 4);
       assert.equal(count('HandoverRequestAcknowledge', 'inbound'), 3);
       assert.equal(count('HandoverCommand', 'outbound'), 3);
+      assert.equal(count('HandoverFailure', 'inbound'), 1);
+      assert.equal(count('HandoverPreparationFailure', 'outbound'), 1);
       assert.equal(count('HandoverNotify', 'inbound'), 2);
       assert.equal(count('HandoverCancel', 'inbound'), 1);
       assert.equal(count('HandoverCancelAcknowledge', 'outbound'), 1);
