@@ -5,7 +5,8 @@
  *   1. both gNBs up (association, NG Setup); a UE registers at the first and sets up a PDU session;
  *   2. the UE is handed over to the second gNB (indirect forwarding: the Command names the UPF's
  *      forwarding tunnel); the outcome, whether its KgNB* agrees and that tunnel's address are reported;
- *   3. holds until the host connects to `controlPort` (TCP): the host has read the API meanwhile;
+ *   3. holds until the host connects to `controlPort` (TCP): the host has read the API and changed the
+ *      UE-AMBR meanwhile (UE Context Modification to the second gNB, answered and reported);
  *   4. back to the first with direct forwarding, a handover cancelled after the Command, and one the
  *      target refuses (Handover Failure);
  *   5. the radio-initiated procedures of issue 34 item 2 from the first gNB: UE Radio Capability Info
@@ -114,6 +115,13 @@ async function main(): Promise<void> {
       resolve();
     });
     control.listen(args.controlPort, '0.0.0.0', () => announce('at-target'));
+  });
+  report({
+    step: 'context-modification',
+    received: radioTwo.contextModifications.map((m) => ({
+      downlink: m.ueAmbr?.uEAggregateMaximumBitRateDL,
+      refused: m.refused ?? null,
+    })),
   });
   report({ step: 'back', ...summary(await n2Two.handOver(ue, n2One, { directForwarding: true })) });
   report({ step: 'cancel', ...summary(await n2One.handOver(ue, n2Two, { stop: 'cancel-after-command' })) });

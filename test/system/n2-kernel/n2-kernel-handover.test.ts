@@ -17,7 +17,7 @@ import {
 import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
 import type { RegistrationService } from '../../e2e/registration-service.ts';
 import { imsiOf, K, OPC, startRegistrationService, statusOf } from '../../e2e/registration-service.ts';
-import { recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
+import { DEFAULT_PROFILE, recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
 import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
 import { tshark } from '../../helpers/tshark.ts';
 
@@ -26,8 +26,9 @@ import { tshark } from '../../helpers/tshark.ts';
  * handover tests run on `udp`): two strict simulated gNBs in a qemu guest speak NGAP through the Linux
  * kernel's SCTP to the service on the host, whose AMF listens on our `raw` stack on the tap and whose UPF
  * records its rules. A UE with a PDU session is handed over to the second gNB (the API shows it there
- * and its downlink at the second gNB's N3), back with direct forwarding, then a handover is cancelled
- * after the Command; then the first gNB starts issue 34 item 2's radio procedures (UE Radio Capability
+ * and its downlink at the second gNB's N3; a new UE-AMBR reaches it there by UE Context Modification),
+ * back with direct forwarding, then a handover is cancelled after the Command and one refused; then the
+ * first gNB starts issue 34 item 2's radio procedures (UE Radio Capability
  * Info Indication, PDU Session Resource Modify Indication, Secondary RAT Data Usage Report, Error
  * Indication). No stream id TS 38.412 7 forbids reaches either gNB; tshark reads every NGAP PDU
  * either side sent (the radio events). With PMN_INTEROP_CAPTURE_DIR set, the radio events' pcapng
@@ -107,6 +108,24 @@ describe(
               : undefined;
           }, 'the UE shown at kernel-ho-2, its downlink there')
           .catch(() => undefined);
+        // A new UE-AMBR while the UE is at the target: UE Context Modification goes there (8.3.4),
+        // answered before the guest goes on.
+        assert.equal(
+          await s.request('PUT', '/api/v1/profiles/default', {
+            ...DEFAULT_PROFILE,
+            'bitrate-downlink': '150 Mbps',
+          }),
+          200,
+        );
+        await s
+          .until(async () => {
+            await s.t.records.flush();
+            const answered = await s.get<Page<unknown>>(
+              '/api/v1/ran/events?message_type=UEContextModificationResponse',
+            );
+            return answered.total_count > 0 ? true : undefined;
+          }, 'the UE Context Modification answered')
+          .catch(() => undefined);
         // Tells the guest to go on.
         await new Promise<void>((resolve, reject) => {
           const socket = connect(CONTROL_PORT, addressOf(tap.guest4));
@@ -164,6 +183,14 @@ describe(
         JSON.stringify(forwardedTo),
       );
       assert.ok(atTarget, 'the UE was never shown at kernel-ho-2 with its downlink there');
+    });
+
+    it('a new UE-AMBR reaches the UE at the target by UE Context Modification, answered', () => {
+      assert.deepEqual(step('context-modification').received, [{ downlink: 150_000_000, refused: null }]);
+      const count = (type: string, direction: string) =>
+        events.filter((e) => e.message_type === type && e.direction === direction).length;
+      assert.equal(count('UEContextModificationRequest', 'outbound'), 1);
+      assert.equal(count('UEContextModificationResponse', 'inbound'), 1);
     });
 
     it('back with direct forwarding, cancelled after the Command, refused by the target', () => {
