@@ -362,6 +362,10 @@ describe('web UI timeline, capture and live stream in a browser', { timeout: 120
 
     await page.getByRole('navigation').getByRole('link', { name: 'Subscriber logs', exact: true }).click();
     await shows(page, page.getByRole('cell', { name: 'Authentication Reject' }).first());
+    // The device of no subscriber is named there too by what the core knows of it.
+    await page
+      .getByRole('cell', { name: 'SUCI of home network 001-01, Profile A, key 2', exact: true })
+      .waitFor();
     await reloadOnRecord(page, /\/api\/v1\/logs\/subscribers\?/, () =>
       h.service.records.recordSubscriberLog(subscriberLog({ imsi: IMSI, event: 'Service Request' })),
     );

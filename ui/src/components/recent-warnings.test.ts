@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { recentWarnings, suciSummary } from './recent-warnings.ts';
+import { deviceNamed, recentWarnings, suciSummary } from './recent-warnings.ts';
 
 const at = (minute: number) => `2026-11-22T10:${String(minute).padStart(2, '0')}:00.000+00:00`;
 const radio = (id: number, minute: number, level: string, event = 'Error Indication') => ({
@@ -88,6 +88,11 @@ describe('recent warnings', () => {
       'SUCI of home network 001-01, null scheme, key 0',
     );
     expect(suciSummary('nai@example.org')).toBe('SUCI nai@example.org');
+    // The subscriber logs page names the device the same way (its IMSI when it has one).
+    expect(deviceNamed('', JSON.stringify({ suci: SUCI }))).toBe(
+      'SUCI of home network 001-01, Profile A, key 2',
+    );
+    expect(deviceNamed('001010000000001', JSON.stringify({ suci: SUCI }))).toBe('001010000000001');
   });
 
   it("explains a device of no subscriber refused for its SUCI's key, by the keys the core has", () => {

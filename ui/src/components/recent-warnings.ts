@@ -75,25 +75,26 @@ export function suciSummary(suci: string): string {
   return `SUCI of home network ${mcc}-${mnc}, ${named}, key ${keyId}`;
 }
 
-/**
- * The device a subscriber log concerns: its IMSI, or, for a device the core could not map to a
- * subscriber (logged with no IMSI), the SUCI or 5G-GUTI it named; then the radio it came through.
- */
-function deviceOf(log: SubscriberLog, details: Record<string, unknown>): string {
-  const device =
-    log.imsi !== ''
-      ? log.imsi
-      : typeof details.suci === 'string'
-        ? suciSummary(details.suci)
-        : typeof details.guti === 'string'
-          ? `5G-GUTI ${details.guti}`
-          : 'unidentified device';
-  return typeof details.radio === 'string' && details.radio !== '' ? `${device} on ${details.radio}` : device;
-}
-
 function detailsOf(text: string): Record<string, unknown> {
   const parsed = parseDetails(text);
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+}
+
+/**
+ * The device a subscriber log concerns: its IMSI, or, for a device the core could not map to a
+ * subscriber (logged with no IMSI), the SUCI or 5G-GUTI its details name (network.md section 4).
+ */
+export function deviceNamed(imsi: string, details: string | Record<string, unknown>): string {
+  if (imsi !== '') return imsi;
+  const named = typeof details === 'string' ? detailsOf(details) : details;
+  if (typeof named.suci === 'string') return suciSummary(named.suci);
+  return typeof named.guti === 'string' ? `5G-GUTI ${named.guti}` : 'unidentified device';
+}
+
+/** The device of a subscriber log, then the radio it came through. */
+function deviceOf(log: SubscriberLog, details: Record<string, unknown>): string {
+  const device = deviceNamed(log.imsi, details);
+  return typeof details.radio === 'string' && details.radio !== '' ? `${device} on ${details.radio}` : device;
 }
 
 /**

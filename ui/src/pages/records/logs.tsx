@@ -4,6 +4,7 @@ import { api, result } from '../../api/client.ts';
 import type { ListItem } from '../../api/bodies.ts';
 import { useMe } from '../../auth/use-me.ts';
 import { RECORD_KINDS } from '../../components/live-events.ts';
+import { deviceNamed } from '../../components/recent-warnings.ts';
 import { RecordsPage } from '../../components/records-page.tsx';
 import { Time, useFormatTime } from '../../components/time.tsx';
 import { LogDetail } from './record-detail.tsx';
@@ -49,8 +50,8 @@ export function SubscriberLogsPage() {
       columns={[
         { label: 'Time', render: (log) => <Time value={log.timestamp} /> },
         { label: 'Level', render: (log) => log.level },
-        // Empty for a device the core could not map to a subscriber: its details name the SUCI or 5G-GUTI.
-        { label: 'IMSI', render: (log) => log.imsi || '-' },
+        // A device the core could not map to a subscriber has no IMSI: named by its SUCI or 5G-GUTI.
+        { label: 'Device', render: (log) => deviceNamed(log.imsi, log.details) },
         { label: 'Event', render: (log) => log.event },
         { label: 'Direction', render: (log) => log.direction },
       ]}
@@ -67,7 +68,7 @@ export function SubscriberLogsPage() {
         recordTitle({
           what: log.event,
           direction: log.direction,
-          peer: log.imsi,
+          peer: deviceNamed(log.imsi, log.details),
           time: format(log.timestamp),
         })
       }
