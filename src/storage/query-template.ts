@@ -1,8 +1,34 @@
-import type { Compilable, CompiledQuery } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
 import { maybeSqliteFileOf } from './database.ts';
 import { valueRows } from './postgres-dialect.ts';
 import type { SqliteFile } from './sqlite-file.ts';
 import type { Executor } from './transaction.ts';
+
+/**
+ * An integer written into the SQL text rather than bound: the one exception to binding every value
+ * (docs/postgresql.md, "Values in the SQL text"). Only a safe, non-negative integer passes, which prints as
+ * digits alone; anything else throws before any SQL is built.
+ */
+export function integerLiteral(value: number): RawBuilder<number> {
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`not a non-negative safe integer for the SQL text: ${String(value)}`);
+  return sql.lit(value);
+}
+
+/**
+ * Named values of a template that `build` writes into the SQL text with `integerLiteral` (a page's LIMIT
+ * and OFFSET, so that PostgreSQL can keep one plan for the statement: docs/postgresql.md): the template is
+ * compiled once for each distinct set of them, and `build` gets their values rather than placeholders.
+ */
+export interface TemplateOptions<P> {
+  literals?: readonly NoInfer<keyof P & string>[];
+}
+
+/**
+ * Compiled forms of a template kept, one for each set of literal values, least recently used dropped
+ * first: as many as Postgres.js keeps prepared statements a connection.
+ */
+const VARIANTS = 1_000;
 
 /** Stands where a parameter's value goes while the template is compiled. */
 class Placeholder<N extends string> {
@@ -15,7 +41,8 @@ class Placeholder<N extends string> {
  * is 20-50 µs, a large share of what SQLite then takes to answer. The API's hottest reads build theirs
  * once here. `build` gets a placeholder for each named parameter and must pass it unchanged where a value
  * goes (`where`, `limit`, `offset`), so that the SQL text does not depend on the values; the compiled
- * parameters are then the same list with each placeholder replaced by the value given at each run.
+ * parameters are then the same list with each placeholder replaced by the value given at each run. Values
+ * named in `options.literals` are the exception: written into the text (TemplateOptions).
  *
  * Run on the database itself while no transaction is open on its connection, the statement runs at once
  * on the connection (prepared, synchronously, as Kysely's SQLite driver would run it): Kysely's way there,
@@ -28,8 +55,9 @@ class Placeholder<N extends string> {
 export function queryTemplate<P extends object, R>(
   names: readonly NoInfer<keyof P & string>[],
   build: (params: P) => Compilable<R>,
+  options: TemplateOptions<P> = {},
 ): (executor: Executor, values: P) => Promise<R[]> {
-  const template = compileOnce(names, build);
+  const template = compileOnce(names, build, options.literals ?? []);
   return async (executor, values) => {
     const query = template(values);
     const file = idleFile(executor);
@@ -46,8 +74,9 @@ export function queryTemplate<P extends object, R>(
 export function valuesTemplate<P extends object, V extends readonly unknown[]>(
   names: readonly NoInfer<keyof P & string>[],
   build: (params: P) => Compilable<unknown>,
+  options: TemplateOptions<P> = {},
 ): (executor: Executor, values: P) => Promise<V[]> {
-  const template = compileOnce(names, build);
+  const template = compileOnce(names, build, options.literals ?? []);
   return async (executor, values) => {
     const query = template(values);
     const file = idleFile(executor);
@@ -72,32 +101,55 @@ function idleFile(executor: Executor): SqliteFile | undefined {
   return file && !file.connection().inTransaction ? file : undefined;
 }
 
-/** Compiles `build` at its first use; then gives the compiled query with the parameters for `values`. */
+/**
+ * Compiles `build` at its first use (for each set of `literals` values); then gives the compiled query with
+ * the parameters for `values`.
+ */
 function compileOnce<P extends object, R>(
   names: readonly (keyof P & string)[],
   build: (params: P) => Compilable<R>,
+  literals: readonly (keyof P & string)[],
 ): (values: P) => CompiledQuery<R> {
-  let compiled: CompiledQuery<R> | undefined;
-  /** For each compiled parameter, the name of the value that goes there, or undefined for a constant. */
-  let slots: ((keyof P & string) | undefined)[] = [];
+  /**
+   * By the literals' values: the query, and for each of its parameters the name of the value that goes
+   * there (undefined for a constant).
+   */
+  const variants = new Map<string, { query: CompiledQuery<R>; slots: ((keyof P & string) | undefined)[] }>();
 
-  function compile(): CompiledQuery<R> {
-    const placeholders = Object.fromEntries(names.map((name) => [name, new Placeholder(name)])) as P;
-    const query = build(placeholders).compile();
-    slots = query.parameters.map((value) =>
+  function compile(values: P) {
+    const given = Object.fromEntries(
+      names.map((name) => [name, literals.includes(name) ? values[name] : new Placeholder(name)]),
+    ) as P;
+    const query = build(given).compile();
+    const slots = query.parameters.map((value) =>
       value instanceof Placeholder ? (value.name as keyof P & string) : undefined,
     );
-    const missing = names.find((name) => !slots.includes(name));
+    const missing = names.find((name) => !literals.includes(name) && !slots.includes(name));
     if (missing !== undefined) throw new Error(`query template: parameter ${missing} is not in the query`);
-    return query;
+    return { query, slots };
   }
 
+  /** The compiled form for `values`' literals, kept as the most recently used. */
+  function variantOf(values: P) {
+    const key = literals.map((name) => String(values[name])).join(' ');
+    let variant = variants.get(key);
+    if (variant) {
+      variants.delete(key);
+    } else {
+      variant = compile(values);
+      if (variants.size >= VARIANTS) variants.delete(variants.keys().next().value as string);
+    }
+    variants.set(key, variant);
+    return variant;
+  }
+
+  let only: ReturnType<typeof compile> | undefined;
   return (values) => {
-    compiled ??= compile();
-    const parameters = compiled.parameters.map((constant, index) => {
+    const { query, slots } = literals.length === 0 ? (only ??= compile(values)) : variantOf(values);
+    const parameters = query.parameters.map((constant, index) => {
       const name = slots[index];
       return name === undefined ? constant : values[name];
     });
-    return { ...compiled, parameters };
+    return { ...query, parameters };
   };
 }

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { pino } from 'pino';
 import postgres from 'postgres';
 import { createCore, type Core } from '../../src/core/create-core.ts';
 import { buildHttpApp } from '../../src/http/build-http-app.ts';
+import { createSubscribersRepository } from '../../src/resources/subscribers/subscribers.repository.ts';
 import { dayPartition } from '../../src/storage/migrations/0017-flow-report-partitions.ts';
+import { openStorage } from '../../src/storage/storage.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { initialize, type TestApp } from '../helpers/test-app.ts';
@@ -255,6 +257,43 @@ describe('the paginated lists on PostgreSQL read large tables through indexes', 
     assert.deepEqual(missing, [], 'a filter without a sample value');
     assert.ok(planned > 50, `${planned} statements planned`);
     assert.deepEqual(findings, []);
+  });
+
+  it('plans the subscriber page once and reuses it (a generic plan through the IMSI index)', async () => {
+    // One connection: pg_prepared_statements shows its own session's statements only.
+    const storage = await openStorage({ path: url, poolSize: 1 });
+    try {
+      const subscribers = createSubscribersRepository(storage.db);
+      // As the list runs them: the same page size and skip from many start IMSIs (list-positions.ts).
+      const runs = 20;
+      for (let i = 0; i < runs; i++) {
+        const from = `00101${String(i * 1_000).padStart(10, '0')}`;
+        assert.equal((await subscribers.pageWithCount(from, 100, 8))?.rows.length, 100);
+        assert.equal((await subscribers.list({ imsiFrom: from }, 100, 8)).length, 100);
+      }
+      const { rows } = await sql<{ name: string; statement: string; generic: number; custom: number }>`
+        select name, statement, generic_plans::int as generic, custom_plans::int as custom
+        from pg_prepared_statements where statement like '%from "subscribers"%order by "page"."imsi"%'`.execute(
+        storage.db,
+      );
+      assert.equal(rows.length, 2, JSON.stringify(rows));
+      await sql`set plan_cache_mode = force_generic_plan`.execute(storage.db);
+      for (const row of rows) {
+        // PostgreSQL plans a statement's first 5 runs for their values (custom plans), then keeps one
+        // plan for any values (generic) when it costs no more: every later run skips the planner.
+        assert.equal(row.generic + row.custom, runs, row.statement);
+        assert.ok(row.custom <= 5, `${row.custom} custom plans of ${runs} runs: ${row.statement}`);
+        // The plan kept (forced here) is the index path, never a read of the whole table.
+        const { rows: explained } = await sql<{
+          'QUERY PLAN': [{ Plan: PlanNode }];
+        }>`explain (format json) execute ${sql.id(row.name)}(${sql.lit(IMSI)})`.execute(storage.db);
+        const plan = explained[0]?.['QUERY PLAN'][0].Plan as PlanNode;
+        assert.deepEqual(seqScans(plan, sizes), [], row.statement);
+        assert.match(JSON.stringify(plan), /"Index Name":"[^"]*subscribers[^"]*imsi/, row.statement);
+      }
+    } finally {
+      await storage.close();
+    }
   });
 
   /** The query parameters of a paginated list route (it has `per_page`), but the page's own. */

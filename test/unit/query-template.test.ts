@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { queryTemplate, valuesTemplate } from '../../src/storage/query-template.ts';
+import { integerLiteral, queryTemplate, valuesTemplate } from '../../src/storage/query-template.ts';
 import { openStorage, type Storage } from '../../src/storage/storage.ts';
 
 describe('query templates', () => {
@@ -97,5 +97,45 @@ describe('query templates', () => {
       storage.db.selectFrom('data_networks').select('name').where('name', '>=', p.from).limit(5),
     );
     await assert.rejects(run(storage.db, { from: 'a', limit: 1 }), /parameter limit is not in the query/);
+  });
+
+  it('writes literal values into the SQL text, compiled for each, the other values still bound', async () => {
+    const page = (p: { from: string; limit: number }) =>
+      storage.db
+        .selectFrom('data_networks')
+        .select('name')
+        .where('name', '>=', p.from)
+        .orderBy('name')
+        .limit(integerLiteral(p.limit));
+    assert.deepEqual(
+      page({ from: 'a', limit: 7 })
+        .compile()
+        .sql.match(/limit .*/)?.[0],
+      'limit 7',
+    );
+    assert.deepEqual(page({ from: 'a', limit: 7 }).compile().parameters, ['a']);
+    const run = queryTemplate(['from', 'limit'], page, { literals: ['limit'] });
+    for (const values of [
+      { from: 'a', limit: 2 },
+      { from: 'b', limit: 2 },
+      { from: 'a', limit: 4 },
+      { from: 'c', limit: 1 },
+      { from: 'a', limit: 2 },
+    ]) {
+      assert.deepEqual(await run(storage.db, values), await page(values).execute(), JSON.stringify(values));
+    }
+  });
+
+  it('writes only a non-negative safe integer into the SQL text', async () => {
+    for (const value of [-1, 1.5, Number.NaN, Infinity, 2 ** 53, '1; drop table subscribers' as never])
+      assert.throws(() => integerLiteral(value), RangeError, String(value));
+    const run = queryTemplate(
+      ['limit'],
+      (p: { limit: number }) =>
+        storage.db.selectFrom('data_networks').select('name').limit(integerLiteral(p.limit)),
+      { literals: ['limit'] },
+    );
+    await assert.rejects(run(storage.db, { limit: -1 }), RangeError);
+    assert.equal((await run(storage.db, { limit: 1 })).length, 1);
   });
 });

@@ -1,4 +1,4 @@
-import { queryTemplate, valuesTemplate } from '../../storage/query-template.ts';
+import { integerLiteral, queryTemplate, valuesTemplate } from '../../storage/query-template.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import { SHOWN_HOLDERS } from '../references.ts';
 import type { WalkedAnchor } from './list-positions.ts';
@@ -80,13 +80,19 @@ export function createSubscribersRepository(db: Executor) {
    * too) and only its rows are joined to their profiles and, by row id, to their MSISDNs, so a deep page
    * skips index entries rather than table rows. Joining by id costs a page of 100 about 10 µs; by the
    * IMSI's index, 30 µs.
+   *
+   * LIMIT and OFFSET are written into the SQL text (integerLiteral asserts each a non-negative safe
+   * integer): each page size and skip is then a statement whose plan PostgreSQL keeps for any start IMSI.
+   * Bound, the OFFSET was unknown to the plan kept for any values, which PostgreSQL estimates as a tenth of
+   * the rows (a hash join over the whole table), so it planned the page again at every run
+   * (docs/postgresql.md).
    */
   function pageQuery(filter: SubscriberFilter, limit: number, offset: number) {
     const page = matching(db, filter)
       .select(['subscribers.id', 'subscribers.imsi', 'subscribers.profile_id'])
       .orderBy('subscribers.imsi')
-      .limit(limit)
-      .offset(offset)
+      .limit(integerLiteral(limit))
+      .offset(integerLiteral(offset))
       .as('page');
     return db
       .selectFrom(page)
@@ -99,20 +105,25 @@ export function createSubscribersRepository(db: Executor) {
   // The reads every page and every single read make, built once (query-template.ts). A page of the
   // unfiltered list starts at an IMSI (the empty string when it starts at the beginning).
   // A page's rows as [imsi, profile name, msisdn]: 100 row objects built by the binding cost a fifth of
-  // the page.
+  // the page. The page size and skip are literals (pageQuery): one compiled form for each.
+  const literals = { literals: ['limit', 'offset'] } as const;
   const unfilteredPage = valuesTemplate<Page, [imsi: string, profileName: string, msisdn: string | null]>(
     ['from', 'limit', 'offset'],
     (p) => pageQuery({ imsiFrom: p.from }, p.limit, p.offset),
+    literals,
   );
   // The same page with the subscriber count on each row: one statement, one snapshot, for a page whose
   // start the service found before reading the count (list-positions.ts, `guess`).
   const unfilteredPageCounted = valuesTemplate<
     Page,
     [imsi: string, profileName: string, msisdn: string | null, total: number | string]
-  >(['from', 'limit', 'offset'], (p) =>
-    pageQuery({ imsiFrom: p.from }, p.limit, p.offset).select((eb) =>
-      eb.selectFrom('subscriber_count').select('total').as('total'),
-    ),
+  >(
+    ['from', 'limit', 'offset'],
+    (p) =>
+      pageQuery({ imsiFrom: p.from }, p.limit, p.offset).select((eb) =>
+        eb.selectFrom('subscriber_count').select('total').as('total'),
+      ),
+    literals,
   );
   const countRow = queryTemplate([], () => db.selectFrom('subscriber_count').select('total'));
   const byImsi = queryTemplate(['imsi'], (p: { imsi: string }) =>
@@ -248,10 +259,11 @@ export function createSubscribersRepository(db: Executor) {
       for (let n = spacing; n <= rows; n += spacing) {
         let step = db.selectFrom('subscribers').select('imsi');
         if (cursor !== undefined) step = step.where('imsi', '>', cursor);
+        // Literals, as a page's (pageQuery): one statement whose plan PostgreSQL keeps.
         const row = await step
           .orderBy('imsi')
-          .limit(1)
-          .offset(spacing - 1)
+          .limit(integerLiteral(1))
+          .offset(integerLiteral(spacing - 1))
           .executeTakeFirst();
         if (!row) break;
         found.push({ imsi: row.imsi, n });
