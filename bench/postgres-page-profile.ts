@@ -4,10 +4,11 @@
  * of GET /api/v1/subscribers?per_page=100 at random pages, 10 in flight, as bench/postgres-goals.ts asks
  * them. Prints per page, in µs of CPU: the service's main thread and its other threads (V8's garbage
  * collector helpers, the records writer), then on PostgreSQL the server's processes (every backend, all
- * of the throwaway cluster) and, from pg_stat_statements, each statement's calls a page with its mean
- * planning and execution times (wall times inside the backend: inflated on a loaded machine, where the
- * CPU figures are the ones to read). The storage call alone (the repository's page with its count, 10
- * in flight, no HTTP) is timed the same way beside it.
+ * of the throwaway cluster) and, from pg_stat_statements, each statement's calls a page, the share of its
+ * runs the planner ran for (a statement whose generic plan PostgreSQL keeps is planned a few times a
+ * connection, then never), its mean planning and execution times (wall times inside the backend: inflated
+ * on a loaded machine, where the CPU figures are the ones to read). The storage call alone (the
+ * repository's page with its count, 10 in flight, no HTTP) is timed the same way beside it.
  *
  *   npx tsx bench/postgres-page-profile.ts [--pages N] [--subscribers N]
  */
@@ -108,12 +109,16 @@ async function profile(dialect: Dialect, path: string, dataDirectory: string | u
         `other threads ${perPage(after.others - threads.others)} µs, server ${perPage(serverTicks(dataDirectory) - server)} µs`,
     );
     if (dialect === 'postgres') {
-      const { rows } = await sql<{ calls: number; plan: number; exec: number; query: string }>`
-        select calls, total_plan_time / calls * 1000 as plan, total_exec_time / calls * 1000 as exec, query
+      // pg_stat_statements counts a statement's texts that differ only in constants (a page's literal
+      // LIMIT and OFFSET) as one; `plans` counts the planner's runs, which a kept generic plan skips.
+      const { rows } = await sql<{ calls: number; plans: number; plan: number; exec: number; query: string }>`
+        select calls, plans, total_plan_time / greatest(plans, 1) * 1000 as plan,
+          total_exec_time / calls * 1000 as exec, query
         from pg_stat_statements where calls >= ${PAGES / 10} order by calls desc`.execute(service.core.db);
       for (const row of rows)
         lines.push(
-          `  ${(row.calls / PAGES).toFixed(2)} a page: planning ${row.plan.toFixed(0)} µs, execution ${row.exec.toFixed(0)} µs: ${row.query.slice(0, 90)}...`,
+          `  ${(row.calls / PAGES).toFixed(2)} a page, planned ${((100 * row.plans) / row.calls).toFixed(0)} % of runs ` +
+            `(${row.plan.toFixed(0)} µs a planning), execution ${row.exec.toFixed(0)} µs: ${row.query.slice(0, 90)}...`,
         );
     }
     const repository = createSubscribersRepository(service.core.db);
