@@ -1,80 +1,33 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { WEB_UI_DIRECTORY } from '../../src/http/web-ui.ts';
-import { createTestApp, type TestApp } from '../helpers/test-app.ts';
+import type { Page } from 'playwright-core';
+import { ADMIN, startHarness, type Harness } from './web-ui-harness.ts';
 
 // The web UI in Debian's Chromium against the whole service in this process (in-memory database), through
 // the built application in dist/ui (`npm run build:ui`; `npm ci` builds it). UI_SCREENSHOTS=<directory>
 // saves the main pages as PNG (docs/ui.md shows them).
-const CHROMIUM = '/usr/bin/chromium';
-const SCREENSHOTS = process.env.UI_SCREENSHOTS;
-const ADMIN = { email: 'admin@example.com', password: 'admin-password' };
 const READER = { email: 'reader@example.com', password: 'reader-password' };
 const IMSI = '001010000000001';
 const KEY = '465b5ce8b199b49faa5f0a2ee238a6bc';
 
 describe('web UI in a browser', { timeout: 120_000 }, () => {
-  let service: TestApp;
-  let browser: Browser;
+  let harness: Harness;
+  let service: Harness['service'];
   let base: string;
-  const consoleErrors: string[] = [];
 
   before(async () => {
-    assert.ok(existsSync(join(WEB_UI_DIRECTORY, 'index.html')), 'dist/ui is not built: run npm run build:ui');
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
-    service = await createTestApp();
-    base = await service.app.listen({ host: '127.0.0.1', port: 0 });
-    // Playwright gives each launch a new empty profile of its own.
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    if (SCREENSHOTS) mkdirSync(SCREENSHOTS, { recursive: true });
+    harness = await startHarness();
+    ({ service, base } = harness);
   });
   after(async () => {
-    await browser?.close();
-    await service?.close();
+    await harness?.close();
   });
 
-  async function newPage(width = 1280): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    page.on('console', (message) => {
-      // Chromium logs every 4xx answer (the refresh without a session, a wrong password, a refused
-      // field); the tests check the page says what they mean. Script errors and 5xx answers count.
-      const clientError = /^Failed to load resource: the server responded with a status of 4\d\d/;
-      if (message.type() === 'error' && !clientError.test(message.text())) {
-        consoleErrors.push(`${page.url()}: ${message.text()}`);
-      }
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`${page.url()}: ${error.message}`));
-    return page;
-  }
-
-  async function shot(page: Page, name: string): Promise<void> {
-    if (SCREENSHOTS) await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
-  }
-
-  async function signIn(page: Page, user: { email: string; password: string }): Promise<void> {
-    await page.goto(base);
-    await page.getByLabel('E-mail').fill(user.email);
-    await page.getByLabel(/^Password/).fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
-  }
+  const newPage = (width?: number): Promise<Page> => harness.newPage(width);
+  const shot = (page: Page, name: string): Promise<void> => harness.shot(page, name);
+  const signIn = (page: Page, user: { email: string; password: string }): Promise<void> =>
+    harness.signIn(page, user);
+  const tokenOf = (user: { email: string; password: string }): Promise<string> => harness.tokenOf(user);
 
   it('first start creates the admin and opens the dashboard', async () => {
     const page = await newPage();
@@ -255,11 +208,6 @@ describe('web UI in a browser', { timeout: 120_000 }, () => {
   });
 
   it('logged no console errors on any page', () => {
-    assert.deepEqual(consoleErrors, []);
+    assert.deepEqual(harness.consoleErrors, []);
   });
-
-  async function tokenOf(user: { email: string; password: string }): Promise<string> {
-    const login = await service.request({ method: 'POST', url: '/api/v1/auth/login', payload: user });
-    return login.json<{ result: { token: string } }>().result.token;
-  }
 });
