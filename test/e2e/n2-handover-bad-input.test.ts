@@ -479,6 +479,22 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
     }
   });
 
+  describe('the UE’s AMF UE NGAP ID with another RAN UE NGAP ID (10.6): inconsistent-remote-UE-NGAP-ID, the UE stays', () => {
+    // Handover Request Acknowledge and Handover Failure name a target's ids, never the UE's source
+    // connection: for those ids unknown-local-UE-NGAP-ID (below).
+    for (const c of CASES.filter((c) => c.procedureCode !== 13)) {
+      it(c.message, async () => {
+        const before = snapshot();
+        const answers = await answersTo(c.build({ ...ue, ranUeNgapId: ue.ranUeNgapId + 4000 }));
+        assert.deepEqual(summary(answers), [
+          { ...unknownUe(c), cause: { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' } },
+        ]);
+        await nothingLeft(before);
+        assert.deepEqual(idsOfOnlyUe(), ue);
+      });
+    }
+  });
+
   it('Handover Cancel with no handover in progress: acknowledged (8.4.6.2, the source wants none), nothing else', async () => {
     const before = snapshot();
     const answers = await answersTo(handoverCancel(ue, CAUSE));
