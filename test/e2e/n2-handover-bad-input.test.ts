@@ -11,6 +11,7 @@ import {
   buildUEContextModificationResponse,
   buildUERadioCapabilityCheckResponse,
   buildUERadioCapabilityInfoIndication,
+  readHandoverRequest,
 } from '../../src/network/ngap/generated/messages.ts';
 import type { Cause, Criticality, NGAPPDU } from '../../src/network/ngap/generated/types.ts';
 import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
@@ -22,7 +23,7 @@ import {
   handoverRequired,
   uplinkRanStatusTransfer,
 } from '../../src/simulator/gnb-handover-n2-messages.ts';
-import type { NgapExchange } from '../../src/simulator/gnb.ts';
+import type { NgapExchange, SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { userLocationInformation, type ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { causeAndDiagnostics } from '../network/amf/emitted.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
@@ -286,9 +287,11 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
   let s: SessionService;
   /** A UE registered at gnb-1 with a session, so that a leak shows in its rules. */
   let ue: Ids;
+  /** The target: driven by hand here (it answers no Handover Request by itself). */
+  let gnb2: SimulatedGnb;
   before(async () => {
     s = await startSessionService();
-    await s.anotherGnb(2, CELL_B, '127.0.0.3');
+    ({ gnb: gnb2 } = await s.anotherGnb(2, CELL_B, '127.0.0.3'));
     const { sessions } = await s.registered(1);
     assert.equal(
       (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
@@ -323,18 +326,18 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
    * the same stream, and everything received before that one's Error Indication is the answer
    * (stream order, no waiting on time for a silence).
    */
-  async function answersTo(pdu: NGAPPDU): Promise<NgapExchange[]> {
+  async function answersTo(pdu: NGAPPDU, gnb: SimulatedGnb = s.gnb): Promise<NgapExchange[]> {
     const probe = stranger();
     const got: NgapExchange[] = [];
-    const stop = s.gnb.on((event) => {
+    const stop = gnb.on((event) => {
       if (event.type === 'received') got.push(event.exchange);
     });
     try {
-      const probed = s.gnb.next((event) =>
+      const probed = gnb.next((event) =>
         event.type === 'received' && ranIdOf(event.exchange.pdu) === probe.ranUeNgapId ? true : undefined,
       );
-      s.gnb.send(pdu, 1);
-      s.gnb.send(handoverCancel(probe, CAUSE), 1);
+      gnb.send(pdu, 1);
+      gnb.send(handoverCancel(probe, CAUSE), 1);
       await probed;
     } finally {
       stop();
@@ -502,6 +505,40 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
       answers.map((a) => a.messageType),
       ['HandoverCancelAcknowledge'],
     );
+    await nothingLeft(before);
+    assert.deepEqual(idsOfOnlyUe(), ue);
+  });
+
+  it('during a handover’s preparation: Notify and Acknowledge from the wrong node, status before the Command, refused; the handover goes on, then ends clean', async () => {
+    const before = snapshot();
+    const asked = gnb2.nextReceived('HandoverRequest');
+    s.gnb.send(CASES[0]!.build(ue), 1);
+    const request = await asked;
+    assert.ok(request.pdu !== undefined);
+    const read = readHandoverRequest(request.pdu);
+    assert.ok(read.ok);
+    const atTarget = { amfUeNgapId: read.message.amfUeNgapId, ranUeNgapId: 777 };
+    const NOT_IN_STATE: Cause = { choice: 'protocol', value: 'message-not-compatible-with-receiver-state' };
+    const only = (cause: Cause) => [{ type: 'ErrorIndication', cause, diagnostics: undefined }];
+
+    // The UE has not arrived: no Acknowledge yet, the target's connection is not the UE's (8.4.3).
+    assert.deepEqual(summary(await answersTo(handoverNotify(atTarget, CELL_B), gnb2)), only(UNKNOWN_LOCAL));
+    // The target's ids from the source's radio: not a connection of that radio (10.6).
+    assert.deepEqual(summary(await answersTo(CASES[1]!.build(atTarget))), only(UNKNOWN_LOCAL));
+    assert.deepEqual(
+      summary(await answersTo(handoverFailure(atTarget.amfUeNgapId, CAUSE))),
+      only(UNKNOWN_LOCAL),
+    );
+    // The source's status before it was given the Command, and the source's Notify.
+    assert.deepEqual(summary(await answersTo(uplinkRanStatusTransfer(ue, 1))), only(NOT_IN_STATE));
+    assert.deepEqual(summary(await answersTo(handoverNotify(ue, CELL_B))), only(NOT_IN_STATE));
+    assert.equal(s.held().handovers, 1, 'the handover is still being prepared');
+
+    // The target cannot take the UE after all: the source hears it, nothing is left anywhere.
+    const heard = s.gnb.nextReceived('HandoverPreparationFailure');
+    const failed = await answersTo(handoverFailure(read.message.amfUeNgapId, CAUSE), gnb2);
+    assert.deepEqual(summary(failed), []);
+    assert.deepEqual(causeAndDiagnostics((await heard).pdu).cause, CAUSE);
     await nothingLeft(before);
     assert.deepEqual(idsOfOnlyUe(), ue);
   });
