@@ -10,7 +10,7 @@
  * on a loaded machine, where the CPU figures are the ones to read). The storage call alone (the
  * repository's page with its count, 10 in flight, no HTTP) is timed the same way beside it.
  *
- *   npx tsx bench/postgres-page-profile.ts [--pages N] [--subscribers N]
+ *   npx tsx bench/postgres-page-profile.ts [--pages N] [--subscribers N] [--warm N]
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -22,9 +22,20 @@ import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 import { seedSubscribers, startService, type Dialect } from './postgres-service.ts';
 
 const { values } = parseArgs({
-  options: { pages: { type: 'string', default: '4000' }, subscribers: { type: 'string', default: '100000' } },
+  options: {
+    pages: { type: 'string', default: '4000' },
+    subscribers: { type: 'string', default: '100000' },
+    warm: { type: 'string', default: '5000' },
+  },
 });
 const PAGES = Number(values.pages);
+/**
+ * Pages asked before measuring. Besides opening the pool's connections and building the list's positions,
+ * the warm-up lets PostgreSQL settle on each page statement's plan: each page size and skip is its own
+ * statement (a literal LIMIT and OFFSET), planned for its first 5 runs on each connection before the plan
+ * kept for any start IMSI is used; the pages asked here start at 64 skips, on 10 connections.
+ */
+const WARM = Number(values.warm);
 const SUBSCRIBERS = Number(values.subscribers);
 const IN_FLIGHT = 10;
 /** Clock ticks a second of /proc's CPU times (USER_HZ, 100 on Linux). */
@@ -94,8 +105,7 @@ async function profile(dialect: Dialect, path: string, dataDirectory: string | u
     const pages = SUBSCRIBERS / 100;
     const page = (i: number) =>
       service.call('GET', `/api/v1/subscribers?per_page=100&page=${1 + ((i * 7919) % pages)}`, service.token);
-    // Warm: the list's positions built, every pool connection open with its statements prepared.
-    await drive(500, page);
+    await drive(WARM, page);
     if (dialect === 'postgres') await sql`select pg_stat_statements_reset()`.execute(service.core.db);
     const threads = threadTicks();
     const server = serverTicks(dataDirectory);
