@@ -13,6 +13,7 @@ import {
   buildUERadioCapabilityInfoIndication,
   readHandoverRequest,
 } from '../../src/network/ngap/generated/messages.ts';
+import { MESSAGE_IES } from '../../src/network/ngap/generated/ies.ts';
 import type { Cause, Criticality, NGAPPDU } from '../../src/network/ngap/generated/types.ts';
 import { globalRanNodeId } from '../../src/simulator/gnb-config.ts';
 import {
@@ -419,6 +420,20 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
               ? []
               : [diagnosed(c, [{ iECriticality: 'reject', iEID: missing, typeOfError: 'missing' }])],
           );
+          await nothingLeft(before);
+        });
+      }
+
+      // 10.3.5 "Ignore IE": the procedure goes on with the IEs present; for these unknown ids it ends
+      // as the well-formed message does.
+      const ignoreIes = (MESSAGE_IES.get(c.message) ?? []).filter(
+        (ie) => ie.presence === 'mandatory' && ie.criticality === 'ignore',
+      );
+      for (const { id, name } of ignoreIes) {
+        it(`without mandatory IE ${name} (criticality ignore): processed on the other IEs`, async () => {
+          const before = snapshot();
+          const answers = await answersTo(withoutIe(c.build(stranger()), id));
+          assert.deepEqual(summary(answers), [unknownUe(c)]);
           await nothingLeft(before);
         });
       }
