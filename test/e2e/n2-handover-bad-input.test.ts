@@ -355,16 +355,6 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
   }
 
   /** The same UE contexts, no handover at the AMF or the SMF, the UPF's rules unchanged. */
-  async function nothingLeft(before: { connections: number; rules: string }): Promise<void> {
-    await s.until(
-      async () => (s.held().connections === before.connections ? true : undefined),
-      'connections back',
-    );
-    assert.deepEqual(s.held(), { connections: before.connections, handovers: 0, smfHandovers: 0 });
-    assert.equal(rulesNow(), before.rules);
-  }
-  const rulesNow = () => JSON.stringify([[...s.rules.sessions.entries()], [...s.rules.forwarding.entries()]]);
-  const snapshot = () => ({ connections: s.held().connections, rules: rulesNow() });
 
   /** Message type, cause and Criticality Diagnostics of each answer. */
   const summary = (answers: NgapExchange[]) =>
@@ -394,7 +384,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
   for (const c of CASES) {
     describe(c.message, () => {
       it('for a UE the AMF does not know: unknown-local-UE-NGAP-ID, nothing left', async () => {
-        const before = snapshot();
+        const before = s.holding();
         const ids = stranger();
         const answers = await answersTo(c.build(ids));
         assert.deepEqual(summary(answers), [unknownUe(c)]);
@@ -406,13 +396,13 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
           idOf(pdu, 'RAN-UE-NGAP-ID'),
           c.message === 'HandoverFailure' ? undefined : ids.ranUeNgapId,
         );
-        await nothingLeft(before);
+        await s.nothingLeft(before);
       });
 
       if (c.mandatoryReject !== undefined) {
         const missing = c.mandatoryReject;
         it(`without mandatory IE ${missing} (criticality reject): ${c.rejected === 'none' ? 'not processed, unanswered' : 'rejected, the IE missing in Criticality Diagnostics'}`, async () => {
-          const before = snapshot();
+          const before = s.holding();
           const answers = await answersTo(withoutIe(c.build(stranger()), missing));
           assert.deepEqual(
             summary(answers),
@@ -420,7 +410,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
               ? []
               : [diagnosed(c, [{ iECriticality: 'reject', iEID: missing, typeOfError: 'missing' }])],
           );
-          await nothingLeft(before);
+          await s.nothingLeft(before);
         });
       }
 
@@ -431,15 +421,15 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
       );
       for (const { id, name } of ignoreIes) {
         it(`without mandatory IE ${name} (criticality ignore): processed on the other IEs`, async () => {
-          const before = snapshot();
+          const before = s.holding();
           const answers = await answersTo(withoutIe(c.build(stranger()), id));
           assert.deepEqual(summary(answers), [unknownUe(c)]);
-          await nothingLeft(before);
+          await s.nothingLeft(before);
         });
       }
 
       it(`an unknown IE of criticality reject: ${c.rejected === 'none' ? 'not processed, unanswered' : 'rejected, not-understood'}`, async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(withUnknownIe(c.build(stranger()), 'reject'));
         assert.deepEqual(
           summary(answers),
@@ -447,18 +437,18 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
             ? []
             : [diagnosed(c, [{ iECriticality: 'reject', iEID: UNKNOWN_ID, typeOfError: 'not-understood' }])],
         );
-        await nothingLeft(before);
+        await s.nothingLeft(before);
       });
 
       it('an unknown IE of criticality ignore: processed as if absent', async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(withUnknownIe(c.build(stranger()), 'ignore'));
         assert.deepEqual(summary(answers), [unknownUe(c)]);
-        await nothingLeft(before);
+        await s.nothingLeft(before);
       });
 
       it('an unknown IE of criticality notify: processed, the IE reported in the answer', async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(withUnknownIe(c.build(stranger()), 'notify'));
         const notify = { iECriticality: 'notify', iEID: UNKNOWN_ID, typeOfError: 'not-understood' };
         assert.deepEqual(summary(answers), [
@@ -475,7 +465,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
                   },
           },
         ]);
-        await nothingLeft(before);
+        await s.nothingLeft(before);
       });
     });
   }
@@ -483,7 +473,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
   describe('an unknown IE of criticality reject in a message naming a UE the AMF serves', () => {
     for (const c of CASES) {
       it(`${c.message}: ${c.rejected === 'none' ? 'unanswered' : 'rejected'}, not processed; the UE and its session stay`, async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(withUnknownIe(c.build(ue), 'reject'));
         assert.deepEqual(
           summary(answers),
@@ -491,7 +481,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
             ? []
             : [diagnosed(c, [{ iECriticality: 'reject', iEID: UNKNOWN_ID, typeOfError: 'not-understood' }])],
         );
-        await nothingLeft(before);
+        await s.nothingLeft(before);
         assert.deepEqual(idsOfOnlyUe(), ue);
       });
     }
@@ -503,30 +493,30 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
     // connection: for those ids unknown-local-UE-NGAP-ID (below).
     for (const c of CASES.filter((c) => c.procedureCode !== 13)) {
       it(c.message, async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(c.build({ ...ue, ranUeNgapId: ue.ranUeNgapId + 4000 }));
         assert.deepEqual(summary(answers), [
           { ...unknownUe(c), cause: { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' } },
         ]);
-        await nothingLeft(before);
+        await s.nothingLeft(before);
         assert.deepEqual(idsOfOnlyUe(), ue);
       });
     }
   });
 
   it('Handover Cancel with no handover in progress: acknowledged (8.4.6.2, the source wants none), nothing else', async () => {
-    const before = snapshot();
+    const before = s.holding();
     const answers = await answersTo(handoverCancel(ue, CAUSE));
     assert.deepEqual(
       answers.map((a) => a.messageType),
       ['HandoverCancelAcknowledge'],
     );
-    await nothingLeft(before);
+    await s.nothingLeft(before);
     assert.deepEqual(idsOfOnlyUe(), ue);
   });
 
   it('during a handover’s preparation: Notify and Acknowledge from the wrong node, status before the Command, refused; the handover goes on, then ends clean', async () => {
-    const before = snapshot();
+    const before = s.holding();
     const asked = gnb2.nextReceived('HandoverRequest');
     s.gnb.send(CASES[0]!.build(ue), 1);
     const request = await asked;
@@ -555,7 +545,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
     const failed = await answersTo(handoverFailure(read.message.amfUeNgapId, CAUSE), gnb2);
     assert.deepEqual(summary(failed), []);
     assert.deepEqual(causeAndDiagnostics((await heard).pdu).cause, CAUSE);
-    await nothingLeft(before);
+    await s.nothingLeft(before);
     assert.deepEqual(idsOfOnlyUe(), ue);
   });
 
@@ -585,10 +575,10 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
       ],
     ] as const) {
       it(`${message}: Error Indication, ${cause.value}; the UE stays`, async () => {
-        const before = snapshot();
+        const before = s.holding();
         const answers = await answersTo(build(ue));
         assert.deepEqual(summary(answers), [{ type: 'ErrorIndication', cause, diagnostics: undefined }]);
-        await nothingLeft(before);
+        await s.nothingLeft(before);
         assert.deepEqual(idsOfOnlyUe(), ue);
       });
     }

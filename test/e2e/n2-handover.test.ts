@@ -99,12 +99,6 @@ describe('N2 handover (real service)', () => {
   }
 
   /** What must be back to where it was after a failed or cancelled handover. */
-  async function nothingLeft(connections: number, rules: string): Promise<void> {
-    await s.until(async () => (s.held().connections === connections ? true : undefined), 'connections back');
-    assert.deepEqual(s.held(), { connections, handovers: 0, smfHandovers: 0 });
-    assert.equal(JSON.stringify([...s.rules.sessions.entries()]), rules);
-  }
-
   it('moves the UE and its session downlink to the target; keys agree; the source is released', async () => {
     const { imsi, ue, sessions } = await s.registered(1);
     assert.equal(
@@ -212,8 +206,7 @@ describe('N2 handover (real service)', () => {
 
   it('a target the AMF does not know, or not serving the TAI: Preparation Failure; status outside a handover: Error Indication', async () => {
     const { ue } = await s.registered(2);
-    const connections = s.held().connections;
-    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const before = s.holding();
     const ids = idsAt(s.ues, ue);
     const answered = s.gnb.next((event) =>
       event.type === 'received' && event.exchange.pdu !== undefined
@@ -235,7 +228,7 @@ describe('N2 handover (real service)', () => {
       ...ids,
       cause: { choice: 'radioNetwork', value: 'unknown-targetID' },
     });
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
 
     // A known target, but a selected TAI it does not serve (gnb-2 serves TAC 1 only).
     const refused = s.gnb.next((event) =>
@@ -258,7 +251,7 @@ describe('N2 handover (real service)', () => {
       ...ids,
       cause: { choice: 'radioNetwork', value: 'ho-target-not-allowed' },
     });
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
 
     // Uplink RAN Status Transfer with no handover prepared: Error Indication (TS 38.413 10.4).
     const indicated = s.gnb.nextReceived('ErrorIndication');
@@ -274,8 +267,7 @@ describe('N2 handover (real service)', () => {
   });
 
   it('a Handover Required naming an AMF UE NGAP ID the AMF does not know: Preparation Failure, unknown-local-UE-NGAP-ID', async () => {
-    const connections = s.held().connections;
-    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const before = s.holding();
     const ids = { amfUeNgapId: 999_999, ranUeNgapId: 4242 };
     const answered = s.gnb.next((event) =>
       event.type === 'received' && event.exchange.pdu !== undefined
@@ -297,13 +289,12 @@ describe('N2 handover (real service)', () => {
       ...ids,
       cause: { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' },
     });
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
   });
 
   it('Handover Failure from the target: the source hears its cause; the UE and its downlink stay', async () => {
     const { ue } = await withSession(3);
-    const connections = s.held().connections;
-    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const before = s.holding();
     n2B.behaviour = 'fail';
     try {
       const outcome = await n2A.handOver(ue, n2B);
@@ -315,7 +306,7 @@ describe('N2 handover (real service)', () => {
       n2B.behaviour = 'admit';
     }
     assert.equal(ue.radio, s.ues);
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
     // A session the target refuses (a slice it does not serve) and nothing else: no session admitted.
     n2B.refusedSessions.add(1);
     try {
@@ -324,7 +315,7 @@ describe('N2 handover (real service)', () => {
     } finally {
       n2B.refusedSessions.clear();
     }
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
     assert.equal(ues2.sessions.of(ue).length, 0, 'the target holds no tunnel');
   });
 
@@ -369,8 +360,7 @@ describe('N2 handover (real service)', () => {
 
   it('Handover Cancel before and after the Command: Acknowledge, the target’s context released', async () => {
     const { ue } = await withSession(5);
-    const connections = s.held().connections;
-    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const before = s.holding();
 
     const releasedAtTarget = gnb2.nextReceived('UEContextReleaseCommand');
     assert.deepEqual(await n2A.handOver(ue, n2B, { stop: 'cancel-after-command' }), { outcome: 'cancelled' });
@@ -378,13 +368,13 @@ describe('N2 handover (real service)', () => {
     assert.ok(release.pdu?.choice === 'initiatingMessage' && release.pdu.value.name === 'UEContextRelease');
     const cause = release.pdu.value.value.protocolIEs.find((ie) => ie.name === 'Cause');
     assert.deepEqual(cause?.value, { choice: 'radioNetwork', value: 'handover-cancelled' });
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
     assert.equal(ues2.sessions.of(ue).length, 0, 'the target released the tunnels it had set up');
 
     assert.deepEqual(await n2A.handOver(ue, n2B, { stop: 'cancel-after-required' }), {
       outcome: 'cancelled',
     });
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
     await s.until(
       async () => (ues2.sessions.of(ue).length === 0 ? true : undefined),
       'no tunnel at the target',
@@ -397,8 +387,7 @@ describe('N2 handover (real service)', () => {
 
   it('an Acknowledge that comes after Handover Cancel: the target’s context is released, handover-cancelled', async () => {
     const { ue } = await withSession(7);
-    const connections = s.held().connections;
-    const rules = JSON.stringify([...s.rules.sessions.entries()]);
+    const before = s.holding();
     const ids = idsAt(s.ues, ue);
     // The target is driven by hand here: it answers only after the source has cancelled.
     n2B.behaviour = 'silent';
@@ -454,7 +443,7 @@ describe('N2 handover (real service)', () => {
     } finally {
       n2B.behaviour = 'admit';
     }
-    await nothingLeft(connections, rules);
+    await s.nothingLeft(before);
     assert.equal(ue.radio, s.ues);
   });
 

@@ -198,7 +198,20 @@ export interface SessionService {
   stopN2(): Promise<void>;
   /** What the AMF and the SMF hold: connections and handovers in progress (leak checks). */
   held(): { connections: number; handovers: number; smfHandovers: number };
+  /** The AMF's connections and the UPF's session and forwarding rules now, for `nothingLeft`. */
+  holding(): Holding;
+  /**
+   * After a failure path: waits until the AMF holds `before`'s connections again, then checks that no
+   * handover is in progress in the AMF or the SMF and that the UPF's rules are `before`'s.
+   */
+  nothingLeft(before: Holding): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface Holding {
+  connections: number;
+  /** The UPF's session and forwarding rules, serialised. */
+  rules: string;
 }
 
 export interface SessionServiceOptions {
@@ -283,6 +296,19 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     });
     return response.statusCode;
   };
+  const held = () => {
+    const functions = n2.networkFunctions();
+    assert.ok(functions !== undefined);
+    return {
+      connections: functions.amf.counts().connections,
+      handovers: functions.amf.handoversInProgress(),
+      smfHandovers: functions.smf?.handoversInProgress() ?? 0,
+    };
+  };
+  const holding = (): Holding => ({
+    connections: held().connections,
+    rules: JSON.stringify([[...rules.sessions.entries()], [...rules.forwarding.entries()]]),
+  });
   return {
     t,
     token,
@@ -354,14 +380,14 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
       ranSide.link.onPacket((packet) => arrived(packet));
     },
     stopN2: () => n2.stop(),
-    held() {
-      const functions = n2.networkFunctions();
-      assert.ok(functions !== undefined);
-      return {
-        connections: functions.amf.counts().connections,
-        handovers: functions.amf.handoversInProgress(),
-        smfHandovers: functions.smf?.handoversInProgress() ?? 0,
-      };
+    held,
+    holding,
+    async nothingLeft(before) {
+      await until('connections back', async () =>
+        held().connections === before.connections ? true : undefined,
+      );
+      assert.deepEqual(held(), { connections: before.connections, handovers: 0, smfHandovers: 0 });
+      assert.equal(holding().rules, before.rules);
     },
     async close() {
       await n2.stop();
