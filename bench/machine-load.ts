@@ -27,6 +27,25 @@ export function parseCpuLine(stat: string): CpuTicks {
   return { idle: (idle ?? 0) + (iowait ?? 0), steal: steal ?? 0, total };
 }
 
+/**
+ * Idle and steal shares and busy time between two reads. proc(5): the iowait counter can go down, so over a
+ * short interval a difference can be negative; each share is kept within 0-100 %.
+ */
+export function cpuBetween(
+  first: CpuTicks,
+  last: CpuTicks,
+): Pick<MachineLoad, 'idlePercent' | 'stealPercent' | 'busySeconds'> {
+  const total = Math.max(1, last.total - first.total);
+  const share = (ticks: number): number => Math.min(total, Math.max(0, ticks));
+  const idle = share(last.idle - first.idle);
+  const steal = share(last.steal - first.steal);
+  return {
+    idlePercent: (100 * idle) / total,
+    stealPercent: (100 * steal) / total,
+    busySeconds: Math.max(0, total - idle - steal) / TICK,
+  };
+}
+
 /** `procs_running`: the tasks running or ready to run at the moment of the read, the reader included. */
 export const parseRunnable = (stat: string): number => Number(/^procs_running (\d+)$/m.exec(stat)?.[1] ?? 0);
 
@@ -53,14 +72,8 @@ export function sampleMachine(everyMs = 100): { stop(): MachineLoad } {
       clearInterval(timer);
       const stat = read();
       runnable.push(parseRunnable(stat));
-      const last = parseCpuLine(stat);
-      const total = Math.max(1, last.total - first.total);
-      const idle = last.idle - first.idle;
-      const steal = last.steal - first.steal;
       return {
-        idlePercent: (100 * idle) / total,
-        stealPercent: (100 * steal) / total,
-        busySeconds: (total - idle - steal) / TICK,
+        ...cpuBetween(first, parseCpuLine(stat)),
         runnable: {
           mean: runnable.reduce((a, b) => a + b, 0) / runnable.length,
           max: Math.max(...runnable),

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCpuLine, parseRunnable, sampleMachine } from '../../bench/machine-load.ts';
+import { cpuBetween, parseCpuLine, parseRunnable, sampleMachine } from '../../bench/machine-load.ts';
 
 // /proc/stat of a two-core machine (proc(5)): the first line sums the cores.
 const STAT = `cpu  1000 20 300 5000 80 10 15 40 7 0
@@ -19,6 +19,13 @@ describe('machine load', () => {
       steal: 40,
       total: 1000 + 20 + 300 + 5000 + 80 + 10 + 15 + 40,
     });
+  });
+
+  it('keeps the shares within 0-100 % when the I/O wait counter went down (proc(5))', () => {
+    const first = { idle: 5080, steal: 40, total: 6465 };
+    // Two ticks later, iowait read 3 lower: idle (with iowait) and the total went down.
+    const load = cpuBetween(first, { idle: 5077, steal: 40, total: 6464 });
+    assert.deepEqual(load, { idlePercent: 0, stealPercent: 0, busySeconds: 0.01 });
   });
 
   it('reads the runnable tasks', () => {
