@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { NGAP_PORT } from '../../transport/n2-transport.ts';
 import type {
   AMFTNLAssociationSetupList,
@@ -33,6 +34,28 @@ export function endpointKey(endpoint: TnlEndpoint): string {
   return endpoint.address.includes(':')
     ? `[${endpoint.address}]:${endpoint.port}`
     : `${endpoint.address}:${endpoint.port}`;
+}
+
+const USAGES: readonly TnlUsage[] = ['ue', 'non-ue', 'both'];
+
+/**
+ * One entry of `n2_further_endpoints`: `<IPv4>:<port>` or `[<IPv6>]:<port>`, then optionally
+ * `/<usage>` (ue, non-ue, both; both by default) and `/<weight>` (0..255; 1 by default). The endpoint, or
+ * what is wrong with the entry.
+ */
+export function furtherEndpointOf(entry: string): OfferedEndpoint | { error: string } {
+  const [where = '', usage = 'both', weight = '1', ...rest] = entry.trim().split('/');
+  const match = /^(?:\[([0-9a-fA-F:.]+)\]|([0-9.]+)):(\d{1,5})$/.exec(where);
+  const address = match?.[1] ?? match?.[2];
+  const port = Number(match?.[3]);
+  if (address === undefined || isIP(address) === 0 || !(port >= 1 && port <= 65535))
+    return { error: `"${entry}" is not <address>:<port> (an IPv6 address in brackets)` };
+  if (!USAGES.includes(usage as TnlUsage))
+    return { error: `"${entry}": the usage must be ue, non-ue or both` };
+  const factor = /^\d{1,3}$/.test(weight) ? Number(weight) : -1;
+  if (factor < 0 || factor > 255 || rest.length > 0)
+    return { error: `"${entry}": the weight factor must be an integer in 0..255` };
+  return { address, port, usage: usage as TnlUsage, weight: factor };
 }
 
 export const carriesUe = (usage: TnlUsage): boolean => usage !== 'non-ue';
