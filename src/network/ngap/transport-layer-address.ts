@@ -1,5 +1,12 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import type { TransportLayerAddress } from './generated/types.ts';
+import { NGAP_PORT } from '../transport/n2-transport.ts';
+import type { CPTransportLayerInformation, TransportLayerAddress } from './generated/types.ts';
+
+/** An NG-C transport endpoint: IP address and SCTP port. */
+export interface TnlEndpoint {
+  address: string;
+  port: number;
+}
 
 /** An IPv4 or IPv6 address as Transport Layer Address (TS 38.413 9.3.2.4, TS 38.414 5.1). */
 export function transportLayerAddress(address: string): TransportLayerAddress {
@@ -33,4 +40,36 @@ export function addressOfTransportLayerAddress(tla: {
     return groups.join(':');
   }
   return undefined;
+}
+
+/**
+ * CP Transport Layer Information (TS 38.413 9.3.2.6): the address alone on the NGAP port 38412 (TS 38.412
+ * 7), else the address and port (Endpoint IP Address and Port, the choice extension).
+ */
+export function cpTransportLayerInformation(endpoint: TnlEndpoint): CPTransportLayerInformation {
+  const endpointIPAddress = transportLayerAddress(endpoint.address);
+  if (endpoint.port === NGAP_PORT) return { choice: 'endpointIPAddress', value: endpointIPAddress };
+  return {
+    choice: 'choice-Extensions',
+    value: {
+      id: 169,
+      name: 'EndpointIPAddressAndPort',
+      criticality: 'reject',
+      value: { endpointIPAddress, portNumber: Uint8Array.of(endpoint.port >> 8, endpoint.port & 0xff) },
+    },
+  };
+}
+
+/** The endpoint CP Transport Layer Information names; undefined for an address or port that does not read. */
+export function endpointOf(information: CPTransportLayerInformation): TnlEndpoint | undefined {
+  if (information.choice === 'endpointIPAddress') {
+    const address = addressOfTransportLayerAddress(information.value);
+    return address === undefined ? undefined : { address, port: NGAP_PORT };
+  }
+  const field = information.value;
+  if (field.name !== 'EndpointIPAddressAndPort') return undefined;
+  const { endpointIPAddress, portNumber } = field.value;
+  const address = addressOfTransportLayerAddress(endpointIPAddress);
+  if (address === undefined || portNumber.length !== 2) return undefined;
+  return { address, port: ((portNumber[0] ?? 0) << 8) | (portNumber[1] ?? 0) };
 }

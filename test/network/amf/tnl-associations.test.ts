@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
+import type { OfferedEndpoint } from '../../../src/network/amf/n2/tnl-associations.ts';
 import {
   cpTransportLayerInformation,
   endpointOf,
-  type OfferedEndpoint,
-} from '../../../src/network/amf/n2/tnl-associations.ts';
+} from '../../../src/network/ngap/transport-layer-address.ts';
 import {
   buildAMFConfigurationUpdateAcknowledge,
   buildRANConfigurationUpdate,

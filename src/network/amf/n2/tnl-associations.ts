@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { NGAP_PORT } from '../../transport/n2-transport.ts';
 import type {
   AMFTNLAssociationSetupList,
   AMFTNLAssociationToAddList,
@@ -7,7 +6,11 @@ import type {
   TNLAssociationList,
 } from '../../ngap/generated/types.ts';
 import { causeText } from './criticality-diagnostics.ts';
-import { addressOfTransportLayerAddress, transportLayerAddress } from '../../ngap/transport-layer-address.ts';
+import {
+  cpTransportLayerInformation,
+  endpointOf,
+  type TnlEndpoint,
+} from '../../ngap/transport-layer-address.ts';
 
 /**
  * The further NG-C endpoints the AMF offers a radio (TS 38.413 8.7.3.2 AMF TNL Association To Add List,
@@ -16,11 +19,6 @@ import { addressOfTransportLayerAddress, transportLayerAddress } from '../../nga
 
 /** TNL Association Usage (TS 38.413 9.3.2.9): which signalling the radio carries on the association. */
 export type TnlUsage = 'ue' | 'non-ue' | 'both';
-
-export interface TnlEndpoint {
-  address: string;
-  port: number;
-}
 
 /** An endpoint the AMF listens on beside its first, offered with a usage and a weight (TS 38.413 9.3.2.10). */
 export interface OfferedEndpoint extends TnlEndpoint {
@@ -60,38 +58,6 @@ export function furtherEndpointOf(entry: string): OfferedEndpoint | { error: str
 
 export const carriesUe = (usage: TnlUsage): boolean => usage !== 'non-ue';
 export const carriesNonUe = (usage: TnlUsage): boolean => usage !== 'ue';
-
-/**
- * CP Transport Layer Information (TS 38.413 9.3.2.6): the address alone on the NGAP port 38412 (TS 38.412
- * 7), else the address and port (Endpoint IP Address and Port, the choice extension).
- */
-export function cpTransportLayerInformation(endpoint: TnlEndpoint): CPTransportLayerInformation {
-  const endpointIPAddress = transportLayerAddress(endpoint.address);
-  if (endpoint.port === NGAP_PORT) return { choice: 'endpointIPAddress', value: endpointIPAddress };
-  return {
-    choice: 'choice-Extensions',
-    value: {
-      id: 169,
-      name: 'EndpointIPAddressAndPort',
-      criticality: 'reject',
-      value: { endpointIPAddress, portNumber: Uint8Array.of(endpoint.port >> 8, endpoint.port & 0xff) },
-    },
-  };
-}
-
-/** The endpoint CP Transport Layer Information names; undefined for an address or port that does not read. */
-export function endpointOf(information: CPTransportLayerInformation): TnlEndpoint | undefined {
-  if (information.choice === 'endpointIPAddress') {
-    const address = addressOfTransportLayerAddress(information.value);
-    return address === undefined ? undefined : { address, port: NGAP_PORT };
-  }
-  const field = information.value;
-  if (field.name !== 'EndpointIPAddressAndPort') return undefined;
-  const { endpointIPAddress, portNumber } = field.value;
-  const address = addressOfTransportLayerAddress(endpointIPAddress);
-  if (address === undefined || portNumber.length !== 2) return undefined;
-  return { address, port: ((portNumber[0] ?? 0) << 8) | (portNumber[1] ?? 0) };
-}
 
 /** AMF TNL Association To Add List (TS 38.413 9.2.6.7) of the endpoints offered. */
 export function tnlAssociationToAddList(offered: readonly OfferedEndpoint[]): AMFTNLAssociationToAddList {
