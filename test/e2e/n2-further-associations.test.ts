@@ -6,6 +6,11 @@ import { assertTsharkAgrees } from './n2-service.ts';
 import type { Page } from './registration-service.ts';
 import { imsiOf, startRegistrationService, statusOf } from './registration-service.ts';
 
+interface RadioWithAssociations {
+  address: string;
+  associations: { address: string; usage: string }[];
+}
+
 /** The messages of `type` a list holds, split by the association they went over. */
 function overWhich(exchanges: readonly NgapExchange[], type: string): { first: number; further: number } {
   const of = exchanges.filter((e) => e.messageType === type);
@@ -60,6 +65,11 @@ describe('several TNL associations from one gNB (udp transport)', () => {
         radios.items.map((r) => r.name),
         ['gnb-1'],
       );
+      const detail = await s.get<RadioWithAssociations>('/api/v1/ran/radios/gnb-1');
+      assert.deepEqual(
+        detail.associations.map((a) => a.usage),
+        ['both', 'both'],
+      );
 
       // The further association aborts: the radio stays, its UE (still connected) goes on over the first.
       const ended = gnb.next((e) => (e.type === 'further-association-ended' ? true : undefined));
@@ -85,6 +95,8 @@ describe('several TNL associations from one gNB (udp transport)', () => {
         after.items.map((r) => r.name),
         ['gnb-1'],
       );
+      const left = await s.get<RadioWithAssociations>('/api/v1/ran/radios/gnb-1');
+      assert.deepEqual(left.associations, [{ address: left.address, usage: 'both' }]);
       await assertTsharkAgrees(s.received);
       await assertTsharkAgrees(gnb.sent);
     } finally {

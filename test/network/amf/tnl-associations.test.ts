@@ -98,10 +98,14 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     const { first, second } = await twoAssociations(h);
     // The acknowledge is awaited: no Error Indication for it.
     assert.deepEqual(first.types(), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+    const [joined, ...more] = h.state.radios();
+    assert.deepEqual(more, []);
+    assert.equal(joined?.name, 'gnb-1');
     assert.deepEqual(
-      h.state.radios().map((r) => r.name),
-      ['gnb-1'],
+      joined.associations?.map((a) => a.usage),
+      ['both', 'both'],
     );
+    assert.equal(joined.associations?.[0]?.address, joined.address);
 
     // A change of the AMF's description goes to the radio once, on the association that set it up.
     h.operator.configuration.tacs = ['000001', '000002'];
@@ -123,6 +127,7 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     assert.deepEqual(others, []);
     assert.equal(radio?.name, 'gnb-1');
     assert.notEqual(radio.address, firstAddress);
+    assert.deepEqual(radio.associations, [{ address: radio.address, usage: 'both' }]);
     h.operator.configuration.tacs = ['000001'];
     h.events.publish({ resource: 'operator', change: 'changed', name: 'operator' });
     await h.settled();

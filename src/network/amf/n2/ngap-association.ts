@@ -19,7 +19,7 @@ import type {
   UnavailableGUAMIList,
 } from '../../ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../ngap/ngap-codec.ts';
-import type { SupportedTai } from '../../radio-registry.ts';
+import type { RadioAssociation, SupportedTai } from '../../radio-registry.ts';
 import { radioAddress } from '../../radio-id.ts';
 import {
   NGAP_PPID,
@@ -171,6 +171,11 @@ function peerIps(addresses: readonly TransportAddress[], association: N2Associat
   return addresses.length > 0 ? addresses.map((a) => a.address) : [association.remote.address];
 }
 
+/** The radio's associations as the network state lists them (radio-registry.ts). */
+function associationsOf(radio: ConnectedRadio): RadioAssociation[] {
+  return radio.members.map(({ association, usage }) => ({ address: association.address, usage }));
+}
+
 /** Time to Wait (TS 38.413 9.3.1.56) in ms; an extension value from a later release waits a minute. */
 function timeToWaitMs(value: TimeToWait): number {
   return typeof value === 'string' ? (TIME_TO_WAIT_MS[value] ?? 60_000) : 60_000;
@@ -251,9 +256,13 @@ export class NgapAssociation implements AssociationHandler {
       case 'peer-address-change':
         if (event.state === 'primary') {
           this.#address = radioAddress(event.address);
-          const id = this.#spokenFor()?.id;
-          if (id !== undefined)
-            this.#context.events.emit('radio.updated', { id, changes: { address: this.#address } });
+          if (this.#phase.phase !== 'ready') return;
+          const { radio } = this.#phase;
+          const owner = this.#spokenFor() !== undefined;
+          this.#context.events.emit('radio.updated', {
+            id: radio.id,
+            changes: { associations: associationsOf(radio), ...(owner ? { address: this.#address } : {}) },
+          });
         }
         return;
       case 'drain':
@@ -636,6 +645,10 @@ export class NgapAssociation implements AssociationHandler {
     this.#stopSetupTimer();
     phase.radio.members.push({ association: this, usage: endpoint.usage });
     this.#phase = { phase: 'ready', radio: phase.radio };
+    this.#context.events.emit('radio.updated', {
+      id: phase.radio.id,
+      changes: { associations: associationsOf(phase.radio) },
+    });
     this.#context.logger.info(
       {
         radio: phase.radio.name,
@@ -844,8 +857,12 @@ export class NgapAssociation implements AssociationHandler {
       this.#cancelProcedures(radio);
       this.#context.owners.set(radio.id, next);
       this.#context.ue?.radioReady(next.#link(radio));
-      this.#context.events.emit('radio.updated', { id: radio.id, changes: { address: next.#address } });
     }
+    const address = this.#context.owners.get(radio.id)?.address;
+    this.#context.events.emit('radio.updated', {
+      id: radio.id,
+      changes: { associations: associationsOf(radio), ...(address === undefined ? {} : { address }) },
+    });
     this.#context.ue?.radioRebound(this.#link(radio), ue.#link(radio));
   }
 
