@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { readAMFConfigurationUpdateAcknowledge } from '../../src/network/ngap/generated/messages.ts';
+import { runSimulator } from '../../src/simulator/cli.ts';
 import type { NgapExchange } from '../../src/simulator/gnb.ts';
-import { assertTsharkAgrees } from './n2-service.ts';
+import { assertTsharkAgrees, startN2Service } from './n2-service.ts';
 import type { Page } from './registration-service.ts';
 import { imsiOf, startRegistrationService, statusOf } from './registration-service.ts';
 
@@ -99,6 +100,41 @@ describe('several TNL associations from one gNB (udp transport)', () => {
       assert.deepEqual(left.associations, [{ address: left.address, usage: 'both' }]);
       await assertTsharkAgrees(s.received);
       await assertTsharkAgrees(gnb.sent);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the simulator command sets them up with --further-associations and says so', async () => {
+    const s = await startN2Service({
+      furtherEndpoints: [{ address: '127.0.0.1', port: 0, usage: 'ue', weight: 3 }],
+    });
+    try {
+      const lines: string[] = [];
+      const status = await runSimulator(
+        [
+          'gnb',
+          '--udp-port',
+          String(s.amfUdpPort),
+          '--amf',
+          `127.0.0.1:${s.amf.port}`,
+          '--further-associations',
+          '--then',
+          'shutdown',
+        ],
+        (line) => lines.push(line),
+        new Promise(() => undefined),
+      );
+      assert.equal(status, 0, lines.join('\n'));
+      assert.ok(
+        lines.some((line) =>
+          /^gnb-1: AMF configuration update acknowledged: .*; further TNL associations with 127\.0\.0\.1:\d+$/.test(
+            line,
+          ),
+        ),
+        lines.join('\n'),
+      );
+      assert.ok(lines.includes('gnb-1 -> RANConfigurationUpdate'), lines.join('\n'));
     } finally {
       await s.close();
     }

@@ -45,8 +45,12 @@ export interface N2Service {
   token: string;
   /** The AMF's SCTP address. */
   amf: TransportAddress;
-  /** A simulated node on the shared RAN endpoint (not yet connected). */
-  /** A simulated gNB towards the AMF; `furtherAssociations` sets up the TNL associations the AMF offers. */
+  /** The AMF's UDP encapsulation port (RFC 6951), for a RAN side of its own (the simulator command). */
+  amfUdpPort: number;
+  /**
+   * A simulated node on the shared RAN endpoint (not yet connected); `furtherAssociations` sets up the
+   * TNL associations the AMF offers.
+   */
   gnb(config: GnbConfig, options?: { furtherAssociations?: boolean }): SimulatedGnb;
   /** GET with the admin's token; asserts 200 and returns `result`. */
   get<T>(url: string): Promise<T>;
@@ -156,6 +160,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     t,
     token,
     amf,
+    amfUdpPort: udpPort,
     gnb(config, gnbOptions = {}) {
       const gnb = new SimulatedGnb({ config, transport: ranSide.transport, amf: [amf], ...gnbOptions });
       gnb.on((event) => {
