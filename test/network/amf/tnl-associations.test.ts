@@ -144,6 +144,20 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     await h.close();
   });
 
+  it('a repeated NG Setup starts the radio over: its further associations end, the offer is made again', async () => {
+    const h = await createHarness({ furtherEndpoints: FURTHER });
+    const { first, second } = await twoAssociations(h);
+    first.send(ngSetupRequest({ name: 'gnb-1' }));
+    await h.settled();
+    assert.deepEqual(first.types().slice(-2), ['NGSetupResponse', 'AMFConfigurationUpdate']);
+    assert.ok(second.events.some((e) => e.type === 'communication-lost'));
+    const [radio, ...others] = h.state.radios();
+    assert.deepEqual(others, []);
+    assert.deepEqual(radio?.associations, [{ address: radio?.address, usage: 'both' }]);
+    emitted.add(first.received);
+    await h.close();
+  });
+
   it('without the offer nothing joins: RAN Configuration Update on the first endpoint, or naming another node, is refused as before NG Setup', async () => {
     const h = await createHarness({ furtherEndpoints: FURTHER });
     const first = await h.connect();

@@ -340,14 +340,16 @@ export class NgapAssociation implements AssociationHandler {
    */
   replaced(): void {
     const members = this.#phase.phase === 'ready' ? this.#phase.radio.members : [];
-    for (const { association } of [...members]) if (association !== this) association.#replacedOne();
-    this.#replacedOne();
+    const why = 'replaced by a new association of the same RAN node';
+    for (const { association } of [...members]) if (association !== this) association.#end(why);
+    this.#end(why);
   }
 
-  #replacedOne(): void {
-    this.#endingOnPurpose = 'replaced by a new association of the same RAN node';
-    this.#close({ expected: true, cause: this.#endingOnPurpose });
-    this.#association.abort(this.#endingOnPurpose);
+  /** This side ends the association on purpose (logged as expected). */
+  #end(why: string): void {
+    this.#endingOnPurpose = why;
+    this.#close({ expected: true, cause: why });
+    this.#association.abort(why);
   }
 
   /** The radio when this association carries its non-UE signalling (TS 23.502 4.2.7.1), else undefined. */
@@ -550,7 +552,12 @@ export class NgapAssociation implements AssociationHandler {
     this.#stopSetupTimer();
     // A repeated NG Setup starts the radio over; one naming another node releases the previous one.
     if (this.#phase.phase === 'ready' && this.#phase.radio.id !== node.id) this.#releaseRadio();
-    if (this.#phase.phase === 'ready') this.#cancelProcedures(this.#phase.radio);
+    if (this.#phase.phase === 'ready') {
+      this.#cancelProcedures(this.#phase.radio);
+      // 8.7.1.2: the node's configuration starts over, its further associations with it (offered again below).
+      for (const { association } of [...this.#phase.radio.members])
+        if (association !== this) association.#end('NG Setup repeated over another association of the node');
+    }
     this.#context.owners.set(node.id, this);
     if (previous !== undefined && previous !== this) previous.replaced();
     this.#context.events.emit('radio.connected', {
