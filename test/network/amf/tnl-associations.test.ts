@@ -158,7 +158,7 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     await h.close();
   });
 
-  it('without the offer nothing joins: RAN Configuration Update on the first endpoint, or naming another node, is refused as before NG Setup', async () => {
+  it('without the offer nothing joins: RAN Configuration Update on the first endpoint, naming another node, or a second time to one endpoint, is refused as before NG Setup', async () => {
     const h = await createHarness({ furtherEndpoints: FURTHER });
     const first = await h.connect();
     first.send(ngSetupRequest({ name: 'gnb-1' }));
@@ -168,7 +168,15 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     const otherNode = await h.connect('127.0.0.1', JOINED);
     otherNode.send(joiningUpdate(2));
     await h.settled();
-    for (const refused of [notOffered, otherNode]) {
+    const again = await h.connect('127.0.0.1', JOINED);
+    again.send(joiningUpdate());
+    await h.settled();
+    assert.deepEqual(again.types(), ['RANConfigurationUpdateAcknowledge']);
+    // One association per offered endpoint: a second one to the same endpoint does not join.
+    const twice = await h.connect('127.0.0.1', JOINED);
+    twice.send(joiningUpdate());
+    await h.settled();
+    for (const refused of [notOffered, otherNode, twice]) {
       assert.deepEqual(refused.types(), ['RANConfigurationUpdateFailure']);
       const failure = refused.received[0]!.pdu;
       assert.ok(failure.choice === 'unsuccessfulOutcome');
@@ -179,6 +187,7 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     );
     emitted.add(notOffered.received);
     emitted.add(otherNode.received);
+    emitted.add(twice.received);
     await h.close();
   });
 });

@@ -649,6 +649,8 @@ export class NgapAssociation implements AssociationHandler {
     const owner = this.#context.owners.get(node.id);
     const phase = owner === undefined ? undefined : owner.#phase;
     if (phase?.phase !== 'ready' || !phase.radio.offered.has(endpointKey(endpoint))) return;
+    // One association per offered endpoint (8.7.3.2 reports each once): a radio's associations stay bounded.
+    if (phase.radio.members.some((member) => member.association.#endpoint === endpoint)) return;
     this.#stopSetupTimer();
     phase.radio.members.push({ association: this, usage: endpoint.usage });
     this.#phase = { phase: 'ready', radio: phase.radio };
