@@ -12,6 +12,7 @@ import { amfIdentityProblem } from '../network/amf/context/amf-identity.ts';
 import { allowlistError } from '../network/amf/n2/n2-peer-allowlist.ts';
 import { DEFAULT_N2_SETTINGS, type N2Settings } from '../network/amf/n2/n2-settings.ts';
 import { N2_TRANSPORT_SETTINGS, type N2TransportSetting } from '../network/amf/n2/n2-transport-choice.ts';
+import { endpointKey, furtherEndpointOf, type OfferedEndpoint } from '../network/amf/n2/tnl-associations.ts';
 import { DEFAULT_AMF_SET_TIMING } from '../network/amf/set/amf-set-membership.ts';
 import {
   applyUpfSettings,
@@ -69,6 +70,7 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   n2_port?: unknown;
   n2_udp_port?: unknown;
   n2_allowed_peers?: unknown;
+  n2_further_endpoints?: unknown;
   amf_name?: unknown;
   amf_region_id?: unknown;
   amf_set_id?: unknown;
@@ -98,6 +100,7 @@ const N2_KEYS = [
   'n2_port',
   'n2_udp_port',
   'n2_allowed_peers',
+  'n2_further_endpoints',
   'amf_name',
   'amf_region_id',
   'amf_set_id',
@@ -269,6 +272,8 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
     n2.addresses = list as string[];
   }
   if (raw.n2_allowed_peers !== undefined) n2.allowedPeers = allowedPeersSetting(raw.n2_allowed_peers, source);
+  if (raw.n2_further_endpoints !== undefined)
+    n2.furtherEndpoints = furtherEndpointsSetting(raw.n2_further_endpoints, source);
   if (raw.n2_port !== undefined) n2.port = integerSetting(raw.n2_port, 0, 65535, 'n2_port', source);
   if (raw.n2_udp_port !== undefined)
     n2.udpPort = integerSetting(raw.n2_udp_port, 0, 65535, 'n2_udp_port', source);
@@ -369,6 +374,33 @@ function allowedPeersSetting(value: unknown, source: string): string[] {
   const error = allowlistError(list);
   if (error !== undefined) throw new ConfigError(`${source}: n2_allowed_peers: ${error}`);
   return list;
+}
+
+/**
+ * `n2_further_endpoints`: the endpoints offered to radios for further TNL associations (docs/n2.md), a
+ * YAML list or comma-separated; empty offers none.
+ */
+function furtherEndpointsSetting(value: unknown, source: string): OfferedEndpoint[] {
+  const list =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter((entry) => entry !== '')
+      : value;
+  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string'))
+    throw new ConfigError(
+      `${source}: n2_further_endpoints must be <address>:<port> entries (comma-separated)`,
+    );
+  const endpoints: OfferedEndpoint[] = [];
+  for (const entry of list) {
+    const endpoint = furtherEndpointOf(entry);
+    if ('error' in endpoint) throw new ConfigError(`${source}: n2_further_endpoints: ${endpoint.error}`);
+    if (endpoints.some((e) => endpointKey(e) === endpointKey(endpoint)))
+      throw new ConfigError(`${source}: n2_further_endpoints: ${endpointKey(endpoint)} is listed twice`);
+    endpoints.push(endpoint);
+  }
+  return endpoints;
 }
 
 /** The N2, AMF and UPF settings as environment variables (`PMN_N2_TRANSPORT`, `PMN_N3_ADDRESS`, ...) or flags. */

@@ -257,6 +257,7 @@ export function createN2(
         timers,
         peerLog,
         ...(settings.allowedPeers === undefined ? {} : { allowedPeers: settings.allowedPeers }),
+        ...(settings.furtherEndpoints === undefined ? {} : { furtherEndpoints: settings.furtherEndpoints }),
         ...(ue === undefined ? {} : { ue }),
         amfSet: joined,
         ...(options.timing === undefined ? {} : { timing: options.timing }),

@@ -13,17 +13,30 @@ export interface SupportedTai {
   snssais: Snssai[];
 }
 
+/** One TNL association of a radio (TS 23.502 4.2.7.1): where it comes from, and what it carries. */
+export interface RadioAssociation {
+  /** `IP:port` (`[IPv6]:port`) of the radio's end. */
+  address: string;
+  /** TNL Association Usage (TS 38.413 9.3.2.9); the NG Setup association carries both. */
+  usage: 'ue' | 'non-ue' | 'both';
+}
+
 /** A RAN node connected now. Times are Unix ms. */
 export interface Radio {
   /** `<mcc>:<mnc>:<node id in hex>` (see radio-id.ts). */
   id: string;
   /** The node's own name (RANNodeName), or its id when it sends none. */
   name: string;
-  /** Where the node's association comes from, `IP:port` (`[IPv6]:port`). */
+  /** Where the node's association comes from, `IP:port` (`[IPv6]:port`): the one of its non-UE signalling. */
   address: string;
   /** `gNB`, `ng-eNB`, ... */
   ranNodeType: string;
   supportedTais: SupportedTai[];
+  /**
+   * Every TNL association of the node, the NG Setup one first (docs/n2.md, "Several TNL associations
+   * from one radio"). Absent in the radios an AMF set member of an earlier release wrote.
+   */
+  associations?: RadioAssociation[];
   connectedAt: number;
   lastSeenAt: number;
 }
@@ -36,7 +49,9 @@ export interface RadioConnection {
   supportedTais: SupportedTai[];
 }
 
-export type RadioChanges = Partial<Pick<RadioConnection, 'name' | 'address' | 'supportedTais'>>;
+export type RadioChanges = Partial<Pick<RadioConnection, 'name' | 'address' | 'supportedTais'>> & {
+  associations?: RadioAssociation[];
+};
 
 /**
  * The radios connected now, part of the network state (network-state.ts, their only writer): held in
@@ -59,6 +74,7 @@ export function createRadioRegistry(deps: { clock: Clock }) {
         address: connection.address,
         ranNodeType: connection.ranNodeType,
         supportedTais: structuredClone(connection.supportedTais),
+        associations: [{ address: connection.address, usage: 'both' }],
         connectedAt: now,
         lastSeenAt: now,
       };
@@ -73,6 +89,7 @@ export function createRadioRegistry(deps: { clock: Clock }) {
       if (changes.name !== undefined) radio.name = changes.name || radio.id;
       if (changes.address !== undefined) radio.address = changes.address;
       if (changes.supportedTais !== undefined) radio.supportedTais = structuredClone(changes.supportedTais);
+      if (changes.associations !== undefined) radio.associations = structuredClone(changes.associations);
       radio.lastSeenAt = clock.now();
       return true;
     },

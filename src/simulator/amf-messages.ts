@@ -10,6 +10,7 @@ import {
 } from '../network/ngap/generated/messages.ts';
 import type {
   Cause,
+  CPTransportLayerInformation,
   CriticalityDiagnostics,
   GUAMI,
   NGAPPDU,
@@ -19,6 +20,7 @@ import type {
   UnavailableGUAMIList,
 } from '../network/ngap/generated/types.ts';
 import type { Plmn } from '../network/radio-id.ts';
+import { endpointOf, type TnlEndpoint } from '../network/ngap/transport-layer-address.ts';
 import type { Slice } from './gnb-config.ts';
 
 /**
@@ -139,18 +141,38 @@ export interface AmfConfigurationChanges {
   servedGuamis: Guami[] | undefined;
   relativeCapacity: number | undefined;
   plmnSupport: PlmnSupport[] | undefined;
+  /** AMF TNL Association To Add List (TS 38.413 8.7.3.2): further endpoints to set associations up with. */
+  tnlToAdd: OfferedTnlAssociation[] | undefined;
+}
+
+/** One item of AMF TNL Association To Add List; `endpoint` undefined when its address does not read. */
+export interface OfferedTnlAssociation {
+  endpoint: TnlEndpoint | undefined;
+  /** As sent: the CP Transport Layer Information the acknowledge names it by. */
+  address: CPTransportLayerInformation;
+  /** TNL Association Usage (9.3.2.9); both when absent. */
+  usage: 'ue' | 'non-ue' | 'both';
+  weight: number;
 }
 
 /** The changes an AMF Configuration Update carries; undefined when `pdu` is none that reads. */
 export function readAmfConfigurationUpdate(pdu: NGAPPDU): AmfConfigurationChanges | undefined {
   const read = readAMFConfigurationUpdate(pdu);
   if (!read.ok) return undefined;
-  const { amfName, servedGuamiList, relativeAmfCapacity, plmnSupportList } = read.message;
+  const { amfName, servedGuamiList, relativeAmfCapacity, plmnSupportList, amfTnlAssociationToAddList } =
+    read.message;
   return {
     name: amfName,
     servedGuamis: servedGuamiList === undefined ? undefined : readGuamis(servedGuamiList),
     relativeCapacity: relativeAmfCapacity,
     plmnSupport: plmnSupportList === undefined ? undefined : readPlmnSupport(plmnSupportList),
+    tnlToAdd: amfTnlAssociationToAddList?.map((item) => ({
+      endpoint: endpointOf(item.aMFTNLAssociationAddress),
+      address: item.aMFTNLAssociationAddress,
+      // A usage of a later release is read as both: the node does not know what it restricts.
+      usage: typeof item.tNLAssociationUsage === 'string' ? item.tNLAssociationUsage : 'both',
+      weight: item.tNLAddressWeightFactor,
+    })),
   };
 }
 

@@ -35,6 +35,7 @@ const USAGE = `usage: npm run sim -- gnb [options]
   --reset                      after NG Setup, send NG Reset (whole interface)
   --error-indication           after NG Setup, send Error Indication
   --garbage                    after NG Setup, send bytes that are not NGAP
+  --further-associations       set up the further TNL associations the AMF offers (one AMF only)
   --then <hold|shutdown|abort> after that: stay up until Ctrl-C (default), shut down or abort
   --timeout <ms>               how long to wait for each answer (default 5000)
   --quiet                      outcomes only, not every PDU
@@ -53,6 +54,7 @@ interface Plan {
   reset: boolean;
   errorIndication: boolean;
   garbage: boolean;
+  furtherAssociations: boolean;
   then: 'hold' | 'shutdown' | 'abort';
   timeoutMs: number;
   quiet: boolean;
@@ -87,6 +89,7 @@ function plan(argv: readonly string[]): Plan {
       reset: { type: 'boolean', default: false },
       'error-indication': { type: 'boolean', default: false },
       garbage: { type: 'boolean', default: false },
+      'further-associations': { type: 'boolean', default: false },
       then: { type: 'string', default: 'hold' },
       timeout: { type: 'string', default: '5000' },
       quiet: { type: 'boolean', default: false },
@@ -138,6 +141,7 @@ function plan(argv: readonly string[]): Plan {
     reset: values.reset,
     errorIndication: values['error-indication'],
     garbage: values.garbage,
+    furtherAssociations: values['further-associations'],
     then,
     timeoutMs: integer(values.timeout, '--timeout', 1, 600_000),
     quiet: values.quiet,
@@ -183,8 +187,18 @@ function printer(gnb: SimulatedGnb, quiet: boolean, say: (line: string) => void)
       case 'ng-reset':
         say(`${who}: the AMF reset the NG interface (${event.cause ?? 'no cause'}); acknowledged`);
         return;
-      case 'amf-configuration-update':
-        say(`${who}: AMF configuration update acknowledged: ${describeAmf(event.amf)}`);
+      case 'amf-configuration-update': {
+        const further = gnb.furtherAssociations.map((f) => `${f.endpoint.address}:${f.endpoint.port}`);
+        say(
+          `${who}: AMF configuration update acknowledged: ${describeAmf(event.amf)}` +
+            (further.length === 0 ? '' : `; further TNL associations with ${further.join(', ')}`),
+        );
+        return;
+      }
+      case 'further-association-ended':
+        say(
+          `${who}: further TNL association with ${event.association.endpoint.address}:${event.association.endpoint.port} ended`,
+        );
         return;
       case 'error-indication':
         say(`${who}: Error Indication from the AMF: ${event.report.cause ?? 'no cause'}`);
@@ -231,6 +245,13 @@ async function afterSetup(
 ): Promise<void> {
   await Promise.all(
     ready.map(async (gnb) => {
+      // The AMF offers its further endpoints right after NG Setup: they are set up before anything else.
+      if (p.furtherAssociations && gnb.furtherAssociations.length === 0) {
+        const offered = await gnb
+          .next((e) => (e.type === 'amf-configuration-update' && e.changes.tnlToAdd ? true : undefined))
+          .catch(() => false);
+        if (!offered) say(`${gnb.config.name ?? ''}: the AMF offered no further TNL association`);
+      }
       if (p.errorIndication) gnb.errorIndication({ cause: { choice: 'misc', value: 'unspecified' } });
       if (p.garbage) gnb.sendBytes(Uint8Array.of(0xde, 0xad, 0xbe, 0xef));
       if (p.reset) {
@@ -318,6 +339,7 @@ export async function runSimulator(
       namePrefix: p.namePrefix,
       local: { addresses: [p.local] },
       responseTimeoutMs: p.timeoutMs,
+      furtherAssociations: p.furtherAssociations,
     });
     for (const gnb of gnbs) gnb.on(printer(gnb, p.quiet, say));
     const started = performance.now();

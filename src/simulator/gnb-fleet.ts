@@ -20,6 +20,8 @@ export interface FleetOptions {
   keepLog?: boolean;
   /** Every node acts as the strict gNB of docs/interop.md (`GnbOptions.strict`). */
   strict?: boolean;
+  /** Every node sets up the TNL associations its AMF offers (`GnbOptions.furtherAssociations`). */
+  furtherAssociations?: boolean;
 }
 
 /** The configurations of `count` nodes from one template: node ids from the template's, names `<prefix>-<n>`. */
@@ -41,6 +43,9 @@ export function createFleet(options: FleetOptions): SimulatedGnb[] {
       ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
       ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
       ...(options.strict === undefined ? {} : { strict: options.strict }),
+      ...(options.furtherAssociations === undefined
+        ? {}
+        : { furtherAssociations: options.furtherAssociations }),
     });
   });
 }

@@ -8,6 +8,7 @@ import {
 } from '../network/ngap/generated/messages.ts';
 import type {
   Cause,
+  CPTransportLayerInformation,
   CriticalityDiagnostics,
   NGAPPDU,
   ResetType,
@@ -87,9 +88,38 @@ export function errorIndication(report: ErrorReport): NGAPPDU {
 }
 
 /**
- * AMF CONFIGURATION UPDATE ACKNOWLEDGE (TS 38.413 9.2.6.8). The simulator keeps its one association, so
- * it sets up no TNL association the AMF offers: the lists are left out.
+ * AMF CONFIGURATION UPDATE ACKNOWLEDGE (TS 38.413 9.2.6.8): the offered TNL associations the node set up
+ * and those it failed to (8.7.3.2), each named by the CP Transport Layer Information the AMF sent; the
+ * lists are left out when empty.
  */
-export function amfConfigurationUpdateAcknowledge(): NGAPPDU {
-  return buildAMFConfigurationUpdateAcknowledge({});
+export function amfConfigurationUpdateAcknowledge(
+  tnl: {
+    setup: CPTransportLayerInformation[];
+    failed: { address: CPTransportLayerInformation; cause: Cause }[];
+  } = {
+    setup: [],
+    failed: [],
+  },
+): NGAPPDU {
+  return buildAMFConfigurationUpdateAcknowledge({
+    ...(tnl.setup.length === 0
+      ? {}
+      : { amfTnlAssociationSetupList: tnl.setup.map((address) => ({ aMFTNLAssociationAddress: address })) }),
+    ...(tnl.failed.length === 0
+      ? {}
+      : {
+          amfTnlAssociationFailedToSetupList: tnl.failed.map(({ address, cause }) => ({
+            tNLAssociationAddress: address,
+            cause,
+          })),
+        }),
+  });
+}
+
+/**
+ * RAN CONFIGURATION UPDATE as the first message on a further TNL association (TS 38.412 7): the Global
+ * RAN Node ID alone, by which the AMF adds the association to the node's NG-C interface (TS 38.413 8.7.2.2).
+ */
+export function tnlAssociationJoin(config: GnbConfig): NGAPPDU {
+  return buildRANConfigurationUpdate({ globalRanNodeId: globalRanNodeId(config) });
 }

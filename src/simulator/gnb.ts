@@ -50,7 +50,10 @@ import {
   ngResetAcknowledge,
   ngSetupRequest,
   ranConfigurationUpdate,
+  tnlAssociationJoin,
 } from './gnb-messages.ts';
+import type { TnlEndpoint } from '../network/ngap/transport-layer-address.ts';
+import { GnbTnlAssociations, type FurtherAssociation, type TnlSetupOutcome } from './gnb-tnl.ts';
 
 /**
  * A simulated NG-RAN node (gNB or ng-eNB) on the RAN side of N2: it opens one SCTP association to an
@@ -86,6 +89,8 @@ export interface NgapExchange {
   pdu: NGAPPDU | undefined;
   /** Why it did not decode. */
   error?: string;
+  /** The AMF endpoint of the further TNL association it went over (`furtherAssociations`); absent: the first. */
+  further?: TnlEndpoint;
 }
 
 export type GnbEvent =
@@ -94,8 +99,13 @@ export type GnbEvent =
   | { type: 'received'; exchange: NgapExchange }
   /** The AMF's NG Reset (TS 38.413 8.7.4.2.1), already acknowledged. */
   | { type: 'ng-reset'; cause: string | undefined; reset: ResetType }
-  /** The AMF's configuration update (TS 38.413 8.7.3), already acknowledged. */
+  /**
+   * The AMF's configuration update (TS 38.413 8.7.3), already acknowledged; with `furtherAssociations`,
+   * the offered TNL associations were set up first.
+   */
   | { type: 'amf-configuration-update'; changes: AmfConfigurationChanges; amf: AmfDescription }
+  /** A further TNL association (`furtherAssociations`) ended; its UEs go on over the others. */
+  | { type: 'further-association-ended'; association: FurtherAssociation }
   | { type: 'error-indication'; report: ErrorIndicationReading }
   /** The AMF declared these GUAMIs unavailable (TS 38.413 8.7.6), with their backup AMFs when named. */
   | { type: 'amf-status-indication'; unavailable: Guami[] }
@@ -163,6 +173,11 @@ export interface GnbOptions {
   /** How long a procedure waits for the AMF's answer before its promise rejects. */
   responseTimeoutMs?: number;
   /**
+   * Set up the TNL associations the AMF offers (TS 38.413 8.7.3.2) and spread the UEs over them and the
+   * first (gnb-tnl.ts). Off by default: the node keeps its one association and reports none set up.
+   */
+  furtherAssociations?: boolean;
+  /**
    * Keep every PDU in `sent` and `received` (default true). A benchmark's fleet does without: ten PDUs
    * per registration, decoded, held for the whole run, would be promoted and traced by every collection.
    */
@@ -202,13 +217,15 @@ export class SimulatedGnb {
   readonly #keepLog: boolean;
   #ues: UeSignalling | undefined;
   /** A strict node's view: the stream each UE's messages from the AMF came on, by AMF UE NGAP ID. */
-  readonly #ueStreams = new Map<number, number>();
+  readonly #ueStreams = new Map<number, { streamId: number; via: FurtherAssociation | undefined }>();
   /** GUAMIs the AMF declared unavailable by AMF Status Indication since its NG Setup (8.7.6.2). */
   #unavailableGuamis: Guami[] = [];
   /** The AMF's Overload Start since its NG Setup, until Overload Stop (8.7.7.2, 8.7.8.2). */
   #overload: AmfOverload | undefined;
   /** What a strict node found wrong in the AMF's stream ids, in order (never cleared). */
   readonly streamViolations: StreamViolation[] = [];
+  /** The further TNL associations, when `furtherAssociations`. */
+  readonly #tnl: GnbTnlAssociations | undefined;
   #resolveClosed: (end: GnbEnd) => void = () => undefined;
   /** Resolves with how the association ended (never rejects). */
   readonly closed: Promise<GnbEnd>;
@@ -220,6 +237,43 @@ export class SimulatedGnb {
     this.#timers = options.timers ?? systemTimers;
     this.#keepLog = options.keepLog ?? true;
     this.closed = new Promise((resolve) => (this.#resolveClosed = resolve));
+    this.#tnl = options.furtherAssociations === true ? this.#furtherAssociations(options) : undefined;
+  }
+
+  #furtherAssociations(options: GnbOptions): GnbTnlAssociations {
+    return new GnbTnlAssociations({
+      transport: options.transport,
+      local: options.local,
+      streams: this.#askedStreams(),
+      timers: this.#timers,
+      responseTimeoutMs: this.#responseTimeout(),
+      join: () => tnlAssociationJoin(this.#config),
+      receive: (message, via) => this.#receive(message, via),
+      ended: (association) => this.#emit({ type: 'further-association-ended', association }),
+      sent: (bytes, pdu, via) =>
+        this.#recordSent({
+          bytes,
+          streamId: 0,
+          messageType: ngapMessageType(pdu),
+          pdu,
+          further: via.endpoint,
+        }),
+      received: (message, via) => {
+        const decoded = decodeNgapPdu(message.payload);
+        this.#recordReceived({
+          bytes: message.payload,
+          streamId: message.streamId,
+          messageType: decoded.ok ? ngapMessageType(decoded.value) : 'Unknown',
+          pdu: decoded.ok ? decoded.value : undefined,
+          further: via.endpoint,
+        });
+      },
+    });
+  }
+
+  /** The further TNL associations set up and live (`furtherAssociations`). */
+  get furtherAssociations(): readonly FurtherAssociation[] {
+    return this.#tnl?.live ?? [];
   }
 
   get config(): GnbConfig {
@@ -324,8 +378,7 @@ export class SimulatedGnb {
   async connect(): Promise<AssociationUp> {
     if (this.#state.kind !== 'idle') throw new NgapProcedureError(`connect in state ${this.#state.kind}`);
     this.#state = { kind: 'connecting' };
-    const asked = this.#options.streams ?? DEFAULT_STREAMS;
-    const streams = typeof asked === 'number' ? { outbound: asked, inbound: asked } : asked;
+    const streams = this.#askedStreams();
     let up: AssociationUp | undefined;
     try {
       await this.#options.transport.connect(
@@ -450,6 +503,11 @@ export class SimulatedGnb {
     return this.#options.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS;
   }
 
+  #askedStreams(): StreamCounts {
+    const asked = this.#options.streams ?? DEFAULT_STREAMS;
+    return typeof asked === 'number' ? { outbound: asked, inbound: asked } : asked;
+  }
+
   #handler(): AssociationHandler {
     return {
       message: (message) => this.#receive(message),
@@ -488,6 +546,8 @@ export class SimulatedGnb {
     if (this.#state.kind === 'closed') return;
     const hadUes = this.#state.kind === 'associated' || this.#state.kind === 'ready';
     this.#state = { kind: 'closed', end };
+    // The simulated node's NG-C interface lives on its first association (the further ones joined it).
+    this.#tnl?.abortAll('the first association ended');
     this.#unavailableGuamis = [];
     this.#overload = undefined;
     this.#failPending(`the association ended (${end.reason})`);
@@ -512,7 +572,13 @@ export class SimulatedGnb {
   #transmit(bytes: Uint8Array, streamId: number, pdu: NGAPPDU | undefined): SendResult {
     const state = this.#state;
     if (state.kind !== 'associated' && state.kind !== 'ready') return { ok: false, error: 'closed' };
-    const result = state.association.send(streamId, NGAP_PPID, bytes);
+    const ranUeNgapId = pdu === undefined ? undefined : ueNgapIdsOf(pdu).ranUeNgapId;
+    // A UE's signalling goes on the association it is bound to (TS 38.412 7), the first one otherwise.
+    const via = ranUeNgapId === undefined ? undefined : this.#tnl?.route(ranUeNgapId);
+    const result =
+      via === undefined
+        ? state.association.send(streamId, NGAP_PPID, bytes)
+        : via.association.send(streamOn(via.up, streamId, ranUeNgapId ?? 0), NGAP_PPID, bytes);
     // The UE-associated logical NG-connection ends with UE Context Release Complete (TS 38.413 8.3.3):
     // a later connection under the same AMF UE NGAP ID may use another stream.
     if (
@@ -524,17 +590,23 @@ export class SimulatedGnb {
       const { amfUeNgapId } = ueNgapIdsOf(pdu);
       if (amfUeNgapId !== undefined) this.#ueStreams.delete(amfUeNgapId);
     }
-    if (result.ok && (this.#keepLog || this.#listeners.size > 0)) {
-      const exchange: NgapExchange = {
+    if (result.ok && ranUeNgapId !== undefined && ngapMessageType(pdu!) === 'UEContextReleaseComplete')
+      this.#tnl?.forget(ranUeNgapId);
+    if (result.ok)
+      this.#recordSent({
         bytes,
         streamId,
         messageType: pdu === undefined ? 'Unknown' : ngapMessageType(pdu),
         pdu,
-      };
-      if (this.#keepLog) this.#sent.push(exchange);
-      this.#emit({ type: 'sent', exchange });
-    }
+        ...(via === undefined ? {} : { further: via.endpoint }),
+      });
     return result;
+  }
+
+  #recordSent(exchange: NgapExchange): void {
+    if (!this.#keepLog && this.#listeners.size === 0) return;
+    if (this.#keepLog) this.#sent.push(exchange);
+    this.#emit({ type: 'sent', exchange });
   }
 
   /** Sends a class 1 request and waits for its outcome (TS 38.413 8.1: one response per request). */
@@ -567,7 +639,8 @@ export class SimulatedGnb {
     });
   }
 
-  #receive(message: InboundMessage): void {
+  /** A PDU from the AMF, on the first association or on the further one `via`. */
+  #receive(message: InboundMessage, via?: FurtherAssociation): void {
     if (message.ppid !== NGAP_PPID) return; // not NGAP (TS 38.412 7): not ours to read
     const decoded = decodeNgapPdu(message.payload);
     const { payload: bytes, streamId } = message;
@@ -578,9 +651,17 @@ export class SimulatedGnb {
       return;
     }
     const pdu = decoded.value;
-    const exchange = { bytes, streamId, messageType: ngapMessageType(pdu), pdu };
+    const exchange = {
+      bytes,
+      streamId,
+      messageType: ngapMessageType(pdu),
+      pdu,
+      ...(via === undefined ? {} : { further: via.endpoint }),
+    };
     this.#recordReceived(exchange);
-    if (this.strict) this.#checkStream(exchange);
+    const { ranUeNgapId } = ueNgapIdsOf(pdu);
+    if (ranUeNgapId !== undefined) this.#tnl?.heard(ranUeNgapId, via);
+    if (this.strict) this.#checkStream(exchange, via);
     this.#dispatch(exchange);
   }
 
@@ -591,11 +672,12 @@ export class SimulatedGnb {
    * answers (TS 38.413 8.2.7), so it is held to the first rule only. A violation is counted and reported,
    * the message still handled.
    */
-  #checkStream(exchange: NgapExchange & { pdu: NGAPPDU }): void {
+  #checkStream(exchange: NgapExchange & { pdu: NGAPPDU }, via: FurtherAssociation | undefined): void {
     const { pdu, streamId, messageType } = exchange;
     const { amfUeNgapId, ranUeNgapId } = ueNgapIdsOf(pdu);
     const state = this.#state;
-    const inbound = state.kind === 'associated' || state.kind === 'ready' ? state.up.streams.inbound : 1;
+    const up = via?.up ?? (state.kind === 'associated' || state.kind === 'ready' ? state.up : undefined);
+    const inbound = up?.streams.inbound ?? 1;
     const report = (violation: StreamViolation): void => {
       this.streamViolations.push(violation);
       this.#emit({ type: 'stream-violation', violation });
@@ -611,8 +693,10 @@ export class SimulatedGnb {
     }
     if (amfUeNgapId === undefined || messageType === 'ErrorIndication') return;
     const known = this.#ueStreams.get(amfUeNgapId);
-    if (known === undefined) this.#ueStreams.set(amfUeNgapId, streamId);
-    else if (known !== streamId) report({ rule: 'ue-stream-changed', messageType, streamId, ...ids });
+    // A UE the AMF moved to another association (TS 38.412 7) has its stream there.
+    if (known === undefined || known.via !== via) this.#ueStreams.set(amfUeNgapId, { streamId, via });
+    else if (known.streamId !== streamId)
+      report({ rule: 'ue-stream-changed', messageType, streamId, ...ids });
   }
 
   #recordReceived(exchange: NgapExchange): void {
@@ -697,8 +781,17 @@ export class SimulatedGnb {
     }
   }
 
-  /** TS 38.413 8.7.3.2: the node takes the new values and acknowledges. */
+  /**
+   * TS 38.413 8.7.3.2: the node takes the new values and acknowledges; with `furtherAssociations` it
+   * first sets up the TNL associations offered and reports them.
+   */
   #amfConfigurationUpdate(changes: AmfConfigurationChanges): void {
+    const offered = changes.tnlToAdd ?? [];
+    if (this.#tnl === undefined || offered.length === 0) return this.#acknowledgeUpdate(changes);
+    void this.#tnl.open(offered).then((outcome) => this.#acknowledgeUpdate(changes, outcome));
+  }
+
+  #acknowledgeUpdate(changes: AmfConfigurationChanges, tnl?: TnlSetupOutcome): void {
     const state = this.#state;
     const amf =
       state.kind === 'ready'
@@ -708,7 +801,7 @@ export class SimulatedGnb {
             changes,
           );
     if (state.kind === 'ready') this.#state = { ...state, amf };
-    this.send(amfConfigurationUpdateAcknowledge());
+    this.send(amfConfigurationUpdateAcknowledge(tnl));
     this.#emit({ type: 'amf-configuration-update', changes, amf });
   }
 
@@ -724,6 +817,13 @@ export class SimulatedGnb {
   #emit(event: GnbEvent): void {
     for (const listener of [...this.#listeners]) listener(event);
   }
+}
+
+/** A UE's stream on a further association: as asked when it has it, else spread as `ueStream` does. */
+function streamOn(up: AssociationUp, streamId: number, ranUeNgapId: number): number {
+  const { outbound } = up.streams;
+  if (streamId < outbound) return streamId;
+  return outbound > 1 ? 1 + (ranUeNgapId % (outbound - 1)) : 0;
 }
 
 function wrongAnswer(pdu: NGAPPDU): never {

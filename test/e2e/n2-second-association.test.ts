@@ -5,11 +5,10 @@ import type { Page } from './registration-service.ts';
 import { imsiOf, startRegistrationService, statusOf } from './registration-service.ts';
 
 /**
- * A second SCTP association from a gNB already connected (same Global RAN Node ID), as docs/n2.md
- * ("Several TNL associations from one radio") says the AMF treats it today: the AMF never asks for more
- * TNL associations (TS 38.413 8.7.3.2, AMF TNL Association To Add List), so the newcomer's NG Setup is
- * refused while the first association is live, a RAN Configuration Update on it gets its failure, and the
- * first association, its radio (listed once) and its UE go on untouched.
+ * A second SCTP association from a gNB already connected (same Global RAN Node ID) that the AMF did not
+ * offer (docs/n2.md, "Several TNL associations from one radio"; no `n2_further_endpoints` here): the
+ * newcomer's NG Setup is refused while the first association is live, a RAN Configuration Update on it
+ * gets its failure, and the first association, its radio (listed once) and its UE go on untouched.
  */
 describe('a second association from a connected gNB (udp transport)', () => {
   it('refused at NG Setup and RAN Configuration Update; the radio listed once; the UE on the first association unaffected', async () => {

@@ -3,6 +3,7 @@ import { systemTimers, type Clock, type Timers } from '../../src/clock.ts';
 import { MANUAL_TIME_AMF_SET } from '../helpers/manual-time.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import type { AmfSettings } from '../../src/network/amf/amf-settings.ts';
+import type { OfferedEndpoint } from '../../src/network/amf/n2/tnl-associations.ts';
 import { createN2Service } from '../../src/network/amf/n2/n2-service.ts';
 import { createNgapMetrics } from '../../src/network/network-metrics.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
@@ -44,8 +45,13 @@ export interface N2Service {
   token: string;
   /** The AMF's SCTP address. */
   amf: TransportAddress;
-  /** A simulated node on the shared RAN endpoint (not yet connected). */
-  gnb(config: GnbConfig): SimulatedGnb;
+  /** The AMF's UDP encapsulation port (RFC 6951), for a RAN side of its own (the simulator command). */
+  amfUdpPort: number;
+  /**
+   * A simulated node on the shared RAN endpoint (not yet connected); `furtherAssociations` sets up the
+   * TNL associations the AMF offers.
+   */
+  gnb(config: GnbConfig, options?: { furtherAssociations?: boolean }): SimulatedGnb;
   /** GET with the admin's token; asserts 200 and returns `result`. */
   get<T>(url: string): Promise<T>;
   /** Waits until `check` returns a value other than undefined (the records pipeline writes in batches). */
@@ -73,6 +79,8 @@ export interface N2ServiceOptions {
   amf?: Partial<AmfSettings>;
   /** The UPF (its settings and forwarder) for PDU sessions, e.g. session-service.ts's recording one. Not with `sctp`. */
   upf?: NonNullable<Parameters<typeof createN2>[2]>['upf'];
+  /** Further endpoints the AMF offers radios (`n2_further_endpoints`); the first gNB sets them up. Not with `sctp`. */
+  furtherEndpoints?: OfferedEndpoint[];
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
@@ -95,6 +103,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
         port: options.raw === undefined ? 0 : NGAP_PORT,
         udpPort: 0,
         ...(time === undefined ? {} : { amfSet: MANUAL_TIME_AMF_SET }),
+        ...(options.furtherEndpoints === undefined ? {} : { furtherEndpoints: options.furtherEndpoints }),
       },
       {
         ...(time === undefined ? {} : { timers: time, clock: time }),
@@ -151,8 +160,9 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     t,
     token,
     amf,
-    gnb(config) {
-      const gnb = new SimulatedGnb({ config, transport: ranSide.transport, amf: [amf] });
+    amfUdpPort: udpPort,
+    gnb(config, gnbOptions = {}) {
+      const gnb = new SimulatedGnb({ config, transport: ranSide.transport, amf: [amf], ...gnbOptions });
       gnb.on((event) => {
         if (event.type === 'received') received.push(event.exchange);
       });

@@ -60,6 +60,7 @@ describe('NG Setup through the simulator against the real service (udp transport
         address,
         ran_node_type: 'gNB',
         supported_tais: tais,
+        associations: [{ address, usage: 'both' }],
         amf_name: 'pmn-amf',
       });
       assert.match(String(connectedAt), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);

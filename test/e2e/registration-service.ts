@@ -35,7 +35,9 @@ export interface RegistrationService extends N2Service {
 /** The service on udp, or with `raw` on the raw transport (a system test; its gNB is then not connected). */
 export async function startRegistrationService(options: N2ServiceOptions = {}): Promise<RegistrationService> {
   const s = await startN2Service(options);
-  const gnb1 = s.gnb(gnbConfig(1, { name: 'gnb-1' }));
+  const gnb1 = s.gnb(gnbConfig(1, { name: 'gnb-1' }), {
+    furtherAssociations: options.furtherEndpoints !== undefined,
+  });
   const ues = new GnbUes(gnb1, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 });
   if (options.raw === undefined) {
     await gnb1.connect();

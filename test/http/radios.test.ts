@@ -105,6 +105,7 @@ describe('radios', () => {
         last_seen_at: '2026-11-22T10:01:01.000Z',
         ran_node_type: 'gNB',
         supported_tais: TAIS,
+        associations: [{ address: '10.0.0.5:38412', usage: 'both' }],
         // This process runs no N2, so it is no member of an AMF set.
         amf_name: null,
       });

@@ -108,6 +108,42 @@ describe('N2 and AMF settings (docs/n2.md)', () => {
     }
   });
 
+  it('n2_further_endpoints: address and port, then usage and weight factor; a YAML list or comma-separated', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pmn-n2-further-'));
+    try {
+      const path = join(dir, 'config.yaml');
+      writeFileSync(path, 'n2_further_endpoints:\n  - 10.0.0.2:38412\n  - "[2001:db8::2]:38413/ue/20"\n');
+      assert.deepEqual(loadConfig(['--config', path], {}).n2.furtherEndpoints, [
+        { address: '10.0.0.2', port: 38412, usage: 'both', weight: 1 },
+        { address: '2001:db8::2', port: 38413, usage: 'ue', weight: 20 },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    assert.deepEqual(
+      loadConfig([], { PMN_N2_FURTHER_ENDPOINTS: '127.0.0.1:38413/non-ue/0, 127.0.0.1:38414' }).n2
+        .furtherEndpoints,
+      [
+        { address: '127.0.0.1', port: 38413, usage: 'non-ue', weight: 0 },
+        { address: '127.0.0.1', port: 38414, usage: 'both', weight: 1 },
+      ],
+    );
+    assert.deepEqual(loadConfig(['--n2-further-endpoints', ''], {}).n2.furtherEndpoints, []);
+    for (const [value, error] of [
+      ['gnb.example.com:38412', /is not <address>:<port>/],
+      ['2001:db8::2:38412', /is not <address>:<port>/],
+      ['127.0.0.1:0', /is not <address>:<port>/],
+      ['127.0.0.1:38413/all', /usage must be ue, non-ue or both/],
+      ['127.0.0.1:38413/ue/256', /weight factor must be an integer in 0\.\.255/],
+      ['127.0.0.1:38413,127.0.0.1:38413/ue', /127\.0\.0\.1:38413 is listed twice/],
+    ] as const) {
+      assert.throws(
+        () => loadConfig([], { PMN_N2_FURTHER_ENDPOINTS: value }),
+        (e: unknown) => e instanceof ConfigError && error.test(e.message),
+      );
+    }
+  });
+
   it('amf_set_heartbeat_seconds and amf_set_lease_seconds: the lease must outlast a heartbeat', () => {
     assert.equal(loadConfig([], {}).n2.amfSet, undefined);
     assert.deepEqual(

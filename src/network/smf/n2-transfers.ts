@@ -1,6 +1,5 @@
 // The SMF's N2 SM information (TS 38.413 9.3.4): the transfer containers of PDU Session Resource
 // Setup/Modify/Release, encoded with the generated NGAP codec (aligned PER, 9.4.1) and read back.
-import { isIPv4, isIPv6 } from 'node:net';
 import { decodeComplete, encodeComplete } from '../asn1/complete.ts';
 import {
   buildPDUSessionResourceModifyRequestTransfer,
@@ -20,6 +19,7 @@ import type {
   QosFlowLevelQosParameters,
   UPTransportLayerInformation,
 } from '../ngap/generated/types.ts';
+import { addressOfTransportLayerAddress, transportLayerAddress } from '../ngap/transport-layer-address.ts';
 import type { IpType } from './session-authorisation.ts';
 
 const ALIGNED = true;
@@ -43,21 +43,6 @@ export interface TunnelEndpoint {
   teid: number;
 }
 
-function transportLayerAddress(address: string): { bytes: Uint8Array; length: number } {
-  if (isIPv4(address)) return { bytes: Uint8Array.from(address.split('.').map(Number)), length: 32 };
-  if (isIPv6(address)) {
-    const [head = '', tail] = address.split('::');
-    const h = head === '' ? [] : head.split(':');
-    const t = tail === undefined || tail === '' ? [] : tail.split(':');
-    const groups = [...h, ...Array<string>(tail === undefined ? 0 : 8 - h.length - t.length).fill('0'), ...t];
-    return {
-      bytes: Uint8Array.from(groups.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff])),
-      length: 128,
-    };
-  }
-  throw new RangeError(`not an IP address: ${address}`);
-}
-
 export function upTransportLayerInformation(endpoint: TunnelEndpoint): UPTransportLayerInformation {
   return {
     choice: 'gTPTunnel',
@@ -79,16 +64,8 @@ export function tunnelOf(info: UPTransportLayerInformation): TunnelEndpoint | un
   const { transportLayerAddress: tla, gTPTEID } = info.value;
   if (gTPTEID.length !== 4) return undefined;
   const teid = Buffer.from(gTPTEID).readUInt32BE(0);
-  // TS 38.414 5.1: an IPv4 (32 bits), IPv6 (128) or both (160) address; the IPv4 one is used then.
-  if (tla.length === 32 || tla.length === 160)
-    return { address: Array.from(tla.bytes.subarray(0, 4)).join('.'), teid };
-  if (tla.length === 128) {
-    const groups: string[] = [];
-    for (let i = 0; i < 16; i += 2)
-      groups.push((((tla.bytes[i] ?? 0) << 8) | (tla.bytes[i + 1] ?? 0)).toString(16));
-    return { address: groups.join(':'), teid };
-  }
-  return undefined;
+  const address = addressOfTransportLayerAddress(tla);
+  return address === undefined ? undefined : { address, teid };
 }
 
 const PDU_SESSION_TYPE: Record<IpType, PDUSessionType> = { IPv4: 'ipv4', IPv6: 'ipv6', IPv4v6: 'ipv4v6' };

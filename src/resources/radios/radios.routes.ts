@@ -53,6 +53,8 @@ export function radiosRoutes(deps: { radios: RadiosService }) {
           last_seen_at: formatUtcTime(radio.lastSeenAt),
           ran_node_type: radio.ranNodeType,
           supported_tais: radio.supportedTais,
+          // A member of an earlier release wrote no list: its radio's one association.
+          associations: radio.associations ?? [{ address: radio.address, usage: 'both' }],
           amf_name: radio.amf ?? null,
         });
       },

@@ -33,6 +33,15 @@ export const RadioDetail = Type.Object({
   last_seen_at: Type.String({ description: 'RFC 3339 UTC' }),
   ran_node_type: Type.String({ description: 'gNB, ng-eNB, ...' }),
   supported_tais: Type.Array(SupportedTai),
+  associations: Type.Array(
+    Type.Object({
+      address: Type.String({ description: 'IP:port of the node’s end' }),
+      usage: Type.Union([Type.Literal('ue'), Type.Literal('non-ue'), Type.Literal('both')], {
+        description: 'TNL Association Usage (TS 38.413 9.3.2.9): the signalling it carries',
+      }),
+    }),
+    { description: 'the node’s TNL associations, the NG Setup one first (docs/n2.md)' },
+  ),
   amf_name: Type.Union([Type.String(), Type.Null()], {
     description:
       'the AMF set member the radio is connected to; null when it is connected to this process, which runs no AMF set membership',

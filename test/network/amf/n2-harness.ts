@@ -56,8 +56,8 @@ export interface Harness {
   radioEvents: RadioEventInput[];
   radioLogs: RadioLogInput[];
   metrics: ReturnType<typeof createMetrics>;
-  /** A radio from 127.0.0.1 unless `address` says otherwise. */
-  connect(address?: string): Promise<TestRadio>;
+  /** A radio from 127.0.0.1 unless `address` says otherwise, to the AMF's first endpoint unless `to` says. */
+  connect(address?: string, to?: { address: string; port: number }): Promise<TestRadio>;
   settled(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,6 +78,8 @@ export async function createHarness(
     amfSet?: N2ServiceOptions['amfSet'];
     /** The clock, when what was built before the harness already runs on it; a new one unless given. */
     clock?: ReturnType<typeof manualClock>;
+    /** Further endpoints offered to radios for more TNL associations (`n2_further_endpoints`). */
+    furtherEndpoints?: N2ServiceOptions['furtherEndpoints'];
   } = {},
 ): Promise<Harness> {
   const clock = options.clock ?? manualClock();
@@ -107,6 +109,7 @@ export async function createHarness(
     ...(options.ue === undefined ? {} : { ue: options.ue }),
     ...(options.allowedPeers === undefined ? {} : { allowedPeers: options.allowedPeers }),
     ...(options.amfSet === undefined ? {} : { amfSet: options.amfSet }),
+    ...(options.furtherEndpoints === undefined ? {} : { furtherEndpoints: options.furtherEndpoints }),
   });
   await n2.start();
   const radioTransport = network.transport();
@@ -122,11 +125,11 @@ export async function createHarness(
     radioEvents,
     radioLogs,
     metrics,
-    async connect(address = '127.0.0.1') {
+    async connect(address = '127.0.0.1', to = { address: '127.0.0.10', port: 38412 }) {
       const received: TestRadio['received'] = [];
       const events: AssociationEvent[] = [];
       const association = (await radioTransport.connect(
-        { remote: [{ address: '127.0.0.10', port: 38412 }], local: { addresses: [address] } },
+        { remote: [to], local: { addresses: [address] } },
         () => ({
           message(message: InboundMessage) {
             const decoded = decodeNgapPdu(message.payload);

@@ -122,6 +122,7 @@ describe('NG Reset (TS 38.413 8.7.4)', () => {
       },
       radioReady: () => undefined,
       radioGone: () => undefined,
+      radioRebound: () => undefined,
       subscriberOf: () => undefined,
     };
     const { h, radio } = await connected({ ue });
@@ -273,6 +274,7 @@ describe('UE-associated signalling seam', () => {
       reset: () => [],
       radioReady: (link) => void ready.push([link.id, link.supportedTais.map(({ tai }) => tai.tac)]),
       radioGone: () => undefined,
+      radioRebound: () => undefined,
       subscriberOf: () => undefined,
     };
     const { h, radio } = await connected({ ue });

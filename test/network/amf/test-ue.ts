@@ -18,6 +18,7 @@ import {
 import type { Amf } from '../../../src/network/amf/amf.ts';
 import type { AmfSettings } from '../../../src/network/amf/amf-settings.ts';
 import type { AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
+import type { N2ServiceOptions } from '../../../src/network/amf/n2/n2-service.ts';
 import {
   decodeNasPdu,
   encodeNasMessage,
@@ -127,6 +128,8 @@ export async function createAmfHarness(
     /** The AMF's name, region, set and pointer (`pmn-amf`, 1, 1, 0 unless given): a member of a set. */
     identity?: Partial<AmfIdentity>;
     sms?: Omit<NonNullable<NetworkFunctionsOptions['sms']>, 'clock'>;
+    /** Further N2 endpoints offered to radios after NG Setup (AMF TNL Association To Add List). */
+    furtherEndpoints?: N2ServiceOptions['furtherEndpoints'];
   } = {},
 ): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
@@ -197,6 +200,7 @@ export async function createAmfHarness(
     operator: configuration,
     networkEvents,
     ...(extra.logger === undefined ? {} : { logger: extra.logger }),
+    ...(extra.furtherEndpoints === undefined ? {} : { furtherEndpoints: extra.furtherEndpoints }),
   });
   holder.harness = harness;
   harness.events.subscribe((change) => {
@@ -217,7 +221,9 @@ export async function createAmfHarness(
       const radio = await harness.connect();
       radio.send(ngSetupRequest({ name: 'gnb-1' }));
       await harness.settled();
-      assert.deepEqual(radio.types(), ['NGSetupResponse']);
+      // With further endpoints, the AMF offers them right after NG Setup (TS 38.413 8.7.3.2).
+      const offered = (extra.furtherEndpoints ?? []).length > 0 ? ['AMFConfigurationUpdate'] : [];
+      assert.deepEqual(radio.types(), ['NGSetupResponse', ...offered]);
       return radio;
     },
   });

@@ -7489,6 +7489,13 @@ export interface paths {
                                         sd?: string;
                                     }[];
                                 }[];
+                                /** @description the node’s TNL associations, the NG Setup one first (docs/n2.md) */
+                                associations: {
+                                    /** @description IP:port of the node’s end */
+                                    address: string;
+                                    /** @description TNL Association Usage (TS 38.413 9.3.2.9): the signalling it carries */
+                                    usage: "ue" | "non-ue" | "both";
+                                }[];
                                 /** @description the AMF set member the radio is connected to; null when it is connected to this process, which runs no AMF set membership */
                                 amf_name: string | null;
                             };

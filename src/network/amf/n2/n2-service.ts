@@ -7,7 +7,12 @@ import { createPeerLogLimiter, type PeerLogLimiter } from '../../peer-log-limite
 import type { Cause, UnavailableGUAMIList } from '../../ngap/generated/types.ts';
 import type { ConfigurationEvents } from '../../ports/configuration-events.ts';
 import type { OperatorConfigurationPort } from '../../ports/operator-configuration.ts';
-import type { N2Listener, N2Transport, TransportAddress } from '../../transport/n2-transport.ts';
+import type {
+  AcceptAssociation,
+  N2Listener,
+  N2Transport,
+  TransportAddress,
+} from '../../transport/n2-transport.ts';
 import type { AmfIdentity } from '../context/amf-identity.ts';
 import type { AmfSetMembership } from '../set/amf-set-membership.ts';
 import { servedGuamiList } from '../set/served-guamis.ts';
@@ -16,6 +21,7 @@ import { NgapAssociation, type AssociationContext, type AssociationTiming } from
 import { createNgapRecorder } from './ngap-recorder.ts';
 import { sameServedNetwork, servedNetworkOf, type ServedNetwork } from '../context/served-network.ts';
 import type { UeSignalling } from './ue-signalling.ts';
+import type { OfferedEndpoint } from './tnl-associations.ts';
 
 export const DEFAULT_ASSOCIATION_TIMING: AssociationTiming = {
   ngSetupTimeoutMs: 30_000,
@@ -28,6 +34,11 @@ export interface N2ServiceOptions {
   transport: N2Transport;
   /** Local addresses and SCTP port (38412 by default in the settings; 0 for a free one). */
   listen: { addresses: readonly string[]; port: number };
+  /**
+   * Further endpoints the AMF listens on and offers each radio after NG Setup for more TNL associations
+   * (`n2_further_endpoints`, docs/n2.md); port 0 for a free one (tests). None when absent.
+   */
+  furtherEndpoints?: readonly OfferedEndpoint[];
   identity: AmfIdentity;
   operatorConfiguration: OperatorConfigurationPort;
   configurationEvents: ConfigurationEvents;
@@ -63,6 +74,8 @@ export function createN2Service(options: N2ServiceOptions) {
   const associations = new Set<NgapAssociation>();
   let network: ServedNetwork | undefined;
   let listener: N2Listener | undefined;
+  /** The further endpoints' listeners and the endpoints as bound (the port a 0 got). */
+  let further: { listener: N2Listener; endpoint: OfferedEndpoint }[] = [];
   let unsubscribe: (() => void) | undefined;
   let unsubscribeSet: (() => void) | undefined;
   /** The served GUAMIs last announced, as JSON: a change of the set that leaves them alike is not sent. */
@@ -104,6 +117,7 @@ export function createN2Service(options: N2ServiceOptions) {
     ue: options.ue,
     timing: { ...DEFAULT_ASSOCIATION_TIMING, ...options.timing },
     overloaded: () => overloaded,
+    offers: () => further.map(({ endpoint }) => endpoint),
   };
 
   async function load(): Promise<{ network: ServedNetwork; allowedPeers: string[] }> {
@@ -167,35 +181,52 @@ export function createN2Service(options: N2ServiceOptions) {
         announced = next;
         for (const association of associations) association.configurationChanged();
       });
+      /** Each association reaching `endpoint` (undefined: the first endpoint) gets its handler. */
+      const accept =
+        (endpoint?: OfferedEndpoint): AcceptAssociation =>
+        (association, up) => {
+          const peer = up.peerAddresses.length > 0 ? up.peerAddresses : [association.remote];
+          if (!admitted(peer.map((a) => a.address))) {
+            // Refused before any NGAP is read: nothing the peer sends is decoded or recorded.
+            association.abort('peer not admitted by the N2 allowlist');
+            peerLog.warn(
+              'peer_not_allowed',
+              peer[0]?.address ?? '',
+              { addresses: peer.map((a) => a.address) },
+              'N2 association from a peer the allowlist does not admit aborted',
+            );
+            return IGNORED;
+          }
+          const handler = new NgapAssociation(association, up, context, endpoint);
+          associations.add(handler);
+          return {
+            message: (message) => handler.message(message),
+            event: (event) => {
+              handler.event(event);
+              if (event.type === 'communication-lost' || event.type === 'shutdown-complete')
+                associations.delete(handler);
+            },
+          };
+        };
       try {
         listener = await transport.listen(
           { addresses: options.listen.addresses, port: options.listen.port },
-          (association, up) => {
-            const peer = up.peerAddresses.length > 0 ? up.peerAddresses : [association.remote];
-            if (!admitted(peer.map((a) => a.address))) {
-              // Refused before any NGAP is read: nothing the peer sends is decoded or recorded.
-              association.abort('peer not admitted by the N2 allowlist');
-              peerLog.warn(
-                'peer_not_allowed',
-                peer[0]?.address ?? '',
-                { addresses: peer.map((a) => a.address) },
-                'N2 association from a peer the allowlist does not admit aborted',
-              );
-              return IGNORED;
-            }
-            const handler = new NgapAssociation(association, up, context);
-            associations.add(handler);
-            return {
-              message: (message) => handler.message(message),
-              event: (event) => {
-                handler.event(event);
-                if (event.type === 'communication-lost' || event.type === 'shutdown-complete')
-                  associations.delete(handler);
-              },
-            };
-          },
+          accept(),
         );
+        for (const wanted of options.furtherEndpoints ?? []) {
+          const bound: OfferedEndpoint = { ...wanted };
+          const opened = await transport.listen(
+            { addresses: [wanted.address], port: wanted.port },
+            accept(bound),
+          );
+          bound.port = opened.local[0]?.port ?? wanted.port;
+          further.push({ listener: opened, endpoint: bound });
+        }
       } catch (error) {
+        await Promise.all(further.map((f) => f.listener.close()));
+        further = [];
+        await listener?.close();
+        listener = undefined;
         unsubscribe();
         unsubscribe = undefined;
         unsubscribeSet?.();
@@ -210,6 +241,8 @@ export function createN2Service(options: N2ServiceOptions) {
       unsubscribe = undefined;
       unsubscribeSet?.();
       unsubscribeSet = undefined;
+      await Promise.all(further.map((f) => f.listener.close()));
+      further = [];
       await listener?.close();
       listener = undefined;
       await transport.close();

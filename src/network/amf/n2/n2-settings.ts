@@ -4,6 +4,7 @@ import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../context/amf-identity.
 import type { AmfLimits, AmfTimerSettings } from '../amf-settings.ts';
 import type { AmfSetTiming } from '../set/amf-set-membership.ts';
 import type { N2TransportSetting } from './n2-transport-choice.ts';
+import type { OfferedEndpoint } from './tnl-associations.ts';
 
 /** The N2 settings of the process (config.ts, docs/n2.md): transport, listen addresses and ports, AMF identity. */
 export interface N2Settings {
@@ -20,6 +21,11 @@ export interface N2Settings {
    * list (docs/n2.md); empty or absent admits every peer.
    */
   allowedPeers?: string[];
+  /**
+   * `n2_further_endpoints`: endpoints the AMF also listens on and offers each radio for further TNL
+   * associations after NG Setup (docs/n2.md, "Several TNL associations from one radio").
+   */
+  furtherEndpoints?: OfferedEndpoint[];
   /** The AMF's NAS timers where configured (docs/registration.md); the rest keep their defaults. */
   amfTimers?: Partial<AmfTimerSettings>;
   /** The AMF's limits where configured (`amf_max_ue_contexts`, docs/registration.md). */

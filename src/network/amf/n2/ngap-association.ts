@@ -6,6 +6,7 @@ import { handlerTable, type MessageOf } from '../../asn1/message-runtime.ts';
 import {
   READERS,
   readNGSetupRequest,
+  type readAMFConfigurationUpdateAcknowledge,
   type readNGReset,
   type readRANConfigurationUpdate,
 } from '../../ngap/generated/messages.ts';
@@ -18,7 +19,7 @@ import type {
   UnavailableGUAMIList,
 } from '../../ngap/generated/types.ts';
 import { decodeNgapPdu, encodeNgapPdu, ngapMessageType } from '../../ngap/ngap-codec.ts';
-import type { SupportedTai } from '../../radio-registry.ts';
+import type { RadioAssociation, SupportedTai } from '../../radio-registry.ts';
 import { radioAddress } from '../../radio-id.ts';
 import {
   NGAP_PPID,
@@ -40,6 +41,7 @@ import { decideNgSetup, ranNodeName } from './ng-setup.ts';
 import { readNgapHeader } from '../../ngap/ngap-header.ts';
 import {
   amfConfigurationUpdate,
+  amfTnlAssociationOffer,
   amfStatusIndication,
   errorIndication,
   ngReset,
@@ -49,6 +51,16 @@ import {
   overloadStop,
   ranConfigurationUpdateFailure,
 } from './ngap-messages.ts';
+import {
+  carriesNonUe,
+  carriesUe,
+  endpointKey,
+  tnlAssociationToAddList,
+  tnlSetupReport,
+  type OfferedEndpoint,
+  type TnlSetupReport,
+  type TnlUsage,
+} from './tnl-associations.ts';
 import type { NgapRecorder, RadioRecordContext } from './ngap-recorder.ts';
 import { pduDetails, type PduDetails } from './pdu-details.ts';
 import { decideRanConfigurationUpdate } from './ran-configuration-update.ts';
@@ -89,8 +101,16 @@ export interface AssociationContext {
   logger: Logger;
   /** Warn lines a peer can trigger in bulk go through it: the first per peer and kind, then a summary. */
   peerLog: PeerLogLimiter;
-  /** The association serving each connected radio id: a new NG Setup from the same node replaces it. */
+  /**
+   * The association that carries each connected radio's non-UE signalling (the NG Setup one while it
+   * lives): a new NG Setup from the same node replaces the radio.
+   */
   owners: Map<string, NgapAssociation>;
+  /**
+   * The further endpoints the AMF listens on, offered to each radio after NG Setup (TS 38.413 8.7.3.2
+   * AMF TNL Association To Add List); empty when none is configured.
+   */
+  offers(): readonly OfferedEndpoint[];
   ue: UeSignalling | undefined;
   timing: AssociationTiming;
   /** Whether the AMF has told its radios it is overloaded (TS 38.413 8.7.7), so a new radio hears it too. */
@@ -105,12 +125,24 @@ type InitiatedProcedure =
   /** Refused with Time to Wait (8.7.3.4): the update is sent again when it has passed. */
   | { state: 'waiting-to-retry'; cancelTimer: () => void };
 
+/** One of a radio's TNL associations (TS 23.502 4.2.7.1) and the usage it was offered for. */
+interface Member {
+  association: NgapAssociation;
+  usage: TnlUsage;
+}
+
 interface ConnectedRadio {
   id: string;
   name: string;
   supportedTais: SupportedTai[];
   configurationUpdate: InitiatedProcedure;
   reset: InitiatedProcedure;
+  /** The live associations serving the radio, the NG Setup one first (usage both). */
+  members: Member[];
+  /** The endpoints offered in AMF TNL Association To Add List, by `endpointKey`; none before the offer. */
+  offered: ReadonlyMap<string, OfferedEndpoint>;
+  /** What the radio's AMF Configuration Update Acknowledge reported of them. */
+  tnl: TnlSetupReport | undefined;
 }
 
 /** The life of one association (TS 38.413 8.7.1: nothing but NG Setup before NG Setup). */
@@ -139,6 +171,11 @@ function peerIps(addresses: readonly TransportAddress[], association: N2Associat
   return addresses.length > 0 ? addresses.map((a) => a.address) : [association.remote.address];
 }
 
+/** The radio's associations as the network state lists them (radio-registry.ts). */
+function associationsOf(radio: ConnectedRadio): RadioAssociation[] {
+  return radio.members.map(({ association, usage }) => ({ address: association.address, usage }));
+}
+
 /** Time to Wait (TS 38.413 9.3.1.56) in ms; an extension value from a later release waits a minute. */
 function timeToWaitMs(value: TimeToWait): number {
   return typeof value === 'string' ? (TIME_TO_WAIT_MS[value] ?? 60_000) : 60_000;
@@ -164,10 +201,18 @@ export class NgapAssociation implements AssociationHandler {
   readonly #links = new WeakMap<ConnectedRadio, RadioLink>();
   /** IEs of criticality notify of the message being handled, for what is sent in answer (see #checked). */
   #report: NotifyReport | undefined;
+  /** The offered endpoint this association reached, undefined for the AMF's first endpoint. */
+  readonly #endpoint: OfferedEndpoint | undefined;
 
-  constructor(association: N2Association, up: AssociationUp, context: AssociationContext) {
+  constructor(
+    association: N2Association,
+    up: AssociationUp,
+    context: AssociationContext,
+    endpoint?: OfferedEndpoint,
+  ) {
     this.#association = association;
     this.#context = context;
+    this.#endpoint = endpoint;
     this.#address = radioAddress(up.peerAddresses[0] ?? association.remote);
     this.#peer = (up.peerAddresses[0] ?? association.remote).address;
     this.#peerAddresses = peerIps(up.peerAddresses, association);
@@ -211,9 +256,13 @@ export class NgapAssociation implements AssociationHandler {
       case 'peer-address-change':
         if (event.state === 'primary') {
           this.#address = radioAddress(event.address);
-          const id = this.radioId;
-          if (id !== undefined)
-            this.#context.events.emit('radio.updated', { id, changes: { address: this.#address } });
+          if (this.#phase.phase !== 'ready') return;
+          const { radio } = this.#phase;
+          const owner = this.#spokenFor() !== undefined;
+          this.#context.events.emit('radio.updated', {
+            id: radio.id,
+            changes: { associations: associationsOf(radio), ...(owner ? { address: this.#address } : {}) },
+          });
         }
         return;
       case 'drain':
@@ -239,8 +288,8 @@ export class NgapAssociation implements AssociationHandler {
    * sent when it is answered, a change while waiting out a Time to Wait goes with the retry.
    */
   configurationChanged(): void {
-    if (this.#phase.phase !== 'ready') return;
-    const radio = this.#phase.radio;
+    const radio = this.#spokenFor();
+    if (radio === undefined) return;
     switch (radio.configurationUpdate.state) {
       case 'idle':
         this.#sendConfigurationUpdate(radio);
@@ -258,7 +307,7 @@ export class NgapAssociation implements AssociationHandler {
    * GUAMIs' UEs from now on. False when the radio has not completed NG Setup or the transport refused it.
    */
   statusIndication(unavailable: UnavailableGUAMIList): boolean {
-    if (this.#phase.phase !== 'ready') return false;
+    if (this.#spokenFor() === undefined) return false;
     return this.#send(amfStatusIndication(unavailable));
   }
 
@@ -267,7 +316,7 @@ export class NgapAssociation implements AssociationHandler {
    * has not completed NG Setup or the transport refused it.
    */
   overloadChanged(overloaded: boolean): boolean {
-    if (this.#phase.phase !== 'ready') return false;
+    if (this.#spokenFor() === undefined) return false;
     return this.#send(overloaded ? overloadStart() : overloadStop());
   }
 
@@ -276,8 +325,8 @@ export class NgapAssociation implements AssociationHandler {
    * of this radio. False when the radio has not completed NG Setup.
    */
   reset(cause: Cause): boolean {
-    if (this.#phase.phase !== 'ready') return false;
-    const radio = this.#phase.radio;
+    const radio = this.#spokenFor();
+    if (radio === undefined) return false;
     if (radio.reset.state === 'awaiting-response') radio.reset.cancelTimer();
     this.#context.ue?.reset(this.#link(radio), 'all');
     if (!this.#send(ngReset(cause, { choice: 'nG-Interface', value: 'reset-all' }))) return false;
@@ -285,11 +334,29 @@ export class NgapAssociation implements AssociationHandler {
     return true;
   }
 
-  /** Another association completed NG Setup for the same node: this one ends, its radio is the new one's. */
+  /**
+   * Another association completed NG Setup for the same node: this one and the radio's other
+   * associations end, the radio is the new one's.
+   */
   replaced(): void {
-    this.#endingOnPurpose = 'replaced by a new association of the same RAN node';
-    this.#close({ expected: true, cause: this.#endingOnPurpose });
-    this.#association.abort(this.#endingOnPurpose);
+    const members = this.#phase.phase === 'ready' ? this.#phase.radio.members : [];
+    const why = 'replaced by a new association of the same RAN node';
+    for (const { association } of [...members]) if (association !== this) association.#end(why);
+    this.#end(why);
+  }
+
+  /** This side ends the association on purpose (logged as expected). */
+  #end(why: string): void {
+    this.#endingOnPurpose = why;
+    this.#close({ expected: true, cause: why });
+    this.#association.abort(why);
+  }
+
+  /** The radio when this association carries its non-UE signalling (TS 23.502 4.2.7.1), else undefined. */
+  #spokenFor(): ConnectedRadio | undefined {
+    if (this.#phase.phase !== 'ready') return undefined;
+    const { radio } = this.#phase;
+    return this.#context.owners.get(radio.id) === this ? radio : undefined;
   }
 
   /**
@@ -350,7 +417,9 @@ export class NgapAssociation implements AssociationHandler {
     RANConfigurationUpdate: (update) => this.#ranConfigurationUpdate(update),
     NGReset: (request, pdu) => this.#ngReset(request, pdu),
     NGResetAcknowledge: (_, pdu) => this.#answered('reset', pdu),
-    AMFConfigurationUpdateAcknowledge: (_, pdu) => this.#answered('configurationUpdate', pdu),
+    AMFConfigurationUpdateAcknowledge: (acknowledge, pdu) => {
+      if (this.#answered('configurationUpdate', pdu)) this.#tnlReported(acknowledge);
+    },
     AMFConfigurationUpdateFailure: (failure, pdu) =>
       this.#answered('configurationUpdate', pdu, failure.timeToWait),
   });
@@ -483,7 +552,12 @@ export class NgapAssociation implements AssociationHandler {
     this.#stopSetupTimer();
     // A repeated NG Setup starts the radio over; one naming another node releases the previous one.
     if (this.#phase.phase === 'ready' && this.#phase.radio.id !== node.id) this.#releaseRadio();
-    if (this.#phase.phase === 'ready') this.#cancelProcedures(this.#phase.radio);
+    if (this.#phase.phase === 'ready') {
+      this.#cancelProcedures(this.#phase.radio);
+      // 8.7.1.2: the node's configuration starts over, its further associations with it (offered again below).
+      for (const { association } of [...this.#phase.radio.members])
+        if (association !== this) association.#end('NG Setup repeated over another association of the node');
+    }
     this.#context.owners.set(node.id, this);
     if (previous !== undefined && previous !== this) previous.replaced();
     this.#context.events.emit('radio.connected', {
@@ -493,24 +567,52 @@ export class NgapAssociation implements AssociationHandler {
       ranNodeType: node.ranNodeType,
       supportedTais: decision.supportedTais,
     });
-    this.#phase = {
-      phase: 'ready',
-      radio: {
-        id: node.id,
-        name,
-        supportedTais: decision.supportedTais,
-        configurationUpdate: { state: 'idle' },
-        reset: { state: 'idle' },
-      },
+    const radio: ConnectedRadio = {
+      id: node.id,
+      name,
+      supportedTais: decision.supportedTais,
+      configurationUpdate: { state: 'idle' },
+      reset: { state: 'idle' },
+      members: [{ association: this, usage: 'both' }],
+      offered: new Map(),
+      tnl: undefined,
     };
+    this.#phase = { phase: 'ready', radio };
     this.#send(decision.answer);
     // A radio that connects while the AMF sheds load would otherwise send it new devices to refuse.
     if (this.#context.overloaded()) this.#send(overloadStart());
-    this.#context.ue?.radioReady(this.#link(this.#phase.radio));
+    this.#context.ue?.radioReady(this.#link(radio));
+    this.#offer(radio);
+  }
+
+  /**
+   * The further endpoints, offered once per NG Setup (TS 38.413 8.7.3.2, TS 23.502 4.2.7.1): the radio
+   * sets associations up with them before it acknowledges, each starting with RAN Configuration Update
+   * naming its Global RAN Node ID (TS 38.412 7, TS 38.413 8.7.2.2; see #joined).
+   */
+  #offer(radio: ConnectedRadio): void {
+    const offers = this.#context.offers();
+    if (offers.length === 0) return;
+    radio.offered = new Map(offers.map((endpoint) => [endpointKey(endpoint), endpoint]));
+    this.#sendConfigurationUpdate(radio, amfTnlAssociationOffer(tnlAssociationToAddList(offers)));
+  }
+
+  /** AMF Configuration Update Acknowledge's AMF TNL Association Setup and Failed To Setup lists, logged. */
+  #tnlReported(acknowledge: MessageOf<typeof readAMFConfigurationUpdateAcknowledge>): void {
+    if (this.#phase.phase !== 'ready') return;
+    const { radio } = this.#phase;
+    const { amfTnlAssociationSetupList: setup, amfTnlAssociationFailedToSetupList: failed } = acknowledge;
+    if (setup === undefined && failed === undefined) return;
+    radio.tnl = tnlSetupReport(setup, failed);
+    this.#context.logger.info(
+      { radio: radio.name, setup: radio.tnl.setup, failed: radio.tnl.failed },
+      'N2: the radio reported the TNL associations offered',
+    );
   }
 
   /** RAN Configuration Update (TS 38.413 8.7.2); before NG Setup a logical error answered by its failure. */
   #ranConfigurationUpdate(update: MessageOf<typeof readRANConfigurationUpdate>): void {
+    if (this.#phase.phase === 'awaiting-ng-setup') this.#join(update);
     if (this.#phase.phase !== 'ready') {
       this.#problem(
         'before_ng_setup',
@@ -531,6 +633,40 @@ export class NgapAssociation implements AssociationHandler {
     if (changes.supportedTais !== undefined) radio.supportedTais = changes.supportedTais;
     this.#context.events.emit('radio.updated', { id: radio.id, changes });
     this.#send(decision.answer);
+  }
+
+  /**
+   * An association to an endpoint the AMF offered a connected radio whose first message, RAN
+   * Configuration Update, names that radio's Global RAN Node ID joins the radio (TS 38.412 7: RAN
+   * Configuration Update is the first NGAP message on an added TNLA; TS 38.413 8.7.2.2: the AMF
+   * associates the TNLA with the NG-C interface instance by the Global RAN Node ID). The radio does not
+   * repeat NG Setup on it. Without the offer nothing joins: the update is refused as before NG Setup.
+   */
+  #join(update: MessageOf<typeof readRANConfigurationUpdate>): void {
+    const endpoint = this.#endpoint;
+    const node = update.globalRanNodeId === undefined ? undefined : ranNodeOf(update.globalRanNodeId);
+    if (endpoint === undefined || node === undefined) return;
+    const owner = this.#context.owners.get(node.id);
+    const phase = owner === undefined ? undefined : owner.#phase;
+    if (phase?.phase !== 'ready' || !phase.radio.offered.has(endpointKey(endpoint))) return;
+    // One association per offered endpoint (8.7.3.2 reports each once): a radio's associations stay bounded.
+    if (phase.radio.members.some((member) => member.association.#endpoint === endpoint)) return;
+    this.#stopSetupTimer();
+    phase.radio.members.push({ association: this, usage: endpoint.usage });
+    this.#phase = { phase: 'ready', radio: phase.radio };
+    this.#context.events.emit('radio.updated', {
+      id: phase.radio.id,
+      changes: { associations: associationsOf(phase.radio) },
+    });
+    this.#context.logger.info(
+      {
+        radio: phase.radio.name,
+        address: this.#address,
+        endpoint: endpointKey(endpoint),
+        usage: endpoint.usage,
+      },
+      'N2: a further TNL association of the radio joined it',
+    );
   }
 
   /** NG Reset from the radio (TS 38.413 8.7.4.2.2): UE contexts released, NG Reset Acknowledge. */
@@ -554,20 +690,31 @@ export class NgapAssociation implements AssociationHandler {
     this.#send(ngResetAcknowledge(released));
   }
 
-  /** The radio answered a procedure the AMF initiated, or answered something never asked. */
-  #answered(procedure: 'configurationUpdate' | 'reset', pdu: DecodedPdu, timeToWait?: TimeToWait): void {
+  /**
+   * The radio answered a procedure the AMF initiated (on any of its associations), or answered something
+   * never asked; true for an awaited answer.
+   */
+  #answered(procedure: 'configurationUpdate' | 'reset', pdu: DecodedPdu, timeToWait?: TimeToWait): boolean {
     const radio = this.#phase.phase === 'ready' ? this.#phase.radio : undefined;
     const pending = radio?.[procedure];
     if (radio === undefined || pending?.state !== 'awaiting-response') {
       this.#problem('unexpected', { message: ngapMessageType(pdu) }, 'NGAP answer to nothing the AMF asked');
-      return void this.#sendErrorIndication(
+      this.#sendErrorIndication(
         PROTOCOL_CAUSE.messageNotCompatibleWithReceiverState,
         diagnosedProcedure(pdu),
       );
+      return false;
     }
     pending.cancelTimer();
     radio[procedure] = { state: 'idle' };
-    if (procedure !== 'configurationUpdate') return;
+    const owner = this.#context.owners.get(radio.id);
+    if (procedure !== 'configurationUpdate' || owner === undefined) return true;
+    owner.#configurationAnswered(radio, pending.again, timeToWait);
+    return true;
+  }
+
+  /** What follows the answer to AMF Configuration Update, on the association that speaks for the radio. */
+  #configurationAnswered(radio: ConnectedRadio, again: boolean, timeToWait: TimeToWait | undefined): void {
     if (timeToWait !== undefined) {
       // 8.7.3.4: wait at least Time to Wait before initiating the update again towards this radio.
       const cancelTimer = this.#context.timers.after(timeToWaitMs(timeToWait), () => {
@@ -577,21 +724,22 @@ export class NgapAssociation implements AssociationHandler {
           this.#sendConfigurationUpdate(radio);
       });
       radio.configurationUpdate = { state: 'waiting-to-retry', cancelTimer };
-    } else if (pending.again) {
+    } else if (again) {
       this.#sendConfigurationUpdate(radio);
     }
   }
 
-  #sendConfigurationUpdate(radio: ConnectedRadio): void {
+  /** AMF Configuration Update with the AMF's description as it is now, or `pdu` (the TNL offer). */
+  #sendConfigurationUpdate(radio: ConnectedRadio, pdu?: NGAPPDU): void {
     const { identity } = this.#context;
-    const network = this.#context.network();
     const sent = this.#send(
-      amfConfigurationUpdate({
-        amfName: identity.name,
-        servedGuamis: this.#context.servedGuamis(),
-        relativeCapacity: identity.relativeCapacity,
-        plmnSupport: plmnSupportList(network),
-      }),
+      pdu ??
+        amfConfigurationUpdate({
+          amfName: identity.name,
+          servedGuamis: this.#context.servedGuamis(),
+          relativeCapacity: identity.relativeCapacity,
+          plmnSupport: plmnSupportList(this.#context.network()),
+        }),
     );
     if (sent)
       radio.configurationUpdate = this.#awaitResponse(
@@ -692,12 +840,39 @@ export class NgapAssociation implements AssociationHandler {
   #releaseRadio(): void {
     if (this.#phase.phase !== 'ready') return;
     const radio = this.#phase.radio;
+    radio.members = radio.members.filter((member) => member.association !== this);
+    if (radio.members.length > 0) return this.#leave(radio);
     this.#cancelProcedures(radio);
     this.#context.ue?.radioGone(this.#link(radio));
     if (this.#context.owners.get(radio.id) === this) {
       this.#context.owners.delete(radio.id);
       this.#context.events.emit('radio.disconnected', { id: radio.id });
     }
+  }
+
+  /**
+   * This association ends while others of its radio live: the radio stays connected. Its UEs are bound
+   * to a remaining association that carries UE signalling, their next downlink message going on it
+   * (TS 23.502 4.2.7.2.3: the AMF may rebind the UE to another TNLA of the same radio; no UE TNLA
+   * Binding Release, which would leave the UE unreachable until the radio sends for it). When it carried
+   * the radio's non-UE signalling, the first remaining association that may carry it takes over.
+   */
+  #leave(radio: ConnectedRadio): void {
+    const first = radio.members[0]!.association;
+    const ue = radio.members.find((member) => carriesUe(member.usage))?.association ?? first;
+    if (this.#context.owners.get(radio.id) === this) {
+      const next = radio.members.find((member) => carriesNonUe(member.usage))?.association ?? first;
+      // Its pending procedures' answers would have come here.
+      this.#cancelProcedures(radio);
+      this.#context.owners.set(radio.id, next);
+      this.#context.ue?.radioReady(next.#link(radio));
+    }
+    const address = this.#context.owners.get(radio.id)?.address;
+    this.#context.events.emit('radio.updated', {
+      id: radio.id,
+      changes: { associations: associationsOf(radio), ...(address === undefined ? {} : { address }) },
+    });
+    this.#context.ue?.radioRebound(this.#link(radio), ue.#link(radio));
   }
 
   #close(how: { expected: boolean; cause?: string }): void {

@@ -12,6 +12,7 @@ import {
   buildRANConfigurationUpdateFailure,
 } from '../../ngap/generated/messages.ts';
 import type {
+  AMFTNLAssociationToAddList,
   Cause,
   CriticalityDiagnostics,
   NGAPPDU,
@@ -98,6 +99,14 @@ export function amfConfigurationUpdate(ies: AmfDescriptionIes): NGAPPDU {
     relativeAmfCapacity: ies.relativeCapacity,
     plmnSupportList: ies.plmnSupport,
   });
+}
+
+/**
+ * AMF CONFIGURATION UPDATE (TS 38.413 9.2.6.7) offering further TNL associations, nothing else: IEs
+ * absent leave what they describe as it was (8.7.3.2).
+ */
+export function amfTnlAssociationOffer(toAdd: AMFTNLAssociationToAddList): NGAPPDU {
+  return buildAMFConfigurationUpdate({ amfTnlAssociationToAddList: toAdd });
 }
 
 /** AMF STATUS INDICATION (TS 38.413 9.2.6.9): the GUAMIs this AMF no longer serves, each with its backup. */

@@ -342,6 +342,9 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     if (connection === undefined || connection.radio.id !== radio.id) return answer(UNKNOWN_LOCAL_ID);
     if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId)
       return answer({ choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' });
+    // The NGAP UE-TNLA binding (TS 23.502 4.2.7.2.1): the UE's signalling goes on the association of the
+    // radio it was last received on.
+    if (connection.radio !== radio) connections.move(connection, radio, connection.ranUeNgapId);
     return connection;
   }
 
@@ -633,6 +636,10 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     radioGone(radio: RadioLink) {
       radios.delete(radio.id);
       for (const connection of connections.ofRadio(radio.id)) end(connection, 'radio-lost');
+    },
+    radioRebound(from: RadioLink, to: RadioLink) {
+      for (const connection of connections.ofRadio(from.id))
+        if (connection.radio === from) connections.move(connection, to, connection.ranUeNgapId);
     },
     subscriberOf(radioId, amfUeNgapId, ranUeNgapId) {
       const connection =

@@ -40,6 +40,11 @@ export interface UeSignalling {
   /** The radio's association ended or was replaced: its UE contexts lose their N2 connection. */
   radioGone(radio: RadioLink): void;
   /**
+   * One of the radio's TNL associations ended while `to`, another of the same radio, lives: the UE
+   * connections bound to `from` are bound to `to` (the NGAP UE-TNLA binding, TS 23.502 4.2.7.2).
+   */
+  radioRebound(from: RadioLink, to: RadioLink): void;
+  /**
    * The SUPI of the UE a PDU's UE NGAP ids name on the radio `radioId`, once the AMF knows it: the
    * `imsi` of its radio event's details (network.md section 3).
    */
