@@ -352,7 +352,8 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
     const accept = encodeNasMessage(INSTANCES.registrationAccept);
     const ids = (amfUeNgapId: number) => ({ amfUeNgapId, ranUeNgapId: amfUeNgapId });
     const cell = { plmn: { mcc: '001', mnc: '01' }, nrCellIdentity: 1, tac: 1 };
-    const event = (second: number, id: number, inbound: boolean, nas: Uint8Array) =>
+    const IMSI_1 = '001010000000001';
+    const event = (second: number, id: number, inbound: boolean, nas: Uint8Array, radio = 'gnb-a') =>
       t.records.recordRadioEvent(
         radioEvent({
           messageType: inbound ? 'UplinkNASTransport' : 'DownlinkNASTransport',
@@ -363,7 +364,13 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
             ),
           ),
           timestamp: at(`2026-11-22T10:00:0${second}.000Z`),
-          details: { radio: 'gnb-a', ran_ue_ngap_id: id, amf_ue_ngap_id: id },
+          // UE 1's messages name its IMSI, as the AMF records them once it knows the subscriber.
+          details: {
+            radio,
+            ran_ue_ngap_id: id,
+            amf_ue_ngap_id: id,
+            ...(id === 1 || id === 9 ? { imsi: IMSI_1 } : {}),
+          },
         }),
       );
     // UE 1 under NEA0: its Security Mode Command (header type 3: not ciphered), then ciphered messages
@@ -373,6 +380,9 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
     event(3, 1, false, secured(2, 1, accept));
     event(4, 2, false, secured(3, 0, command(2)));
     event(5, 2, false, secured(2, 1, Buffer.from('5f3e9a0c71d2', 'hex')));
+    // UE 1 again after idle mode and a move to gnb-b: a new connection (AMF UE NGAP ID 9), the same NAS
+    // security context (TS 24.501 4.4.2), no new Security Mode Command.
+    event(6, 9, false, secured(2, 2, accept), 'gnb-b');
     await t.records.flush();
     const fields = [
       'nas_5gs.security_header_type',
@@ -381,12 +391,19 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
       '_ws.malformed',
     ];
     const nea0 = 'NAS-PDU ciphered with NEA0 (null ciphering): written with security header type';
-    assert.deepEqual(await tshark(await exported(), fields), [
+    assert.deepEqual(await tshark(await exported('?timestamp_to=2026-11-22T10:00:05.000Z'), fields), [
       ['3', '0x5d', '', ''],
       ['3', '0x5e', `${nea0} 3 in place of 4 so that it decodes, its other octets as sent`, ''],
       ['1', '0x42', `${nea0} 1 in place of 2 so that it decodes, its other octets as sent`, ''],
       ['3', '0x5d', '', ''],
       ['2', '', 'NAS-PDU ciphered with NEA2: not decrypted', ''],
+    ]);
+    // UE 1's message on its new connection takes the algorithm of its Security Mode Command by its IMSI.
+    assert.deepEqual((await tshark(await exported('?direction=outbound'), fields)).at(-1), [
+      '1',
+      '0x42',
+      `${nea0} 1 in place of 2 so that it decodes, its other octets as sent`,
+      '',
     ]);
     // Without the Security Mode Command in the capture, the algorithm is not known: marked, as sent.
     assert.deepEqual(await tshark(await exported('?timestamp_from=2026-11-22T10:00:03.000Z'), fields), [
@@ -398,6 +415,12 @@ describe('GET /api/v1/ran/events/export.pcapng', () => {
       ],
       ['3', '0x5d', '', ''],
       ['2', '', 'NAS-PDU ciphered with NEA2: not decrypted', ''],
+      [
+        '2',
+        '',
+        'NAS-PDU ciphered: not decrypted (the Security Mode Command naming its algorithm is not in this capture)',
+        '',
+      ],
     ]);
   });
 

@@ -70,23 +70,24 @@ export interface CaptureNas {
 }
 
 /**
- * Reads the radio events of one export in order: `ue` names the UE's association (its radio and AMF
- * UE NGAP ID), whose Security Mode Command sets the algorithm of its ciphered NAS-PDUs after it.
+ * Reads the radio events of one export in order: `ue` holds the keys of the UE a message belongs to, most
+ * specific first (its IMSI, its association); a Security Mode Command sets the algorithm under each key,
+ * and a ciphered NAS-PDU after it takes the algorithm of the first key that has one.
  */
 export function createNasCiphering() {
   const algorithms = new Map<string, number>();
 
   return {
-    prepare(messageType: string, raw: Uint8Array, ue: string | undefined): CaptureNas {
+    prepare(messageType: string, raw: Uint8Array, ue: readonly string[]): CaptureNas {
       if (!NAS_CARRIERS.has(messageType)) return { raw, comment: undefined };
       let written = raw;
       const comments: string[] = [];
       for (const nas of nasPdusOf(raw)) {
         const selected = selectedCiphering(nas);
-        if (selected !== undefined && ue !== undefined) algorithms.set(ue, selected);
+        if (selected !== undefined) for (const key of ue) algorithms.set(key, selected);
         const header = (nas[1] ?? 0) & 0x0f;
         if (nas[0] !== FIVEGMM_EPD || (header !== CIPHERED && header !== CIPHERED_NEW_CONTEXT)) continue;
-        const algorithm = ue === undefined ? undefined : algorithms.get(ue);
+        const algorithm = ue.map((key) => algorithms.get(key)).find((found) => found !== undefined);
         if (algorithm === NEA0) {
           // The NAS-PDU's octets are the open type's contents: found as they are in the PDU.
           const at = Buffer.from(written.buffer, written.byteOffset, written.length).indexOf(nas);

@@ -42,17 +42,26 @@ function endpointOf(hostPort: string): CaptureEndpoint | undefined {
 }
 
 /**
- * The radio's name from an event's details (ngap-recorder.ts), when the radio had one then, and the
- * UE association the message belongs to (its radio and AMF UE NGAP ID), when it names one.
+ * The radio's name from an event's details (ngap-recorder.ts), when the radio had one then, and the keys
+ * of the UE the message belongs to, most specific first: its IMSI, once the AMF knew it (a NAS security
+ * context outlives the connection: idle mode, handover, TS 24.501 4.4.2), then its association (the
+ * radio and AMF UE NGAP ID).
  */
-function whereFrom(details: string): { radio: string | undefined; ue: string | undefined } {
+function whereFrom(details: string): { radio: string | undefined; ue: string[] } {
   try {
-    const parsed = JSON.parse(details) as { radio?: unknown; amf_ue_ngap_id?: unknown } | null;
+    const parsed = JSON.parse(details) as {
+      radio?: unknown;
+      amf_ue_ngap_id?: unknown;
+      imsi?: unknown;
+    } | null;
     const radio = typeof parsed?.radio === 'string' ? parsed.radio : undefined;
     const id = parsed?.amf_ue_ngap_id;
-    return { radio, ue: typeof id === 'number' ? `${radio ?? ''}/${id}` : undefined };
+    const ue: string[] = [];
+    if (typeof parsed?.imsi === 'string' && parsed.imsi !== '') ue.push(`imsi ${parsed.imsi}`);
+    if (typeof id === 'number') ue.push(`${radio ?? ''}/${id}`);
+    return { radio, ue };
   } catch {
-    return { radio: undefined, ue: undefined };
+    return { radio: undefined, ue: [] };
   }
 }
 
