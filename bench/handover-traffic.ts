@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 
 import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../src/network/upf/gtpu-codec.ts';
-import { ipv4Checksum } from '../src/resources/radio-events/pcapng.ts';
+import { udpPacket } from '../test/network/upf/ip-packets.ts';
 import type { GnbEvent, SimulatedGnb } from '../src/simulator/gnb.ts';
 import { readN2HandoverAnswer } from '../src/simulator/gnb-handover-n2-messages.ts';
 import type { GnbSession } from '../src/simulator/ue/gnb-sessions.ts';
@@ -276,7 +276,7 @@ export class SessionTraffic {
     payload.writeUInt8(side === 'a' ? 0 : 1, 6);
     const gpdu = encodeUplinkGPdu(
       session.uplink.teid,
-      ipv4Udp(device.address, this.#sink.address, this.#sink.port, payload),
+      udpPacket(device.address, this.#sink.address, 40000, this.#sink.port, payload),
       session.qfis[0] ?? 1,
     );
     this.#sockets[device.pair]![side].send(gpdu, GTPU_PORT, session.uplink.address);
@@ -356,21 +356,4 @@ function procUdpAddress(socket: Socket): string {
     .map((octet) => Number(octet).toString(16).padStart(2, '0'))
     .join('');
   return `${ip}:${port.toString(16).padStart(4, '0')}`.toUpperCase();
-}
-
-/** An IPv4/UDP packet (RFC 791, RFC 768: UDP checksum 0, none computed, allowed over IPv4). */
-function ipv4Udp(from: string, to: string, port: number, payload: Buffer): Buffer {
-  const packet = Buffer.alloc(IPV4_HEADER + UDP_HEADER + payload.length);
-  packet.writeUInt8(0x45, 0);
-  packet.writeUInt16BE(packet.length, 2);
-  packet.writeUInt8(64, 8);
-  packet.writeUInt8(17, 9);
-  packet.set(from.split('.').map(Number), 12);
-  packet.set(to.split('.').map(Number), 16);
-  packet.writeUInt16BE(ipv4Checksum(packet), 10);
-  packet.writeUInt16BE(40000, IPV4_HEADER);
-  packet.writeUInt16BE(port, IPV4_HEADER + 2);
-  packet.writeUInt16BE(UDP_HEADER + payload.length, IPV4_HEADER + 4);
-  payload.copy(packet, IPV4_HEADER + UDP_HEADER);
-  return packet;
 }

@@ -184,7 +184,7 @@ function enhancedPacketBlock(timestampMs: number, packet: Buffer, comment?: stri
 }
 
 /** The IPv4 header checksum (RFC 791), over the header with its checksum field zero. */
-export function ipv4Checksum(packet: Buffer): number {
+function ipv4Checksum(packet: Buffer): number {
   let sum = 0;
   for (let i = 0; i < IPV4_HEADER; i += 2) sum += packet.readUInt16BE(i);
   while (sum > 0xffff) sum = (sum & 0xffff) + (sum >>> 16);
