@@ -172,6 +172,11 @@ describe('web UI radios, traffic and location in a browser', { timeout: 120_000 
         .getByRole('table', { name: 'Recent warnings' })
         .getByText(/^The SUCI names home network key 2/)
         .waitFor();
+      // With a chart's tooltip open, whose items name the series.
+      await scanned
+        .getByRole('img', { name: 'Registered subscribers and active sessions over time' })
+        .hover();
+      await scanned.locator('.recharts-tooltip-item-name').first().waitFor();
       assert.deepEqual(await seriousViolations(scanned), [], scheme);
       await scanned.context().close();
     }

@@ -42,6 +42,8 @@ export function BarChart(props: {
           <Tooltip
             formatter={(value) => format(Number(value))}
             contentStyle={{ background: 'var(--mantine-color-body)', color: 'var(--mantine-color-text)' }}
+            // Recharts writes each item's name in its series' colour, too faint on the body (WCAG 1.4.3).
+            itemStyle={{ color: 'var(--mantine-color-text)' }}
           />
           {props.series.length > 1 && <Legend />}
           {props.series.map((series) => (
