@@ -358,7 +358,8 @@ function applyAmfTimers(n2: Config['n2'], raw: RawSettings, source: string): voi
 }
 
 /** `n2_allowed_peers`: a YAML list, or comma-separated (environment, flag); empty admits every peer. */
-function allowedPeersSetting(value: unknown, source: string): string[] {
+/** A list setting's entries: a YAML list of strings, or one comma-separated string (environment, flag). */
+function stringList(value: unknown): string[] | undefined {
   const list =
     typeof value === 'string'
       ? value
@@ -366,7 +367,12 @@ function allowedPeersSetting(value: unknown, source: string): string[] {
           .map((entry) => entry.trim())
           .filter((entry) => entry !== '')
       : value;
-  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string')) {
+  return Array.isArray(list) && list.every((entry) => typeof entry === 'string') ? list : undefined;
+}
+
+function allowedPeersSetting(value: unknown, source: string): string[] {
+  const list = stringList(value);
+  if (list === undefined) {
     throw new ConfigError(
       `${source}: n2_allowed_peers must be IP addresses or CIDR networks (comma-separated)`,
     );
@@ -381,14 +387,8 @@ function allowedPeersSetting(value: unknown, source: string): string[] {
  * YAML list or comma-separated; empty offers none.
  */
 function furtherEndpointsSetting(value: unknown, source: string): OfferedEndpoint[] {
-  const list =
-    typeof value === 'string'
-      ? value
-          .split(',')
-          .map((entry) => entry.trim())
-          .filter((entry) => entry !== '')
-      : value;
-  if (!Array.isArray(list) || !list.every((entry) => typeof entry === 'string'))
+  const list = stringList(value);
+  if (list === undefined)
     throw new ConfigError(
       `${source}: n2_further_endpoints must be <address>:<port> entries (comma-separated)`,
     );
