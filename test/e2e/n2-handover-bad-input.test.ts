@@ -29,6 +29,7 @@ import { userLocationInformation, type ServingCell } from '../../src/simulator/u
 import { causeAndDiagnostics } from '../network/amf/emitted.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
+import { type AnyIe, withIes } from '../helpers/ngap-ies.ts';
 
 /**
  * TS 38.413 clause 10 for every NGAP message the AMF receives in the procedures of N2 handover and the
@@ -55,20 +56,8 @@ interface Ids {
   ranUeNgapId: number;
 }
 
-type AnyIe = { id: number; name: string | null; criticality: Criticality; value: unknown };
-
 /** No NGAP object set of V17.4.0 defines IE id 999. */
 const UNKNOWN_ID = 999;
-
-/** `pdu` with its protocol IEs rewritten. */
-function withIes(pdu: NGAPPDU, change: (ies: AnyIe[]) => AnyIe[]): NGAPPDU {
-  assert.ok(pdu.choice !== null);
-  const body = pdu.value.value as { protocolIEs: AnyIe[] };
-  return {
-    ...pdu,
-    value: { ...pdu.value, value: { ...body, protocolIEs: change([...body.protocolIEs]) } },
-  } as NGAPPDU;
-}
 
 const withUnknownIe = (pdu: NGAPPDU, criticality: Criticality): NGAPPDU =>
   withIes(pdu, (ies) => [...ies, { id: UNKNOWN_ID, name: null, criticality, value: Uint8Array.of(0x2a) }]);

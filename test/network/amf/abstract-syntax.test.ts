@@ -16,6 +16,7 @@ import {
   uplinkNasTransport,
   type AmfHarness,
 } from './test-ue.ts';
+import { type AnyIe, withIes } from '../../helpers/ngap-ies.ts';
 
 // TS 38.413 clause 10.3: IEs a message does not define (10.3.4.2), missing (10.3.5), repeated or out of
 // the order of the ASN.1 (10.3.6), judged from the generated object-set tables for every message the
@@ -23,8 +24,6 @@ import {
 
 const emitted = emittedPdus();
 after(() => emitted.check());
-
-type AnyIe = { id: number; name: string | null; criticality: Criticality; value: unknown };
 
 /** No NGAP object set of V17.4.0 defines IE id 999. */
 const UNKNOWN_ID = 999;
@@ -34,16 +33,6 @@ const unknownIe = (criticality: Criticality): AnyIe => ({
   criticality,
   value: Uint8Array.of(0x2a),
 });
-
-/** `pdu` with its protocol IEs rewritten (unknown, repeated or reordered IEs). */
-function withIes(pdu: NGAPPDU, change: (ies: AnyIe[]) => AnyIe[]): NGAPPDU {
-  assert.ok(pdu.choice !== null);
-  const body = pdu.value.value as { protocolIEs: AnyIe[] };
-  return {
-    ...pdu,
-    value: { ...pdu.value, value: { ...body, protocolIEs: change([...body.protocolIEs]) } },
-  } as NGAPPDU;
-}
 
 const appended = (ie: AnyIe) => (ies: AnyIe[]) => [...ies, ie];
 /** The first IE with `id` once more, right after itself. */
