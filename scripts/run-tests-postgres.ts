@@ -11,22 +11,40 @@
  * stopped and removed when the run ends.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgresCluster } from '../test/helpers/postgres-cluster.ts';
 
 /**
- * The storage tests, the HTTP API suites, the core's and the end-to-end suite (the simulator against the
- * real service; about 80 s on two cores) (docs/postgresql.md, "Tests").
+ * The storage tests, the HTTP API suites and the HTTP service under hostile input, the core's, the
+ * end-to-end suite (the simulator against the real service; about 80 s on two cores), and the files of
+ * the network and unit suites that open the service's storage (docs/postgresql.md, "Tests").
  */
-const POSTGRES_SUITES = ['test/storage', 'test/http', 'test/core', 'test/e2e'];
+const POSTGRES_SUITES = ['test/storage', 'test/http', 'test/hardening', 'test/core', 'test/e2e'];
+
+/**
+ * What marks a test file as one that opens the service's storage: a test app, the helper that gives a
+ * fresh database of the dialect the run asks for, or the AMF set's members built on it.
+ */
+const OPENS_STORAGE = /\bcreateTestApp\b|postgres-test-database\.ts|amf-set-members\.ts/;
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((file) => join(dir, file))
+    .filter((file) => file.endsWith('.test.ts'))
+    .sort();
+}
+
+/** The network and unit test files that open the storage: the rest of those suites never touch a database. */
+function storageTestFiles(): string[] {
+  return ['test/network', 'test/unit']
+    .flatMap(testFiles)
+    .filter((file) => OPENS_STORAGE.test(readFileSync(file, 'utf8')));
+}
 
 /** The system and process test files, as `npm run test:system` finds them. */
 function systemTestFiles(): string[] {
-  return ['test/process', 'test/system']
-    .flatMap((dir) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((file) => join(dir, file)))
-    .filter((file) => file.endsWith('.test.ts'))
-    .sort();
+  return ['test/process', 'test/system'].flatMap(testFiles);
 }
 
 function command(args: string[]): string[] {
@@ -41,7 +59,12 @@ function command(args: string[]): string[] {
     ];
   const valued = new Set(['--concurrency', '--groups']);
   const given = args.some((arg, i) => !arg.startsWith('--') && !valued.has(args[i - 1] ?? ''));
-  return ['--import', 'tsx', 'scripts/run-tests.ts', ...(given ? args : [...args, ...POSTGRES_SUITES])];
+  return [
+    '--import',
+    'tsx',
+    'scripts/run-tests.ts',
+    ...(given ? args : [...args, ...POSTGRES_SUITES, ...storageTestFiles()]),
+  ];
 }
 
 async function main(args: string[]): Promise<number> {
