@@ -85,6 +85,12 @@ export class N2Handover {
   behaviour: TargetBehaviour = 'admit';
   /** PDU session ids this node refuses as target (e.g. a slice it does not serve). */
   readonly refusedSessions = new Set<number>();
+  /**
+   * Whether this node as target offers DL forwarding tunnels (DL Forwarding UP TNL Information of the
+   * Handover Request Acknowledge Transfer, TS 38.413 9.3.4.11) where data forwarding is possible; false:
+   * a target without forwarding, whose Command then names none.
+   */
+  offersForwarding = true;
   /** RAN UE NGAP IDs for which a Downlink RAN Status Transfer came (TS 38.413 8.4.7). */
   readonly statusTransfers: number[] = [];
   /**
@@ -263,13 +269,17 @@ export class N2Handover {
       return this.#send(handoverFailure(amfUeNgapId, noResources));
     const ranUeNgapId = this.#ues.allocateForHandover();
     const items = request.pduSessionResourceSetupListHoReq;
-    const { admitted, failed } = this.#ues.sessions.setUpForHandover(
+    const setUp = this.#ues.sessions.setUpForHandover(
       ue,
       ranUeNgapId,
       items
         .filter((item) => !this.refusedSessions.has(item.pDUSessionID))
         .map((item) => ({ pduSessionId: item.pDUSessionID, transfer: item.handoverRequestTransfer })),
     );
+    const { failed } = setUp;
+    const admitted = this.offersForwarding
+      ? setUp.admitted
+      : setUp.admitted.map((session) => ({ ...session, forwarding: undefined }));
     if (admitted.length === 0) {
       this.#ues.sessions.connectionReleased(ranUeNgapId);
       return this.#send(handoverFailure(amfUeNgapId, noResources));
