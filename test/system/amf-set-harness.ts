@@ -103,6 +103,12 @@ export interface AmfSet {
   sql<T extends object>(query: string, ...parameters: (string | number)[]): Promise<T[]>;
   /** Starts a member that exited again (same name, pointer and addresses), waits until it serves. */
   restart(member: AmfSetMember): Promise<void>;
+  /**
+   * Starts another process under `member`'s AMF Name and pointer (an operator's mistake, or a restart on
+   * another host) with addresses of its own (N2, N3, TUN, data-network namespace); resolves once it
+   * listens on N2 or has exited (its `exited()`, `output()`). Ended by `stop` as the members are.
+   */
+  twin(member: AmfSetMember): Promise<AmfSetMember>;
   /** A fresh namespace with loopback up (for a UE's TUN), removed by `stop`. */
   namespace(): Promise<string>;
   /** Ends every process and namespace this set started; the logs to PMN_AMF_SET_LOG when set. */
@@ -141,6 +147,22 @@ export async function drain(set: AmfSet, member: AmfSetMember): Promise<ApiAnswe
     answer = await set.api(member, 'POST', '/api/v1/amf-set/drain');
   }
   return answer;
+}
+
+/** Member `index` of a set, not started: its own name and pointer, or `as`'s. */
+function newMember(index: number, dnNamespace: string, as?: AmfSetMember): AmfSetMember {
+  return {
+    index,
+    name: as?.name ?? `amf-${String.fromCharCode(97 + index)}`,
+    pointer: as?.pointer ?? index + 1,
+    n2Address: address(10 + index),
+    n3Address: address(20 + index),
+    dnNamespace,
+    child: undefined as unknown as ChildProcessWithoutNullStreams,
+    base: '',
+    output: () => '',
+    exited: () => Promise.resolve(),
+  };
 }
 
 /** Starts the set: the first member alone (it creates the key file and the first admin), then the rest. */
@@ -201,7 +223,7 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
     return { status: response.status, body: parsed, text };
   };
 
-  const spawnMember = async (member: AmfSetMember): Promise<void> => {
+  const spawnMember = async (member: AmfSetMember, { mayExit = false } = {}): Promise<void> => {
     const tun = `pmn${options.tag}n${member.index}x${id}`;
     const reach = (await options.databaseUrl?.(member.index, databaseUrl)) ?? databaseUrl;
     const args = [
@@ -236,6 +258,7 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
       () => gone || /N2 \(NGAP\) listening on/.test(output),
       () => `\n${output}`,
     );
+    if (gone && mayExit) return;
     assert.ok(!gone, `${member.name} exited at start:\n${output}`);
     member.base = /listening on (http:\/\/[^"\s]+)/.exec(output)?.[1] as string;
     // The UPF created its TUN at start; the data network's side of it lives in the member's namespace.
@@ -281,6 +304,16 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
       await spawnMember(member);
       await set.waitStates(member, { [member.name]: 'serving' });
     },
+    async twin(member) {
+      const index = members.length;
+      const dnNamespace = `pmn${options.tag}d${index}x${id}`;
+      await run('ip', ['netns', 'add', dnNamespace]);
+      namespaces.push(dnNamespace);
+      const twin = newMember(index, dnNamespace, member);
+      members.push(twin);
+      await spawnMember(twin, { mayExit: true });
+      return twin;
+    },
     async namespace() {
       const name = `pmn${options.tag}u${namespaces.length}x${id}`;
       await run('ip', ['netns', 'add', name]);
@@ -296,18 +329,7 @@ export async function startAmfSet(options: AmfSetOptions): Promise<AmfSet> {
       const dnNamespace = `pmn${options.tag}d${index}x${id}`;
       await run('ip', ['netns', 'add', dnNamespace]);
       namespaces.push(dnNamespace);
-      members.push({
-        index,
-        name: `amf-${String.fromCharCode(97 + index)}`,
-        pointer: index + 1,
-        n2Address: address(10 + index),
-        n3Address: address(20 + index),
-        dnNamespace,
-        child: undefined as unknown as ChildProcessWithoutNullStreams,
-        base: '',
-        output: () => '',
-        exited: () => Promise.resolve(),
-      });
+      members.push(newMember(index, dnNamespace));
     }
     const [first, ...rest] = members;
     assert.ok(first !== undefined, 'an AMF set of at least one member');

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
 import {
+  AmfNameTaken,
   AmfPointerTaken,
   createAmfSetMembership,
   type AmfSetMembership,
@@ -13,6 +14,7 @@ import { bits } from '../../../src/network/ngap/ngap-values.ts';
 import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf-set-members.ts';
 import { openStorage, type Storage } from '../../../src/storage/storage.ts';
 import { manualClock } from '../../helpers/test-app.ts';
+import { until } from '../../helpers/until.ts';
 
 const TIMING = { heartbeatMs: 5_000, leaseMs: 15_000 };
 const PLMN = { mcc: '001', mnc: '01' };
@@ -252,21 +254,64 @@ describe('AMF set membership (TS 23.501 5.21.2) on injected time', () => {
     assert.deepEqual([row?.n2Addresses, row?.radios, row?.state], [[], [], 'gone']);
   });
 
-  it('a second start under the same name takes the row over; the first stops being a member', async () => {
+  it('a second process under a live AMF Name is refused once the first writes its heartbeat, and takes nothing', async () => {
     const [t1, t2] = [manualClock(), manualClock()];
-    const first = member(store, { name: 'restart', setId: 50, pointer: 1 }, t1);
+    const first = member(store, { name: 'twin', setId: 50, pointer: 1 }, t1);
     await first.start();
-    // The restart of a crashed process: its own row's lease has not run out, and it starts at once.
-    const second = member(store, { name: 'restart', setId: 50, pointer: 1 }, t2);
-    await second.start();
+    const [before] = (await store.list()).filter((m) => m.name === 'twin');
+    const second = member(store, { name: 'twin', setId: 50, pointer: 1 }, t2);
+    const started = second.start();
+    const refused = assert.rejects(started, (error: unknown) => {
+      assert.ok(error instanceof AmfNameTaken, String(error));
+      assert.equal(error.holder.instance, before?.instance);
+      assert.match(error.message, /AMF name twin is in use/);
+      return true;
+    });
+    // The second waits for the first's lease; the first writes its heartbeat meanwhile.
+    await until('the second start to wait', () => t2.pendingTimers() === 1);
+    assert.deepEqual(
+      (await store.list()).find((m) => m.name === 'twin'),
+      before,
+      'nothing written',
+    );
     await beats(first, t1, 1);
-    assert.deepEqual(first.members(), []);
-    await beats(second, t2, 1);
-    assert.deepEqual(names(second), ['restart']);
+    t2.advance(TIMING.heartbeatMs);
+    await refused;
+    // The first is untouched: still a member, its row its own, its next heartbeat written.
+    await beats(first, t1, 1);
+    assert.equal(first.status(), 'member');
+    assert.deepEqual(names(first), ['twin']);
+    const [row] = (await store.list()).filter((m) => m.name === 'twin');
+    assert.equal(row?.instance, before?.instance);
+    assert.equal(row?.state, 'serving');
     await first.stop();
-    const [row] = (await store.list()).filter((m) => m.name === 'restart');
-    assert.equal(row?.state, 'serving', 'the first one leaving does not end the second one');
-    await second.stop();
+  });
+
+  it('the restart of a crashed process waits for its previous run’s lease, then joins; a clean stop waits for none', async () => {
+    const [t1, t2, t3] = [manualClock(), manualClock(), manualClock()];
+    const crashed = member(store, { name: 'restart', setId: 51, pointer: 1 }, t1);
+    await crashed.start();
+    // Crashed: its time stands still. The restart waits, reading the row each heartbeat, until its lease ends.
+    const restarted = member(store, { name: 'restart', setId: 51, pointer: 1 }, t2);
+    let joined = false;
+    const started = restarted.start().then(() => (joined = true));
+    for (let waited = 0; waited < TIMING.leaseMs; waited += TIMING.heartbeatMs) {
+      await until('the restart to wait', () => t2.pendingTimers() === 1);
+      assert.equal(joined, false, `joined after ${waited} ms, inside the previous run's lease`);
+      t2.advance(TIMING.heartbeatMs);
+    }
+    await started;
+    assert.equal(restarted.status(), 'member');
+    // The crashed run, were it only paused, finds its row taken at its next heartbeat and stops serving.
+    await beats(crashed, t1, 1);
+    assert.equal(crashed.status(), 'lost');
+    await restarted.stop();
+    // Its row says gone: the next start under the name joins at once.
+    const next = member(store, { name: 'restart', setId: 51, pointer: 1 }, t3);
+    await next.start();
+    assert.equal(next.status(), 'member');
+    await crashed.stop();
+    await next.stop();
   });
 });
 

@@ -69,6 +69,33 @@ function replacedBy(self: AmfSetMember, rows: readonly AmfSetMember[]): AmfSetMe
   return rows.find((row) => row.name === self.name && row.instance !== self.instance);
 }
 
+/**
+ * The live row of `self`'s AMF Name that another run of it wrote: that run may still serve under the
+ * name, its UEs' records and its sessions' address leases named by it (docs/amf-set.md, "One AMF Name,
+ * one process").
+ */
+function nameHolder(
+  self: AmfSetMember,
+  rows: readonly AmfSetMember[],
+  now: number,
+): AmfSetMember | undefined {
+  return rows.find(
+    (row) => row.name === self.name && row.instance !== self.instance && memberState(row, now) !== 'gone',
+  );
+}
+
+/** Refused start: another process under this AMF Name wrote its heartbeat while this one waited. */
+export class AmfNameTaken extends Error {
+  constructor(readonly holder: AmfSetMember) {
+    super(
+      `AMF name ${holder.name} is in use: another process wrote its AMF set heartbeat at ` +
+        `${new Date(holder.heartbeatAt).toISOString()} (lease until ${new Date(holder.leaseExpiresAt).toISOString()}): ` +
+        `stop that process first, or give this one another amf_name and amf_pointer`,
+    );
+    this.name = 'AmfNameTaken';
+  }
+}
+
 /** Refused start: another live member holds this member's AMF Pointer in its set. */
 export class AmfPointerTaken extends Error {
   constructor(readonly holder: AmfSetMember) {
@@ -250,11 +277,36 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   }
 
   return {
-    /** Joins the set: throws `AmfPointerTaken` when a live member holds this member's pointer. */
+    /**
+     * Joins the set: throws `AmfPointerTaken` when a live member holds this member's pointer. While its
+     * name's row is live under another run (a crashed run's lease, or a second process started by
+     * mistake), it waits for that lease to run out, reading the row every heartbeat: a heartbeat written
+     * meanwhile means that run is alive, and the start is refused (`AmfNameTaken`) before it took anything.
+     */
     async start(): Promise<void> {
-      const self = await row('serving');
-      const blocking = await store.write(self, (rows) => pointerHolder(self, rows, self.heartbeatAt));
-      if (blocking !== undefined) throw new AmfPointerTaken(blocking);
+      let self = await row('serving');
+      let waited: AmfSetMember | undefined;
+      for (;;) {
+        const now = self.heartbeatAt;
+        const blocking = await store.write(
+          self,
+          (rows) => pointerHolder(self, rows, now) ?? nameHolder(self, rows, now),
+        );
+        if (blocking === undefined) break;
+        if (blocking.name !== self.name) throw new AmfPointerTaken(blocking);
+        if (waited !== undefined && blocking.heartbeatAt !== waited.heartbeatAt)
+          throw new AmfNameTaken(blocking);
+        if (waited === undefined)
+          logger.warn(
+            { amf: identity.name, leaseExpiresAt: new Date(blocking.leaseExpiresAt).toISOString() },
+            `AMF set: the row of ${identity.name} is live under another run: waiting for its lease to run out ` +
+              '(a run that crashed), or refusing to start if that run writes its heartbeat (one still running)',
+          );
+        waited = blocking;
+        const wait = Math.max(1, Math.min(timing.heartbeatMs, blocking.leaseExpiresAt - now));
+        await new Promise<void>((resolve) => timers.after(wait, resolve));
+        self = await row('serving');
+      }
       leased(self.leaseExpiresAt);
       await read(self);
       logger.info(
