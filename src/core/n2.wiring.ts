@@ -38,6 +38,7 @@ import type { TransportAddress } from '../network/transport/n2-transport.ts';
 import type { Core } from './create-core.ts';
 import type { Component } from './lifecycle.ts';
 import { createNetworkFunctions, type NetworkFunctions } from './network-functions.ts';
+import { createNetworkWriteRetries } from './network-write-retries.ts';
 
 /** Where radios reach the AMF once N2 has started. */
 export interface N2Endpoint {
@@ -140,6 +141,8 @@ export function createN2(
   let stopRadioWrites: (() => void) | undefined;
   /** Stops telling the radios of the AMF's overload. */
   let stopOverload: (() => void) | undefined;
+  /** Abandons the network side's writes still waiting for the database. */
+  let stopWriteRetries: (() => void) | undefined;
 
   return {
     name: 'n2',
@@ -200,6 +203,14 @@ export function createN2(
         timers,
         count: (kind) => ngapMetrics(core.metrics).peerProblem(kind),
       });
+      // Writes no procedure waits for are tried again while the database is unavailable (bounded, counted).
+      const retried = createNetworkWriteRetries({
+        metrics: core.metrics,
+        clock: options.clock ?? systemClock,
+        timers,
+        logger,
+      });
+      stopWriteRetries = () => retried.stop();
       // The network functions side by side (network-functions.ts), unless a test brings its own UE side.
       const built =
         options.ue === undefined
@@ -210,10 +221,10 @@ export function createN2(
                 metrics: ngapMetrics(core.metrics),
                 peerLog,
                 // In the database: the AMF set's members share it, and a restart keeps it (docs/amf-set.md).
-                ueContexts: core.ports.ueContexts,
+                ueContexts: retried.ueContexts(core.ports.ueContexts),
               },
               // Shared by the AMF set where it runs (PostgreSQL), under this member's AMF Name.
-              addressLeases: core.ports.addressLeases(settings.amf.name),
+              addressLeases: retried.addressLeases(core.ports.addressLeases(settings.amf.name)),
               authenticationData: core.ports.authenticationData,
               subscriptionData: core.ports.subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,
@@ -232,7 +243,7 @@ export function createN2(
                       clock: options.clock ?? systemClock,
                     },
               sms: {
-                store: core.ports.smsStore,
+                store: retried.smsStore(core.ports.smsStore),
                 subscribers: core.ports.smsSubscribers,
                 clock: options.clock ?? systemClock,
                 smsc: {
@@ -381,6 +392,8 @@ export function createN2(
       core.ports.smscLink.running(undefined);
       await functions?.stop();
       functions = undefined;
+      stopWriteRetries?.();
+      stopWriteRetries = undefined;
       core.amfSet.drainable(undefined);
       drain?.stop();
       drain = undefined;

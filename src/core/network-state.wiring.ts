@@ -6,8 +6,10 @@ import { createNetworkState } from '../network/network-state.ts';
 import type { ConfigurationEvents } from '../network/ports/configuration-events.ts';
 import type { SubscriberViews } from '../network/ports/subscriber-views.ts';
 import { createSubscriberViewWriter } from '../network/subscriber-view-writer.ts';
+import { createWriteRetry } from '../network/write-retry.ts';
 import { createRadiosService, type PeerRadios } from '../resources/radios/radios.service.ts';
 import { createPeerViews } from '../resources/subscribers/peer-views.ts';
+import { writeRetryCounters } from './network-write-retries.ts';
 import type { CoreWiring } from './wiring.ts';
 
 const GONE_ROWS_INTERVAL_MS = 10 * 60_000;
@@ -54,13 +56,24 @@ export function wireNetworkState(
       self: () => amfSet.self(),
       timers: deps.timers,
       logger: deps.logger,
+      retry: createWriteRetry({
+        store: 'subscriber_views',
+        counters: writeRetryCounters(core.metrics),
+        clock: deps.clock,
+        timers: deps.timers,
+        logger: deps.logger,
+      }),
     });
   if (views !== undefined && viewWriter !== undefined) {
     amfSet.onRunning(() => void viewWriter.started());
     // The changes gathered when this member stops are written before the database closes.
     core.component({
       name: 'AMF set read model',
-      stop: () => viewWriter.flush().finally(() => viewWriter.stop()),
+      // Stopped first: a write the database refuses now is not tried again for a minute.
+      stop: () => {
+        viewWriter.stop();
+        return viewWriter.flush();
+      },
     });
     // Rows of members that died or left are never read (the reads name live members); this drops them.
     core.job({

@@ -3,21 +3,22 @@ import type { Timers } from '../clock.ts';
 import type { NetworkEvents } from './events/network-events.ts';
 import type { NetworkState } from './network-state.ts';
 import type { SubscriberView, SubscriberViewWrites } from './ports/subscriber-views.ts';
+import { WriteAbandoned, type WriteRetry } from './write-retry.ts';
 
 /**
  * How long changes gather before one write: a registration's messages arrive within it, so each
  * procedure costs about one row write, and many UEs' changes share one statement.
  */
 export const VIEW_WRITE_DELAY_MS = 50;
-/** After a failed write (the database away), the next try; the changes keep gathering meanwhile. */
-export const VIEW_RETRY_DELAY_MS = 1_000;
 
 /**
  * Writes this member's view of its subscribers to the AMF set's read model (docs/amf-set.md, "One view
  * of the network"), from the network's events: the subscribers an event touched are marked, and after
  * `VIEW_WRITE_DELAY_MS` their rows are written as network state shows them then, in one write; one write
  * is in flight at a time. Nothing is written while this process is no member (`self()` undefined). A
- * write that fails is logged and its subscribers are written with the next one.
+ * write is tried again while the database is unavailable (`retry`, bounded and counted; the changes keep
+ * gathering meanwhile, for the next write); one given up is logged, and its subscribers' rows are written
+ * again at their next change.
  */
 export function createSubscriberViewWriter(deps: {
   events: NetworkEvents;
@@ -26,8 +27,9 @@ export function createSubscriberViewWriter(deps: {
   self: () => string | undefined;
   timers: Timers;
   logger: Logger;
+  retry: WriteRetry;
 }) {
-  const { events, state, views, self, timers, logger } = deps;
+  const { events, state, views, self, timers, logger, retry } = deps;
   /** IMSI -> written (its view) or removed (deleted from the configuration). */
   const marked = new Map<string, 'write' | 'remove'>();
   const radiosGone = new Set<string>();
@@ -36,10 +38,12 @@ export function createSubscriberViewWriter(deps: {
   let scheduled: (() => void) | undefined;
   let inFlight: Promise<void> | undefined;
   let written: string | undefined;
+  /** Stopped: a write in flight is not tried again, and the last flush makes one attempt. */
+  let stopped = false;
 
-  function schedule(delayMs = VIEW_WRITE_DELAY_MS): void {
+  function schedule(): void {
     if (scheduled !== undefined || inFlight !== undefined) return;
-    scheduled = timers.after(delayMs, () => {
+    scheduled = timers.after(VIEW_WRITE_DELAY_MS, () => {
       scheduled = undefined;
       void flush();
     });
@@ -85,20 +89,29 @@ export function createSubscriberViewWriter(deps: {
       removed: [...batch].filter(([, kind]) => kind === 'remove').map(([imsi]) => imsi),
       radiosGone: gone,
     };
-    let failed = false;
     inFlight = (async () => {
       try {
-        // A new run of this member starts from nothing: rows of its previous run describe lost state.
-        if (written !== amf) {
-          await views.clear(amf);
-          written = amf;
-        }
-        await views.write(amf, change);
+        await retry.run(
+          async () => {
+            // A new run of this member starts from nothing: rows of its previous run describe lost state.
+            if (written !== amf) {
+              await views.clear(amf);
+              written = amf;
+            }
+            await views.write(amf, change);
+          },
+          () => stopped || self() !== amf,
+        );
       } catch (error) {
-        failed = true;
-        logger.warn({ err: error, subscribers: batch.size }, 'the AMF set read model was not written');
-        for (const [imsi, kind] of batch) if (!marked.has(imsi)) marked.set(imsi, kind);
-        for (const radio of gone) radiosGone.add(radio);
+        if (error instanceof WriteAbandoned) {
+          // Not given up: what it held is written with the next write, if there is one.
+          for (const [imsi, kind] of batch) if (!marked.has(imsi)) marked.set(imsi, kind);
+          for (const radio of gone) radiosGone.add(radio);
+        } else
+          logger.error(
+            { err: error, subscribers: batch.size },
+            'the AMF set read model was not written: given up; its rows are written again at their next change',
+          );
       }
     })();
     try {
@@ -106,9 +119,7 @@ export function createSubscriberViewWriter(deps: {
     } finally {
       inFlight = undefined;
     }
-    if (failed || marked.size > 0 || radiosGone.size > 0) {
-      schedule(failed ? VIEW_RETRY_DELAY_MS : VIEW_WRITE_DELAY_MS);
-    }
+    if (!stopped && (marked.size > 0 || radiosGone.size > 0)) schedule();
   }
 
   /** The radio's association ended (or another took its id): rows naming it as serving radio lose it. */
@@ -156,7 +167,9 @@ export function createSubscriberViewWriter(deps: {
       written = undefined;
       return flush();
     },
+    /** Stops hearing of changes; a write in flight is not tried again (a last `flush` may follow). */
     stop(): void {
+      stopped = true;
       scheduled?.();
       scheduled = undefined;
       for (const off of unsubscribe) off();

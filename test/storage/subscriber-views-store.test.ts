@@ -5,8 +5,11 @@ import { createNetworkEvents } from '../../src/network/events/network-events.ts'
 import { createNetworkState, type PduSession } from '../../src/network/network-state.ts';
 import type { SubscriberViewWrites, SubscriberViews } from '../../src/network/ports/subscriber-views.ts';
 import { createSubscriberViewWriter, VIEW_WRITE_DELAY_MS } from '../../src/network/subscriber-view-writer.ts';
+import { createWriteRetry } from '../../src/network/write-retry.ts';
+import { OverloadedError } from '../../src/errors.ts';
 import { createSubscriberViewsStore } from '../../src/storage/network-ports/subscriber-views-store.ts';
 import { createTestApp, manualClock, type TestApp } from '../helpers/test-app.ts';
+import { until } from '../helpers/until.ts';
 
 /**
  * The AMF set's read model of subscribers (migration 0024; docs/amf-set.md, "One view of the network"):
@@ -57,6 +60,13 @@ describe('the AMF set read model of subscribers', () => {
       self: () => name,
       timers: clock,
       logger: pino({ level: 'silent' }),
+      retry: createWriteRetry({
+        store: 'subscriber_views',
+        counters: { retried: () => undefined, failed: () => undefined },
+        clock,
+        timers: clock,
+        logger: pino({ level: 'silent' }),
+      }),
     });
     return { events, state, writer, rename: (next: string) => void (name = next) };
   }
@@ -157,21 +167,35 @@ describe('the AMF set read model of subscribers', () => {
     writer.stop();
   });
 
-  it('a write that fails is logged and its subscribers written with the next one', async () => {
-    let failures = 1;
+  it('a write the database refuses while unavailable is tried again until it lands; a refused one is given up', async () => {
+    let failures = 2;
+    const unavailable = new OverloadedError('the database is unavailable (57P01); try again', 1);
     const flaky: SubscriberViewWrites = {
-      write: (amf, change) =>
-        failures-- > 0 ? Promise.reject(new Error('database away')) : store.write(amf, change),
+      write: (amf, change) => (failures-- > 0 ? Promise.reject(unavailable) : store.write(amf, change)),
       clear: (amf) => store.clear(amf),
       keepOnly: (live) => store.keepOnly(live),
     };
     const { events, writer } = member({ views: flaky });
     events.emit('ue.registered', { supi: imsi(1), radio: 'gnb-1', registration: REGISTRATION });
-    await writer.flush();
+    const flushed = writer.flush();
+    // Two attempts refused: each waits its pause (100 ms, then 200 ms) on the test's clock.
+    await until('the first pause', () => failures === 1 && clock.pendingTimers() > 0);
+    clock.advance(100);
+    await until('the second pause', () => failures === 0 && clock.pendingTimers() > 0);
     assert.deepEqual(await store.views(imsi(1), ['amf-a']), []);
-    await writer.flush();
+    clock.advance(200);
+    await flushed;
     assert.equal((await store.views(imsi(1), ['amf-a']))[0]?.registered, true);
+
+    // Anything but an unavailable database is not tried again: the change waits for the subscriber's next.
+    const refused: SubscriberViewWrites = { ...flaky, write: () => Promise.reject(new Error('a bug')) };
+    const second = member({ views: refused });
+    second.events.emit('ue.registered', { supi: imsi(2), radio: 'gnb-1', registration: REGISTRATION });
+    await second.writer.flush();
+    assert.equal(clock.pendingTimers(), 0, 'no retry waits');
+    assert.deepEqual(await store.views(imsi(2), ['amf-a']), []);
     writer.stop();
+    second.writer.stop();
   });
 
   it('a row another client spoiled reads as a view of nothing seen, never a failure', async () => {

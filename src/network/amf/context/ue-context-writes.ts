@@ -5,6 +5,7 @@ import type {
   UeContextRecord,
   UeContextStore,
 } from '../../ports/ue-contexts.ts';
+import { WriteAbandoned } from '../../write-retry.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { ueContextRecord } from './ue-context-record.ts';
 
@@ -14,8 +15,10 @@ export type UeContextWriteFailure = 'error' | 'fenced';
 /**
  * The AMF's writes to the UE context port. The AMF's objects stay the working copy; a procedure that
  * changed what the record holds asks for a write at its end and goes on without waiting, so the port's
- * latency never holds a NAS message back. A failed write is logged (without the record: KAMF is in it)
- * and counted, never thrown into the protocol; the next write of the UE stores its context again.
+ * latency never holds a NAS message back. The store given tries a write again while the database is
+ * unavailable (core/network-write-retries.ts); one that fails for good is logged (without the record:
+ * KAMF is in it) and counted, never thrown into the protocol; the next write of the UE stores its
+ * context again.
  *
  * Ownership (docs/amf-set.md): a UE context's first write takes the UE over whatever is stored (this AMF
  * has just authenticated it), and the epoch the store hands back (`AmfUe.contextEpoch`) goes with every
@@ -120,6 +123,8 @@ export function createUeContextWrites(options: {
         return true;
       }
     } catch (error) {
+      // The network side stopped while the database was away: nothing was lost that a run will read.
+      if (error instanceof WriteAbandoned) return false;
       options.failed('error');
       logger.error({ supi, err: error }, 'AMF: UE context write failed; the AMF serves the UE from memory');
     }
