@@ -7,6 +7,7 @@ import {
 } from '../../../src/network/ngap/transport-layer-address.ts';
 import {
   buildAMFConfigurationUpdateAcknowledge,
+  buildAMFConfigurationUpdateFailure,
   buildRANConfigurationUpdate,
   readAMFConfigurationUpdate,
 } from '../../../src/network/ngap/generated/messages.ts';
@@ -188,6 +189,144 @@ describe('Further TNL associations of a radio (TS 38.413 8.7.3.2, TS 23.502 4.2.
     emitted.add(notOffered.received);
     emitted.add(otherNode.received);
     emitted.add(twice.received);
+    await h.close();
+  });
+});
+
+/** The AMF TNL association lists of an AMF Configuration Update, as endpoints with usage and weight. */
+function tnlListsOf(pdu: NGAPPDU) {
+  const read = readAMFConfigurationUpdate(pdu);
+  assert.ok(read.ok);
+  const { message } = read;
+  return {
+    described: message.servedGuamiList !== undefined,
+    toAdd: message.amfTnlAssociationToAddList?.map((item) => ({
+      endpoint: endpointOf(item.aMFTNLAssociationAddress),
+      usage: item.tNLAssociationUsage,
+      weight: item.tNLAddressWeightFactor,
+    })),
+    toRemove: message.amfTnlAssociationToRemoveList?.map((item) => endpointOf(item.aMFTNLAssociationAddress)),
+    toUpdate: message.amfTnlAssociationToUpdateList?.map((item) => ({
+      endpoint: endpointOf(item.aMFTNLAssociationAddress),
+      usage: item.tNLAssociationUsage,
+      weight: item.tNLAddressWeightFactor,
+    })),
+  };
+}
+
+describe('A change of the further endpoints (TS 38.413 8.7.3.2 To Add, To Remove, To Update Lists)', () => {
+  const ADDED: OfferedEndpoint = { address: '127.0.0.12', port: 38414, usage: 'ue', weight: 7 };
+
+  it('the radio is told what was added, removed and updated; the removed endpoint is closed after the response time, its associations with it', async () => {
+    const h = await createHarness({ furtherEndpoints: FURTHER });
+    const { first, second } = await twoAssociations(h);
+    const bound = await h.n2.changeFurtherEndpoints([{ ...JOINED, usage: 'non-ue', weight: 3 }, ADDED]);
+    assert.deepEqual(bound, [{ ...JOINED, usage: 'non-ue', weight: 3 }, ADDED]);
+    await h.settled();
+    assert.equal(first.types().at(-1), 'AMFConfigurationUpdate');
+    assert.deepEqual(tnlListsOf(first.received.at(-1)!.pdu), {
+      described: false,
+      toAdd: [{ endpoint: { address: '127.0.0.12', port: 38414 }, usage: 'ue', weight: 7 }],
+      toRemove: [{ address: '127.0.0.10', port: 38413 }],
+      toUpdate: [{ endpoint: { address: '127.0.0.11', port: 38412 }, usage: 'non-ue', weight: 3 }],
+    });
+    // The AMF's own choices follow the usage the radio is told of.
+    assert.deepEqual(
+      h.state.radios()[0]?.associations?.map((a) => a.usage),
+      ['both', 'non-ue'],
+    );
+    first.send(
+      buildAMFConfigurationUpdateAcknowledge({
+        amfTnlAssociationSetupList: [{ aMFTNLAssociationAddress: cpTransportLayerInformation(ADDED) }],
+      }),
+    );
+    await h.settled();
+    const third = await h.connect('127.0.0.1', ADDED);
+    third.send(joiningUpdate(), 0);
+    // The removed endpoint listens until the radios had the time to answer, but nothing joins on it.
+    const late = await h.connect('127.0.0.1', UE_ONLY);
+    late.send(joiningUpdate(), 0);
+    await h.settled();
+    assert.deepEqual(third.types(), ['RANConfigurationUpdateAcknowledge']);
+    assert.deepEqual(late.types(), ['RANConfigurationUpdateFailure']);
+    assert.deepEqual(
+      h.state.radios()[0]?.associations?.map((a) => a.usage),
+      ['both', 'non-ue', 'ue'],
+    );
+    h.clock.advance(10_000);
+    await h.settled();
+    await assert.rejects(h.connect('127.0.0.1', UE_ONLY));
+
+    // Removing an endpoint a radio kept an association with: the association ends with its listener.
+    await h.n2.changeFurtherEndpoints([ADDED]);
+    await h.settled();
+    assert.deepEqual(tnlListsOf(first.received.at(-1)!.pdu), {
+      described: false,
+      toAdd: undefined,
+      toRemove: [{ address: '127.0.0.11', port: 38412 }],
+      toUpdate: undefined,
+    });
+    first.send(buildAMFConfigurationUpdateAcknowledge({}));
+    await h.settled();
+    assert.equal(second.events.length, 0);
+    h.clock.advance(10_000);
+    await h.settled();
+    assert.ok(second.events.some((e) => e.type === 'shutdown-complete' || e.type === 'communication-lost'));
+    assert.deepEqual(
+      h.state.radios()[0]?.associations?.map((a) => a.usage),
+      ['both', 'ue'],
+    );
+    emitted.add(first.received);
+    emitted.add(third.received);
+    emitted.add(late.received);
+    await h.close();
+  });
+
+  it('a radio that refuses keeps the endpoints as it knew them: the retry after Time to Wait tells the change again', async () => {
+    const h = await createHarness({ furtherEndpoints: FURTHER });
+    const { first } = await twoAssociations(h);
+    await h.n2.changeFurtherEndpoints([JOINED, UE_ONLY, ADDED]);
+    await h.settled();
+    assert.deepEqual(tnlListsOf(first.received.at(-1)!.pdu).toAdd, [
+      { endpoint: { address: '127.0.0.12', port: 38414 }, usage: 'ue', weight: 7 },
+    ]);
+    first.send(
+      buildAMFConfigurationUpdateFailure({
+        cause: { choice: 'misc', value: 'control-processing-overload' },
+        timeToWait: 'v1s',
+      }),
+    );
+    await h.settled();
+    const told = first.received.length;
+    h.clock.advance(1000);
+    await h.settled();
+    assert.equal(first.received.length, told + 1);
+    const retry = tnlListsOf(first.received.at(-1)!.pdu);
+    assert.equal(retry.described, true);
+    assert.deepEqual(retry.toAdd, [
+      { endpoint: { address: '127.0.0.12', port: 38414 }, usage: 'ue', weight: 7 },
+    ]);
+    first.send(buildAMFConfigurationUpdateAcknowledge({}));
+    // Nothing changed since: no further update.
+    await h.n2.changeFurtherEndpoints([JOINED, UE_ONLY, ADDED]);
+    await h.settled();
+    assert.equal(first.received.length, told + 1);
+    emitted.add(first.received);
+    await h.close();
+  });
+
+  it('an endpoint that cannot be listened on changes nothing', async () => {
+    const h = await createHarness({ furtherEndpoints: FURTHER });
+    const { first } = await twoAssociations(h);
+    const before = first.received.length;
+    // The AMF's first endpoint is taken.
+    await assert.rejects(
+      h.n2.changeFurtherEndpoints([ADDED, { ...ADDED, address: '127.0.0.10', port: 38412 }]),
+    );
+    await h.settled();
+    assert.equal(first.received.length, before);
+    // The added endpoint's listener was closed again: a later change can open it.
+    assert.deepEqual(await h.n2.changeFurtherEndpoints([...FURTHER, ADDED]), [...FURTHER, ADDED]);
     await h.close();
   });
 });

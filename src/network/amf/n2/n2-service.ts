@@ -21,7 +21,7 @@ import { NgapAssociation, type AssociationContext, type AssociationTiming } from
 import { createNgapRecorder } from './ngap-recorder.ts';
 import { sameServedNetwork, servedNetworkOf, type ServedNetwork } from '../context/served-network.ts';
 import type { UeSignalling } from './ue-signalling.ts';
-import type { OfferedEndpoint } from './tnl-associations.ts';
+import { endpointKey, type OfferedEndpoint } from './tnl-associations.ts';
 
 export const DEFAULT_ASSOCIATION_TIMING: AssociationTiming = {
   ngSetupTimeoutMs: 30_000,
@@ -76,6 +76,9 @@ export function createN2Service(options: N2ServiceOptions) {
   let listener: N2Listener | undefined;
   /** The further endpoints' listeners and the endpoints as bound (the port a 0 got). */
   let further: { listener: N2Listener; endpoint: OfferedEndpoint }[] = [];
+  /** Listeners of endpoints no longer offered, closed once the radios had time to remove their associations. */
+  const retiring = new Set<{ listener: N2Listener; cancel: () => void }>();
+  let changingEndpoints: Promise<unknown> = Promise.resolve();
   let unsubscribe: (() => void) | undefined;
   let unsubscribeSet: (() => void) | undefined;
   /** The served GUAMIs last announced, as JSON: a change of the set that leaves them alike is not sent. */
@@ -166,6 +169,34 @@ export function createN2Service(options: N2ServiceOptions) {
     return refreshing;
   }
 
+  /** Each association reaching `endpoint` (undefined: the first endpoint) gets its handler. */
+  const acceptFrom =
+    (endpoint?: OfferedEndpoint): AcceptAssociation =>
+    (association, up) => {
+      const peer = up.peerAddresses.length > 0 ? up.peerAddresses : [association.remote];
+      if (!admitted(peer.map((a) => a.address))) {
+        // Refused before any NGAP is read: nothing the peer sends is decoded or recorded.
+        association.abort('peer not admitted by the N2 allowlist');
+        peerLog.warn(
+          'peer_not_allowed',
+          peer[0]?.address ?? '',
+          { addresses: peer.map((a) => a.address) },
+          'N2 association from a peer the allowlist does not admit aborted',
+        );
+        return IGNORED;
+      }
+      const handler = new NgapAssociation(association, up, context, endpoint);
+      associations.add(handler);
+      return {
+        message: (message) => handler.message(message),
+        event: (event) => {
+          handler.event(event);
+          if (event.type === 'communication-lost' || event.type === 'shutdown-complete')
+            associations.delete(handler);
+        },
+      };
+    };
+
   return {
     async start(): Promise<void> {
       const loaded = await load();
@@ -181,43 +212,16 @@ export function createN2Service(options: N2ServiceOptions) {
         announced = next;
         for (const association of associations) association.configurationChanged();
       });
-      /** Each association reaching `endpoint` (undefined: the first endpoint) gets its handler. */
-      const accept =
-        (endpoint?: OfferedEndpoint): AcceptAssociation =>
-        (association, up) => {
-          const peer = up.peerAddresses.length > 0 ? up.peerAddresses : [association.remote];
-          if (!admitted(peer.map((a) => a.address))) {
-            // Refused before any NGAP is read: nothing the peer sends is decoded or recorded.
-            association.abort('peer not admitted by the N2 allowlist');
-            peerLog.warn(
-              'peer_not_allowed',
-              peer[0]?.address ?? '',
-              { addresses: peer.map((a) => a.address) },
-              'N2 association from a peer the allowlist does not admit aborted',
-            );
-            return IGNORED;
-          }
-          const handler = new NgapAssociation(association, up, context, endpoint);
-          associations.add(handler);
-          return {
-            message: (message) => handler.message(message),
-            event: (event) => {
-              handler.event(event);
-              if (event.type === 'communication-lost' || event.type === 'shutdown-complete')
-                associations.delete(handler);
-            },
-          };
-        };
       try {
         listener = await transport.listen(
           { addresses: options.listen.addresses, port: options.listen.port },
-          accept(),
+          acceptFrom(),
         );
         for (const wanted of options.furtherEndpoints ?? []) {
           const bound: OfferedEndpoint = { ...wanted };
           const opened = await transport.listen(
             { addresses: [wanted.address], port: wanted.port },
-            accept(bound),
+            acceptFrom(bound),
           );
           bound.port = opened.local[0]?.port ?? wanted.port;
           further.push({ listener: opened, endpoint: bound });
@@ -241,7 +245,10 @@ export function createN2Service(options: N2ServiceOptions) {
       unsubscribe = undefined;
       unsubscribeSet?.();
       unsubscribeSet = undefined;
-      await Promise.all(further.map((f) => f.listener.close()));
+      await changingEndpoints;
+      for (const retired of retiring) retired.cancel();
+      await Promise.all([...further, ...retiring].map((f) => f.listener.close()));
+      retiring.clear();
       further = [];
       await listener?.close();
       listener = undefined;
@@ -252,6 +259,61 @@ export function createN2Service(options: N2ServiceOptions) {
     /** The bound addresses and SCTP port; empty before start. */
     local(): readonly TransportAddress[] {
       return listener?.local ?? [];
+    },
+
+    /**
+     * The further endpoints change (`n2_further_endpoints`, docs/n2.md): an endpoint is the same when its
+     * address and port are (as bound; port 0 opens a new one). Added ones are listened on before any radio
+     * hears of them; every connected radio gets AMF Configuration Update with the AMF TNL Association To
+     * Add, To Remove and To Update Lists (TS 38.413 8.7.3.2); a removed endpoint's listener is closed
+     * once the radios had the time to answer (the response timeout), which shuts down an association a
+     * radio kept on it. The endpoints as bound; a listen that fails changes nothing and throws.
+     */
+    changeFurtherEndpoints(next: readonly OfferedEndpoint[]): Promise<readonly OfferedEndpoint[]> {
+      const change = changingEndpoints.then(async () => {
+        if (listener === undefined) throw new Error('N2 service not started');
+        const bound = new Map(further.map((f) => [endpointKey(f.endpoint), f]));
+        const wanted = new Set(next.filter((e) => e.port !== 0).map(endpointKey));
+        const opened: { listener: N2Listener; endpoint: OfferedEndpoint }[] = [];
+        const kept: { listener: N2Listener; endpoint: OfferedEndpoint }[] = [];
+        try {
+          for (const endpoint of next) {
+            const same = endpoint.port === 0 ? undefined : bound.get(endpointKey(endpoint));
+            if (same !== undefined) {
+              kept.push({ listener: same.listener, endpoint: { ...same.endpoint, ...endpoint } });
+              continue;
+            }
+            const fresh: OfferedEndpoint = { ...endpoint };
+            const listening = await transport.listen(
+              { addresses: [endpoint.address], port: endpoint.port },
+              acceptFrom(fresh),
+            );
+            fresh.port = listening.local[0]?.port ?? endpoint.port;
+            const entry = { listener: listening, endpoint: fresh };
+            opened.push(entry);
+            kept.push(entry);
+          }
+        } catch (error) {
+          await Promise.all(opened.map((f) => f.listener.close()));
+          throw error;
+        }
+        const gone = further.filter((f) => !wanted.has(endpointKey(f.endpoint)));
+        further = kept;
+        for (const association of associations) association.furtherEndpointsChanged();
+        for (const { listener: old } of gone) {
+          const retired = {
+            listener: old,
+            cancel: options.timers.after(context.timing.responseTimeoutMs, () => {
+              retiring.delete(retired);
+              void old.close();
+            }),
+          };
+          retiring.add(retired);
+        }
+        return further.map((f) => f.endpoint);
+      });
+      changingEndpoints = change.catch(() => undefined);
+      return change;
     },
 
     /** Resolves once a configuration change in flight has reached the radios (tests, shutdown). */

@@ -41,7 +41,6 @@ import { decideNgSetup, ranNodeName } from './ng-setup.ts';
 import { readNgapHeader } from '../../ngap/ngap-header.ts';
 import {
   amfConfigurationUpdate,
-  amfTnlAssociationOffer,
   amfStatusIndication,
   errorIndication,
   ngReset,
@@ -55,7 +54,7 @@ import {
   carriesNonUe,
   carriesUe,
   endpointKey,
-  tnlAssociationToAddList,
+  tnlAssociationChange,
   tnlSetupReport,
   type OfferedEndpoint,
   type TnlSetupReport,
@@ -121,7 +120,13 @@ export interface AssociationContext {
 type InitiatedProcedure =
   | { state: 'idle' }
   /** Sent; `again` when the configuration changed meanwhile, so the answer is followed by a new update. */
-  | { state: 'awaiting-response'; cancelTimer: () => void; again: boolean }
+  | {
+      state: 'awaiting-response';
+      cancelTimer: () => void;
+      again: boolean;
+      /** What the radio knew of the further endpoints before this update (kept when it is refused). */
+      told?: ReadonlyMap<string, OfferedEndpoint>;
+    }
   /** Refused with Time to Wait (8.7.3.4): the update is sent again when it has passed. */
   | { state: 'waiting-to-retry'; cancelTimer: () => void };
 
@@ -139,7 +144,10 @@ interface ConnectedRadio {
   reset: InitiatedProcedure;
   /** The live associations serving the radio, the NG Setup one first (usage both). */
   members: Member[];
-  /** The endpoints offered in AMF TNL Association To Add List, by `endpointKey`; none before the offer. */
+  /**
+   * The further endpoints as the radio was told of them (AMF TNL Association To Add, To Remove, To Update
+   * Lists), by `endpointKey`; none before the offer.
+   */
   offered: ReadonlyMap<string, OfferedEndpoint>;
   /** What the radio's AMF Configuration Update Acknowledge reported of them. */
   tnl: TnlSetupReport | undefined;
@@ -421,7 +429,7 @@ export class NgapAssociation implements AssociationHandler {
       if (this.#answered('configurationUpdate', pdu)) this.#tnlReported(acknowledge);
     },
     AMFConfigurationUpdateFailure: (failure, pdu) =>
-      this.#answered('configurationUpdate', pdu, failure.timeToWait),
+      this.#answered('configurationUpdate', pdu, { timeToWait: failure.timeToWait }),
   });
 
   #dispatch(pdu: NGAPPDU, messageType: string, streamId: number, context: RadioRecordContext): void {
@@ -591,10 +599,21 @@ export class NgapAssociation implements AssociationHandler {
    * naming its Global RAN Node ID (TS 38.412 7, TS 38.413 8.7.2.2; see #joined).
    */
   #offer(radio: ConnectedRadio): void {
-    const offers = this.#context.offers();
-    if (offers.length === 0) return;
-    radio.offered = new Map(offers.map((endpoint) => [endpointKey(endpoint), endpoint]));
-    this.#sendConfigurationUpdate(radio, amfTnlAssociationOffer(tnlAssociationToAddList(offers)));
+    if (tnlAssociationChange(radio.offered, this.#context.offers()) === undefined) return;
+    this.#sendConfigurationUpdate(radio, false);
+  }
+
+  /**
+   * The further endpoints changed (`N2Service.changeFurtherEndpoints`): AMF Configuration Update with the
+   * AMF TNL Association To Add, To Remove and To Update Lists (8.7.3.2), one at a time as
+   * `configurationChanged`; a pending update is followed by one that carries the change.
+   */
+  furtherEndpointsChanged(): void {
+    const radio = this.#spokenFor();
+    if (radio === undefined || tnlAssociationChange(radio.offered, this.#context.offers()) === undefined)
+      return;
+    if (radio.configurationUpdate.state === 'idle') this.#sendConfigurationUpdate(radio, false);
+    else if (radio.configurationUpdate.state === 'awaiting-response') radio.configurationUpdate.again = true;
   }
 
   /** AMF Configuration Update Acknowledge's AMF TNL Association Setup and Failed To Setup lists, logged. */
@@ -648,11 +667,15 @@ export class NgapAssociation implements AssociationHandler {
     if (endpoint === undefined || node === undefined) return;
     const owner = this.#context.owners.get(node.id);
     const phase = owner === undefined ? undefined : owner.#phase;
-    if (phase?.phase !== 'ready' || !phase.radio.offered.has(endpointKey(endpoint))) return;
+    const key = endpointKey(endpoint);
+    const offered = phase?.phase === 'ready' ? phase.radio.offered.get(key) : undefined;
+    if (phase?.phase !== 'ready' || offered === undefined) return;
     // One association per offered endpoint (8.7.3.2 reports each once): a radio's associations stay bounded.
-    if (phase.radio.members.some((member) => member.association.#endpoint === endpoint)) return;
+    const reached = (member: Member): boolean =>
+      member.association.#endpoint !== undefined && endpointKey(member.association.#endpoint) === key;
+    if (phase.radio.members.some(reached)) return;
     this.#stopSetupTimer();
-    phase.radio.members.push({ association: this, usage: endpoint.usage });
+    phase.radio.members.push({ association: this, usage: offered.usage });
     this.#phase = { phase: 'ready', radio: phase.radio };
     this.#context.events.emit('radio.updated', {
       id: phase.radio.id,
@@ -662,8 +685,8 @@ export class NgapAssociation implements AssociationHandler {
       {
         radio: phase.radio.name,
         address: this.#address,
-        endpoint: endpointKey(endpoint),
-        usage: endpoint.usage,
+        endpoint: key,
+        usage: offered.usage,
       },
       'N2: a further TNL association of the radio joined it',
     );
@@ -694,7 +717,12 @@ export class NgapAssociation implements AssociationHandler {
    * The radio answered a procedure the AMF initiated (on any of its associations), or answered something
    * never asked; true for an awaited answer.
    */
-  #answered(procedure: 'configurationUpdate' | 'reset', pdu: DecodedPdu, timeToWait?: TimeToWait): boolean {
+  #answered(
+    procedure: 'configurationUpdate' | 'reset',
+    pdu: DecodedPdu,
+    /** The radio's AMF Configuration Update Failure. */
+    failure?: { timeToWait: TimeToWait | undefined },
+  ): boolean {
     const radio = this.#phase.phase === 'ready' ? this.#phase.radio : undefined;
     const pending = radio?.[procedure];
     if (radio === undefined || pending?.state !== 'awaiting-response') {
@@ -707,9 +735,11 @@ export class NgapAssociation implements AssociationHandler {
     }
     pending.cancelTimer();
     radio[procedure] = { state: 'idle' };
+    // 8.7.3.4: a radio that refused keeps its configuration, the further endpoints as it knew them.
+    if (failure !== undefined && pending.told !== undefined) radio.offered = pending.told;
     const owner = this.#context.owners.get(radio.id);
     if (procedure !== 'configurationUpdate' || owner === undefined) return true;
-    owner.#configurationAnswered(radio, pending.again, timeToWait);
+    owner.#configurationAnswered(radio, pending.again, failure?.timeToWait);
     return true;
   }
 
@@ -729,24 +759,47 @@ export class NgapAssociation implements AssociationHandler {
     }
   }
 
-  /** AMF Configuration Update with the AMF's description as it is now, or `pdu` (the TNL offer). */
-  #sendConfigurationUpdate(radio: ConnectedRadio, pdu?: NGAPPDU): void {
+  /**
+   * AMF Configuration Update with the AMF's description as it is now (unless `description` is false) and
+   * the AMF TNL association lists when the further endpoints differ from what the radio was told.
+   */
+  #sendConfigurationUpdate(radio: ConnectedRadio, description = true): void {
     const { identity } = this.#context;
+    const offers = this.#context.offers();
+    const told = radio.offered;
+    const tnl = tnlAssociationChange(told, offers);
     const sent = this.#send(
-      pdu ??
-        amfConfigurationUpdate({
-          amfName: identity.name,
-          servedGuamis: this.#context.servedGuamis(),
-          relativeCapacity: identity.relativeCapacity,
-          plmnSupport: plmnSupportList(this.#context.network()),
-        }),
+      amfConfigurationUpdate(
+        description
+          ? {
+              amfName: identity.name,
+              servedGuamis: this.#context.servedGuamis(),
+              relativeCapacity: identity.relativeCapacity,
+              plmnSupport: plmnSupportList(this.#context.network()),
+            }
+          : undefined,
+        tnl,
+      ),
     );
-    if (sent)
-      radio.configurationUpdate = this.#awaitResponse(
-        radio,
-        'configurationUpdate',
-        'AMF Configuration Update Acknowledge',
-      );
+    if (!sent) return;
+    const pending = this.#awaitResponse(radio, 'configurationUpdate', 'AMF Configuration Update Acknowledge');
+    radio.configurationUpdate = tnl === undefined ? pending : { ...pending, told };
+    if (tnl === undefined) return;
+    radio.offered = new Map(offers.map((endpoint) => [endpointKey(endpoint), { ...endpoint }]));
+    // The AMF's own choices (non-UE signalling, rebinding) follow the usage the radio is told of now.
+    let changed = false;
+    for (const member of radio.members) {
+      const reached = member.association.#endpoint;
+      const now = reached === undefined ? undefined : radio.offered.get(endpointKey(reached));
+      if (now === undefined || now.usage === member.usage) continue;
+      member.usage = now.usage;
+      changed = true;
+    }
+    if (changed)
+      this.#context.events.emit('radio.updated', {
+        id: radio.id,
+        changes: { associations: associationsOf(radio) },
+      });
   }
 
   /** Waits for the answer of a procedure this AMF initiated; when none comes, the procedure ends (logged). */
@@ -754,11 +807,13 @@ export class NgapAssociation implements AssociationHandler {
     radio: ConnectedRadio,
     procedure: 'configurationUpdate' | 'reset',
     answer: string,
-  ): InitiatedProcedure {
+  ): Extract<InitiatedProcedure, { state: 'awaiting-response' }> {
     const cancelTimer = this.#context.timers.after(this.#context.timing.responseTimeoutMs, () => {
       const pending = radio[procedure];
       if (pending.state !== 'awaiting-response') return;
       radio[procedure] = { state: 'idle' };
+      // Unanswered: the endpoints' change is told again with the next update.
+      if (pending.told !== undefined) radio.offered = pending.told;
       this.#context.logger.warn({ radio: radio.name }, `no ${answer} from radio ${radio.name}`);
       if (pending.again && procedure === 'configurationUpdate' && this.#phase.phase === 'ready') {
         this.#sendConfigurationUpdate(radio);

@@ -12,7 +12,6 @@ import {
   buildRANConfigurationUpdateFailure,
 } from '../../ngap/generated/messages.ts';
 import type {
-  AMFTNLAssociationToAddList,
   Cause,
   CriticalityDiagnostics,
   NGAPPDU,
@@ -23,6 +22,7 @@ import type {
   UnavailableGUAMIList,
   TimeToWait,
 } from '../../ngap/generated/types.ts';
+import type { TnlAssociationChange } from './tnl-associations.ts';
 
 /**
  * The PDUs the AMF sends in the procedures without a UE (TS 38.413 8.7, 8.2.7 Error Indication), from
@@ -91,22 +91,28 @@ export function errorIndication(ies: {
   return buildErrorIndication({ ...rest, criticalityDiagnostics: diagnostics });
 }
 
-/** AMF CONFIGURATION UPDATE (TS 38.413 9.2.6.7): the served GUAMIs and PLMN support as they are now. */
-export function amfConfigurationUpdate(ies: AmfDescriptionIes): NGAPPDU {
-  return buildAMFConfigurationUpdate({
-    amfName: ies.amfName,
-    servedGuamiList: ies.servedGuamis,
-    relativeAmfCapacity: ies.relativeCapacity,
-    plmnSupportList: ies.plmnSupport,
-  });
-}
-
 /**
- * AMF CONFIGURATION UPDATE (TS 38.413 9.2.6.7) offering further TNL associations, nothing else: IEs
- * absent leave what they describe as it was (8.7.3.2).
+ * AMF CONFIGURATION UPDATE (TS 38.413 9.2.6.7): the AMF's description as it is now when given, and the
+ * AMF TNL association lists when the further endpoints changed; IEs absent leave what they describe as
+ * it was (8.7.3.2).
  */
-export function amfTnlAssociationOffer(toAdd: AMFTNLAssociationToAddList): NGAPPDU {
-  return buildAMFConfigurationUpdate({ amfTnlAssociationToAddList: toAdd });
+export function amfConfigurationUpdate(
+  description: AmfDescriptionIes | undefined,
+  tnl: TnlAssociationChange = {},
+): NGAPPDU {
+  return buildAMFConfigurationUpdate({
+    ...(description === undefined
+      ? {}
+      : {
+          amfName: description.amfName,
+          servedGuamiList: description.servedGuamis,
+          relativeAmfCapacity: description.relativeCapacity,
+          plmnSupportList: description.plmnSupport,
+        }),
+    amfTnlAssociationToAddList: tnl.toAdd,
+    amfTnlAssociationToRemoveList: tnl.toRemove,
+    amfTnlAssociationToUpdateList: tnl.toUpdate,
+  });
 }
 
 /** AMF STATUS INDICATION (TS 38.413 9.2.6.9): the GUAMIs this AMF no longer serves, each with its backup. */

@@ -2,6 +2,8 @@ import { isIP } from 'node:net';
 import type {
   AMFTNLAssociationSetupList,
   AMFTNLAssociationToAddList,
+  AMFTNLAssociationToRemoveList,
+  AMFTNLAssociationToUpdateList,
   CPTransportLayerInformation,
   TNLAssociationList,
 } from '../../ngap/generated/types.ts';
@@ -91,4 +93,50 @@ export function tnlSetupReport(
       cause: causeText(item.cause),
     })),
   };
+}
+
+/**
+ * What an AMF Configuration Update tells a radio that was told `told` of the endpoints offered now
+ * (TS 38.413 8.7.3.2): the AMF TNL Association To Add, To Remove and To Update Lists, each absent when
+ * empty; undefined when the radio knows the endpoints as they are.
+ */
+export function tnlAssociationChange(
+  told: ReadonlyMap<string, OfferedEndpoint>,
+  now: readonly OfferedEndpoint[],
+): TnlAssociationChange | undefined {
+  const current = new Map(now.map((endpoint) => [endpointKey(endpoint), endpoint]));
+  const added = now.filter((endpoint) => !told.has(endpointKey(endpoint)));
+  const removed = [...told].filter(([key]) => !current.has(key)).map(([, endpoint]) => endpoint);
+  const updated = now.filter((endpoint) => {
+    const before = told.get(endpointKey(endpoint));
+    return before !== undefined && (before.usage !== endpoint.usage || before.weight !== endpoint.weight);
+  });
+  if (added.length + removed.length + updated.length === 0) return undefined;
+  return {
+    ...(added.length === 0 ? {} : { toAdd: tnlAssociationToAddList(added) }),
+    ...(removed.length === 0
+      ? {}
+      : {
+          toRemove: removed.map((endpoint) => ({
+            aMFTNLAssociationAddress: cpTransportLayerInformation(endpoint),
+          })),
+        }),
+    // 9.2.6.7: usage and weight are each optional in an item; both go, so the radio holds them as the AMF does.
+    ...(updated.length === 0
+      ? {}
+      : {
+          toUpdate: updated.map((endpoint) => ({
+            aMFTNLAssociationAddress: cpTransportLayerInformation(endpoint),
+            tNLAssociationUsage: endpoint.usage,
+            tNLAddressWeightFactor: endpoint.weight,
+          })),
+        }),
+  };
+}
+
+/** The AMF TNL association lists of one AMF Configuration Update (TS 38.413 9.2.6.7). */
+export interface TnlAssociationChange {
+  toAdd?: AMFTNLAssociationToAddList;
+  toRemove?: AMFTNLAssociationToRemoveList;
+  toUpdate?: AMFTNLAssociationToUpdateList;
 }
