@@ -1,17 +1,7 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
-import {
-  addressOf,
-  guestResults,
-  guestUnavailable,
-  prepareGuest,
-  startGuest,
-  tapLink,
-  type GuestResult,
-} from '../../../scripts/qemu-sctp/qemu-guest.ts';
+import type { GuestResult } from '../../../scripts/qemu-sctp/qemu-guest.ts';
 import type { RegistrationService, SubscriberLog } from '../../e2e/registration-service.ts';
 import {
   assertShownRegistered,
@@ -23,7 +13,7 @@ import {
   OPC,
   startRegistrationService,
 } from '../../e2e/registration-service.ts';
-import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
+import { peerUnavailable, runPeer, stepOf } from './peer-link.ts';
 
 /**
  * The gNB simulator over the `kernel` transport (issues 14 and 16): three simulated gNBs in a qemu guest
@@ -33,8 +23,7 @@ import { rawPeerInNamespaceUnavailable } from '../../helpers/netns.ts';
  * status field, then deregisters and is shown unregistered; the radios are gone once the guest shuts
  * their associations down.
  */
-const why = guestUnavailable(true) ?? rawPeerInNamespaceUnavailable();
-const CONTROL_PORT = 7878;
+const why = peerUnavailable('kernel');
 const IMSI = imsiOf(41);
 
 interface Page<T> {
@@ -46,8 +35,8 @@ describe(
   'simulated gNBs over kernel SCTP in a qemu guest against the service (raw, tap)',
   { skip: why ?? false, timeout: 240_000 },
   () => {
-    const tap = tapLink(2);
     let service: RegistrationService | undefined;
+    let guestAddress: string | undefined;
     let result: GuestResult | undefined;
     let registeredCheck: Promise<void> | undefined;
     let heldLogs: SubscriberLog[] = [];
@@ -55,62 +44,42 @@ describe(
     let events: { message_type: string; direction: string }[] = [];
 
     before(async () => {
-      await prepareGuest();
-      const guest = await startGuest({
-        entry: fileURLToPath(new URL('guest-gnbs.ts', import.meta.url)),
-        args: {
-          amf: addressOf(tap.host4),
-          port: 38412,
-          count: 3,
-          firstGnbId: 0x40,
-          controlPort: CONTROL_PORT,
-          imsi: IMSI,
-          key: K,
-          opc: OPC,
-        },
-        tap,
-        timeoutMs: 200_000,
-        beforeBoot: async () => {
-          service = await startRegistrationService({ raw: { address: addressOf(tap.host4) } });
+      result = await runPeer('kernel', 2, {
+        entry: { kernel: new URL('guest-gnbs.ts', import.meta.url) },
+        args: { port: 38412, count: 3, firstGnbId: 0x40, imsi: IMSI, key: K, opc: OPC },
+        controlPort: 7878,
+        beforeStart: async (link) => {
+          guestAddress = link.peer;
+          service = await startRegistrationService({ raw: { address: link.host } });
           await service.provision(IMSI);
         },
+        hold: {
+          step: 'holding',
+          meanwhile: async () => {
+            assert.ok(service);
+            listed = (
+              await service.get<Page<{ name: string; id: string; address: string }>>('/api/v1/ran/radios')
+            ).items;
+            await service.t.records.flush();
+            events = (
+              await service.get<Page<{ message_type: string; direction: string }>>(
+                '/api/v1/ran/events?per_page=100',
+              )
+            ).items;
+            // Settled (a rejection kept for its test) so that the guest is told to go on whatever it shows.
+            registeredCheck = assertShownRegistered(service, IMSI, { radio: 'kernel-1', imei: IMEI });
+            await registeredCheck.catch(() => undefined);
+            heldLogs = await logsOf(service, IMSI);
+          },
+        },
       });
-      try {
-        await guest.waitFor(/^PMN-STEP holding/);
-        assert.ok(service);
-        listed = (
-          await service.get<Page<{ name: string; id: string; address: string }>>('/api/v1/ran/radios')
-        ).items;
-        await service.t.records.flush();
-        events = (
-          await service.get<Page<{ message_type: string; direction: string }>>(
-            '/api/v1/ran/events?per_page=100',
-          )
-        ).items;
-        // Settled (a rejection kept for its test) so that the guest is told to go on whatever it shows.
-        registeredCheck = assertShownRegistered(service, IMSI, { radio: 'kernel-1', imei: IMEI });
-        await registeredCheck.catch(() => undefined);
-        heldLogs = await logsOf(service, IMSI);
-        // Tells the guest to shut its gNBs down.
-        await new Promise<void>((resolve, reject) => {
-          const socket = connect(CONTROL_PORT, addressOf(tap.guest4));
-          socket.on('error', reject).on('close', () => resolve());
-          socket.resume();
-        });
-      } finally {
-        result = await guest.finished;
-      }
     });
 
     after(async () => {
       await service?.close();
     });
 
-    const step = (name: string): Record<string, unknown> => {
-      const found = (guestResults(result?.lines ?? []) as { step: string }[]).find((s) => s.step === name);
-      assert.ok(found, `the guest reported no ${name}:\n${result?.lines.join('\n')}`);
-      return found;
-    };
+    const step = (name: string) => stepOf(result, name);
 
     it('three gNBs complete NG Setup over the guest kernel SCTP', () => {
       assert.equal(result?.exitCode, 0, result?.lines.join('\n'));
@@ -123,9 +92,8 @@ describe(
         ['kernel-2', '001:01:000041'],
         ['kernel-3', '001:01:000042'],
       ]);
-      const guest = addressOf(tap.guest4);
       assert.ok(
-        listed.every((radio) => radio.address.startsWith(`${guest}:`)),
+        listed.every((radio) => radio.address.startsWith(`${guestAddress}:`)),
         JSON.stringify(listed),
       );
       const count = (type: string, direction: string) =>

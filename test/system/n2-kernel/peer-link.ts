@@ -34,7 +34,7 @@ export interface PeerLink {
 
 export interface PeerRun {
   /** The program: in the guest, bundled (`kernel`); in the namespace, as it is (`raw`). */
-  entry: { kernel: URL; raw: URL };
+  entry: Partial<Record<PeerTransport, URL>>;
   args: Record<string, unknown>;
   controlPort: number;
   /** Runs once the link exists, before the program starts (the service binds to `link.host`). */
@@ -67,13 +67,15 @@ function release(address: string, port: number): Promise<void> {
 export async function runPeer(transport: PeerTransport, index: number, run: PeerRun): Promise<GuestResult> {
   const timeoutMs = 200_000;
   let link: PeerLink;
+  const entry = run.entry[transport];
+  if (entry === undefined) throw new Error(`no program for ${transport}`);
   let guest: Guest;
   if (transport === 'kernel') {
     await prepareGuest();
     const tap = tapLink(index);
     link = { host: addressOf(tap.host4), peer: addressOf(tap.guest4), remove: async () => undefined };
     guest = await startGuest({
-      entry: fileURLToPath(run.entry.kernel),
+      entry: fileURLToPath(entry),
       args: { ...run.args, amf: link.host, controlPort: run.controlPort },
       tap,
       timeoutMs,
@@ -90,7 +92,7 @@ export async function runPeer(transport: PeerTransport, index: number, run: Peer
     }
     guest = startProgramInNamespace(
       ns,
-      fileURLToPath(run.entry.raw),
+      fileURLToPath(entry),
       { ...run.args, amf: link.host, controlPort: run.controlPort, local: link.peer },
       timeoutMs,
     );
