@@ -5,18 +5,21 @@
 // gNB where the UE is, with that gNB's session's uplink tunnel (after a handover, the target's, as set up
 // from the Handover Request), to a local address behind the UPF's N6 TUN. Each packet carries its
 // device and the round that sent it, so a round's losses are counted even when packets land in the next.
-// N2 handover without forwarding loses the downlink the UPF still sends on the old path between the
-// Handover Command (the UE leaves the source) and the path switch at Handover Notify (TS 23.502
-// 4.9.1.3.3): those are counted as reaching a gNB the UE had left.
-import { createSocket, type Socket } from 'node:dgram';
-import { once } from 'node:events';
+// The gNBs forward as TS 23.502 4.9.1.3.2 step 11 and 4.9.1.3.3 step 3 say: the source, once commanded,
+// sends the downlink it still gets for the UE, and then the End Marker of the path switch, to the
+// forwarding tunnel the Handover Command names (the UPF's, indirect forwarding: the targets offer DL
+// forwarding tunnels and the sources name no direct path); the target delivers what comes through its
+// DL forwarding tunnel. Without a tunnel named, what reaches the source after the UE left is lost and
+// counted so. The sockets are the native addon's (sendmmsg batches, one callback scope per readable
+// event): the traffic's sends and receives are most of the bench's CPU.
 import { readFileSync } from 'node:fs';
 
+import { loadNativeAddon, type UdpSocket } from '../src/network/transport/native/native-addon.ts';
 import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../src/network/upf/gtpu-codec.ts';
 import { udpPacket } from '../test/network/upf/ip-packets.ts';
 import type { GnbEvent, SimulatedGnb } from '../src/simulator/gnb.ts';
 import { readN2HandoverAnswer } from '../src/simulator/gnb-handover-n2-messages.ts';
-import type { GnbSession } from '../src/simulator/ue/gnb-sessions.ts';
+import type { GnbSession, TunnelEnd } from '../src/simulator/ue/gnb-sessions.ts';
 import type { GnbUes } from '../src/simulator/ue/gnb-ues.ts';
 import type { RadioUe } from '../src/simulator/ue/ue-radio.ts';
 
@@ -48,7 +51,11 @@ export interface RoundTraffic {
   downlinkSent: number;
   /** Delivered: at a gNB holding the session with the UE there, by gNB. */
   downlinkAt: Record<SideName, number>;
-  /** At a gNB the UE had left (Command received) or whose tunnel it had released: dropped, no forwarding. */
+  /** Of those delivered, at the target through its DL forwarding tunnel (the source forwarded them). */
+  downlinkForwarded: number;
+  /** Reached the source after the UE left: sent on to the forwarding tunnel the Command named. */
+  forwardedBySource: number;
+  /** At a gNB the UE had left with no forwarding tunnel named (or the tunnel gone): dropped. */
   downlinkAfterLeaving: number;
   uplinkSent: number;
   /** Reached the data network, by the gNB that sent it. */
@@ -74,6 +81,8 @@ export interface RoundTraffic {
 const emptyRound = (): RoundTraffic => ({
   downlinkSent: 0,
   downlinkAt: { a: 0, b: 0 },
+  downlinkForwarded: 0,
+  forwardedBySource: 0,
   downlinkAfterLeaving: 0,
   uplinkSent: 0,
   uplinkFrom: { a: 0, b: 0 },
@@ -90,18 +99,32 @@ export function describeRound(r: RoundTraffic): string {
   const uplink = r.uplinkFrom.a + r.uplinkFrom.b;
   return (
     `downlink ${r.downlinkSent} sent, ${delivered(r)} received (gNB a ${r.downlinkAt.a}, b ${r.downlinkAt.b}), ` +
-    `${r.downlinkSent - delivered(r)} lost (${r.downlinkAfterLeaving} of them reached a gNB the UE had left: ` +
-    `no forwarding); uplink ${r.uplinkSent} sent, ${uplink} received (via a ${r.uplinkFrom.a}, b ` +
+    `${r.downlinkSent - delivered(r)} lost (${r.downlinkAfterLeaving} of them reached a gNB the UE had left ` +
+    `with no forwarding tunnel); ${r.forwardedBySource} forwarded by the source, ${r.downlinkForwarded} ` +
+    `delivered through the target's forwarding tunnel; uplink ${r.uplinkSent} sent, ${uplink} received (via a ${r.uplinkFrom.a}, b ` +
     `${r.uplinkFrom.b}), ${r.uplinkSent - uplink} lost; UDP receive buffers full: ${r.drops.bench} at the bench's sockets, ${r.drops.elsewhere} elsewhere; ` +
     `dropped entering the UPF's TUN ${r.tunDrops}` +
     (r.moves === 0 ? '' : `; downlink followed ${r.followed} of ${r.moves} devices to their last target`)
   );
 }
 
-/** Where a gNB's sessions are: by downlink TEID (what arrives) and by UE (what the UE sends). */
+/**
+ * Where a gNB's sessions are: by downlink TEID (what arrives) and by UE (what the UE sends); and, as
+ * source, where the downlink of a session whose UE left goes (by that session's downlink TEID), until
+ * the End Marker went on.
+ */
 interface GnbTunnels {
   byTeid: Map<number, GnbSession>;
   byUe: Map<RadioUe, GnbSession>;
+  forwardByTeid: Map<number, { device: TrafficDevice; tunnel: TunnelEnd }>;
+}
+
+/** A native UDP socket, its local end, and the datagrams to send at the end of the sender's turn. */
+interface BenchSocket {
+  udp: UdpSocket;
+  address: string;
+  port: number;
+  out: { packets: Uint8Array[]; addresses: string[]; ports: number[] };
 }
 
 export class SessionTraffic {
@@ -112,7 +135,7 @@ export class SessionTraffic {
   readonly #byUe: Map<RadioUe, TrafficDevice>;
   /** Per pair and side. */
   readonly #tunnels: Record<SideName, GnbTunnels>[];
-  readonly #sockets: Record<SideName, Socket>[] = [];
+  readonly #sockets: Record<SideName, BenchSocket>[] = [];
   /** The gNB each device is at (all start at `a`); the target from its Handover Command on. */
   readonly #at: SideName[];
   /** Downlink delivered to each device at its gNB since it got there. */
@@ -121,8 +144,8 @@ export class SessionTraffic {
   readonly #moved: boolean[];
   readonly #rounds: RoundTraffic[] = [];
   readonly #unwatch: (() => void)[] = [];
-  #downlink: Socket | undefined;
-  #uplinkSink: Socket | undefined;
+  #downlink: BenchSocket | undefined;
+  #uplinkSink: BenchSocket | undefined;
   #timer: NodeJS.Timeout | undefined;
   #round = 0;
   #dropped = { bench: 0, all: 0, tun: 0 };
@@ -162,13 +185,13 @@ export class SessionTraffic {
   async start(round: number): Promise<void> {
     this.nextRound(round);
     for (const [pair, gnbs] of this.#pairs.entries()) {
-      const sockets = {} as Record<SideName, Socket>;
+      const sockets = {} as Record<SideName, BenchSocket>;
       for (const side of SIDES)
-        sockets[side] = await this.#bind(gnbs[side].n3, GTPU_PORT, (m) => this.#n3(pair, side, m));
+        sockets[side] = bind(gnbs[side].n3, GTPU_PORT, (m) => this.#n3(pair, side, m));
       this.#sockets.push(sockets);
     }
-    this.#uplinkSink = await this.#bind(this.#sink.address, this.#sink.port, (m) => this.#arrived(m));
-    this.#downlink = await this.#bind(this.#sink.address, 0, () => undefined);
+    this.#uplinkSink = bind(this.#sink.address, this.#sink.port, (m) => this.#arrived(m));
+    this.#downlink = bind(this.#sink.address, 0, () => undefined);
     // Packets are owed by the time passed, so that a late timer (a loaded machine) sends its backlog,
     // up to 20 ms of it: a longer backlog at once would overflow the receivers' buffers (the UPF's N3
     // socket gets every device's uplink), a loss of the bench's making.
@@ -184,6 +207,8 @@ export class SessionTraffic {
         this.#send(this.#devices[next]!);
         next = (next + 1) % this.#devices.length;
       }
+      flush(this.#downlink!);
+      for (const sockets of this.#sockets) for (const side of SIDES) flush(sockets[side]);
     }, 5);
   }
 
@@ -222,15 +247,17 @@ export class SessionTraffic {
   close(): void {
     this.stopSending();
     for (const unwatch of this.#unwatch) unwatch();
-    for (const sockets of this.#sockets) for (const side of SIDES) sockets[side].close();
-    this.#uplinkSink?.close();
-    this.#downlink?.close();
+    for (const sockets of this.#sockets) for (const side of SIDES) sockets[side].udp.close();
+    this.#uplinkSink?.udp.close();
+    this.#downlink?.udp.close();
   }
 
   #watchSessions(gnb: TrafficGnb): GnbTunnels {
-    const tunnels: GnbTunnels = { byTeid: new Map(), byUe: new Map() };
+    const tunnels: GnbTunnels = { byTeid: new Map(), byUe: new Map(), forwardByTeid: new Map() };
     const add = (session: GnbSession) => {
       tunnels.byTeid.set(session.downlink.teid, session);
+      // The TEID serves a new session now: what the old one still forwarded is over.
+      tunnels.forwardByTeid.delete(session.downlink.teid);
       tunnels.byUe.set(session.ue, session);
     };
     // The sessions set up before the bench's traffic (at registration), then those to come.
@@ -253,6 +280,11 @@ export class SessionTraffic {
     const ue = this.#pairs[pair]![side].ues.link(answer.ranUeNgapId)?.ue;
     const device = ue === undefined ? undefined : this.#byUe.get(ue);
     if (device === undefined) return;
+    const tunnels = this.#tunnels[pair]![side];
+    const session = tunnels.byUe.get(device.ue);
+    const tunnel = answer.forwarding.find((f) => f.pduSessionId === session?.pduSessionId)?.tunnel;
+    if (session !== undefined && tunnel !== undefined)
+      tunnels.forwardByTeid.set(session.downlink.teid, { device, tunnel });
     const round = this.#rounds[this.#round]!;
     if (this.#moved[device.index]) {
       round.moves += 1;
@@ -268,7 +300,7 @@ export class SessionTraffic {
     const payload = Buffer.alloc(PAYLOAD);
     payload.writeUInt32BE(device.index, 0);
     payload.writeUInt16BE(this.#round, 4);
-    this.#downlink!.send(payload, 9, device.address);
+    queue(this.#downlink!, Buffer.from(payload), device.address, 9);
     round.downlinkSent += 1;
     const side = this.#at[device.index]!;
     const session = this.#tunnels[device.pair]![side].byUe.get(device.ue);
@@ -279,27 +311,57 @@ export class SessionTraffic {
       udpPacket(device.address, this.#sink.address, 40000, this.#sink.port, payload),
       session.qfis[0] ?? 1,
     );
-    this.#sockets[device.pair]![side].send(gpdu, GTPU_PORT, session.uplink.address);
+    queue(this.#sockets[device.pair]![side], gpdu, session.uplink.address, GTPU_PORT);
     round.uplinkSent += 1;
   }
 
   /** A datagram at a gNB's N3 end. */
   #n3(pair: number, side: SideName, datagram: Buffer): void {
     const read = decodeGtpu(datagram);
-    if (!read.ok || read.message.type !== GtpuMessageType.gPdu) return;
+    if (!read.ok) return;
+    const { teid, type } = read.message;
+    const tunnels = this.#tunnels[pair]![side];
+    const forward = tunnels.forwardByTeid.get(teid);
+    if (type === GtpuMessageType.endMarker) {
+      // The path switch's End Marker on the old path: on to the forwarding tunnel, after the data.
+      if (forward === undefined) return;
+      this.#forward(pair, side, datagram, forward.tunnel);
+      tunnels.forwardByTeid.delete(teid);
+      return;
+    }
+    if (type !== GtpuMessageType.gPdu) return;
     const packet = read.message.payload;
     if (packet.length < IPV4_HEADER + UDP_HEADER + PAYLOAD) return;
     const payload = Buffer.from(packet.buffer, packet.byteOffset + (packet[0]! & 0x0f) * 4 + UDP_HEADER);
     const device = this.#devices[payload.readUInt32BE(0)];
     const round = this.#rounds[payload.readUInt16BE(4)];
     if (device === undefined || round === undefined) return;
-    const session = this.#tunnels[pair]![side].byTeid.get(read.message.teid);
-    if (session?.ue !== device.ue || this.#at[device.index] !== side) {
+    if (forward?.device === device) {
+      this.#forward(pair, side, datagram, forward.tunnel);
+      round.forwardedBySource += 1;
+      return;
+    }
+    const here = this.#at[device.index] === side;
+    const session = tunnels.byTeid.get(teid);
+    // A TEID of no session of this gNB, for a UE that is here: its DL forwarding tunnel (the UPF
+    // sends nothing else to a TEID the gNB did not give it).
+    const forwarded = here && session === undefined;
+    if (!here || (session !== undefined && session.ue !== device.ue)) {
       round.downlinkAfterLeaving += 1;
       return;
     }
     round.downlinkAt[side] += 1;
+    if (forwarded) round.downlinkForwarded += 1;
     this.#sinceMove[device.index]! += 1;
+  }
+
+  /** A G-PDU or End Marker on to `tunnel`, with its TEID (TS 29.281 5.1: octets 5-8). */
+  #forward(pair: number, side: SideName, datagram: Buffer, tunnel: TunnelEnd): void {
+    const copy = Buffer.from(datagram);
+    copy.writeUInt32BE(tunnel.teid, 4);
+    const socket = this.#sockets[pair]![side];
+    queue(socket, copy, tunnel.address, GTPU_PORT);
+    flush(socket);
   }
 
   /** An uplink packet out of the UPF's N6. */
@@ -327,15 +389,6 @@ export class SessionTraffic {
     }
     return drops;
   }
-
-  async #bind(address: string, port: number, received: (message: Buffer) => void): Promise<Socket> {
-    // The bench's event loop also drives the handovers: a large buffer rides out its busy turns.
-    const socket = createSocket({ type: 'udp4', recvBufferSize: 4 << 20 });
-    socket.on('message', received);
-    socket.bind(port, address);
-    await once(socket, 'listening');
-    return socket;
-  }
 }
 
 /** The network namespace's count of UDP datagrams dropped for a full receive buffer (RFC 4113 terms). */
@@ -347,9 +400,38 @@ function rcvbufErrors(): number {
   return Number(lines[1]?.split(' ')[names.indexOf('RcvbufErrors')] ?? 0);
 }
 
+/** The traffic's receive buffers: the bench's event loop also drives the handovers. */
+const SOCKET_BUFFER_BYTES = 4 << 20;
+
+/** A native UDP socket bound to `address`:`port` (0: any), `received` called with each datagram. */
+function bind(address: string, port: number, received: (datagram: Buffer) => void): BenchSocket {
+  const load = loadNativeAddon();
+  if (!load.ok) throw load.error;
+  const udp = new load.addon.UdpSocket(
+    4,
+    { onPacket: (datagram) => received(datagram), onError: () => undefined },
+    { receiveBufferSize: SOCKET_BUFFER_BYTES, sendBufferSize: SOCKET_BUFFER_BYTES },
+  );
+  const bound = udp.bind(address, port);
+  return { udp, address, port: bound, out: { packets: [], addresses: [], ports: [] } };
+}
+
+function queue(socket: BenchSocket, datagram: Uint8Array, address: string, port: number): void {
+  socket.out.packets.push(datagram);
+  socket.out.addresses.push(address);
+  socket.out.ports.push(port);
+}
+
+/** What the turn queued, in sendmmsg batches (a datagram the kernel refused counts as lost). */
+function flush(socket: BenchSocket): void {
+  const { out } = socket;
+  if (out.packets.length === 0) return;
+  socket.udp.send(out.packets, out.addresses, out.ports);
+  socket.out = { packets: [], addresses: [], ports: [] };
+}
+
 /** A bound socket's local end as /proc/net/udp writes it: the IPv4 address in host order, hex. */
-function procUdpAddress(socket: Socket): string {
-  const { address, port } = socket.address();
+function procUdpAddress({ address, port }: BenchSocket): string {
   const ip = address
     .split('.')
     .reverse()

@@ -354,15 +354,18 @@ async function run(service: Service): Promise<void> {
   if (alone !== undefined)
     print(
       `traffic alone (${UES} devices, ${TRAFFIC} packets/s each way each): service CPU ${(trafficCpu * 100).toFixed(1)}% ` +
-        `of a core; ${describeRound(traffic!.rounds[0]!)}`,
+        `of a core, the bench's ${((100 * alone.driverMs) / alone.wallMs).toFixed(1)}%; ${describeRound(traffic!.rounds[0]!)}`,
     );
   const handoverCpuMs = (run: Measured) => run.cpuMs - trafficCpu * run.wallMs;
+  /** The bench's CPU for the traffic, ms per s: the rest of a round's is the driver's (gNBs and UEs). */
+  const benchTrafficCpu = alone === undefined ? 0 : alone.driverMs / alone.wallMs;
   for (const [round, run] of rounds.entries()) {
     print(`N2 handovers, round ${round + 1}: ${UES} in ${(run.wallMs / 1000).toFixed(1)} s, ${per(run)}`);
     if (traffic !== undefined)
       print(
         `  traffic: ${describeRound(traffic.rounds[round + 1]!)}; service CPU per handover without the ` +
-          `traffic's share ${((handoverCpuMs(run) * 1000) / UES).toFixed(0)} µs`,
+          `traffic's share ${((handoverCpuMs(run) * 1000) / UES).toFixed(0)} µs, the bench's ` +
+          `${(((run.driverMs - benchTrafficCpu * run.wallMs) * 1000) / UES).toFixed(0)} µs`,
       );
   }
   if (traffic !== undefined && lastStay !== undefined)
