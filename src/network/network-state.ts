@@ -239,6 +239,13 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
     setServingRadio(imsi, found, radio);
   }
 
+  /** Adopted from a dead member of the AMF set: registered, idle; last seen as this process saw it. */
+  function subscriberAdopted(imsi: string, registration: Registration): void {
+    const found = entry(imsi);
+    found.registration = { ...registration, radioAccessTypes: [...registration.radioAccessTypes] };
+    setServingRadio(imsi, found, undefined);
+  }
+
   /** Any signalling from a device: refreshes last seen, its radio (when registered) and optionally its cell. */
   function subscriberSeen(imsi: string, radio: string, servingCell: ServingCell | undefined): void {
     const found = entry(imsi);
@@ -279,6 +286,7 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
   events.on('radio.updated', (e) => radioUpdated(e.id, e.changes));
   events.on('radio.disconnected', (e) => radioDisconnected(e.id));
   events.on('ue.registered', (e) => subscriberRegistered(e.supi, e.radio, e.registration));
+  events.on('ue.adopted', (e) => subscriberAdopted(e.supi, e.registration));
   events.on('ue.seen', (e) => subscriberSeen(e.supi, e.radio, e.servingCell));
   // Measurements given replace the previous ones; a new cell without measurements clears them.
   events.on('ue.servingCellReported', (e) =>

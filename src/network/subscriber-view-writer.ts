@@ -147,6 +147,7 @@ export function createSubscriberViewWriter(deps: {
     }),
     events.on('radio.disconnected', (e) => radioGone(e.id)),
     events.on('ue.registered', (e) => mark(e.supi)),
+    events.on('ue.adopted', (e) => mark(e.supi)),
     events.on('ue.deregistered', (e) => mark(e.supi)),
     events.on('ue.seen', (e) => mark(e.supi)),
     events.on('session.established', (e) => mark(e.supi)),

@@ -123,6 +123,22 @@ describe('the AMF set read model of subscribers', () => {
     writer.stop();
   });
 
+  it('a UE adopted from a dead member is written registered, with no serving radio, before it is heard from', async () => {
+    const { events, writer } = member();
+    events.emit('ue.adopted', { supi: imsi(4), registration: REGISTRATION });
+    clock.advance(VIEW_WRITE_DELAY_MS);
+    await writer.flush();
+    const [view] = await store.views(imsi(4), ['amf-a']);
+    assert.deepEqual(
+      view && [view.registered, view.servingRadio, view.lastSeenRadio, view.cipheringAlgorithm],
+      [true, '', '', REGISTRATION.cipheringAlgorithm],
+    );
+    assert.deepEqual(await store.totals(['amf-a']), [
+      { amf: 'amf-a', registeredSubscribers: 1, activeSessions: 0 },
+    ]);
+    writer.stop();
+  });
+
   it('deregistration, a radio leaving and a deleted subscriber change the rows', async () => {
     const { events, writer } = member();
     events.emit('radio.connected', {

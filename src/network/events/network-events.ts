@@ -17,6 +17,11 @@ export interface NetworkEventMap {
   'radio.disconnected': { id: string };
   /** Registration Complete (TS 24.501 5.5.1.2.4, 5.5.1.3.4): registered through the radio named `radio`. */
   'ue.registered': { supi: string; radio: string; registration: Registration };
+  /**
+   * A registered UE this AMF adopted from a dead member of its AMF set (docs/amf-set.md, "A dead member's
+   * idle devices"): registered here, CM-IDLE, not heard from (no radio serves it through this member yet).
+   */
+  'ue.adopted': { supi: string; registration: Registration };
   /** Deregistered, however it happened (UE- or network-initiated, implicit, context released). */
   'ue.deregistered': { supi: string };
   /**

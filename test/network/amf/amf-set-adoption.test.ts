@@ -171,6 +171,17 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       assert.deepEqual(b.userPlane.addresses, [address], "the session's address on B's UPF");
       assert.deepEqual(b.h.smf?.sessionsOf(IMSI), [{ pduSessionId: 1, state: 'inactive' }]);
       assert.deepEqual(b.h.amf.counts(), { ues: 1, connections: 0 }, 'idle on B');
+      // B's API shows the UE registered with its session at once, before the UE is heard from: idle, no
+      // radio serving it through B yet.
+      const shown = b.h.state.subscriber(IMSI);
+      assert.deepEqual(
+        [shown.registered, shown.cipheringAlgorithm !== '', shown.lastSeenAt, b.h.state.servingRadio(IMSI)],
+        [true, true, undefined, ''],
+      );
+      assert.deepEqual(
+        shown.sessions.map((s) => [s.id, s.status, s.ipv4Address]),
+        [[1, 'inactive', address]],
+      );
       const db = databaseOf.get(store);
       if (db !== undefined)
         assert.deepEqual(await db.selectFrom('address_leases').select(['address', 'owner']).execute(), [

@@ -3,7 +3,7 @@
 // over too, paging under the old 5G-GUTI from the new owner).
 import type { UeContextRecord } from '../../ports/ue-contexts.ts';
 import type { AmfContext } from '../context/amf-context.ts';
-import { restoredSecurity, takeRecord } from './takeover.ts';
+import { registrationOf, restoredSecurity, takeRecord } from './takeover.ts';
 import { becomeIdle } from './ue-lifecycle.ts';
 
 /** How many records one batch reads and adopts, and the pause before the next (the event loop's turn). */
@@ -35,6 +35,8 @@ export async function adoptUe(amf: AmfContext, record: UeContextRecord): Promise
   if (ue === undefined) return false;
   // No connection: CM-IDLE with the mobile reachable timer, as a UE whose AN was released (5.3.7).
   becomeIdle(amf, ue);
+  // The API of every member shows it registered here at once, with the sessions restored above.
+  amf.events.emit('ue.adopted', { supi: record.supi, registration: registrationOf(ue) });
   return true;
 }
 

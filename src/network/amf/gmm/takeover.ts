@@ -9,6 +9,7 @@ import {
   type NasSecurityContext,
 } from '../../nas-security/index.ts';
 import type { StoredGuti, UeContextRecord } from '../../ports/ue-contexts.ts';
+import type { NetworkEventMap } from '../../events/network-events.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { enterGmmState } from '../context/gmm-state.ts';
@@ -229,6 +230,16 @@ async function take(
   }
 }
 
+/** What the API shows of the registration of a UE taken from the store (network-state.ts). */
+export function registrationOf(ue: AmfUe): NetworkEventMap['ue.adopted']['registration'] {
+  return {
+    radioAccessTypes: ['5G'],
+    imei: ue.pei ?? '',
+    cipheringAlgorithm: `NEA${ue.security?.ciphering ?? 0}`,
+    integrityAlgorithm: `NIA${ue.security?.integrity ?? 0}`,
+  };
+}
+
 /**
  * An initial NAS message naming a 5G-GUTI of this AMF set that this AMF holds no context for: the UE's
  * context is read from the store by its 5G-TMSI, its integrity checked with the stored security context,
@@ -278,16 +289,7 @@ export async function takeOver(
   const { ue, message: verified, plain } = taken;
   const supi = ue.supi as string;
   amf.logger.info({ supi, epoch: ue.contextEpoch }, 'AMF: UE taken over from another AMF of the set');
-  amf.events.emit('ue.registered', {
-    supi,
-    radio: connection.radio.name,
-    registration: {
-      radioAccessTypes: ['5G'],
-      imei: ue.pei ?? '',
-      cipheringAlgorithm: `NEA${ue.security?.ciphering ?? 0}`,
-      integrityAlgorithm: `NIA${ue.security?.integrity ?? 0}`,
-    },
-  });
+  amf.events.emit('ue.registered', { supi, radio: connection.radio.name, registration: registrationOf(ue) });
   // The connection ended while the store answered: the UE is this AMF's, idle, as after an AN release.
   if (connection.phase !== 'active') return becomeIdle(amf, ue);
   serve(ue, verified, plain);
