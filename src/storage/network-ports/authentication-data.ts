@@ -7,12 +7,7 @@ import type { SubscribersRepository } from '../../resources/subscribers/subscrib
 import { maybeSqliteFileOf, type Db } from '../database.ts';
 import { turnTransactionOf, type TurnWriteOptions } from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
-
-interface Waiting {
-  imsi: string;
-  resolve: (generated: Generated | Error | undefined) => void;
-  reject: (error: Error) => void;
-}
+import { createTurnBatch } from './turn-batch.ts';
 
 interface StoredCredentials {
   key_sealed: string;
@@ -99,13 +94,13 @@ export function createAuthenticationData(deps: {
    * run again. Two round trips a group and no transaction: a SERIALIZABLE one took four and, with many
    * registrations at once, aborted on false conflicts in the subscribers index and ran again.
    */
-  async function advanceOnPostgres(group: Waiting[]): Promise<(Generated | Error | undefined)[]> {
+  async function advanceOnPostgres(group: readonly string[]): Promise<(Generated | Error | undefined)[]> {
     const results: (Generated | Error | undefined)[] = new Array<undefined>(group.length);
     let open = group.map((_, index) => index);
     for (let attempt = 1; open.length > 0; attempt += 1) {
       if (attempt > CAS_ATTEMPTS)
         throw new OverloadedError('the database is busy (SQN generation); try again', 1);
-      const imsis = [...new Set(open.map((index) => group[index]!.imsi))];
+      const imsis = [...new Set(open.map((index) => group[index]!))];
       const { rows } = await sql<{ imsi: string } & StoredCredentials>`
         select imsi, key_sealed, opc_sealed, sequence_number from subscribers
         where imsi = any(${imsis}::text[])`.execute(db);
@@ -114,7 +109,7 @@ export function createAuthenticationData(deps: {
       const advanced = new Map<string, { read: string; last: StoredCredentials }>();
       const outcomes = new Map<number, Generated | Error | undefined>();
       for (const index of open) {
-        const imsi = group[index]!.imsi;
+        const imsi = group[index]!;
         const current = advanced.get(imsi)?.last ?? stored.get(imsi);
         const found = next(current);
         outcomes.set(index, found);
@@ -141,7 +136,7 @@ export function createAuthenticationData(deps: {
             );
       const again: number[] = [];
       for (const index of open) {
-        const imsi = group[index]!.imsi;
+        const imsi = group[index]!;
         if (advanced.has(imsi) && !written.has(imsi)) again.push(index);
         else results[index] = outcomes.get(index);
       }
@@ -151,25 +146,10 @@ export function createAuthenticationData(deps: {
   }
 
   /** PostgreSQL: the generations asked for in one turn of the event loop, read and stored together. */
-  let waiting: Waiting[] = [];
-
-  async function generateOnPostgres(): Promise<void> {
-    const group = waiting;
-    waiting = [];
-    try {
-      const generated = await advanceOnPostgres(group);
-      group.forEach(({ resolve }, index) => resolve(generated[index]));
-    } catch (error) {
-      for (const { reject } of group) reject(error as Error);
-    }
-  }
+  const generateOnPostgres = createTurnBatch(advanceOnPostgres);
 
   function generate(imsi: string): Promise<Generated | Error | undefined> {
-    if (turn) return turn(() => advance(imsi), generation);
-    return new Promise((resolve, reject) => {
-      // generateOnPostgres() settles every request itself and never rejects.
-      if (waiting.push({ imsi, resolve, reject }) === 1) setImmediate(() => void generateOnPostgres());
-    });
+    return turn ? turn(() => advance(imsi), generation) : generateOnPostgres(imsi);
   }
 
   return {

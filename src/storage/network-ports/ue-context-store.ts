@@ -13,11 +13,11 @@ import { isUniqueViolation } from '../constraint-errors.ts';
 import { maybeSqliteFileOf, withConnection, type Db } from '../database.ts';
 import type { UeContextsTable } from '../tables/working-state.ts';
 import type { Executor } from '../transaction.ts';
-import { turnTransactionOf } from '../turn-transaction.ts';
+import { postgresTurnTransactionOf, turnTransactionOf, type QueryRunner } from '../turn-transaction.ts';
 import { preparedQuery } from './prepared-query.ts';
 
 /** One statement of a write and its values; the driver answers with the rows it returned. */
-type Step = { run: (executor: Executor | undefined) => Promise<unknown[]> | unknown[] };
+type Step = { run: (executor: QueryRunner | undefined) => Promise<unknown[]> | unknown[] };
 
 /**
  * A write as a sequence of statements (a generator yields each and gets its rows back), so that one
@@ -56,7 +56,9 @@ type Opaque = Omit<UeContextRecord, 'supi' | 'epoch' | 'owner' | 'security'> & {
  * sealed with the service's secret box, never in clear. On SQLite the statements run prepared and
  * synchronously, and the writes of one turn of the event loop share the database's turn transaction
  * (turn-transaction.ts) with the other stores' writes, each in a savepoint of its own: one commit for a
- * burst of registrations, and no wait for the records writer's lock in the event loop's thread.
+ * burst of registrations, and no wait for the records writer's lock in the event loop's thread. On
+ * PostgreSQL a write's first statement goes into the database's turn transaction
+ * (`postgresTurnTransactionOf`): the writes of one turn in one round trip and one commit.
  */
 export function createUeContextStore(deps: {
   db: Db;
@@ -71,6 +73,7 @@ export function createUeContextStore(deps: {
   const notices = deps.notices ?? localChangeNotices;
   const sqlite = maybeSqliteFileOf(db) !== undefined;
   const turn = sqlite ? turnTransactionOf(db) : undefined;
+  const turnOnPostgres = sqlite ? undefined : postgresTurnTransactionOf(db);
   const columns = ['supi', 'tmsi', 'epoch', 'owner', 'record', 'kamf_sealed'] as const;
 
   const bySupi = preparedQuery(db, ['supi'], ({ supi }: { supi: string }) =>
@@ -182,7 +185,7 @@ export function createUeContextStore(deps: {
   );
 
   const step = <P extends Record<string, unknown>>(
-    statement: { all(values: P): unknown[]; query(executor: Executor, values: P): Promise<unknown[]> },
+    statement: { all(values: P): unknown[]; query(executor: QueryRunner, values: P): Promise<unknown[]> },
     values: P,
   ): Step => ({
     run: (executor) => (executor === undefined ? statement.all(values) : statement.query(executor, values)),
@@ -278,10 +281,26 @@ export function createUeContextStore(deps: {
   }
 
   /**
+   * PostgreSQL, outside a transaction of its own: the first statement in the database's turn transaction
+   * (its writes of one turn share a round trip and a commit; READ COMMITTED, as alone), any after it alone
+   * (a deletion's check of what it did not delete).
+   */
+  async function runInTurn<T>(steps: Steps<T>): Promise<T> {
+    let next = steps.next();
+    if (next.done) return next.value;
+    const { run } = next.value;
+    next = steps.next(
+      await turnOnPostgres!(async (runner) => run(runner), { notWritten: 'UE context not written' }),
+    );
+    while (!next.done) next = steps.next(await next.value.run(db));
+    return next.value;
+  }
+
+  /**
    * Runs a write's statements in one transaction on either database. `steps(true)` frees the 5G-TMSI
    * from any other UE's record first. On PostgreSQL a write first runs without that, as single
-   * statements outside a transaction (each checks the epoch itself, on the newest row once a concurrent
-   * writer's lock is gone): a fresh 5G-TMSI is almost never held by another record, and a SERIALIZABLE
+   * statements outside a transaction of its own (each checks the epoch itself, on the newest row once a
+   * concurrent writer's lock is gone; `runInTurn`): a fresh 5G-TMSI is almost never held by another record, and a SERIALIZABLE
    * transaction around the two statements took four round trips and, with many registrations at once,
    * aborted on false conflicts and ran again. Only when the 5G-TMSI is taken (a unique violation) does
    * the write run again whole, freeing it, in a transaction.
@@ -289,7 +308,7 @@ export function createUeContextStore(deps: {
   async function write<T>(steps: (freeFirst: boolean) => Steps<T>): Promise<T> {
     if (!turn) {
       try {
-        return await runAsync(steps(false), db);
+        return await runInTurn(steps(false));
       } catch (error) {
         if (!isUniqueViolation(error)) throw error;
         return db.transaction().execute((trx) => runAsync(steps(true), trx));
