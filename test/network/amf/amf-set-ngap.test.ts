@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { DEFAULT_AMF_IDENTITY, type AmfIdentity } from '../../../src/network/amf/context/amf-identity.ts';
 import { createAmfSetMembership } from '../../../src/network/amf/set/amf-set-membership.ts';
+import { watchDatabaseCut } from '../../../src/network/amf/set/database-cut.ts';
 import type { AmfSetMembersStore } from '../../../src/network/ports/amf-set-members.ts';
 import { amfConfigurationUpdateAcknowledge } from '../../../src/simulator/gnb-messages.ts';
 import { createAmfSetMembersStore } from '../../../src/storage/network-ports/amf-set-members.ts';
@@ -167,6 +168,61 @@ describe('NG Setup and AMF Configuration Update of an AMF set member (TS 38.413 
     } finally {
       await h.close();
       for (const m of [self, peer9, taker]) await m.membership.stop();
+      await own.close();
+    }
+  });
+
+  it('cut off from the database, it tells its radios it serves its own GUAMI alone, then that it is unavailable', async () => {
+    const own = await openStorage({ path: ':memory:' });
+    const rows = createAmfSetMembersStore({ db: own.db });
+    let cut = false;
+    // Its path to the database: cut, every write of its row fails.
+    const path: AmfSetMembersStore = {
+      write: (row, blocker) => (cut ? Promise.reject(new Error('cut')) : rows.write(row, blocker)),
+      list: () => (cut ? Promise.reject(new Error('cut')) : rows.list()),
+    };
+    const peer9 = member(rows, { name: 'amf-p9', pointer: 9 });
+    const self = member(path, { name: 'pmn-amf', pointer: 5 });
+    await peer9.membership.start();
+    await self.membership.start();
+    const h = await createHarness({
+      identity: { ...DEFAULT_AMF_IDENTITY, pointer: 5 },
+      amfSet: self.membership,
+    });
+    const stop = watchDatabaseCut({
+      membership: self.membership,
+      identity: { ...DEFAULT_AMF_IDENTITY, name: 'pmn-amf', pointer: 5 },
+      radios: h.n2,
+      ues: { suspend: () => 0, resume: () => undefined },
+      counted: () => undefined,
+      logger: pino({ level: 'silent' }),
+    });
+    try {
+      const radio = await h.connect();
+      radio.send(ngSetupRequest({ gnbId: 1, name: 'gnb-1' }));
+      await h.settled();
+      assert.deepEqual(await servedAsTsharkReads(radio.received[0]!.bytes), [
+        [shown(5), 'amf-p9'],
+        [shown(9), 'pmn-amf'],
+      ]);
+      cut = true;
+      for (let i = 0; i < TIMING.leaseMs / TIMING.heartbeatMs; i++) {
+        self.time.advance(TIMING.heartbeatMs);
+        await self.membership.settled();
+      }
+      await h.settled();
+      assert.equal(self.membership.status(), 'cut-off');
+      // First the list without its peer's GUAMI (the radio overwrites it, 8.7.3.2): the radio sends it
+      // no UE of another GUAMI; then its own GUAMI unavailable, with the backup its peers adopt on (8.7.6).
+      assert.deepEqual(radio.types(), ['NGSetupResponse', 'AMFConfigurationUpdate', 'AMFStatusIndication']);
+      emitted.add(radio.received.slice(1));
+      assert.deepEqual(await servedAsTsharkReads(radio.received[1]!.bytes), [[shown(5), '']]);
+      assert.deepEqual(await servedAsTsharkReads(radio.received[2]!.bytes), [[shown(5), 'amf-p9']]);
+    } finally {
+      stop();
+      await h.close();
+      await self.membership.stop();
+      await peer9.membership.stop();
       await own.close();
     }
   });
