@@ -25,7 +25,12 @@ import {
   uplinkRanStatusTransfer,
 } from '../../src/simulator/gnb-handover-n2-messages.ts';
 import type { NgapExchange, SimulatedGnb } from '../../src/simulator/gnb.ts';
-import { userLocationInformation, type ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
+import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
+import {
+  ueContextReleaseComplete,
+  userLocationInformation,
+  type ServingCell,
+} from '../../src/simulator/ue/ran-ue-messages.ts';
 import { causeAndDiagnostics } from '../network/amf/emitted.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
 import { startSessionService, type SessionService } from './session-service.ts';
@@ -277,23 +282,71 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
   let s: SessionService;
   /** A UE registered at gnb-1 with a session, so that a leak shows in its rules. */
   let ue: Ids;
+  /** The UE itself, for a Service Request after a local release. */
+  let device: SimulatedUe;
   /** The target: driven by hand here (it answers no Handover Request by itself). */
   let gnb2: SimulatedGnb;
   before(async () => {
     s = await startSessionService();
     ({ gnb: gnb2 } = await s.anotherGnb(2, CELL_B, '127.0.0.3'));
-    const { sessions } = await s.registered(1);
+    const { sessions, ue: registered } = await s.registered(1);
+    device = registered;
     assert.equal(
       (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
       'accepted',
     );
     ue = idsOfOnlyUe();
-    // The UPF's downlink towards gnb-1 is set once the radio answered: the baseline of every count.
-    await s.until(
+    await downlinkAtGnb1();
+  });
+
+  /** The UPF's downlink towards gnb-1 is set once the radio answered: the baseline of every count. */
+  const downlinkAtGnb1 = () =>
+    s.until(
       async () => [...s.rules.sessions.values()].find((r) => r.downlink?.startsWith('127.0.0.2:') === true),
       'the downlink towards gnb-1',
     );
-  });
+
+  /**
+   * TS 38.413 10.6 after the AMF's Error Indication about the UE's ids: both nodes released the UE's
+   * connection locally (no UE Context Release), the AMF holds one connection less, the UE is CM-IDLE
+   * with its session's user plane deactivated (no downlink at the UPF, nothing else changed), and gnb-1
+   * forgot it too. A Service Request brings it back for the next case.
+   */
+  async function releasedLocally(before: ReturnType<SessionService['holding']>): Promise<void> {
+    await s.until(
+      async () => (s.held().connections === before.connections - 1 ? true : undefined),
+      'the UE’s connection released',
+    );
+    assert.deepEqual(s.held(), { connections: before.connections - 1, handovers: 0, smfHandovers: 0 });
+    await s.until(
+      async () => ([...s.rules.sessions.values()].every((r) => r.downlink === undefined) ? true : undefined),
+      'the user plane deactivated',
+    );
+    assert.equal(s.ues.link(ue.ranUeNgapId), undefined, 'gnb-1 released the UE too');
+    assert.equal(s.ues.localReleases.at(-1)?.ranUeNgapId, ue.ranUeNgapId);
+    assert.equal(device.connected, false);
+    assert.ok(
+      !s.received.some(
+        (x) =>
+          x.messageType === 'UEContextReleaseCommand' && idOf(x.pdu, 'AMF-UE-NGAP-ID') === ue.amfUeNgapId,
+      ),
+      'a local release: no UE Context Release Command',
+    );
+    await backByServiceRequest(before);
+  }
+
+  /**
+   * The UE back through a Service Request: the AMF holds `before`'s connections again and the UPF its
+   * rules, but for the downlink TEID gnb-1 gave anew.
+   */
+  async function backByServiceRequest(before: ReturnType<SessionService['holding']>): Promise<void> {
+    assert.deepEqual(await device.serviceRequest('data', { uplinkData: [1] }), { outcome: 'accepted' });
+    ue = idsOfOnlyUe();
+    await downlinkAtGnb1();
+    const anyTeid = (rules: string) => rules.replace(/(127\.0\.0\.2:2152 teid )\d+/g, '$1*');
+    assert.deepEqual(s.held(), { connections: before.connections, handovers: 0, smfHandovers: 0 });
+    assert.equal(anyTeid(s.holding().rules), anyTeid(before.rules));
+  }
   after(async () => {
     await assertTsharkAgrees(s.received);
     await s.close();
@@ -476,8 +529,7 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
     }
   });
 
-  describe('the UE’s AMF UE NGAP ID with another RAN UE NGAP ID (10.6): inconsistent-remote-UE-NGAP-ID, the UE stays', () => {
-    // The UE staying is what the AMF does today; 10.6's local release is not built (docs/handover.md).
+  describe('the UE’s AMF UE NGAP ID with another RAN UE NGAP ID (10.6): inconsistent-remote-UE-NGAP-ID, both nodes release the UE locally', () => {
     // Handover Request Acknowledge and Handover Failure name a target's ids, never the UE's source
     // connection: for those ids unknown-local-UE-NGAP-ID (below).
     for (const c of CASES.filter((c) => c.procedureCode !== 13)) {
@@ -487,10 +539,40 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
         assert.deepEqual(summary(answers), [
           { ...unknownUe(c), cause: { choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' } },
         ]);
-        await s.nothingLeft(before);
-        assert.deepEqual(idsOfOnlyUe(), ue);
+        await releasedLocally(before);
       });
     }
+  });
+
+  describe('the UE’s RAN UE NGAP ID with an AMF UE NGAP ID the AMF did not assign (10.6): unknown-local-UE-NGAP-ID, both nodes release the UE locally', () => {
+    for (const c of CASES.filter((c) => c.procedureCode !== 13)) {
+      it(c.message, async () => {
+        const before = s.holding();
+        const answers = await answersTo(c.build({ ...ue, amfUeNgapId: ue.amfUeNgapId + 900_000 }));
+        assert.deepEqual(summary(answers), [unknownUe(c)]);
+        await releasedLocally(before);
+      });
+    }
+  });
+
+  it('UE Context Release Complete for ids the AMF does not hold: the last message, so no Error Indication; the UE’s connection under its RAN UE NGAP ID released locally (10.6)', async () => {
+    const before = s.holding();
+    const wrong = { ...ue, amfUeNgapId: ue.amfUeNgapId + 900_000 };
+    const answers = await answersTo(ueContextReleaseComplete(wrong, s.ues.cell));
+    assert.deepEqual(summary(answers), []);
+    await s.until(
+      async () => (s.held().connections === before.connections - 1 ? true : undefined),
+      'the UE’s connection released',
+    );
+    // gnb-1 heard no Error Indication: it still holds the UE, which a Service Request cannot leave.
+    assert.notEqual(s.ues.link(ue.ranUeNgapId), undefined);
+    // Its UE Context Release Request names a connection the AMF no longer holds: Error Indication,
+    // and gnb-1 releases locally in turn (10.6); a Service Request then brings the UE back.
+    const indicated = s.gnb.nextReceived('ErrorIndication');
+    assert.ok(s.ues.requestRelease(device));
+    assert.deepEqual(causeAndDiagnostics((await indicated).pdu).cause, UNKNOWN_LOCAL);
+    await s.until(async () => (device.connected ? undefined : true), 'gnb-1 released the UE');
+    await backByServiceRequest(before);
   });
 
   it('Handover Cancel with no handover in progress: acknowledged (8.4.6.2, the source wants none), nothing else', async () => {
@@ -551,17 +633,6 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
         (ids: Ids) => uplinkRanStatusTransfer(ids, 1),
         NOT_IN_STATE,
       ],
-      // The UE's own AMF UE NGAP ID at its source is not one of a handover's target (8.4.2).
-      [
-        'Handover Request Acknowledge naming the UE outside a handover',
-        (ids: Ids) => CASES[1]!.build(ids),
-        UNKNOWN_LOCAL,
-      ],
-      [
-        'Handover Failure naming the UE outside a handover',
-        (ids: Ids) => handoverFailure(ids.amfUeNgapId, CAUSE),
-        UNKNOWN_LOCAL,
-      ],
     ] as const) {
       it(`${message}: Error Indication, ${cause.value}; the UE stays`, async () => {
         const before = s.holding();
@@ -569,6 +640,25 @@ describe('TS 38.413 clause 10 for the messages of N2 handover and the radio-init
         assert.deepEqual(summary(answers), [{ type: 'ErrorIndication', cause, diagnostics: undefined }]);
         await s.nothingLeft(before);
         assert.deepEqual(idsOfOnlyUe(), ue);
+      });
+    }
+
+    // The UE's own AMF UE NGAP ID at its source is not one of a handover's target (8.4.2): the ids are
+    // erroneous, and both nodes release the UE's connection locally (10.6).
+    for (const [message, build] of [
+      ['Handover Request Acknowledge naming the UE outside a handover', (ids: Ids) => CASES[1]!.build(ids)],
+      [
+        'Handover Failure naming the UE outside a handover',
+        (ids: Ids) => handoverFailure(ids.amfUeNgapId, CAUSE),
+      ],
+    ] as const) {
+      it(`${message}: Error Indication, unknown-local-UE-NGAP-ID; both nodes release the UE locally`, async () => {
+        const before = s.holding();
+        const answers = await answersTo(build(ue));
+        assert.deepEqual(summary(answers), [
+          { type: 'ErrorIndication', cause: UNKNOWN_LOCAL, diagnostics: undefined },
+        ]);
+        await releasedLocally(before);
       });
     }
   });

@@ -5,6 +5,8 @@ import type {
   RRCEstablishmentCause,
 } from '../../network/ngap/generated/types.ts';
 import type { NgapExchange, SimulatedGnb, UeSignalling } from '../gnb.ts';
+import { causeText, type ErrorIndicationReading } from '../amf-messages.ts';
+import { readN2HandoverAnswer } from '../gnb-handover-n2-messages.ts';
 import type { ResetScope } from '../gnb-messages.ts';
 import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
 import {
@@ -93,6 +95,12 @@ class Connection implements RrcConnection, UeLink {
   }
 }
 
+/** The Error Indication causes of TS 38.413 10.6 (ids erroneous) after which both nodes release locally. */
+const ERRONEOUS_ID_CAUSES: ReadonlySet<string> = new Set([
+  'radioNetwork/unknown-local-UE-NGAP-ID',
+  'radioNetwork/inconsistent-remote-UE-NGAP-ID',
+]);
+
 /** RAN UE NGAP ID is 0..2^32-1 (TS 38.413 9.3.3.2). */
 const RAN_UE_NGAP_ID_MODULUS = 2 ** 32;
 
@@ -129,6 +137,8 @@ export class GnbUes implements UeSignalling, UeRadio {
    * Non Delivery Indication (TS 38.413 8.6.4; e.g. an Xn handover under way). Set by `withholdNextNas`.
    */
   readonly #withheld = new Map<RadioUe, Cause>();
+  /** Connections released locally after an Error Indication about their ids (TS 38.413 10.6), in order. */
+  readonly localReleases: { ranUeNgapId: number; cause: string }[] = [];
   /** NAS Non Delivery Indications sent, in order (8.6.4). */
   readonly nonDeliveries: { ranUeNgapId: number; cause: Cause }[] = [];
   /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
@@ -148,6 +158,14 @@ export class GnbUes implements UeSignalling, UeRadio {
     this.#gnb = gnb;
     this.cell = cell;
     gnb.attachUes(this);
+    gnb.on((event) => {
+      if (event.type === 'error-indication') return this.#erroneousIds(event.report);
+      // Handover Preparation Failure stands for the Error Indication of a Handover Required (10.6).
+      const pdu = event.type === 'received' ? event.exchange.pdu : undefined;
+      const answer = pdu === undefined ? undefined : readN2HandoverAnswer(pdu);
+      if (answer?.kind === 'preparation-failure')
+        this.#erroneousIds({ ...answer, cause: causeText(answer.cause) });
+    });
     this.sessions = new GnbSessions({
       n3Address: options.n3Address ?? '127.0.0.1',
       send: (pdu) => this.sendForUe(pdu),
@@ -501,6 +519,22 @@ export class GnbUes implements UeSignalling, UeRadio {
     const next = this.onReroute?.(connection.ue, reroute);
     if (next === undefined) return this.#release(connection);
     connection.rerouted = next;
+  }
+
+  /**
+   * TS 38.413 10.6: the AMF reports (Error Indication, or the failure of the procedure) that a message
+   * of this node named an unknown or inconsistent UE NGAP ID;
+   * "both nodes shall initiate a local release" of the connections having the erroneous ids, so the
+   * node releases its own under either id, without NGAP, and the UE's RRC connection goes. An indication
+   * without an AMF UE NGAP ID releases nothing, as at the AMF.
+   */
+  #erroneousIds(report: Pick<ErrorIndicationReading, 'cause' | 'amfUeNgapId' | 'ranUeNgapId'>): void {
+    if (!ERRONEOUS_ID_CAUSES.has(report.cause ?? '') || report.amfUeNgapId === undefined) return;
+    for (const connection of [...this.#connections.values()])
+      if (connection.ranUeNgapId === report.ranUeNgapId || connection.amfUeNgapId === report.amfUeNgapId) {
+        this.localReleases.push({ ranUeNgapId: connection.ranUeNgapId, cause: report.cause ?? '' });
+        this.#release(connection);
+      }
   }
 
   #release(connection: Connection): void {

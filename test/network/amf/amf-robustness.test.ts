@@ -77,7 +77,8 @@ describe('NAS Non Delivery Indication (TS 38.413 8.6.4)', () => {
     await settle(h);
     const again = radio.received.at(-1)!.pdu;
     assert.equal(ue.open(nasPduOf(again)!).messageType, 'authenticationRequest', 'T3560 retransmits');
-    const unknown = await step(h, radio, ue, nasNonDelivery({ amf: 999, ran: 1 }, lost));
+    // Ids of no connection (the UE's own RAN UE NGAP ID would be erroneous and released, TS 38.413 10.6).
+    const unknown = await step(h, radio, ue, nasNonDelivery({ amf: 999, ran: 2 }, lost));
     assert.deepEqual(namesOf(unknown.pdus), ['ErrorIndication']);
     assert.deepEqual(h.amf.counts(), { ues: 1, connections: 1 });
     await h.close();

@@ -12,6 +12,7 @@ import type {
   IMSVoiceSupportIndicator,
   UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
+  UERadioCapabilityForPaging,
   UserLocationInformation,
 } from '../../ngap/generated/types.ts';
 import { handlerTable, type MessageOf } from '../../asn1/message-runtime.ts';
@@ -60,7 +61,12 @@ export type ConnectionEnd =
   /** A second Initial UE Message for the same RAN UE NGAP ID replaced it. */
   | 'replaced'
   /** Its Initial UE Message went to another AMF of the set (Reroute NAS Request). */
-  | 'rerouted';
+  | 'rerouted'
+  /**
+   * TS 38.413 10.6: a message of the radio named it with an erroneous AMF UE NGAP ID or RAN UE NGAP ID;
+   * both nodes release it locally, without UE Context Release signalling.
+   */
+  | 'local-release';
 
 /** What an Initial UE Message carries besides its NAS-PDU, for the NAS layer. */
 export interface InitialInfo {
@@ -319,10 +325,28 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   }
 
   /**
+   * TS 38.413 10.6: "both nodes shall initiate a local release of any established UE-associated logical
+   * connection (for the same NG interface) having the erroneous AMF UE NGAP ID or RAN UE NGAP ID": the
+   * radio's connection under `ranUeNgapId` and `byAmfId`, when on this radio, end without signalling.
+   */
+  function releaseLocally(
+    radio: RadioLink,
+    ranUeNgapId: number | undefined,
+    byAmfId: UeConnection<Owner> | undefined,
+  ): void {
+    const byRan = ranUeNgapId === undefined ? undefined : connections.byRan(radio.id, ranUeNgapId);
+    if (byRan !== undefined) end(byRan, 'local-release');
+    if (byAmfId !== undefined && byAmfId.radio.id === radio.id) end(byAmfId, 'local-release');
+  }
+
+  /**
    * The connection a message names, checked against the radio (TS 38.413 10.6): an AMF UE NGAP ID this
    * AMF has not assigned on this radio -> Error Indication `unknown-local-UE-NGAP-ID`; a known one with
-   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`. `refuse`, when given, answers with the
-   * procedure's failure message instead (10.6: "the appropriate failure message").
+   * another RAN UE NGAP ID -> `inconsistent-remote-UE-NGAP-ID`; either way the radio's connections
+   * under those ids are released locally. A message without an AMF UE NGAP ID (10.3.5, criticality
+   * ignore) names no erroneous id: it is answered and releases nothing. `refuse`, when given, answers
+   * with the procedure's failure message instead (10.6: "the appropriate failure message"), or not at
+   * all for the last message of a connection (UE Context Release Complete).
    */
   function named(
     radio: RadioLink,
@@ -331,21 +355,33 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     ranUeNgapId: number | undefined,
     refuse?: (cause: Cause) => void,
   ): UeConnection<Owner> | undefined {
-    const answer = (cause: Cause): undefined => {
+    const answer = (cause: Cause, erroneous?: UeConnection<Owner>): undefined => {
       // The ids only on a refusal: an object of spreads is built in V8's runtime, a cost per message.
       if (refuse === undefined)
         sendErrorIndication(radio, streamId, cause, presentIds({ amfUeNgapId, ranUeNgapId }));
       else refuse(cause);
+      if (amfUeNgapId !== undefined) releaseLocally(radio, ranUeNgapId, erroneous);
       return undefined;
     };
     const connection = amfUeNgapId === undefined ? undefined : connections.byAmfId(amfUeNgapId);
     if (connection === undefined || connection.radio.id !== radio.id) return answer(UNKNOWN_LOCAL_ID);
     if (ranUeNgapId !== undefined && connection.ranUeNgapId !== ranUeNgapId)
-      return answer({ choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' });
+      return answer({ choice: 'radioNetwork', value: 'inconsistent-remote-UE-NGAP-ID' }, connection);
     // The NGAP UE-TNLA binding (TS 23.502 4.2.7.2.1): the UE's signalling goes on the association of the
     // radio it was last received on.
     if (connection.radio !== radio) connections.move(connection, radio, connection.ranUeNgapId);
     return connection;
+  }
+
+  /**
+   * A target's answer to Handover Request that no handover of this radio waits for: Error Indication
+   * `unknown-local-UE-NGAP-ID`, and the ids are erroneous (10.6): a connection of the radio under them
+   * (the AMF UE NGAP ID of an established connection, the RAN UE NGAP ID of another) ends locally.
+   */
+  function unknownTargetIds(radio: RadioLink, streamId: number, ids: MessageIds): void {
+    sendErrorIndication(radio, streamId, UNKNOWN_LOCAL_ID, presentIds(ids));
+    if (ids.amfUeNgapId !== undefined)
+      releaseLocally(radio, ids.ranUeNgapId, connections.byAmfId(ids.amfUeNgapId));
   }
 
   function located(connection: UeConnection<Owner>, location: UserLocationInformation | undefined): void {
@@ -399,12 +435,10 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
         sendErrorIndication(radio, streamId, NOT_IN_STATE, idsOf(connection));
     },
     HandoverRequestAcknowledge: (message, _, radio, streamId) => {
-      if (handover?.acknowledged(message, radio) !== true)
-        sendErrorIndication(radio, streamId, UNKNOWN_LOCAL_ID, presentIds(message));
+      if (handover?.acknowledged(message, radio) !== true) unknownTargetIds(radio, streamId, message);
     },
     HandoverFailure: (message, _, radio, streamId) => {
-      if (handover?.failed(message, radio) !== true)
-        sendErrorIndication(radio, streamId, UNKNOWN_LOCAL_ID, presentIds(message));
+      if (handover?.failed(message, radio) !== true) unknownTargetIds(radio, streamId, message);
     },
     HandoverNotify: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
@@ -508,7 +542,9 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       release(connection, message.cause ?? { choice: 'radioNetwork', value: 'unspecified' });
     },
     UEContextReleaseComplete: (message, _, radio, streamId) => {
-      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      // The last message of a connection: for ids the AMF does not hold, a local release and no Error
+      // Indication (TS 38.413 10.6).
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId, () => undefined);
       if (connection === undefined) return;
       located(connection, message.userLocationInformation);
       end(connection, 'released');
@@ -839,11 +875,13 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     /**
      * Paging (TS 38.413 8.5.1), a non-UE-associated message (stream 0, TS 38.412 7), through the radios
      * serving a tracking area of the TAI List for Paging (the UE's registration area): the NG-RAN node
-     * pages in the cells of those TAs, so no other radio can reach the UE. How many radios were asked.
+     * pages in the cells of those TAs, so no other radio can reach the UE. `forPaging`: the UE Radio
+     * Capability for Paging the AMF keeps for the UE (UE Radio Capability Info Indication), if any. How
+     * many radios were asked.
      */
-    page(fiveGSTmsi: FiveGSTMSI, area: PagingArea): number {
+    page(fiveGSTmsi: FiveGSTMSI, area: PagingArea, forPaging?: UERadioCapabilityForPaging): number {
       let sent = 0;
-      const pdu = paging(fiveGSTmsi, pagingTais(area));
+      const pdu = paging(fiveGSTmsi, pagingTais(area), forPaging);
       for (const radio of radios.values()) if (servesArea(radio, area) && radio.send(pdu, 0)) sent += 1;
       return sent;
     },
