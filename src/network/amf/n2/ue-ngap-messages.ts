@@ -20,6 +20,7 @@ import type {
   PDUSessionResourceSetupListCxtReq,
   TAIListForPaging,
   UEAggregateMaximumBitRate,
+  UERadioCapabilityForPaging,
   UESecurityCapabilities,
 } from '../../ngap/generated/types.ts';
 
@@ -99,11 +100,21 @@ export function ueContextReleaseCommand(
   });
 }
 
-/** PAGING (TS 38.413 9.2.4.1): the 5G-S-TMSI and the tracking areas of the UE's registration area. */
-export function paging(fiveGSTmsi: FiveGSTMSI, tais: TAIListForPaging): NGAPPDU {
+/**
+ * PAGING (TS 38.413 9.2.4.1): the 5G-S-TMSI, the tracking areas of the UE's registration area, and the
+ * UE Radio Capability for Paging when the AMF holds one.
+ */
+export function paging(
+  fiveGSTmsi: FiveGSTMSI,
+  tais: TAIListForPaging,
+  forPaging?: UERadioCapabilityForPaging,
+): NGAPPDU {
   return buildPaging({
     uePagingIdentity: { choice: 'fiveG-S-TMSI', value: fiveGSTmsi },
     taiListForPaging: tais,
+    // 9.2.4.1: the UE's radio capability for paging, when the AMF holds one (8.5.1.2: the NG-RAN node
+    // may use it to page the UE).
+    ...(forPaging === undefined ? {} : { ueRadioCapabilityForPaging: forPaging }),
   });
 }
 
