@@ -399,8 +399,27 @@ async function run(service: Service): Promise<void> {
 
   // The devices are at b after an odd number of rounds, else at a: the user plane hands them back.
   const streamed = devices.filter((d) => d.pair === 0).slice(0, STREAM);
-  if (STREAM > 0 && routed) await userPlane(pairs[0]!, streamed, ROUNDS % 2 === 1 ? 'b' : 'a');
-  else if (STREAM > 0) print(`user plane: skipped (the TUN ${TUN} and its routes need root)`);
+  const interruption =
+    STREAM > 0 && routed ? await userPlane(pairs[0]!, streamed, ROUNDS % 2 === 1 ? 'b' : 'a') : undefined;
+  if (STREAM > 0 && !routed) print(`user plane: skipped (the TUN ${TUN} and its routes need root)`);
+  // Issue 34's goals in one line, for a run on a quiet machine.
+  const best = Math.max(...rounds.map((run) => (UES * 1000) / run.wallMs));
+  const lastTraffic = traffic?.rounds[ROUNDS];
+  print(
+    `goals: ${Math.round((UES * 1000) / last.wallMs)} N2 handovers/s in the last round (best ${Math.round(best)}) ` +
+      `against 1,000, ${traffic === undefined ? 'without traffic' : `with ${TRAFFIC} packets/s each way per device`}` +
+      (lastTraffic === undefined
+        ? ''
+        : ` (${lastTraffic.downlinkAfterLeaving} downlink packets lost to the handover in it, ` +
+          `${lastTraffic.forwardedBySource} forwarded)`) +
+      `; service CPU per handover ${(last.cpuMs / registration.cpuMs).toFixed(2)} of a registration's; ` +
+      (interruption === undefined
+        ? 'interruption not measured'
+        : `interruption median ${interruption.toFixed(1)} ms against 50`) +
+      `; load average ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+  );
   for (const { a, b } of pairs) {
     await a.gnb.shutdown();
     await b.gnb.shutdown();
@@ -427,8 +446,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Side = { gnb: SimulatedGnb; ues: GnbUes; n2: N2Handover };
 
-/** Downlink streams through the UPF while `devices` (at `source`) go to the other side, one at a time. */
-async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 'a' | 'b'): Promise<void> {
+/**
+ * Downlink streams through the UPF while `devices` (at `source`) go to the other side, one at a time;
+ * answers the median gap from the source's last packet to the target's first (ms).
+ */
+async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 'a' | 'b'): Promise<number> {
   const target = source === 'a' ? 'b' : 'a';
   const [from, to] = [pair[source], pair[target]];
   const byAddress = new Map(devices.map((device, slot) => [device.address, slot]));
@@ -528,6 +550,7 @@ async function userPlane(pair: { a: Side; b: Side }, devices: Device[], source: 
       `${total(lost)} of ${total(sent)} lost`,
   );
   for (const socket of [...sockets, sender, forwarder]) socket.close();
+  return median(gaps);
 }
 
 await main();
