@@ -143,6 +143,17 @@ export interface AmfConfigurationChanges {
   plmnSupport: PlmnSupport[] | undefined;
   /** AMF TNL Association To Add List (TS 38.413 8.7.3.2): further endpoints to set associations up with. */
   tnlToAdd: OfferedTnlAssociation[] | undefined;
+  /** AMF TNL Association To Remove List: endpoints whose associations the node removes (undefined: unreadable). */
+  tnlToRemove: (TnlEndpoint | undefined)[] | undefined;
+  /** AMF TNL Association To Update List: a new usage or weight factor, each when given. */
+  tnlToUpdate: TnlAssociationUpdate[] | undefined;
+}
+
+/** One item of AMF TNL Association To Update List (TS 38.413 9.2.6.7). */
+export interface TnlAssociationUpdate {
+  endpoint: TnlEndpoint | undefined;
+  usage: 'ue' | 'non-ue' | 'both' | undefined;
+  weight: number | undefined;
 }
 
 /** One item of AMF TNL Association To Add List; `endpoint` undefined when its address does not read. */
@@ -159,8 +170,15 @@ export interface OfferedTnlAssociation {
 export function readAmfConfigurationUpdate(pdu: NGAPPDU): AmfConfigurationChanges | undefined {
   const read = readAMFConfigurationUpdate(pdu);
   if (!read.ok) return undefined;
-  const { amfName, servedGuamiList, relativeAmfCapacity, plmnSupportList, amfTnlAssociationToAddList } =
-    read.message;
+  const {
+    amfName,
+    servedGuamiList,
+    relativeAmfCapacity,
+    plmnSupportList,
+    amfTnlAssociationToAddList,
+    amfTnlAssociationToRemoveList,
+    amfTnlAssociationToUpdateList,
+  } = read.message;
   return {
     name: amfName,
     servedGuamis: servedGuamiList === undefined ? undefined : readGuamis(servedGuamiList),
@@ -171,6 +189,18 @@ export function readAmfConfigurationUpdate(pdu: NGAPPDU): AmfConfigurationChange
       address: item.aMFTNLAssociationAddress,
       // A usage of a later release is read as both: the node does not know what it restricts.
       usage: typeof item.tNLAssociationUsage === 'string' ? item.tNLAssociationUsage : 'both',
+      weight: item.tNLAddressWeightFactor,
+    })),
+    tnlToRemove: amfTnlAssociationToRemoveList?.map((item) => endpointOf(item.aMFTNLAssociationAddress)),
+    tnlToUpdate: amfTnlAssociationToUpdateList?.map((item) => ({
+      endpoint: endpointOf(item.aMFTNLAssociationAddress),
+      // A usage of a later release is read as both, as in the To Add List.
+      usage:
+        item.tNLAssociationUsage === undefined
+          ? undefined
+          : typeof item.tNLAssociationUsage === 'string'
+            ? item.tNLAssociationUsage
+            : 'both',
       weight: item.tNLAddressWeightFactor,
     })),
   };

@@ -10,19 +10,22 @@ import {
   type N2Transport,
   type StreamCounts,
 } from '../network/transport/n2-transport.ts';
-import type { OfferedTnlAssociation } from './amf-messages.ts';
+import type { OfferedTnlAssociation, TnlAssociationUpdate } from './amf-messages.ts';
 
 /**
  * The further TNL associations a simulated node sets up with the endpoints its AMF offers (TS 38.413
- * 8.7.3.2 AMF TNL Association To Add List), and the NGAP UE-TNLA binding (TS 38.412 7, TS 23.502
- * 4.2.7.2): each UE's signalling goes on one association, the one the AMF last sent it on, or one chosen
- * among those allowed UE signalling when the UE starts.
+ * 8.7.3.2 AMF TNL Association To Add List), removes and updates as the AMF says (To Remove, To Update
+ * Lists), and the NGAP UE-TNLA binding (TS 38.412 7, TS 23.502 4.2.7.2): each UE's signalling goes on
+ * one association, the one the AMF last sent it on, or one chosen by weight factor among those allowed
+ * UE signalling when the UE starts.
  */
 
 /** One further association, joined to the node's NG-C interface. */
 export interface FurtherAssociation {
   endpoint: TnlEndpoint;
+  /** TNL Association Usage and TNL Address Weight Factor (TS 38.413 9.3.2.9, 9.3.2.10), as last told. */
   usage: OfferedTnlAssociation['usage'];
+  weight: number;
   association: N2Association;
   up: AssociationUp;
 }
@@ -52,11 +55,22 @@ export interface GnbTnlOptions {
 
 const NO_RESOURCE: Cause = { choice: 'transport', value: 'transport-resource-unavailable' };
 
+/**
+ * The weight factor the node's first association counts with beside the further ones: the AMF gives
+ * none for the endpoint the node was configured with, and 1 is `n2_further_endpoints`' default.
+ */
+export const FIRST_ASSOCIATION_WEIGHT = 1;
+
+const sameEndpoint = (a: TnlEndpoint, b: TnlEndpoint | undefined): boolean =>
+  b !== undefined && a.address === b.address && a.port === b.port;
+
 export class GnbTnlAssociations {
   readonly #options: GnbTnlOptions;
   readonly #live: FurtherAssociation[] = [];
   /** The association of each UE by RAN UE NGAP ID; undefined: the node's first association. */
   readonly #bindings = new Map<number, FurtherAssociation | undefined>();
+  /** Smooth weighted round robin (each pick adds the weights, the highest wins and pays the total). */
+  readonly #credit = new Map<FurtherAssociation | undefined, number>();
 
   constructor(options: GnbTnlOptions) {
     this.#options = options;
@@ -84,11 +98,72 @@ export class GnbTnlAssociations {
   /** The association a UE's message goes on: its binding, else one of those allowed UE signalling. */
   route(ranUeNgapId: number): FurtherAssociation | undefined {
     if (this.#bindings.has(ranUeNgapId)) return this.#bindings.get(ranUeNgapId);
-    // Spread over the first association and each further one allowed UE signalling (TS 38.413 9.3.2.9).
-    const candidates = [undefined, ...this.#live.filter((f) => f.usage !== 'non-ue')];
-    const chosen = candidates[ranUeNgapId % candidates.length];
+    const chosen = this.#pick();
     this.#bindings.set(ranUeNgapId, chosen);
     return chosen;
+  }
+
+  /**
+   * The association of a new UE: the first one and each further one allowed UE signalling (TS 38.413
+   * 9.3.2.9), in proportion to their weight factors (9.3.2.10, TS 23.501 5.21.1.2); weight 0 takes none.
+   * Deterministic, so that shares are exact over any run of picks.
+   */
+  #pick(): FurtherAssociation | undefined {
+    const candidates: { via: FurtherAssociation | undefined; weight: number }[] = [
+      { via: undefined, weight: FIRST_ASSOCIATION_WEIGHT },
+      ...this.#live.filter((f) => f.usage !== 'non-ue').map((f) => ({ via: f, weight: f.weight })),
+    ];
+    let total = 0;
+    let best: { via: FurtherAssociation | undefined; credit: number } | undefined;
+    for (const { via, weight } of candidates) {
+      total += weight;
+      const credit = (this.#credit.get(via) ?? 0) + weight;
+      this.#credit.set(via, credit);
+      if (best === undefined || credit > best.credit) best = { via, credit };
+    }
+    if (best === undefined) return undefined;
+    this.#credit.set(best.via, best.credit - total);
+    return best.via;
+  }
+
+  /**
+   * AMF TNL Association To Remove List (8.7.3.2): the node removes its associations with those endpoints
+   * (SCTP SHUTDOWN); their UEs go on over the others.
+   */
+  remove(endpoints: readonly (TnlEndpoint | undefined)[]): void {
+    for (const further of [...this.#live]) {
+      if (!endpoints.some((endpoint) => sameEndpoint(further.endpoint, endpoint))) continue;
+      this.#drop(further);
+      further.association.shutdown();
+    }
+  }
+
+  /**
+   * AMF TNL Association To Update List (8.7.3.2): the usage and weight factor given replace the old; UEs
+   * bound to an association no longer allowed UE signalling are bound anew at their next message.
+   */
+  update(items: readonly TnlAssociationUpdate[]): void {
+    for (const item of items) {
+      const further = this.#live.find((f) => sameEndpoint(f.endpoint, item.endpoint));
+      if (further === undefined) continue;
+      if (item.usage !== undefined) further.usage = item.usage;
+      if (item.weight !== undefined) further.weight = item.weight;
+      if (further.usage === 'non-ue') this.#unbind(further);
+    }
+  }
+
+  #unbind(via: FurtherAssociation): void {
+    for (const [ran, bound] of this.#bindings) if (bound === via) this.#bindings.delete(ran);
+  }
+
+  /** `via` is no longer one of the node's associations: its UEs go over the others. */
+  #drop(via: FurtherAssociation): void {
+    const at = this.#live.indexOf(via);
+    if (at < 0) return;
+    this.#live.splice(at, 1);
+    this.#credit.delete(via);
+    this.#unbind(via);
+    this.#options.ended(via);
   }
 
   /** The AMF sent the UE's message on `via`: the node binds the UE to it (TS 38.412 7). */
@@ -121,7 +196,13 @@ export class GnbTnlAssociations {
           inboundStreams: streams.inbound,
         },
         (association, up) => {
-          const via: FurtherAssociation = { endpoint, usage: item.usage, association, up };
+          const via: FurtherAssociation = {
+            endpoint,
+            usage: item.usage,
+            weight: item.weight,
+            association,
+            up,
+          };
           further = via;
           return {
             message: (message) => {
@@ -134,11 +215,7 @@ export class GnbTnlAssociations {
             event: (event) => {
               if (event.type !== 'communication-lost' && event.type !== 'shutdown-complete') return;
               answered?.(false);
-              const at = this.#live.indexOf(via);
-              if (at < 0) return;
-              this.#live.splice(at, 1);
-              for (const [ran, bound] of this.#bindings) if (bound === via) this.#bindings.delete(ran);
-              this.#options.ended(via);
+              this.#drop(via);
             },
           };
         },

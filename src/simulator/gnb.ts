@@ -783,10 +783,12 @@ export class SimulatedGnb {
 
   /**
    * TS 38.413 8.7.3.2: the node takes the new values and acknowledges; with `furtherAssociations` it
-   * first sets up the TNL associations offered and reports them.
+   * first removes and updates the TNL associations named, then sets up those offered and reports them.
    */
   #amfConfigurationUpdate(changes: AmfConfigurationChanges): void {
     const offered = changes.tnlToAdd ?? [];
+    this.#tnl?.remove(changes.tnlToRemove ?? []);
+    this.#tnl?.update(changes.tnlToUpdate ?? []);
     if (this.#tnl === undefined || offered.length === 0) return this.#acknowledgeUpdate(changes);
     void this.#tnl.open(offered).then((outcome) => this.#acknowledgeUpdate(changes, outcome));
   }

@@ -31,7 +31,7 @@ function overWhich(exchanges: readonly NgapExchange[], type: string): { first: n
 describe('several TNL associations from one gNB (udp transport)', () => {
   it('offered, set up and joined; UEs over both; one aborts and its UE goes on over the other', async () => {
     const s = await startRegistrationService({
-      furtherEndpoints: [{ address: '127.0.0.1', port: 0, usage: 'both', weight: 10 }],
+      furtherEndpoints: [{ address: '127.0.0.1', port: 0, usage: 'both', weight: 1 }],
     });
     try {
       const gnb = s.gnb1;

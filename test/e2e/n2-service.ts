@@ -60,6 +60,8 @@ export interface N2Service {
   received: NgapExchange[];
   /** The RAN side stops taking packets (a radio that lost power): the AMF hears nothing more from it. */
   silenceRan(): void;
+  /** The AMF's further endpoints change (`N2Service.changeFurtherEndpoints`); the endpoints as bound. Not with `sctp`. */
+  changeFurtherEndpoints(next: readonly OfferedEndpoint[]): Promise<readonly OfferedEndpoint[]>;
   close(): Promise<void>;
 }
 
@@ -93,6 +95,8 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
   let amf: TransportAddress;
   let udpPort: number;
   let stopN2: () => Promise<void>;
+  let changeFurtherEndpoints: N2Service['changeFurtherEndpoints'] = () =>
+    Promise.reject(new Error('not with sctp'));
   if (options.sctp === undefined) {
     const n2 = createN2(
       t.core,
@@ -117,6 +121,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     amf = endpoint.local[0];
     udpPort = endpoint.udpPort ?? 0;
     stopN2 = () => n2.stop();
+    changeFurtherEndpoints = (next) => n2.service()!.changeFurtherEndpoints(next);
   } else {
     const amfSide = await createUdpTransport({
       addresses: ['127.0.0.1'],
@@ -174,6 +179,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
     silenceRan() {
       ranSide.link.onPacket(() => undefined);
     },
+    changeFurtherEndpoints: (next) => changeFurtherEndpoints(next),
     async close() {
       await stopN2();
       await ranSide.transport.close();
