@@ -39,6 +39,7 @@ import type { Core } from './create-core.ts';
 import type { Component } from './lifecycle.ts';
 import { createNetworkFunctions, type NetworkFunctions } from './network-functions.ts';
 import { createNetworkWriteRetries } from './network-write-retries.ts';
+import { rememberedSubscriptionData } from './remembered-subscription-data.ts';
 
 /** Where radios reach the AMF once N2 has started. */
 export interface N2Endpoint {
@@ -226,7 +227,8 @@ export function createN2(
               // Shared by the AMF set where it runs (PostgreSQL), under this member's AMF Name.
               addressLeases: retried.addressLeases(core.ports.addressLeases(settings.amf.name)),
               authenticationData: core.ports.authenticationData,
-              subscriptionData: core.ports.subscriptionData,
+              // A registered device is served while the database is unavailable (remembered-subscription-data.ts).
+              subscriptionData: rememberedSubscriptionData(core.ports.subscriptionData),
               operatorConfiguration: core.ports.operatorConfiguration,
               configurationEvents: core.ports.configurationEvents,
               events: core.networkEvents,

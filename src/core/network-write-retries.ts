@@ -10,6 +10,7 @@ import {
   type RetriedStore,
   type WriteRetry,
   type WriteRetryCounters,
+  type WriteRetryPolicy,
 } from '../network/write-retry.ts';
 
 const countersOfCore = new WeakMap<Metrics, WriteRetryCounters>();
@@ -34,6 +35,8 @@ export function createNetworkWriteRetries(deps: {
   clock: Clock;
   timers: Timers;
   logger: Logger;
+  /** The bound and pauses; `WRITE_RETRY_POLICY` unless given (tests). */
+  policy?: Partial<WriteRetryPolicy>;
 }) {
   const counters = writeRetryCounters(deps.metrics);
   const retries: WriteRetry[] = [];

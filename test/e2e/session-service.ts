@@ -224,11 +224,14 @@ export interface SessionServiceOptions {
   logger?: Logger;
   /** The first gNB's streams and strictness (docs/interop.md); 2 streams each way, lenient, unless given. */
   gnb?: Pick<GnbOptions, 'streams' | 'strict'>;
+  /** The service's database (an SQLite file or a PostgreSQL URL); the test run's unless given. */
+  database?: string;
 }
 
 export async function startSessionService(options: SessionServiceOptions = {}): Promise<SessionService> {
-  const { time, logger } = options;
+  const { time, logger, database } = options;
   const t = await createTestApp({
+    ...(database === undefined ? {} : { database }),
     ...(time === undefined ? {} : { clock: time, timers: time }),
     ...(logger === undefined ? {} : { logger }),
   });
