@@ -246,15 +246,17 @@ export class GnbUes implements UeSignalling, UeRadio {
 
   /**
    * UE Radio Capability Info Indication (TS 38.413 8.14.1): the UE's radio capability (opaque RRC bytes)
-   * for the AMF to keep. False when the UE has no NG connection here.
+   * for the AMF to keep, with the UE Radio Capability for Paging of NR (9.3.1.68; the RRC
+   * UERadioPagingInformation) when given. False when the UE has no NG connection here.
    */
-  indicateRadioCapability(ue: RadioUe, capability: Uint8Array): boolean {
+  indicateRadioCapability(ue: RadioUe, capability: Uint8Array, forPagingOfNr?: Uint8Array): boolean {
     const found = [...this.#connections.values()].find((c) => c.ue === ue);
     if (found?.amfUeNgapId === undefined) return false;
     return this.sendForUe(
       ueRadioCapabilityInfoIndication(
         { amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId },
         capability,
+        forPagingOfNr,
       ),
     );
   }

@@ -149,8 +149,18 @@ export function ueContextReleaseRequest(ids: UeIds, cause: Cause): NGAPPDU {
 }
 
 /** UE RADIO CAPABILITY INFO INDICATION (9.2.9.1): the UE's radio capability, as RRC gave it, for the AMF to keep. */
-export function ueRadioCapabilityInfoIndication(ids: UeIds, ueRadioCapability: Uint8Array): NGAPPDU {
-  return buildUERadioCapabilityInfoIndication({ ...ids, ueRadioCapability });
+export function ueRadioCapabilityInfoIndication(
+  ids: UeIds,
+  ueRadioCapability: Uint8Array,
+  forPagingOfNr?: Uint8Array,
+): NGAPPDU {
+  return buildUERadioCapabilityInfoIndication({
+    ...ids,
+    ueRadioCapability,
+    ...(forPagingOfNr === undefined
+      ? {}
+      : { ueRadioCapabilityForPaging: { uERadioCapabilityForPagingOfNR: forPagingOfNr } }),
+  });
 }
 
 /** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */

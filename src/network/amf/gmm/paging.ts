@@ -49,8 +49,11 @@ export function paging(amf: PagingAmf, ue: AmfUe, purpose: PagingPurpose): boole
 export function pageUe(amf: PagingAmf, ue: AmfUe): number {
   const area = ue.registrationArea;
   if (ue.guti === undefined || area === undefined) return 0;
-  const radios = amf.ngap.page(fiveGSTmsiOf(ue.guti), area);
-  return ue.oldGuti === undefined ? radios : Math.max(radios, amf.ngap.page(fiveGSTmsiOf(ue.oldGuti), area));
+  const forPaging = ue.radioCapability?.forPaging;
+  const radios = amf.ngap.page(fiveGSTmsiOf(ue.guti), area, forPaging);
+  return ue.oldGuti === undefined
+    ? radios
+    : Math.max(radios, amf.ngap.page(fiveGSTmsiOf(ue.oldGuti), area, forPaging));
 }
 
 /** The 5G-S-TMSI of a 5G-GUTI (TS 23.003 2.11), as a Paging's UE Paging Identity carries it (TS 38.413 8.5.1). */

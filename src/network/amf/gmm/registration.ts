@@ -40,6 +40,7 @@ import {
 } from './ue-lifecycle.ts';
 import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
+import { radioCapabilityOutdated } from '../n2/radio-capability.ts';
 
 type RegistrationRequest = NasMessageOf<'registrationRequest'>;
 
@@ -395,6 +396,7 @@ async function acceptRegistration(
 ): Promise<void> {
   const network = await amf.network();
   if (!current(amf, ue, registration)) return;
+  if (radioCapabilityOutdated(registration.request)) delete ue.radioCapability;
   const { configuration } = network;
   const subscription = registration.subscription;
   const security = ue.security;

@@ -1,4 +1,5 @@
 import type { UERadioCapabilityForPaging } from '../../ngap/generated/types.ts';
+import { REGISTRATION_TYPE, type NasMessageOf } from '../../nas/index.ts';
 import type { PeerLogLimiter } from '../../peer-log-limiter.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
@@ -77,4 +78,20 @@ export function createRadioCapability(peerLog: PeerLogLimiter): RadioCapabilityE
     },
     of: (connection: UeConnection<AmfUe>): UeRadioCapability | undefined => connection.owner?.radioCapability,
   };
+}
+
+/** NG-RAN-RCU, "NG-RAN radio capability update needed": bit 2 of the 5GS update type (TS 24.501 9.11.3.9A). */
+const NG_RAN_RCU = 0x02;
+
+/**
+ * TS 23.501 5.4.4.1: the AMF deletes the UE radio capability it kept when the UE registers initially or
+ * asks for an NG-RAN radio capability update (NG-RAN-RCU); the radio then asks the UE for it and sends
+ * the new one in UE Radio Capability Info Indication. (At deregistration the UE context, capability
+ * included, goes: ue-lifecycle.ts `removeContext`.)
+ */
+export function radioCapabilityOutdated(request: NasMessageOf<'registrationRequest'>): boolean {
+  return (
+    request.registrationType.value === REGISTRATION_TYPE.initial ||
+    ((request.fiveGsUpdateType?.[0] ?? 0) & NG_RAN_RCU) !== 0
+  );
 }
