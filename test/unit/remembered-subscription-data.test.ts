@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { rememberedSubscriptionData } from '../../src/core/remembered-subscription-data.ts';
+import { OverloadedError } from '../../src/errors.ts';
+import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
+
+const data = (imsi: string, name = 'default'): SubscriptionData => ({
+  imsi,
+  profile: {
+    name,
+    ueIpPool: '10.45.0.0/16',
+    dns: '8.8.8.8',
+    mtu: 1400,
+    ambrUplink: '1 Gbps',
+    ambrDownlink: '1 Gbps',
+    var5qi: 9,
+    priorityLevel: 90,
+  },
+  authorisedSessions: [],
+});
+
+describe('subscription data remembered for a database that is unavailable', () => {
+  /** A port over `stored` that fails as the storage does while `down` is set. */
+  function port() {
+    const stored = new Map<string, SubscriptionData>();
+    const state = { down: false as false | Error, stored };
+    return {
+      state,
+      port: {
+        getSubscriptionData: (imsi: string) =>
+          state.down === false ? Promise.resolve(stored.get(imsi)) : Promise.reject(state.down),
+      },
+    };
+  }
+
+  it('answers from the last read only while the database is unavailable, and from the database otherwise', async () => {
+    const { state, port: inner } = port();
+    const remembered = rememberedSubscriptionData(inner);
+    state.stored.set('1', data('1'));
+    assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'default');
+    state.stored.set('1', data('1', 'changed'));
+    assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'changed', 'read again');
+    state.down = new OverloadedError('the database is unavailable (57P01); try again', 1);
+    assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'changed');
+    // Never read: the failure stands.
+    await assert.rejects(remembered.getSubscriptionData('2'), OverloadedError);
+    // Another failure than the database's state is not hidden.
+    state.down = new Error('a bug');
+    await assert.rejects(remembered.getSubscriptionData('1'), /a bug/);
+  });
+
+  it('keeps at most its limit, the least recently read going first', async () => {
+    const { state, port: inner } = port();
+    const remembered = rememberedSubscriptionData(inner, 2);
+    for (const imsi of ['1', '2', '3']) state.stored.set(imsi, data(imsi));
+    for (const imsi of ['1', '2', '1', '3']) await remembered.getSubscriptionData(imsi);
+    state.down = new OverloadedError('the database is unavailable (57P01); try again', 1);
+    assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
+    assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
+    await assert.rejects(remembered.getSubscriptionData('2'), OverloadedError);
+  });
+});
