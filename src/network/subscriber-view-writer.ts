@@ -67,6 +67,9 @@ export function createSubscriberViewWriter(deps: {
       integrityAlgorithm: seen.integrityAlgorithm,
       lastSeenAt: seen.lastSeenAt,
       lastSeenRadio: seen.lastSeenRadio,
+      servingCell: seen.servingCell,
+      servingCellReportedAt: seen.servingCellReportedAt,
+      radioMeasurements: seen.radioMeasurements,
       sessions: seen.sessions,
     };
   }
@@ -150,6 +153,7 @@ export function createSubscriberViewWriter(deps: {
     events.on('ue.adopted', (e) => mark(e.supi)),
     events.on('ue.deregistered', (e) => mark(e.supi)),
     events.on('ue.seen', (e) => mark(e.supi)),
+    events.on('ue.servingCellReported', (e) => mark(e.supi)),
     events.on('session.established', (e) => mark(e.supi)),
     events.on('session.modified', (e) => mark(e.supi)),
     events.on('session.released', (e) => mark(e.supi)),

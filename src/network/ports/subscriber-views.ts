@@ -1,4 +1,4 @@
-import type { PduSession } from '../network-state.ts';
+import type { PduSession, RadioMeasurement, ServingCell } from '../network-state.ts';
 
 /**
  * The read model of an AMF set (docs/amf-set.md, "One view of the network"): what one member shows of a
@@ -17,6 +17,11 @@ export interface SubscriberView {
   /** Unix ms of the last signalling this member saw from the device, or undefined. */
   lastSeenAt: number | undefined;
   lastSeenRadio: string;
+  /** The device's serving cell as this member last heard it (location, network.md 8), or undefined. */
+  servingCell: ServingCell | undefined;
+  servingCellReportedAt: number | undefined;
+  /** The measurements of its last Location Report through this member; empty when none. */
+  radioMeasurements: RadioMeasurement[];
   sessions: PduSession[];
 }
 

@@ -352,6 +352,10 @@ export function createSubscribersService(deps: {
             integrityAlgorithm: peer.integrityAlgorithm,
             lastSeenAt: peer.lastSeenAt,
             lastSeenRadio: peer.lastSeenRadio,
+            // Location as the serving member heard it (network.md 8), not this member's stale copy.
+            servingCell: peer.servingCell,
+            servingCellReportedAt: peer.servingCellReportedAt,
+            radioMeasurements: peer.radioMeasurements,
             sessions: peer.sessions,
           },
           servingAmf: peer.amf,
