@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { Batch, BatchStore } from './batching-writer.ts';
 import type { RecordRows } from './ingestion.ts';
-import { packRawBytes } from './packed-raw.ts';
 
 export interface WriterThreadData {
   /** The database: an SQLite file's path or a PostgreSQL URL (storage/writer-connection.ts). */
@@ -88,10 +87,7 @@ export function createRecordWriterThread(deps: { location: string; logger: Logge
   }
 
   return {
-    store: ((batch) => {
-      packRawBytes(batch);
-      return send({ type: 'store', batch });
-    }) as BatchStore<RecordRows>,
+    store: ((batch) => send({ type: 'store', batch })) as BatchStore<RecordRows>,
 
     /** Closes the thread's connection (after the batch it is writing); the next batch opens it again. */
     async release(): Promise<void> {
