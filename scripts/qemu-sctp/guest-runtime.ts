@@ -19,3 +19,16 @@ export function report(value: unknown): void {
 export function announce(text: string): void {
   process.stdout.write(`PMN-STEP ${text}\n`);
 }
+
+/** Runs a guest program's `main`: exit status 0, or 1 with the error on a GUEST-ERROR line. */
+export function runGuest(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stdout.write(
+        `GUEST-ERROR ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
+}

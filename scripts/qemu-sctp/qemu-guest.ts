@@ -177,20 +177,13 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
   }
   args.push('-append', append.join(' '));
   const qemu = spawn('qemu-system-x86_64', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: { pattern: RegExp; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
+  const { lines, onLine, waitFor, end } = watchLines();
   let partial = '';
   const onData = (chunk: Buffer) => {
     partial += chunk.toString('utf8');
     const parts = partial.split(/\r?\n/);
     partial = parts.pop() ?? '';
-    for (const line of parts) {
-      lines.push(line);
-      for (const waiter of waiters.filter((w) => w.pattern.test(line))) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(line);
-      }
-    }
+    for (const line of parts) onLine(line);
   };
   qemu.stdout.on('data', onData);
   qemu.stderr.on('data', onData);
@@ -199,9 +192,7 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
     qemu.on('close', (status) => {
       clearTimeout(timer);
       if (partial !== '') lines.push(partial);
-      for (const waiter of waiters.splice(0)) {
-        waiter.reject(new Error(`guest ended before ${String(waiter.pattern)}:\n${lines.join('\n')}`));
-      }
+      end('guest');
       // isa-debug-exit: qemu exits with (rc << 1) | 1; anything else means the program never reported.
       const exitCode = status !== null && status % 2 === 1 ? status >> 1 : null;
       const cleanup = async () => {
@@ -211,14 +202,41 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
       void cleanup().then(() => resolve({ exitCode, lines }));
     });
   });
+  return { finished, waitFor };
+}
+
+/**
+ * A program's output lines as they come (`onLine`), and `waitFor` on them: resolves with the first line
+ * matching, or rejects once `end` says the program (`what`) ended before one did.
+ */
+export function watchLines(): {
+  lines: string[];
+  onLine: (line: string) => void;
+  waitFor: Guest['waitFor'];
+  end: (what: string) => void;
+} {
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
   return {
-    finished,
+    lines,
+    onLine(line) {
+      lines.push(line);
+      for (const waiter of waiters.filter((w) => w.pattern.test(line))) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(line);
+      }
+    },
     waitFor: (pattern) =>
       new Promise<string>((resolve, reject) => {
         const seen = lines.find((line) => pattern.test(line));
         if (seen !== undefined) resolve(seen);
         else waiters.push({ pattern, resolve, reject });
       }),
+    end(what) {
+      for (const waiter of waiters.splice(0)) {
+        waiter.reject(new Error(`${what} ended before ${String(waiter.pattern)}:\n${lines.join('\n')}`));
+      }
+    },
   };
 }
 

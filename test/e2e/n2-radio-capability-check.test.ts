@@ -6,7 +6,7 @@ import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { assertTsharkAgrees } from './n2-service.ts';
 import { capability } from './radio-capability-bytes.ts';
 import type { RegistrationService } from './registration-service.ts';
-import { imsiOf, startRegistrationService } from './registration-service.ts';
+import { imsiOf, makeImsReachable, startRegistrationService } from './registration-service.ts';
 
 /**
  * UE Radio Capability Check (TS 38.413 8.14.2, TS 23.502 4.2.8a) end to end: the AMF asks the radio
@@ -48,22 +48,10 @@ describe('UE Radio Capability Check through the simulator against the real servi
   const checks = (): number => s.ues.radioCapabilityChecks.length;
 
   let ims = false;
-  /** The `ims` data network, and a policy letting the default profile reach it on the default slice. */
   async function imsReachable(): Promise<void> {
     if (ims) return;
     ims = true;
-    assert.equal(await s.request('POST', '/api/v1/networking/data-networks', { name: 'ims' }), 201);
-    const policy = {
-      name: 'ims',
-      bitrate_uplink: '1 Mbps',
-      bitrate_downlink: '1 Mbps',
-      var5qi: 5,
-      arp: 1,
-      data_network_name: 'ims',
-      profile_name: 'default',
-      slice_name: 'default',
-    };
-    assert.equal(await s.request('POST', '/api/v1/policies', policy), 201);
+    await makeImsReachable(s);
   }
 
   it('no IMS data network: no check, no IMS voice', async () => {

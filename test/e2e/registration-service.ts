@@ -124,6 +124,25 @@ export interface Page<T> {
 }
 
 /** The `details` JSON of a log row or radio event. */
+/**
+ * The `ims` data network, and a policy letting the default profile reach it on the default slice: the
+ * AMF then asks the radio (UE Radio Capability Check) before it offers a voice-capable UE IMS voice.
+ */
+export async function makeImsReachable(s: RegistrationService): Promise<void> {
+  assert.equal(await s.request('POST', '/api/v1/networking/data-networks', { name: 'ims' }), 201);
+  const policy = {
+    name: 'ims',
+    bitrate_uplink: '1 Mbps',
+    bitrate_downlink: '1 Mbps',
+    var5qi: 5,
+    arp: 1,
+    data_network_name: 'ims',
+    profile_name: 'default',
+    slice_name: 'default',
+  };
+  assert.equal(await s.request('POST', '/api/v1/policies', policy), 201);
+}
+
 export function detailsOf(row: { details: string } | undefined): Record<string, string | undefined> {
   return JSON.parse(row?.details ?? '{}') as Record<string, string | undefined>;
 }

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 
-import type { Guest, GuestResult } from '../../scripts/qemu-sctp/qemu-guest.ts';
+import { watchLines, type Guest, type GuestResult } from '../../scripts/qemu-sctp/qemu-guest.ts';
 import type { VethNamespace } from './netns.ts';
 
 /**
@@ -19,15 +19,7 @@ export function startProgramInNamespace(
   const child = spawn('ip', ns.exec(process.execPath, '--import', 'tsx', entry, JSON.stringify(args)), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const lines: string[] = [];
-  const waiters: { pattern: RegExp; resolve: (line: string) => void; reject: (error: Error) => void }[] = [];
-  const onLine = (line: string) => {
-    lines.push(line);
-    for (const waiter of waiters.filter((w) => w.pattern.test(line))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(line);
-    }
-  };
+  const { lines, onLine, waitFor, end } = watchLines();
   createInterface({ input: child.stdout }).on('line', onLine);
   createInterface({ input: child.stderr }).on('line', onLine);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
@@ -35,19 +27,9 @@ export function startProgramInNamespace(
   const finished = new Promise<GuestResult>((resolve) => {
     child.on('close', (code) => {
       clearTimeout(timer);
-      for (const waiter of waiters.splice(0)) {
-        waiter.reject(new Error(`the program ended before ${String(waiter.pattern)}:\n${lines.join('\n')}`));
-      }
+      end('the program');
       resolve({ exitCode: code, lines });
     });
   });
-  return {
-    finished,
-    waitFor: (pattern) =>
-      new Promise<string>((resolve, reject) => {
-        const seen = lines.find((line) => pattern.test(line));
-        if (seen !== undefined) resolve(seen);
-        else waiters.push({ pattern, resolve, reject });
-      }),
-  };
+  return { finished, waitFor };
 }

@@ -14,9 +14,9 @@ import { loadNativeAddon } from '../../../src/network/transport/native/native-ad
 import { bringUp } from '../../../src/simulator/gnb-fleet.ts';
 import { GnbUes } from '../../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../../src/simulator/ue/simulated-ue.ts';
-import { gnbs, holdUntilReleased, PLMN, report, runPeer, ueConfig, type PeerArgs } from './peer-runtime.ts';
+import { gnbs, holdUntilReleased, PLMN, report, runGuest, ueConfig, type PeerArgs } from './peer-runtime.ts';
 
-runPeer(async () => {
+runGuest(async () => {
   const args = guestArguments<PeerArgs & { count: number }>();
   const load = loadNativeAddon(GUEST_ADDON_PATH);
   if (!load.ok) throw load.error;

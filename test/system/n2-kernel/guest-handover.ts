@@ -6,9 +6,9 @@ import { GUEST_ADDON_PATH, guestArguments } from '../../../scripts/qemu-sctp/gue
 import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { runHandoverScenario, type HandoverArgs } from './handover-scenario.ts';
-import { runPeer } from './peer-runtime.ts';
+import { runGuest } from './peer-runtime.ts';
 
-runPeer(async () => {
+runGuest(async () => {
   const load = loadNativeAddon(GUEST_ADDON_PATH);
   if (!load.ok) throw load.error;
   const transport = new KernelTransport({ addon: load.addon });

@@ -7,7 +7,14 @@ import type { GuestResult } from '../../../scripts/qemu-sctp/qemu-guest.ts';
 import { systemTimers } from '../../../src/clock.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
 import type { RegistrationService } from '../../e2e/registration-service.ts';
-import { imsiOf, K, OPC, startRegistrationService, statusOf } from '../../e2e/registration-service.ts';
+import {
+  imsiOf,
+  K,
+  makeImsReachable,
+  OPC,
+  startRegistrationService,
+  statusOf,
+} from '../../e2e/registration-service.ts';
 import { DEFAULT_PROFILE, recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
 import { tshark } from '../../helpers/tshark.ts';
 import { MOVED_CELL } from './handover-scenario.ts';
@@ -101,22 +108,7 @@ export function handoverSuite(
               },
             });
             for (const imsi of [IMSI, ...OTHERS]) await service.provision(imsi);
-            // The `ims` data network reachable: the AMF asks the radio before it offers IMS voice.
-            assert.equal(
-              await service.request('POST', '/api/v1/networking/data-networks', { name: 'ims' }),
-              201,
-            );
-            const policy = {
-              name: 'ims',
-              bitrate_uplink: '1 Mbps',
-              bitrate_downlink: '1 Mbps',
-              var5qi: 5,
-              arp: 1,
-              data_network_name: 'ims',
-              profile_name: 'default',
-              slice_name: 'default',
-            };
-            assert.equal(await service.request('POST', '/api/v1/policies', policy), 201);
+            await makeImsReachable(service);
             const cell = {
               rat: 'nr',
               mcc: '001',

@@ -6,9 +6,9 @@
 import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
 import { createRawTransport } from '../../../src/network/transport/raw/raw-transport.ts';
 import { runHandoverScenario, type HandoverArgs } from './handover-scenario.ts';
-import { runPeer } from './peer-runtime.ts';
+import { runGuest } from './peer-runtime.ts';
 
-runPeer(async () => {
+runGuest(async () => {
   const args = JSON.parse(process.argv[2] ?? '{}') as HandoverArgs & { local: string };
   const load = loadNativeAddon();
   if (!load.ok) throw load.error;

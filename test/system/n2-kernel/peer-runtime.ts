@@ -5,13 +5,13 @@
  */
 import { createServer } from 'node:net';
 
-import { announce, report } from '../../../scripts/qemu-sctp/guest-runtime.ts';
+import { announce, report, runGuest } from '../../../scripts/qemu-sctp/guest-runtime.ts';
 import type { N2Transport } from '../../../src/network/transport/n2-transport.ts';
 import { createFleet } from '../../../src/simulator/gnb-fleet.ts';
 import type { SimulatedGnb } from '../../../src/simulator/gnb.ts';
 import { ALL_ALGORITHMS, type UeConfig } from '../../../src/simulator/ue/ue-config.ts';
 
-export { announce, report };
+export { announce, report, runGuest };
 
 export const PLMN = { mcc: '001', mnc: '01' };
 
@@ -72,17 +72,4 @@ export function holdUntilReleased(port: number, step: string): Promise<void> {
     });
     control.listen(port, '0.0.0.0', () => announce(step));
   });
-}
-
-/** Runs a peer program's `main`: exit status 0, or 1 with the error on a GUEST-ERROR line. */
-export function runPeer(main: () => Promise<void>): void {
-  main().then(
-    () => process.exit(0),
-    (error: unknown) => {
-      process.stdout.write(
-        `GUEST-ERROR ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-      );
-      process.exit(1);
-    },
-  );
 }

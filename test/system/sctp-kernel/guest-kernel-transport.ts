@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { GUEST_ADDON_PATH, report } from '../../../scripts/qemu-sctp/guest-runtime.ts';
+import { GUEST_ADDON_PATH, report, runGuest } from '../../../scripts/qemu-sctp/guest-runtime.ts';
 import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
 import type {
   AssociationEvent,
@@ -163,12 +163,4 @@ async function main(): Promise<void> {
   await transport.close();
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stdout.write(
-      `GUEST-ERROR ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
-  },
-);
+runGuest(main);

@@ -13,6 +13,7 @@ import {
   GUEST_ADDON_PATH,
   guestArguments,
   report,
+  runGuest,
 } from '../../../scripts/qemu-sctp/guest-runtime.ts';
 import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
 import type {
@@ -137,12 +138,4 @@ async function main(): Promise<void> {
   await transport.close();
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    process.stdout.write(
-      `GUEST-ERROR ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
-    process.exit(1);
-  },
-);
+runGuest(main);
