@@ -3,21 +3,13 @@ import { describe, it } from 'node:test';
 import { rememberedSubscriptionData } from '../../src/core/remembered-subscription-data.ts';
 import { OverloadedError } from '../../src/errors.ts';
 import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
+import { defaultSubscription } from '../helpers/smf-ports.ts';
 
-const data = (imsi: string, name = 'default'): SubscriptionData => ({
-  imsi,
-  profile: {
-    name,
-    ueIpPool: '10.45.0.0/16',
-    dns: '8.8.8.8',
-    mtu: 1400,
-    ambrUplink: '1 Gbps',
-    ambrDownlink: '1 Gbps',
-    var5qi: 9,
-    priorityLevel: 90,
-  },
-  authorisedSessions: [],
-});
+/** The helper's subscription, its profile renamed to `name` (a change the database made). */
+const data = (imsi: string, name = 'default'): SubscriptionData => {
+  const subscription = defaultSubscription(imsi);
+  return { ...subscription, profile: { ...subscription.profile, name } };
+};
 
 describe('subscription data remembered for a database that is unavailable', () => {
   /** A port over `stored` that fails as the storage does while `down` is set. */
