@@ -6,7 +6,12 @@ import {
   buildUEContextModificationResponse,
   readUEContextModificationRequest,
 } from '../../network/ngap/generated/messages.ts';
-import type { Cause, NGAPPDU, UEAggregateMaximumBitRate } from '../../network/ngap/generated/types.ts';
+import type {
+  Cause,
+  CoreNetworkAssistanceInformationForInactive,
+  NGAPPDU,
+  UEAggregateMaximumBitRate,
+} from '../../network/ngap/generated/types.ts';
 
 /** A UE Context Modification Request the node received, and what it did. */
 export interface ContextModification {
@@ -14,6 +19,8 @@ export interface ContextModification {
   amfUeNgapId: number;
   /** The UE-AMBR it carried, if any. */
   ueAmbr: UEAggregateMaximumBitRate | undefined;
+  /** The Core Network Assistance Information for RRC INACTIVE it carried, if any (9.3.1.15). */
+  inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
   /** Undefined when the node applied it; the cause it refused it with otherwise. */
   refused: Cause | undefined;
 }
@@ -31,7 +38,8 @@ export function answerContextModification(
   if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UEContextModification') return undefined;
   const read = readUEContextModificationRequest(pdu);
   if (!read.ok) return undefined;
-  const { amfUeNgapId, ranUeNgapId, ueAggregateMaximumBitRate } = read.message;
+  const { amfUeNgapId, ranUeNgapId, ueAggregateMaximumBitRate, coreNetworkAssistanceInformationForInactive } =
+    read.message;
   const cause: Cause | undefined = holds(ranUeNgapId)
     ? refuse
     : { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' };
@@ -50,6 +58,7 @@ export function answerContextModification(
               uEAggregateMaximumBitRateDL: ueAggregateMaximumBitRate.uEAggregateMaximumBitRateDL,
               uEAggregateMaximumBitRateUL: ueAggregateMaximumBitRate.uEAggregateMaximumBitRateUL,
             },
+      inactiveAssistance: coreNetworkAssistanceInformationForInactive,
       refused: cause,
     },
   };

@@ -1,5 +1,6 @@
 import type {
   Cause,
+  CoreNetworkAssistanceInformationForInactive,
   IMSVoiceSupportIndicator,
   NGAPPDU,
   RRCEstablishmentCause,
@@ -51,6 +52,11 @@ export interface UeLink {
   readonly ue: RadioUe;
   /** The cell serving the UE now (the node's cell unless moved by `changeCell`). */
   readonly servingCell: ServingCell;
+  /**
+   * Core Network Assistance Information for RRC INACTIVE (TS 38.413 9.3.1.15) the AMF last gave for the
+   * UE (Initial Context Setup, UE Context Modification), if any.
+   */
+  readonly inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
 }
 
 /** The node's location side (gnb-location.ts): what it is offered and told. */
@@ -70,6 +76,7 @@ class Connection implements RrcConnection, UeLink {
   servingCell: ServingCell;
   /** The node holds the UE's context (Initial Context Setup done, or it came by handover). */
   contextSetUp = false;
+  inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
   /** Where the UE's signalling goes since the AMF rerouted its Initial UE Message (8.6.5). */
   rerouted: RrcConnection | undefined;
 
@@ -384,6 +391,7 @@ export class GnbUes implements UeSignalling, UeRadio {
           return;
         }
         connection.contextSetUp = true;
+        connection.inactiveAssistance = message.inactiveAssistance;
         connection.ue.contextSetUp(message.securityKey);
         // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup,
         // with the PDU sessions set up with the context.
@@ -434,7 +442,12 @@ export class GnbUes implements UeSignalling, UeRadio {
           this.refuseContextModification,
         );
         if (modified !== undefined) {
-          this.contextModifications.push(modified.modification);
+          const { modification } = modified;
+          const held = this.#connections.get(modification.ranUeNgapId);
+          // 8.3.4.2: the node replaces the assistance information it held with the one received.
+          if (held !== undefined && modification.refused === undefined && modification.inactiveAssistance)
+            held.inactiveAssistance = modification.inactiveAssistance;
+          this.contextModifications.push(modification);
           this.sendForUe(modified.answer);
           return;
         }

@@ -20,6 +20,7 @@ import type {
   Cause,
   NGAPPDU,
   PDUSessionResourceSetupListCxtReq,
+  CoreNetworkAssistanceInformationForInactive,
   PDUSessionResourceSetupListCxtRes,
   RRCEstablishmentCause,
   UserLocationInformation,
@@ -180,6 +181,8 @@ export type AmfUeMessage =
       securityKey: Uint8Array | undefined;
       /** PDU sessions to set up with the context (a Service Request's reactivation). */
       sessions: PDUSessionResourceSetupListCxtReq;
+      /** Core Network Assistance Information for RRC INACTIVE (TS 38.413 9.3.1.15), if sent. */
+      inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
     }
   | {
       kind: 'ue-context-release';
@@ -217,6 +220,7 @@ export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
         nasPdu: request.nasPdu,
         securityKey: request.securityKey.bytes,
         sessions: request.pduSessionResourceSetupListCxtReq ?? [],
+        inactiveAssistance: request.coreNetworkAssistanceInformationForInactive,
       };
     }
     case 'UEContextRelease': {

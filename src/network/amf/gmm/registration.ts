@@ -41,6 +41,7 @@ import {
 import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import { radioCapabilityOutdated } from '../n2/radio-capability.ts';
+import { inactiveAssistance } from '../n2/rrc-inactive-assistance.ts';
 
 type RegistrationRequest = NasMessageOf<'registrationRequest'>;
 
@@ -480,6 +481,7 @@ async function acceptRegistration(
     // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
     securityKey: { bytes: kgnb, length: 256 },
     nasPdu,
+    inactiveAssistance: inactiveAssistance(ue, gprsTimerOf(amf.settings.t3512Ms, 'timer3')),
   });
 }
 

@@ -7,6 +7,8 @@ import type { AmfUe } from '../context/amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
 import { logNas, nasPduFor } from './nas-link.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from '../n2/ngap-ue-values.ts';
+import { inactiveAssistance } from '../n2/rrc-inactive-assistance.ts';
+import { gprsTimerOf } from './gprs-timer.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
@@ -93,6 +95,7 @@ export async function serviceRequest(
     // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
     securityKey: { bytes: kgnb, length: 256 },
     nasPdu: accept,
+    inactiveAssistance: inactiveAssistance(ue, gprsTimerOf(amf.settings.t3512Ms, 'timer3')),
   });
 }
 

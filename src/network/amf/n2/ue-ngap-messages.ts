@@ -14,6 +14,7 @@ import { bits } from '../../ngap/ngap-values.ts';
 import type {
   AllowedNSSAI,
   Cause,
+  CoreNetworkAssistanceInformationForInactive,
   FiveGSTMSI,
   GUAMI,
   NGAPPDU,
@@ -52,6 +53,8 @@ export interface InitialContextSetupIes {
   /** KgNB, 256 bits (9.3.1.87). */
   securityKey: BitString;
   nasPdu?: Uint8Array;
+  /** Core Network Assistance Information for RRC INACTIVE (9.3.1.15; rrc-inactive-assistance.ts). */
+  inactiveAssistance?: CoreNetworkAssistanceInformationForInactive;
 }
 
 /**
@@ -68,6 +71,7 @@ export function initialContextSetupRequest(
     amfUeNgapId: ids.amfUeNgapId,
     ranUeNgapId: ids.ranUeNgapId,
     ueAggregateMaximumBitRate: ies.ueAggregateMaximumBitRate,
+    coreNetworkAssistanceInformationForInactive: ies.inactiveAssistance,
     guami: ies.guami,
     pduSessionResourceSetupListCxtReq:
       pduSessions === undefined || pduSessions.length === 0 ? undefined : pduSessions,
