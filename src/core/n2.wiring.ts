@@ -336,7 +336,13 @@ export function createN2(
               membership: joined,
               identity: settings.amf,
               radios: started,
-              ues: amf,
+              ues: {
+                suspend: () => {
+                  retried.abandonUeContextWrites();
+                  return amf.suspend();
+                },
+                resume: () => amf.resume(),
+              },
               counted: () => core.amfSet.cutOff(),
               logger,
             });

@@ -48,15 +48,19 @@ export function createNetworkWriteRetries(deps: {
   const ueContextWrites = retryOf('ue_contexts');
   const leaseWrites = retryOf('address_leases');
   const smsWrites = retryOf('sms');
+  /** Counts the member's cuts from the database: a UE context write waiting from before one is abandoned. */
+  let cuts = 0;
+  const ueContextWrite = <T>(write: () => Promise<T>): Promise<T> => {
+    const at = cuts;
+    return ueContextWrites.run(write, () => cuts !== at);
+  };
   return {
     ueContexts: (store: UeContextStore): UeContextStore => ({
-      put: (record) => ueContextWrites.run(() => store.put(record)),
-      delete: (supi, epoch) => ueContextWrites.run(() => store.delete(supi, epoch)),
+      put: (record) => ueContextWrite(() => store.put(record)),
+      delete: (supi, epoch) => ueContextWrite(() => store.delete(supi, epoch)),
       // With an epoch seen the take-over is the procedure's (it waits for the answer).
       takeOver: (record, seen) =>
-        seen === 'any'
-          ? ueContextWrites.run(() => store.takeOver(record, seen))
-          : store.takeOver(record, seen),
+        seen === 'any' ? ueContextWrite(() => store.takeOver(record, seen)) : store.takeOver(record, seen),
       onTaken: (listener) => store.onTaken(listener),
       get: (supi) => store.get(supi),
       findByGuti: (guti) => store.findByGuti(guti),
@@ -77,6 +81,15 @@ export function createNetworkWriteRetries(deps: {
       attempted: (id) => smsWrites.run(() => store.attempted(id)),
       settle: (id, outcome) => smsWrites.run(() => store.settle(id, outcome)),
     }),
+    /**
+     * The member was cut off from the database (set/database-cut.ts): the UE context writes waiting to be
+     * tried again are abandoned before their next attempt. Its UEs are the set's now: a take-over of one
+     * it had just authenticated ('any', fenced by no epoch) landing after another member adopted the UE
+     * would take it from that member.
+     */
+    abandonUeContextWrites(): void {
+      cuts += 1;
+    },
     /** Waiting writes are abandoned (the network side stops). */
     stop(): void {
       for (const retry of retries) retry.stop();
