@@ -315,6 +315,26 @@ describe('A change of the further endpoints (TS 38.413 8.7.3.2 To Add, To Remove
     await h.close();
   });
 
+  it('a refused change of usage leaves the AMF choosing by the usage the radio kept', async () => {
+    const h = await createHarness({ furtherEndpoints: FURTHER });
+    const { first } = await twoAssociations(h);
+    await h.n2.changeFurtherEndpoints([{ ...JOINED, usage: 'non-ue' }, UE_ONLY]);
+    await h.settled();
+    assert.deepEqual(
+      h.state.radios()[0]?.associations?.map((a) => a.usage),
+      ['both', 'non-ue'],
+    );
+    // 8.7.3.4: refused, with no Time to Wait: the radio keeps the association as 'both'.
+    first.send(buildAMFConfigurationUpdateFailure({ cause: { choice: 'misc', value: 'unspecified' } }));
+    await h.settled();
+    assert.deepEqual(
+      h.state.radios()[0]?.associations?.map((a) => a.usage),
+      ['both', 'both'],
+    );
+    emitted.add(first.received);
+    await h.close();
+  });
+
   it('an endpoint that cannot be listened on changes nothing', async () => {
     const h = await createHarness({ furtherEndpoints: FURTHER });
     const { first } = await twoAssociations(h);

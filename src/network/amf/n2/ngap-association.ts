@@ -736,7 +736,10 @@ export class NgapAssociation implements AssociationHandler {
     pending.cancelTimer();
     radio[procedure] = { state: 'idle' };
     // 8.7.3.4: a radio that refused keeps its configuration, the further endpoints as it knew them.
-    if (failure !== undefined && pending.told !== undefined) radio.offered = pending.told;
+    if (failure !== undefined && pending.told !== undefined) {
+      radio.offered = pending.told;
+      this.#usagesAsTold(radio);
+    }
     const owner = this.#context.owners.get(radio.id);
     if (procedure !== 'configurationUpdate' || owner === undefined) return true;
     owner.#configurationAnswered(radio, pending.again, failure?.timeToWait);
@@ -786,7 +789,11 @@ export class NgapAssociation implements AssociationHandler {
     radio.configurationUpdate = tnl === undefined ? pending : { ...pending, told };
     if (tnl === undefined) return;
     radio.offered = new Map(offers.map((endpoint) => [endpointKey(endpoint), { ...endpoint }]));
-    // The AMF's own choices (non-UE signalling, rebinding) follow the usage the radio is told of now.
+    this.#usagesAsTold(radio);
+  }
+
+  /** The AMF's own choices (non-UE signalling, rebinding) follow the usages the radio knows (`offered`). */
+  #usagesAsTold(radio: ConnectedRadio): void {
     let changed = false;
     for (const member of radio.members) {
       const reached = member.association.#endpoint;
@@ -813,7 +820,10 @@ export class NgapAssociation implements AssociationHandler {
       if (pending.state !== 'awaiting-response') return;
       radio[procedure] = { state: 'idle' };
       // Unanswered: the endpoints' change is told again with the next update.
-      if (pending.told !== undefined) radio.offered = pending.told;
+      if (pending.told !== undefined) {
+        radio.offered = pending.told;
+        this.#usagesAsTold(radio);
+      }
       this.#context.logger.warn({ radio: radio.name }, `no ${answer} from radio ${radio.name}`);
       if (pending.again && procedure === 'configurationUpdate' && this.#phase.phase === 'ready') {
         this.#sendConfigurationUpdate(radio);
