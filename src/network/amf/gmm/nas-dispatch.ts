@@ -7,6 +7,7 @@ import {
   type NasMessage,
   type NasMessageOf,
 } from '../../nas/index.ts';
+import { OverloadedError } from '../../../errors.ts';
 import { unprotect } from '../../nas-security/index.ts';
 import type { AmfContext } from '../context/amf-context.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
@@ -26,6 +27,7 @@ import {
   congestionReject,
   identityResponse,
   registrationComplete,
+  refuseWhileDatabaseUnavailable,
   registrationRequest,
   securityModeComplete,
   securityModeReject,
@@ -94,15 +96,37 @@ function attach(amf: AmfContext, ue: AmfUe, connection: Connection): void {
   seen(amf, ue, connection);
 }
 
+/** At most one line a minute about registrations refused for want of the database. */
+const DATABASE_LOG_INTERVAL_MS = 60_000;
+
 /**
  * The NAS side of N2 (the `NasEndpoint` of the UE NGAP layer): NAS-PDUs are decoded and their
  * security checked here, then handed to the procedure they belong to. Asynchronous procedures report
  * their own failures; an unexpected error is logged and the UE's procedure aborted.
  */
 export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEndpoint<AmfUe> {
+  /** Registrations refused for the database since the last line about it (one line a minute at most). */
+  let refusedForDatabase = 0;
+  let databaseLogQuiet = false;
+
   const guard = (ue: AmfUe, work: Promise<void> | void): void => {
     if (work === undefined) return;
     work.catch((error: unknown) => {
+      // The database is unavailable (a new SQN, a subscription read): a device still registering backs
+      // off with #22 and T3346 rather than retrying at once; a registered one keeps its registration.
+      if (error instanceof OverloadedError && amf.ues.has(ue) && !isRegistered(ue)) {
+        refusedForDatabase++;
+        if (!databaseLogQuiet) {
+          amf.logger.warn(
+            { reason: error.message, refused: refusedForDatabase },
+            'AMF: the database is unavailable: Registration Requests that need it rejected with #22 (congestion)',
+          );
+          refusedForDatabase = 0;
+          databaseLogQuiet = true;
+          amf.timers.after(DATABASE_LOG_INTERVAL_MS, () => (databaseLogQuiet = false));
+        }
+        return refuseWhileDatabaseUnavailable(amf, ue);
+      }
       amf.logger.error({ err: error, ue: ue.id }, 'AMF: a NAS procedure failed');
       if (amf.ues.has(ue)) abortProcedure(amf, ue);
     });

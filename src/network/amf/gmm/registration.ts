@@ -41,7 +41,7 @@ import {
 import { enterGmmState, isRegistered } from '../context/gmm-state.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import { radioCapabilityOutdated } from '../n2/radio-capability.ts';
-import { inactiveAssistance } from '../n2/rrc-inactive-assistance.ts';
+import { inactiveAssistanceFor } from '../n2/rrc-inactive-assistance.ts';
 
 type RegistrationRequest = NasMessageOf<'registrationRequest'>;
 
@@ -473,6 +473,8 @@ async function acceptRegistration(
   const kgnb = deriveContextKgnb(security);
   const capability = ue.ueSecurityCapability;
   if (nasPdu === undefined || kgnb === undefined || capability === undefined) return abortProcedure(amf, ue);
+  // What the radio is given now; a later change goes by UE Context Modification (amf.refreshInactiveAssistance).
+  ue.inactiveAssistance = inactiveAssistanceFor(ue, amf.settings.t3512Ms);
   amf.ngap.setUpContext(connection, {
     ...sessions.context,
     guami: guami(amf.identity, plmn),
@@ -481,7 +483,7 @@ async function acceptRegistration(
     // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
     securityKey: { bytes: kgnb, length: 256 },
     nasPdu,
-    inactiveAssistance: inactiveAssistance(ue, gprsTimerOf(amf.settings.t3512Ms, 'timer3')),
+    inactiveAssistance: ue.inactiveAssistance,
   });
 }
 
@@ -526,6 +528,8 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
     (request.uplinkDataStatus ?? []).length === 0
   )
     return releaseConnection(amf, ue);
+  // A radio that held the context before the update still has the old 5G-GUTI's index and old area.
+  amf.refreshInactiveAssistance(ue);
   sendPendingConfigurationUpdate(amf, ue);
 }
 
@@ -536,6 +540,11 @@ export function registrationComplete(amf: AmfContext, ue: AmfUe): void {
 export function congestionReject(amf: AmfContext): NasMessageOf<'registrationReject'> {
   amf.metrics.ueContextLimitReject();
   amf.overload.shed();
+  return backOffReject(amf);
+}
+
+/** Registration Reject #22 with T3346: the UE tries again once T3346 expires (TS 24.501 5.5.1.2.5). */
+function backOffReject(amf: AmfContext): NasMessageOf<'registrationReject'> {
   return {
     messageType: 'registrationReject',
     fiveGmmCause: GMM_CAUSE.congestion,
@@ -549,6 +558,22 @@ export function congestionReject(amf: AmfContext): NasMessageOf<'registrationRej
  */
 function backOffMs(t3346Ms: number): number {
   return t3346Ms / 2 + Math.random() * (t3346Ms / 2);
+}
+
+/**
+ * A UE still registering whose procedure needed the database (a new SQN, its subscription) while the
+ * database is unavailable: #22 with T3346 (TS 24.501 5.5.1.2.5; the network cannot serve it now, as
+ * under congestion, TS 23.501 5.19.7.2), protected if a security context is current, and the context goes.
+ */
+export function refuseWhileDatabaseUnavailable(amf: AmfContext, ue: AmfUe): void {
+  stopProcedure(ue);
+  sendNas(
+    amf,
+    ue,
+    backOffReject(amf),
+    ue.security?.status === 'current' ? { kind: 'current' } : { kind: 'plain' },
+  );
+  deregister(amf, ue);
 }
 
 /** A provisional context's UE turned out new to the AMF, which is at its limit: #22, and the context goes. */
