@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
+import { systemClock, systemTimers } from '../../src/clock.ts';
 import { createNetworkWriteRetries } from '../../src/core/network-write-retries.ts';
 import { OverloadedError } from '../../src/errors.ts';
 import { createMetrics } from '../../src/metrics/metrics.ts';
@@ -108,13 +109,8 @@ describe('the network side while PostgreSQL is down', { skip }, () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const retried = createNetworkWriteRetries({
       metrics,
-      clock: { now: () => Date.now() },
-      timers: {
-        after(ms, callback) {
-          const timer = setTimeout(callback, ms);
-          return () => clearTimeout(timer);
-        },
-      },
+      clock: systemClock,
+      timers: systemTimers,
       logger,
       policy: { retryForMs: 1_000 },
     });
