@@ -38,6 +38,7 @@ import { createRadioCapability } from './n2/radio-capability.ts';
 import { createRadioCapabilityCheck } from './n2/radio-capability-check.ts';
 import { createSessionIndications } from './sm/session-indications.ts';
 import { createContextModification } from './n2/ue-context-modification.ts';
+import { inactiveAssistanceFor } from './n2/rrc-inactive-assistance.ts';
 import type { UeSignalling } from './n2/ue-signalling.ts';
 import { isRegistered } from './context/gmm-state.ts';
 
@@ -155,6 +156,8 @@ export function createAmf(options: AmfOptions) {
     smf,
     sms: options.sms,
     reconsider: (ue) => void reconsider(ue).catch(failed),
+    refreshInactiveAssistance: (ue) =>
+      contextModification.inactiveAssistance(ue, inactiveAssistanceFor(ue, settings.t3512Ms)),
     draining: () => draining,
     suspended: () => suspended,
     get configurationGeneration() {

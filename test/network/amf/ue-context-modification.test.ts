@@ -25,7 +25,8 @@ function rig() {
   const warned: string[] = [];
   const modification = createContextModification({
     ngap: {
-      modifyContext: (connection, ambr) => {
+      modifyContext: (connection, { ueAmbr: ambr }) => {
+        assert.ok(ambr !== undefined, 'a UE-AMBR change carries the UE-AMBR');
         sent.push({ amfUeNgapId: connection.amfUeNgapId, ambr });
         return true;
       },

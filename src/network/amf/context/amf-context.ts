@@ -64,6 +64,12 @@ export interface AmfContext {
    * allowed NSSAI, or a network-initiated deregistration.
    */
   reconsider(ue: AmfUe): void;
+  /**
+   * What the UE's RRC INACTIVE assistance information is built from may have changed (a 5G-GUTI settled,
+   * a new registration area): the radio holding its context is given the new one (amf.ts,
+   * n2/ue-context-modification.ts).
+   */
+  refreshInactiveAssistance(ue: AmfUe): void;
   /** This AMF is being removed from its set (gmm/drain.ts): it takes no new UE. */
   draining(): boolean;
   /** This member is cut off from the database (set/database-cut.ts): it serves no NAS. */

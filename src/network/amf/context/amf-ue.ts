@@ -10,7 +10,10 @@ import type { NasSecurityContext } from '../../nas-security/index.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import type { UeConnection } from './ue-connections.ts';
 import type { UeRadioCapability } from '../n2/radio-capability.ts';
-import type { UEAggregateMaximumBitRate } from '../../ngap/generated/types.ts';
+import type {
+  CoreNetworkAssistanceInformationForInactive,
+  UEAggregateMaximumBitRate,
+} from '../../ngap/generated/types.ts';
 import type { CmState } from './cm-state.ts';
 import type { GmmState } from './gmm-state.ts';
 import type { RetransmissionTimer } from '../../common/nas-timer.ts';
@@ -143,6 +146,11 @@ export interface AmfUe {
    * radio of a connected UE by UE Context Modification (n2/ue-context-modification.ts).
    */
   ueAmbr?: UEAggregateMaximumBitRate;
+  /**
+   * The Core Network Assistance Information for RRC INACTIVE the radio holding the UE's context was last
+   * given (Initial Context Setup, UE Context Modification; n2/rrc-inactive-assistance.ts).
+   */
+  inactiveAssistance?: CoreNetworkAssistanceInformationForInactive;
   /**
    * The fencing epoch this AMF owns the UE's stored context with (ports/ue-contexts.ts), from the
    * take-over that made it the owner; undefined until then (ue-context-writes.ts).

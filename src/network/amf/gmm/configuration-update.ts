@@ -10,7 +10,10 @@ import type { GutiAllocationAmf } from '../context/guti-allocation.ts';
 import type { NasLinkAmf } from './nas-link.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type ConfigurationUpdateAmf = Pick<AmfContext, 'settings' | 'timers' | 'ues'> &
+export type ConfigurationUpdateAmf = Pick<
+  AmfContext,
+  'refreshInactiveAssistance' | 'settings' | 'timers' | 'ues'
+> &
   GutiAllocationAmf &
   NasLinkAmf;
 
@@ -104,6 +107,10 @@ export function configurationUpdateComplete(amf: ConfigurationUpdateAmf, ue: Amf
   if (procedure.kind !== 'configuration-update') return;
   procedure.timer.stop();
   ue.procedure = { kind: 'none' };
-  if (procedure.guti !== undefined) amf.ues.settleGuti(ue, procedure.guti.tmsi);
+  if (procedure.guti !== undefined) {
+    amf.ues.settleGuti(ue, procedure.guti.tmsi);
+    // The radio pages an RRC inactive UE by the new 5G-S-TMSI's UE Identity Index Value (TS 38.304 7.1).
+    amf.refreshInactiveAssistance(ue);
+  }
   sendPendingConfigurationUpdate(amf, ue);
 }

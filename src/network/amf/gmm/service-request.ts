@@ -7,8 +7,7 @@ import type { AmfUe } from '../context/amf-ue.ts';
 import { deregisterByNetwork } from './deregistration.ts';
 import { logNas, nasPduFor } from './nas-link.ts';
 import { ngapAllowedNssai, ngapSecurityCapabilities } from '../n2/ngap-ue-values.ts';
-import { inactiveAssistance } from '../n2/rrc-inactive-assistance.ts';
-import { gprsTimerOf } from './gprs-timer.ts';
+import { inactiveAssistanceFor } from '../n2/rrc-inactive-assistance.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { abortProcedure, becomeConnected } from './ue-lifecycle.ts';
@@ -87,6 +86,8 @@ export async function serviceRequest(
   );
   const kgnb = deriveContextKgnb(security);
   if (accept === undefined || kgnb === undefined) return abortProcedure(amf, ue);
+  // What the radio is given now; a later change goes by UE Context Modification (amf.refreshInactiveAssistance).
+  ue.inactiveAssistance = inactiveAssistanceFor(ue, amf.settings.t3512Ms);
   amf.ngap.setUpContext(connection, {
     ...sessions.context,
     guami: guami(amf.identity, configuration.plmn),
@@ -95,7 +96,7 @@ export async function serviceRequest(
     // The Security Key IE is KgNB's 256 bits as they are (TS 38.413 9.3.1.87).
     securityKey: { bytes: kgnb, length: 256 },
     nasPdu: accept,
-    inactiveAssistance: inactiveAssistance(ue, gprsTimerOf(amf.settings.t3512Ms, 'timer3')),
+    inactiveAssistance: ue.inactiveAssistance,
   });
 }
 

@@ -6,6 +6,7 @@ import type { BitString } from '../../asn1/bit-string.ts';
 import type { CoreNetworkAssistanceInformationForInactive } from '../../ngap/generated/types.ts';
 import { bits, plmnIdentity, tac } from '../../ngap/ngap-values.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
+import { gprsTimerOf } from '../gmm/gprs-timer.ts';
 
 /**
  * UE Identity Index Value, Index Length 10 (TS 38.413 9.3.3.23): UE_ID = 5G-S-TMSI mod 1024 (TS 38.304
@@ -44,6 +45,14 @@ export function inactiveAssistance(
     periodicRegistrationUpdateTimer: periodicRegistrationUpdateTimer(t3512),
     tAIListForInactive: area.tacs.map((value) => ({ tAI: { pLMNIdentity: identity, tAC: tac(value) } })),
   };
+}
+
+/** The IE for `ue` with the AMF's T3512 (`t3512Ms`) as Registration Accept codes it. */
+export function inactiveAssistanceFor(
+  ue: Pick<AmfUe, 'guti' | 'registrationArea'>,
+  t3512Ms: number,
+): CoreNetworkAssistanceInformationForInactive | undefined {
+  return inactiveAssistance(ue, gprsTimerOf(t3512Ms, 'timer3'));
 }
 
 /** Two assistance values say the same (a change is sent to the radio, an equal one is not). */

@@ -1,9 +1,15 @@
 // UE Context Modification from the AMF (TS 38.413 8.3.4): a connected UE's radio is given the new
 // subscribed UE-AMBR when the subscriber's profile changes it (TS 23.501 5.7.2.6: the AMF provides the
-// UE-AMBR to the NG-RAN; 8.3.4.2: the NG-RAN node replaces the one it holds). An idle UE needs nothing:
-// the next Initial Context Setup or Handover Request carries the profile's UE-AMBR as read then.
+// UE-AMBR to the NG-RAN; 8.3.4.2: the NG-RAN node replaces the one it holds), and new Core Network
+// Assistance Information for RRC INACTIVE when what it is built from changes (TS 23.501 5.3.3.2.5: a new
+// 5G-GUTI, registration area or periodic timer). An idle UE needs nothing: the next Initial Context Setup
+// carries both as they are then.
 import type { Timers } from '../../../clock.ts';
-import type { Cause, UEAggregateMaximumBitRate } from '../../ngap/generated/types.ts';
+import type {
+  Cause,
+  CoreNetworkAssistanceInformationForInactive,
+  UEAggregateMaximumBitRate,
+} from '../../ngap/generated/types.ts';
 import type { PeerLogLimiter } from '../../peer-log-limiter.ts';
 import type { SubscriptionData } from '../../ports/subscription-data.ts';
 import { parseBitrate } from '../../common/bitrate-text.ts';
@@ -11,6 +17,8 @@ import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
 import { causeText } from './criticality-diagnostics.ts';
+import { sameAssistance } from './rrc-inactive-assistance.ts';
+import type { ContextModificationIes } from './ue-ngap-messages.ts';
 import type { ContextModificationEndpoint, UeNgap } from './ue-ngap.ts';
 
 /**
@@ -38,24 +46,24 @@ interface ContextModificationAmf {
   peerLog: PeerLogLimiter;
 }
 
-/** A request sent on a connection: its guard, and the UE-AMBR to send once it is answered, if any. */
+/** A request sent on a connection: its guard, and what to send once it is answered, if anything. */
 interface Outstanding {
   cancelGuard: () => void;
-  next: UEAggregateMaximumBitRate | undefined;
+  next: ContextModificationIes | undefined;
 }
 
 export function createContextModification(amf: ContextModificationAmf) {
   const outstanding = new Map<UeConnection<AmfUe>, Outstanding>();
 
-  function send(connection: UeConnection<AmfUe>, ambr: UEAggregateMaximumBitRate): void {
-    if (connection.phase !== 'active' || !amf.ngap.modifyContext(connection, ambr)) return;
+  function send(connection: UeConnection<AmfUe>, ies: ContextModificationIes): void {
+    if (connection.phase !== 'active' || !amf.ngap.modifyContext(connection, ies)) return;
     outstanding.set(connection, {
       cancelGuard: amf.timers.after(CONTEXT_MODIFICATION_GUARD_MS, () => done(connection)),
       next: undefined,
     });
   }
 
-  /** The request on `connection` is answered or given up: the waiting UE-AMBR, if any, goes now. */
+  /** The request on `connection` is answered or given up: what waits, if anything, goes now. */
   function done(connection: UeConnection<AmfUe>): void {
     const entry = outstanding.get(connection);
     if (entry === undefined) return;
@@ -64,10 +72,19 @@ export function createContextModification(amf: ContextModificationAmf) {
     if (entry.next !== undefined) send(connection, entry.next);
   }
 
+  /** `ies` to the radio holding `ue`'s context: now, or merged into what waits for the answer. */
+  function modify(ue: AmfUe, ies: ContextModificationIes): void {
+    const connection = connectionOf(ue);
+    if (connection === undefined || !contextSetUp(ue)) return;
+    const entry = outstanding.get(connection);
+    if (entry === undefined) send(connection, ies);
+    else entry.next = { ...entry.next, ...ies };
+  }
+
   const endpoint: ContextModificationEndpoint<AmfUe> = {
     answered(connection: UeConnection<AmfUe>, failure: Cause | undefined): boolean {
       if (!outstanding.has(connection)) return false;
-      // 8.3.4.3: the radio keeps the UE-AMBR it had; the AMF has nothing to undo, so it says so.
+      // 8.3.4.3: the radio keeps what it had; the AMF has nothing to undo, so it says so.
       if (failure !== undefined)
         amf.peerLog.warn(
           'ue_context_modification_failed',
@@ -95,11 +112,17 @@ export function createContextModification(amf: ContextModificationAmf) {
       const ambr = ueAmbrOf(profile);
       if (ambr === undefined || sameAmbr(ue.ueAmbr, ambr)) return;
       ue.ueAmbr = ambr;
-      const connection = connectionOf(ue);
-      if (connection === undefined || !contextSetUp(ue)) return;
-      const entry = outstanding.get(connection);
-      if (entry === undefined) send(connection, ambr);
-      else entry.next = ambr;
+      modify(ue, { ueAmbr: ambr });
+    },
+    /**
+     * The RRC INACTIVE assistance information as it is now for `ue` (a new 5G-GUTI settled, a new
+     * registration area): when it differs from what the UE's radio was last given, it is kept, and a UE
+     * whose radio holds its context gets UE Context Modification Request.
+     */
+    inactiveAssistance(ue: AmfUe, assistance: CoreNetworkAssistanceInformationForInactive | undefined): void {
+      if (assistance === undefined || sameAssistance(ue.inactiveAssistance, assistance)) return;
+      ue.inactiveAssistance = assistance;
+      modify(ue, { inactiveAssistance: assistance });
     },
     /** Requests awaiting their answer (tests: nothing is left behind). */
     outstanding: (): number => outstanding.size,

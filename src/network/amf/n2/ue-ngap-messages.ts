@@ -122,12 +122,21 @@ export function paging(
   });
 }
 
-/** UE CONTEXT MODIFICATION REQUEST (TS 38.413 9.2.2.7) carrying a new UE-AMBR. */
-export function ueContextModificationRequest(ids: UeNgapIds, ueAmbr: UEAggregateMaximumBitRate): NGAPPDU {
+/** What a UE Context Modification Request from the AMF carries besides the two ids (9.2.2.7). */
+export interface ContextModificationIes {
+  /** A new subscribed UE-AMBR. */
+  ueAmbr?: UEAggregateMaximumBitRate;
+  /** New Core Network Assistance Information for RRC INACTIVE (9.3.1.15). */
+  inactiveAssistance?: CoreNetworkAssistanceInformationForInactive;
+}
+
+/** UE CONTEXT MODIFICATION REQUEST (TS 38.413 9.2.2.7). */
+export function ueContextModificationRequest(ids: UeNgapIds, ies: ContextModificationIes): NGAPPDU {
   return buildUEContextModificationRequest({
     amfUeNgapId: ids.amfUeNgapId,
     ranUeNgapId: ids.ranUeNgapId,
-    ueAggregateMaximumBitRate: ueAmbr,
+    ueAggregateMaximumBitRate: ies.ueAmbr,
+    coreNetworkAssistanceInformationForInactive: ies.inactiveAssistance,
   });
 }
 

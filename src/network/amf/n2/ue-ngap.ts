@@ -10,7 +10,6 @@ import type {
   PDUSessionResourceModifyListModInd,
   PDUSessionResourceSecondaryRATUsageList,
   IMSVoiceSupportIndicator,
-  UEAggregateMaximumBitRate,
   UEassociatedLogicalNGconnectionList,
   UERadioCapabilityForPaging,
   UserLocationInformation,
@@ -36,6 +35,7 @@ import { causeText } from './criticality-diagnostics.ts';
 import { handoverPreparationFailure } from './handover-messages.ts';
 import { createUeConnections, type UeConnection } from '../context/ue-connections.ts';
 import {
+  type ContextModificationIes,
   downlinkNasTransport,
   initialContextSetupRequest,
   type InitialContextSetupIes,
@@ -801,14 +801,14 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     },
 
     /**
-     * UE Context Modification Request (TS 38.413 8.3.4) with a new UE-AMBR (9.2.2.7); false when the
-     * transport refused it.
+     * UE Context Modification Request (TS 38.413 8.3.4) with a new UE-AMBR or RRC INACTIVE assistance
+     * information (9.2.2.7); false when the transport refused it.
      */
-    modifyContext(connection: UeConnection<Owner>, ueAmbr: UEAggregateMaximumBitRate): boolean {
+    modifyContext(connection: UeConnection<Owner>, ies: ContextModificationIes): boolean {
       return connection.radio.send(
         ueContextModificationRequest(
           { amfUeNgapId: connection.amfUeNgapId, ranUeNgapId: connection.ranUeNgapId },
-          ueAmbr,
+          ies,
         ),
         connection.streamId,
       );
