@@ -43,6 +43,11 @@ export interface UeContextWrites {
    */
   claim(ue: AmfUe, record: UeContextRecord): Promise<boolean>;
   /**
+   * Deletes another member's `record` unless a member wrote the UE since it was read (its epoch): a
+   * record no member can serve, which adoption passes over. True when it is gone. A store failure throws.
+   */
+  discard(record: UeContextRecord): Promise<boolean>;
+  /**
    * Whether this AMF still owns `ue`'s stored context (the stored epoch is the one it took it with). Not
    * owned: nothing more of `ue` is written (it is the new owner's). A store that fails answers true: the
    * AMF serves from memory, as it does when a write fails.
@@ -188,6 +193,8 @@ export function createUeContextWrites(options: {
     shared: store !== undefined,
     find: async (guti) => store?.findByGuti(guti),
     ownedBy: async (owner, after, limit) => (await store?.ownedBy(owner, after, limit)) ?? [],
+    discard: async (record) =>
+      store !== undefined && (await store.delete(record.supi, record.epoch)) === 'stored',
     async claim(ue, record) {
       if (store === undefined || ue.supi !== record.supi) return false;
       const taken = await store.takeOver({ ...record, owner }, record.epoch);

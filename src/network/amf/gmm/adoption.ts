@@ -14,9 +14,13 @@ export interface AdoptionPacing {
 
 export const DEFAULT_ADOPTION_PACING: AdoptionPacing = { batch: 100, pauseMs: 10 };
 
-/** What one run adopted, and how many records it left in the store for the on-demand takeover. */
+/**
+ * What one run adopted, how many records it deleted as no member can serve them, and how many it left in
+ * the store for the on-demand takeover.
+ */
 export interface AdoptionOutcome {
   adopted: number;
+  forgotten: number;
   left: number;
 }
 
@@ -25,19 +29,25 @@ export interface AdoptionOutcome {
  * above the stored one; no message yet, so the uplink COUNT is the stored one until the UE's next message
  * re-estimates it), ownership by compare-and-set on the record's epoch, its PDU sessions on this SMF and
  * UPF with their addresses and the user plane down (the UPF buffers downlink and the SMF asks for Paging
- * under the 5G-GUTI the UE holds, the dead member's). False when it is not adopted: nothing is left
- * behind and the record stays for the UE's own Service Request or registration update to take over.
+ * under the 5G-GUTI the UE holds, the dead member's). A record no member can serve from the store (not
+ * registered, no 5G-GUTI or security context, an unknown algorithm, a downlink COUNT too near its end:
+ * the UE must register again, which replaces it) is deleted, fenced by its epoch, so that it no longer
+ * holds its sessions' addresses (the lease sweep frees what no record names). One this AMF could not
+ * take (another member won it, or this AMF is full) stays for the UE's own Service Request.
  */
-export async function adoptUe(amf: AmfContext, record: UeContextRecord): Promise<boolean> {
+export async function adoptUe(
+  amf: AmfContext,
+  record: UeContextRecord,
+): Promise<'adopted' | 'forgotten' | 'left'> {
   const security = restoredSecurity(record);
-  if (security === undefined) return false;
+  if (security === undefined) return (await amf.ueContexts.discard(record)) ? 'forgotten' : 'left';
   const ue = await takeRecord(amf, record, security);
-  if (ue === undefined) return false;
+  if (ue === undefined) return 'left';
   // No connection: CM-IDLE with the mobile reachable timer, as a UE whose AN was released (5.3.7).
   becomeIdle(amf, ue);
   // The API of every member shows it registered here at once, with the sessions restored above.
   amf.events.emit('ue.adopted', { supi: record.supi, registration: registrationOf(ue) });
-  return true;
+  return 'adopted';
 }
 
 /**
@@ -52,7 +62,7 @@ export async function adoptUesOf(
   owner: string,
   pacing: AdoptionPacing = DEFAULT_ADOPTION_PACING,
 ): Promise<AdoptionOutcome> {
-  const outcome: AdoptionOutcome = { adopted: 0, left: 0 };
+  const outcome: AdoptionOutcome = { adopted: 0, forgotten: 0, left: 0 };
   let after = '';
   for (;;) {
     let records: UeContextRecord[];
@@ -62,10 +72,7 @@ export async function adoptUesOf(
       amf.logger.error({ err: error, owner }, `AMF set: the UE contexts of ${owner} could not be read`);
       break;
     }
-    for (const record of records) {
-      if (await adoptUe(amf, record)) outcome.adopted++;
-      else outcome.left++;
-    }
+    for (const record of records) outcome[await adoptUe(amf, record)]++;
     const last = records.at(-1);
     if (last === undefined || records.length < pacing.batch) break;
     after = last.supi;
@@ -73,7 +80,7 @@ export async function adoptUesOf(
   }
   amf.logger.info(
     { owner, ...outcome },
-    `AMF set: adopted ${outcome.adopted} UEs of ${owner}, whose lease ran out (${outcome.left} left for their takeover)`,
+    `AMF set: adopted ${outcome.adopted} UEs of ${owner}, whose lease ran out (${outcome.forgotten} records no member can serve deleted, ${outcome.left} left for their takeover)`,
   );
   return outcome;
 }
