@@ -18,7 +18,8 @@ export const VIEW_WRITE_DELAY_MS = 50;
  * is in flight at a time. Nothing is written while this process is no member (`self()` undefined). A
  * write is tried again while the database is unavailable (`retry`, bounded and counted; the changes keep
  * gathering meanwhile, for the next write); one given up is logged, and its subscribers' rows are written
- * again at their next change.
+ * again at their next change. Its deletions (a deleted subscriber's row, a radio gone from the rows) have
+ * no next change: they are held and go with the next write, at most one per subscriber and per radio.
  */
 export function createSubscriberViewWriter(deps: {
   events: NetworkEvents;
@@ -33,6 +34,12 @@ export function createSubscriberViewWriter(deps: {
   /** IMSI -> written (its view) or removed (deleted from the configuration). */
   const marked = new Map<string, 'write' | 'remove'>();
   const radiosGone = new Set<string>();
+  /**
+   * Deletions of a write given up: they wait for the next write (another change, or a flush) rather than
+   * start one, so a database gone for good costs one give-up per bound, not a write retried forever.
+   */
+  const heldRemoved = new Set<string>();
+  const heldRadiosGone = new Set<string>();
   /** Radio names by id: a disconnect names only the id, and the rows name the radio. */
   const radioNames = new Map<string, string>();
   let scheduled: (() => void) | undefined;
@@ -82,11 +89,17 @@ export function createSubscriberViewWriter(deps: {
     }
     while (inFlight !== undefined) await inFlight;
     const amf = self();
-    if (amf === undefined || (marked.size === 0 && radiosGone.size === 0 && written === amf)) return;
+    const held = heldRemoved.size + heldRadiosGone.size;
+    if (amf === undefined || (marked.size === 0 && radiosGone.size === 0 && held === 0 && written === amf))
+      return;
     const batch = new Map(marked);
-    const gone = [...radiosGone];
+    // A change marked since the give-up is newer than the held deletion (a subscriber added again).
+    for (const imsi of heldRemoved) if (!batch.has(imsi)) batch.set(imsi, 'remove');
+    const gone = [...new Set([...heldRadiosGone, ...radiosGone])];
     marked.clear();
     radiosGone.clear();
+    heldRemoved.clear();
+    heldRadiosGone.clear();
     const change = {
       views: [...batch].filter(([, kind]) => kind === 'write').map(([imsi]) => viewOf(imsi)),
       removed: [...batch].filter(([, kind]) => kind === 'remove').map(([imsi]) => imsi),
@@ -110,11 +123,14 @@ export function createSubscriberViewWriter(deps: {
           // Not given up: what it held is written with the next write, if there is one.
           for (const [imsi, kind] of batch) if (!marked.has(imsi)) marked.set(imsi, kind);
           for (const radio of gone) radiosGone.add(radio);
-        } else
+        } else {
+          for (const [imsi, kind] of batch) if (kind === 'remove' && !marked.has(imsi)) heldRemoved.add(imsi);
+          for (const radio of gone) heldRadiosGone.add(radio);
           logger.error(
             { err: error, subscribers: batch.size },
-            'the AMF set read model was not written: given up; its rows are written again at their next change',
+            'the AMF set read model was not written: given up; its rows are written again at their next change, its deletions with the next write',
           );
+        }
       }
     })();
     try {

@@ -252,6 +252,43 @@ describe('the AMF set read model of subscribers', () => {
     second.writer.stop();
   });
 
+  it('the deletions of a write given up go with the next write: a deleted row and a radio gone do not stay', async () => {
+    let refuse = false;
+    const failing: SubscriberViewWrites = {
+      write: (amf, change) => (refuse ? Promise.reject(new Error('a bug')) : store.write(amf, change)),
+      clear: (amf) => store.clear(amf),
+      keepOnly: (live) => store.keepOnly(live),
+    };
+    const { events, writer } = member({ views: failing });
+    events.emit('radio.connected', {
+      id: '001:01:1',
+      name: 'gnb-1',
+      address: 'x',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
+    for (const n of [1, 2]) {
+      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
+    }
+    await writer.flush();
+    refuse = true;
+    events.emit('radio.disconnected', { id: '001:01:1' });
+    writer.removed(imsi(2));
+    await writer.flush();
+    assert.equal(clock.pendingTimers(), 0, 'a give-up starts no write of its own');
+    assert.deepEqual((await store.onRadio('gnb-1', ['amf-a'])).sort(), [imsi(1), imsi(2)], 'given up');
+    refuse = false;
+    // Another subscriber's change: the held deletions go with its write.
+    events.emit('ue.registered', { supi: imsi(3), radio: 'gnb-2', registration: REGISTRATION });
+    clock.advance(VIEW_WRITE_DELAY_MS);
+    await writer.flush();
+    assert.deepEqual(await store.onRadio('gnb-1', ['amf-a']), [], 'no device served through the radio gone');
+    assert.deepEqual(await store.views(imsi(2), ['amf-a']), [], 'the deleted subscriber’s row');
+    assert.equal((await store.views(imsi(1), ['amf-a']))[0]?.registered, true);
+    assert.equal((await store.views(imsi(3), ['amf-a']))[0]?.servingRadio, 'gnb-2');
+    writer.stop();
+  });
+
   it('a row another client spoiled reads as a view of nothing seen, never a failure', async () => {
     await t.db
       .insertInto('subscriber_views')
