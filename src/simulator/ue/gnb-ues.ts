@@ -16,6 +16,7 @@ import {
   initialUeMessage,
   nasNonDeliveryIndication,
   readAmfUeMessage,
+  rrcInactiveTransitionReport,
   ueContextReleaseComplete,
   ueContextReleaseRequest,
   ueRadioCapabilityInfoIndication,
@@ -77,6 +78,8 @@ class Connection implements RrcConnection, UeLink {
   /** The node holds the UE's context (Initial Context Setup done, or it came by handover). */
   contextSetUp = false;
   inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
+  /** The AMF asked for RRC Inactive Transition Reports (TS 38.413 8.3.5.1) in Initial Context Setup. */
+  rrcReportsAsked = false;
   /** Where the UE's signalling goes since the AMF rerouted its Initial UE Message (8.6.5). */
   rerouted: RrcConnection | undefined;
 
@@ -168,8 +171,11 @@ export class GnbUes implements UeSignalling, UeRadio {
     gnb.on((event) => {
       if (event.type === 'error-indication') return this.#erroneousIds(event.report);
       // Handover Preparation Failure stands for the Error Indication of a Handover Required (10.6).
-      const pdu = event.type === 'received' ? event.exchange.pdu : undefined;
-      const answer = pdu === undefined ? undefined : readN2HandoverAnswer(pdu);
+      // Only that outcome is read: reading every PDU decoded each Handover Command's transfers twice.
+      if (event.type !== 'received') return;
+      const { pdu } = event.exchange;
+      if (pdu?.choice !== 'unsuccessfulOutcome' || pdu.value.name !== 'HandoverPreparation') return;
+      const answer = readN2HandoverAnswer(pdu);
       if (answer?.kind === 'preparation-failure')
         this.#erroneousIds({ ...answer, cause: causeText(answer.cause) });
     });
@@ -248,6 +254,23 @@ export class GnbUes implements UeSignalling, UeRadio {
     if (found?.amfUeNgapId === undefined) return false;
     return this.sendForUe(
       ueContextReleaseRequest({ amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId }, cause),
+    );
+  }
+
+  /**
+   * RRC Inactive Transition Report (TS 38.413 8.3.5): the UE moved to RRC `state` (RRC_INACTIVE, or back
+   * to RRC_CONNECTED). Sent only when the AMF asked for reports (8.3.5.1); false otherwise, or when the UE
+   * has no NG connection here.
+   */
+  reportRrcState(ue: RadioUe, state: 'inactive' | 'connected'): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found?.amfUeNgapId === undefined || !found.rrcReportsAsked) return false;
+    return this.sendForUe(
+      rrcInactiveTransitionReport(
+        { amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId },
+        state,
+        found.servingCell,
+      ),
     );
   }
 
@@ -392,6 +415,7 @@ export class GnbUes implements UeSignalling, UeRadio {
         }
         connection.contextSetUp = true;
         connection.inactiveAssistance = message.inactiveAssistance;
+        connection.rrcReportsAsked = message.rrcReportRequest === 'subsequent-state-transition-report';
         connection.ue.contextSetUp(message.securityKey);
         // TS 38.413 8.3.1.2: the NAS-PDU goes to the UE; the response follows the AS security setup,
         // with the PDU sessions set up with the context.
