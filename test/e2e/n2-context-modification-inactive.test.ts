@@ -105,4 +105,27 @@ describe('RRC INACTIVE assistance information (real service)', () => {
     // The index the Service Request's setup carried was that of the 5G-GUTI before.
     assert.equal(setUpIndex, before % 1024);
   });
+
+  it('the radio reports RRC state transitions when the context setup asks; the UE stays connected', async () => {
+    const { ue, imsi } = await s.registered(3);
+    const errorsBefore = s.received.filter((x) => x.messageType === 'ErrorIndication').length;
+    assert.ok(s.ues.reportRrcState(ue, 'inactive'), 'the Initial Context Setup asked for reports');
+    assert.ok(s.ues.reportRrcState(ue, 'connected'));
+    await s.t.records.flush();
+    const events = await s.until(async () => {
+      const { items } = await s.get<{ items: { direction: string }[] }>(
+        '/api/v1/ran/events?message_type=RRCInactiveTransitionReport',
+      );
+      return items.length >= 2 ? items : undefined;
+    }, 'both reports as radio events');
+    assert.ok(events.every((e) => e.direction === 'inbound'));
+    assert.equal(
+      s.received.filter((x) => x.messageType === 'ErrorIndication').length,
+      errorsBefore,
+      'no Error Indication for the reports',
+    );
+    // RRC_INACTIVE is CM-CONNECTED (TS 23.502 4.8.2): no release, the connection stays.
+    assert.ok(ue.connected);
+    assert.ok(imsi.length > 0);
+  });
 });

@@ -4,6 +4,7 @@
 import {
   buildInitialContextSetupFailure,
   buildInitialContextSetupResponse,
+  buildRRCInactiveTransitionReport,
   buildInitialUEMessage,
   buildNASNonDeliveryIndication,
   buildUEContextReleaseComplete,
@@ -21,6 +22,7 @@ import type {
   NGAPPDU,
   PDUSessionResourceSetupListCxtReq,
   CoreNetworkAssistanceInformationForInactive,
+  RRCInactiveTransitionReportRequest,
   PDUSessionResourceSetupListCxtRes,
   RRCEstablishmentCause,
   UserLocationInformation,
@@ -165,6 +167,19 @@ export function ueRadioCapabilityInfoIndication(
 }
 
 /** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */
+/** RRC INACTIVE TRANSITION REPORT (TS 38.413 9.2.2.10): the UE's RRC state now, where it is. */
+export function rrcInactiveTransitionReport(
+  ids: UeIds,
+  rrcState: 'inactive' | 'connected',
+  cell: ServingCell,
+): NGAPPDU {
+  return buildRRCInactiveTransitionReport({
+    ...ids,
+    rrcState,
+    userLocationInformation: userLocationInformation(cell),
+  });
+}
+
 export function ueContextReleaseComplete(ids: UeIds, cell: ServingCell): NGAPPDU {
   return buildUEContextReleaseComplete({ ...ids, userLocationInformation: userLocationInformation(cell) });
 }
@@ -183,6 +198,8 @@ export type AmfUeMessage =
       sessions: PDUSessionResourceSetupListCxtReq;
       /** Core Network Assistance Information for RRC INACTIVE (TS 38.413 9.3.1.15), if sent. */
       inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
+      /** The AMF asks for RRC Inactive Transition Reports (9.3.1.91), if it does. */
+      rrcReportRequest: RRCInactiveTransitionReportRequest | undefined;
     }
   | {
       kind: 'ue-context-release';
@@ -221,6 +238,7 @@ export function readAmfUeMessage(pdu: NGAPPDU): AmfUeMessage | undefined {
         securityKey: request.securityKey.bytes,
         sessions: request.pduSessionResourceSetupListCxtReq ?? [],
         inactiveAssistance: request.coreNetworkAssistanceInformationForInactive,
+        rrcReportRequest: request.rrcInactiveTransitionReportRequest,
       };
     }
     case 'UEContextRelease': {

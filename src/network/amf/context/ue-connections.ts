@@ -28,6 +28,12 @@ export interface UeConnection<Owner = unknown> {
    * radio completes it, TS 38.413 8.3.3).
    */
   phase: 'active' | 'releasing';
+  /**
+   * The UE's RRC state as the radio last reported it (RRC Inactive Transition Report, TS 38.413 8.3.5):
+   * `inactive` is still CM-CONNECTED (TS 23.502 4.8.2), so the AMF does not page the UE; `connected`
+   * until a report says otherwise.
+   */
+  rrcState: 'connected' | 'inactive';
 }
 
 /** The stream for a UE's messages: spread over streams 1.. (TS 38.412 7); 0 when the radio has one. */
@@ -102,6 +108,7 @@ export function createUeConnections<Owner>(options: { limit: number; firstId?: n
         servingCell: undefined,
         owner: undefined,
         phase: 'active',
+        rrcState: 'connected',
       };
       byAmfId.set(amfUeNgapId, connection);
       index(connection);

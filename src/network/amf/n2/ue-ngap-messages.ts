@@ -81,6 +81,9 @@ export function initialContextSetupRequest(
     nasPdu: ies.nasPdu,
     ueRadioCapability: capability?.ue,
     ueRadioCapabilityForPaging: capability?.forPaging,
+    // 8.3.5.1: with the assistance information, the radio reports every RRC state transition of the UE.
+    rrcInactiveTransitionReportRequest:
+      ies.inactiveAssistance === undefined ? undefined : 'subsequent-state-transition-report',
   });
 }
 

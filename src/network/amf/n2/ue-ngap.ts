@@ -579,6 +579,14 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
       if (ueRadioCapability !== undefined)
         radioCapability?.indicated(connection, { ...message, ueRadioCapability });
     },
+    RRCInactiveTransitionReport: (message, _, radio, streamId) => {
+      const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
+      if (connection === undefined) return;
+      located(connection, message.userLocationInformation);
+      // 8.3.5.2: the UE's RRC state at the radio; an unknown extension value leaves it as it was.
+      if (message.rrcState === 'inactive' || message.rrcState === 'connected')
+        connection.rrcState = message.rrcState;
+    },
     UEContextModificationResponse: (message, _, radio, streamId) => {
       const connection = named(radio, streamId, message.amfUeNgapId, message.ranUeNgapId);
       if (connection === undefined) return;
