@@ -131,6 +131,8 @@ export function createN2(
   let stopSmsQueued: (() => void) | undefined;
   let upf: Upf | undefined;
   let membership: AmfSetMembership | undefined;
+  /** The membership while its start waits (another run's lease): a stop then ends that wait. */
+  let joining: AmfSetMembership | undefined;
   /** Stops watching the set for dead members whose UEs this one adopts. */
   let stopAdopting: (() => void) | undefined;
   /** Stops watching this member's membership for the loss of the database. */
@@ -178,7 +180,14 @@ export function createN2(
         logger,
         timing: { ...DEFAULT_AMF_SET_TIMING, ...settings.amfSet },
       });
-      await joined.start();
+      joining = joined;
+      try {
+        await joined.start();
+      } finally {
+        joining = undefined;
+      }
+      // Stopped while it waited: nothing was taken, and nothing more starts.
+      if (joined.status() === 'stopped') return;
       // Its radios are written to its row as they come and go, not only at the next heartbeat: every
       // member's API lists them at once (docs/amf-set.md, "One view of the network").
       const radioWrites = [
@@ -379,6 +388,7 @@ export function createN2(
      * shut down, those still there after the bound aborted, and the transport closed.
      */
     async stop() {
+      await joining?.stop();
       const running = service;
       service = undefined;
       stopAdopting?.();

@@ -287,6 +287,30 @@ describe('AMF set membership (TS 23.501 5.21.2) on injected time', () => {
     await first.stop();
   });
 
+  it('a stop during the wait for another run’s lease ends it: the start resolves stopped, having taken nothing', async () => {
+    const [t1, t2] = [manualClock(), manualClock()];
+    const first = member(store, { name: 'sigterm', setId: 52, pointer: 1 }, t1);
+    await first.start();
+    const [before] = (await store.list()).filter((m) => m.name === 'sigterm');
+    const second = member(store, { name: 'sigterm', setId: 52, pointer: 1 }, t2);
+    const started = second.start();
+    await until('the second start to wait', () => t2.pendingTimers() === 1);
+    // Its time stands still: only the stop can end the wait.
+    await second.stop();
+    await started;
+    assert.equal(second.status(), 'stopped');
+    assert.equal(t2.pendingTimers(), 0, 'no wait, no heartbeat, no lease left');
+    t2.advance(TIMING.leaseMs * 2);
+    assert.deepEqual(
+      (await store.list()).find((m) => m.name === 'sigterm'),
+      before,
+      'nothing written',
+    );
+    await beats(first, t1, 1);
+    assert.equal(first.status(), 'member');
+    await first.stop();
+  });
+
   it('the restart of a crashed process waits for its previous run’s lease, then joins; a clean stop waits for none', async () => {
     const [t1, t2, t3] = [manualClock(), manualClock(), manualClock()];
     const crashed = member(store, { name: 'restart', setId: 51, pointer: 1 }, t1);

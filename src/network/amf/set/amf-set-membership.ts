@@ -145,6 +145,10 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
   let beating: Promise<void> = Promise.resolve();
   /** A heartbeat asked for by `radiosChanged` and not yet begun. */
   let radiosPending = false;
+  /** A start under way, and `stop` asked of it: its wait for another run's lease ends at once. */
+  let starting: Promise<void> | undefined;
+  let stopAsked = false;
+  let endWait: (() => void) | undefined;
   /** What its row says while it is a member: `draining` from `drain` on (TS 23.501 5.21.2.2). */
   let serving: 'serving' | 'draining' = 'serving';
   const listeners = new Set<() => void>();
@@ -267,6 +271,55 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
     }
   }
 
+  /** Resolves after `ms`, or at once when `stop` is asked meanwhile. */
+  function waitUnlessStopped(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const end = () => {
+        endWait = undefined;
+        cancel();
+        resolve();
+      };
+      const cancel = timers.after(ms, end);
+      endWait = end;
+    });
+  }
+
+  async function join(): Promise<void> {
+    let self = await row('serving');
+    let waited: AmfSetMember | undefined;
+    for (;;) {
+      if (stopAsked) return;
+      const now = self.heartbeatAt;
+      const blocking = await store.write(
+        self,
+        (rows) => pointerHolder(self, rows, now) ?? nameHolder(self, rows, now),
+      );
+      if (blocking === undefined) break;
+      if (blocking.name !== self.name) throw new AmfPointerTaken(blocking);
+      if (waited !== undefined && blocking.heartbeatAt !== waited.heartbeatAt)
+        throw new AmfNameTaken(blocking);
+      if (stopAsked) return;
+      if (waited === undefined)
+        logger.warn(
+          { amf: identity.name, leaseExpiresAt: new Date(blocking.leaseExpiresAt).toISOString() },
+          `AMF set: the row of ${identity.name} is live under another run: waiting for its lease to run out ` +
+            '(a run that crashed), or refusing to start if that run writes its heartbeat (one still running)',
+        );
+      waited = blocking;
+      await waitUnlessStopped(Math.max(1, Math.min(timing.heartbeatMs, blocking.leaseExpiresAt - now)));
+      if (stopAsked) return;
+      self = await row('serving');
+    }
+    // Written: it holds the row, so a `stop` asked meanwhile leaves it (`gone`) once this returns.
+    leased(self.leaseExpiresAt);
+    await read(self);
+    logger.info(
+      { amf: identity.name, members: live.map((m) => m.name) },
+      `AMF set ${identity.regionId}/${identity.setId}: ${identity.name} joined with pointer ${identity.pointer} (${live.length} live members)`,
+    );
+    schedule();
+  }
+
   function schedule(): void {
     cancelHeartbeat = timers.after(timing.heartbeatMs, () => {
       // After any heartbeat under way (one `radiosChanged` asked for): one write of its row at a time.
@@ -282,42 +335,25 @@ export function createAmfSetMembership(deps: AmfSetMembershipDeps) {
      * name's row is live under another run (a crashed run's lease, or a second process started by
      * mistake), it waits for that lease to run out, reading the row every heartbeat: a heartbeat written
      * meanwhile means that run is alive, and the start is refused (`AmfNameTaken`) before it took anything.
+     * A `stop` during that wait ends it: the start resolves with the membership `stopped`, having taken
+     * nothing (a SIGTERM does not wait up to a lease, nor the start go on against a closing database).
      */
     async start(): Promise<void> {
-      let self = await row('serving');
-      let waited: AmfSetMember | undefined;
-      for (;;) {
-        const now = self.heartbeatAt;
-        const blocking = await store.write(
-          self,
-          (rows) => pointerHolder(self, rows, now) ?? nameHolder(self, rows, now),
-        );
-        if (blocking === undefined) break;
-        if (blocking.name !== self.name) throw new AmfPointerTaken(blocking);
-        if (waited !== undefined && blocking.heartbeatAt !== waited.heartbeatAt)
-          throw new AmfNameTaken(blocking);
-        if (waited === undefined)
-          logger.warn(
-            { amf: identity.name, leaseExpiresAt: new Date(blocking.leaseExpiresAt).toISOString() },
-            `AMF set: the row of ${identity.name} is live under another run: waiting for its lease to run out ` +
-              '(a run that crashed), or refusing to start if that run writes its heartbeat (one still running)',
-          );
-        waited = blocking;
-        const wait = Math.max(1, Math.min(timing.heartbeatMs, blocking.leaseExpiresAt - now));
-        await new Promise<void>((resolve) => timers.after(wait, resolve));
-        self = await row('serving');
+      stopAsked = false;
+      const run = join();
+      starting = run.catch(() => undefined);
+      try {
+        await run;
+      } finally {
+        starting = undefined;
       }
-      leased(self.leaseExpiresAt);
-      await read(self);
-      logger.info(
-        { amf: identity.name, members: live.map((m) => m.name) },
-        `AMF set ${identity.regionId}/${identity.setId}: ${identity.name} joined with pointer ${identity.pointer} (${live.length} live members)`,
-      );
-      schedule();
     },
 
     /** Leaves the set: its row says `gone` with its lease ended, so peers drop it at their next read. */
     async stop(): Promise<void> {
+      stopAsked = true;
+      endWait?.();
+      await starting;
       cancelHeartbeat?.();
       cancelHeartbeat = undefined;
       await beating;
