@@ -1,7 +1,7 @@
 import { systemClock, systemTimers, type Clock, type Timers } from '../clock.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Amf } from '../network/amf/amf.ts';
-import type { AmfSettings } from '../network/amf/amf-settings.ts';
+import { DEFAULT_AMF_SETTINGS, type AmfSettings } from '../network/amf/amf-settings.ts';
 import { createN2Service, type N2Service } from '../network/amf/n2/n2-service.ts';
 import {
   chooseN2Transport,
@@ -221,13 +221,19 @@ export function createN2(
         logger,
       });
       stopWriteRetries = () => retried.stop();
+      const amfSettings: AmfSettings = {
+        ...DEFAULT_AMF_SETTINGS,
+        ...settings.amfTimers,
+        ...settings.amfLimits,
+        ...options.amf,
+      };
       // The network functions side by side (network-functions.ts), unless a test brings its own UE side.
       const built =
         options.ue === undefined
           ? createNetworkFunctions({
               amf: {
                 identity: settings.amf,
-                settings: { ...settings.amfTimers, ...settings.amfLimits, ...options.amf },
+                settings: amfSettings,
                 metrics: ngapMetrics(core.metrics),
                 peerLog,
                 // In the database: the AMF set's members share it, and a restart keeps it (docs/amf-set.md).
@@ -237,7 +243,7 @@ export function createN2(
               addressLeases: retried.addressLeases(core.ports.addressLeases(settings.amf.name)),
               authenticationData: core.ports.authenticationData,
               // A registered device is served while the database is unavailable (remembered-subscription-data.ts).
-              subscriptionData: rememberedSubscriptionData(core.ports.subscriptionData),
+              subscriptionData: rememberedSubscriptionData(core.ports.subscriptionData, amfSettings),
               operatorConfiguration: core.ports.operatorConfiguration,
               configurationEvents: core.ports.configurationEvents,
               events: core.networkEvents,

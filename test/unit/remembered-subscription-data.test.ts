@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rememberedSubscriptionData } from '../../src/core/remembered-subscription-data.ts';
 import { OverloadedError } from '../../src/errors.ts';
+import { DEFAULT_AMF_LIMITS } from '../../src/network/amf/amf-settings.ts';
 import type { SubscriptionData } from '../../src/network/ports/subscription-data.ts';
 import { defaultSubscription } from '../helpers/smf-ports.ts';
 
@@ -27,7 +28,7 @@ describe('subscription data remembered for a database that is unavailable', () =
 
   it('answers from the last read only while the database is unavailable, and from the database otherwise', async () => {
     const { state, port: inner } = port();
-    const remembered = rememberedSubscriptionData(inner);
+    const remembered = rememberedSubscriptionData(inner, DEFAULT_AMF_LIMITS);
     state.stored.set('1', data('1'));
     assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'default');
     state.stored.set('1', data('1', 'changed'));
@@ -43,12 +44,37 @@ describe('subscription data remembered for a database that is unavailable', () =
 
   it('keeps at most its limit, the least recently read going first', async () => {
     const { state, port: inner } = port();
-    const remembered = rememberedSubscriptionData(inner, 2);
+    const remembered = rememberedSubscriptionData(inner, { maxUeContexts: 2 });
     for (const imsi of ['1', '2', '3']) state.stored.set(imsi, data(imsi));
     for (const imsi of ['1', '2', '1', '3']) await remembered.getSubscriptionData(imsi);
     state.down = new OverloadedError('the database is unavailable (57P01); try again', 1);
     assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
     assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
     await assert.rejects(remembered.getSubscriptionData('2'), OverloadedError);
+  });
+
+  it('remembers one subscriber per UE context the AMF may hold: at the default limit, every one of them', async () => {
+    const { maxUeContexts } = DEFAULT_AMF_LIMITS;
+    const shared = data('0');
+    let down: Error | undefined;
+    const remembered = rememberedSubscriptionData(
+      {
+        getSubscriptionData: (imsi) =>
+          down === undefined ? Promise.resolve({ ...shared, imsi }) : Promise.reject(down),
+      },
+      DEFAULT_AMF_LIMITS,
+    );
+    for (let n = 0; n < maxUeContexts; n++) await remembered.getSubscriptionData(String(n));
+    down = new OverloadedError('the database is unavailable (57P01); try again', 1);
+    // The least recently read of the devices the AMF can hold, and the most recent.
+    assert.equal((await remembered.getSubscriptionData('0'))?.imsi, '0');
+    const last = String(maxUeContexts - 1);
+    assert.equal((await remembered.getSubscriptionData(last))?.imsi, last);
+    // One more read: the least recently read goes (an answer from memory does not count as a read).
+    down = undefined;
+    await remembered.getSubscriptionData('one more');
+    down = new OverloadedError('the database is unavailable (57P01); try again', 1);
+    await assert.rejects(remembered.getSubscriptionData('0'), OverloadedError);
+    assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
   });
 });
