@@ -71,6 +71,20 @@ describe('the AMF set read model of subscribers', () => {
     return { events, state, writer, rename: (next: string) => void (name = next) };
   }
 
+  /** Radio gnb-1 (id 001:01:1) connects, and subscribers 1 and 2 register through it. */
+  function servedByOneRadio(events: ReturnType<typeof member>['events']): void {
+    events.emit('radio.connected', {
+      id: '001:01:1',
+      name: 'gnb-1',
+      address: 'x',
+      ranNodeType: 'gNB',
+      supportedTais: [],
+    });
+    for (const n of [1, 2]) {
+      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
+    }
+  }
+
   /** The store, counting the calls that write. */
   function counted() {
     const calls: string[] = [];
@@ -179,16 +193,7 @@ describe('the AMF set read model of subscribers', () => {
 
   it('deregistration, a radio leaving and a deleted subscriber change the rows', async () => {
     const { events, writer } = member();
-    events.emit('radio.connected', {
-      id: '001:01:1',
-      name: 'gnb-1',
-      address: 'x',
-      ranNodeType: 'gNB',
-      supportedTais: [],
-    });
-    for (const n of [1, 2]) {
-      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
-    }
+    servedByOneRadio(events);
     events.emit('session.established', { supi: imsi(1), session: SESSION });
     await writer.flush();
     events.emit('radio.disconnected', { id: '001:01:1' });
@@ -260,16 +265,7 @@ describe('the AMF set read model of subscribers', () => {
       keepOnly: (live) => store.keepOnly(live),
     };
     const { events, writer } = member({ views: failing });
-    events.emit('radio.connected', {
-      id: '001:01:1',
-      name: 'gnb-1',
-      address: 'x',
-      ranNodeType: 'gNB',
-      supportedTais: [],
-    });
-    for (const n of [1, 2]) {
-      events.emit('ue.registered', { supi: imsi(n), radio: 'gnb-1', registration: REGISTRATION });
-    }
+    servedByOneRadio(events);
     await writer.flush();
     refuse = true;
     events.emit('radio.disconnected', { id: '001:01:1' });
