@@ -407,6 +407,10 @@ describe('N2 handover (real service)', () => {
       assert.ok(request.pdu !== undefined);
       const read = readHandoverRequest(request.pdu);
       assert.ok(read.ok);
+      // The target hears the RRC INACTIVE assistance the source was given (TS 38.413 9.2.3.4, 9.3.1.15).
+      const assistance = read.message.coreNetworkAssistanceInformationForInactive;
+      assert.ok(assistance !== undefined, 'Core Network Assistance Information for RRC INACTIVE');
+      assert.ok(assistance.tAIListForInactive.length > 0);
       const acknowledged = s.gnb.next((event) =>
         event.type === 'received' && event.exchange.pdu !== undefined
           ? readN2HandoverAnswer(event.exchange.pdu)

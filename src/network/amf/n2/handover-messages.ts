@@ -8,6 +8,7 @@ import {
 import type {
   AllowedNSSAI,
   Cause,
+  CoreNetworkAssistanceInformationForInactive,
   GUAMI,
   HandoverType,
   NGAPPDU,
@@ -48,6 +49,8 @@ export interface HandoverRequestIes {
   allowedNssai: AllowedNSSAI;
   sourceToTargetTransparentContainer: Uint8Array;
   guami: GUAMI;
+  /** What the source was last given for RRC INACTIVE (9.3.1.15), so the target need not be told again. */
+  inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
 }
 
 /** HANDOVER REQUEST (TS 38.413 9.2.3.4) to the target. */
@@ -67,6 +70,7 @@ export function handoverRequest(amfUeNgapId: number, ies: HandoverRequestIes): N
     allowedNssai: ies.allowedNssai,
     sourceToTargetTransparentContainer: ies.sourceToTargetTransparentContainer,
     guami: ies.guami,
+    coreNetworkAssistanceInformationForInactive: ies.inactiveAssistance,
   });
 }
 

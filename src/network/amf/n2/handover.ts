@@ -213,6 +213,7 @@ export function createHandover(
         allowedNssai: ngapAllowedNssai(h.ue.allowedNssai),
         sourceToTargetTransparentContainer: h.message.sourceToTargetTransparentContainer,
         guami: guami(amf.identity, configuration.plmn),
+        inactiveAssistance: h.ue.inactiveAssistance,
       }),
       streamFor(h.targetAmfUeNgapId, h.target),
     );
