@@ -8,7 +8,7 @@ import type {
 import type { NgapExchange, SimulatedGnb, UeSignalling } from '../gnb.ts';
 import { causeText, type ErrorIndicationReading } from '../amf-messages.ts';
 import { readN2HandoverAnswer } from '../gnb-handover-n2-messages.ts';
-import type { ResetScope } from '../gnb-messages.ts';
+import { errorIndication, type ResetScope } from '../gnb-messages.ts';
 import type { FiveGSTmsi, ServingCell } from './ran-ue-messages.ts';
 import {
   initialContextSetupFailure,
@@ -289,6 +289,20 @@ export class GnbUes implements UeSignalling, UeRadio {
         forPagingOfNr,
       ),
     );
+  }
+
+  /**
+   * Error Indication (TS 38.413 8.2.7) with the UE's NGAP ids and `cause`, as a node that found an
+   * error in the AMF's signalling for the UE sends it. With a cause of 10.6 (the ids erroneous) the node
+   * releases its side locally too, as both nodes do. False when the UE has no NG connection here.
+   */
+  indicateError(ue: RadioUe, cause: Cause): boolean {
+    const found = [...this.#connections.values()].find((c) => c.ue === ue);
+    if (found?.amfUeNgapId === undefined) return false;
+    const ids = { amfUeNgapId: found.amfUeNgapId, ranUeNgapId: found.ranUeNgapId };
+    if (!this.sendForUe(errorIndication({ ...ids, cause }))) return false;
+    this.#erroneousIds({ ...ids, cause: causeText(cause) });
+    return true;
   }
 
   /**

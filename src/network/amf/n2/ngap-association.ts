@@ -435,11 +435,17 @@ export class NgapAssociation implements AssociationHandler {
   #dispatch(pdu: NGAPPDU, messageType: string, streamId: number, context: RadioRecordContext): void {
     // An NGAP-PDU extension alternative (TS 38.413 9.4.2): there is no procedure to diagnose.
     if (pdu.choice === null) return void this.#sendErrorIndication(PROTOCOL_CAUSE.abstractSyntaxErrorReject);
-    // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded on receipt.
-    if (messageType === 'ErrorIndication') return;
+    // TS 38.413 8.2.7.2: the radio reports an error in a message of ours; recorded on receipt, never
+    // answered (nor judged, 10.3), and erroneous UE NGAP ids released at the UE seam (10.6).
+    if (messageType === 'ErrorIndication') return this.#errorIndication(pdu, streamId);
     const handler = this.#handlers.get(messageType);
     if (handler === undefined) return this.#ueAssociated(pdu, messageType, streamId);
     this.#checked(pdu, context, NON_UE_STREAM, () => handler(pdu));
+  }
+
+  #errorIndication(pdu: NGAPPDU, streamId: number): void {
+    if (this.#phase.phase !== 'ready') return;
+    this.#context.ue?.handlers.get('ErrorIndication')?.(pdu, this.#link(this.#phase.radio), streamId);
   }
 
   /** TS 38.413 10.2: a PDU that does not decode is stored as `Unknown` and answered per its header. */

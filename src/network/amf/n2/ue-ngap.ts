@@ -400,6 +400,19 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
   // By message: each handler gets the message as its generated reader reads it (TS 38.413 10.3 was
   // judged, and answered, before dispatch).
   const handlers = handlerTable<NGAPPDU, typeof READERS, [RadioLink, number]>(READERS, {
+    // TS 38.413 10.6 from the radio: it found the ids of our signalling for a UE erroneous and releases
+    // its side, so the connection under them ends here too, without signalling. Any other Error
+    // Indication is recorded only (8.2.7.2); none is answered.
+    ErrorIndication: (message, _, radio) => {
+      const value = message.cause?.choice === 'radioNetwork' ? message.cause.value : undefined;
+      if (value !== 'unknown-local-UE-NGAP-ID' && value !== 'inconsistent-remote-UE-NGAP-ID') return;
+      const { amfUeNgapId, ranUeNgapId } = message;
+      releaseLocally(
+        radio,
+        ranUeNgapId,
+        amfUeNgapId === undefined ? undefined : connections.byAmfId(amfUeNgapId),
+      );
+    },
     PathSwitchRequest: (message, _, radio, streamId) => {
       pathSwitch?.pathSwitchRequest(message, radio, streamId);
     },
