@@ -14,7 +14,7 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * them, and "both nodes shall initiate a local release" of the connection: the AMF holds one connection
  * less (no UE Context Release Command), the UPF's downlink towards the gNB goes, and the UE comes back
  * by Service Request. An Error Indication with another cause is recorded only. None is answered
- * (8.2.7). tshark reads every PDU the AMF sent.
+ * (8.2.7). tshark reads every PDU the AMF sent and the gNB's Error Indications.
  */
 
 interface Ids {
@@ -26,9 +26,15 @@ describe('Error Indication from the radio about a UE’s ids (TS 38.413 10.6)', 
   let s: SessionService;
   let device: SimulatedUe;
   let ue: Ids;
+  /** The Error Indications the gNB sent, for tshark too. */
+  const indications: NgapExchange[] = [];
 
   before(async () => {
     s = await startSessionService();
+    s.gnb.on((event) => {
+      if (event.type === 'sent' && event.exchange.messageType === 'ErrorIndication')
+        indications.push(event.exchange);
+    });
     const { sessions, ue: registered } = await s.registered(1);
     device = registered;
     assert.equal(
@@ -40,7 +46,8 @@ describe('Error Indication from the radio about a UE’s ids (TS 38.413 10.6)', 
   });
 
   after(async () => {
-    await assertTsharkAgrees(s.received);
+    assert.ok(indications.length > 0, 'the gNB’s Error Indications were seen');
+    await assertTsharkAgrees([...s.received, ...indications]);
     await s.close();
   });
 
