@@ -576,7 +576,7 @@ export class GnbUes implements UeSignalling, UeRadio {
 
   /**
    * TS 38.413 10.6: the AMF reports (Error Indication, or the failure of the procedure) that a message
-   * of this node named an unknown or inconsistent UE NGAP ID;
+   * of this node named an unknown or inconsistent UE NGAP ID, or this node reports it (`indicateError`);
    * "both nodes shall initiate a local release" of the connections having the erroneous ids, so the
    * node releases its own under either id, without NGAP, and the UE's RRC connection goes. An indication
    * without an AMF UE NGAP ID releases nothing, as at the AMF.
