@@ -35,7 +35,7 @@ const USAGE = `usage: npm run sim -- gnb [options]
   --reset                      after NG Setup, send NG Reset (whole interface)
   --error-indication           after NG Setup, send Error Indication
   --garbage                    after NG Setup, send bytes that are not NGAP
-  --further-associations       set up the further TNL associations the AMF offers (one AMF only)
+  --further-associations       set up the further TNL associations each AMF offers
   --then <hold|shutdown|abort> after that: stay up until Ctrl-C (default), shut down or abort
   --timeout <ms>               how long to wait for each answer (default 5000)
   --quiet                      outcomes only, not every PDU
@@ -288,6 +288,7 @@ async function runWithAmfSet(
       cell: { plmn: config.plmn, nrCellIdentity: 1, tac: firstTa?.tac ?? 1 },
       local: { addresses: [p.local] },
       responseTimeoutMs: p.timeoutMs,
+      furtherAssociations: p.furtherAssociations,
       onAssociation: (gnb) => gnb.on(printer(gnb, p.quiet, say)),
     });
     const who = config.name ?? expectedRadioId(config);

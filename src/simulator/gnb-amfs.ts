@@ -46,6 +46,12 @@ export interface MultiAmfGnbOptions {
   random?: () => number;
   /** Every association's PDUs kept (`SimulatedGnb.sent`, `received`; default true). */
   keepLog?: boolean;
+  /**
+   * Set up the further TNL associations each AMF offers (SimulatedGnb's `furtherAssociations`,
+   * gnb-tnl.ts): each AMF's usage and weight factors spread the UEs of that AMF over its associations, its
+   * To Remove and To Update Lists act on its own; after a re-association, NG Setup brings its offer again.
+   */
+  furtherAssociations?: boolean;
   /** Told of each association as it is made (the first, and each after a loss), e.g. to print its PDUs. */
   onAssociation?: (gnb: SimulatedGnb, index: number) => void;
 }
@@ -216,6 +222,9 @@ export class MultiAmfGnb implements UeRadio {
       ...(options.streams === undefined ? {} : { streams: options.streams }),
       ...(options.responseTimeoutMs === undefined ? {} : { responseTimeoutMs: options.responseTimeoutMs }),
       ...(options.keepLog === undefined ? {} : { keepLog: options.keepLog }),
+      ...(options.furtherAssociations === undefined
+        ? {}
+        : { furtherAssociations: options.furtherAssociations }),
     });
     const ues = new GnbUes(gnb, options.cell, {
       ...(options.n3Address === undefined ? {} : { n3Address: options.n3Address }),

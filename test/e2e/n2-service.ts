@@ -83,6 +83,11 @@ export interface N2ServiceOptions {
   upf?: NonNullable<Parameters<typeof createN2>[2]>['upf'];
   /** Further endpoints the AMF offers radios (`n2_further_endpoints`); the first gNB sets them up. Not with `sctp`. */
   furtherEndpoints?: OfferedEndpoint[];
+  /**
+   * The AMF's address and UDP encapsulation port on udp (default 127.0.0.1 and a free port): a second
+   * service on another loopback address with the first one's port is reachable from one RAN transport.
+   */
+  at?: { address: string; udpPort: number };
 }
 
 export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2Service> {
@@ -103,9 +108,9 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       {
         ...DEFAULT_N2_SETTINGS,
         transport: options.raw === undefined ? 'udp' : 'raw',
-        addresses: [options.raw?.address ?? '127.0.0.1'],
+        addresses: [options.raw?.address ?? options.at?.address ?? '127.0.0.1'],
         port: options.raw === undefined ? 0 : NGAP_PORT,
-        udpPort: 0,
+        udpPort: options.at?.udpPort ?? 0,
         ...(time === undefined ? {} : { amfSet: MANUAL_TIME_AMF_SET }),
         ...(options.furtherEndpoints === undefined ? {} : { furtherEndpoints: options.furtherEndpoints }),
       },
