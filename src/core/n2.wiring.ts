@@ -227,6 +227,9 @@ export function createN2(
         ...settings.amfLimits,
         ...options.amf,
       };
+      // A registered device is served while the database is unavailable (remembered-subscription-data.ts):
+      // the data of the subscribers the AMF holds, as its UE table tells.
+      const subscriptionData = rememberedSubscriptionData(core.ports.subscriptionData, amfSettings);
       // The network functions side by side (network-functions.ts), unless a test brings its own UE side.
       const built =
         options.ue === undefined
@@ -238,12 +241,12 @@ export function createN2(
                 peerLog,
                 // In the database: the AMF set's members share it, and a restart keeps it (docs/amf-set.md).
                 ueContexts: retried.ueContexts(core.ports.ueContexts),
+                heldSubscribers: subscriptionData,
               },
               // Shared by the AMF set where it runs (PostgreSQL), under this member's AMF Name.
               addressLeases: retried.addressLeases(core.ports.addressLeases(settings.amf.name)),
               authenticationData: core.ports.authenticationData,
-              // A registered device is served while the database is unavailable (remembered-subscription-data.ts).
-              subscriptionData: rememberedSubscriptionData(core.ports.subscriptionData, amfSettings),
+              subscriptionData,
               operatorConfiguration: core.ports.operatorConfiguration,
               configurationEvents: core.ports.configurationEvents,
               events: core.networkEvents,

@@ -38,7 +38,10 @@ import { createMemoryTunnelEndpointIds } from '../network/working-state/memory-t
 /** What the network functions are built over: the core's ports, its events and records, a clock. */
 export interface NetworkFunctionsOptions {
   /** The AMF's identity, settings and what it shares with N2 (peer log, metrics). */
-  amf: Pick<AmfOptions, 'identity' | 'settings' | 'peerLog' | 'metrics' | 'randomTmsi' | 'ueContexts'>;
+  amf: Pick<
+    AmfOptions,
+    'identity' | 'settings' | 'peerLog' | 'metrics' | 'randomTmsi' | 'ueContexts' | 'heldSubscribers'
+  >;
   authenticationData: AuthenticationDataPort;
   subscriptionData: SubscriptionDataPort;
   operatorConfiguration: OperatorConfigurationPort;

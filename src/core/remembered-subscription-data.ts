@@ -1,35 +1,60 @@
 import { OverloadedError } from '../errors.ts';
 import type { AmfLimits } from '../network/amf/amf-settings.ts';
+import type { HeldSubscribers } from '../network/amf/ports/held-subscribers.ts';
 import type { SubscriptionData, SubscriptionDataPort } from '../network/ports/subscription-data.ts';
+
+/** A held subscriber whose data no read has answered yet (taken over or adopted without one). */
+const NOT_READ = Symbol('not read');
 
 /**
  * The subscription data port, answering from the last data read for the subscriber while the database
  * is unavailable (the storage throws `OverloadedError`: down, unreachable, busy): a registered device's
  * Service Request, session re-activation or handover reads its profile and policies, and is served from
- * memory as its context is (docs/postgresql.md, "While the database cannot be used"). A subscriber never
- * read by this process fails as before. The data is what the database held at the last read; nothing is
- * served from memory while the database answers. It keeps one subscriber per UE context the AMF may hold
- * (`amf_max_ue_contexts`), so each device the AMF can hold can have its data; beyond it the least recently
- * read goes first.
+ * memory as its context is (docs/postgresql.md, "While the database cannot be used"). Only the
+ * subscribers whose UE contexts the AMF holds are served so (`HeldSubscribers`, told by the AMF's UE
+ * table): their data is kept from the read that answered last until the AMF no longer holds them, however
+ * many other subscribers are read meanwhile. Any other subscriber's read fails as before. The data is what
+ * the database held at the last read; nothing is served from memory while the database answers.
+ *
+ * A registration reads the data before its UE authenticates, so before the AMF holds it under its SUPI:
+ * such reads wait in `pending` for the `held` that follows, at most `amf_max_ue_contexts` of them, the
+ * oldest going first (a registration that never completes leaves its read there until then).
  */
 export function rememberedSubscriptionData(
   port: SubscriptionDataPort,
   amf: Pick<AmfLimits, 'maxUeContexts'>,
-): SubscriptionDataPort {
+): SubscriptionDataPort & HeldSubscribers {
   const limit = amf.maxUeContexts;
-  const last = new Map<string, SubscriptionData | undefined>();
+  /** By SUPI, every subscriber the AMF holds: bounded by its UE table. */
+  const held = new Map<string, SubscriptionData | undefined | typeof NOT_READ>();
+  /** Reads for subscribers the AMF does not hold (yet), oldest first. */
+  const pending = new Map<string, SubscriptionData>();
   return {
     async getSubscriptionData(imsi) {
+      let data: SubscriptionData | undefined;
       try {
-        const data = await port.getSubscriptionData(imsi);
-        last.delete(imsi);
-        last.set(imsi, data);
-        if (last.size > limit) last.delete(last.keys().next().value as string);
-        return data;
+        data = await port.getSubscriptionData(imsi);
       } catch (error) {
-        if (error instanceof OverloadedError && last.has(imsi)) return last.get(imsi);
+        const kept = held.get(imsi);
+        if (error instanceof OverloadedError && kept !== NOT_READ && held.has(imsi)) return kept;
         throw error;
       }
+      if (held.has(imsi)) held.set(imsi, data);
+      else if (data !== undefined) {
+        // An unknown subscriber's registration is rejected: nothing to keep for it.
+        pending.delete(imsi);
+        pending.set(imsi, data);
+        if (pending.size > limit) pending.delete(pending.keys().next().value as string);
+      }
+      return data;
+    },
+    held(supi) {
+      if (held.has(supi)) return;
+      held.set(supi, pending.has(supi) ? pending.get(supi) : NOT_READ);
+      pending.delete(supi);
+    },
+    released(supi) {
+      held.delete(supi);
     },
   };
 }

@@ -12,28 +12,37 @@ const data = (imsi: string, name = 'default'): SubscriptionData => {
   return { ...subscription, profile: { ...subscription.profile, name } };
 };
 
+const unavailable = () => new OverloadedError('the database is unavailable (57P01); try again', 1);
+
 describe('subscription data remembered for a database that is unavailable', () => {
-  /** A port over `stored` that fails as the storage does while `down` is set. */
-  function port() {
+  /** A port over `stored` (every IMSI asked for unless `known` is given) that fails while `down` is set. */
+  function port(limits: { maxUeContexts: number } = DEFAULT_AMF_LIMITS) {
     const stored = new Map<string, SubscriptionData>();
-    const state = { down: false as false | Error, stored };
-    return {
-      state,
-      port: {
+    const state = { down: false as false | Error, stored, known: false };
+    const remembered = rememberedSubscriptionData(
+      {
         getSubscriptionData: (imsi: string) =>
-          state.down === false ? Promise.resolve(stored.get(imsi)) : Promise.reject(state.down),
+          state.down !== false
+            ? Promise.reject(state.down)
+            : Promise.resolve(stored.get(imsi) ?? (state.known ? undefined : data(imsi))),
       },
+      limits,
+    );
+    /** A device that registers: its subscription read before it authenticates, then held. */
+    const register = async (imsi: string) => {
+      await remembered.getSubscriptionData(imsi);
+      remembered.held(imsi);
     };
+    return { state, remembered, register };
   }
 
   it('answers from the last read only while the database is unavailable, and from the database otherwise', async () => {
-    const { state, port: inner } = port();
-    const remembered = rememberedSubscriptionData(inner, DEFAULT_AMF_LIMITS);
+    const { state, remembered, register } = port();
     state.stored.set('1', data('1'));
-    assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'default');
+    await register('1');
     state.stored.set('1', data('1', 'changed'));
     assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'changed', 'read again');
-    state.down = new OverloadedError('the database is unavailable (57P01); try again', 1);
+    state.down = unavailable();
     assert.equal((await remembered.getSubscriptionData('1'))?.profile.name, 'changed');
     // Never read: the failure stands.
     await assert.rejects(remembered.getSubscriptionData('2'), OverloadedError);
@@ -42,39 +51,56 @@ describe('subscription data remembered for a database that is unavailable', () =
     await assert.rejects(remembered.getSubscriptionData('1'), /a bug/);
   });
 
-  it('keeps at most its limit, the least recently read going first', async () => {
-    const { state, port: inner } = port();
-    const remembered = rememberedSubscriptionData(inner, { maxUeContexts: 2 });
-    for (const imsi of ['1', '2', '3']) state.stored.set(imsi, data(imsi));
-    for (const imsi of ['1', '2', '1', '3']) await remembered.getSubscriptionData(imsi);
-    state.down = new OverloadedError('the database is unavailable (57P01); try again', 1);
-    assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
-    assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
-    await assert.rejects(remembered.getSubscriptionData('2'), OverloadedError);
+  it('keeps an idle registered device however many others are read, and forgets one deregistered', async () => {
+    const limit = 3;
+    const { state, remembered, register } = port({ maxUeContexts: limit });
+    await register('idle');
+    await register('gone');
+    remembered.released('gone');
+    // Churn: many more devices than the limit register and deregister, each read more than once.
+    for (let n = 0; n < 4 * limit; n++) {
+      const imsi = `other ${n}`;
+      await register(imsi);
+      await remembered.getSubscriptionData(imsi);
+      remembered.released(imsi);
+    }
+    // And more reads than the limit of devices that never completed a registration.
+    for (let n = 0; n < 2 * limit; n++) await remembered.getSubscriptionData(`stranger ${n}`);
+    state.down = unavailable();
+    assert.equal((await remembered.getSubscriptionData('idle'))?.imsi, 'idle');
+    await assert.rejects(remembered.getSubscriptionData('gone'), OverloadedError);
+    await assert.rejects(remembered.getSubscriptionData('other 0'), OverloadedError);
+    await assert.rejects(remembered.getSubscriptionData(`other ${4 * limit - 1}`), OverloadedError);
   });
 
-  it('remembers one subscriber per UE context the AMF may hold: at the default limit, every one of them', async () => {
-    const { maxUeContexts } = DEFAULT_AMF_LIMITS;
-    const shared = data('0');
-    let down: Error | undefined;
-    const remembered = rememberedSubscriptionData(
-      {
-        getSubscriptionData: (imsi) =>
-          down === undefined ? Promise.resolve({ ...shared, imsi }) : Promise.reject(down),
-      },
-      DEFAULT_AMF_LIMITS,
-    );
-    for (let n = 0; n < maxUeContexts; n++) await remembered.getSubscriptionData(String(n));
-    down = new OverloadedError('the database is unavailable (57P01); try again', 1);
-    // The least recently read of the devices the AMF can hold, and the most recent.
-    assert.equal((await remembered.getSubscriptionData('0'))?.imsi, '0');
-    const last = String(maxUeContexts - 1);
-    assert.equal((await remembered.getSubscriptionData(last))?.imsi, last);
-    // One more read: the least recently read goes (an answer from memory does not count as a read).
-    down = undefined;
-    await remembered.getSubscriptionData('one more');
-    down = new OverloadedError('the database is unavailable (57P01); try again', 1);
-    await assert.rejects(remembered.getSubscriptionData('0'), OverloadedError);
+  it('serves a registering device only once the AMF holds it, from the read its registration made', async () => {
+    const { state, remembered } = port({ maxUeContexts: 2 });
+    for (const imsi of ['1', '2', '3']) await remembered.getSubscriptionData(imsi);
+    state.down = unavailable();
+    // Read, not (yet) held: not served.
+    await assert.rejects(remembered.getSubscriptionData('3'), OverloadedError);
+    // Held after its read: served from it. The oldest of more reads than the limit waiting is gone.
+    remembered.held('3');
+    remembered.held('1');
+    assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
+    await assert.rejects(remembered.getSubscriptionData('1'), OverloadedError);
+    // A device held without a read (taken over from another member) is served after its first read.
+    state.down = false;
+    await remembered.getSubscriptionData('1');
+    state.down = unavailable();
     assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
+  });
+
+  it('answers a held subscriber deleted since as the database did: unknown', async () => {
+    const { state, remembered, register } = port();
+    await register('1');
+    state.known = true;
+    assert.equal(await remembered.getSubscriptionData('1'), undefined);
+    state.down = unavailable();
+    assert.equal(await remembered.getSubscriptionData('1'), undefined);
+    // Held again after a deregistration: nothing is left of the earlier data.
+    remembered.released('1');
+    remembered.held('1');
+    await assert.rejects(remembered.getSubscriptionData('1'), OverloadedError);
   });
 });

@@ -26,6 +26,7 @@ import type { Authentication } from './ports/authentication.ts';
 import type { LocationManagement } from './ports/location.ts';
 import type { SessionManagement } from './ports/session-management.ts';
 import type { SmsService } from './ports/sms.ts';
+import type { HeldSubscribers } from './ports/held-subscribers.ts';
 import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites } from './context/ue-context-writes.ts';
@@ -74,6 +75,8 @@ export interface AmfOptions {
   handoverTiming?: HandoverTiming;
   /** SMS over NAS (docs/sms.md): the SMSF; without one no UE is told SMS is allowed. */
   sms?: SmsService;
+  /** Told which subscribers the AMF holds UE contexts for (the remembered subscription data); none unless given. */
+  heldSubscribers?: HeldSubscribers;
 }
 
 /**
@@ -113,7 +116,10 @@ export function createAmf(options: AmfOptions) {
     ueContextLimitReject: () => undefined,
     ueContextWriteFailure: () => undefined,
   };
-  const ues = createAmfUes({ limit: settings.maxUeContexts });
+  const ues = createAmfUes({
+    limit: settings.maxUeContexts,
+    ...(options.heldSubscribers === undefined ? {} : { subscribers: options.heldSubscribers }),
+  });
   const overload = createOverloadWatch({
     limit: settings.maxUeContexts,
     held: () => ues.size(),

@@ -74,3 +74,33 @@ describe('the AMF UE contexts: the 5G-GUTI of a Configuration Update (TS 24.501 
     assert.equal(ues.byTmsi(0x1111), ue);
   });
 });
+
+describe('the AMF UE contexts: which subscribers they hold (the remembered subscription data)', () => {
+  it('tells each SUPI as its first context is indexed and as its last leaves, not when one replaces another', () => {
+    const told: string[] = [];
+    const ues = createAmfUes({
+      limit: 10,
+      subscribers: {
+        held: (supi) => told.push(`held ${supi}`),
+        released: (supi) => told.push(`released ${supi}`),
+      },
+    });
+    const first = ues.create();
+    const second = ues.create();
+    const registering = ues.create();
+    assert.ok(first && second && registering);
+    assert.equal(ues.setSupi(first, '1'), undefined);
+    assert.equal(ues.setSupi(first, '1'), undefined, 'indexed again (a re-authentication)');
+    // A context of the same subscriber takes the index over, then the old one goes.
+    assert.equal(ues.setSupi(second, '1'), first);
+    ues.remove(first);
+    assert.deepEqual(told, ['held 1']);
+    // A context that names a SUPI without being indexed under it (a registration not yet authenticated).
+    registering.supi = '2';
+    ues.remove(registering);
+    assert.deepEqual(told, ['held 1']);
+    ues.remove(second);
+    assert.deepEqual(told, ['held 1', 'released 1']);
+    assert.equal(ues.bySupi('1'), undefined);
+  });
+});

@@ -1,4 +1,5 @@
 import type { Guti } from '../../nas/index.ts';
+import type { HeldSubscribers } from '../ports/held-subscribers.ts';
 import type { AmfUe } from './amf-ue.ts';
 import { INITIAL_CM_STATE } from './cm-state.ts';
 import { INITIAL_GMM_STATE } from './gmm-state.ts';
@@ -6,9 +7,9 @@ import { INITIAL_GMM_STATE } from './gmm-state.ts';
 /**
  * The AMF's UE contexts, bounded by `limit`: by SUPI once known and by the 5G-TMSI of the 5G-GUTI the
  * UE holds. A context with neither (a registration that has not yet named its subscriber) is found only
- * through its N2 connection.
+ * through its N2 connection. `subscribers` hears each SUPI the index comes to hold and each it no longer holds.
  */
-export function createAmfUes({ limit }: { limit: number }) {
+export function createAmfUes({ limit, subscribers }: { limit: number; subscribers?: HeldSubscribers }) {
   const all = new Set<AmfUe>();
   /** Contexts opened beyond `limit` for a UE that may already hold one (`create`'s `provisional`). */
   const provisional = new Set<AmfUe>();
@@ -72,6 +73,7 @@ export function createAmfUes({ limit }: { limit: number }) {
       const previous = bySupi.get(supi);
       ue.supi = supi;
       bySupi.set(supi, ue);
+      if (previous === undefined) subscribers?.held(supi);
       return previous === ue ? undefined : previous;
     },
 
@@ -112,7 +114,10 @@ export function createAmfUes({ limit }: { limit: number }) {
     remove(ue: AmfUe): void {
       all.delete(ue);
       provisional.delete(ue);
-      if (ue.supi !== undefined && bySupi.get(ue.supi) === ue) bySupi.delete(ue.supi);
+      if (ue.supi !== undefined && bySupi.get(ue.supi) === ue) {
+        bySupi.delete(ue.supi);
+        subscribers?.released(ue.supi);
+      }
       forget(ue, ue.guti);
       forget(ue, ue.oldGuti);
     },
