@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Logger } from 'pino';
 import type { Clock, Timers } from '../../src/clock.ts';
+import type { AmfSettings } from '../../src/network/amf/amf-settings.ts';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { SimulatedGnb, type GnbOptions, type NgapExchange } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
@@ -226,6 +227,8 @@ export interface SessionServiceOptions {
   gnb?: Pick<GnbOptions, 'streams' | 'strict'>;
   /** The service's database (an SQLite file or a PostgreSQL URL); the test run's unless given. */
   database?: string;
+  /** The AMF's timers and limits (config `amf_*`), e.g. a small `maxUeContexts`; the defaults unless given. */
+  amf?: Partial<AmfSettings>;
 }
 
 export async function startSessionService(options: SessionServiceOptions = {}): Promise<SessionService> {
@@ -256,6 +259,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
     {
       upf: { settings: { ...DEFAULT_UPF_SETTINGS, n3Address: '127.0.0.1' }, addon: recordingAddon(rules) },
       ...(time === undefined ? {} : { timers: time, clock: time }),
+      ...(options.amf === undefined ? {} : { amf: options.amf }),
     },
   );
   await n2.start();

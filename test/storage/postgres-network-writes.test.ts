@@ -103,6 +103,38 @@ describe('the network side while PostgreSQL is down', { skip }, () => {
     assert.doesNotMatch(metrics, /^pmn_network_write_failures_total\{/m, 'nothing given up');
   });
 
+  it('serves an idle device after more devices than the AMF holds registered and deregistered', async () => {
+    // A service of its own, on a database of its own, whose AMF holds 3 UE contexts.
+    cluster.psql('CREATE DATABASE churn');
+    const lines: string[] = [];
+    const churn = await startSessionService({
+      database: cluster.url('churn'),
+      amf: { maxUeContexts: 3 },
+      logger: pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) }),
+    });
+    try {
+      const idle = await churn.registered(1);
+      const released = idle.ue.next((e) => (e.type === 'released' ? true : undefined));
+      assert.ok(churn.ues.requestRelease(idle.ue));
+      await released;
+      // Each of these reads its subscription data as it registers: more reads than the AMF holds devices.
+      for (let n = 2; n <= 6; n++) {
+        const other = await churn.registered(n);
+        assert.equal((await other.ue.deregister()).outcome, 'accepted');
+      }
+      cluster.stopServer();
+      let outcome;
+      try {
+        outcome = await idle.ue.serviceRequest('signalling');
+      } finally {
+        cluster.startServer();
+      }
+      assert.equal(outcome.outcome, 'accepted', `${JSON.stringify(outcome)}\n${lines.join('')}`);
+    } finally {
+      await churn.close();
+    }
+  });
+
   it('gives a write up past its bound, counted, with the database error', async () => {
     const metrics = createMetrics();
     const lines: string[] = [];
