@@ -10,8 +10,8 @@ import {
   type RetriedStore,
   type WriteRetry,
   type WriteRetryCounters,
-  type WriteRetryPolicy,
 } from '../network/write-retry.ts';
+import type { RetryPolicy } from '../retry.ts';
 
 const countersOfCore = new WeakMap<Metrics, WriteRetryCounters>();
 
@@ -35,8 +35,8 @@ export function createNetworkWriteRetries(deps: {
   clock: Clock;
   timers: Timers;
   logger: Logger;
-  /** The bound and pauses; `WRITE_RETRY_POLICY` unless given (tests). */
-  policy?: Partial<WriteRetryPolicy>;
+  /** The bound and pauses; `RETRY_POLICY` unless given (tests). */
+  policy?: Partial<RetryPolicy>;
 }) {
   const counters = writeRetryCounters(deps.metrics);
   const retries: WriteRetry[] = [];

@@ -2,31 +2,13 @@ import type { Logger } from 'pino';
 import type { Clock, Timers } from '../clock.ts';
 import { OverloadedError } from '../errors.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { createRetry, RETRY_POLICY, RetryAbandoned, type RetryHooks, type RetryPolicy } from '../retry.ts';
 
 /**
  * The stores whose writes the network side makes without waiting for them (a procedure goes on while
  * its write is at the database), each a label value of the write metrics.
  */
 export type RetriedStore = 'ue_contexts' | 'address_leases' | 'sms' | 'subscriber_views';
-
-/** How long a write is tried again, and the pauses between its attempts. */
-export interface WriteRetryPolicy {
-  /**
-   * Age of a write (since its first attempt) past which it is given up: long enough for a restarted
-   * server or a failover to a standby, bounded so that a database gone for good does not keep every
-   * waiting write, and its memory, forever. The same as the records writer's (docs/postgresql.md).
-   */
-  retryForMs: number;
-  /** The first pause; each next one doubles, up to `maxPauseMs`. */
-  firstPauseMs: number;
-  maxPauseMs: number;
-}
-
-export const WRITE_RETRY_POLICY: WriteRetryPolicy = {
-  retryForMs: 60_000,
-  firstPauseMs: 100,
-  maxPauseMs: 5_000,
-};
 
 /** What the write metrics count, by store. */
 export interface WriteRetryCounters {
@@ -55,7 +37,7 @@ export function createWriteRetryCounters(metrics: Metrics): WriteRetryCounters {
 }
 
 /** Why `run` ended without the write. */
-export class WriteAbandoned extends Error {
+export class WriteAbandoned extends RetryAbandoned {
   constructor(readonly store: RetriedStore) {
     super(`a write to ${store} was abandoned: a newer one replaces it, or its writer stopped`);
   }
@@ -65,9 +47,10 @@ export interface WriteRetry {
   /**
    * Runs `write` until it lands, trying again after a pause while the database is unavailable (the
    * storage throws `OverloadedError` then: down, unreachable, read-only, full, or busy), for at most the
-   * policy's `retryForMs`. Resolves with what the write returned; rejects with its last error when it is
-   * given up (counted; the caller logs it, once), or with `WriteAbandoned` when `abandoned()` says so
-   * before a further attempt, or the retries stopped (not counted: a newer write, or none, stands for it).
+   * policy's `retryForMs` (src/retry.ts). Resolves with what the write returned; rejects with its last
+   * error when it is given up (counted; the caller logs it, once), or with `WriteAbandoned` when
+   * `abandoned()` says so before a further attempt, or the retries stopped (not counted: a newer write,
+   * or none, stands for it).
    */
   run<T>(write: () => Promise<T>, abandoned?: () => boolean): Promise<T>;
   /** Pauses end at once and their writes are abandoned (the network side stops). */
@@ -75,8 +58,9 @@ export interface WriteRetry {
 }
 
 /**
- * One store's retries. While its writes fail it logs one line, and one when a write lands again, so an
- * outage of a minute with thousands of writes waiting costs two lines, not one per attempt.
+ * One store's retries, on the service's retry mechanism (src/retry.ts). While its writes fail it logs
+ * one line, and one when a write lands again, so an outage of a minute with thousands of writes waiting
+ * costs two lines, not one per attempt.
  */
 export function createWriteRetry(deps: {
   store: RetriedStore;
@@ -84,63 +68,43 @@ export function createWriteRetry(deps: {
   clock: Clock;
   timers: Timers;
   logger: Logger;
-  policy?: Partial<WriteRetryPolicy>;
+  policy?: Partial<RetryPolicy>;
 }): WriteRetry {
-  const { store, counters, clock, timers, logger } = deps;
-  const policy = { ...WRITE_RETRY_POLICY, ...deps.policy };
+  const { store, counters, clock, logger } = deps;
+  const policy = { ...RETRY_POLICY, ...deps.policy };
+  const retry = createRetry({
+    clock,
+    timers: deps.timers,
+    policy,
+    abandonment: () => new WriteAbandoned(store),
+  });
   /** Retries since the writes began failing; undefined while they land. */
   let failing: { since: number; retries: number } | undefined;
-  const pauses = new Set<() => void>();
-  let stopped = false;
-
-  const pause = (ms: number) =>
-    new Promise<void>((wake) => {
-      const end = () => {
-        pauses.delete(end);
-        cancel();
-        wake();
-      };
-      const cancel = timers.after(ms, end);
-      pauses.add(end);
-    });
-
-  return {
-    async run(write, abandoned = () => false) {
-      const since = clock.now();
-      for (let attempt = 1; ; attempt += 1) {
-        if (stopped || (attempt > 1 && abandoned())) throw new WriteAbandoned(store);
-        try {
-          const value = await write();
-          if (failing !== undefined) {
-            logger.info(
-              { store, retries: failing.retries, failingForMs: clock.now() - failing.since },
-              'database writes land again',
-            );
-            failing = undefined;
-          }
-          return value;
-        } catch (error) {
-          const transient = error instanceof OverloadedError;
-          if (!transient || clock.now() - since >= policy.retryForMs) {
-            counters.failed(store);
-            throw error;
-          }
-          counters.retried(store);
-          if (failing === undefined) {
-            failing = { since: clock.now(), retries: 0 };
-            logger.warn(
-              { store, err: error, retryForMs: policy.retryForMs },
-              'database writes fail; each is tried again until it lands or its bound passes',
-            );
-          }
-          failing.retries += 1;
-          await pause(Math.min(policy.maxPauseMs, policy.firstPauseMs * 2 ** (attempt - 1)));
-        }
+  const hooks: RetryHooks = {
+    transient: (error) => error instanceof OverloadedError,
+    retrying(error) {
+      counters.retried(store);
+      if (failing === undefined) {
+        failing = { since: clock.now(), retries: 0 };
+        logger.warn(
+          { store, err: error, retryForMs: policy.retryForMs },
+          'database writes fail; each is tried again until it lands or its bound passes',
+        );
       }
+      failing.retries += 1;
     },
-    stop() {
-      stopped = true;
-      for (const end of [...pauses]) end();
+    gaveUp: () => counters.failed(store),
+    landed() {
+      if (failing === undefined) return;
+      logger.info(
+        { store, retries: failing.retries, failingForMs: clock.now() - failing.since },
+        'database writes land again',
+      );
+      failing = undefined;
     },
+  };
+  return {
+    run: (write, abandoned) => retry.run(write, hooks, abandoned),
+    stop: () => retry.stop(),
   };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type Timers } from '../clock.ts';
+import { createRetry, RETRY_POLICY } from '../retry.ts';
 
 export interface BatchingWriterOptions {
   /** Records that may wait in the queue; beyond it `offer` refuses (back-pressure). */
@@ -18,7 +19,8 @@ export interface BatchingWriterOptions {
   /**
    * How long a batch whose transaction fails is tried again before its records are given up: long
    * enough for a database failover (a standby promoted) or a restarted server, bounded so that a
-   * database gone for good does not hold the queue (which then refuses new records) forever.
+   * database gone for good does not hold the queue (which then refuses new records) forever. The
+   * pauses between the attempts are the service's retry policy's (src/retry.ts).
    */
   retryForMs: number;
 }
@@ -28,7 +30,7 @@ const DEFAULT_WRITER_OPTIONS: BatchingWriterOptions = {
   batchSize: 2_000,
   maxDelayMs: 5,
   busyDelayMs: 50,
-  retryForMs: 60_000,
+  retryForMs: RETRY_POLICY.retryForMs,
 };
 
 /** A batch: the records of each kind, in the order they were offered. */
@@ -39,10 +41,6 @@ export type BatchStore<Rows extends object> = (batch: Batch<Rows>) => Promise<vo
 
 /** Batches handed to the store at once: one being written, the next one waiting beside it. */
 const MAX_WRITES_IN_FLIGHT = 2;
-
-/** Pauses between the attempts at one batch: from 100 ms, doubling, up to 5 s. */
-const FIRST_RETRY_PAUSE_MS = 100;
-const MAX_RETRY_PAUSE_MS = 5_000;
 
 /** Unlike the service's timers these keep the process alive: a tool's records wait for their retry. */
 const retryTimers: Timers = {
@@ -127,30 +125,32 @@ export function createBatchingWriter<Rows extends object>(deps: {
     return batch;
   }
 
+  const retry = createRetry({ clock, timers, policy: { retryForMs } });
+
+  /** Stores a batch, tried again on failure (every failure: the store is the records' own); never rejects. */
   async function write(batch: Batch<Rows>): Promise<void> {
     const count = [...batch.values()].reduce((sum, rows) => sum + rows.length, 0);
-    const since = clock.now();
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        await store(batch);
-        onWritten?.([...batch.keys()]);
-        return;
-      } catch (error) {
-        if (clock.now() - since >= retryForMs) {
+    const attempt = async () => {
+      await store(batch);
+      onWritten?.([...batch.keys()]);
+    };
+    await retry
+      .run(attempt, {
+        retrying(error, attempts) {
+          // One line per batch: a database down for a minute must not log every attempt.
+          if (attempts === 1) logger.warn({ err: error, records: count }, 'records writer failed; retrying');
+          onRetry?.(count);
+        },
+        gaveUp(error, attempts) {
           logger.error(
-            { err: error, records: count, attempts: attempt },
+            { err: error, records: count, attempts },
             `records writer gave up: ${count} records lost`,
           );
           for (const [kind, rows] of batch) onLost?.(kind, rows.length);
-          return;
-        }
-        // One line per batch: a database down for a minute must not log every attempt.
-        if (attempt === 1) logger.warn({ err: error, records: count }, 'records writer failed; retrying');
-        onRetry?.(count);
-        const pause = Math.min(MAX_RETRY_PAUSE_MS, FIRST_RETRY_PAUSE_MS * 2 ** (attempt - 1));
-        await new Promise<void>((resume) => timers.after(pause, resume));
-      }
-    }
+        },
+      })
+      // Given up: told to the hooks above, and the writer goes on.
+      .catch(() => {});
   }
 
   /**
