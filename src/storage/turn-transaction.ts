@@ -7,6 +7,7 @@ import { unavailable } from './postgres-dialect.ts';
 import { tryWithoutWaiting, tryWriteTransaction } from './row-statement.ts';
 import { BUSY_TIMEOUT_MS } from './sqlite-file.ts';
 import type { Executor } from './transaction.ts';
+import { AGAIN, createTurnQueue } from './turn-queue.ts';
 
 type Outcome = { value: unknown } | { error: unknown };
 
@@ -44,20 +45,19 @@ export type PostgresTurnTransaction = <T>(
   options?: Pick<TurnWriteOptions, 'notWritten'>,
 ) => Promise<T>;
 
-interface Waiting<Work> {
+interface TurnWrite<Work> {
   work: Work;
   statements: NonNullable<TurnWriteOptions['statements']>;
   notWritten: string;
   giveUpMs: number;
   since: number;
-  settle: (outcome: Outcome) => void;
 }
 
 /**
  * Writes a group (the writes of a turn, in the order asked for): an outcome for each, or undefined when
  * it cannot begin now (SQLite's write lock taken), to be tried again. Never rejects.
  */
-type GroupWriter<Work> = (group: readonly Waiting<Work>[]) => Promise<Outcome[] | undefined>;
+type GroupWriter<Work> = (group: readonly TurnWrite<Work>[]) => Promise<Outcome[] | undefined>;
 
 /**
  * PostgreSQL groups written at once, each on a connection of its own: a commit waits for its WAL flush,
@@ -77,7 +77,7 @@ const postgresTurnTransactions = new WeakMap<Db, PostgresTurnTransaction>();
 export function turnTransactionOf(db: Db): TurnTransaction {
   let transaction = turnTransactions.get(db);
   if (transaction === undefined) {
-    transaction = createTurnQueue(sqliteGroupWriter(db));
+    transaction = createTurnWrites(sqliteGroupWriter(db));
     turnTransactions.set(db, transaction);
   }
   return transaction;
@@ -95,7 +95,7 @@ export function turnTransactionOf(db: Db): TurnTransaction {
 export function postgresTurnTransactionOf(db: Db): PostgresTurnTransaction {
   let transaction = postgresTurnTransactions.get(db);
   if (transaction === undefined) {
-    transaction = createTurnQueue(postgresGroupWriter(db), POSTGRES_GROUPS_AT_ONCE);
+    transaction = createTurnWrites(postgresGroupWriter(db), POSTGRES_GROUPS_AT_ONCE);
     postgresTurnTransactions.set(db, transaction);
   }
   return transaction;
@@ -103,60 +103,35 @@ export function postgresTurnTransactionOf(db: Db): PostgresTurnTransaction {
 
 /**
  * The writes asked for in one turn of the event loop (and, while `groupsAtOnce` groups are written,
- * until one is done) form a group that `writeGroup` writes in one transaction. With one group at a time
- * (SQLite: one connection, one writer) groups commit in the order asked for; with more, a group's
- * writes may commit before an earlier group's (each write resolves only once its own committed).
+ * until one is done) form a group that `writeGroup` writes in one transaction, on the storage's turn
+ * queue (src/storage/turn-queue.ts). With one group at a time (SQLite: one connection, one writer)
+ * groups commit in the order asked for; with more, a group's writes may commit before an earlier
+ * group's (each write resolves only once its own committed). A group that finds the write lock taken is
+ * tried again a millisecond later, ahead of the writes asked for meanwhile, but for the writes past
+ * their give-up time: those fail.
  */
-function createTurnQueue<Work>(writeGroup: GroupWriter<Work>, groupsAtOnce = 1) {
-  let waiting: Waiting<Work>[] = [];
-  let scheduled = false;
-  /** Groups being written: at `groupsAtOnce` the next waits for one of them. */
-  let writing = 0;
-
-  function schedule(delayMs: number): void {
-    if (scheduled || writing >= groupsAtOnce) return;
-    scheduled = true;
-    // flush() settles every write itself and never rejects.
-    if (delayMs === 0) setImmediate(() => void flush());
-    else setTimeout(() => void flush(), delayMs);
-  }
-
-  async function flush(): Promise<void> {
-    scheduled = false;
-    writing += 1;
-    const group = waiting;
-    waiting = [];
-    const done = await writeGroup(group);
-    writing -= 1;
-    if (done !== undefined) group.forEach((write, index) => write.settle(done[index]!));
-    else {
-      // The write lock was taken: the group again, ahead of the writes asked for meanwhile.
+function createTurnWrites<Work>(writeGroup: GroupWriter<Work>, groupsAtOnce = 1) {
+  const queue = createTurnQueue<TurnWrite<Work>, unknown>(
+    async (group) => {
+      const done = await writeGroup(group);
+      if (done !== undefined) return done;
       const now = performance.now();
-      const again: Waiting<Work>[] = [];
-      for (const write of group)
-        if (now - write.since < write.giveUpMs) again.push(write);
-        else write.settle({ error: new Error(`database is locked: ${write.notWritten}`) });
-      waiting = again.concat(waiting);
-      if (again.length > 0) return schedule(1);
-    }
-    if (waiting.length > 0) schedule(0);
-  }
-
-  return async <T>(work: Work, options: TurnWriteOptions = {}): Promise<T> => {
-    const outcome = await new Promise<Outcome>((settle) => {
-      waiting.push({
-        work,
-        statements: options.statements ?? 'many',
-        notWritten: options.notWritten ?? 'not written',
-        giveUpMs: options.giveUpMs ?? BUSY_TIMEOUT_MS,
-        since: performance.now(),
-        settle,
-      });
-      schedule(0);
-    });
-    if ('error' in outcome) throw outcome.error;
-    return outcome.value as T;
-  };
+      return group.map((write) =>
+        now - write.since < write.giveUpMs
+          ? AGAIN
+          : { error: new Error(`database is locked: ${write.notWritten}`) },
+      );
+    },
+    { groupsAtOnce, againAfterMs: 1 },
+  );
+  return <T>(work: Work, options: TurnWriteOptions = {}): Promise<T> =>
+    queue({
+      work,
+      statements: options.statements ?? 'many',
+      notWritten: options.notWritten ?? 'not written',
+      giveUpMs: options.giveUpMs ?? BUSY_TIMEOUT_MS,
+      since: performance.now(),
+    }) as Promise<T>;
 }
 
 /**
@@ -186,7 +161,7 @@ function sqliteGroupWriter(db: Db): GroupWriter<() => unknown> {
   };
 
   /** A write inside the group's transaction; `shared` when other writes are in it too. */
-  function inGroup(write: Waiting<() => unknown>, shared: boolean): Outcome {
+  function inGroup(write: TurnWrite<() => unknown>, shared: boolean): Outcome {
     const file = sqliteFileOf(db);
     // Alone in the transaction a write needs no savepoint: its error rolls the transaction back.
     if (write.statements !== 'many' || !shared) {
@@ -214,7 +189,7 @@ function sqliteGroupWriter(db: Db): GroupWriter<() => unknown> {
   }
 
   /** A one-statement write alone in its turn: it commits itself. Undefined when the write lock is taken. */
-  function tryAlone(write: Waiting<() => unknown>): { value: Outcome[] } | undefined {
+  function tryAlone(write: TurnWrite<() => unknown>): { value: Outcome[] } | undefined {
     let failure: { error: unknown } | undefined;
     const done = tryWithoutWaiting(db, () => {
       try {
