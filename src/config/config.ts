@@ -357,7 +357,6 @@ function applyAmfTimers(n2: Config['n2'], raw: RawSettings, source: string): voi
     );
 }
 
-/** `n2_allowed_peers`: a YAML list, or comma-separated (environment, flag); empty admits every peer. */
 /** A list setting's entries: a YAML list of strings, or one comma-separated string (environment, flag). */
 function stringList(value: unknown): string[] | undefined {
   const list =
@@ -370,6 +369,7 @@ function stringList(value: unknown): string[] | undefined {
   return Array.isArray(list) && list.every((entry) => typeof entry === 'string') ? list : undefined;
 }
 
+/** `n2_allowed_peers`: a YAML list, or comma-separated (environment, flag); empty admits every peer. */
 function allowedPeersSetting(value: unknown, source: string): string[] {
   const list = stringList(value);
   if (list === undefined) {
