@@ -18,7 +18,8 @@ const NOT_READ = Symbol('not read');
  *
  * A registration reads the data before its UE authenticates, so before the AMF holds it under its SUPI:
  * such reads wait in `pending` for the `held` that follows, at most `amf_max_ue_contexts` of them, the
- * oldest going first (a registration that never completes leaves its read there until then).
+ * oldest going first (a registration that never completes leaves its read there until then). A
+ * subscriber held without such a read (a UE taken over or adopted) is read once, ahead.
  */
 export function rememberedSubscriptionData(
   port: SubscriptionDataPort,
@@ -50,8 +51,20 @@ export function rememberedSubscriptionData(
     },
     held(supi) {
       if (held.has(supi)) return;
-      held.set(supi, pending.has(supi) ? pending.get(supi) : NOT_READ);
+      const read = pending.get(supi);
       pending.delete(supi);
+      if (read !== undefined) return void held.set(supi, read);
+      // Taken over or adopted from another member of the AMF set, whose data this process never read (or
+      // whose registration's read was pushed out): read ahead, so that an outage before the device's own
+      // next read still serves it. A read that answered first is not overwritten; a failure is left to
+      // that next read to report.
+      held.set(supi, NOT_READ);
+      port.getSubscriptionData(supi).then(
+        (data) => {
+          if (held.get(supi) === NOT_READ) held.set(supi, data);
+        },
+        () => undefined,
+      );
     },
     released(supi) {
       held.delete(supi);

@@ -18,13 +18,15 @@ describe('subscription data remembered for a database that is unavailable', () =
   /** A port over `stored` (every IMSI asked for unless `known` is given) that fails while `down` is set. */
   function port(limits: { maxUeContexts: number } = DEFAULT_AMF_LIMITS) {
     const stored = new Map<string, SubscriptionData>();
-    const state = { down: false as false | Error, stored, known: false };
+    const state = { down: false as false | Error, stored, known: false, reads: [] as string[] };
     const remembered = rememberedSubscriptionData(
       {
-        getSubscriptionData: (imsi: string) =>
-          state.down !== false
+        getSubscriptionData(imsi: string) {
+          state.reads.push(imsi);
+          return state.down !== false
             ? Promise.reject(state.down)
-            : Promise.resolve(stored.get(imsi) ?? (state.known ? undefined : data(imsi))),
+            : Promise.resolve(stored.get(imsi) ?? (state.known ? undefined : data(imsi)));
+        },
       },
       limits,
     );
@@ -84,11 +86,26 @@ describe('subscription data remembered for a database that is unavailable', () =
     remembered.held('1');
     assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
     await assert.rejects(remembered.getSubscriptionData('1'), OverloadedError);
-    // A device held without a read (taken over from another member) is served after its first read.
+    // Its read ahead failed (the database was down as it was held): served after its own first read.
     state.down = false;
     await remembered.getSubscriptionData('1');
     state.down = unavailable();
     assert.equal((await remembered.getSubscriptionData('1'))?.imsi, '1');
+  });
+
+  it('reads a device held without a read (taken over, adopted) once, ahead; not one that registered', async () => {
+    const { state, remembered, register } = port();
+    await register('registered');
+    assert.deepEqual(state.reads, ['registered'], 'the registration read only');
+    remembered.held('adopted');
+    // Released before its read ahead answered: not kept.
+    remembered.held('taken by another member');
+    remembered.released('taken by another member');
+    await new Promise(setImmediate);
+    assert.deepEqual(state.reads, ['registered', 'adopted', 'taken by another member']);
+    state.down = unavailable();
+    assert.equal((await remembered.getSubscriptionData('adopted'))?.imsi, 'adopted');
+    await assert.rejects(remembered.getSubscriptionData('taken by another member'), OverloadedError);
   });
 
   it('answers a held subscriber deleted since as the database did: unknown', async () => {
