@@ -800,12 +800,12 @@ export class Generator {
     return lines;
   }
 
-  /** Rewrites a decode expression on `r` to read from another reader. */
   /** Rewrites an encode statement on `w` to write into the open-type child writer `c`. */
   private onWriter(line: string): string {
     return line.replace(/\bw\./g, 'c.').replace(/\(w, /g, '(c, ');
   }
 
+  /** Rewrites a decode expression on `r` to read from another reader. */
   private onReader(expr: string, reader: string): string {
     return expr.replace(/\br\./g, `${reader}.`).replace(/\(r\)/g, `(${reader})`);
   }

@@ -166,7 +166,6 @@ export function ueRadioCapabilityInfoIndication(
   });
 }
 
-/** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */
 /** RRC INACTIVE TRANSITION REPORT (TS 38.413 9.2.2.10): the UE's RRC state now, where it is. */
 export function rrcInactiveTransitionReport(
   ids: UeIds,
@@ -180,6 +179,7 @@ export function rrcInactiveTransitionReport(
   });
 }
 
+/** UE CONTEXT RELEASE COMPLETE (9.2.2.6). */
 export function ueContextReleaseComplete(ids: UeIds, cell: ServingCell): NGAPPDU {
   return buildUEContextReleaseComplete({ ...ids, userLocationInformation: userLocationInformation(cell) });
 }

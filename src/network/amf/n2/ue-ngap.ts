@@ -390,7 +390,6 @@ export function createUeNgap<Owner>(options: UeNgapOptions) {
     endpoint().heard(connection);
   }
 
-  /** A PDU Session Resource answer, for the connection it names. */
   /** A PDU Session Resource Modify or Release Response: nothing more than its radio event. */
   function sessionResourcesAnswered(ids: MessageIds, _: NGAPPDU, radio: RadioLink, streamId: number): void {
     const connection = named(radio, streamId, ids.amfUeNgapId, ids.ranUeNgapId);

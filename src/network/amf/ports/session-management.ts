@@ -31,11 +31,11 @@ export interface NetworkSessionStatus {
   reactivate: N2SmItem[];
 }
 
-/** One session of a Path Switch Request, or of its answer: its id and its transfer container. */
 /** The SMF's N2 SM answer for one session of a Modify Indication (TS 38.413 9.3.4.7 or its unsuccessful transfer). */
 export type ModifyIndicationAnswer =
   { confirmed: true; transfer: Uint8Array } | { confirmed: false; transfer: Uint8Array };
 
+/** One session of a Path Switch Request, or of its answer: its id and its transfer container. */
 export interface PathSwitchItem {
   pduSessionId: number;
   transfer: Uint8Array;
