@@ -19,8 +19,8 @@
 // [--db URL]: the service's database is this PostgreSQL database (empty; a key file of the run's own beside),
 // instead of an SQLite file in a temporary directory (docs/performance.md, PostgreSQL);
 // [--trace-gc]: the service runs under `node --trace-gc-nvp` and each row is followed by the heap bytes it
-// allocated per registration (the sum of each collection's `allocated=` in the run) and its scavenges and
-// mark-compacts per 1,000 registrations;
+// allocated per registration (the sum of each collection's `allocated=` in the run), what of it the scavenges
+// promoted to the old generation (`promoted=`), and its scavenges and mark-compacts per 1,000 registrations;
 // [--stream-clients N]: the SUCI null run again with N clients reading GET /api/v1/events/stream (nas.message and
 // ue.deregistered, the clients in a process of their own, bench/event-stream.ts), in its own row: the stream's
 // latency from each record's or event's timestamp to the client's parse of its frame (issue 32's goal: median
@@ -129,12 +129,15 @@ async function usage(
 }
 
 /** The service's collections so far, from its `--trace-gc-nvp` lines (with --trace-gc). */
-const collections = { allocatedBytes: 0, scavenges: 0, markCompacts: 0 };
+const collections = { allocatedBytes: 0, promotedBytes: 0, scavenges: 0, markCompacts: 0 };
 
 function countCollection(line: string): void {
   const allocated = / gc=(\w+) .* allocated=(\d+) /.exec(line);
   if (allocated === null) return;
   collections.allocatedBytes += Number(allocated[2]);
+  // What a scavenge moves to the old generation: what lives past a few scavenges, which the
+  // mark-compacts (and V8's marking threads) then go over.
+  collections.promotedBytes += Number(/ promoted=(\d+) /.exec(line)?.[1] ?? 0);
   if (allocated[1] === 's') collections.scavenges++;
   else if (allocated[1] === 'mc') collections.markCompacts++;
 }
@@ -332,6 +335,7 @@ interface SimulatorRun {
   /** With --trace-gc: the service's heap allocation per registration, and its collections per 1,000. */
   collections?: {
     allocatedBytesPerRegistration: number;
+    promotedBytesPerRegistration: number;
     scavengesPer1000: number;
     markCompactsPer1000: number;
   };
@@ -453,6 +457,8 @@ async function simulate(
               collections: {
                 allocatedBytesPerRegistration:
                   (collections.allocatedBytes - start.collections.allocatedBytes) / registered,
+                promotedBytesPerRegistration:
+                  (collections.promotedBytes - start.collections.promotedBytes) / registered,
                 scavengesPer1000: ((collections.scavenges - start.collections.scavenges) * 1000) / registered,
                 markCompactsPer1000:
                   ((collections.markCompacts - start.collections.markCompacts) * 1000) / registered,
@@ -596,7 +602,8 @@ const row = (name: string, r: SimulatorRun, bare: number): string =>
   `${r.rssMb.toFixed(0).padStart(6)} MB ${r.peakRssMb.toFixed(0).padStart(6)} MB` +
   (r.collections === undefined
     ? ''
-    : `\n  service heap allocated ${(r.collections.allocatedBytesPerRegistration / 1024).toFixed(1)} KiB/reg, ` +
+    : `\n  service heap allocated ${(r.collections.allocatedBytesPerRegistration / 1024).toFixed(1)} KiB/reg ` +
+      `(promoted ${(r.collections.promotedBytesPerRegistration / 1024).toFixed(1)} KiB), ` +
       `${r.collections.scavengesPer1000.toFixed(1)} scavenges and ${r.collections.markCompactsPer1000.toFixed(2)} mark-compacts per 1,000 registrations`);
 // The bare figures first (this process is otherwise idle then), each run's row as soon as it is measured.
 bareCpuMs(true, 500); // warm-up: the first rounds include compilation
