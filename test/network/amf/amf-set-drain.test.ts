@@ -56,12 +56,26 @@ describe('AMF Status Indication of a draining member (TS 38.413 9.2.6.9)', () =>
       identity,
       [row('amf-a', 0, 'draining'), row('amf-b', 1, 'serving'), row('amf-c', 2, 'draining')],
       PLMN,
+      'planned',
     );
-    assert.deepEqual(list, [{ gUAMI: guami(identity, PLMN), backupAMFName: 'amf-b' }]);
-    // Alone (no serving peer): its GUAMI without a backup.
-    assert.deepEqual(unavailableGuamiList(identity, [row('amf-a', 0, 'draining')], PLMN), [
-      { gUAMI: guami(identity, PLMN) },
+    // A planned removal: the radio may forget the GUAMI after its timer (9.3.3.20, TS 23.501 5.21.2.2).
+    assert.deepEqual(list, [
+      { gUAMI: guami(identity, PLMN), timerApproachForGUAMIRemoval: 'apply-timer', backupAMFName: 'amf-b' },
     ]);
+    // Alone (no serving peer): its GUAMI without a backup.
+    assert.deepEqual(unavailableGuamiList(identity, [row('amf-a', 0, 'draining')], PLMN, 'planned'), [
+      { gUAMI: guami(identity, PLMN), timerApproachForGUAMIRemoval: 'apply-timer' },
+    ]);
+    // Cut off from the database, it comes back with its GUAMI: no timer approach.
+    assert.deepEqual(
+      unavailableGuamiList(
+        identity,
+        [row('amf-a', 0, 'serving'), row('amf-b', 1, 'serving')],
+        PLMN,
+        'until-back',
+      ),
+      [{ gUAMI: guami(identity, PLMN), backupAMFName: 'amf-b' }],
+    );
     emitted.add([{ messageType: 'AMFStatusIndication', bytes: encodeNgapPdu(amfStatusIndication(list)) }]);
   });
 });
@@ -115,6 +129,7 @@ for (const shared of ['memory', onPostgres ? 'PostgreSQL' : 'SQLite'] as const) 
       assert.equal(drain.start(), undefined);
       await settle(a.h);
       assert.equal(indications[0]?.[0]?.backupAMFName, 'amf-b');
+      assert.equal(indications[0]?.[0]?.timerApproachForGUAMIRemoval, 'apply-timer');
       // The connected UE, between procedures: UE Context Release Command, O&M intervention.
       const release = a.radio.received.slice(from).map((r) => r.pdu);
       assert.deepEqual(namesOf(release).filter(Boolean), ['UEContextRelease']);

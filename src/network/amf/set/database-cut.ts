@@ -42,7 +42,8 @@ export function watchDatabaseCut(deps: {
     stopped = true;
     const self = lastMembers.find((m) => m.name === identity.name);
     // Its own GUAMI, under the PLMN its row last said, with the backup its peers adopt its UEs on.
-    const unavailable = self === undefined ? undefined : unavailableGuamiList(identity, lastMembers, self);
+    const unavailable =
+      self === undefined ? undefined : unavailableGuamiList(identity, lastMembers, self, 'until-back');
     const radios = unavailable === undefined ? 0 : deps.radios.statusIndication(unavailable);
     const dropped = deps.ues.suspend();
     deps.counted();

@@ -71,7 +71,7 @@ export function createMemberDrain(deps: MemberDrainDeps) {
     // No new UE from here on, before the radios could still send one.
     let connected = deps.ues.drain();
     await membership.drain();
-    const unavailable = unavailableGuamiList(identity, membership.members(), await deps.plmn());
+    const unavailable = unavailableGuamiList(identity, membership.members(), await deps.plmn(), 'planned');
     const radios = deps.radios.statusIndication(unavailable);
     told?.();
     logger.info(

@@ -50,16 +50,27 @@ export function servedGuamiList(
 }
 
 /**
- * UnavailableGUAMIList (TS 38.413 9.3.3.20) of the AMF Status Indication a draining member sends: its
- * own GUAMI, with the AMF Name of the member that takes its UEs over (TS 23.501 5.21.2.2) when the set
- * has one. `members` as for `servedGuamiList`.
+ * UnavailableGUAMIList (TS 38.413 9.3.3.20) of the AMF Status Indication a draining or cut-off member
+ * sends: its own GUAMI, with the AMF Name of the member that takes its UEs over (TS 23.501 5.21.2.2)
+ * when the set has one. `members` as for `servedGuamiList`. `planned`: a planned removal (the drain), after
+ * which the member does not serve the GUAMI again, so the item says Timer Approach for GUAMI Removal
+ * `apply-timer` (9.3.3.20, TS 23.501 5.21.2.2): the radio may forget the GUAMI once its own timer ran out,
+ * by when the GUAMI's UEs have registered with the backup under new 5G-GUTIs. A member cut off from the
+ * database comes back with its GUAMI: no timer approach.
  */
 export function unavailableGuamiList(
   self: AmfIdentity,
   members: readonly AmfSetMember[],
   plmn: Plmn,
+  removal: 'planned' | 'until-back',
 ): UnavailableGUAMIList {
   const own = members.find((m) => m.name === self.name);
   const backup = own === undefined ? undefined : backupOf(own, members);
-  return [{ gUAMI: guami(self, plmn), ...(backup === undefined ? {} : { backupAMFName: backup.name }) }];
+  return [
+    {
+      gUAMI: guami(self, plmn),
+      ...(removal === 'planned' ? { timerApproachForGUAMIRemoval: 'apply-timer' as const } : {}),
+      ...(backup === undefined ? {} : { backupAMFName: backup.name }),
+    },
+  ];
 }
