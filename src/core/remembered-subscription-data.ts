@@ -17,15 +17,16 @@ const NOT_READ = Symbol('not read');
  * the database held at the last read; nothing is served from memory while the database answers.
  *
  * A registration reads the data before its UE authenticates, so before the AMF holds it under its SUPI:
- * such reads wait in `pending` for the `held` that follows, at most `amf_max_ue_contexts` of them, the
- * oldest going first (a registration that never completes leaves its read there until then). A
- * subscriber held without such a read (a UE taken over or adopted) is read once, ahead.
+ * such reads wait in `pending` for the `held` that follows (a round trip or two), a tenth of
+ * `amf_max_ue_contexts` of them at most (at least 64), the oldest going first, so that registrations
+ * that never complete cannot hold much. A subscriber held without such a read (one pushed out, a UE
+ * taken over or adopted) is read once, ahead.
  */
 export function rememberedSubscriptionData(
   port: SubscriptionDataPort,
   amf: Pick<AmfLimits, 'maxUeContexts'>,
 ): SubscriptionDataPort & HeldSubscribers {
-  const limit = amf.maxUeContexts;
+  const pendingLimit = Math.max(64, Math.ceil(amf.maxUeContexts / 10));
   /** By SUPI, every subscriber the AMF holds: bounded by its UE table. */
   const held = new Map<string, SubscriptionData | undefined | typeof NOT_READ>();
   /** Reads for subscribers the AMF does not hold (yet), oldest first. */
@@ -45,7 +46,7 @@ export function rememberedSubscriptionData(
         // An unknown subscriber's registration is rejected: nothing to keep for it.
         pending.delete(imsi);
         pending.set(imsi, data);
-        if (pending.size > limit) pending.delete(pending.keys().next().value as string);
+        if (pending.size > pendingLimit) pending.delete(pending.keys().next().value as string);
       }
       return data;
     },
@@ -54,8 +55,8 @@ export function rememberedSubscriptionData(
       const read = pending.get(supi);
       pending.delete(supi);
       if (read !== undefined) return void held.set(supi, read);
-      // Taken over or adopted from another member of the AMF set, whose data this process never read (or
-      // whose registration's read was pushed out): read ahead, so that an outage before the device's own
+      // Taken over or adopted from another member of the AMF set, whose data this process never read, or
+      // its registration's read pushed out: read ahead, so that an outage before the device's own
       // next read still serves it. A read that answered first is not overwritten; a failure is left to
       // that next read to report.
       held.set(supi, NOT_READ);

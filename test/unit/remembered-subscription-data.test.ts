@@ -77,16 +77,23 @@ describe('subscription data remembered for a database that is unavailable', () =
 
   it('serves a registering device only once the AMF holds it, from the read its registration made', async () => {
     const { state, remembered } = port({ maxUeContexts: 2 });
-    for (const imsi of ['1', '2', '3']) await remembered.getSubscriptionData(imsi);
+    // At most 64 reads wait for their devices to be held (a tenth of the limit, at least 64): 65 here.
+    await remembered.getSubscriptionData('1');
+    for (let n = 0; n < 63; n++) await remembered.getSubscriptionData(`stranger ${n}`);
+    await remembered.getSubscriptionData('3');
     state.down = unavailable();
     // Read, not (yet) held: not served.
     await assert.rejects(remembered.getSubscriptionData('3'), OverloadedError);
-    // Held after its read: served from it. The oldest of more reads than the limit waiting is gone.
+    // Held after its read: served from it, without another read.
+    const reads = state.reads.length;
     remembered.held('3');
-    remembered.held('1');
+    assert.equal(state.reads.length, reads);
     assert.equal((await remembered.getSubscriptionData('3'))?.imsi, '3');
+    // The oldest waiting read was pushed out: read again as it is held (here while the database is down).
+    remembered.held('1');
+    assert.equal(state.reads.at(-1), '1');
     await assert.rejects(remembered.getSubscriptionData('1'), OverloadedError);
-    // Its read ahead failed (the database was down as it was held): served after its own first read.
+    // Its read ahead failed: served after its own first read.
     state.down = false;
     await remembered.getSubscriptionData('1');
     state.down = unavailable();
