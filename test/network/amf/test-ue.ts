@@ -39,7 +39,8 @@ import { bits, plmnIdentity, tac } from '../../../src/network/ngap/ngap-values.t
 import { ieValue } from '../../helpers/ie-value.ts';
 import type { AuthenticationDataPort } from '../../../src/network/ports/authentication-data.ts';
 import type { OperatorConfiguration } from '../../../src/network/ports/operator-configuration.ts';
-import type { SubscriptionData } from '../../../src/network/ports/subscription-data.ts';
+import type { SubscriptionData, SubscriptionDataPort } from '../../../src/network/ports/subscription-data.ts';
+import type { HeldSubscribers } from '../../../src/network/amf/ports/held-subscribers.ts';
 import type { AddressLeases } from '../../../src/network/ports/address-leases.ts';
 import type { UeContextStore } from '../../../src/network/ports/ue-contexts.ts';
 import type { UserPlane } from '../../../src/network/smf/smf.ts';
@@ -130,6 +131,11 @@ export async function createAmfHarness(
     sms?: Omit<NonNullable<NetworkFunctionsOptions['sms']>, 'clock'>;
     /** Further N2 endpoints offered to radios after NG Setup (AMF TNL Association To Add List). */
     furtherEndpoints?: N2ServiceOptions['furtherEndpoints'];
+    /**
+     * The subscription data as the service wraps the harness's (core/remembered-subscription-data.ts),
+     * told which subscribers the AMF holds; the harness's own unless given.
+     */
+    subscriptionData?: (port: SubscriptionDataPort) => SubscriptionDataPort & HeldSubscribers;
   } = {},
 ): Promise<AmfHarness> {
   const subscribers = new Map([[IMSI, { sqn: 0n }]]);
@@ -149,6 +155,10 @@ export async function createAmfHarness(
     after: (ms: number, callback: () => void) => clock.after(ms, callback),
   };
   const events = new Set<(change: Parameters<Parameters<Harness['events']['subscribe']>[0]>[0]) => void>();
+  const ownSubscriptionData: SubscriptionDataPort = {
+    getSubscriptionData: async (imsi) => structuredClone(subscriptions.get(imsi)),
+  };
+  const subscriptionData = extra.subscriptionData?.(ownSubscriptionData);
   const functions = createNetworkFunctions({
     amf: {
       identity: {
@@ -161,9 +171,10 @@ export async function createAmfHarness(
       },
       settings,
       ...(extra.ueContexts === undefined ? {} : { ueContexts: extra.ueContexts }),
+      ...(subscriptionData === undefined ? {} : { heldSubscribers: subscriptionData }),
     },
     authenticationData: authentication,
-    subscriptionData: { getSubscriptionData: async (imsi) => structuredClone(subscriptions.get(imsi)) },
+    subscriptionData: subscriptionData ?? ownSubscriptionData,
     operatorConfiguration: {
       getOperatorConfiguration: async () => structuredClone(holder.harness!.operator.configuration),
     },
