@@ -127,7 +127,7 @@ export function createBatchingWriter<Rows extends object>(deps: {
 
   const retry = createRetry({ clock, timers, policy: { retryForMs } });
 
-  /** Stores a batch, tried again on failure (every failure: the store is the records' own); never rejects. */
+  /** Stores a batch (all or nothing), tried again on any failure until `retryForMs`; never rejects. */
   async function write(batch: Batch<Rows>): Promise<void> {
     const count = [...batch.values()].reduce((sum, rows) => sum + rows.length, 0);
     const attempt = async () => {
