@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { NGAP_PORT } from '../transport/n2-transport.ts';
+import { CPTransportLayerInformationExtIEs } from './generated/single-ies.ts';
 import type { CPTransportLayerInformation, TransportLayerAddress } from './generated/types.ts';
 
 /** An NG-C transport endpoint: IP address and SCTP port. */
@@ -51,12 +52,10 @@ export function cpTransportLayerInformation(endpoint: TnlEndpoint): CPTransportL
   if (endpoint.port === NGAP_PORT) return { choice: 'endpointIPAddress', value: endpointIPAddress };
   return {
     choice: 'choice-Extensions',
-    value: {
-      id: 169,
-      name: 'EndpointIPAddressAndPort',
-      criticality: 'reject',
-      value: { endpointIPAddress, portNumber: Uint8Array.of(endpoint.port >> 8, endpoint.port & 0xff) },
-    },
+    value: CPTransportLayerInformationExtIEs.endpointIpAddressAndPort({
+      endpointIPAddress,
+      portNumber: Uint8Array.of(endpoint.port >> 8, endpoint.port & 0xff),
+    }),
   };
 }
 
