@@ -68,8 +68,11 @@ export interface N2Service {
 export interface N2ServiceOptions {
   /** SCTP parameters of both udp endpoints (short timers for path failure). */
   sctp?: Partial<SctpParameters>;
-  /** The AMF on the `raw` transport at this address and port 38412 (a system test), instead of udp. */
-  raw?: { address: string };
+  /**
+   * The AMF on the `raw` transport (or `transport`, e.g. the kernel's SCTP in a qemu guest) at this
+   * address and port 38412 (a system test), instead of udp.
+   */
+  raw?: { address: string; transport?: 'raw' | 'kernel' };
   /**
    * One time source for the core (records, positioning sessions, network state) and N2 (the AMF's NAS
    * timers, association timers, the UPF's reports), e.g. `ManualTime` (test/helpers/manual-time.ts): the
@@ -107,7 +110,7 @@ export async function startN2Service(options: N2ServiceOptions = {}): Promise<N2
       t.core,
       {
         ...DEFAULT_N2_SETTINGS,
-        transport: options.raw === undefined ? 'udp' : 'raw',
+        transport: options.raw === undefined ? 'udp' : (options.raw.transport ?? 'raw'),
         addresses: [options.raw?.address ?? options.at?.address ?? '127.0.0.1'],
         port: options.raw === undefined ? 0 : NGAP_PORT,
         udpPort: options.at?.udpPort ?? 0,
