@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 
-export const GUEST_ADDON_PATH = '/opt/pmn/pmn_native.node';
+/** Where qemu-guest.ts puts the addon: where `npm ci` does, under the program's package root. */
+export const GUEST_ADDON_PATH = '/opt/pmn/build/Release/pmn_native.node';
 
 export function guestArguments<T>(): T {
   return JSON.parse(readFileSync('/opt/pmn/args.json', 'utf8')) as T;

@@ -10,7 +10,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,13 @@ export interface GuestOptions {
   timeoutMs: number;
   /** Runs once the tap exists, before qemu starts (bind to the host's tap address, start a capture). */
   beforeBoot?: () => Promise<void>;
+  /**
+   * Packages with native code the program imports (e.g. better-sqlite3 for the service's database) and
+   * those they load at run time: left out of the bundle and copied from node_modules into the guest.
+   */
+  nativePackages?: readonly string[];
+  /** The guest's memory (default 512 MiB). */
+  memoryMb?: number;
 }
 
 export interface GuestResult {
@@ -89,7 +96,7 @@ export function addressOf(cidr: string): string {
   return cidr.slice(0, cidr.indexOf('/'));
 }
 
-async function bundle(entry: string, out: string): Promise<void> {
+async function bundle(entry: string, out: string, external: readonly string[]): Promise<void> {
   await run(join(ROOT, 'node_modules/.bin/esbuild'), [
     entry,
     '--bundle',
@@ -97,6 +104,9 @@ async function bundle(entry: string, out: string): Promise<void> {
     '--format=esm',
     '--target=node20',
     '--log-level=warning',
+    ...external.map((name) => `--external:${name}`),
+    // Bundled CommonJS packages call `require` for Node's built-in modules (as scripts/build.mjs says).
+    "--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     `--outfile=${out}`,
   ]);
 }
@@ -105,8 +115,23 @@ async function initrd(work: string, options: GuestOptions): Promise<string> {
   const tree = join(work, 'tree');
   const pmn = join(tree, 'opt/pmn');
   await mkdir(pmn, { recursive: true });
-  await bundle(options.entry, join(pmn, 'guest.mjs'));
-  await copyFile(ADDON, join(pmn, 'pmn_native.node'));
+  const external = options.nativePackages ?? [];
+  await bundle(options.entry, join(pmn, 'guest.mjs'), external);
+  // /opt/pmn is the program's package root (src/package-root.ts): the addon where `npm ci` puts it.
+  await writeFile(join(pmn, 'package.json'), '{"type":"module"}\n');
+  await mkdir(join(pmn, 'build/Release'), { recursive: true });
+  await copyFile(ADDON, join(pmn, 'build/Release/pmn_native.node'));
+  for (const name of external) {
+    await cp(join(ROOT, 'node_modules', name), join(pmn, 'node_modules', name), {
+      recursive: true,
+      // Only what loads at run time in this guest (x86-64, glibc): not a package's build sources and
+      // objects, nor its binaries for other systems (the guest unpacks the initramfs into its memory).
+      filter: (path) =>
+        !/\/better-sqlite3\/(deps|src)(\/|$)|\/obj(\.target)?(\/|$)|\.a$|\/prebuilds\/(?!linux-x64)[^/]+$|\.musl\./.test(
+          path,
+        ),
+    });
+  }
   await writeFile(join(pmn, 'args.json'), JSON.stringify(options.args));
   const extra = join(work, 'extra.cpio.gz');
   await run('sh', [
@@ -151,7 +176,7 @@ export async function startGuest(options: GuestOptions): Promise<Guest> {
     '-monitor',
     'none',
     '-m',
-    '512',
+    String(options.memoryMb ?? 512),
     '-smp',
     '1',
     '-no-reboot',

@@ -1,15 +1,14 @@
 /**
  * The radio side of the N2 system test over the `kernel` and `raw` transports (handover-suite.ts): two
- * strict simulated gNBs against the AMF of the service on the host, whatever SCTP `transport` carries
- * their associations:
+ * strict simulated gNBs against the AMF of the service (handover-service.ts), whatever SCTP `transport`
+ * carries their associations:
  *   1. both gNBs up (association, NG Setup); a voice-capable UE registers at the first (the AMF's UE
  *      Radio Capability Check) and sets up a PDU session;
  *   2. the UE is handed over to the second gNB (indirect forwarding: the Command names the UPF's
  *      forwarding tunnel) and moves to another of its cells; the outcome, whether its KgNB* agrees and
  *      that tunnel's address are reported;
- *   3. holds until the host connects to `controlPort` (TCP): the host has read the API, changed the
- *      UE-AMBR (UE Context Modification to the second gNB) and located the UE (Location Reporting
- *      Control, its cell older than 300 s) meanwhile;
+ *   3. holds until the service's side has read the API, changed the UE-AMBR (UE Context Modification
+ *      to the second gNB) and located the UE (Location Reporting Control, its cell older than 300 s);
  *   4. back to the first with direct forwarding, there again without forwarding (the target offers no
  *      tunnel), back, a handover cancelled after the Command, one the target refuses (Handover Failure);
  *   5. the radio-initiated procedures of issue 34 item 2 from the first gNB: UE Radio Capability Info
@@ -51,10 +50,15 @@ const summary = (outcome: N2HandoverOutcome) =>
     ? { outcome: outcome.outcome, keysAgree: outcome.ueKgnbStar?.equals(outcome.kgnbStar) === true }
     : { outcome: outcome.outcome };
 
+/**
+ * The scenario over `transport`, its gNBs named `name-1` and `name-2`; at step 3 it awaits `hold` (by
+ * default the host's connection to `args.controlPort`; in-process where the service runs beside it).
+ */
 export async function runHandoverScenario(
   transport: N2Transport,
   args: HandoverArgs,
   name: string,
+  hold: (step: string) => Promise<void> = (step) => holdUntilReleased(args.controlPort, step),
 ): Promise<void> {
   const nodes = gnbs(transport, args, { name, count: 2, strict: true });
   const outcomes = await Promise.all(nodes.map(bringUp));
@@ -98,7 +102,7 @@ export async function runHandoverScenario(
     step: 'moved',
     moved: radioTwo.changeCell(ue, { plmn: PLMN, nrCellIdentity: MOVED_CELL, tac: 1 }),
   });
-  await holdUntilReleased(args.controlPort, 'at-target');
+  await hold('at-target');
   report({
     step: 'context-modification',
     received: radioTwo.contextModifications.map((m) => ({

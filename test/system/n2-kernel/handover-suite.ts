@@ -1,193 +1,138 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
-import type { GuestResult } from '../../../scripts/qemu-sctp/qemu-guest.ts';
-import { systemTimers } from '../../../src/clock.ts';
-import { DEFAULT_UPF_SETTINGS } from '../../../src/network/upf/upf-settings.ts';
-import type { RegistrationService } from '../../e2e/registration-service.ts';
 import {
-  imsiOf,
-  K,
-  makeImsReachable,
-  OPC,
-  startRegistrationService,
-  statusOf,
-} from '../../e2e/registration-service.ts';
-import { DEFAULT_PROFILE, recordingAddon, type ForwarderRules } from '../../e2e/session-service.ts';
+  guestResults,
+  guestUnavailable,
+  prepareGuest,
+  startGuest,
+  type GuestResult,
+} from '../../../scripts/qemu-sctp/qemu-guest.ts';
+import { imsiOf, K, OPC } from '../../e2e/registration-service.ts';
 import { tshark } from '../../helpers/tshark.ts';
 import { MOVED_CELL } from './handover-scenario.ts';
+import { hexCell, startHandoverService, type HandoverService, type ServiceView } from './handover-service.ts';
 import { peerUnavailable, runPeer, stepOf, type PeerTransport } from './peer-link.ts';
 
 /**
  * N2 handover and the procedures of issue 34 item 2 over the `kernel` and `raw` transports (issue 34,
  * "over each SCTP transport"; the e2e tests run them on `udp`): handover-scenario.ts's two strict
- * simulated gNBs in a qemu guest (the Linux kernel's SCTP) or in a network namespace (our SCTP on a raw
- * socket) speak NGAP to the service on the host, whose AMF listens on our `raw` stack and whose UPF
- * records its rules. The AMF holds at most two UE contexts (the scenario's overload), and the service's
- * clock can be moved on (the UE's cell made older than 300 s, so that locating it takes Location
- * Reporting Control). While the UE is at the second gNB the host checks the API and the UPF show it
- * there, changes its UE-AMBR (UE Context Modification) and locates it. tshark reads every NGAP PDU the
- * service sent and every one the radios sent but the one undecodable on purpose. With
- * PMN_INTEROP_CAPTURE_DIR set, the radio events' pcapng export is written there as
- * n2-handover-<transport>.pcapng (docs/interop.md's capture).
+ * simulated gNBs against the service of handover-service.ts, set up as `setup` says:
+ *   - `raw`: the gNBs in a network namespace (our SCTP on a raw socket), the service on the host, its
+ *     AMF on our `raw` stack;
+ *   - `kernel`: the gNBs in a qemu guest (the Linux kernel's SCTP), the service on the host on `raw`;
+ *   - `kernel-service`: the service in the qemu guest too, its AMF on our `kernel` transport, the gNBs
+ *     beside it on the kernel's SCTP over the guest's loopback; it reports what it saw to the host.
+ * While the UE is at the second gNB the service's side checks the API and the UPF show it there, changes
+ * its UE-AMBR (UE Context Modification) and locates it. tshark reads every NGAP PDU the service sent and
+ * every one the radios sent but the one undecodable on purpose. With PMN_INTEROP_CAPTURE_DIR set, the
+ * radio events' pcapng export of a service on the host is written there as
+ * n2-handover-<setup>.pcapng (docs/interop.md's capture).
  */
+export type HandoverSetup = PeerTransport | 'kernel-service';
 
-interface Page<T> {
-  items: T[];
-  total_count: number;
-}
-interface Event {
-  message_type: string;
-  direction: string;
-  raw: string;
-}
+/** Packages of the service with native code, and what they load at run time (qemu-guest.ts). */
+const SERVICE_PACKAGES = [
+  'better-sqlite3',
+  'bindings',
+  'file-uri-to-path',
+  '@datadog/pprof',
+  'node-gyp-build',
+  'pprof-format',
+  'source-map',
+];
 
-const hex = (cell: number) => cell.toString(16).padStart(9, '0');
+const GNB_NAMES: Record<HandoverSetup, string> = {
+  raw: 'raw-ho',
+  kernel: 'kernel-ho',
+  'kernel-service': 'kernel-svc',
+};
 
-/** The file's suite for `transport`; `index` and `imsis` keep files that run at once apart. */
-export function handoverSuite(
-  transport: PeerTransport,
-  index: number,
-  imsis: [number, number, number],
-): void {
+/** The file's suite for `setup`; `index` and `imsis` keep files that run at once apart. */
+export function handoverSuite(setup: HandoverSetup, index: number, imsis: [number, number, number]): void {
   const [IMSI, ...OTHERS] = imsis.map(imsiOf) as [string, string, string];
-  const name = transport === 'kernel' ? 'kernel-ho' : 'raw-ho';
-  const why = peerUnavailable(transport);
+  const name = GNB_NAMES[setup];
+  const why = setup === 'kernel-service' ? guestUnavailable(false) : peerUnavailable(setup);
+  const where = setup === 'kernel-service' ? 'the service in the guest on kernel' : `the service on raw`;
   describe(
-    `N2 handover and the radio procedures between simulated gNBs over ${transport} SCTP, the service on raw`,
+    `N2 handover and the radio procedures between simulated gNBs over ${setup === 'raw' ? 'raw' : 'kernel'} SCTP, ${where}`,
     { skip: why ?? false, timeout: 240_000 },
     () => {
-      /** Every indirect forwarding tunnel the UPF was given (the map keeps a tunnel only 3 s). */
-      const forwardedTo: string[] = [];
-      const rules: ForwarderRules = {
-        sessions: new Map(),
-        calls: [],
-        downlinkData: [],
-        traffic: new Map(),
-        forwarding: new (class extends Map<number, string> {
-          override set(id: number, tunnel: string): this {
-            forwardedTo.push(tunnel);
-            return super.set(id, tunnel);
-          }
-        })(),
-      };
-      /** The service's clock runs this far ahead of the system's once the host moves it. */
-      let ahead = 0;
-      const time = {
-        now: () => Date.now() + ahead,
-        after: (ms: number, callback: () => void) => systemTimers.after(ms, callback),
-      };
-      let service: RegistrationService | undefined;
-      /** The host's address on the link: the service's N2 and N3. */
+      const args = { port: 38412, firstGnbId: 0x50, imsi: IMSI, others: OTHERS, key: K, opc: OPC };
+      let side: HandoverService | undefined;
+      /** The service's address: its N2 and N3. */
       let host: string | undefined;
       let result: GuestResult | undefined;
-      /** At the target, as the API and the UPF showed it while the program held. */
-      let atTarget: { radio: string; downlinks: (string | undefined)[] } | undefined;
-      let located: { status: number; cell: string | undefined } | undefined;
-      const events: Event[] = [];
+      let view: ServiceView | undefined;
 
       before(async () => {
-        result = await runPeer(transport, index, {
+        if (setup === 'kernel-service') {
+          await prepareGuest();
+          host = '127.0.0.1';
+          const guest = await startGuest({
+            entry: fileURLToPath(new URL('guest-service-handover.ts', import.meta.url)),
+            args: { ...args, amf: host, controlPort: 0, name },
+            timeoutMs: 200_000,
+            nativePackages: SERVICE_PACKAGES,
+            memoryMb: 1024,
+          });
+          result = await guest.finished;
+          // Missing when the program failed: the first test shows its output.
+          view = guestResults(result.lines).find(
+            (r): r is ServiceView & { step: string } => (r as { step?: string }).step === 'service',
+          );
+          return;
+        }
+        result = await runPeer(setup, index, {
           entry: {
             kernel: new URL('guest-handover.ts', import.meta.url),
             raw: new URL('netns-handover.ts', import.meta.url),
           },
-          args: { port: 38412, firstGnbId: 0x50, imsi: IMSI, others: OTHERS, key: K, opc: OPC },
+          args,
           controlPort: 7879,
           beforeStart: async (link) => {
             host = link.host;
-            service = await startRegistrationService({
-              raw: { address: link.host },
-              time,
-              amf: { maxUeContexts: 2 },
-              upf: {
-                settings: { ...DEFAULT_UPF_SETTINGS, n3Address: link.host },
-                addon: recordingAddon(rules),
-              },
+            side = await startHandoverService({
+              transport: 'raw',
+              address: link.host,
+              imsis: [IMSI, ...OTHERS],
             });
-            for (const imsi of [IMSI, ...OTHERS]) await service.provision(imsi);
-            await makeImsReachable(service);
-            const cell = {
-              rat: 'nr',
-              mcc: '001',
-              mnc: '01',
-              cell_identity: hex(MOVED_CELL),
-              latitude: 53.5,
-              longitude: 10,
-              uncertainty_semi_major: 100,
-            };
-            assert.equal(await service.request('POST', '/api/beta/cell-positions', cell), 201);
           },
           hold: {
             step: 'at-target',
             meanwhile: async () => {
-              const s = service;
-              assert.ok(s);
-              // The downlink moves at Handover Notify; the status is written in a batch: both waited for.
-              atTarget = await s
-                .until(async () => {
-                  const downlinks = [...rules.sessions.values()].map((r) => r.downlink);
-                  const radio = (await statusOf(s, IMSI)).last_seen_radio;
-                  return radio === `${name}-2` && downlinks.some((d) => d?.startsWith('10.99.0.2:'))
-                    ? { radio, downlinks }
-                    : undefined;
-                }, `the UE shown at ${name}-2, its downlink there`)
-                .catch(() => undefined);
-              // A new UE-AMBR while the UE is at the target: UE Context Modification goes there (8.3.4).
-              const profile = { ...DEFAULT_PROFILE, 'bitrate-downlink': '150 Mbps' };
-              assert.equal(await s.request('PUT', '/api/v1/profiles/default', profile), 200);
-              await s
-                .until(async () => {
-                  await s.t.records.flush();
-                  const answered = await s.get<Page<unknown>>(
-                    '/api/v1/ran/events?message_type=UEContextModificationResponse',
-                  );
-                  return answered.total_count > 0 ? true : undefined;
-                }, 'the UE Context Modification answered')
-                .catch(() => undefined);
-              // Its cell older than 300 s (docs/location.md): the AMF asks the radio (8.12.1) first.
-              ahead = 301_000;
-              const response = await s.t.request({
-                method: 'POST',
-                url: '/api/beta/location',
-                token: s.token,
-                payload: { request_type: 'immediate', supi: `imsi-${IMSI}` },
-              });
-              located = {
-                status: response.statusCode,
-                cell: response.json<{ result?: { ncgi?: { nrCellId: string } } }>().result?.ncgi?.nrCellId,
-              };
+              assert.ok(side, 'the service started');
+              await side.atTarget(`${name}-2`);
             },
           },
         });
-        const s = service;
+        const s = side;
         if (s === undefined) return;
-        await s.t.records.flush();
-        const page = (n: number) =>
-          s.get<Page<Event>>(`/api/v1/ran/events?protocol=NGAP&per_page=100&page=${n}`);
-        for (let n = 1, got = await page(1); got.items.length > 0; got = await page(++n))
-          events.push(...got.items);
+        await s.finish();
+        view = s.view;
         const captures = process.env.PMN_INTEROP_CAPTURE_DIR;
         if (captures !== undefined) {
-          const response = await s.t.request({
+          const response = await s.service.t.request({
             method: 'GET',
             url: '/api/v1/ran/events/export.pcapng?protocol=NGAP',
-            token: s.token,
+            token: s.service.token,
           });
           await mkdir(captures, { recursive: true });
-          await writeFile(join(captures, `n2-handover-${transport}.pcapng`), response.rawPayload);
+          await writeFile(join(captures, `n2-handover-${setup}.pcapng`), response.rawPayload);
         }
       });
 
       after(async () => {
-        await service?.close();
+        await side?.close();
       });
 
+      const events = () => view?.events ?? [];
       const step = (stepName: string) => stepOf(result, stepName);
       const count = (type: string, direction: string) =>
-        events.filter((e) => e.message_type === type && e.direction === direction).length;
+        events().filter((e) => e.message_type === type && e.direction === direction).length;
 
       it('both gNBs set up; the UE registers, its radio capability checked, with a PDU session', () => {
         assert.equal(result?.exitCode, 0, result?.lines.join('\n'));
@@ -211,10 +156,10 @@ export function handoverSuite(
         });
         // The UPF forwards to the second gNB's DL forwarding tunnel (10.99.0.2, its N3 address).
         assert.ok(
-          forwardedTo.some((tunnel) => tunnel.includes(' to 10.99.0.2:2152 ')),
-          JSON.stringify(forwardedTo),
+          view?.forwardedTo.some((tunnel) => tunnel.includes(' to 10.99.0.2:2152 ')),
+          JSON.stringify(view?.forwardedTo),
         );
-        assert.ok(atTarget, `the UE was never shown at ${name}-2 with its downlink there`);
+        assert.ok(view?.atTarget, `the UE was never shown at ${name}-2 with its downlink there`);
       });
 
       it('a new UE-AMBR reaches the UE at the target by UE Context Modification, answered', () => {
@@ -225,7 +170,7 @@ export function handoverSuite(
 
       it('located at the target: its cell too old, Location Reporting Control finds the cell it moved to', () => {
         assert.deepEqual(step('moved'), { step: 'moved', moved: true });
-        assert.deepEqual(located, { status: 200, cell: hex(MOVED_CELL) });
+        assert.deepEqual(view?.located, { status: 200, cell: hexCell(MOVED_CELL) });
         assert.equal(count('LocationReportingControl', 'outbound'), 1);
         assert.equal(count('LocationReport', 'inbound'), 1);
       });
@@ -304,8 +249,8 @@ export function handoverSuite(
       });
 
       it('tshark reads every NGAP PDU the service sent, and the radios but the garbage, as recorded', async () => {
-        const decodable = events.filter((e) => e.message_type !== 'Unknown');
-        assert.equal(events.length - decodable.length, 1, 'only the garbage is unknown');
+        const decodable = events().filter((e) => e.message_type !== 'Unknown');
+        assert.equal(events().length - decodable.length, 1, 'only the garbage is unknown');
         assert.ok(decodable.some((e) => e.direction === 'outbound'));
         const verdicts = await tshark(
           'ngap',
