@@ -44,6 +44,13 @@ const SIMULATOR_LOADED = {
   selector: 'ImportExpression[source.value=/(^|\\/)simulator\\//]',
   message: SIMULATOR.message,
 };
+// An IE or procedure's criticality comes from the ASN.1 object sets through the generated builders
+// (src/network/*/generated/), never from a literal written by hand (docs/security.md).
+const HAND_WRITTEN_CRITICALITY = {
+  selector: "Property[key.name='criticality'][value.type='Literal']",
+  message:
+    'build the IE through its generated function (src/network/ngap/generated/, nrppa/generated/): criticalities come from the ASN.1 object sets',
+};
 const NETWORK_FUNCTIONS_AND_SERVICE_LOADED = {
   selector:
     'ImportExpression[source.value=/\\/(network\\/((amf|smf|upf|ausf|lmf|smsf|smsc-link|ports|working-state|events)\\/|(network-state|network-metrics|radio-registry)\\.ts)|(core|http|resources|storage)\\/)/]',
@@ -157,7 +164,7 @@ export const LAYERS = [
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', SIMULATOR_LOADED] },
+    rules: { 'no-restricted-syntax': ['error', SIMULATOR_LOADED, HAND_WRITTEN_CRITICALITY] },
   },
   {
     // The network functions reach stored state through their ports, implemented in src/storage/.
@@ -171,11 +178,18 @@ export const LAYERS = [
       'src/resources/**/*.routes.ts',
       'src/main.ts',
     ],
-    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL, SIMULATOR_LOADED] },
+    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL, SIMULATOR_LOADED, HAND_WRITTEN_CRITICALITY] },
   },
   {
     files: ['src/simulator/**/*.ts'],
-    rules: { 'no-restricted-syntax': ['error', ...WRITES_SQL, NETWORK_FUNCTIONS_AND_SERVICE_LOADED] },
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...WRITES_SQL,
+        NETWORK_FUNCTIONS_AND_SERVICE_LOADED,
+        HAND_WRITTEN_CRITICALITY,
+      ],
+    },
   },
 ];
 

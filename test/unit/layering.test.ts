@@ -134,6 +134,26 @@ describe('layering', () => {
     }
   });
 
+  it('refuses an IE or procedure criticality written by hand in the network functions, the simulator and the rest of src/', async () => {
+    const ie = "const ie = { id: 169, name: 'EndpointIPAddressAndPort', criticality: 'reject', value };";
+    for (const file of [
+      'src/network/ngap/transport-layer-address.ts',
+      'src/network/amf/n2/handover-messages.ts',
+      'src/network/lmf/nrppa-ecid.ts',
+      'src/simulator/gnb.ts',
+      'src/resources/radio-events/radio-events.service.ts',
+    ]) {
+      assert.deepEqual(await violations(file, ie), LOADED, `${file}: ${ie}`);
+    }
+    // A criticality read from a message, or named in a type, is not one written by hand.
+    for (const code of [
+      'const copy = { id: ie.id, criticality: ie.criticality, value: ie.value };',
+      "type Ie = { criticality: 'reject' | 'ignore' };",
+    ]) {
+      assert.deepEqual(await violations('src/network/amf/n2/handover-messages.ts', code), [], code);
+    }
+  });
+
   it('refuses network functions, their ports and state, the core, http/, resources and storage in the simulator', async () => {
     for (const [file, code] of [
       ['src/simulator/gnb.ts', "import { createAmf } from '../network/amf/amf.ts';"],
