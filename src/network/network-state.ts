@@ -30,29 +30,6 @@ export interface ServingCell {
   cellIdentity: string;
 }
 
-/**
- * One radio measurement of the serving or a neighbour cell, as the device or the RAN reports it (NR: TS
- * 38.331 MeasResults; E-UTRA: TS 36.331). Location passes them on with its result; none is reported
- * until the network side decodes measurement reports.
- */
-export interface RadioMeasurement {
-  /** Who measured, e.g. `UE`. */
-  source: string;
-  rat: 'NR' | 'EUTRA';
-  serving: boolean;
-  pci: number;
-  arfcn: number;
-  /** NR: what the ARFCN points at, e.g. `SSB`. */
-  arfcnType?: string;
-  /** NR: SS-RSRP (dBm) and SS-RSRQ (dB). */
-  ssRsrp?: number;
-  ssRsrq?: number;
-  ssbBeams?: { index: number; rsrp: number; rsrq: number }[];
-  /** E-UTRA: RSRP (dBm) and RSRQ (dB). */
-  rsrp?: number;
-  rsrq?: number;
-}
-
 export interface Registration {
   /** Radio access types the device is registered over, e.g. `5G`. */
   radioAccessTypes: string[];
@@ -88,8 +65,6 @@ export interface SubscriberState {
   servingCell: ServingCell | undefined;
   /** Unix ms when the network last reported the serving cell (its age), undefined when never. */
   servingCellReportedAt: number | undefined;
-  /** The latest measurements taken in the serving cell; empty when none is known. */
-  radioMeasurements: RadioMeasurement[];
   sessions: PduSession[];
 }
 
@@ -101,12 +76,8 @@ interface SubscriberEntry {
   lastSeenRadio: string;
   servingCell: ServingCell | undefined;
   servingCellReportedAt: number | undefined;
-  radioMeasurements: RadioMeasurement[];
   sessions: Map<number, PduSession>;
 }
-
-const copyMeasurement = (m: RadioMeasurement): RadioMeasurement =>
-  m.ssbBeams ? { ...m, ssbBeams: m.ssbBeams.map((beam) => ({ ...beam })) } : { ...m };
 
 /** The same cell when the CGI is the same (the TAC belongs to the cell, so it is not compared). */
 const sameCell = (a: ServingCell | undefined, b: ServingCell): boolean =>
@@ -138,7 +109,6 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
         lastSeenRadio: '',
         servingCell: undefined,
         servingCellReportedAt: undefined,
-        radioMeasurements: [],
         sessions: new Map(),
       };
       subscribers.set(imsi, found);
@@ -167,22 +137,11 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
     else sessionsByDataNetwork.delete(dataNetwork);
   }
 
-  /**
-   * Records the serving cell. Measurements belong to a cell: a new cell drops the old ones, and given
-   * measurements replace the previous ones. A change of cell is emitted (`ue.servingCellChanged`) after
-   * the update.
-   */
-  function setServingCell(
-    imsi: string,
-    found: SubscriberEntry,
-    cell: ServingCell,
-    measurements: RadioMeasurement[] | undefined,
-  ): void {
+  /** Records the serving cell and when it was reported; a change of cell is emitted after the update. */
+  function setServingCell(imsi: string, found: SubscriberEntry, cell: ServingCell): void {
     const changed = !sameCell(found.servingCell, cell);
     found.servingCell = { ...cell, cellIdentity: cell.cellIdentity.toLowerCase() };
     found.servingCellReportedAt = clock.now();
-    if (measurements) found.radioMeasurements = measurements.map(copyMeasurement);
-    else if (changed) found.radioMeasurements = [];
     if (!changed) return;
     events.emit('ue.servingCellChanged', { supi: imsi, servingCell: { ...found.servingCell } });
   }
@@ -251,7 +210,7 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
     const found = entry(imsi);
     found.lastSeenAt = clock.now();
     found.lastSeenRadio = radio;
-    if (servingCell) setServingCell(imsi, found, servingCell, undefined);
+    if (servingCell) setServingCell(imsi, found, servingCell);
     if (found.registration) setServingRadio(imsi, found, radio);
   }
 
@@ -288,10 +247,6 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
   events.on('ue.registered', (e) => subscriberRegistered(e.supi, e.radio, e.registration));
   events.on('ue.adopted', (e) => subscriberAdopted(e.supi, e.registration));
   events.on('ue.seen', (e) => subscriberSeen(e.supi, e.radio, e.servingCell));
-  // Measurements given replace the previous ones; a new cell without measurements clears them.
-  events.on('ue.servingCellReported', (e) =>
-    setServingCell(e.supi, entry(e.supi), e.servingCell, e.radioMeasurements),
-  );
   events.on('ue.deregistered', (e) => subscriberDeregistered(e.supi));
   events.on('session.established', (e) => sessionUpdated(e.supi, e.session));
   events.on('session.modified', (e) => sessionUpdated(e.supi, e.session));
@@ -336,7 +291,6 @@ export function createNetworkState(deps: { clock: Clock; events: NetworkEvents }
         lastSeenRadio: registration ? (found?.lastSeenRadio ?? '') : '',
         servingCell: found?.servingCell && { ...found.servingCell },
         servingCellReportedAt: found?.servingCellReportedAt,
-        radioMeasurements: found ? found.radioMeasurements.map(copyMeasurement) : [],
         sessions: found ? [...found.sessions.values()].map((s) => ({ ...s, slice: { ...s.slice } })) : [],
       };
     },

@@ -76,7 +76,6 @@ export function createSubscriberViewWriter(deps: {
       lastSeenRadio: seen.lastSeenRadio,
       servingCell: seen.servingCell,
       servingCellReportedAt: seen.servingCellReportedAt,
-      radioMeasurements: seen.radioMeasurements,
       sessions: seen.sessions,
     };
   }
@@ -169,7 +168,6 @@ export function createSubscriberViewWriter(deps: {
     events.on('ue.adopted', (e) => mark(e.supi)),
     events.on('ue.deregistered', (e) => mark(e.supi)),
     events.on('ue.seen', (e) => mark(e.supi)),
-    events.on('ue.servingCellReported', (e) => mark(e.supi)),
     events.on('session.established', (e) => mark(e.supi)),
     events.on('session.modified', (e) => mark(e.supi)),
     events.on('session.released', (e) => mark(e.supi)),

@@ -15,7 +15,7 @@ export const nrCell = (cellIdentity: string): ServingCell => ({
   cellIdentity,
 });
 
-/** Registers subscriber `n` (as the AMF would) and reports its serving cell. */
+/** Registers subscriber `n` through gnb-1 and reports it seen in `cell` (as the AMF would). */
 export function connectIn(t: TestApp, n: number, cell: ServingCell): void {
   t.network.subscriberRegistered(imsi(n), 'gnb-1', {
     radioAccessTypes: ['5G'],
@@ -23,7 +23,7 @@ export function connectIn(t: TestApp, n: number, cell: ServingCell): void {
     cipheringAlgorithm: 'NEA2',
     integrityAlgorithm: 'NIA2',
   });
-  t.network.updateServingCell(imsi(n), cell);
+  t.network.subscriberSeen(imsi(n), 'gnb-1', cell);
 }
 
 /** Provisions the position of a cell and returns its id. */

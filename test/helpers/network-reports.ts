@@ -1,11 +1,5 @@
 import type { NetworkEvents } from '../../src/network/events/network-events.ts';
-import type {
-  NetworkState,
-  PduSession,
-  RadioMeasurement,
-  Registration,
-  ServingCell,
-} from '../../src/network/network-state.ts';
+import type { NetworkState, PduSession, Registration, ServingCell } from '../../src/network/network-state.ts';
 import type { RadioChanges, RadioConnection } from '../../src/network/radio-registry.ts';
 
 /**
@@ -36,15 +30,6 @@ export function networkReports(network: {
     subscriberSeen: (supi: string, radio: string, servingCell?: ServingCell): void =>
       events.emit('ue.seen', { supi, radio, servingCell }),
     subscriberDeregistered: (supi: string): void => events.emit('ue.deregistered', { supi }),
-    updateServingCell: (
-      supi: string,
-      servingCell: ServingCell,
-      radioMeasurements?: RadioMeasurement[],
-    ): void =>
-      events.emit(
-        'ue.servingCellReported',
-        radioMeasurements === undefined ? { supi, servingCell } : { supi, servingCell, radioMeasurements },
-      ),
     sessionEstablished: (supi: string, session: PduSession): void =>
       events.emit('session.established', { supi, session }),
     sessionReleased: (supi: string, pduSessionId: number): void =>

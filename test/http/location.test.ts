@@ -93,35 +93,6 @@ describe('POST /api/beta/location: immediate', () => {
     assert.equal(estimate.uncertainty, 0);
   });
 
-  it('carries the radio measurements the network state holds', async () => {
-    const measurements = [
-      {
-        source: 'UE',
-        rat: 'NR' as const,
-        serving: true,
-        pci: 101,
-        arfcn: 632628,
-        arfcnType: 'SSB',
-        ssRsrp: -95.5,
-        ssRsrq: -10.5,
-        ssbBeams: [{ index: 2, rsrp: -94, rsrq: -10 }],
-      },
-      {
-        source: 'UE',
-        rat: 'NR' as const,
-        serving: false,
-        pci: 102,
-        arfcn: 632628,
-        ssRsrp: -110,
-        ssRsrq: -15,
-      },
-    ];
-    connectIn(t, 6, CELL_A);
-    t.network.updateServingCell(imsi(6), CELL_A, measurements);
-    const response = await locationRequest(t, token, { request_type: 'immediate', supi: supi(6) });
-    assert.deepEqual(result<{ radioMeasurements: unknown }>(response).radioMeasurements, measurements);
-  });
-
   it('names an E-UTRA serving cell with ecgi instead of ncgi', async () => {
     connectIn(t, 7, CELL_EUTRA);
     const response = await locationRequest(t, token, { request_type: 'immediate', supi: supi(7) });

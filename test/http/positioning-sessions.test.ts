@@ -154,14 +154,14 @@ describe('positioning sessions: periodic', () => {
     const id = await openSession(t, token, { request_type: 'periodic', supi: supi(4) });
     const createdAt = seconds(clock.now());
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT);
-    t.network.updateServingCell(imsi(4), QUAY);
+    t.network.subscriberSeen(imsi(4), 'gnb-1', QUAY);
     await advance(59_999);
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT, 'not before the interval');
     await advance(1);
     const evaluated = await session(t, token, id);
     assert.deepEqual(evaluated.last_result?.locationEstimate.point, QUAY_POINT);
     assert.deepEqual([evaluated.created_at, evaluated.updated_at], [createdAt, createdAt + 60]);
-    t.network.updateServingCell(imsi(4), HARBOUR);
+    t.network.subscriberSeen(imsi(4), 'gnb-1', HARBOUR);
     await advance(60_000);
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT);
     await cancel(id);
@@ -170,7 +170,7 @@ describe('positioning sessions: periodic', () => {
   it('uses interval_seconds', async () => {
     connectIn(t, 5, HARBOUR);
     const id = await openSession(t, token, { request_type: 'periodic', supi: supi(5), interval_seconds: 5 });
-    t.network.updateServingCell(imsi(5), QUAY);
+    t.network.subscriberSeen(imsi(5), 'gnb-1', QUAY);
     await advance(5000);
     assert.deepEqual(await lastPoint(t, token, id), QUAY_POINT);
     await cancel(id);
@@ -217,7 +217,7 @@ describe('positioning sessions: periodic', () => {
     connectIn(t, 8, UNPROVISIONED);
     await advance(10_000);
     assert.equal(await lastPoint(t, token, id), null, 'cell without position');
-    t.network.updateServingCell(imsi(8), HARBOUR);
+    t.network.subscriberSeen(imsi(8), 'gnb-1', HARBOUR);
     await advance(10_000);
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT);
     assert.equal((await session(t, token, id)).status, 0, 'one estimate of two');
@@ -233,7 +233,7 @@ describe('positioning sessions: periodic', () => {
     await locationRequest(t, token, { request_type: 'cancel', session_id: id });
     assert.equal(clock.pendingTimers(), timers);
     const cancelled = await session(t, token, id);
-    t.network.updateServingCell(imsi(9), QUAY);
+    t.network.subscriberSeen(imsi(9), 'gnb-1', QUAY);
     await advance(60_000);
     assert.deepEqual(await session(t, token, id), cancelled);
   });
@@ -248,7 +248,7 @@ describe('positioning sessions: triggered', () => {
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT);
     await advance(3_600_000);
     const unchanged = await session(t, token, id);
-    t.network.updateServingCell(imsi(10), QUAY);
+    t.network.subscriberSeen(imsi(10), 'gnb-1', QUAY);
     await t.positioning.settled();
     const moved = await session(t, token, id);
     assert.deepEqual(moved.last_result?.locationEstimate.point, QUAY_POINT);
@@ -260,7 +260,7 @@ describe('positioning sessions: triggered', () => {
     connectIn(t, 11, HARBOUR);
     const id = await openSession(t, token, { request_type: 'triggered', supi: supi(11), report_count: 2 });
     await advance(1000);
-    t.network.updateServingCell(imsi(11), HARBOUR);
+    t.network.subscriberSeen(imsi(11), 'gnb-1', HARBOUR);
     t.network.subscriberSeen(imsi(11), 'gnb-1', HARBOUR);
     await t.positioning.settled();
     assert.equal((await session(t, token, id)).status, 0, 'still one estimate');
@@ -270,13 +270,13 @@ describe('positioning sessions: triggered', () => {
   it('completes after report_count estimates', async () => {
     connectIn(t, 12, HARBOUR);
     const id = await openSession(t, token, { request_type: 'triggered', supi: supi(12), report_count: 3 });
-    t.network.updateServingCell(imsi(12), QUAY);
+    t.network.subscriberSeen(imsi(12), 'gnb-1', QUAY);
     await t.positioning.settled();
     assert.equal((await session(t, token, id)).status, 0);
-    t.network.updateServingCell(imsi(12), HARBOUR);
+    t.network.subscriberSeen(imsi(12), 'gnb-1', HARBOUR);
     await t.positioning.settled();
     assert.equal((await session(t, token, id)).status, 1);
-    t.network.updateServingCell(imsi(12), QUAY);
+    t.network.subscriberSeen(imsi(12), 'gnb-1', QUAY);
     await t.positioning.settled();
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT, 'nothing after completion');
   });
@@ -284,13 +284,13 @@ describe('positioning sessions: triggered', () => {
   it('skips a move into a cell without position, and estimates at the next provisioned one', async () => {
     connectIn(t, 13, HARBOUR);
     const id = await openSession(t, token, { request_type: 'triggered', supi: supi(13), report_count: 2 });
-    t.network.updateServingCell(imsi(13), UNPROVISIONED);
+    t.network.subscriberSeen(imsi(13), 'gnb-1', UNPROVISIONED);
     await t.positioning.settled();
     assert.deepEqual(
       [(await session(t, token, id)).status, await lastPoint(t, token, id)],
       [0, HARBOUR_POINT],
     );
-    t.network.updateServingCell(imsi(13), QUAY);
+    t.network.subscriberSeen(imsi(13), 'gnb-1', QUAY);
     await t.positioning.settled();
     assert.deepEqual([(await session(t, token, id)).status, await lastPoint(t, token, id)], [1, QUAY_POINT]);
   });
@@ -298,12 +298,12 @@ describe('positioning sessions: triggered', () => {
   it('counts one estimate for quick moves reported before the evaluation ran', async () => {
     connectIn(t, 14, HARBOUR);
     const id = await openSession(t, token, { request_type: 'triggered', supi: supi(14), report_count: 3 });
-    t.network.updateServingCell(imsi(14), UNPROVISIONED);
-    t.network.updateServingCell(imsi(14), QUAY);
+    t.network.subscriberSeen(imsi(14), 'gnb-1', UNPROVISIONED);
+    t.network.subscriberSeen(imsi(14), 'gnb-1', QUAY);
     await t.positioning.settled();
     const after = await session(t, token, id);
     assert.deepEqual([after.status, after.last_result?.locationEstimate.point], [0, QUAY_POINT]);
-    t.network.updateServingCell(imsi(14), HARBOUR);
+    t.network.subscriberSeen(imsi(14), 'gnb-1', HARBOUR);
     await t.positioning.settled();
     assert.equal((await session(t, token, id)).status, 1, 'three estimates: creation and two moves');
   });
@@ -312,7 +312,7 @@ describe('positioning sessions: triggered', () => {
     connectIn(t, 15, HARBOUR);
     const id = await openSession(t, token, { request_type: 'triggered', supi: supi(15) });
     await cancel(id);
-    t.network.updateServingCell(imsi(15), QUAY);
+    t.network.subscriberSeen(imsi(15), 'gnb-1', QUAY);
     await t.positioning.settled();
     assert.deepEqual(await lastPoint(t, token, id), HARBOUR_POINT);
   });

@@ -120,7 +120,6 @@ describe('the AMF set read model of subscribers', () => {
       lastSeenRadio: 'gnb-1',
       servingCell: undefined,
       servingCellReportedAt: undefined,
-      radioMeasurements: [],
       sessions: [SESSION],
     });
     assert.deepEqual(await store.views(imsi(2), ['amf-b']), [], 'only the members named are read');
@@ -156,38 +155,18 @@ describe('the AMF set read model of subscribers', () => {
     writer.stop();
   });
 
-  it('the serving cell and the radio measurements of a Location Report are written for every member to read', async () => {
+  it('the serving cell and when it was reported are written for every member to read', async () => {
     const { events, writer } = member();
     const cell = { rat: 'nr' as const, mcc: '001', mnc: '01', tac: '000001', cellIdentity: '000000010' };
-    const measurements = [
-      {
-        source: 'UE',
-        rat: 'NR' as const,
-        serving: true,
-        pci: 7,
-        arfcn: 632628,
-        arfcnType: 'SSB',
-        ssRsrp: -80,
-      },
-      { source: 'UE', rat: 'EUTRA' as const, serving: false, pci: 3, arfcn: 1850, rsrp: -95, rsrq: -11 },
-    ];
     events.emit('ue.registered', { supi: imsi(5), radio: 'gnb-1', registration: REGISTRATION });
     clock.advance(VIEW_WRITE_DELAY_MS);
     await writer.flush();
     const reportedAt = clock.now();
-    events.emit('ue.servingCellReported', {
-      supi: imsi(5),
-      servingCell: cell,
-      radioMeasurements: measurements,
-    });
+    events.emit('ue.seen', { supi: imsi(5), radio: 'gnb-1', servingCell: cell });
     clock.advance(VIEW_WRITE_DELAY_MS);
     await writer.flush();
     const [view] = await store.views(imsi(5), ['amf-a']);
-    assert.deepEqual(view && [view.servingCell, view.servingCellReportedAt, view.radioMeasurements], [
-      cell,
-      reportedAt,
-      measurements,
-    ]);
+    assert.deepEqual(view && [view.servingCell, view.servingCellReportedAt], [cell, reportedAt]);
     writer.stop();
   });
 
@@ -310,11 +289,6 @@ describe('the AMF set read model of subscribers', () => {
             lastSeenAt: 'soon',
             servingCell: { rat: 'lte' },
             servingCellReportedAt: 'then',
-            radioMeasurements: [
-              null,
-              { rat: 'NR', pci: 'x' },
-              { rat: 'NR', pci: 1, arfcn: 2, ssRsrp: 'low' },
-            ],
           }),
           updated_at: 1,
         },
@@ -327,10 +301,7 @@ describe('the AMF set read model of subscribers', () => {
     );
     const [odd] = await store.views(imsi(2), ['amf-b']);
     assert.deepEqual([odd?.imei, odd?.sessions, odd?.lastSeenAt], ['', [SESSION], undefined]);
-    assert.deepEqual(
-      [odd?.servingCell, odd?.servingCellReportedAt, odd?.radioMeasurements],
-      [undefined, undefined, [{ source: '', rat: 'NR', serving: false, pci: 1, arfcn: 2 }]],
-    );
+    assert.deepEqual([odd?.servingCell, odd?.servingCellReportedAt], [undefined, undefined]);
   });
 
   it('keepOnly drops the rows of every member not named', async () => {
@@ -360,7 +331,6 @@ describe('the AMF set read model of subscribers', () => {
       lastSeenRadio: '',
       servingCell: undefined,
       servingCellReportedAt: undefined,
-      radioMeasurements: [],
       sessions: [],
     };
   }

@@ -3,7 +3,6 @@ import { describe, it } from 'node:test';
 import {
   createNetworkState,
   type PduSession,
-  type RadioMeasurement,
   type Registration,
   type ServingCell,
 } from '../../src/network/network-state.ts';
@@ -116,7 +115,6 @@ describe('network state: registrations', () => {
       lastSeenRadio: '',
       servingCell: undefined,
       servingCellReportedAt: undefined,
-      radioMeasurements: [],
       sessions: [],
     });
     assert.deepEqual(state.summary(IMSI_A), { registered: false, radioAccessTypes: [], sessions: 0 });
@@ -244,7 +242,7 @@ describe('network state: sessions', () => {
   });
 });
 
-describe('network state: serving cell and radio measurements', () => {
+describe('network state: serving cell', () => {
   const nrCell = (cellIdentity: string): ServingCell => ({
     rat: 'nr',
     mcc: '001',
@@ -252,65 +250,37 @@ describe('network state: serving cell and radio measurements', () => {
     tac: '000001',
     cellIdentity,
   });
-  const nrMeasurement: RadioMeasurement = {
-    source: 'UE',
-    rat: 'NR',
-    serving: true,
-    pci: 17,
-    arfcn: 632628,
-    arfcnType: 'SSB',
-    ssRsrp: -92.5,
-    ssRsrq: -11,
-    ssbBeams: [{ index: 3, rsrp: -90, rsrq: -10.5 }],
-  };
 
-  it('records the serving cell (identity in lower case) and the measurements taken in it', () => {
-    const { state, report } = setup();
-    report.updateServingCell(IMSI_A, nrCell('00000001F'), [nrMeasurement]);
-    const seen = state.subscriber(IMSI_A);
-    assert.deepEqual(seen.servingCell, nrCell('00000001f'));
-    assert.deepEqual(seen.radioMeasurements, [nrMeasurement]);
+  it('records the serving cell (identity in lower case) and how long ago it was reported', () => {
+    const { state, report, clock } = setup();
+    assert.equal(state.servingCellAge(IMSI_A), undefined);
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('00000001F'));
+    clock.advance(2000);
+    assert.deepEqual(state.subscriber(IMSI_A).servingCell, nrCell('00000001f'));
+    assert.equal(state.servingCellAge(IMSI_A), 2000);
+    report.subscriberSeen(IMSI_A, 'gnb-1', undefined);
+    assert.equal(state.servingCellAge(IMSI_A), 2000, 'a message without a cell reports none');
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('00000001f'));
+    assert.equal(state.servingCellAge(IMSI_A), 0, 'the same cell reported again');
   });
 
-  it('records an E-UTRA cell with its RSRP and RSRQ', () => {
+  it('records an E-UTRA cell', () => {
     const { state, report } = setup();
     const cell: ServingCell = { rat: 'eutra', mcc: '001', mnc: '01', tac: '000001', cellIdentity: '0000a01' };
-    const measurement: RadioMeasurement = {
-      source: 'UE',
-      rat: 'EUTRA',
-      serving: true,
-      pci: 5,
-      arfcn: 1300,
-      rsrp: -100,
-      rsrq: -12,
-    };
-    report.updateServingCell(IMSI_A, cell, [measurement]);
+    report.subscriberSeen(IMSI_A, 'gnb-1', cell);
     assert.deepEqual(state.subscriber(IMSI_A).servingCell, cell);
-    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [measurement]);
-  });
-
-  it('keeps the measurements while the cell stays, replaces them when new ones come, drops them on a new cell', () => {
-    const { state, report } = setup();
-    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
-    report.updateServingCell(IMSI_A, nrCell('000000010'));
-    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [nrMeasurement]);
-    const newer = { ...nrMeasurement, ssRsrp: -80 };
-    report.updateServingCell(IMSI_A, nrCell('000000010'), [newer]);
-    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, [newer]);
-    report.updateServingCell(IMSI_A, nrCell('000000020'));
-    assert.deepEqual(state.subscriber(IMSI_A).radioMeasurements, []);
   });
 
   it('tells listeners when the cell changes, not when the same cell is reported again', () => {
     const { events, report } = setup();
     const heard: [string, string][] = [];
     events.on('ue.servingCellChanged', (e) => heard.push([e.supi, e.servingCell.cellIdentity]));
-    report.updateServingCell(IMSI_A, nrCell('000000010'));
-    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
-    report.updateServingCell(IMSI_A, { ...nrCell('000000010'), tac: '000002' });
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000010'));
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000010'));
+    report.subscriberSeen(IMSI_A, 'gnb-1', { ...nrCell('000000010'), tac: '000002' });
     report.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
     report.subscriberSeen(IMSI_A, 'gnb-2', nrCell('000000020'));
-    report.updateServingCell(IMSI_B, { ...nrCell('000000020'), mnc: '02' });
+    report.subscriberSeen(IMSI_B, 'gnb-2', { ...nrCell('000000020'), mnc: '02' });
     assert.deepEqual(heard, [
       [IMSI_A, '000000010'],
       [IMSI_A, '000000020'],
@@ -324,25 +294,22 @@ describe('network state: serving cell and radio measurements', () => {
     const remove = events.on('ue.servingCellChanged', (e) =>
       heard.push(state.subscriber(e.supi).servingCell),
     );
-    report.updateServingCell(IMSI_A, nrCell('000000010'));
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000010'));
     remove();
-    report.updateServingCell(IMSI_A, nrCell('000000020'));
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000020'));
     assert.deepEqual(heard, [nrCell('000000010')]);
   });
 
-  it('hands out copies of the cell and the measurements', () => {
+  it('hands out a copy of the cell', () => {
     const { state, report } = setup();
-    report.updateServingCell(IMSI_A, nrCell('000000010'), [nrMeasurement]);
-    const read = state.subscriber(IMSI_A);
-    read.servingCell!.cellIdentity = 'changed';
-    read.radioMeasurements[0]!.ssbBeams![0]!.rsrp = 0;
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000010'));
+    state.subscriber(IMSI_A).servingCell!.cellIdentity = 'changed';
     assert.equal(state.subscriber(IMSI_A).servingCell?.cellIdentity, '000000010');
-    assert.equal(state.subscriber(IMSI_A).radioMeasurements[0]?.ssbBeams?.[0]?.rsrp, -90);
   });
 
   it('forgets a removed subscriber, seen by the network or not', () => {
     const { state, report } = setup();
-    report.updateServingCell(IMSI_A, nrCell('000000010'));
+    report.subscriberSeen(IMSI_A, 'gnb-1', nrCell('000000010'));
     state.subscriberRemoved(IMSI_A);
     state.subscriberRemoved(IMSI_B);
     assert.equal(state.subscriber(IMSI_A).servingCell, undefined);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { RadioChanges, RadioConnection } from '../radio-registry.ts';
-import type { PduSession, RadioMeasurement, Registration, ServingCell } from '../network-state.ts';
+import type { PduSession, Registration, ServingCell } from '../network-state.ts';
 
 /**
  * What happens in the network, one event name per fact (architecture.md, "NetworkEvents"). The network
@@ -29,15 +29,6 @@ export interface NetworkEventMap {
    * Information when the message carries one.
    */
   'ue.seen': { supi: string; radio: string; servingCell: ServingCell | undefined };
-  /**
-   * A report of the device's serving cell (a Location Report, TS 38.413 8.12.2), with the radio
-   * measurements taken in it when the report carries them (TS 38.331 MeasResults).
-   */
-  'ue.servingCellReported': {
-    supi: string;
-    servingCell: ServingCell;
-    radioMeasurements?: RadioMeasurement[];
-  };
   /** Emitted by network state: the device's serving cell is another cell than before (location listens). */
   'ue.servingCellChanged': { supi: string; servingCell: ServingCell };
   /** PDU Session Establishment accepted (TS 24.501 6.4.1). */

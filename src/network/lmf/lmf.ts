@@ -1,5 +1,5 @@
 import type { Timers } from '../../clock.ts';
-import type { RadioMeasurement } from '../network-state.ts';
+import type { RadioMeasurement } from './radio-measurement.ts';
 import type { ProvideCapabilitiesr9IEs, ProvideLocationInformationr9IEs } from '../lpp/generated/types.ts';
 import { decodeLppMessage, encodeLppMessage } from './lpp-codec.ts';
 import {

@@ -12,7 +12,7 @@ import type {
   RequestCapabilitiesr9IEs,
   RequestLocationInformationr9IEs,
 } from '../lpp/generated/types.ts';
-import type { RadioMeasurement } from '../network-state.ts';
+import type { RadioMeasurement } from './radio-measurement.ts';
 import { latitudeOf, longitudeOf, uncertaintyOf } from './gad.ts';
 import { eutraRsrpDbm, eutraRsrqDb, nrRsrpDbm, nrRsrqDb } from './measurement-mapping.ts';
 import { completeBeams } from './nrppa-ecid.ts';

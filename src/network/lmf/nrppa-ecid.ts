@@ -1,6 +1,6 @@
 import { bitStringHex } from '../asn1/bit-string.ts';
 import { plmnOf } from '../common/plmn-identity.ts';
-import type { RadioMeasurement } from '../network-state.ts';
+import type { RadioMeasurement } from './radio-measurement.ts';
 import {
   buildECIDMeasurementInitiationRequest,
   readECIDMeasurementInitiationFailure,

@@ -1,4 +1,4 @@
-import type { PduSession, RadioMeasurement, ServingCell } from '../network-state.ts';
+import type { PduSession, ServingCell } from '../network-state.ts';
 
 /**
  * The read model of an AMF set (docs/amf-set.md, "One view of the network"): what one member shows of a
@@ -20,8 +20,6 @@ export interface SubscriberView {
   /** The device's serving cell as this member last heard it (location, network.md 8), or undefined. */
   servingCell: ServingCell | undefined;
   servingCellReportedAt: number | undefined;
-  /** The measurements of its last Location Report through this member; empty when none. */
-  radioMeasurements: RadioMeasurement[];
   sessions: PduSession[];
 }
 

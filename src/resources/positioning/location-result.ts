@@ -1,10 +1,11 @@
-import type { RadioMeasurement, ServingCell } from '../../network/network-state.ts';
+import type { RadioMeasurement } from '../../network/lmf/radio-measurement.ts';
+import type { ServingCell } from '../../network/network-state.ts';
 import type { CellPosition } from '../cell-positions/cell-positions.repository.ts';
 
 /**
  * A location result (spec: Location result), in the field names of 3GPP TS 29.572 LocationData: a GAD
- * shape (TS 23.032), the positioning methods used, the serving cell's global identity and the radio
- * measurements the network holds.
+ * shape (TS 23.032), the positioning methods used, the serving cell's global identity and, for E-CID,
+ * the radio measurements its NRPPa and LPP answers carried.
  */
 export interface LocationResult {
   locationEstimate: {
@@ -81,13 +82,9 @@ export const cellCircle = (position: CellPosition): Circle => ({
  * uncertainty. The circle that holds the provisioned ellipse has the semi-major axis as radius; a cell
  * provisioned without uncertainty gives 0, which says no more than the provisioning did.
  */
-export function cellIdResult(
-  cell: ServingCell,
-  position: CellPosition,
-  measurements: RadioMeasurement[],
-): LocationResult {
+export function cellIdResult(cell: ServingCell, position: CellPosition): LocationResult {
   // Cell ID is network-based: the mode TS 29.572 calls CONVENTIONAL.
-  return resultAt(cell, cellCircle(position), [CELL_ID_USED], measurements);
+  return resultAt(cell, cellCircle(position), [CELL_ID_USED], []);
 }
 
 export const CELL_ID_USED: PositioningData = {

@@ -2,7 +2,8 @@ import type { LocationServices } from '../../network/lmf/location-services.ts';
 import { ecidEstimate } from '../../network/lmf/ecid-estimate.ts';
 import type { UeMeasuredCell } from '../../network/lmf/lpp-messages.ts';
 import { ueEcidEstimate, type PlacedCell } from '../../network/lmf/ue-ecid-estimate.ts';
-import type { NetworkState, RadioMeasurement, ServingCell } from '../../network/network-state.ts';
+import type { RadioMeasurement } from '../../network/lmf/radio-measurement.ts';
+import type { NetworkState, ServingCell } from '../../network/network-state.ts';
 import type { Executor } from '../../storage/transaction.ts';
 import type { CellPosition, CellPositionsRepository } from '../cell-positions/cell-positions.repository.ts';
 import type { SubscribersRepository } from '../subscribers/subscribers.repository.ts';
@@ -92,7 +93,7 @@ export function createLocator(deps: {
     const position = await cellPositions.findByCell(cell, executor);
     if (how.method === 'cell_id' || services === undefined) {
       if (!position) return { kind: 'no-position', cell };
-      return { kind: 'located', result: cellIdResult(cell, position, live.radioMeasurements), cell };
+      return { kind: 'located', result: cellIdResult(cell, position), cell };
     }
     return how.method === 'ecid'
       ? ecid(imsi, cell, position, how.mode, services, executor)

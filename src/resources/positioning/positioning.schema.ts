@@ -106,7 +106,9 @@ export const LocationResultSchema = Type.Object(
       ),
     ),
     radioMeasurements: Type.Optional(
-      Type.Array(RadioMeasurement, { description: 'present when the network holds measurements' }),
+      Type.Array(RadioMeasurement, {
+        description: 'E-CID: the measurements its NRPPa and LPP answers carried',
+      }),
     ),
   },
   { description: 'A location estimate (Cell ID, E-CID or GNSS)' },

@@ -355,7 +355,6 @@ export function createSubscribersService(deps: {
             // Location as the serving member heard it (network.md 8), not this member's stale copy.
             servingCell: peer.servingCell,
             servingCellReportedAt: peer.servingCellReportedAt,
-            radioMeasurements: peer.radioMeasurements,
             sessions: peer.sessions,
           },
           servingAmf: peer.amf,

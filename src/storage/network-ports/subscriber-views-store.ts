@@ -1,4 +1,4 @@
-import type { PduSession, RadioMeasurement, ServingCell } from '../../network/network-state.ts';
+import type { PduSession, ServingCell } from '../../network/network-state.ts';
 import type { SubscriberView, SubscriberViews, ViewSummary } from '../../network/ports/subscriber-views.ts';
 import type { Clock } from '../../clock.ts';
 import type { Db } from '../database.ts';
@@ -52,33 +52,6 @@ function servingCellOf(value: unknown): ServingCell | undefined {
   };
 }
 
-/** A radio measurement as a member wrote it (its optional fields only when numbers); a spoiled one is left out. */
-function measurementOf(value: unknown): RadioMeasurement | undefined {
-  if (value === null || typeof value !== 'object') return undefined;
-  const m = value as Record<string, unknown>;
-  if ((m.rat !== 'NR' && m.rat !== 'EUTRA') || !Number.isInteger(m.pci) || !Number.isInteger(m.arfcn))
-    return undefined;
-  const measurement: RadioMeasurement = {
-    source: text(m.source),
-    rat: m.rat,
-    serving: m.serving === true,
-    pci: m.pci as number,
-    arfcn: m.arfcn as number,
-  };
-  if (typeof m.arfcnType === 'string') measurement.arfcnType = m.arfcnType;
-  for (const key of ['ssRsrp', 'ssRsrq', 'rsrp', 'rsrq'] as const) {
-    const number = finite(m[key]);
-    if (number !== undefined) measurement[key] = number;
-  }
-  if (Array.isArray(m.ssbBeams))
-    measurement.ssbBeams = m.ssbBeams.flatMap((beam: unknown) => {
-      const b = (beam ?? {}) as Record<string, unknown>;
-      const [index, rsrp, rsrq] = [finite(b.index), finite(b.rsrp), finite(b.rsrq)];
-      return index === undefined || rsrp === undefined || rsrq === undefined ? [] : [{ index, rsrp, rsrq }];
-    });
-  return measurement;
-}
-
 /** A stored row as the API reads it; broken JSON reads as a view of nothing seen, never a failure. */
 function viewOf(row: SubscriberViewsTable): SubscriberView & { amf: string } {
   let parsed: Record<string, unknown> = {};
@@ -102,9 +75,6 @@ function viewOf(row: SubscriberViewsTable): SubscriberView & { amf: string } {
     lastSeenRadio: text(parsed.lastSeenRadio),
     servingCell: servingCellOf(parsed.servingCell),
     servingCellReportedAt: finite(parsed.servingCellReportedAt),
-    radioMeasurements: Array.isArray(parsed.radioMeasurements)
-      ? parsed.radioMeasurements.map(measurementOf).filter((m): m is RadioMeasurement => m !== undefined)
-      : [],
     sessions: sessions.filter((s): s is PduSession => s !== undefined),
   };
 }
@@ -119,7 +89,6 @@ function rowOf(amf: string, view: SubscriberView, now: number): SubscriberViewsT
     lastSeenRadio: view.lastSeenRadio,
     servingCell: view.servingCell,
     servingCellReportedAt: view.servingCellReportedAt,
-    radioMeasurements: view.radioMeasurements,
     sessions: view.sessions,
   };
   return {

@@ -15,7 +15,7 @@ import {
 } from '../../../src/network/lmf/lpp-messages.ts';
 import { decodeNrppaPdu, encodeNrppaPdu } from '../../../src/network/lmf/nrppa-codec.ts';
 import { ecidAnswerOf } from '../../../src/network/lmf/nrppa-ecid.ts';
-import type { RadioMeasurement } from '../../../src/network/network-state.ts';
+import type { RadioMeasurement } from '../../../src/network/lmf/radio-measurement.ts';
 import { plmnIdentity } from '../../../src/network/ngap/ngap-values.ts';
 import type { ECIDMeasurementResult, NRPPAPDU } from '../../../src/network/nrppa/generated/types.ts';
 import type { ServingCell } from '../../../src/simulator/ue/ran-ue-messages.ts';

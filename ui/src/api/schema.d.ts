@@ -11340,7 +11340,7 @@ export interface paths {
                                     };
                                     eutraCellId: string;
                                 };
-                                /** @description present when the network holds measurements */
+                                /** @description E-CID: the measurements its NRPPa and LPP answers carried */
                                 radioMeasurements?: {
                                     /** @description who measured: `UE` (LPP) or `NETWORK` (the radio, NRPPa) */
                                     source: string;
@@ -11657,7 +11657,7 @@ export interface paths {
                                         };
                                         eutraCellId: string;
                                     };
-                                    /** @description present when the network holds measurements */
+                                    /** @description E-CID: the measurements its NRPPa and LPP answers carried */
                                     radioMeasurements?: {
                                         /** @description who measured: `UE` (LPP) or `NETWORK` (the radio, NRPPa) */
                                         source: string;
