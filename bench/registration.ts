@@ -13,8 +13,9 @@
 // [--sim-cpu-prof DIR]: the same for the simulator; [--suci null|A|both (both)]: the runs to make;
 // [--heap-prof DIR]: the service runs under `node --inspect`, and over the inspector each run gets an
 // allocation profile of the service (V8's sampling heap profiler, every 4 KiB, collected objects included) in
-// DIR/<run>.heapprofile and its live heap after a full collection before and after it (per held device with
-// --hold, whose snapshot is left in DIR/held.heapsnapshot); it needs Node 20's WebSocket:
+// DIR/<run>.heapprofile, its live heap after a full collection before and after it (per held device with
+// --hold), and a heap snapshot after it in DIR/<run>.heapsnapshot (what holds the heap: two snapshots
+// compared by bench/heap-snapshot-read.ts); it needs Node 20's WebSocket:
 // `node --experimental-websocket --import tsx bench/registration.ts --heap-prof DIR ...`;
 // [--db URL]: the service's database is this PostgreSQL database (empty; a key file of the run's own beside),
 // instead of an SQLite file in a temporary directory (docs/performance.md, PostgreSQL);
@@ -433,11 +434,10 @@ async function simulate(
         const { profile } = await service.inspector.send('HeapProfiler.stopSampling');
         await writeFile(join(values['heap-prof']!, `${name}.heapprofile`), JSON.stringify(profile));
         const grown = (await liveHeapBytes(service.inspector)) - start.liveHeap;
-        if (hold)
-          await writeFile(
-            join(values['heap-prof']!, `${name}.heapsnapshot`),
-            await service.inspector.snapshot(),
-          );
+        await writeFile(
+          join(values['heap-prof']!, `${name}.heapsnapshot`),
+          await service.inspector.snapshot(),
+        );
         process.stderr.write(
           `${name}: service live heap ${(grown / 2 ** 20).toFixed(1)} MiB larger after the run, ` +
             `${(grown / registered).toFixed(0)} bytes per registration\n`,
