@@ -1,7 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { ConfigError, loadConfig, secretKeyPath, type Config } from './config/config.ts';
+import { createConfigReload } from './config/config-reload.ts';
+import {
+  ConfigError,
+  loadConfigSources,
+  secretKeyPath,
+  type Config,
+  type LoadedConfig,
+} from './config/config.ts';
+import { systemTimers } from './clock.ts';
 import { createCore } from './core/create-core.ts';
 import type { N2Component } from './core/n2.wiring.ts';
 import { loadOrCreateKeyFile } from './crypto/secret-box.ts';
@@ -13,7 +21,11 @@ import { resolveHostRoutes } from './network/upf/upf-settings.ts';
 import { createLogger } from './logging.ts';
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.argv.slice(2), process.env);
+  const argv = process.argv.slice(2);
+  // The environment as at start: a reload of the file reads it again (src/config/config-reload.ts).
+  const env = { ...process.env };
+  const loaded = loadConfigSources(argv, env);
+  const { config } = loaded;
   const logger = createLogger(config.logLevel);
   logFatalExits(logger);
   const tls = config.tls && { cert: readFileSync(config.tls.cert), key: readFileSync(config.tls.key) };
@@ -22,7 +34,7 @@ async function main(): Promise<void> {
     config.db === ':memory:' ? [] : [...databaseFiles(config.db), secretKeyPath(config)],
   );
   try {
-    await start(config, logger, tls);
+    await start(loaded, () => loadConfigSources(argv, env), logger, tls);
   } catch (error) {
     firstStart.removeCreated();
     // The operator reads one line on stderr; the stack is there for whoever runs with debug logs.
@@ -31,7 +43,13 @@ async function main(): Promise<void> {
   }
 }
 
-async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: Buffer } | undefined) {
+async function start(
+  loaded: LoadedConfig,
+  reload: () => LoadedConfig,
+  logger: Logger,
+  tls: { cert: Buffer; key: Buffer } | undefined,
+) {
+  const config: Config = loaded.config;
   // An in-memory database holds nothing past the process, so its secrets need no key file either.
   const secretKey =
     config.db === ':memory:' && !config.secretKeyFile
@@ -89,6 +107,17 @@ async function start(config: Config, logger: Logger, tls: { cert: Buffer; key: B
     },
     stop: () => n2?.stop(),
   });
+  // Added after N2 so that it stops first: an edit of n2_further_endpoints in the file reaches the
+  // running N2 service; other keys wait for the next start (docs/operations.md, "Configuration").
+  core.lifecycle.add(
+    createConfigReload({
+      loaded,
+      reload,
+      changeFurtherEndpoints: (next) => n2?.service()?.changeFurtherEndpoints(next),
+      logger,
+      timers: systemTimers,
+    }),
+  );
 
   await core.start();
   const db = shownLocation(config.db);

@@ -425,11 +425,25 @@ function checkSecretKeyFile(config: Config): void {
   }
 }
 
+/** The configuration with its sources, as the file's watch compares them (src/config/config-reload.ts). */
+export interface LoadedConfig {
+  config: Config;
+  /** The file's path (as given) and its settings as read; absent when no file was given. */
+  file?: { path: string; settings: Readonly<Record<string, unknown>> };
+  /** The settings the environment or a flag gave (file keys): they win over the file. */
+  overridden: ReadonlySet<string>;
+}
+
 /**
  * Settings come from defaults, then the YAML file, then PMN_* environment variables, then flags:
  * each later source overrides the earlier ones.
  */
 export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
+  return loadConfigSources(argv, env).config;
+}
+
+/** `loadConfig`, with the file's settings and the keys the environment or flags set. */
+export function loadConfigSources(argv: string[], env: NodeJS.ProcessEnv): LoadedConfig {
   let flags;
   try {
     flags = parseArgs({
@@ -454,34 +468,40 @@ export function loadConfig(argv: string[], env: NodeJS.ProcessEnv): Config {
 
   const config: Config = structuredClone(DEFAULT_CONFIG);
   const configPath = flags.config ?? env.PMN_CONFIG;
-  if (configPath) applySettings(config, readConfigFile(configPath), `config file ${configPath}`);
-  applySettings(
-    config,
-    {
-      listen: env.PMN_LISTEN,
-      db: env.PMN_DB,
-      db_pool_size: env.PMN_DB_POOL_SIZE,
-      log_level: env.PMN_LOG_LEVEL,
-      secret_key_file: env.PMN_SECRET_KEY_FILE,
-      ...n2Sources((key) => env[`PMN_${key.toUpperCase()}`]),
-    },
-    'environment',
-  );
-  applySettings(
-    config,
-    {
-      listen: flags.listen,
-      db: flags.db,
-      db_pool_size: flags['db-pool-size'],
-      log_level: flags['log-level'],
-      secret_key_file: flags['secret-key-file'],
-      ...n2Sources((key) => {
-        const value: unknown = (flags as Record<string, unknown>)[key.replaceAll('_', '-')];
-        return typeof value === 'string' ? value : undefined;
-      }),
-    },
-    'flags',
-  );
+  const fileSettings = configPath ? readConfigFile(configPath) : undefined;
+  if (configPath && fileSettings) applySettings(config, fileSettings, `config file ${configPath}`);
+  const fromEnvironment: RawSettings = {
+    listen: env.PMN_LISTEN,
+    db: env.PMN_DB,
+    db_pool_size: env.PMN_DB_POOL_SIZE,
+    log_level: env.PMN_LOG_LEVEL,
+    secret_key_file: env.PMN_SECRET_KEY_FILE,
+    ...n2Sources((key) => env[`PMN_${key.toUpperCase()}`]),
+  };
+  applySettings(config, fromEnvironment, 'environment');
+  const fromFlags: RawSettings = {
+    listen: flags.listen,
+    db: flags.db,
+    db_pool_size: flags['db-pool-size'],
+    log_level: flags['log-level'],
+    secret_key_file: flags['secret-key-file'],
+    ...n2Sources((key) => {
+      const value: unknown = (flags as Record<string, unknown>)[key.replaceAll('_', '-')];
+      return typeof value === 'string' ? value : undefined;
+    }),
+  };
+  applySettings(config, fromFlags, 'flags');
   checkSecretKeyFile(config);
-  return config;
+  const overridden = new Set(
+    [...Object.entries(fromEnvironment), ...Object.entries(fromFlags)]
+      .filter(([, value]) => value !== undefined)
+      .map(([key]) => key),
+  );
+  return {
+    config,
+    ...(configPath && fileSettings
+      ? { file: { path: configPath, settings: fileSettings as Readonly<Record<string, unknown>> } }
+      : {}),
+    overridden,
+  };
 }
