@@ -15,18 +15,16 @@ export function watchFile(
 ): { stop(): void } {
   const name = basename(path);
   let cancel: (() => void) | undefined;
-  let watcher: FSWatcher | undefined = watch(
-    dirname(resolve(path)),
-    { persistent: false },
-    (_event, file) => {
-      if (file !== null && file !== name) return;
-      cancel?.();
-      cancel = options.timers.after(options.quietMs, () => {
-        cancel = undefined;
-        options.changed();
-      });
-    },
-  );
+  // Persistent (it holds the process like a socket): a watch left open by mistake shows as a process that
+  // does not end, and in the tests' count of active handles.
+  let watcher: FSWatcher | undefined = watch(dirname(resolve(path)), (_event, file) => {
+    if (file !== null && file !== name) return;
+    cancel?.();
+    cancel = options.timers.after(options.quietMs, () => {
+      cancel = undefined;
+      options.changed();
+    });
+  });
   watcher.on('error', (error) => {
     stop();
     options.broken(error);
