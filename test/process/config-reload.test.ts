@@ -5,12 +5,20 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, describe, it } from 'node:test';
 import { readAMFConfigurationUpdate } from '../../src/network/ngap/generated/messages.ts';
+import type {
+  AMFTNLAssociationToAddList,
+  AMFTNLAssociationToUpdateList,
+} from '../../src/network/ngap/generated/types.ts';
 import { endpointOf } from '../../src/network/ngap/transport-layer-address.ts';
 import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { assertTsharkAgrees, gnbConfig } from '../e2e/n2-service.ts';
 import { spawnService } from '../helpers/service-process.ts';
 import { until, WAIT_MS } from '../helpers/until.ts';
+
+/** The endpoints of an AMF TNL Association To Add or To Update List with their usage and weight factor. */
+const offers = (list: AMFTNLAssociationToAddList | AMFTNLAssociationToUpdateList | undefined) =>
+  list?.map((i) => [endpointOf(i.aMFTNLAssociationAddress), i.tNLAssociationUsage, i.tNLAddressWeightFactor]);
 
 interface LogLine {
   level: number;
@@ -109,14 +117,9 @@ describe('the configuration file edited while the process runs (npm start, N2 ov
         assert.equal((await ended).endpoint.port, first);
         const change = readAMFConfigurationUpdate(updates()[1]!.pdu!);
         assert.ok(change.ok);
-        assert.deepEqual(
-          change.message.amfTnlAssociationToAddList?.map((i) => [
-            endpointOf(i.aMFTNLAssociationAddress),
-            i.tNLAssociationUsage,
-            i.tNLAddressWeightFactor,
-          ]),
-          [[{ address: '127.0.0.1', port: second }, 'ue', 3]],
-        );
+        assert.deepEqual(offers(change.message.amfTnlAssociationToAddList), [
+          [{ address: '127.0.0.1', port: second }, 'ue', 3],
+        ]);
         assert.deepEqual(
           change.message.amfTnlAssociationToRemoveList?.map((i) => endpointOf(i.aMFTNLAssociationAddress)),
           [{ address: '127.0.0.1', port: first }],
@@ -130,14 +133,9 @@ describe('the configuration file edited while the process runs (npm start, N2 ov
         await until('the update', () => updates().length === 3);
         const update = readAMFConfigurationUpdate(updates()[2]!.pdu!);
         assert.ok(update.ok);
-        assert.deepEqual(
-          update.message.amfTnlAssociationToUpdateList?.map((i) => [
-            endpointOf(i.aMFTNLAssociationAddress),
-            i.tNLAssociationUsage,
-            i.tNLAddressWeightFactor,
-          ]),
-          [[{ address: '127.0.0.1', port: second }, 'ue', 5]],
-        );
+        assert.deepEqual(offers(update.message.amfTnlAssociationToUpdateList), [
+          [{ address: '127.0.0.1', port: second }, 'ue', 5],
+        ]);
         assert.equal(update.message.amfTnlAssociationToAddList, undefined);
         assert.equal(update.message.amfTnlAssociationToRemoveList, undefined);
 
