@@ -129,6 +129,10 @@ describe('a simulated UE registers and carries traffic through the UPF\u2019s XD
     );
     await n2.start();
     // What the program hands to the stack (an idle UE's downlink) reaches the forwarder by the TUN.
+    // IPv4 only: no link-local address, so the kernel sends none of IPv6's own chatter (router
+    // solicitations, MLD reports) into the TUN while the test counts what it carries.
+    await run('sysctl', ['-qw', `net.ipv6.conf.${n6Tun}.addr_gen_mode=1`]);
+    await run('sysctl', ['-qw', `net.ipv6.conf.${n6Tun}.router_solicitations=0`]);
     await run('ip', ['link', 'set', n6Tun, 'up']);
     await run('ip', ['route', 'add', POOL, 'dev', n6Tun]);
     await run('sysctl', ['-qw', `net.ipv4.conf.${n6Tun}.forwarding=1`]);
