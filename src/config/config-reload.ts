@@ -99,10 +99,13 @@ export function createConfigReload(options: ConfigReloadOptions) {
     const changed = changedKeys(settings, nextSettings);
     settings = nextSettings;
     const atStart = changed.filter((key) => key !== RUNTIME_KEY);
+    // A key the environment or a flag sets keeps their value at the next start too.
+    const fixed = atStart.filter((key) => next.overridden.has(key));
     if (atStart.length > 0)
       logger.info(
-        { file: path, keys: atStart },
-        `configuration file ${path}: ${atStart.join(', ')} changed; taking effect at the next start`,
+        { file: path, keys: atStart, overridden: fixed },
+        `configuration file ${path}: ${atStart.join(', ')} changed; taking effect at the next start` +
+          (fixed.length === 0 ? '' : ` (${fixed.join(', ')} set by the environment or a flag, which win)`),
       );
     if (next.overridden.has(RUNTIME_KEY)) {
       if (changed.includes(RUNTIME_KEY))

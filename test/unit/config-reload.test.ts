@@ -20,6 +20,7 @@ interface Line {
   level: number;
   msg: string;
   keys?: string[];
+  overridden?: string[];
   added?: string[];
   removed?: string[];
   updated?: string[];
@@ -126,7 +127,7 @@ describe('the configuration file watch', () => {
 
   it('warns once of a file broken the same way, changes nothing, and names other keys for the next start', async () => {
     save("n2_further_endpoints: ['127.0.0.1:40001']\nlogin_rate_limit: 10\n");
-    const reload = start(['--config', file]);
+    const reload = start(['--config', file], { PMN_AMF_NAME: 'amf-1' });
     try {
       save("n2_further_endpoints: ['127.0.0.1:40001/sometimes']\n");
       await settle();
@@ -146,6 +147,8 @@ describe('the configuration file watch', () => {
       const restart = lines.filter((l) => l.msg.includes('at the next start'));
       assert.equal(restart.length, 1);
       assert.deepEqual(restart[0]!.keys, ['amf_name', 'log_level', 'login_rate_limit']);
+      assert.deepEqual(restart[0]!.overridden, ['amf_name']);
+      assert.match(restart[0]!.msg, /\(amf_name set by the environment or a flag, which win\)$/);
       assert.deepEqual(offered, []);
     } finally {
       await reload.stop();
