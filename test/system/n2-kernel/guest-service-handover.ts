@@ -1,15 +1,39 @@
 /**
  * Runs inside the qemu guest: the service (handover-service.ts: the test app on an in-memory SQLite, its
- * AMF on our `kernel` transport, the Linux kernel's SCTP) and handover-scenario.ts's gNBs, also on the
- * kernel's SCTP, over the guest's loopback. The service's side acts where the scenario holds; what it saw
- * goes to the host as the `service` result.
+ * AMF on our `kernel` transport, the Linux kernel's SCTP) at the guest's tap address, for
+ * handover-scenario.ts's gNBs on the host (our `raw` stack over the tap):
+ *   1. starts the service and announces `service-ready`;
+ *   2. on the host's first connection to `controlPort` (the UE at the second gNB): the service's checks
+ *      there, the new UE-AMBR, the location; the connection closed when done;
+ *   3. on the second (the scenario ended): the radio events read, what the service saw reported as the
+ *      `service` result.
  */
-import { GUEST_ADDON_PATH, guestArguments } from '../../../scripts/qemu-sctp/guest-runtime.ts';
-import { KernelTransport } from '../../../src/network/transport/kernel/kernel-transport.ts';
-import { loadNativeAddon } from '../../../src/network/transport/native/native-addon.ts';
+import { createServer } from 'node:net';
+
+import { guestArguments } from '../../../scripts/qemu-sctp/guest-runtime.ts';
+import type { HandoverArgs } from './handover-scenario.ts';
 import { startHandoverService } from './handover-service.ts';
-import { runHandoverScenario, type HandoverArgs } from './handover-scenario.ts';
-import { report, runGuest } from './peer-runtime.ts';
+import { announce, report, runGuest } from './peer-runtime.ts';
+
+/**
+ * Runs `action` once the host connects to `port`, then closes the connection (what the host awaits);
+ * `listening` runs once the port is open.
+ */
+function serveOnce(port: number, action: () => Promise<void>, listening = () => {}): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const control = createServer((socket) => {
+      control.close();
+      action().then(
+        () => socket.end(() => resolve()),
+        (error: unknown) => {
+          socket.destroy();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+    control.on('error', reject).listen(port, '0.0.0.0', listening);
+  });
+}
 
 runGuest(async () => {
   const args = guestArguments<HandoverArgs & { name: string }>();
@@ -18,16 +42,17 @@ runGuest(async () => {
     address: args.amf,
     imsis: [args.imsi, ...args.others],
   });
-  report({ step: 'service-started' });
-  const load = loadNativeAddon(GUEST_ADDON_PATH);
-  if (!load.ok) throw load.error;
-  const transport = new KernelTransport({ addon: load.addon });
   try {
-    await runHandoverScenario(transport, args, args.name, () => side.atTarget(`${args.name}-2`));
-    await side.finish();
-    report({ step: 'service', ...side.view });
+    await serveOnce(
+      args.controlPort,
+      () => side.atTarget(`${args.name}-2`),
+      () => announce('service-ready'),
+    );
+    await serveOnce(args.controlPort, async () => {
+      await side.finish();
+      report({ step: 'service', ...side.view });
+    });
   } finally {
-    await transport.close();
     await side.close();
   }
 });

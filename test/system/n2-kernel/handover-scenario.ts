@@ -34,7 +34,14 @@ import { GnbUes } from '../../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../../src/simulator/ue/simulated-ue.ts';
 import { UeSessions } from '../../../src/simulator/ue/ue-sessions.ts';
 import { capability } from '../../e2e/radio-capability-bytes.ts';
-import { gnbs, holdUntilReleased, PLMN, report, ueConfig, type PeerArgs } from './peer-runtime.ts';
+import {
+  gnbs,
+  holdUntilReleased,
+  PLMN,
+  report as reportLine,
+  ueConfig,
+  type PeerArgs,
+} from './peer-runtime.ts';
 
 export interface HandoverArgs extends PeerArgs {
   /** The subscriptions of the second and third UE (NAS Non Delivery, Overload). */
@@ -50,16 +57,22 @@ const summary = (outcome: N2HandoverOutcome) =>
     ? { outcome: outcome.outcome, keysAgree: outcome.ueKgnbStar?.equals(outcome.kgnbStar) === true }
     : { outcome: outcome.outcome };
 
-/**
- * The scenario over `transport`, its gNBs named `name-1` and `name-2`; at step 3 it awaits `hold` (by
- * default the host's connection to `args.controlPort`; in-process where the service runs beside it).
- */
+/** Where the scenario holds and where its results go, when not a program's (the defaults). */
+export interface ScenarioIo {
+  /** Resolves when the scenario may go on from `step`; by default the host's connection to `controlPort`. */
+  hold: (step: string) => Promise<void>;
+  /** Takes each result; by default a PMN-RESULT line. */
+  report: (value: Record<string, unknown>) => void;
+}
+
+/** The scenario over `transport`, its gNBs named `name-1` and `name-2`. */
 export async function runHandoverScenario(
   transport: N2Transport,
   args: HandoverArgs,
   name: string,
-  hold: (step: string) => Promise<void> = (step) => holdUntilReleased(args.controlPort, step),
+  io: Partial<ScenarioIo> = {},
 ): Promise<void> {
+  const { hold = (step) => holdUntilReleased(args.controlPort, step), report = reportLine } = io;
   const nodes = gnbs(transport, args, { name, count: 2, strict: true });
   const outcomes = await Promise.all(nodes.map(bringUp));
   report({

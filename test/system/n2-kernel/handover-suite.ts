@@ -1,21 +1,15 @@
 import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 
-import {
-  guestResults,
-  guestUnavailable,
-  prepareGuest,
-  startGuest,
-  type GuestResult,
-} from '../../../scripts/qemu-sctp/qemu-guest.ts';
+import type { GuestResult } from '../../../scripts/qemu-sctp/qemu-guest.ts';
 import { imsiOf, K, OPC } from '../../e2e/registration-service.ts';
-import { tshark } from '../../helpers/tshark.ts';
+import { EXPERT_WARNING, tshark, worstSeverity } from '../../helpers/tshark.ts';
 import { MOVED_CELL } from './handover-scenario.ts';
 import { hexCell, startHandoverService, type HandoverService, type ServiceView } from './handover-service.ts';
 import { peerUnavailable, runPeer, stepOf, type PeerTransport } from './peer-link.ts';
+import { runServiceInGuest, type ServiceInGuest } from './service-in-guest.ts';
 
 /**
  * N2 handover and the procedures of issue 34 item 2 over the `kernel` and `raw` transports (issue 34,
@@ -24,8 +18,9 @@ import { peerUnavailable, runPeer, stepOf, type PeerTransport } from './peer-lin
  *   - `raw`: the gNBs in a network namespace (our SCTP on a raw socket), the service on the host, its
  *     AMF on our `raw` stack;
  *   - `kernel`: the gNBs in a qemu guest (the Linux kernel's SCTP), the service on the host on `raw`;
- *   - `kernel-service`: the service in the qemu guest too, its AMF on our `kernel` transport, the gNBs
- *     beside it on the kernel's SCTP over the guest's loopback; it reports what it saw to the host.
+ *   - `kernel-service`: the service in a qemu guest, its AMF on our `kernel` transport (the Linux
+ *     kernel's SCTP), the gNBs on the host on our `raw` stack over the tap (service-in-guest.ts); it
+ *     reports what it saw to the host, and dumpcap captures the tap.
  * While the UE is at the second gNB the service's side checks the API and the UPF show it there, changes
  * its UE-AMBR (UE Context Modification) and locates it. tshark reads every NGAP PDU the service sent and
  * every one the radios sent but the one undecodable on purpose. With PMN_INTEROP_CAPTURE_DIR set, the
@@ -33,17 +28,6 @@ import { peerUnavailable, runPeer, stepOf, type PeerTransport } from './peer-lin
  * n2-handover-<setup>.pcapng (docs/interop.md's capture).
  */
 export type HandoverSetup = PeerTransport | 'kernel-service';
-
-/** Packages of the service with native code, and what they load at run time (qemu-guest.ts). */
-const SERVICE_PACKAGES = [
-  'better-sqlite3',
-  'bindings',
-  'file-uri-to-path',
-  '@datadog/pprof',
-  'node-gyp-build',
-  'pprof-format',
-  'source-map',
-];
 
 const GNB_NAMES: Record<HandoverSetup, string> = {
   raw: 'raw-ho',
@@ -55,8 +39,8 @@ const GNB_NAMES: Record<HandoverSetup, string> = {
 export function handoverSuite(setup: HandoverSetup, index: number, imsis: [number, number, number]): void {
   const [IMSI, ...OTHERS] = imsis.map(imsiOf) as [string, string, string];
   const name = GNB_NAMES[setup];
-  const why = setup === 'kernel-service' ? guestUnavailable(false) : peerUnavailable(setup);
-  const where = setup === 'kernel-service' ? 'the service in the guest on kernel' : `the service on raw`;
+  const why = peerUnavailable(setup === 'kernel-service' ? 'kernel' : setup);
+  const where = setup === 'kernel-service' ? 'the service in the guest on kernel' : 'the service on raw';
   describe(
     `N2 handover and the radio procedures between simulated gNBs over ${setup === 'raw' ? 'raw' : 'kernel'} SCTP, ${where}`,
     { skip: why ?? false, timeout: 240_000 },
@@ -67,23 +51,14 @@ export function handoverSuite(setup: HandoverSetup, index: number, imsis: [numbe
       let host: string | undefined;
       let result: GuestResult | undefined;
       let view: ServiceView | undefined;
+      /** `kernel-service`: what the tap's capture showed. */
+      let wire: ServiceInGuest['wire'] | undefined;
 
       before(async () => {
         if (setup === 'kernel-service') {
-          await prepareGuest();
-          host = '127.0.0.1';
-          const guest = await startGuest({
-            entry: fileURLToPath(new URL('guest-service-handover.ts', import.meta.url)),
-            args: { ...args, amf: host, controlPort: 0, name },
-            timeoutMs: 200_000,
-            nativePackages: SERVICE_PACKAGES,
-            memoryMb: 1024,
-          });
-          result = await guest.finished;
-          // Missing when the program failed: the first test shows its output.
-          view = guestResults(result.lines).find(
-            (r): r is ServiceView & { step: string } => (r as { step?: string }).step === 'service',
-          );
+          const run = await runServiceInGuest({ index, args, name });
+          ({ result, view, wire } = run);
+          host = run.service;
           return;
         }
         result = await runPeer(setup, index, {
@@ -247,6 +222,29 @@ export function handoverSuite(setup: HandoverSetup, index: number, imsis: [numbe
         assert.equal(count('OverloadStart', 'outbound'), 2);
         assert.equal(count('OverloadStop', 'outbound'), 2);
       });
+
+      it(
+        'on the tap: tshark reads every NGAP PDU the AMF on the kernel sent; the CRC32c of ours right',
+        {
+          skip: setup !== 'kernel-service',
+        },
+        () => {
+          assert.ok(wire);
+          // Each recorded outbound PDU crossed the tap (an SCTP packet may bundle several).
+          const procedures = wire.fromService.flatMap((frame) => frame.procedures.split(','));
+          assert.equal(procedures.length, events().filter((e) => e.direction === 'outbound').length);
+          for (const frame of wire.fromService) {
+            assert.equal(frame.malformed, '', `procedures ${frame.procedures} malformed`);
+            assert.ok(
+              worstSeverity(frame.severity) < EXPERT_WARNING,
+              `procedures ${frame.procedures}: ${frame.severity}`,
+            );
+          }
+          assert.ok(wire.checksums.length > 0);
+          // 1 is "Good" (0 bad, 2 unverified).
+          assert.deepEqual([...new Set(wire.checksums)], ['1']);
+        },
+      );
 
       it('tshark reads every NGAP PDU the service sent, and the radios but the garbage, as recorded', async () => {
         const decodable = events().filter((e) => e.message_type !== 'Unknown');

@@ -50,8 +50,8 @@ export function peerUnavailable(transport: PeerTransport): string | undefined {
     : rawPeerInNamespaceUnavailable();
 }
 
-/** Tells the program holding at `port` of `address` to go on. */
-function release(address: string, port: number): Promise<void> {
+/** Tells the program holding at `port` of `address` to go on; resolves once it closed the connection. */
+export function release(address: string, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const socket = connect(port, address);
     socket.on('error', reject).on('close', () => resolve());
