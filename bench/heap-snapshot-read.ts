@@ -47,7 +47,7 @@ export function holders(snapshot: HeapSnapshot): Holders {
   }
   // The holder each object takes from its parent on a shortest strong path: a closure variable's name
   // where the path enters one, else the parent's.
-  const holder: (string | undefined)[] = new Array(count);
+  const holder = new Array<string | undefined>(count);
   const seen = new Uint8Array(count);
   seen[0] = 1;
   for (let level = [0]; level.length > 0;) {
@@ -78,6 +78,8 @@ export function holders(snapshot: HeapSnapshot): Holders {
   return result;
 }
 
+const print = (line: string): void => void process.stdout.write(`${line}\n`);
+
 const read = (path: string): Holders => holders(JSON.parse(readFileSync(path, 'utf8')) as HeapSnapshot);
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -88,7 +90,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const [first, second] = positionals;
   if (first === undefined) throw new Error('usage: heap-snapshot-read.ts A.heapsnapshot [B.heapsnapshot]');
   const a = read(first);
-  const b = second === undefined ? new Map() : read(second);
+  const b: Holders =
+    second === undefined ? new Map<string, { bytes: number; objects: number }>() : read(second);
   const rows = [...new Set([...a.keys(), ...b.keys()])].map((key) => {
     const x = a.get(key) ?? { bytes: 0, objects: 0 };
     const y = b.get(key) ?? { bytes: 0, objects: 0 };
@@ -96,10 +99,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   });
   rows.sort((p, q) => Math.abs(q.change) - Math.abs(p.change));
   const total = (holders: Holders) => [...holders.values()].reduce((sum, h) => sum + h.bytes, 0);
-  console.log(`total: ${total(a)} bytes` + (second === undefined ? '' : ` -> ${total(b)} bytes`));
-  console.log('bytes (objects)' + (second === undefined ? '' : ' A -> B, change') + '  holder');
+  print(`total: ${total(a)} bytes` + (second === undefined ? '' : ` -> ${total(b)} bytes`));
+  print('bytes (objects)' + (second === undefined ? '' : ' A -> B, change') + '  holder');
   for (const { key, x, y, change } of rows.slice(0, Number(values.top)))
-    console.log(
+    print(
       `${x.bytes} (${x.objects})` +
         (second === undefined ? '' : ` -> ${y.bytes} (${y.objects}), ${change > 0 ? '+' : ''}${change}`) +
         `  ${key}`,
