@@ -17,7 +17,6 @@ import type {
   PLMNSupportList,
   ServedGUAMIList,
   TimeToWait,
-  UnavailableGUAMIList,
 } from '../network/ngap/generated/types.ts';
 import type { Plmn } from '../network/radio-id.ts';
 import { endpointOf, type TnlEndpoint } from '../network/ngap/transport-layer-address.ts';
@@ -42,6 +41,15 @@ export interface Guami {
    * backupAMFName of a ServedGUAMIItem or UnavailableGUAMIItem (TS 38.413), present when the AMF named one.
    */
   backupAmfName?: string;
+}
+
+/** A GUAMI an AMF Status Indication declares unavailable (TS 38.413 9.3.3.20, UnavailableGUAMIItem). */
+export interface UnavailableGuami extends Guami {
+  /**
+   * Timer Approach for GUAMI Removal `apply-timer`: the AMF will not serve the GUAMI again (a planned
+   * removal, TS 23.501 5.21.2.2), so the node removes it once a timer of its own ran out.
+   */
+  timerApproach: boolean;
 }
 
 /** The same GUAMI, whatever backup AMF each names. */
@@ -108,7 +116,7 @@ function readGuami(gUAMI: GUAMI, backupAMFName: string | undefined): Guami {
   };
 }
 
-function readGuamis(list: ServedGUAMIList | UnavailableGUAMIList | undefined): Guami[] {
+function readGuamis(list: ServedGUAMIList | undefined): Guami[] {
   return (list ?? []).map(({ gUAMI, backupAMFName }) => readGuami(gUAMI, backupAMFName));
 }
 
@@ -237,10 +245,13 @@ export function readFailure(pdu: NGAPPDU): ProcedureFailure | undefined {
  * The GUAMIs an AMF Status Indication declares unavailable (TS 38.413 8.7.6), each with the backup AMF
  * named for it; undefined when `pdu` is none that reads.
  */
-export function readAmfStatusIndication(pdu: NGAPPDU): Guami[] | undefined {
+export function readAmfStatusIndication(pdu: NGAPPDU): UnavailableGuami[] | undefined {
   const read = readAMFStatusIndication(pdu);
   if (!read.ok) return undefined;
-  return readGuamis(read.message.unavailableGuamiList);
+  return read.message.unavailableGuamiList.map((item) => ({
+    ...readGuami(item.gUAMI, item.backupAMFName),
+    timerApproach: item.timerApproachForGUAMIRemoval === 'apply-timer',
+  }));
 }
 
 /** What an Error Indication from the AMF says; undefined when `pdu` is none that reads. */

@@ -204,7 +204,9 @@ function printer(gnb: SimulatedGnb, quiet: boolean, say: (line: string) => void)
         say(`${who}: Error Indication from the AMF: ${event.report.cause ?? 'no cause'}`);
         return;
       case 'amf-status-indication':
-        say(`${who}: AMF Status Indication: unavailable ${event.unavailable.map(guamiText).join(', ')}`);
+        say(
+          `${who}: AMF Status Indication: unavailable ${event.unavailable.map((g) => `${guamiText(g)}${g.timerApproach ? ' (timer approach)' : ''}`).join(', ')}`,
+        );
         return;
       case 'unreadable':
         say(
@@ -297,6 +299,8 @@ async function runWithAmfSet(
         say(`${who}: ${amfText(event.index)}: NG Setup accepted by ${describeAmf(event.amf)}`);
       else if (event.type === 'amf-down')
         say(`${who}: ${amfText(event.index)}: ${event.why}; next try in ${event.delayMs} ms`);
+      else if (event.type === 'guami-removed')
+        say(`${who}: ${amfText(event.index)}: GUAMI ${guamiText(event.guami)} removed (timer approach)`);
     });
     return node;
   });

@@ -2,7 +2,8 @@ import type { Timers } from '../clock.ts';
 import { systemTimers } from '../clock.ts';
 import type { Cause, RRCEstablishmentCause, TimeToWait } from '../network/ngap/generated/types.ts';
 import type { N2Transport, StreamCounts, TransportAddress } from '../network/transport/n2-transport.ts';
-import type { AmfDescription, Guami } from './amf-messages.ts';
+import type { AmfDescription, Guami, UnavailableGuami } from './amf-messages.ts';
+import { sameGuami } from './amf-messages.ts';
 import type { AmfCandidate, SelectionReason, UeAmfHint } from './amf-selection.ts';
 import { selectAmf } from './amf-selection.ts';
 import type { GnbConfig } from './gnb-config.ts';
@@ -54,6 +55,13 @@ export interface MultiAmfGnbOptions {
   furtherAssociations?: boolean;
   /** Told of each association as it is made (the first, and each after a loss), e.g. to print its PDUs. */
   onAssociation?: (gnb: SimulatedGnb, index: number) => void;
+  /**
+   * The node's own timer for a GUAMI declared unavailable with Timer Approach for GUAMI Removal (TS
+   * 38.413 9.3.3.20, TS 23.501 5.21.2.2; its value is the node's to choose): until it runs out the
+   * GUAMI's UEs go to the backup AMF, then the node forgets the GUAMI of that AMF. Default one hour,
+   * longer than T3512 (54 min), so the GUAMI's UEs have registered again under new 5G-GUTIs by then.
+   */
+  guamiRemovalMs?: number;
 }
 
 export type MultiAmfGnbEvent =
@@ -61,19 +69,32 @@ export type MultiAmfGnbEvent =
   | { type: 'amf-up'; index: number; amf: AmfDescription }
   /** NG Setup refused, or the association could not be set up or was lost: tried again after `delayMs`. */
   | { type: 'amf-down'; index: number; why: string; delayMs: number }
+  /**
+   * The AMF declared the GUAMI unavailable with the timer approach, and the node's timer ran out: the
+   * node no longer counts it as that AMF's.
+   */
+  | { type: 'guami-removed'; index: number; guami: Guami }
   /** A UE's Initial UE Message went to this AMF. */
   | { type: 'selected'; index: number; reason: SelectionReason }
   /** The AMF `from` rerouted a UE's Initial UE Message (Reroute NAS Request); it went to `index`. */
   | { type: 'rerouted'; from: number; index: number };
 
 const DEFAULT_BACKOFF = { initialMs: 1000, maxMs: 30_000 };
+const DEFAULT_GUAMI_REMOVAL_MS = 3_600_000;
 
 /** One AMF's association as the node and its selection see it. */
 class AmfLink implements AmfCandidate {
   gnb: SimulatedGnb;
   ues: GnbUes;
   /** The AMF as last described: kept after the association is lost, for its GUAMIs' backup names. */
-  amf: AmfDescription | undefined;
+  described: AmfDescription | undefined;
+  /**
+   * GUAMIs declared unavailable with the timer approach, each until the node's timer runs out: held
+   * across the association's loss (a leaving AMF's association ends), unlike `SimulatedGnb`'s list.
+   */
+  readonly timed = new Map<UnavailableGuami, () => void>();
+  /** GUAMIs removed when their timer ran out: no longer this AMF's, until its next NG Setup. */
+  removed: Guami[] = [];
   /** Failed tries since the last accepted NG Setup (for the back-off). */
   failures = 0;
   cancelRetry: (() => void) | undefined;
@@ -91,8 +112,28 @@ class AmfLink implements AmfCandidate {
     return this.gnb.state.kind === 'ready';
   }
 
+  /** The AMF as the selection sees it: without the GUAMIs the node removed. */
+  get amf(): AmfDescription | undefined {
+    const { described } = this;
+    if (described === undefined || this.removed.length === 0) return described;
+    return { ...described, servedGuamis: described.servedGuamis.filter((g) => !this.#removed(g)) };
+  }
+
   get unavailableGuamis(): readonly Guami[] {
-    return this.gnb.unavailableGuamis;
+    const declared = this.gnb.unavailableGuamis.filter((g) => !this.#removed(g));
+    const timed = [...this.timed.keys()].filter((g) => !declared.some((d) => sameGuami(d, g)));
+    return [...declared, ...timed];
+  }
+
+  #removed(guami: Guami): boolean {
+    return this.removed.some((g) => sameGuami(g, guami));
+  }
+
+  /** A new NG Setup: the AMF says afresh which GUAMIs it serves. */
+  forgetRemovals(): void {
+    for (const cancel of this.timed.values()) cancel();
+    this.timed.clear();
+    this.removed = [];
   }
 }
 
@@ -160,7 +201,10 @@ export class MultiAmfGnb implements UeRadio {
   /** Graceful shutdown (or ABORT) of every association; no retry is left pending. */
   async stop(how: 'shutdown' | 'abort' = 'shutdown'): Promise<void> {
     this.#stopped = true;
-    for (const link of this.#links) link.cancelRetry?.();
+    for (const link of this.#links) {
+      link.cancelRetry?.();
+      link.forgetRemovals();
+    }
     await Promise.all(
       this.#links.map((link) => (how === 'abort' ? link.gnb.abort('simulator') : link.gnb.shutdown())),
     );
@@ -259,7 +303,8 @@ export class MultiAmfGnb implements UeRadio {
   async #bringUp(link: AmfLink): Promise<void> {
     const { gnb } = link;
     gnb.on((event) => {
-      if (event.type === 'amf-configuration-update') link.amf = event.amf;
+      if (event.type === 'amf-configuration-update') link.described = event.amf;
+      if (event.type === 'amf-status-indication') this.#timeRemovals(link, event.unavailable);
       // An SCTP restart of the AMF (RFC 9260 5.2.4) keeps the association: NG Setup starts over on it.
       if (event.type === 'restart') void this.#setUp(link);
     });
@@ -285,7 +330,8 @@ export class MultiAmfGnb implements UeRadio {
     try {
       const outcome = await gnb.ngSetup();
       if (outcome.outcome === 'accepted') {
-        link.amf = outcome.amf;
+        link.forgetRemovals();
+        link.described = outcome.amf;
         link.failures = 0;
         this.#emit({ type: 'amf-up', index: link.index, amf: outcome.amf });
         return;
@@ -314,6 +360,30 @@ export class MultiAmfGnb implements UeRadio {
       link.ues = created.ues;
       void this.#bringUp(link);
     });
+  }
+
+  /**
+   * Timer Approach for GUAMI Removal (TS 38.413 8.7.6.2, 9.3.3.20; TS 23.501 5.21.2.2): each GUAMI so
+   * declared stays unavailable, its UEs going to the backup, until the node's timer runs out; then the
+   * node removes it from what it knows of the AMF, and a UE naming it goes to an AMF that lists it, else
+   * another of its AMF set. A GUAMI declared again restarts its timer.
+   */
+  #timeRemovals(link: AmfLink, unavailable: readonly UnavailableGuami[]): void {
+    for (const guami of unavailable) {
+      if (!guami.timerApproach) continue;
+      for (const [held, cancel] of link.timed)
+        if (sameGuami(held, guami)) {
+          cancel();
+          link.timed.delete(held);
+        }
+      const cancel = this.#timers.after(this.#options.guamiRemovalMs ?? DEFAULT_GUAMI_REMOVAL_MS, () => {
+        link.timed.delete(guami);
+        link.removed.push(guami);
+        const { plmn, regionId, setId, pointer } = guami;
+        this.#emit({ type: 'guami-removed', index: link.index, guami: { plmn, regionId, setId, pointer } });
+      });
+      link.timed.set(guami, cancel);
+    }
   }
 
   #retry(link: AmfLink, why: string, atLeastMs: number, again: () => void): void {

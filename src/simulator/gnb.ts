@@ -26,8 +26,8 @@ import type {
   AmfConfigurationChanges,
   AmfDescription,
   ErrorIndicationReading,
-  Guami,
   ProcedureFailure,
+  UnavailableGuami,
 } from './amf-messages.ts';
 import {
   applyAmfConfigurationChanges,
@@ -108,7 +108,7 @@ export type GnbEvent =
   | { type: 'further-association-ended'; association: FurtherAssociation }
   | { type: 'error-indication'; report: ErrorIndicationReading }
   /** The AMF declared these GUAMIs unavailable (TS 38.413 8.7.6), with their backup AMFs when named. */
-  | { type: 'amf-status-indication'; unavailable: Guami[] }
+  | { type: 'amf-status-indication'; unavailable: UnavailableGuami[] }
   /** The AMF is overloaded (TS 38.413 8.7.7): `overload` until Overload Stop (8.7.8, `undefined`). */
   | { type: 'overload'; overload: AmfOverload | undefined }
   /**
@@ -219,7 +219,7 @@ export class SimulatedGnb {
   /** A strict node's view: the stream each UE's messages from the AMF came on, by AMF UE NGAP ID. */
   readonly #ueStreams = new Map<number, { streamId: number; via: FurtherAssociation | undefined }>();
   /** GUAMIs the AMF declared unavailable by AMF Status Indication since its NG Setup (8.7.6.2). */
-  #unavailableGuamis: Guami[] = [];
+  #unavailableGuamis: UnavailableGuami[] = [];
   /** The AMF's Overload Start since its NG Setup, until Overload Stop (8.7.7.2, 8.7.8.2). */
   #overload: AmfOverload | undefined;
   /** What a strict node found wrong in the AMF's stream ids, in order (never cleared). */
@@ -305,7 +305,7 @@ export class SimulatedGnb {
    * another AMF for their UEs, the backup named with each when there is one. A new NG Setup, or the
    * association's end or restart, starts the list over: the AMF describes itself anew.
    */
-  get unavailableGuamis(): readonly Guami[] {
+  get unavailableGuamis(): readonly UnavailableGuami[] {
     return this.#unavailableGuamis;
   }
 
@@ -808,7 +808,7 @@ export class SimulatedGnb {
   }
 
   /** TS 38.413 8.7.6.2: the indicated GUAMIs are unavailable from now on (class 2: no answer). */
-  #amfStatusIndication(unavailable: Guami[]): void {
+  #amfStatusIndication(unavailable: UnavailableGuami[]): void {
     const known = this.#unavailableGuamis.filter(
       (guami) => !unavailable.some((item) => sameGuami(item, guami)),
     );

@@ -55,7 +55,8 @@ function memberResponse(name: string, own: number, capacity: number): NGAPPDU {
   return response;
 }
 
-function statusIndication(pointer: number, backupAMFName: string): NGAPPDU {
+/** `timer`: with Timer Approach for GUAMI Removal (TS 38.413 9.3.3.20), as a draining member of this core sends. */
+function statusIndication(pointer: number, backupAMFName: string, timer = false): NGAPPDU {
   return {
     choice: 'initiatingMessage',
     value: {
@@ -68,7 +69,12 @@ function statusIndication(pointer: number, backupAMFName: string): NGAPPDU {
             id: 120,
             name: 'UnavailableGUAMIList',
             criticality: 'reject',
-            value: [guami(pointer, backupAMFName)],
+            value: [
+              {
+                ...guami(pointer, backupAMFName),
+                ...(timer ? { timerApproachForGUAMIRemoval: 'apply-timer' as const } : {}),
+              },
+            ],
           },
         ],
       },
@@ -217,6 +223,64 @@ describe('a simulated gNB with associations to two AMFs of one set (fake transpo
       amfA.send(association, statusIndication(1, 'amf-b'));
       await indicated;
       assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'backup' });
+      await gnb.stop();
+    },
+  );
+
+  it(
+    'Timer Approach for GUAMI Removal: the GUAMI goes to the backup until the node timer runs out, then to the AMF listing it; a new NG Setup brings it back',
+    { timeout: 20_000 },
+    async () => {
+      const { amfA, gnb, timers, next, initial } = await setup();
+      const HOUR = 3_600_000;
+      // amf-a declares its own GUAMI unavailable without the timer approach: unavailable for as long as
+      // the association lasts.
+      const association = [...amfA.associations.keys()][0]!;
+      let indicated = gnb.associations[0]!.nextReceived('AMFStatusIndication');
+      amfA.send(association, statusIndication(1, 'amf-b'));
+      await indicated;
+      timers.advance(2 * HOUR);
+      assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'backup' });
+      assert.deepEqual(
+        gnb.amfs[0]?.servedGuamis.map((g) => g.pointer),
+        ['01', '02'],
+      );
+
+      // Declared again with the timer approach: the backup still, until the node's hour ran out.
+      indicated = gnb.associations[0]!.nextReceived('AMFStatusIndication');
+      amfA.send(association, statusIndication(1, 'amf-b', true));
+      await indicated;
+      assert.equal(gnb.associations[0]!.unavailableGuamis[0]?.timerApproach, true);
+      timers.advance(HOUR - 1);
+      assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'backup' });
+      const removed = next('guami-removed');
+      timers.advance(1);
+      assert.deepEqual(await removed, {
+        type: 'guami-removed',
+        index: 0,
+        guami: { plmn: PLMN, regionId: 'ca', setId: SET_ID.toString(16), pointer: '01' },
+      });
+      // amf-a no longer serves it as the node sees it; amf-b lists it (its backup entry): a UE naming
+      // it goes there as to the GUAMI's AMF, whatever the draw.
+      assert.deepEqual(
+        gnb.amfs[0]?.servedGuamis.map((g) => g.pointer),
+        ['02'],
+      );
+      assert.deepEqual(gnb.associations[0]!.unavailableGuamis.length, 1, 'the association still says it');
+      assert.deepEqual(await initial(sTmsi(1), 0), { amf: 'amf-b', reason: 'guami' });
+
+      // amf-a comes back (a new association and NG Setup): it serves its GUAMI again.
+      const down = next('amf-down');
+      for (const a of amfA.associations.values()) a.abort('restarted');
+      await down;
+      const up = next('amf-up');
+      timers.advance(1000);
+      await up;
+      assert.deepEqual(
+        gnb.amfs[0]?.servedGuamis.map((g) => g.pointer),
+        ['01', '02'],
+      );
+      assert.deepEqual(await initial(sTmsi(1), 0.9), { amf: 'amf-a', reason: 'guami' });
       await gnb.stop();
     },
   );
