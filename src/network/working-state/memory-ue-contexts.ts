@@ -38,16 +38,15 @@ const pduSession = (s: StoredPduSession): StoredPduSession => ({
 });
 
 /**
- * A copy of a record sharing no object with it, under `epoch` when given (one object per stored write,
- * not a copy and then a spread), field by field as the port declares them: cheaper than a JSON round trip
- * (the AMF writes every UE at each procedure end), and the literal's type makes a field added to the port
- * a compile error here until it is copied.
+ * A copy of a record sharing no object with it, field by field as the port declares them: cheaper than a
+ * JSON round trip (the AMF writes every UE at each procedure end), and the literal's type makes a field
+ * added to the port a compile error here until it is copied.
  */
-function copy(r: UeContextRecord, epoch = r.epoch): UeContextRecord {
+function copy(r: UeContextRecord): UeContextRecord {
   const { security: s, ueSecurityCapability: c, registrationArea: a } = r;
   return {
     supi: r.supi,
-    epoch,
+    epoch: r.epoch,
     owner: r.owner,
     guti: r.guti === null ? null : guti(r.guti),
     registered: r.registered,
@@ -103,7 +102,7 @@ export function createMemoryUeContextStore(): UeContextStore {
   };
 
   const store = (record: UeContextRecord, epoch: number): void => {
-    const kept = copy(record, epoch);
+    const kept = { ...copy(record), epoch };
     unindex(record.supi);
     bySupi.set(record.supi, kept);
     // A 5G-TMSI names one UE: a record that takes it over ends the other's claim to it.
