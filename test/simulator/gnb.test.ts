@@ -420,9 +420,18 @@ describe('simulated gNB against a scripted AMF (fake transport)', () => {
             setId: '3f5',
             pointer: '01',
             backupAmfName: 'amf-b',
+            timerApproach: false,
           },
         ],
-        [{ plmn: { mcc: '001', mnc: '01' }, regionId: 'ca', setId: '3f5', pointer: '02' }],
+        [
+          {
+            plmn: { mcc: '001', mnc: '01' },
+            regionId: 'ca',
+            setId: '3f5',
+            pointer: '02',
+            timerApproach: false,
+          },
+        ],
       ],
     );
     assert.deepEqual(
