@@ -144,7 +144,8 @@ describe('the network side while PostgreSQL is down', { skip }, () => {
       clock: systemClock,
       timers: systemTimers,
       logger,
-      policy: { retryForMs: 1_000 },
+      // Long enough for two attempts on a loaded machine, where one may take most of a second.
+      policy: { retryForMs: 3_000 },
     });
     const leases = retried.addressLeases(s.t.core.ports.addressLeases('amf-bound'));
     const leased = await leases.lease('ipv4', '10.77.0.0/24');
