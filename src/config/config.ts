@@ -88,6 +88,8 @@ interface RawSettings extends Partial<Record<UpfKey, unknown>> {
   amf_mobile_reachable_seconds?: unknown;
   amf_implicit_deregistration_seconds?: unknown;
   amf_nas_retransmissions?: unknown;
+  amf_nas_rekey_count?: unknown;
+  amf_nas_security_max_age_seconds?: unknown;
   amf_max_ue_contexts?: unknown;
   amf_set_heartbeat_seconds?: unknown;
   amf_set_lease_seconds?: unknown;
@@ -118,6 +120,8 @@ const N2_KEYS = [
   'amf_mobile_reachable_seconds',
   'amf_implicit_deregistration_seconds',
   'amf_nas_retransmissions',
+  'amf_nas_rekey_count',
+  'amf_nas_security_max_age_seconds',
   'amf_max_ue_contexts',
   'amf_set_heartbeat_seconds',
   'amf_set_lease_seconds',
@@ -296,6 +300,7 @@ function applyN2Settings(config: Config, raw: RawSettings, source: string): void
       source,
     );
   applyAmfTimers(n2, raw, source);
+  applyNasRekeying(n2, raw, source);
   if (raw.amf_max_ue_contexts !== undefined)
     n2.amfLimits = {
       ...n2.amfLimits,
@@ -367,6 +372,33 @@ function stringList(value: unknown): string[] | undefined {
           .filter((entry) => entry !== '')
       : value;
   return Array.isArray(list) && list.every((entry) => typeof entry === 'string') ? list : undefined;
+}
+
+/**
+ * When a connected UE's NAS security context is replaced (docs/security.md, "NAS re-keying"): the NAS
+ * COUNT that starts it (at most 2^24 - 256, room for the re-keying's own messages before the wrap), and
+ * the context's maximum age in seconds (0: none).
+ */
+function applyNasRekeying(n2: Config['n2'], raw: RawSettings, source: string): void {
+  if (raw.amf_nas_rekey_count === undefined && raw.amf_nas_security_max_age_seconds === undefined) return;
+  const timers = (n2.amfTimers = { ...n2.amfTimers });
+  if (raw.amf_nas_rekey_count !== undefined)
+    timers.nasRekeyCount = integerSetting(
+      raw.amf_nas_rekey_count,
+      16,
+      0xffff00,
+      'amf_nas_rekey_count',
+      source,
+    );
+  if (raw.amf_nas_security_max_age_seconds !== undefined)
+    timers.nasSecurityMaxAgeMs =
+      integerSetting(
+        raw.amf_nas_security_max_age_seconds,
+        0,
+        31_536_000,
+        'amf_nas_security_max_age_seconds',
+        source,
+      ) * 1000;
 }
 
 /** `n2_allowed_peers`: a YAML list, or comma-separated (environment, flag); empty admits every peer. */

@@ -104,7 +104,7 @@ export class N2Handover {
     this.#gnb = gnb;
     this.#ues = ues;
     this.cell = cell;
-    watchContextSetup(gnb, ues, (ranUeNgapId, context) => this.#contexts.set(ranUeNgapId, context));
+    watchContextSetup(gnb, ues, this.#contexts);
     ues.attachHandover((pdu) => {
       if (pdu.choice === 'initiatingMessage' && pdu.value.name === 'HandoverResourceAllocation') {
         const read = readHandoverRequest(pdu);

@@ -5,7 +5,10 @@
 // Information, and keeps the {NH, NCC} of the Acknowledge for the next handover. The UE derives KgNB*
 // itself (ue-handover.ts), so the outcome says whether it agrees with the target.
 import type { UESecurityCapabilities } from '../network/ngap/generated/types.ts';
-import { readInitialContextSetupRequest } from '../network/ngap/generated/messages.ts';
+import {
+  readInitialContextSetupRequest,
+  readUEContextModificationRequest,
+} from '../network/ngap/generated/messages.ts';
 import { deriveKgnbStar, type NhChain } from '../network/security/handover-keys.ts';
 import type { SimulatedGnb } from './gnb.ts';
 import { pathSwitchRequest, readPathSwitchAnswer, type PathSwitchAnswer } from './gnb-handover-messages.ts';
@@ -52,24 +55,43 @@ export const ueAsKeysOf = (ue: RadioUe): UeAsKeys | undefined => ueKeys.get(ue);
 
 /**
  * Each UE's AS context as Initial Context Setup Request gives it (KgNB, NCC 0, TS 33.501 6.9.2.1.1),
- * to `keep` by RAN UE NGAP ID; the UE's own side starts from the same KgNB and the KAMF it derives.
+ * kept in `contexts` by RAN UE NGAP ID; the UE's own side starts from the same KgNB and the KAMF it
+ * derives. A UE Context Modification Request with a Security Key the node takes (gnb-context-modification.ts)
+ * replaces the KgNB at NCC 0 and drops an unused {NH, NCC} (TS 33.501 6.9.4.4: the chain starts over from
+ * the new KAMF); the UE's side starts over from the KgNB it derives itself (`keyChangeKgnb`).
  */
-export function watchContextSetup(
-  gnb: SimulatedGnb,
-  ues: GnbUes,
-  keep: (ranUeNgapId: number, context: AsContext) => void,
-): void {
+export function watchContextSetup(gnb: SimulatedGnb, ues: GnbUes, contexts: Map<number, AsContext>): void {
   gnb.on((event) => {
     if (event.type !== 'received' || event.exchange.pdu === undefined) return;
-    const read = readInitialContextSetupRequest(event.exchange.pdu);
+    const pdu = event.exchange.pdu;
+    if (pdu.choice === 'initiatingMessage' && pdu.value.name === 'UEContextModification')
+      return keyChanged(ues, contexts, readUEContextModificationRequest(pdu));
+    const read = readInitialContextSetupRequest(pdu);
     if (!read.ok) return;
     const { ranUeNgapId, securityKey, ueSecurityCapabilities } = read.message;
     const kgnb = Buffer.from(securityKey.bytes);
-    keep(ranUeNgapId, { kgnb, ncc: 0, fresh: undefined, ueSecurityCapabilities });
+    contexts.set(ranUeNgapId, { kgnb, ncc: 0, fresh: undefined, ueSecurityCapabilities });
     const ue = ues.link(ranUeNgapId)?.ue;
     const kamf = ue === undefined || !isSimulatedUe(ue) ? undefined : ueKamf(ue);
     if (ue !== undefined && kamf !== undefined) ueKeys.set(ue, new UeAsKeys(kamf, kgnb));
   });
+}
+
+function keyChanged(
+  ues: GnbUes,
+  contexts: Map<number, AsContext>,
+  read: ReturnType<typeof readUEContextModificationRequest>,
+): void {
+  if (!read.ok || read.message.securityKey === undefined) return;
+  const { ranUeNgapId, securityKey } = read.message;
+  const context = contexts.get(ranUeNgapId);
+  // A node that refuses the request keeps the key it had (TS 38.413 8.3.4.3).
+  if (context === undefined || ues.refuseContextModification !== undefined) return;
+  contexts.set(ranUeNgapId, { ...context, kgnb: Buffer.from(securityKey.bytes), ncc: 0, fresh: undefined });
+  const ue = ues.link(ranUeNgapId)?.ue;
+  const kamf = ue === undefined || !isSimulatedUe(ue) ? undefined : ueKamf(ue);
+  const own = ue === undefined || !isSimulatedUe(ue) ? undefined : ue.keyChangeKgnb();
+  if (ue !== undefined && kamf !== undefined && own !== undefined) ueKeys.set(ue, new UeAsKeys(kamf, own));
 }
 
 /** The Xn side of one simulated node (one per `GnbUes`). */
@@ -84,7 +106,7 @@ export class XnHandover {
     this.#gnb = gnb;
     this.#ues = ues;
     this.cell = cell;
-    watchContextSetup(gnb, ues, (ranUeNgapId, context) => this.#contexts.set(ranUeNgapId, context));
+    watchContextSetup(gnb, ues, this.#contexts);
     ues.attachHandover((pdu) => readPathSwitchAnswer(pdu) !== undefined);
   }
 

@@ -31,6 +31,18 @@ export interface AmfTimerSettings {
   mobileReachableMs: number;
   /** Implicit deregistration timer, started when the mobile reachable timer expires (default 4 min). */
   implicitDeregistrationMs: number;
+  /**
+   * The NAS COUNT (downlink sent or uplink received) at which a connected UE's NAS security context is
+   * replaced by a new authentication and Security Mode Command (TS 33.501 6.9.4.2; gmm/rekeying.ts): the
+   * AMF must never let a COUNT wrap (6.4.3.1). Default 2^24 - 2^16: 65,535 messages of margin for the
+   * re-keying itself and a UE that stays idle or busy in another procedure meanwhile.
+   */
+  nasRekeyCount: number;
+  /**
+   * The longest a NAS security context stays in use before a connected UE is re-keyed (the operator's
+   * policy, TS 33.501 6.9.4.2 leaves it to the network); 0: no limit (the default).
+   */
+  nasSecurityMaxAgeMs: number;
 }
 
 export interface AmfLimits {
@@ -61,6 +73,8 @@ export const DEFAULT_AMF_TIMERS: AmfTimerSettings = {
   retransmissions: 4,
   mobileReachableMs: 58 * MINUTE,
   implicitDeregistrationMs: 4 * MINUTE,
+  nasRekeyCount: 0xff0000,
+  nasSecurityMaxAgeMs: 0,
 };
 
 /**

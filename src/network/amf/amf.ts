@@ -164,6 +164,7 @@ export function createAmf(options: AmfOptions) {
     reconsider: (ue) => void reconsider(ue).catch(failed),
     refreshInactiveAssistance: (ue) =>
       contextModification.inactiveAssistance(ue, inactiveAssistanceFor(ue, settings.t3512Ms)),
+    refreshAccessKey: (ue, kgnb) => contextModification.securityKey(ue, kgnb),
     draining: () => draining,
     suspended: () => suspended,
     get configurationGeneration() {

@@ -1,6 +1,8 @@
 // The simulated node's side of UE Context Modification (TS 38.413 8.3.4): it takes the new UE-AMBR
-// (8.3.4.2: it replaces the one it held) and answers UE Context Modification Response, or Failure
-// with the cause a test asks for (8.3.4.3), keeping its UE context as it was.
+// (8.3.4.2: it replaces the one it held) and a new Security Key (KgNB, taken into use with NCC 0 by an
+// intra-cell handover in a real node: gnb-ues.ts tells the UE, gnb-handover.ts keeps it for the next
+// handover) and answers UE Context Modification Response, or Failure with the cause a test asks for
+// (8.3.4.3), keeping its UE context as it was.
 import {
   buildUEContextModificationFailure,
   buildUEContextModificationResponse,
@@ -21,6 +23,8 @@ export interface ContextModification {
   ueAmbr: UEAggregateMaximumBitRate | undefined;
   /** The Core Network Assistance Information for RRC INACTIVE it carried, if any (9.3.1.15). */
   inactiveAssistance: CoreNetworkAssistanceInformationForInactive | undefined;
+  /** The Security Key (KgNB, 9.3.1.87) it carried, if any. */
+  securityKey: Uint8Array | undefined;
   /** Undefined when the node applied it; the cause it refused it with otherwise. */
   refused: Cause | undefined;
 }
@@ -38,8 +42,13 @@ export function answerContextModification(
   if (pdu.choice !== 'initiatingMessage' || pdu.value.name !== 'UEContextModification') return undefined;
   const read = readUEContextModificationRequest(pdu);
   if (!read.ok) return undefined;
-  const { amfUeNgapId, ranUeNgapId, ueAggregateMaximumBitRate, coreNetworkAssistanceInformationForInactive } =
-    read.message;
+  const {
+    amfUeNgapId,
+    ranUeNgapId,
+    ueAggregateMaximumBitRate,
+    coreNetworkAssistanceInformationForInactive,
+    securityKey,
+  } = read.message;
   const cause: Cause | undefined = holds(ranUeNgapId)
     ? refuse
     : { choice: 'radioNetwork', value: 'unknown-local-UE-NGAP-ID' };
@@ -59,6 +68,7 @@ export function answerContextModification(
               uEAggregateMaximumBitRateUL: ueAggregateMaximumBitRate.uEAggregateMaximumBitRateUL,
             },
       inactiveAssistance: coreNetworkAssistanceInformationForInactive,
+      securityKey: securityKey === undefined ? undefined : Uint8Array.from(securityKey.bytes),
       refused: cause,
     },
   };

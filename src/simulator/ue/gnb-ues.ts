@@ -485,6 +485,10 @@ export class GnbUes implements UeSignalling, UeRadio {
           // 8.3.4.2: the node replaces the assistance information it held with the one received.
           if (held !== undefined && modification.refused === undefined && modification.inactiveAssistance)
             held.inactiveAssistance = modification.inactiveAssistance;
+          // 8.3.4.2: a new Security Key is taken into use (TS 33.501 6.9.4.4): in a real node by an
+          // intra-cell handover that has the UE change its key set too.
+          if (held !== undefined && modification.refused === undefined && modification.securityKey)
+            held.ue.keyChanged?.(modification.securityKey);
           this.contextModifications.push(modification);
           this.sendForUe(modified.answer);
           return;

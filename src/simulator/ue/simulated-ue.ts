@@ -1,6 +1,6 @@
 import type { Timers } from '../../clock.ts';
 import { systemTimers } from '../../clock.ts';
-import { deriveKamf, servingNetworkName } from '../../crypto/key-hierarchy.ts';
+import { ACCESS_TYPE, deriveKamf, deriveKgnb, servingNetworkName } from '../../crypto/key-hierarchy.ts';
 import { causeLabel, GMM_CAUSE } from '../../network/nas/causes.ts';
 import type { Guti, MobileIdentity } from '../../network/nas/ie/mobile-identity.ts';
 import { IDENTITY_TYPE } from '../../network/nas/ie/mobile-identity.ts';
@@ -126,6 +126,8 @@ export type UeEvent =
   | { type: 'connected' }
   | { type: 'released' }
   | { type: 'context-setup'; kgnbMatches: boolean }
+  /** The gNB took a KgNB from a new KAMF into use (`keyChanged`): whether it is the UE's own. */
+  | { type: 'key-changed'; kgnbMatches: boolean }
   | { type: 'configuration-update'; guti: Guti | undefined }
   | { type: 'deregistered-by-network'; cause: number | undefined; reRegistrationRequired: boolean }
   | { type: 'paged'; outcome: ServiceOutcome }
@@ -216,6 +218,8 @@ export class SimulatedUe implements RadioUe {
   #security: NasSecurityContext | undefined;
   /** The context a Security Mode Command (header type 3) created and verified, until it is handled. */
   #pendingContext: NasSecurityContext | undefined;
+  /** The uplink NAS COUNT of the last Security Mode Complete, the input of a key change's KgNB (A.9). */
+  #securityModeCompleteCount: number | undefined;
   #guti: Guti | undefined;
   #allowedNssai: SNssai[] = [];
   #taiList: PartialTaiList[] = [];
@@ -570,6 +574,26 @@ export class SimulatedUe implements RadioUe {
     this.#emit({ type: 'context-setup', kgnbMatches });
   }
 
+  keyChanged(securityKey: Uint8Array): void {
+    const own = this.keyChangeKgnb();
+    this.#emit({
+      type: 'key-changed',
+      kgnbMatches: own !== undefined && Buffer.from(securityKey).equals(own),
+    });
+  }
+
+  /**
+   * The KgNB this UE takes into use at a key change after NAS re-keying (TS 33.501 6.9.4.4): from its
+   * current KAMF, which its own USIM's authentication gave it, and the uplink NAS COUNT of the Security
+   * Mode Complete it sent under that KAMF (A.9). Undefined before one.
+   */
+  keyChangeKgnb(): Buffer | undefined {
+    const context = this.#security;
+    const count = this.#securityModeCompleteCount;
+    if (context === undefined || count === undefined) return undefined;
+    return deriveKgnb(context.kamf, count, ACCESS_TYPE.threeGpp);
+  }
+
   released(): void {
     this.#connection = undefined;
     this.#emit({ type: 'released' });
@@ -851,6 +875,7 @@ export class SimulatedUe implements RadioUe {
       ...(imeisvRequested ? { imeisv: { type: 'imeisv', digits: this.config.imeisv } } : {}),
       ...(request === undefined ? {} : { nasMessageContainer: encodeNasMessage(request) }),
     };
+    this.#securityModeCompleteCount = context.nextSendCount;
     this.#send(
       complete,
       'mo-Signalling',

@@ -20,6 +20,12 @@ export interface RadioUe {
    * the UE checks against its own derivation as AS security would (TS 33.501 6.7.4).
    */
   contextSetUp(securityKey: Uint8Array | undefined): void;
+  /**
+   * The AMF gave the gNB a KgNB from a new KAMF (UE Context Modification, TS 33.501 6.9.4.4), which a real
+   * gNB takes into use by an intra-cell handover telling the UE to change its key set (TS 38.331
+   * keySetChangeIndicator); the UE checks it against its own derivation.
+   */
+  keyChanged?(securityKey: Uint8Array): void;
   /** The RRC connection is gone: UE Context Release, NG Reset or the association's end. */
   released(): void;
   /** A Paging with this UE's 5G-S-TMSI reached its cell (TS 38.304 7.1). */

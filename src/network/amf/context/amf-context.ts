@@ -70,6 +70,11 @@ export interface AmfContext {
    * n2/ue-context-modification.ts).
    */
   refreshInactiveAssistance(ue: AmfUe): void;
+  /**
+   * A new KgNB for the radio holding `ue`'s context, after a NAS re-keying (TS 33.501 6.9.4.4;
+   * gmm/rekeying.ts): sent by UE Context Modification (n2/ue-context-modification.ts).
+   */
+  refreshAccessKey(ue: AmfUe, kgnb: Buffer): void;
   /** This AMF is being removed from its set (gmm/drain.ts): it takes no new UE. */
   draining(): boolean;
   /** This member is cut off from the database (set/database-cut.ts): it serves no NAS. */

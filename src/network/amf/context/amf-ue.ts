@@ -45,20 +45,31 @@ export type UeProcedure =
   | { kind: 'registration-pending'; registration: PendingRegistration }
   /** Identity Request sent (5.4.3), T3570 running. */
   | { kind: 'identification'; registration: PendingRegistration; timer: RetransmissionTimer }
-  /** Authentication Request sent (5.4.1.3), T3560 running. */
+  /**
+   * Between the start of a re-keying of a connected UE (gmm/rekeying.ts) and its Authentication Request,
+   * while the AMF waits on the AUSF.
+   */
+  | { kind: 'rekeying-pending' }
+  /**
+   * Authentication Request sent (5.4.1.3), T3560 running; for `registration`, or, undefined, to re-key a
+   * registered UE in CM-CONNECTED (TS 33.501 6.9.4.2, gmm/rekeying.ts).
+   */
   | {
       kind: 'authentication';
-      registration: PendingRegistration;
+      registration: PendingRegistration | undefined;
       pending: PendingAuthentication;
       ngKsi: NasKeySetIdentifier;
       /** Synchronisation failures answered so far; a second one in a row ends it (5.4.1.3.7 f). */
       resynchronisations: number;
       timer: RetransmissionTimer;
     }
-  /** Security Mode Command sent (5.4.2), T3560 running; the new context is not current yet. */
+  /**
+   * Security Mode Command sent (5.4.2), T3560 running; the new context is not current yet. `registration`
+   * as for `authentication`.
+   */
   | {
       kind: 'security-mode';
-      registration: PendingRegistration;
+      registration: PendingRegistration | undefined;
       context: NasSecurityContext;
       timer: RetransmissionTimer;
     }
@@ -115,6 +126,13 @@ export interface AmfUe {
   gutiReallocationPending: boolean;
   /** The current 5G NAS security context (TS 24.501 4.4.2), once a Security Mode Command completed. */
   security: NasSecurityContext | undefined;
+  /**
+   * The current NAS security context reached the operator's maximum age (`nasSecurityMaxAgeMs`): the UE
+   * is re-keyed when next connected and between procedures (gmm/rekeying.ts).
+   */
+  securityAged?: boolean;
+  /** Cancels the age timer of the current NAS security context, while one runs. */
+  cancelSecurityAge?: () => void;
   ueSecurityCapability: UeSecurityCapability | undefined;
   /** IMEISV digits from Security Mode Complete, or IMEI digits from a PEI. */
   pei: string | undefined;

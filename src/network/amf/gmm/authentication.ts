@@ -27,24 +27,31 @@ function nextNgKsi(ue: AmfUe, held: NasKeySetIdentifier | undefined): NasKeySetI
   return { mapped: false, ksi };
 }
 
+/** What the UE's procedure is while the AUSF works for `registration` (undefined: a re-keying). */
+const waiting = (registration: PendingRegistration | undefined): UeProcedure =>
+  registration === undefined ? { kind: 'rekeying-pending' } : { kind: 'registration-pending', registration };
+
 /**
  * 5G-AKA from the AMF (SEAF) side (TS 24.501 5.4.1.3, TS 33.501 6.1.3.2): a challenge from the AUSF for
  * the UE's SUPI (the SQN already stored through the authentication-data port), sent in Authentication
- * Request with a new ngKSI and ABBA; T3560 retransmits it. `unknown` when the subscriber does not exist.
+ * Request with a new ngKSI and ABBA; T3560 retransmits it. For `registration`, or, undefined, to re-key a
+ * connected UE (gmm/rekeying.ts): the UE is in the matching waiting procedure (`waiting`) until it is
+ * sent. `unknown` when the subscriber does not exist.
  */
 export async function startAuthentication(
   amf: AuthenticationAmf,
   ue: AmfUe,
-  registration: PendingRegistration,
+  registration: PendingRegistration | undefined,
   resynchronisations: number,
   expired: () => void,
 ): Promise<'sent' | 'unknown' | 'gone'> {
   const supi = ue.supi;
   if (supi === undefined) return 'unknown';
+  const waitingKind = waiting(registration).kind;
   const { servingNetworkName } = await amf.network();
   const challenge = await amf.ausf.authenticate(supi, servingNetworkName);
   // The UE may have left, or started over, while the AUSF worked.
-  if (!amf.ues.has(ue) || ue.procedure.kind !== 'registration-pending') return 'gone';
+  if (!amf.ues.has(ue) || ue.procedure.kind !== waitingKind) return 'gone';
   if (challenge === undefined) return 'unknown';
   sendChallenge(amf, ue, registration, challenge, resynchronisations, expired);
   return 'sent';
@@ -53,12 +60,16 @@ export async function startAuthentication(
 function sendChallenge(
   amf: AuthenticationAmf,
   ue: AmfUe,
-  registration: PendingRegistration,
+  registration: PendingRegistration | undefined,
   challenge: AuthenticationChallenge,
   resynchronisations: number,
   expired: () => void,
 ): void {
-  const ngKsi = nextNgKsi(ue, registration.request.ngKsi);
+  const ngKsi = nextNgKsi(ue, registration === undefined ? ue.security?.ngKsi : registration.request.ngKsi);
+  // Under a current context (a re-keying) the request is protected with it like any other downlink
+  // message (TS 24.501 4.4.4.2, 4.4.5); before one exists it goes plain.
+  const protection =
+    registration === undefined ? ({ kind: 'current' } as const) : ({ kind: 'plain' } as const);
   const send = (): boolean =>
     sendNas(
       amf,
@@ -70,7 +81,7 @@ function sendChallenge(
         authenticationParameterRand: challenge.rand,
         authenticationParameterAutn: challenge.autn,
       },
-      { kind: 'plain' },
+      protection,
     );
   const timer = startRetransmissionTimer(
     amf.timers,
@@ -119,9 +130,10 @@ export async function resynchronise(
 ): Promise<'sent' | 'failed' | 'gone'> {
   procedure.timer.stop();
   if (auts === undefined || procedure.resynchronisations >= 1) return 'failed';
-  ue.procedure = { kind: 'registration-pending', registration: procedure.registration };
+  const waitingFor = waiting(procedure.registration);
+  ue.procedure = waitingFor;
   if (!(await amf.ausf.resynchronise(procedure.pending, auts))) return 'failed';
-  if (!amf.ues.has(ue) || ue.procedure.kind !== 'registration-pending') return 'gone';
+  if (!amf.ues.has(ue) || ue.procedure !== waitingFor) return 'gone';
   const started = await startAuthentication(
     amf,
     ue,

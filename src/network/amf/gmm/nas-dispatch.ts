@@ -33,6 +33,7 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
+import { rekeyIfDue } from './rekeying.ts';
 import { whileDraining } from './drain.ts';
 import type { InitialInfo } from '../n2/ue-ngap.ts';
 import { takeInFlight, takeOver, takesOver } from './takeover.ts';
@@ -319,9 +320,16 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
     if (!decoded.ok) return;
     if (decoded.pdu.kind === 'protected') {
       if (context === undefined) return;
-      const opened = unprotect(context, nasPdu);
+      let opened = unprotect(context, nasPdu);
+      // While a re-keying's command is on its way the UE still protects with the current context
+      // (TS 24.501 5.4.2.3: it takes the new one into use on the command).
+      if (!opened.ok && procedure.kind === 'security-mode' && procedure.registration === undefined)
+        opened = unprotect(ue.security ?? context, nasPdu);
       if (!opened.ok || !isFiveGmm(opened.message)) return;
-      return dispatch(ue, opened.message, opened.plain, true);
+      dispatch(ue, opened.message, opened.plain, true);
+      // Each uplink message moves a NAS COUNT on: a connected UE between procedures is re-keyed before
+      // one wraps (gmm/rekeying.ts).
+      return rekeyIfDue(amf, ue);
     }
     const message = decoded.pdu.message;
     if (!isFiveGmm(message)) return;
@@ -349,6 +357,8 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       markContextSetUp(ue);
       // Back from idle with a Service Request: a configuration update that waited goes now.
       sendPendingConfigurationUpdate(amf, ue);
+      // ... or a re-keying that came due while the UE was idle or busy (gmm/rekeying.ts).
+      rekeyIfDue(amf, ue);
       // ... and location requests waiting for it (paged) go on. (PDU sessions came back in it.)
       location.ueConnected(ue);
       // Short messages stored for a registered UE go now (a registering one's go at Registration Complete).

@@ -27,6 +27,7 @@ import { gutiText, logNas, nasPduFor, sendNas, suciText } from './nas-link.ts';
 import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import { allowedNssaiFor } from './nssai-selection.ts';
 import { imeiOf, selectAlgorithms, startSecurityMode } from './security-mode.ts';
+import { rekeyAuthenticated, rekeyed, securityTakenIntoUse } from './rekeying.ts';
 import { reconcileSessions } from '../sm/session-management.ts';
 import { smsOverNas } from './sms.ts';
 import { imsVoiceFeatureSupport } from './ims-voice.ts';
@@ -296,6 +297,8 @@ export function authenticationResponse(
   if (procedure.kind !== 'authentication') return;
   const confirmed = confirmAuthentication(amf, procedure, message.authenticationResponseParameter);
   if (!confirmed.ok) return authenticationFailed(amf, ue);
+  const registration = procedure.registration;
+  if (registration === undefined) return rekeyAuthenticated(amf, ue, confirmed);
   const previous = ue.supi === undefined ? undefined : amf.ues.setSupi(ue, ue.supi);
   if (previous !== undefined) takeOver(amf, previous, ue);
   const capability = ue.ueSecurityCapability;
@@ -305,7 +308,7 @@ export function authenticationResponse(
       capability === undefined ? undefined : selectAlgorithms(network.configuration.nasSecurity, capability);
     if (algorithms === undefined || capability === undefined)
       return rejectRegistration(amf, ue, GMM_CAUSE.ueSecurityCapabilitiesMismatch);
-    startSecurityMode(amf, ue, procedure.registration, confirmed, algorithms, capability, () =>
+    startSecurityMode(amf, ue, registration, confirmed, algorithms, capability, () =>
       abortProcedure(amf, ue),
     );
   });
@@ -346,7 +349,7 @@ function authenticationFailed(amf: AmfContext, ue: AmfUe): void {
 /**
  * Security Mode Complete (TS 24.501 5.4.2.3), already verified under the new context: it becomes
  * current, the PEI is kept, and the Registration Request in the NAS message container (the whole
- * message, 4.4.6) replaces the cleartext one.
+ * message, 4.4.6) replaces the cleartext one. A re-keying's goes on in rekeying.ts.
  */
 export function securityModeComplete(
   amf: AmfContext,
@@ -359,9 +362,11 @@ export function securityModeComplete(
   procedure.timer.stop();
   makeCurrent(procedure.context);
   ue.security = procedure.context;
+  securityTakenIntoUse(amf, ue);
   const pei = message.imeisv ?? message.nonImeisvPei;
   if (pei !== undefined && (pei.type === 'imeisv' || pei.type === 'imei')) ue.pei = imeiOf(pei.digits);
   const registration = procedure.registration;
+  if (registration === undefined) return rekeyed(amf, ue, procedure.context);
   if (container !== undefined) {
     registration.request = container;
     if (container.ueSecurityCapability !== undefined)

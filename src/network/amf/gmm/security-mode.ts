@@ -1,6 +1,6 @@
 import type { NasAlgorithm } from '../../../crypto/nas-algorithms.ts';
 import { ABBA } from '../../security/kamf.ts';
-import type { NasKeySetIdentifier, UeSecurityCapability } from '../../nas/index.ts';
+import type { NasKeySetIdentifier, NasMessageOf, UeSecurityCapability } from '../../nas/index.ts';
 import { createNasSecurityContext, type NasSecurityContext } from '../../nas-security/index.ts';
 import type { CipheringAlgorithm, IntegrityAlgorithm } from '../../ports/operator-configuration.ts';
 import type { AmfContext } from '../context/amf-context.ts';
@@ -43,14 +43,15 @@ export function selectAlgorithms(
 
 /**
  * Security Mode Command (TS 24.501 5.4.2.2): takes the new KAMF into use with the selected algorithms,
- * replays the UE's security capabilities, asks for the IMEISV, and, when the Registration Request was
- * not integrity protected, for the whole Registration Request (RINMR). Integrity protected with the new
- * context, not ciphered; T3560 retransmits it.
+ * replays the UE's security capabilities and, for a registration, asks for the IMEISV and for the whole
+ * Registration Request (RINMR). A re-keying (`registration` undefined, gmm/rekeying.ts) asks for
+ * neither: the AMF holds both. Integrity protected with the new context, not ciphered; T3560
+ * retransmits it.
  */
 export function startSecurityMode(
   amf: SecurityModeAmf,
   ue: AmfUe,
-  registration: PendingRegistration,
+  registration: PendingRegistration | undefined,
   key: { kamf: Buffer; ngKsi: NasKeySetIdentifier },
   algorithms: SelectedAlgorithms,
   capability: UeSecurityCapability,
@@ -63,21 +64,18 @@ export function startSecurityMode(
     ciphering: algorithms.ciphering,
     integrity: algorithms.integrity,
   });
-  const send = (): boolean =>
-    sendNas(
-      amf,
-      ue,
-      {
-        messageType: 'securityModeCommand',
-        selectedNasSecurityAlgorithms: algorithms,
-        ngKsi: key.ngKsi,
-        replayedUeSecurityCapabilities: capability,
-        imeisvRequest: IMEISV_REQUESTED,
-        additional5gSecurityInformation: Uint8Array.of(RETRANSMISSION_OF_INITIAL_NAS_MESSAGE_REQUESTED),
-        abba: ABBA,
-      },
-      { kind: 'new-context', context },
-    );
+  const command: NasMessageOf<'securityModeCommand'> = {
+    messageType: 'securityModeCommand',
+    selectedNasSecurityAlgorithms: algorithms,
+    ngKsi: key.ngKsi,
+    replayedUeSecurityCapabilities: capability,
+    abba: ABBA,
+  };
+  if (registration !== undefined) {
+    command.imeisvRequest = IMEISV_REQUESTED;
+    command.additional5gSecurityInformation = Uint8Array.of(RETRANSMISSION_OF_INITIAL_NAS_MESSAGE_REQUESTED);
+  }
+  const send = (): boolean => sendNas(amf, ue, command, { kind: 'new-context', context });
   const timer = startRetransmissionTimer(
     amf.timers,
     { ms: amf.settings.t3560Ms, retransmissions: amf.settings.retransmissions },

@@ -20,6 +20,7 @@ export function stopProcedure(ue: AmfUe): void {
   switch (procedure.kind) {
     case 'none':
     case 'registration-pending':
+    case 'rekeying-pending':
       break;
     case 'identification':
     case 'authentication':
@@ -37,6 +38,7 @@ export function stopProcedure(ue: AmfUe): void {
 /** Every timer of the UE stops (the AMF stops). */
 export function stopTimers(ue: AmfUe): void {
   stopProcedure(ue);
+  ue.cancelSecurityAge?.();
   stopReachability(ue);
 }
 
@@ -61,6 +63,7 @@ export function releaseConnection(
  */
 export function removeContext(amf: LifecycleAmf, ue: AmfUe): void {
   stopProcedure(ue);
+  ue.cancelSecurityAge?.();
   const connection = connectionOf(ue);
   enterIdle(ue);
   amf.ueContexts.forget(ue);

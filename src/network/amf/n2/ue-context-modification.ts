@@ -3,7 +3,9 @@
 // UE-AMBR to the NG-RAN; 8.3.4.2: the NG-RAN node replaces the one it holds), and new Core Network
 // Assistance Information for RRC INACTIVE when what it is built from changes (TS 23.501 5.3.3.2.5: a new
 // 5G-GUTI, registration area or periodic timer). An idle UE needs nothing: the next Initial Context Setup
-// carries both as they are then.
+// carries both as they are then. And a KgNB from a new KAMF after a NAS re-keying (TS 33.501 6.9.4.4,
+// gmm/rekeying.ts): 8.3.4.2, the radio takes it into use with NCC 0 (in the radio, an intra-cell handover
+// with the UE, TS 38.331 keySetChangeIndicator), so the AMF's NH chain starts over from it.
 import type { Timers } from '../../../clock.ts';
 import type {
   Cause,
@@ -16,6 +18,7 @@ import { parseBitrate } from '../../common/bitrate-text.ts';
 import type { AmfUe } from '../context/amf-ue.ts';
 import { connectionOf, contextSetUp } from '../context/cm-state.ts';
 import type { UeConnection } from '../context/ue-connections.ts';
+import { initialNhChain } from '../../security/handover-keys.ts';
 import { causeText } from './criticality-diagnostics.ts';
 import { sameAssistance } from './rrc-inactive-assistance.ts';
 import type { ContextModificationIes } from './ue-ngap-messages.ts';
@@ -41,34 +44,59 @@ const sameAmbr = (a: UEAggregateMaximumBitRate | undefined, b: UEAggregateMaximu
   a.uEAggregateMaximumBitRateUL === b.uEAggregateMaximumBitRateUL;
 
 interface ContextModificationAmf {
-  ngap: Pick<UeNgap<AmfUe>, 'modifyContext'>;
+  ngap: Pick<UeNgap<AmfUe>, 'modifyContext' | 'release'>;
   timers: Timers;
   peerLog: PeerLogLimiter;
 }
 
-/** A request sent on a connection: its guard, and what to send once it is answered, if anything. */
+/**
+ * A request sent on a connection: its guard, whether it carried a new KgNB, and what to send once it is
+ * answered, if anything.
+ */
 interface Outstanding {
   cancelGuard: () => void;
+  keyed: boolean;
   next: ContextModificationIes | undefined;
 }
+
+/**
+ * The radio kept a KgNB from a KAMF the AMF no longer holds (a Failure, no answer, or the request could
+ * not go): the next handover's NH would come from the new KAMF, which neither the radio's chain nor the
+ * UE's follows. The connection is released; the UE's next Service Request sets up a KgNB from the new KAMF.
+ */
+const STALE_ACCESS_KEY: Cause = { choice: 'radioNetwork', value: 'release-due-to-5gc-generated-reason' };
 
 export function createContextModification(amf: ContextModificationAmf) {
   const outstanding = new Map<UeConnection<AmfUe>, Outstanding>();
 
   function send(connection: UeConnection<AmfUe>, ies: ContextModificationIes): void {
-    if (connection.phase !== 'active' || !amf.ngap.modifyContext(connection, ies)) return;
+    const key = ies.securityKey;
+    if (connection.phase !== 'active' || !amf.ngap.modifyContext(connection, ies)) {
+      if (key !== undefined) amf.ngap.release(connection, STALE_ACCESS_KEY);
+      return;
+    }
+    // TS 33.501 6.9.4.4: the new KgNB starts the NH chain over at NCC 0, as at Initial Context Setup.
+    if (key !== undefined) connection.accessKeys = initialNhChain(key.bytes);
     outstanding.set(connection, {
-      cancelGuard: amf.timers.after(CONTEXT_MODIFICATION_GUARD_MS, () => done(connection)),
+      cancelGuard: amf.timers.after(CONTEXT_MODIFICATION_GUARD_MS, () => done(connection, false)),
+      keyed: key !== undefined,
       next: undefined,
     });
   }
 
-  /** The request on `connection` is answered or given up: what waits, if anything, goes now. */
-  function done(connection: UeConnection<AmfUe>): void {
+  /**
+   * The request on `connection` is answered (`applied`: a Response) or given up: what waits, if anything,
+   * goes now; a new KgNB the radio did not take releases the connection (STALE_ACCESS_KEY).
+   */
+  function done(connection: UeConnection<AmfUe>, applied: boolean): void {
     const entry = outstanding.get(connection);
     if (entry === undefined) return;
     entry.cancelGuard();
     outstanding.delete(connection);
+    if (entry.keyed && !applied) {
+      if (connection.phase === 'active') amf.ngap.release(connection, STALE_ACCESS_KEY);
+      return;
+    }
     if (entry.next !== undefined) send(connection, entry.next);
   }
 
@@ -97,7 +125,7 @@ export function createContextModification(amf: ContextModificationAmf) {
           },
           'AMF: the radio refused a UE Context Modification',
         );
-      done(connection);
+      done(connection, failure === undefined);
       return true;
     },
   };
@@ -123,6 +151,14 @@ export function createContextModification(amf: ContextModificationAmf) {
       if (assistance === undefined || sameAssistance(ue.inactiveAssistance, assistance)) return;
       ue.inactiveAssistance = assistance;
       modify(ue, { inactiveAssistance: assistance });
+    },
+    /**
+     * A KgNB from the new KAMF of a NAS re-keying (gmm/rekeying.ts) for the radio holding `ue`'s context:
+     * UE Context Modification Request with the Security Key IE (TS 38.413 9.2.2.7, 9.3.1.87: KgNB's 256
+     * bits as they are), now or merged into what waits for the answer.
+     */
+    securityKey(ue: AmfUe, kgnb: Buffer): void {
+      modify(ue, { securityKey: { bytes: kgnb, length: 256 } });
     },
     /** Requests awaiting their answer (tests: nothing is left behind). */
     outstanding: (): number => outstanding.size,

@@ -131,6 +131,8 @@ export interface ContextModificationIes {
   ueAmbr?: UEAggregateMaximumBitRate;
   /** New Core Network Assistance Information for RRC INACTIVE (9.3.1.15). */
   inactiveAssistance?: CoreNetworkAssistanceInformationForInactive;
+  /** A KgNB from a new KAMF (9.3.1.87; TS 33.501 6.9.4.4). */
+  securityKey?: BitString;
 }
 
 /** UE CONTEXT MODIFICATION REQUEST (TS 38.413 9.2.2.7). */
@@ -140,6 +142,7 @@ export function ueContextModificationRequest(ids: UeNgapIds, ies: ContextModific
     ranUeNgapId: ids.ranUeNgapId,
     ueAggregateMaximumBitRate: ies.ueAmbr,
     coreNetworkAssistanceInformationForInactive: ies.inactiveAssistance,
+    securityKey: ies.securityKey,
   });
 }
 
