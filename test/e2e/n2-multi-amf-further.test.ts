@@ -6,11 +6,10 @@ import { createUdpTransport } from '../../src/network/transport/udp/udp-transpor
 import { MultiAmfGnb } from '../../src/simulator/gnb-amfs.ts';
 import type { NgapExchange, SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import { until } from '../helpers/until.ts';
 import type { N2Service } from './n2-service.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
-import { IMEISV, imsiOf, K, OPC } from './registration-service.ts';
+import { imsiOf, K, OPC, testUeConfig } from './registration-service.ts';
 
 interface RadioWithAssociations {
   associations: { address: string; usage: string }[];
@@ -110,20 +109,7 @@ describe('a gNB with several AMFs sets up each AMF further TNL associations (udp
       }
 
       // Three UEs to AMF A (first 1, further weight 2: one on the first, two on the further), two to B (1, 1).
-      const ue = (n: number) =>
-        new SimulatedUe({
-          config: {
-            imsi: imsiOf(n),
-            plmn: OPERATOR_PLMN,
-            key: Buffer.from(K, 'hex'),
-            opc: Buffer.from(OPC, 'hex'),
-            suci: { scheme: 'null' },
-            imeisv: IMEISV,
-            securityCapability: ALL_ALGORITHMS,
-            requestedNssai: [{ sst: 1 }],
-          },
-          radio: gnb,
-        });
+      const ue = (n: number) => new SimulatedUe({ config: testUeConfig(imsiOf(n)), radio: gnb });
       const uesA = [1, 2, 3].map(ue);
       const uesB = [4, 5].map(ue);
       for (const n of [1, 2, 3]) await provision(a, imsiOf(n));

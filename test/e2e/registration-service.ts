@@ -17,6 +17,21 @@ import { gnbConfig, OPERATOR_PLMN, startN2Service } from './n2-service.ts';
 export const K = '465b5ce8b199b49faa5f0a2ee238a6bc';
 export const OPC = 'e8ed289deba952e4283b54e88e6183ca';
 export const IMEISV = '3569380356438091';
+
+/** The e2e subscriber's UE: K and OPc above, SUCI null, every algorithm, slice SST 1; `config` overrides. */
+export function testUeConfig(imsi: string, config: Partial<UeConfig> = {}): UeConfig {
+  return {
+    imsi,
+    plmn: OPERATOR_PLMN,
+    key: Buffer.from(K, 'hex'),
+    opc: Buffer.from(OPC, 'hex'),
+    suci: { scheme: 'null' },
+    imeisv: IMEISV,
+    securityCapability: ALL_ALGORITHMS,
+    requestedNssai: [{ sst: 1 }],
+    ...config,
+  };
+}
 /** The IMEI of IMEISV: 14 digits and the Luhn check digit (TS 23.003 6.2.1). */
 export const IMEI = '356938035643809';
 export const imsiOf = (n: number): string => `00101${String(n).padStart(10, '0')}`;
@@ -78,21 +93,7 @@ export async function startRegistrationService(options: N2ServiceOptions = {}): 
       return Buffer.from(response.json<{ result: { public_key: string } }>().result.public_key, 'hex');
     },
     ue(config = {}, options = {}) {
-      return new SimulatedUe({
-        config: {
-          imsi: imsiOf(1),
-          plmn: OPERATOR_PLMN,
-          key: Buffer.from(K, 'hex'),
-          opc: Buffer.from(OPC, 'hex'),
-          suci: { scheme: 'null' },
-          imeisv: IMEISV,
-          securityCapability: ALL_ALGORITHMS,
-          requestedNssai: [{ sst: 1 }],
-          ...config,
-        },
-        radio: ues,
-        ...options,
-      });
+      return new SimulatedUe({ config: testUeConfig(imsiOf(1), config), radio: ues, ...options });
     },
   };
 }

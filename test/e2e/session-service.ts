@@ -8,7 +8,6 @@ import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { GnbConfig } from '../../src/simulator/gnb-config.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { FLOW_RECORD } from '../../src/network/upf/flow-records.ts';
 import type { Forwarder, ForwarderOptions, UpfAddon } from '../../src/network/upf/upf-addon.ts';
@@ -18,7 +17,7 @@ import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts'
 import { MANUAL_TIME_AMF_SET } from '../helpers/manual-time.ts';
 import { until } from '../helpers/until.ts';
 import { gnbConfig, OPERATOR_PLMN } from './n2-service.ts';
-import { imsiOf, IMEISV, K, OPC } from './registration-service.ts';
+import { imsiOf, K, OPC, testUeConfig } from './registration-service.ts';
 
 /**
  * The real service for the PDU session end-to-end tests: core and HTTP app, N2 as main.ts wires it
@@ -366,19 +365,7 @@ export async function startSessionService(options: SessionServiceOptions = {}): 
         }),
         201,
       );
-      const ue = new SimulatedUe({
-        config: {
-          imsi,
-          plmn: OPERATOR_PLMN,
-          key: Buffer.from(K, 'hex'),
-          opc: Buffer.from(OPC, 'hex'),
-          suci: { scheme: 'null' },
-          imeisv: IMEISV,
-          securityCapability: ALL_ALGORITHMS,
-          requestedNssai: [{ sst: 1 }],
-        },
-        radio: ues,
-      });
+      const ue = new SimulatedUe({ config: testUeConfig(imsi), radio: ues });
       const sessions = new UeSessions(ue);
       assert.equal((await ue.register()).outcome, 'accepted');
       return { imsi, ue, sessions };
