@@ -7,14 +7,17 @@
  * Why: the system suites spend most of their wall time waiting (guests booting, timers, sockets; about
  * 0.9 of a core on two, docs/testing.md), so the CPU-bound fast suites fill their waits. The first lane
  * streams to this process's output as it runs; each other lane's output is kept in a file and printed
- * whole once the first lane and it have ended, so that no two reporters' lines interleave. The exit
- * code is 0 only when every lane passed. SIGINT or SIGTERM stops every lane's process group.
+ * whole once the first lane and it have ended, so that no two reporters' lines interleave. Last come,
+ * for each lane that failed, the failing tests its reporters listed (the spec reporter's "failing tests"
+ * block), so that the tail of a long log names what failed. The exit code is 0 only when every lane
+ * passed. SIGINT or SIGTERM stops every lane's process group.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import { failingTests } from './failing-tests.ts';
 
 interface LaneResult {
   scripts: string[];
@@ -25,15 +28,15 @@ interface LaneResult {
 
 const running = new Set<ChildProcess>();
 
-function runScript(script: string, output: 'inherit' | NodeJS.WritableStream): Promise<number> {
+function runScript(script: string, outputs: NodeJS.WritableStream[]): Promise<number> {
   return new Promise((resolve, reject) => {
     // Its own process group, so that a stop reaches every process the script started.
     const child = spawn('npm', ['run', '--silent', script], {
-      stdio: output === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     running.add(child);
-    if (output !== 'inherit') {
+    for (const output of outputs) {
       child.stdout?.pipe(output, { end: false });
       child.stderr?.pipe(output, { end: false });
     }
@@ -45,12 +48,12 @@ function runScript(script: string, output: 'inherit' | NodeJS.WritableStream): P
   });
 }
 
-async function runLane(scripts: string[], output: 'inherit' | NodeJS.WritableStream): Promise<LaneResult> {
+async function runLane(scripts: string[], outputs: NodeJS.WritableStream[]): Promise<LaneResult> {
   const started = process.hrtime.bigint();
   let failed: string | undefined;
   for (const script of scripts) {
-    (output === 'inherit' ? process.stdout : output).write(`> npm run ${script}\n`);
-    if ((await runScript(script, output)) !== 0) {
+    for (const output of outputs) output.write(`> npm run ${script}\n`);
+    if ((await runScript(script, outputs)) !== 0) {
       failed = script;
       break;
     }
@@ -76,21 +79,28 @@ async function main(lanes: string[][]): Promise<number> {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stopAll(signal));
   const directory = mkdtempSync(join(tmpdir(), 'pmn-lanes-'));
   try {
-    const files = lanes.slice(1).map((_, index) => join(directory, `lane-${index + 2}.log`));
+    const files = lanes.map((_, index) => join(directory, `lane-${index + 1}.log`));
     const streams = files.map((file) => createWriteStream(file));
     const results = await Promise.all(
       lanes.map((lane, index) =>
-        runLane(lane, index === 0 ? 'inherit' : (streams[index - 1] as NodeJS.WritableStream)),
+        runLane(lane, index === 0 ? [process.stdout, streams[0]!] : [streams[index]!]),
       ),
     );
     await Promise.all(streams.map((stream) => new Promise((resolve) => stream.end(resolve))));
     for (const [index, file] of files.entries()) {
-      process.stdout.write(
-        `\n── lane ${index + 2}: npm run ${(lanes[index + 1] as string[]).join(', ')} ──\n`,
-      );
+      if (index === 0) continue;
+      process.stdout.write(`\n── lane ${index + 1}: npm run ${lanes[index]!.join(', ')} ──\n`);
       await pipeline(createReadStream(file), process.stdout, { end: false });
     }
     process.stdout.write('\n');
+    for (const [index, result] of results.entries()) {
+      if (result.failed === undefined) continue;
+      const failing = failingTests(readFileSync(files[index]!, 'utf8'));
+      process.stdout.write(
+        `── lane ${index + 1} failed at ${result.failed}; ${failing.length > 0 ? 'its failing tests:' : 'its reporters listed no failing test'} ──\n`,
+      );
+      if (failing.length > 0) process.stdout.write(`${failing.join('\n')}\n\n`);
+    }
     for (const [index, result] of results.entries()) {
       const outcome = result.failed === undefined ? 'passed' : `FAILED at ${result.failed}`;
       process.stdout.write(
