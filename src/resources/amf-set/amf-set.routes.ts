@@ -10,7 +10,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import { AmfSetDrainStarted, AmfSetView } from './amf-set.schema.ts';
 
 /** What the routes read and do: every member with its state now, the member this process runs, its drain. */
-export interface AmfSetReader {
+interface AmfSetReader {
   members(): Promise<AmfSetMember[]>;
   self(): string | undefined;
   startDrain(): Promise<DrainRefusal | undefined>;

@@ -21,7 +21,7 @@ export interface EventStreamLimits {
   heartbeatMs: number;
 }
 
-export const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = {
+const DEFAULT_EVENT_STREAM_LIMITS: EventStreamLimits = {
   maxClients: 256,
   maxBufferedBytes: 1 << 20,
   heartbeatMs: 15_000,

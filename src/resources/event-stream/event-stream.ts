@@ -28,7 +28,7 @@ export type StreamKind = (typeof STREAM_KINDS)[number];
 const RECORD_KINDS: ReadonlySet<StreamKind> = new Set(['nas.message', 'ngap.message', 'radio.log', 'audit']);
 
 /** One event as streamed: its id (increasing, for `Last-Event-ID`), kind, and whom it is about. */
-export interface StreamEvent {
+interface StreamEvent {
   readonly id: number;
   readonly kind: StreamKind;
   /** The radio it is about (its id, when connected now or named by the event), if any. */
@@ -58,7 +58,7 @@ export interface StreamFilter {
   audit?: boolean;
 }
 
-export const matches = (event: StreamEvent, filter: StreamFilter): boolean =>
+const matches = (event: StreamEvent, filter: StreamFilter): boolean =>
   (event.kind !== 'audit' || filter.audit === true) &&
   (filter.kinds === undefined || filter.kinds.has(event.kind)) &&
   (filter.radio === undefined || event.radio === filter.radio || event.radioName === filter.radio) &&
@@ -77,13 +77,13 @@ export interface StreamClient {
 }
 
 /** What a resumed client gets: the frames of the events after its last one; `gap` when some left the window. */
-export interface Replay {
+interface Replay {
   gap: boolean;
   frames: readonly string[];
 }
 
 /** The record tables the stream follows (each row an event with its record id), and when to read them. */
-export interface StreamedRecords {
+interface StreamedRecords {
   radioEvents: FollowedTable<RadioEvent>;
   subscriberLogs: FollowedTable<SubscriberLog>;
   radioLogs: FollowedTable<RadioLog>;
@@ -92,7 +92,7 @@ export interface StreamedRecords {
 }
 
 /** The audit log as the stream follows it: entries after an id, and each write of one. */
-export interface StreamedAudit extends FollowedTable<AuditLogEntry> {
+interface StreamedAudit extends FollowedTable<AuditLogEntry> {
   /** Calls the listener after each entry is written, maybe before its transaction commits. */
   onRecorded(listener: () => void): () => void;
 }

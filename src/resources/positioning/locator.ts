@@ -42,7 +42,7 @@ export type LocateOutcome =
   | { kind: 'unserved'; reason: string };
 
 /** A serving cell older than this is refreshed before it is used (network.md section 8). */
-export const SERVING_CELL_MAX_AGE_MS = 300_000;
+const SERVING_CELL_MAX_AGE_MS = 300_000;
 
 /** Why E-CID and GNSS cannot be served while the network side is not running. */
 const NOT_RUNNING: Record<'ecid' | 'gnss', string> = {

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 
 /** `imsi-` and 15 digits (TS 29.571 `Supi` of type IMSI; IMSIs here have 15 digits, spec rule 4). */
-export const Supi = Type.String({
+const Supi = Type.String({
   pattern: '^imsi-[0-9]{15}$',
   'x-error': 'must be "imsi-" followed by 15 digits',
   examples: ['imsi-001010000000001'],

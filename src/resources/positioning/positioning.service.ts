@@ -17,11 +17,10 @@ import {
 import type { SessionRunner } from './session-runner.ts';
 import { imsiOf } from './supi.ts';
 
-export type RequestType = 'immediate' | 'periodic' | 'triggered' | 'cancel';
-export type { Method, Mode } from './locator.ts';
+type RequestType = 'immediate' | 'periodic' | 'triggered' | 'cancel';
 
 /** The body of POST /api/beta/location, as the schema has checked it field by field. */
-export interface LocationRequest {
+interface LocationRequest {
   request_type: RequestType;
   supi?: string;
   method?: Method;
@@ -32,13 +31,13 @@ export interface LocationRequest {
 }
 
 /** The modes of each method (spec: body of POST /api/beta/location); Cell ID is network-based. */
-export const METHOD_MODES: Record<Method, readonly Mode[]> = {
+const METHOD_MODES: Record<Method, readonly Mode[]> = {
   cell_id: ['network_based'],
   ecid: ['network_based', 'ue_assisted'],
   gnss: ['standalone'],
 };
 
-export const DEFAULT_INTERVAL_SECONDS = 60;
+const DEFAULT_INTERVAL_SECONDS = 60;
 
 /** Active periodic and triggered sessions one subscriber may hold: each one is a timer or a trigger. */
 export const MAX_ACTIVE_SESSIONS = 16;

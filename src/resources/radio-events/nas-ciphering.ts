@@ -62,7 +62,7 @@ function selectedCiphering(nas: Uint8Array): number | undefined {
   return (plain[3] as number) >> 4;
 }
 
-export interface CaptureNas {
+interface CaptureNas {
   /** The NGAP PDU to write: the stored one, or a copy with NEA0's NAS-PDUs written unciphered. */
   raw: Uint8Array;
   /** The packet comment, when a NAS-PDU inside is ciphered. */

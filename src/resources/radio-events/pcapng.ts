@@ -12,7 +12,7 @@ export interface CaptureEndpoint {
   port: number;
 }
 
-export interface CapturedMessage {
+interface CapturedMessage {
   /** Unix ms. */
   timestamp: number;
   from: CaptureEndpoint;

@@ -7,7 +7,7 @@ import { createNgapCapture, pcapngHeader, type CaptureEndpoint } from './pcapng.
 import type { RadioEvent } from './radio-events.repository.ts';
 
 /** Rows one export may carry unless the caller sets another bound: the 100,000 of issue 32's goal. */
-export const DEFAULT_EXPORT_MAX_ROWS = 100_000;
+const DEFAULT_EXPORT_MAX_ROWS = 100_000;
 
 /** Rows read per query: bounded memory whatever the export's size. */
 const PAGE_ROWS = 1_000;
@@ -15,7 +15,7 @@ const PAGE_ROWS = 1_000;
 /** The NGAP port (TS 38.412 section 7), for an AMF whose N2 endpoint is not running. */
 const NGAP_PORT = 38412;
 
-export interface RadioEventsExportFilter extends TimestampWindow {
+interface RadioEventsExportFilter extends TimestampWindow {
   direction?: LogDirection;
   messageType?: string;
   imsi?: string;

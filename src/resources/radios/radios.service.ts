@@ -3,7 +3,7 @@ import type { NetworkState } from '../../network/network-state.ts';
 import { byNameThenId, type Radio } from '../../network/radio-registry.ts';
 
 /** A radio and the AMF set member it is connected to (undefined: this process, which is no member). */
-export interface SetRadio extends Radio {
+interface SetRadio extends Radio {
   amf: string | undefined;
 }
 

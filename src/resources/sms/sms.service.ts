@@ -15,7 +15,7 @@ import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { NewOperatorSms, SmsFilter, SmsRecord, SmsRepository } from './sms.repository.ts';
 
 /** What the operator sends: to an MSISDN or an IMSI, text or octets, from a sender id. */
-export interface SendSmsInput {
+interface SendSmsInput {
   msisdn?: string;
   imsi?: string;
   text?: string;
@@ -27,9 +27,9 @@ export interface SendSmsInput {
 }
 
 /** The sender id when the operator names none. */
-export const DEFAULT_SENDER = 'PMN Core';
+const DEFAULT_SENDER = 'PMN Core';
 /** How long an operator's message waits for its recipient unless told (as a device's without TP-VP). */
-export const DEFAULT_VALIDITY_SECONDS = 7 * 86_400;
+const DEFAULT_VALIDITY_SECONDS = 7 * 86_400;
 
 const E164 = /^\+?[1-9]\d{0,14}$/;
 

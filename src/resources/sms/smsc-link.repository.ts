@@ -3,7 +3,7 @@ import type { Executor } from '../../storage/transaction.ts';
 import type { SmscLinkTable } from '../../storage/tables/sms.ts';
 
 /** The one SMSC link configuration (migration 0020), its password sealed. */
-export type SmscLinkRow = Omit<SmscLinkTable, 'id'>;
+type SmscLinkRow = Omit<SmscLinkTable, 'id'>;
 
 export function createSmscLinkRepository(db: Db) {
   return {

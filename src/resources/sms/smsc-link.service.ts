@@ -7,7 +7,7 @@ import type { Db } from '../../storage/database.ts';
 import type { AuditLogService } from '../audit-logs/audit-logs.service.ts';
 import type { SmscLinkRepository } from './smsc-link.repository.ts';
 
-export interface SmscLinkInput {
+interface SmscLinkInput {
   host: string;
   port: number;
   systemId: string;

@@ -62,7 +62,7 @@ const SummaryResult = Type.Object({
   sessions_active: Type.Integer({ description: 'PDU sessions established now' }),
 });
 
-export interface Summary {
+interface Summary {
   radios_connected: number;
   subscribers: number;
   subscribers_registered: number;

@@ -12,7 +12,7 @@ export interface ExplanationContext {
   policies: readonly { name: string; dataNetworkName: string; sliceName: string | null }[];
 }
 
-export interface ExplainedLog {
+interface ExplainedLog {
   event: string;
   level: string;
   /** The log's details, parsed. */
@@ -20,7 +20,7 @@ export interface ExplainedLog {
 }
 
 /** The number of a cause as logged, `MAC failure (20)` -> 20. */
-export function causeNumber(details: Record<string, unknown>): number | undefined {
+function causeNumber(details: Record<string, unknown>): number | undefined {
   const cause = details.cause;
   if (typeof cause !== 'string') return undefined;
   const match = /\((\d+)\)$/.exec(cause);

@@ -11,7 +11,7 @@
 /** How far apart a NAS message's log and its NGAP message's event may be recorded. */
 export const CARRIER_WINDOW_MS = 2_000;
 
-export interface CarriedLog {
+interface CarriedLog {
   id: number;
   timestamp: number;
   direction: string;
@@ -43,7 +43,7 @@ function same(a: Uint8Array, b: Uint8Array): boolean {
  * (integrity protected, or ciphered with NEA0), or, for a 5GSM message, holds it inside the 5GMM
  * transport message that carries it (TS 24.501 8.2.10, 8.2.11).
  */
-export function nasPduCarries(nasPdu: Uint8Array, plain: Uint8Array): boolean {
+function nasPduCarries(nasPdu: Uint8Array, plain: Uint8Array): boolean {
   if (plain.length === 0) return false;
   if (same(nasPdu, plain)) return true;
   const protectedHeader = (nasPdu[1] ?? 0) & 0x0f;

@@ -24,13 +24,13 @@ import {
   type TimelineKind,
 } from './timeline-items.ts';
 
-export type { TimelineItem, TimelineKind } from './timeline-items.ts';
+export type { TimelineItem } from './timeline-items.ts';
 
 /**
  * The most records of one kind one timeline reads (NAS messages, subscriber events, connection ends,
  * flow reports): past it, a 400 asks for a narrower window.
  */
-export const TIMELINE_MAX_LOGS = 10_000;
+const TIMELINE_MAX_LOGS = 10_000;
 /** Radio events read per query while looking for carriers. */
 const EVENT_PAGE = 1_000;
 

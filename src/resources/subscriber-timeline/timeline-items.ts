@@ -9,7 +9,7 @@ export type TimelineKind = 'nas' | 'ngap' | 'state' | 'session' | 'upf';
 export const TIMELINE_KINDS: readonly TimelineKind[] = ['nas', 'ngap', 'state', 'session', 'upf'];
 
 /** The record an item shows, so a client knows which route opens `record_id`. */
-export type TimelineSource = 'subscriber_log' | 'radio_event' | 'subscriber_event' | 'flow_report';
+type TimelineSource = 'subscriber_log' | 'radio_event' | 'subscriber_event' | 'flow_report';
 
 /** One step of a device's story: a message, a state change, a session event or a flow report. */
 export interface TimelineItem {

@@ -35,7 +35,7 @@ export interface NewSubscriber {
 }
 
 /** A subscriber's new profile and, when given, its new MSISDN (null clears it; absent keeps it). */
-export interface SubscriberChanges {
+interface SubscriberChanges {
   profileName: string;
   msisdn?: string | null;
 }
