@@ -39,7 +39,7 @@ export class RetryAbandoned extends Error {
   }
 }
 
-export interface Retry {
+interface Retry {
   /**
    * Runs `attempt` until it succeeds, trying again after a pause (see `RetryPolicy`) while its failures
    * are transient, for at most the policy's `retryForMs`. Resolves with what it returned; rejects with its

@@ -10,7 +10,7 @@ const RUNTIME_KEY = 'n2_further_endpoints';
 /** How long a burst of file events must be quiet before the file is read (an editor's save is several). */
 export const CONFIG_QUIET_MS = 500;
 
-export interface ConfigReloadOptions {
+interface ConfigReloadOptions {
   /** The configuration as the process started with it. */
   loaded: LoadedConfig;
   /** Reads and validates the whole configuration again, as at start (`loadConfigSources`); throws if it cannot. */
@@ -26,7 +26,7 @@ export interface ConfigReloadOptions {
 }
 
 /** What changed between two lists of further endpoints, each as `address:port/usage/weight`. */
-export interface EndpointsChange {
+interface EndpointsChange {
   added: string[];
   removed: string[];
   updated: string[];

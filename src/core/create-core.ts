@@ -28,7 +28,7 @@ import type { BackgroundJob, CoreWiring } from './wiring.ts';
 
 const HOUR_MS = 3_600_000;
 
-export interface CoreOptions {
+interface CoreOptions {
   storage: StorageOptions;
   logger: Logger;
   /** The 32-byte key that seals secrets at rest (subscriber keys, OP, private keys); kept outside the database. */

@@ -2,7 +2,7 @@ import type { SmsStore } from '../network/ports/sms-store.ts';
 import type { ChangeNotices } from '../storage/change-notices.ts';
 
 /** The change notice naming the IMSI a short message was stored for. */
-export const SMS_QUEUED_NOTICE = 'sms.queued';
+const SMS_QUEUED_NOTICE = 'sms.queued';
 
 /**
  * Short messages stored for a UE reach the member of the AMF set whose SMSF serves it (docs/sms.md,

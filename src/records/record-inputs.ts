@@ -50,7 +50,7 @@ export interface SubscriberLogInput {
 }
 
 /** What the network tells of a subscriber beyond its NAS messages, for its timeline (migration 0021). */
-export const SUBSCRIBER_EVENTS = [
+const SUBSCRIBER_EVENTS = [
   'registered',
   'deregistered',
   'session.established',
@@ -58,7 +58,7 @@ export const SUBSCRIBER_EVENTS = [
   'session.released',
 ] as const;
 
-export type SubscriberEventName = (typeof SUBSCRIBER_EVENTS)[number];
+type SubscriberEventName = (typeof SUBSCRIBER_EVENTS)[number];
 
 export interface SubscriberEventInput {
   imsi: string;

@@ -3,7 +3,7 @@
  * `postgresql://`, libpq's forms including several hosts, `postgres://u@a:5432,b:5432/db?
  * target_session_attrs=read-write`), or else the path of an SQLite file (`:memory:` for none).
  */
-export type DatabaseLocation =
+type DatabaseLocation =
   | { dialect: 'sqlite'; path: string }
   | {
       dialect: 'postgres';

@@ -9,7 +9,7 @@ import type { Database } from './schema.ts';
  * queries one after another, in the order they were asked), and the transaction awaits them all before
  * it commits; the first failure fails it.
  */
-export interface TransactionContext {
+interface TransactionContext {
   trx: Transaction<Database>;
   pending: Promise<unknown>[];
   /** What each row query a `writeTransaction` listed read as it began (row-statement.ts). */

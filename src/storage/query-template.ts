@@ -20,7 +20,7 @@ export function integerLiteral(value: number): RawBuilder<number> {
  * and OFFSET, so that PostgreSQL can keep one plan for the statement: docs/postgresql.md): the template is
  * compiled once for each distinct set of them, and `build` gets their values rather than placeholders.
  */
-export interface TemplateOptions<P> {
+interface TemplateOptions<P> {
   literals?: readonly NoInfer<keyof P & string>[];
 }
 

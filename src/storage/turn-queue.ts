@@ -5,9 +5,7 @@ export const AGAIN = Symbol('again');
 export type TurnOutcome<Result> = { value: Result } | { error: unknown } | typeof AGAIN;
 
 /** Handles a group (the requests of a turn, in the order asked for): an outcome for each, in that order. */
-export type GroupHandler<Request, Result> = (
-  group: readonly Request[],
-) => Promise<readonly TurnOutcome<Result>[]>;
+type GroupHandler<Request, Result> = (group: readonly Request[]) => Promise<readonly TurnOutcome<Result>[]>;
 
 interface Waiting<Request, Result> {
   request: Request;

@@ -31,7 +31,7 @@ export interface TurnWriteOptions {
 }
 
 /** Runs `work` (synchronous prepared statements) in the database's turn transaction; resolves once committed. */
-export type TurnTransaction = <T>(work: () => T, options?: TurnWriteOptions) => Promise<T>;
+type TurnTransaction = <T>(work: () => T, options?: TurnWriteOptions) => Promise<T>;
 
 /** Where a PostgreSQL turn write sends its statement: the database, or the group's transaction. */
 export type QueryRunner = Pick<Executor, 'executeQuery'>;
@@ -40,7 +40,7 @@ export type QueryRunner = Pick<Executor, 'executeQuery'>;
  * PostgreSQL: runs `work` (one statement, sent on the runner it is given) in the database's turn
  * transaction; resolves once committed.
  */
-export type PostgresTurnTransaction = <T>(
+type PostgresTurnTransaction = <T>(
   work: (runner: QueryRunner) => Promise<T>,
   options?: Pick<TurnWriteOptions, 'notWritten'>,
 ) => Promise<T>;

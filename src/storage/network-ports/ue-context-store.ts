@@ -29,7 +29,7 @@ type Steps<T> = Generator<Step, T, unknown[]>;
 type Row = { [K in keyof UeContextsTable]: UeContextsTable[K] };
 
 /** The change notice of a take-over, to the other processes on the database (docs/amf-set.md). */
-export const UE_TAKEN_TOPIC = 'ue-context-taken';
+const UE_TAKEN_TOPIC = 'ue-context-taken';
 
 /** A notice's detail as another process sent it, checked before anyone hears it. */
 const isUeTaken = (detail: unknown): detail is UeTaken => {

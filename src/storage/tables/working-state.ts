@@ -16,7 +16,7 @@ export interface UeContextsTable {
  * address (an IPv6 /64 as its first address), the AMF Name that holds it, when (ms since the epoch), and
  * for which UE.
  */
-export interface AddressLeasesTable {
+interface AddressLeasesTable {
   address: string;
   owner: string;
   leased_at: number;
