@@ -11,7 +11,7 @@ import type { NasLinkAmf } from './gmm/nas-link.ts';
 import type { LifecycleAmf } from './gmm/ue-lifecycle.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type LocationAmf = Pick<AmfContext, 'ngap' | 'timers' | 'ues'> & NasLinkAmf & LifecycleAmf;
+type LocationAmf = Pick<AmfContext, 'ngap' | 'timers' | 'ues'> & NasLinkAmf & LifecycleAmf;
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
 export const PAYLOAD_CONTAINER_LPP = 3;
@@ -20,10 +20,10 @@ export const PAYLOAD_CONTAINER_LPP = 3;
  * The Routing ID of the one LMF (TS 38.413 9.3.3.13 in NRPPa transport; TS 24.501 5.4.5.3.1 Additional
  * information with LPP), so answers reach it.
  */
-export const LMF_ROUTING_ID = Uint8Array.of(0x01);
+const LMF_ROUTING_ID = Uint8Array.of(0x01);
 
 /** How long a request waits for a Location Report, or for a paged device (network.md section 8). */
-export const CELL_REPORT_WAIT_MS = 5_000;
+const CELL_REPORT_WAIT_MS = 5_000;
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean =>
   a.length === b.length && a.every((byte, i) => byte === b[i]);

@@ -1,7 +1,7 @@
 import type { UeConnection } from './ue-connections.ts';
 
 /** Which reachability timer runs for a registered CM-IDLE UE (TS 24.501 5.3.7), and how to stop it. */
-export interface Reachability {
+interface Reachability {
   readonly timer: 'mobile-reachable' | 'implicit-deregistration';
   readonly cancel: () => void;
 }

@@ -29,7 +29,7 @@ export function sameServedNetwork(a: ServedNetwork, b: ServedNetwork): boolean {
 }
 
 /** S-NSSAIs as NGAP carries them (TS 38.413 9.3.1.24: SST one octet, SD three). */
-export function sliceSupportList(slices: readonly Snssai[]): SliceSupportList {
+function sliceSupportList(slices: readonly Snssai[]): SliceSupportList {
   return slices.map((slice) => ({
     sNSSAI: {
       sST: Uint8Array.of(slice.sst),

@@ -5,7 +5,7 @@ import type { RadioLink } from '../n2/ue-signalling.ts';
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** AMF UE NGAP ID is INTEGER (0..2^40-1) (TS 38.413 9.3.3.1). */
-export const MAX_AMF_UE_NGAP_ID = 2 ** 40 - 1;
+const MAX_AMF_UE_NGAP_ID = 2 ** 40 - 1;
 
 /**
  * One UE-associated logical NG-connection (TS 38.413 3.1): the AMF UE NGAP ID this AMF assigned, the

@@ -39,7 +39,7 @@ const MAX_ERRORS = 256;
  *   Error Indication; undefined for a response message (the procedure is over, local error handling)
  *   and for an Error Indication (never answered by another, or two nodes could echo forever).
  */
-export type SyntaxVerdict =
+type SyntaxVerdict =
   | { action: 'process'; report: NotifyReport | undefined }
   | { action: 'reject'; cause: Cause; answer: NGAPPDU | undefined };
 

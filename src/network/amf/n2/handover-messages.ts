@@ -37,7 +37,7 @@ export function handoverPreparationFailure(ids: UeNgapIds, cause: Cause): NGAPPD
 }
 
 /** What Handover Request carries (9.2.3.4), the AMF UE NGAP ID being the target connection's. */
-export interface HandoverRequestIes {
+interface HandoverRequestIes {
   handoverType: HandoverType;
   /** The cause of Handover Required, passed on (TS 23.502 4.9.1.3.2 step 7). */
   cause: Cause;

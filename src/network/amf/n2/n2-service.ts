@@ -23,7 +23,7 @@ import { sameServedNetwork, servedNetworkOf, type ServedNetwork } from '../conte
 import type { UeSignalling } from './ue-signalling.ts';
 import { endpointKey, type OfferedEndpoint } from './tnl-associations.ts';
 
-export const DEFAULT_ASSOCIATION_TIMING: AssociationTiming = {
+const DEFAULT_ASSOCIATION_TIMING: AssociationTiming = {
   ngSetupTimeoutMs: 30_000,
   responseTimeoutMs: 10_000,
   // Three heartbeat intervals (RFC 9260 8.3, 30 s): a live peer is heard at least once per interval.

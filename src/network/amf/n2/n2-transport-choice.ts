@@ -31,7 +31,7 @@ export const HOST_SUPPORT: HostSupport = {
   raw: (addon) => rawSocketSupport(addon, 4),
 };
 
-export type TransportChoice =
+type TransportChoice =
   { use: N2TransportKind; addon: NativeAddon | undefined; why: string } | { use: 'none'; why: string };
 
 /**
@@ -81,7 +81,7 @@ export function chooseN2Transport(
   };
 }
 
-export interface OpenedTransport {
+interface OpenedTransport {
   transport: N2Transport;
   kind: N2TransportKind;
   /** The local UDP encapsulation port of the `udp` transport (the one peers send to). */

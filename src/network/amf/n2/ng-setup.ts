@@ -9,7 +9,7 @@ import { plmnSupportList, type ServedNetwork } from '../context/served-network.t
 import { servedTaCheck, supportedTais } from './supported-tas.ts';
 
 /** NG Setup (TS 38.413 8.7.1) as the AMF decides it, before anything is sent or stored. */
-export type NgSetupDecision =
+type NgSetupDecision =
   | {
       accepted: true;
       node: RanNode;

@@ -19,7 +19,7 @@ import type { UeNgapIds } from './ue-ngap-messages.ts';
  */
 
 /** What Path Switch Request Acknowledge carries besides the two ids (9.2.3.9). */
-export interface PathSwitchAcknowledgeIes {
+interface PathSwitchAcknowledgeIes {
   /** The UE security capabilities the AMF holds (TS 33.501 6.7.3.1). */
   ueSecurityCapabilities: UESecurityCapabilities;
   /** The fresh {NH, NCC} for the target node's next handover (TS 33.501 6.9.2.3.3). */

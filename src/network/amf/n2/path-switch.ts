@@ -11,7 +11,7 @@ import { isRegistered } from '../context/gmm-state.ts';
 import { connectionOf } from '../context/cm-state.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type PathSwitchAmf = Pick<AmfContext, 'logger' | 'ngap' | 'smf' | 'ueContexts'>;
+type PathSwitchAmf = Pick<AmfContext, 'logger' | 'ngap' | 'smf' | 'ueContexts' | 'accessKeyChanging'>;
 
 /** The four algorithm bit strings of UE Security Capabilities (TS 38.413 9.3.1.86) are the same. */
 function sameCapabilities(a: UESecurityCapabilities, b: UESecurityCapabilities): boolean {
@@ -92,6 +92,12 @@ export function createPathSwitch(amf: PathSwitchAmf): PathSwitchEndpoint {
             choice: 'protocol',
             value: 'message-not-compatible-with-receiver-state',
           }),
+        );
+      // TS 33.501 6.9.5: no {NH, NCC} while the UE's AS key changes (n2/handover.ts says why); the target
+      // releases the UE, which comes back by Service Request with a KgNB of the new KAMF.
+      if (amf.accessKeyChanging(ue))
+        return fail(
+          releasedAll(toBeSwitched, { choice: 'radioNetwork', value: 'interaction-with-other-procedure' }),
         );
 
       // TS 33.501 6.7.3.1: the AMF checks the capabilities the target got from the source against its

@@ -27,9 +27,7 @@ const copy = (bytes: Uint8Array | undefined): Uint8Array | undefined =>
   bytes === undefined ? undefined : Uint8Array.from(bytes);
 
 /** The capability to keep from an indication, or undefined when it is above the bound. */
-export function capabilityToKeep(
-  message: ReceivedUeRadioCapabilityInfoIndication,
-): UeRadioCapability | undefined {
+function capabilityToKeep(message: ReceivedUeRadioCapabilityInfoIndication): UeRadioCapability | undefined {
   const paging = message.ueRadioCapabilityForPaging;
   const size =
     message.ueRadioCapability.length +

@@ -7,7 +7,7 @@ import { ranNodeName } from './ng-setup.ts';
 import type { ServedNetwork } from '../context/served-network.ts';
 import { servedTaCheck, supportedTais } from './supported-tas.ts';
 
-export type RanConfigurationUpdateDecision =
+type RanConfigurationUpdateDecision =
   | { accepted: true; changes: RadioChanges; answer: NGAPPDU }
   | { accepted: false; cause: Cause; answer: NGAPPDU };
 

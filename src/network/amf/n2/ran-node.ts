@@ -4,7 +4,7 @@ import type { GlobalRANNodeID, PLMNIdentity } from '../../ngap/generated/types.t
 import { radioId, type NodeIdPrefix, type Plmn } from '../../radio-id.ts';
 
 /** The RAN node types the radio list shows (network.md section 2). */
-export type RanNodeType = 'gNB' | 'ng-eNB' | 'N3IWF';
+type RanNodeType = 'gNB' | 'ng-eNB' | 'N3IWF';
 
 /** A RAN node as its Global RAN Node ID names it. */
 export interface RanNode {

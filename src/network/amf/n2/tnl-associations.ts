@@ -62,7 +62,7 @@ export const carriesUe = (usage: TnlUsage): boolean => usage !== 'non-ue';
 export const carriesNonUe = (usage: TnlUsage): boolean => usage !== 'ue';
 
 /** AMF TNL Association To Add List (TS 38.413 9.2.6.7) of the endpoints offered. */
-export function tnlAssociationToAddList(offered: readonly OfferedEndpoint[]): AMFTNLAssociationToAddList {
+function tnlAssociationToAddList(offered: readonly OfferedEndpoint[]): AMFTNLAssociationToAddList {
   return offered.map((endpoint) => ({
     aMFTNLAssociationAddress: cpTransportLayerInformation(endpoint),
     tNLAssociationUsage: endpoint.usage,

@@ -51,7 +51,7 @@ import type { UeRadioCapability } from './radio-capability.ts';
 import { pduSessionResourceModifyConfirm } from './session-ngap-messages.ts';
 
 /** Why a UE-associated logical NG-connection ended. */
-export type ConnectionEnd =
+type ConnectionEnd =
   /** UE Context Release completed (or its answer never came). */
   | 'released'
   /** The radio's association ended or was replaced. */
@@ -128,10 +128,10 @@ export interface PathSwitchEndpoint {
 
 /** The messages of an N2 handover as their generated readers give them (TS 38.413 9.2.3, 10.3). */
 export type ReceivedHandoverRequired = MessageOf<typeof readHandoverRequired>;
-export type ReceivedHandoverRequestAcknowledge = MessageOf<typeof readHandoverRequestAcknowledge>;
-export type ReceivedHandoverFailure = MessageOf<typeof readHandoverFailure>;
-export type ReceivedHandoverCancel = MessageOf<typeof readHandoverCancel>;
-export type ReceivedUplinkRanStatusTransfer = MessageOf<typeof readUplinkRANStatusTransfer>;
+type ReceivedHandoverRequestAcknowledge = MessageOf<typeof readHandoverRequestAcknowledge>;
+type ReceivedHandoverFailure = MessageOf<typeof readHandoverFailure>;
+type ReceivedHandoverCancel = MessageOf<typeof readHandoverCancel>;
+type ReceivedUplinkRanStatusTransfer = MessageOf<typeof readUplinkRANStatusTransfer>;
 
 /**
  * What the UE-associated NGAP layer hands the AMF's N2 handover (handover.ts). The source's messages
@@ -209,7 +209,7 @@ export interface SessionIndicationEndpoint<Owner> {
   ): ModifyConfirmLists;
 }
 
-export interface UeNgapOptions {
+interface UeNgapOptions {
   /** The most UE-associated logical NG-connections at once; beyond it Initial UE Messages are refused. */
   maxConnections: number;
   /** How long the AMF waits for UE Context Release Complete before forgetting the connection. */
@@ -221,7 +221,7 @@ export interface UeNgapOptions {
 }
 
 /** A UE's registration area: tracking areas of one PLMN (TS 24.501 9.11.3.9, non-consecutive TACs). */
-export interface PagingArea {
+interface PagingArea {
   mcc: string;
   mnc: string;
   tacs: readonly number[];

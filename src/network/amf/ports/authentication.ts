@@ -20,11 +20,11 @@ export interface AuthenticationChallenge {
 }
 
 /** RES* checked (TS 33.501 6.1.3.2 steps 8-10): KSEAF when right. */
-export type AuthenticationConfirmation =
+type AuthenticationConfirmation =
   { ok: true; supi: string; kseaf: Buffer } | { ok: false; reason: 'res-star-mismatch' | 'not-pending' };
 
 /** The SUPI of a SUCI (TS 23.003 2.2B), or why there is none; every failure is 5GMM cause #7. */
-export type SupiResolution = { ok: true; supi: string } | { ok: false; error: string };
+type SupiResolution = { ok: true; supi: string } | { ok: false; error: string };
 
 export interface Authentication {
   /** Nausf_UEAuthentication_Authenticate: a 5G-AKA challenge, undefined for an unknown subscriber. */

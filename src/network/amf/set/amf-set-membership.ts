@@ -29,7 +29,7 @@ const sameSet = (a: AmfSetMember, b: AmfSetMember): boolean =>
  * The live member of `self`'s set that holds its AMF Pointer under another name, if any: two members
  * with one pointer would hand out one GUAMI, and a 5G-GUTI names its AMF by it (TS 23.003 2.10.1).
  */
-export function pointerHolder(
+function pointerHolder(
   self: AmfSetMember,
   rows: readonly AmfSetMember[],
   now: number,
@@ -107,7 +107,7 @@ export class AmfPointerTaken extends Error {
   }
 }
 
-export interface AmfSetMembershipDeps {
+interface AmfSetMembershipDeps {
   store: AmfSetMembersStore;
   identity: AmfIdentity;
   n2Addresses: readonly string[];

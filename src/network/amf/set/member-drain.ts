@@ -26,7 +26,7 @@ export interface DrainOutcome {
   connected: number;
 }
 
-export interface MemberDrainDeps {
+interface MemberDrainDeps {
   membership: Pick<AmfSetMembership, 'drain' | 'members' | 'state'>;
   identity: AmfIdentity;
   plmn: () => Promise<Plmn>;

@@ -13,7 +13,7 @@ import {
 } from '../n2/ue-ngap.ts';
 
 /** The parts of the AMF context this relay uses. */
-export type SessionIndicationsAmf = Pick<AmfContext, 'smf' | 'ueContexts'>;
+type SessionIndicationsAmf = Pick<AmfContext, 'smf' | 'ueContexts'>;
 
 /**
  * What a radio tells of PDU sessions on its own, relayed to the SMF as N2 SM information (TS 23.502

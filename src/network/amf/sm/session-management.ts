@@ -218,7 +218,7 @@ export function sessionResourcesAnswered(
 }
 
 /** What the UE's PDU session status and Uplink data status lead to (`reconcileSessions`). */
-export interface SessionReconciliation {
+interface SessionReconciliation {
   /** The Accept's PDU session status and PDU session reactivation result IEs. */
   accept: { pduSessionStatus?: number[]; pduSessionReactivationResult?: number[] };
   /** The subscribed UE-AMBR and the sessions whose user plane comes back in Initial Context Setup. */
