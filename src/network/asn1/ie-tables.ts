@@ -91,7 +91,7 @@ export interface IeRow {
 }
 
 /** An elementary procedure: its code, name, criticality and its message of each kind present. */
-export interface ProcedureRow {
+interface ProcedureRow {
   code: number;
   name: string;
   criticality: string;
@@ -164,7 +164,7 @@ function ieLiteral(ie: IeRow): string {
   return `{ id: ${ie.id}, name: ${quote(ie.name)}, type: ${quote(ie.type)}, criticality: ${quote(ie.criticality)}, presence: ${quote(ie.presence)} }`;
 }
 
-export interface ProcedureKind {
+interface ProcedureKind {
   /** The class's open-type field of the message, e.g. `&InitiatingMessage`. */
   field: string;
   /** Its name in the table, as the PDU CHOICE alternative names it (`initiatingMessage`). */

@@ -1,7 +1,7 @@
 import type { IeRow, IeTableData } from './ie-tables.ts';
 import { ieFieldName, typeName } from './naming.ts';
 
-export interface MessageFunctionOptions {
+interface MessageFunctionOptions {
   /** A line naming the source. */
   source: string;
   /** Import path of the runtime that builds and reads messages from the IE tables. */

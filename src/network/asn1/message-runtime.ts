@@ -9,7 +9,7 @@ import { checkIesAgainst, type Criticality, type IeSetEntry } from './ie-check.t
 type Kind = 'initiatingMessage' | 'successfulOutcome' | 'unsuccessfulOutcome';
 
 /** The tables of a generated `ies.ts`. */
-export interface MessageTables {
+interface MessageTables {
   procedures: ReadonlyMap<
     number,
     {
@@ -76,7 +76,7 @@ export type ReadFailure =
 /** `M` with the fields `K` optional: mandatory IEs a receiver processes the message without (10.3.5). */
 export type Lenient<M, K extends keyof M> = Omit<M, K> & Partial<Pick<M, K>>;
 
-export interface MessageRuntime<Pdu> {
+interface MessageRuntime<Pdu> {
   /**
    * Reads a message, judging its IEs per clause 10.3 (see ReadResult); when they pass, `fill` (the
    * generated one of the message) takes them into its flat object. `Ies` is the message's container type.

@@ -71,13 +71,13 @@ export interface NasMessageEvent {
 /** The RAT types of a Secondary RAT usage report (TS 38.413 9.3.1); `other` for later extensions. */
 export type SecondaryRatType = 'nr' | 'eutra' | 'nr-unlicensed' | 'e-utra-unlicensed' | 'other';
 
-export type NetworkEventName = keyof NetworkEventMap;
+type NetworkEventName = keyof NetworkEventMap;
 
 /**
  * A listener runs synchronously inside `emit`, so it must be cheap and hand slow work off. It may not
  * be async: a promise's failure would escape the emitter, so `on` refuses a listener returning one.
  */
-export type NetworkEventListener<K extends NetworkEventName> = (event: NetworkEventMap[K]) => unknown;
+type NetworkEventListener<K extends NetworkEventName> = (event: NetworkEventMap[K]) => unknown;
 
 type NotPromise<R> = R extends PromiseLike<unknown> ? never : R;
 

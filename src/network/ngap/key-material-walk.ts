@@ -1,5 +1,5 @@
 /** A key found by the walk: its ASN.1 type and bits [from, to) of the PDU. */
-export interface KeyRange {
+interface KeyRange {
   type: string;
   from: number;
   to: number;

@@ -1,7 +1,7 @@
 import type { NGAPPDU, UENGAPIDs } from './generated/types.ts';
 
 /** The UE NGAP ids a PDU names at its top level (TS 38.413 9.3.3.1, 9.3.3.2), either side's. */
-export interface UeNgapIds {
+interface UeNgapIds {
   amfUeNgapId?: number;
   ranUeNgapId?: number;
 }

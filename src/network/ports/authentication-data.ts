@@ -3,7 +3,7 @@
  * authentication vector (TS 33.501 6.1.3.2, TS 29.503 AuthenticationSubscription). Reads are not
  * audited: they are the network's own use, not an operator reading credentials.
  */
-export interface AuthenticationData {
+interface AuthenticationData {
   /** The subscriber's permanent key K, 16 bytes. */
   k: Buffer;
   /** OPc, 16 bytes (TS 35.206). */

@@ -52,7 +52,7 @@ export interface StoredSnssai {
   sd: number | null;
 }
 
-export interface StoredSecurityContext {
+interface StoredSecurityContext {
   /** ngKSI of KAMF (TS 24.501 9.11.3.32). */
   ngKsi: { mapped: boolean; ksi: number };
   /** KAMF, 64 hex digits; KNASenc and KNASint derive from it and the algorithms (TS 33.501 A.8). */

@@ -35,7 +35,7 @@ const ALIGNED = true;
 export const INDIRECT_FORWARDING_HOLD_MS = 3_000;
 
 /** Handover Preparation Unsuccessful Transfer (9.3.4.18): why a session does not go to the target. */
-export function handoverPreparationUnsuccessfulTransfer(cause: Cause): Uint8Array {
+function handoverPreparationUnsuccessfulTransfer(cause: Cause): Uint8Array {
   return encodeComplete({ cause }, ALIGNED, encodeHandoverPreparationUnsuccessfulTransfer);
 }
 

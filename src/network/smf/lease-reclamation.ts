@@ -4,7 +4,7 @@ import type { StrandedLease, StrandedLeases } from '../ports/address-leases.ts';
 import type { UeContextStore } from '../ports/ue-contexts.ts';
 
 /** How often a live member sweeps, and how many stranded leases one sweep looks at. */
-export const LEASE_SWEEP = { intervalMs: 60_000, batch: 200 } as const;
+const LEASE_SWEEP = { intervalMs: 60_000, batch: 200 } as const;
 /** Records of one owner read at a time while looking for the addresses they name. */
 const RECORD_PAGE = 500;
 

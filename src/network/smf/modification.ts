@@ -15,7 +15,7 @@ import type { SmfContext } from './smf-context.ts';
 import { judgeModificationRequest } from './ue-modification.ts';
 
 /** What a modification uses (T3591's last expiry releases the session). */
-export type ModificationContext = ReleaseContext;
+type ModificationContext = ReleaseContext;
 
 /**
  * Sends a PDU Session Modification Command (network-requested 6.3.2 or answering the UE's request

@@ -19,7 +19,7 @@ import type { SmfContext } from './smf-context.ts';
 
 const ALIGNED = true;
 
-export type RadioIndicationContext = ReleaseContext & Pick<SmfContext, 'userPlane'>;
+type RadioIndicationContext = ReleaseContext & Pick<SmfContext, 'userPlane'>;
 
 const UNKNOWN_SESSION: Cause = { choice: 'radioNetwork', value: 'unknown-PDU-session-ID' };
 

@@ -6,7 +6,7 @@ import { SM_CAUSE } from './sm-cause.ts';
 export type SessionProfile = SubscriptionData['profile'];
 
 /** What a PDU Session Establishment Request asks for (TS 24.501 8.3.1, with UL NAS Transport's IEs). */
-export interface EstablishmentRequest {
+interface EstablishmentRequest {
   /** PDU session type IE (9.11.4.11); absent: the network chooses (6.4.1.2: IPv4v6 when the UE can). */
   pduSessionType: number | undefined;
   /** DNN of UL NAS Transport (8.2.10); absent: the default. */
@@ -17,7 +17,7 @@ export interface EstablishmentRequest {
 
 export type IpType = 'IPv4' | 'IPv6' | 'IPv4v6';
 
-export type Authorisation =
+type Authorisation =
   | {
       ok: true;
       dnn: string;

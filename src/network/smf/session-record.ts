@@ -6,7 +6,7 @@ import type { IpType } from './session-authorisation.ts';
 import type { SessionState } from './smf.ts';
 
 /** What of an SM context outlives the process (`StoredPduSession`); timers and UPF handles do not. */
-export interface SessionFacts {
+interface SessionFacts {
   readonly pduSessionId: number;
   readonly state: SessionState;
   readonly dnn: string;

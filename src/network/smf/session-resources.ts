@@ -8,7 +8,7 @@ import type { SessionRequest, UpfResult, UpfSession } from '../upf/ports/session
 import type { UserPlane } from './ports/user-plane.ts';
 
 /** Where the resources come from. */
-export interface ResourceStores {
+interface ResourceStores {
   addresses: AddressLeases;
   teids: TunnelEndpointIds;
   userPlane: UserPlane | undefined;

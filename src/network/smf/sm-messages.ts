@@ -23,7 +23,7 @@ const DEFAULT_RULE_PRECEDENCE = 255;
  * The interface identifier the SMF gives an IPv6 session (9.11.4.10): the UE's address in its /64 is
  * `<prefix>::1`. (Router advertisements are not sent; the /64 is the session's.)
  */
-export const IPV6_INTERFACE_IDENTIFIER = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 1);
+const IPV6_INTERFACE_IDENTIFIER = Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 1);
 
 const TYPE_CODE: Record<IpType, number> = {
   IPv4: PDU_SESSION_TYPE.ipv4,
@@ -31,7 +31,7 @@ const TYPE_CODE: Record<IpType, number> = {
   IPv4v6: PDU_SESSION_TYPE.ipv4v6,
 };
 
-export function sessionAmbrIe(ambr: SessionAmbrBps) {
+function sessionAmbrIe(ambr: SessionAmbrBps) {
   return { downlink: nasBitRate(ambr.downlinkBps), uplink: nasBitRate(ambr.uplinkBps) };
 }
 
@@ -97,7 +97,7 @@ export function answerPco(
   return options.length === 0 ? undefined : { configurationProtocol: 0, options };
 }
 
-export interface AcceptInput {
+interface AcceptInput {
   pduSessionId: number;
   pti: number;
   ipType: IpType;

@@ -39,8 +39,8 @@ import {
 } from './user-plane.ts';
 
 export type { SessionState } from './session-table.ts';
-export { DEFAULT_SMF_TIMING, type SmfOptions, type SmfTiming } from './smf-context.ts';
-export type { N2SmItem, SmfAmfPort } from './ports/amf.ts';
+export type { SmfOptions } from './smf-context.ts';
+export type { N2SmItem } from './ports/amf.ts';
 export type { UserPlane } from './ports/user-plane.ts';
 
 /**

@@ -16,7 +16,7 @@ const STANDARDIZED_5QI = new Set([
   88, 89, 90,
 ]);
 
-export type ModificationVerdict = { ok: true } | { ok: false; cause: number };
+type ModificationVerdict = { ok: true } | { ok: false; cause: number };
 
 const rejected = (cause: number): ModificationVerdict => ({ ok: false, cause });
 

@@ -12,7 +12,7 @@ import type { NetworkSessionStatus, UeSessionStatus } from '../amf/ports/session
 import type { N2SmItem } from './ports/amf.ts';
 import type { SmfContext } from './smf-context.ts';
 
-export type UserPlaneContext = ReleaseContext & Pick<SmfContext, 'userPlane'>;
+type UserPlaneContext = ReleaseContext & Pick<SmfContext, 'userPlane'>;
 
 /** PDU Session Resource Setup Response (or the Initial Context Setup item) for one session. */
 export function resourcesSetUp(

@@ -5,7 +5,7 @@
 const BASIC =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\u001bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-export const ESCAPE = 0x1b;
+const ESCAPE = 0x1b;
 /** Table 6.2.1.1: the characters reached through the escape. */
 const EXTENSION: ReadonlyMap<number, string> = new Map([
   [0x0a, '\f'],

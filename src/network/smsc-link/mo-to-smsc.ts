@@ -40,7 +40,7 @@ const BATCH = 16;
 
 export type SettledOutcome = { status: Exclude<SmsStatus, 'queued'>; at: number };
 
-export interface MoToSmscDeps {
+interface MoToSmscDeps {
   outbox: SmscOutbox;
   store: Pick<SmsStore, 'settle'>;
   /** The link's submit_sm (SmscLink.submit). */
@@ -55,7 +55,7 @@ export interface MoToSmscDeps {
 }
 
 /** `command_status` as SMPP 5.1.3 names it, with its value. */
-export function statusName(status: number): string {
+function statusName(status: number): string {
   const hex = `0x${status.toString(16).padStart(8, '0')}`;
   const name = STATUS_NAMES.get(status);
   return name === undefined ? hex : `${name} (${hex})`;

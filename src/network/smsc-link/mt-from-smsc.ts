@@ -28,7 +28,7 @@ const TON_ALPHANUMERIC = 5;
 /** esm_class bit 6: the short message starts with a user data header (5.2.12). */
 const ESM_UDHI = 0x40;
 
-export interface MtFromSmscDeps {
+interface MtFromSmscDeps {
   store: SmsStore;
   subscribers: SmsSubscribers;
   clock: Clock;

@@ -50,7 +50,7 @@ export const MAX_PDU_LENGTH = 70_000;
 /** SMPP 3.4's interface_version (5.2.4). */
 export const INTERFACE_VERSION = 0x34;
 
-export interface Header {
+interface Header {
   length: number;
   commandId: number;
   status: number;
@@ -77,7 +77,7 @@ export interface ShortMessage {
   tlvs: Map<number, Uint8Array>;
 }
 
-export interface BindTransceiver {
+interface BindTransceiver {
   systemId: string;
   password: string;
   systemType: string;
@@ -102,9 +102,9 @@ export type Pdu =
       body: Record<string, never>;
     };
 
-export type PduKind = Pdu['kind'];
+type PduKind = Pdu['kind'];
 
-export type DecodeResult =
+type DecodeResult =
   | { ok: true; pdu: Pdu }
   /** `status` answers the PDU (generic_nack or its response); `header` is there when it was readable. */
   | { ok: false; error: string; status: number; header?: Header };

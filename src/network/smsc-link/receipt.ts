@@ -6,7 +6,7 @@
 import { TAG, type ShortMessage } from './pdu.ts';
 
 /** What a receipt settles a stored message to; `undefined` for a state that is not final (ENROUTE, ACCEPTD). */
-export type ReceiptOutcome = 'delivered' | 'expired' | 'failed';
+type ReceiptOutcome = 'delivered' | 'expired' | 'failed';
 
 export interface DeliveryReceipt {
   /** The message_id the SMSC gave in submit_sm_resp. */

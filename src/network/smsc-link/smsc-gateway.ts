@@ -13,7 +13,7 @@ import { createMoToSmsc, type SettledOutcome } from './mo-to-smsc.ts';
 import { mtFromSmsc } from './mt-from-smsc.ts';
 import { SmscLink, type SmscLinkSettings, type SmscLinkState } from './smsc-link.ts';
 
-export interface SmscLinkStatus {
+interface SmscLinkStatus {
   state: SmscLinkState;
   lastError?: string;
 }

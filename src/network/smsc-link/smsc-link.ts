@@ -23,7 +23,7 @@ import {
 } from './pdu.ts';
 import { isDeliveryReceipt, parseReceipt, type DeliveryReceipt } from './receipt.ts';
 
-export interface SmscLinkConfig {
+interface SmscLinkConfig {
   host: string;
   port: number;
   systemId: string;
@@ -43,7 +43,7 @@ export interface SmscLinkSettings {
   maxMalformedInRow: number;
 }
 
-export const DEFAULT_SMSC_LINK_SETTINGS: SmscLinkSettings = {
+const DEFAULT_SMSC_LINK_SETTINGS: SmscLinkSettings = {
   responseTimeoutMs: 10_000,
   enquireLinkIntervalMs: 30_000,
   initialBackoffMs: 1_000,
@@ -69,7 +69,7 @@ export type SubmitResult =
    */
   | { ok: false; error: string; status?: number; inDoubt?: true };
 
-export interface SmscLinkOptions {
+interface SmscLinkOptions {
   config: SmscLinkConfig;
   handlers: SmscLinkHandlers;
   timers: Timers;

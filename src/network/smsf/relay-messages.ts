@@ -13,7 +13,7 @@ import {
 import type { StoredAddress, StoredSms } from '../ports/sms-store.ts';
 
 /** A stored address as a TP address: E.164 digits with the ISDN plan, or alphanumeric text. */
-export function tpAddressOf(address: StoredAddress): SmsAddress {
+function tpAddressOf(address: StoredAddress): SmsAddress {
   return {
     typeOfNumber: address.typeOfNumber,
     numberingPlan:

@@ -28,7 +28,7 @@ import { DEFAULT_SMSF_SETTINGS, type SmsfSettings } from './smsf-settings.ts';
 import { submission } from './submission.ts';
 import { CP_IDLE, RP_IDLE, enterCp, enterRp, type CpState, type RpState } from './transfer-state.ts';
 
-export interface SmsfOptions {
+interface SmsfOptions {
   /** The AMF's N1N2 message transfer (ports/amf.ts). */
   amf: SmsfAmfPort;
   store: SmsStore;

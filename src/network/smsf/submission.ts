@@ -13,7 +13,7 @@ import type { SmsfSettings } from './smsf-settings.ts';
 import type { SmsfSmscPort } from './ports/smsc.ts';
 
 /** What a submission leads to: the RP answer for the UE, and the recipient to deliver to once stored. */
-export interface SubmissionOutcome {
+interface SubmissionOutcome {
   rpdu: Uint8Array;
   /** The recipient's IMSI when the message was stored for it. */
   recipient?: string;

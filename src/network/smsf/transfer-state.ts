@@ -57,7 +57,7 @@ const RP_ALLOWED: { readonly [From in RpName]: readonly RpName[] } = {
 };
 
 /** A transition the SMSF never makes: a defect, reported where the UE's message is handled. */
-export class SmsTransitionError extends Error {
+class SmsTransitionError extends Error {
   constructor(layer: 'CP' | 'RP', from: string, to: string) {
     super(`SMS ${layer}: no transition from ${from} to ${to}`);
   }

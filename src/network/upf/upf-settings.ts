@@ -38,7 +38,7 @@ export interface UpfSettings {
   routeProtocol?: number;
 }
 
-export type HostRoutesChoice = 'auto' | 'on' | 'off';
+type HostRoutesChoice = 'auto' | 'on' | 'off';
 
 /** Protocol number of the host routes by default: none of iproute2's reserved ones (rt_protos). */
 export const DEFAULT_ROUTE_PROTOCOL = 200;

@@ -79,7 +79,7 @@ export function indexOf(pool: Pool, address: string): bigint | undefined {
   return index;
 }
 
-export interface AddressPools {
+interface AddressPools {
   /**
    * The lowest free address of `cidr` (IPv4) or its lowest free /64 (IPv6, as its first address, e.g.
    * `2001:db8:0:1::`); `invalid` when the CIDR is not a usable pool, `exhausted` when all are in use.
