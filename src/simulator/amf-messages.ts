@@ -63,7 +63,7 @@ export function sameGuami(a: Guami, b: Guami): boolean {
   );
 }
 
-export interface PlmnSupport {
+interface PlmnSupport {
   plmn: Plmn;
   slices: Slice[];
 }
@@ -91,7 +91,7 @@ export interface ErrorIndicationReading {
 }
 
 /** PLMNIdentity (TS 38.413 9.3.3.5) as digits; a digit that is not 0..9 reads `?` (filler dropped). */
-export function readPlmn(bytes: Uint8Array): Plmn {
+function readPlmn(bytes: Uint8Array): Plmn {
   const digit = (nibble: number): string => (nibble <= 9 ? String(nibble) : nibble === 15 ? '' : '?');
   const [b0 = 0, b1 = 0, b2 = 0] = bytes;
   return {

@@ -35,7 +35,7 @@ export type SelectionReason =
   /** Any AMF, by relative capacity (TS 23.501 6.3.5). */
   | 'capacity';
 
-export interface AmfSelection<C extends AmfCandidate> {
+interface AmfSelection<C extends AmfCandidate> {
   candidate: C;
   reason: SelectionReason;
 }

@@ -11,7 +11,7 @@ import { createUdpTransport } from '../network/transport/udp/udp-transport.ts';
 
 export type ClientTransportKind = 'udp' | 'raw' | 'kernel';
 
-export interface ClientTransportOptions {
+interface ClientTransportOptions {
   /** The local address the simulator's SCTP uses (`raw` receives on it, `udp` binds it). */
   localAddress: string;
   /** The AMF's UDP encapsulation port (RFC 6951; `udp` only). */

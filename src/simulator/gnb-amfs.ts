@@ -25,7 +25,7 @@ import type { RadioUe, RrcConnection, UeRadio } from './ue/ue-radio.ts';
  * UEs camp on it as on one gNB (UeRadio); one `SimulatedGnb` and one `GnbUes` per association do the rest.
  */
 
-export interface MultiAmfGnbOptions {
+interface MultiAmfGnbOptions {
   config: GnbConfig;
   transport: N2Transport;
   /** Each AMF's SCTP addresses (tried in order) and port: one association and NG Setup each. */

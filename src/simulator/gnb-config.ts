@@ -31,7 +31,7 @@ export interface Slice {
 }
 
 /** One broadcast PLMN of a tracking area, with the slices the node supports there. */
-export interface BroadcastPlmn {
+interface BroadcastPlmn {
   plmn: Plmn;
   slices: readonly Slice[];
 }

@@ -5,7 +5,7 @@ import type { NgSetupOutcome } from './gnb.ts';
 import { SimulatedGnb } from './gnb.ts';
 
 /** Many simulated nodes from one template, over one shared transport endpoint. */
-export interface FleetOptions {
+interface FleetOptions {
   /** The first node's configuration; node `i` gets the node id `template.node.value + i`. */
   template: GnbConfig;
   count: number;

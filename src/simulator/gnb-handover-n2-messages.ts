@@ -140,7 +140,7 @@ export function handoverCancel(ids: Ids, cause: Cause): NGAPPDU {
  * A session the target admits: its downlink tunnel and the QoS flows it set up, and the DL forwarding
  * tunnel it offers, if any (every flow accepted for forwarding then).
  */
-export interface AdmittedSession {
+interface AdmittedSession {
   pduSessionId: number;
   downlink: TunnelEnd;
   qfis: readonly number[];

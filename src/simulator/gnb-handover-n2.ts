@@ -30,7 +30,7 @@ import type { RadioUe } from './ue/ue-radio.ts';
 import type { SimulatedUe } from './ue/simulated-ue.ts';
 
 /** How the node answers a Handover Request as target. */
-export type TargetBehaviour =
+type TargetBehaviour =
   /** Admits the sessions it can set up (not those of `refusedSessions`); Handover Failure if none. */
   | 'admit'
   /** Handover Failure (TS 38.413 8.4.2.3), cause no radio resources. */
@@ -42,7 +42,7 @@ export type TargetBehaviour =
  * Where the source stops, if it does: it cancels (TS 38.413 8.4.5) after Handover Required or after
  * Handover Command, or it is commanded but the UE never reaches the target.
  */
-export type StopPoint = 'cancel-after-required' | 'cancel-after-command' | 'after-command';
+type StopPoint = 'cancel-after-required' | 'cancel-after-command' | 'after-command';
 
 export type N2HandoverOutcome =
   | {

@@ -33,7 +33,7 @@ export interface AsContext {
   ueSecurityCapabilities: UESecurityCapabilities;
 }
 
-export type HandoverOutcome =
+type HandoverOutcome =
   | {
       outcome: 'switched';
       /** The RAN UE NGAP ID the UE has at the target now. */

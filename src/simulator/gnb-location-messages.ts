@@ -27,7 +27,7 @@ import type {
 import { plmnIdentity, tac } from '../network/ngap/ngap-values.ts';
 import type { ServingCell } from './ue/ran-ue-messages.ts';
 
-export interface UeIds {
+interface UeIds {
   amfUeNgapId: number;
   ranUeNgapId: number;
 }

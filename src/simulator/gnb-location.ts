@@ -47,7 +47,7 @@ import type { RadioView } from './ue/ue-positioning.ts';
 const ALIGNED = true;
 
 /** How the node answers a location procedure: as a working radio, with a refusal, or not at all. */
-export type LocationAnswer = 'respond' | 'fail' | 'silent';
+type LocationAnswer = 'respond' | 'fail' | 'silent';
 
 export interface GnbPositioning {
   /** The serving cell's physical cell id (0..1007 NR, 0..503 E-UTRA) its measurements name. */
@@ -63,7 +63,7 @@ export interface GnbPositioning {
 }
 
 /** What the node did not act on, for tests. */
-export interface IgnoredLocationMessage {
+interface IgnoredLocationMessage {
   messageType: string;
   reason: string;
 }
@@ -355,7 +355,7 @@ function accessPointPosition(point: NonNullable<GnbPositioning['accessPoint']>) 
 }
 
 /** Throws RangeError for values NRPPa could not carry (a caller's mistake). */
-export function validateGnbPositioning(config: GnbPositioning): void {
+function validateGnbPositioning(config: GnbPositioning): void {
   if (!Number.isInteger(config.pci) || config.pci < 0 || config.pci > 1007)
     throw new RangeError('PCI is 0..1007');
   if (!Number.isInteger(config.arfcn) || config.arfcn < 0 || config.arfcn > 3_279_165)

@@ -52,7 +52,7 @@ export function ranConfigurationUpdate(changes: RanConfigurationChanges): NGAPPD
 /** Which part of the NG interface a reset concerns (TS 38.413 9.3.1.68 Reset Type). */
 export type ResetScope = { kind: 'all' } | { kind: 'part'; connections: UEassociatedLogicalNGconnectionList };
 
-export function resetType(scope: ResetScope): ResetType {
+function resetType(scope: ResetScope): ResetType {
   return scope.kind === 'all'
     ? { choice: 'nG-Interface', value: 'reset-all' }
     : { choice: 'partOfNG-Interface', value: scope.connections };

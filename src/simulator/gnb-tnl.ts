@@ -36,7 +36,7 @@ export interface TnlSetupOutcome {
   failed: { address: CPTransportLayerInformation; cause: Cause }[];
 }
 
-export interface GnbTnlOptions {
+interface GnbTnlOptions {
   transport: N2Transport;
   local: { addresses: readonly string[] } | undefined;
   streams: StreamCounts;
@@ -59,7 +59,7 @@ const NO_RESOURCE: Cause = { choice: 'transport', value: 'transport-resource-una
  * The weight factor the node's first association counts with beside the further ones: the AMF gives
  * none for the endpoint the node was configured with, and 1 is `n2_further_endpoints`' default.
  */
-export const FIRST_ASSOCIATION_WEIGHT = 1;
+const FIRST_ASSOCIATION_WEIGHT = 1;
 
 const sameEndpoint = (a: TnlEndpoint, b: TnlEndpoint | undefined): boolean =>
   b !== undefined && a.address === b.address && a.port === b.port;

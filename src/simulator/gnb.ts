@@ -65,7 +65,7 @@ import { GnbTnlAssociations, type FurtherAssociation, type TnlSetupOutcome } fro
  */
 
 /** Where the node is in its life (TS 38.413 8.7.1: NG Setup is the first NGAP procedure). */
-export type GnbState =
+type GnbState =
   | { kind: 'idle' }
   | { kind: 'connecting' }
   /** The association is up; NG Setup has not been accepted (yet, or it was refused). */
@@ -127,7 +127,7 @@ export type GnbEvent =
  * signalling on stream 0 (reserved for the procedures without a UE), a message without a UE on another
  * stream, or a UE's messages moving to another stream during its UE-associated logical NG-connection.
  */
-export interface StreamViolation {
+interface StreamViolation {
   rule: 'ue-associated-on-stream-0' | 'non-ue-associated-off-stream-0' | 'ue-stream-changed';
   messageType: string;
   streamId: number;
@@ -136,9 +136,9 @@ export interface StreamViolation {
 
 export type NgSetupOutcome =
   { outcome: 'accepted'; amf: AmfDescription } | { outcome: 'refused'; failure: ProcedureFailure };
-export type RanConfigurationUpdateOutcome =
+type RanConfigurationUpdateOutcome =
   { outcome: 'acknowledged' } | { outcome: 'refused'; failure: ProcedureFailure };
-export interface NgResetOutcome {
+interface NgResetOutcome {
   outcome: 'acknowledged';
   /** The connections the AMF says it reset (a partial reset). */
   connections: UEassociatedLogicalNGconnectionList;

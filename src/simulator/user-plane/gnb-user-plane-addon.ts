@@ -11,9 +11,9 @@ import { packageRoot } from '../../package-root.ts';
  */
 
 /** 'EEXIST' (id or downlink TEID in use), 'ENOSPC' (table full), 'ENOENT' (no such session), ... */
-export type ErrnoCode = string;
+type ErrnoCode = string;
 
-export interface GnbUserPlaneOptions {
+interface GnbUserPlaneOptions {
   /** The gNB's N3 address (where the UPF sends the downlink). */
   n3Address: string;
   /** 2152 (TS 29.281 4.4.2.0); 0 for a free port (tests). */
@@ -97,9 +97,9 @@ export interface GnbUserPlaneAddon {
   GnbUserPlane: new (options: GnbUserPlaneOptions) => NativeGnbUserPlane;
 }
 
-export type GnbUserPlaneAddonLoad = { ok: true; addon: GnbUserPlaneAddon } | { ok: false; error: Error };
+type GnbUserPlaneAddonLoad = { ok: true; addon: GnbUserPlaneAddon } | { ok: false; error: Error };
 
-export const defaultGnbUserPlaneAddonPath = (): string =>
+const defaultGnbUserPlaneAddonPath = (): string =>
   join(packageRoot(), 'build', 'Release', 'pmn_gnb_user_plane.node');
 
 const loaded = new Map<string, GnbUserPlaneAddonLoad>();

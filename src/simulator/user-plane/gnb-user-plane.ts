@@ -96,7 +96,7 @@ export interface GnbUserPlane {
   close(): void;
 }
 
-export interface GnbUserPlaneDeps {
+interface GnbUserPlaneDeps {
   /** The gNB's N3 address (and port, 2152 by default; 0 for a free one). */
   n3Address: string;
   n3Port?: number;
@@ -147,7 +147,7 @@ function expandIpv6(address: string): string[] {
  * How long a handover's forwarding may last at most: as long as the SMF keeps the UPF's indirect
  * forwarding tunnel after Handover Notify (src/network/smf/handover.ts), whose End Marker ends it.
  */
-export const FORWARDING_HOLD_MS = 3_000;
+const FORWARDING_HOLD_MS = 3_000;
 /** How often a forwarding source looks whether its End Marker went on. */
 const FORWARDING_POLL_MS = 10;
 

@@ -15,7 +15,7 @@ import type {
  */
 
 /** One end of a GTP-U tunnel (TS 38.413 9.3.2.2). */
-export interface TunnelEnd {
+interface TunnelEnd {
   readonly address: string;
   readonly teid: number;
 }
@@ -34,7 +34,7 @@ export interface TunnelledSession {
 export type TunnelEvent<S extends TunnelledSession> =
   { type: 'up'; session: S } | { type: 'modified'; session: S } | { type: 'down'; session: S; why: string };
 
-export interface SessionTunnelsOptions<S extends TunnelledSession> {
+interface SessionTunnelsOptions<S extends TunnelledSession> {
   /** The gNB's session events (`GnbSessions.on`); returns the unsubscribe function. */
   events: { on(listener: (event: TunnelEvent<S>) => void): () => void };
   userPlane: GnbUserPlane;
