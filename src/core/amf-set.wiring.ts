@@ -110,5 +110,3 @@ export function wireAmfSet(wiring: CoreWiring, deps: { db: Db; clock: Clock }) {
     },
   };
 }
-
-export type AmfSetArea = ReturnType<typeof wireAmfSet>;

@@ -86,5 +86,3 @@ export async function wireIdentity(
     }),
   };
 }
-
-export type Identity = Awaited<ReturnType<typeof wireIdentity>>;

@@ -59,5 +59,3 @@ export function createLifecycle(deps: { logger: Logger }) {
     names: (): string[] => components.map((component) => component.name),
   };
 }
-
-export type Lifecycle = ReturnType<typeof createLifecycle>;

@@ -66,5 +66,3 @@ export function wireLocation(
     positioning: createPositioningService({ db, sessions, locator, runner, audit, clock, newId }),
   };
 }
-
-export type Location = ReturnType<typeof wireLocation>;

@@ -233,5 +233,3 @@ export async function wireNetworkConfiguration(
     sms,
   };
 }
-
-export type NetworkConfiguration = Awaited<ReturnType<typeof wireNetworkConfiguration>>;

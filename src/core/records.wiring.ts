@@ -93,5 +93,3 @@ export function wireRecords(
     }),
   };
 }
-
-export type Records = ReturnType<typeof wireRecords>;

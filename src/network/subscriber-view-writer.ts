@@ -195,5 +195,3 @@ export function createSubscriberViewWriter(deps: {
     },
   };
 }
-
-export type SubscriberViewWriter = ReturnType<typeof createSubscriberViewWriter>;

@@ -50,7 +50,7 @@ interface AnyPdu {
 export type Received<Pdu> = Pdu | readonly ReceivedIe[];
 
 /** An IE not comprehended or missing, as IE Criticality Diagnostics reports it (TS 38.413 9.3.1.3). */
-export interface IeFault {
+interface IeFault {
   id: number;
   criticality: Criticality;
   typeOfError: 'not-understood' | 'missing';

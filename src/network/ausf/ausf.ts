@@ -27,7 +27,7 @@ export interface PendingAuthentication {
   readonly rand: Buffer;
 }
 
-export interface AuthenticationChallenge {
+interface AuthenticationChallenge {
   /** What the Authentication Request carries (TS 24.501 8.2.1): RAND, AUTN and ABBA. */
   rand: Buffer;
   autn: Buffer;

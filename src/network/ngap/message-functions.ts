@@ -11,4 +11,4 @@ export const { readContainer, readMessage } = createMessageRuntime<NGAPPDU>({
 
 /** What `read<Message>` takes: the decoded NGAP PDU, or the message's protocol IEs. */
 export type Received = ReceivedOf<NGAPPDU>;
-export type { IeFault, Lenient, ReadFailure, ReadResult } from '../asn1/message-runtime.ts';
+export type { Lenient, ReadFailure, ReadResult } from '../asn1/message-runtime.ts';

@@ -11,4 +11,4 @@ export const { readMessage } = createMessageRuntime<NRPPAPDU>({
 
 /** What `read<Message>` takes: the decoded NRPPa PDU, or the message's protocol IEs. */
 export type Received = ReceivedOf<NRPPAPDU>;
-export type { IeFault, Lenient, ReadFailure, ReadResult } from '../asn1/message-runtime.ts';
+export type { Lenient, ReadResult } from '../asn1/message-runtime.ts';

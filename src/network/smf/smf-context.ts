@@ -29,7 +29,7 @@ export interface SmfOptions {
   timing?: Partial<SmfTiming>;
 }
 
-export interface SmfTiming {
+interface SmfTiming {
   t3591Ms: number;
   t3592Ms: number;
   retransmissions: number;

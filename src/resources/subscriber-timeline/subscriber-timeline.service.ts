@@ -363,5 +363,3 @@ export function createSubscriberTimelineService(deps: {
     },
   };
 }
-
-export type SubscriberTimelineService = ReturnType<typeof createSubscriberTimelineService>;
