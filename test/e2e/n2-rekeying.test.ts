@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ACCESS_TYPE, deriveKgnb } from '../../src/crypto/key-hierarchy.ts';
+import { ACCESS_TYPE, deriveKgnb, deriveNh } from '../../src/crypto/key-hierarchy.ts';
+import { decodeComplete } from '../../src/network/asn1/complete.ts';
 import { decodeNasMessage, decodeNasPdu } from '../../src/network/nas/index.ts';
-import { readUEContextModificationRequest } from '../../src/network/ngap/generated/messages.ts';
+import { decodePathSwitchRequestUnsuccessfulTransfer } from '../../src/network/ngap/generated/codec.ts';
+import {
+  readPathSwitchRequestFailure,
+  readUEContextModificationRequest,
+} from '../../src/network/ngap/generated/messages.ts';
+import { deriveKgnbStar } from '../../src/network/security/handover-keys.ts';
 import { XnHandover } from '../../src/simulator/gnb-handover.ts';
+import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
 import type { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import type { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import type { ServingCell } from '../../src/simulator/ue/ran-ue-messages.ts';
@@ -22,11 +29,15 @@ import { startSessionService, type SessionService } from './session-service.ts';
  * the NH chain starts over from the new KgNB (the next Xn handovers' KgNB* agree with the UE's, the
  * vertical one through the AMF's first NH of the new chain), a Service Request after a release gets a
  * KgNB from the new KAMF, the radio event of the modification holds no key, and tshark reads every PDU.
+ * While the radio has not answered the new KgNB, a handover would get an {NH, NCC} that neither the radio's
+ * key nor the UE's follows (TS 33.501 6.9.5): Handover Required and Path Switch Request are refused
+ * (interaction-with-other-procedure); once answered, N2 handovers follow the new chain as the UE checks.
  */
 
 const CELL_B: ServingCell = { plmn: OPERATOR_PLMN, nrCellIdentity: 0x8001, tac: 1 };
 /** Above the COUNTs a registration uses (uplink 0, 1; downlink 0, 1); the second session crosses it. */
 const REKEY_COUNT = 3;
+const KEY_CHANGING = { choice: 'radioNetwork', value: 'interaction-with-other-procedure' } as const;
 
 interface RadioEvent {
   id: number;
@@ -38,11 +49,15 @@ describe('re-keying a connected UE (real service)', () => {
   let ues2: GnbUes;
   let xnA: XnHandover;
   let xnB: XnHandover;
+  let n2A: N2Handover;
+  let n2B: N2Handover;
   before(async () => {
     s = await startSessionService({ amf: { nasRekeyCount: REKEY_COUNT } });
     ({ gnb: gnb2, ues: ues2 } = await s.anotherGnb(2, CELL_B, '127.0.0.3'));
     xnA = new XnHandover(s.gnb, s.ues, { pci: 1, arfcnDl: 632628 });
     xnB = new XnHandover(gnb2, ues2, { pci: 2, arfcnDl: 632628 });
+    n2A = new N2Handover(s.gnb, s.ues, { pci: 1, arfcnDl: 632628 });
+    n2B = new N2Handover(gnb2, ues2, { pci: 2, arfcnDl: 632628 });
   });
   after(async () => {
     await assertTsharkAgrees([...s.received]);
@@ -51,6 +66,39 @@ describe('re-keying a connected UE (real service)', () => {
 
   const authenticationRequests = (ue: SimulatedUe) =>
     ue.log.filter((e) => e.direction === 'downlink' && e.messageType === 'authenticationRequest');
+
+  /**
+   * UE `n` registered, its gNB holding UE Context Modification Requests unanswered, and sessions until
+   * its re-keying's request with the new KgNB reached the gNB: the AS key change is under way.
+   */
+  async function keyChangeUnanswered(n: number) {
+    const { ue, sessions } = await s.registered(n);
+    const events: UeEvent[] = [];
+    ue.on((event) => void events.push(event));
+    const mark = s.received.length;
+    s.ues.holdContextModifications = true;
+    for (let i = 0; i < 2; i++)
+      assert.equal(
+        (await sessions.establish({ type: 'IPv4', dnn: 'internet', sNssai: { sst: 1 } })).outcome,
+        'accepted',
+      );
+    const held = await s.until(async () => {
+      for (const exchange of s.received.slice(mark)) {
+        if (exchange.messageType !== 'UEContextModificationRequest' || exchange.pdu === undefined) continue;
+        const read = readUEContextModificationRequest(exchange.pdu);
+        if (
+          read.ok &&
+          read.message.securityKey !== undefined &&
+          s.ues.link(read.message.ranUeNgapId)?.ue === ue
+        )
+          return read.message;
+      }
+      return undefined;
+    }, 'the re-keying UE Context Modification Request at the gNB');
+    assert.equal(authenticationRequests(ue).length, 2);
+    assert.equal(events.filter((e) => e.type === 'key-changed').length, 0, 'not answered yet');
+    return { ue, events, held };
+  }
 
   it('re-authenticates, re-keys NAS and gives the gNB the KgNB the UE derives; keys hold afterwards', async () => {
     const { imsi, ue, sessions } = await s.registered(1);
@@ -150,5 +198,62 @@ describe('re-keying a connected UE (real service)', () => {
     const read = readUEContextModificationRequest(wire.pdu);
     assert.ok(read.ok);
     assert.deepEqual(Buffer.from(read.message.securityKey!.bytes), key);
+  });
+
+  it('refuses an N2 handover while the new KgNB is unanswered; the N2 handovers after follow the new chain', async () => {
+    const { ue, events } = await keyChangeUnanswered(2);
+    const refused = await n2A.handOver(ue, n2B);
+    assert.deepEqual(refused, { outcome: 'failed', cause: KEY_CHANGING });
+    assert.equal(ue.connected, true, 'still served by the source');
+
+    s.ues.answerHeldContextModifications();
+    await s.until(async () => events.find((e) => e.type === 'key-changed'), 'the key change answered');
+    assert.deepEqual(
+      events.filter((e) => e.type === 'key-changed'),
+      [{ type: 'key-changed', kgnbMatches: true }],
+    );
+
+    // Right after: the target's KgNB* comes from NH 1 of the new chain, KDF(new KAMF, the new KgNB), and
+    // the UE derives the same from its own keys.
+    const kamf = ueKamf(ue);
+    assert.ok(kamf !== undefined);
+    const nh1 = deriveNh(kamf, deriveKgnb(kamf, 0, ACCESS_TYPE.threeGpp));
+    const away = await n2A.handOver(ue, n2B);
+    assert.ok(away.outcome === 'handed-over', JSON.stringify(away));
+    assert.equal(away.ncc, 1);
+    assert.deepEqual(away.kgnbStar, deriveKgnbStar(nh1, n2B.cell.pci, n2B.cell.arfcnDl));
+    assert.ok(away.ueKgnbStar !== undefined);
+    assert.deepEqual(away.ueKgnbStar, away.kgnbStar);
+    const back = await n2B.handOver(ue, n2A);
+    assert.ok(back.outcome === 'handed-over', JSON.stringify(back));
+    assert.equal(back.ncc, 2);
+    assert.deepEqual(back.kgnbStar, deriveKgnbStar(deriveNh(kamf, nh1), n2A.cell.pci, n2A.cell.arfcnDl));
+    assert.deepEqual(back.ueKgnbStar, back.kgnbStar);
+    assert.equal(ue.connected, true);
+  });
+
+  it('refuses a path switch while the new KgNB is unanswered (interaction-with-other-procedure)', async () => {
+    const { ue } = await keyChangeUnanswered(3);
+    const failure = gnb2.next((event) =>
+      event.type === 'received' && event.exchange.messageType === 'PathSwitchRequestFailure'
+        ? event.exchange.pdu
+        : undefined,
+    );
+    const switched = await xnA.handOver(ue, xnB);
+    assert.equal(switched.outcome, 'failed');
+    const read = readPathSwitchRequestFailure(await failure);
+    assert.ok(read.ok);
+    const released = read.message.pduSessionResourceReleasedListPsFail ?? [];
+    assert.equal(released.length, 2);
+    for (const item of released) {
+      const transfer = decodeComplete(
+        item.pathSwitchRequestUnsuccessfulTransfer,
+        true,
+        decodePathSwitchRequestUnsuccessfulTransfer,
+      );
+      assert.ok(transfer.ok);
+      assert.deepEqual(transfer.value.cause, KEY_CHANGING);
+    }
+    s.ues.answerHeldContextModifications();
   });
 });

@@ -27,6 +27,7 @@ import type { LocationManagement } from './ports/location.ts';
 import type { SessionManagement } from './ports/session-management.ts';
 import type { SmsService } from './ports/sms.ts';
 import type { HeldSubscribers } from './ports/held-subscribers.ts';
+import { rekeyingSecurityMode } from './gmm/rekeying.ts';
 import { smsTransfer } from './gmm/sms.ts';
 import { n1n2MessageTransfer } from './sm/session-management.ts';
 import { createUeContextWrites } from './context/ue-context-writes.ts';
@@ -165,6 +166,8 @@ export function createAmf(options: AmfOptions) {
     refreshInactiveAssistance: (ue) =>
       contextModification.inactiveAssistance(ue, inactiveAssistanceFor(ue, settings.t3512Ms)),
     refreshAccessKey: (ue, kgnb) => contextModification.securityKey(ue, kgnb),
+    accessKeyChanging: (ue) => rekeyingSecurityMode(ue) || contextModification.keyPending(ue),
+    handingOver: (ue) => ue.supi !== undefined && handover.handingOver(ue.supi),
     draining: () => draining,
     suspended: () => suspended,
     get configurationGeneration() {

@@ -153,6 +153,12 @@ export class GnbUes implements UeSignalling, UeRadio {
   readonly nonDeliveries: { ranUeNgapId: number; cause: Cause }[] = [];
   /** When set, UE Context Modification Requests are refused with this cause (8.3.4.3). */
   refuseContextModification: Cause | undefined;
+  /**
+   * When set, UE Context Modification Requests wait unanswered until `answerHeldContextModifications`
+   * (a node slow to answer, e.g. busy with the intra-cell handover of a key change).
+   */
+  holdContextModifications = false;
+  readonly #heldContextModifications: NGAPPDU[] = [];
   /** The UEs' PDU session resources and their GTP-U tunnels (gnb-sessions.ts). */
   readonly sessions: GnbSessions;
 
@@ -324,6 +330,34 @@ export class GnbUes implements UeSignalling, UeRadio {
    * Hands the handovers' messages from the AMF (Path Switch, gnb-handover.ts; N2 handover,
    * gnb-handover-n2.ts) to `receive`, which says whether it took the PDU.
    */
+  /** Answers the UE Context Modification Requests held so far, in order, and holds no more. */
+  answerHeldContextModifications(): void {
+    this.holdContextModifications = false;
+    for (const pdu of this.#heldContextModifications.splice(0)) this.#contextModification(pdu);
+  }
+
+  /** A UE Context Modification Request answered (TS 38.413 8.3.4); false for any other PDU. */
+  #contextModification(pdu: NGAPPDU): boolean {
+    const modified = answerContextModification(
+      pdu,
+      (ranUeNgapId) => this.#connections.has(ranUeNgapId),
+      this.refuseContextModification,
+    );
+    if (modified === undefined) return false;
+    const { modification } = modified;
+    const held = this.#connections.get(modification.ranUeNgapId);
+    // 8.3.4.2: the node replaces the assistance information it held with the one received.
+    if (held !== undefined && modification.refused === undefined && modification.inactiveAssistance)
+      held.inactiveAssistance = modification.inactiveAssistance;
+    // 8.3.4.2: a new Security Key is taken into use (TS 33.501 6.9.4.4): in a real node by an
+    // intra-cell handover that has the UE change its key set too.
+    if (held !== undefined && modification.refused === undefined && modification.securityKey)
+      held.ue.keyChanged?.(modification.securityKey);
+    this.contextModifications.push(modification);
+    this.sendForUe(modified.answer);
+    return true;
+  }
+
   attachHandover(receive: (pdu: NGAPPDU) => boolean): void {
     this.#handover.push(receive);
   }
@@ -474,25 +508,16 @@ export class GnbUes implements UeSignalling, UeRadio {
         return;
       }
       case 'other': {
-        const modified = answerContextModification(
-          exchange.pdu,
-          (ranUeNgapId) => this.#connections.has(ranUeNgapId),
-          this.refuseContextModification,
-        );
-        if (modified !== undefined) {
-          const { modification } = modified;
-          const held = this.#connections.get(modification.ranUeNgapId);
-          // 8.3.4.2: the node replaces the assistance information it held with the one received.
-          if (held !== undefined && modification.refused === undefined && modification.inactiveAssistance)
-            held.inactiveAssistance = modification.inactiveAssistance;
-          // 8.3.4.2: a new Security Key is taken into use (TS 33.501 6.9.4.4): in a real node by an
-          // intra-cell handover that has the UE change its key set too.
-          if (held !== undefined && modification.refused === undefined && modification.securityKey)
-            held.ue.keyChanged?.(modification.securityKey);
-          this.contextModifications.push(modification);
-          this.sendForUe(modified.answer);
+        const pdu = exchange.pdu;
+        if (
+          this.holdContextModifications &&
+          pdu.choice === 'initiatingMessage' &&
+          pdu.value.name === 'UEContextModification'
+        ) {
+          this.#heldContextModifications.push(pdu);
           return;
         }
+        if (this.#contextModification(pdu)) return;
         const reroute = readReroute(exchange.pdu);
         if (reroute !== undefined) return this.#reroute(reroute);
         const checked = answerRadioCapabilityCheck(

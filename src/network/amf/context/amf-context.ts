@@ -75,6 +75,13 @@ export interface AmfContext {
    * gmm/rekeying.ts): sent by UE Context Modification (n2/ue-context-modification.ts).
    */
   refreshAccessKey(ue: AmfUe, kgnb: Buffer): void;
+  /**
+   * An AS key change of `ue` is under way: from its re-keying's Security Mode Command until the radio
+   * answered the new KgNB (gmm/rekeying.ts). No handover gets an {NH, NCC} meanwhile (TS 33.501 6.9.5).
+   */
+  accessKeyChanging(ue: AmfUe): boolean;
+  /** An N2 handover of `ue` is being prepared or executed (n2/handover.ts). */
+  handingOver(ue: AmfUe): boolean;
   /** This AMF is being removed from its set (gmm/drain.ts): it takes no new UE. */
   draining(): boolean;
   /** This member is cut off from the database (set/database-cut.ts): it serves no NAS. */

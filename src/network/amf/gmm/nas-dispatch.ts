@@ -33,7 +33,7 @@ import {
   securityModeReject,
 } from './registration.ts';
 import { rejectUnknown, serviceRequest } from './service-request.ts';
-import { rekeyIfDue } from './rekeying.ts';
+import { rekeyIfDue, rekeyingSecurityMode } from './rekeying.ts';
 import { whileDraining } from './drain.ts';
 import type { InitialInfo } from '../n2/ue-ngap.ts';
 import { takeInFlight, takeOver, takesOver } from './takeover.ts';
@@ -323,8 +323,7 @@ export function createNasDispatch(amf: AmfContext, location: AmfLocation): NasEn
       let opened = unprotect(context, nasPdu);
       // While a re-keying's command is on its way the UE still protects with the current context
       // (TS 24.501 5.4.2.3: it takes the new one into use on the command).
-      if (!opened.ok && procedure.kind === 'security-mode' && procedure.registration === undefined)
-        opened = unprotect(ue.security ?? context, nasPdu);
+      if (!opened.ok && rekeyingSecurityMode(ue)) opened = unprotect(ue.security ?? context, nasPdu);
       if (!opened.ok || !isFiveGmm(opened.message)) return;
       dispatch(ue, opened.message, opened.plain, true);
       // Each uplink message moves a NAS COUNT on: a connected UE between procedures is re-keyed before

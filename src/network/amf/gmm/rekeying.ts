@@ -43,7 +43,8 @@ export function rekeyReason(
  * ready now is re-keyed at the next such moment.
  */
 export function rekeyIfDue(amf: AmfContext, ue: AmfUe): void {
-  if (ue.procedure.kind !== 'none' || !isRegistered(ue) || !contextSetUp(ue)) return;
+  // TS 33.501 6.9.5: no NAS Security Mode Command while an N2 handover carries a key to a target.
+  if (ue.procedure.kind !== 'none' || !isRegistered(ue) || !contextSetUp(ue) || amf.handingOver(ue)) return;
   const reason = rekeyReason(ue, amf.settings);
   if (reason === undefined) return;
   amf.logger.info({ ue: ue.id, reason }, 'AMF: re-keying a connected UE (new authentication)');
@@ -76,6 +77,13 @@ export function rekeyAuthenticated(
   const security = ue.security;
   const capability = ue.ueSecurityCapability;
   if (security === undefined || capability === undefined) return abortProcedure(amf, ue);
+  // An N2 handover began while the UE authenticated (TS 33.501 6.9.5, as in rekeyIfDue): the new KAMF is
+  // left unused; the re-keying starts over, with a new authentication, once the UE is next heard.
+  if (amf.handingOver(ue)) {
+    amf.logger.info({ ue: ue.id }, 'AMF: re-keying put off by an N2 handover');
+    ue.procedure = { kind: 'none' };
+    return;
+  }
   startSecurityMode(
     amf,
     ue,
@@ -86,6 +94,10 @@ export function rekeyAuthenticated(
     () => abortProcedure(amf, ue),
   );
 }
+
+/** The re-keying's Security Mode Command is out: the UE may take the new KAMF into use any moment. */
+export const rekeyingSecurityMode = (ue: AmfUe): boolean =>
+  ue.procedure.kind === 'security-mode' && ue.procedure.registration === undefined;
 
 /**
  * The re-keying's Security Mode Complete, its context now current: the UE context is stored with it, and

@@ -31,7 +31,16 @@ import type { RadioLink } from './ue-signalling.ts';
 /** The parts of the AMF context this procedure uses. */
 export type HandoverAmf = Pick<
   AmfContext,
-  'logger' | 'ngap' | 'smf' | 'ueContexts' | 'timers' | 'identity' | 'network' | 'subscriptionData' | 'ues'
+  | 'logger'
+  | 'ngap'
+  | 'smf'
+  | 'ueContexts'
+  | 'timers'
+  | 'identity'
+  | 'network'
+  | 'subscriptionData'
+  | 'ues'
+  | 'accessKeyChanging'
 >;
 
 /**
@@ -74,6 +83,7 @@ const cause = {
   prepExpiry: { choice: 'radioNetwork', value: 'tngrelocprep-expiry' },
   overallExpiry: { choice: 'radioNetwork', value: 'tngrelocoverall-expiry' },
   cancelled: { choice: 'radioNetwork', value: 'handover-cancelled' },
+  keyChanging: { choice: 'radioNetwork', value: 'interaction-with-other-procedure' },
   successful: { choice: 'radioNetwork', value: 'successful-handover' },
 } as const satisfies Record<string, Cause>;
 
@@ -118,7 +128,7 @@ function targetOf(amf: HandoverAmf, targetId: TargetID): RadioLink | Cause {
 export function createHandover(
   amf: HandoverAmf,
   timing: HandoverTiming = DEFAULT_HANDOVER_TIMING,
-): HandoverEndpoint<AmfUe> & { inProgress(): number } {
+): HandoverEndpoint<AmfUe> & { inProgress(): number; handingOver(supi: string): boolean } {
   const bySource = new Map<Connection, N2Handover>();
   const byTarget = new Map<number, N2Handover>();
 
@@ -240,6 +250,10 @@ export function createHandover(
         handingOver(supi)
       )
         return failPreparation(source, cause.notInState);
+      // TS 33.501 6.9.5: no {NH, NCC} while the UE's AS key changes (the re-keying's Security Mode Command
+      // out, or the new KgNB not yet answered): neither the radio's key nor the UE's would follow the
+      // chain. The source may try again once the UE Context Modification is answered.
+      if (amf.accessKeyChanging(ue)) return failPreparation(source, cause.keyChanging);
       // A cancelled preparation of the UE's still waiting for the target goes now: at most one is held
       // per UE besides the current one (a late answer to it gets Error Indication, TS 38.413 10.6).
       for (const old of [...byTarget.values()])
@@ -430,5 +444,6 @@ export function createHandover(
 
     /** Handovers the AMF still holds, cancelled ones waiting for a late answer included. */
     inProgress: () => byTarget.size,
+    handingOver,
   };
 }

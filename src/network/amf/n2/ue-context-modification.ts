@@ -160,6 +160,15 @@ export function createContextModification(amf: ContextModificationAmf) {
     securityKey(ue: AmfUe, kgnb: Buffer): void {
       modify(ue, { securityKey: { bytes: kgnb, length: 256 } });
     },
+    /**
+     * A new KgNB for `ue`'s radio not answered yet, sent or waiting behind another request (while it is,
+     * the radio holds a key of the old KAMF and the AMF's NH chain the new one: TS 33.501 6.9.5).
+     */
+    keyPending(ue: AmfUe): boolean {
+      const connection = connectionOf(ue);
+      const entry = connection === undefined ? undefined : outstanding.get(connection);
+      return entry !== undefined && (entry.keyed || entry.next?.securityKey !== undefined);
+    },
     /** Requests awaiting their answer (tests: nothing is left behind). */
     outstanding: (): number => outstanding.size,
   };
