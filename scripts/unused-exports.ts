@@ -9,34 +9,39 @@
  * - `local`: used in its own file only (the `export` keyword is what is unused);
  * and an export only test/ imports as `test-only`. Files under a `generated/` directory (the ASN.1
  * codecs, written by scripts/asn1-generate.ts) are counted apart and not listed: their exports follow the
- * specifications, not their callers. Exit status 0 either way: this is a report, not a check.
+ * specifications, not their callers.
+ *
+ * Without arguments it is a report (exit status 0). With `--check` (part of `npm run lint`) it exits 1
+ * when an `unused` or `local` export is not in scripts/unused-exports-allowed.txt, or when a line of that
+ * file matches nothing any more; `test-only` stays a report.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ALLOWLIST = 'scripts/unused-exports-allowed.txt';
 const SCANNED = ['src', 'test', 'bench', 'scripts', 'ui'];
 const SOURCE = /\.(?:ts|tsx|mts|js|mjs)$/;
 
 /** Every source file under the scanned directories, relative to the repository root. */
-function sourceFiles(): string[] {
+function sourceFiles(root: string): string[] {
   const files: string[] = [];
   const walk = (dir: string): void => {
-    for (const name of readdirSync(join(ROOT, dir))) {
+    for (const name of readdirSync(join(root, dir))) {
       if (name === 'node_modules' || name === 'dist' || name.startsWith('.')) continue;
       const path = join(dir, name);
-      if (statSync(join(ROOT, path)).isDirectory()) walk(path);
+      if (statSync(join(root, path)).isDirectory()) walk(path);
       else if (SOURCE.test(name) && !name.endsWith('.d.ts')) files.push(path);
     }
   };
-  for (const dir of SCANNED) if (existsSync(join(ROOT, dir))) walk(dir);
+  for (const dir of SCANNED) if (existsSync(join(root, dir))) walk(dir);
   return files.sort();
 }
 
 /** The file a relative module specifier names, or undefined for a package or a file not scanned. */
-function resolveSpecifier(from: string, specifier: string): string | undefined {
+function resolveSpecifier(root: string, from: string, specifier: string): string | undefined {
   if (!specifier.startsWith('.')) return undefined;
   const base = join(dirname(from), specifier);
   const candidates = [
@@ -46,7 +51,7 @@ function resolveSpecifier(from: string, specifier: string): string | undefined {
     `${base}.tsx`,
     join(base, 'index.ts'),
   ];
-  return candidates.find((path) => existsSync(join(ROOT, path)) && statSync(join(ROOT, path)).isFile());
+  return candidates.find((path) => existsSync(join(root, path)) && statSync(join(root, path)).isFile());
 }
 
 interface Exported {
@@ -70,8 +75,8 @@ function hasExportKeyword(node: ts.Node): boolean {
   );
 }
 
-function analyse(path: string): ModuleFacts {
-  const text = readFileSync(join(ROOT, path), 'utf8');
+function analyse(root: string, path: string): ModuleFacts {
+  const text = readFileSync(join(root, path), 'utf8');
   const kind = path.endsWith('x')
     ? ts.ScriptKind.TSX
     : path.endsWith('.ts')
@@ -80,7 +85,7 @@ function analyse(path: string): ModuleFacts {
   const source = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true, kind);
   const facts: ModuleFacts = { exports: [], uses: new Map(), source };
   const use = (specifier: string, name: string): void => {
-    const target = resolveSpecifier(path, specifier);
+    const target = resolveSpecifier(root, path, specifier);
     if (target === undefined) return;
     const names = facts.uses.get(target) ?? new Set<string>();
     names.add(name);
@@ -171,45 +176,109 @@ function occurrences(source: ts.SourceFile, name: string): number {
   return count;
 }
 
-const files = sourceFiles();
-const facts = new Map(files.map((path) => [path, analyse(path)]));
-/** For each module, the names others take from it and whether any importer is outside test/. */
-const importedBy = new Map<string, Map<string, Set<string>>>();
-for (const [path, module] of facts) {
-  for (const [target, names] of module.uses) {
-    const byName = importedBy.get(target) ?? new Map<string, Set<string>>();
-    for (const name of names) byName.set(name, (byName.get(name) ?? new Set()).add(path));
-    importedBy.set(target, byName);
-  }
+export type Kind = 'unused' | 'local' | 'test-only';
+
+export interface Finding {
+  kind: Kind;
+  /** Relative to the repository root. */
+  path: string;
+  line: number;
+  name: string;
 }
 
-const generated = (path: string) => path.split('/').includes('generated');
-const rows: string[] = [];
-let generatedUnused = 0;
-const counts = { unused: 0, local: 0, 'test-only': 0 };
-for (const [path, module] of facts) {
-  if (!path.startsWith('src/')) continue;
-  const byName = importedBy.get(path) ?? new Map<string, Set<string>>();
-  const all = byName.get('*');
-  for (const exported of module.exports) {
-    const importers = new Set([...(byName.get(exported.name) ?? []), ...(all ?? [])]);
-    if (importers.size === 0) {
-      if (generated(path)) {
-        generatedUnused++;
-        continue;
-      }
-      const kind = occurrences(module.source, exported.name) > 1 ? 'local' : 'unused';
-      counts[kind]++;
-      rows.push(`${kind.padEnd(9)} ${path}:${exported.line} ${exported.name}`);
-    } else if (!generated(path) && [...importers].every((importer) => importer.startsWith('test/'))) {
-      counts['test-only']++;
-      rows.push(`test-only ${path}:${exported.line} ${exported.name}`);
+/** The exports of `root`/src that nothing, or only their own file, or only test/ uses. */
+export function findUnusedExports(root: string): { findings: Finding[]; generatedUnused: number } {
+  const files = sourceFiles(root);
+  const facts = new Map(files.map((path) => [path, analyse(root, path)]));
+  /** For each module, the names others take from it, and which modules take each. */
+  const importedBy = new Map<string, Map<string, Set<string>>>();
+  for (const [path, module] of facts) {
+    for (const [target, names] of module.uses) {
+      const byName = importedBy.get(target) ?? new Map<string, Set<string>>();
+      for (const name of names) byName.set(name, (byName.get(name) ?? new Set()).add(path));
+      importedBy.set(target, byName);
     }
   }
+
+  const generated = (path: string) => path.split('/').includes('generated');
+  const findings: Finding[] = [];
+  let generatedUnused = 0;
+  for (const [path, module] of facts) {
+    if (!path.startsWith('src/')) continue;
+    const byName = importedBy.get(path) ?? new Map<string, Set<string>>();
+    const all = byName.get('*');
+    for (const exported of module.exports) {
+      const importers = new Set([...(byName.get(exported.name) ?? []), ...(all ?? [])]);
+      const at = { path, line: exported.line, name: exported.name };
+      if (importers.size === 0) {
+        if (generated(path)) generatedUnused++;
+        else
+          findings.push({ kind: occurrences(module.source, exported.name) > 1 ? 'local' : 'unused', ...at });
+      } else if (!generated(path) && [...importers].every((importer) => importer.startsWith('test/'))) {
+        findings.push({ kind: 'test-only', ...at });
+      }
+    }
+  }
+  findings.sort((a, b) => a.kind.localeCompare(b.kind) || a.path.localeCompare(b.path) || a.line - b.line);
+  return { findings, generatedUnused };
 }
-process.stdout.write(`${rows.sort().join('\n')}\n`);
-process.stdout.write(
-  `\n${counts.unused} unused, ${counts.local} used only in their own file, ` +
-    `${counts['test-only']} only imported by tests; ` +
-    `${generatedUnused} unused exports of generated files not listed.\n`,
-);
+
+/**
+ * The allowlist's entries, `<path> <name> <reason>` a line (`#` starts a comment), keyed `<path> <name>`;
+ * a line without a reason is an error.
+ */
+export function readAllowlist(text: string): Map<string, string> {
+  const entries = new Map<string, string>();
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.replace(/#.*/, '').trim();
+    if (line === '') continue;
+    const [path, name, ...reason] = line.split(/\s+/);
+    if (reason.length === 0) throw new Error(`${ALLOWLIST}:${index + 1}: "<path> <name> <reason>" expected`);
+    entries.set(`${path} ${name}`, reason.join(' '));
+  }
+  return entries;
+}
+
+/** What `--check` fails on: `unused` and `local` exports not allowed, and allowlist lines matching none. */
+export function checkProblems(findings: readonly Finding[], allowed: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  const matched = new Set<string>();
+  for (const finding of findings) {
+    if (finding.kind === 'test-only') continue;
+    const key = `${finding.path} ${finding.name}`;
+    if (allowed.has(key)) matched.add(key);
+    else
+      problems.push(
+        finding.kind === 'local'
+          ? `${finding.path}:${finding.line} ${finding.name}: exported but used only in its own file: drop \`export\``
+          : `${finding.path}:${finding.line} ${finding.name}: exported and used nowhere: delete it`,
+      );
+  }
+  for (const key of allowed.keys())
+    if (!matched.has(key))
+      problems.push(`${ALLOWLIST}: "${key}" is no longer an unused or local export: remove the line`);
+  return problems;
+}
+
+function main(): void {
+  const { findings, generatedUnused } = findUnusedExports(ROOT);
+  if (process.argv.includes('--check')) {
+    const problems = checkProblems(findings, readAllowlist(readFileSync(join(ROOT, ALLOWLIST), 'utf8')));
+    if (problems.length > 0) {
+      process.stderr.write(`unused exports (scripts/unused-exports.ts --check):\n${problems.join('\n')}\n`);
+      process.exit(1);
+    }
+    return;
+  }
+  const counts = { unused: 0, local: 0, 'test-only': 0 };
+  for (const finding of findings) counts[finding.kind]++;
+  const rows = findings.map((f) => `${f.kind.padEnd(9)} ${f.path}:${f.line} ${f.name}`);
+  process.stdout.write(`${rows.join('\n')}\n`);
+  process.stdout.write(
+    `\n${counts.unused} unused, ${counts.local} used only in their own file, ` +
+      `${counts['test-only']} only imported by tests; ` +
+      `${generatedUnused} unused exports of generated files not listed.\n`,
+  );
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();
