@@ -7,8 +7,8 @@
  *   node --import tsx scripts/run-tests-postgres.ts --system
  *
  * Without paths it runs the suites that pass on PostgreSQL (POSTGRES_SUITES). `--system` runs the
- * system and process tests instead, one file at a time as `npm run test:system` does. The cluster is
- * stopped and removed when the run ends.
+ * system and process tests instead, one file at a time as `npm run test:system` does, except the web UI's
+ * browser tests (ONCE_ON_SQLITE). The cluster is stopped and removed when the run ends.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -42,9 +42,16 @@ function storageTestFiles(): string[] {
     .filter((file) => OPENS_STORAGE.test(readFileSync(file, 'utf8')));
 }
 
-/** The system and process test files, as `npm run test:system` finds them. */
+/**
+ * The web UI's browser tests run on SQLite only (`npm run test:system`): the pages are the same whatever
+ * the database, the API they call runs on PostgreSQL in this runner's HTTP suites, and they are half of a
+ * system suite's wall time (docs/testing.md, "Timings").
+ */
+const ONCE_ON_SQLITE = /^test\/system\/web-ui-[^/]*\.test\.ts$/;
+
+/** The system and process test files, as `npm run test:system` finds them, less ONCE_ON_SQLITE. */
 function systemTestFiles(): string[] {
-  return ['test/process', 'test/system'].flatMap(testFiles);
+  return ['test/process', 'test/system'].flatMap(testFiles).filter((file) => !ONCE_ON_SQLITE.test(file));
 }
 
 function command(args: string[]): string[] {
