@@ -21,7 +21,7 @@ import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../test/helpers/gtpu-codec.ts';
 import { continued, continueOnPeer, noteBefore } from '../src/simulator/ue/set-failover.ts';
 import type { SimulatedUe } from '../src/simulator/ue/simulated-ue.ts';
 import { withConcurrency } from '../src/simulator/ue/ue-fleet.ts';

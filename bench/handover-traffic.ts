@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 
 import { loadNativeAddon, type UdpSocket } from '../src/network/transport/native/native-addon.ts';
-import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../test/helpers/gtpu-codec.ts';
 import { udpPacket } from '../test/network/upf/ip-packets.ts';
 import type { GnbEvent, SimulatedGnb } from '../src/simulator/gnb.ts';
 import { readN2HandoverAnswer } from '../src/simulator/gnb-handover-n2-messages.ts';

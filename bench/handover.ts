@@ -37,7 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 
 import { createUdpTransport } from '../src/network/transport/udp/udp-transport.ts';
-import { decodeGtpu } from '../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu } from '../test/helpers/gtpu-codec.ts';
 import { SimulatedGnb } from '../src/simulator/gnb.ts';
 import type { GnbConfig } from '../src/simulator/gnb-config.ts';
 import { N2Handover } from '../src/simulator/gnb-handover-n2.ts';

@@ -32,7 +32,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
+import { encodeUplinkGPdu } from '../test/helpers/gtpu-codec.ts';
 import {
   loadUpfAddon,
   upfBpfObject,

@@ -25,7 +25,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { systemClock, systemTimers } from '../src/clock.ts';
 import { decodeFlowReports } from '../src/network/upf/flow-records.ts';
-import { encodeUplinkGPdu } from '../src/network/upf/gtpu-codec.ts';
+import { encodeUplinkGPdu } from '../test/helpers/gtpu-codec.ts';
 import { createTeidAllocator } from '../src/network/working-state/teid-allocator.ts';
 import { loadUpfAddon, type Forwarder } from '../src/network/upf/upf-addon.ts';
 import { createUpf } from '../src/network/upf/upf.ts';

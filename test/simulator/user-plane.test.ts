@@ -20,7 +20,7 @@ import {
   pduSessionContainer,
   readPduSessionContainer,
   type GtpuMessage,
-} from '../../src/network/upf/gtpu-codec.ts';
+} from '../helpers/gtpu-codec.ts';
 import {
   createGnbUserPlane,
   firstAddressOf,

@@ -11,7 +11,7 @@
 import { createSocket } from 'node:dgram';
 import { createInterface } from 'node:readline';
 import { systemClock, systemTimers } from '../../src/clock.ts';
-import { decodeGtpu, GtpuMessageType } from '../../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu, GtpuMessageType } from '../helpers/gtpu-codec.ts';
 import { DEFAULT_UPF_SETTINGS } from '../../src/network/upf/upf-settings.ts';
 import { createUpf } from '../../src/network/upf/upf.ts';
 

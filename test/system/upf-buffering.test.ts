@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { loadGnbUserPlaneAddon } from '../../src/simulator/user-plane/gnb-user-plane-addon.ts';
-import { decodeGtpu, GtpuMessageType, readPduSessionContainer } from '../../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu, GtpuMessageType, readPduSessionContainer } from '../helpers/gtpu-codec.ts';
 import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, DOWNLINK_BUFFER_MS, type Upf, type UpfCounters } from '../../src/network/upf/upf.ts';

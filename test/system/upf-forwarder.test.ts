@@ -19,7 +19,7 @@ import {
   GtpuMessageType,
   readPduSessionContainer,
   type GtpuMessage,
-} from '../../src/network/upf/gtpu-codec.ts';
+} from '../helpers/gtpu-codec.ts';
 import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';

@@ -14,7 +14,7 @@ import {
   pduSessionContainer,
   readPduSessionContainer,
   type GtpuMessage,
-} from '../../src/network/upf/gtpu-codec.ts';
+} from '../helpers/gtpu-codec.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf, type UpfRecords } from '../../src/network/upf/upf.ts';
 import { namespacesUnavailable } from '../helpers/netns.ts';

@@ -11,7 +11,7 @@ import dgram from 'node:dgram';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import pino from 'pino';
-import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../../src/network/upf/gtpu-codec.ts';
+import { decodeGtpu, encodeUplinkGPdu, GtpuMessageType } from '../helpers/gtpu-codec.ts';
 import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import { loadUpfAddon } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf } from '../../src/network/upf/upf.ts';

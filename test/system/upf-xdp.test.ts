@@ -22,7 +22,7 @@ import {
   encodeUplinkGPdu,
   GtpuMessageType,
   readPduSessionContainer,
-} from '../../src/network/upf/gtpu-codec.ts';
+} from '../helpers/gtpu-codec.ts';
 import { decodeFlowReports } from '../../src/network/upf/flow-records.ts';
 import { loadUpfAddon, upfBpfObject, type Forwarder } from '../../src/network/upf/upf-addon.ts';
 import { createUpf, type Upf, type UpfCounters } from '../../src/network/upf/upf.ts';

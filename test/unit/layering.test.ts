@@ -158,10 +158,7 @@ describe('layering', () => {
     for (const [file, code] of [
       ['src/simulator/gnb.ts', "import { createAmf } from '../network/amf/amf.ts';"],
       ['src/simulator/gnb.ts', "import type { SmfContext } from '../network/smf/smf.ts';"],
-      [
-        'src/simulator/user-plane/gnb-user-plane.ts',
-        "import { encodeGtpu } from '../../network/upf/gtpu-codec.ts';",
-      ],
+      ['src/simulator/user-plane/gnb-user-plane.ts', "import { createUpf } from '../../network/upf/upf.ts';"],
       ['src/simulator/ue/usim.ts', "import { createAusf } from '../../network/ausf/index.ts';"],
       ['src/simulator/ue/ue-lpp.ts', "import { Lmf } from '../../network/lmf/lmf.ts';"],
       ['src/simulator/ue/usim.ts', "import { createSmsf } from '../../network/smsf/smsf.ts';"],

@@ -8,7 +8,7 @@ import {
   encodeUplinkGPdu,
   GtpuMessageType,
   readPduSessionContainer,
-} from '../../../src/network/upf/gtpu-codec.ts';
+} from '../../helpers/gtpu-codec.ts';
 
 describe('GTP-U codec', () => {
   it('encodes an uplink G-PDU with the UL PDU Session Container as TS 29.281 5.1 and TS 38.415 5.5.2.2 lay out', () => {

@@ -1,7 +1,8 @@
 /**
- * GTP-U (TS 29.281) messages in TypeScript: what a gNB puts on N3 and reads from it. The forwarder
- * has its own codec in C (native/upf/gtpu.c); this one serves the simulated gNB and the tests, and
- * decodes untrusted bytes without throwing.
+ * GTP-U (TS 29.281) messages in TypeScript: what a gNB puts on N3 and reads from it, for the tests and
+ * benchmarks that stand in for the gNB in front of the UPF. The forwarder and the simulated gNB have
+ * their own codecs in C (native/upf/gtpu.c, native/gnb-user-plane/); this one decodes untrusted bytes
+ * without throwing.
  */
 
 /** TS 29.281 6.1, Table 6.1-1. */
