@@ -10,7 +10,14 @@ import {
 } from '../../../src/network/ngap/generated/messages.ts';
 import { readN2HandoverAnswer } from '../../../src/simulator/gnb-handover-n2-messages.ts';
 import { namesOf, register, step, type Ids, type StepRadio } from './amf-steps.ts';
-import { encodeTransfer, handoverRequired, pathSwitchRequest, TRANSFERS } from './session-fuzz-messages.ts';
+import {
+  encodeTransfer,
+  handoverCancel,
+  handoverRequired,
+  pathSwitchRequest,
+  TRANSFERS,
+} from './session-fuzz-messages.ts';
+import { createRig, PSIS } from './session-fuzz-rig.ts';
 import { createAmfHarness, TestUe, uplinkNasTransport, type AmfHarness } from './test-ue.ts';
 
 /**
@@ -120,6 +127,54 @@ describe('handovers while a re-keying changes the AS key (TS 33.501 6.9.5)', () 
       const after = await handoverRefusals(h, radio, ue, ids);
       assert.deepEqual(after.handover, { choice: 'radioNetwork', value: 'unknown-targetID' });
       assert.notDeepEqual(after.pathSwitch, [KEY_CHANGING]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('no re-keying starts while an N2 handover is prepared; it starts once the handover ended', async () => {
+    // Registration and the rig's four sessions use uplink COUNTs 0..5 and downlink 0..5.
+    const rig = await createRig('n2', { nasRekeyCount: 8 });
+    const { h, ue, serving, other, ids } = rig;
+    try {
+      const challenges = () => ue.received.filter((m) => m.messageType === 'authenticationRequest').length;
+      assert.equal(challenges(), 1);
+      const transfer = encodeTransfer(TRANSFERS.handoverRequired);
+      const from = other.received.length;
+      await step(
+        h,
+        serving,
+        ue,
+        handoverRequired(
+          ids,
+          PSIS.map((psi) => ({ psi, transfer })),
+          Uint8Array.of(0),
+        ),
+      );
+      assert.deepEqual(
+        other.received.slice(from).map((r) => r.messageType),
+        ['HandoverRequest'],
+        'the target asked',
+      );
+      // Uplink COUNTs 6, 7, 8: the last reaches nasRekeyCount, but no Security Mode Command may go now.
+      for (let i = 0; i < 3; i++)
+        await step(
+          h,
+          serving,
+          ue,
+          uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })),
+        );
+      assert.equal(challenges(), 1, 'no re-keying during the handover');
+
+      await step(h, serving, ue, handoverCancel(ids));
+      assert.equal(serving.received.at(-1)?.messageType, 'HandoverCancelAcknowledge');
+      await step(
+        h,
+        serving,
+        ue,
+        uplinkNasTransport(ids, ue.protect({ messageType: 'registrationComplete' })),
+      );
+      assert.equal(challenges(), 2, 're-keyed once the handover ended');
     } finally {
       await h.close();
     }

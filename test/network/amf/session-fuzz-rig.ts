@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import pino from 'pino';
+import type { AmfSettings } from '../../../src/network/amf/amf-settings.ts';
 import { judgeAbstractSyntax } from '../../../src/network/amf/n2/abstract-syntax.ts';
 import { readNgapHeader } from '../../../src/network/ngap/ngap-header.ts';
 import type { RadioLink } from '../../../src/network/amf/n2/ue-signalling.ts';
@@ -172,11 +173,11 @@ function directRadio(h: AmfHarness, gnbId: number, skipped: Rig['skipped']): Fuz
 const radio = (rig: Pick<Rig, 'mode' | 'h' | 'skipped'>, gnbId: number): Promise<FuzzRadio> | FuzzRadio =>
   rig.mode === 'n2' ? n2Radio(rig.h, gnbId) : directRadio(rig.h, gnbId, rig.skipped);
 
-export async function createRig(mode: Mode): Promise<Rig> {
+export async function createRig(mode: Mode, settings: Partial<AmfSettings> = {}): Promise<Rig> {
   const errors: string[] = [];
   const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
   const upf = countingUserPlane();
-  const h = await createAmfHarness({}, {}, { userPlane: upf, logger });
+  const h = await createAmfHarness(settings, {}, { userPlane: upf, logger });
   h.subscribers.set(SECOND_IMSI, { sqn: 0n });
   h.subscriptions.set(SECOND_IMSI, structuredClone({ ...h.subscriptions.get(IMSI)!, imsi: SECOND_IMSI }));
   const skipped = { undecodable: 0, refused: 0, unhandled: 0 };
