@@ -15,8 +15,12 @@ const SPEC_LOG = `> npm run test:system
 
 test at test/system/a.test.ts:3:45
 ✖ bad one (1.344736ms)
-  AssertionError [ERR_ASSERTION]: 1 == 2
+  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+
+  2 !== 1
+
       at TestContext.<anonymous> (file:///tmp/a.test.ts:3:74)
+      at Test.runInAsyncScope (node:async_hooks:206:9)
   }
 
 test at test/system/b.test.ts:9:1
@@ -27,9 +31,15 @@ test at test/system/b.test.ts:9:1
 `;
 
 describe('the failing tests a lane summary names', () => {
-  test("takes each failing test of the spec reporter's closing blocks: where, name, first error line", () => {
+  test("takes each failing test of the spec reporter's closing blocks: where, name, error to its first frame", () => {
     assert.deepEqual(failingTests(SPEC_LOG), [
-      'test at test/system/a.test.ts:3:45\n✖ bad one (1.344736ms)\n  AssertionError [ERR_ASSERTION]: 1 == 2',
+      [
+        'test at test/system/a.test.ts:3:45',
+        '✖ bad one (1.344736ms)',
+        '  AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:',
+        '  2 !== 1',
+        '  at TestContext.<anonymous> (file:///tmp/a.test.ts:3:74)',
+      ].join('\n'),
       "test at test/system/b.test.ts:9:1\n✖ times out (30000ms)\n  'test timed out after 30000ms'",
     ]);
   });
