@@ -25,7 +25,7 @@ export type ConfigurationUpdateAmf = Pick<
 const ACKNOWLEDGEMENT_REQUESTED = 0b0001;
 
 /** Two NSSAIs hold the same S-NSSAIs in the same order (allowedNssaiFor orders them by operator slice). */
-export function sameNssai(a: readonly SNssai[], b: readonly SNssai[]): boolean {
+function sameNssai(a: readonly SNssai[], b: readonly SNssai[]): boolean {
   return a.length === b.length && a.every((slice, i) => slice.sst === b[i]?.sst && slice.sd === b[i]?.sd);
 }
 
