@@ -6,7 +6,7 @@ import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import type { NasLinkAmf } from './nas-link.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type IdentificationAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
+type IdentificationAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
 
 /** The Identity Request of identification: the SUCI is what the AMF asks for. */
 export const IDENTITY_REQUEST: NasMessageOf<'identityRequest'> = {
