@@ -22,7 +22,7 @@ import { connectionOf } from '../context/cm-state.ts';
  */
 
 /** The DNN of IMS (TS 23.003 9.4: the well-known APN "IMS"; DNNs compare without case, 9.1). */
-export const IMS_DNN = 'ims';
+const IMS_DNN = 'ims';
 
 /** IMS VoPS-3GPP, bit 1 of octet 3 of 5GS network feature support (TS 24.501 9.11.3.5). */
 const IMS_VOPS_3GPP = 0x01;
