@@ -126,7 +126,7 @@ export function logNas(
 }
 
 /** How a downlink message is protected (TS 24.501 4.4.4.2, 4.4.5). */
-export type Protection =
+type Protection =
   /** Before a security context exists: Identity Request, Authentication Request/Reject, rejects. */
   | { kind: 'plain' }
   /** Security Mode Command: integrity protected with the new context, not ciphered (5.4.2.2). */
