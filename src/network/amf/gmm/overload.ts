@@ -11,7 +11,7 @@ import type { Timers } from '../../../clock.ts';
  */
 
 /** Overload Stop once the contexts held are at or below this share of the limit. */
-export const OVERLOAD_LOW_WATER = 0.9;
+const OVERLOAD_LOW_WATER = 0.9;
 
 /** How often an overloaded AMF looks whether it is below the low-water mark again. */
 export const OVERLOAD_CHECK_MS = 1_000;
