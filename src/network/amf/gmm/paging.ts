@@ -7,7 +7,7 @@ import { deregister } from './ue-lifecycle.ts';
 import type { LifecycleAmf } from './ue-lifecycle.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type PagingAmf = LifecycleAmf;
+type PagingAmf = LifecycleAmf;
 
 /**
  * Paging (TS 24.501 5.6.2.2, TS 38.413 8.5) of an idle UE, for a network-initiated deregistration or
