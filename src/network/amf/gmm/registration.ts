@@ -593,7 +593,7 @@ function refuseForCongestion(amf: AmfContext, ue: AmfUe): void {
  * current security context exists; then the connection is released and the context forgotten (a
  * registered UE is deregistered).
  */
-export function rejectRegistration(amf: AmfContext, ue: AmfUe, cause: number): void {
+function rejectRegistration(amf: AmfContext, ue: AmfUe, cause: number): void {
   stopProcedure(ue);
   sendNas(
     amf,
