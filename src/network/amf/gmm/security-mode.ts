@@ -10,14 +10,14 @@ import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import type { NasLinkAmf } from './nas-link.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type SecurityModeAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
+type SecurityModeAmf = Pick<AmfContext, 'settings' | 'timers'> & NasLinkAmf;
 
 /** IMEISV request (TS 24.501 9.11.3.28): 001, IMEISV requested. */
 const IMEISV_REQUESTED = 1;
 /** Additional 5G security information (9.11.3.12): RINMR, bit 2, asks for the whole initial message. */
 const RETRANSMISSION_OF_INITIAL_NAS_MESSAGE_REQUESTED = 0x02;
 
-export interface SelectedAlgorithms {
+interface SelectedAlgorithms {
   ciphering: NasAlgorithm;
   integrity: NasAlgorithm;
 }
