@@ -17,7 +17,7 @@ import type { DeregistrationAmf } from './deregistration.ts';
 import type { SessionManagementAmf } from '../sm/session-management.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type ServiceRequestAmf = Pick<
+type ServiceRequestAmf = Pick<
   AmfContext,
   'identity' | 'network' | 'ngap' | 'peerLog' | 'subscriptionData' | 'ues'
 > &
@@ -101,7 +101,7 @@ export async function serviceRequest(
 }
 
 /** Service Reject (TS 24.501 5.6.1.5) with its cause; the connection is released. */
-export function serviceReject(amf: ServiceRequestAmf, ue: AmfUe, cause: number): void {
+function serviceReject(amf: ServiceRequestAmf, ue: AmfUe, cause: number): void {
   const connection = connectionOf(ue);
   if (connection === undefined) return;
   const pdu = nasPduFor(
