@@ -8,16 +8,16 @@ import { isRegistered } from '../context/gmm-state.ts';
 import { sendNas, type NasLinkAmf } from './nas-link.ts';
 
 /** The parts of the AMF context SMS over NAS uses. */
-export type SmsAmf = Pick<AmfContext, 'sms' | 'ues'> & NasLinkAmf;
+type SmsAmf = Pick<AmfContext, 'sms' | 'ues'> & NasLinkAmf;
 
 /** How long a transfer waits for a paged UE to come back (as a location request waits, network.md 8). */
-export const SMS_PAGING_WAIT_MS = 5_000;
+const SMS_PAGING_WAIT_MS = 5_000;
 
 /**
  * TS 24.501 9.11.3.9A: the 5GS update type's "SMS requested" bit (bit 1 of its value): the UE asks for
  * SMS over NAS in this registration (5.5.1.2.2, 5.5.1.3.2).
  */
-export function smsRequested(request: NasMessageOf<'registrationRequest'>): boolean {
+function smsRequested(request: NasMessageOf<'registrationRequest'>): boolean {
   return ((request.fiveGsUpdateType?.[0] ?? 0) & 0x01) !== 0;
 }
 
