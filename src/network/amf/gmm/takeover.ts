@@ -35,7 +35,7 @@ type TakeoverMessage = NasMessageOf<'serviceRequest'> | NasMessageOf<'registrati
  * operator's PLMN, this AMF Region ID and AMF Set ID, any AMF Pointer of the set); a Service Request's
  * 5G-S-TMSI is the 5G-GUTI without PLMN and region, which are this AMF's (TS 23.003 2.11).
  */
-export function setGutiOf(
+function setGutiOf(
   message: FiveGmmMessage,
   amf: Pick<AmfContext, 'identity'>,
   plmn: { mcc: string; mnc: string },
