@@ -29,7 +29,7 @@ import type { HandoverEndpoint, ReceivedHandoverRequired } from './ue-ngap.ts';
 import type { RadioLink } from './ue-signalling.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type HandoverAmf = Pick<
+type HandoverAmf = Pick<
   AmfContext,
   | 'logger'
   | 'ngap'
@@ -54,7 +54,7 @@ export interface HandoverTiming {
   executionMs: number;
 }
 
-export const DEFAULT_HANDOVER_TIMING: HandoverTiming = { preparationMs: 10_000, executionMs: 10_000 };
+const DEFAULT_HANDOVER_TIMING: HandoverTiming = { preparationMs: 10_000, executionMs: 10_000 };
 
 type Connection = UeConnection<AmfUe>;
 
