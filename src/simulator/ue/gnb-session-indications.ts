@@ -48,7 +48,7 @@ export function pduSessionResourceModifyIndication(
 }
 
 /** What a Notify says of one session: QoS flows notified or released (9.3.4.5). */
-export interface NotifiedSession {
+interface NotifiedSession {
   pduSessionId: number;
   notified?: readonly { qfi: number; cause: NotificationCause }[];
   released?: readonly { qfi: number; cause: Cause }[];
@@ -111,7 +111,7 @@ export function pduSessionResourceNotify(
 }
 
 /** Octets one session carried over a secondary RAT in one time window (TS 38.413 9.3.1). */
-export interface SecondaryRatVolume {
+interface SecondaryRatVolume {
   pduSessionId: number;
   ratType: PDUSessionUsageReport_rATType;
   uplinkOctets: number;
