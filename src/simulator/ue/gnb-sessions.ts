@@ -54,7 +54,7 @@ export type GnbSessionEvent =
   | { type: 'down'; session: GnbSession; why: 'released' | 'connection-released' };
 
 /** A set-up item of a response (…ListSURes, …ListCxtRes): the gNB's downlink tunnel in the transfer. */
-export interface SetUpItem {
+interface SetUpItem {
   pDUSessionID: number;
   pDUSessionResourceSetupResponseTransfer: Uint8Array;
 }
