@@ -14,7 +14,7 @@ import type { Cause, NGAPPDU } from '../../network/ngap/generated/types.ts';
 const ALIGNED = true;
 
 /** The cause a strict gNB gives each session of a standalone setup before the UE's context. */
-export const STANDALONE_SETUP_CAUSE: Cause = {
+const STANDALONE_SETUP_CAUSE: Cause = {
   choice: 'protocol',
   value: 'message-not-compatible-with-receiver-state',
 };
