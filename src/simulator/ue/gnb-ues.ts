@@ -41,7 +41,7 @@ import { admits, type OverloadRejection } from '../gnb-overload.ts';
  */
 
 /** Why a UE-associated message from the AMF was not acted on. */
-export interface IgnoredUeMessage {
+interface IgnoredUeMessage {
   messageType: string;
   reason: 'unknown-ran-ue-ngap-id' | 'missing-ids' | 'not-for-ues';
 }
