@@ -185,7 +185,7 @@ export function ueContextReleaseComplete(ids: UeIds, cell: ServingCell): NGAPPDU
 }
 
 /** A UE-associated message from the AMF, as the gNB acts on it. */
-export type AmfUeMessage =
+type AmfUeMessage =
   | { kind: 'downlink-nas'; amfUeNgapId: number; ranUeNgapId: number; nasPdu: Uint8Array }
   | {
       kind: 'initial-context-setup';
