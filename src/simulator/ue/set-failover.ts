@@ -48,7 +48,7 @@ export class NasTally {
 }
 
 /** `001-01 region 1 set 1 pointer 2 tmsi 0000002a`: a 5G-GUTI as the simulator prints it. */
-export function gutiText(g: Guti | undefined): string {
+function gutiText(g: Guti | undefined): string {
   if (g === undefined) return 'no 5G-GUTI';
   return `${g.mcc}-${g.mnc} region ${g.amfRegionId.toString(16)} set ${g.amfSetId.toString(16)} pointer ${g.amfPointer} tmsi ${g.tmsi.toString(16).padStart(8, '0')}`;
 }
