@@ -59,7 +59,7 @@ import { Usim } from './usim.ts';
  */
 
 /** 5GMM states of TS 24.501 5.1.3.2.1 with the procedure in progress. */
-export type UeState =
+type UeState =
   | { kind: 'deregistered' }
   | {
       kind: 'registered-initiated';
@@ -72,10 +72,10 @@ export type UeState =
   | { kind: 'service-request-initiated'; settle: (o: ServiceOutcome) => void }
   | { kind: 'deregistered-initiated'; settle: (o: DeregistrationOutcome) => void };
 
-export type UeStateKind = UeState['kind'];
+type UeStateKind = UeState['kind'];
 
 /** A procedure that ended abnormally: its timer expired, the connection was released, nothing could be sent. */
-export interface Failed {
+interface Failed {
   outcome: 'failed';
   reason: string;
 }
@@ -99,14 +99,14 @@ export type ServiceOutcome =
   | { outcome: 'authentication-rejected' }
   | Failed;
 
-export type DeregistrationOutcome =
+type DeregistrationOutcome =
   | { outcome: 'accepted' }
   /** Switch-off: no Deregistration Accept follows (TS 24.501 5.5.2.2.2). */
   | { outcome: 'switched-off' }
   | Failed;
 
 /** One NAS message either way: the plain message and the PDU as it travelled. */
-export interface NasExchange {
+interface NasExchange {
   direction: 'uplink' | 'downlink';
   messageType: string;
   plain: Uint8Array;
@@ -154,7 +154,7 @@ export interface UeProcedureTimers {
 }
 
 /** TS 24.501 10.2, Table 10.2.1; the registration attempt counter as said above. */
-export const DEFAULT_UE_TIMERS: UeProcedureTimers = {
+const DEFAULT_UE_TIMERS: UeProcedureTimers = {
   t3510: 15_000,
   t3517: 15_000,
   t3521: 15_000,
@@ -173,7 +173,7 @@ export interface UeOptions {
 }
 
 /** A procedure was asked for in a state that does not allow it. */
-export class UeProcedureError extends Error {
+class UeProcedureError extends Error {
   override readonly name = 'UeProcedureError';
 }
 
