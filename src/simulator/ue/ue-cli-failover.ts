@@ -19,7 +19,7 @@ import type { UeSessions } from './ue-sessions.ts';
 
 const exec = promisify(execFile);
 
-export interface FailoverRun {
+interface FailoverRun {
   nodes: readonly MultiAmfGnb[];
   ues: readonly SimulatedUe[];
   sessions: ReadonlyMap<SimulatedUe, UeSessions>;
@@ -40,7 +40,7 @@ function pingCommand(): string[] {
 }
 
 /** One ping from a namespace; false when unanswered within 2 s. */
-export async function pingFrom(namespace: string, address: string): Promise<boolean> {
+async function pingFrom(namespace: string, address: string): Promise<boolean> {
   try {
     await exec('ip', ['netns', 'exec', namespace, ...pingCommand(), '-c', '1', '-W', '2', address]);
     return true;
