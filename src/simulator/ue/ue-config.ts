@@ -15,7 +15,7 @@ export type SuciProtection =
   | { scheme: 'A' | 'B'; homeNetworkPublicKey: Uint8Array; homeNetworkPublicKeyId: number };
 
 /** Things a UE does wrong on demand, for tests of the network's defences. */
-export interface UeMisbehaviour {
+interface UeMisbehaviour {
   /** Stop answering after receiving this NAS message (e.g. `securityModeCommand`): a UE that vanishes mid-procedure. */
   silentAfter?: string;
   /** The gNB answers Initial Context Setup Request with a Failure (TS 38.413 8.3.1.3). */
@@ -72,7 +72,7 @@ export function validateUeConfig(config: UeConfig): void {
 }
 
 /** The MSIN: the IMSI after MCC and MNC (TS 23.003 2.2). */
-export function msinOf(config: UeConfig): string {
+function msinOf(config: UeConfig): string {
   return config.imsi.slice(config.plmn.mcc.length + config.plmn.mnc.length);
 }
 
