@@ -5,7 +5,7 @@ import type { UeConfig } from './ue-config.ts';
 import type { UeRadio } from './ue-radio.ts';
 
 /** Many simulated UEs from one template, spread over the cells of several gNBs. */
-export interface UeFleetOptions {
+interface UeFleetOptions {
   /** UE `i` gets the template's IMSI + i and IMEISV serial number + i; other fields are shared. */
   template: UeConfig;
   count: number;
@@ -17,7 +17,7 @@ export interface UeFleetOptions {
 }
 
 /** The `i`-th number after `digits`, same width (IMSIs of consecutive MSINs). */
-export function offsetDigits(digits: string, i: number): string {
+function offsetDigits(digits: string, i: number): string {
   const value = BigInt(digits) + BigInt(i);
   const text = value.toString().padStart(digits.length, '0');
   if (text.length > digits.length)
