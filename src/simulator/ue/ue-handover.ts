@@ -14,7 +14,7 @@ import type { SimulatedUe } from './simulated-ue.ts';
 import { Usim } from './usim.ts';
 
 /** What the handover command (RRC Reconfiguration with sync, TS 38.331) gives the UE of the target. */
-export interface HandoverCommand {
+interface HandoverCommand {
   /** NCC of the KgNB* the source derived (TS 33.501 6.9.2.3.3). */
   ncc: number;
   /** The target cell's PCI and SSB ARFCN-DL, the inputs of KgNB* (A.11). */
