@@ -35,12 +35,12 @@ import type { ServingCell } from './ran-ue-messages.ts';
 import type { EutraCellMeasurement, NrCellMeasurement, UePositioning } from './ue-positioning.ts';
 
 /** Payload container type LPP (TS 24.501 9.11.3.40). */
-export const PAYLOAD_CONTAINER_LPP = 3;
+const PAYLOAD_CONTAINER_LPP = 3;
 
 /** LPP is BASIC-PER, unaligned (TS 37.355 6.1). */
 const ALIGNED = false;
 
-export interface LppContext {
+interface LppContext {
   /** The cell the UE is served by: its global id goes with the primary cell's measurements. */
   cell: ServingCell;
   /** Now, in Unix milliseconds: the GNSS fix's time of day (gnss-TOD-msec). */
