@@ -21,7 +21,7 @@ const REGISTRATION_TYPE_OF: Record<RegistrationKind, number> = {
   periodic: REGISTRATION_TYPE.periodicUpdating,
 };
 
-export interface RegistrationRequestInput {
+interface RegistrationRequestInput {
   kind: RegistrationKind;
   ngKsi: NasKeySetIdentifier;
   identity: MobileIdentity;
