@@ -33,7 +33,7 @@ export interface EutraCellMeasurement {
 }
 
 /** What the device does when asked for its GNSS position (LPP A-GNSS, TS 37.355 6.5.2). */
-export type GnssBehaviour =
+type GnssBehaviour =
   /** A fix: WGS-84 degrees and the radius of its uncertainty circle in metres. */
   | { kind: 'fix'; latitude: number; longitude: number; uncertaintyMetres: number }
   /** A target device error (e.g. not enough satellites) with locationError positionMethodFailure. */
