@@ -35,7 +35,7 @@ const TYPE_CODE: Record<UeIpType, number> = {
 };
 const TYPE_NAME: Record<number, UeIpType> = { 1: 'IPv4', 2: 'IPv6', 3: 'IPv4v6' };
 
-export interface SessionRequest {
+interface SessionRequest {
   /** 1..15; the lowest free one unless given. */
   pduSessionId?: number;
   /** Absent: the UE lets the network choose (no PDU session type IE). */
@@ -45,7 +45,7 @@ export interface SessionRequest {
 }
 
 /** An established PDU session as the UE holds it. */
-export interface UeSession {
+interface UeSession {
   pduSessionId: number;
   ipType: UeIpType;
   ipv4: string | undefined;
@@ -71,7 +71,7 @@ export type EstablishmentOutcome =
   | { outcome: 'not-forwarded'; fiveGmmCause: number | undefined }
   | { outcome: 'failed'; reason: string };
 
-export type ReleaseOutcome =
+type ReleaseOutcome =
   | { outcome: 'released'; cause: number }
   | { outcome: 'rejected'; cause: number }
   | { outcome: 'failed'; reason: string };
@@ -86,7 +86,7 @@ export type UeSessionEvent =
   | { type: 'ignored'; messageType: SilenceableCommand; pduSessionId: number; cause: number | undefined };
 
 /** The network's commands a UE can be told to ignore, to exercise T3591 and T3592 (TS 24.501 6.3.2.5, 6.3.3.5). */
-export type SilenceableCommand = 'pduSessionModificationCommand' | 'pduSessionReleaseCommand';
+type SilenceableCommand = 'pduSessionModificationCommand' | 'pduSessionReleaseCommand';
 
 type Pending =
   | {
