@@ -24,7 +24,7 @@ import {
 } from '../../network/sms/index.ts';
 
 /** A short message the UE received: the text (parts joined), its sender and the service centre's time. */
-export interface ReceivedSms {
+interface ReceivedSms {
   kind: 'message';
   from: string;
   text: string;
@@ -33,7 +33,7 @@ export interface ReceivedSms {
 }
 
 /** A status report the UE received for one of its messages (TS 23.040 9.2.2.3). */
-export interface ReceivedReport {
+interface ReceivedReport {
   kind: 'status-report';
   /** TP-MR of the SMS-SUBMIT it reports on. */
   messageReference: number;
