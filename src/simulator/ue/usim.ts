@@ -20,14 +20,14 @@ const RESYNCHRONISATION_AMF = Buffer.alloc(2);
 // TS 33.501 Annex A.2: bit 0 of the AMF field is the "separation bit", set for 5G (and EPS) vectors.
 const SEPARATION_BIT = 0x80;
 
-export interface UsimKeys {
+interface UsimKeys {
   /** K, 128 bits. */
   key: Buffer;
   /** OPc, 128 bits. */
   opc: Buffer;
 }
 
-export type UsimAnswer =
+type UsimAnswer =
   | {
       kind: 'accepted';
       /** RES* for the Authentication Response (TS 33.501 A.4). */
