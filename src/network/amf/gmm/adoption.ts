@@ -12,13 +12,13 @@ export interface AdoptionPacing {
   pauseMs: number;
 }
 
-export const DEFAULT_ADOPTION_PACING: AdoptionPacing = { batch: 100, pauseMs: 10 };
+const DEFAULT_ADOPTION_PACING: AdoptionPacing = { batch: 100, pauseMs: 10 };
 
 /**
  * What one run adopted, how many records it deleted as no member can serve them, and how many it left in
  * the store for the on-demand takeover.
  */
-export interface AdoptionOutcome {
+interface AdoptionOutcome {
   adopted: number;
   forgotten: number;
   left: number;
@@ -35,10 +35,7 @@ export interface AdoptionOutcome {
  * holds its sessions' addresses (the lease sweep frees what no record names). One this AMF could not
  * take (another member won it, or this AMF is full) stays for the UE's own Service Request.
  */
-export async function adoptUe(
-  amf: AmfContext,
-  record: UeContextRecord,
-): Promise<'adopted' | 'forgotten' | 'left'> {
+async function adoptUe(amf: AmfContext, record: UeContextRecord): Promise<'adopted' | 'forgotten' | 'left'> {
   const security = restoredSecurity(record);
   if (security === undefined) return (await amf.ueContexts.discard(record)) ? 'forgotten' : 'left';
   const ue = await takeRecord(amf, record, security);
