@@ -8,8 +8,7 @@ import { startRetransmissionTimer } from '../../common/nas-timer.ts';
 import type { NasLinkAmf } from './nas-link.ts';
 
 /** The parts of the AMF context this procedure uses. */
-export type AuthenticationAmf = Pick<AmfContext, 'ausf' | 'network' | 'settings' | 'timers' | 'ues'> &
-  NasLinkAmf;
+type AuthenticationAmf = Pick<AmfContext, 'ausf' | 'network' | 'settings' | 'timers' | 'ues'> & NasLinkAmf;
 
 type Authenticating = Extract<UeProcedure, { kind: 'authentication' }>;
 
