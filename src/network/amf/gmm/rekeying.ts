@@ -16,16 +16,13 @@ import { startAuthentication } from './authentication.ts';
 import { startSecurityMode } from './security-mode.ts';
 import { abortProcedure } from './ue-lifecycle.ts';
 
-export type RekeyReason = 'nas-count' | 'max-age';
+type RekeyReason = 'nas-count' | 'max-age';
 
 /**
  * Why `ue`'s current NAS security context is to be replaced now, if it is: a NAS COUNT (the next downlink
  * one, or the highest uplink one received) reached `nasRekeyCount`, or the context reached its maximum age.
  */
-export function rekeyReason(
-  ue: AmfUe,
-  settings: Pick<AmfSettings, 'nasRekeyCount'>,
-): RekeyReason | undefined {
+function rekeyReason(ue: AmfUe, settings: Pick<AmfSettings, 'nasRekeyCount'>): RekeyReason | undefined {
   const security = ue.security;
   if (security?.status !== 'current') return undefined;
   if (
