@@ -7,7 +7,7 @@
 // UE's RRC context reaches the target in process (the transparent containers carry minimal RRC
 // messages); the UE derives its KgNB* itself (ue-handover.ts), so the outcome says whether it agrees.
 import type { MessageOf } from '../network/asn1/message-runtime.ts';
-import type { Cause, UESecurityCapabilities } from '../network/ngap/generated/types.ts';
+import type { Cause, NGAPPDU, UESecurityCapabilities } from '../network/ngap/generated/types.ts';
 import { readDownlinkRANStatusTransfer, readHandoverRequest } from '../network/ngap/generated/messages.ts';
 import { deriveKgnbStar } from '../network/security/handover-keys.ts';
 import type { SimulatedGnb } from './gnb.ts';
@@ -93,6 +93,8 @@ export class N2Handover {
   offersForwarding = true;
   /** RAN UE NGAP IDs for which a Downlink RAN Status Transfer came (TS 38.413 8.4.7). */
   readonly statusTransfers: number[] = [];
+  /** `statusAfterNotify`: the Uplink RAN Status Transfer held until the AMF releases the source, by AMF UE NGAP ID. */
+  readonly #lateStatus = new Map<number, NGAPPDU>();
   /**
    * The node's user plane (`carrySessions` over its session events, keyed by UE), when it carries
    * packets: as source it then forwards to the tunnel the Command names, as target it delivers what
@@ -105,6 +107,13 @@ export class N2Handover {
     this.#ues = ues;
     this.cell = cell;
     watchContextSetup(gnb, ues, this.#contexts);
+    // The AMF has handled the target's Notify: a held status goes now, ahead of the release's Complete.
+    ues.beforeReleaseComplete((amfUeNgapId) => {
+      const held = this.#lateStatus.get(amfUeNgapId);
+      if (held === undefined) return;
+      this.#lateStatus.delete(amfUeNgapId);
+      this.#send(held);
+    });
     ues.attachHandover((pdu) => {
       if (pdu.choice === 'initiatingMessage' && pdu.value.name === 'HandoverResourceAllocation') {
         const read = readHandoverRequest(pdu);
@@ -131,12 +140,14 @@ export class N2Handover {
    * forwarding tunnel (direct, or the UPF's when indirect) and both nodes have a `userPlane`, the
    * downlink is forwarded (`#forwardData`). Once moved, a UE outside its registration area starts a mobility
    * registration update (`SimulatedUe.handedOver`). Rejects when the UE has no AS context here or an answer does not
-   * come in time.
+   * come in time. `statusAfterNotify` holds the Uplink RAN Status Transfer until the AMF, having handled
+   * the target's Notify, releases the source: the AMF then gets it after the Notify, as when the UE reaches
+   * the target before the source's PDCP status reaches the AMF.
    */
   async handOver(
     ue: SimulatedUe,
     target: N2Handover,
-    options: { stop?: StopPoint; directForwarding?: boolean } = {},
+    options: { stop?: StopPoint; directForwarding?: boolean; statusAfterNotify?: boolean } = {},
   ): Promise<N2HandoverOutcome> {
     const { stop } = options;
     const source = [...this.#contexts.entries()].find(([ran]) => this.#ues.link(ran)?.ue === ue);
@@ -193,7 +204,9 @@ export class N2Handover {
     await this.#forwardData(ue, target, command.forwarding, at.offered);
 
     // TS 38.300 9.2.3.3.1 steps 7-8: the source's PDCP status, then the UE leaves for the target.
-    this.#send(uplinkRanStatusTransfer(ids, sessions.length));
+    const status = uplinkRanStatusTransfer(ids, sessions.length);
+    if (options.statusAfterNotify === true) this.#lateStatus.set(ids.amfUeNgapId, status);
+    else this.#send(status);
     const released = this.#gnb.next((event) =>
       event.type === 'received' && event.exchange.messageType === 'UEContextReleaseCommand'
         ? true

@@ -358,6 +358,20 @@ describe('N2 handover (real service)', () => {
     assert.deepEqual(s.held().handovers, 0);
   });
 
+  it('the source’s Uplink RAN Status Transfer after the target’s Notify still reaches the target, unrefused', async () => {
+    const { ue } = await withSession(10);
+    const refusals = () => s.received.filter((e) => e.messageType === 'ErrorIndication').length;
+    const before = refusals();
+    const outcome = await n2A.handOver(ue, n2B, { statusAfterNotify: true });
+    assert.ok(outcome.outcome === 'handed-over');
+    // TS 38.413 8.4.6: the container goes to the target, which serves the UE by now.
+    await s.until(
+      async () => n2B.statusTransfers.includes(outcome.ranUeNgapId) || undefined,
+      'the Downlink RAN Status Transfer at the target',
+    );
+    assert.equal(refusals(), before, 'no Error Indication to the source');
+  });
+
   it('Handover Cancel before and after the Command: Acknowledge, the target’s context released', async () => {
     const { ue } = await withSession(5);
     const before = s.holding();

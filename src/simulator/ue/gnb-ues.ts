@@ -122,6 +122,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   #nextRanUeNgapId = 1;
   #location: UeLocationService | undefined;
   readonly #handover: ((pdu: NGAPPDU) => boolean)[] = [];
+  readonly #beforeRelease: ((amfUeNgapId: number) => void)[] = [];
   /** Messages the node did not act on, for tests. */
   readonly ignored: IgnoredUeMessage[] = [];
   /** Standalone PDU Session Resource Setup Requests a strict node refused (gnb-strict.ts). */
@@ -362,6 +363,11 @@ export class GnbUes implements UeSignalling, UeRadio {
     this.#handover.push(receive);
   }
 
+  /** `listener` hears each UE Context Release Command's AMF UE NGAP ID before its Complete is sent. */
+  beforeReleaseComplete(listener: (amfUeNgapId: number) => void): void {
+    this.#beforeRelease.push(listener);
+  }
+
   /**
    * Xn handover (TS 38.300 9.2.3.2.1): the UE's connection moves to `target`, in the target's cell, under
    * a RAN UE NGAP ID of the target's (the AMF UE NGAP ID stays); here its tunnels and location state end
@@ -477,6 +483,7 @@ export class GnbUes implements UeSignalling, UeRadio {
           message.ranUeNgapId === undefined
             ? [...this.#connections.values()].find((c) => c.amfUeNgapId === message.amfUeNgapId)
             : this.#connections.get(message.ranUeNgapId);
+        for (const listener of this.#beforeRelease) listener(message.amfUeNgapId);
         // TS 38.413 8.3.3.2: the NG-RAN node releases what it has and always answers Complete.
         const ranUeNgapId = connection?.ranUeNgapId ?? message.ranUeNgapId;
         if (ranUeNgapId !== undefined) {

@@ -131,6 +131,12 @@ export function createHandover(
 ): HandoverEndpoint<AmfUe> & { inProgress(): number; handingOver(supi: string): boolean } {
   const bySource = new Map<Connection, N2Handover>();
   const byTarget = new Map<number, N2Handover>();
+  /**
+   * A source released by a completed handover, to the target that took its UE: the source's Uplink RAN
+   * Status Transfer may reach the AMF after the target's Handover Notify (two associations; the UE can
+   * be quicker than the source's status), and it still goes to the target (TS 38.413 8.4.6).
+   */
+  const handedOverTo = new WeakMap<Connection, Connection>();
 
   const failPreparation = (source: Connection, why: Cause): void =>
     void source.radio.send(handoverPreparationFailure(idsOf(source), why), source.streamId);
@@ -148,6 +154,12 @@ export function createHandover(
     if (bySource.get(h.source) !== h) return;
     bySource.delete(h.source);
     if (!executed) amf.smf?.handoverCancelled(h.supi);
+  }
+
+  /** The target a completed handover took `source`'s UE to, while it still serves the UE. */
+  function servingTarget(source: Connection): Connection | undefined {
+    const target = handedOverTo.get(source);
+    return target?.phase === 'active' && target.owner !== undefined ? target : undefined;
   }
 
   /** One handover at a time per UE: the SMF keeps one per SUPI. */
@@ -404,8 +416,8 @@ export function createHandover(
 
     uplinkStatus(source, message) {
       const h = bySource.get(source);
-      if (h?.phase.kind !== 'prepared') return false;
-      const { target } = h.phase;
+      const target = h?.phase.kind === 'prepared' ? h.phase.target : servingTarget(source);
+      if (target === undefined) return false;
       // TS 38.413 8.4.6, 8.4.7: the container goes to the target unchanged.
       target.radio.send(
         downlinkRanStatusTransfer(idsOf(target), message.ranStatusTransferTransparentContainer),
@@ -431,8 +443,10 @@ export function createHandover(
       enterConnected(ue, target);
       markContextSetUp(ue);
       amf.ngap.release(source, cause.successful);
-      // What the source still sends (UE Context Release Complete) no longer speaks for the UE.
+      // What the source still sends (UE Context Release Complete) no longer speaks for the UE; a late
+      // Uplink RAN Status Transfer still reaches the target.
       source.owner = undefined;
+      handedOverTo.set(source, target);
       amf.ueContexts.save(ue);
       // Not at info: a line per handover costs a write at each; the radio events record the move.
       amf.logger.debug(
