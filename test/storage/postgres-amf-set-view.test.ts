@@ -7,9 +7,8 @@ import { createUdpTransport } from '../../src/network/transport/udp/udp-transpor
 import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
-import { IMEI, IMEISV, imsiOf, K, OPC } from '../e2e/registration-service.ts';
+import { IMEI, imsiOf, K, OPC, testUeConfig } from '../e2e/registration-service.ts';
 import { postgresBinDir } from '../helpers/postgres-cluster.ts';
 import { freshPostgresDatabase, onPostgres } from '../helpers/postgres-test-database.ts';
 import { createTestApp, initialize, manualClock, result, type TestApp } from '../helpers/test-app.ts';
@@ -345,16 +344,7 @@ describe('a gNB and a UE registered through one member are shown by the other', 
     await gnb.connect();
     assert.equal((await gnb.ngSetup()).outcome, 'accepted');
     const ue = new SimulatedUe({
-      config: {
-        imsi: imsiOf(1),
-        plmn: OPERATOR_PLMN,
-        key: Buffer.from(K, 'hex'),
-        opc: Buffer.from(OPC, 'hex'),
-        suci: { scheme: 'null' },
-        imeisv: IMEISV,
-        securityCapability: ALL_ALGORITHMS,
-        requestedNssai: [{ sst: 1 }],
-      },
+      config: testUeConfig(imsiOf(1)),
       radio: new GnbUes(gnb, { plmn: OPERATOR_PLMN, nrCellIdentity: 0x4001, tac: 1 }),
     });
     assert.equal((await ue.register('suci')).outcome, 'accepted');

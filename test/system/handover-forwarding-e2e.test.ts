@@ -16,14 +16,13 @@ import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { N2Handover } from '../../src/simulator/gnb-handover-n2.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { carrySessions, type SessionTunnels } from '../../src/simulator/user-plane/session-tunnels.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 import { assertTsharkAgrees, gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
-import { K, OPC, IMEISV } from '../e2e/registration-service.ts';
+import { K, OPC, testUeConfig } from '../e2e/registration-service.ts';
 import {
   GNB_N3,
   N3,
@@ -94,16 +93,7 @@ describe('a downlink stream over an N2 handover with indirect data forwarding', 
       const userPlane = createGnbUserPlane({ n3Address });
       if (i === 0)
         ue = new SimulatedUe({
-          config: {
-            imsi: IMSI,
-            plmn: OPERATOR_PLMN,
-            key: Buffer.from(K, 'hex'),
-            opc: Buffer.from(OPC, 'hex'),
-            suci: { scheme: 'null' },
-            imeisv: IMEISV,
-            securityCapability: ALL_ALGORITHMS,
-            requestedNssai: [{ sst: 1 }],
-          },
+          config: testUeConfig(IMSI),
           radio: ues,
         });
       if (i === 0) sessions = new UeSessions(ue);

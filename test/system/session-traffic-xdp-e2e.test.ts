@@ -17,12 +17,11 @@ import { createUdpTransport } from '../../src/network/transport/udp/udp-transpor
 import { SimulatedGnb } from '../../src/simulator/gnb.ts';
 import { GnbUes } from '../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
-import { ALL_ALGORITHMS } from '../../src/simulator/ue/ue-config.ts';
 import { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { carrySessions, type SessionTunnels } from '../../src/simulator/user-plane/session-tunnels.ts';
 import { gnbConfig, OPERATOR_PLMN } from '../e2e/n2-service.ts';
-import { IMEISV, K, OPC } from '../e2e/registration-service.ts';
+import { K, OPC, testUeConfig } from '../e2e/registration-service.ts';
 import { createVethNamespace, type VethNamespace } from '../helpers/netns.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 import { until } from '../helpers/until.ts';
@@ -166,16 +165,7 @@ describe('a simulated UE registers and carries traffic through the UPF\u2019s XD
     });
     assert.equal(response.statusCode, 201, response.body);
     ue = new SimulatedUe({
-      config: {
-        imsi: IMSI,
-        plmn: OPERATOR_PLMN,
-        key: Buffer.from(K, 'hex'),
-        opc: Buffer.from(OPC, 'hex'),
-        suci: { scheme: 'null' },
-        imeisv: IMEISV,
-        securityCapability: ALL_ALGORITHMS,
-        requestedNssai: [{ sst: 1 }],
-      },
+      config: testUeConfig(IMSI),
       radio: ues,
     });
     sessions = new UeSessions(ue);

@@ -199,7 +199,19 @@ export function handoverSuite(setup: HandoverSetup, index: number, imsis: [numbe
         assert.equal(count('PDUSessionResourceNotify', 'inbound'), 1);
         assert.equal(count('SecondaryRATDataUsageReport', 'inbound'), 1);
         assert.equal(count('ErrorIndication', 'inbound'), 1);
-        assert.equal(count('ErrorIndication', 'outbound'), 1);
+        // On failure: each Error Indication sent (base64) amid the four events either side of it (the API's order).
+        const all = events();
+        const answers = all.flatMap((e, i) =>
+          e.message_type === 'ErrorIndication' && e.direction === 'outbound'
+            ? [
+                all
+                  .slice(Math.max(0, i - 4), i + 5)
+                  .map((p) => (p === e ? `[${e.raw}]` : `${p.direction} ${p.message_type}`))
+                  .join(', '),
+              ]
+            : [],
+        );
+        assert.equal(answers.length, 1, `Error Indications sent:\n${answers.join('\n')}`);
       });
 
       it('NAS Non Delivery Indication: the Authentication Request retransmitted, the UE registered', () => {
