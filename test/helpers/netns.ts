@@ -150,3 +150,11 @@ export function rawPeerInNamespaceUnavailable(): string | undefined {
         : undefined)
   );
 }
+
+/** Whether a device of that name exists in the namespace. */
+export async function tunExists(namespace: string, tunName: string): Promise<boolean> {
+  return run('ip', ['-n', namespace, 'link', 'show', 'dev', tunName]).then(
+    () => true,
+    () => false,
+  );
+}

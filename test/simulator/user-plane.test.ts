@@ -28,8 +28,8 @@ import {
   type UeTunnel,
 } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { loadGnbUserPlaneAddon } from '../../src/simulator/user-plane/gnb-user-plane-addon.ts';
-import { tunExists, ueTunCommands } from '../../src/simulator/user-plane/ue-tun.ts';
-import { namespacesUnavailable } from '../helpers/netns.ts';
+import { ueTunCommands } from '../../src/simulator/user-plane/ue-tun.ts';
+import { namespacesUnavailable, tunExists } from '../helpers/netns.ts';
 import { EXPERT_WARNING, tsharkFields, worstSeverity } from '../helpers/tshark.ts';
 import { icmpEcho, icmpv6Echo, readIpv4 } from '../network/upf/ip-packets.ts';
 import { until as waitUntil } from '../helpers/until.ts';

@@ -18,7 +18,7 @@ import { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { createGnbUserPlane, type GnbUserPlane } from '../../src/simulator/user-plane/gnb-user-plane.ts';
 import { carrySessions, type SessionTunnels } from '../../src/simulator/user-plane/session-tunnels.ts';
-import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
+import { tunExists } from '../helpers/netns.ts';
 import { createUdpTransport } from '../../src/network/transport/udp/udp-transport.ts';
 import { createTestApp, initialize, manualClock, type TestApp } from '../helpers/test-app.ts';
 import { until } from '../helpers/until.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
+import { tunExists } from '../helpers/netns.ts';
 import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import type { Ambr } from '../../src/network/upf/ports/session-control.ts';
 import {

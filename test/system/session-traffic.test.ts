@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTeidAllocator } from '../../src/network/working-state/teid-allocator.ts';
 import type { UeTunnel } from '../../src/simulator/user-plane/gnb-user-plane.ts';
-import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
+import { tunExists } from '../helpers/netns.ts';
 import {
   DN,
   flowReports,

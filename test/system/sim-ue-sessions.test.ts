@@ -9,9 +9,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createN2, DEFAULT_N2_SETTINGS } from '../../src/core/n2.wiring.ts';
 import { runSimulator } from '../../src/simulator/cli.ts';
-import { tunExists } from '../../src/simulator/user-plane/ue-tun.ts';
 import { K, OPC } from '../e2e/registration-service.ts';
-import { placeN6 } from '../helpers/netns.ts';
+import { placeN6, tunExists } from '../helpers/netns.ts';
 import { createTestApp, initialize, type TestApp } from '../helpers/test-app.ts';
 import {
   DN,

@@ -111,8 +111,3 @@ export async function configureUeTun(
   if (configured !== undefined) return `configuring ${tunName}: ${configured}`;
   return ueIpv6 === undefined ? undefined : await untilLocal(configuration.namespace, ueIpv6);
 }
-
-/** Whether a device of that name exists in the namespace (for tests and the CLI's checks). */
-export async function tunExists(namespace: string, tunName: string): Promise<boolean> {
-  return (await ip(['-n', namespace, 'link', 'show', 'dev', tunName])) === undefined;
-}
