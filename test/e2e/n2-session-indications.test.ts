@@ -10,7 +10,7 @@ import {
   pduSessionResourceModifyIndication,
   pduSessionResourceNotify,
   secondaryRatDataUsageReport,
-} from '../helpers/gnb-session-indications.ts';
+} from '../../src/simulator/ue/gnb-session-indications.ts';
 import type { SimulatedUe } from '../../src/simulator/ue/simulated-ue.ts';
 import type { UeSessions } from '../../src/simulator/ue/ue-sessions.ts';
 import { assertTsharkAgrees } from './n2-service.ts';

@@ -313,7 +313,7 @@ export class GnbUes implements UeSignalling, UeRadio {
   }
 
   /**
-   * A UE-associated message built by `build` with the UE's NGAP ids (e.g. test/helpers/gnb-session-indications.ts).
+   * A UE-associated message built by `build` with the UE's NGAP ids (e.g. gnb-session-indications.ts).
    * False when the UE has no NG connection here.
    */
   sendAboutUe(ue: RadioUe, build: (ids: UeIds) => NGAPPDU): boolean {

@@ -29,7 +29,7 @@ import {
   pduSessionResourceModifyIndication,
   pduSessionResourceNotify,
   secondaryRatDataUsageReport,
-} from '../../helpers/gnb-session-indications.ts';
+} from '../../../src/simulator/ue/gnb-session-indications.ts';
 import { GnbUes } from '../../../src/simulator/ue/gnb-ues.ts';
 import { SimulatedUe } from '../../../src/simulator/ue/simulated-ue.ts';
 import { UeSessions } from '../../../src/simulator/ue/ue-sessions.ts';

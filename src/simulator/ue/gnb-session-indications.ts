@@ -1,27 +1,26 @@
 // What a gNB tells the AMF of a UE's PDU sessions on its own (TS 38.413 8.2.4, 8.2.5), through the
 // generated builders: PDU Session Resource Modify Indication with a new downlink tunnel, and PDU Session
 // Resource Notify (QoS flows notified or released, sessions released); and Secondary RAT Data Usage
-// Report (8.16.1). Tests send them through the simulated gNB (GnbUes.sendAboutUe); the simulator itself
-// never does.
-import { encodeComplete } from '../../src/network/asn1/complete.ts';
+// Report (8.16.1).
+import { encodeComplete } from '../../network/asn1/complete.ts';
 import {
   encodePDUSessionResourceModifyIndicationTransfer,
   encodePDUSessionResourceNotifyReleasedTransfer,
   encodePDUSessionResourceNotifyTransfer,
   encodeSecondaryRATDataUsageReportTransfer,
-} from '../../src/network/ngap/generated/codec.ts';
+} from '../../network/ngap/generated/codec.ts';
 import {
   buildPDUSessionResourceModifyIndication,
   buildPDUSessionResourceNotify,
   buildSecondaryRATDataUsageReport,
-} from '../../src/network/ngap/generated/messages.ts';
+} from '../../network/ngap/generated/messages.ts';
 import type {
   Cause,
   NGAPPDU,
   NotificationCause,
   PDUSessionUsageReport_rATType,
-} from '../../src/network/ngap/generated/types.ts';
-import { gtpTunnel, type TunnelEnd, type UeIds } from '../../src/simulator/ue/gnb-sessions.ts';
+} from '../../network/ngap/generated/types.ts';
+import { gtpTunnel, type TunnelEnd, type UeIds } from './gnb-sessions.ts';
 
 const ALIGNED = true;
 
