@@ -89,6 +89,18 @@ describe(
         )
       ).filter((row) => imsis.some((imsi) => row.supi.endsWith(imsi)));
     const owners = async (): Promise<string[]> => (await ownership()).map((row) => row.owner);
+    /** Resolves once `member` wrote a heartbeat after the call (read on the database's direct path). */
+    const freshHeartbeat = async (member: string): Promise<void> => {
+      const at = async () =>
+        (
+          await set.sql<{ at: string }>(
+            'select heartbeat_at::text as at from amf_set_members where name = $1',
+            member,
+          )
+        )[0]?.at;
+      const before = await at();
+      await until(`a fresh heartbeat of ${member}`, async () => (await at()) !== before);
+    };
 
     it('stops serving within its lease, the backup adopts and serves its UEs, it writes nothing after, and rejoins by takeover only', async () => {
       const [a, b] = set.members;
@@ -107,8 +119,11 @@ describe(
         (ran.gnb.amfs[0]?.servedGuamis ?? []).some((g) => g.pointer === '02'),
       );
 
-      // The cut. Then ue1 goes idle on amf-a: amf-a writes its record (user plane down) into the cut path,
-      // where the proxy holds it (its parameters name the SUPI and carry the record's JSON).
+      // The cut, just after a heartbeat of amf-a's landed: its whole lease is left for ue1's release to
+      // write before amf-a stops serving (cut later in the heartbeat, a loaded machine's release could
+      // come after the lease). Then ue1 goes idle on amf-a: amf-a writes its record (user plane down) into
+      // the cut path, where the proxy holds it (its parameters name the SUPI and carry the record's JSON).
+      await freshHeartbeat('amf-a');
       proxy.blackhole();
       const released = ue1.next((e) => (e.type === 'released' ? true : undefined));
       assert.equal(ran.gnb.requestRelease(ue1), true);
