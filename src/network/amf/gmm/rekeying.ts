@@ -40,10 +40,11 @@ function rekeyReason(ue: AmfUe, settings: Pick<AmfSettings, 'nasRekeyCount'>): R
  * ready now is re-keyed at the next such moment.
  */
 export function rekeyIfDue(amf: AmfContext, ue: AmfUe): void {
-  // TS 33.501 6.9.5: no NAS Security Mode Command while an N2 handover carries a key to a target.
-  if (ue.procedure.kind !== 'none' || !isRegistered(ue) || !contextSetUp(ue) || amf.handingOver(ue)) return;
+  if (ue.procedure.kind !== 'none' || !isRegistered(ue) || !contextSetUp(ue)) return;
   const reason = rekeyReason(ue, amf.settings);
-  if (reason === undefined) return;
+  // TS 33.501 6.9.5: no NAS Security Mode Command while an N2 handover carries a key to a target. Asked
+  // last: it looks through the handovers in progress, and this runs at every message a UE sends.
+  if (reason === undefined || amf.handingOver(ue)) return;
   amf.logger.info({ ue: ue.id, reason }, 'AMF: re-keying a connected UE (new authentication)');
   const waiting = { kind: 'rekeying-pending' } as const;
   ue.procedure = waiting;
